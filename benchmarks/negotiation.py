@@ -3,13 +3,20 @@
 ::
 
     python -m benchmarks negotiation --mediator none,generic,social --mode easy,medium,hard \\
-        --scenarios all --runs 5 [--format json] [--plot DIR] [--out results/]
+        --scenarios all --runs 5 [--format json] [--plot DIR] [--out results/] \
+        [--attitudes stated|keyword|llm]
 
 Columns follow Table 1: Easy (accommodating, avoiding), Medium (general), Hard (competing), each
 with the chosen mediators; rows are CC (%), TLE (%), RL (turns, not seconds: the scripted runs
 have no clock), ME (%) and MI (1-5, from the rule-based judge for scripted runs). Each cell is the
 mean over scenarios x runs, with a 95 % CI. Every finished episode is appended to a JSONL file
 under ``--out/negotiation/`` at once, keyed by its cell, scenario and seed, so reruns resume.
+
+``--attitudes`` sets where consensus tracking takes the parties' attitudes from: ``stated`` (the
+scripted parties' exact stances, default), ``keyword`` (the rule-based extractor reading every
+line) or ``llm`` (the LLM attitude extractor on ``--backend/--model`` reading every line). With an
+extractor, each row also reports ``extraction_agreement``: the share of lines whose extracted
+option on the line's topic equals the stance the party actually took.
 """
 
 from __future__ import annotations
@@ -56,9 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--base-url", help="openai: the server's base URL (key from OPENAI_API_KEY)")
     llm.add_argument("--fallback", choices=["raise", "random"], default="raise",
                      help="after the bounded re-asks: raise, or a flagged random decision")
+    parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
+                        help="consensus from the stated stances (exact), or from every line read by the keyword "
+                             "or the LLM attitude extractor (LLM: needs --backend/--model)")
 
 
 LLM_MEDIATORS = ("llm-generic", "llm-social")
+ATTITUDES = ("stated", "keyword", "llm")
 
 
 def _split(text: str) -> list[str]:
@@ -78,16 +89,18 @@ def run(args: argparse.Namespace) -> int:
     scenarios = list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all" else _split(args.scenarios)
     if args.runs < 1:
         raise NegotiationConfigError(f"--runs must be at least 1, got {args.runs}")
-    backend = factory = None
+    backend = factory = extractor = None
     ident: dict[str, Any] = {}
-    if any(m in LLM_MEDIATORS for m in mediators):
+    if any(m in LLM_MEDIATORS for m in mediators) or args.attitudes == "llm":
         from benchmarks.matrix import build_backend
 
         backend = build_backend(args.backend, args.model, args.base_url, args.seed)
         factory = llm_mediator_factory(backend, args.fallback)
+        extractor = llm_extractor_factory(backend, args.fallback)
         ident = {"backend": args.backend, "model": args.model, "base_url": args.base_url, "fallback": args.fallback}
     try:
-        rows, records = evaluate(levels, mediators, scenarios, args.runs, args.seed, Path(args.out), factory, ident)
+        rows, records = evaluate(levels, mediators, scenarios, args.runs, args.seed, Path(args.out), factory, ident,
+                                 attitudes=args.attitudes, extractor_factory=extractor)
     finally:
         if backend is not None:
             backend.close()
@@ -110,10 +123,23 @@ def llm_mediator_factory(backend: Any, fallback: str = "raise") -> Any:
     return factory
 
 
-def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any] | None = None) -> Path:
-    config = {"version": RESULTS_VERSION, "conflict_mode": conflict_mode, "mediator": mediator}
-    if ident and mediator in LLM_MEDIATORS:  # which model decided: results of different models never mix
-        config["llm"] = ident
+def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Any:
+    """Builds the LLM attitude extractor on ``backend`` for a scenario."""
+    from policies.negotiation_llm import LLMAttitudeExtractor
+
+    def factory(scenario: Any) -> Any:
+        return LLMAttitudeExtractor(backend, scenario, fallback=fallback)
+
+    return factory
+
+
+def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any] | None = None,
+              attitudes: str = "stated") -> Path:
+    config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": conflict_mode, "mediator": mediator}
+    if ident and (mediator in LLM_MEDIATORS or attitudes == "llm"):
+        config["llm"] = ident  # which model decided or read: results of different models never mix
+    if attitudes != "stated":
+        config["attitudes"] = attitudes
     key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
     return out / "negotiation" / f"{conflict_mode}_{mediator}_{key}.jsonl"
 
@@ -146,13 +172,19 @@ def play_episode(env: NegotiationEnv, mediator: Any, seed: int) -> dict[str, Any
 
 
 def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequence[str], runs: int, seed: int,
-             out: Path, llm_factory: Any = None, ident: dict[str, Any] | None = None,
-             ) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
+             out: Path, llm_factory: Any = None, ident: dict[str, Any] | None = None, attitudes: str = "stated",
+             extractor_factory: Any = None) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
     """Run (or resume) the grid; returns Table 1 rows and the records per (conflict mode, mediator).
 
     ``llm_factory(name, scenario)`` builds the LLM mediators (see :func:`llm_mediator_factory`);
-    ``ident`` (backend, model) goes into their result keys.
+    ``ident`` (backend, model) goes into their result keys. ``attitudes`` is ``"stated"``,
+    ``"keyword"`` or ``"llm"`` (then ``extractor_factory(scenario)`` builds the extractor, see
+    :func:`llm_extractor_factory`); extractors read every party line (``extract_from="all"``).
     """
+    if attitudes not in ATTITUDES:
+        raise NegotiationConfigError(f"unknown attitudes {attitudes!r}; choose from {', '.join(ATTITUDES)}")
+    if attitudes == "llm" and extractor_factory is None:
+        raise NegotiationConfigError("attitudes 'llm' needs an LLM backend (--backend/--model)")
     specs = [resolve_scenario(s) for s in scenarios]
     rows, records = [], {}
     for level in levels:
@@ -160,7 +192,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
             for med in mediators:
                 if med in LLM_MEDIATORS and llm_factory is None:
                     raise NegotiationConfigError(f"mediator {med!r} needs an LLM backend (--backend/--model)")
-                path = cell_path(out, mode, med, ident)
+                path = cell_path(out, mode, med, ident, attitudes)
                 done = load_records(path)
                 recs = []
                 for sc_name, sc in zip(scenarios, specs):
@@ -168,7 +200,8 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
                     for r in range(runs):
                         key = (sc_name, seed + r)
                         if key not in done:
-                            env = env or NegotiationEnv(scenario=sc, conflict_mode=mode)
+                            env = env or NegotiationEnv(scenario=sc, conflict_mode=mode,
+                                                        **_extraction(attitudes, sc, extractor_factory))
                             mediator = llm_factory(med, sc) if med in LLM_MEDIATORS else make_mediator(med)
                             ep = play_episode(env, mediator, seed + r)
                             rec = {"scenario": sc_name, "seed": seed + r, "conflict_mode": mode, "mediator": med,
@@ -179,6 +212,15 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
                 records[(mode, med)] = recs
                 rows.append(summarise(level, mode, med, recs))
     return rows, records
+
+
+def _extraction(attitudes: str, scenario: Any, extractor_factory: Any) -> dict[str, Any]:
+    if attitudes == "stated":
+        return {}
+    from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
+
+    ex = KeywordAttitudeExtractor(scenario) if attitudes == "keyword" else extractor_factory(scenario)
+    return {"attitude_extractor": ex, "extract_from": "all"}
 
 
 def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> dict[str, Any]:
@@ -199,6 +241,10 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> 
     row["rl_unanswered"] = sum(e["rl_unanswered"] for e in eps)
     row["interventions"] = sum(len(e["interventions"]) for e in eps) / max(1, len(eps))
     row["mi_judge"] = None if mediator == "none" else (eps[0]["mi_judge"] if eps else None)
+    audits = [e.get("extraction") for e in eps if e.get("extraction")]
+    row["attitudes"] = eps[0].get("attitude_source", "stated") if eps else None
+    lines = sum(a["lines"] for a in audits)
+    row["extraction_agreement"] = sum(a["agree"] for a in audits) / lines if lines else None
     return row
 
 
@@ -219,6 +265,11 @@ def format_table(rows: Sequence[dict]) -> str:
     n = rows[0]["episodes"] if rows else 0
     lines.append(f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
                  "(unanswered drops excluded; see rl_unanswered in --format json). MI: rule-based judge.")
+    read = [r for r in rows if r.get("extraction_agreement") is not None]
+    if read:
+        agree = sum(r["extraction_agreement"] for r in read) / len(read)
+        lines.append(f"Attitudes read from every line by an extractor ({read[0]['attitudes']}); mean agreement with "
+                     f"the stances taken: {100 * agree:.1f}%.")
     return "\n".join(lines)
 
 

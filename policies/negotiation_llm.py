@@ -17,7 +17,8 @@ counted in ``stats["fallbacks"]``) -- never a silent default.
   (literal ToM, returned by :meth:`LLMMediator.predict` as ``{party: {topic: option}}`` like the
   scripted Social mediator), then decides with that prediction and 002's breakdown checklist in the
   prompt.
-* :class:`LLMAttitudeExtractor` -- a party's attitude per topic from its text.
+* :class:`LLMAttitudeExtractor` -- a party's attitude per topic from its text; the env's
+  ``attitude_extractor=`` hook.
 * :class:`LLMAgreementJudge` -- the env's ``agreement=`` hook: pairwise agreement in [0, 1] as the
   mean of five 1-5 dimensions mapped by ``(s - 1) / 4``. 002 names shared goals, common
   understanding, agreement on terms, tone and willingness; our copy of the text loses the fifth, so
@@ -569,8 +570,12 @@ class LLMAttitudeExtractor:
     """A party's attitude (option label index, or None if not addressed) per topic from its text.
 
     ``extract(party, text) -> {topic: option | None}``; :meth:`extract_many` does several texts in
-    one backend call. Keyword args go to :class:`LLMCaller`.
+    one backend call. Keyword args go to :class:`LLMCaller`. Plugs into the env's
+    ``attitude_extractor=`` hook (called as ``extractor(party, text)``), so consensus tracking
+    follows what parties said rather than their structured stances.
     """
+
+    name = "llm-attitude"
 
     def __init__(self, backend: Backend, scenario: Scenario, **kwargs: Any) -> None:
         self.scenario = scenario

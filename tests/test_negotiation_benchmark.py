@@ -53,3 +53,23 @@ def test_bad_arguments_raise_named_errors(tmp_path):
         bench.run(_args(tmp_path, mediator="oracle"))
     with pytest.raises(NegotiationConfigError, match="--mode"):
         bench.run(_args(tmp_path, mode="nightmare"))
+
+
+def test_keyword_attitudes_reproduce_the_stated_table_in_their_own_files(tmp_path, capsys):
+    bench.run(_args(tmp_path, format="json", mode="hard", mediator="social"))
+    stated = json.loads(capsys.readouterr().out)
+    bench.run(_args(tmp_path, format="json", mode="hard", mediator="social", attitudes="keyword"))
+    read = json.loads(capsys.readouterr().out)
+    assert read[0]["cc"] == stated[0]["cc"] and read[0]["tle"] == stated[0]["tle"]
+    assert (stated[0]["attitudes"], stated[0]["extraction_agreement"]) == ("stated", None)
+    assert (read[0]["attitudes"], read[0]["extraction_agreement"]) == ("extracted:all", 1.0)
+    assert len(list((tmp_path / "res" / "negotiation").glob("*.jsonl"))) == 2  # never mixed
+    bench.run(_args(tmp_path, mode="hard", mediator="social", attitudes="keyword"))
+    assert "mean agreement with the stances taken: 100.0%" in capsys.readouterr().out
+
+
+def test_llm_attitudes_need_a_backend(tmp_path):
+    with pytest.raises(NegotiationConfigError, match="needs an LLM backend"):
+        bench.evaluate(["hard"], ["none"], ["hopkins_hmo"], 1, 0, tmp_path, attitudes="llm")
+    with pytest.raises(NegotiationConfigError, match="unknown attitudes"):
+        bench.evaluate(["hard"], ["none"], ["hopkins_hmo"], 1, 0, tmp_path, attitudes="vibes")

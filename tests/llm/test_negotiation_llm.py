@@ -268,3 +268,45 @@ def test_table_one_with_an_llm_mediator_through_the_benchmark(scripted, tmp_path
     again, _ = evaluate(["hard"], ["none", "llm-social"], ["hopkins_hmo"], 1, 0, tmp_path,
                         llm_mediator_factory(backend, "raise"), ident)
     assert again == rows  # resumed from the records
+
+
+def test_llm_parties_with_the_llm_attitude_extractor_in_the_env(scripted):
+    server, backend = scripted
+    extractor = LLMAttitudeExtractor(backend, SCENARIO, fallback="raise")
+    env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20, conflict_mode="general",
+                         attitude_extractor=extractor)
+    parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
+    ep = run_episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic", fallback="raise"), seed=1)
+    spoken = [e for e in env.events if e["seat"].startswith("party_")]
+    assert spoken and ep["extraction"]["lines"] == len(spoken) == extractor.stats["decisions"]
+    # the scripted judge hears every line as support for option b on the first topic, nothing else
+    for e in spoken:
+        assert e["attitudes"] == {SCENARIO.topics[0].name: SCENARIO.topics[0].options[1].label}
+        assert env.tracker.attitudes[e["party"], 0] == 1
+    assert ep["extractor"] == "llm-attitude" and ep["attitude_source"] == "extracted:agents"
+    assert sum(1 for r in server.requests if "which option does this statement support" in r["messages"][-1]["content"]) \
+        == len(spoken)
+
+
+def test_benchmark_cli_with_llm_attitudes_keys_results_by_model(scripted, tmp_path, capsys):
+    import argparse
+
+    from benchmarks import negotiation as bench
+
+    server, _ = scripted
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+
+    def cli(model: str) -> list[dict]:
+        args = parser.parse_args(["--mediator", "social", "--mode", "hard", "--scenarios", "hopkins_hmo", "--runs", "1",
+                                  "--out", str(tmp_path), "--attitudes", "llm", "--backend", "openai",
+                                  "--base-url", server.url, "--model", model, "--format", "json"])
+        assert bench.run(args) == 0
+        return json.loads(capsys.readouterr().out)
+
+    rows = cli("scripted")
+    assert rows[0]["attitudes"] == "extracted:all" and 0.0 <= rows[0]["extraction_agreement"] <= 1.0
+    n = len(server.requests)
+    assert cli("scripted") == rows and len(server.requests) == n  # resumed: no new request
+    cli("another-model")
+    assert len(list((tmp_path / "negotiation").glob("*.jsonl"))) == 2  # models never mix

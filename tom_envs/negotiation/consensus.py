@@ -14,18 +14,29 @@ unacceptable). So agreeing on the same option scores 1, and different options sc
 more when each finds the other's option tolerable. Topic consensus is the mean over pairs; overall
 consensus the mean over topics. Any callable ``agreement(scenario, i, j, k, s_i, s_j) -> float``
 can replace the formula (e.g. an LLM judge over 002's five dimensions).
+
+Attitudes from text: an *attitude extractor* ``extractor(party, text) -> {topic: option | None}``
+reads a spoken line and says which option it supports on each topic (None: not addressed).
+:class:`KeywordAttitudeExtractor` is the rule-based one (option wording found in the text); the
+LLM judge is :class:`policies.negotiation_llm.LLMAttitudeExtractor`. :func:`check_attitudes`
+validates what an extractor returns. The env uses one through its ``attitude_extractor=`` hook.
 """
 
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Callable
+import re
+from collections.abc import Mapping
+from typing import Any, Callable
 
 import numpy as np
 
+from tom_envs.negotiation.errors import AttitudeExtractionError
 from tom_envs.negotiation.scenario import Scenario
 
 AgreementFn = Callable[[Scenario, int, int, int, int, int], float]
+#: ``extractor(party_index, text) -> {topic_index: option_index | None}``
+AttitudeExtractor = Callable[[int, str], Mapping[int, "int | None"]]
 
 
 def structural_agreement(scenario: Scenario, i: int, j: int, topic: int, s_i: int, s_j: int,
@@ -83,3 +94,75 @@ class ConsensusTracker:
     @property
     def overall(self) -> float:
         return self.history[-1]
+
+
+def check_attitudes(scenario: Scenario, result: Any, source: str) -> dict[int, int | None]:
+    """``result`` as ``{topic index: option index | None}`` over every topic; else a named error.
+
+    Keys may be topic indices or names, options indices or labels (so an extractor may answer in
+    the scenario's words). Topics left out count as not addressed.
+    """
+    if not isinstance(result, Mapping):
+        raise AttitudeExtractionError(f"{source} must return a mapping {{topic: option or None}}, "
+                                      f"got {type(result).__name__}")
+    names = [t.name for t in scenario.topics]
+    out: dict[int, int | None] = {k: None for k in range(len(names))}
+    for key, value in result.items():
+        if isinstance(key, str) and key in names:
+            k = names.index(key)
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= int(key) < len(names):
+            k = int(key)
+        else:
+            raise AttitudeExtractionError(f"{source} returned an unknown topic {key!r}; use a topic index "
+                                          f"0..{len(names) - 1} or one of {names}")
+        if value is None:
+            continue
+        labels = scenario.topics[k].labels
+        if isinstance(value, str) and value in labels:
+            out[k] = labels.index(value)
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= int(value) < len(labels):
+            out[k] = int(value)
+        else:
+            raise AttitudeExtractionError(f"{source} returned option {value!r} for topic {names[k]!r}; use None, "
+                                          f"an index 0..{len(labels) - 1} or one of the labels {labels}")
+    return out
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.casefold()).strip()
+
+
+class KeywordAttitudeExtractor:
+    """Rule-based attitude extractor: the option whose wording appears in the text.
+
+    For each topic, the options whose wording occurs in the line as whole words are candidates;
+    one quoted with its marker (``"(b) Dual"``, as the templates write it) wins, then the longest. A topic counts as addressed when it has a candidate
+    and either its name occurs in the line or no other topic has a candidate (so an option
+    wording shared by two topics needs the topic's name). Exact on the scripted parties' template
+    lines, which quote the option; a baseline, not a reader of free paraphrase.
+    """
+
+    name = "keyword"
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self._topics = [_words(t.name) for t in scenario.topics]
+        # per topic, per option: the quoted form "(label) text" and the bare wording
+        self._options = [[(_words(f"({o.label}) {o.text}"), _words(o.text)) for o in t.options]
+                         for t in scenario.topics]
+
+    def __call__(self, party: int, text: str) -> dict[int, int | None]:
+        line = _norm(text)
+        found: dict[int, int] = {}
+        for k, options in enumerate(self._options):
+            hits = [(quoted.search(line) is not None, len(bare.pattern), -x)
+                    for x, (quoted, bare) in enumerate(options) if bare.search(line)]
+            if hits:
+                found[k] = -max(hits)[2]
+        addressed = {k: o for k, o in found.items() if self._topics[k].search(line) or len(found) == 1}
+        return {k: addressed.get(k) for k in range(len(self._options))}
+
+
+def _words(text: str) -> re.Pattern[str]:
+    """``text`` (normalised) as a pattern that matches whole words only."""
+    return re.compile(r"(?<!\w)" + re.escape(_norm(text)) + r"(?!\w)")

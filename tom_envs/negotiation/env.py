@@ -12,7 +12,7 @@ from pettingzoo import AECEnv
 
 from tom_envs.errors import EpisodeEnded, ResetNeeded, UnsupportedRenderMode
 from tom_envs.negotiation.actions import MediatorMove, PartyMove, pairs, parse_mediator, parse_party
-from tom_envs.negotiation.consensus import AgreementFn, ConsensusTracker
+from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes
 from tom_envs.negotiation.errors import NegotiationConfigError
 from tom_envs.negotiation.metrics import (STRATEGIES, InterventionContext, RuleBasedJudge, consensus_change,
                                           drop_events, mean_defined, mediator_effectiveness, response_latencies,
@@ -33,7 +33,8 @@ class NegotiationEnv(AECEnv):
     motivation score: Inner Thoughts turn taking). Then the mediator seat decides whether to
     intervene, with one of 002's four strategies on one topic. If it does, it speaks and the
     parties wait; otherwise the most motivated party speaks (ties: lowest index) and its stated
-    option becomes its attitude on that topic. Parties not given to external agents are scripted
+    option becomes its attitude on that topic -- or, with an ``attitude_extractor``, the options
+    its spoken text supports on every topic it addresses. Parties not given to external agents are scripted
     utility-based negotiators (:mod:`tom_envs.negotiation.parties`) whose conflict mode sets how
     they concede, and who take up mediator moves with a hidden per-strategy receptiveness.
     Consensus is tracked after every turn (:mod:`tom_envs.negotiation.consensus`).
@@ -79,17 +80,28 @@ class NegotiationEnv(AECEnv):
     * ``party_seats``: ``"all"`` or indices / names of parties played by external agents.
     * ``turn_budget``: overrides the scenario's budget (>= 20).
     * ``agreement``: a pairwise agreement function replacing the structural formula.
+    * ``attitude_extractor``: ``extractor(party, text) -> {topic: option | None}`` reading the
+      attitudes from what a party said (an LLM judge such as
+      :class:`policies.negotiation_llm.LLMAttitudeExtractor`, or the rule-based
+      :class:`~tom_envs.negotiation.consensus.KeywordAttitudeExtractor`). Default None: the
+      structured stance is the attitude (exact).
+    * ``extract_from``: whose lines go through the extractor: ``"agents"`` (default; text that a
+      party seat's agent wrote itself, the other lines keep their exact stance) or ``"all"`` (also
+      the scripted parties' template lines, to audit an extractor against known stances).
     * ``mi_judge``: a mediator-intelligence judge (default :class:`RuleBasedJudge`, rule based).
     * ``render_mode``: ``"ansi"`` returns the transcript.
 
     ## Info
     Every seat: ``turn``, ``text`` (role, case, own preferences for parties, transcript),
     ``state`` (public: topics, options, parties, stated stances, silence, the typed transcript
-    ``events`` with speaker, seat, kind, topic, option/strategy, text). Party seats also get
-    ``self`` (their own profile). After a mediator prediction, the mediator's ``tom`` holds that
-    prediction's correct and total counts. When the episode ends every seat gets ``episode``: the
+    ``events`` with speaker, seat, kind, topic, option/strategy, text; with an extractor, a party
+    line's event also has ``attitudes``: the extracted option label per addressed topic). Party
+    seats also get ``self`` (their own profile). After a mediator prediction, the mediator's
+    ``tom`` holds that prediction's correct and total counts. When the episode ends every seat gets ``episode``: the
     consensus trajectories, CC, TLE, drop events, RL, per-intervention ME and MI (with the judge's
-    name), literal-ToM accuracy, and the hidden receptiveness of each scripted party.
+    name), literal-ToM accuracy, the hidden receptiveness of each scripted party, the attitude
+    source, and with an extractor its audit ``extraction``: lines read, and how often the extracted
+    option on the line's own topic agreed with the structured stance, differed, or was missing.
 
     ## Version History
     * v0: initial version (002's scenarios, conflict modes, strategies and metrics).
@@ -100,7 +112,8 @@ class NegotiationEnv(AECEnv):
     def __init__(self, scenario: "str | Scenario | dict" = "hopkins_hmo", conflict_mode: str | None = None,
                  difficulty: str | None = None, mediator: bool = True, party_seats: "str | Sequence[int | str]" = (),
                  turn_budget: int | None = None, agreement: AgreementFn | None = None,
-                 mi_judge: Callable[..., dict] | None = None, render_mode: str | None = None) -> None:
+                 mi_judge: Callable[..., dict] | None = None, attitude_extractor: AttitudeExtractor | None = None,
+                 extract_from: str = "agents", render_mode: str | None = None) -> None:
         super().__init__()
         self.scenario = resolve_scenario(scenario)
         unparsed = [t.name for t in self.scenario.topics if t.options_unparsed]
@@ -115,6 +128,13 @@ class NegotiationEnv(AECEnv):
         self.render_mode = render_mode
         self.budget = turn_budget or self.scenario.budget
         self.agreement = agreement
+        if attitude_extractor is not None and not callable(attitude_extractor):
+            raise NegotiationConfigError("attitude_extractor must be callable as extractor(party, text) -> "
+                                         f"{{topic: option or None}}, got {type(attitude_extractor).__name__}")
+        if extract_from not in ("agents", "all"):
+            raise NegotiationConfigError(f"extract_from must be 'agents' or 'all', got {extract_from!r}")
+        self.extractor = attitude_extractor
+        self.extract_from = extract_from
         self.judge = mi_judge or RuleBasedJudge()
         self.n, self.m = len(self.scenario.parties), len(self.scenario.topics)
         self.s_max = max(len(t.options) for t in self.scenario.topics)
@@ -181,6 +201,7 @@ class NegotiationEnv(AECEnv):
         self.mediator_turns: list[int] = []
         self.hardened_turns: list[int] = []
         self.tom_correct = self.tom_total = 0
+        self.extraction = {"lines": 0, "agree": 0, "other_option": 0, "not_addressed": 0, "extra_topics": 0}
         self.turn = 0
         self._pending: dict[str, Any] = {}
         self._last_tom: dict[str, int] | None = None
@@ -301,20 +322,40 @@ class NegotiationEnv(AECEnv):
         c = max(live, key=lambda c: (c.motivation, -c.party))
         i, k, o = c.party, c.topic, c.option
         topic = self.scenario.topics[k]
-        text = self._external_text.get(i) or party_line(c.act, c.tone, topic.name, topic.option_text(o), t)
-        self.events.append({"turn": t, "speaker": self.scenario.parties[i].name, "seat": f"party_{i}", "party": i,
-                            "kind": c.act, "topic": topic.name, "topic_index": k, "option": topic.options[o].label,
-                            "tone": c.tone, "motivation": round(float(c.motivation), 4), "text": text})
+        own = self._external_text.get(i)
+        text = own or party_line(c.act, c.tone, topic.name, topic.option_text(o), t)
+        event = {"turn": t, "speaker": self.scenario.parties[i].name, "seat": f"party_{i}", "party": i,
+                 "kind": c.act, "topic": topic.name, "topic_index": k, "option": topic.options[o].label,
+                 "tone": c.tone, "motivation": round(float(c.motivation), 4), "text": text}
+        stances = {k: o}
+        if self.extractor is not None and (own is not None or self.extract_from == "all"):
+            stances = self._extract(i, k, o, text, event)
+        self.events.append(event)
         self.repeats[i] = self.repeats[i] + 1 if self.last_statement[i] == (k, o) else 0
         self.last_statement[i] = (k, o)
-        self.stated[i, k] = o
-        self.tracker.update(i, k, o)
-        self.mentions[k] += 1
+        for kk, oo in stances.items():
+            self.stated[i, kk] = oo
+            self.tracker.update(i, kk, oo)
+        for kk in set(stances) | {k}:
+            self.mentions[kk] += 1
         self.silence += 1
         self.silence[i] = 0
         if i in self.parties:
             self.parties[i].spoke(k)
-        self._end_of_turn(i, k, o, c.tone)
+        self._end_of_turn(i, k, int(self.tracker.attitudes[i, k]), c.tone)
+
+    def _extract(self, i: int, k: int, o: int, text: str, event: dict[str, Any]) -> dict[int, int]:
+        """The attitudes ``text`` supports, by the extractor; audited against the structured stance."""
+        name = getattr(self.extractor, "name", type(self.extractor).__name__)
+        got = check_attitudes(self.scenario, self.extractor(i, text), f"attitude_extractor {name!r}")
+        stances = {kk: oo for kk, oo in got.items() if oo is not None}
+        ex = self.extraction
+        ex["lines"] += 1
+        ex["agree" if stances.get(k) == o else "not_addressed" if k not in stances else "other_option"] += 1
+        ex["extra_topics"] += len(set(stances) - {k})
+        event["attitudes"] = {self.scenario.topics[kk].name: self.scenario.topics[kk].options[oo].label
+                              for kk, oo in stances.items()}
+        return stances
 
     def _end_of_turn(self, speaker: int | None, topic: int | None, option: int | None, tone: str | None) -> None:
         for j, party in self.parties.items():
@@ -430,6 +471,10 @@ class NegotiationEnv(AECEnv):
             "mi_judge": getattr(self.judge, "name", type(self.judge).__name__),
             "tom_accuracy": self.tom_correct / self.tom_total if self.tom_total else None,
             "tom_predictions": self.tom_total,
+            "attitude_source": "stated" if self.extractor is None else f"extracted:{self.extract_from}",
+            "extractor": None if self.extractor is None else getattr(self.extractor, "name",
+                                                                      type(self.extractor).__name__),
+            "extraction": dict(self.extraction) if self.extractor is not None else None,
             "receptiveness": {self.scenario.parties[i].name: dict(zip(STRATEGIES, map(float, p.receptiveness)))
                               for i, p in self.parties.items()},
             "final_attitudes": {self.scenario.parties[i].name: {names[k]: self.scenario.topics[k].options[int(o)].label

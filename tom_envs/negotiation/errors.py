@@ -21,5 +21,9 @@ class NegotiationActionError(NegotiationError, InvalidAction):
     """A seat's action could not be read (out of range, unknown strategy, topic, option or party)."""
 
 
+class AttitudeExtractionError(NegotiationError, ValueError):
+    """An attitude extractor returned something that is not ``{topic: option or None}`` for the scenario."""
+
+
 class PromediateFormatWarning(UserWarning):
     """A ProMediate-Eval case was imported with a part kept as plain text (named in the message)."""
