@@ -61,8 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--backend", choices=["vllm", "openai"], default="vllm")
     llm.add_argument("--model", help="vllm: a local model folder; openai: the served model name")
     llm.add_argument("--base-url", help="openai: the server's base URL (key from OPENAI_API_KEY)")
+    llm.add_argument("--max-model-len", type=int, help="vllm: context length (transcripts grow with the turns)")
     llm.add_argument("--fallback", choices=["raise", "random"], default="raise",
                      help="after the bounded re-asks: raise, or a flagged random decision")
+    parser.add_argument("--mi-judge", choices=MI_JUDGES, default="rule-based",
+                        help="who scores interventions: the rule-based judge, or the LLM judge on --backend/--model")
     parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
@@ -70,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 LLM_MEDIATORS = ("llm-generic", "llm-social")
 ATTITUDES = ("stated", "keyword", "llm")
+MI_JUDGES = ("rule-based", "llm")
 
 
 def _split(text: str) -> list[str]:
@@ -89,18 +93,21 @@ def run(args: argparse.Namespace) -> int:
     scenarios = list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all" else _split(args.scenarios)
     if args.runs < 1:
         raise NegotiationConfigError(f"--runs must be at least 1, got {args.runs}")
-    backend = factory = extractor = None
+    backend = factory = extractor = judge = None
     ident: dict[str, Any] = {}
-    if any(m in LLM_MEDIATORS for m in mediators) or args.attitudes == "llm":
+    if any(m in LLM_MEDIATORS for m in mediators) or args.attitudes == "llm" or args.mi_judge == "llm":
         from benchmarks.matrix import build_backend
 
-        backend = build_backend(args.backend, args.model, args.base_url, args.seed)
+        backend = build_backend(args.backend, args.model, args.base_url, args.seed,
+                                max_model_len=args.max_model_len)
         factory = llm_mediator_factory(backend, args.fallback)
         extractor = llm_extractor_factory(backend, args.fallback)
+        judge = llm_judge_factory(backend, args.fallback)
         ident = {"backend": args.backend, "model": args.model, "base_url": args.base_url, "fallback": args.fallback}
     try:
         rows, records = evaluate(levels, mediators, scenarios, args.runs, args.seed, Path(args.out), factory, ident,
-                                 attitudes=args.attitudes, extractor_factory=extractor)
+                                 attitudes=args.attitudes, extractor_factory=extractor, mi_judge=args.mi_judge,
+                                 judge_factory=judge)
     finally:
         if backend is not None:
             backend.close()
@@ -133,13 +140,25 @@ def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Any:
     return factory
 
 
+def llm_judge_factory(backend: Any, fallback: str = "raise") -> Any:
+    """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
+    from policies.negotiation_llm import LLMMIJudge
+
+    def factory(scenario: Any) -> Any:
+        return LLMMIJudge(backend, scenario, fallback=fallback)
+
+    return factory
+
+
 def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any] | None = None,
-              attitudes: str = "stated") -> Path:
+              attitudes: str = "stated", mi_judge: str = "rule-based") -> Path:
     config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": conflict_mode, "mediator": mediator}
-    if ident and (mediator in LLM_MEDIATORS or attitudes == "llm"):
-        config["llm"] = ident  # which model decided or read: results of different models never mix
+    if ident and (mediator in LLM_MEDIATORS or attitudes == "llm" or mi_judge == "llm"):
+        config["llm"] = ident  # which model decided, read or judged: results of different models never mix
     if attitudes != "stated":
         config["attitudes"] = attitudes
+    if mi_judge != "rule-based":
+        config["mi_judge"] = mi_judge
     key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
     return out / "negotiation" / f"{conflict_mode}_{mediator}_{key}.jsonl"
 
@@ -173,18 +192,26 @@ def play_episode(env: NegotiationEnv, mediator: Any, seed: int) -> dict[str, Any
 
 def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequence[str], runs: int, seed: int,
              out: Path, llm_factory: Any = None, ident: dict[str, Any] | None = None, attitudes: str = "stated",
-             extractor_factory: Any = None) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
+             extractor_factory: Any = None, mi_judge: str = "rule-based", judge_factory: Any = None,
+             ) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
     """Run (or resume) the grid; returns Table 1 rows and the records per (conflict mode, mediator).
 
     ``llm_factory(name, scenario)`` builds the LLM mediators (see :func:`llm_mediator_factory`);
     ``ident`` (backend, model) goes into their result keys. ``attitudes`` is ``"stated"``,
     ``"keyword"`` or ``"llm"`` (then ``extractor_factory(scenario)`` builds the extractor, see
     :func:`llm_extractor_factory`); extractors read every party line (``extract_from="all"``).
+    ``mi_judge`` is ``"rule-based"`` or ``"llm"`` (``judge_factory(scenario)``, see
+    :func:`llm_judge_factory`). LLM components are reseeded with each episode's seed, and their
+    counters (calls, parse failures, fallbacks) are stored in the episode's record.
     """
     if attitudes not in ATTITUDES:
         raise NegotiationConfigError(f"unknown attitudes {attitudes!r}; choose from {', '.join(ATTITUDES)}")
     if attitudes == "llm" and extractor_factory is None:
         raise NegotiationConfigError("attitudes 'llm' needs an LLM backend (--backend/--model)")
+    if mi_judge not in MI_JUDGES:
+        raise NegotiationConfigError(f"unknown MI judge {mi_judge!r}; choose from {', '.join(MI_JUDGES)}")
+    if mi_judge == "llm" and judge_factory is None:
+        raise NegotiationConfigError("MI judge 'llm' needs an LLM backend (--backend/--model)")
     specs = [resolve_scenario(s) for s in scenarios]
     rows, records = [], {}
     for level in levels:
@@ -192,20 +219,33 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
             for med in mediators:
                 if med in LLM_MEDIATORS and llm_factory is None:
                     raise NegotiationConfigError(f"mediator {med!r} needs an LLM backend (--backend/--model)")
-                path = cell_path(out, mode, med, ident, attitudes)
+                path = cell_path(out, mode, med, ident, attitudes, mi_judge)
                 done = load_records(path)
                 recs = []
                 for sc_name, sc in zip(scenarios, specs):
                     env = None
+                    parts: dict[str, Any] = {}
                     for r in range(runs):
                         key = (sc_name, seed + r)
                         if key not in done:
-                            env = env or NegotiationEnv(scenario=sc, conflict_mode=mode,
-                                                        **_extraction(attitudes, sc, extractor_factory))
+                            if env is None:
+                                parts = _components(attitudes, mi_judge, sc, extractor_factory, judge_factory)
+                                env = NegotiationEnv(scenario=sc, conflict_mode=mode, **parts)
+                                if hasattr(parts.get("mi_judge"), "bind"):
+                                    parts["mi_judge"].bind(env)
+                            for part in parts.values():
+                                if hasattr(part, "reset"):
+                                    part.reset(seed + r)
                             mediator = llm_factory(med, sc) if med in LLM_MEDIATORS else make_mediator(med)
                             ep = play_episode(env, mediator, seed + r)
                             rec = {"scenario": sc_name, "seed": seed + r, "conflict_mode": mode, "mediator": med,
                                    "version": RESULTS_VERSION, "episode": ep}
+                            counters = {name: dict(part.stats) for name, part in
+                                        [("mediator", mediator), ("extractor", parts.get("attitude_extractor")),
+                                         ("mi_judge", parts.get("mi_judge"))]
+                                        if isinstance(getattr(part, "stats", None), dict)}
+                            if counters:
+                                rec["llm_stats"] = counters
                             append_record(path, rec)
                             done[key] = rec
                         recs.append(done[key])
@@ -214,13 +254,19 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
     return rows, records
 
 
-def _extraction(attitudes: str, scenario: Any, extractor_factory: Any) -> dict[str, Any]:
-    if attitudes == "stated":
-        return {}
+def _components(attitudes: str, mi_judge: str, scenario: Any, extractor_factory: Any,
+                judge_factory: Any) -> dict[str, Any]:
+    """The env's keyword arguments for the attitude source and the MI judge."""
     from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
 
-    ex = KeywordAttitudeExtractor(scenario) if attitudes == "keyword" else extractor_factory(scenario)
-    return {"attitude_extractor": ex, "extract_from": "all"}
+    out: dict[str, Any] = {}
+    if attitudes != "stated":
+        out["attitude_extractor"] = (KeywordAttitudeExtractor(scenario) if attitudes == "keyword"
+                                     else extractor_factory(scenario))
+        out["extract_from"] = "all"
+    if mi_judge == "llm":
+        out["mi_judge"] = judge_factory(scenario)
+    return out
 
 
 def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> dict[str, Any]:
@@ -245,6 +291,9 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> 
     row["attitudes"] = eps[0].get("attitude_source", "stated") if eps else None
     lines = sum(a["lines"] for a in audits)
     row["extraction_agreement"] = sum(a["agree"] for a in audits) / lines if lines else None
+    stats = [s for r in records for s in r.get("llm_stats", {}).values()]
+    row["llm_decisions"] = sum(s["decisions"] for s in stats) if stats else None
+    row["llm_fallbacks"] = sum(s["fallbacks"] for s in stats) if stats else None
     return row
 
 
@@ -264,7 +313,15 @@ def format_table(rows: Sequence[dict]) -> str:
         lines.append(f"{label:<11}" + "".join(f"{c:>{width}}" for c in cells))
     n = rows[0]["episodes"] if rows else 0
     lines.append(f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
-                 "(unanswered drops excluded; see rl_unanswered in --format json). MI: rule-based judge.")
+                 "(unanswered drops excluded; see rl_unanswered in --format json).")
+    judges = sorted({r["mi_judge"] for r in rows if r.get("mi_judge")})
+    if judges:
+        lines.append(f"MI judge: {', '.join(judges)}.")
+    fallbacks = [r for r in rows if r.get("llm_decisions")]
+    if fallbacks:
+        lines.append("LLM decisions (mediators, extractor, judge): " + ", ".join(
+            f"{r['conflict_mode'][:5]}/{r['mediator']} {r['llm_fallbacks']}/{r['llm_decisions']} random fallbacks"
+            for r in fallbacks) + ".")
     read = [r for r in rows if r.get("extraction_agreement") is not None]
     if read:
         agree = sum(r["extraction_agreement"] for r in read) / len(read)

@@ -585,6 +585,10 @@ class LLMAttitudeExtractor:
     def stats(self) -> dict[str, int]:
         return self.caller.stats
 
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the sampling seeds and fallbacks; zero the counters."""
+        self.caller.reset(seed)
+
     def _ask(self, party: int | str, text: str) -> Ask:
         sc = self.scenario
         i = party_index(sc, party, "extractor")
@@ -710,6 +714,10 @@ class LLMMIJudge:
     def bind(self, env: Any) -> LLMMIJudge:
         self.env = env
         return self
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the sampling seeds and fallbacks; zero the counters."""
+        self.caller.reset(seed)
 
     def __call__(self, intervention: dict[str, Any], ctx: InterventionContext) -> dict[str, float]:
         sc = self.scenario

@@ -300,12 +300,16 @@ def test_benchmark_cli_with_llm_attitudes_keys_results_by_model(scripted, tmp_pa
     def cli(model: str) -> list[dict]:
         args = parser.parse_args(["--mediator", "social", "--mode", "hard", "--scenarios", "hopkins_hmo", "--runs", "1",
                                   "--out", str(tmp_path), "--attitudes", "llm", "--backend", "openai",
-                                  "--base-url", server.url, "--model", model, "--format", "json"])
+                                  "--base-url", server.url, "--model", model, "--format", "json", "--mi-judge", "llm"])
         assert bench.run(args) == 0
         return json.loads(capsys.readouterr().out)
 
     rows = cli("scripted")
     assert rows[0]["attitudes"] == "extracted:all" and 0.0 <= rows[0]["extraction_agreement"] <= 1.0
+    assert rows[0]["mi_judge"] == "llm-mi" and rows[0]["llm_fallbacks"] == 0
+    record = json.loads(next((tmp_path / "negotiation").glob("*.jsonl")).read_text().splitlines()[0])
+    assert set(record["llm_stats"]) == {"extractor", "mi_judge"}  # the scripted social mediator has none
+    assert rows[0]["llm_decisions"] == sum(s["decisions"] for s in record["llm_stats"].values()) > 0
     n = len(server.requests)
     assert cli("scripted") == rows and len(server.requests) == n  # resumed: no new request
     cli("another-model")
