@@ -137,3 +137,21 @@ def test_extractor_arguments_are_checked():
         NegotiationEnv(attitude_extractor="llm")  # type: ignore[arg-type]
     with pytest.raises(NegotiationConfigError, match="extract_from must be"):
         NegotiationEnv(attitude_extractor=lambda i, t: {}, extract_from="scripted")
+
+
+def test_pettingzoo_api_and_seed_tests_with_an_extractor():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        from pettingzoo.test import api_test, seed_test
+
+    def make() -> NegotiationEnv:
+        sc = resolve_scenario("ias")
+        return NegotiationEnv(scenario=sc, party_seats=[0, 2], attitude_extractor=KeywordAttitudeExtractor(sc),
+                              extract_from="all")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        api_test(make(), num_cycles=40)
+        seed_test(make, num_cycles=40)
