@@ -3,8 +3,9 @@
 ::
 
     python -m benchmarks negotiation --mediator none,generic,social --mode easy,medium,hard \\
-        --scenarios all --runs 5 [--format json] [--plot DIR] [--out results/] \
-        [--attitudes stated|keyword|llm]
+        --scenarios all --runs 5 [--format json] [--plot DIR] [--out results/] \\
+        [--attitudes stated|keyword|llm] [--mi-judge rule-based|llm] \\
+        [--backend vllm|openai --model M --base-url URL --fallback raise|random]   # LLM parts
 
 Columns follow Table 1: Easy (accommodating, avoiding), Medium (general), Hard (competing), each
 with the chosen mediators; rows are CC (%), TLE (%), RL (turns, not seconds: the scripted runs
@@ -16,7 +17,10 @@ under ``--out/negotiation/`` at once, keyed by its cell, scenario and seed, so r
 scripted parties' exact stances, default), ``keyword`` (the rule-based extractor reading every
 line) or ``llm`` (the LLM attitude extractor on ``--backend/--model`` reading every line). With an
 extractor, each row also reports ``extraction_agreement``: the share of lines whose extracted
-option on the line's topic equals the stance the party actually took.
+option on the line's topic equals the stance the party actually took. ``--mi-judge llm`` scores
+interventions with the LLM judge instead of the rule-based one. Every LLM part (mediator,
+extractor, judge) is reseeded per episode; its decisions, parse failures and random fallbacks
+are stored with the episode and summed per row (``llm_decisions``, ``llm_fallbacks``).
 """
 
 from __future__ import annotations
