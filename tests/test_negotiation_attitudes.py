@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks.negotiation import play_episode as play
 from policies.negotiation import NoAgentMediator, SocialMediator
 from tom_envs.negotiation import BUILTIN_SCENARIOS, NegotiationConfigError
 from tom_envs.negotiation.consensus import KeywordAttitudeExtractor, check_attitudes
@@ -13,16 +14,6 @@ from tom_envs.negotiation.env import NegotiationEnv
 from tom_envs.negotiation.errors import AttitudeExtractionError
 from tom_envs.negotiation.scenario import resolve_scenario
 from tom_envs.negotiation.templates import PARTY
-
-
-def play(env: NegotiationEnv, mediator, seed: int) -> dict:
-    mediator.reset(seed)
-    env.reset(seed=seed)
-    info = {}
-    for _ in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        env.step(None if term or trunc else mediator.act(obs, info))
-    return info["episode"]
 
 
 @pytest.mark.parametrize("name", BUILTIN_SCENARIOS)
