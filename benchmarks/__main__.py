@@ -49,7 +49,12 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
     progress = args.format != "json" and sys.stderr.isatty()
     if _split(args.policy) == ["llm"]:
-        from benchmarks.matrix import build_backend, evaluate_llm
+        from benchmarks.matrix import RunnerError, build_backend, evaluate_llm
+
+        if args.executor != "local":
+            raise RunnerError("--executor ray distributes the scripted and tabular grid; --policy llm keeps one "
+                              "in-process engine that batches all episodes (drop --executor, or serve the model "
+                              "and point --backend openai at it)")
 
         backend_id = {"backend": args.backend, "model": args.model, "base_url": args.base_url}
         backend = build_backend(args.backend, args.model, args.base_url, args.seed, args.tokenizer)
@@ -60,8 +65,13 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         finally:
             backend.close()
     else:
+        executor = None
+        if args.executor == "ray":
+            from benchmarks.distributed import RayExecutor
+
+            executor = RayExecutor(args.ray_address, args.ray_num_cpus, args.ray_chunk)
         rows, records = evaluate(_split(args.games), _split(args.partners), _split(args.policy), args.episodes, args.seed,
-                                 args.horizon, Path(args.out), progress, args.lockstep or 1)
+                                 args.horizon, Path(args.out), progress, args.lockstep or 1, executor)
     if args.format == "json":
         print(json.dumps(rows, indent=2))
     else:
@@ -144,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
     mat.add_argument("--format", choices=["table", "json"], default="table")
     mat.add_argument("--lockstep", type=int, default=None,
                      help="episodes stepped at once through batched policy calls (default: 1; all episodes for llm)")
+    dist = mat.add_argument_group("past one machine (benchmarks/distributed.py)")
+    dist.add_argument("--executor", choices=["local", "ray"], default="local",
+                      help="ray: the missing episodes run as Ray tasks; the driver writes the results as they arrive")
+    dist.add_argument("--ray-address", help="join a running cluster ('auto', 'ray://host:10001'); default: start a local one")
+    dist.add_argument("--ray-num-cpus", type=int, help="CPUs of the local Ray instance (default: all)")
+    dist.add_argument("--ray-chunk", type=int, default=25, help="episodes per Ray task")
     llm = mat.add_argument_group("LLM policies (--policy llm)")
     llm.add_argument("--backend", choices=["vllm", "openai"], default="vllm")
     llm.add_argument("--model", help="vllm: a local model folder; openai: the served model name")

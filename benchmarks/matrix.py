@@ -14,7 +14,7 @@ import sys
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import gymnasium as gym
 
@@ -205,28 +205,40 @@ def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool = False
     done = load_records(path)
     todo = [s for s in seeds if s not in done]
     if todo:
-        policy = factory() if factory is not None else POLICIES[cell.policy](cell.game, cell.horizon)
         bar = _progress(len(todo), f"{cell.policy} {cell.game} {cell.partners}", progress)
-        size = max(1, int(lockstep))
-        envs = [ToMRecorder(gym.make(cell.env_id, partners=cell.partners, horizon=cell.horizon, **cell.env_kwargs))
-                for _ in range(min(size, len(todo)))]
-        for start in range(0, len(todo), size):
-            batch = todo[start : start + size]
-            if size == 1:
-                episodes = [run_episode(envs[0], policy, batch[0])]
-            else:
-                episodes = run_lockstep(envs[: len(batch)], policy, batch)
-            for seed, episode in zip(batch, episodes):
-                steps = episode.pop("steps", None)
-                record = {"key": f"{cell.key}:{seed}", "cell": cell.config(), "seed": seed,
-                          "partner": episode["partner"], "episode": episode}
-                if steps is not None:
-                    record["steps"] = steps
-                append_record(path, record)
-                done[seed] = record
-                bar.update(1)
+        for record in cell_records(cell, todo, factory, lockstep):
+            append_record(path, record)
+            done[record["seed"]] = record
+            bar.update(1)
         bar.close()
     return [done[s] for s in seeds]
+
+
+def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], BasePolicy] | None = None,
+                 lockstep: int = 1) -> Iterator[dict]:
+    """The episode records of ``cell`` for ``seeds``, yielded as they finish (nothing written).
+
+    What :func:`run_cell` writes, and what a Ray task of the distributed runner returns.
+    """
+    if not seeds:
+        return
+    policy = factory() if factory is not None else POLICIES[cell.policy](cell.game, cell.horizon)
+    size = max(1, int(lockstep))
+    envs = [ToMRecorder(gym.make(cell.env_id, partners=cell.partners, horizon=cell.horizon, **cell.env_kwargs))
+            for _ in range(min(size, len(seeds)))]
+    for start in range(0, len(seeds), size):
+        batch = list(seeds[start : start + size])
+        if size == 1:
+            episodes = [run_episode(envs[0], policy, batch[0])]
+        else:
+            episodes = run_lockstep(envs[: len(batch)], policy, batch)
+        for seed, episode in zip(batch, episodes):
+            steps = episode.pop("steps", None)
+            record = {"key": f"{cell.key}:{seed}", "cell": cell.config(), "seed": seed,
+                      "partner": episode["partner"], "episode": episode}
+            if steps is not None:
+                record["steps"] = steps
+            yield record
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
@@ -255,19 +267,25 @@ def summarise(cell: Cell, records: Sequence[dict]) -> dict[str, Any]:
 
 
 def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[str], episodes: int, seed: int,
-             horizon: int, out: Path, progress: bool = False, lockstep: int = 1) -> tuple[list[dict], dict[tuple, list[dict]]]:
-    """Run (or resume) the whole grid; returns the rows and the records per cell."""
+             horizon: int, out: Path, progress: bool = False, lockstep: int = 1,
+             executor: Any = None) -> tuple[list[dict], dict[tuple, list[dict]]]:
+    """Run (or resume) the whole grid; returns the rows and the records per cell.
+
+    ``executor`` (e.g. :class:`benchmarks.distributed.RayExecutor`) runs the missing episodes of
+    all cells as parallel tasks first; the driver writes their records as they arrive, so the
+    results files and rows are the same as with the default in-process loop.
+    """
     if episodes < 1:
         raise RunnerError(f"--episodes must be at least 1, got {episodes}")
     seeds = list(range(seed, seed + episodes))
+    cells = [make_cell(game, pop, pol, horizon) for game in games for pop in partners for pol in policies]
+    if executor is not None:
+        executor.run(cells, seeds, out, lockstep=lockstep, progress=progress)
     rows, records = [], {}
-    for game in games:
-        for pop in partners:
-            for pol in policies:
-                cell = make_cell(game, pop, pol, horizon)
-                recs = run_cell(cell, seeds, out, progress, lockstep=lockstep)
-                records[(game, pop, pol)] = recs
-                rows.append(summarise(cell, recs))
+    for cell in cells:
+        recs = run_cell(cell, seeds, out, progress, lockstep=lockstep)
+        records[(cell.game, cell.partners, cell.policy)] = recs
+        rows.append(summarise(cell, recs))
     return rows, records
 
 
