@@ -3,11 +3,32 @@
 Examples::
 
     python -m benchmarks common-ground --policy oracle-beliefs --format json
-    python -m benchmarks common-ground --data-dir DIR --policy random --split test
+    python -m benchmarks common-ground --data-dir DIR --policy random,oracle-beliefs --split test
     python -m benchmarks common-ground --data-dir DIR --from-corpus --export OUT_DIR
 
 Without ``--data-dir`` the small sample bundled with tom-envs is used (written by us; its numbers
-say nothing about the real benchmark).
+say nothing about the real benchmark). ``--policy`` takes a comma-separated list; the JSON output
+is every policy's rows in turn (each row names its ``policy``), with ``order`` (``"all"``, 1, 2,
+3), ``n`` and ``accuracy`` (percent).
+
+An LLM answers with ``--policy llm`` (the generic :class:`~policies.llm.qa.LLMQAAnswerer`;
+options as in ``python -m benchmarks persuasion``)::
+
+    python -m benchmarks common-ground --policy random,oracle-beliefs,llm --backend vllm --model MODEL_DIR \\
+        [--qa-mode zero_shot|cot] [--scoring|--no-scoring] [--fallback raise|random] \\
+        [--max-resamples 10] [--max-tokens N] [--max-model-len N] [--lockstep 32] [--out results]
+    python -m benchmarks common-ground --policy llm --backend openai --base-url http://127.0.0.1:8000/v1 \\
+        --model NAME --qa-mode zero_shot --no-scoring
+
+The options are shown as ``A. No`` / ``B. Yes``. ``zero_shot`` scores the letters by
+log-probability by default on ``vllm`` and parses a generated ``The answer is X`` on ``openai``
+(or with ``--no-scoring``); ``cot`` always generates. Conversations with the same number of
+questions are answered in lockstep (one backend call per question position over up to
+``--lockstep`` of them). Every answered conversation is appended at once to a JSONL file under
+``--out/common_ground/`` keyed by the configuration (model, mode, scoring, fallback, data,
+split, context, annotator, seed), so a rerun resumes and recomputes nothing. The llm rows add
+``model``, ``qa_mode``, ``scoring``, ``parse_failures``, ``resamples`` (re-asks) and
+``fallbacks`` (answers drawn at random after ``--max-resamples`` -- not the model's answers).
 """
 
 from __future__ import annotations
@@ -15,8 +36,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
+from benchmarks.qa_llm import (
+    RESULTS_VERSION,
+    LLMRun,
+    add_llm_arguments,
+    answer_counters,
+    data_key,
+    results_path,
+)
+from benchmarks.records import append_record, read_records
 from policies.base import BasePolicy
 from policies.common_ground import PriorRandomPolicy, oracle_beliefs, predicted_beliefs
 from tom_envs.common_ground.env import CONTEXT_MODES, CommonToMEnv, load_split
@@ -24,13 +54,18 @@ from tom_envs.common_ground.metrics import summarise
 from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
 
-POLICIES = ("random", "oracle-beliefs", "predicted-beliefs")
+POLICIES = ("random", "oracle-beliefs", "predicted-beliefs", "llm")
+SCRIPTED = POLICIES[:3]
 #: 003's Table 3 (total, first, second, third order accuracy in percent) for reference.
 PUBLISHED: dict[str, tuple[float, float, float, float]] = {
     "Random Baseline": (50.4, 50.3, 50.5, 50.4),
     "ReCoG": (71.0, 70.4, 71.3, 71.2),
     "Human Performance": (80.0, 85.0, 80.0, 75.0),
 }
+
+
+class CommonGroundBenchmarkError(TomEnvsError, ValueError):
+    """Bad arguments to ``python -m benchmarks common-ground``."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,12 +75,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from-corpus", action="store_true", help="generate the questions from cg/ instead of reading questions/")
     parser.add_argument("--export", metavar="OUT_DIR", default=None,
                         help="with --from-corpus: write the generated question files (released format) to OUT_DIR and stop")
-    parser.add_argument("--policy", choices=POLICIES, default="random")
+    parser.add_argument("--policy", default="random", help=f"comma-separated: {', '.join(POLICIES)}")
     parser.add_argument("--split", choices=("test", "train", "all"), default="test")
     parser.add_argument("--context", choices=CONTEXT_MODES, default="online")
     parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
     parser.add_argument("--seed", type=int, default=0, help="conversation i uses seed + i (env and policy)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
+    add_llm_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,12 +89,27 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.export is not None:
             return _export(args)
-        result = evaluate(args)
+        names = policy_names(args.policy)
+        llm = LLMRun.from_args(args) if "llm" in names else None
+        results = [evaluate(args, name, llm) for name in names]
     except TomEnvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(result["rows"], indent=2) if args.format == "json" else format_table(result))
+    if args.format == "json":
+        print(json.dumps([row for result in results for row in result["rows"]], indent=2))
+    else:
+        print(format_table(results))
     return 0
+
+
+def policy_names(text: str) -> list[str]:
+    """The policies of a comma-separated ``--policy``."""
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [n for n in names if n not in POLICIES]
+    if bad or not names:
+        raise CommonGroundBenchmarkError(f"unknown --policy {', '.join(bad) or text!r}; "
+                                         f"choose from {', '.join(POLICIES)}")
+    return names
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -72,11 +123,15 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_policy(args: argparse.Namespace) -> BasePolicy:
-    """The named policy; ``random`` answers yes at the training split's yes-rate (003's random row)."""
+def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy:
+    """The scripted policy ``name`` (default ``args.policy``); ``random`` answers yes at the
+    training split's yes-rate (003's random row)."""
+    name = name or args.policy
     factories: dict[str, Callable[[], BasePolicy]] = {"oracle-beliefs": oracle_beliefs, "predicted-beliefs": predicted_beliefs}
-    if args.policy in factories:
-        return factories[args.policy]()
+    if name not in SCRIPTED:
+        raise CommonGroundBenchmarkError(f"{name!r} is not a scripted policy; choose from {', '.join(SCRIPTED)}")
+    if name in factories:
+        return factories[name]()
     try:
         train = load_split(args.data_dir, "train", args.from_corpus, args.annotator)
     except DatasetError as exc:
@@ -100,35 +155,89 @@ def play(env: CommonToMEnv, policy: BasePolicy, seed: int) -> list[dict[str, Any
     return records
 
 
-def evaluate(args: argparse.Namespace) -> dict[str, Any]:
-    """Rows (one per order and ``"all"``) and the consistency analyses of one policy on one split."""
+def play_llm(env: CommonToMEnv, llm: LLMRun, seed: int, key: dict[str, Any]) -> list[dict[str, Any]]:
+    """:func:`play` for the LLM answerer, resumable: conversation ``i`` (seed ``seed + i``) is read
+    back from the results file if it was answered before, else answered (in lockstep with the other
+    pending conversations of its length) and appended at once. Question records also carry the
+    answerer's ``parse_failures`` and ``fallback``; ``llm_stats`` per conversation is in the file.
+    """
+    path = results_path(llm.out / "common_ground", f"llm_{llm.config['qa_mode']}", {**key, "llm": llm.config})
+    done = read_records(path, lambda rec: (int(rec["cid"]), int(rec["seed"])),
+                        lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]])
+    jobs = [(cid, seed + i) for i, cid in enumerate(env.cids)]
+    todo = [(cid, s) for cid, s in jobs if (cid, s) not in done]
+
+    def save(k: int, steps: list[dict], stats: dict) -> None:
+        cid, s = todo[k]
+        questions = [{**{f: st["info"][f] for f in ("cid", "sno", "eno", "order")},
+                      "correct": bool(st["info"]["correct"]), "chosen": int(st["info"]["chosen"]),
+                      "parse_failures": st["parse_failures"], "fallback": st["fallback"]} for st in steps]
+        rec = {"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions, "llm_stats": stats}
+        append_record(path, rec)
+        done[(cid, s)] = rec
+
+    llm.answer(env, [({"cid": cid}, s) for cid, s in todo], save)
+    return [q for job in jobs for q in done[job]["questions"]]
+
+
+def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMRun | None = None) -> dict[str, Any]:
+    """Rows (one per order and ``"all"``) and the consistency analyses of one policy on one split.
+
+    ``policy_name`` defaults to ``args.policy``; ``"llm"`` needs ``llm`` (see
+    :meth:`~benchmarks.qa_llm.LLMRun.from_args`), and its rows add the answerer's counters.
+    """
+    name = policy_name or args.policy
     env = CommonToMEnv(args.data_dir, split=args.split, context=args.context, from_corpus=args.from_corpus,
-                       annotator=args.annotator, expose_labels=args.policy == "oracle-beliefs")
-    policy = make_policy(args)
-    summary = summarise(play(env, policy, args.seed))
-    meta = {"policy": args.policy, "split": args.split, "seed": args.seed, "conversations": env.cids}
+                       annotator=args.annotator, expose_labels=name == "oracle-beliefs")
+    meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids}
+    if name == "llm":
+        if llm is None:
+            raise CommonGroundBenchmarkError("policy 'llm' needs an LLM backend: pass --model "
+                                             "(and --backend/--base-url)")
+        key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
+               "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
+               "annotator": args.annotator, "seed": args.seed}
+        records = play_llm(env, llm, args.seed, key)
+        hyper: dict[str, Any] = dict(llm.config)
+    else:
+        policy = make_policy(args, name)
+        records = play(env, policy, args.seed)
+        hyper = getattr(policy, "hyperparameters", {})
+    summary = summarise(records)
     rows = [{**row, **meta} for row in summary["rows"]]
+    if name == "llm" and llm is not None:
+        for row in rows:
+            mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
+            row.update(llm.row_identity(), **answer_counters(mine))
     rows[0].update({k: summary[k] for k in ("consistency", "r_first_second", "r_first_third", "propositions")})
-    return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"},
-            "hyperparameters": getattr(policy, "hyperparameters", {})}
+    return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper}
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f}"
 
 
-def format_table(result: dict[str, Any]) -> str:
-    """003's Table 3 layout, this run first, then the published rows for reference."""
-    rows = {r["order"]: r for r in result["rows"]}
+def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
+    """003's Table 3 layout: this run's policies first, then the published rows for reference."""
+    results = [result] if isinstance(result, dict) else list(result)
     head = f"{'model':<28} {'Total':>6} {'First':>6} {'Second':>6} {'Third':>6} {'n':>6}"
-    ours = (f"{result['rows'][0]['policy']:<28} " + " ".join(f"{_pct(rows[o]['accuracy']):>6}" for o in ("all", 1, 2, 3))
-            + f" {rows['all']['n']:>6}")
-    lines = [head, "-" * len(head), ours]
+    lines = [head, "-" * len(head)]
+    for res in results:
+        rows = {r["order"]: r for r in res["rows"]}
+        lines.append(f"{res['rows'][0]['policy']:<28} "
+                     + " ".join(f"{_pct(rows[o]['accuracy']):>6}" for o in ("all", 1, 2, 3)) + f" {rows['all']['n']:>6}")
     lines += [f"{'003: ' + name:<28} " + " ".join(f"{v:>6.1f}" for v in vals) for name, vals in PUBLISHED.items()]
-    r12, r13 = result["r_first_second"], result["r_first_third"]
-    lines.append(f"consistency (all questions of a proposition right): {_pct(result['consistency'])} % of "
-                 f"{result['propositions']} propositions; r(1st, 2nd) = {'n/a' if r12 is None else f'{r12:.2f}'}, "
-                 f"r(1st, 3rd) = {'n/a' if r13 is None else f'{r13:.2f}'}")
+    for res in results:
+        r12, r13 = res["r_first_second"], res["r_first_third"]
+        who = f"{res['rows'][0]['policy']}: " if len(results) > 1 else ""
+        lines.append(f"{who}consistency (all questions of a proposition right): {_pct(res['consistency'])} % of "
+                     f"{res['propositions']} propositions; r(1st, 2nd) = {'n/a' if r12 is None else f'{r12:.2f}'}, "
+                     f"r(1st, 3rd) = {'n/a' if r13 is None else f'{r13:.2f}'}")
+        total = res["rows"][0]
+        if "fallbacks" in total:
+            how = f"{total['model']}, {total['qa_mode']}{', scored' if total['scoring'] else ''}"
+            lines.append(f"{total['policy']} ({how}): {total['fallbacks']} random fallbacks and "
+                         f"{total['resamples']} re-asks over {total['n']} answers")
     return "\n".join(lines)
 
 

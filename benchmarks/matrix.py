@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import gymnasium as gym
 
 import tom_envs  # noqa: F401  (registers the ids)
+from benchmarks.records import ResultsFileWarning, append_record, read_records  # noqa: F401  (re-exported)
 from benchmarks.stats import mean_ci95
 from policies import BasePolicy, OracleBestResponsePolicy, RandomPolicy, TabularRMaxPolicy
 from tom_envs.errors import TomEnvsError
@@ -45,10 +46,6 @@ PUBLISHED_TABULAR: dict[tuple[str, str], tuple[float, float, float]] = {
 }
 
 METRICS = ("regret_per_step", "tom_regret_per_step", "tom_accuracy")
-
-
-class ResultsFileWarning(UserWarning):
-    """A results file had a corrupted or truncated line; it was skipped and will be recomputed."""
 
 
 class RunnerError(TomEnvsError, ValueError):
@@ -97,44 +94,8 @@ def make_cell(game: str, partners: str, policy: str, horizon: int) -> Cell:
 
 
 def load_records(path: Path) -> dict[int, dict]:
-    """Episode records by seed. A truncated last line (a run killed mid-write) is cut off the file
-    and a corrupted line is skipped, each with a :class:`ResultsFileWarning`; never raises."""
-    if not path.exists():
-        return {}
-    data = path.read_bytes()
-    records: dict[int, dict] = {}
-    offset = 0
-    for raw in data.splitlines(keepends=True):
-        start, offset = offset, offset + len(raw)
-        complete = raw.endswith(b"\n")
-        try:
-            rec = json.loads(raw)
-            seed = int(rec["seed"])
-            rec["episode"]["regret_per_step"]  # noqa: B018  (schema check)
-        except (ValueError, KeyError, TypeError) as exc:
-            if not complete:
-                warnings.warn(f"{path}: the last line is truncated (an interrupted run?); dropping it ({exc})",
-                              ResultsFileWarning, stacklevel=2)
-                with open(path, "r+b") as f:
-                    f.truncate(start)
-                break
-            warnings.warn(f"{path}: skipping corrupted line at byte {start} ({exc}); its episode will be recomputed",
-                          ResultsFileWarning, stacklevel=2)
-            continue
-        if not complete:  # valid JSON but no newline: terminate it so the next append starts a line
-            with open(path, "ab") as f:
-                f.write(b"\n")
-        records.setdefault(seed, rec)
-    return records
-
-
-def append_record(path: Path, record: dict) -> None:
-    """Append one line and push it to the OS at once (a SIGKILL after this loses nothing)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(record, separators=(",", ":")) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    """Episode records by seed (see :func:`benchmarks.records.read_records`); never raises."""
+    return read_records(path, lambda rec: int(rec["seed"]), lambda rec: rec["episode"]["regret_per_step"])
 
 
 # ---------------------------------------------------------------------- running
@@ -292,7 +253,6 @@ def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[s
 def build_backend(kind: str, model: str, base_url: str | None = None, seed: int = 0, tokenizer: str | None = None,
                   max_model_len: int | None = None) -> Any:
     """The LLM backend named on the command line (``vllm`` in-process or an ``openai`` server)."""
-    import os
 
     from policies.llm import OpenAIBackend, VLLMBackend
 

@@ -28,11 +28,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchmarks.matrix import append_record
+from benchmarks.records import append_record, read_records
 from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.negotiation import MEDIATORS, make_mediator
@@ -44,10 +43,6 @@ from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, r
 RESULTS_VERSION = 1
 ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"), ("mi", "MI ↑", ""))
 MEDIATOR_ONLY = ("rl", "me", "mi")
-
-
-class ResultsFileWarning(UserWarning):
-    """A results line could not be read; it is skipped and its episode recomputed."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -168,19 +163,8 @@ def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any
 
 
 def load_records(path: Path) -> dict[tuple[str, int], dict]:
-    """Records by (scenario, seed); unreadable lines are skipped with a warning."""
-    out: dict[tuple[str, int], dict] = {}
-    if not path.exists():
-        return out
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        try:
-            rec = json.loads(line)
-            out.setdefault((rec["scenario"], int(rec["seed"])), rec)
-            rec["episode"]["cc"]  # noqa: B018  (schema check)
-        except (ValueError, KeyError, TypeError) as exc:
-            warnings.warn(f"{path}:{n}: skipping an unreadable line ({exc}); it will be recomputed",
-                          ResultsFileWarning, stacklevel=2)
-    return out
+    """Records by (scenario, seed) (see :func:`benchmarks.records.read_records`); never raises."""
+    return read_records(path, lambda rec: (rec["scenario"], int(rec["seed"])), lambda rec: rec["episode"]["cc"])
 
 
 def play_episode(env: NegotiationEnv, mediator: Any, seed: int) -> dict[str, Any]:

@@ -10,8 +10,29 @@ file name), ``n`` (questions per repetition), ``accuracy`` (percent, mean over r
 add Table 6's ``consistency`` and ``consistency_ci``. Without ``--data-dir`` the bundled sample
 is used. ``--env live`` runs the live persuasion env instead (``--policy random,oracle``, ...),
 one row per persuader; ``--env both`` prints both lists (every row has an ``env`` key).
-"""
 
+An LLM answers the QA questions with ``--policy llm`` (the generic
+:class:`~policies.llm.qa.LLMQAAnswerer`)::
+
+    python -m benchmarks persuasion --env qa --policy random,llm --backend vllm --model MODEL_DIR \\
+        [--qa-mode zero_shot|cot] [--scoring|--no-scoring] [--fallback raise|random] \\
+        [--max-resamples 10] [--max-tokens N] [--max-model-len N] [--lockstep 32] [--out results]
+    python -m benchmarks persuasion --policy llm --backend openai --base-url http://127.0.0.1:8000/v1 \\
+        --model NAME --qa-mode cot
+
+``zero_shot`` scores the option letters by log-probability by default on ``vllm`` (no sampling)
+and asks for a generated ``The answer is X`` on ``openai`` (``--scoring`` scores there too, on
+servers that return prompt log-probabilities, such as vLLM's); ``cot`` always generates.
+Replies naming no option are re-asked up to ``--max-resamples`` times, then ``--fallback``
+raises or picks a uniformly random option. Dialogues with the same number of questions are
+answered in lockstep, ``--lockstep`` at a time: one backend call per question position (per
+re-ask round) serves all of them. Every answered dialogue is appended at once to a JSONL file
+under ``--out/persuasion/`` whose name is keyed by the configuration (model, mode, scoring,
+fallback, data, split, question types, seed), so a rerun resumes and recomputes nothing. The llm
+rows add ``model``, ``qa_mode``, ``scoring`` and the answerer's counters over all repetitions:
+``parse_failures`` (replies naming no option), ``resamples`` (re-asks) and ``fallbacks``
+(answers drawn at random after the bound -- not the model's answers).
+"""
 from __future__ import annotations
 
 import argparse
@@ -20,6 +41,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from benchmarks.qa_llm import (
+    RESULTS_VERSION,
+    LLMRun,
+    add_llm_arguments,
+    answer_counters,
+    data_key,
+    results_path,
+)
+from benchmarks.records import append_record, read_records
 from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.persuasion import BanditPersuader, OraclePersuader, RandomAnswerer, RandomPersuader
@@ -29,6 +59,7 @@ from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_tabl
 from tom_envs.persuasion.qa_env import PersuasiveToMEnv
 
 QA_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomAnswerer}
+LLM_POLICY = "llm"  # the LLM answerer; needs --model (and --base-url for openai)
 LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomPersuader, "bandit": BanditPersuader,
                                                       "oracle": OraclePersuader}
 _REP_STRIDE = 1_000_003  # seeds of repetition r: seed + r * stride + dialogue index
@@ -44,7 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="qa: PersuasiveToM questions; live: the live persuasion env")
     parser.add_argument("--data-dir", default=None, help="folder with the published files (default: bundled sample)")
     parser.add_argument("--policy", default="random",
-                        help=f"comma-separated; qa: {', '.join(QA_POLICIES)}; live: {', '.join(LIVE_POLICIES)}")
+                        help=f"comma-separated; qa: {', '.join([*QA_POLICIES, LLM_POLICY])}; "
+                             f"live: {', '.join(LIVE_POLICIES)}")
     parser.add_argument("--live-policy", default="random,oracle", help="persuaders for --env both")
     parser.add_argument("--qtypes", default=None, help="comma-separated question types (default: all present)")
     parser.add_argument("--split", default="all", help="all, dev or test")
@@ -53,14 +85,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--horizon", type=int, default=5, help="live: turn budget")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--format", choices=["table", "json"], default="table")
+    add_llm_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; prints the rows and returns the exit status."""
     rows: list[dict[str, Any]] = []
     if args.env in ("qa", "both"):
-        rows += qa_rows(args.data_dir, _split(args.policy) if args.env == "qa" else ["random"], args.repetitions,
-                        args.seed, None if args.qtypes is None else _split(args.qtypes), args.split)
+        names = _split(args.policy) if args.env == "qa" else ["random"]
+        _check_qa_policies(names)
+        llm = LLMRun.from_args(args) if LLM_POLICY in names else None
+        rows += qa_rows(args.data_dir, names, args.repetitions, args.seed,
+                        None if args.qtypes is None else _split(args.qtypes), args.split, llm=llm)
     if args.env in ("live", "both"):
         names = _split(args.policy) if args.env == "live" else _split(args.live_policy)
         rows += live_rows(names, args.episodes, args.seed, args.horizon)
@@ -80,7 +116,8 @@ def _split(text: str) -> list[str]:
 
 # ---------------------------------------------------------------------- QA
 def answer_dialogues(env: PersuasiveToMEnv, policy: BasePolicy, repetitions: int, seed: int) -> list[list[Answer]]:
-    """Every dialogue of ``env`` answered ``repetitions`` times (new choice order and policy seed each)."""
+    """Every dialogue of ``env`` answered ``repetitions`` times (new choice order and policy seed each),
+    one dialogue after the other (the scripted policies; the LLM uses :func:`llm_answers`)."""
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
     return [[a for i in range(len(env.episodes)) for a in _one_dialogue(env, policy, i, seed + r * _REP_STRIDE + i)]
@@ -100,22 +137,79 @@ def _one_dialogue(env: PersuasiveToMEnv, policy: BasePolicy, index: int, seed: i
             return answers
 
 
+def _check_qa_policies(names: Sequence[str]) -> None:
+    known = [*QA_POLICIES, LLM_POLICY]
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise PersuasionBenchmarkError(f"unknown QA policy {bad[0]!r}; choose from {', '.join(known)}")
+
+
 def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, seed: int,
-            qtypes: Sequence[str] | None = None, split: str = "all") -> list[dict[str, Any]]:
-    """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy."""
+            qtypes: Sequence[str] | None = None, split: str = "all", llm: LLMRun | None = None,
+            ) -> list[dict[str, Any]]:
+    """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy.
+
+    ``llm`` runs the ``"llm"`` policy (see :class:`LLMRun`); its rows also carry the answerer's
+    counters and its answers are recorded under ``llm.out / "persuasion"`` (resumable).
+    """
+    _check_qa_policies(policies)
+    if LLM_POLICY in policies and llm is None:
+        raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
+    if repetitions < 1:
+        raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
     env = PersuasiveToMEnv(data_dir=data_dir, qtypes=qtypes, split=split)
     rows = []
     for name in policies:
-        if name not in QA_POLICIES:
-            raise PersuasionBenchmarkError(f"unknown QA policy {name!r}; choose from {', '.join(QA_POLICIES)}")
-        reps = answer_dialogues(env, QA_POLICIES[name](), repetitions, seed)
+        counters: dict[str, dict[str, Any]] = {}
+        if name == LLM_POLICY and llm is not None:  # (llm is not None: checked above)
+            reps, counters = llm_answers(env, llm, repetitions, seed)
+        else:
+            reps = answer_dialogues(env, QA_POLICIES[name](), repetitions, seed)
         consistency = {r["qtype"]: r for r in consistency_table(reps)}
         for row in accuracy_table(reps):
             extra = consistency.get(row["qtype"])
             if extra is not None:
                 row.update(consistency=extra["consistency"], consistency_ci=extra["consistency_ci"])
-            rows.append({"env": "qa", "policy": name, **row})
+            rows.append({"env": "qa", "policy": name, **row, **counters.get(row["qtype"], {})})
     return rows
+
+
+def llm_answers(env: PersuasiveToMEnv, llm: LLMRun, repetitions: int, seed: int,
+                ) -> tuple[list[list[Answer]], dict[str, dict[str, Any]]]:
+    """The LLM's answers per repetition (as :func:`answer_dialogues`), and per question type the
+    run's identity and counters (``parse_failures``, ``resamples``, ``fallbacks``).
+
+    Dialogue ``i`` of repetition ``r`` uses seed ``seed + r * stride + i``, as the scripted
+    policies do. Finished dialogues are read back from the results file; only the others are
+    answered, and each is appended to the file as soon as it is done.
+    """
+    qtypes = sorted({it.qtype for ep in env.episodes for it in ep})
+    key = {"version": RESULTS_VERSION, "benchmark": "persuasion-qa", "data_dir": data_key(env.data_dir),
+           "split": env.split, "qtypes": qtypes, "seed": seed}
+    path = results_path(llm.out / "persuasion", f"qa_llm_{llm.config['qa_mode']}", {**key, "llm": llm.config})
+    done = read_records(path, lambda rec: (str(rec["dialogue"]), int(rec["seed"])),
+                        lambda rec: [(a["qtype"], a["correct"], a["n_choices"]) for a in rec["answers"]])
+    ids = [str(ep[0].episode_id) for ep in env.episodes]
+    jobs = [(r, i, seed + r * _REP_STRIDE + i) for r in range(repetitions) for i in range(len(ids))]
+    todo = [(r, i, s) for r, i, s in jobs if (ids[i], s) not in done]
+
+    def save(k: int, steps: list[dict], stats: dict) -> None:
+        r, i, s = todo[k]
+        answers = [{"qtype": st["info"]["qtype"], "turn": int(st["info"]["turn"]), "chosen": int(st["info"]["chosen"]),
+                    "correct": bool(st["info"]["correct"]), "n_choices": st["n_choices"],
+                    "parse_failures": st["parse_failures"], "fallback": st["fallback"]} for st in steps]
+        rec = {"version": RESULTS_VERSION, "dialogue": ids[i], "repetition": r, "seed": s, "answers": answers,
+               "llm_stats": stats}
+        append_record(path, rec)
+        done[(ids[i], s)] = rec
+
+    llm.answer(env, [({"episode": i}, s) for _, i, s in todo], save)
+    recs = [[done[(ids[i], s)] for r_, i, s in jobs if r_ == r] for r in range(repetitions)]
+    reps = [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"]) for rec in rep for a in rec["answers"]]
+            for rep in recs]
+    answers = [a for rep in recs for rec in rep for a in rec["answers"]]
+    counters = {q: {**llm.row_identity(), **answer_counters([a for a in answers if a["qtype"] == q])} for q in qtypes}
+    return reps, counters
 
 
 # ---------------------------------------------------------------------- live
@@ -170,6 +264,13 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         out += [f"{r['policy']:<8} {r['qtype']:<12} {r['n']:>5} {_fmt(r['accuracy'], r['accuracy_ci']):>16} "
                 f"{r['chance']:>9.2f} {_fmt(r.get('consistency'), r.get('consistency_ci')) if 'consistency' in r else '':>16}"
                 for r in qa]
+        llm = [r for r in qa if "fallbacks" in r]
+        for name in dict.fromkeys(r["policy"] for r in llm):
+            mine = [r for r in llm if r["policy"] == name]
+            first = mine[0]
+            out.append(f"{name} ({first['model']}, {first['qa_mode']}{', scored' if first['scoring'] else ''}): "
+                       f"{sum(r['fallbacks'] for r in mine)} random fallbacks and {sum(r['resamples'] for r in mine)} "
+                       f"re-asks over {sum(r['n'] * r['repetitions'] for r in mine)} answers")
     live = [r for r in rows if r["env"] == "live"]
     if live:
         head = (f"{'persuader':<10} {'episodes':>8} {'success %':>16} {'oracle %':>8} {'regret':>14} "

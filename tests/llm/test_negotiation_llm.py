@@ -4,9 +4,7 @@ scripted loopback OpenAI-compatible server, and parse failures / fallbacks on th
 from __future__ import annotations
 
 import json
-import threading
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -25,6 +23,8 @@ from policies.negotiation_llm import (
 )
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario
+
+from .scripted_server import ScriptedServer
 
 SCENARIO = resolve_scenario("hopkins_hmo")
 
@@ -59,53 +59,9 @@ def scripted_reply(content: str, seed: int) -> str:
     return "I do not know."
 
 
-class ScriptedServer:
-    """A loopback OpenAI-shaped chat server: ``garbage`` replies first, then :func:`scripted_reply`."""
-
-    def __init__(self, garbage: int = 0) -> None:
-        self.garbage = garbage
-        self.requests: list[dict] = []
-        self.lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                content = body["messages"][-1]["content"]
-                with server.lock:
-                    server.requests.append(body)
-                    bad = server.garbage > 0
-                    server.garbage -= bad
-                text = "not json at all" if bad else scripted_reply(content, body.get("seed"))
-                payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": text}}],
-                           "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
-
-
 @pytest.fixture
 def scripted():
-    server = ScriptedServer()
+    server = ScriptedServer(scripted_reply)
     backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
     yield server, backend
     backend.close()
