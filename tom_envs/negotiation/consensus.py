@@ -24,9 +24,9 @@ validates what an extractor returns. The env uses one through its ``attitude_ext
 
 from __future__ import annotations
 
-from itertools import combinations
 import re
 from collections.abc import Mapping
+from itertools import combinations
 from typing import Any, Callable
 
 import numpy as np
@@ -136,9 +136,10 @@ class KeywordAttitudeExtractor:
     """Rule-based attitude extractor: the option whose wording appears in the text.
 
     For each topic, the options whose wording occurs in the line as whole words are candidates;
-    one quoted with its marker (``"(b) Dual"``, as the templates write it) wins, then the longest. A topic counts as addressed when it has a candidate
-    and either its name occurs in the line or no other topic has a candidate (so an option
-    wording shared by two topics needs the topic's name). Exact on the scripted parties' template
+    one quoted with its marker (``"(b) Dual"``, as the templates write it) wins, then the longest.
+    A topic counts as addressed when it has a candidate and either its name occurs in the line or
+    no other topic has a candidate (so an option wording shared by two topics needs the topic's
+    name). Exact on the scripted parties' template
     lines, which quote the option; a baseline, not a reader of free paraphrase.
     """
 

@@ -31,13 +31,13 @@ class NegotiationEnv(AECEnv):
 
     Every conversation turn, each party offers a candidate contribution (a topic, an option, a
     motivation score: Inner Thoughts turn taking). Then the mediator seat decides whether to
-    intervene, with one of 002's four strategies on one topic. If it does, it speaks and the
-    parties wait; otherwise the most motivated party speaks (ties: lowest index) and its stated
-    option becomes its attitude on that topic -- or, with an ``attitude_extractor``, the options
-    its spoken text supports on every topic it addresses. Parties not given to external agents are scripted
+    intervene, with one of 002's four strategies on one topic. If it does, it speaks and the parties
+    wait; otherwise the most motivated party speaks (ties: lowest index) and its stated option
+    becomes its attitude on that topic -- or, with an ``attitude_extractor``, the options its spoken
+    text supports on every topic it addresses. Parties not given to external agents are scripted
     utility-based negotiators (:mod:`tom_envs.negotiation.parties`) whose conflict mode sets how
-    they concede, and who take up mediator moves with a hidden per-strategy receptiveness.
-    Consensus is tracked after every turn (:mod:`tom_envs.negotiation.consensus`).
+    they concede, and who take up mediator moves with a hidden per-strategy receptiveness. Consensus
+    is tracked after every turn (:mod:`tom_envs.negotiation.consensus`).
 
     ## Agents
     ``party_i`` for each party in ``party_seats`` (default none: all parties scripted), then
@@ -92,12 +92,12 @@ class NegotiationEnv(AECEnv):
     * ``render_mode``: ``"ansi"`` returns the transcript.
 
     ## Info
-    Every seat: ``turn``, ``text`` (role, case, own preferences for parties, transcript),
-    ``state`` (public: topics, options, parties, stated stances, silence, the typed transcript
-    ``events`` with speaker, seat, kind, topic, option/strategy, text; with an extractor, a party
-    line's event also has ``attitudes``: the extracted option label per addressed topic). Party
-    seats also get ``self`` (their own profile). After a mediator prediction, the mediator's
-    ``tom`` holds that prediction's correct and total counts. When the episode ends every seat gets ``episode``: the
+    Every seat: ``turn``, ``text`` (role, case, own preferences for parties, transcript), ``state``
+    (public: topics, options, parties, stated stances, silence, the typed transcript ``events`` with
+    speaker, seat, kind, topic, option/strategy, text; with an extractor, a party line's event also
+    has ``attitudes``: the extracted option label per addressed topic). Party seats also get
+    ``self`` (their own profile). After a mediator prediction, the mediator's ``tom`` holds that
+    prediction's correct and total counts. When the episode ends every seat gets ``episode``: the
     consensus trajectories, CC, TLE, drop events, RL, per-intervention ME and MI (with the judge's
     name), literal-ToM accuracy, the hidden receptiveness of each scripted party, the attitude
     source, and with an extractor its audit ``extraction``: lines read, and how often the extracted
