@@ -4,13 +4,17 @@
   ``builtin``); six built-in cases of 002 Appendix B.1 (:data:`BUILTIN_SCENARIOS`).
 * :class:`NegotiationEnv` -- the PettingZoo AEC env (``parallel_env`` for the parallel view).
 * :mod:`~tom_envs.negotiation.metrics` -- CC, TLE, RL, ME and MI.
+* :class:`KeywordAttitudeExtractor` -- rule-based attitudes from text (the env's
+  ``attitude_extractor=`` hook; :mod:`~tom_envs.negotiation.consensus`).
 """
 
-from tom_envs.negotiation.errors import (NegotiationActionError, NegotiationConfigError, NegotiationError,
-                                         PromediateFormatWarning, ScenarioError)
+from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
+from tom_envs.negotiation.errors import (AttitudeExtractionError, NegotiationActionError, NegotiationConfigError,
+                                         NegotiationError, PromediateFormatWarning, ScenarioError)
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, CONFLICT_MODES, DIFFICULTY_MODES, Scenario
 
-__all__ = ["BUILTIN_SCENARIOS", "CONFLICT_MODES", "DIFFICULTY_MODES", "NegotiationActionError",
+__all__ = ["BUILTIN_SCENARIOS", "CONFLICT_MODES", "DIFFICULTY_MODES", "AttitudeExtractionError",
+           "KeywordAttitudeExtractor", "NegotiationActionError",
            "NegotiationConfigError", "NegotiationEnv", "NegotiationError", "PromediateFormatWarning", "Scenario",
            "ScenarioError", "parallel_env"]
 
