@@ -1,4 +1,4 @@
-"""Command line: ``python -m benchmarks {demo,perf,registry} ...``."""
+"""Command line: ``python -m benchmarks {demo,matrix,rl,perf,persuasion,common-ground,negotiation,data,registry} ...``."""
 
 from __future__ import annotations
 
@@ -195,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     cgd = sub.add_parser("common-ground-download", help="fetch the published Common-ToM files into a data folder")
     _cg_download.add_arguments(cgd)
     cgd.set_defaults(func=_cg_download.run)
+
+    from benchmarks import data as _data
+
+    data = sub.add_parser("data", help="the published datasets: list them, or download one (needs internet)")
+    _data.add_arguments(data)
 
     from benchmarks import persuasion as _persuasion
 

@@ -88,3 +88,17 @@ def test_download_command_line(server, tmp_path, capsys):
     assert dl.run(args) == 2
     assert "cannot connect" in capsys.readouterr().err
     assert dl.run(parser.parse_args(["--conversations", "x"])) == 2
+
+
+def test_data_download_and_list_commands(server, tmp_path, capsys):
+    from benchmarks.__main__ import main
+
+    assert main(["data", "download", "common-ground", "--dest", str(tmp_path / "d"), "--conversations", "4431",
+                 "--base-url", server["base_url"], "--listing-url", server["listing_url"]]) == 0
+    assert len(capsys.readouterr().out.split()) == 2
+    assert main(["data", "list", "--format", "json"]) == 0
+    listed = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
+    assert set(listed) == {"persuasion", "common-ground", "negotiation"}
+    assert listed["negotiation"]["download"] is None and listed["common-ground"]["envs"] == ["tom/CommonToM-v0"]
+    with pytest.raises(SystemExit):  # no public download to offer
+        main(["data", "download", "negotiation"])

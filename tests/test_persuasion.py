@@ -382,3 +382,14 @@ def test_numpy_integer_actions_are_accepted():
     env = PersuasiveToMEnv()
     _, info = env.reset(seed=0)
     assert env.step(np.int64(info["answer"]))[1] == 1.0
+
+
+def test_data_download_command_fetches_persuasion(served, tmp_path, capsys):
+    from benchmarks.__main__ import main
+
+    assert main(["data", "download", "persuasion", "--dest", str(tmp_path / "d"), "--base-url", f"{served}/data",
+                 "--types", "judge_qa,desire_ee"]) == 0
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["desire_ee.json", "judge_qa.json"]
+    assert main(["data", "download", "persuasion", "--dest", str(tmp_path / "e"), "--base-url", f"{served}/broken",
+                 "--types", "desire_ee"]) == 2
+    assert "desire_ee" in capsys.readouterr().err and not (tmp_path / "e" / "desire_ee.json").exists()

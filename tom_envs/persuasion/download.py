@@ -1,6 +1,7 @@
 """Fetch the published PersuasiveToM files (needs internet)::
 
-    python -m tom_envs.persuasion.download --out data/persuasivetom
+    python -m benchmarks data download persuasion --dest data/persuasive-tom
+    python -m tom_envs.persuasion.download --out data/persuasive-tom      # the same
 
 Each ``<qtype>.json`` is fetched from ``<base-url>/<qtype>.json``, validated with the loader
 (so a broken or partial download is reported, naming the file and record) and only then moved
@@ -79,16 +80,17 @@ def _fetch_validated(url: str, target: Path, qtype: str, timeout: float) -> None
             os.unlink(tmp)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line entry point; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m tom_envs.persuasion.download", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", required=True, help="destination folder")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the download options to ``parser``."""
+    parser.add_argument("--out", "--dest", dest="out", default="data/persuasive-tom", help="destination folder")
     parser.add_argument("--base-url", default=DEFAULT_BASE_URL, help="folder URL holding <qtype>.json")
     parser.add_argument("--types", default=",".join(QTYPES), help="comma-separated question types")
     parser.add_argument("--overwrite", action="store_true", help="replace files already present")
     parser.add_argument("--timeout", type=float, default=60.0)
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the download; exit status 0 (the written paths are printed), or 2 with a message."""
     try:
         paths = download(args.out, [t.strip() for t in args.types.split(",") if t.strip()], args.base_url,
                          args.timeout, args.overwrite)
@@ -98,6 +100,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for p in paths:
         print(p)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line entry point; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m tom_envs.persuasion.download", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
