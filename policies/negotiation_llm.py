@@ -200,6 +200,24 @@ def _caller(backend: Backend, kwargs: dict) -> LLMCaller:
     return LLMCaller(backend, **kwargs)
 
 
+class _UsesCaller:
+    """What every LLM component here shares: ``stats`` (its :class:`LLMCaller`'s counters) and
+    ``reset(seed)``, which reseeds the caller and zeroes the counters (after the parent class's
+    reset, for policies)."""
+
+    caller: LLMCaller
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return self.caller.stats
+
+    def reset(self, seed: int | None = None) -> None:
+        parent = getattr(super(), "reset", None)
+        if parent is not None:
+            parent(seed)
+        self.caller.reset(seed)
+
+
 # --------------------------------------------------------------------------------------------- texts
 
 
@@ -223,7 +241,7 @@ def _random_topic_option(scenario: Scenario, rng: np.random.Generator) -> tuple[
 # --------------------------------------------------------------------------------------------- parties
 
 
-class LLMParty(BasePolicy):
+class LLMParty(_UsesCaller, BasePolicy):
     """A party seat played by an LLM: thought -> motivation (1-5) -> articulation.
 
     Args:
@@ -248,13 +266,8 @@ class LLMParty(BasePolicy):
                                 max_tokens=max_tokens)
         self.last: dict[str, Any] = {}
 
-    @property
-    def stats(self) -> dict[str, int]:
-        return self.caller.stats
-
     def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.caller.reset(seed)
+        super().reset(seed)  # BasePolicy, then the caller
         self.last = {}
 
     def act(self, observation: Any, info: dict) -> Any:
@@ -414,7 +427,7 @@ def run_episode(env: Any, parties: dict[str, LLMParty], mediator: Any, seed: int
 # --------------------------------------------------------------------------------------------- mediator
 
 
-class LLMMediator(BasePolicy):
+class LLMMediator(_UsesCaller, BasePolicy):
     """The mediator seat played by an LLM (002's generic or socially intelligent mediator).
 
     Args:
@@ -441,13 +454,8 @@ class LLMMediator(BasePolicy):
         self._prediction: tuple[int, dict] | None = None
         self.last: dict[str, Any] = {}
 
-    @property
-    def stats(self) -> dict[str, int]:
-        return self.caller.stats
-
     def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.caller.reset(seed)
+        super().reset(seed)  # BasePolicy, then the caller
         self._prediction = None
         self.last = {}
 
@@ -566,7 +574,7 @@ class LLMMediator(BasePolicy):
 # --------------------------------------------------------------------------------------------- judges
 
 
-class LLMAttitudeExtractor:
+class LLMAttitudeExtractor(_UsesCaller):
     """A party's attitude (option label index, or None if not addressed) per topic from its text.
 
     ``extract(party, text) -> {topic: option | None}``; :meth:`extract_many` does several texts in
@@ -580,14 +588,6 @@ class LLMAttitudeExtractor:
     def __init__(self, backend: Backend, scenario: Scenario, **kwargs: Any) -> None:
         self.scenario = scenario
         self.caller = _caller(backend, kwargs)
-
-    @property
-    def stats(self) -> dict[str, int]:
-        return self.caller.stats
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed the sampling seeds and fallbacks; zero the counters."""
-        self.caller.reset(seed)
 
     def _ask(self, party: int | str, text: str) -> Ask:
         sc = self.scenario
@@ -624,7 +624,7 @@ class LLMAttitudeExtractor:
     __call__ = extract
 
 
-class LLMAgreementJudge:
+class LLMAgreementJudge(_UsesCaller):
     """The env's ``agreement=`` hook: an LLM rates two parties' agreement on a topic over five dimensions.
 
     ``judge(scenario, i, j, k, s_i, s_j) -> float`` in [0, 1]: the mean of the five 1-5 scores of
@@ -639,10 +639,6 @@ class LLMAgreementJudge:
         self.caller = _caller(backend, kwargs)
         self.cache: dict[tuple[int, int, int, int, int], float] = {}
         self.scores: dict[tuple[int, int, int, int, int], dict[str, int] | None] = {}
-
-    @property
-    def stats(self) -> dict[str, int]:
-        return self.caller.stats
 
     def _key(self, i: int, j: int, k: int, s_i: int, s_j: int) -> tuple[int, int, int, int, int]:
         return (i, j, k, s_i, s_j) if i <= j else (j, i, k, s_j, s_i)
@@ -691,7 +687,7 @@ class LLMAgreementJudge:
         return self.cache[key]
 
 
-class LLMMIJudge:
+class LLMMIJudge(_UsesCaller):
     """The env's ``mi_judge=`` hook: an LLM scores an intervention 1-5 on 002's four MI dimensions.
 
     Each dimension is scored only when applicable (the reply may give null); ``mean`` averages
@@ -707,17 +703,9 @@ class LLMMIJudge:
         self.caller = _caller(backend, kwargs)
         self.env: Any = None
 
-    @property
-    def stats(self) -> dict[str, int]:
-        return self.caller.stats
-
     def bind(self, env: Any) -> LLMMIJudge:
         self.env = env
         return self
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed the sampling seeds and fallbacks; zero the counters."""
-        self.caller.reset(seed)
 
     def __call__(self, intervention: dict[str, Any], ctx: InterventionContext) -> dict[str, float]:
         sc = self.scenario
