@@ -104,7 +104,7 @@ def test_black_box_partners_are_refused_with_a_pointer_to_the_single_env():
         MatrixGameVectorEnv(2, "IPD", partners="axelrod:Tit For Tat")
 
 
-def test_named_errors():
+def test_misuse_raises_named_exceptions():
     venv = MatrixGameVectorEnv(3, "RPS")
     with pytest.raises(ResetNeeded):
         venv.step(np.zeros(3, dtype=int))

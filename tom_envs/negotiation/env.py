@@ -10,7 +10,8 @@ import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import AECEnv
 
-from tom_envs.errors import EpisodeEnded, ResetNeeded, UnsupportedRenderMode
+from tom_envs.aec import begin_step
+from tom_envs.errors import UnsupportedRenderMode
 from tom_envs.negotiation.actions import MediatorMove, PartyMove, pairs, parse_mediator, parse_party
 from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes
 from tom_envs.negotiation.errors import NegotiationConfigError
@@ -215,16 +216,9 @@ class NegotiationEnv(AECEnv):
         self.infos = {a: self._info(a) for a in self.agents}
 
     def step(self, action: Any) -> None:
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if not self.agents:
-            raise EpisodeEnded("the negotiation is over; call env.reset() to start another.")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        agent = begin_step(self, action, "the negotiation is over; call env.reset() to start another.")
+        if agent is None:
             return
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
         if agent == MEDIATOR:
             self._pending[agent] = parse_mediator(action, self.scenario, agent)
         else:

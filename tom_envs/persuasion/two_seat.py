@@ -8,7 +8,8 @@ import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import AECEnv
 
-from tom_envs.errors import EpisodeEnded, ResetNeeded, UnsupportedRenderMode
+from tom_envs.aec import begin_step
+from tom_envs.errors import UnsupportedRenderMode
 from tom_envs.persuasion.live import parse_action
 from tom_envs.persuasion.personas import DESIRES, NONE, PRINCIPLES, YES, InvalidPersona
 from tom_envs.persuasion.replies import SCENARIOS, Scenario, opening, persuader_line, transcript_line
@@ -100,16 +101,9 @@ class PersuasionAECEnv(AECEnv):
         return np.array([self.principle, self.previous, self.stance, self.horizon - self.round], dtype=np.int64)
 
     def step(self, action: Any) -> None:
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if not self.agents:
-            raise EpisodeEnded("the episode is over; call env.reset().")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        agent = begin_step(self, action, "the episode is over; call env.reset().")
+        if agent is None:
             return
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
         if agent == PERSUADER:
             self._persuader_turn(action)
         else:
