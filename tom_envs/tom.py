@@ -1,0 +1,92 @@
+"""The ToM and text contract that every tom-envs environment keeps (docs/architecture.md, "Contracts").
+
+Every env, single-agent or PettingZoo AEC, states on its *unwrapped* instance what an agent may predict
+about the others (its literal-ToM targets) and what counts as acting well on them (its functional
+outcome), the same way in every family, so that one recorder (:mod:`wrappers.tom_recorder`) scores them all:
+
+* ``tom_spec`` — a :class:`ToMSpec`: the targets (name → gymnasium space of one prediction), which agent
+  predicts (AEC envs; ``None`` for single-agent envs), whether the chosen action *is* the prediction (QA
+  envs: the answer picked is the belief predicted), and the names of the functional outcome values.
+* ``tom_truth()`` — after a step, the ground truth of the targets that step resolved, as
+  ``{target: value}`` (only the targets resolved; empty when none). The recorder calls it on the
+  unwrapped env. It is *not* part of what ``step`` returns: hidden states that persist (a persuadee's
+  desire, a party's stance) would otherwise leak into the next decision.
+* ``tom_outcome()`` — the functional outcome so far, ``{name: value}`` (regret, success, consensus
+  change, ...); at the end of an episode, the episode's outcome.
+
+**Information rule.** Nothing returned with an observation (the observation *or* the info of that
+call) may determine the answer to a question not yet answered or a hidden state not yet revealed. Ground
+truth reaches the scorer through ``tom_truth``/``tom_outcome`` (or a step's info *after* the fact, when
+the fact is over: the partner's action just played, the answer of the question just answered). An
+explicit, documented constructor flag may expose more for oracle baselines (e.g. ``expose_labels``).
+
+**Text for language models.** One convention across families: the text an LLM reads for the current
+decision is the observation's ``"text"`` entry for envs with dict observations (the QA and negotiation
+envs), and is rendered by :class:`wrappers.TextObservation` for envs whose observation is numeric (matrix
+games, live persuasion), which calls the unwrapped env's ``text()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, runtime_checkable
+
+from gymnasium import spaces
+
+from tom_envs.errors import TomEnvsError
+
+
+class ToMContractError(TomEnvsError, TypeError):
+    """An env does not keep the ToM contract (no ``tom_spec``, or a malformed one)."""
+
+
+@dataclass(frozen=True)
+class ToMSpec:
+    """What an env's agents may predict about the others, and how acting on it is judged.
+
+    Args:
+        targets: literal-ToM target name → the gymnasium space of one prediction of it.
+        outcome: the names of the functional outcome values reported by ``tom_outcome()``.
+        predictor: the agent whose predictions are scored (AEC envs); None for single-agent envs.
+        action_is_prediction: True where the action chosen is itself the prediction of the single
+            target (QA envs: the answer index).
+    """
+
+    targets: Mapping[str, spaces.Space] = field(default_factory=dict)
+    outcome: tuple[str, ...] = ()
+    predictor: str | None = None
+    action_is_prediction: bool = False
+
+    def __post_init__(self) -> None:
+        for name, space in self.targets.items():
+            if not isinstance(name, str) or not isinstance(space, spaces.Space):
+                raise ToMContractError(f"ToMSpec targets map names to gymnasium spaces, got {name!r}: {space!r}")
+        if self.action_is_prediction and len(self.targets) != 1:
+            raise ToMContractError("action_is_prediction needs exactly one target (the one the action answers)")
+
+    @property
+    def target(self) -> str | None:
+        """The only target, for single-target envs; None otherwise."""
+        return next(iter(self.targets)) if len(self.targets) == 1 else None
+
+
+@runtime_checkable
+class ToMEnv(Protocol):
+    """The three members an unwrapped env exposes for literal and functional ToM scoring."""
+
+    tom_spec: ToMSpec
+
+    def tom_truth(self) -> dict[str, Any]: ...
+
+    def tom_outcome(self) -> dict[str, Any]: ...
+
+
+def tom_spec_of(env: Any) -> ToMSpec:
+    """The :class:`ToMSpec` of an env (wrapped or not); :class:`ToMContractError` if it keeps none."""
+    base = getattr(env, "unwrapped", env)
+    spec = getattr(base, "tom_spec", None)
+    if not isinstance(spec, ToMSpec):
+        raise ToMContractError(
+            f"{type(base).__name__} does not state its literal-ToM targets: give it a `tom_spec` "
+            "(tom_envs.tom.ToMSpec) and `tom_truth()` / `tom_outcome()` methods (docs/architecture.md)")
+    return spec
