@@ -8,8 +8,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidGame, InvalidPartner, ResetNeeded, UnsupportedRenderMode
-from tom_envs.matrix.games import LABEL_SETS, MatrixGame, get_game
+from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidGame, InvalidPartner, ResetNeeded
+from tom_envs.matrix.config import build_game, check_env_args
+from tom_envs.matrix.games import LABEL_SETS, MatrixGame
 from tom_envs.matrix.oracle import OracleSolution, solve
 from tom_envs.matrix.partners import Partner, PartnerDistribution, resolve_partners
 from tom_envs.matrix.rng import PARTNER_DRAW, episode_base, key_from, round_uniforms, uniform
@@ -103,8 +104,8 @@ class MatrixGameEnv(gym.Env):
         label_set: str = "canonical",
         render_mode: str | None = None,
     ) -> None:
-        self.game: MatrixGame = _build_game(game, payoffs, action_labels, partner_action_labels, name)
-        _check_common_args(horizon, history, render_mode, self.metadata["render_modes"])
+        self.game: MatrixGame = build_game(game, payoffs, action_labels, partner_action_labels, name)
+        check_env_args(horizon, history, render_mode, self.metadata["render_modes"])
         if label_set not in LABEL_SETS:
             raise InvalidGame(f"unknown label_set {label_set!r}; choose one of {', '.join(LABEL_SETS)}")
         self.horizon = int(horizon)
@@ -325,31 +326,3 @@ def _draw(cdf: list[float], u: float) -> int:
     while u >= cdf[b]:
         b += 1
     return b
-
-
-def _check_common_args(horizon: Any, history: Any, render_mode: Any, render_modes: list[str]) -> None:
-    """Validation shared by the single-agent and the parallel matrix envs."""
-    for arg, value in (("horizon", horizon), ("history", history)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{arg} must be a positive integer, got {value!r}")
-    if render_mode is not None and render_mode not in render_modes:
-        raise UnsupportedRenderMode(f"render_mode must be one of {render_modes} or None, got {render_mode!r}")
-
-
-def _build_game(game: Any, payoffs: Any, action_labels: Any, partner_action_labels: Any, name: str | None) -> MatrixGame:
-    if payoffs is not None or action_labels is not None:
-        if game is not None:
-            raise InvalidGame("pass either game= or payoffs=/action_labels=, not both")
-        if payoffs is None or action_labels is None:
-            raise InvalidGame("a custom matrix game needs both payoffs= and action_labels=")
-        fields = {"name": name or "MatrixGame", "payoffs": payoffs, "action_labels": action_labels}
-        if partner_action_labels is not None:
-            fields["partner_action_labels"] = partner_action_labels
-        return MatrixGame(**fields)
-    if game is None:
-        raise InvalidGame(
-            "no game given: tom/MatrixGame-v0 needs payoffs= (rows: focal actions, cells: (focal, partner) "
-            "rewards) and action_labels=, e.g. gymnasium.make('tom/MatrixGame-v0', payoffs=[[3, 0], [5, 1]], "
-            "action_labels=['C', 'D'])"
-        )
-    return get_game(game)

@@ -9,7 +9,7 @@ from gymnasium import logger, spaces
 from pettingzoo import ParallelEnv
 
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
-from tom_envs.matrix.env import _build_game, _check_common_args
+from tom_envs.matrix.config import build_game, check_env_args
 from tom_envs.matrix.games import MatrixGame
 from tom_envs.matrix.text import render_history
 
@@ -84,8 +84,8 @@ class MatrixGameParallelEnv(ParallelEnv):
         history: int = 1,
         render_mode: str | None = None,
     ) -> None:
-        self.game: MatrixGame = _build_game(game, payoffs, action_labels, partner_action_labels, name)
-        _check_common_args(horizon, history, render_mode, self.metadata["render_modes"])
+        self.game: MatrixGame = build_game(game, payoffs, action_labels, partner_action_labels, name)
+        check_env_args(horizon, history, render_mode, self.metadata["render_modes"])
         self.horizon = int(horizon)
         self.history_length = int(history)
         self.render_mode = render_mode
