@@ -26,7 +26,7 @@ import numpy as np
 
 from tom_envs.errors import InvalidPartner, UnknownPartner, import_optional
 from tom_envs.matrix.games import IPD, MatrixGame, get_game
-from tom_envs.matrix.partners import Partner, _matches
+from tom_envs.matrix.partner_base import Partner, classifier_matches
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import axelrod
@@ -357,7 +357,7 @@ def axelrod_partners(
             continue
         values = {k: partner.classifier[k] if k in partner.classifier else axl.Classifiers[k](player)
                   for k in classifier_query}
-        if all(_matches(values[k], v) for k, v in classifier_query.items()):
+        if all(classifier_matches(values[k], v) for k, v in classifier_query.items()):
             found.append(partner)
     return found
 

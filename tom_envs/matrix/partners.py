@@ -32,6 +32,7 @@ from tom_envs.errors import InvalidPartner, UnknownPartner
 from tom_envs.matrix.automaton import Automaton
 from tom_envs.matrix.games import MatrixGame, get_game
 from tom_envs.matrix.nash import most_mixed_equilibrium
+from tom_envs.matrix.partner_base import Partner, classifier_matches
 
 #: Population names and what they hold.
 POPULATIONS: dict[str, str] = {
@@ -52,37 +53,6 @@ BIAS = 0.75  # probability of the favoured action for the biased-random partners
 
 def _slug(label: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_") or "action"
-
-
-class Partner:
-    """Base class of every partner.
-
-    Subclasses set :attr:`name` and :attr:`classifier` and implement the runtime protocol.
-    A partner instance carries runtime state; environments copy the partner objects they are
-    given, so one instance can be passed to several environments.
-    """
-
-    name: str = "partner"
-    classifier: dict[str, Any] = {}
-
-    def __init__(self, game: MatrixGame) -> None:
-        self.game = game
-
-    def automaton(self) -> Automaton | None:
-        """The exact automaton, or None for a black-box partner (no exact regret then)."""
-        return None
-
-    def reset(self, rng: np.random.Generator, horizon: int) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def next_action(self) -> int:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def observe(self, focal_action: int, partner_action: int) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name!r} for {self.game.name}>"
 
 
 class AutomatonPartner(Partner):
@@ -344,14 +314,6 @@ def get_partner(game: "str | MatrixGame", name: str) -> Partner:
     return copy.deepcopy(cat[name])
 
 
-def _matches(value: Any, wanted: Any) -> bool:
-    if callable(wanted):
-        return bool(wanted(value))
-    if isinstance(value, (set, frozenset)):
-        return wanted in value
-    return value == wanted
-
-
 def select_partners(game: "str | MatrixGame", **query: Any) -> list[Partner]:
     """Built-in partners whose classifier matches every ``key=value`` of the query.
 
@@ -365,7 +327,7 @@ def select_partners(game: "str | MatrixGame", **query: Any) -> list[Partner]:
     unknown = set(query) - known
     if unknown:
         raise UnknownPartner(f"unknown classifier key(s) {sorted(unknown)}; known keys: {sorted(known)}")
-    return [copy.deepcopy(p) for p in cat.values() if all(_matches(p.classifier.get(k), v) for k, v in query.items())]
+    return [copy.deepcopy(p) for p in cat.values() if all(classifier_matches(p.classifier.get(k), v) for k, v in query.items())]
 
 
 # ---------------------------------------------------------------------- distributions

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from tom_envs.negotiation.errors import PromediateFormatWarning, ScenarioError
-from tom_envs.negotiation.scenario import Scenario
 
 _HEADING = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?(?:(?:issue|topic)\s+)?(\d+)\s*[.:)]\s*(.*)$", re.IGNORECASE)
 _MARKERS = (
@@ -35,8 +34,12 @@ _CHOICE = re.compile(r"(first|second|third|fourth|fifth|sixth|seventh|\d+(?:st|n
 MEDIATOR_NAMES = ("mediator",)
 
 
-def load_promediate(path: str | Path, name: str | None = None) -> Scenario:
-    """Read a ProMediate-Eval case file into a :class:`Scenario` (see the module docstring)."""
+def read_promediate(path: str | Path, name: str | None = None) -> dict[str, Any]:
+    """Read a ProMediate-Eval case file into the fields of a scenario (see the module docstring).
+
+    ``Scenario.from_promediate`` validates them into a :class:`~tom_envs.negotiation.scenario.Scenario`;
+    this module does not import the schema, so the two modules do not import each other.
+    """
     p = Path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
@@ -67,8 +70,8 @@ def load_promediate(path: str | Path, name: str | None = None) -> Scenario:
                                 "options": [{"label": "text", "text": (block or options).strip() or "(none)"}]})
     parties = _parties(data, topic_dicts, p)
     background = str(data["instruction"]).replace("{issues}", issues).replace("{options}", options).strip()
-    return Scenario.from_dict({"name": name or p.stem, "title": p.stem, "background": background or "(none)",
-                               "topics": topic_dicts, "parties": parties}, str(p))
+    return {"name": name or p.stem, "title": p.stem, "background": background or "(none)",
+            "topics": topic_dicts, "parties": parties}
 
 
 def _topics(issues: str, given: Any, p: Path) -> list[tuple[str, str]]:

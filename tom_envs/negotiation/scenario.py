@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from tom_envs.negotiation.errors import ScenarioError
+from tom_envs.negotiation.promediate import read_promediate
 
 ConflictMode = Literal["competing", "avoiding", "accommodating", "general"]
 CONFLICT_MODES: tuple[str, ...] = ("accommodating", "avoiding", "general", "competing")
@@ -191,9 +192,7 @@ class Scenario(BaseModel):
     @classmethod
     def from_promediate(cls, path: str | Path, name: str | None = None) -> "Scenario":
         """Import a ProMediate-Eval case file (see :mod:`tom_envs.negotiation.promediate`)."""
-        from tom_envs.negotiation.promediate import load_promediate
-
-        return load_promediate(path, name=name)
+        return cls.from_dict(read_promediate(path, name=name), str(path))
 
     @classmethod
     def builtin(cls, name: str) -> "Scenario":
