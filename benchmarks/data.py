@@ -10,7 +10,7 @@
 fetches the published files (needs internet), validates every file with the family's loader
 before it is moved into place, and reports a broken download naming the file. Every family also
 ships a small sample of ours in exactly the published format, used when no ``--data-dir`` is
-given. ProMediate-Eval cases have no public download; bring your own files
+given (the fetching itself is :mod:`tom_envs.download`). ProMediate-Eval cases have no public download; bring your own files
 (``Scenario.from_promediate``).
 """
 
@@ -34,48 +34,54 @@ class Dataset:
     layout: str
     sample: str
     use: str
-    download: str | None  # module with add_arguments/run, or None when there is no public download
+    download: str | None  # the module that knows its files (tom_envs.download.DOWNLOADS), or None
+
+
+def reader_ids(entry_point: str) -> tuple[str, ...]:
+    """The registered ids whose env class (``"module:Class"``) reads a dataset."""
+    from tom_envs.registration import REGISTRY
+
+    return tuple(rec.id for rec in REGISTRY.values() if rec.entry_point == entry_point)
 
 
 def _datasets() -> list[Dataset]:
     from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE
     from tom_envs.common_ground.download import REPOSITORY as CG_REPOSITORY
+    from tom_envs.download import DOWNLOADS
     from tom_envs.persuasion import SAMPLE_DATA_DIR as P_SAMPLE
     from tom_envs.persuasion.download import DEFAULT_BASE_URL as P_URL
 
+    p_ids = reader_ids("tom_envs.persuasion.qa_env:PersuasiveToMEnv")
+    cg_ids = reader_ids("tom_envs.common_ground.env:CommonToMEnv")
+    neg_ids = reader_ids("tom_envs.negotiation.env:NegotiationEnv")
     return [
-        Dataset("persuasion", "001 PersuasiveToM", ("tom/PersuasiveToM-v0",), P_URL,
+        Dataset("persuasion", "001 PersuasiveToM", p_ids, P_URL,
                 "<qtype>.json for the eight question types", str(P_SAMPLE),
-                "tom_envs.make('tom/PersuasiveToM-v0', data_dir=DIR); python -m benchmarks persuasion --data-dir DIR",
-                "tom_envs.persuasion.download"),
-        Dataset("common-ground", "003 Common-ToM", ("tom/CommonToM-v0",), f"https://github.com/{CG_REPOSITORY}",
+                f"tom_envs.make('{p_ids[0]}', data_dir=DIR); python -m benchmarks persuasion --data-dir DIR",
+                DOWNLOADS.get("persuasion")),
+        Dataset("common-ground", "003 Common-ToM", cg_ids, f"https://github.com/{CG_REPOSITORY}",
                 "cg/*.tsv (annotated corpus) and questions/*_yn_questions.csv.gz", str(CG_SAMPLE),
-                "tom_envs.make('tom/CommonToM-v0', data_dir=DIR); python -m benchmarks common-ground --data-dir DIR",
-                "tom_envs.common_ground.download"),
-        Dataset("negotiation", "002 ProMediate", ("tom/Negotiation-v0",), "ProMediate-Eval case files (no public download)",
+                f"tom_envs.make('{cg_ids[0]}', data_dir=DIR); python -m benchmarks common-ground --data-dir DIR",
+                DOWNLOADS.get("common-ground")),
+        Dataset("negotiation", "002 ProMediate", neg_ids, "ProMediate-Eval case files (no public download)",
                 "one JSON case per file (instruction, issues, options, config, names[, topics])",
                 "six built-in scenarios of ours (tom_envs/negotiation/scenarios)",
-                "Scenario.from_promediate(PATH) or Scenario.from_file(PATH); NegotiationEnv(scenario=...)", None),
+                "Scenario.from_promediate(PATH) or Scenario.from_file(PATH); NegotiationEnv(scenario=...)",
+                DOWNLOADS.get("negotiation")),
     ]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``list`` and ``download NAME`` under ``parser``."""
-    import importlib
+    from tom_envs.download import add_commands
 
     sub = parser.add_subparsers(dest="data_command", required=True)
     lst = sub.add_parser("list", help="the datasets, their formats and the ids that read them")
-    lst.add_argument("--format", choices=["table", "json"], default="table")
+    lst.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: %(default)s)")
     lst.set_defaults(func=_list)
     dl = sub.add_parser("download", help="fetch a published dataset into a folder (needs internet)")
     names = dl.add_subparsers(dest="dataset", required=True, metavar="NAME")
-    for ds in _datasets():
-        if ds.download is None:
-            continue
-        module = importlib.import_module(ds.download)
-        p = names.add_parser(ds.name, help=f"{ds.paper}: {ds.layout}")
-        module.add_arguments(p)
-        p.set_defaults(func=module.run)
+    add_commands(names, {d.name: f"{d.paper}: {d.layout}" for d in _datasets()})
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -1,34 +1,30 @@
-"""Fetch the published PersuasiveToM files (needs internet)::
+"""The published PersuasiveToM files (001): what ``data download persuasion`` fetches::
 
     python -m benchmarks data download persuasion --dest data/persuasive-tom
-    python -m tom_envs.persuasion.download --out data/persuasive-tom      # the same
+    python -m tom_envs.persuasion.download --out data/persuasive-tom      # older alias, the same
 
-Each ``<qtype>.json`` is fetched from ``<base-url>/<qtype>.json``, validated with the loader
-(so a broken or partial download is reported, naming the file and record) and only then moved
-into place. Use ``--base-url`` for a mirror or a pinned commit.
+Each ``<qtype>.json`` is fetched from ``<base-url>/<qtype>.json`` and validated with the loader
+(so a broken or partial download is reported, naming the file and record) before it is moved into
+place (see :mod:`tom_envs.download`). Use ``--base-url`` for a mirror or a pinned commit.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
-import urllib.error
-import urllib.request
+from functools import partial
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from tom_envs.errors import DatasetError, TomEnvsError
+from tom_envs.download import DownloadError, add_timeout_argument, alias_main, fetch_validated, run as _run
+from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.data import load_file
 
+__all__ = ["DEFAULT_BASE_URL", "DownloadError", "add_arguments", "download", "from_args", "main", "run"]
+
 #: The benchmark's public repository (raw files of its ``data/`` folder).
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com/Yu-Fangxu/PersuasiveToM/main/data"
-
-
-class DownloadError(TomEnvsError, OSError):
-    """A file could not be fetched; the message names the URL."""
 
 
 def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str = DEFAULT_BASE_URL,
@@ -54,60 +50,37 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
     for qtype in qtypes:
         if qtype not in QTYPES:
             raise DatasetError(f"unknown question type {qtype!r}; choose from {', '.join(QTYPES)}")
-        target = out / f"{qtype}.json"
-        if overwrite or not target.exists():
-            _fetch_validated(f"{base_url.rstrip('/')}/{qtype}.json", target, qtype, timeout)
-        paths.append(target)
+        paths.append(fetch_validated(f"{base_url.rstrip('/')}/{qtype}.json", out / f"{qtype}.json",
+                                     partial(load_file, qtype=qtype), timeout, overwrite))
     return paths
-
-
-def _fetch_validated(url: str, target: Path, qtype: str, timeout: float) -> None:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 (http(s) URL by design)
-            body = resp.read()
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise DownloadError(f"could not fetch {url} ({exc}); check the network or pass --base-url for a mirror") from None
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{qtype}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(body)
-        load_file(Path(tmp), qtype)  # raises DatasetError naming the record
-        os.replace(tmp, target)
-    except DatasetError as exc:
-        raise DatasetError(f"{url}: {exc}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument("--out", "--dest", dest="out", default="data/persuasive-tom", help="destination folder")
-    parser.add_argument("--base-url", default=DEFAULT_BASE_URL, help="folder URL holding <qtype>.json")
-    parser.add_argument("--types", default=",".join(QTYPES), help="comma-separated question types")
+    parser.add_argument("--out", "--dest", dest="out", default="data/persuasive-tom",
+                        help="destination folder (default: %(default)s)")
+    parser.add_argument("--base-url", default=DEFAULT_BASE_URL, help="folder URL holding <qtype>.json (default: %(default)s)")
+    parser.add_argument("--types", default=",".join(QTYPES), help="comma-separated question types (default: all eight)")
     parser.add_argument("--overwrite", action="store_true", help="replace files already present")
-    parser.add_argument("--timeout", type=float, default=60.0)
+    add_timeout_argument(parser, 60.0)
+
+
+def from_args(args: argparse.Namespace) -> list[Path]:
+    """The download the parsed options ask for; the paths now present."""
+    types = [t.strip() for t in args.types.split(",") if t.strip()]
+    if not types:
+        raise DatasetError(f"--types names no question type; choose from {', '.join(QTYPES)}")
+    return download(args.out, types, args.base_url, args.timeout, args.overwrite)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the download; exit status 0 (the written paths are printed), or 2 with a message."""
-    try:
-        paths = download(args.out, [t.strip() for t in args.types.split(",") if t.strip()], args.base_url,
-                         args.timeout, args.overwrite)
-    except TomEnvsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    for p in paths:
-        print(p)
-    return 0
+    """Run the download; exit status 0 (the paths are printed), or 2 with a message."""
+    return _run(args, from_args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line entry point; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m tom_envs.persuasion.download", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
+    """The older command line (``python -m tom_envs.persuasion.download``); ``data download persuasion``."""
+    return alias_main("persuasion", argv, "python -m tom_envs.persuasion.download")
 
 
 if __name__ == "__main__":
