@@ -8,7 +8,7 @@ The optimal response is computed by backward induction over (round, partner stat
 
 Because the partner's state is a function of the public history, ``pi`` is a policy the focal
 agent could actually follow. For stochastic partners the values are expectations.
-Definitions (DESIGN.md, from 004 §2.1):
+Definitions (docs/architecture.md, from 004 §2.1):
 
 * ΔFunctional = sum_t (r*_t - r_t) with r*_t the (expected) reward of the optimal response at
   round t -- see :attr:`OracleSolution.optimal_rewards`.
