@@ -1,28 +1,87 @@
-"""What every PettingZoo AEC env of tom-envs does at the start of ``step``."""
+"""The base of every PettingZoo AEC env of tom-envs: seeding, the per-episode bookkeeping PettingZoo
+expects, and the checks at the start of ``step`` (docs/architecture.md, "Contracts")."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
 from tom_envs.errors import EpisodeEnded, ResetNeeded
 
 
-def begin_step(env: Any, action: Any, over: str) -> str | None:
-    """The agent acting now, after the checks of an AEC ``step``; None when the step is done already.
+class TomAECEnv(AECEnv):
+    """An :class:`~pettingzoo.AECEnv` with what the AEC envs of tom-envs share.
 
-    Raises :class:`~tom_envs.errors.ResetNeeded` before the first ``reset`` (``env._started``
-    false) and :class:`~tom_envs.errors.EpisodeEnded` with the message ``over`` when no agent is
-    left. A terminated or truncated agent's step is PettingZoo's dead step (returns None).
-    Otherwise the agent's cumulative reward and this step's rewards are cleared.
+    Subclasses fill ``possible_agents``, ``observation_spaces`` and ``action_spaces`` in
+    ``__init__``; in ``reset`` they call :meth:`reseed` and :meth:`start_episode`; in ``step``
+    they call :meth:`begin_step` first and stop when it returns None.
     """
-    if not env._started:
-        raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-    if not env.agents:
-        raise EpisodeEnded(over)
-    agent = env.agent_selection
-    if env.terminations[agent] or env.truncations[agent]:
-        env._was_dead_step(action)
-        return None
-    env._cumulative_rewards[agent] = 0.0
-    env.rewards = {a: 0.0 for a in env.agents}
-    return agent
+
+    observation_spaces: dict[str, spaces.Space]
+    action_spaces: dict[str, spaces.Space]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.agents: list[str] = []
+        self._started = False
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's generator (reseeded by ``reset(seed=...)``)."""
+        if not hasattr(self, "_np_random_gen"):
+            self._np_random_gen = np.random.default_rng()
+        return self._np_random_gen
+
+    @property
+    def started(self) -> bool:
+        """Whether ``reset`` has been called at least once."""
+        return self._started
+
+    def reseed(self, seed: int | None) -> np.random.Generator:
+        """A fresh generator from ``seed``; with None, the current one goes on (first use: unseeded)."""
+        if seed is not None or not hasattr(self, "_np_random_gen"):
+            self._np_random_gen = np.random.default_rng(seed)
+        return self._np_random_gen
+
+    def start_episode(self, first: str | None = None) -> None:
+        """Every possible agent is live again, with zero rewards; ``first`` (default: the first) acts."""
+        self.agents = self.possible_agents[:]
+        self.agent_selection = first if first is not None else self.agents[0]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._started = True
+
+    def begin_step(self, action: Any, over: str) -> str | None:
+        """The agent acting now, after the checks of an AEC ``step``; None when the step is done already.
+
+        Raises :class:`~tom_envs.errors.ResetNeeded` before the first ``reset`` and
+        :class:`~tom_envs.errors.EpisodeEnded` with the message ``over`` when no agent is left. A
+        terminated or truncated agent's step is PettingZoo's dead step (handled here; returns None).
+        Otherwise the agent's cumulative reward and this step's rewards are cleared.
+        """
+        if not self._started:
+            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
+        if not self.agents:
+            raise EpisodeEnded(over)
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return None
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        return agent
+
+    def close(self) -> None:
+        pass
+

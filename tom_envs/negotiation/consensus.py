@@ -68,6 +68,10 @@ class ConsensusTracker:
         self.history: list[float] = []
         self.record()
 
+    def acceptability(self, party: int, topic: int) -> list[float]:
+        """``party``'s acceptability of each option of ``topic`` (precomputed; do not modify)."""
+        return self._acc[party][topic]
+
     def pair_agreement(self, i: int, j: int, k: int) -> float:
         s_i, s_j = int(self.attitudes[i, k]), int(self.attitudes[j, k])
         if self._custom is not None:

@@ -8,9 +8,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 from gymnasium import logger, spaces
-from pettingzoo import AECEnv
 
-from tom_envs.aec import begin_step
+from tom_envs.aec import TomAECEnv
 from tom_envs.errors import UnsupportedRenderMode
 from tom_envs.negotiation.actions import MediatorMove, PartyMove, pairs, parse_mediator, parse_party
 from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes
@@ -27,7 +26,7 @@ MEDIATOR = "mediator_0"
 MEDIATOR_NAME = "Mediator"
 
 
-class NegotiationEnv(AECEnv):
+class NegotiationEnv(TomAECEnv):
     """N parties negotiate M topics; an optional mediator seat decides when and how to intervene.
 
     Every conversation turn, each party offers a candidate contribution (a topic, an option, a
@@ -146,7 +145,6 @@ class NegotiationEnv(AECEnv):
                                          "(party_seats='all' or a list); for a NoAgent baseline keep the mediator "
                                          "seat and let it always pass")
         self.possible_agents = [f"party_{i}" for i in self.external] + ([MEDIATOR] if self.has_mediator else [])
-        self.agents: list[str] = []
         high = self._obs_high()
         obs_space = spaces.Box(0, high, shape=high.shape, dtype=np.int64)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -154,15 +152,8 @@ class NegotiationEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(1 + 4 * self.m) if a == MEDIATOR else spaces.Discrete(1 + 2 * n_pairs)
                               for a in self.possible_agents}
         self._rank_rows = {i: self._rank_row(i) for i in range(self.n)}
-        self._started = False
 
     # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
     def _obs_high(self) -> np.ndarray:
         n, m, s, t = self.n, self.m, self.s_max, self.budget
         return np.array([n, t, t, n + 1, m, len(STRATEGIES)] + [s] * (n * m) + [s] * (m * s) + [t] * n, dtype=np.int64)
@@ -175,18 +166,9 @@ class NegotiationEnv(AECEnv):
                 row[k, : len(ranks)] = ranks
         return row.ravel()
 
-    @property
-    def np_random(self) -> np.random.Generator:
-        """The env's generator (reseeded by ``reset(seed=...)``)."""
-        if not hasattr(self, "_np_random_gen"):
-            self._np_random_gen = np.random.default_rng()
-        return self._np_random_gen
-
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None or not hasattr(self, "_np_random_gen"):
-            self._np_random_gen = np.random.default_rng(seed)
-        rng = self.np_random
+        rng = self.reseed(seed)
         self.conflict_mode = self._modes[int(rng.integers(len(self._modes)))] if len(self._modes) > 1 else self._modes[0]
         seeds = rng.integers(0, 2**63 - 1, size=self.n)
         self.parties = {i: ScriptedParty(self.scenario, i, self.conflict_mode, np.random.default_rng(int(seeds[i])))
@@ -206,17 +188,11 @@ class NegotiationEnv(AECEnv):
         self.turn = 0
         self._pending: dict[str, Any] = {}
         self._last_tom: dict[str, int] | None = None
-        self.agents = self.possible_agents[:]
-        self.agent_selection = self.agents[0]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self._started = True
+        self.start_episode()
         self.infos = {a: self._info(a) for a in self.agents}
 
     def step(self, action: Any) -> None:
-        agent = begin_step(self, action, "the negotiation is over; call env.reset() to start another.")
+        agent = self.begin_step(action, "the negotiation is over; call env.reset() to start another.")
         if agent is None:
             return
         if agent == MEDIATOR:
@@ -247,12 +223,9 @@ class NegotiationEnv(AECEnv):
         if self.render_mode is None:
             logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
             return None
-        if not self._started:
+        if not self.started:
             return ""
         return "\n".join(f"[{e['turn']}] {e['speaker']}: {e['text']}" for e in self.events)
-
-    def close(self) -> None:
-        pass
 
     # ------------------------------------------------------------------ a turn
     def _resolve_turn(self) -> None:
@@ -386,12 +359,12 @@ class NegotiationEnv(AECEnv):
 
     def _stakes(self) -> list[float]:
         """Each party's mean acceptability of the plurality attitude per topic."""
-        acc = self.tracker._acc
+        acc = self.tracker.acceptability
         plural = []
         for k in range(self.m):
             counts = Counter(int(s) for s in self.tracker.attitudes[:, k])
             plural.append(min(counts, key=lambda o: (-counts[o], o)))
-        return [float(np.mean([acc[i][k][plural[k]] for k in range(self.m)])) for i in range(self.n)]
+        return [float(np.mean([acc(i, k)[plural[k]] for k in range(self.m)])) for i in range(self.n)]
 
     # ------------------------------------------------------------------ literal ToM
     def hidden_preferences(self) -> np.ndarray:

@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 from gymnasium import logger, spaces
-from pettingzoo import AECEnv
 
-from tom_envs.aec import begin_step
+from tom_envs.aec import TomAECEnv
 from tom_envs.errors import UnsupportedRenderMode
 from tom_envs.persuasion.live import parse_action
 from tom_envs.persuasion.personas import DESIRES, NONE, PRINCIPLES, YES, InvalidPersona
@@ -19,7 +18,7 @@ NO_STANCE = len(DESIRES)  # "has not answered yet"
 _STANCE_REPLIES = ("No, I'd rather not.", "I'm not sure yet.", "Yes, all right, I'll do it.")
 
 
-class PersuasionAECEnv(AECEnv):
+class PersuasionAECEnv(TomAECEnv):
     """A persuader and a persuadee take turns; both seats are agents (e.g. two LLMs).
 
     Each round the persuader picks a principle (optionally with an utterance), then the
@@ -69,39 +68,24 @@ class PersuasionAECEnv(AECEnv):
         self.horizon = int(horizon)
         self.render_mode = render_mode
         self.possible_agents = [PERSUADER, PERSUADEE]
-        self.agents: list[str] = []
         n_p = len(PRINCIPLES)
         high = np.array([n_p, n_p, len(DESIRES), self.horizon], dtype=np.int64)
         self.observation_spaces = {a: spaces.Box(0, high, shape=(4,), dtype=np.int64) for a in self.possible_agents}
         self.action_spaces = {PERSUADER: spaces.Discrete(n_p), PERSUADEE: spaces.Discrete(len(DESIRES))}
-        self._started = False
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None or not hasattr(self, "_np_random_gen"):
-            self._np_random_gen = np.random.default_rng(seed)
-        self.scenario: Scenario = SCENARIOS[int(self._np_random_gen.integers(len(SCENARIOS)))]
-        self.agents = self.possible_agents[:]
-        self.agent_selection = PERSUADER
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        rng = self.reseed(seed)
+        self.scenario: Scenario = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
+        self.start_episode(PERSUADER)
         self.round, self.principle, self.previous, self.stance = 0, NONE, NONE, NO_STANCE
         self.transcript: list[str] = []
-        self._started = True
         self.infos = {a: self._info(a) for a in self.agents}
 
     def observe(self, agent: str) -> np.ndarray:
         return np.array([self.principle, self.previous, self.stance, self.horizon - self.round], dtype=np.int64)
 
     def step(self, action: Any) -> None:
-        agent = begin_step(self, action, "the episode is over; call env.reset().")
+        agent = self.begin_step(action, "the episode is over; call env.reset().")
         if agent is None:
             return
         if agent == PERSUADER:
@@ -115,10 +99,7 @@ class PersuasionAECEnv(AECEnv):
         if self.render_mode is None:
             logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
             return None
-        return "\n".join([opening(self.scenario), *self.transcript]) if self._started else ""
-
-    def close(self) -> None:
-        pass
+        return "\n".join([opening(self.scenario), *self.transcript]) if self.started else ""
 
     # ------------------------------------------------------------------ turns
     def _persuader_turn(self, action: Any) -> None:
@@ -146,13 +127,6 @@ class PersuasionAECEnv(AECEnv):
         if agent == PERSUADEE and self.stance != NO_STANCE:
             info["stance"] = DESIRES[self.stance]
         return info
-
-    @property
-    def np_random(self) -> np.random.Generator:
-        """The env's generator (reseeded by ``reset(seed=...)``)."""
-        if not hasattr(self, "_np_random_gen"):
-            self._np_random_gen = np.random.default_rng()
-        return self._np_random_gen
 
 
 def env(**kwargs: Any) -> PersuasionAECEnv:
