@@ -41,7 +41,8 @@ import numpy as np
 
 from policies.base import BasePolicy
 from policies.llm.backends import Backend, ChatRequest
-from policies.llm.strategies import FALLBACKS, InvalidPolicyConfig, ResampleLimitReached
+from policies.llm.errors import InvalidPolicyConfig, ReplyError, ResampleLimitReached
+from policies.llm.strategies import FALLBACKS
 from tom_envs.negotiation.actions import TONES, option_index, party_index, topic_index
 from tom_envs.negotiation.errors import NegotiationActionError
 from tom_envs.negotiation.metrics import MI_DIMENSIONS, STRATEGIES, InterventionContext
@@ -50,10 +51,6 @@ from tom_envs.negotiation.scenario import Scenario
 AGREEMENT_DIMENSIONS = ("shared_goals", "common_understanding", "agreement_on_terms", "tone_and_willingness",
                         "position_compatibility")
 VARIANTS = ("generic", "social")
-
-
-class ReplyError(ValueError):
-    """A reply did not parse into a valid value (the message says why; used for re-asks)."""
 
 
 # --------------------------------------------------------------------------------------------- parsing

@@ -1,4 +1,4 @@
-"""Named errors of the LLM backend layer; each message says how to fix the call.
+"""Every named error of the LLM layer (backends, the caller, strategies, adapters); each says how to fix the call.
 
 Messages never contain an API key: backends scrub them before raising, and chain the
 original SDK exception only when that exception cannot carry request headers.
@@ -7,6 +7,16 @@ original SDK exception only when that exception cannot carry request headers.
 from __future__ import annotations
 
 from tom_envs.errors import TomEnvsError
+
+
+class _PlainKeyError(KeyError):
+    """A KeyError whose message prints without the quotes KeyError adds."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+# --------------------------------------------------------------------------------------------- backends
 
 
 class BackendError(TomEnvsError, RuntimeError):
@@ -23,3 +33,55 @@ class ScoringUnsupported(BackendError):
 
 class InvalidRequest(TomEnvsError, ValueError):
     """A ChatRequest or ScoreRequest is malformed, or does not fit the backend (too long, no chat template)."""
+
+
+# --------------------------------------------------------------------------------------------- configuration
+
+
+class InvalidPolicyConfig(TomEnvsError, ValueError):
+    """An argument of an LLM policy or component is out of range (the message says which and what is allowed)."""
+
+
+class UnknownStrategy(InvalidPolicyConfig):
+    """A prompting strategy name is not one the table knows."""
+
+
+class BackendConfigError(InvalidPolicyConfig):
+    """A backend cannot be built from the given kind, model and URL (the message names the missing option)."""
+
+
+# --------------------------------------------------------------------------------------------- asking
+
+
+class ReplyError(TomEnvsError, ValueError):
+    """A reply did not parse into a valid value (the message says why; the caller re-asks)."""
+
+
+class ResampleLimitReached(TomEnvsError, RuntimeError):
+    """No reply parsed to a valid value within the re-ask bound and the fallback is "raise"."""
+
+
+# --------------------------------------------------------------------------------------------- inputs
+
+
+class OracleActionUnavailable(TomEnvsError, _PlainKeyError):
+    """An Oracle strategy needs ``info["partner_next_action"]``, which the env did not provide."""
+
+
+class QAObservationError(TomEnvsError, _PlainKeyError):
+    """The observation does not carry a question with choices."""
+
+
+__all__ = [
+    "BackendConfigError",
+    "BackendError",
+    "InvalidPolicyConfig",
+    "InvalidRequest",
+    "OracleActionUnavailable",
+    "QAObservationError",
+    "ReplyError",
+    "ResampleLimitReached",
+    "RetryBudgetExhausted",
+    "ScoringUnsupported",
+    "UnknownStrategy",
+]

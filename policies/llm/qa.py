@@ -27,7 +27,7 @@ import numpy as np
 from policies.base import BasePolicy
 from policies.llm.backends import Backend
 from policies.llm.strategies import FALLBACKS, InvalidPolicyConfig, Slot, StageRunner
-from tom_envs.errors import TomEnvsError
+from policies.llm.errors import QAObservationError
 
 LETTERS = "ABCDEFGHIJ"
 MODES = ("zero_shot", "cot")
@@ -42,13 +42,6 @@ QA_COT = (
     "Then finish with a line of the form 'The answer is X', where X is one of {letters}."
 )
 MAX_TOKENS = {"zero_shot": 16, "cot": 256}
-
-
-class QAObservationError(TomEnvsError, KeyError):
-    """The observation does not carry a question with choices."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
 
 
 def render_body(observation: dict) -> tuple[str, int]:

@@ -25,35 +25,13 @@ import numpy as np
 
 from policies.llm import prompts as P
 from policies.llm.backends import Backend, ChatRequest, ScoreRequest
-from tom_envs.errors import TomEnvsError
+from policies.llm.errors import InvalidPolicyConfig, OracleActionUnavailable, ResampleLimitReached, UnknownStrategy
 from tom_envs.matrix.games import MatrixGame
 from tom_envs.matrix.text import render_history, render_rules
 
 FALLBACKS = ("raise", "random")
 #: Default ``max_tokens`` per generation stage kind.
 MAX_TOKENS = {"qa": 16, "cot": 256, "plans": 256, "reflect": 128, "s2a": 256}
-
-
-# --------------------------------------------------------------------------------------------- errors
-
-
-class ResampleLimitReached(TomEnvsError, RuntimeError):
-    """No reply parsed to a valid action within the resampling bound and the fallback is "raise"."""
-
-
-class OracleActionUnavailable(TomEnvsError, KeyError):
-    """An Oracle strategy needs ``info["partner_next_action"]``, which the env did not provide."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-
-class InvalidPolicyConfig(TomEnvsError, ValueError):
-    """An argument of an LLM policy is out of range (the message says which and what is allowed)."""
-
-
-class UnknownStrategy(InvalidPolicyConfig):
-    """A strategy name is not one of :data:`STRATEGIES`."""
 
 
 # --------------------------------------------------------------------------------------------- parsing

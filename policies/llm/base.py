@@ -1,0 +1,175 @@
+"""What every model backend offers: the request types, the usage counters and the :class:`Backend` interface.
+
+A strategy talks to a :class:`Backend` only through two batched calls:
+
+* :meth:`Backend.generate` -- sample one reply per :class:`ChatRequest`;
+* :meth:`Backend.score` -- the log-probability of each continuation of a prompt
+  (:class:`ScoreRequest`), the basis of 004's "LM prompting" (score every action label, no sampling).
+
+Each call serves a whole batch, so an evaluation that steps many episodes in lockstep makes one
+backend call per prompting stage. The implementations live in :mod:`policies.llm.vllm_backend` and
+:mod:`policies.llm.openai_backend`; the scoring arithmetic they share in :mod:`policies.llm.scoring`.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Self
+
+from policies.llm.errors import InvalidRequest
+
+Messages = list[dict[str, Any]]
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat completion to sample.
+
+    Attributes:
+        messages: OpenAI-style chat messages (``{"role": ..., "content": ...}``).
+        max_tokens: upper bound on generated tokens (>= 1).
+        temperature: sampling temperature (0 = greedy).
+        seed: per-request sampling seed; the same seed gives the same text on vLLM.
+        stop: strings that end generation (not included in the text).
+    """
+
+    messages: Messages
+    max_tokens: int
+    temperature: float
+    seed: int | None
+    stop: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        check_messages(self.messages, "ChatRequest.messages")
+        if not isinstance(self.max_tokens, int) or self.max_tokens < 1:
+            raise InvalidRequest(f"ChatRequest.max_tokens must be an int >= 1, got {self.max_tokens!r}.")
+        if self.temperature < 0:
+            raise InvalidRequest(f"ChatRequest.temperature must be >= 0, got {self.temperature!r}.")
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A sampled reply and its token usage."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """Log-probability of each continuation appended to one prompt.
+
+    Attributes:
+        messages_or_prompt: a plain string (encoded as the tokenizer encodes text, e.g. with BOS),
+            or chat messages, rendered with the model's chat template and generation prompt.
+        continuations: the strings to score, appended verbatim (include a leading space if the
+            label should follow one).
+    """
+
+    messages_or_prompt: str | Messages
+    continuations: list[str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.messages_or_prompt, str):
+            check_messages(self.messages_or_prompt, "ScoreRequest.messages_or_prompt")
+        if isinstance(self.continuations, str) or not all(isinstance(c, str) for c in self.continuations):
+            raise InvalidRequest(
+                "ScoreRequest.continuations must be a list of strings, e.g. [' Rock', ' Paper'], "
+                f"got {self.continuations!r}."
+            )
+
+    @property
+    def is_chat(self) -> bool:
+        """Whether the prompt is chat messages (rendered with the chat template)."""
+        return not isinstance(self.messages_or_prompt, str)
+
+
+@dataclass
+class BackendStats:
+    """Counters a backend accumulates over its lifetime.
+
+    Attributes:
+        calls: ``generate``/``score`` calls.
+        requests: prompts sent to the engine or server (retries not counted).
+        prompt_tokens: prompt tokens processed.
+        completion_tokens: tokens generated.
+        prefix_cache_hit_tokens: prompt tokens served from the prefix cache, or None when the
+            engine or server does not report it.
+        retries: retried HTTP attempts (OpenAI backend).
+    """
+
+    calls: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prefix_cache_hit_tokens: int | None = None
+    retries: int = 0
+
+    def add_usage(self, prompt: int, completion: int, cached: int | None) -> None:
+        """Count one served request."""
+        self.requests += 1
+        self.prompt_tokens += prompt
+        self.completion_tokens += completion
+        if cached is not None:
+            self.prefix_cache_hit_tokens = (self.prefix_cache_hit_tokens or 0) + cached
+
+
+def check_messages(messages: Any, what: str) -> None:
+    """Raise :class:`InvalidRequest` unless ``messages`` is a non-empty list of role/content dicts."""
+    ok = isinstance(messages, list) and len(messages) > 0
+    ok = ok and all(isinstance(m, dict) and "role" in m and "content" in m for m in messages)
+    if not ok:
+        raise InvalidRequest(
+            f"{what} must be a non-empty list of {{'role': ..., 'content': ...}} dicts, got {messages!r}."
+        )
+
+
+# --------------------------------------------------------------------------------------------- interface
+
+
+class Backend(abc.ABC):
+    """What LLM strategies need from a model: batched sampling and batched scoring.
+
+    Backends are context managers; :meth:`close` releases the engine or connections.
+    """
+
+    stats: BackendStats
+
+    @abc.abstractmethod
+    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
+        """Sample one reply per request, all in one batched engine call.
+
+        Args:
+            requests: the chats to complete.
+
+        Returns:
+            One :class:`Generation` per request, in order.
+        """
+
+    @abc.abstractmethod
+    def score(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
+        """Log-probability (natural log, summed over tokens) of every continuation of every request.
+
+        Args:
+            requests: prompts with their continuations.
+
+        Returns:
+            ``result[i][j]`` is the score of ``requests[i].continuations[j]``.
+
+        Raises:
+            ScoringUnsupported: the backend cannot return prompt log-probabilities.
+        """
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the engine or the connections; the backend is unusable afterwards."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+__all__ = ["Backend", "BackendStats", "ChatRequest", "Generation", "Messages", "ScoreRequest", "check_messages"]
