@@ -50,12 +50,15 @@ class ToMSpec:
         predictor: the agent whose predictions are scored (AEC envs); None for single-agent envs.
         action_is_prediction: True where the action chosen is itself the prediction of the single
             target (QA envs: the answer index).
+        group_by: a key of a step's ``info`` naming the kind of question that step resolved (QA
+            envs: ``"qtype"``); the recorder breaks accuracy down by its value. None: no breakdown.
     """
 
     targets: Mapping[str, spaces.Space] = field(default_factory=dict)
     outcome: tuple[str, ...] = ()
     predictor: str | None = None
     action_is_prediction: bool = False
+    group_by: str | None = None
 
     def __post_init__(self) -> None:
         for name, space in self.targets.items():

@@ -1,8 +1,9 @@
-"""Gymnasium wrappers: the ToM recorder (literal + functional ToM), JSONL episode logs and
-text observations for language models."""
+"""Gymnasium and PettingZoo wrappers: the ToM recorder (literal + functional ToM, one scorer for
+every family), JSONL episode logs and text observations for language models."""
 
 from wrappers.episode_log import JSONLEpisodeLog
 from wrappers.text_obs import TextObservation
-from wrappers.tom_recorder import ToMRecorder
+from wrappers.tom_recorder import AECToMRecorder, ToMRecorder
+from wrappers.tom_scorer import MatrixToMScorer, ToMScorer
 
-__all__ = ["JSONLEpisodeLog", "TextObservation", "ToMRecorder"]
+__all__ = ["AECToMRecorder", "JSONLEpisodeLog", "MatrixToMScorer", "TextObservation", "ToMRecorder", "ToMScorer"]

@@ -1,136 +1,151 @@
-"""Literal and functional theory-of-mind metrics of seed 004, recorded as an episode runs."""
+"""The one ToM recorder: literal- and functional-ToM scores of any tom-envs env, as an episode runs.
+
+:class:`ToMRecorder` wraps a Gymnasium env, :class:`AECToMRecorder` the predictor seat of a
+PettingZoo AEC env; both score with the same :class:`~wrappers.tom_scorer.ToMScorer`, built from
+the env's ToM contract (:mod:`tom_envs.tom`, docs/architecture.md).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
+from pettingzoo.utils.wrappers import BaseWrapper
 
-from tom_envs.errors import InvalidAction, TomEnvsError
-from tom_envs.matrix.oracle import OracleSolution
+from tom_envs.errors import TomEnvsError
+from tom_envs.tom import ToMContractError
+from wrappers.tom_scorer import ToMScorer
+
+
+def _scorer(env: Any, who: str) -> ToMScorer:
+    try:
+        return ToMScorer.for_env(env)
+    except ToMContractError as err:
+        raise TomEnvsError(f"{who} needs an env that keeps the ToM contract (a matrix-game env such as tom/RPS-v0, a "
+                           f"QA env, any tom/ id): {err}") from None
 
 
 class ToMRecorder(gym.Wrapper):
-    """Records ToM %, ΔToM and ΔFunctional per step and per episode for a matrix-game env.
+    """Scores the literal-ToM predictions and the functional outcome of any tom-envs Gymnasium env.
 
-    Before each step, hand the focal agent's literal-ToM prediction of the partner's action in
-    the coming round to :meth:`record_prediction` (an action index, or a probability vector over
-    the partner's actions; its argmax, lowest index on ties, is the predicted action). Steps
-    without a prediction count for the functional metric only.
+    Before a step, hand the agent's prediction of the env's ToM target(s) to
+    :meth:`record_prediction` (matrix games: the partner's action in the coming round, as an
+    index or a probability vector whose argmax, lowest index on ties, is the prediction; QA envs
+    need none: the answer chosen is the prediction). After the step the recorder asks the
+    unwrapped env for ``tom_truth()`` and puts the step's record in ``info["tom"]``; when the
+    episode ends, ``info["tom"]["episode"]`` holds the episode's summary (see
+    :class:`~wrappers.tom_scorer.ToMScorer`). A reset's ``info["tom"]`` holds what is known at
+    the start. State is cleared on reset.
 
-    Per step, ``info["tom"]`` holds ``round``, ``partner_action``, ``prediction`` (or None),
-    ``correct``, ``tom_regret`` (the stage regret of best-responding to the prediction),
-    ``prediction_prob`` (probability given to the actual action, for vector predictions),
-    ``reward``, ``optimal_reward`` and ``regret`` (r*_t - r_t; None for black-box partners).
-    When the episode ends, ``info["tom"]["episode"]`` summarises it: ``partner``, ``rounds``,
-    ``return``, ``optimal_return``, ``regret`` (ΔFunctional), ``regret_per_step``,
-    ``tom_steps``, ``tom_accuracy`` (ToM %), ``tom_regret`` (ΔToM), ``tom_regret_per_step``,
-    and the per-round lists ``regrets``, ``tom_correct``, ``tom_regrets``.
-
-    Regret is relative to the exact optimal response's expected reward sequence (DESIGN.md);
-    if an episode is truncated early, it covers the rounds played. State is cleared on reset.
+    For the matrix games (:class:`~wrappers.tom_scorer.MatrixToMScorer`) a step's ``info["tom"]``
+    holds ``round``, ``partner_action``, ``prediction`` (or None), ``correct``, ``tom_regret``,
+    ``prediction_prob``, ``reward``, ``optimal_reward`` and ``regret`` (None for black-box
+    partners); the episode summary ``partner``, ``rounds``, ``return``, ``optimal_return``,
+    ``regret`` (ΔFunctional), ``regret_per_step``, ``tom_steps``, ``tom_accuracy`` (ToM %),
+    ``tom_regret`` (ΔToM), ``tom_regret_per_step``, ``regrets``, ``tom_correct``, ``tom_regrets``;
+    the reset's ``partner`` and ``optimal_return``.
 
     Args:
-        env: a (possibly wrapped) matrix-game env exposing ``game`` on its unwrapped env and
-            ``partner_action`` in its step info.
+        env: a (possibly wrapped) env whose unwrapped env keeps the ToM contract.
+
+    Raises:
+        TomEnvsError: the env states no ToM targets.
     """
 
     key = "tom"
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
-        game = getattr(env.unwrapped, "game", None)
-        if game is None or not hasattr(game, "stage_regret"):
-            raise TomEnvsError(f"ToMRecorder needs a matrix-game env (tom/RPS-v0, ...), got {env.unwrapped!r}")
-        self.game = game
-        self._stage_regret = game.stage_regret.tolist()
-        self._clear(None, None)
+        self.scorer = _scorer(env, "ToMRecorder")
+        self.tom_spec = self.scorer.spec
 
-    def _clear(self, oracle: OracleSolution | None, partner: str | None) -> None:
-        self._oracle = oracle
-        self._partner_name = partner
-        self._pending: tuple[int, float | None, np.ndarray | None] | None = None
-        self._t = 0
-        self._return = 0.0
-        self._regrets: list[float] = []
-        self._correct: list[bool | None] = []
-        self._tom_regrets: list[float | None] = []
+    @property
+    def game(self) -> Any:
+        """The matrix game of a matrix-game env (kept for callers of the matrix-only recorder)."""
+        return self.env.unwrapped.game
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
-        self._clear(info.get("oracle"), info.get("partner"))
-        info[self.key] = {"partner": self._partner_name, "optimal_return": None if self._oracle is None else self._oracle.optimal_return}
+        info[self.key] = self.scorer.start()
         return obs, info
 
-    def record_prediction(self, prediction: "int | np.ndarray | list[float] | None") -> None:
-        """The focal agent's prediction of the partner's action in the coming round."""
-        if prediction is None:
-            self._pending = None
-            return
-        n_b = self.game.n_partner_actions
-        if np.ndim(prediction) == 0:
-            if isinstance(prediction, bool) or not isinstance(prediction, (int, np.integer)) or not 0 <= prediction < n_b:
-                raise InvalidAction(f"a predicted partner action must be an integer in 0..{n_b - 1}, got {prediction!r}")
-            self._pending = (int(prediction), None, None)
-            return
-        p = np.asarray(prediction, dtype=np.float64)
-        if p.shape != (n_b,) or not np.isfinite(p).all() or (p < 0).any() or not np.isclose(p.sum(), 1.0, atol=1e-6):
-            raise InvalidAction(
-                f"a predicted distribution must be {n_b} non-negative probabilities summing to 1, got {prediction!r}"
-            )
-        top = p.max()
-        self._pending = (int(np.flatnonzero(p >= top - 1e-12)[0]), None, p)
+    def record_prediction(self, prediction: Any) -> None:
+        """The agent's prediction for the coming step (None: no prediction)."""
+        self.scorer.record_prediction(prediction)
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        t = self._t
-        b = info["partner_action"]
-        reward = float(reward)
-        self._return += reward
-        optimal = None if self._oracle is None else float(self._oracle.optimal_rewards[t])
-        regret = None if optimal is None else optimal - reward
-        if regret is not None:
-            self._regrets.append(regret)
-        step_info: dict[str, Any] = {"round": t + 1, "partner_action": b, "reward": reward, "optimal_reward": optimal, "regret": regret}
-        if self._pending is not None:
-            b_hat, _, dist = self._pending
-            correct = b_hat == b
-            tom_regret = self._stage_regret[b_hat][b]
-            step_info.update(prediction=b_hat, correct=correct, tom_regret=tom_regret,
-                             prediction_prob=None if dist is None else float(dist[b]))
-        else:
-            correct = tom_regret = None
-            step_info.update(prediction=None, correct=None, tom_regret=None, prediction_prob=None)
-        self._correct.append(correct)
-        self._tom_regrets.append(tom_regret)
-        self._pending = None
-        self._t = t + 1
+        record = self.scorer.score(reward, action, info)
         if terminated or truncated:
-            step_info["episode"] = self.episode_summary()
-        info[self.key] = step_info
+            record["episode"] = self.scorer.summary()
+        info[self.key] = record
         return obs, reward, terminated, truncated, info
 
     def episode_summary(self) -> dict[str, Any]:
-        """Metrics of the episode so far (the same dict the last step puts in ``info``)."""
-        rounds = self._t
-        predicted = [c for c in self._correct if c is not None]
-        tom_regrets = [x for x in self._tom_regrets if x is not None]
-        has_oracle = self._oracle is not None
-        regret = float(sum(self._regrets)) if has_oracle else None
-        n_pred = len(predicted)
-        return {
-            "partner": self._partner_name,
-            "rounds": rounds,
-            "return": self._return,
-            "optimal_return": float(self._oracle.optimal_rewards[:rounds].sum()) if has_oracle else None,
-            "regret": regret,
-            "regret_per_step": regret / rounds if has_oracle and rounds else None,
-            "tom_steps": n_pred,
-            "tom_accuracy": 100.0 * sum(predicted) / n_pred if n_pred else None,
-            "tom_regret": float(sum(tom_regrets)) if n_pred else None,
-            "tom_regret_per_step": float(sum(tom_regrets)) / n_pred if n_pred else None,
-            "regrets": list(self._regrets),
-            "tom_correct": list(self._correct),
-            "tom_regrets": list(self._tom_regrets),
-        }
+        """The summary of the episode so far (the dict the last step puts in ``info``)."""
+        return self.scorer.summary()
+
+
+class AECToMRecorder(BaseWrapper):
+    """Scores the predictor seat of a PettingZoo AEC env (the ``predictor`` of its ``tom_spec``).
+
+    Before the predictor's step, hand its prediction to :meth:`record_prediction`. After every
+    step whose ``tom_truth()`` resolves a target, the record is scored (a prediction waits for
+    the step that resolves its target, whoever acts in it) and becomes :attr:`tom_info`; while
+    the predictor is selected, :meth:`last` returns its info with ``"tom"`` added (a copy: the
+    env's own ``infos`` are not touched). When no agent is left, ``tom_info["episode"]`` holds
+    the episode summary, also available from :meth:`episode_summary`. ``return`` in the summary
+    is the predictor's summed reward. State is cleared on reset.
+
+    Args:
+        env: an AEC env whose unwrapped env keeps the ToM contract with a ``predictor``.
+
+    Raises:
+        TomEnvsError: the env states no ToM targets, or no predictor seat.
+    """
+
+    key = "tom"
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self.scorer = _scorer(env, "AECToMRecorder")
+        self.tom_spec = self.scorer.spec
+        if self.tom_spec.predictor is None:
+            raise TomEnvsError(f"{type(env.unwrapped).__name__}'s tom_spec names no predictor seat; AECToMRecorder "
+                               "scores the seat named in ToMSpec(predictor=...)")
+        self.predictor = self.tom_spec.predictor
+        self.tom_info: dict[str, Any] = {}
+        self.records: list[dict[str, Any]] = []
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.env.reset(seed=seed, options=options)
+        self.tom_info = self.scorer.start()
+        self.records = []
+
+    def record_prediction(self, prediction: Any) -> None:
+        """The predictor's prediction of the target(s) the coming steps resolve (None: none)."""
+        self.scorer.record_prediction(prediction)
+
+    def step(self, action: Any) -> None:
+        agent = self.env.agent_selection
+        acting = self.tom_spec.action_is_prediction and agent == self.predictor
+        self.env.step(action)
+        reward = float(self.env.rewards.get(self.predictor, 0.0)) if hasattr(self.env, "rewards") else 0.0
+        if self.env.unwrapped.tom_truth():
+            infos = getattr(self.env, "infos", {})
+            self.tom_info = self.scorer.score(reward, action if acting else None, infos.get(agent))
+            self.records.append(self.tom_info)
+        else:
+            self.scorer.add_reward(reward)
+        if not self.env.agents:
+            self.tom_info = {**self.tom_info, "episode": self.scorer.summary()}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.last(observe)
+        if self.env.agent_selection == self.predictor:
+            info = {**info, self.key: self.tom_info}
+        return obs, reward, terminated, truncated, info
+
+    def episode_summary(self) -> dict[str, Any]:
+        """The predictor's scores for the episode so far."""
+        return self.scorer.summary()

@@ -15,6 +15,7 @@ from tom_envs.matrix.oracle import OracleSolution, solve
 from tom_envs.matrix.partners import Partner, PartnerDistribution, resolve_partners
 from tom_envs.matrix.rng import PARTNER_DRAW, episode_base, key_from, round_uniforms, uniform
 from tom_envs.matrix.text import render_state
+from tom_envs.tom import ToMSpec
 
 
 class MatrixGameEnv(gym.Env):
@@ -82,6 +83,14 @@ class MatrixGameEnv(gym.Env):
     will play in the coming round; absent once the episode has ended).
     ``reset(options={"partner": name})`` forces a member of the distribution (for evaluation).
 
+    ## ToM contract (:mod:`tom_envs.tom`)
+    ``tom_spec``: target ``partner_action`` (``Discrete(n_b)``: the partner's action in the coming
+    round), outcome ``return``, ``optimal_return``, ``regret``. ``tom_truth()``: the partner's
+    action of the round just played. ``tom_outcome()``: the focal return so far, the optimal
+    response's expected return over the same rounds and their difference (ΔFunctional; both
+    None for black-box partners). Text for LLMs: :meth:`text` (used by
+    :class:`wrappers.TextObservation`).
+
     ## Version History
     * v0: initial version (payoffs and partners of seed 004).
     """
@@ -115,6 +124,8 @@ class MatrixGameEnv(gym.Env):
         self.label_set = label_set
         self.render_mode = render_mode
         self.partner_distribution: PartnerDistribution = resolve_partners(self.game, partners)
+        self.tom_spec = ToMSpec(targets={"partner_action": spaces.Discrete(self.game.n_partner_actions)},
+                                outcome=("return", "optimal_return", "regret"))
 
         n_a, n_b = self.game.n_actions, self.game.n_partner_actions
         self._start = n_a * n_b
@@ -251,6 +262,26 @@ class MatrixGameEnv(gym.Env):
             print(text + "\n")
             return None
         return text
+
+    def text(self, partner_next_action: int | None = None) -> str:
+        """The game state for a language model (rules, history, round) in this env's label set."""
+        return render_state(self.game, self.history, self.horizon, self.label_set, partner_next_action)
+
+    # ------------------------------------------------------------------ ToM contract
+    def tom_truth(self) -> dict[str, Any]:
+        """``{"partner_action": b}`` for the round just played; empty before the first round."""
+        t = self._t
+        return {"partner_action": self._codes[t - 1] % self.game.n_partner_actions} if t else {}
+
+    def tom_outcome(self) -> dict[str, Any]:
+        """Focal return so far, the optimal response's expected return over those rounds, regret."""
+        t = self._t
+        R = self.game.focal_payoffs
+        n_b = self.game.n_partner_actions
+        ret = float(sum(R[c // n_b][c % n_b] for c in self._codes[:t]))
+        oracle = self.oracle
+        optimal = None if oracle is None else float(oracle.optimal_rewards[:t].sum())
+        return {"return": ret, "optimal_return": optimal, "regret": None if optimal is None else optimal - ret}
 
     # ------------------------------------------------------------------ ground truth (read-only)
     @property

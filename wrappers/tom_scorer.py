@@ -1,0 +1,267 @@
+"""Literal- and functional-ToM scoring from the ToM contract of :mod:`tom_envs.tom`, for any family.
+
+A :class:`ToMScorer` reads an env's ``tom_spec``, takes the predictor's predictions before a step,
+asks the env for ``tom_truth()`` after it and keeps the counts; it touches no env internals and
+knows nothing of Gymnasium or PettingZoo, so :class:`wrappers.ToMRecorder` (single-agent) and
+:class:`wrappers.AECToMRecorder` (the predictor seat of an AEC env) share it.
+:class:`MatrixToMScorer` adds seed 004's ΔToM and ΔFunctional for the matrix games.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+from gymnasium import spaces
+
+from tom_envs.errors import InvalidAction
+from tom_envs.tom import ToMSpec, tom_spec_of
+
+
+def _pct(hits: float, total: float) -> float | None:
+    return 100.0 * hits / total if total else None
+
+
+def parse_prediction(space: spaces.Space, value: Any, target: str) -> tuple[Any, np.ndarray | None]:
+    """``(predicted value, probability vector or None)`` for one target, checked against its space.
+
+    A ``Discrete`` target takes an index, or a probability vector over its values whose argmax
+    (lowest index on ties) is the predicted value. Other spaces take any member of the space.
+
+    Raises:
+        InvalidAction: the value is not a prediction of this target.
+    """
+    if isinstance(space, spaces.Discrete):
+        lo, n = int(space.start), int(space.n)
+        if np.ndim(value) == 0:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not lo <= value < lo + n:
+                raise InvalidAction(f"a prediction of {target!r} is an integer in {lo}..{lo + n - 1} or {n} probabilities "
+                                    f"summing to 1, got {value!r}")
+            return int(value), None
+        try:
+            p = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            p = np.empty(0)
+        if p.shape != (n,) or not np.isfinite(p).all() or (p < 0).any() or not np.isclose(p.sum(), 1.0, atol=1e-6):
+            raise InvalidAction(f"a predicted distribution of {target!r} is {n} non-negative probabilities summing to 1, "
+                                f"got {value!r}")
+        return lo + int(np.flatnonzero(p >= p.max() - 1e-12)[0]), p
+    candidate = np.asarray(value) if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary, spaces.Box)) else value
+    if not space.contains(candidate):
+        raise InvalidAction(f"a prediction of {target!r} must be a member of {space}, got {value!r}")
+    return candidate, None
+
+
+def _hits(prediction: Any, truth: Any) -> tuple[int, int]:
+    """Matching elements and elements compared (1 and 1 for scalars)."""
+    if np.ndim(truth) == 0 and np.ndim(prediction) == 0:
+        return int(prediction == truth), 1
+    p, t = np.asarray(prediction), np.asarray(truth)
+    if p.shape != t.shape:
+        return 0, max(t.size, 1)
+    return int((p == t).sum()), int(t.size)
+
+
+class ToMScorer:
+    """Scores one env's literal-ToM predictions and collects its functional outcome, per episode.
+
+    Call :meth:`start` after every reset, :meth:`record_prediction` before a step (optional; with
+    ``action_is_prediction`` the action is the prediction), :meth:`score` after every step and
+    :meth:`summary` at the end. A prediction waits for the first step whose ``tom_truth()``
+    resolves its target and is then scored (or dropped by the next :meth:`start`); a resolved
+    target without a prediction counts as unpredicted, not as wrong.
+
+    Per step, :meth:`score` returns ``round`` (1-based), each target name → its truth (None when
+    that step did not resolve it), ``prediction`` and ``correct`` (one value for a single-target
+    env, a dict by target otherwise; None where nothing was predicted) and, for a single
+    ``Discrete`` target, ``prediction_prob`` (the probability a predicted distribution gave the
+    truth). :meth:`summary` holds ``rounds``, ``return``, ``tom_steps`` (steps with a scored
+    prediction), ``tom_accuracy`` (ToM %: matching predicted elements / elements predicted),
+    ``tom_correct`` (per step), ``tom_accuracy_by_target`` (multi-target envs),
+    ``tom_accuracy_by_<group_by>`` (when the spec names a ``group_by`` info key) and ``outcome``
+    (the env's ``tom_outcome()``).
+
+    Args:
+        env: an env keeping the ToM contract (wrapped or not; the unwrapped env is used).
+    """
+
+    def __init__(self, env: Any) -> None:
+        self.spec: ToMSpec = tom_spec_of(env)
+        self.env = getattr(env, "unwrapped", env)
+        self._single = self.spec.target
+        self.start()
+
+    @classmethod
+    def for_env(cls, env: Any) -> "ToMScorer":
+        """The scorer for ``env``: :class:`MatrixToMScorer` for matrix games, else this generic one."""
+        base = getattr(env, "unwrapped", env)
+        if hasattr(getattr(base, "game", None), "stage_regret") and "partner_action" in tom_spec_of(base).targets:
+            return MatrixToMScorer(base)
+        return cls(base)
+
+    # ------------------------------------------------------------------ episode
+    def start(self) -> dict[str, Any]:
+        """Clear the episode's state (after a reset); returns what the reset's ``info["tom"]`` holds."""
+        self._pending: dict[str, tuple[Any, np.ndarray | None]] = {}
+        self._t = 0
+        self._return = 0.0
+        self._correct: list[Any] = []
+        self._steps_predicted = 0
+        self._by_target = {name: [0, 0] for name in self.spec.targets}
+        self._by_group: dict[Any, list[int]] = {}
+        return {}
+
+    def record_prediction(self, prediction: Any) -> None:
+        """The predictor's prediction for the coming step; None withdraws a pending one.
+
+        A single-target env takes the bare value (or ``{target: value}``); a multi-target env
+        takes ``{target: value}`` for any subset of its targets.
+
+        Raises:
+            InvalidAction: an unknown target, or a value outside the target's space.
+        """
+        if prediction is None:
+            self._pending = {}
+            return
+        if not isinstance(prediction, Mapping):
+            if self._single is None:
+                raise InvalidAction(f"this env has several targets ({', '.join(self.spec.targets)}); "
+                                    "predict them as a dict {target: value}")
+            prediction = {self._single: prediction}
+        unknown = [k for k in prediction if k not in self.spec.targets]
+        if unknown:
+            raise InvalidAction(f"unknown prediction targets {unknown}; this env's targets are {list(self.spec.targets)}")
+        self._pending = {k: parse_prediction(self.spec.targets[k], v, k) for k, v in prediction.items() if v is not None}
+
+    def add_reward(self, reward: float) -> None:
+        """Count the reward of a step that resolved no target (AEC envs) into the summary's ``return``."""
+        self._return += float(reward)
+
+    def score(self, reward: float = 0.0, action: Any = None, info: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Score the step just taken against the env's ``tom_truth()``; returns the step record."""
+        truth = self.env.tom_truth()
+        if self.spec.action_is_prediction and action is not None and self._single not in self._pending:
+            try:
+                self._pending[self._single] = parse_prediction(self.spec.targets[self._single], action, self._single)
+            except InvalidAction:  # an action outside the target's space is scored wrong by the env itself
+                self._pending[self._single] = (int(np.asarray(action)), None)
+        self._t += 1
+        self._return += float(reward)
+        record: dict[str, Any] = {"round": self._t}
+        predictions: dict[str, Any] = {}
+        correct: dict[str, bool | None] = {}
+        probs: dict[str, float | None] = {}
+        group = None if self.spec.group_by is None or info is None else info.get(self.spec.group_by)
+        for name in self.spec.targets:
+            value = truth.get(name)
+            record[name] = value
+            if name not in truth:
+                continue
+            if name not in self._pending:
+                predictions[name] = correct[name] = probs[name] = None
+                continue
+            pred, dist = self._pending.pop(name)
+            hits, total = _hits(pred, value)
+            predictions[name], correct[name] = pred, hits == total
+            probs[name] = None if dist is None else float(dist[int(value) - int(self.spec.targets[name].start)])
+            self._by_target[name][0] += hits
+            self._by_target[name][1] += total
+            if group is not None:
+                counts = self._by_group.setdefault(group, [0, 0])
+                counts[0] += hits
+                counts[1] += total
+        if any(c is not None for c in correct.values()):
+            self._steps_predicted += 1
+        if self._single is not None:
+            record["prediction"] = predictions.get(self._single)
+            record["correct"] = correct.get(self._single)
+            if isinstance(self.spec.targets[self._single], spaces.Discrete):
+                record["prediction_prob"] = probs.get(self._single)
+            self._correct.append(record["correct"])
+        else:
+            record["prediction"], record["correct"] = predictions, correct
+            self._correct.append(dict(correct))
+        return record
+
+    def summary(self) -> dict[str, Any]:
+        """Literal-ToM accuracy and the env's functional outcome for the episode so far."""
+        hits = sum(h for h, _ in self._by_target.values())
+        total = sum(n for _, n in self._by_target.values())
+        out: dict[str, Any] = {
+            "rounds": self._t,
+            "return": self._return,
+            "tom_steps": self._steps_predicted,
+            "tom_accuracy": _pct(hits, total),
+            "tom_correct": list(self._correct),
+        }
+        if self._single is None:
+            out["tom_accuracy_by_target"] = {k: _pct(h, n) for k, (h, n) in self._by_target.items()}
+        if self.spec.group_by is not None:
+            out[f"tom_accuracy_by_{self.spec.group_by}"] = {str(g): _pct(h, n) for g, (h, n) in sorted(
+                self._by_group.items(), key=lambda kv: str(kv[0]))}
+        out["outcome"] = dict(self.env.tom_outcome())
+        return out
+
+
+class MatrixToMScorer(ToMScorer):
+    """Seed 004's metrics for the matrix games: ToM %, ΔToM and ΔFunctional (docs/architecture.md).
+
+    Adds to each step record ``tom_regret`` (the stage regret of best-responding to the
+    prediction), ``reward``, ``optimal_reward`` and ``regret`` (r*_t - r_t against the exact
+    optimal response's expected rewards; None for black-box partners). The reset record is
+    ``partner`` and ``optimal_return``; the summary is ``partner``, ``rounds``, ``return``,
+    ``optimal_return``, ``regret`` (ΔFunctional), ``regret_per_step``, ``tom_steps``,
+    ``tom_accuracy``, ``tom_regret`` (ΔToM), ``tom_regret_per_step`` and the per-round lists
+    ``regrets``, ``tom_correct``, ``tom_regrets``. If an episode is truncated early, the regrets
+    cover the rounds played.
+    """
+
+    def __init__(self, env: Any) -> None:
+        self._stage_regret = getattr(env, "unwrapped", env).game.stage_regret.tolist()
+        super().__init__(env)
+
+    def start(self) -> dict[str, Any]:
+        super().start()
+        partner = getattr(self.env, "partner", None)
+        self._oracle = getattr(self.env, "oracle", None) if partner is not None else None
+        self._partner_name = None if partner is None else partner.name
+        self._regrets: list[float] = []
+        self._tom_regrets: list[float | None] = []
+        return {"partner": self._partner_name, "optimal_return": None if self._oracle is None else self._oracle.optimal_return}
+
+    def score(self, reward: float = 0.0, action: Any = None, info: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        t = self._t
+        record = super().score(reward, action, info)
+        reward = float(reward)
+        optimal = None if self._oracle is None else float(self._oracle.optimal_rewards[t])
+        regret = None if optimal is None else optimal - reward
+        if regret is not None:
+            self._regrets.append(regret)
+        b_hat = record["prediction"]
+        tom_regret = None if b_hat is None else self._stage_regret[b_hat][record["partner_action"]]
+        self._tom_regrets.append(tom_regret)
+        record.update(reward=reward, optimal_reward=optimal, regret=regret, tom_regret=tom_regret)
+        return record
+
+    def summary(self) -> dict[str, Any]:
+        rounds = self._t
+        predicted = [c for c in self._correct if c is not None]
+        tom_regrets = [x for x in self._tom_regrets if x is not None]
+        has_oracle = self._oracle is not None
+        regret = float(sum(self._regrets)) if has_oracle else None
+        n_pred = len(predicted)
+        return {
+            "partner": self._partner_name,
+            "rounds": rounds,
+            "return": self._return,
+            "optimal_return": float(self._oracle.optimal_rewards[:rounds].sum()) if has_oracle else None,
+            "regret": regret,
+            "regret_per_step": regret / rounds if has_oracle and rounds else None,
+            "tom_steps": n_pred,
+            "tom_accuracy": 100.0 * sum(predicted) / n_pred if n_pred else None,
+            "tom_regret": float(sum(tom_regrets)) if n_pred else None,
+            "tom_regret_per_step": float(sum(tom_regrets)) / n_pred if n_pred else None,
+            "regrets": list(self._regrets),
+            "tom_correct": list(self._correct),
+            "tom_regrets": list(self._tom_regrets),
+        }
