@@ -2,9 +2,9 @@
 
 Persuaders for ``tom/Persuasion-v0`` act with a principle index and may predict the persuadee's
 desire and attitude (``predict`` returns ``{"desire": i, "attitude": j}``; hand it to
-``env.unwrapped.record_prediction(**prediction)``). :class:`RandomAnswerer` answers
-``tom/PersuasiveToM-v0`` questions; :class:`SimulatedPersuadee` fills the persuadee seat of the
-two-seat env with a persona.
+``wrappers.ToMRecorder.record_prediction``, or to the env's deprecated
+``record_prediction(**prediction)``). :class:`RandomAnswerer` answers ``tom/PersuasiveToM-v0``
+questions; :class:`SimulatedPersuadee` fills the persuadee seat of the two-seat env with a persona.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import numpy as np
 
 from policies.base import BasePolicy
 from tom_envs.errors import InvalidAction
-from tom_envs.persuasion.personas import (NEUTRAL, NO, NONE, PRINCIPLES, UNMOVED, YES, Persona, resolve_personas,
-                                          transition)
+from tom_envs.persuasion.personas import NEUTRAL, NO, NONE, PRINCIPLES, UNMOVED, YES, resolve_personas
+from tom_envs.persuasion.persuadee import Persuadee
 from tom_envs.persuasion.replies import AGREEING, ANNOYED, CURIOUS, DEFLECTING, DISMISSIVE, HEDGING, SILENT
 
 N_PRINCIPLES = len(PRINCIPLES)
@@ -108,10 +108,13 @@ class OraclePersuader(BasePolicy):
     """The optimal persuader: reads the persona's oracle and the true desire from ``info``.
 
     Zero regret by construction (it is the benchmark's upper bound, not a fair agent); its
-    predictions are the true state, so literal ToM is 100 %.
+    predictions are the true state, so literal ToM is 100 %. It needs an env made with
+    :attr:`env_kwargs` (``PersuasionEnv(expose_state=True)``), whose infos carry the hidden state.
     """
 
     makes_predictions = True
+    #: what the env must be made with for this policy (the oracle reads the hidden state)
+    env_kwargs = {"expose_state": True}
 
     def __init__(self) -> None:
         super().__init__()
@@ -121,7 +124,8 @@ class OraclePersuader(BasePolicy):
         if "oracle" in info:
             self._oracle = info["oracle"]
         if self._oracle is None:
-            raise InvalidAction("OraclePersuader needs the info of PersuasionEnv.reset (it carries the oracle)")
+            raise InvalidAction("OraclePersuader reads the hidden state: make the env with PersuasionEnv(expose_state=True) "
+                                "(OraclePersuader.env_kwargs) and hand it the info of reset, which carries the oracle")
         state = info["persuadee"]
         return self._oracle.action(info["turn"], state["desire"], info["previous_principle"])
 
@@ -139,34 +143,37 @@ class RandomAnswerer(BasePolicy):
 class SimulatedPersuadee(BasePolicy):
     """Fills the persuadee seat of ``PersuasionAECEnv`` with a persona's stochastic dynamics.
 
-    Its stance is the persona's desire, moved by the principle in the observation exactly as in
-    ``PersuasionEnv``. The persona is drawn at each reset from ``personas`` (default: the six
+    Its stance is the desire of a :class:`~tom_envs.persuasion.persuadee.Persuadee` -- the
+    persuadee of ``PersuasionEnv``, the same dynamics -- moved by the principle in the
+    observation. The persona is drawn at each reset from ``personas`` (default: the six
     archetypes).
     """
 
     def __init__(self, personas: Any = None) -> None:
         super().__init__()
         self.distribution = resolve_personas(personas)
-        self.persona: Persona | None = None
-        self.desire = NO
+        self.persuadee: Persuadee | None = None
+
+    @property
+    def persona(self) -> Any:
+        """The persona drawn at the last reset (None before the first)."""
+        return None if self.persuadee is None else self.persuadee.persona
+
+    @property
+    def desire(self) -> int:
+        """The current desire (the stance it states); no before the first reset."""
+        return NO if self.persuadee is None else self.persuadee.desire
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self.persona = self.distribution.draw(self.rng)
-        self.desire = NO if self.rng.random() < self.persona.reluctance else NEUTRAL
+        self.persuadee = Persuadee(self.distribution.draw(self.rng), self.rng)
 
     def act(self, observation: Any, info: dict) -> int:
-        if self.persona is None:
+        if self.persuadee is None:
             self.reset(None)
         principle, previous = int(observation[0]), int(observation[1])
-        if principle == NONE:
-            return self.desire
-        u, acc = self.rng.random(), 0.0
-        for desire, _, prob in transition(self.persona, self.desire, previous, principle):  # type: ignore[arg-type]
-            acc += prob
-            if u < acc:
-                break
-        self.desire = desire
+        if principle != NONE:
+            self.persuadee.hear(principle, self.rng, previous=previous)  # type: ignore[union-attr]
         return self.desire
 
 

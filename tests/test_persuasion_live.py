@@ -95,7 +95,7 @@ def test_the_oracle_alternates_when_repeating_a_principle_wears_off():
 
 
 def test_oracle_success_rate_in_the_env_matches_its_value():
-    env = PersuasionEnv(personas="skeptic", horizon=4)
+    env = PersuasionEnv(personas="skeptic", horizon=4, **OraclePersuader.env_kwargs)
     eps = [play_episode(env, OraclePersuader(), seed) for seed in range(600)]
     rate = np.mean([e["success"] for e in eps])
     p = eps[0]["optimal_success"]
@@ -127,10 +127,10 @@ def test_live_env_passes_gymnasium_and_sb3_checkers(live_id):
 def _trajectory(seed: int) -> list:
     env = PersuasionEnv()
     obs, info = env.reset(seed=seed)
-    out = [obs.tolist(), info["partner"], info["text"]]
+    out = [obs.tolist(), env.persona.name, info["text"]]
     for a in (0, 5, 2, 2, 3):
         obs, r, term, trunc, info = env.step(a)
-        out += [obs.tolist(), r, term, info["reply"], info["persuadee"]]
+        out += [obs.tolist(), r, term, info["reply"], env.tom_truth()]
         if term:
             break
     return out
@@ -145,7 +145,7 @@ def test_hidden_state_stays_out_of_the_observation():
     env = PersuasionEnv()
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs) and obs.shape == (3,)
-    assert info["partner"] not in info["text"] and "desire" not in info["text"]
+    assert env.persona.name not in info["text"] and "desire" not in info["text"]
 
 
 def test_episode_ends_on_success_or_budget_and_misuse_raises():
@@ -170,7 +170,7 @@ def test_success_gives_reward_one_and_reads_as_agreement():
 
 
 def test_predictions_are_scored_against_the_state_before_the_turn():
-    env = PersuasionEnv(personas="skeptic", horizon=3)
+    env = PersuasionEnv(personas="skeptic", horizon=3, expose_state=True)
     _, info = env.reset(seed=2)
     truth = info["persuadee"]
     env.record_prediction(desire=truth["desire"], attitude="receptive" if truth["attitude"] != 2 else "unmoved")
@@ -255,3 +255,60 @@ def test_simulated_persuadee_can_take_the_persuadee_seat():
     assert [a for a in actions if not isinstance(a, dict)] == [NEUTRAL, YES]
     assert (PERSUADER, 1.0) in rewards and (PERSUADEE, 1.0) not in rewards
     assert "line 0" in env.render() and "line 2" in env.render()
+
+
+# ---------------------------------------------------------------------- ToM contract and information rule
+def _everything_returned(env: PersuasionEnv, seed: int, actions) -> list:
+    """What a cheating policy could read: every observation and info, the end summary left out."""
+    obs, info = env.reset(seed=seed)
+    seen = [obs.tolist(), repr(sorted(info.items()))]
+    for a in actions:
+        obs, reward, term, trunc, info = env.step(a)
+        seen += [obs.tolist(), reward, term, trunc, repr(sorted((k, v) for k, v in info.items() if k != "episode"))]
+        if term:
+            break
+    return seen
+
+
+def test_nothing_returned_depends_on_the_hidden_persona_or_desire():
+    """Two persuadees that differ only in hidden traits and initial desire, and whose replies carry no
+    signal (clarity 0, nothing ever lands): a policy reading everything returned cannot tell them apart."""
+    mute = {"name": "p", "receptiveness": [0.0] * 6, "stubbornness": 0.0}
+    no_env = PersuasionEnv(personas={**mute, "reluctance": 1.0}, clarity=0.0, horizon=4)
+    neutral_env = PersuasionEnv(personas={**mute, "reluctance": 0.0}, clarity=0.0, horizon=4)
+    for seed in range(5):
+        actions = [seed % 6, 1, 1, 4]
+        assert _everything_returned(no_env, seed, actions) == _everything_returned(neutral_env, seed, actions)
+        assert no_env.tom_truth()["desire"] == NO and neutral_env.tom_truth()["desire"] == NEUTRAL
+
+
+def test_reset_info_hands_out_no_persona_unless_exposed_for_the_oracle():
+    _, info = PersuasionEnv().reset(seed=0)
+    assert not {"partner", "persona", "oracle", "optimal_success", "persuadee"} & set(info)
+    _, info = PersuasionEnv(expose_state=True).reset(seed=0)
+    assert {"partner", "persona", "oracle", "optimal_success", "persuadee"} <= set(info)
+
+
+def test_oracle_persuader_refuses_an_env_that_hides_the_state():
+    env = PersuasionEnv()
+    obs, info = env.reset(seed=0)
+    with pytest.raises(InvalidAction, match="expose_state"):
+        OraclePersuader().act(obs, info)
+
+
+def test_tom_contract_truth_is_the_state_a_prediction_before_the_step_was_about():
+    env = PersuasionEnv(personas="skeptic", horizon=5, expose_state=True)
+    _, info = env.reset(seed=3)
+    assert set(env.tom_spec.targets) == {"desire", "attitude"} and env.tom_spec.predictor is None
+    assert env.tom_truth() == {}
+    regrets = []
+    for a in (0, 1, 2):
+        before = dict(info["persuadee"])
+        _, _, term, _, info = env.step(a)
+        regrets.append(info["regret"])
+        assert env.tom_truth() == before
+        if term:
+            break
+    outcome = env.tom_outcome()
+    assert set(outcome) == set(env.tom_spec.outcome)
+    assert outcome["regret"] == pytest.approx(sum(regrets)) and outcome["success"] == (info["persuadee"]["desire"] == YES)

@@ -9,11 +9,12 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode
-from tom_envs.persuasion.personas import (ATTITUDES, DESIRES, NEUTRAL, NO, NONE, PRINCIPLES, UNMOVED, YES,
-                                          InvalidPersona, Persona, PersuasionOracle, resolve_personas, solve,
-                                          transition)
+from tom_envs.persuasion.personas import (ATTITUDES, DESIRES, NONE, PRINCIPLES, YES, InvalidPersona, Persona,
+                                          PersuasionOracle, resolve_personas, solve)
+from tom_envs.persuasion.persuadee import Persuadee
 from tom_envs.persuasion.replies import (CUES, SCENARIOS, SILENT, Scenario, draw_cue, opening, persuader_line,
                                          reply_text, transcript_line)
+from tom_envs.tom import ToMSpec
 
 _ORACLES: dict[tuple[str, int], PersuasionOracle] = {}
 
@@ -66,13 +67,16 @@ class PersuasionEnv(gym.Env):
     each of 001's six persuasion principles, reluctance, stubbornness; see
     :mod:`tom_envs.persuasion.personas`) and a scenario are drawn. The persuadee's desire
     (no / neutral / yes) moves stochastically when a principle lands or backfires; its attitude
-    is the direction of the last move. Replies come from templates whose tone only hints at the
-    hidden state (:mod:`tom_envs.persuasion.replies`).
+    is the direction of the last move (:class:`~tom_envs.persuasion.persuadee.Persuadee`).
+    Replies come from templates whose tone only hints at the hidden state
+    (:mod:`tom_envs.persuasion.replies`).
 
-    Literal ToM: before a turn, :meth:`record_prediction` takes the agent's guess of the
-    persuadee's current desire and attitude; the step's info scores it. Functional ToM: success
-    within the budget, and regret against the oracle persuader that knows the persona and sees
-    the desire (dynamic programming, :func:`~tom_envs.persuasion.personas.solve`).
+    ToM contract (:mod:`tom_envs.tom`): literal-ToM targets ``desire`` and ``attitude``, each
+    ``Discrete(3)`` -- the persuadee's state *before* the coming turn; ``tom_truth()`` after a
+    step returns that state (the step resolved it). Functional outcome (``tom_outcome()``):
+    ``success``, ``regret`` (summed, against the oracle persuader that knows the persona and sees
+    the desire: dynamic programming, :func:`~tom_envs.persuasion.personas.solve`) and
+    ``optimal_success``. Score with ``wrappers.ToMRecorder``.
 
     ## Action Space
     ``Discrete(6)``: the principle of this turn, in the order of Table 3 -- 0 reciprocity,
@@ -84,7 +88,7 @@ class PersuasionEnv(gym.Env):
     ``MultiDiscrete([7, 7, horizon + 1])``: the tone of the persuadee's last reply (0 silent,
     1 annoyed, 2 dismissive, 3 deflecting, 4 hedging, 5 curious, 6 agreeing), the previous
     principle (6 before the first turn) and the turns left. The text form for LLMs is
-    ``info["text"]`` (background, transcript, the list of principles).
+    ``info["text"]`` (background, transcript, the list of principles), also ``env.text()``.
 
     ## Rewards
     1.0 on the turn the persuadee agrees (desire reaches yes), else 0.0.
@@ -99,27 +103,35 @@ class PersuasionEnv(gym.Env):
       persona name, a dict of :class:`Persona` fields, or a list of those.
     * ``horizon``: the turn budget (default 5; 001's dialogues average 4.9 turns).
     * ``clarity``: probability that a reply's tone fits the hidden state (default 0.7).
+    * ``expose_state``: default False. True is for oracle baselines only
+      (``policies.persuasion.OraclePersuader``): the infos then also carry the hidden persona,
+      the oracle and the persuadee's current state (see Info), which break the information rule.
     * ``render_mode``: ``"ansi"`` (``render()`` returns the transcript).
 
     ## Info
-    ``reset``: ``partner`` (persona name), ``persona`` (its traits), ``oracle``
-    (:class:`PersuasionOracle`), ``optimal_success`` (the oracle's success probability),
-    ``persuadee`` (``{"desire", "attitude"}`` indices, ground truth), ``turn``, ``text``.
-    ``step`` adds ``principle`` (name), ``utterance``, ``reply``, ``cue``, ``success``,
-    ``regret`` (V - Q of the chosen principle at the state it was chosen in; 0 for an optimal
-    choice, and its sum over an episode has the expected value optimal - achieved success
-    probability), ``tom`` (the scored prediction, or None) and, at the end, ``episode``:
-    ``persona``, ``success``, ``turns``, ``optimal_success``, ``regret``, ``desire_accuracy``,
-    ``attitude_accuracy`` (percent of predicted turns; None without predictions).
-    ``reset(options={"persona": name})`` forces a persona of the distribution.
+    ``reset``: ``turn``, ``previous_principle``, ``text``. ``step`` adds ``principle`` (name),
+    ``utterance``, ``reply``, ``cue``, ``success``, ``regret`` (V - Q of the chosen principle at
+    the state it was chosen in, known once the turn is over; 0 for an optimal choice, and its sum
+    over an episode has the expected value optimal - achieved success probability), ``tom``
+    (a prediction handed to the deprecated :meth:`record_prediction`, scored; else None) and, at
+    the end, ``episode``: ``persona``, ``success``, ``turns``, ``optimal_success``, ``regret``,
+    ``desire_accuracy``, ``attitude_accuracy`` (percent of predicted turns; None without
+    predictions), ``predictions``. Nothing returned before the end determines the persona or the
+    current desire and attitude (the information rule). With ``expose_state=True`` the reset info
+    also has ``partner`` (persona name), ``persona`` (its traits), ``oracle``
+    (:class:`PersuasionOracle`), ``optimal_success``, and every info has ``persuadee``
+    (``{"desire", "attitude"}`` indices of the current state). ``reset(options={"persona": name})``
+    forces a persona of the distribution.
 
     ## Version History
     * v0: initial version.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(DESIRES)), "attitude": spaces.Discrete(len(ATTITUDES))},
+                       outcome=("success", "regret", "optimal_success"))
 
-    def __init__(self, personas: Any = None, horizon: int = 5, clarity: float = 0.7,
+    def __init__(self, personas: Any = None, horizon: int = 5, clarity: float = 0.7, expose_state: bool = False,
                  render_mode: str | None = None) -> None:
         if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
             raise InvalidPersona(f"horizon is the turn budget, a positive integer; got {horizon!r}")
@@ -130,12 +142,13 @@ class PersuasionEnv(gym.Env):
         self.distribution = resolve_personas(personas)
         self.horizon = int(horizon)
         self.clarity = float(clarity)
+        self.expose_state = bool(expose_state)
         self.render_mode = render_mode
         self.action_space = spaces.Discrete(len(PRINCIPLES))
         self.observation_space = spaces.MultiDiscrete([len(CUES), len(PRINCIPLES) + 1, self.horizon + 1])
         self._started = False
         self._done = True
-        self._pending: tuple[int | None, int | None] | None = None
+        self._pending: dict[str, int] | None = None
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -143,25 +156,31 @@ class PersuasionEnv(gym.Env):
         self.persona = self._pick_persona(options)
         self.scenario: Scenario = SCENARIOS[int(self.np_random.integers(len(SCENARIOS)))]
         self.oracle = oracle_for(self.persona, self.horizon)
-        self.desire = NO if self.np_random.random() < self.persona.reluctance else NEUTRAL
-        self.attitude, self.previous, self.cue, self.turn = UNMOVED, NONE, SILENT, 0
+        self.persuadee = Persuadee(self.persona, self.np_random)
+        self.cue, self.turn = SILENT, 0
         self.transcript: list[str] = []
         self._regrets: list[float] = []
-        self._desire_hits: list[bool] = []
-        self._attitude_hits: list[bool] = []
+        self._hits: dict[str, list[bool]] = {"desire": [], "attitude": []}
+        self._truth: dict[str, int] = {}
         self._pending = None
         self._started, self._done = True, False
-        info = {"partner": self.persona.name, "persona": self.persona.model_dump(), "oracle": self.oracle,
-                "optimal_success": self.oracle.success_probability, **self._state_info()}
+        info = self._state_info()
+        if self.expose_state:
+            info.update(partner=self.persona.name, persona=self.persona.model_dump(), oracle=self.oracle,
+                        optimal_success=self.oracle.success_probability)
         return self._obs(), info
 
     def record_prediction(self, desire: Any = None, attitude: Any = None) -> None:
-        """The agent's literal-ToM guess of the persuadee's *current* desire and attitude.
+        """Deprecated: wrap the env in ``wrappers.ToMRecorder`` and hand it ``{"desire", "attitude"}``.
 
-        Call it before :meth:`step`; either part may be None. Labels (``"no"``, ``"neutral"``,
-        ``"yes"``; ``"resistant"``, ``"unmoved"``, ``"receptive"``) or indices are accepted.
+        The agent's literal-ToM guess of the persuadee's *current* desire and attitude, scored in
+        the next step's ``info["tom"]``. Call it before :meth:`step`; either part may be None.
+        Labels (``"no"``, ``"neutral"``, ``"yes"``; ``"resistant"``, ``"unmoved"``,
+        ``"receptive"``) or indices are accepted.
         """
-        self._pending = (_label_index(desire, DESIRES, "desire"), _label_index(attitude, ATTITUDES, "attitude"))
+        guesses = {"desire": _label_index(desire, DESIRES, "desire"),
+                   "attitude": _label_index(attitude, ATTITUDES, "attitude")}
+        self._pending = {k: v for k, v in guesses.items() if v is not None}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if not self._started:
@@ -169,16 +188,19 @@ class PersuasionEnv(gym.Env):
         if self._done:
             raise EpisodeEnded("the persuasion is over (success or turn budget used); call env.reset().")
         principle, utterance = parse_action(action, len(PRINCIPLES), "a persuasion principle")
-        tom = self._score_prediction()
-        regret = self.oracle.gap(self.turn, self.desire, self.previous, principle)
+        p = self.persuadee
+        self._truth = {"desire": p.desire, "attitude": p.attitude}
+        regret = self.oracle.gap(self.turn, p.desire, p.previous, principle)
         self._regrets.append(regret)
-        self._move(principle)
+        p.hear(principle, self.np_random)
+        self.turn += 1
+        tom = self._score_pending()
         utterance = utterance if utterance is not None else persuader_line(principle, self.scenario, self.turn)
-        self.cue = draw_cue(self.desire, self.attitude, self.clarity, self.np_random)
+        self.cue = draw_cue(p.desire, p.attitude, self.clarity, self.np_random)
         reply = reply_text(self.cue, int(self.np_random.integers(2)))
         self.transcript += [transcript_line(self.scenario.persuader, utterance),
                             transcript_line(self.scenario.persuadee, reply)]
-        success = self.desire == YES
+        success = p.convinced
         self._done = success or self.turn >= self.horizon
         info = {"principle": PRINCIPLES[principle], "utterance": utterance, "reply": reply, "cue": CUES[self.cue],
                 "success": success, "regret": regret, "tom": tom, **self._state_info()}
@@ -192,7 +214,18 @@ class PersuasionEnv(gym.Env):
             return None
         return self.text() if self._started else ""
 
-    # ------------------------------------------------------------------ ground truth and text
+    # ------------------------------------------------------------------ ToM contract
+    def tom_truth(self) -> dict[str, int]:
+        """The persuadee's desire and attitude before the last step (what a prediction made then was
+        about); empty after a reset."""
+        return dict(self._truth)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        """``success`` so far, the summed ``regret`` and the oracle's ``optimal_success``."""
+        return {"success": self._started and self.persuadee.convinced, "regret": float(sum(self._regrets)),
+                "optimal_success": self.oracle.success_probability if self._started else None}
+
+    # ------------------------------------------------------------------ text and summary
     def text(self) -> str:
         """The prompt for an LLM persuader: scenario, transcript, principles to choose from."""
         lines = [opening(self.scenario), "", "Dialogue:"]
@@ -205,10 +238,11 @@ class PersuasionEnv(gym.Env):
 
     def episode_summary(self) -> dict[str, Any]:
         """Metrics of the episode so far (also ``info["episode"]`` at the end)."""
-        return {"persona": self.persona.name, "success": self.desire == YES, "turns": self.turn,
-                "optimal_success": self.oracle.success_probability, "regret": float(sum(self._regrets)),
-                "desire_accuracy": _pct(self._desire_hits), "attitude_accuracy": _pct(self._attitude_hits),
-                "predictions": len(self._desire_hits) + len(self._attitude_hits)}
+        outcome = self.tom_outcome()
+        return {"persona": self.persona.name, "success": outcome["success"], "turns": self.turn,
+                "optimal_success": outcome["optimal_success"], "regret": outcome["regret"],
+                "desire_accuracy": _pct(self._hits["desire"]), "attitude_accuracy": _pct(self._hits["attitude"]),
+                "predictions": len(self._hits["desire"]) + len(self._hits["attitude"])}
 
     # ------------------------------------------------------------------ helpers
     def _pick_persona(self, options: dict | None) -> Persona:
@@ -220,39 +254,27 @@ class PersuasionEnv(gym.Env):
                                  f"({', '.join(p.name for p in self.distribution.personas)})")
         return self.distribution.draw(self.np_random)
 
-    def _move(self, principle: int) -> None:
-        u = self.np_random.random()
-        outcomes = transition(self.persona, self.desire, self.previous, principle)
-        acc = 0.0
-        for desire, attitude, prob in outcomes:
-            acc += prob
-            if u < acc:
-                break
-        self.desire, self.attitude = desire, attitude
-        self.previous = principle
-        self.turn += 1
-
-    def _score_prediction(self) -> dict[str, Any] | None:
-        if self._pending is None:
+    def _score_pending(self) -> dict[str, Any] | None:
+        """The deprecated :meth:`record_prediction` path: score the pending guess against the truth."""
+        pending, self._pending = self._pending, None
+        if pending is None:
             return None
-        d_hat, a_hat = self._pending
-        self._pending = None
-        out: dict[str, Any] = {"desire_prediction": d_hat, "attitude_prediction": a_hat,
-                               "desire_correct": None, "attitude_correct": None}
-        if d_hat is not None:
-            out["desire_correct"] = d_hat == self.desire
-            self._desire_hits.append(out["desire_correct"])
-        if a_hat is not None:
-            out["attitude_correct"] = a_hat == self.attitude
-            self._attitude_hits.append(out["attitude_correct"])
+        out: dict[str, Any] = {f"{t}_prediction": pending.get(t) for t in self._hits}
+        for target, hits in self._hits.items():
+            correct = None if target not in pending else pending[target] == self._truth[target]
+            out[f"{target}_correct"] = correct
+            if correct is not None:
+                hits.append(correct)
         return out
 
     def _state_info(self) -> dict[str, Any]:
-        return {"persuadee": {"desire": self.desire, "attitude": self.attitude}, "turn": self.turn,
-                "previous_principle": self.previous, "text": self.text()}
+        info: dict[str, Any] = {"turn": self.turn, "previous_principle": self.persuadee.previous, "text": self.text()}
+        if self.expose_state:
+            info["persuadee"] = {"desire": self.persuadee.desire, "attitude": self.persuadee.attitude}
+        return info
 
     def _obs(self) -> np.ndarray:
-        return np.array([self.cue, self.previous, self.horizon - self.turn], dtype=np.int64)
+        return np.array([self.cue, self.persuadee.previous, self.horizon - self.turn], dtype=np.int64)
 
 
 def _pct(hits: list[bool]) -> float | None:
