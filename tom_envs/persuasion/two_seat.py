@@ -12,6 +12,7 @@ from tom_envs.errors import UnsupportedRenderMode
 from tom_envs.persuasion.live import parse_action
 from tom_envs.persuasion.personas import DESIRES, NONE, PRINCIPLES, YES, InvalidPersona
 from tom_envs.persuasion.replies import SCENARIOS, Scenario, opening, persuader_line, transcript_line
+from tom_envs.tom import ToMSpec
 
 PERSUADER, PERSUADEE = "persuader_0", "persuadee_0"
 NO_STANCE = len(DESIRES)  # "has not answered yet"
@@ -50,14 +51,25 @@ class PersuasionAECEnv(TomAECEnv):
     * ``horizon``: rounds (default 5). * ``render_mode``: ``"ansi"`` returns the transcript.
 
     ## Info
-    ``text`` (the transcript and what to do next), ``round``; after the persuadee's turn also
-    ``stance``. The scenario is drawn from ``np_random`` at reset.
+    ``text`` (the transcript and what to do next), ``round``; the persuadee's info also has its own
+    ``stance`` once it has answered. The scenario is drawn from ``np_random`` at reset. The env
+    keeps no hidden state of the persuadee (an agent in that seat keeps its own, e.g. a persona),
+    so nothing returned can give it away; the persuader sees a stance only once it is stated.
+
+    ## ToM contract
+    :mod:`tom_envs.tom`: the predictor is ``persuader_0``; its one literal-ToM target is
+    ``stance`` (``Discrete(3)``): the stance the persuadee will state in its coming answer, which
+    is the state the persuadee seat reveals. ``tom_truth()`` is ``{"stance": s}`` after the
+    persuadee's step, else empty. ``tom_outcome()``: ``success`` (a yes so far) and ``rounds``.
+    Score with ``wrappers.AECToMRecorder``.
 
     ## Version History
     * v0: initial version.
     """
 
     metadata = {"name": "tom_persuasion_two_seat_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    tom_spec = ToMSpec(targets={"stance": spaces.Discrete(len(DESIRES))}, outcome=("success", "rounds"),
+                       predictor=PERSUADER)
 
     def __init__(self, horizon: int = 5, render_mode: str | None = None) -> None:
         super().__init__()
@@ -72,6 +84,7 @@ class PersuasionAECEnv(TomAECEnv):
         high = np.array([n_p, n_p, len(DESIRES), self.horizon], dtype=np.int64)
         self.observation_spaces = {a: spaces.Box(0, high, shape=(4,), dtype=np.int64) for a in self.possible_agents}
         self.action_spaces = {PERSUADER: spaces.Discrete(n_p), PERSUADEE: spaces.Discrete(len(DESIRES))}
+        self._truth: dict[str, int] = {}
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng = self.reseed(seed)
@@ -79,12 +92,14 @@ class PersuasionAECEnv(TomAECEnv):
         self.start_episode(PERSUADER)
         self.round, self.principle, self.previous, self.stance = 0, NONE, NONE, NO_STANCE
         self.transcript: list[str] = []
+        self._truth: dict[str, int] = {}
         self.infos = {a: self._info(a) for a in self.agents}
 
     def observe(self, agent: str) -> np.ndarray:
         return np.array([self.principle, self.previous, self.stance, self.horizon - self.round], dtype=np.int64)
 
     def step(self, action: Any) -> None:
+        self._truth = {}
         agent = self.begin_step(action, "the episode is over; call env.reset().")
         if agent is None:
             return
@@ -101,6 +116,17 @@ class PersuasionAECEnv(TomAECEnv):
             return None
         return "\n".join([opening(self.scenario), *self.transcript]) if self.started else ""
 
+    # ------------------------------------------------------------------ ToM contract
+    def tom_truth(self) -> dict[str, int]:
+        """``{"stance": s}`` after the persuadee's step (the stance it just stated), else empty."""
+        return dict(self._truth)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        """``success`` (the persuadee said yes) and the ``rounds`` played."""
+        if not self.started:
+            return {"success": False, "rounds": 0}
+        return {"success": self.stance == YES, "rounds": self.round}
+
     # ------------------------------------------------------------------ turns
     def _persuader_turn(self, action: Any) -> None:
         p, text = parse_action(action, len(PRINCIPLES), "a persuasion principle")
@@ -112,6 +138,7 @@ class PersuasionAECEnv(TomAECEnv):
     def _persuadee_turn(self, action: Any) -> None:
         s, text = parse_action(action, len(DESIRES), "a stance (0 no, 1 neutral, 2 yes)")
         self.stance = s
+        self._truth = {"stance": s}
         self.transcript.append(transcript_line(self.scenario.persuadee, text if text is not None else _STANCE_REPLIES[s]))
         self.round += 1
         if s == YES:
