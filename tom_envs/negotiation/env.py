@@ -21,9 +21,13 @@ from tom_envs.negotiation.parties import Candidate, ScriptedParty
 from tom_envs.negotiation.render import seat_text
 from tom_envs.negotiation.scenario import CONFLICT_MODES, DIFFICULTY_MODES, Scenario, resolve_scenario
 from tom_envs.negotiation.templates import mediator_line, party_line
+from tom_envs.scoring import NOT_PREDICTED, prediction_matches
+from tom_envs.tom import ToMSpec
 
 MEDIATOR = "mediator_0"
 MEDIATOR_NAME = "Mediator"
+#: the functional outcome (``tom_outcome()``): overall consensus now, its change since the start, and 002's metrics
+OUTCOME = ("consensus", "consensus_gain", "cc", "tle_mean", "rl_mean", "me_mean", "mi_mean")
 
 
 class NegotiationEnv(TomAECEnv):
@@ -47,7 +51,8 @@ class NegotiationEnv(TomAECEnv):
     ## Action Space
     ``party_i``: ``Discrete(1 + 2K)`` over the K (topic, option) pairs; ``mediator_0``:
     ``Discrete(1 + 4M)``. Both also accept structured dicts with an utterance, and the mediator
-    dict may carry a literal-ToM ``prediction`` of each party's preferred option per topic; see
+    dict may carry a literal-ToM ``prediction`` of each party's preferred option per topic
+    (deprecated: hand it to ``wrappers.AECToMRecorder`` instead); see
     :mod:`tom_envs.negotiation.actions`. A malformed action raises
     :class:`~tom_envs.negotiation.errors.NegotiationActionError`.
 
@@ -96,12 +101,23 @@ class NegotiationEnv(TomAECEnv):
     (public: topics, options, parties, stated stances, silence, the typed transcript ``events`` with
     speaker, seat, kind, topic, option/strategy, text; with an extractor, a party line's event also
     has ``attitudes``: the extracted option label per addressed topic). Party seats also get
-    ``self`` (their own profile). After a mediator prediction, the mediator's ``tom`` holds that
-    prediction's correct and total counts. When the episode ends every seat gets ``episode``: the
+    ``self`` (their own profile). After a mediator prediction in the action dict (deprecated), the
+    mediator's ``tom`` holds that prediction's correct and total counts. Nothing a seat is given
+    before the end shows another party's private preferences, its currently preferred options or
+    a scripted party's receptiveness (the information rule). When the episode ends every seat gets ``episode``: the
     consensus trajectories, CC, TLE, drop events, RL, per-intervention ME and MI (with the judge's
     name), literal-ToM accuracy, the hidden receptiveness of each scripted party, the attitude
     source, and with an extractor its audit ``extraction``: lines read, and how often the extracted
     option on the line's own topic agreed with the structured stance, differed, or was missing.
+
+    ## ToM contract
+    :mod:`tom_envs.tom`: the predictor is ``mediator_0`` (None without a mediator seat); its one
+    literal-ToM target is ``stances``, ``MultiDiscrete`` of shape (parties, topics): each party's
+    currently preferred option per topic (:meth:`hidden_preferences`) at the start of the turn.
+    ``tom_truth()`` is ``{"stances": array}`` after the step that resolves a turn, else empty.
+    ``tom_outcome()``: :data:`OUTCOME` -- overall ``consensus`` now, ``consensus_gain`` since the
+    start, and 002's ``cc``, ``tle_mean``, ``rl_mean``, ``me_mean``, ``mi_mean`` so far (as in
+    ``episode``). Score with ``wrappers.AECToMRecorder``.
 
     ## Version History
     * v0: initial version (002's scenarios, conflict modes, strategies and metrics).
@@ -152,6 +168,10 @@ class NegotiationEnv(TomAECEnv):
         self.action_spaces = {a: spaces.Discrete(1 + 4 * self.m) if a == MEDIATOR else spaces.Discrete(1 + 2 * n_pairs)
                               for a in self.possible_agents}
         self._rank_rows = {i: self._rank_row(i) for i in range(self.n)}
+        options = [len(t.options) for t in self.scenario.topics]
+        self.tom_spec = ToMSpec(targets={"stances": spaces.MultiDiscrete(np.array([options] * self.n, dtype=np.int64))},
+                                outcome=OUTCOME, predictor=MEDIATOR if self.has_mediator else None)
+        self._truth: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ spaces
     def _obs_high(self) -> np.ndarray:
@@ -184,6 +204,7 @@ class NegotiationEnv(TomAECEnv):
         self.mediator_turns: list[int] = []
         self.hardened_turns: list[int] = []
         self.tom_correct = self.tom_total = 0
+        self._truth = {}
         self.extraction = {"lines": 0, "agree": 0, "other_option": 0, "not_addressed": 0, "extra_topics": 0}
         self.turn = 0
         self._pending: dict[str, Any] = {}
@@ -192,6 +213,7 @@ class NegotiationEnv(TomAECEnv):
         self.infos = {a: self._info(a) for a in self.agents}
 
     def step(self, action: Any) -> None:
+        self._truth = {}
         agent = self.begin_step(action, "the negotiation is over; call env.reset() to start another.")
         if agent is None:
             return
@@ -233,7 +255,8 @@ class NegotiationEnv(TomAECEnv):
         stakes = self._stakes()
         cands = self._candidates()
         move: MediatorMove = self._pending.get(MEDIATOR) or MediatorMove()
-        self._score_prediction(move)
+        self._truth = {"stances": self.hidden_preferences()}
+        self._score_prediction(move.prediction)
         t = self.turn + 1
         if move.strategy is not None:
             self._intervene(move, t)
@@ -379,16 +402,30 @@ class NegotiationEnv(TomAECEnv):
                 out[i, mv.topic] = mv.option
         return out
 
-    def _score_prediction(self, move: MediatorMove) -> None:
+    def tom_truth(self) -> dict[str, np.ndarray]:
+        """``{"stances": (parties, topics) array}`` after the step that resolved a turn: each party's
+        preferred options at the start of that turn; empty after any other step."""
+        return {k: v.copy() for k, v in self._truth.items()}
+
+    def tom_outcome(self) -> dict[str, Any]:
+        """Consensus now and its gain since the start, and 002's metrics so far (:data:`OUTCOME`)."""
+        if not self.started:
+            return dict.fromkeys(OUTCOME)
+        m = self._metrics()
+        hist = self.tracker.history
+        return {"consensus": hist[-1], "consensus_gain": hist[-1] - hist[0], "cc": m["cc"], "tle_mean": m["tle_mean"],
+                "rl_mean": m["rl_mean"], "me_mean": m["me_mean"], "mi_mean": m["mi_mean"]}
+
+    def _score_prediction(self, prediction: dict[int, dict[int, int]] | None) -> None:
+        """The deprecated ``prediction`` key of the mediator's action dict, scored against the turn's truth."""
         self._last_tom = None
-        if not move.prediction:
+        if not prediction:
             return
-        truth = self.hidden_preferences()
-        correct = total = 0
-        for i, per_topic in move.prediction.items():
+        guess = np.full((self.n, self.m), NOT_PREDICTED, dtype=np.int64)
+        for i, per_topic in prediction.items():
             for k, o in per_topic.items():
-                total += 1
-                correct += int(truth[i, k] == o)
+                guess[i, k] = o
+        correct, total = prediction_matches(guess, self._truth["stances"])
         self.tom_correct += correct
         self.tom_total += total
         self._last_tom = {"correct": correct, "total": total}
@@ -409,8 +446,8 @@ class NegotiationEnv(TomAECEnv):
         repeating = tuple(int(i) for i in np.flatnonzero(self.repeats >= 1))
         return InterventionContext(tuple(now), drops, hostile, stalled, repeating, silent)
 
-    def episode_summary(self) -> dict[str, Any]:
-        """All of 002's metrics for the episode so far (JSON-serialisable; inf latencies as None)."""
+    def _metrics(self) -> dict[str, Any]:
+        """002's metrics of the episode so far (each intervention also gets its ``me``)."""
         hist = self.tracker.history
         topic_hist = self.tracker.topic_history
         names = [t.name for t in self.scenario.topics]
@@ -423,18 +460,28 @@ class NegotiationEnv(TomAECEnv):
             iv["me"] = mediator_effectiveness(series, iv["turn"])
             me.append(iv["me"])
         finite = [x for x in rl if math.isfinite(x)]
+        return {"cc": consensus_change(hist), "tle": tle, "tle_mean": mean_defined(list(tle.values())), "rl": rl,
+                "rl_mean": float(np.mean(finite)) if finite else None, "rl_unanswered": len(rl) - len(finite),
+                "me_mean": mean_defined(me), "mi_mean": mean_defined([iv["mi"]["mean"] for iv in self.interventions])}
+
+    def episode_summary(self) -> dict[str, Any]:
+        """All of 002's metrics for the episode so far (JSON-serialisable; inf latencies as None)."""
+        hist = self.tracker.history
+        topic_hist = self.tracker.topic_history
+        names = [t.name for t in self.scenario.topics]
+        m = self._metrics()
         return {
             "scenario": self.scenario.name, "conflict_mode": self.conflict_mode, "turns": self.turn,
             "parties": self.n, "topics": names, "mediator": self.has_mediator,
             "consensus": [round(x, 6) for x in hist],
             "topic_consensus": {names[k]: [round(h[k], 6) for h in topic_hist] for k in range(self.m)},
-            "cc": consensus_change(hist), "tle": tle, "tle_mean": mean_defined(list(tle.values())),
+            "cc": m["cc"], "tle": m["tle"], "tle_mean": m["tle_mean"],
             "drop_events": [list(e) for e in drop_events(hist)],
-            "rl": [x if math.isfinite(x) else None for x in rl],
-            "rl_mean": float(np.mean(finite)) if finite else None, "rl_unanswered": len(rl) - len(finite),
+            "rl": [x if math.isfinite(x) else None for x in m["rl"]],
+            "rl_mean": m["rl_mean"], "rl_unanswered": m["rl_unanswered"],
             "interventions": [{k: v for k, v in iv.items() if k != "topic_index"} for iv in self.interventions],
             "mediator_turns": list(self.mediator_turns),
-            "me_mean": mean_defined(me), "mi_mean": mean_defined([iv["mi"]["mean"] for iv in self.interventions]),
+            "me_mean": m["me_mean"], "mi_mean": m["mi_mean"],
             "mi_judge": getattr(self.judge, "name", type(self.judge).__name__),
             "tom_accuracy": self.tom_correct / self.tom_total if self.tom_total else None,
             "tom_predictions": self.tom_total,

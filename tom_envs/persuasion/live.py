@@ -14,6 +14,7 @@ from tom_envs.persuasion.personas import (ATTITUDES, DESIRES, NONE, PRINCIPLES, 
 from tom_envs.persuasion.persuadee import Persuadee
 from tom_envs.persuasion.replies import (CUES, SCENARIOS, SILENT, Scenario, draw_cue, opening, persuader_line,
                                          reply_text, transcript_line)
+from tom_envs.scoring import prediction_matches
 from tom_envs.tom import ToMSpec
 
 _ORACLES: dict[tuple[str, int], PersuasionOracle] = {}
@@ -261,7 +262,7 @@ class PersuasionEnv(gym.Env):
             return None
         out: dict[str, Any] = {f"{t}_prediction": pending.get(t) for t in self._hits}
         for target, hits in self._hits.items():
-            correct = None if target not in pending else pending[target] == self._truth[target]
+            correct = None if target not in pending else prediction_matches(pending[target], self._truth[target])[0] == 1
             out[f"{target}_correct"] = correct
             if correct is not None:
                 hits.append(correct)

@@ -1,0 +1,122 @@
+"""The negotiation env keeps the ToM contract (mediator_0 predicts every party's stances; the
+consensus metrics are its outcome) and the information rule (the mediator is never handed the
+parties' private preferences, current stances or hidden receptiveness)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tom_envs.negotiation.env import MEDIATOR, OUTCOME, NegotiationEnv
+from tom_envs.negotiation.scenario import resolve_scenario
+from tom_envs.scoring import NOT_PREDICTED, prediction_matches
+from tom_envs.tom import ToMEnv
+from wrappers.tom_recorder import AECToMRecorder
+
+
+def _seen(env, agent: str, act) -> list[str]:
+    """Everything returned to ``agent`` over an episode (its observations and infos), as text."""
+    out = []
+    for a in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if a == agent:
+            out.append(json.dumps([obs.tolist(), reward, {k: v for k, v in info.items() if k not in ("episode", "tom")}],
+                                  sort_keys=True, default=str))
+        env.step(None if term or trunc else act(env, a, obs, info))
+    return out
+
+
+def _full_guess(env, obs, info) -> np.ndarray:
+    """Every party's last stated option, 0 where it has said nothing yet."""
+    stated = np.asarray(info["state"]["stated"])
+    return np.where(stated < 0, 0, stated)
+
+
+def test_spec_truth_and_outcome():
+    env = NegotiationEnv(scenario="hopkins_hmo", conflict_mode="general")
+    assert isinstance(env, ToMEnv) and env.tom_spec.predictor == MEDIATOR and set(env.tom_spec.outcome) == set(OUTCOME)
+    env.reset(seed=1)
+    assert env.tom_truth() == {}
+    truth = env.hidden_preferences()
+    env.step(0)
+    assert np.array_equal(env.tom_truth()["stances"], truth) and env.tom_spec.targets["stances"].contains(truth)
+    env.step(0)
+    assert set(env.tom_truth()) == {"stances"}
+    ep = env.episode_summary()
+    outcome = env.tom_outcome()
+    assert {k: outcome[k] for k in ("cc", "tle_mean", "rl_mean", "me_mean", "mi_mean")} == {
+        k: ep[k] for k in ("cc", "tle_mean", "rl_mean", "me_mean", "mi_mean")}
+    assert outcome["consensus_gain"] == pytest.approx(outcome["consensus"] - ep["consensus"][0], abs=1e-6)
+    assert NegotiationEnv(mediator=False, party_seats="all").tom_spec.predictor is None
+
+
+def test_party_seat_steps_resolve_nothing_until_the_turn_is_resolved():
+    env = NegotiationEnv(scenario="ias", party_seats=[0])
+    env.reset(seed=0)
+    env.step(0)  # party_0 passes; the mediator has not acted yet
+    assert env.tom_truth() == {}
+    env.step(0)
+    assert "stances" in env.tom_truth()
+
+
+def test_aec_recorder_scores_the_mediator_as_the_deprecated_prediction_key_did():
+    """Full predictions through the recorder; the same predictions in the action dict: one accuracy."""
+    def act(env, agent, obs, info):
+        guess = _full_guess(env, obs, info)
+        if isinstance(env, AECToMRecorder):
+            env.record_prediction({"stances": guess})
+            return 0
+        return {"intervene": False, "prediction": {i: dict(enumerate(map(int, row))) for i, row in enumerate(guess)}}
+
+    for seed in range(3):
+        old, new = NegotiationEnv(scenario="river_basin"), AECToMRecorder(NegotiationEnv(scenario="river_basin"))
+        old.reset(seed=seed)
+        new.reset(seed=seed)
+        _seen(old, MEDIATOR, act)
+        _seen(new, MEDIATOR, act)
+        ep, rec = old.episode_summary(), new.episode_summary()
+        assert rec["tom_steps"] == ep["turns"] and ep["tom_predictions"] == ep["turns"] * old.n * old.m
+        assert rec["tom_accuracy"] == pytest.approx(100.0 * ep["tom_accuracy"])
+        assert rec["outcome"] == old.tom_outcome() and rec["outcome"]["cc"] == ep["cc"]
+
+
+def test_a_partial_prediction_counts_only_the_cells_it_predicts():
+    truth = np.array([[0, 1], [2, 0]])
+    guess = np.full((2, 2), NOT_PREDICTED)
+    guess[0, 1], guess[1, 0] = 1, 0
+    assert prediction_matches(guess, truth) == (1, 2)
+    assert prediction_matches(2, 2) == (1, 1) and prediction_matches(np.zeros(3, int), truth) == (0, 4)
+
+
+def test_mediator_is_not_handed_private_preferences():
+    """Two cases that differ only in one party's private ranking: everything the mediator is given at
+    the start is the same, although that party's hidden stances differ."""
+    base = resolve_scenario("hopkins_hmo").model_dump()
+    other = json.loads(json.dumps(base))
+    topic = next(iter(other["parties"][0]["preferences"]))
+    pref = other["parties"][0]["preferences"][topic]
+    pref["ranking"] = pref["ranking"][::-1]
+    pref["unacceptable"] = []
+    views, truths = [], []
+    for case in (base, other):
+        env = NegotiationEnv(scenario=case, conflict_mode="general")
+        env.reset(seed=0)
+        views.append(json.dumps([env.observe(MEDIATOR).tolist(), env.infos[MEDIATOR]], sort_keys=True, default=str))
+        truths.append(env.hidden_preferences())
+    assert views[0] == views[1] and not np.array_equal(truths[0], truths[1])
+
+
+def test_mediator_sees_nothing_of_the_hidden_receptiveness_until_the_end():
+    """Same seed, the scripted parties' receptiveness changed in one env: while the mediator only
+    watches, every observation and info it gets is the same; the summary at the end reveals it."""
+    envs = [NegotiationEnv(scenario="flagship", conflict_mode="competing") for _ in range(2)]
+    for env in envs:
+        env.reset(seed=4)
+    for party in envs[1].parties.values():
+        party.receptiveness = 1.0 - party.receptiveness
+    seen = [_seen(env, MEDIATOR, lambda env, a, obs, info: 0) for env in envs]
+    assert seen[0] == seen[1]
+    assert envs[0].episode_summary()["receptiveness"] != envs[1].episode_summary()["receptiveness"]
+
