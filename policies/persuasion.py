@@ -123,14 +123,20 @@ class OraclePersuader(BasePolicy):
     def act(self, observation: Any, info: dict) -> int:
         if "oracle" in info:
             self._oracle = info["oracle"]
+        state = _exposed_state(info)
         if self._oracle is None:
-            raise InvalidAction("OraclePersuader reads the hidden state: make the env with PersuasionEnv(expose_state=True) "
-                                "(OraclePersuader.env_kwargs) and hand it the info of reset, which carries the oracle")
-        state = info["persuadee"]
+            raise InvalidAction("OraclePersuader needs the info of reset first: it carries the persona's oracle")
         return self._oracle.action(info["turn"], state["desire"], info["previous_principle"])
 
     def predict(self, observation: Any, info: dict) -> dict[str, int]:
-        return dict(info["persuadee"])
+        return _exposed_state(info)
+
+
+def _exposed_state(info: dict) -> dict[str, int]:
+    if "persuadee" not in info:
+        raise InvalidAction("OraclePersuader reads the hidden state: make the env with PersuasionEnv(expose_state=True) "
+                            "(OraclePersuader.env_kwargs); by default the env keeps the persuadee's state hidden")
+    return dict(info["persuadee"])
 
 
 class RandomAnswerer(BasePolicy):
