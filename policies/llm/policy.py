@@ -26,18 +26,11 @@ from typing import Any
 import numpy as np
 
 from policies.base import BasePolicy, joint_code
-from policies.llm.backends import Backend
-from policies.llm.strategies import (
-    FALLBACKS,
-    STRATEGIES,
-    GameText,
-    InvalidPolicyConfig,
-    MatrixStrategy,
-    Slot,
-    StageRunner,
-    UnknownStrategy,
-    build_strategy,
-)
+from policies.llm.base import Backend
+from policies.llm.errors import InvalidPolicyConfig
+from policies.llm.matrix_text import GameText
+from policies.llm.slots import Slot, open_slots
+from policies.llm.strategies import MatrixStrategy, StageRunner, build_strategy
 from tom_envs.errors import TomEnvsError
 from tom_envs.matrix.games import MatrixGame, get_game
 
@@ -81,14 +74,11 @@ class LLMMatrixPolicy(BasePolicy):
         max_tokens: int | None = None,
     ) -> None:
         super().__init__()
-        if fallback not in FALLBACKS:
-            raise InvalidPolicyConfig(f"fallback must be one of {FALLBACKS}, got {fallback!r}.")
-        if not isinstance(max_resamples, int) or max_resamples < 0:
-            raise InvalidPolicyConfig(f"max_resamples must be an integer >= 0, got {max_resamples!r}.")
-        if not isinstance(horizon, int) or horizon < 1:
+        self.runner = StageRunner(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
+        )
+        if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
             raise InvalidPolicyConfig(f"horizon must be a positive integer, got {horizon!r}.")
-        if temperature < 0 or (max_tokens is not None and max_tokens < 1):
-            raise InvalidPolicyConfig("temperature must be >= 0 and max_tokens >= 1 (or None).")
         self.strategy = strategy
         self.backend = backend
         self.game = get_game(game)
@@ -96,9 +86,6 @@ class LLMMatrixPolicy(BasePolicy):
         self.label_set = label_set
         self.seed = seed
         self.text = GameText(self.game, horizon, label_set)
-        self.runner = StageRunner(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
-        )
         self.makes_predictions = strategy.makes_predictions
         self.name = f"llm_{strategy.name}"
         self._n_b = self.game.n_partner_actions
@@ -140,17 +127,12 @@ class LLMMatrixPolicy(BasePolicy):
     def reset_batch(self, seeds: Sequence[int | None]) -> None:
         """Open one slot per episode; a slot's generator is seeded by (policy seed, episode seed)."""
         self.rng = np.random.default_rng([self.seed, self._resets])
-        slots = []
-        for i, seed in enumerate(seeds):
-            entropy = [self.seed, seed] if seed is not None else [self.seed, self._resets, i, 2**31]
-            slots.append(Slot(rng=np.random.default_rng(entropy)))
+        self._slots = open_slots(self.seed, self._resets, list(seeds))  # type: ignore[assignment]
         self._resets += 1
-        self._slots = slots  # type: ignore[assignment]
 
     def act_batch(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[int]:
         """One action per slot; each prompting stage is one backend call over all slots."""
         slots = self._begin(observations, infos)
-        self.runner.calls = []
         actions = self.strategy.act(self.runner, self.text, slots)
         for slot, action in zip(slots, actions):
             slot.log["action"] = int(action)
@@ -159,7 +141,6 @@ class LLMMatrixPolicy(BasePolicy):
     def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[Any]:
         """One literal-ToM prediction per slot (an index, a distribution, or None)."""
         slots = self._begin(observations, infos)
-        self.runner.calls = []
         predictions = self.strategy.predict(self.runner, self.text, slots)
         for slot, p in zip(slots, predictions):
             slot.log["prediction"] = None if p is None else (int(p) if np.ndim(p) == 0 else [float(x) for x in p])
@@ -201,8 +182,8 @@ class LLMMatrixPolicy(BasePolicy):
 
     def episode_stats(self) -> list[dict]:
         """Per slot, counters over the episode: ``parse_failures``, ``fallbacks``, ``requests``,
-        ``backend_calls`` (calls the slot took part in), ``rounds``."""
-        return [{**s.totals, "rounds": s.t} for s in self._slots]
+        ``backend_calls`` (calls the slot took part in), ``decisions``, ``rounds``."""
+        return [{**s.stats, "rounds": s.t} for s in self._slots]
 
     # ------------------------------------------------------------------ helpers
     def _begin(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[Slot]:
@@ -215,40 +196,20 @@ class LLMMatrixPolicy(BasePolicy):
         return self._slots  # type: ignore[return-value]
 
 
-def make_llm_policy(
-    strategy: str,
-    backend: Backend,
-    game: str | MatrixGame,
-    *,
-    label_set: str = "neutral",
-    horizon: int = 100,
-    seed: int = 0,
-    max_resamples: int = 10,
-    fallback: str = "raise",
-    temperature: float = DEFAULT_TEMPERATURE,
-    max_tokens: int | None = None,
-    **strategy_kwargs: Any,
-) -> LLMMatrixPolicy:
+#: Keyword arguments of :func:`make_llm_policy` that go to the strategy rather than the policy.
+STRATEGY_OPTIONS = ("lm_sample", "memory")
+
+
+def make_llm_policy(strategy: str, backend: Backend, game: str | MatrixGame, **kwargs: Any) -> LLMMatrixPolicy:
     """An :class:`LLMMatrixPolicy` running the strategy called ``strategy`` (one of :data:`STRATEGIES`).
 
-    ``strategy_kwargs`` go to the strategy: ``lm_sample=True`` samples LM actions in proportion to
-    their probability instead of taking the most likely; ``memory=1..3`` sets Reflexion's memory.
-    Other arguments are those of :class:`LLMMatrixPolicy`.
+    Keyword arguments in :data:`STRATEGY_OPTIONS` go to the strategy: ``lm_sample=True`` samples LM
+    actions in proportion to their probability instead of taking the most likely; ``memory=1..3``
+    sets Reflexion's memory. The others (``label_set``, ``horizon``, ``seed``, ``max_resamples``,
+    ``fallback``, ``temperature``, ``max_tokens``) are those of :class:`LLMMatrixPolicy`.
 
     Raises:
         UnknownStrategy: the name is not one of :data:`STRATEGIES`.
     """
-    if strategy not in STRATEGIES:
-        raise UnknownStrategy(f"unknown strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}.")
-    return LLMMatrixPolicy(
-        build_strategy(strategy, **strategy_kwargs),
-        backend,
-        game,
-        label_set=label_set,
-        horizon=horizon,
-        seed=seed,
-        max_resamples=max_resamples,
-        fallback=fallback,
-        temperature=temperature,
-        max_tokens=max_tokens,
-    )
+    options = {k: kwargs.pop(k) for k in STRATEGY_OPTIONS if k in kwargs}
+    return LLMMatrixPolicy(build_strategy(strategy, **options), backend, game, **kwargs)

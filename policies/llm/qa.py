@@ -13,7 +13,8 @@ Modes:
 
 Generated replies that name no valid letter are re-asked up to ``max_resamples`` times and counted;
 then the fallback applies (raise, or a uniformly random option flagged in the log). Batched forms
-make one backend call per stage over every episode slot.
+make one backend call per stage over every episode slot (questions with different numbers of
+options included), through the one caller (:class:`policies.llm.caller.Caller`).
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from typing import Any
 import numpy as np
 
 from policies.base import BasePolicy
-from policies.llm.backends import Backend
-from policies.llm.strategies import FALLBACKS, InvalidPolicyConfig, Slot, StageRunner
-from policies.llm.errors import QAObservationError
+from policies.llm.base import Backend
+from policies.llm.caller import Caller, ScoreAsk
+from policies.llm.errors import InvalidPolicyConfig, QAObservationError
+from policies.llm.parsing import choice_ask
+from policies.llm.slots import Slot, open_slots
+from tom_envs.qa import LETTERS
 
-LETTERS = "ABCDEFGHIJ"
 MODES = ("zero_shot", "cot")
 
 #: Prompt templates (data). Fields: ``body`` (background, dialogue, question, options), ``letters``.
@@ -97,17 +100,13 @@ class LLMQAAnswerer(BasePolicy):
         super().__init__()
         if mode not in MODES:
             raise InvalidPolicyConfig(f"mode must be one of {MODES}, got {mode!r}.")
-        if fallback not in FALLBACKS:
-            raise InvalidPolicyConfig(f"fallback must be one of {FALLBACKS}, got {fallback!r}.")
-        if not isinstance(max_resamples, int) or max_resamples < 0:
-            raise InvalidPolicyConfig(f"max_resamples must be an integer >= 0, got {max_resamples!r}.")
         self.backend = backend
         self.mode = mode
         self.scoring = scoring and mode == "zero_shot"
         self.seed = seed
         self.name = f"llm_qa_{mode}" + ("_scored" if self.scoring else "")
         tokens = max_tokens if max_tokens is not None else MAX_TOKENS[mode]
-        self.runner = StageRunner(
+        self.caller = Caller(
             backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=tokens
         )
         self._resets = 0
@@ -130,10 +129,7 @@ class LLMQAAnswerer(BasePolicy):
 
     # ------------------------------------------------------------------ batched
     def reset_batch(self, seeds: Sequence[int | None]) -> None:
-        self._slots = [  # type: ignore[assignment]
-            Slot(rng=np.random.default_rng([self.seed, s] if s is not None else [self.seed, self._resets, i, 2**31]))
-            for i, s in enumerate(seeds)
-        ]
+        self._slots = open_slots(self.seed, self._resets, list(seeds))  # type: ignore[assignment]
         self._asked = [0] * len(seeds)
         self._resets += 1
 
@@ -147,18 +143,17 @@ class LLMQAAnswerer(BasePolicy):
         bodies = [render_body(observations[i]) for i in todo]
         sub = [slots[i] for i in todo]
         if self.scoring:
-            prompts = [QA_SCORE.format(body=b) for b, _ in bodies]
-            # one call; rows differ in length when questions have different numbers of options
-            requests = [(p, LETTERS[:n]) for p, (_, n) in zip(prompts, bodies)]
-            for slot, (p, letters) in zip(sub, requests):
-                slot.cache["_prompt"] = p
-            probs = self._score(sub, requests)
-            for slot, pr in zip(sub, probs):
-                slot.cache["answer"] = int(np.argmax(pr))
+            asks = [ScoreAsk(QA_SCORE.format(body=b), [" " + x for x in LETTERS[:n]], s) for (b, n), s in zip(bodies, sub)]
+            for slot, probs in zip(sub, self.caller.score("answer", asks)):
+                slot.cache["answer"] = int(np.argmax(probs))
         else:
             template = QA_COT if self.mode == "cot" else QA_DIRECT
-            contents = [template.format(body=b, letters=", ".join(LETTERS[:n])) for b, n in bodies]
-            self._choose(sub, contents, [n for _, n in bodies])
+            asks = [
+                choice_ask(template.format(body=b, letters=", ".join(LETTERS[:n])), LETTERS[:n], s)
+                for (b, n), s in zip(bodies, sub)
+            ]
+            for slot, answer in zip(sub, self.caller.ask("answer", asks)):
+                slot.cache["answer"] = answer.value
         answers = [int(s.cache["answer"]) for s in slots]
         for slot, a in zip(slots, answers):
             slot.log["action"] = a
@@ -178,41 +173,5 @@ class LLMQAAnswerer(BasePolicy):
         return [copy.deepcopy(s.log) for s in self._slots]
 
     def episode_stats(self) -> list[dict]:
-        """Per slot: ``parse_failures``, ``fallbacks``, ``requests``, ``backend_calls``, ``questions``."""
-        return [{**s.totals, "questions": q} for s, q in zip(self._slots, self._asked)]
-
-    # ------------------------------------------------------------------ helpers
-    def _score(self, slots: list[Slot], requests: list[tuple[str, str]]) -> list[np.ndarray]:
-        from policies.llm.backends import ScoreRequest
-        from policies.llm.strategies import softmax
-
-        if not slots:
-            return []
-        scores = self.backend.score([ScoreRequest(p, [" " + x for x in letters]) for p, letters in requests])
-        self.runner._count_call(slots, len(slots))
-        out = []
-        for slot, (prompt, letters), row in zip(slots, requests, scores):
-            probs = softmax(row)
-            slot.log["prompts"].append(prompt)
-            slot.log["stages"].append(
-                {
-                    "stage": "answer",
-                    "kind": "score",
-                    "prompt": prompt,
-                    "continuations": [" " + x for x in letters],
-                    "logprobs": [float(x) for x in row],
-                    "probs": probs.tolist(),
-                }
-            )
-            out.append(probs)
-        return out
-
-    def _choose(self, slots: list[Slot], contents: list[str], counts: list[int]) -> None:
-        # group by option count so every group shares its label list; usually one group
-        for n in sorted(set(counts)):
-            group = [i for i, c in enumerate(counts) if c == n]
-            chosen = self.runner.choose(
-                [slots[i] for i in group], "answer", [contents[i] for i in group], list(LETTERS[:n]), self.mode
-            )
-            for i, (choice, _) in zip(group, chosen):
-                slots[i].cache["answer"] = choice
+        """Per slot: ``parse_failures``, ``fallbacks``, ``requests``, ``backend_calls``, ``decisions``, ``questions``."""
+        return [{**s.stats, "questions": q} for s, q in zip(self._slots, self._asked)]

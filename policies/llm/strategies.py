@@ -1,8 +1,9 @@
 """Seed 004's prompting strategies for the repeated matrix games, as small batched objects.
 
 A strategy builds prompts and reads replies; it never talks to a backend directly. It gets a
-:class:`StageRunner`, whose three calls each make exactly ONE backend call over every episode slot
-handed to it (one call per resampling round for generation):
+:class:`StageRunner`, the matrix adapter of the one caller (:class:`policies.llm.caller.Caller`),
+whose three calls each make exactly ONE backend call over every episode slot handed to it (one call
+per resampling round for generation):
 
 * :meth:`StageRunner.score` -- 004's LM prompting: every action label is scored by log-probability;
 * :meth:`StageRunner.choose` -- generate a reply that must end in ``Answer: <label>``; invalid
@@ -12,167 +13,34 @@ handed to it (one call per resampling round for generation):
 * :meth:`StageRunner.text` -- free text accepted as is (reflections, S2A summaries).
 
 Every prompt sent, reply received, failure and fallback lands in the slot's per-round log.
+Adding a strategy: one :class:`MatrixStrategy` subclass and one line in :data:`STRATEGY_BUILDERS`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from policies.llm import prompts as P
-from policies.llm.backends import Backend, ChatRequest, ScoreRequest
+from policies.llm.base import Backend
+from policies.llm.caller import FALLBACKS, Ask, Caller, ScoreAsk, user
 from policies.llm.errors import InvalidPolicyConfig, OracleActionUnavailable, ResampleLimitReached, UnknownStrategy
-from tom_envs.matrix.games import MatrixGame
-from tom_envs.matrix.text import render_history, render_rules
+from policies.llm.matrix_text import GameText, cot_examples
+from policies.llm.parsing import choice_ask, extract_section, parse_answer
+from policies.llm.scoring import softmax
+from policies.llm.slots import Slot
 
-FALLBACKS = ("raise", "random")
 #: Default ``max_tokens`` per generation stage kind.
 MAX_TOKENS = {"qa": 16, "cot": 256, "plans": 256, "reflect": 128, "s2a": 256}
-
-
-# --------------------------------------------------------------------------------------------- parsing
-
-_ANSWER_RE = re.compile(r"answer\s*(?:is)?\s*[:=\-]?\s*[\*\"'`\[(<]*\s*([A-Za-z][A-Za-z0-9_]*)", re.IGNORECASE)
-
-
-def parse_answer(reply: str, labels: Sequence[str]) -> int | None:
-    """The index of the label named on the reply's last ``Answer: <label>`` line, or None.
-
-    The match is case-insensitive on the whole word; anything else (no answer line, a word that is
-    not a label) is a failed parse, never a default.
-    """
-    found = _ANSWER_RE.findall(reply)
-    if not found:
-        return None
-    word = found[-1].lower()
-    lowered = [label.lower() for label in labels]
-    return lowered.index(word) if word in lowered else None
-
-
-def extract_section(reply: str, name: str) -> str:
-    """The text after ``<name>:`` up to the next ``Word:`` header line (stripped), or ""."""
-    match = re.search(rf"{name}\s*:\s*(.*?)(?=\n\s*[A-Z][A-Za-z ]{{0,20}}:|\Z)", reply, re.IGNORECASE | re.DOTALL)
-    return match.group(1).strip() if match else ""
-
-
-def softmax(scores: Sequence[float]) -> np.ndarray:
-    """Probabilities proportional to ``exp(score)`` (scores are log-probabilities)."""
-    x = np.asarray(scores, dtype=np.float64)
-    e = np.exp(x - x.max())
-    return e / e.sum()
-
-
-# --------------------------------------------------------------------------------------------- episode slots
-
-
-@dataclass
-class Slot:
-    """One episode's state inside an :class:`~policies.llm.policy.LLMMatrixPolicy`.
-
-    Attributes:
-        rng: the slot's generator; sampling seeds and fallback actions are drawn from it.
-        history: (focal, partner) joint actions played so far.
-        rewards: the focal rewards received so far.
-        info: the env info of the latest reset/step (Oracle strategies read it).
-        done: the episode has ended.
-        memory: text carried across rounds (plans, insights, reflections).
-        cache: decisions of the current round (prediction, action, summaries), cleared by observe.
-        log: the current round's log (see :meth:`StageRunner`).
-        totals: counters over the episode (parse failures, fallbacks, backend calls, decisions).
-    """
-
-    rng: np.random.Generator
-    history: list[tuple[int, int]] = field(default_factory=list)
-    rewards: list[float] = field(default_factory=list)
-    info: dict = field(default_factory=dict)
-    done: bool = False
-    memory: dict[str, Any] = field(default_factory=dict)
-    cache: dict[str, Any] = field(default_factory=dict)
-    log: dict[str, Any] = field(default_factory=dict)
-    totals: dict[str, int] = field(
-        default_factory=lambda: {"parse_failures": 0, "fallbacks": 0, "requests": 0, "backend_calls": 0}
-    )
-
-    @property
-    def t(self) -> int:
-        """Rounds played so far (the coming round is ``t + 1``)."""
-        return len(self.history)
-
-    def next_seed(self) -> int:
-        """A fresh sampling seed from the slot's generator."""
-        return int(self.rng.integers(0, 2**31 - 1))
-
-    def open_round(self, strategy: str, round_no: int | None = None) -> None:
-        """Start the log of the coming round (default ``t + 1``) unless it is already open."""
-        round_no = self.t + 1 if round_no is None else round_no
-        if self.log.get("round") != round_no:
-            self.log = {
-                "round": round_no, "strategy": strategy, "stages": [], "prompts": [], "replies": [],
-                "parse_failures": 0, "fallback": False, "decisions_per_call": [], "prompt_tokens": 0,
-                "completion_tokens": 0, "action": None, "prediction": None,
-            }  # fmt: skip
-
-
-# --------------------------------------------------------------------------------------------- game text
-
-
-class GameText:
-    """Renders the parts of a prompt for one game, horizon and label set."""
-
-    def __init__(self, game: MatrixGame, horizon: int, label_set: str) -> None:
-        self.game = game
-        self.horizon = horizon
-        self.label_set = label_set
-        self.labels = game.labels(label_set, "focal")
-        self.partner_labels = game.labels(label_set, "partner")
-        self.rules = render_rules(game, horizon, label_set)
-        self.rules_no_payoffs = P.RULES_NO_PAYOFFS.format(
-            T=horizon, labels=", ".join(self.labels), partner_labels=", ".join(self.partner_labels)
-        )
-
-    def context(self, slot: Slot, *, history: bool = True, payoffs: bool = True) -> str:
-        """Rules (with or without payoffs) and, unless left out, the history of play."""
-        rules = self.rules if payoffs else self.rules_no_payoffs
-        if not history:
-            return rules
-        if payoffs:
-            past = render_history(self.game, slot.history, self.label_set)
-        else:
-            lines = [
-                P.HISTORY_LINE_NO_REWARDS.format(i=i, mine=self.labels[a], theirs=self.partner_labels[b])
-                for i, (a, b) in enumerate(slot.history, start=1)
-            ]
-            past = "\n".join(lines) or P.NO_HISTORY_YET
-        return P.CONTEXT.format(rules=rules, history=past)
-
-    def fields(self, slot: Slot, **extra: Any) -> dict[str, Any]:
-        """The common template fields for the coming round."""
-        t = slot.t + 1
-        base = {"t": t, "T": self.horizon, "round": P.ROUND.format(t=t, T=self.horizon), "context": self.context(slot)}
-        return {**base, **extra}
-
-    def answer_format(self, role: str) -> str:
-        labels = self.labels if role == "act" else self.partner_labels
-        return P.ANSWER_FORMAT.format(options=", ".join(labels))
-
-    def question(self, role: str, slot: Slot) -> str:
-        return (P.ACT_QUESTION if role == "act" else P.TOM_QUESTION).format(t=slot.t + 1)
 
 
 # --------------------------------------------------------------------------------------------- stage runner
 
 
-def user(content: str) -> list[dict[str, str]]:
-    """One user message."""
-    return [{"role": "user", "content": content}]
-
-
 class StageRunner:
-    """Runs prompting stages over many episode slots; each stage is one backend call per round.
+    """The matrix strategies' view of the :class:`~policies.llm.caller.Caller`: stages over episode slots.
 
     Args:
         backend: the model.
@@ -187,52 +55,27 @@ class StageRunner:
     def __init__(
         self, backend: Backend, *, max_resamples: int, fallback: str, temperature: float, max_tokens: int | None
     ) -> None:
-        self.backend = backend
-        self.max_resamples = max_resamples
-        self.fallback = fallback
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.calls: list[int] = []  # batch size of every backend call since the last reset_calls()
+        self.caller = Caller(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
+        )
 
-    def _tokens(self, kind: str) -> int:
+    backend = property(lambda self: self.caller.backend, doc="The model.")
+    max_resamples = property(lambda self: self.caller.max_resamples, doc="Re-asks after the first attempt.")
+    fallback = property(lambda self: self.caller.fallback, doc='"raise" or "random".')
+    temperature = property(lambda self: self.caller.temperature, doc="Sampling temperature.")
+    max_tokens = property(lambda self: self.caller.max_tokens, doc="The one generation cap, or None.")
+
+    def tokens(self, kind: str) -> int:
+        """The generation cap of a stage kind."""
         return self.max_tokens if self.max_tokens is not None else MAX_TOKENS[kind]
 
-    def _count_call(self, slots: Sequence[Slot], n: int) -> None:
-        self.calls.append(n)
-        for slot in slots:
-            slot.log["decisions_per_call"].append(n)
-            slot.totals["backend_calls"] += 1
-            slot.totals["requests"] += 1
-
-    # -- scoring
     def score(
         self, slots: Sequence[Slot], stage: str, prompts: Sequence[str], labels: Sequence[str]
     ) -> list[np.ndarray]:
         """Probabilities of every label after each slot's prompt (one ``backend.score`` call)."""
-        if not slots:
-            return []
         continuations = [" " + label for label in labels]
-        requests = [ScoreRequest(p, list(continuations)) for p in prompts]
-        scores = self.backend.score(requests)
-        self._count_call(slots, len(slots))
-        out = []
-        for slot, prompt, row in zip(slots, prompts, scores):
-            probs = softmax(row)
-            slot.log["prompts"].append(prompt)
-            slot.log["stages"].append(
-                {
-                    "stage": stage,
-                    "kind": "score",
-                    "prompt": prompt,
-                    "continuations": continuations,
-                    "logprobs": [float(x) for x in row],
-                    "probs": probs.tolist(),
-                }
-            )
-            out.append(probs)
-        return out
+        return self.caller.score(stage, [ScoreAsk(p, continuations, s) for s, p in zip(slots, prompts)])
 
-    # -- generation that must name an action
     def choose(
         self, slots: Sequence[Slot], stage: str, contents: Sequence[str], labels: Sequence[str], kind: str
     ) -> list[tuple[int, str | None]]:
@@ -241,79 +84,13 @@ class StageRunner:
         Returns:
             ``(index, accepted reply)`` per slot; the reply is None when the fallback chose.
         """
-        results: list[tuple[int, str | None] | None] = [None] * len(slots)
-        entries = []
-        for slot in slots:
-            entry = {"stage": stage, "kind": "generate", "attempts": [], "fallback": False}
-            slot.log["stages"].append(entry)
-            entries.append(entry)
-        pending = list(range(len(slots)))
-        for _ in range(self.max_resamples + 1):
-            if not pending:
-                break
-            requests = []
-            for i in pending:
-                seed = slots[i].next_seed()
-                requests.append(ChatRequest(user(contents[i]), self._tokens(kind), self.temperature, seed))
-            replies = self.backend.generate(requests)
-            self._count_call([slots[i] for i in pending], len(pending))
-            still = []
-            for i, request, reply in zip(pending, requests, replies):
-                slot = slots[i]
-                parsed = parse_answer(reply.text, labels)
-                self._record(slot, entries[i], request, reply, parsed)
-                if parsed is None:
-                    slot.log["parse_failures"] += 1
-                    slot.totals["parse_failures"] += 1
-                    still.append(i)
-                else:
-                    results[i] = (parsed, reply.text)
-            pending = still
-        for i in pending:
-            results[i] = self._fall_back(slots[i], entries[i], stage, labels)
-        return results  # type: ignore[return-value]
+        asks = [choice_ask(c, labels, s) for s, c in zip(slots, contents)]
+        return [(a.value, a.reply) for a in self.caller.ask(stage, asks, max_tokens=self.tokens(kind))]
 
-    def _record(self, slot: Slot, entry: dict, request: ChatRequest, reply: Any, parsed: int | None) -> None:
-        slot.log["prompts"].append(request.messages)
-        slot.log["replies"].append(reply.text)
-        slot.log["prompt_tokens"] += reply.prompt_tokens
-        slot.log["completion_tokens"] += reply.completion_tokens
-        entry["attempts"].append(
-            {"messages": request.messages, "seed": request.seed, "reply": reply.text, "parsed": parsed}
-        )
-
-    def _fall_back(self, slot: Slot, entry: dict, stage: str, labels: Sequence[str]) -> tuple[int, None]:
-        attempts = self.max_resamples + 1
-        if self.fallback == "raise":
-            last = entry["attempts"][-1]["reply"] if entry["attempts"] else ""
-            raise ResampleLimitReached(
-                f"stage {stage!r} of round {slot.log.get('round')}: none of {attempts} replies named one of "
-                f"{', '.join(labels)} on an 'Answer: <choice>' line (last reply: {last[:200]!r}). Raise "
-                "max_resamples, give the model more max_tokens, or build the policy with fallback='random' "
-                "to play a uniformly random action (flagged in the step log) instead."
-            )
-        choice = int(slot.rng.integers(len(labels)))
-        entry["fallback"] = True
-        entry["fallback_action"] = choice
-        slot.log["fallback"] = True
-        slot.totals["fallbacks"] += 1
-        return choice, None
-
-    # -- free text
     def text(self, slots: Sequence[Slot], stage: str, contents: Sequence[str], kind: str) -> list[str]:
         """One generated reply per slot, accepted as is (one ``backend.generate`` call)."""
-        if not slots:
-            return []
-        requests = [
-            ChatRequest(user(c), self._tokens(kind), self.temperature, s.next_seed()) for s, c in zip(slots, contents)
-        ]
-        replies = self.backend.generate(requests)
-        self._count_call(slots, len(slots))
-        for slot, request, reply in zip(slots, requests, replies):
-            entry = {"stage": stage, "kind": "text", "attempts": []}
-            slot.log["stages"].append(entry)
-            self._record(slot, entry, request, reply, None)
-        return [r.text for r in replies]
+        asks = [Ask(c, owner=s) for s, c in zip(slots, contents)]
+        return self.caller.text(stage, asks, max_tokens=self.tokens(kind))
 
 
 # --------------------------------------------------------------------------------------------- strategies
@@ -436,23 +213,6 @@ class CoTShotStrategy(QAStrategy):
             style=self.style,
             answer_format=text.answer_format(role),
         )
-
-
-def cot_examples(text: GameText) -> str:
-    """The three worked examples for the game, in the chosen label set."""
-    game = text.game
-    names = {f"a{i}": label for i, label in enumerate(text.labels)}
-    if game.name in P.COT_EXAMPLES and len(text.labels) == len(game.action_labels):
-        examples = P.COT_EXAMPLES[game.name]
-        filled = [{k: v.format(**names) for k, v in ex.items()} for ex in examples]
-    else:  # another game: best responses to partners that repeat one action
-        filled = []
-        for i in range(3):
-            b = i % game.n_partner_actions
-            a = game.focal_best_responses[b]
-            f = {"b": text.partner_labels[b], "a": text.labels[a], "k": 3 + i, "t": 4 + i}
-            filled.append({k: v.format(**f) for k, v in P.GENERIC_EXAMPLE.items()})
-    return "\n\n".join(P.COT_EXAMPLE.format(i=i + 1, **ex) for i, ex in enumerate(filled))
 
 
 class PlansInsightsStrategy(QAStrategy):

@@ -1,0 +1,90 @@
+"""Reading model replies: answer lines, sections, JSON objects and 1-5 scores.
+
+A parser returns a valid value or raises :class:`~policies.llm.errors.ReplyError` saying what was
+wrong (the caller re-asks); nothing here maps an unusable reply to a default.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from policies.llm.caller import Ask, Owner
+from policies.llm.errors import ReplyError
+
+_ANSWER_RE = re.compile(r"answer\s*(?:is)?\s*[:=\-]?\s*[\*\"'`\[(<]*\s*([A-Za-z][A-Za-z0-9_]*)", re.IGNORECASE)
+
+
+def parse_answer(reply: str, labels: Sequence[str]) -> int | None:
+    """The index of the label named on the reply's last ``Answer: <label>`` line, or None.
+
+    The match is case-insensitive on the whole word; anything else (no answer line, a word that is
+    not a label) is a failed parse, never a default. ``The answer is X`` counts as an answer line.
+    """
+    found = _ANSWER_RE.findall(reply)
+    if not found:
+        return None
+    word = found[-1].lower()
+    lowered = [label.lower() for label in labels]
+    return lowered.index(word) if word in lowered else None
+
+
+def choice_ask(prompt: str, labels: Sequence[str], owner: Owner | None = None) -> Ask:
+    """An ask whose reply must name one of ``labels`` on an answer line; the fallback is a uniformly
+    random index."""
+    labels = list(labels)
+
+    def parse(reply: str) -> int:
+        index = parse_answer(reply, labels)
+        if index is None:
+            raise ReplyError(f"no 'Answer: <choice>' line naming one of {', '.join(labels)}")
+        return index
+
+    def random(rng: np.random.Generator) -> int:
+        return int(rng.integers(len(labels)))
+
+    return Ask(prompt, parse, random, owner)
+
+
+def extract_section(reply: str, name: str) -> str:
+    """The text after ``<name>:`` up to the next ``Word:`` header line (stripped), or ""."""
+    match = re.search(rf"{name}\s*:\s*(.*?)(?=\n\s*[A-Z][A-Za-z ]{{0,20}}:|\Z)", reply, re.IGNORECASE | re.DOTALL)
+    return match.group(1).strip() if match else ""
+
+
+def extract_json(text: str) -> dict:
+    """The last top-level JSON object in ``text`` (code fences allowed); :class:`ReplyError` if none."""
+    decoder = json.JSONDecoder()
+    found = None
+    pos = text.find("{")
+    while pos >= 0:
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            pos = text.find("{", pos + 1)
+            continue
+        found = obj  # a top-level object; skip what it contains
+        pos = text.find("{", end)
+    if found is None:
+        raise ReplyError("no JSON object found")
+    return found
+
+
+def score_1_5(value: Any, what: str) -> int:
+    """``value`` as an integer score from 1 to 5; :class:`ReplyError` naming ``what`` otherwise."""
+    if isinstance(value, bool):
+        raise ReplyError(f"{what} must be an integer 1-5")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ReplyError(f"{what} must be an integer 1-5, got {value!r}") from None
+    if x != int(x) or not 1 <= x <= 5:
+        raise ReplyError(f"{what} must be an integer 1-5, got {value!r}")
+    return int(x)
+
+
+__all__ = ["choice_ask", "extract_json", "extract_section", "parse_answer", "score_1_5"]
