@@ -16,17 +16,22 @@ class TomAECEnv(AECEnv):
     """An :class:`~pettingzoo.AECEnv` with what the AEC envs of tom-envs share.
 
     Subclasses fill ``possible_agents``, ``observation_spaces`` and ``action_spaces`` in
-    ``__init__``; in ``reset`` they call :meth:`reseed` and :meth:`start_episode`; in ``step``
-    they call :meth:`begin_step` first and stop when it returns None.
+    ``__init__``, call :meth:`reseed` and :meth:`start_episode` in ``reset``, and implement
+    :meth:`play` (one live agent's action); ``step`` does the rest. A step that resolves
+    literal-ToM targets says so with :meth:`resolve`; :meth:`tom_truth` then returns them until
+    the next step (the ToM contract, :mod:`tom_envs.tom`).
     """
 
     observation_spaces: dict[str, spaces.Space]
     action_spaces: dict[str, spaces.Space]
+    #: what ``step`` says when it is called with no agent left
+    episode_over = "the episode is over; call env.reset()."
 
     def __init__(self) -> None:
         super().__init__()
         self.agents: list[str] = []
         self._started = False
+        self._truth: dict[str, Any] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -60,20 +65,34 @@ class TomAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
+        self._truth = {}
         self._started = True
 
-    def begin_step(self, action: Any, over: str) -> str | None:
+    def step(self, action: Any) -> None:
+        """Check the call (:meth:`begin_step`), :meth:`play` the action, accumulate the rewards."""
+        self._truth = {}
+        agent = self.begin_step(action)
+        if agent is None:
+            return
+        self.play(agent, action)
+        self._accumulate_rewards()
+
+    def play(self, agent: str, action: Any) -> None:
+        """Apply ``agent``'s action (a live agent: checks done, this step's rewards cleared)."""
+        raise NotImplementedError
+
+    def begin_step(self, action: Any) -> str | None:
         """The agent acting now, after the checks of an AEC ``step``; None when the step is done already.
 
         Raises :class:`~tom_envs.errors.ResetNeeded` before the first ``reset`` and
-        :class:`~tom_envs.errors.EpisodeEnded` with the message ``over`` when no agent is left. A
-        terminated or truncated agent's step is PettingZoo's dead step (handled here; returns None).
-        Otherwise the agent's cumulative reward and this step's rewards are cleared.
+        :class:`~tom_envs.errors.EpisodeEnded` (with :attr:`episode_over`) when no agent is left.
+        A terminated or truncated agent's step is PettingZoo's dead step (handled here; returns
+        None). Otherwise the agent's cumulative reward and this step's rewards are cleared.
         """
         if not self._started:
             raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
         if not self.agents:
-            raise EpisodeEnded(over)
+            raise EpisodeEnded(self.episode_over)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -84,4 +103,13 @@ class TomAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+    # ------------------------------------------------------------------ ToM contract
+    def resolve(self, **truth: Any) -> None:
+        """This step resolved these literal-ToM targets, with these true values."""
+        self._truth = truth
+
+    def tom_truth(self) -> dict[str, Any]:
+        """The targets the last step resolved, ``{target: true value}`` (copies); empty if none."""
+        return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in self._truth.items()}
 

@@ -124,6 +124,7 @@ class NegotiationEnv(TomAECEnv):
     """
 
     metadata = {"name": "tom_negotiation_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    episode_over = "the negotiation is over; call env.reset() to start another."
 
     def __init__(self, scenario: "str | Scenario | dict" = "hopkins_hmo", conflict_mode: str | None = None,
                  difficulty: str | None = None, mediator: bool = True, party_seats: "str | Sequence[int | str]" = (),
@@ -171,7 +172,6 @@ class NegotiationEnv(TomAECEnv):
         options = [len(t.options) for t in self.scenario.topics]
         self.tom_spec = ToMSpec(targets={"stances": spaces.MultiDiscrete(np.array([options] * self.n, dtype=np.int64))},
                                 outcome=OUTCOME, predictor=MEDIATOR if self.has_mediator else None)
-        self._truth: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ spaces
     def _obs_high(self) -> np.ndarray:
@@ -204,7 +204,6 @@ class NegotiationEnv(TomAECEnv):
         self.mediator_turns: list[int] = []
         self.hardened_turns: list[int] = []
         self.tom_correct = self.tom_total = 0
-        self._truth = {}
         self.extraction = {"lines": 0, "agree": 0, "other_option": 0, "not_addressed": 0, "extra_topics": 0}
         self.turn = 0
         self._pending: dict[str, Any] = {}
@@ -212,11 +211,7 @@ class NegotiationEnv(TomAECEnv):
         self.start_episode()
         self.infos = {a: self._info(a) for a in self.agents}
 
-    def step(self, action: Any) -> None:
-        self._truth = {}
-        agent = self.begin_step(action, "the negotiation is over; call env.reset() to start another.")
-        if agent is None:
-            return
+    def play(self, agent: str, action: Any) -> None:
         if agent == MEDIATOR:
             self._pending[agent] = parse_mediator(action, self.scenario, agent)
         else:
@@ -228,7 +223,6 @@ class NegotiationEnv(TomAECEnv):
         else:
             self._resolve_turn()
             self.agent_selection = order[0]
-        self._accumulate_rewards()
 
     def observe(self, agent: str) -> np.ndarray:
         seat = self.n if agent == MEDIATOR else int(agent.split("_")[1])
@@ -255,7 +249,7 @@ class NegotiationEnv(TomAECEnv):
         stakes = self._stakes()
         cands = self._candidates()
         move: MediatorMove = self._pending.get(MEDIATOR) or MediatorMove()
-        self._truth = {"stances": self.hidden_preferences()}
+        self.resolve(stances=self.hidden_preferences())
         self._score_prediction(move.prediction)
         t = self.turn + 1
         if move.strategy is not None:
@@ -402,11 +396,6 @@ class NegotiationEnv(TomAECEnv):
                 out[i, mv.topic] = mv.option
         return out
 
-    def tom_truth(self) -> dict[str, np.ndarray]:
-        """``{"stances": (parties, topics) array}`` after the step that resolved a turn: each party's
-        preferred options at the start of that turn; empty after any other step."""
-        return {k: v.copy() for k, v in self._truth.items()}
-
     def tom_outcome(self) -> dict[str, Any]:
         """Consensus now and its gain since the start, and 002's metrics so far (:data:`OUTCOME`)."""
         if not self.started:
@@ -425,7 +414,7 @@ class NegotiationEnv(TomAECEnv):
         for i, per_topic in prediction.items():
             for k, o in per_topic.items():
                 guess[i, k] = o
-        correct, total = prediction_matches(guess, self._truth["stances"])
+        correct, total = prediction_matches(guess, self.tom_truth()["stances"])
         self.tom_correct += correct
         self.tom_total += total
         self._last_tom = {"correct": correct, "total": total}

@@ -84,7 +84,6 @@ class PersuasionAECEnv(TomAECEnv):
         high = np.array([n_p, n_p, len(DESIRES), self.horizon], dtype=np.int64)
         self.observation_spaces = {a: spaces.Box(0, high, shape=(4,), dtype=np.int64) for a in self.possible_agents}
         self.action_spaces = {PERSUADER: spaces.Discrete(n_p), PERSUADEE: spaces.Discrete(len(DESIRES))}
-        self._truth: dict[str, int] = {}
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng = self.reseed(seed)
@@ -92,23 +91,17 @@ class PersuasionAECEnv(TomAECEnv):
         self.start_episode(PERSUADER)
         self.round, self.principle, self.previous, self.stance = 0, NONE, NONE, NO_STANCE
         self.transcript: list[str] = []
-        self._truth: dict[str, int] = {}
         self.infos = {a: self._info(a) for a in self.agents}
 
     def observe(self, agent: str) -> np.ndarray:
         return np.array([self.principle, self.previous, self.stance, self.horizon - self.round], dtype=np.int64)
 
-    def step(self, action: Any) -> None:
-        self._truth = {}
-        agent = self.begin_step(action, "the episode is over; call env.reset().")
-        if agent is None:
-            return
+    def play(self, agent: str, action: Any) -> None:
         if agent == PERSUADER:
             self._persuader_turn(action)
         else:
             self._persuadee_turn(action)
         self.infos = {a: self._info(a) for a in self.agents}
-        self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -117,10 +110,6 @@ class PersuasionAECEnv(TomAECEnv):
         return "\n".join([opening(self.scenario), *self.transcript]) if self.started else ""
 
     # ------------------------------------------------------------------ ToM contract
-    def tom_truth(self) -> dict[str, int]:
-        """``{"stance": s}`` after the persuadee's step (the stance it just stated), else empty."""
-        return dict(self._truth)
-
     def tom_outcome(self) -> dict[str, Any]:
         """``success`` (the persuadee said yes) and the ``rounds`` played."""
         if not self.started:
@@ -138,7 +127,7 @@ class PersuasionAECEnv(TomAECEnv):
     def _persuadee_turn(self, action: Any) -> None:
         s, text = parse_action(action, len(DESIRES), "a stance (0 no, 1 neutral, 2 yes)")
         self.stance = s
-        self._truth = {"stance": s}
+        self.resolve(stance=s)
         self.transcript.append(transcript_line(self.scenario.persuadee, text if text is not None else _STANCE_REPLIES[s]))
         self.round += 1
         if s == YES:
