@@ -2,8 +2,9 @@
 explicit belief-state answerer in the spirit of 003's ReCoG.
 
 The belief-state policy reads the question (speaker chain, certainty, event), gets both speakers'
-belief labels for the event -- from the env's ground truth (``info``; the oracle, which must score
-100 %) or from a :class:`BeliefPredictor` that only sees the observation -- derives the common
+belief labels for the event -- from the env's gold labels (``info["next_labels"]`` of an env made
+with ``expose_labels=True``: the oracle, which must score 100 %) or from a :class:`BeliefPredictor`
+that only sees the observation -- derives the common
 ground with 003's Appendix B heuristics when the labels were predicted, and answers with the same
 rules that produced the released answers.
 """
@@ -135,12 +136,11 @@ class BeliefStatePolicy(BasePolicy):
 
 
 def _gold_labels(info: dict) -> tuple[str, str, str, str]:
-    """The gold labels of the question now shown: a reset's info, or a step's ``next_labels``."""
-    if "chosen" in info:  # a step's info describes the question just answered
-        if "next_labels" not in info:
-            raise TomEnvsError("the gold-label policy needs the labels of the next question; make the env with "
-                               "expose_labels=True (tom/CommonToM-v0)")
-        info = info["next_labels"]
+    """The gold labels of the question now shown: ``info["next_labels"]`` (reset or step)."""
+    if "next_labels" not in info:
+        raise TomEnvsError("the gold-label policy needs the labels of the question shown, which the env returns only "
+                           "when made with expose_labels=True (tom/CommonToM-v0)")
+    info = info["next_labels"]
     missing = [k for k in _GOLD_KEYS if k not in info]
     if missing:
         raise TomEnvsError(f"the gold-label policy needs {missing} in info; use it with tom/CommonToM-v0")
@@ -201,8 +201,8 @@ class CueBeliefPredictor:
 def oracle_beliefs() -> BeliefStatePolicy:
     """The belief-state policy with gold labels (scores 100 % by construction).
 
-    Make the env with ``expose_labels=True``: a step's ``info`` describes the question just
-    answered, so the labels of the next one come in ``info["next_labels"]``.
+    Make the env with ``expose_labels=True`` (the one documented way to hand gold labels to an
+    oracle): every info returned with a question then carries its labels as ``next_labels``.
     """
     return BeliefStatePolicy(None)
 

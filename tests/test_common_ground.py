@@ -279,14 +279,30 @@ def test_env_defaults_to_the_bundled_test_conversation_and_steps_sentence_by_sen
         env.step(0)
 
 
-def test_env_info_carries_labels_and_the_observation_does_not():
+def test_env_info_carries_labels_only_after_the_fact_and_the_observation_never():
     env = CommonToMEnv(split="train")
     obs, info = env.reset(seed=1)
-    for key in ("order", "chain", "belief_Q", "belief_A", "belief_B", "cg_A", "cg_B", "cid", "sno", "eno", "answer_label"):
+    for key in ("order", "chain", "belief_Q", "cid", "sno", "eno"):
         assert key in info
-    assert info["cid"] == 4245 and info["answer"] == (1 if info["answer_label"] == "Yes" else 0)
+    assert not {"answer", "answer_label", "belief_A", "belief_B", "cg_A", "cg_B", "next_labels"} & set(info)
+    assert info["cid"] == 4245
     assert set(obs) == {"text", "context", "question", "background", "choices", "n_choices", "qtype", "turn", "action_mask"}
     assert "belief_A" not in obs["text"] and obs["choices"] == ("No", "Yes")
+    _, _, _, _, step_info = env.step(0)  # the step's info describes the question just answered
+    for key in ("order", "chain", "belief_Q", "cid", "sno", "eno", "answer_label"):
+        assert key in step_info
+    assert step_info["answer"] == (1 if step_info["answer_label"] == "Yes" else 0)
+    assert not {"belief_A", "belief_B", "cg_A", "cg_B"} & set(step_info)  # later questions share them
+
+
+def test_expose_labels_returns_the_gold_labels_of_the_question_shown():
+    env = CommonToMEnv(split="train", expose_labels=True)
+    obs, info = env.reset(seed=1)
+    item = env.current_item
+    assert set(info["next_labels"]) == {"answer", "belief_A", "belief_B", "cg_A", "cg_B"}
+    assert info["next_labels"]["answer"] == item.answer and info["next_labels"]["cg_A"] == item.labels["cg_A"]
+    _, _, _, _, info = env.step(0)
+    assert info["next_labels"]["belief_A"] == env.current_item.labels["belief_A"]
 
 
 def test_context_modes_cut_the_released_context():
@@ -384,7 +400,9 @@ def test_oracle_without_exposed_labels_refuses_instead_of_guessing():
     env = CommonToMEnv()
     policy = oracle_beliefs()
     obs, info = env.reset(seed=0)
-    obs, _, _, _, info = env.step(policy.act(obs, info))
+    with pytest.raises(TomEnvsError, match="expose_labels"):
+        policy.act(obs, info)
+    obs, _, _, _, info = env.step(0)
     with pytest.raises(TomEnvsError, match="expose_labels"):
         policy.act(obs, info)
 

@@ -193,8 +193,8 @@ def test_wrong_answer_scores_zero_and_bad_actions_raise():
     env = PersuasiveToMEnv()
     with pytest.raises(ResetNeeded):
         env.step(0)
-    _, info = env.reset(seed=2)
-    wrong = (info["answer"] + 1) % 2
+    env.reset(seed=2)
+    wrong = (env.current_answer + 1) % 2
     _, reward, _, _, step_info = env.step(wrong)
     assert reward == 0.0 and not step_info["correct"]
     for bad in (-1, 6, 1.0, "A", True):
@@ -202,9 +202,12 @@ def test_wrong_answer_scores_zero_and_bad_actions_raise():
             env.step(bad)
 
 
-def test_answer_key_and_type_are_in_info_not_the_observation():
+def test_answer_key_and_type_are_in_info_after_the_answer_never_in_the_observation():
     env = PersuasiveToMEnv()
     obs, info = env.reset(seed=3)
+    assert {"qtype", "dialogue_id"} <= set(info) and not {"answer", "answer_key", "choice_order"} & set(info)
+    assert not {"answer", "answer_key"} & set(obs)
+    obs, _, _, _, info = env.step(0)  # the step's info describes the question just answered
     assert {"answer", "answer_key", "qtype", "dialogue_id"} <= set(info)
     assert not {"answer", "answer_key"} & set(obs)
 
@@ -284,7 +287,7 @@ def test_dialogue_consistency_counts_only_fully_correct_dialogues():
 def test_a_perfect_answerer_scores_100_everywhere():
     class Perfect(RandomAnswerer):
         def act(self, observation, info):
-            return int(self._env.current_item and self._env._order.index(self._env.current_item.answer))
+            return int(self._env.current_answer or 0)
 
     env = PersuasiveToMEnv()
     policy = Perfect()
@@ -380,8 +383,8 @@ def test_download_reports_missing_and_malformed_files(served, tmp_path):
 
 def test_numpy_integer_actions_are_accepted():
     env = PersuasiveToMEnv()
-    _, info = env.reset(seed=0)
-    assert env.step(np.int64(info["answer"]))[1] == 1.0
+    env.reset(seed=0)
+    assert env.step(np.int64(env.current_answer))[1] == 1.0
 
 
 def test_data_download_command_fetches_persuasion(served, tmp_path, capsys):

@@ -16,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, TomEnvsError
+from tom_envs.tom import ToMSpec
 
 LETTERS = "ABCDEFGHIJ"
 
@@ -34,7 +35,12 @@ class QAItem:
         qtype: the question type (e.g. ``"desire_ee"``, ``"order_2"``).
         role: whose mental state is asked about (e.g. ``"persuadee"``, ``"A"``), or "".
         background: scenario text shown before the dialogue, or "".
-        meta: further ground truth (labels, ids) that goes to ``info``, never to the observation.
+        meta: what describes the question without determining its answer (ids, its order, the
+            file it came from); goes to the ``info`` returned with it and with its answer.
+        after: what reveals the answer (e.g. the published answer letter); goes only to the
+            ``info`` of the step that answered it.
+        labels: gold labels that other questions share (e.g. the speakers' beliefs about an
+            event); never returned, except as ``next_labels`` with ``expose_labels=True``.
     """
 
     episode_id: str
@@ -47,6 +53,8 @@ class QAItem:
     role: str = ""
     background: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    after: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.choices or not 0 <= self.answer < len(self.choices):
@@ -79,9 +87,23 @@ class QAEnv(gym.Env):
     the action space raises :class:`InvalidAction`; an index inside it but beyond this question's
     options (masked) is answered wrong and flagged ``info["invalid"]`` -- or raises too with
     ``strict=True`` (Gymnasium's checker samples the whole action space, so that is not the
-    default). Reward 1.0 for a correct answer, else 0.0. Info: ``answer`` (shown index),
-    ``correct``, ``invalid``, ``chosen``, ``qtype``, ``role``, ``episode_id``, ``turn``,
-    ``choice_order`` (shown -> dataset index) and the item's ``meta``.
+    default). Reward 1.0 for a correct answer, else 0.0.
+
+    Info follows the information rule (:mod:`tom_envs.tom`): what ``reset`` and ``step`` return
+    with a question never determines its answer. ``reset``'s info describes the question shown:
+    ``qtype``, ``role``, ``episode_id``, ``turn`` and the item's ``meta``. A ``step``'s info
+    describes the question just answered, after the fact: the same keys plus ``answer`` (its
+    right option, shown index), ``chosen``, ``correct``, ``invalid``, ``choice_order`` (shown ->
+    dataset index) and the item's ``after``. Gold labels that later questions share (the item's
+    ``labels``) are never returned. ``expose_labels=True`` -- for oracle baselines only -- adds
+    ``next_labels`` to every info that comes with a question: ``answer`` (shown index) and the
+    ``labels`` of the question now shown.
+
+    ToM contract: ``tom_spec`` has the one target ``answer`` (``Discrete(max_choices)``); the
+    action is the prediction; ``group_by="qtype"``. ``tom_truth()`` is ``{"answer": i}`` for the
+    question just answered; ``tom_outcome()`` the accuracy so far (``accuracy``, ``answered``,
+    ``correct``). :attr:`current_answer` and :attr:`current_item` give the ground truth of the
+    question now asked to scorers and tests; nothing returned by ``reset``/``step`` does.
 
     Args:
         episodes: the dialogues, each a non-empty list of items.
@@ -89,12 +111,14 @@ class QAEnv(gym.Env):
         shuffle_choices: present the options in a seeded random order (against letter bias).
         strict: raise :class:`InvalidAction` for a masked option instead of scoring it wrong.
         render_mode: ``"ansi"`` returns the current prompt from ``render()``.
+        expose_labels: return ``next_labels`` (the answer and gold labels of the question now
+            shown) with every question: the documented flag for oracle baselines; default False.
     """
 
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, episodes: Sequence[Sequence[QAItem]], qtypes: Sequence[str], shuffle_choices: bool = False,
-                 strict: bool = False, render_mode: str | None = None) -> None:
+                 strict: bool = False, render_mode: str | None = None, expose_labels: bool = False) -> None:
         if not episodes or any(len(ep) == 0 for ep in episodes):
             raise TomEnvsError("a QA env needs at least one episode, and every episode at least one question")
         if render_mode not in (None, "ansi"):
@@ -105,6 +129,7 @@ class QAEnv(gym.Env):
         if unknown:
             raise TomEnvsError(f"items have question types {sorted(unknown)} not in qtypes {self.qtypes}")
         self.shuffle_choices = shuffle_choices
+        self.expose_labels = bool(expose_labels)
         self.strict = strict
         self.render_mode = render_mode
         self.max_choices = max(len(it.choices) for ep in self.episodes for it in ep)
@@ -123,10 +148,14 @@ class QAEnv(gym.Env):
             "action_mask": spaces.MultiBinary(self.max_choices),
         })
         self.action_space = spaces.Discrete(self.max_choices)
+        self.tom_spec = ToMSpec(targets={"answer": spaces.Discrete(self.max_choices)},
+                                outcome=("accuracy", "answered", "correct"), action_is_prediction=True, group_by="qtype")
         self._episode: list[QAItem] = []
         self._i = 0
         self._order: list[int] = []
         self._started = False
+        self._resolved: dict[str, int] = {}
+        self._answered = self._n_correct = 0
 
     # ------------------------------------------------------------------ episode selection
     def select_episode(self, options: dict | None) -> int:
@@ -144,6 +173,8 @@ class QAEnv(gym.Env):
         self._episode = self.episodes[self.select_episode(options)]
         self._i = 0
         self._started = True
+        self._resolved = {}
+        self._answered = self._n_correct = 0
         return self._observe()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
@@ -159,12 +190,21 @@ class QAEnv(gym.Env):
         a = int(action)
         if not 0 <= a < self.max_choices or (self.strict and a >= n):
             raise InvalidAction(f"this question has {n} options; pick an index in 0..{n - 1}, got {a}")
-        correct = a == self._order.index(item.answer)
-        info = {**self._info(item), "chosen": a, "correct": correct, "invalid": a >= n}
+        shown = self._order.index(item.answer)
+        correct = a == shown
+        info = {**self._info(item), "answer": shown, "chosen": a, "correct": correct, "invalid": a >= n,
+                "choice_order": list(self._order), **item.after}
+        self._resolved = {"answer": shown}
+        self._answered += 1
+        self._n_correct += correct
         self._i += 1
         terminated = self._i >= len(self._episode)
-        obs = self._blank() if terminated else self._observe()[0]
-        return obs, float(correct), terminated, False, info
+        if terminated:
+            return self._blank(), float(correct), True, False, info
+        obs, shown_info = self._observe()
+        if "next_labels" in shown_info:
+            info["next_labels"] = shown_info["next_labels"]
+        return obs, float(correct), False, False, info
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -174,6 +214,21 @@ class QAEnv(gym.Env):
             return ""
         item = self._episode[self._i]
         return render_question(item, [item.choices[j] for j in self._order])
+
+    def tom_truth(self) -> dict[str, Any]:
+        """``{"answer": i}``: the shown index of the right option of the question just answered."""
+        return dict(self._resolved)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        """Accuracy (%) over the questions answered so far in this episode, and the counts."""
+        acc = 100.0 * self._n_correct / self._answered if self._answered else None
+        return {"accuracy": acc, "answered": self._answered, "correct": self._n_correct}
+
+    @property
+    def current_answer(self) -> int | None:
+        """The shown index of the right option of the question now asked (ground truth, never returned)."""
+        item = self.current_item
+        return None if item is None else self._order.index(item.answer)
 
     @property
     def current_item(self) -> QAItem | None:
@@ -198,11 +253,14 @@ class QAEnv(gym.Env):
             "turn": item.turn,
             "action_mask": np.array([1] * n + [0] * (self.max_choices - n), dtype=np.int8),
         }
-        return obs, self._info(item)
+        info = self._info(item)
+        if self.expose_labels:
+            info["next_labels"] = {"answer": self._order.index(item.answer), **item.labels}
+        return obs, info
 
     def _info(self, item: QAItem) -> dict[str, Any]:
-        return {"answer": self._order.index(item.answer), "qtype": item.qtype, "role": item.role,
-                "episode_id": item.episode_id, "turn": item.turn, "choice_order": list(self._order), **item.meta}
+        """What describes a question without determining its answer."""
+        return {"qtype": item.qtype, "role": item.role, "episode_id": item.episode_id, "turn": item.turn, **item.meta}
 
     def _blank(self) -> dict:
         return {"text": "", "context": "", "question": "", "background": "", "choices": tuple([""] * self.max_choices),

@@ -59,21 +59,32 @@ class CommonToMEnv(QAEnv):
     * ``annotator``: whose annotation (default: the only one present, else ``"Magda"``).
     * ``keep_fraction``, ``sample_seed``: down-sampling of the uninformative label groups when
       generating (defaults 0.1 and 42, as released).
-    * ``expose_labels``: put the gold labels of the question now shown into each step's ``info``
-      as ``next_labels`` (for the oracle baseline only; default False).
+    * ``expose_labels``: return ``next_labels`` with every question -- its ``answer`` and the
+      gold labels ``belief_A``, ``belief_B``, ``cg_A``, ``cg_B`` of the question now shown (the
+      one documented way for the oracle baseline ``oracle-beliefs``; default False).
     * ``render_mode``: ``"ansi"`` returns the current prompt from ``render()``.
 
     ## Info
-    ``answer`` (1 = yes), ``answer_label`` (``"Yes"``/``"No"``), ``order``, ``chain`` (e.g.
-    ``"B>A"``), ``belief_Q``, the gold labels ``belief_A``, ``belief_B``, ``cg_A``, ``cg_B``,
-    ``cid``, ``sno``, ``eno``, ``annotator``, plus :class:`~tom_envs.qa.QAEnv`'s ``qtype``,
-    ``role``, ``episode_id``, ``turn``. ``reset`` describes the question shown; a ``step``
-    describes the question just answered (plus ``chosen``, ``correct``, ``invalid``), and with
-    ``expose_labels=True`` also carries ``next_labels`` for the question now shown.
-    ``reset(options={"cid": 4431})`` plays a given conversation (``{"episode": i}`` works too).
+    Nothing returned with a question determines its answer (the information rule,
+    :mod:`tom_envs.tom`). ``reset`` describes the question shown: ``order``, ``chain`` (e.g.
+    ``"B>A"``), ``belief_Q`` (the certainty asked about), ``cid``, ``sno``, ``eno``,
+    ``annotator``, plus :class:`~tom_envs.qa.QAEnv`'s ``qtype``, ``role``, ``episode_id``,
+    ``turn``. A ``step`` describes the question just answered: the same keys plus ``answer``
+    (1 = yes), ``answer_label`` (``"Yes"``/``"No"``), ``choice_order``, ``chosen``, ``correct``,
+    ``invalid``. The speakers' gold labels (``belief_A``, ``belief_B``, ``cg_A``, ``cg_B``) are
+    shared by every question about the same event and sentence, so they are never returned
+    (except in ``next_labels`` with ``expose_labels=True``). ``reset(options={"cid": 4431})``
+    plays a given conversation (``{"episode": i}`` works too).
+
+    ## ToM contract
+    Target ``answer`` (the action is the prediction), broken down by ``qtype``; ``tom_truth()``
+    the right answer of the question just answered; ``tom_outcome()`` the accuracy so far (see
+    :class:`~tom_envs.qa.QAEnv`). Text for LLMs: ``obs["text"]``.
 
     ## Version History
     * v0: initial version (question rules of issue 6; released and generated question files).
+      Later on v0: the answer and the gold labels of a question are no longer in the info
+      returned with it or with the questions after it (the information rule).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -96,11 +107,11 @@ class CommonToMEnv(QAEnv):
         self.split = split if isinstance(split, str) else [int(c) for c in split]
         self.context_mode = context
         self.from_corpus = bool(from_corpus)
-        self.expose_labels = bool(expose_labels)
         questions = load_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed)
         self.cids = sorted(questions)
         episodes = [[make_item(r, context) for r in questions[cid]] for cid in self.cids]
-        super().__init__(episodes, QTYPES, shuffle_choices=False, strict=False, render_mode=render_mode)
+        super().__init__(episodes, QTYPES, shuffle_choices=False, strict=False, render_mode=render_mode,
+                         expose_labels=expose_labels)
         self._widen_text_spaces()
 
     # ------------------------------------------------------------------ prompts
@@ -119,13 +130,6 @@ class CommonToMEnv(QAEnv):
         obs, info = super()._observe()
         obs["text"] = render_prompt(self._episode[self._i])
         return obs, info
-
-    def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        obs, reward, terminated, truncated, info = super().step(action)
-        item = self.current_item
-        if self.expose_labels and item is not None:
-            info["next_labels"] = {k: item.meta[k] for k in GOLD_LABELS}
-        return obs, reward, terminated, truncated, info
 
     def render(self) -> str | None:
         text = super().render()
@@ -152,12 +156,12 @@ def make_item(row: QuestionRow, context: str = "online") -> QAItem:
     """A :class:`QAItem` for one question row, with the context cut per ``context`` mode."""
     parsed = parse_question(row.question)
     chain = ">".join(parsed.chain)
-    meta = {"answer_label": row.answer, "order": row.order, "chain": chain, "belief_Q": row.belief_Q,
-            "belief_A": row.belief_A, "belief_B": row.belief_B, "cg_A": row.cg_A, "cg_B": row.cg_B,
-            "cid": row.cid, "sno": row.sno, "eno": row.eno, "annotator": row.annotator}
+    meta = {"order": row.order, "chain": chain, "belief_Q": row.belief_Q, "cid": row.cid, "sno": row.sno,
+            "eno": row.eno, "annotator": row.annotator}
+    labels = {"belief_A": row.belief_A, "belief_B": row.belief_B, "cg_A": row.cg_A, "cg_B": row.cg_B}
     return QAItem(episode_id=str(row.cid), turn=row.sno, context=cut_context(row.context, context),
                   question=row.question, choices=CHOICES, answer=1 if row.answer == "Yes" else 0,
-                  qtype=f"order_{row.order}", role=chain, meta=meta)
+                  qtype=f"order_{row.order}", role=chain, meta=meta, after={"answer_label": row.answer}, labels=labels)
 
 
 def cut_context(full: str, mode: str) -> str:

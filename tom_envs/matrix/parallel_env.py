@@ -12,6 +12,7 @@ from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.matrix.config import build_game, check_env_args
 from tom_envs.matrix.games import MatrixGame
 from tom_envs.matrix.text import render_history
+from tom_envs.tom import ToMSpec
 
 ROW, COL = "player_0", "player_1"
 
@@ -66,6 +67,13 @@ class MatrixGameParallelEnv(ParallelEnv):
     action this round. ``reset(seed=...)`` reseeds ``np_random`` (unused by the dynamics, kept
     for wrappers and seeding tests); without a seed the generator is kept.
 
+    ## ToM contract (:mod:`tom_envs.tom`)
+    Each seat may predict the other's action: ``tom_spec`` has one target per seat, named by the
+    seat whose action it is (``player_0``: ``Discrete(n_a)``, ``player_1``: ``Discrete(n_b)``),
+    and no single ``predictor`` (both seats predict; a scorer per seat predicts the other seat's
+    target). ``tom_truth()``: both actions of the round just played. ``tom_outcome()``: each
+    seat's return so far (``return_player_0``, ``return_player_1``).
+
     ## Version History
     * v0: initial version (the games of seed 004, two learning seats).
     """
@@ -102,6 +110,8 @@ class MatrixGameParallelEnv(ParallelEnv):
             obs_spaces = {agent: spaces.MultiDiscrete([self._start + 1] * self.history_length) for agent in self.possible_agents}
         self.observation_spaces = obs_spaces
         self.action_spaces = {ROW: spaces.Discrete(n_a), COL: spaces.Discrete(n_b)}
+        self.tom_spec = ToMSpec(targets={ROW: spaces.Discrete(n_a), COL: spaces.Discrete(n_b)},
+                                outcome=(f"return_{ROW}", f"return_{COL}"))
         # per joint action j = a * n_b + b: (row code, column code, row reward, column reward).
         # Codes are np.int64 scalars (immutable, so shared safely): PettingZoo's api_test asserts
         # that an observation's dtype equals the space's, which a python int does not have.
@@ -192,6 +202,19 @@ class MatrixGameParallelEnv(ParallelEnv):
 
     def close(self) -> None:
         pass
+
+    # ------------------------------------------------------------------ ToM contract
+    def tom_truth(self) -> dict[str, int]:
+        """Both seats' actions in the round just played (empty before the first round)."""
+        if not self._t:
+            return {}
+        a, b = divmod(self._joint[self._t - 1], self._n_b)
+        return {ROW: a, COL: b}
+
+    def tom_outcome(self) -> dict[str, float]:
+        """Each seat's summed reward so far."""
+        played = [self._table[j] for j in self._joint[: self._t]]
+        return {f"return_{ROW}": float(sum(r[2] for r in played)), f"return_{COL}": float(sum(r[3] for r in played))}
 
     # ------------------------------------------------------------------ ground truth (read-only)
     @property

@@ -40,8 +40,8 @@ def _item(q: Question) -> QAItem:
     return QAItem(episode_id=r.dialogue_key, turn=r.turn, context=r.dialogue.rstrip("\n"), question=r.question,
                   choices=tuple(r.choices), answer=r.answer_index, qtype=q.qtype, role=ROLES[q.qtype],
                   background=r.background,
-                  meta={"dialogue_id": r.dialogue_id, "answer_key": r.answerKey, "source": Path(q.source).name,
-                        "record": q.index})
+                  meta={"dialogue_id": r.dialogue_id, "source": Path(q.source).name, "record": q.index},
+                  after={"answer_key": r.answerKey})
 
 
 class PersuasiveToMEnv(QAEnv):
@@ -86,31 +86,41 @@ class PersuasiveToMEnv(QAEnv):
       against letter bias).
     * ``strict``: raise on masked options instead of scoring them wrong.
     * ``render_mode``: ``"ansi"`` -- ``render()`` returns the current prompt.
+    * ``expose_labels``: return the answer of the question now shown as
+      ``info["next_labels"]["answer"]`` (oracle baselines and probes only; default False).
 
     ## Info
-    ``answer`` (correct index as shown), ``qtype`` (published file name), ``role``,
-    ``episode_id`` (dialogue), ``turn``, ``choice_order`` (shown -> published index),
-    ``dialogue_id``, ``answer_key`` (published letter), ``source`` (file name), ``record``
-    (index in the file); after a step also ``chosen``, ``correct`` and ``invalid``.
+    Nothing returned with a question determines its answer (the information rule,
+    :mod:`tom_envs.tom`). ``reset``: ``qtype`` (published file name), ``role``, ``episode_id``
+    (dialogue), ``turn``, ``dialogue_id``, ``source`` (file name), ``record`` (index in the file)
+    of the question shown. A ``step`` describes the question just answered: the same keys plus
+    ``answer`` (its right option, shown index), ``answer_key`` (published letter),
+    ``choice_order`` (shown -> published index), ``chosen``, ``correct`` and ``invalid``.
     ``reset(options={"episode": i})`` plays dialogue ``i`` of :attr:`episodes`; otherwise a
     seeded draw.
 
+    ## ToM contract
+    Target ``answer`` (the action is the prediction), broken down by ``qtype``; ``tom_truth()``
+    the right option of the question just answered; ``tom_outcome()`` the accuracy so far (see
+    :class:`~tom_envs.qa.QAEnv`). Text for LLMs: ``obs["text"]``.
+
     ## Version History
-    * v0: initial version.
+    * v0: initial version. Later on v0: the answer and answer letter of a question are no longer
+      in the info returned with it (only in the step that answers it).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, data_dir: str | Path | None = None, qtypes: Iterable[str] | None = None,
                  split: "str | Sequence[str]" = "all", shuffle_choices: bool = True, strict: bool = False,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, expose_labels: bool = False) -> None:
         data = load_dataset(data_dir, None if qtypes is None else list(qtypes))
         if not any(data.values()):
             raise DatasetError(f"{data_dir}: the question files hold no records")
         self.data_dir = data_dir
         self.split = split
         super().__init__(build_episodes(data, split), QTYPES, shuffle_choices=shuffle_choices, strict=strict,
-                         render_mode=render_mode)
+                         render_mode=render_mode, expose_labels=expose_labels)
         self._widen_text_spaces()
         self.observation_space = spaces.Dict({**self.observation_space.spaces, "role": spaces.Discrete(2)})
 

@@ -1,0 +1,334 @@
+"""The information rule (docs/architecture.md, "Contracts"; :mod:`tom_envs.tom`), probed for every id.
+
+Nothing returned with an observation -- the observation or the info of that call -- may determine
+the answer to a question not yet answered or a hidden state not yet revealed.
+
+* Question-answering ids (``tom_spec.action_is_prediction``): a probe reads everything returned
+  with each question (observation and info flattened into ``(path, value)`` features, plus the
+  step index and the question's rank within its turn), fits one rule per feature on half of the
+  bundled sample's turns -- "the value is the answer index" or "the majority answer of each
+  value" -- keeps the rule best on that half and answers the other half with it. It must not
+  beat the chance rate (the majority answer of the training half; 1 / number of options when
+  options are shuffled) by more than three binomial standard errors of the held-out half.
+* Every other id: no value returned before a step equals the ground truth that this step (or one
+  of the two after it) resolves (``tom_truth()``) more often than the last revealed truth does,
+  or than independent values with the same frequencies would (three standard errors), over 40
+  episodes of random actions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections import Counter, defaultdict
+from itertools import combinations
+from typing import Any, Hashable, Iterator
+
+import numpy as np
+import pytest
+
+import tom_envs
+from tom_envs.registration import REGISTRY, load
+from tom_envs.tom import tom_spec_of
+
+Z = 3.0  # standard errors of slack for every comparison with chance
+LAGS = (0, 1, 2)  # steps between the one about to be taken and the one whose truth the probe checks
+
+
+def _is_qa(env_id: str) -> bool:
+    rec = REGISTRY[env_id]
+    return rec.kind == "gymnasium" and getattr(load(rec.entry_point), "select_episode", None) is not None
+
+
+QA_IDS = [i for i in REGISTRY if _is_qa(i)]
+OTHER_IDS = [i for i in REGISTRY if not _is_qa(i)]
+
+
+# ---------------------------------------------------------------------- features
+def flatten(prefix: str, value: Any, out: dict[str, Hashable]) -> None:
+    """Every scalar reachable in ``value`` as ``out[path] = value`` (sequences also as one tuple)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            flatten(f"{prefix}.{k}", v, out)
+    elif isinstance(value, (list, tuple)):
+        if all(isinstance(v, (int, float, str, bool, type(None))) for v in value):
+            out[prefix] = tuple(value)
+        for i, v in enumerate(value[:64]):
+            flatten(f"{prefix}[{i}]", v, out)
+    elif isinstance(value, (int, float, str, bool, type(None))):
+        out[prefix] = value
+
+
+def features(obs: Any, info: dict, step: int, rank: int) -> dict[str, Hashable]:
+    out: dict[str, Hashable] = {"step": step, "rank_in_turn": rank}
+    flatten("obs", obs, out)
+    flatten("info", info, out)
+    return out
+
+
+def _hashable(value: Any) -> Hashable:
+    if isinstance(value, np.ndarray):
+        return _hashable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _hashable(v)) for k, v in value.items()))
+    return value
+
+
+# ---------------------------------------------------------------------- QA probe
+def _qa_kwargs(env_id: str) -> dict[str, Any]:
+    """The registered arguments, widened to the whole bundled sample where the env takes a split."""
+    rec = REGISTRY[env_id]
+    kwargs = {**rec.kwargs, **rec.example_kwargs}
+    if "split" in inspect.signature(load(rec.entry_point)).parameters:
+        kwargs["split"] = "all"
+    return kwargs
+
+
+def qa_rows(env_id: str, repeats: int = 6, first_only: bool = False, **overrides: Any) -> list[dict[str, Any]]:
+    """One row per question asked: the features returned with it, where from, its turn, options and
+    truth; each episode played ``repeats`` times with other seeds (only its first question with
+    ``first_only``)."""
+    env = tom_envs.make(env_id, **{**_qa_kwargs(env_id), **overrides})
+    base = env.unwrapped
+    rng = np.random.default_rng(0)
+    rows = []
+    for r in range(repeats):
+        for e in range(len(base.episodes)):
+            obs, info = env.reset(seed=1000 * r + e, options={"episode": e})
+            step, rank, turn, done = 0, 0, None, False
+            while not done:
+                rank = rank + 1 if obs["turn"] == turn else 0
+                turn = obs["turn"]
+                feats = features(obs, info, step, rank)
+                n = int(obs["n_choices"])
+                obs, _, done, trunc, info = env.step(int(rng.integers(n)))
+                rows.append({"x": feats, "source": "step" if step else "reset", "repeat": r, "n": n,
+                             "turn": (e, feats["obs.background"], feats["obs.context"]), "y": base.tom_truth()["answer"]})
+                step += 1
+                done = done or trunc or first_only
+    return rows
+
+
+def _majority(ys: list[int]) -> int:
+    counts = Counter(ys)
+    return min(counts, key=lambda y: (-counts[y], y))
+
+
+def _value(x: dict[str, Hashable], path: str | tuple[str, str]) -> Hashable:
+    return tuple(x.get(p) for p in path) if isinstance(path, tuple) else x.get(path)
+
+
+def fit_rule(train: list[dict], path: "str | tuple[str, str]", rule: str) -> tuple[Any, str, Any]:
+    """One rule on one feature (or a pair of features, for maps), fitted on ``train``."""
+    default = _majority([r["y"] for r in train])
+    if rule != "map":
+        return path, rule, default
+    by_value: dict[Hashable, list[int]] = defaultdict(list)
+    for r in train:
+        by_value[_value(r["x"], path)].append(r["y"])
+    return path, rule, ({v: _majority(ys) for v, ys in by_value.items()}, default)
+
+
+def apply_probe(probe: tuple[Any, str, Any], rows: list[dict]) -> float:
+    path, rule, model = probe
+    hits = []
+    for r in rows:
+        v = _value(r["x"], path)
+        if rule == "identity":
+            guess = v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < r["n"] else model
+        elif rule == "map":
+            table, default = model
+            guess = table.get(v, default)
+        else:
+            guess = model
+        hits.append(guess == r["y"])
+    return float(np.mean(hits))
+
+
+def split_rows(rows: list[dict], unit: str, seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Two halves of ``rows`` that share no ``unit`` (a turn, or a repeat of the episodes)."""
+    units = sorted({r[unit] for r in rows})
+    order = np.random.default_rng(seed).permutation(len(units))
+    first = {units[i] for i in order[: len(units) // 2]}
+    return [r for r in rows if r[unit] in first], [r for r in rows if r[unit] not in first]
+
+
+def candidate_rules(rows: list[dict], maps: bool) -> list[tuple[Any, str]]:
+    """Every rule the probe may use: a constant, "value is the answer" per feature and, with
+    ``maps``, value -> majority answer per feature and per pair of features."""
+    paths = sorted({p for r in rows for p in r["x"]})
+    rules: list[tuple[Any, str]] = [("", "constant")] + [(p, "identity") for p in paths]
+    if maps:
+        rules += [(p, "map") for p in paths] + [(pair, "map") for pair in combinations(paths, 2)]
+    return rules
+
+
+def fit_probe(train: list[dict], unit: str, maps: bool) -> tuple[Any, str, Any]:
+    """The rule that answers best on units it was not fitted on (half of ``train`` each way), refitted."""
+    inner_a, inner_b = split_rows(train, unit, seed=1)
+    best, best_score = ("", "constant"), -1.0
+    for path, rule in candidate_rules(train, maps):
+        score = (apply_probe(fit_rule(inner_a, path, rule), inner_b) + apply_probe(fit_rule(inner_b, path, rule), inner_a)) / 2
+        if score > best_score:
+            best, best_score = (path, rule), score
+    return fit_rule(train, *best)
+
+
+def chance_rate(train: list[dict], test: list[dict]) -> float:
+    """What needs no information: the training half's majority answer, or 1 / options if higher."""
+    default = _majority([r["y"] for r in train])
+    return max(float(np.mean([r["y"] == default for r in test])), float(np.mean([1.0 / r["n"] for r in test])))
+
+
+def probe_report(env_id: str, source: str, **overrides: Any) -> dict[str, Any]:
+    """The probe on the questions shown by ``reset`` or by ``step``.
+
+    Questions shown by ``step`` are split by turn and probed with every rule. The few shown by
+    ``reset`` (the first of each dialogue) are split by repeat and probed with "value is the
+    answer" rules only: a value -> answer table would just memorise the repeated questions, and
+    with shuffled options every reset is a new draw of the answer's position.
+    """
+    rows = qa_rows(env_id, 6, **overrides) if source == "step" else qa_rows(env_id, 60, first_only=True, **overrides)
+    rows = [r for r in rows if r["source"] == source]
+    unit = "turn" if source == "step" else "repeat"
+    train, test = split_rows(rows, unit)
+    probe = fit_probe(train, unit, maps=source == "step")
+    chance = chance_rate(train, test)
+    # held-out sample size: distinct questions shown for maps (repeats of one are not new data); every
+    # reset for "value is the answer" rules, which cannot memorise (a reshuffled answer is a new draw)
+    n_test = len({(r["turn"], r["x"]["step"], r["x"].get("obs.choices")) for r in test}) if source == "step" else len(test)
+    return {"probe": apply_probe(probe, test), "chance": chance, "margin": Z * math.sqrt(chance * (1 - chance) / n_test),
+            "feature": probe[0], "rule": probe[1], "n_test": n_test, "rows": len(rows)}
+
+
+@pytest.mark.parametrize("source", ["reset", "step"])
+@pytest.mark.parametrize("env_id", QA_IDS)
+def test_a_probe_reading_everything_returned_cannot_beat_chance(env_id, source):
+    r = probe_report(env_id, source)
+    assert r["probe"] <= r["chance"] + r["margin"], (
+        f"{env_id} ({source}): a probe using {r['rule']} of {r['feature']!r} answers {100 * r['probe']:.1f} % of "
+        f"held-out questions; chance is {100 * r['chance']:.1f} % (+{100 * r['margin']:.1f} margin, {r['n_test']} questions)")
+
+
+@pytest.mark.parametrize("source", ["reset", "step"])
+def test_the_probe_finds_a_planted_leak(source):
+    """The same probe on a QA env made to return the answer with the question must flag it."""
+    r = probe_report("tom/PersuasiveToM-v0", source, expose_labels=True)
+    assert r["probe"] > r["chance"] + r["margin"] and r["probe"] == 1.0
+
+
+@pytest.mark.parametrize("env_id", QA_IDS)
+def test_qa_infos_carry_the_truth_only_after_the_fact(env_id):
+    env = tom_envs.make(env_id, **_qa_kwargs(env_id))
+    base = env.unwrapped
+    obs, info = env.reset(seed=0)
+    assert "answer" not in info and base.tom_truth() == {}
+    shown = base.current_answer
+    obs, _, _, _, info = env.step(shown)
+    assert info["answer"] == shown and base.tom_truth() == {"answer": shown} and info["correct"]
+
+
+# ---------------------------------------------------------------------- every other id
+def _truths(base: Any) -> dict[str, Hashable]:
+    return {k: _hashable(v) for k, v in base.tom_truth().items()}
+
+
+def other_trace(env_id: str, episodes: int = 40, **overrides: Any) -> list[tuple[dict[str, Hashable], dict[str, Hashable]]]:
+    """Per decision: the features returned before it and the truth resolved by the step after it."""
+    rec = REGISTRY[env_id]
+    kwargs = {**rec.example_kwargs, **overrides}
+    trace: list[tuple[dict, dict]] = []
+    for ep in range(episodes):
+        seed = 7 + ep
+        if rec.kind == "gymnasium":
+            env = tom_envs.make(env_id, **kwargs)
+            base = env.unwrapped
+            tom_spec_of(base)
+            env.action_space.seed(seed)
+            obs, info = env.reset(seed=seed)
+            step, done = 0, False
+            while not done and step < 200:
+                feats = features(obs, info, step, 0)
+                obs, _, term, trunc, info = env.step(env.action_space.sample())
+                trace.append((feats, _truths(base)))
+                step, done = step + 1, term or trunc
+        elif rec.kind == "parallel":
+            env = tom_envs.make(env_id, **kwargs)
+            tom_spec_of(env)
+            obs, infos = env.reset(seed=seed)
+            for agent in env.possible_agents:
+                env.action_space(agent).seed(seed)
+            step = 0
+            while env.agents and step < 200:
+                feats = features(obs, infos, step, 0)
+                obs, _, _, _, infos = env.step({a: env.action_space(a).sample() for a in env.agents})
+                trace.append((feats, _truths(env)))
+                step += 1
+        else:
+            env = tom_envs.make_aec(env_id, **kwargs)
+            base = env.unwrapped
+            tom_spec_of(base)
+            env.reset(seed=seed)
+            step = 0
+            for agent in env.agent_iter(max_iter=400):
+                obs, _, term, trunc, info = env.last()
+                feats = features(obs, info, step, 0)
+                space = env.action_space(agent)
+                space.seed(seed + step)
+                env.step(None if term or trunc else space.sample())
+                trace.append((feats, _truths(base)))
+                step += 1
+        trace.append(({}, {}))  # an episode boundary: nothing is compared across it
+    return trace
+
+
+def leaks(trace: list[tuple[dict, dict]]) -> list[str]:
+    """Feature paths whose value equals a later step's truth more often than the baselines allow."""
+    found = []
+    for lag in LAGS:
+        same: dict[tuple[str, str], list[bool]] = defaultdict(list)
+        persist: dict[str, list[bool]] = defaultdict(list)
+        values: dict[tuple[str, str], list[tuple[Hashable, Hashable]]] = defaultdict(list)
+        for t in range(len(trace) - lag):
+            window = trace[t: t + lag + 1]
+            if any(not f and not y for f, y in window[1:]):
+                continue  # crosses an episode boundary
+            feats, _ = trace[t]
+            truth = trace[t + lag][1]
+            last = trace[t - 1][1] if t and trace[t - 1][0] else {}
+            for target, y in truth.items():
+                if target in last:
+                    persist[target].append(last[target] == y)
+                for path, v in feats.items():
+                    same[(path, target)].append(v == y and type(v) is not bool)
+                    values[(path, target)].append((v, y))
+        for (path, target), hits in same.items():
+            n = len(hits)
+            pairs = values[(path, target)]
+            fx, fy = Counter(v for v, _ in pairs), Counter(y for _, y in pairs)
+            independent = sum(fx[v] * fy.get(v, 0) for v in fx) / n / n
+            base = max(independent, float(np.mean(persist[target])) if persist[target] else 0.0)
+            rate = float(np.mean(hits))
+            if n >= 20 and rate > base + Z * math.sqrt(max(base * (1 - base), 1 / n) / n):
+                found.append(f"{path} equals the {target} of the step {lag} after the coming one in {100 * rate:.0f} % of {n} steps "
+                             f"(baseline {100 * base:.0f} %)")
+    return found
+
+
+@pytest.mark.parametrize("env_id", OTHER_IDS)
+def test_no_returned_value_reveals_a_later_truth(env_id):
+    assert leaks(other_trace(env_id)) == []
+
+
+def test_the_future_probe_finds_the_oracle_flag_of_the_matrix_env():
+    """``expose_partner_action=True`` (004's Oracle prompting) is a documented, deliberate leak."""
+    found = leaks(other_trace("tom/IPD-v0", expose_partner_action=True))
+    assert any(f.startswith("info.partner_next_action equals the partner_action of the step 0 after") for f in found)
