@@ -72,12 +72,11 @@ def test_misuse_raises_named_errors():
     with pytest.raises(ResetNeeded):
         env.step(0)
     env.reset(seed=0)
-    with pytest.raises(InvalidAction):
-        env.step(999)
-    with pytest.raises(NegotiationActionError, match="unknown strategy"):
-        env.step({"strategy": "shouting", "topic": 0})
-    with pytest.raises(NegotiationActionError, match="unknown topic"):
-        env.step({"strategy": "evaluative", "topic": "Parking"})
+    for error, bad, match in ((InvalidAction, 999, None),
+                              (NegotiationActionError, {"strategy": "shouting", "topic": 0}, "unknown strategy"),
+                              (NegotiationActionError, {"strategy": "evaluative", "topic": "Parking"}, "unknown topic")):
+        with pytest.raises(error, match=match):
+            env.step(bad)
     play(env, NoAgentMediator(), 0)
     with pytest.raises(EpisodeEnded):
         env.step(0)

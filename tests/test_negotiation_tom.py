@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from tom_envs.negotiation import NegotiationActionError
 from tom_envs.negotiation.env import MEDIATOR, OUTCOME, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario
 from tom_envs.scoring import NOT_PREDICTED, prediction_matches
@@ -64,11 +65,11 @@ def test_party_seat_steps_resolve_nothing_until_the_turn_is_resolved():
 def test_aec_recorder_scores_the_mediator_as_the_deprecated_prediction_key_did():
     """Full predictions through the recorder; the same predictions in the action dict: one accuracy."""
     def act(env, agent, obs, info):
-        guess = _full_guess(env, obs, info)
+        guess = {i: dict(enumerate(map(int, row))) for i, row in enumerate(_full_guess(env, obs, info))}
         if isinstance(env, AECToMRecorder):
-            env.record_prediction({"stances": guess})
+            env.record_prediction({"stances": env.unwrapped.stance_prediction(guess)})
             return 0
-        return {"intervene": False, "prediction": {i: dict(enumerate(map(int, row))) for i, row in enumerate(guess)}}
+        return {"intervene": False, "prediction": guess}
 
     for seed in range(3):
         old, new = NegotiationEnv(scenario="river_basin"), AECToMRecorder(NegotiationEnv(scenario="river_basin"))
@@ -88,6 +89,15 @@ def test_a_partial_prediction_counts_only_the_cells_it_predicts():
     guess[0, 1], guess[1, 0] = 1, 0
     assert prediction_matches(guess, truth) == (1, 2)
     assert prediction_matches(2, 2) == (1, 1) and prediction_matches(np.zeros(3, int), truth) == (0, 4)
+
+
+def test_stance_prediction_converts_the_action_dict_form_into_the_target_space():
+    env = NegotiationEnv(scenario="hopkins_hmo")
+    table = env.stance_prediction({"Lee Park": {"Formulary status": "c"}, 0: {1: 0}})
+    assert table.shape == (env.n, env.m) and env.tom_spec.targets["stances"].contains(table)
+    assert table[1, 3] == 2 and table[0, 1] == 0 and (table == NOT_PREDICTED).sum() == env.n * env.m - 2
+    with pytest.raises(NegotiationActionError):
+        env.stance_prediction({"Nobody": {0: 0}})
 
 
 def test_mediator_is_not_handed_private_preferences():

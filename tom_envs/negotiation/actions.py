@@ -24,6 +24,7 @@ import numpy as np
 from tom_envs.negotiation.errors import NegotiationActionError
 from tom_envs.negotiation.metrics import STRATEGIES
 from tom_envs.negotiation.scenario import Scenario
+from tom_envs.scoring import NOT_PREDICTED
 
 TONES = ("firm", "neutral", "conciliatory")
 
@@ -151,7 +152,7 @@ def parse_mediator(action: Any, scenario: Scenario, seat: str) -> MediatorMove:
         return MediatorMove(strategy=(code - 1) // m, topic=(code - 1) % m)
     if not isinstance(action, dict):
         raise NegotiationActionError(f"{seat}: expected an integer code or a dict, got {type(action).__name__}")
-    prediction = _prediction(action.get("prediction"), scenario, seat)
+    prediction = parse_stance_prediction(action.get("prediction"), scenario, seat)
     if not action.get("intervene", "strategy" in action):
         return MediatorMove(prediction=prediction)
     strategy = action.get("strategy")
@@ -169,13 +170,27 @@ def parse_mediator(action: Any, scenario: Scenario, seat: str) -> MediatorMove:
     return MediatorMove(s, k, target, option, _text(action.get("utterance"), seat), prediction)
 
 
+def stance_table(prediction: dict[int, dict[int, int]] | None, scenario: Scenario) -> np.ndarray:
+    """A parsed prediction as a (parties, topics) array, ``NOT_PREDICTED`` where it says nothing."""
+    table = np.full((len(scenario.parties), len(scenario.topics)), NOT_PREDICTED, dtype=np.int64)
+    for i, per_topic in (prediction or {}).items():
+        for k, o in per_topic.items():
+            table[i, k] = o
+    return table
+
+
 def _text(value: Any, seat: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     raise NegotiationActionError(f"{seat}: 'utterance' must be a string, got {type(value).__name__}")
 
 
-def _prediction(value: Any, scenario: Scenario, seat: str) -> dict[int, dict[int, int]] | None:
+def parse_stance_prediction(value: Any, scenario: Scenario, seat: str) -> dict[int, dict[int, int]] | None:
+    """A literal-ToM prediction ``{party: {topic: option}}`` (names, labels or indices) as indices.
+
+    Raises:
+        NegotiationActionError: not a mapping of that form, or an unknown party, topic or option.
+    """
     if value is None:
         return None
     if not isinstance(value, dict):

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
 from tom_envs.errors import UnsupportedRenderMode
-from tom_envs.negotiation.actions import MediatorMove, PartyMove, pairs, parse_mediator, parse_party
+from tom_envs.negotiation.actions import (MediatorMove, PartyMove, pairs, parse_mediator, parse_party,
+                                          parse_stance_prediction, stance_table)
 from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes
 from tom_envs.negotiation.errors import NegotiationConfigError
 from tom_envs.negotiation.metrics import (STRATEGIES, InterventionContext, RuleBasedJudge, consensus_change,
@@ -113,7 +114,9 @@ class NegotiationEnv(TomAECEnv):
     ## ToM contract
     :mod:`tom_envs.tom`: the predictor is ``mediator_0`` (None without a mediator seat); its one
     literal-ToM target is ``stances``, ``MultiDiscrete`` of shape (parties, topics): each party's
-    currently preferred option per topic (:meth:`hidden_preferences`) at the start of the turn.
+    currently preferred option per topic (:meth:`hidden_preferences`) at the start of the turn;
+    a prediction holds ``NOT_PREDICTED`` (-1) in the cells it leaves out (:meth:`stance_prediction`
+    converts the action dict's form).
     ``tom_truth()`` is ``{"stances": array}`` after the step that resolves a turn, else empty.
     ``tom_outcome()``: :data:`OUTCOME` -- overall ``consensus`` now, ``consensus_gain`` since the
     start, and 002's ``cc``, ``tle_mean``, ``rl_mean``, ``me_mean``, ``mi_mean`` so far (as in
@@ -169,9 +172,11 @@ class NegotiationEnv(TomAECEnv):
         self.action_spaces = {a: spaces.Discrete(1 + 4 * self.m) if a == MEDIATOR else spaces.Discrete(1 + 2 * n_pairs)
                               for a in self.possible_agents}
         self._rank_rows = {i: self._rank_row(i) for i in range(self.n)}
-        options = [len(t.options) for t in self.scenario.topics]
-        self.tom_spec = ToMSpec(targets={"stances": spaces.MultiDiscrete(np.array([options] * self.n, dtype=np.int64))},
-                                outcome=OUTCOME, predictor=MEDIATOR if self.has_mediator else None)
+        # one more value per cell, starting at NOT_PREDICTED: a prediction may leave cells out
+        values = np.array([[1 + len(t.options) for t in self.scenario.topics]] * self.n, dtype=np.int64)
+        stances = spaces.MultiDiscrete(values, start=np.full(values.shape, NOT_PREDICTED, dtype=np.int64))
+        self.tom_spec = ToMSpec(targets={"stances": stances}, outcome=OUTCOME,
+                                predictor=MEDIATOR if self.has_mediator else None)
 
     # ------------------------------------------------------------------ spaces
     def _obs_high(self) -> np.ndarray:
@@ -405,16 +410,22 @@ class NegotiationEnv(TomAECEnv):
         return {"consensus": hist[-1], "consensus_gain": hist[-1] - hist[0], "cc": m["cc"], "tle_mean": m["tle_mean"],
                 "rl_mean": m["rl_mean"], "me_mean": m["me_mean"], "mi_mean": m["mi_mean"]}
 
+    def stance_prediction(self, prediction: Mapping[Any, Mapping[Any, Any]]) -> np.ndarray:
+        """A prediction in the action dict's form, ``{party: {topic: option}}`` (names, labels or
+        indices), as a value of the ``stances`` target: a (parties, topics) array holding
+        ``NOT_PREDICTED`` (-1) where it says nothing.
+
+        Raises:
+            NegotiationActionError: an unknown party, topic or option.
+        """
+        return stance_table(parse_stance_prediction(dict(prediction), self.scenario, "prediction"), self.scenario)
+
     def _score_prediction(self, prediction: dict[int, dict[int, int]] | None) -> None:
         """The deprecated ``prediction`` key of the mediator's action dict, scored against the turn's truth."""
         self._last_tom = None
         if not prediction:
             return
-        guess = np.full((self.n, self.m), NOT_PREDICTED, dtype=np.int64)
-        for i, per_topic in prediction.items():
-            for k, o in per_topic.items():
-                guess[i, k] = o
-        correct, total = prediction_matches(guess, self.tom_truth()["stances"])
+        correct, total = prediction_matches(stance_table(prediction, self.scenario), self.tom_truth()["stances"])
         self.tom_correct += correct
         self.tom_total += total
         self._last_tom = {"correct": correct, "total": total}
