@@ -2,13 +2,14 @@
 
 ::
 
-    python -m benchmarks matrix --policy tabular,oracle --games RPS,IBS,IPD --episodes 300 \\
+    tom-envs matrix --policy tabular,oracle --games RPS,IBS,IPD --episodes 300 \\
         --executor ray [--ray-address auto] [--ray-chunk 25]
 
 Each cell's missing episodes (those not yet in its results file) are cut into chunks of
 ``--ray-chunk`` seeds; each chunk is one Ray task that plays its episodes exactly as the
-in-process runner does (:func:`benchmarks.matrix.cell_records`) and returns the records. The
-driver appends each task's records to the cell's JSONL file the moment the task finishes, so a
+in-process runner does (:func:`benchmarks.runner.cell_records`) and returns the records. The
+driver holds the lock of every cell's results file for the run (:mod:`benchmarks.results`) and
+appends each task's records to the cell's JSONL file the moment the task finishes, so a
 run that is stopped keeps every finished chunk and a rerun resumes; the rows are computed from the
 files afterwards, identical to an in-process run with the same seeds (episode i always uses seed
 + i, whatever worker plays it).
@@ -22,11 +23,12 @@ distributed this way.
 
 from __future__ import annotations
 
-import sys
+import contextlib
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchmarks.matrix import Cell, RunnerError, append_record, cell_records, load_records
+from benchmarks.errors import RunnerError
+from benchmarks.runner import Cell, cell_records, progress_bar
 from tom_envs.errors import import_optional
 
 
@@ -58,14 +60,18 @@ class RayExecutor:
             progress: bool = False) -> int:
         """Play every missing (cell, seed) episode; returns how many records were written."""
         ray = import_optional("ray", "ray", "the Ray executor (--executor ray)")
-        work = []
-        for cell in cells:
-            done = load_records(cell.path(out))
-            todo = [s for s in seeds if s not in done]
-            work += [(cell, todo[i : i + self.chunk]) for i in range(0, len(todo), self.chunk)]
-        self.tasks = len(work)
-        if not work:
-            return 0
+        with contextlib.ExitStack() as stack:
+            files = {cell.key: stack.enter_context(cell.results(out)) for cell in cells}
+            work = []
+            for cell in cells:
+                todo = files[cell.key].missing(seeds)
+                work += [(cell, todo[i : i + self.chunk]) for i in range(0, len(todo), self.chunk)]
+            self.tasks = len(work)
+            if not work:
+                return 0
+            return self._run(ray, work, files, lockstep, progress)
+
+    def _run(self, ray: Any, work: list, files: dict, lockstep: int, progress: bool) -> int:
         started = not ray.is_initialized()
         if started:
             kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "ERROR", "log_to_driver": False}
@@ -73,7 +79,7 @@ class RayExecutor:
                 kwargs["num_cpus"] = self.num_cpus
             ray.init(address=self.address, **kwargs)
         written = 0
-        bar = _progress(sum(len(s) for _, s in work), progress)
+        bar = progress_bar(sum(len(s) for _, s in work), "ray episodes", progress)
         try:
             task = ray.remote(_play_chunk)
             pending = {task.remote(cell, chunk, max(1, int(lockstep))): cell for cell, chunk in work}
@@ -83,7 +89,7 @@ class RayExecutor:
                     cell = pending.pop(ref)
                     records = ray.get(ref)
                     for record in records:
-                        append_record(cell.path(out), record)
+                        files[cell.key].append(record)
                     written += len(records)
                     bar.update(len(records))
         finally:
@@ -92,8 +98,3 @@ class RayExecutor:
                 ray.shutdown()
         return written
 
-
-def _progress(total: int, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="ray episodes", disable=not enabled, leave=False, file=sys.stderr)

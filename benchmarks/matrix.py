@@ -1,39 +1,54 @@
-"""``python -m benchmarks matrix``: evaluate policies on (game, partner population) cells.
+"""``tom-envs matrix``: evaluate policies on (game, partner population) cells of the matrix games.
 
-Every finished episode is appended to a JSONL file under ``--out`` as soon as it ends, keyed
-by a hash of the cell's configuration and the episode seed, so a rerun of the same command
-skips what is already recorded and a killed run loses at most the episode in flight.
+Every finished episode is appended to a JSONL file under ``--out/matrix/`` as soon as it ends,
+keyed by a hash of the cell's configuration and the episode seed, so a rerun of the same command
+skips what is already recorded and a killed run loses at most the episode in flight (the runner
+and the results files are :mod:`benchmarks.runner` and :mod:`benchmarks.results`).
 """
 
 from __future__ import annotations
 
-import hashlib
+import argparse
 import json
-import os
-import sys
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Sequence
 
-import gymnasium as gym
-
-import tom_envs  # noqa: F401  (registers the ids)
-from benchmarks.records import ResultsFileWarning, append_record, read_records  # noqa: F401  (re-exported)
+import tom_envs
+from benchmarks.cli import (
+    add_llm_options,
+    add_run_options,
+    backend_from_args,
+    build_backend,
+    comma_list,
+    positive_int,
+    split_list,
+)
+from benchmarks.errors import RunnerError
+from benchmarks.family import Benchmark, register
+from benchmarks.results import RESULTS_VERSION, ResultsFileWarning, append_record, read_records
+from benchmarks.runner import Cell as _CellBase
+from benchmarks.runner import cell_records, env_id_for, make_env, play, play_lockstep, run_cell
 from benchmarks.stats import mean_ci95
 from policies import BasePolicy, OracleBestResponsePolicy, RandomPolicy, TabularRMaxPolicy
-from tom_envs.errors import TomEnvsError
+from tom_envs.matrix.games import LABEL_SETS
 from wrappers import ToMRecorder
 
-#: Bump when the meaning of a recorded episode changes (invalidates old result files).
-RESULTS_VERSION = 1
+__all__ = [
+    "METRICS", "POLICIES", "PUBLISHED_TABULAR", "RESULTS_VERSION", "Cell", "ResultsFileWarning", "RunnerError",
+    "append_record", "build_backend", "cell_records", "evaluate", "evaluate_llm", "format_table", "load_records",
+    "make_cell", "matrix_env_id", "meets_target", "plot", "read_records", "run_cell", "run_episode", "run_lockstep",
+    "summarise",
+]
 
-#: Policies the runner knows by name: factory(game, horizon) -> policy.
+#: The family's policies by name: factory(game, horizon) -> policy (LLM strategies: ``--policy llm``).
 POLICIES: dict[str, Callable[[str, int], BasePolicy]] = {
     "tabular": lambda game, horizon: TabularRMaxPolicy(game, horizon=horizon),
     "random": lambda game, horizon: RandomPolicy(game),
     "oracle": lambda game, horizon: OracleBestResponsePolicy(),
 }
+LLM_POLICY = "llm"
 
 #: 004's Table 4 (Tabular rows): (ΔFunctional/T, ΔToM/T, ToM %).
 PUBLISHED_TABULAR: dict[tuple[str, str], tuple[float, float, float]] = {
@@ -48,13 +63,28 @@ PUBLISHED_TABULAR: dict[tuple[str, str], tuple[float, float, float]] = {
 METRICS = ("regret_per_step", "tom_regret_per_step", "tom_accuracy")
 
 
-class RunnerError(TomEnvsError, ValueError):
-    """Bad arguments to the evaluation runner."""
+def matrix_env_id(game: str) -> str:
+    """The registered single-agent id of a matrix game: a ``tom/...`` id as given, a built-in game
+    name (``"RPS"``) through its registry entry, a game added with ``tom_envs.register_matrix_game``
+    by its name."""
+    if game.startswith("tom/"):
+        return game
+    try:
+        return env_id_for("matrix", game=game)
+    except RunnerError:
+        named = [r.id for r in tom_envs.REGISTRY.values() if r.family == "matrix" and r.kind == "gymnasium"
+                 and isinstance(r.kwargs.get("game"), dict) and r.kwargs["game"].get("name") == game]
+        if not named:
+            raise RunnerError(f"unknown game {game!r}; choose a registered matrix game "
+                              f"({', '.join(tom_envs.ids(kind='gymnasium', family='matrix'))}) or its name") from None
+        return max(named)
 
 
 @dataclass(frozen=True)
-class Cell:
+class Cell(_CellBase):
     """One (game, partner population, policy) cell of the evaluation grid."""
+
+    family: ClassVar[str] = "matrix"
 
     game: str
     partners: str
@@ -65,7 +95,7 @@ class Cell:
 
     @property
     def env_id(self) -> str:
-        return self.game if self.game.startswith("tom/") else f"tom/{self.game}-v0"
+        return matrix_env_id(self.game)
 
     def config(self) -> dict[str, Any]:
         config = {"version": RESULTS_VERSION, "env_id": self.env_id, **asdict(self)}
@@ -73,14 +103,22 @@ class Cell:
             del config["env_kwargs"]
         return config
 
-    @property
-    def key(self) -> str:
-        blob = json.dumps(self.config(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    def slug(self) -> str:
+        return f"{self.game}_{self.partners}_{self.policy}"
 
-    def path(self, out: Path) -> Path:
-        slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in f"{self.game}_{self.partners}_{self.policy}")
-        return out / "matrix" / f"{slug}_{self.key}.jsonl"
+    def make_env(self) -> ToMRecorder:
+        return make_env(self.env_id, record=True, partners=self.partners, horizon=self.horizon, **self.env_kwargs)
+
+    def make_policy(self) -> BasePolicy:
+        return POLICIES[self.policy](self.game, self.horizon)
+
+    def record(self, seed: int, result: Any) -> dict[str, Any]:
+        rec = super().record(seed, result)
+        rec["partner"] = rec["episode"]["partner"]
+        return rec
+
+    def check(self, record: dict) -> None:
+        record["episode"]["regret_per_step"]
 
 
 def make_cell(game: str, partners: str, policy: str, horizon: int) -> Cell:
@@ -90,122 +128,31 @@ def make_cell(game: str, partners: str, policy: str, horizon: int) -> Cell:
     return Cell(game, partners, policy, horizon, dict(params))
 
 
-# ---------------------------------------------------------------------- results files
-
-
 def load_records(path: Path) -> dict[int, dict]:
-    """Episode records by seed (see :func:`benchmarks.records.read_records`); never raises."""
+    """Episode records by seed (see :func:`benchmarks.results.read_records`)."""
     return read_records(path, lambda rec: int(rec["seed"]), lambda rec: rec["episode"]["regret_per_step"])
 
 
-# ---------------------------------------------------------------------- running
-
-
+# ---------------------------------------------------------------------- episodes (the runner's, in this family's shape)
 def run_episode(env: ToMRecorder, policy: BasePolicy, seed: int) -> dict[str, Any]:
-    """One episode: the policy predicts, acts and observes every round; the recorder scores."""
-    policy.reset(seed)
-    obs, info = env.reset(seed=seed)
-    while True:
-        env.record_prediction(policy.predict(obs, info))
-        obs, reward, terminated, truncated, info = env.step(policy.act(obs, info))
-        policy.observe(obs, reward, terminated, truncated, info)
-        if terminated or truncated:
-            return info["tom"]["episode"]
+    """One episode (:func:`benchmarks.runner.play`): the policy predicts, acts and observes every
+    round; returns the recorder's episode summary."""
+    return play(env, policy, seed).summary
 
 
 def run_lockstep(envs: Sequence[ToMRecorder], policy: BasePolicy, seeds: Sequence[int]) -> list[dict[str, Any]]:
-    """Episodes in lockstep: every round, one ``predict_batch`` and one ``act_batch`` call serve all
-    live episodes (an LLM policy turns each into one backend call). Returns per episode the
+    """Episodes in lockstep (:func:`benchmarks.runner.play_lockstep`). Returns per episode the
     recorder's summary plus ``steps``: the policy's per-round log, if it keeps one
     (``last_step_log()``: prompts, replies, parse failures, decisions per backend call), and
     ``policy_stats`` (``episode_stats()``: e.g. parse failures and fallbacks of the episode)."""
-    policy.reset_batch(list(seeds))
-    obs, infos = map(list, zip(*(env.reset(seed=s) for env, s in zip(envs, seeds))))
-    live = list(range(len(envs)))
-    logs: list[list[dict]] = [[] for _ in envs]
-    summaries: list[dict[str, Any] | None] = [None] * len(envs)
-    step_log = getattr(policy, "last_step_log", None)
-    while live:
-        predictions = policy.predict_batch(obs, infos)
-        pred_log = step_log() if step_log else None
-        actions = policy.act_batch(obs, infos)
-        act_log = step_log() if step_log else None
-        results = []
-        for k, i in enumerate(live):
-            envs[i].record_prediction(predictions[k])
-            results.append(envs[i].step(actions[k]))
-            if step_log:
-                logs[i].append({"predict": pred_log[k] if pred_log else None, "act": act_log[k] if act_log else None})
-        new_obs, rewards, terms, truncs, new_infos = map(list, zip(*results))
-        policy.observe_batch(new_obs, rewards, terms, truncs, new_infos)
-        if any(terms[k] or truncs[k] for k in range(len(live))) and not all(terms[k] or truncs[k] for k in range(len(live))):
-            raise RunnerError("episodes of one lockstep batch ended at different rounds; lockstep needs a common horizon")
-        if terms[0] or truncs[0]:
-            for k, i in enumerate(live):
-                summaries[i] = new_infos[k]["tom"]["episode"]
-            live = []
-        obs, infos = new_obs, new_infos
-    stats = getattr(policy, "episode_stats", None)
-    if stats is not None:  # e.g. an LLM policy's parse failures and fallbacks per episode
-        for summary, slot_stats in zip(summaries, stats()):
-            summary["policy_stats"] = slot_stats
-    return [dict(summary, steps=log) if step_log else summary for summary, log in zip(summaries, logs)]
-
-
-def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool = False,
-             factory: Callable[[], BasePolicy] | None = None, lockstep: int = 1) -> list[dict]:
-    """Episode records of ``cell`` for ``seeds``, running only those not yet in its results file.
-
-    ``factory`` builds the policy when it is not one of :data:`POLICIES` (e.g. a trained SB3
-    model or an LLM strategy); put whatever identifies it (a model hash) in ``cell.policy_params``.
-    ``lockstep`` > 1 runs that many episodes at once through the policy's batched forms (each
-    finished batch is written at once, so a killed run loses at most the batch in flight);
-    1 runs episode by episode, each written the moment it ends.
-    """
-    path = cell.path(out)
-    done = load_records(path)
-    todo = [s for s in seeds if s not in done]
-    if todo:
-        bar = _progress(len(todo), f"{cell.policy} {cell.game} {cell.partners}", progress)
-        for record in cell_records(cell, todo, factory, lockstep):
-            append_record(path, record)
-            done[record["seed"]] = record
-            bar.update(1)
-        bar.close()
-    return [done[s] for s in seeds]
-
-
-def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], BasePolicy] | None = None,
-                 lockstep: int = 1) -> Iterator[dict]:
-    """The episode records of ``cell`` for ``seeds``, yielded as they finish (nothing written).
-
-    What :func:`run_cell` writes, and what a Ray task of the distributed runner returns.
-    """
-    if not seeds:
-        return
-    policy = factory() if factory is not None else POLICIES[cell.policy](cell.game, cell.horizon)
-    size = max(1, int(lockstep))
-    envs = [ToMRecorder(gym.make(cell.env_id, partners=cell.partners, horizon=cell.horizon, **cell.env_kwargs))
-            for _ in range(min(size, len(seeds)))]
-    for start in range(0, len(seeds), size):
-        batch = list(seeds[start : start + size])
-        if size == 1:
-            episodes = [run_episode(envs[0], policy, batch[0])]
-        else:
-            episodes = run_lockstep(envs[: len(batch)], policy, batch)
-        for seed, episode in zip(batch, episodes):
-            steps = episode.pop("steps", None)
-            record = {"key": f"{cell.key}:{seed}", "cell": cell.config(), "seed": seed,
-                      "partner": episode["partner"], "episode": episode}
-            if steps is not None:
-                record["steps"] = steps
-            yield record
-
-
-def _progress(total: int, desc: str, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, disable=not enabled, leave=False, file=sys.stderr)
+    logs = hasattr(policy, "last_step_log")
+    out = []
+    for result in play_lockstep(envs, policy, seeds, on_step=lambda step: step.log):
+        summary = dict(result.summary)
+        if result.policy_stats is not None:
+            summary["policy_stats"] = result.policy_stats
+        out.append(dict(summary, steps=result.steps) if logs else summary)
+    return out
 
 
 def summarise(cell: Cell, records: Sequence[dict]) -> dict[str, Any]:
@@ -248,26 +195,6 @@ def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[s
         records[(cell.game, cell.partners, cell.policy)] = recs
         rows.append(summarise(cell, recs))
     return rows, records
-
-
-def build_backend(kind: str, model: str, base_url: str | None = None, seed: int = 0, tokenizer: str | None = None,
-                  max_model_len: int | None = None) -> Any:
-    """The LLM backend named on the command line (``vllm`` in-process or an ``openai`` server)."""
-
-    from policies.llm import OpenAIBackend, VLLMBackend
-
-    # vLLM logs to stdout by default; the CLI's stdout is for the table / JSON only
-    os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
-
-    if not model:
-        raise RunnerError("an LLM backend needs --model (a local model folder for vllm, a served model name for openai)")
-    if kind == "vllm":
-        return VLLMBackend(model, seed=seed, **({"max_model_len": max_model_len} if max_model_len else {}))
-    if kind == "openai":
-        if not base_url:
-            raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
-        return OpenAIBackend(base_url, model, tokenizer=tokenizer)
-    raise RunnerError(f"unknown --backend {kind!r}; choose vllm or openai")
 
 
 def evaluate_llm(games: Iterable[str], partners: Iterable[str], strategies: Iterable[str], episodes: int, seed: int,
@@ -373,3 +300,80 @@ def plot(records: dict[tuple, list[dict]], out_dir: Path) -> list[Path]:
             plt.close(fig)
             written.append(path)
     return written
+
+
+# ---------------------------------------------------------------------- the command
+def _is_partner_item(_: str) -> bool:
+    return True  # partner names and queries are checked when the env is made (a named error)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``tom-envs matrix``'s options (the shared run options, the grid, Ray, the LLM group)."""
+    add_run_options(parser, episodes=30, seed_help="episode i uses seed + i (env, partner draw and policy)",
+                    plot="write PNGs of regret and ToM accuracy per round into DIR", policy="tabular",
+                    policy_type=comma_list([*POLICIES, LLM_POLICY], name="policy"),
+                    policy_help=f"comma-separated: {', '.join(POLICIES)}; or {LLM_POLICY} (--strategies, the LLM group)")
+    parser.add_argument("--games", type=comma_list(name="game"), default="RPS,IBS,IPD",
+                        help="comma-separated matrix games (names or registered ids)")
+    parser.add_argument("--partners", type=comma_list(name="partner population"), default="single_action,tit_for_tat",
+                        help="comma-separated partner populations (or partner names), one cell each")
+    parser.add_argument("--horizon", type=positive_int, default=100, help="rounds per episode")
+    dist = parser.add_argument_group("past one machine (benchmarks/distributed.py)")
+    dist.add_argument("--executor", choices=["local", "ray"], default="local",
+                      help="ray: the missing episodes run as Ray tasks; the driver writes the results as they arrive")
+    dist.add_argument("--ray-address", default=None,
+                      help="join a running cluster ('auto', 'ray://host:10001'); default: start a local one")
+    dist.add_argument("--ray-num-cpus", type=positive_int, default=None, help="CPUs of the local Ray instance (default: all)")
+    dist.add_argument("--ray-chunk", type=positive_int, default=25, help="episodes per Ray task")
+    llm = add_llm_options(parser, lockstep=None,
+                          lockstep_help="episodes stepped at once through batched policy calls (default: 1; all "
+                                        "episodes for llm)")
+    llm.add_argument("--strategies", type=comma_list(name="strategy"), default="lm,qa,cot",
+                     help="comma-separated prompting strategies of 004 (policies.llm.STRATEGIES)")
+    llm.add_argument("--label-set", choices=LABEL_SETS,
+                     default="neutral", help="the action labels the LLM reads")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``tom-envs matrix``: the rows as 004's table or JSON, plots with ``--plot``."""
+    progress = args.format != "json" and None  # None: a bar when stderr is a terminal
+    policies = split_list(args.policy)
+    if LLM_POLICY in policies:
+        if policies != [LLM_POLICY]:
+            raise RunnerError("--policy llm runs alone (its cells are --strategies); run the scripted policies "
+                              "in another command")
+        if args.executor != "local":
+            raise RunnerError("--executor ray distributes the scripted and tabular grid; --policy llm keeps one "
+                              "in-process engine that batches all episodes (drop --executor, or serve the model "
+                              "and point --backend openai at it)")
+        backend = backend_from_args(args)
+        ident = {"backend": args.backend, "model": args.model, "base_url": args.base_url}
+        try:
+            rows, records = evaluate_llm(split_list(args.games), split_list(args.partners), split_list(args.strategies),
+                                         args.episodes, args.seed, args.horizon, Path(args.out), backend, ident,
+                                         args.label_set, args.max_resamples, args.fallback, progress, args.lockstep)
+        finally:
+            backend.close()
+    else:
+        executor = None
+        if args.executor == "ray":
+            from benchmarks.distributed import RayExecutor
+
+            executor = RayExecutor(args.ray_address, args.ray_num_cpus, args.ray_chunk)
+        rows, records = evaluate(split_list(args.games), split_list(args.partners), policies, args.episodes, args.seed,
+                                 args.horizon, Path(args.out), progress, args.lockstep or 1, executor)
+    print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
+    if args.plot:
+        for path in plot(records, Path(args.plot)):
+            if args.format != "json":
+                print(f"wrote {path}")
+    return 0
+
+
+BENCHMARK = register(Benchmark(
+    name="matrix", family="matrix", help="evaluate policies on (game, partner population) cells of the matrix games",
+    description=__doc__, policies={name: (lambda cell, name=name: POLICIES[name](cell.game, cell.horizon))
+                                   for name in POLICIES},
+    metrics=METRICS, published={k: dict(zip(METRICS, v)) for k, v in PUBLISHED_TABULAR.items()},
+    arguments=add_arguments, run=run,
+))

@@ -1,4 +1,4 @@
-"""``python -m benchmarks perf matrix``: steps per second of the matrix envs, as ratios
+"""``tom-envs perf matrix``: steps per second of the matrix envs, as ratios
 against a minimal plain Gymnasium IPD env written here and measured in the same run."""
 
 from __future__ import annotations
@@ -11,6 +11,12 @@ import numpy as np
 from gymnasium import spaces
 
 import tom_envs  # noqa: F401  (registers the ids)
+from benchmarks.runner import env_id_for
+
+
+def _ipd() -> str:
+    """The IPD's single-agent id, from the registry."""
+    return env_id_for("matrix", game="IPD")
 
 
 class ReferenceIPD(gym.Env):
@@ -103,7 +109,7 @@ def pettingzoo_rps_rounds_per_s(seconds: float) -> float | None:
 def vector_steps_per_s(num_envs: int, seconds: float) -> float:
     """Env-steps per second of the native vector env (IPD vs tit-for-tat, default copy semantics:
     every step returns fresh arrays)."""
-    venv = gym.make_vec("tom/IPD-v0", num_envs=num_envs, vectorization_mode="vector_entry_point", partners="tit_for_tat")
+    venv = gym.make_vec(_ipd(), num_envs=num_envs, vectorization_mode="vector_entry_point", partners="tit_for_tat")
     venv.reset(seed=0)
     actions = np.ones(num_envs, dtype=np.int64)
     best = 0.0
@@ -135,10 +141,11 @@ def numpy_bound_steps_per_s(num_envs: int, seconds: float) -> float:
 def perf_matrix(seconds: float = 0.5) -> dict[str, Any]:
     """All figures of ``perf matrix`` in one run."""
     ref = steps_per_second(ReferenceIPD(), seconds)
-    made = gym.make("tom/IPD-v0", partners="tit_for_tat")
+    made = gym.make(_ipd(), partners="tit_for_tat")
     make_sps = steps_per_second(made, seconds)
     unwrapped_sps = steps_per_second(made.unwrapped, seconds)
-    par = tom_envs.make("tom/IPD-Parallel-v0")
+    parallel_id = env_id_for("matrix", kind="parallel", game="IPD")
+    par = tom_envs.make(parallel_id)
     par.reset(seed=0)
     acts = {a: 1 for a in par.possible_agents}
     n, t0 = 0, time.perf_counter()
@@ -153,7 +160,8 @@ def perf_matrix(seconds: float = 0.5) -> dict[str, Any]:
     vector = {n: vector_steps_per_s(n, seconds) for n in (1, 1024, 65536)}
     bound = numpy_bound_steps_per_s(65536, seconds)
     return {
-        "env_id": "tom/IPD-v0",
+        "env_id": _ipd(),
+        "parallel_env_id": parallel_id,
         "partner": "tit_for_tat",
         "make_steps_per_s": make_sps,
         "unwrapped_steps_per_s": unwrapped_sps,
@@ -178,10 +186,10 @@ def perf_matrix(seconds: float = 0.5) -> dict[str, Any]:
 
 def format_table(res: dict[str, Any]) -> str:
     rows = [
-        ("gymnasium.make('tom/IPD-v0') vs tit_for_tat", res["make_steps_per_s"], res["make_vs_reference"]),
+        (f"gymnasium.make('{res['env_id']}') vs tit_for_tat", res["make_steps_per_s"], res["make_vs_reference"]),
         ("  its unwrapped env", res["unwrapped_steps_per_s"], res["unwrapped_vs_reference"]),
         ("reference: minimal plain IPD env", res["reference_steps_per_s"], 1.0),
-        ("tom/IPD-Parallel-v0 (two learners)", res["parallel_rounds_per_s"], res["parallel_rounds_per_s"] / res["reference_steps_per_s"]),
+        (f"{res.get('parallel_env_id', 'tom/IPD-Parallel-v0')} (two learners)", res["parallel_rounds_per_s"], res["parallel_rounds_per_s"] / res["reference_steps_per_s"]),
     ]
     if res["pettingzoo_rps_rounds_per_s"] is not None:
         rows.append(("PettingZoo rps_v2 parallel env", res["pettingzoo_rps_rounds_per_s"],
@@ -210,10 +218,11 @@ def perf_rl(steps: int = 8192, n_envs: int = 8) -> dict[str, Any]:
 
     sb3 = import_optional("stable_baselines3", "rl", "perf rl")
     vec_env = import_optional("stable_baselines3.common.vec_env", "rl", "perf rl")
-    single = vec_env.DummyVecEnv([lambda: gym.make("tom/IPD-v0", partners="tit_for_tat") for _ in range(n_envs)])
-    native = SB3VecEnv(gym.make_vec("tom/IPD-v0", num_envs=n_envs, vectorization_mode="vector_entry_point",
+    env_id = _ipd()
+    single = vec_env.DummyVecEnv([lambda: gym.make(env_id, partners="tit_for_tat") for _ in range(n_envs)])
+    native = SB3VecEnv(gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point",
                                     partners="tit_for_tat", autoreset_mode=AutoresetMode.SAME_STEP))
-    out: dict[str, Any] = {"algo": "ppo", "env_id": "tom/IPD-v0", "n_envs": n_envs, "steps": steps}
+    out: dict[str, Any] = {"algo": "ppo", "env_id": env_id, "n_envs": n_envs, "steps": steps}
     for name, env in (("single_env", single), ("vector_env", native)):
         model = sb3.PPO("MlpPolicy", env, n_steps=max(8, 1024 // n_envs), seed=0, verbose=0, device="cpu")
         model.learn(total_timesteps=2048)  # warm-up (torch's first calls are slow), not timed

@@ -1,4 +1,4 @@
-"""``python -m benchmarks perf llm``: what lockstep batching and prefix caching buy an LLM policy.
+"""``tom-envs perf llm``: what lockstep batching and prefix caching buy an LLM policy.
 
 On one backend, in one process:
 
@@ -28,6 +28,7 @@ from typing import Any
 import gymnasium as gym
 
 import tom_envs  # noqa: F401  (registers the ids)
+from benchmarks.matrix import matrix_env_id
 from policies.llm.backends import Backend
 from policies.llm.errors import InvalidRequest
 from policies.llm.policy import LLMMatrixPolicy, make_llm_policy
@@ -37,7 +38,7 @@ TARGETS = {"speedup": 5.0, "prefix_cache_share": 0.8}
 
 def _lockstep(policy: LLMMatrixPolicy, game: str, horizon: int, seeds: Sequence[int]) -> list[list[int]]:
     """Run the episodes in lockstep (act only); the actions per episode."""
-    envs = [gym.make(f"tom/{game}-v0", horizon=horizon) for _ in seeds]
+    envs = [gym.make(matrix_env_id(game), horizon=horizon) for _ in seeds]
     policy.reset_batch(list(seeds))
     obs, infos = map(list, zip(*(env.reset(seed=s) for env, s in zip(envs, seeds))))
     actions: list[list[int]] = [[] for _ in seeds]
@@ -54,7 +55,7 @@ def _lockstep(policy: LLMMatrixPolicy, game: str, horizon: int, seeds: Sequence[
 def _cache_share(backend: Backend, strategy: str, game: str, horizon: int, **kwargs: Any) -> tuple[float | None, int]:
     """Prefix-cache share of prompt tokens over one episode, and the rounds played."""
     policy = make_llm_policy(strategy, backend, game, horizon=horizon, **kwargs)
-    env = gym.make(f"tom/{game}-v0", horizon=horizon)
+    env = gym.make(matrix_env_id(game), horizon=horizon)
     policy.reset(0)
     obs, info = env.reset(seed=0)
     before = (backend.stats.prompt_tokens, backend.stats.prefix_cache_hit_tokens or 0)

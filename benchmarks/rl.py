@@ -1,11 +1,9 @@
-"""``python -m benchmarks rl``: train a stable-baselines3 agent on one partner population and
+"""``tom-envs rl``: train a stable-baselines3 agent on one partner population and
 evaluate it, with the ToM recorder, on the same and on held-out partners, next to the tabular
 agent (generalisation to new partners, as Melting Pot evaluates it)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -15,6 +13,8 @@ from gymnasium.vector import AutoresetMode
 
 import tom_envs
 from benchmarks.matrix import Cell, make_cell, run_cell, summarise
+from benchmarks.results import code_stamp, config_key
+from benchmarks.runner import env_id_for, progress_bar
 from policies import PartnerCountModel, SB3Policy
 from tom_envs.errors import TomEnvsError, import_optional
 from tom_envs.matrix.partners import resolve_partners
@@ -57,11 +57,13 @@ def training_env(env_id: str, partners: str, n_envs: int, seed: int, horizon: in
 
 
 def train(algo: str, env_id: str, partners: str, steps: int, seed: int, n_envs: int, horizon: int, out: Path,
-          log: Any = print) -> tuple[Any, str]:
-    """Train (or load the model saved by an identical earlier run); returns the model and its hash."""
+          log: Any = print, progress: bool | None = False) -> tuple[Any, str]:
+    """Train (or load the model saved by an identical earlier run of the same code); returns the
+    model and its hash. The hash covers the configuration and :func:`~benchmarks.results.code_stamp`,
+    so a model trained by other code is never reused."""
     config = {"algo": algo, "env_id": env_id, "train_partners": partners, "steps": steps, "seed": seed,
-              "n_envs": n_envs, "horizon": horizon, "version": 1}
-    key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+              "n_envs": n_envs, "horizon": horizon, "version": 1, "code": code_stamp()}
+    key = config_key(config)
     path = out / "rl" / "models" / f"{algo}_{env_id.replace('/', '-')}_{key}.zip"
     cls, policy_name = algorithm(algo)
     if path.exists():
@@ -73,32 +75,59 @@ def train(algo: str, env_id: str, partners: str, steps: int, seed: int, n_envs: 
         kwargs["n_steps"] = max(8, 1024 // n_envs) if algo != "a2c" else 5
     model = cls(policy_name, env, **kwargs)
     t0 = time.perf_counter()
-    model.learn(total_timesteps=steps)
+    model.learn(total_timesteps=steps, callback=_progress_callback(steps, f"training {algo}", progress))
     log(f"trained {algo} for {steps} steps on {kind} in {time.perf_counter() - t0:.1f} s")
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
     return model, key
 
 
+def _progress_callback(steps: int, desc: str, enabled: bool | None) -> Any:
+    """An SB3 callback moving a progress bar (on a terminal) through the training steps."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Progress(BaseCallback):
+        def _on_training_start(self) -> None:
+            self.bar = progress_bar(steps, desc, enabled)
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.training_env.num_envs)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    return Progress()
+
+
+def _builtin_games() -> list[str]:
+    return [r.id for r in tom_envs.REGISTRY.values() if r.family == "matrix" and r.kind == "gymnasium" and r.builtin
+            and isinstance(r.kwargs.get("game"), str)]
+
+
 def run(algo: str, env_id: str, train_partners: str, test_partners: Sequence[str], steps: int, seed: int, episodes: int,
-        n_envs: int, horizon: int, out: Path, log: Any = print) -> list[dict[str, Any]]:
-    """Train, then evaluate the agent and the tabular agent on every test cell."""
+        n_envs: int, horizon: int, out: Path, log: Any = print, progress: bool | None = False) -> list[dict[str, Any]]:
+    """Train, then evaluate the agent and the tabular agent on every test cell (``progress``: bars
+    for training and evaluation; None: only on a terminal)."""
+    for name, value in (("--steps", steps), ("--episodes", episodes), ("--n-envs", n_envs), ("--horizon", horizon)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RLError(f"{name} must be an integer >= 1, got {value!r}")
     if env_id not in tom_envs.REGISTRY or tom_envs.REGISTRY[env_id].kind != "gymnasium":
         raise RLError(f"--env must be a single-agent tom id, got {env_id!r}; choose from {', '.join(tom_envs.ids(kind='gymnasium'))}")
     game = tom_envs.REGISTRY[env_id].kwargs.get("game")
-    if not isinstance(game, str) or env_id != f"tom/{game}-v0":
-        raise RLError(f"--env must be one of the built-in matrix games (tom/RPS-v0, tom/IBS-v0, tom/IPD-v0), got {env_id!r}")
-    model, key = train(algo, env_id, train_partners, steps, seed, n_envs, horizon, out, log)
+    if not isinstance(game, str) or env_id != env_id_for("matrix", game=game):
+        raise RLError(f"--env must be one of the built-in matrix games ({', '.join(_builtin_games())}), got {env_id!r}")
+    model, key = train(algo, env_id, train_partners, steps, seed, n_envs, horizon, out, log, progress)
     trained_on = set(resolve_partners(game, train_partners).names)
     seeds = list(range(seed, seed + episodes))
     rows = []
     for pop in test_partners:
         held_out = not set(resolve_partners(game, pop).names) <= trained_on
         sb3_cell = Cell(game, pop, algo, horizon, {"model": key, "predictor": "count_model"})
-        recs = run_cell(sb3_cell, seeds, out, factory=lambda: SB3Policy(model, PartnerCountModel(game), name=algo))
+        recs = run_cell(sb3_cell, seeds, out, progress, factory=lambda: SB3Policy(model, PartnerCountModel(game), name=algo))
         tab_cell = make_cell(game, pop, "tabular", horizon)
         for cell, records, source in ((sb3_cell, recs, "auxiliary count model"),
-                                      (tab_cell, run_cell(tab_cell, seeds, out), "own count model")):
+                                      (tab_cell, run_cell(tab_cell, seeds, out, progress), "own count model")):
             row = summarise(cell, records)
             row.update(game=game, env_id=env_id, held_out=held_out, train_partners=train_partners, steps=steps,
                        algo=algo, tom_source=source)

@@ -1,0 +1,275 @@
+"""The command-line vocabulary every benchmark shares: validators, option groups, the help formatter.
+
+Every command reads the same names (docs/architecture.md, "One spine"):
+
+* :func:`add_run_options` -- ``--episodes`` (repetitions; old names such as ``--runs`` or
+  ``--repetitions`` as aliases), ``--seed``, ``--out``, ``--format table|json``, ``--plot DIR``,
+  ``--policy``;
+* :func:`add_llm_options` -- the LLM option group (``--backend --model --base-url --tokenizer
+  --max-model-len --fallback --max-resamples --lockstep``), read back by :func:`llm_settings` and
+  turned into a backend by :func:`build_backend`;
+* ``type=`` validators (:func:`positive_int`, :func:`non_negative_int`, :func:`positive_float`,
+  :func:`output_dir`, :func:`existing_file`, :func:`comma_list`), so a bad flag value is a usage
+  error (exit status 2, ``error: ...``) and never a traceback;
+* :class:`HelpFormatter` -- shows every option's default and keeps descriptions as written.
+
+A long run shows a progress bar on a terminal: :func:`progress_bar` (tqdm on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.errors import RunnerError
+from benchmarks.runner import progress_bar
+
+__all__ = [
+    "BACKENDS", "FALLBACKS", "HelpFormatter", "LLMSettings", "add_format_option", "add_llm_options", "add_run_options",
+    "backend_from_args", "build_backend", "comma_list", "existing_file", "llm_settings", "non_negative_int",
+    "output_dir", "positive_float", "positive_int", "progress_bar", "split_list",
+]
+
+BACKENDS = ("vllm", "openai")
+FALLBACKS = ("raise", "random")
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows each option's default (``(default: ...)``, unless its help already says what the
+    default is) and keeps descriptions' line breaks."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "default" in text.lower():
+            return text
+        return super()._get_help_string(action)
+
+
+# ---------------------------------------------------------------------- validators (argparse type=)
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1."""
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0."""
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0."""
+    value = _float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def output_dir(text: str) -> str:
+    """A folder to write into: it may not exist yet, but neither it nor a parent may be a file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, got an empty path")
+    path = Path(text).expanduser()
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                what = "is a file" if p == path else f"is inside {p}, which is a file"
+                raise argparse.ArgumentTypeError(f"{text!r} {what}; give a folder")
+            break
+    return text
+
+
+def existing_file(text: str) -> str:
+    """A file that exists."""
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} {'is a folder' if path.is_dir() else 'does not exist'}; give a file")
+    return text
+
+
+def split_list(text: str) -> list[str]:
+    """The non-empty items of a comma-separated list, stripped (no validation)."""
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def comma_list(choices: Sequence[str] | None = None, *, name: str = "item",
+               extra: Callable[[str], bool] | None = None) -> Callable[[str], str]:
+    """A ``type=`` for a comma-separated list: non-empty, without duplicates, and (with
+    ``choices``) every item one of them or accepted by ``extra(item)``. The value stays the text
+    (commands split it with :func:`split_list`), so defaults and old callers are unchanged."""
+
+    def parse(text: str) -> str:
+        items = split_list(text)
+        if not items:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {name}s, got {text!r}")
+        seen = {x for x in items if items.count(x) > 1}
+        if seen:
+            raise argparse.ArgumentTypeError(f"{name} {', '.join(sorted(seen))} given twice")
+        if choices is not None:
+            bad = [x for x in items if x not in choices and not (extra and extra(x))]
+            if bad:
+                raise argparse.ArgumentTypeError(f"unknown {name} {', '.join(map(repr, bad))}; choose from "
+                                                 f"{', '.join(choices)}")
+        return text
+
+    parse.__name__ = f"{name} list"  # argparse names the type in some messages
+    return parse
+
+
+# ---------------------------------------------------------------------- option groups
+def add_format_option(parser: argparse.ArgumentParser | Any) -> None:
+    """``--format table|json``."""
+    parser.add_argument("--format", choices=["table", "json"], default="table",
+                        help="table: the paper's layout; json: the rows, nothing else on stdout")
+
+
+def add_run_options(parser: argparse.ArgumentParser, *, episodes: int | None = 30, episodes_help: str | None = None,
+                    episode_aliases: Sequence[str] = (), seed_help: str | None = None, out: str | None = "results",
+                    plot: str | None = None, policy: str | None = None, policy_help: str | None = None,
+                    policy_type: Callable[[str], Any] | None = None, output_format: bool = True) -> None:
+    """The options every benchmark reads, with the same names everywhere.
+
+    Args:
+        parser: the command's parser.
+        episodes: default of ``--episodes`` (None: the command picks, say so in ``episodes_help``).
+        episodes_help: what one repetition is in this family.
+        episode_aliases: old names kept working (``--runs``, ``--repetitions``).
+        seed_help: how seeds derive from ``--seed``.
+        out: default results folder (None: no ``--out``).
+        plot: help of ``--plot DIR`` (None: the command draws nothing).
+        policy: default of ``--policy`` (None: no ``--policy``).
+        policy_help: the policies it knows.
+        policy_type: validator of ``--policy`` (default: a comma list).
+        output_format: add ``--format``.
+    """
+    parser.add_argument("--episodes", *episode_aliases, dest="episodes", type=positive_int, default=episodes,
+                        help=episodes_help or "episodes per cell (episode i uses seed + i)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help=seed_help or "the first episode's seed")
+    if out is not None:
+        parser.add_argument("--out", type=output_dir, default=out,
+                            help="folder of the result records (a rerun resumes from them)")
+    if plot is not None:
+        parser.add_argument("--plot", metavar="DIR", type=output_dir, default=None, help=plot)
+    if output_format:
+        add_format_option(parser)
+    if policy is not None:
+        parser.add_argument("--policy", type=policy_type or comma_list(name="policy"), default=policy,
+                            help=policy_help or "comma-separated policies, one cell each")
+
+
+LLM_OPTIONS = ("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback", "max_resamples", "lockstep")
+
+
+def add_llm_options(parser: argparse.ArgumentParser, *, title: str = "LLM policies (--policy llm)",
+                    lockstep: int | None = 32, lockstep_help: str | None = None,
+                    max_model_len_help: str | None = None,
+                    only: Sequence[str] = LLM_OPTIONS) -> argparse._ArgumentGroup:
+    """The one LLM option group; returns it so a family can add its own LLM options to it.
+
+    ``only`` keeps a subset (names as in :data:`LLM_OPTIONS`) for commands that use fewer.
+    """
+    unknown = set(only) - set(LLM_OPTIONS)
+    if unknown:
+        raise RunnerError(f"unknown LLM options {sorted(unknown)}; choose from {', '.join(LLM_OPTIONS)}")
+    options: dict[str, tuple[tuple, dict]] = {
+        "backend": (("--backend",), dict(choices=BACKENDS, default="vllm",
+                                         help="vllm: an in-process engine; openai: any OpenAI-compatible server")),
+        "model": (("--model",), dict(default=None, help="vllm: a local model folder; openai: the served model name")),
+        "base_url": (("--base-url",), dict(default=None, help="openai: the server's base URL, e.g. "
+                                                               "http://127.0.0.1:8000/v1 (key from OPENAI_API_KEY)")),
+        "tokenizer": (("--tokenizer",), dict(default=None, help="openai: a local tokenizer for chat-template scoring")),
+        "max_model_len": (("--max-model-len",), dict(type=positive_int, default=None, help=max_model_len_help
+                                                     or "vllm: context length (default: the model's)")),
+        "fallback": (("--fallback",), dict(choices=FALLBACKS, default="raise", help="after the bounded re-asks: "
+                                           "raise, or a uniformly random choice (flagged and counted)")),
+        "max_resamples": (("--max-resamples",), dict(type=non_negative_int, default=10,
+                                                     help="re-asks after a reply that names no valid choice")),
+        "lockstep": (("--lockstep",), dict(type=positive_int, default=lockstep, help=lockstep_help
+                                           or "episodes stepped at once (one backend call per prompting stage)")),
+    }
+    llm = parser.add_argument_group(title)
+    for name in LLM_OPTIONS:
+        if name in only:
+            flags, kwargs = options[name]
+            llm.add_argument(*flags, **kwargs)
+    return llm
+
+
+class LLMSettings(dict):
+    """The LLM options as a plain dict (``backend, model, base_url, tokenizer, max_model_len,
+    fallback, max_resamples``): what identifies an LLM run in results keys is :meth:`identity`."""
+
+    def identity(self) -> dict[str, Any]:
+        """Backend kind, model and (openai) base URL -- never an API key."""
+        return {"backend": self["backend"], "model": self["model"],
+                "base_url": self["base_url"] if self["backend"] == "openai" else None}
+
+
+def llm_settings(args: argparse.Namespace) -> LLMSettings:
+    """The LLM option group's values; :class:`~benchmarks.errors.RunnerError` if the backend cannot be built."""
+    if not args.model:
+        raise RunnerError("an LLM needs --model (a local model folder for vllm, a served model name for openai)")
+    if args.backend == "openai" and not args.base_url:
+        raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+    return LLMSettings(backend=args.backend, model=args.model, base_url=args.base_url,
+                       tokenizer=getattr(args, "tokenizer", None), max_model_len=getattr(args, "max_model_len", None),
+                       fallback=getattr(args, "fallback", "raise"), max_resamples=getattr(args, "max_resamples", 10))
+
+
+# ---------------------------------------------------------------------- backends
+def build_backend(kind: str, model: str | None, base_url: str | None = None, seed: int = 0,
+                  tokenizer: str | None = None, max_model_len: int | None = None) -> Any:
+    """The LLM backend named on the command line (``vllm`` in-process or an ``openai`` server).
+
+    vLLM's log goes to stderr: a command's stdout is for its table or JSON only.
+    """
+    os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
+    if not model:
+        raise RunnerError("an LLM backend needs --model (a local model folder for vllm, a served model name for openai)")
+    if kind not in BACKENDS:
+        raise RunnerError(f"unknown --backend {kind!r}; choose vllm or openai")
+    if kind == "openai" and not base_url:
+        raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+    try:  # the LLM core's own builder, once it has one
+        from policies.llm import build_backend as core_build  # type: ignore[attr-defined]
+    except ImportError:
+        core_build = None
+    if core_build is not None:
+        return core_build(kind, model, base_url=base_url, seed=seed, tokenizer=tokenizer, max_model_len=max_model_len)
+    from policies.llm import OpenAIBackend, VLLMBackend
+
+    if kind == "vllm":
+        return VLLMBackend(model, seed=seed, **({"max_model_len": max_model_len} if max_model_len else {}))
+    return OpenAIBackend(base_url, model, tokenizer=tokenizer)
+
+
+def backend_from_args(args: argparse.Namespace, seed: int | None = None) -> Any:
+    """:func:`build_backend` from the LLM option group (seed: ``args.seed`` unless given)."""
+    s = llm_settings(args)
+    return build_backend(s["backend"], s["model"], s["base_url"], args.seed if seed is None else seed,
+                         s["tokenizer"], s["max_model_len"])

@@ -1,0 +1,215 @@
+"""Benchmark declarations: a family's benchmark says what it evaluates, and nothing else.
+
+A :class:`Benchmark` names its command, its policies (the family's one name → factory table), its
+cells (by default every registered env id of the family × every ``--policy``), the metrics of its
+rows, its table and its published reference numbers. :func:`register` adds it to :data:`REGISTRY`,
+and ``tom-envs`` (:mod:`benchmarks.__main__`) builds one subcommand per registered declaration with
+the shared options (:func:`benchmarks.cli.add_run_options`: ``--episodes --seed --out --format
+--plot --policy``, plus ``--env`` to pick ids); the runner (:mod:`benchmarks.runner`) plays the
+cells and the results module (:mod:`benchmarks.results`) makes them resumable. A new family is its
+env module, one ``tom_envs.register`` call and one declaration::
+
+    register(Benchmark(
+        name="toy", help="the toy family", family="toy",
+        policies={"first": lambda cell: FirstPolicy()},
+        metrics=("return", "tom_accuracy"),
+        published={("tom/Toy-v0", "first"): {"return": 1.0}},
+    ))
+
+Families whose command is not a grid of (cell, seed) episodes (several tables, LLM runs that share
+one engine) keep the declaration's ``run`` hook for the command and still use the shared pieces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.cli import add_run_options, comma_list, positive_int, split_list
+from benchmarks.errors import RunnerError
+from benchmarks.runner import Cell, make_env, run_cell
+from tom_envs.stats import mean_ci95
+
+PolicyFactory = Callable[["EnvCell"], Any]
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EnvCell(Cell):
+    """A cell of a declared benchmark: one registered env id (with kwargs) × one named policy."""
+
+    family: str
+    env_id: str
+    policy: str
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    policy_params: Mapping[str, Any] = field(default_factory=dict)
+
+    def config(self) -> dict[str, Any]:
+        from benchmarks.results import RESULTS_VERSION
+
+        return {"version": RESULTS_VERSION, "family": self.family, "env_id": self.env_id, "policy": self.policy,
+                "env_kwargs": dict(self.env_kwargs), "policy_params": dict(self.policy_params)}
+
+    def slug(self) -> str:
+        return f"{self.env_id.removeprefix('tom/')}_{self.policy}"
+
+    def make_env(self) -> Any:
+        return make_env(self.env_id, **self.env_kwargs)
+
+    def make_policy(self) -> Any:
+        return get(self.family).policies[self.policy](self)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One family's benchmark, as the command line and the runner read it.
+
+    Attributes:
+        name: the subcommand (``tom-envs NAME``).
+        help: one line for ``tom-envs --help``.
+        family: the registry family of its env ids (default: ``name``).
+        policies: name → factory(cell) of every policy the family knows (its one table).
+        default_policy: ``--policy`` default (default: the first of ``policies``).
+        metrics: keys of the episode summary averaged into each row (mean and ``_ci``).
+        env_ids: the ids evaluated by default (default: every registered id of ``family``).
+        cells: ``cells(args) -> [Cell]`` when a cell is more than id × policy (default: :meth:`default_cells`).
+        table: ``table(rows, benchmark) -> str`` (default: :func:`format_rows`).
+        published: the paper's reference numbers: (env id, policy) or any row identity → {metric: value}.
+        description: the command's ``--help`` text (default: ``help``).
+        episodes: ``--episodes`` default.
+        arguments: ``arguments(parser)`` adds family options to the generated command.
+        run: ``run(args) -> exit status`` replaces the generated command's body (families whose
+            command is not a grid of episodes); it still gets the shared options.
+    """
+
+    name: str
+    help: str
+    policies: Mapping[str, PolicyFactory] = field(default_factory=dict)
+    family: str | None = None
+    default_policy: str | None = None
+    metrics: Sequence[str] = ("return",)
+    env_ids: Sequence[str] = ()
+    cells: Callable[[argparse.Namespace], Sequence[Cell]] | None = None
+    table: Callable[[Sequence[Row], "Benchmark"], str] | None = None
+    published: Mapping[Any, Mapping[str, float]] = field(default_factory=dict)
+    description: str | None = None
+    episodes: int = 30
+    arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    run: Callable[[argparse.Namespace], int] | None = None
+
+    @property
+    def family_name(self) -> str:
+        return self.family or self.name
+
+    def ids(self) -> list[str]:
+        """The env ids evaluated by default."""
+        if self.env_ids:
+            return list(self.env_ids)
+        import tom_envs
+
+        return tom_envs.ids(family=self.family_name)
+
+    def default_cells(self, args: argparse.Namespace) -> list[Cell]:
+        """Every ``--env`` id × every ``--policy``."""
+        ids = split_list(args.env) if getattr(args, "env", None) else self.ids()
+        return [EnvCell(self.family_name, env_id, pol) for env_id in ids for pol in split_list(args.policy)]
+
+
+REGISTRY: dict[str, Benchmark] = {}
+
+
+def register(benchmark: Benchmark) -> Benchmark:
+    """Add ``benchmark`` (replacing one of the same name); returns it."""
+    if not benchmark.run and not benchmark.policies:
+        raise RunnerError(f"benchmark {benchmark.name!r} declares no policies (and no run hook)")
+    REGISTRY[benchmark.name] = benchmark
+    return benchmark
+
+
+def unregister(name: str) -> None:
+    """Remove a declaration (tests and interactive sessions)."""
+    REGISTRY.pop(name, None)
+
+
+def get(name: str) -> Benchmark:
+    """The declaration named ``name`` (its command name, or its family)."""
+    for bench in REGISTRY.values():
+        if name in (bench.name, bench.family_name):
+            return bench
+    raise RunnerError(f"no benchmark {name!r}; registered: {', '.join(REGISTRY) or 'none'}")
+
+
+# ---------------------------------------------------------------------- the generated command
+def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
+    """The generated command's options: the shared ones (:func:`~benchmarks.cli.add_run_options`),
+    ``--env`` and ``--lockstep``, then the family's ``arguments``. A declaration with a ``run`` hook
+    declares all of its options in ``arguments`` (with the same shared helpers)."""
+    if bench.run is None:
+        policies = list(bench.policies)
+        add_run_options(parser, episodes=bench.episodes, policy=bench.default_policy or policies[0],
+                        policy_type=comma_list(policies, name="policy"),
+                        policy_help=f"comma-separated: {', '.join(policies)}")
+        parser.add_argument("--env", type=comma_list(name="env id"), default=None,
+                            help="comma-separated registered ids (default: every id of the family)")
+        parser.add_argument("--lockstep", type=positive_int, default=1,
+                            help="episodes stepped at once through the policy's batched forms")
+    if bench.arguments is not None:
+        bench.arguments(parser)
+
+
+def evaluate(bench: Benchmark, cells: Sequence[Cell], episodes: int, seed: int, out: Path, progress: bool = False,
+             lockstep: int = 1) -> tuple[list[Row], dict[str, list[dict]]]:
+    """Run (or resume) ``cells`` for seeds ``seed .. seed + episodes - 1``; the rows and records per cell key."""
+    seeds = list(range(seed, seed + episodes))
+    rows, records = [], {}
+    for cell in cells:
+        recs = run_cell(cell, seeds, out, progress, lockstep=lockstep)
+        records[cell.key] = recs
+        rows.append(summarise(cell, recs, bench.metrics))
+    return rows, records
+
+
+def summarise(cell: Cell, records: Sequence[dict], metrics: Sequence[str]) -> Row:
+    """A row: the cell's identity, ``episodes``, then mean and 95 % CI (``_ci``) of each metric
+    over episodes (episodes where it is None are left out; None when no episode has it)."""
+    config = cell.config()
+    row: Row = {k: config[k] for k in ("env_id", "policy") if k in config}
+    row.update(episodes=len(records), cell_key=cell.key)
+    for key in metrics:
+        values = [r["episode"].get(key) for r in records]
+        row[key], row[key + "_ci"] = mean_ci95([v for v in values if v is not None])
+    return row
+
+
+def format_rows(rows: Sequence[Row], bench: Benchmark) -> str:
+    """A plain table: one line per row, ``mean ± ci`` per metric, the published value beside it."""
+    head = [f"{'env':<24} {'policy':<12}"] + [f"{m:>20}" for m in bench.metrics]
+    lines = [" ".join(head)]
+    lines.append("-" * len(lines[0]))
+    for r in rows:
+        ref = bench.published.get((r.get("env_id"), r.get("policy")), {})
+        cells = []
+        for m in bench.metrics:
+            text = "n/a" if r[m] is None else f"{r[m]:.3f} ± {r[m + '_ci']:.3f}"
+            if m in ref:
+                text += f" ({ref[m]:g})"
+            cells.append(f"{text:>20}")
+        lines.append(" ".join([f"{str(r.get('env_id', ''))[:24]:<24} {str(r.get('policy', ''))[:12]:<12}"] + cells))
+    if bench.published:
+        lines.append("(in parentheses: the published value)")
+    return "\n".join(lines)
+
+
+def run_command(bench: Benchmark, args: argparse.Namespace) -> int:
+    """The generated command: the declaration's cells through the runner; rows as a table or JSON."""
+    if bench.run is not None:
+        return bench.run(args)
+    cells = bench.cells(args) if bench.cells is not None else bench.default_cells(args)
+    progress = args.format != "json" and None  # None: a bar only on a terminal
+    rows, _ = evaluate(bench, cells, args.episodes, args.seed, Path(args.out), progress, args.lockstep)
+    print(json.dumps(rows, indent=2) if args.format == "json" else (bench.table or format_rows)(rows, bench))
+    return 0

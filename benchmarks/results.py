@@ -1,0 +1,279 @@
+"""Results files: every benchmark writes and reads its episode records through here.
+
+A results file is JSON Lines, one record per finished episode (or dialogue, or conversation),
+appended and synced to disk the moment it exists, so a killed run loses at most what was in flight
+and a rerun resumes.
+
+* **Keys.** A file is named by a hash of the configuration it holds (:func:`config_key`, the one
+  hashing function; :func:`results_path`), and its records are keyed inside it by what varies
+  (usually the episode seed). The key says *what* was computed.
+* **Stamps.** Every record is stamped (``record["code"]``, :func:`code_stamp`) with the tom-envs
+  version, the git commit of the checkout it ran from (``git rev-parse HEAD``; None when the
+  package is not a git checkout) and :data:`RESULTS_VERSION`. The stamp says *which code* computed
+  it and is deliberately not part of the key: a record is reused only when its stamp equals the
+  running code's; a record from another version or commit is skipped with a
+  :class:`StaleResultWarning` and recomputed, and the new record is appended to the same file. So
+  results are never silently reused after the code changed. (Uncommitted edits do not change the
+  commit: commit before a run whose results you keep.)
+* **Damage.** A corrupted line is skipped with a :class:`ResultsFileWarning` (its episode is
+  recomputed); a truncated last line (a run killed mid-write) is cut off the file with a warning.
+* **Locks.** While a run reads or writes a results file it holds an exclusive ``fcntl`` lock on a
+  lock file beside it (``.<name>.lock``). A second run that reaches a file held by another process
+  fails at once with :class:`~benchmarks.errors.ResultsLocked` (naming the file and the holder's
+  pid) rather than waiting: two runs on the same ``--out`` never both compute and write the same
+  episodes, and a rerun after the first one ends resumes from what it wrote. Within one process
+  the lock is re-entrant. Hold it for a whole read-compute-append session with
+  :class:`ResultsFile`. (Platforms without ``fcntl`` run unlocked.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import subprocess
+import warnings
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmarks.errors import ResultsLocked
+
+try:  # POSIX only; elsewhere results files are written unlocked
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+#: Bump when the meaning of a recorded result changes in any family (every record becomes stale).
+RESULTS_VERSION = 1
+#: The record field holding the stamp of the code that computed it.
+STAMP_FIELD = "code"
+
+
+class ResultsFileWarning(UserWarning):
+    """A results line could not be read; it is skipped (or cut off) and its episode recomputed."""
+
+
+class StaleResultWarning(ResultsFileWarning):
+    """Records of a results file were computed by another version or commit; they are recomputed."""
+
+
+# ---------------------------------------------------------------------- keys and stamps
+def config_key(config: Mapping[str, Any], length: int = 16) -> str:
+    """The hash naming a configuration: sha256 of its canonical JSON (sorted keys, no spaces), in hex."""
+    blob = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:length]
+
+
+def results_path(folder: Path, stem: str, config: Mapping[str, Any], length: int = 12) -> Path:
+    """``folder / "<stem>_<config_key(config)>.jsonl"``: one file per configuration."""
+    return Path(folder) / f"{stem}_{config_key(config, length)}.jsonl"
+
+
+@functools.lru_cache(maxsize=1)
+def git_commit() -> str | None:
+    """The commit checked out where the benchmarks package lives, or None (not a git checkout, no git)."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = out.stdout.strip()
+    return commit if out.returncode == 0 and commit else None
+
+
+def code_stamp() -> dict[str, Any]:
+    """What identifies the running code: ``{"tom_envs": version, "commit": sha or None, "results": RESULTS_VERSION}``."""
+    from tom_envs import __version__
+
+    return {"tom_envs": __version__, "commit": git_commit(), "results": RESULTS_VERSION}
+
+
+def is_current(record: Mapping[str, Any]) -> bool:
+    """Whether ``record`` was stamped by the running code."""
+    return record.get(STAMP_FIELD) == code_stamp()
+
+
+# ---------------------------------------------------------------------- locks
+_HELD: dict[Path, list[Any]] = {}  # lock path -> [open file, depth]: re-entrant within a process
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of a results file: ``.<name>.lock`` in the same folder."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.lock")
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the exclusive lock of results file ``path`` (re-entrant in this process).
+
+    Raises:
+        ResultsLocked: another process holds it.
+    """
+    lock = lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    key = lock.resolve()
+    if key in _HELD or fcntl is None:
+        if key in _HELD:
+            _HELD[key][1] += 1
+        try:
+            yield
+        finally:
+            if key in _HELD:
+                _HELD[key][1] -= 1
+        return
+    f = open(lock, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        holder = f.read().strip() or "unknown"
+        f.close()
+        raise ResultsLocked(f"{path} is being written by another run (pid {holder}); wait for that run to finish, "
+                            "or give this run another --out") from None
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()))
+    f.flush()
+    _HELD[key] = [f, 1]
+    try:
+        yield
+    finally:
+        _HELD[key][1] -= 1
+        if _HELD[key][1] == 0:
+            del _HELD[key]
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+            f.close()
+
+
+# ---------------------------------------------------------------------- reading and writing
+def append_record(path: Path, record: Mapping[str, Any], stamp: bool = True) -> dict[str, Any]:
+    """Append one record as a line and push it to the OS at once (a SIGKILL after this loses nothing).
+
+    With ``stamp`` (the default) the record is stamped with :func:`code_stamp` first. Returns the
+    record as written.
+    """
+    path = Path(path)
+    out = {**record, STAMP_FIELD: code_stamp()} if stamp else dict(record)
+    with locked(path):
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(out, separators=(",", ":")) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+    return out
+
+
+def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[dict], Any] = lambda rec: None,
+                 stamped: bool = True) -> dict[Hashable, dict]:
+    """The reusable records of ``path`` by ``key(record)`` (the first one wins); never raises on content.
+
+    ``check(record)`` raises ``KeyError``/``TypeError``/``ValueError`` on a record of the wrong
+    shape. A corrupted line is skipped with a :class:`ResultsFileWarning`; a truncated last line
+    (a run killed mid-write) is cut off the file with a warning, and a valid last line without its
+    newline gets one, so the next append starts a clean line. With ``stamped`` (the default),
+    records not stamped by the running code are skipped with one :class:`StaleResultWarning`.
+
+    Raises:
+        ResultsLocked: another run holds the file.
+    """
+    path = Path(path)
+    if not path.exists():
+        return {}
+    records: dict[Hashable, dict] = {}
+    stale: list[Any] = []
+    with locked(path):
+        offset = 0
+        for raw in path.read_bytes().splitlines(keepends=True):
+            start, offset = offset, offset + len(raw)
+            complete = raw.endswith(b"\n")
+            try:
+                rec = json.loads(raw)
+                k = key(rec)
+                check(rec)
+            except (ValueError, KeyError, TypeError) as exc:
+                if not complete:
+                    warnings.warn(f"{path}: the last line is truncated (an interrupted run?); dropping it ({exc})",
+                                  ResultsFileWarning, stacklevel=2)
+                    with open(path, "r+b") as f:
+                        f.truncate(start)
+                    break
+                warnings.warn(f"{path}: skipping corrupted line at byte {start} ({exc}); its episode will be "
+                              "recomputed", ResultsFileWarning, stacklevel=2)
+                continue
+            if not complete:
+                with open(path, "ab") as f:
+                    f.write(b"\n")
+            if stamped and not is_current(rec):
+                stale.append(rec.get(STAMP_FIELD))
+                continue
+            records.setdefault(k, rec)
+    if stale:
+        kinds = sorted({json.dumps(s, sort_keys=True) for s in stale})
+        warnings.warn(f"{path}: {len(stale)} record(s) were computed by other code ({'; '.join(kinds)}; running "
+                      f"{json.dumps(code_stamp(), sort_keys=True)}); recomputing them", StaleResultWarning, stacklevel=2)
+    return records
+
+
+class ResultsFile:
+    """One results file for a read-compute-append session, locked from ``__enter__`` to ``__exit__``.
+
+    ::
+
+        with ResultsFile(path, key=lambda rec: rec["seed"]) as results:
+            for seed in results.missing(seeds):
+                results.append({"seed": seed, "episode": play(seed)})
+            records = [results[s] for s in seeds]
+
+    Args:
+        path: the JSONL file (created with its folder on the first append).
+        key: a record's key inside the file (e.g. its seed).
+        check: raises ``KeyError``/``TypeError``/``ValueError`` on a record of the wrong shape.
+
+    Raises:
+        ResultsLocked: (on enter) another run holds the file.
+    """
+
+    def __init__(self, path: Path, key: Callable[[dict], Hashable],
+                 check: Callable[[dict], Any] = lambda rec: None) -> None:
+        self.path = Path(path)
+        self.key = key
+        self.check = check
+        self.records: dict[Hashable, dict] = {}
+        self._lock: contextlib.AbstractContextManager | None = None
+
+    def __enter__(self) -> "ResultsFile":
+        self._lock = locked(self.path)
+        self._lock.__enter__()
+        try:
+            self.records = read_records(self.path, self.key, self.check)
+        except BaseException:
+            self._lock.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._lock is not None:
+            self._lock.__exit__(*exc)
+            self._lock = None
+
+    def __contains__(self, k: Hashable) -> bool:
+        return k in self.records
+
+    def __getitem__(self, k: Hashable) -> dict:
+        return self.records[k]
+
+    def missing(self, keys: Iterable[Hashable]) -> list[Hashable]:
+        """The keys of ``keys`` with no reusable record, in order."""
+        return [k for k in keys if k not in self.records]
+
+    def append(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """Stamp, append and sync ``record``; returns it as written (also kept under its key)."""
+        out = append_record(self.path, record)
+        self.records.setdefault(self.key(out), out)
+        return out

@@ -1,0 +1,409 @@
+"""The one evaluation runner: episodes of any registered env, one by one or in lockstep, scored by
+the ToM recorder, and grid cells whose records are resumable (docs/architecture.md, "One spine").
+
+Episodes:
+
+* :func:`play` -- one single-agent (Gymnasium) episode: each step the policy predicts (when the
+  env is wrapped in a :class:`~wrappers.ToMRecorder`; the prediction goes to the recorder), acts
+  and observes.
+* :func:`play_lockstep` -- many single-agent episodes at once through the policy's batched forms
+  (``reset_batch``, ``predict_batch``, ``act_batch``, ``observe_batch``): one call per step serves
+  every episode, so an LLM policy makes one backend call per prompting stage. The episodes of one
+  batch must end at the same step (group them with :func:`lockstep_batches`).
+* :func:`play_aec` -- one PettingZoo AEC episode; every seat with a policy acts (``env.last()`` →
+  ``act``), finished seats step ``None``, and the predictor seat of an
+  :class:`~wrappers.AECToMRecorder` hands its prediction to the recorder first.
+
+Each returns :class:`EpisodeResult` (the recorder's episode summary, the last info, the per-step
+records an ``on_step`` hook kept, the policy's per-episode counters). Envs come from the registry
+(:func:`make_env`, :func:`env_id_for`), never from a class.
+
+Grids: a :class:`Cell` says how to make its env and policy and what one record holds;
+:func:`run_cell` runs the seeds missing from the cell's results file (see
+:mod:`benchmarks.results`: locked, stamped, resumable) and returns every seed's record;
+:func:`cell_records` yields the records without writing (what a Ray task returns).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tom_envs
+from benchmarks.errors import RunnerError
+from benchmarks.results import ResultsFile, config_key
+
+PolicySeed = Callable[[int], int]
+StepHook = Callable[["Step"], Any]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step as an ``on_step`` hook sees it.
+
+    Attributes:
+        index: the step's number in the episode (0-based).
+        observation, info: what the policy saw before the step.
+        prediction: what the policy predicted (None when nothing was recorded).
+        action: what it did.
+        next_observation, reward, terminated, truncated, next_info: what ``step`` returned.
+        log: ``{"predict": ..., "act": ...}`` from the policy's ``last_step_log()`` in lockstep
+            (prompts, replies, parse failures...), None when the policy keeps no log.
+    """
+
+    index: int
+    observation: Any
+    info: dict
+    prediction: Any
+    action: Any
+    next_observation: Any
+    reward: float
+    terminated: bool
+    truncated: bool
+    next_info: dict
+    log: dict | None = None
+
+
+@dataclass
+class EpisodeResult:
+    """What one episode produced.
+
+    Attributes:
+        seed: the env's seed.
+        summary: the ToM recorder's episode summary; without a recorder ``{"return", "steps"}``
+            (single-agent) or the env's own ``info["episode"]`` (AEC).
+        info: the last info of the episode.
+        steps: the non-None values the ``on_step`` hook returned, in order.
+        policy_stats: the policy's ``episode_stats()`` entry for the episode (lockstep), if it has one.
+    """
+
+    seed: int
+    summary: dict[str, Any]
+    info: dict
+    steps: list[Any] = field(default_factory=list)
+    policy_stats: dict[str, Any] | None = None
+
+
+# ---------------------------------------------------------------------- envs from the registry
+def env_id_for(family: str, kind: str = "gymnasium", **kwargs: Any) -> str:
+    """The registered id of ``family`` and ``kind`` whose default kwargs include ``kwargs`` (the newest
+    version when several match), e.g. ``env_id_for("matrix", game="RPS") == "tom/RPS-v0"``."""
+    matches = [rec.id for rec in tom_envs.REGISTRY.values()
+               if rec.family == family and rec.kind == kind and all(rec.kwargs.get(k) == v for k, v in kwargs.items())]
+    if not matches:
+        raise RunnerError(f"no registered {kind} env of family {family!r} with {kwargs}; registered: "
+                          f"{', '.join(tom_envs.ids(family=family)) or 'none'}")
+    return max(matches, key=_version)
+
+
+def _version(env_id: str) -> int:
+    tail = env_id.rsplit("-v", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+def make_env(env_id: str, record: bool | None = None, **kwargs: Any) -> Any:
+    """A registered env: Gymnasium ids through ``gymnasium.make``, PettingZoo ids as AEC envs
+    (``tom_envs.make_aec``), wrapped in the ToM recorder.
+
+    Args:
+        env_id: a registered id.
+        record: True: wrap in the recorder (an env without the ToM contract is an error); None
+            (default): wrap when the env keeps the contract (an AEC env: when it names a predictor);
+            False: never.
+        kwargs: constructor arguments.
+    """
+    from tom_envs.tom import ToMContractError, tom_spec_of
+
+    rec = tom_envs.registration.record(env_id)
+    env = tom_envs.make(env_id, **kwargs) if rec.kind == "gymnasium" else tom_envs.make_aec(env_id, **kwargs)
+    if record is False:
+        return env
+    try:
+        spec = tom_spec_of(env)
+    except ToMContractError:
+        if record:
+            raise
+        return env
+    import wrappers
+
+    if rec.kind == "gymnasium":
+        return wrappers.ToMRecorder(env)
+    aec_recorder = getattr(wrappers, "AECToMRecorder", None)
+    if aec_recorder is None or spec.predictor is None:
+        if record:
+            raise RunnerError(f"{env_id} has no predictor seat to record (ToMSpec.predictor is None)")
+        return env
+    return aec_recorder(env)
+
+
+def _recorder(env: Any) -> Any:
+    """The ToM recorder in ``env``'s wrapper chain, or None."""
+    import wrappers
+
+    kinds = tuple(k for k in (getattr(wrappers, "ToMRecorder", None), getattr(wrappers, "AECToMRecorder", None)) if k)
+    while env is not None:
+        if isinstance(env, kinds):
+            return env
+        env = getattr(env, "env", None)
+    return None
+
+
+# ---------------------------------------------------------------------- episodes
+def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, policy_seed: PolicySeed | None = None,
+         on_step: StepHook | None = None) -> EpisodeResult:
+    """One single-agent episode of ``env`` (seeded ``seed``) played by ``policy``.
+
+    Args:
+        env: a Gymnasium env, usually wrapped in :class:`~wrappers.ToMRecorder` (then the policy's
+            ``predict`` goes to the recorder before every step).
+        policy: implements ``reset``/``act``/``observe`` (and ``predict``), see :mod:`policies.base`.
+        seed: the env's seed; the policy's is ``policy_seed(seed)`` (default: ``seed``).
+        options: reset options (e.g. which dialogue).
+        on_step: called with every :class:`Step`; its non-None results are kept in ``steps``.
+    """
+    recorder = _recorder(env)
+    policy.reset(seed if policy_seed is None else policy_seed(seed))
+    obs, info = env.reset(seed=seed, options=options)
+    steps: list[Any] = []
+    total, index = 0.0, 0
+    while True:
+        prediction = None
+        if recorder is not None:
+            prediction = policy.predict(obs, info)
+            recorder.record_prediction(prediction)
+        action = policy.act(obs, info)
+        new_obs, reward, terminated, truncated, new_info = env.step(action)
+        policy.observe(new_obs, reward, terminated, truncated, new_info)
+        total += float(reward)
+        if on_step is not None:
+            kept = on_step(Step(index, obs, info, prediction, action, new_obs, reward, terminated, truncated, new_info))
+            if kept is not None:
+                steps.append(kept)
+        obs, info, index = new_obs, new_info, index + 1
+        if terminated or truncated:
+            return EpisodeResult(seed, _summary(recorder, info, total, index), info, steps)
+
+
+def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
+                  options: Sequence[dict | None] | None = None, policy_seed: PolicySeed | None = None,
+                  on_step: StepHook | None = None) -> list[EpisodeResult]:
+    """Episodes ``seeds`` on ``envs`` (one env each) in lockstep through ``policy``'s batched forms.
+
+    Every step makes one ``predict_batch`` (when the envs are recorded), one ``act_batch`` and one
+    ``observe_batch`` call for all episodes. ``options`` gives each episode's reset options. The
+    episodes must end at the same step (:class:`~benchmarks.errors.RunnerError` otherwise).
+    Arguments otherwise as :func:`play`; ``Step.log`` carries the policy's step log.
+    """
+    if len(envs) != len(seeds):
+        raise RunnerError(f"lockstep needs one env per episode, got {len(envs)} envs for {len(seeds)} seeds")
+    opts = list(options) if options is not None else [None] * len(seeds)
+    recorders = [_recorder(env) for env in envs]
+    policy.reset_batch([s if policy_seed is None else policy_seed(s) for s in seeds])
+    obs, infos = map(list, zip(*(env.reset(seed=s, options=o) for env, s, o in zip(envs, seeds, opts))))
+    step_log = getattr(policy, "last_step_log", None)
+    steps: list[list[Any]] = [[] for _ in envs]
+    totals = [0.0] * len(envs)
+    index = 0
+    while True:
+        predictions: list[Any] = [None] * len(envs)
+        pred_log = None
+        if recorders[0] is not None:
+            predictions = list(policy.predict_batch(obs, infos))
+            pred_log = step_log() if step_log else None
+        actions = policy.act_batch(obs, infos)
+        act_log = step_log() if step_log else None
+        results = []
+        for k, env in enumerate(envs):
+            if recorders[k] is not None:
+                recorders[k].record_prediction(predictions[k])
+            results.append(env.step(actions[k]))
+        new_obs, rewards, terms, truncs, new_infos = map(list, zip(*results))
+        policy.observe_batch(new_obs, rewards, terms, truncs, new_infos)
+        for k in range(len(envs)):
+            totals[k] += float(rewards[k])
+            if on_step is not None:
+                log = {"predict": pred_log[k] if pred_log else None, "act": act_log[k] if act_log else None} \
+                    if step_log else None
+                kept = on_step(Step(index, obs[k], infos[k], predictions[k], actions[k], new_obs[k], rewards[k],
+                                    terms[k], truncs[k], new_infos[k], log))
+                if kept is not None:
+                    steps[k].append(kept)
+        ended = [t or u for t, u in zip(terms, truncs)]
+        if any(ended) and not all(ended):
+            raise RunnerError("episodes of one lockstep batch ended at different steps; lockstep needs a common "
+                              "length (group the episodes with benchmarks.runner.lockstep_batches)")
+        obs, infos, index = new_obs, new_infos, index + 1
+        if all(ended):
+            break
+    stats_of = getattr(policy, "episode_stats", None)
+    stats = list(stats_of()) if stats_of is not None else [None] * len(envs)
+    return [EpisodeResult(s, _summary(r, i, t, index), i, st, ps)
+            for s, r, i, t, st, ps in zip(seeds, recorders, infos, totals, steps, stats)]
+
+
+def play_aec(env: Any, policies: Any, seed: int, *, options: dict | None = None,
+             policy_seed: PolicySeed | None = None) -> EpisodeResult:
+    """One PettingZoo AEC episode of ``env`` (seeded ``seed``).
+
+    Args:
+        env: an AEC env (``tom_envs.make_aec`` / :func:`make_env`), possibly wrapped in
+            :class:`~wrappers.AECToMRecorder` (then the predictor seat's ``predict`` goes to it
+            before each of its steps).
+        policies: one policy for every seat that asks for an action, or a mapping seat → policy
+            (a seat without one is a :class:`~benchmarks.errors.RunnerError`).
+        seed, options, policy_seed: as :func:`play` (every distinct policy is reset once).
+    """
+    recorder = _recorder(env)
+    table: Mapping[str, Any] | None = policies if isinstance(policies, Mapping) else None
+    distinct = {id(p): p for p in (table.values() if table is not None else [policies])}
+    for pol in distinct.values():
+        pol.reset(seed if policy_seed is None else policy_seed(seed))
+    env.reset(seed=seed, options=options)
+    info: dict = {}
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        pol = table.get(agent) if table is not None else policies
+        if pol is None:
+            raise RunnerError(f"no policy for seat {agent!r}; give one for each of {', '.join(table or [])}")
+        if recorder is not None and agent == recorder.predictor:
+            recorder.record_prediction(pol.predict(obs, info))
+        env.step(pol.act(obs, info))
+    summary = recorder.episode_summary() if recorder is not None else dict(info.get("episode", {}))
+    return EpisodeResult(seed, summary, info)
+
+
+def _summary(recorder: Any, info: dict, total: float, steps: int) -> dict[str, Any]:
+    if recorder is not None:
+        return info[recorder.key]["episode"]
+    return {"return": total, "steps": steps}
+
+
+def lockstep_batches(items: Sequence[Any], size: int, length: Callable[[Any], Any] | None = None) -> list[list[int]]:
+    """Indices of ``items`` cut into lockstep batches of at most ``size``, items of equal
+    ``length(item)`` together (first-seen order), so a batch never waits on a finished episode."""
+    if size < 1:
+        raise RunnerError(f"--lockstep must be at least 1, got {size}")
+    groups: dict[Any, list[int]] = {}
+    for k, item in enumerate(items):
+        groups.setdefault(None if length is None else length(item), []).append(k)
+    return [members[i:i + size] for members in groups.values() for i in range(0, len(members), size)]
+
+
+def progress_bar(total: int, desc: str, enabled: bool | None = None) -> Any:
+    """A tqdm bar on stderr, shown only when ``enabled`` (default: stderr is a terminal)."""
+    from tqdm import tqdm
+
+    show = sys.stderr.isatty() if enabled is None else enabled
+    return tqdm(total=total, desc=desc, disable=not show, leave=False, file=sys.stderr)
+
+
+# ---------------------------------------------------------------------- grid cells
+class Cell:
+    """What a grid cell must say so that :func:`run_cell` can run it (subclass it as a frozen dataclass).
+
+    Subclasses define :meth:`config` (everything that determines an episode's record except the
+    seed: it keys the results file), :meth:`make_env` and :meth:`make_policy`; the others have
+    defaults. A ``family`` attribute (a field, or a ``ClassVar``) names the folder of its results
+    files under ``--out`` (default ``cells``).
+    """
+
+    def config(self) -> dict[str, Any]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @property
+    def key(self) -> str:
+        """The hash of :meth:`config` (:func:`benchmarks.results.config_key`)."""
+        return config_key(self.config())
+
+    def slug(self) -> str:
+        """The readable part of the results file name."""
+        return self.key
+
+    def path(self, out: Path) -> Path:
+        """``out / family / "<slug>_<key>.jsonl"``."""
+        slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in self.slug())
+        return Path(out) / getattr(self, "family", "cells") / f"{slug}_{self.key}.jsonl"
+
+    def make_env(self) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def make_policy(self) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def play(self, env: Any, policy: Any, seed: int) -> EpisodeResult:
+        """One episode (single-agent envs: :func:`play`; AEC envs: :func:`play_aec`)."""
+        if hasattr(env, "agent_iter"):
+            return play_aec(env, policy, seed)
+        return play(env, policy, seed)
+
+    def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[int]) -> list[EpisodeResult]:
+        """Episodes in lockstep (default: :func:`play_lockstep` keeping the policy's step logs)."""
+        return play_lockstep(envs, policy, seeds, on_step=lambda step: step.log)
+
+    def record(self, seed: int, result: EpisodeResult) -> dict[str, Any]:
+        """The record written for one episode (default: key, cell config, seed, the summary as
+        ``episode`` with ``policy_stats`` when there are any, and ``steps`` when kept)."""
+        episode = dict(result.summary)
+        if result.policy_stats is not None:
+            episode["policy_stats"] = result.policy_stats
+        rec: dict[str, Any] = {"key": f"{self.key}:{seed}", "cell": self.config(), "seed": seed, "episode": episode}
+        if result.steps:
+            rec["steps"] = result.steps
+        return rec
+
+    def check(self, record: dict) -> None:
+        """Raise ``KeyError``/``TypeError``/``ValueError`` if ``record`` is not one of this cell's."""
+        record["episode"]
+
+    def results(self, out: Path) -> ResultsFile:
+        """The cell's results file (records by seed), to be opened with ``with``."""
+        return ResultsFile(self.path(out), key=lambda rec: int(rec["seed"]), check=self.check)
+
+
+def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | None = None,
+                 lockstep: int = 1) -> Iterator[dict]:
+    """The records of ``cell`` for ``seeds``, yielded as episodes finish (nothing written).
+
+    ``factory`` builds the policy instead of ``cell.make_policy()``; ``lockstep`` > 1 plays that
+    many episodes at once (:meth:`Cell.play_batch`), 1 plays them one by one (:meth:`Cell.play`).
+    """
+    if not seeds:
+        return
+    policy = factory() if factory is not None else cell.make_policy()
+    size = max(1, int(lockstep))
+    envs = [cell.make_env() for _ in range(min(size, len(seeds)))]
+    for start in range(0, len(seeds), size):
+        batch = list(seeds[start:start + size])
+        if size == 1:
+            results = [cell.play(envs[0], policy, batch[0])]
+        else:
+            results = cell.play_batch(envs[:len(batch)], policy, batch)
+        for seed, result in zip(batch, results):
+            yield cell.record(seed, result)
+
+
+def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool = False,
+             factory: Callable[[], Any] | None = None, lockstep: int = 1) -> list[dict]:
+    """Every seed's record of ``cell``, playing only the seeds its results file lacks.
+
+    The file is locked for the whole run (a concurrent run on the same file fails with
+    :class:`~benchmarks.errors.ResultsLocked`); each record (each lockstep batch) is appended the
+    moment it is done, so a killed run loses at most the episodes in flight.
+    """
+    with cell.results(out) as results:
+        todo = results.missing(seeds)
+        if todo:
+            bar = progress_bar(len(todo), cell.slug().replace("_", " "), progress)
+            try:
+                for record in cell_records(cell, todo, factory, lockstep):
+                    results.append(record)
+                    bar.update(1)
+            finally:
+                bar.close()
+        return [results[s] for s in seeds]
