@@ -1,55 +1,72 @@
-"""LLM policies: model backends (this package) and, built on them, prompting strategies.
+"""The LLM layer: model backends, the one batched caller, and the policies built on them.
+
+* backends -- :mod:`~policies.llm.base` (request types, the :class:`Backend` interface),
+  :mod:`~policies.llm.scoring`, :mod:`~policies.llm.vllm_backend`, :mod:`~policies.llm.openai_backend`,
+  and :func:`build_backend` (:mod:`~policies.llm.build`);
+* the caller -- :mod:`~policies.llm.caller` (stages, bounded re-asks, fallbacks, counters), with
+  :mod:`~policies.llm.parsing` and :mod:`~policies.llm.slots`; every error in :mod:`~policies.llm.errors`;
+* adapters -- matrix games (:mod:`~policies.llm.strategies`, :mod:`~policies.llm.policy`), QA envs
+  (:mod:`~policies.llm.qa`) and negotiation (:mod:`~policies.llm.negotiation`,
+  :mod:`~policies.llm.negotiation_mediator`, :mod:`~policies.llm.negotiation_judges`).
 
 Importing this package is cheap: ``vllm``, ``openai`` and ``transformers`` load only when a backend
 is built.
 """
 
-from policies.llm.backends import (
-    Backend,
-    BackendStats,
-    ChatRequest,
-    Generation,
-    OpenAIBackend,
-    ScoreRequest,
-    VLLMBackend,
+from policies.llm.base import Backend, BackendStats, ChatRequest, Generation, ScoreRequest
+from policies.llm.build import BACKEND_KINDS, build_backend
+from policies.llm.caller import COUNTERS, FALLBACKS, Answer, Ask, Caller, EventLog, ScoreAsk, check_caller_args
+from policies.llm.errors import (
+    BackendConfigError,
+    BackendError,
+    InvalidPolicyConfig,
+    InvalidRequest,
+    OracleActionUnavailable,
+    QAObservationError,
+    ReplyError,
+    ResampleLimitReached,
+    RetryBudgetExhausted,
+    ScoringUnsupported,
+    UnknownStrategy,
 )
-from policies.llm.errors import BackendError, InvalidRequest, RetryBudgetExhausted, ScoringUnsupported
+from policies.llm.openai_backend import OpenAIBackend
+from policies.llm.policy import LLMMatrixPolicy, make_llm_policy
+from policies.llm.qa import LLMQAAnswerer
+from policies.llm.strategies import STRATEGIES, build_strategy
+from policies.llm.vllm_backend import VLLMBackend
 
 __all__ = [
+    "BACKEND_KINDS",
+    "COUNTERS",
+    "FALLBACKS",
+    "STRATEGIES",
+    "Answer",
+    "Ask",
     "Backend",
+    "BackendConfigError",
     "BackendError",
     "BackendStats",
+    "Caller",
     "ChatRequest",
+    "EventLog",
     "Generation",
-    "InvalidRequest",
-    "OpenAIBackend",
-    "RetryBudgetExhausted",
-    "ScoreRequest",
-    "ScoringUnsupported",
-    "VLLMBackend",
-]
-
-# Strategies, the matrix-game policy and the QA answerer (cheap to import: no heavy packages).
-from policies.llm.policy import LLMMatrixPolicy, make_llm_policy
-from policies.llm.qa import LLMQAAnswerer, QAObservationError
-from policies.llm.strategies import (
-    STRATEGIES,
-    InvalidPolicyConfig,
-    OracleActionUnavailable,
-    ResampleLimitReached,
-    UnknownStrategy,
-    build_strategy,
-)
-
-__all__ += [
-    "STRATEGIES",
     "InvalidPolicyConfig",
+    "InvalidRequest",
     "LLMMatrixPolicy",
     "LLMQAAnswerer",
+    "OpenAIBackend",
     "OracleActionUnavailable",
     "QAObservationError",
+    "ReplyError",
     "ResampleLimitReached",
+    "RetryBudgetExhausted",
+    "ScoreAsk",
+    "ScoreRequest",
+    "ScoringUnsupported",
     "UnknownStrategy",
+    "VLLMBackend",
+    "build_backend",
     "build_strategy",
+    "check_caller_args",
     "make_llm_policy",
 ]

@@ -1,0 +1,59 @@
+"""Build the backend named on a command line: ``vllm`` (in-process) or ``openai`` (a server)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from policies.llm.base import Backend
+from policies.llm.errors import BackendConfigError
+
+#: The backend kinds :func:`build_backend` knows.
+BACKEND_KINDS = ("vllm", "openai")
+
+
+def build_backend(
+    kind: str,
+    model: str,
+    base_url: str | None = None,
+    seed: int = 0,
+    tokenizer: str | None = None,
+    max_model_len: int | None = None,
+    **backend_kwargs: Any,
+) -> Backend:
+    """The LLM backend of ``kind`` serving ``model``.
+
+    Args:
+        kind: ``"vllm"`` (an in-process engine on a local model folder or Hub id) or ``"openai"``
+            (an OpenAI-compatible server at ``base_url``).
+        model: the model folder / id (vllm) or the served model name (openai).
+        base_url: the server URL including ``/v1`` (openai only).
+        seed: the engine seed (vllm only).
+        tokenizer: the model's tokenizer name or folder, to score chat prompts (openai only).
+        max_model_len: longest prompt + completion in tokens (vllm only; None for the backend's default).
+        **backend_kwargs: further keyword arguments of the backend class.
+
+    Raises:
+        BackendConfigError: the model, the URL or the kind is missing or unknown.
+    """
+    from policies.llm.openai_backend import OpenAIBackend
+    from policies.llm.vllm_backend import VLLMBackend
+
+    # vLLM logs to stdout by default; a CLI's stdout is for the table / JSON only
+    os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
+
+    if not model:
+        raise BackendConfigError(
+            "an LLM backend needs --model (a local model folder for vllm, a served model name for openai)"
+        )
+    if kind == "vllm":
+        sizes = {"max_model_len": max_model_len} if max_model_len else {}
+        return VLLMBackend(model, seed=seed, **sizes, **backend_kwargs)
+    if kind == "openai":
+        if not base_url:
+            raise BackendConfigError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+        return OpenAIBackend(base_url, model, tokenizer=tokenizer, **backend_kwargs)
+    raise BackendConfigError(f"unknown --backend {kind!r}; choose vllm or openai")
+
+
+__all__ = ["BACKEND_KINDS", "build_backend"]

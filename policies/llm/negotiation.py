@@ -1,0 +1,313 @@
+"""LLM parties for the negotiation env (seed 002), and what every negotiation LLM component shares.
+
+Every LLM decision is an :class:`~policies.llm.caller.Ask` decided by the one caller
+(:class:`~policies.llm.caller.Caller`): one prompt per decision, all decisions of a stage in ONE
+``backend.generate`` call; replies must contain a JSON object, parsed and validated against the
+scenario. A reply that does not parse is re-asked (fresh seed, with a note saying what was wrong) up
+to ``max_resamples`` times (old name ``max_reasks``), one call per re-ask round for all pending
+decisions; every failure is counted. After the bound the ``fallback`` applies: ``"raise"``
+(:class:`~policies.llm.errors.ResampleLimitReached`) or ``"random"`` (a random valid value from the
+component's seeded generator, flagged in the log and counted in ``stats["fallbacks"]``) -- never a
+silent default. Prompts are data in :mod:`policies.llm.negotiation_prompts`.
+
+* :class:`LLMParty` -- a party seat. How it decides a turn is a :class:`PartyStrategy` from
+  :data:`PARTY_STRATEGIES`; the default, :class:`InnerThoughts`, is thought (topic, option, private
+  reasoning) -> motivation score (1-5) -> articulation (act, tone, utterance), giving the env's
+  structured dict action. :meth:`LLMParty.act_parties` runs several parties sharing a backend with
+  one call per stage for all of them; :func:`run_episode` drives an env that way.
+
+The mediator is in :mod:`policies.llm.negotiation_mediator`, the judges and the attitude extractor
+in :mod:`policies.llm.negotiation_judges`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from policies.base import BasePolicy
+from policies.llm import negotiation_prompts as P
+from policies.llm.base import Backend
+from policies.llm.caller import Answer, Ask, Caller, EventLog
+from policies.llm.errors import InvalidPolicyConfig, ReplyError, UnknownStrategy
+from policies.llm.parsing import extract_json, score_1_5
+from tom_envs.negotiation.actions import TONES, option_index, topic_index
+from tom_envs.negotiation.errors import NegotiationActionError
+from tom_envs.negotiation.scenario import Scenario
+
+#: Defaults of the negotiation components' caller.
+DEFAULT_RESAMPLES = 2
+DEFAULT_MAX_TOKENS = 256
+
+
+# --------------------------------------------------------------------------------------------- the caller
+
+
+class LLMCaller(Caller):
+    """The :class:`~policies.llm.caller.Caller` with the negotiation defaults: 2 re-asks, 256 tokens,
+    and a re-ask note (:data:`~policies.llm.negotiation_prompts.REASK_NOTE`). Keyword arguments are
+    the caller's (``max_resamples`` or its old name ``max_reasks``, ``fallback``, ``temperature``,
+    ``max_tokens``, ``seed``)."""
+
+    def __init__(self, backend: Backend, **kwargs: Any) -> None:
+        if kwargs.get("max_resamples") is None and kwargs.get("max_reasks") is None:
+            kwargs["max_resamples"] = DEFAULT_RESAMPLES
+        kwargs.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
+        super().__init__(backend, reask_note=P.REASK_NOTE, **kwargs)
+
+
+class UsesCaller:
+    """What every negotiation LLM component shares: a :class:`LLMCaller`, ``stats`` (its counters)
+    and ``reset(seed)``, which reseeds the caller and zeroes the counters (after the parent class's
+    reset, for policies)."""
+
+    caller: Caller
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return self.caller.stats
+
+    def reset(self, seed: int | None = None) -> None:
+        parent = getattr(super(), "reset", None)
+        if parent is not None:
+            parent(seed)
+        self.caller.reset(seed)
+
+
+def ask_for(owners: Sequence[UsesCaller], lead: Caller, stage: str, asks: Sequence[Ask]) -> list[Answer]:
+    """Decide ``asks`` in one batch through ``lead`` (its generator and log); each decision's
+    counters go to its owner component."""
+    for owner, ask in zip(owners, asks):
+        ask.owner = EventLog(lead.rng, owner.stats, lead.log)
+    return lead.ask(stage, asks)
+
+
+# --------------------------------------------------------------------------------------------- scenario helpers
+
+
+def checked(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with the env's :class:`NegotiationActionError` turned into a :class:`ReplyError`."""
+    try:
+        return fn(*args)
+    except NegotiationActionError as exc:
+        raise ReplyError(str(exc)) from None
+
+
+def topics_text(scenario: Scenario) -> str:
+    """The topics and their lettered options, one per line."""
+    lines = []
+    for t in scenario.topics:
+        lines.append(P.TOPIC_LINE.format(name=t.name, question=t.question).rstrip(": "))
+        lines += [P.OPTION_LINE.format(label=o.label, text=o.text) for o in t.options]
+    return "\n".join(lines)
+
+
+def party_names(scenario: Scenario) -> str:
+    return ", ".join(p.name for p in scenario.parties)
+
+
+def random_topic_option(scenario: Scenario, rng: np.random.Generator) -> tuple[int, int]:
+    k = int(rng.integers(len(scenario.topics)))
+    return k, int(rng.integers(len(scenario.topics[k].options)))
+
+
+# --------------------------------------------------------------------------------------------- party strategies
+
+
+class PartyStrategy:
+    """How LLM parties decide a turn: stages, each one batched call over every party of the turn.
+
+    Subclasses implement :meth:`decide`; register them in :data:`PARTY_STRATEGIES`.
+    """
+
+    name = "base"
+
+    def decide(self, lead: Caller, parties: Sequence[LLMParty], infos: Sequence[dict]) -> list[Any]:
+        """One env action per party (0 to pass); sets each party's ``last``."""
+        raise NotImplementedError  # pragma: no cover
+
+
+class InnerThoughts(PartyStrategy):
+    """Inner Thoughts: a private thought (topic, option) -> motivation (1-5) -> articulation."""
+
+    name = "inner_thoughts"
+
+    def decide(self, lead: Caller, parties: Sequence[LLMParty], infos: Sequence[dict]) -> list[Any]:
+        thoughts = ask_for(parties, lead, "thought", [self.thought(p, i) for p, i in zip(parties, infos)])
+        speaking = [j for j, a in enumerate(thoughts) if a.value is not None]
+        speakers = [parties[j] for j in speaking]
+        chosen = [(parties[j], infos[j], thoughts[j].value) for j in speaking]
+        scores = ask_for(speakers, lead, "motivation", [self.motivation(*c) for c in chosen])
+        words = ask_for(speakers, lead, "articulation", [self.articulation(*c) for c in chosen])
+        actions: list[Any] = [0] * len(parties)
+        for p, a in zip(parties, thoughts):
+            p.last = {"thought": a.value, "fallback": {"thought": a.fallback}}
+        for j, s, w in zip(speaking, scores, words):
+            th = thoughts[j].value
+            action = {"topic": th["topic"], "option": th["option"], "act": w.value["act"], "tone": w.value["tone"],
+                      "motivation": (s.value - 1) / 4.0}
+            if w.value["utterance"] is not None:
+                action["utterance"] = w.value["utterance"]
+            actions[j] = action
+            parties[j].last.update({"score": s.value, "articulation": w.value, "action": action})
+            parties[j].last["fallback"].update({"motivation": s.fallback, "articulation": w.fallback})
+        return actions
+
+    @staticmethod
+    def thought(party: LLMParty, info: dict) -> Ask:
+        sc = party.scenario
+        allow_pass = party.allow_pass
+        prompt = P.PARTY_THOUGHT.format(text=info["text"], pass_line=P.PASS_LINE if allow_pass else "")
+
+        def parse(text: str) -> dict | None:
+            obj = extract_json(text)
+            if allow_pass and obj.get("pass") is True:
+                return None
+            if "topic" not in obj or "option" not in obj:
+                raise ReplyError("the JSON object needs 'topic' and 'option'")
+            k = checked(topic_index, sc, obj["topic"], "thought")
+            o = checked(option_index, sc, k, obj["option"], "thought")
+            thought = obj.get("thought", "")
+            if not isinstance(thought, str):
+                raise ReplyError("'thought' must be a string")
+            return {"topic": k, "option": o, "thought": thought}
+
+        def rand(rng: np.random.Generator) -> dict:
+            k, o = random_topic_option(sc, rng)
+            return {"topic": k, "option": o, "thought": ""}
+
+        return Ask(prompt, parse, rand)
+
+    @staticmethod
+    def _fields(party: LLMParty, info: dict, thought: dict) -> dict[str, str]:
+        t = party.scenario.topics[thought["topic"]]
+        option = t.options[thought["option"]]
+        return {"text": info["text"], "thought": thought["thought"] or P.NO_THOUGHT, "topic": t.name,
+                "label": option.label, "option": option.text}
+
+    def motivation(self, party: LLMParty, info: dict, thought: dict) -> Ask:
+        prompt = P.PARTY_MOTIVATION.format(**self._fields(party, info, thought))
+        return Ask(prompt, lambda text: score_1_5(extract_json(text).get("score"), "'score'"),
+                   lambda rng: int(rng.integers(1, 6)))
+
+    def articulation(self, party: LLMParty, info: dict, thought: dict) -> Ask:
+        prompt = P.PARTY_ARTICULATION.format(**self._fields(party, info, thought))
+
+        def parse(text: str) -> dict:
+            obj = extract_json(text)
+            act = obj.get("act", "propose")
+            tone = obj.get("tone", "neutral")
+            utterance = obj.get("utterance")
+            if act not in ("propose", "accept"):
+                raise ReplyError(f"'act' must be 'propose' or 'accept', got {act!r}")
+            if tone not in TONES:
+                raise ReplyError(f"'tone' must be one of {TONES}, got {tone!r}")
+            if not isinstance(utterance, str) or not utterance.strip():
+                raise ReplyError("'utterance' must be a non-empty string")
+            return {"act": act, "tone": tone, "utterance": utterance.strip()}
+
+        def rand(rng: np.random.Generator) -> dict:
+            return {"act": ("propose", "accept")[int(rng.integers(2))], "tone": "neutral", "utterance": None}
+
+        return Ask(prompt, parse, rand)
+
+
+#: Party strategies by name (``LLMParty(strategy=...)``).
+PARTY_STRATEGIES: dict[str, type[PartyStrategy]] = {"inner_thoughts": InnerThoughts}
+
+
+# --------------------------------------------------------------------------------------------- parties
+
+
+class LLMParty(UsesCaller, BasePolicy):
+    """A party seat played by an LLM.
+
+    Args:
+        backend: the model.
+        scenario: the env's scenario (``env.scenario``), used to validate replies.
+        allow_pass: the thought may be ``{"pass": true}`` (the seat then passes with action 0).
+        strategy: a name in :data:`PARTY_STRATEGIES`.
+        **caller_kwargs: ``max_resamples`` (old name ``max_reasks``), ``fallback``,
+            ``temperature``, ``max_tokens``; see :class:`LLMCaller`.
+
+    ``act(obs, info)`` returns the env's dict action
+    ``{"topic", "option", "act", "tone", "motivation", "utterance"}`` (motivation ``(score-1)/4``)
+    or 0 to pass. ``last`` holds the latest thought, score, articulation and fallback flags.
+    """
+
+    name = "llm-party"
+
+    def __init__(self, backend: Backend, scenario: Scenario, *, allow_pass: bool = True,
+                 strategy: str = "inner_thoughts", **caller_kwargs: Any) -> None:
+        super().__init__()
+        if strategy not in PARTY_STRATEGIES:
+            raise UnknownStrategy(f"unknown party strategy {strategy!r}; choose one of: {', '.join(PARTY_STRATEGIES)}.")
+        self.scenario = scenario
+        self.allow_pass = allow_pass
+        self.strategy = PARTY_STRATEGIES[strategy]()
+        self.caller = LLMCaller(backend, **caller_kwargs)
+        self.last: dict[str, Any] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)  # BasePolicy, then the caller
+        self.last = {}
+
+    def act(self, observation: Any, info: dict) -> Any:
+        return LLMParty.act_parties([self], [info])[0]
+
+    @staticmethod
+    def act_parties(parties: Sequence[LLMParty], infos: Sequence[dict]) -> list[Any]:
+        """Actions of several parties for one turn: one backend call per stage (and re-ask round) for all.
+
+        The parties must share one backend and strategy; the first party's caller runs the batch
+        (its seed, call list and log), and each party's ``last`` and ``stats`` record its own decisions.
+        """
+        if not parties:
+            return []
+        lead = parties[0].caller
+        if any(p.caller.backend is not lead.backend for p in parties):
+            raise InvalidPolicyConfig("LLMParty.act_parties needs parties that share one backend")
+        if any(p.strategy.name != parties[0].strategy.name for p in parties):
+            raise InvalidPolicyConfig("LLMParty.act_parties needs parties that share one strategy")
+        return parties[0].strategy.decide(lead, parties, infos)
+
+
+def run_episode(env: Any, parties: dict[str, LLMParty], mediator: Any, seed: int | None = None) -> dict:
+    """Play one episode of ``env`` (AEC) with LLM party seats and a mediator policy; returns the summary.
+
+    At the first party seat of each turn, all LLM parties decide together (one backend call per
+    stage); the mediator's ``predict`` (if any) is attached to its action by the mediator itself.
+    """
+    env.reset(seed=seed)
+    for i, p in enumerate(parties.values()):
+        p.reset(None if seed is None else seed + 1 + i)
+    if mediator is not None and hasattr(mediator, "reset"):
+        mediator.reset(seed)
+    pending: dict[str, Any] = {}
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        if agent in parties:
+            if not pending:
+                seats = [a for a in env.agents if a in parties]
+                acts = LLMParty.act_parties([parties[a] for a in seats], [env.infos[a] for a in seats])
+                pending = dict(zip(seats, acts))
+            env.step(pending.pop(agent))
+        else:
+            env.step(mediator.act(env.observe(agent), env.infos[agent]))
+    return env.episode_summary()
+
+
+__all__ = [
+    "PARTY_STRATEGIES",
+    "InnerThoughts",
+    "LLMCaller",
+    "LLMParty",
+    "PartyStrategy",
+    "UsesCaller",
+    "run_episode",
+]

@@ -1,0 +1,122 @@
+"""Prompt templates of the negotiation LLM components (seed 002), kept as data apart from the logic.
+
+The wording is ours. Templates are ``str.format`` strings (literal JSON braces are doubled); the
+fields are listed next to each. Party and mediator prompts start from the seat's ``info["text"]``
+(``text``: role, case, topics with option labels, transcript), so they do not repeat the topic list.
+:mod:`policies.llm.negotiation`, :mod:`policies.llm.negotiation_mediator` and
+:mod:`policies.llm.negotiation_judges` fill them in.
+"""
+
+from __future__ import annotations
+
+#: Appended to a re-asked prompt (field: ``error``, why the previous reply could not be used).
+REASK_NOTE = "\n\nYour previous reply could not be used ({error}). Reply again with only the JSON object described above."
+
+# ------------------------------------------------------------------------------------ shared pieces
+#: A topic and its options, as listed in judge prompts (fields: ``name``, ``question``; ``label``, ``text``).
+TOPIC_LINE = "- {name}: {question}"
+OPTION_LINE = "    ({label}) {text}"
+#: Shown when a party has no private thought.
+NO_THOUGHT = "(none)"
+
+# ------------------------------------------------------------------------------------ parties (Inner Thoughts)
+#: Stage 1: a private thought naming a topic and an option (fields: ``text``, ``pass_line``).
+PARTY_THOUGHT = (
+    "{text}\n\n"
+    "Think privately before speaking. Which single topic do you most want to address next, and which "
+    "option do you now favour on it, given your preferences and what the others have said? Reply "
+    'with a JSON object {{"thought": "<your private reasoning, one or two sentences>", "topic": '
+    '"<topic name>", "option": "<option label>"}}{pass_line}.'
+)
+#: Offered in the thought prompt when the seat may pass.
+PASS_LINE = ' or {"pass": true} if you would rather stay quiet this turn'
+#: Stage 2: how strongly to speak (fields: ``text``, ``thought``, ``topic``, ``label``).
+PARTY_MOTIVATION = (
+    "{text}\n\nYour private thought: {thought}\n"
+    "You are considering speaking about {topic}, in favour of option ({label})."
+    "\n\nHow strongly do you want to speak right now? Weigh how relevant the thought is to where the "
+    "conversation is, how much it matters to your goals, whether it adds something new, and whether "
+    'now is a good moment. Reply with a JSON object {{"score": <integer 1-5>}} (1 = no need to speak, '
+    "5 = must speak now)."
+)
+#: Stage 3: what to say (fields: ``text``, ``thought``, ``topic``, ``label``, ``option``).
+PARTY_ARTICULATION = (
+    "{text}\n\nYour private thought: {thought}\n"
+    "You will now speak about {topic}, supporting option ({label}) {option}."
+    "\n\nSay it as you would in the meeting, in one to three sentences. Decide whether you are "
+    "proposing this option or accepting it as someone else's proposal, and your tone. Reply with a "
+    'JSON object {{"act": "propose" or "accept", "tone": "firm", "neutral" or "conciliatory", '
+    '"utterance": "<what you say>"}}.'
+)
+
+# ------------------------------------------------------------------------------------ mediator
+#: The social mediator's literal-ToM stage (fields: ``text``, ``parties``, ``example``).
+MEDIATOR_PREDICT = (
+    "{text}\n\nBefore deciding anything, estimate what each party privately prefers right "
+    "now. For every party and every topic, name the option label that party currently favours, "
+    "judging from what they said, their role and how they react to others. Reply with a JSON object "
+    '{{"predictions": {{<party name>: {{<topic name>: <option label>, ...}}, ...}}}} covering all parties '
+    "({parties}) and all topics, e.g. {example}."
+)
+#: The decision (fields: ``text``, ``body`` -- the variant's instructions).
+MEDIATOR_DECIDE = "{text}\n\n{body}\n" + (
+    "Strategies: facilitative (invite voices, summarise, clarify), evaluative (assess the merits "
+    "of positions, reality-test a holdout), transformative (address emotions and the relationship, "
+    "reframe), problem_solving (propose a concrete option or package).\n"
+    'Reply with a JSON object: {{"intervene": false}} to stay silent, or {{"intervene": true, "strategy": '
+    'one of "facilitative", "evaluative", "transformative", "problem_solving", "topic": "<topic name>", '
+    '"target": "<party name>" or null, "utterance": "<what you say>"}}.'
+)
+#: The generic mediator's instructions (002's baseline: the transcript only).
+GENERIC_BODY = (
+    "You help the parties reach agreement. Decide whether you should speak now; if so, choose how "
+    "and about which topic."
+)
+#: The socially aware mediator's instructions (field: ``prediction``, JSON party -> topic -> label).
+SOCIAL_BODY = (
+    "You are a socially aware mediator. Your estimate of each party's current preferences: "
+    "{prediction}.\nCheck for breakdowns before deciding: perceptual (parties misread the "
+    "issue or each other), emotional (hostility, positional firmness, falling agreement), cognitive "
+    "(repetition, a stalled topic, no new options), communicative (a silent or sidelined party). "
+    "Intervene only when one is present and your move can help; pick the strategy that fits the "
+    "breakdown, the topic where agreement is weakest, and address a specific party when that helps."
+)
+
+# ------------------------------------------------------------------------------------ judges
+#: The attitude extractor (fields: ``topics``, ``party``, ``statement``).
+ATTITUDE = (
+    'A negotiation about these topics:\n{topics}\n\n{party} said:\n"{statement}"\n\n'
+    "For every topic, which option does this statement support? Use null for topics it does not "
+    'address. Reply with a JSON object {{"attitudes": {{<topic name>: <option label or null>, ...}}}} '
+    "covering all topics."
+)
+#: A party's stance in the agreement prompt (fields: ``name``, ``role``, ``goal``, ``label``, ``option``).
+AGREEMENT_STANCE = "{name} ({role}; goal: {goal}) currently supports ({label}) {option}."
+#: The pairwise agreement judge (fields: ``title``, ``background``, ``topic``, ``question``,
+#: ``stance_a``, ``stance_b``, ``fields`` -- the JSON fields to fill).
+AGREEMENT = (
+    "Negotiation: {title}. {background}\nTopic: {topic}: {question}\n{stance_a}\n{stance_b}\n\n"
+    "Rate how far these two parties agree on this topic, each dimension from 1 (not at all) to 5 "
+    "(fully): shared_goals (alignment on the overall objective), common_understanding (a shared view "
+    "of the problem), agreement_on_terms (acceptance of the same terms), tone_and_willingness "
+    "(openness to compromise), position_compatibility (each could live with the other's option). "
+    "Reply with a JSON object {{{fields}}}."
+)
+#: One field of the agreement reply (field: ``name``).
+AGREEMENT_FIELD = '"{name}": <1-5>'
+#: A transcript line shown to the MI judge (fields: ``turn``, ``speaker``, ``text``).
+TRANSCRIPT_LINE = "[{turn}] {speaker}: {text}"
+NO_TRANSCRIPT = "(not shown)"
+#: The mediator-intervention (MI) judge (fields: ``title``, ``transcript``, ``situation``,
+#: ``strategy``, ``topic``, ``target`` -- :data:`MI_TARGET` or "").
+MI = (
+    "Negotiation: {title}.\nRecent conversation:\n{transcript}\nSituation: {situation}\n\n"
+    "The mediator now intervenes with a {strategy} move on {topic}{target}.\n"
+    "Score the intervention from 1 (poor) to 5 (excellent) on each dimension where it applies, null "
+    "where it does not: perceptual (does it target the real disagreement or misunderstanding; always "
+    "applies), emotional (does it defuse hostility or distrust), cognitive (does it break repetition "
+    "or a stalemate with new options), communicative (does it bring in sidelined voices). Reply with "
+    'a JSON object {{"perceptual": <1-5>, "emotional": <1-5 or null>, "cognitive": <1-5 or null>, '
+    '"communicative": <1-5 or null>}}.'
+)
+MI_TARGET = ", addressed to {party}"
