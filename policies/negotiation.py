@@ -25,6 +25,7 @@ import numpy as np
 
 from policies.base import BasePolicy
 from tom_envs.negotiation.errors import NegotiationConfigError
+from tom_envs.scoring import NOT_PREDICTED
 
 
 def _replay(state: dict[str, Any]) -> tuple[list[np.ndarray], list[dict]]:
@@ -122,16 +123,19 @@ class SocialMediator(BasePolicy):
             raise NegotiationConfigError("SocialMediator needs 0 < drop < 1, cooldown >= 0 and stall >= 1")
         self.drop, self.cooldown, self.stall, self.predict_stances = drop, cooldown, stall, predict
 
-    def predict(self, observation: Any, info: dict) -> dict[int, dict[int, int]] | None:
-        """Each party's preferred option per topic, guessed as its last stated one."""
+    def predict(self, observation: Any, info: dict) -> dict[str, np.ndarray]:
+        """The env's ``stances`` target: each party's preferred option per topic, guessed as its last
+        stated one; ``NOT_PREDICTED`` (-1) where it has stated none (for ``wrappers.AECToMRecorder``)."""
         history, _ = _replay(info["state"])
-        stated = history[-1]
-        return {i: {k: int(s) for k, s in enumerate(row) if s >= 0} for i, row in enumerate(stated)}
+        return {"stances": np.where(history[-1] >= 0, history[-1], NOT_PREDICTED)}
 
     def act(self, observation: Any, info: dict) -> Any:
         decision = self._decide(info["state"])
         if self.predict_stances:
-            pred = {i: p for i, p in (self.predict(observation, info) or {}).items() if p}
+            # the same guess in the action dict's (deprecated) ``prediction`` key: the env's own tom_accuracy
+            stances = self.predict(observation, info)["stances"]
+            pred = {i: p for i, p in ((i, {k: int(o) for k, o in enumerate(row) if o != NOT_PREDICTED})
+                                      for i, row in enumerate(stances)) if p}
             if pred:
                 decision = dict(decision or {"intervene": False})
                 decision["prediction"] = pred

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from policies.negotiation import SocialMediator
 from tom_envs.negotiation import NegotiationActionError
 from tom_envs.negotiation.env import MEDIATOR, OUTCOME, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario
@@ -130,3 +131,20 @@ def test_mediator_sees_nothing_of_the_hidden_receptiveness_until_the_end():
     assert seen[0] == seen[1]
     assert envs[0].episode_summary()["receptiveness"] != envs[1].episode_summary()["receptiveness"]
 
+
+
+def test_social_mediator_predictions_go_to_the_recorder_and_the_action_dict():
+    """The runner's loop: the predictor's ``predict`` goes to the recorder, its action to the env
+    (which still scores the deprecated ``prediction`` key it carries)."""
+    env = AECToMRecorder(NegotiationEnv(scenario="ias", conflict_mode="general"))
+    mediator = SocialMediator()
+    mediator.reset(0)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if not (term or trunc):
+            env.record_prediction(mediator.predict(obs, info))
+        env.step(None if term or trunc else mediator.act(obs, info))
+    summary, ep = env.episode_summary(), env.unwrapped.episode_summary()
+    assert summary["tom_steps"] >= ep["turns"] - 1 and summary["tom_accuracy"] is not None
+    assert ep["tom_predictions"] > 0 and summary["outcome"]["cc"] == ep["cc"]
