@@ -271,15 +271,17 @@ def _everything_returned(env: PersuasionEnv, seed: int, actions) -> list:
 
 
 def test_nothing_returned_depends_on_the_hidden_persona_or_desire():
-    """Two persuadees that differ only in hidden traits and initial desire, and whose replies carry no
-    signal (clarity 0, nothing ever lands): a policy reading everything returned cannot tell them apart."""
-    mute = {"name": "p", "receptiveness": [0.0] * 6, "stubbornness": 0.0}
-    no_env = PersuasionEnv(personas={**mute, "reluctance": 1.0}, clarity=0.0, horizon=4)
-    neutral_env = PersuasionEnv(personas={**mute, "reluctance": 0.0}, clarity=0.0, horizon=4)
+    """Two persuadees that differ in hidden traits (one is open to liking, which is never tried) and in
+    initial desire, and whose replies carry no signal (clarity 0, nothing tried ever lands): a policy
+    reading everything returned before the end cannot tell them apart (their oracles and regrets differ)."""
+    mute = {"name": "p", "receptiveness": [0.0] * 6, "stubbornness": 0.0, "reluctance": 1.0}
+    likes = {**mute, "receptiveness": [0.0] * 5 + [0.9], "reluctance": 0.0}
+    envs = [PersuasionEnv(personas=p, clarity=0.0, horizon=4) for p in (mute, likes)]
     for seed in range(5):
-        actions = [seed % 6, 1, 1, 4]
-        assert _everything_returned(no_env, seed, actions) == _everything_returned(neutral_env, seed, actions)
-        assert no_env.tom_truth()["desire"] == NO and neutral_env.tom_truth()["desire"] == NEUTRAL
+        actions = [seed % 5, 1, 1, 4]
+        assert _everything_returned(envs[0], seed, actions) == _everything_returned(envs[1], seed, actions)
+        assert envs[0].tom_truth()["desire"] == NO and envs[1].tom_truth()["desire"] == NEUTRAL
+        assert envs[0].tom_outcome()["optimal_success"] == 0.0 < envs[1].tom_outcome()["optimal_success"]
 
 
 def test_reset_info_hands_out_no_persona_unless_exposed_for_the_oracle():

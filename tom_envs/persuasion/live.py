@@ -111,18 +111,19 @@ class PersuasionEnv(gym.Env):
 
     ## Info
     ``reset``: ``turn``, ``previous_principle``, ``text``. ``step`` adds ``principle`` (name),
-    ``utterance``, ``reply``, ``cue``, ``success``, ``regret`` (V - Q of the chosen principle at
-    the state it was chosen in, known once the turn is over; 0 for an optimal choice, and its sum
-    over an episode has the expected value optimal - achieved success probability), ``tom``
-    (a prediction handed to the deprecated :meth:`record_prediction`, scored; else None) and, at
-    the end, ``episode``: ``persona``, ``success``, ``turns``, ``optimal_success``, ``regret``,
-    ``desire_accuracy``, ``attitude_accuracy`` (percent of predicted turns; None without
-    predictions), ``predictions``. Nothing returned before the end determines the persona or the
-    current desire and attitude (the information rule). With ``expose_state=True`` the reset info
-    also has ``partner`` (persona name), ``persona`` (its traits), ``oracle``
-    (:class:`PersuasionOracle`), ``optimal_success``, and every info has ``persuadee``
-    (``{"desire", "attitude"}`` indices of the current state). ``reset(options={"persona": name})``
-    forces a persona of the distribution.
+    ``utterance``, ``reply``, ``cue``, ``success``, ``tom`` (a prediction handed to the deprecated
+    :meth:`record_prediction`, scored; else None) and, at the end, ``episode``: ``persona``,
+    ``success``, ``turns``, ``optimal_success``, ``regret`` (the sum over the turns of V - Q of
+    the chosen principle at the state it was chosen in: 0 for optimal choices, with the expected
+    value optimal - achieved success probability), ``desire_accuracy``, ``attitude_accuracy``
+    (percent of predicted turns; None without predictions), ``predictions``. Nothing returned
+    before the end determines the persona or the current desire and attitude (the information
+    rule; a turn's regret would: it is a function of the persona's oracle). With
+    ``expose_state=True`` the reset info also has ``partner`` (persona name), ``persona`` (its
+    traits), ``oracle`` (:class:`PersuasionOracle`), ``optimal_success``; every info has
+    ``persuadee`` (``{"desire", "attitude"}`` indices of the current state) and every step's info
+    the turn's ``regret``. ``reset(options={"persona": name})`` forces a persona of the
+    distribution.
 
     ## Version History
     * v0: initial version.
@@ -204,7 +205,9 @@ class PersuasionEnv(gym.Env):
         success = p.convinced
         self._done = success or self.turn >= self.horizon
         info = {"principle": PRINCIPLES[principle], "utterance": utterance, "reply": reply, "cue": CUES[self.cue],
-                "success": success, "regret": regret, "tom": tom, **self._state_info()}
+                "success": success, "tom": tom, **self._state_info()}
+        if self.expose_state:
+            info["regret"] = regret
         if self._done:
             info["episode"] = self.episode_summary()
         return self._obs(), float(success), self._done, False, info
