@@ -236,6 +236,21 @@ def test_qa_infos_carry_the_truth_only_after_the_fact(env_id):
     assert info["answer"] == shown and base.tom_truth() == {"answer": shown} and info["correct"]
 
 
+@pytest.mark.parametrize("env_id", QA_IDS)
+def test_an_oracle_reading_the_documented_flag_scores_100_percent(env_id):
+    """``expose_labels=True`` is the one way to hand an oracle the answers: ``next_labels`` (the gold
+    belief oracle of Common-ToM is checked on the same flag in tests/test_common_ground.py)."""
+    env = tom_envs.make(env_id, **_qa_kwargs(env_id), expose_labels=True)
+    rewards = []
+    for e in range(len(env.unwrapped.episodes)):
+        obs, info = env.reset(seed=e, options={"episode": e})
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(info["next_labels"]["answer"])
+            rewards.append(reward)
+    assert rewards and all(r == 1.0 for r in rewards)
+
+
 # ---------------------------------------------------------------------- every other id
 def _truths(base: Any) -> dict[str, Hashable]:
     return {k: _hashable(v) for k, v in base.tom_truth().items()}

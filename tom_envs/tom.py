@@ -14,6 +14,13 @@ outcome), the same way in every family, so that one recorder (:mod:`wrappers.tom
 * ``tom_outcome()`` — the functional outcome so far, ``{name: value}`` (regret, success, consensus
   change, ...); at the end of an episode, the episode's outcome.
 
+Scoring: :class:`wrappers.ToMRecorder` (Gymnasium) and :class:`wrappers.AECToMRecorder` (the
+``predictor`` seat of an AEC env) take predictions through ``record_prediction(prediction)`` (a
+bare value for a single target, ``{target: value}`` otherwise; a probability vector for a
+``Discrete`` target scores its argmax) and score them with one :class:`wrappers.ToMScorer`; per
+step ``info["tom"]``, at the end ``info["tom"]["episode"]`` (ToM % per target and per
+``group_by`` value, the outcome; matrix games keep seed 004's ΔToM and ΔFunctional keys).
+
 **Information rule.** Nothing returned with an observation (the observation *or* the info of that
 call) may determine the answer to a question not yet answered or a hidden state not yet revealed. Ground
 truth reaches the scorer through ``tom_truth``/``tom_outcome`` (or a step's info *after* the fact, when
@@ -23,7 +30,9 @@ explicit, documented constructor flag may expose more for oracle baselines (e.g.
 **Text for language models.** One convention across families: the text an LLM reads for the current
 decision is the observation's ``"text"`` entry for envs with dict observations (the QA and negotiation
 envs), and is rendered by :class:`wrappers.TextObservation` for envs whose observation is numeric (matrix
-games, live persuasion), which calls the unwrapped env's ``text()``.
+games, live persuasion): matrix games in one of seed 004's label sets, any other env through its
+``text()`` method. ``info`` carries no text of its own (old ``info["text"]`` keys are kept only where a
+published key depends on them, and say the same as the convention).
 """
 
 from __future__ import annotations

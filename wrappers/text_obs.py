@@ -1,4 +1,9 @@
-"""Text observations of a matrix game for language models."""
+"""Text observations for language models: the one text convention for envs with numeric observations.
+
+Envs whose observation is a dict carry their prompt as ``obs["text"]`` (the QA envs); envs whose
+observation is numeric (matrix games, live persuasion) are wrapped in :class:`TextObservation`,
+which renders the unwrapped env's state as text (:mod:`tom_envs.tom`, "Text for language models").
+"""
 
 from __future__ import annotations
 
@@ -12,27 +17,46 @@ from tom_envs.errors import TomEnvsError
 from tom_envs.matrix.games import LABEL_SETS
 from tom_envs.matrix.text import render_history, render_rules, render_state
 
+#: Longest text a non-matrix env may render unless it states ``text_max_length``.
+DEFAULT_MAX_LENGTH = 100_000
+
 
 class TextObservation(gym.Wrapper):
-    """Replaces the structured observation by the game state as text (rules, history, round).
+    """Replaces the numeric observation by the text a language model reads for the same decision.
+
+    Matrix games: rules, history and round in one of 004's label sets. If the env exposes the
+    partner's upcoming action (``expose_partner_action=True``), the text says which action the
+    other player will choose (004's Oracle prompting). Any other env: the unwrapped env's
+    ``text()`` (e.g. ``tom/Persuasion-v0``); the space is ``Text`` up to the env's
+    ``text_max_length`` (default :data:`DEFAULT_MAX_LENGTH`) over printable characters and the
+    env's ``text_charset``, if it states one.
 
     Args:
-        env: a matrix-game env (``tom/RPS-v0`` ...).
-        label_set: one of 004's label sets: ``canonical``, ``letters``, ``neutral``,
-            ``repeated`` or ``nonsense``.
+        env: a matrix-game env (``tom/RPS-v0`` ...) or any env with a ``text()`` method.
+        label_set: matrix games only: ``canonical``, ``letters``, ``neutral``, ``repeated`` or
+            ``nonsense``.
 
-    If the env exposes the partner's upcoming action (``expose_partner_action=True``), the text
-    says which action the other player will choose (004's Oracle prompting).
+    Raises:
+        TomEnvsError: the env has no text form, or the label set is unknown.
     """
 
     def __init__(self, env: gym.Env, label_set: str = "neutral") -> None:
         super().__init__(env)
         base = env.unwrapped
-        if not hasattr(base, "game") or not hasattr(base, "history"):
-            raise TomEnvsError(f"TextObservation needs a matrix-game env, got {base!r}")
+        self.label_set = label_set
+        self._matrix = hasattr(base, "game") and hasattr(base, "history")
+        if self._matrix:
+            self._init_matrix(base, label_set)
+        elif callable(getattr(base, "text", None)):
+            charset = frozenset(string.printable) | frozenset(getattr(base, "text_charset", ""))
+            self.observation_space = spaces.Text(max_length=int(getattr(base, "text_max_length", DEFAULT_MAX_LENGTH)),
+                                                 min_length=0, charset=charset)
+        else:
+            raise TomEnvsError(f"TextObservation needs a matrix-game env or an env with a text() method, got {base!r}")
+
+    def _init_matrix(self, base: Any, label_set: str) -> None:
         if label_set not in LABEL_SETS:
             raise TomEnvsError(f"unknown label_set {label_set!r}; choose one of {', '.join(LABEL_SETS)}")
-        self.label_set = label_set
         self.game = base.game
         self.horizon = base.horizon
         labels = set("".join(self.game.labels(label_set, "focal") + self.game.labels(label_set, "partner")))
@@ -45,6 +69,8 @@ class TextObservation(gym.Wrapper):
 
     def _text(self, info: dict) -> str:
         base = self.env.unwrapped
+        if not self._matrix:
+            return base.text()
         return render_state(self.game, base.history, self.horizon, self.label_set, info.get("partner_next_action"))
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:

@@ -1,0 +1,149 @@
+"""The ToM contract (tom_envs.tom) on every registered id, and the one recorder scoring it."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+import tom_envs
+from tom_envs.errors import InvalidAction
+from tom_envs.registration import REGISTRY
+from tom_envs.tom import ToMContractError, ToMSpec, tom_spec_of
+from wrappers import AECToMRecorder, ToMRecorder, ToMScorer
+
+
+def _in_space(space: spaces.Space, value) -> bool:
+    return space.contains(np.asarray(value) if isinstance(space, (spaces.MultiDiscrete, spaces.Box)) else value)
+
+
+def _check_step(base, spec: ToMSpec) -> None:
+    truth = base.tom_truth()
+    assert set(truth) <= set(spec.targets)
+    for name, value in truth.items():
+        assert _in_space(spec.targets[name], value), (name, value)
+    assert set(base.tom_outcome()) == set(spec.outcome)
+
+
+@pytest.mark.parametrize("env_id", list(REGISTRY))
+def test_every_id_states_targets_truth_and_outcome(env_id):
+    rec = REGISTRY[env_id]
+    if rec.kind == "gymnasium":
+        env = tom_envs.make(env_id, **rec.example_kwargs)
+        spec = tom_spec_of(env)
+        env.reset(seed=0)
+        assert env.unwrapped.tom_truth() == {}
+        env.action_space.seed(0)
+        for _ in range(30):
+            _, _, term, trunc, _ = env.step(env.action_space.sample())
+            _check_step(env.unwrapped, spec)
+            if term or trunc:
+                break
+    elif rec.kind == "parallel":
+        env = tom_envs.make(env_id, **rec.example_kwargs)
+        spec = tom_spec_of(env)
+        env.reset(seed=0)
+        assert env.tom_truth() == {}
+        while env.agents:
+            env.step({a: env.action_space(a).sample() for a in env.agents})
+            _check_step(env, spec)
+    else:
+        env = tom_envs.make_aec(env_id, **rec.example_kwargs)
+        spec = tom_spec_of(env)
+        assert spec.predictor in env.possible_agents
+        env.reset(seed=0)
+        assert env.unwrapped.tom_truth() == {}
+        for agent in env.agent_iter(max_iter=200):
+            _, _, term, trunc, _ = env.last()
+            space = env.action_space(agent)
+            space.seed(0)
+            env.step(None if term or trunc else space.sample())
+            _check_step(env.unwrapped, spec)
+
+
+# ---------------------------------------------------------------------- QA envs through the recorder
+def test_qa_answers_are_the_predictions_scored_per_question_type():
+    env = ToMRecorder(gym.make("tom/PersuasiveToM-v0"))
+    _, info = env.reset(seed=0, options={"episode": 0})
+    assert info["tom"] == {}
+    base = env.unwrapped
+    hits: dict[str, list[bool]] = {}
+    step, done = 0, False
+    while not done:
+        item = base.current_item
+        right = base.current_answer
+        choice = right if step % 3 else (right + 1) % len(item.choices)
+        _, reward, done, _, info = env.step(choice)
+        rec = info["tom"]
+        assert rec["answer"] == right and rec["prediction"] == choice and rec["correct"] == bool(reward)
+        hits.setdefault(item.qtype, []).append(bool(reward))
+        step += 1
+    ep = info["tom"]["episode"]
+    assert ep["rounds"] == step and ep["tom_steps"] == step
+    assert ep["tom_accuracy"] == pytest.approx(100 * sum(map(sum, hits.values())) / step)
+    assert ep["tom_accuracy_by_qtype"] == {q: pytest.approx(100 * sum(h) / len(h)) for q, h in sorted(hits.items())}
+    assert ep["outcome"] == {"accuracy": pytest.approx(ep["tom_accuracy"]), "answered": step,
+                             "correct": sum(map(sum, hits.values()))}
+    env.reset(seed=1)
+    env.step(0)
+    assert env.episode_summary()["rounds"] == 1  # state cleared on reset
+
+
+def test_an_explicit_qa_prediction_wins_over_the_action():
+    env = ToMRecorder(gym.make("tom/CommonToM-v0"))
+    env.reset(seed=0)
+    right = env.unwrapped.current_answer
+    env.record_prediction(right)
+    info = env.step(1 - right)[4]
+    assert info["tom"]["prediction"] == right and info["tom"]["correct"] is True
+
+
+# ---------------------------------------------------------------------- several targets
+def test_parallel_matrix_seats_predict_each_other():
+    env = tom_envs.make("tom/IPD-Parallel-v0", horizon=3)
+    col = ToMScorer(env)  # player_1 predicts player_0's action
+    env.reset(seed=0)
+    col.start()
+    for a, guess in ((0, 0), (1, 0), (1, 1)):
+        col.record_prediction({"player_0": guess})
+        env.step({"player_0": a, "player_1": 0})
+        rec = col.score()
+        assert rec["player_0"] == a and rec["prediction"] == {"player_0": guess, "player_1": None}
+    ep = col.summary()
+    assert ep["tom_accuracy_by_target"] == {"player_0": pytest.approx(200 / 3), "player_1": None}
+    assert ep["outcome"] == {"return_player_0": 8.0 + 10.0 + 10.0, "return_player_1": 8.0}
+    with pytest.raises(InvalidAction, match="several targets"):
+        col.record_prediction(1)
+    with pytest.raises(InvalidAction, match="unknown prediction targets"):
+        col.record_prediction({"player_2": 0})
+    with pytest.raises(InvalidAction):
+        col.record_prediction({"player_0": 2})
+
+
+def test_scorer_refuses_an_env_without_the_contract():
+    with pytest.raises(ToMContractError):
+        ToMScorer(gym.make("CartPole-v1"))
+
+
+# ---------------------------------------------------------------------- AEC predictor seats
+@pytest.mark.parametrize("env_id", [i for i in REGISTRY if REGISTRY[i].kind == "aec"])
+def test_aec_recorder_scores_the_predictor_seat(env_id):
+    env = AECToMRecorder(tom_envs.make_aec(env_id, **REGISTRY[env_id].example_kwargs))
+    spec = env.tom_spec
+    env.reset(seed=3)
+    assert env.tom_info == {} and env.records == []
+    name, space = next(iter(spec.targets.items()))
+    space.seed(3)
+    for agent in env.agent_iter(max_iter=300):
+        _, _, term, trunc, info = env.last()
+        if agent == spec.predictor:
+            assert "tom" in info
+            env.record_prediction({name: space.sample()})
+        env.step(None if term or trunc else env.action_space(agent).sample())
+    summary = env.tom_info["episode"]
+    assert summary == env.episode_summary() and summary["tom_steps"] >= 1
+    assert summary["rounds"] == len(env.records) and set(summary["outcome"]) == set(spec.outcome)
+    assert 0.0 <= summary["tom_accuracy"] <= 100.0
+    env.reset(seed=4)
+    assert env.records == [] and env.episode_summary()["tom_steps"] == 0
