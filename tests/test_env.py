@@ -9,6 +9,7 @@ import pytest
 from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidGame, InvalidPartner, ResetNeeded
 from tom_envs.matrix.env import MatrixGameEnv
 from tom_envs.matrix.games import IPD, RPS
+from tom_envs.matrix.text import render_state
 
 
 def test_observation_is_the_last_joint_action_with_a_start_symbol():
@@ -153,3 +154,24 @@ def test_custom_game_by_object_and_by_dict():
     env = MatrixGameEnv({"name": "Coord", "payoffs": [[1, 0], [0, 1]], "action_labels": ["L", "R"]}, partners="always_r")
     env.reset(seed=0)
     assert env.step(1)[1] == 1.0
+
+
+def test_tom_contract_truth_is_the_round_just_played_and_outcome_the_regret_so_far():
+    env = MatrixGameEnv("IPD", partners="tit_for_tat", horizon=3)
+    assert env.tom_spec.targets == {"partner_action": gym.spaces.Discrete(2)}
+    env.reset(seed=0)
+    assert env.tom_truth() == {} and env.tom_outcome() == {"return": 0.0, "optimal_return": 0.0, "regret": 0.0}
+    truths = []
+    for a in (1, 1, 1):  # always defect against tit-for-tat: partner plays C, D, D
+        env.step(a)
+        truths.append(env.tom_truth())
+    assert truths == [{"partner_action": 0}, {"partner_action": 1}, {"partner_action": 1}]
+    # earned 10, 5, 5; the optimal response (C, C, D) earns 8, 8, 10
+    assert env.tom_outcome() == {"return": 20.0, "optimal_return": 26.0, "regret": 6.0}
+
+
+def test_text_is_the_state_in_the_envs_label_set():
+    env = MatrixGameEnv("RPS", partners="always_rock", horizon=2, label_set="letters")
+    env.reset(seed=0)
+    env.step(1)
+    assert env.text() == render_state(RPS, [(1, 0)], 2, "letters") and "round 2 of 2" in env.text()

@@ -254,3 +254,15 @@ def test_human_render_prints_after_every_round(capsys):
     par.reset(seed=0)
     par.step({P0: 1, P1: 1})
     assert "Round 1: you chose Ballet and the other player chose Ballet" in capsys.readouterr().out
+
+
+def test_tom_contract_names_one_target_per_seat():
+    env = MatrixGameParallelEnv("IBS", horizon=2)
+    assert env.tom_spec.targets == {"player_0": spaces.Discrete(2), "player_1": spaces.Discrete(2)}
+    assert env.tom_spec.predictor is None  # both seats predict the other
+    env.reset(seed=0)
+    assert env.tom_truth() == {}
+    env.step({"player_0": 0, "player_1": 0})
+    env.step({"player_0": 1, "player_1": 0})
+    assert env.tom_truth() == {"player_0": 1, "player_1": 0}
+    assert env.tom_outcome() == {"return_player_0": 10.0, "return_player_1": 7.0}

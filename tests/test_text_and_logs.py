@@ -7,6 +7,7 @@ import json
 import gymnasium as gym
 import pytest
 
+from tom_envs.errors import TomEnvsError
 from tom_envs.matrix.games import IBS, IPD, RPS
 from tom_envs.matrix.text import render_rules, render_state
 from wrappers import JSONLEpisodeLog, TextObservation, ToMRecorder
@@ -65,3 +66,16 @@ def test_jsonl_log_writes_each_episode_as_it_ends(tmp_path):
     for _ in range(3):
         env.step(2)
     assert [json.loads(x)["episode"] for x in path.read_text().splitlines()] == [0, 1]
+
+
+def test_text_observation_renders_any_env_with_a_text_method():
+    env = TextObservation(gym.make("tom/Persuasion-v0"))
+    obs, _ = env.reset(seed=0)
+    assert isinstance(obs, str) and obs == env.unwrapped.text() and env.observation_space.contains(obs)
+    obs, *_ = env.step(0)
+    assert obs == env.unwrapped.text() and env.observation_space.contains(obs)
+
+
+def test_text_observation_refuses_an_env_without_text():
+    with pytest.raises(TomEnvsError, match="text"):
+        TextObservation(gym.make("CartPole-v1"))
