@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import ParallelEnv
 
+from tom_envs.aec import Seats
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.matrix.config import build_game, check_env_args
 from tom_envs.matrix.games import MatrixGame
@@ -17,7 +18,7 @@ from tom_envs.tom import ToMSpec
 ROW, COL = "player_0", "player_1"
 
 
-class MatrixGameParallelEnv(ParallelEnv):
+class MatrixGameParallelEnv(Seats, ParallelEnv):
     """A repeated two-player matrix game between two learning agents.
 
     ``player_0`` picks a row of the payoff table every round, ``player_1`` a column, at the same
@@ -128,31 +129,11 @@ class MatrixGameParallelEnv(ParallelEnv):
         self._t = 0
         self._T = 0
         self._joint: list[int] = []
-        self._np_random: np.random.Generator | None = None
         self._human = render_mode == "human"
-
-    # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    @property
-    def np_random(self) -> np.random.Generator:
-        """The env's generator (created unseeded on first use, reseeded by ``reset(seed=...)``)."""
-        if self._np_random is None:
-            self._np_random = np.random.default_rng()
-        return self._np_random
-
-    @np_random.setter
-    def np_random(self, value: np.random.Generator) -> None:
-        self._np_random = value
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict[str, Any], dict[str, dict]]:
-        if seed is not None or self._np_random is None:
-            self._np_random = np.random.default_rng(seed)
+        self.reseed(seed)
         self.agents = self.possible_agents[:]
         self._t, self._T = 0, self.horizon
         self._joint = [0] * self.horizon  # joint-action codes a * n_b + b; the first _t are played
