@@ -1,5 +1,9 @@
 """The base of every PettingZoo AEC env of tom-envs: seeding, the per-episode bookkeeping PettingZoo
-expects, and the checks at the start of ``step`` (docs/architecture.md, "Contracts")."""
+expects, the checks at the start of ``step`` and the step's ToM truth (docs/architecture.md, "Contracts").
+
+:class:`Seats` is the part any PettingZoo env (AEC or parallel) can share: per-agent spaces kept in
+dicts and one generator reseeded by ``reset(seed=...)``.
+"""
 
 from __future__ import annotations
 
@@ -12,26 +16,11 @@ from pettingzoo import AECEnv
 from tom_envs.errors import EpisodeEnded, ResetNeeded
 
 
-class TomAECEnv(AECEnv):
-    """An :class:`~pettingzoo.AECEnv` with what the AEC envs of tom-envs share.
-
-    Subclasses fill ``possible_agents``, ``observation_spaces`` and ``action_spaces`` in
-    ``__init__``, call :meth:`reseed` and :meth:`start_episode` in ``reset``, and implement
-    :meth:`play` (one live agent's action); ``step`` does the rest. A step that resolves
-    literal-ToM targets says so with :meth:`resolve`; :meth:`tom_truth` then returns them until
-    the next step (the ToM contract, :mod:`tom_envs.tom`).
-    """
+class Seats:
+    """Per-agent spaces from the ``observation_spaces`` / ``action_spaces`` dicts, and the env's generator."""
 
     observation_spaces: dict[str, spaces.Space]
     action_spaces: dict[str, spaces.Space]
-    #: what ``step`` says when it is called with no agent left
-    episode_over = "the episode is over; call env.reset()."
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.agents: list[str] = []
-        self._started = False
-        self._truth: dict[str, Any] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -41,21 +30,45 @@ class TomAECEnv(AECEnv):
 
     @property
     def np_random(self) -> np.random.Generator:
-        """The env's generator (reseeded by ``reset(seed=...)``)."""
-        if not hasattr(self, "_np_random_gen"):
+        """The env's generator (created unseeded on first use, reseeded by ``reset(seed=...)``)."""
+        if getattr(self, "_np_random_gen", None) is None:
             self._np_random_gen = np.random.default_rng()
         return self._np_random_gen
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random_gen = value
+
+    def reseed(self, seed: int | None) -> np.random.Generator:
+        """A fresh generator from ``seed``; with None, the current one goes on (first use: unseeded)."""
+        if seed is not None or getattr(self, "_np_random_gen", None) is None:
+            self._np_random_gen = np.random.default_rng(seed)
+        return self._np_random_gen
+
+
+class TomAECEnv(Seats, AECEnv):
+    """An :class:`~pettingzoo.AECEnv` with what the AEC envs of tom-envs share.
+
+    Subclasses fill ``possible_agents``, ``observation_spaces`` and ``action_spaces`` in
+    ``__init__``, call :meth:`reseed` and :meth:`start_episode` in ``reset``, and implement
+    :meth:`play` (one live agent's action); ``step`` does the rest. A step that resolves
+    literal-ToM targets says so with :meth:`resolve`; :meth:`tom_truth` then returns them until
+    the next step (the ToM contract, :mod:`tom_envs.tom`).
+    """
+
+    #: what ``step`` says when it is called with no agent left
+    episode_over = "the episode is over; call env.reset()."
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.agents: list[str] = []
+        self._started = False
+        self._truth: dict[str, Any] = {}
 
     @property
     def started(self) -> bool:
         """Whether ``reset`` has been called at least once."""
         return self._started
-
-    def reseed(self, seed: int | None) -> np.random.Generator:
-        """A fresh generator from ``seed``; with None, the current one goes on (first use: unseeded)."""
-        if seed is not None or not hasattr(self, "_np_random_gen"):
-            self._np_random_gen = np.random.default_rng(seed)
-        return self._np_random_gen
 
     def start_episode(self, first: str | None = None) -> None:
         """Every possible agent is live again, with zero rewards; ``first`` (default: the first) acts."""
