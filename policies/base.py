@@ -57,9 +57,12 @@ class BasePolicy:
     def act(self, observation: Any, info: dict) -> Any:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def predict(self, observation: Any, info: dict) -> "int | np.ndarray | None":
-        """Literal-ToM prediction of the other agent's action for this round: an action index,
-        or a probability vector over the other agent's actions; None if the policy makes none."""
+    def predict(self, observation: Any, info: dict) -> Any:
+        """Literal-ToM prediction for the coming step, in the env's ToM targets (``tom_spec``,
+        :mod:`tom_envs.tom`), as :meth:`wrappers.ToMRecorder.record_prediction` takes it: for a
+        single target its value (matrix games: the partner's action index, or a probability
+        vector over its actions; QA envs: the answer), otherwise ``{target: value}``; None if the
+        policy makes none."""
         return None
 
     def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool, info: dict) -> None:
