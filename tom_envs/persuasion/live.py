@@ -151,6 +151,7 @@ class PersuasionEnv(gym.Env):
         self._started = False
         self._done = True
         self._pending: dict[str, int] | None = None
+        self._truth: dict[str, int] = {}
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -163,7 +164,7 @@ class PersuasionEnv(gym.Env):
         self.transcript: list[str] = []
         self._regrets: list[float] = []
         self._hits: dict[str, list[bool]] = {"desire": [], "attitude": []}
-        self._truth: dict[str, int] = {}
+        self._truth = {}
         self._pending = None
         self._started, self._done = True, False
         info = self._state_info()
@@ -226,8 +227,10 @@ class PersuasionEnv(gym.Env):
 
     def tom_outcome(self) -> dict[str, Any]:
         """``success`` so far, the summed ``regret`` and the oracle's ``optimal_success``."""
-        return {"success": self._started and self.persuadee.convinced, "regret": float(sum(self._regrets)),
-                "optimal_success": self.oracle.success_probability if self._started else None}
+        if not self._started:
+            return {"success": False, "regret": 0.0, "optimal_success": None}
+        return {"success": self.persuadee.convinced, "regret": float(sum(self._regrets)),
+                "optimal_success": self.oracle.success_probability}
 
     # ------------------------------------------------------------------ text and summary
     def text(self) -> str:
