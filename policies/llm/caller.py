@@ -238,12 +238,8 @@ class Caller:
         check_caller_args(
             max_resamples=bound, fallback=fallback, temperature=temperature, max_tokens=max_tokens, bound_name=name
         )
-        self.backend = backend
-        self.max_resamples = bound
-        self.fallback = fallback
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.reask_note = reask_note
+        self.backend, self.max_resamples, self.fallback = backend, bound, fallback
+        self.temperature, self.max_tokens, self.reask_note = temperature, max_tokens, reask_note
         self.reset(seed)
 
     @property
@@ -285,7 +281,10 @@ class Caller:
         """
         if not asks:
             return []
-        kind = "generate" if all(a.parse is not None for a in asks) else "text"
+        parsed = [a.parse is not None for a in asks]
+        if any(parsed) != all(parsed):
+            raise InvalidPolicyConfig(f"stage {stage!r} mixes parsed asks and free text; ask them in separate stages.")
+        kind = "generate" if parsed[0] else "text"
         owners = [self._owner(a) for a in asks]
         for owner in owners:
             owner.stats["decisions"] += 1

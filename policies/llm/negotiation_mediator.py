@@ -198,4 +198,11 @@ class LLMMediator(UsesCaller, BasePolicy):
         return decision
 
 
-__all__ = ["MEDIATION_STRATEGIES", "VARIANTS", "GenericMediation", "LLMMediator", "MediationStrategy", "SocialMediation"]
+__all__ = [
+    "MEDIATION_STRATEGIES",
+    "VARIANTS",
+    "GenericMediation",
+    "LLMMediator",
+    "MediationStrategy",
+    "SocialMediation",
+]

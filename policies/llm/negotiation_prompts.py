@@ -10,7 +10,9 @@ fields are listed next to each. Party and mediator prompts start from the seat's
 from __future__ import annotations
 
 #: Appended to a re-asked prompt (field: ``error``, why the previous reply could not be used).
-REASK_NOTE = "\n\nYour previous reply could not be used ({error}). Reply again with only the JSON object described above."
+REASK_NOTE = (
+    "\n\nYour previous reply could not be used ({error}). Reply again with only the JSON object described above."
+)
 
 # ------------------------------------------------------------------------------------ shared pieces
 #: A topic and its options, as listed in judge prompts (fields: ``name``, ``question``; ``label``, ``text``).

@@ -143,7 +143,9 @@ class LLMQAAnswerer(BasePolicy):
         bodies = [render_body(observations[i]) for i in todo]
         sub = [slots[i] for i in todo]
         if self.scoring:
-            asks = [ScoreAsk(QA_SCORE.format(body=b), [" " + x for x in LETTERS[:n]], s) for (b, n), s in zip(bodies, sub)]
+            asks = [
+                ScoreAsk(QA_SCORE.format(body=b), [" " + x for x in LETTERS[:n]], s) for (b, n), s in zip(bodies, sub)
+            ]
             for slot, probs in zip(sub, self.caller.score("answer", asks)):
                 slot.cache["answer"] = int(np.argmax(probs))
         else:
@@ -173,5 +175,6 @@ class LLMQAAnswerer(BasePolicy):
         return [copy.deepcopy(s.log) for s in self._slots]
 
     def episode_stats(self) -> list[dict]:
-        """Per slot: ``parse_failures``, ``fallbacks``, ``requests``, ``backend_calls``, ``decisions``, ``questions``."""
+        """Per slot, the caller's counters (``parse_failures``, ``fallbacks``, ``requests``,
+        ``backend_calls``, ``decisions``) and ``questions``."""
         return [{**s.stats, "questions": q} for s, q in zip(self._slots, self._asked)]

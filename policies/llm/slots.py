@@ -91,7 +91,8 @@ class Slot:
         self.log["prompt_tokens"] += reply.prompt_tokens
         self.log["completion_tokens"] += reply.completion_tokens
         parsed = value if entry["kind"] == "generate" and error is None else None
-        entry["attempts"].append({"messages": request.messages, "seed": request.seed, "reply": reply.text, "parsed": parsed})
+        attempt_log = {"messages": request.messages, "seed": request.seed, "reply": reply.text, "parsed": parsed}
+        entry["attempts"].append(attempt_log)
         if error is not None:
             self.log["parse_failures"] += 1
 

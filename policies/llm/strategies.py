@@ -416,3 +416,34 @@ def build_strategy(name: str, **kwargs: Any) -> MatrixStrategy:
     if name not in STRATEGY_BUILDERS:
         raise UnknownStrategy(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES)}.")
     return STRATEGY_BUILDERS[name](**kwargs)
+
+
+# Names kept importable from here for older code (they live in the caller, parsing, errors and slots modules).
+__all__ = [
+    "FALLBACKS",
+    "MAX_TOKENS",
+    "STRATEGIES",
+    "STRATEGY_BUILDERS",
+    "CoTShotStrategy",
+    "GameText",
+    "InvalidPolicyConfig",
+    "LMStrategy",
+    "MatrixStrategy",
+    "OracleActionUnavailable",
+    "OracleStrategy",
+    "PlansInsightsStrategy",
+    "QAStrategy",
+    "ReflexionStrategy",
+    "ResampleLimitReached",
+    "S2AStrategy",
+    "Slot",
+    "SocialStrategy",
+    "StageRunner",
+    "UnknownStrategy",
+    "build_strategy",
+    "cot_examples",
+    "extract_section",
+    "parse_answer",
+    "softmax",
+    "user",
+]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -56,3 +58,19 @@ class ScriptedServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
+
+
+@contextmanager
+def scripted_backend(
+    reply: Callable[[str, "int | None"], str], **backend_kwargs: Any
+) -> Iterator[tuple[ScriptedServer, Any]]:
+    """A :class:`ScriptedServer` and a real OpenAIBackend talking to it (no retries); both closed afterwards."""
+    from policies.llm import OpenAIBackend
+
+    server = ScriptedServer(reply)
+    backend = OpenAIBackend(server.url, "scripted", **{"max_retries": 0, "timeout": 10, **backend_kwargs})
+    try:
+        yield server, backend
+    finally:
+        backend.close()
+        server.close()

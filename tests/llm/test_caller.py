@@ -13,7 +13,7 @@ from policies.llm.caller import COUNTERS, Ask, Caller, ScoreAsk, check_caller_ar
 from policies.llm.errors import InvalidPolicyConfig, ReplyError, ResampleLimitReached
 from policies.llm.slots import Slot
 
-from .scripted_server import ScriptedServer
+from .scripted_server import scripted_backend
 
 
 def vote(text: str) -> int:
@@ -36,11 +36,8 @@ def answer_when_asked_nicely(content: str, seed: int | None) -> str:
 
 @pytest.fixture
 def served():
-    server = ScriptedServer(answer_when_asked_nicely)
-    backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
-    yield server, backend
-    backend.close()
-    server.close()
+    with scripted_backend(answer_when_asked_nicely) as pair:
+        yield pair
 
 
 def test_every_stage_is_one_call_and_only_unparsed_asks_are_reasked(served):

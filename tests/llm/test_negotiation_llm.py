@@ -24,7 +24,7 @@ from policies.negotiation_llm import (
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario
 
-from .scripted_server import ScriptedServer
+from .scripted_server import scripted_backend
 
 SCENARIO = resolve_scenario("hopkins_hmo")
 
@@ -61,11 +61,8 @@ def scripted_reply(content: str, seed: int) -> str:
 
 @pytest.fixture
 def scripted():
-    server = ScriptedServer(scripted_reply)
-    backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
-    yield server, backend
-    backend.close()
-    server.close()
+    with scripted_backend(scripted_reply) as pair:
+        yield pair
 
 
 def play(backend: OpenAIBackend, seed: int, variant: str = "social") -> tuple[dict, dict, LLMMediator, LLMAgreementJudge]:
