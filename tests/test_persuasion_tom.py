@@ -8,7 +8,8 @@ import pytest
 
 from policies.persuasion import BanditPersuader, RandomPersuader, SimulatedPersuadee
 from tom_envs.persuasion.live import PersuasionEnv
-from tom_envs.persuasion.personas import DESIRES, YES
+from tom_envs.persuasion.personas import ARCHETYPES, DESIRES, NONE, YES, resolve_personas
+from tom_envs.persuasion.persuadee import Persuadee
 from tom_envs.persuasion.two_seat import PERSUADEE, PERSUADER, PersuasionAECEnv
 from tom_envs.tom import ToMEnv, tom_spec_of
 from wrappers.tom_recorder import AECToMRecorder, ToMRecorder
@@ -83,3 +84,20 @@ def test_two_seat_persuader_sees_nothing_of_the_persuadees_hidden_persona_before
     views = [_two_seat_episode(PersuasionAECEnv(horizon=3), SimulatedPersuadee(p), 7, None) for p in (easy, stubborn)]
     assert views[0][0] == views[1][0] and len(views[0]) == 1 and len(views[1]) == 3
     assert np.array_equal(views[0][0][0], [6, 6, 3, 3])
+
+
+def test_simulated_persuadee_and_the_live_env_share_one_persuadee_dynamics():
+    """The seat-filling agent states the desire of a :class:`Persuadee` moved with its own generator:
+    the same trajectory as a Persuadee driven by a generator in the same state."""
+    persona = ARCHETYPES[1]
+    for seed in range(20):
+        agent = SimulatedPersuadee(personas=persona.name)
+        agent.reset(seed)
+        rng = np.random.default_rng(seed)
+        twin = Persuadee(resolve_personas(persona.name).draw(rng), rng)
+        previous = NONE
+        for principle in (2, 2, 3, 0, 5):
+            stance = agent.act(np.array([principle, previous, 0, 5]), {})
+            twin.hear(principle, rng, previous=previous)
+            assert stance == twin.desire
+            previous = principle
