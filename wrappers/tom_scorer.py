@@ -33,6 +33,8 @@ def parse_prediction(space: spaces.Space, value: Any, target: str) -> tuple[Any,
     """
     if isinstance(space, spaces.Discrete):
         lo, n = int(space.start), int(space.n)
+        if type(value) is int and lo <= value < lo + n:  # the common case, without numpy
+            return value, None
         if np.ndim(value) == 0:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not lo <= value < lo + n:
                 raise InvalidAction(f"a prediction of {target!r} is an integer in {lo}..{lo + n - 1} or {n} probabilities "
@@ -54,6 +56,8 @@ def parse_prediction(space: spaces.Space, value: Any, target: str) -> tuple[Any,
 
 def _hits(prediction: Any, truth: Any) -> tuple[int, int]:
     """Matching elements and elements compared (1 and 1 for scalars)."""
+    if type(prediction) is int and type(truth) is int:
+        return int(prediction == truth), 1
     if np.ndim(truth) == 0 and np.ndim(prediction) == 0:
         return int(prediction == truth), 1
     p, t = np.asarray(prediction), np.asarray(truth)
@@ -89,6 +93,7 @@ class ToMScorer:
         self.spec: ToMSpec = tom_spec_of(env)
         self.env = getattr(env, "unwrapped", env)
         self._single = self.spec.target
+        self._discrete = self._single is not None and isinstance(self.spec.targets[self._single], spaces.Discrete)
         self.start()
 
     @classmethod
@@ -140,48 +145,47 @@ class ToMScorer:
     def score(self, reward: float = 0.0, action: Any = None, info: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Score the step just taken against the env's ``tom_truth()``; returns the step record."""
         truth = self.env.tom_truth()
-        if self.spec.action_is_prediction and action is not None and self._single not in self._pending:
+        single = self._single
+        if self.spec.action_is_prediction and action is not None and single not in self._pending:
             try:
-                self._pending[self._single] = parse_prediction(self.spec.targets[self._single], action, self._single)
+                self._pending[single] = parse_prediction(self.spec.targets[single], action, single)
             except InvalidAction:  # an action outside the target's space is scored wrong by the env itself
-                self._pending[self._single] = (int(np.asarray(action)), None)
+                self._pending[single] = (int(np.asarray(action)), None)
         self._t += 1
         self._return += float(reward)
-        record: dict[str, Any] = {"round": self._t}
-        predictions: dict[str, Any] = {}
-        correct: dict[str, bool | None] = {}
-        probs: dict[str, float | None] = {}
         group = None if self.spec.group_by is None or info is None else info.get(self.spec.group_by)
-        for name in self.spec.targets:
-            value = truth.get(name)
-            record[name] = value
-            if name not in truth:
-                continue
-            if name not in self._pending:
-                predictions[name] = correct[name] = probs[name] = None
-                continue
-            pred, dist = self._pending.pop(name)
-            hits, total = _hits(pred, value)
-            predictions[name], correct[name] = pred, hits == total
-            probs[name] = None if dist is None else float(dist[int(value) - int(self.spec.targets[name].start)])
-            self._by_target[name][0] += hits
-            self._by_target[name][1] += total
-            if group is not None:
-                counts = self._by_group.setdefault(group, [0, 0])
-                counts[0] += hits
-                counts[1] += total
-        if any(c is not None for c in correct.values()):
-            self._steps_predicted += 1
-        if self._single is not None:
-            record["prediction"] = predictions.get(self._single)
-            record["correct"] = correct.get(self._single)
-            if isinstance(self.spec.targets[self._single], spaces.Discrete):
-                record["prediction_prob"] = probs.get(self._single)
-            self._correct.append(record["correct"])
-        else:
-            record["prediction"], record["correct"] = predictions, correct
-            self._correct.append(dict(correct))
+        if single is not None:
+            pred, correct, prob = self._take(single, truth, group)
+            self._correct.append(correct)
+            self._steps_predicted += correct is not None
+            record = {"round": self._t, single: truth.get(single), "prediction": pred, "correct": correct}
+            if self._discrete:
+                record["prediction_prob"] = prob
+            return record
+        record = {"round": self._t, **{name: truth.get(name) for name in self.spec.targets}}
+        taken = {name: self._take(name, truth, group) for name in self.spec.targets if name in truth}
+        record["prediction"] = {name: t[0] for name, t in taken.items()}
+        record["correct"] = {name: t[1] for name, t in taken.items()}
+        self._correct.append(dict(record["correct"]))
+        self._steps_predicted += any(c is not None for c in record["correct"].values())
         return record
+
+    def _take(self, name: str, truth: Mapping[str, Any], group: Any) -> tuple[Any, bool | None, float | None]:
+        """Score the pending prediction of ``name`` if this step resolved it: (prediction, correct, prob)."""
+        if name not in truth or name not in self._pending:
+            return None, None, None
+        pred, dist = self._pending.pop(name)
+        value = truth[name]
+        hits, total = _hits(pred, value)
+        counts = self._by_target[name]
+        counts[0] += hits
+        counts[1] += total
+        if group is not None:
+            counts = self._by_group.setdefault(group, [0, 0])
+            counts[0] += hits
+            counts[1] += total
+        prob = None if dist is None else float(dist[int(value) - int(self.spec.targets[name].start)])
+        return pred, hits == total, prob
 
     def summary(self) -> dict[str, Any]:
         """Literal-ToM accuracy and the env's functional outcome for the episode so far."""
