@@ -2,15 +2,17 @@
 
 ::
 
-    python -m benchmarks negotiation --mediator none,generic,social --mode easy,medium,hard \\
-        --scenarios all --runs 5 [--format json] [--plot DIR] [--out results/] \\
+    python -m benchmarks negotiation --policy none,generic,social --mode easy,medium,hard \\
+        --scenarios all --episodes 5 [--seed 0] [--format json] [--plot DIR] [--out results/] \\
         [--attitudes stated|keyword|llm] [--mi-judge rule-based|llm] \\
         [--backend vllm|openai --model M --base-url URL --fallback raise|random]   # LLM parts
 
 Columns follow Table 1: Easy (accommodating, avoiding), Medium (general), Hard (competing), each
 with the chosen mediators; rows are CC (%), TLE (%), RL (turns, not seconds: the scripted runs
 have no clock), ME (%) and MI (1-5, from the rule-based judge for scripted runs). Each cell is the
-mean over scenarios x runs, with a 95 % CI. Every finished episode is appended to a JSONL file
+mean over scenarios x runs, with a 95 % CI (002's GPT-4.1 values are printed below the table).
+``--policy`` is also spelled ``--mediator`` and ``--episodes`` ``--runs``. Episodes are played by
+the evaluation runner (:func:`benchmarks.runner.play_aec`); every finished episode is appended to a JSONL file
 under ``--out/negotiation/`` at once, keyed by its cell, scenario and seed, so reruns resume.
 
 ``--attitudes`` sets where consensus tracking takes the parties' attitudes from: ``stated`` (the
@@ -26,87 +28,119 @@ are stored with the episode and summed per row (``llm_decisions``, ``llm_fallbac
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, ClassVar
 
-from benchmarks.records import append_record, read_records
+from benchmarks.cli import add_llm_options, add_run_options, comma_list, progress_bar, split_list
+from benchmarks.family import Benchmark, register
+from benchmarks.results import RESULTS_VERSION, ResultsFile
+from benchmarks.runner import Cell, env_id_for, make_env, play_aec
 from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
-from policies.negotiation import MEDIATORS, make_mediator
-from tom_envs.negotiation.env import NegotiationEnv
+from policies.negotiation import MEDIATORS as SCRIPTED_MEDIATORS
+from policies.negotiation import make_mediator
 from tom_envs.negotiation.errors import NegotiationConfigError
-from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, resolve_scenario
+from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, Scenario, resolve_scenario
 
-#: Bump when the meaning of a recorded episode changes (new result files).
-RESULTS_VERSION = 1
 ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"), ("mi", "MI ↑", ""))
 MEDIATOR_ONLY = ("rl", "me", "mi")
+LLM_MEDIATORS = ("llm-generic", "llm-social")
+ATTITUDES = ("stated", "keyword", "llm")
+MI_JUDGES = ("rule-based", "llm")
+#: 002's Table 1 (GPT-4.1 as the mediator backbone; mean over 6 scenarios x 5 runs) per (conflict
+#: mode, mediator): CC, TLE and ME in percent, RL in seconds (ours counts turns), MI on 1-5.
+PUBLISHED: dict[tuple[str, str], dict[str, float]] = {
+    ("accommodating", "none"): {"cc": 18.74, "tle": 1.05},
+    ("accommodating", "generic"): {"cc": 20.13, "tle": 1.18, "rl": 6.39, "me": 1.18, "mi": 4.464},
+    ("accommodating", "social"): {"cc": 22.59, "tle": 1.16, "rl": 4.00, "me": 0.82, "mi": 4.319},
+    ("avoiding", "none"): {"cc": 17.49, "tle": 1.17},
+    ("avoiding", "generic"): {"cc": 14.31, "tle": 1.04, "rl": 25.56, "me": 0.17, "mi": 4.260},
+    ("avoiding", "social"): {"cc": 13.25, "tle": 0.48, "rl": 5.69, "me": 0.89, "mi": 4.445},
+    ("general", "none"): {"cc": 11.36, "tle": 0.54},
+    ("general", "generic"): {"cc": 10.93, "tle": 0.44, "rl": 5.64, "me": 2.01, "mi": 4.292},
+    ("general", "social"): {"cc": 11.39, "tle": 0.74, "rl": 3.00, "me": 0.25, "mi": 4.207},
+    ("competing", "none"): {"cc": 6.83, "tle": 0.50},
+    ("competing", "generic"): {"cc": 7.01, "tle": 0.23, "rl": 15.98, "me": 1.75, "mi": 4.225},
+    ("competing", "social"): {"cc": 10.65, "tle": 0.57, "rl": 3.71, "me": 0.59, "mi": 4.318},
+}
+
+#: ``factory(name, scenario) -> mediator`` for the LLM mediators (see :func:`llm_mediator_factory`).
+LLMMediatorFactory = Callable[[str, Scenario], BasePolicy]
+
+
+def _scripted(name: str) -> Callable[[Scenario, LLMMediatorFactory | None], BasePolicy]:
+    return lambda scenario, llm: make_mediator(name)
+
+
+def _llm(name: str) -> Callable[[Scenario, LLMMediatorFactory | None], BasePolicy]:
+    def factory(scenario: Scenario, llm: LLMMediatorFactory | None) -> BasePolicy:
+        if llm is None:
+            raise NegotiationConfigError(f"mediator {name!r} needs an LLM backend (--backend/--model)")
+        return llm(name, scenario)
+
+    return factory
+
+
+#: The family's one name -> factory(scenario, LLM mediator factory or None) table of mediators.
+POLICIES: dict[str, Callable[[Scenario, LLMMediatorFactory | None], BasePolicy]] = {
+    **{name: _scripted(name) for name in SCRIPTED_MEDIATORS}, **{name: _llm(name) for name in LLM_MEDIATORS}}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add this command's options to ``parser`` (a sub-parser of ``python -m benchmarks``)."""
-    parser.add_argument("--mediator", default="none,generic,social",
-                        help=f"comma-separated: {', '.join(MEDIATORS)}, or the LLM mediators {', '.join(LLM_MEDIATORS)}")
+    add_run_options(parser, episodes=5, episode_aliases=("--runs",),
+                    episodes_help="runs per scenario and cell (run r uses seed + r)",
+                    seed_help="run r of every scenario uses seed + r",
+                    plot="write consensus trajectories per topic (002 Figure 2) into this folder")
+    parser.add_argument("--policy", "--mediator", dest="mediator", default="none,generic,social",
+                        help=f"comma-separated mediators: {', '.join(SCRIPTED_MEDIATORS)}, or the LLM mediators "
+                             f"{', '.join(LLM_MEDIATORS)}")
     parser.add_argument("--mode", default="easy,medium,hard", help="comma-separated difficulty levels: easy, medium, hard")
-    parser.add_argument("--scenarios", default="all", help=f"'all' or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario file paths")
-    parser.add_argument("--runs", type=int, default=5, help="runs per scenario (run r uses seed + r)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="results", help="folder of the episode records (resumable)")
-    parser.add_argument("--plot", metavar="DIR", help="write consensus trajectories per topic (002 Figure 2)")
-    parser.add_argument("--format", choices=["table", "json"], default="table")
-    llm = parser.add_argument_group("LLM mediators (--mediator llm-generic,llm-social)")
-    llm.add_argument("--backend", choices=["vllm", "openai"], default="vllm")
-    llm.add_argument("--model", help="vllm: a local model folder; openai: the served model name")
-    llm.add_argument("--base-url", help="openai: the server's base URL (key from OPENAI_API_KEY)")
-    llm.add_argument("--max-model-len", type=int, help="vllm: context length (transcripts grow with the turns)")
-    llm.add_argument("--fallback", choices=["raise", "random"], default="raise",
-                     help="after the bounded re-asks: raise, or a flagged random decision")
+    parser.add_argument("--scenarios", default="all",
+                        help=f"'all' or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario file paths")
     parser.add_argument("--mi-judge", choices=MI_JUDGES, default="rule-based",
                         help="who scores interventions: the rule-based judge, or the LLM judge on --backend/--model")
     parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
+    add_llm_options(parser, title="LLM parts (--mediator llm-generic,llm-social; --attitudes llm; --mi-judge llm)",
+                    only=("backend", "model", "base_url", "max_model_len", "fallback"),
+                    max_model_len_help="vllm: context length (transcripts grow with the turns)")
 
 
-LLM_MEDIATORS = ("llm-generic", "llm-social")
-ATTITUDES = ("stated", "keyword", "llm")
-MI_JUDGES = ("rule-based", "llm")
-
-
-def _split(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
+def _names(text: str, flag: str, choices: Sequence[str] | None = None) -> list[str]:
+    """The items of a comma-separated ``flag``: non-empty, no duplicates, each one of ``choices`` (if given)."""
+    try:
+        comma_list(choices, name=flag.lstrip("-"))(text)
+    except argparse.ArgumentTypeError as exc:
+        raise NegotiationConfigError(f"{flag}: {exc}") from None
+    return split_list(text)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; prints the table (or JSON rows) and returns the exit status."""
-    mediators = _split(args.mediator)
-    bad = [m for m in mediators if m not in MEDIATORS and m not in LLM_MEDIATORS]
-    if bad:
-        raise NegotiationConfigError(f"unknown --mediator {bad}; choose from {', '.join(MEDIATORS)}, {', '.join(LLM_MEDIATORS)}")
-    levels = _split(args.mode)
-    bad = [m for m in levels if m not in DIFFICULTY_MODES]
-    if bad:
-        raise NegotiationConfigError(f"unknown --mode {bad}; choose from {', '.join(DIFFICULTY_MODES)}")
-    scenarios = list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all" else _split(args.scenarios)
-    if args.runs < 1:
-        raise NegotiationConfigError(f"--runs must be at least 1, got {args.runs}")
+    mediators = _names(args.mediator, "--mediator", list(POLICIES))
+    levels = _names(args.mode, "--mode", list(DIFFICULTY_MODES))
+    scenarios = list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all" else _names(args.scenarios, "--scenarios")
+    if args.episodes < 1:
+        raise NegotiationConfigError(f"--runs must be at least 1, got {args.episodes}")
     backend = factory = extractor = judge = None
     ident: dict[str, Any] = {}
     if any(m in LLM_MEDIATORS for m in mediators) or args.attitudes == "llm" or args.mi_judge == "llm":
-        from benchmarks.matrix import build_backend
+        from benchmarks.cli import backend_from_args
 
-        backend = build_backend(args.backend, args.model, args.base_url, args.seed,
-                                max_model_len=args.max_model_len)
+        backend = backend_from_args(args)
         factory = llm_mediator_factory(backend, args.fallback)
         extractor = llm_extractor_factory(backend, args.fallback)
         judge = llm_judge_factory(backend, args.fallback)
         ident = {"backend": args.backend, "model": args.model, "base_url": args.base_url, "fallback": args.fallback}
     try:
-        rows, records = evaluate(levels, mediators, scenarios, args.runs, args.seed, Path(args.out), factory, ident,
-                                 attitudes=args.attitudes, extractor_factory=extractor, mi_judge=args.mi_judge,
-                                 judge_factory=judge)
+        rows, records = evaluate(levels, mediators, scenarios, args.episodes, args.seed, Path(args.out), factory,
+                                 ident, attitudes=args.attitudes, extractor_factory=extractor, mi_judge=args.mi_judge,
+                                 judge_factory=judge, progress=None if args.format != "json" else False)
     finally:
         if backend is not None:
             backend.close()
@@ -118,8 +152,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---------------------------------------------------------------------- running
-def llm_mediator_factory(backend: Any, fallback: str = "raise") -> Any:
+# ---------------------------------------------------------------------- LLM parts
+def llm_mediator_factory(backend: Any, fallback: str = "raise") -> LLMMediatorFactory:
     """Builds ``llm-generic`` / ``llm-social`` mediators on ``backend`` for a scenario."""
     from policies.negotiation_llm import LLMMediator
 
@@ -129,58 +163,78 @@ def llm_mediator_factory(backend: Any, fallback: str = "raise") -> Any:
     return factory
 
 
-def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Any:
+def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
     """Builds the LLM attitude extractor on ``backend`` for a scenario."""
     from policies.negotiation_llm import LLMAttitudeExtractor
 
-    def factory(scenario: Any) -> Any:
-        return LLMAttitudeExtractor(backend, scenario, fallback=fallback)
-
-    return factory
+    return lambda scenario: LLMAttitudeExtractor(backend, scenario, fallback=fallback)
 
 
-def llm_judge_factory(backend: Any, fallback: str = "raise") -> Any:
+def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
     """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
     from policies.negotiation_llm import LLMMIJudge
 
-    def factory(scenario: Any) -> Any:
-        return LLMMIJudge(backend, scenario, fallback=fallback)
+    return lambda scenario: LLMMIJudge(backend, scenario, fallback=fallback)
 
-    return factory
+
+# ---------------------------------------------------------------------- cells and episodes
+@dataclass(frozen=True)
+class NegotiationCell(Cell):
+    """One Table 1 cell: a conflict mode (of a difficulty level) x a mediator, with the attitude
+    source and MI judge; its results file holds every (scenario, seed) episode of the cell.
+
+    ``llm`` (backend, model, base URL, fallback) is part of the key when an LLM decides, reads or
+    judges, so results of different models never mix."""
+
+    family: ClassVar[str] = "negotiation"
+    difficulty: str
+    conflict_mode: str
+    mediator: str
+    llm: dict[str, Any] = field(default_factory=dict)
+    attitudes: str = "stated"
+    mi_judge: str = "rule-based"
+
+    def config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": self.conflict_mode,
+                                  "mediator": self.mediator}
+        if self.llm and (self.mediator in LLM_MEDIATORS or self.attitudes == "llm" or self.mi_judge == "llm"):
+            config["llm"] = dict(self.llm)
+        if self.attitudes != "stated":
+            config["attitudes"] = self.attitudes
+        if self.mi_judge != "rule-based":
+            config["mi_judge"] = self.mi_judge
+        return config
+
+    def slug(self) -> str:
+        return f"{self.conflict_mode}_{self.mediator}"
+
+    def results(self, out: Path) -> ResultsFile:
+        """Records by (scenario, seed)."""
+        return ResultsFile(self.path(out), key=lambda rec: (rec["scenario"], int(rec["seed"])),
+                           check=lambda rec: rec["episode"]["cc"])
+
+    def make_env(self, scenario: Scenario, parts: dict[str, Any]) -> Any:
+        """The registered env of this difficulty, in this conflict mode, on ``scenario``."""
+        return make_env(env_id_for("negotiation", "aec", difficulty=self.difficulty), record=False,
+                        scenario=scenario, conflict_mode=self.conflict_mode, **parts)
 
 
 def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any] | None = None,
               attitudes: str = "stated", mi_judge: str = "rule-based") -> Path:
-    config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": conflict_mode, "mediator": mediator}
-    if ident and (mediator in LLM_MEDIATORS or attitudes == "llm" or mi_judge == "llm"):
-        config["llm"] = ident  # which model decided, read or judged: results of different models never mix
-    if attitudes != "stated":
-        config["attitudes"] = attitudes
-    if mi_judge != "rule-based":
-        config["mi_judge"] = mi_judge
-    key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
-    return out / "negotiation" / f"{conflict_mode}_{mediator}_{key}.jsonl"
+    """The results file of a cell (see :class:`NegotiationCell`)."""
+    level = next(lv for lv, modes in DIFFICULTY_MODES.items() if conflict_mode in modes)
+    return NegotiationCell(level, conflict_mode, mediator, dict(ident or {}), attitudes, mi_judge).path(out)
 
 
-def load_records(path: Path) -> dict[tuple[str, int], dict]:
-    """Records by (scenario, seed) (see :func:`benchmarks.records.read_records`); never raises."""
-    return read_records(path, lambda rec: (rec["scenario"], int(rec["seed"])), lambda rec: rec["episode"]["cc"])
-
-
-def play_episode(env: NegotiationEnv, mediator: Any, seed: int) -> dict[str, Any]:
-    """One episode with scripted parties and ``mediator`` in the mediator seat; the summary."""
-    mediator.reset(seed)
-    env.reset(seed=seed)
-    info: dict[str, Any] = {}
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        env.step(None if term or trunc else mediator.act(obs, info))
-    return info["episode"]
+def play_episode(env: Any, mediator: Any, seed: int) -> dict[str, Any]:
+    """One episode with scripted parties and ``mediator`` in the mediator seat; the env's summary."""
+    return play_aec(env, mediator, seed).info["episode"]
 
 
 def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequence[str], runs: int, seed: int,
-             out: Path, llm_factory: Any = None, ident: dict[str, Any] | None = None, attitudes: str = "stated",
-             extractor_factory: Any = None, mi_judge: str = "rule-based", judge_factory: Any = None,
+             out: Path, llm_factory: LLMMediatorFactory | None = None, ident: dict[str, Any] | None = None,
+             attitudes: str = "stated", extractor_factory: Any = None, mi_judge: str = "rule-based",
+             judge_factory: Any = None, progress: bool | None = False,
              ) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
     """Run (or resume) the grid; returns Table 1 rows and the records per (conflict mode, mediator).
 
@@ -190,7 +244,8 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
     :func:`llm_extractor_factory`); extractors read every party line (``extract_from="all"``).
     ``mi_judge`` is ``"rule-based"`` or ``"llm"`` (``judge_factory(scenario)``, see
     :func:`llm_judge_factory`). LLM components are reseeded with each episode's seed, and their
-    counters (calls, parse failures, fallbacks) are stored in the episode's record.
+    counters (calls, parse failures, fallbacks) are stored in the episode's record. ``progress``:
+    a bar per cell (None: on a terminal).
     """
     if attitudes not in ATTITUDES:
         raise NegotiationConfigError(f"unknown attitudes {attitudes!r}; choose from {', '.join(ATTITUDES)}")
@@ -200,61 +255,85 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
         raise NegotiationConfigError(f"unknown MI judge {mi_judge!r}; choose from {', '.join(MI_JUDGES)}")
     if mi_judge == "llm" and judge_factory is None:
         raise NegotiationConfigError("MI judge 'llm' needs an LLM backend (--backend/--model)")
+    unknown = [m for m in mediators if m not in POLICIES]
+    if unknown:
+        raise NegotiationConfigError(f"unknown --mediator {unknown}; choose from {', '.join(POLICIES)}")
     specs = [resolve_scenario(s) for s in scenarios]
+    parts_for = _Parts(attitudes, mi_judge, extractor_factory, judge_factory)
     rows, records = [], {}
     for level in levels:
         for mode in DIFFICULTY_MODES[level]:
             for med in mediators:
                 if med in LLM_MEDIATORS and llm_factory is None:
                     raise NegotiationConfigError(f"mediator {med!r} needs an LLM backend (--backend/--model)")
-                path = cell_path(out, mode, med, ident, attitudes, mi_judge)
-                done = load_records(path)
-                recs = []
-                for sc_name, sc in zip(scenarios, specs):
-                    env = None
-                    parts: dict[str, Any] = {}
-                    for r in range(runs):
-                        key = (sc_name, seed + r)
-                        if key not in done:
-                            if env is None:
-                                parts = _components(attitudes, mi_judge, sc, extractor_factory, judge_factory)
-                                env = NegotiationEnv(scenario=sc, conflict_mode=mode, **parts)
-                                if hasattr(parts.get("mi_judge"), "bind"):
-                                    parts["mi_judge"].bind(env)
-                            for part in parts.values():
-                                if hasattr(part, "reset"):
-                                    part.reset(seed + r)
-                            mediator = llm_factory(med, sc) if med in LLM_MEDIATORS else make_mediator(med)
-                            ep = play_episode(env, mediator, seed + r)
-                            rec = {"scenario": sc_name, "seed": seed + r, "conflict_mode": mode, "mediator": med,
-                                   "version": RESULTS_VERSION, "episode": ep}
-                            counters = {name: dict(part.stats) for name, part in
-                                        [("mediator", mediator), ("extractor", parts.get("attitude_extractor")),
-                                         ("mi_judge", parts.get("mi_judge"))]
-                                        if isinstance(getattr(part, "stats", None), dict)}
-                            if counters:
-                                rec["llm_stats"] = counters
-                            append_record(path, rec)
-                            done[key] = rec
-                        recs.append(done[key])
+                cell = NegotiationCell(level, mode, med, dict(ident or {}), attitudes, mi_judge)
+                recs = run_cell(cell, list(zip(scenarios, specs)), range(seed, seed + runs), out, parts_for,
+                                llm_factory, progress)
                 records[(mode, med)] = recs
                 rows.append(summarise(level, mode, med, recs))
     return rows, records
 
 
-def _components(attitudes: str, mi_judge: str, scenario: Any, extractor_factory: Any,
-                judge_factory: Any) -> dict[str, Any]:
-    """The env's keyword arguments for the attitude source and the MI judge."""
-    from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
+def run_cell(cell: NegotiationCell, scenarios: Sequence[tuple[str, Scenario]], seeds: Sequence[int], out: Path,
+             parts_for: "_Parts", llm_factory: LLMMediatorFactory | None = None,
+             progress: bool | None = False) -> list[dict]:
+    """Every (scenario, seed) record of ``cell``, playing (with :func:`benchmarks.runner.play_aec`)
+    only the episodes its results file lacks; each is appended the moment it ends."""
+    with cell.results(out) as results:
+        todo = results.missing([(name, s) for name, _ in scenarios for s in seeds])
+        bar = progress_bar(len(todo), cell.slug().replace("_", " "), progress) if todo else None
+        try:
+            for name, scenario in scenarios:
+                mine = [s for n, s in todo if n == name]
+                if not mine:
+                    continue
+                parts = parts_for(scenario)
+                env = cell.make_env(scenario, parts)
+                if hasattr(parts.get("mi_judge"), "bind"):
+                    parts["mi_judge"].bind(env)
+                for s in mine:
+                    for part in parts.values():
+                        if hasattr(part, "reset"):
+                            part.reset(s)
+                    mediator = POLICIES[cell.mediator](scenario, llm_factory)
+                    rec = {"scenario": name, "seed": s, "conflict_mode": cell.conflict_mode,
+                           "mediator": cell.mediator, "version": RESULTS_VERSION,
+                           "episode": play_episode(env, mediator, s)}
+                    counters = {who: dict(part.stats) for who, part in
+                                [("mediator", mediator), ("extractor", parts.get("attitude_extractor")),
+                                 ("mi_judge", parts.get("mi_judge"))]
+                                if isinstance(getattr(part, "stats", None), dict)}
+                    if counters:
+                        rec["llm_stats"] = counters
+                    results.append(rec)
+                    if bar is not None:
+                        bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+        return [results[(name, s)] for name, _ in scenarios for s in seeds]
 
-    out: dict[str, Any] = {}
-    if attitudes != "stated":
-        out["attitude_extractor"] = (KeywordAttitudeExtractor(scenario) if attitudes == "keyword"
-                                     else extractor_factory(scenario))
-        out["extract_from"] = "all"
-    if mi_judge == "llm":
-        out["mi_judge"] = judge_factory(scenario)
-    return out
+
+@dataclass(frozen=True)
+class _Parts:
+    """The env's keyword arguments for the attitude source and the MI judge, per scenario."""
+
+    attitudes: str
+    mi_judge: str
+    extractor_factory: Any = None
+    judge_factory: Any = None
+
+    def __call__(self, scenario: Scenario) -> dict[str, Any]:
+        from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
+
+        out: dict[str, Any] = {}
+        if self.attitudes != "stated":
+            out["attitude_extractor"] = (KeywordAttitudeExtractor(scenario) if self.attitudes == "keyword"
+                                         else self.extractor_factory(scenario))
+            out["extract_from"] = "all"
+        if self.mi_judge == "llm":
+            out["mi_judge"] = self.judge_factory(scenario)
+        return out
 
 
 def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> dict[str, Any]:
@@ -286,6 +365,10 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> 
 
 
 # ---------------------------------------------------------------------- output
+def _metric(key: str, unit: str, value: float | None) -> str:
+    return "-" if value is None else (f"{value:.3f}" if key == "mi" else f"{value:.2f}{'%' if unit == '%' else ''}")
+
+
 def format_table(rows: Sequence[dict]) -> str:
     """002 Table 1's layout: one column per (conflict mode, mediator), one row per metric."""
     heads = [f"{r['conflict_mode'][:5]}/{r['mediator']}" for r in rows]
@@ -293,12 +376,12 @@ def format_table(rows: Sequence[dict]) -> str:
     lines = ["metric     " + "".join(f"{h:>{width}}" for h in heads)]
     lines.append("difficulty " + "".join(f"{r['difficulty']:>{width}}" for r in rows))
     lines.append("-" * len(lines[0]))
-    for key, label, unit in ROWS:
-        cells = []
-        for r in rows:
-            v = r[key]
-            cells.append("-" if v is None else (f"{v:.3f}" if key == "mi" else f"{v:.2f}{'%' if unit == '%' else ''}"))
-        lines.append(f"{label:<11}" + "".join(f"{c:>{width}}" for c in cells))
+    lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r[key]):>{width}}" for r in rows) for key, label, unit in ROWS]
+    published = [PUBLISHED.get((r["conflict_mode"], r["mediator"]), {}) for r in rows]
+    if any(published):
+        lines.append("002 Table 1 (GPT-4.1 mediators; RL in seconds):")
+        lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, p.get(key)):>{width}}" for p in published)
+                  for key, label, unit in ROWS]
     n = rows[0]["episodes"] if rows else 0
     lines.append(f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
                  "(unanswered drops excluded; see rl_unanswered in --format json).")
@@ -321,33 +404,32 @@ def format_table(rows: Sequence[dict]) -> str:
 def plot(records: dict[tuple[str, str], list[dict]], out_dir: Path) -> list[Path]:
     """One PNG per (conflict mode, mediator, scenario): the first run's topic consensus over the
     turns, with the mediator's interventions as vertical lines (002 Figure 2)."""
-    import matplotlib
+    from tom_envs.errors import import_optional
 
+    matplotlib = import_optional("matplotlib", "bench", "--plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
+    firsts = {(mode, med, rec["scenario"]): rec for (mode, med), recs in records.items() for rec in reversed(recs)}
     paths = []
-    for (mode, med), recs in records.items():
-        seen = set()
-        for rec in recs:
-            if rec["scenario"] in seen:
-                continue
-            seen.add(rec["scenario"])
-            ep = rec["episode"]
-            fig, ax = plt.subplots(figsize=(7, 3.5))
-            for topic, series in ep["topic_consensus"].items():
-                ax.plot(range(len(series)), series, label=topic)
-            for t in ep["mediator_turns"]:
-                ax.axvline(t, color="gray", alpha=0.5, linewidth=1)
-            ax.set_xlabel("turn")
-            ax.set_ylabel("agreement")
-            ax.set_ylim(0, 1.02)
-            ax.set_title(f"{Path(rec['scenario']).stem} - {mode} - {med} (seed {rec['seed']})")
-            ax.legend(fontsize=6, loc="lower right")
-            fig.tight_layout()
-            path = out_dir / f"negotiation_{Path(rec['scenario']).stem}_{mode}_{med}.png"
-            fig.savefig(path, dpi=90)
-            plt.close(fig)
-            paths.append(path)
+    for (mode, med, scenario), rec in firsts.items():
+        stem, ep = Path(scenario).stem, rec["episode"]
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        for topic, series in ep["topic_consensus"].items():
+            ax.plot(range(len(series)), series, label=topic)
+        for t in ep["mediator_turns"]:
+            ax.axvline(t, color="gray", alpha=0.5, linewidth=1)
+        ax.set(xlabel="turn", ylabel="agreement", ylim=(0, 1.02), title=f"{stem} - {mode} - {med} (seed {rec['seed']})")
+        ax.legend(fontsize=6, loc="lower right")
+        fig.tight_layout()
+        paths.append(out_dir / f"negotiation_{stem}_{mode}_{med}.png")
+        fig.savefig(paths[-1], dpi=90)
+        plt.close(fig)
     return paths
+
+
+BENCHMARK = register(Benchmark(
+    name="negotiation", family="negotiation", help="002 Table 1: scripted parties with NoAgent / Generic / Social mediators",
+    description=__doc__, policies=POLICIES, default_policy="none", metrics=tuple(key for key, _, _ in ROWS),
+    published=PUBLISHED, episodes=5, arguments=add_arguments, run=run))
