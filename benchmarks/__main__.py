@@ -215,7 +215,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_families(sub)
     _add_data(sub)
     _add_registry(sub)
+    _use_formatter(parser)
     return parser
+
+
+def _use_formatter(parser: argparse.ArgumentParser) -> None:
+    """:class:`~benchmarks.cli.HelpFormatter` (defaults shown) for every command, nested ones included."""
+    parser.formatter_class = HelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _use_formatter(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

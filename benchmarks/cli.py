@@ -19,7 +19,6 @@ A long run shows a progress bar on a terminal: :func:`progress_bar` (tqdm on std
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -231,11 +230,7 @@ class LLMSettings(dict):
 
 
 def llm_settings(args: argparse.Namespace) -> LLMSettings:
-    """The LLM option group's values; :class:`~benchmarks.errors.RunnerError` if the backend cannot be built."""
-    if not args.model:
-        raise RunnerError("an LLM needs --model (a local model folder for vllm, a served model name for openai)")
-    if args.backend == "openai" and not args.base_url:
-        raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+    """The LLM option group's values (checked when the backend is built: :func:`build_backend`)."""
     return LLMSettings(backend=args.backend, model=args.model, base_url=args.base_url,
                        tokenizer=getattr(args, "tokenizer", None), max_model_len=getattr(args, "max_model_len", None),
                        fallback=getattr(args, "fallback", "raise"), max_resamples=getattr(args, "max_resamples", 10))
@@ -244,28 +239,12 @@ def llm_settings(args: argparse.Namespace) -> LLMSettings:
 # ---------------------------------------------------------------------- backends
 def build_backend(kind: str, model: str | None, base_url: str | None = None, seed: int = 0,
                   tokenizer: str | None = None, max_model_len: int | None = None) -> Any:
-    """The LLM backend named on the command line (``vllm`` in-process or an ``openai`` server).
+    """The LLM backend named on the command line: :func:`policies.llm.build_backend` (the one
+    builder; imported only when a backend is needed). Its ``BackendConfigError`` is a
+    ``TomEnvsError``, so the command prints ``error: ...`` and exits with 2."""
+    from policies.llm import build_backend as build
 
-    vLLM's log goes to stderr: a command's stdout is for its table or JSON only.
-    """
-    os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
-    if not model:
-        raise RunnerError("an LLM backend needs --model (a local model folder for vllm, a served model name for openai)")
-    if kind not in BACKENDS:
-        raise RunnerError(f"unknown --backend {kind!r}; choose vllm or openai")
-    if kind == "openai" and not base_url:
-        raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
-    try:  # the LLM core's own builder, once it has one
-        from policies.llm import build_backend as core_build  # type: ignore[attr-defined]
-    except ImportError:
-        core_build = None
-    if core_build is not None:
-        return core_build(kind, model, base_url=base_url, seed=seed, tokenizer=tokenizer, max_model_len=max_model_len)
-    from policies.llm import OpenAIBackend, VLLMBackend
-
-    if kind == "vllm":
-        return VLLMBackend(model, seed=seed, **({"max_model_len": max_model_len} if max_model_len else {}))
-    return OpenAIBackend(base_url, model, tokenizer=tokenizer)
+    return build(kind, model, base_url=base_url, seed=seed, tokenizer=tokenizer, max_model_len=max_model_len)
 
 
 def backend_from_args(args: argparse.Namespace, seed: int | None = None) -> Any:

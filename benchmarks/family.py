@@ -74,7 +74,8 @@ class Benchmark:
         family: the registry family of its env ids (default: ``name``).
         policies: name → factory(cell) of every policy the family knows (its one table).
         default_policy: ``--policy`` default (default: the first of ``policies``).
-        metrics: keys of the episode summary averaged into each row (mean and ``_ci``).
+        metrics: keys of the episode summary, or of its functional ``outcome``, averaged into each
+            row (mean and ``_ci``).
         env_ids: the ids evaluated by default (default: every registered id of ``family``).
         cells: ``cells(args) -> [Cell]`` when a cell is more than id × policy (default: :meth:`default_cells`).
         table: ``table(rows, benchmark) -> str`` (default: :func:`format_rows`).
@@ -173,14 +174,21 @@ def evaluate(bench: Benchmark, cells: Sequence[Cell], episodes: int, seed: int, 
     return rows, records
 
 
+def metric(episode: Mapping[str, Any], key: str) -> Any:
+    """A metric of an episode summary: a summary key, else one of its functional ``outcome`` values."""
+    if key in episode:
+        return episode[key]
+    return (episode.get("outcome") or {}).get(key)
+
+
 def summarise(cell: Cell, records: Sequence[dict], metrics: Sequence[str]) -> Row:
     """A row: the cell's identity, ``episodes``, then mean and 95 % CI (``_ci``) of each metric
-    over episodes (episodes where it is None are left out; None when no episode has it)."""
+    (:func:`metric`) over episodes (episodes where it is None are left out; None when none has it)."""
     config = cell.config()
     row: Row = {k: config[k] for k in ("env_id", "policy") if k in config}
     row.update(episodes=len(records), cell_key=cell.key)
     for key in metrics:
-        values = [r["episode"].get(key) for r in records]
+        values = [metric(r["episode"], key) for r in records]
         row[key], row[key + "_ci"] = mean_ci95([v for v in values if v is not None])
     return row
 

@@ -12,8 +12,9 @@ and a rerun resumes.
   package is not a git checkout) and :data:`RESULTS_VERSION`. The stamp says *which code* computed
   it and is deliberately not part of the key: a record is reused only when its stamp equals the
   running code's; a record from another version or commit is skipped with a
-  :class:`StaleResultWarning` and recomputed, and the new record is appended to the same file. So
-  results are never silently reused after the code changed. (Uncommitted edits do not change the
+  :class:`StaleResultWarning` (moved to ``<name>.stale`` beside the file, so history is kept) and
+  recomputed, and the new record is appended to the file. So results are never silently reused
+  after the code changed. (Uncommitted edits do not change the
   commit: commit before a run whose results you keep.)
 * **Damage.** A corrupted line is skipped with a :class:`ResultsFileWarning` (its episode is
   recomputed); a truncated last line (a run killed mid-write) is cut off the file with a warning.
@@ -177,7 +178,8 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
     shape. A corrupted line is skipped with a :class:`ResultsFileWarning`; a truncated last line
     (a run killed mid-write) is cut off the file with a warning, and a valid last line without its
     newline gets one, so the next append starts a clean line. With ``stamped`` (the default),
-    records not stamped by the running code are skipped with one :class:`StaleResultWarning`.
+    records not stamped by the running code are moved to :func:`stale_path` with one
+    :class:`StaleResultWarning` (and so are recomputed by the caller).
 
     Raises:
         ResultsLocked: another run holds the file.
@@ -186,7 +188,9 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
     if not path.exists():
         return {}
     records: dict[Hashable, dict] = {}
-    stale: list[Any] = []
+    kept: list[bytes] = []
+    stale: list[bytes] = []
+    stamps: set[str] = set()
     with locked(path):
         offset = 0
         for raw in path.read_bytes().splitlines(keepends=True):
@@ -205,19 +209,45 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
                     break
                 warnings.warn(f"{path}: skipping corrupted line at byte {start} ({exc}); its episode will be "
                               "recomputed", ResultsFileWarning, stacklevel=2)
+                kept.append(raw)
                 continue
             if not complete:
                 with open(path, "ab") as f:
                     f.write(b"\n")
+                raw += b"\n"
             if stamped and not is_current(rec):
-                stale.append(rec.get(STAMP_FIELD))
+                stale.append(raw)
+                stamps.add(json.dumps(rec.get(STAMP_FIELD), sort_keys=True))
                 continue
+            kept.append(raw)
             records.setdefault(k, rec)
+        if stale:
+            _set_aside(path, kept, stale)
     if stale:
-        kinds = sorted({json.dumps(s, sort_keys=True) for s in stale})
-        warnings.warn(f"{path}: {len(stale)} record(s) were computed by other code ({'; '.join(kinds)}; running "
-                      f"{json.dumps(code_stamp(), sort_keys=True)}); recomputing them", StaleResultWarning, stacklevel=2)
+        warnings.warn(f"{path}: {len(stale)} record(s) were computed by other code ({'; '.join(sorted(stamps))}; "
+                      f"running {json.dumps(code_stamp(), sort_keys=True)}); they are recomputed (the old ones are "
+                      f"kept in {stale_path(path).name})", StaleResultWarning, stacklevel=2)
     return records
+
+
+def stale_path(path: Path) -> Path:
+    """Where the stale records of a results file are set aside: ``<name>.stale`` beside it."""
+    path = Path(path)
+    return path.with_name(path.name + ".stale")
+
+
+def _set_aside(path: Path, kept: list[bytes], stale: list[bytes]) -> None:
+    """Move the ``stale`` lines of ``path`` to its :func:`stale_path` (the caller holds the lock)."""
+    with open(stale_path(path), "ab") as f:
+        f.write(b"".join(stale))
+        f.flush()
+        os.fsync(f.fileno())
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(b"".join(kept))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 class ResultsFile:
