@@ -87,7 +87,8 @@ class OracleBestResponsePolicy(BasePolicy):
     """Follows the exact optimal T-step response to the partner (regret 0).
 
     It reads the :class:`OracleSolution` from the environment's reset ``info["oracle"]``
-    (ground truth, so this is a reference policy, not a learner) and tracks the partner's
+    (ground truth, returned by an env made with ``expose_partner=True``, the v0 default; so this is
+    a reference policy, not a learner) and tracks the partner's
     automaton state on the observed joint actions. Its prediction is the partner automaton's
     action distribution in the tracked state (exact for deterministic partners).
     """
@@ -123,7 +124,8 @@ class OracleBestResponsePolicy(BasePolicy):
                 )
             self._solution, self._state, self._t = sol, sol.initial_state, 0
         if self._solution is None:
-            raise OracleUnavailable("OracleBestResponsePolicy needs the env's reset info (info['oracle']) on its first call")
+            raise OracleUnavailable("OracleBestResponsePolicy needs the env's reset info (info['oracle']) on its first call; "
+                                    "the oracle is hidden state, returned only by an env made with expose_partner=True")
         sol = self._solution
         last = self._tracker.new_round(observation, info, sol.automaton.n_focal_actions, sol.automaton.n_partner_actions)
         if last is not None:

@@ -175,3 +175,21 @@ def test_text_is_the_state_in_the_envs_label_set():
     env.reset(seed=0)
     env.step(1)
     assert env.text() == render_state(RPS, [(1, 0)], 2, "letters") and "round 2 of 2" in env.text()
+
+
+def test_expose_partner_false_keeps_the_drawn_partner_out_of_info():
+    env = MatrixGameEnv("IPD", partners="tit_for_tat", expose_partner=False)
+    _, info = env.reset(seed=0)
+    assert info == {} and env.partner.name == "tit_for_tat" and env.oracle.optimal_return == 802.0
+    vec = gym.make_vec("tom/IPD-v0", num_envs=2, vectorization_mode="vector_entry_point", expose_partner=False)
+    _, vinfo = vec.reset(seed=0)
+    assert not {"partner", "partner_index", "optimal_return"} & set(vinfo)
+
+
+def test_the_oracle_policy_says_which_flag_it_needs():
+    from policies.scripted import OracleBestResponsePolicy, OracleUnavailable
+
+    env = MatrixGameEnv("IPD", partners="tit_for_tat", expose_partner=False)
+    obs, info = env.reset(seed=0)
+    with pytest.raises(OracleUnavailable, match="expose_partner=True"):
+        OracleBestResponsePolicy().act(obs, info)

@@ -347,3 +347,63 @@ def test_the_future_probe_finds_the_oracle_flag_of_the_matrix_env():
     """``expose_partner_action=True`` (004's Oracle prompting) is a documented, deliberate leak."""
     found = leaks(other_trace("tom/IPD-v0", expose_partner_action=True))
     assert any(f.startswith("info.partner_next_action equals the partner_action of the step 0 after") for f in found)
+
+
+# ---------------------------------------------------------------------- hidden state named at reset
+GYM_OTHER = [i for i in OTHER_IDS if REGISTRY[i].kind == "gymnasium"]
+
+
+def _hides_identity(env_id: str) -> dict[str, Any]:
+    """Arguments that keep the drawn partner / persona out of ``info`` (the matrix envs name it by default)."""
+    params = inspect.signature(load(REGISTRY[env_id].entry_point)).parameters
+    return {"expose_partner": False} if "expose_partner" in params else {}
+
+
+def reset_info_gain(env_id: str, episodes: int = 200, rounds: int = 20, **overrides: Any) -> dict[str, Any]:
+    """How much better the coming truth is predicted from (observation, one value of the reset's
+    info) than from the observation alone: tables fitted on even episodes, tested on odd ones."""
+    rec = REGISTRY[env_id]
+    rows = []
+    for ep in range(episodes):
+        env = tom_envs.make(env_id, **{**rec.example_kwargs, **overrides})
+        obs, info = env.reset(seed=ep)
+        reset_feats: dict[str, Hashable] = {}
+        flatten("info", info, reset_feats)
+        env.action_space.seed(ep)
+        for _ in range(rounds):
+            view = _hashable(obs)
+            obs, _, term, trunc, _ = env.step(env.action_space.sample())
+            for target, y in _truths(env.unwrapped).items():
+                rows.append((ep % 2, target, view, reset_feats, y))
+            if term or trunc:
+                break
+    train, test = [r for r in rows if not r[0]], [r for r in rows if r[0]]
+
+    def accuracy(key) -> float:
+        table: dict[Hashable, list] = defaultdict(list)
+        for r in train:
+            table[key(r)].append(r[4])
+        best = {k: Counter(v).most_common(1)[0][0] for k, v in table.items()}
+        return float(np.mean([best.get(key(r)) == r[4] for r in test]))
+
+    base = accuracy(lambda r: (r[1], r[2]))
+    paths = sorted({p for r in train for p in r[3]})
+    gains = {p: accuracy(lambda r, p=p: (r[1], r[2], r[3].get(p))) for p in paths}
+    path = max(gains, key=gains.get) if gains else ""
+    n = len(test)
+    return {"obs_only": base, "with_reset_info": gains.get(path, base), "feature": path,
+            "margin": Z * math.sqrt(max(base * (1 - base), 1 / n) / n), "n_test": n}
+
+
+@pytest.mark.parametrize("env_id", GYM_OTHER)
+def test_the_reset_info_names_no_hidden_partner_or_persona(env_id):
+    r = reset_info_gain(env_id, **_hides_identity(env_id))
+    assert r["with_reset_info"] <= r["obs_only"] + r["margin"], r
+
+
+@pytest.mark.xfail(strict=True, reason="v0 matrix envs name the drawn partner in reset()'s info unless made with "
+                   "expose_partner=False; flipping that default (and the tests reading info['partner']) is pending")
+@pytest.mark.parametrize("env_id", tom_envs.ids(kind="gymnasium", family="matrix"))
+def test_the_registered_defaults_name_no_hidden_partner(env_id):
+    r = reset_info_gain(env_id)
+    assert r["with_reset_info"] <= r["obs_only"] + r["margin"], r

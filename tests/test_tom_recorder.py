@@ -94,3 +94,11 @@ def test_bad_predictions_are_named_errors(bad):
 def test_recorder_needs_a_matrix_env():
     with pytest.raises(TomEnvsError, match="matrix-game env"):
         ToMRecorder(gym.make("CartPole-v1"))
+
+
+def test_recorder_reads_the_partner_from_the_env_not_from_info():
+    hidden = ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=3, expose_partner=False))
+    shown = ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=3))
+    a, b = play(hidden, [1, 1, 1], [0, 1, 1]), play(shown, [1, 1, 1], [0, 1, 1])
+    assert a[0]["tom"] == b[0]["tom"] == {"partner": "tit_for_tat", "optimal_return": 26.0}
+    assert a[-1]["tom"] == b[-1]["tom"] and a[-1]["tom"]["episode"]["regret"] == 6

@@ -71,13 +71,19 @@ class MatrixGameEnv(gym.Env):
     * ``include_round``: append the round counter to the observation (default False).
     * ``expose_partner_action``: put the partner's upcoming action in ``info`` (for 004's Oracle
       prompting; default False).
+    * ``expose_partner``: put the drawn partner's identity in the reset's ``info`` (``partner``,
+      ``partner_classifier``, ``oracle``, ``optimal_return``). Default True, as v0 always did; these
+      are hidden state under the information rule (with the name, the next partner action of a
+      deterministic partner is known), so fair evaluations pass False -- the ToM recorder reads the
+      partner and its oracle from the env (:attr:`partner`, :attr:`oracle`), not from ``info``.
     * ``label_set``: action labels used by ``render()`` (``canonical``, ``letters``, ``neutral``,
       ``repeated``, ``nonsense``).
     * ``render_mode``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
 
     ## Info
-    ``reset``: ``partner`` (name), ``partner_classifier`` (dict), ``oracle`` (the
-    :class:`OracleSolution`, or None for black-box partners), ``optimal_return`` (float or None).
+    ``reset`` (with ``expose_partner``, the default): ``partner`` (name), ``partner_classifier``
+    (dict), ``oracle`` (the :class:`OracleSolution`, or None for black-box partners),
+    ``optimal_return`` (float or None); with ``expose_partner=False`` none of these.
     ``step``: ``partner_action`` (the partner's action this round). With
     ``expose_partner_action=True`` both also carry ``partner_next_action`` (the action the partner
     will play in the coming round; absent once the episode has ended).
@@ -110,6 +116,7 @@ class MatrixGameEnv(gym.Env):
         history: int = 1,
         include_round: bool = False,
         expose_partner_action: bool = False,
+        expose_partner: bool = True,
         label_set: str = "canonical",
         render_mode: str | None = None,
     ) -> None:
@@ -121,6 +128,7 @@ class MatrixGameEnv(gym.Env):
         self.history_length = int(history)
         self.include_round = bool(include_round)
         self.expose_partner_action = bool(expose_partner_action)
+        self.expose_partner = bool(expose_partner)
         self.label_set = label_set
         self.render_mode = render_mode
         self.partner_distribution: PartnerDistribution = resolve_partners(self.game, partners)
@@ -209,12 +217,10 @@ class MatrixGameEnv(gym.Env):
             if self._oracles[idx] is None:
                 self._oracles[idx] = solve(self.game, partner.automaton(), self.horizon)
             oracle = self._oracles[idx]
-        info = {
-            "partner": partner.name,
-            "partner_classifier": dict(partner.classifier),
-            "oracle": oracle,
-            "optimal_return": None if oracle is None else oracle.optimal_return,
-        }
+        info: dict[str, Any] = {}
+        if self.expose_partner:
+            info.update(partner=partner.name, partner_classifier=dict(partner.classifier), oracle=oracle,
+                        optimal_return=None if oracle is None else oracle.optimal_return)
         if self.expose_partner_action:
             info["partner_next_action"] = self._upcoming()
         return self._observation(), info

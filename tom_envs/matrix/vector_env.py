@@ -29,15 +29,15 @@ class MatrixGameVectorEnv(VectorEnv):
     """N copies of :class:`~tom_envs.matrix.env.MatrixGameEnv`, stepped in numpy lockstep.
 
     Takes the single env's arguments (``game``/``payoffs``, ``partners``, ``horizon``,
-    ``history``, ``include_round``, ``expose_partner_action``) plus ``num_envs`` and
+    ``history``, ``include_round``, ``expose_partner_action``, ``expose_partner``) plus ``num_envs`` and
     ``autoreset_mode`` (``AutoresetMode.NEXT_STEP``, Gymnasium's default, or ``SAME_STEP``).
     All sub-envs share the horizon, so they end and reset together.
 
     Observations, rewards, terminations and the partner's actions equal those of N single envs
     reset with seeds ``seed + i`` (and, after each episode, reset without a seed). Infos follow
     Gymnasium's vector convention (a dict of arrays with ``_key`` masks): at reset ``partner``
-    (names), ``partner_index`` and ``optimal_return``; each step ``partner_action`` (and
-    ``partner_next_action`` when exposed). The oracle solutions are ``oracles[partner_index]``
+    (names), ``partner_index`` and ``optimal_return`` (none of them with ``expose_partner=False``);
+    each step ``partner_action`` (and ``partner_next_action`` when exposed). The oracle solutions are ``oracles[partner_index]``
     and :meth:`optimal_rewards` gives the per-round oracle rewards of the current partners.
 
     Partners must be automata: a black box (e.g. an Axelrod strategy) raises
@@ -151,7 +151,7 @@ class MatrixGameVectorEnv(VectorEnv):
             "partner": self._partner_names.take(self._pidx),
             "partner_index": self._pidx.copy(),
             "optimal_return": self._optimal_return.take(self._pidx),
-        })
+        }) if self._proto.expose_partner else {}
         if self._proto.expose_partner_action:
             info.update(self._mask({"partner_next_action": self._upcoming()}))
         obs = np.full(self.num_envs, self._start_code, dtype=np.int64) if self._scalar_obs else self._observation()
