@@ -13,7 +13,9 @@ the answer to a question not yet answered or a hidden state not yet revealed.
 * Every other id: no value returned before a step equals the ground truth that this step (or one
   of the two after it) resolves (``tom_truth()``) more often than the last revealed truth does,
   or than independent values with the same frequencies would (three standard errors), over 40
-  episodes of random actions.
+  episodes of random actions. For single-agent ids, also: no value of the reset's info (the drawn
+  partner, persona, ...) predicts the coming truths better than the observation alone does.
+* With the documented oracle flag (``expose_labels=True``) an oracle answers every question right.
 """
 
 from __future__ import annotations
