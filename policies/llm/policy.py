@@ -30,7 +30,7 @@ from policies.llm.base import Backend
 from policies.llm.errors import InvalidPolicyConfig
 from policies.llm.matrix_text import GameText
 from policies.llm.slots import Slot, open_slots
-from policies.llm.strategies import MatrixStrategy, StageRunner, build_strategy
+from policies.llm.strategies import STRATEGIES, MatrixStrategy, StageRunner, build_strategy
 from tom_envs.errors import TomEnvsError
 from tom_envs.matrix.games import MatrixGame, get_game
 
@@ -213,3 +213,6 @@ def make_llm_policy(strategy: str, backend: Backend, game: str | MatrixGame, **k
     """
     options = {k: kwargs.pop(k) for k in STRATEGY_OPTIONS if k in kwargs}
     return LLMMatrixPolicy(build_strategy(strategy, **options), backend, game, **kwargs)
+
+
+__all__ = ["DEFAULT_TEMPERATURE", "STRATEGIES", "STRATEGY_OPTIONS", "LLMMatrixPolicy", "make_llm_policy"]
