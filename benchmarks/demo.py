@@ -1,4 +1,4 @@
-"""``python -m benchmarks demo`` (``make demo``): the project's main job.
+"""``tom-envs demo`` (``make demo``, ``python -m benchmarks demo``): the project's main job.
 
 Reproduces seed 004's Tabular rows (Table 4): the tabular RMax agent on the six cells RPS, IBS,
 IPD x single-action, tit-for-tat partners, 30 episodes of T = 100 each, printed next to the
@@ -26,7 +26,7 @@ def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progres
     print(format_table(rows, published=True))
     met = sum(meets_target(r) for r in rows)
     print(f"\n{met}/{len(rows)} cells meet the target (regret/T <= 1.5 x published + 0.03, ToM % >= published - 3).")
-    print("ΔToM/T follows DESIGN.md (stage-game best response to the prediction); in the IPD defecting is the best\n"
+    print("ΔToM/T follows docs/architecture.md (stage-game best response to the prediction); in the IPD defecting is the best\n"
           "response to any prediction, so it is 0 there by definition (004 reports 0.07).")
     sanity, _ = evaluate(GAMES_, POPULATIONS, ["oracle", "random"], episodes, seed, 100, out, progress)
     print("\nSanity rows: the exact best responder (regret 0) and uniform random:\n")

@@ -74,7 +74,8 @@ class EpisodeResult:
     Attributes:
         seed: the env's seed.
         summary: the ToM recorder's episode summary; without a recorder ``{"return", "steps"}``
-            (single-agent) or the env's own ``info["episode"]`` (AEC).
+            (single-agent) or ``{"returns": {seat: return}, "steps": actions taken}`` and the env's own
+            ``info["episode"]`` (AEC).
         info: the last info of the episode.
         steps: the non-None values the ``on_step`` hook returned, in order.
         policy_stats: the policy's ``episode_stats()`` entry for the episode (lockstep), if it has one.
@@ -254,28 +255,47 @@ def play_aec(env: Any, policies: Any, seed: int, *, options: dict | None = None,
             before each of its steps).
         policies: one policy for every seat that asks for an action, or a mapping seat → policy
             (a seat without one is a :class:`~benchmarks.errors.RunnerError`).
-        seed, options, policy_seed: as :func:`play` (every distinct policy is reset once).
+        seed, options, policy_seed: as :func:`play`. Every distinct policy is reset once: a single
+            one with ``policy_seed(seed)``, several (in the mapping's order) with
+            :func:`seat_seed` of it, so two copies of one stochastic policy do not mirror each other.
     """
     recorder = _recorder(env)
     table: Mapping[str, Any] | None = policies if isinstance(policies, Mapping) else None
-    distinct = {id(p): p for p in (table.values() if table is not None else [policies])}
-    for pol in distinct.values():
-        pol.reset(seed if policy_seed is None else policy_seed(seed))
+    distinct = list({id(p): p for p in (table.values() if table is not None else [policies])}.values())
+    base = seed if policy_seed is None else policy_seed(seed)
+    for k, pol in enumerate(distinct):
+        pol.reset(base if len(distinct) == 1 else seat_seed(base, k))
     env.reset(seed=seed, options=options)
     info: dict = {}
+    returns: dict[str, float] = {}
+    steps = 0
     for agent in env.agent_iter():
         obs, _, terminated, truncated, info = env.last()
         if terminated or truncated:
-            env.step(None)
-            continue
-        pol = table.get(agent) if table is not None else policies
-        if pol is None:
-            raise RunnerError(f"no policy for seat {agent!r}; give one for each of {', '.join(table or [])}")
-        if recorder is not None and agent == recorder.predictor:
-            recorder.record_prediction(pol.predict(obs, info))
-        env.step(pol.act(obs, info))
-    summary = recorder.episode_summary() if recorder is not None else dict(info.get("episode", {}))
+            action = None
+        else:
+            pol = table.get(agent) if table is not None else policies
+            if pol is None:
+                raise RunnerError(f"no policy for seat {agent!r}; give one for each of {', '.join(table or [])}")
+            if recorder is not None and agent == recorder.predictor:
+                recorder.record_prediction(pol.predict(obs, info))
+            action = pol.act(obs, info)
+        env.step(action)
+        steps += action is not None
+        for seat, reward in getattr(env, "rewards", {}).items():
+            returns[seat] = returns.get(seat, 0.0) + float(reward)
+    if recorder is not None:
+        summary = recorder.episode_summary()
+    else:
+        summary = {"returns": returns, "steps": steps, **info.get("episode", {})}
     return EpisodeResult(seed, summary, info)
+
+
+def seat_seed(seed: int, index: int) -> int:
+    """The seed of the ``index``-th distinct policy of an AEC episode seeded ``seed`` (independent streams)."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
 def _summary(recorder: Any, info: dict, total: float, steps: int) -> dict[str, Any]:

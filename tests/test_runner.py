@@ -155,3 +155,76 @@ def test_lockstep_batches_give_the_same_episodes_as_one_by_one(tmp_path, policy)
     assert strip(one) == strip(batched)
     files = sorted((tmp_path / "many" / "matrix").glob("*.jsonl"))
     assert all(len(f.read_text().splitlines()) == 6 for f in files)
+
+
+# ---------------------------------------------------------------------- the generic runner (benchmarks.runner)
+def test_env_ids_come_from_the_registry_newest_version_first():
+    import tom_envs
+    from benchmarks.errors import RunnerError
+    from benchmarks.runner import env_id_for
+
+    assert env_id_for("matrix", game="RPS") == "tom/RPS-v0"
+    assert env_id_for("matrix", kind="parallel", game="IPD") == "tom/IPD-Parallel-v0"
+    tom_envs.register("tom/RPS-v7", "tom_envs.matrix.env:MatrixGameEnv", kwargs={"game": "RPS"}, family="matrix")
+    try:
+        assert env_id_for("matrix", game="RPS") == "tom/RPS-v7"
+        assert make_cell("RPS", "single_action", "random", 5).env_id == "tom/RPS-v7"
+    finally:
+        tom_envs.registration.unregister("tom/RPS-v7")
+    with pytest.raises(RunnerError, match="no registered gymnasium env of family 'matrix'"):
+        env_id_for("matrix", game="Chess")
+
+
+def test_aec_episodes_with_a_policy_per_seat():
+    from benchmarks.runner import make_env, play_aec
+
+    env = make_env("tom/RPS-Parallel-v0", horizon=6)
+    seats = {"player_0": RandomPolicy("RPS"), "player_1": RandomPolicy("RPS")}
+    first = play_aec(env, seats, seed=4)
+    assert first.summary["steps"] == 2 * 6 and first.summary["returns"]["player_0"] == -first.summary["returns"]["player_1"]
+    assert play_aec(env, seats, seed=4).summary == first.summary  # seeded
+    from benchmarks.errors import RunnerError
+
+    with pytest.raises(RunnerError, match="no policy for seat 'player_1'"):
+        play_aec(env, {"player_0": RandomPolicy("RPS")}, seed=0)
+
+
+def test_aec_episode_scored_by_the_recorder_of_the_predictor_seat():
+    from benchmarks.runner import make_env, play_aec
+    from policies.negotiation import make_mediator
+    from wrappers import AECToMRecorder
+
+    env = make_env("tom/Negotiation-v0")
+    assert isinstance(env, AECToMRecorder)
+    result = play_aec(env, make_mediator("social"), seed=0)
+    assert {"rounds", "tom_accuracy", "outcome"} <= set(result.summary)
+    assert "cc" in result.info["episode"]  # the env's own summary is kept too
+
+
+def test_lockstep_needs_episodes_of_one_length():
+    from benchmarks.errors import RunnerError
+    from benchmarks.runner import lockstep_batches, make_env, play_lockstep
+
+    envs = [make_env("tom/RPS-v0", horizon=3), make_env("tom/RPS-v0", horizon=5)]
+    with pytest.raises(RunnerError, match="ended at different steps"):
+        play_lockstep(envs, RandomPolicy("RPS"), [0, 1])
+    assert lockstep_batches(["a", "bb", "c", "dd", "e"], 2, length=len) == [[0, 2], [4], [1, 3]]
+    with pytest.raises(RunnerError, match="--lockstep must be at least 1"):
+        lockstep_batches([1], 0)
+
+
+def test_play_keeps_what_the_step_hook_returns_and_seeds_the_policy_apart():
+    from benchmarks.runner import make_env, play
+
+    env = make_env("tom/IPD-v0", partners="tit_for_tat", horizon=6)
+    result = play(env, RandomPolicy("IPD"), 2,
+                  on_step=lambda step: (step.index, step.action, step.next_info["partner_action"]))
+    assert [i for i, _, _ in result.steps] == list(range(6))
+    actions, partner = [a for _, a, _ in result.steps], [b for _, _, b in result.steps]
+    assert partner[1:] == actions[:-1]  # tit-for-tat copies the focal's last move
+    assert play(env, RandomPolicy("IPD"), 2).summary == result.summary  # the hook changes nothing
+
+    def moves(env_seed: int) -> list:
+        return play(env, RandomPolicy("IPD"), env_seed, policy_seed=lambda s: 7, on_step=lambda st: st.action).steps
+
+    assert moves(2) == moves(3)  # the random policy's moves come from its own seed only
