@@ -38,30 +38,30 @@ import json
 import sys
 from typing import Any, Callable, Sequence
 
-from benchmarks.qa_llm import (
-    RESULTS_VERSION,
-    LLMRun,
-    add_llm_arguments,
-    answer_counters,
-    data_key,
-    results_path,
-)
-from benchmarks.records import append_record, read_records
+from benchmarks.cli import add_run_options, comma_list, progress_bar, split_list
+from benchmarks.family import Benchmark, register
+from benchmarks.qa_llm import LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key, make_qa_env
+from benchmarks.runner import Step
+from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
 from policies.common_ground import PriorRandomPolicy, oracle_beliefs, predicted_beliefs
-from tom_envs.common_ground.env import CONTEXT_MODES, CommonToMEnv, load_split
+from tom_envs.common_ground.env import CONTEXT_MODES, load_split
 from tom_envs.common_ground.metrics import summarise
 from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
 
-POLICIES = ("random", "oracle-beliefs", "predicted-beliefs", "llm")
+ENV = "tom_envs.common_ground.env:CommonToMEnv"
+POLICIES = ("random", "oracle-beliefs", "predicted-beliefs", LLM_POLICY)
 SCRIPTED = POLICIES[:3]
+#: Env arguments a policy needs (the oracle reads the labels the env exposes only on request).
+ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True}}
 #: 003's Table 3 (total, first, second, third order accuracy in percent) for reference.
 PUBLISHED: dict[str, tuple[float, float, float, float]] = {
     "Random Baseline": (50.4, 50.3, 50.5, 50.4),
     "ReCoG": (71.0, 70.4, 71.3, 71.2),
     "Human Performance": (80.0, 85.0, 80.0, 75.0),
 }
+_REP_STRIDE = 1_000_003  # seeds of pass r: seed + r * stride + conversation index
 
 
 class CommonGroundBenchmarkError(TomEnvsError, ValueError):
@@ -70,18 +70,18 @@ class CommonGroundBenchmarkError(TomEnvsError, ValueError):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``common-ground`` options to ``parser``."""
+    add_run_options(parser, episodes=1, policy="random", policy_help=f"comma-separated: {', '.join(POLICIES)}",
+                    episodes_help="passes over the conversations (pass r of conversation i uses seed + r * 1000003 + i)",
+                    seed_help="conversation i uses seed + i (env and policy)")
     parser.add_argument("--data-dir", default=None,
                         help="folder laid out like the Common-ToM repository's data/ (cg/, questions/); default: bundled sample")
     parser.add_argument("--from-corpus", action="store_true", help="generate the questions from cg/ instead of reading questions/")
     parser.add_argument("--export", metavar="OUT_DIR", default=None,
                         help="with --from-corpus: write the generated question files (released format) to OUT_DIR and stop")
-    parser.add_argument("--policy", default="random", help=f"comma-separated: {', '.join(POLICIES)}")
-    parser.add_argument("--split", choices=("test", "train", "all"), default="test")
-    parser.add_argument("--context", choices=CONTEXT_MODES, default="online")
+    parser.add_argument("--split", choices=("test", "train", "all"), default="test", help="which conversations")
+    parser.add_argument("--context", choices=CONTEXT_MODES, default="online", help="what the answerer reads")
     parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
-    parser.add_argument("--seed", type=int, default=0, help="conversation i uses seed + i (env and policy)")
-    parser.add_argument("--format", choices=("table", "json"), default="table")
-    add_llm_arguments(parser)
+    add_qa_llm_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         if args.export is not None:
             return _export(args)
         names = policy_names(args.policy)
-        llm = LLMRun.from_args(args) if "llm" in names else None
+        llm = LLMRun.from_args(args) if LLM_POLICY in names else None
         results = [evaluate(args, name, llm) for name in names]
     except TomEnvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -103,13 +103,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def policy_names(text: str) -> list[str]:
-    """The policies of a comma-separated ``--policy``."""
-    names = [x.strip() for x in text.split(",") if x.strip()]
-    bad = [n for n in names if n not in POLICIES]
-    if bad or not names:
-        raise CommonGroundBenchmarkError(f"unknown --policy {', '.join(bad) or text!r}; "
-                                         f"choose from {', '.join(POLICIES)}")
-    return names
+    """The policies of a comma-separated ``--policy`` (non-empty, no duplicates, each known)."""
+    try:
+        comma_list(POLICIES, name="policy")(text)
+    except Exception as exc:  # argparse.ArgumentTypeError
+        raise CommonGroundBenchmarkError(f"--policy: {exc}") from None
+    return split_list(text)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -123,15 +122,8 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy:
-    """The scripted policy ``name`` (default ``args.policy``); ``random`` answers yes at the
-    training split's yes-rate (003's random row)."""
-    name = name or args.policy
-    factories: dict[str, Callable[[], BasePolicy]] = {"oracle-beliefs": oracle_beliefs, "predicted-beliefs": predicted_beliefs}
-    if name not in SCRIPTED:
-        raise CommonGroundBenchmarkError(f"{name!r} is not a scripted policy; choose from {', '.join(SCRIPTED)}")
-    if name in factories:
-        return factories[name]()
+def _random(args: argparse.Namespace) -> BasePolicy:
+    """003's random row: answers yes at the training split's yes-rate (0.5 without a training split)."""
     try:
         train = load_split(args.data_dir, "train", args.from_corpus, args.annotator)
     except DatasetError as exc:
@@ -140,44 +132,58 @@ def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy
     return PriorRandomPolicy.from_questions([r for rows in train.values() for r in rows])
 
 
-def play(env: CommonToMEnv, policy: BasePolicy, seed: int) -> list[dict[str, Any]]:
-    """Answer every question of every conversation of ``env``; one record per question."""
+#: The family's one name -> factory(args) table of scripted policies.
+FACTORIES: dict[str, Callable[[argparse.Namespace], BasePolicy]] = {
+    "random": _random, "oracle-beliefs": lambda args: oracle_beliefs(), "predicted-beliefs": lambda args: predicted_beliefs()}
+
+
+def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy:
+    """The scripted policy ``name`` (default ``args.policy``)."""
+    name = name or args.policy
+    if name not in FACTORIES:
+        raise CommonGroundBenchmarkError(f"{name!r} is not a scripted policy; choose from {', '.join(SCRIPTED)}")
+    return FACTORIES[name](args)
+
+
+def _question(step: Step) -> dict[str, Any]:
+    return {k: step.next_info[k] for k in ("cid", "sno", "eno", "order", "correct")}
+
+
+def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False) -> list[dict[str, Any]]:
+    """Answer every question of every conversation of ``env`` (conversation ``i``: seed ``seed + i``,
+    played by the runner); one record per question."""
+    cids = env.unwrapped.cids
+    bar = progress_bar(len(cids), f"common-ground {getattr(policy, 'name', type(policy).__name__)}", progress)
     records = []
-    for i, cid in enumerate(env.cids):
-        policy.reset(seed + i)
-        obs, info = env.reset(seed=seed + i, options={"cid": cid})
-        done = False
-        while not done:
-            obs, reward, terminated, truncated, step_info = env.step(policy.act(obs, info))
-            policy.observe(obs, reward, terminated, truncated, step_info)
-            records.append({k: step_info[k] for k in ("cid", "sno", "eno", "order", "correct")})
-            info, done = step_info, terminated or truncated
+    for i, cid in enumerate(cids):
+        records += play_episode(env, policy, seed + i, options={"cid": cid}, on_step=_question).steps
+        bar.update(1)
+    bar.close()
     return records
 
 
-def play_llm(env: CommonToMEnv, llm: LLMRun, seed: int, key: dict[str, Any]) -> list[dict[str, Any]]:
-    """:func:`play` for the LLM answerer, resumable: conversation ``i`` (seed ``seed + i``) is read
-    back from the results file if it was answered before, else answered (in lockstep with the other
-    pending conversations of its length) and appended at once. Question records also carry the
-    answerer's ``parse_failures`` and ``fallback``; ``llm_stats`` per conversation is in the file.
+def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -> list[dict[str, Any]]:
+    """:func:`play` for the LLM answerer, resumable: conversation ``i`` of ``env.cids`` with seed
+    ``seeds[j]`` is read back from the results file if it was answered before, else answered (in
+    lockstep with the other pending conversations of its length) and appended at once. Question
+    records also carry the answerer's ``parse_failures`` and ``fallback``; ``llm_stats`` per
+    conversation is in the file.
     """
-    path = results_path(llm.out / "common_ground", f"llm_{llm.config['qa_mode']}", {**key, "llm": llm.config})
-    done = read_records(path, lambda rec: (int(rec["cid"]), int(rec["seed"])),
-                        lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]])
-    jobs = [(cid, seed + i) for i, cid in enumerate(env.cids)]
-    todo = [(cid, s) for cid, s in jobs if (cid, s) not in done]
+    cids = env.unwrapped.cids
+    jobs = [(cid, s + i) for s in seeds for i, cid in enumerate(cids)]
+    with llm.results("common_ground", "llm", key, lambda rec: (int(rec["cid"]), int(rec["seed"])),
+                     lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]) as done:
+        todo = done.missing(jobs)
 
-    def save(k: int, steps: list[dict], stats: dict) -> None:
-        cid, s = todo[k]
-        questions = [{**{f: st["info"][f] for f in ("cid", "sno", "eno", "order")},
-                      "correct": bool(st["info"]["correct"]), "chosen": int(st["info"]["chosen"]),
-                      "parse_failures": st["parse_failures"], "fallback": st["fallback"]} for st in steps]
-        rec = {"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions, "llm_stats": stats}
-        append_record(path, rec)
-        done[(cid, s)] = rec
+        def save(k: int, steps: list[dict], stats: dict) -> None:
+            cid, s = todo[k]
+            questions = [{**{f: st["info"][f] for f in ("cid", "sno", "eno", "order")},
+                          "correct": bool(st["info"]["correct"]), "chosen": int(st["info"]["chosen"]),
+                          "parse_failures": st["parse_failures"], "fallback": st["fallback"]} for st in steps]
+            done.append({"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions, "llm_stats": stats})
 
-    llm.answer(env, [({"cid": cid}, s) for cid, s in todo], save)
-    return [q for job in jobs for q in done[job]["questions"]]
+        llm.answer(env.unwrapped, [({"cid": cid}, s) for cid, s in todo], save)
+        return [q for job in jobs for q in done[job]["questions"]]
 
 
 def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMRun | None = None) -> dict[str, Any]:
@@ -187,25 +193,28 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     :meth:`~benchmarks.qa_llm.LLMRun.from_args`), and its rows add the answerer's counters.
     """
     name = policy_name or args.policy
-    env = CommonToMEnv(args.data_dir, split=args.split, context=args.context, from_corpus=args.from_corpus,
-                       annotator=args.annotator, expose_labels=name == "oracle-beliefs")
+    env = make_qa_env(ENV, data_dir=args.data_dir, split=args.split, context=args.context,
+                      from_corpus=args.from_corpus, annotator=args.annotator, **ENV_KWARGS.get(name, {}))
+    passes = getattr(args, "episodes", 1) or 1
+    seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
     meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids}
-    if name == "llm":
+    if name == LLM_POLICY:
         if llm is None:
             raise CommonGroundBenchmarkError("policy 'llm' needs an LLM backend: pass --model "
                                              "(and --backend/--base-url)")
         key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
                "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
                "annotator": args.annotator, "seed": args.seed}
-        records = play_llm(env, llm, args.seed, key)
+        records = play_llm(env, llm, seeds, key)
         hyper: dict[str, Any] = dict(llm.config)
     else:
         policy = make_policy(args, name)
-        records = play(env, policy, args.seed)
+        progress = None if getattr(args, "format", "json") != "json" else False
+        records = [q for s in seeds for q in play(env, policy, s, progress)]
         hyper = getattr(policy, "hyperparameters", {})
     summary = summarise(records)
     rows = [{**row, **meta} for row in summary["rows"]]
-    if name == "llm" and llm is not None:
+    if name == LLM_POLICY and llm is not None:
         for row in rows:
             mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
             row.update(llm.row_identity(), **answer_counters(mine))
@@ -241,12 +250,9 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.common_ground", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+BENCHMARK = register(Benchmark(
+    name="common-ground", family="common_ground", description=__doc__,
+    help="Common-ToM (003): score a policy in Table 3's layout, or export generated questions",
+    policies=FACTORIES, metrics=("accuracy",), episodes=1,
+    published={name: dict(zip(("all", 1, 2, 3), values)) for name, values in PUBLISHED.items()},
+    arguments=add_arguments, run=run))

@@ -44,6 +44,16 @@ def reader_ids(entry_point: str) -> tuple[str, ...]:
     return tuple(rec.id for rec in REGISTRY.values() if rec.entry_point == entry_point)
 
 
+def newest_id(entry_point: str) -> str:
+    """The registered id of the env class ``entry_point`` with the highest version suffix."""
+    from tom_envs.errors import UnknownEnvironment
+
+    found = reader_ids(entry_point)
+    if not found:
+        raise UnknownEnvironment(f"no registered id makes {entry_point}; is tom_envs imported?")
+    return max(found, key=lambda env_id: int(env_id.rsplit("-v", 1)[-1]) if env_id.rsplit("-v", 1)[-1].isdigit() else -1)
+
+
 def _datasets() -> list[Dataset]:
     from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE
     from tom_envs.common_ground.download import REPOSITORY as CG_REPOSITORY

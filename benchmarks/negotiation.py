@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -52,20 +52,15 @@ ATTITUDES = ("stated", "keyword", "llm")
 MI_JUDGES = ("rule-based", "llm")
 #: 002's Table 1 (GPT-4.1 as the mediator backbone; mean over 6 scenarios x 5 runs) per (conflict
 #: mode, mediator): CC, TLE and ME in percent, RL in seconds (ours counts turns), MI on 1-5.
-PUBLISHED: dict[tuple[str, str], dict[str, float]] = {
-    ("accommodating", "none"): {"cc": 18.74, "tle": 1.05},
-    ("accommodating", "generic"): {"cc": 20.13, "tle": 1.18, "rl": 6.39, "me": 1.18, "mi": 4.464},
-    ("accommodating", "social"): {"cc": 22.59, "tle": 1.16, "rl": 4.00, "me": 0.82, "mi": 4.319},
-    ("avoiding", "none"): {"cc": 17.49, "tle": 1.17},
-    ("avoiding", "generic"): {"cc": 14.31, "tle": 1.04, "rl": 25.56, "me": 0.17, "mi": 4.260},
-    ("avoiding", "social"): {"cc": 13.25, "tle": 0.48, "rl": 5.69, "me": 0.89, "mi": 4.445},
-    ("general", "none"): {"cc": 11.36, "tle": 0.54},
-    ("general", "generic"): {"cc": 10.93, "tle": 0.44, "rl": 5.64, "me": 2.01, "mi": 4.292},
-    ("general", "social"): {"cc": 11.39, "tle": 0.74, "rl": 3.00, "me": 0.25, "mi": 4.207},
-    ("competing", "none"): {"cc": 6.83, "tle": 0.50},
-    ("competing", "generic"): {"cc": 7.01, "tle": 0.23, "rl": 15.98, "me": 1.75, "mi": 4.225},
-    ("competing", "social"): {"cc": 10.65, "tle": 0.57, "rl": 3.71, "me": 0.59, "mi": 4.318},
+_TABLE_1 = {  # per conflict mode: NoAgent (CC, TLE), Generic and Social (CC, TLE, RL, ME, MI)
+    "accommodating": ((18.74, 1.05), (20.13, 1.18, 6.39, 1.18, 4.464), (22.59, 1.16, 4.00, 0.82, 4.319)),
+    "avoiding": ((17.49, 1.17), (14.31, 1.04, 25.56, 0.17, 4.260), (13.25, 0.48, 5.69, 0.89, 4.445)),
+    "general": ((11.36, 0.54), (10.93, 0.44, 5.64, 2.01, 4.292), (11.39, 0.74, 3.00, 0.25, 4.207)),
+    "competing": ((6.83, 0.50), (7.01, 0.23, 15.98, 1.75, 4.225), (10.65, 0.57, 3.71, 0.59, 4.318)),
 }
+PUBLISHED: dict[tuple[str, str], dict[str, float]] = {
+    (mode, mediator): dict(zip(("cc", "tle", "rl", "me", "mi"), values))
+    for mode, cells in _TABLE_1.items() for mediator, values in zip(("none", "generic", "social"), cells)}
 
 #: ``factory(name, scenario) -> mediator`` for the LLM mediators (see :func:`llm_mediator_factory`).
 LLMMediatorFactory = Callable[[str, Scenario], BasePolicy]
@@ -145,10 +140,9 @@ def run(args: argparse.Namespace) -> int:
         if backend is not None:
             backend.close()
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
-    if args.plot:
-        for path in plot(records, Path(args.plot)):
-            if args.format != "json":
-                print(f"wrote {path}")
+    written = plot(records, Path(args.plot)) if args.plot else []
+    if written and args.format != "json":
+        print("\n".join(f"wrote {path}" for path in written))
     return 0
 
 
@@ -190,7 +184,7 @@ class NegotiationCell(Cell):
     difficulty: str
     conflict_mode: str
     mediator: str
-    llm: dict[str, Any] = field(default_factory=dict)
+    llm: Mapping[str, Any] | None = None  # who decides, reads or judges when an LLM does
     attitudes: str = "stated"
     mi_judge: str = "rule-based"
 
@@ -223,7 +217,7 @@ def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any
               attitudes: str = "stated", mi_judge: str = "rule-based") -> Path:
     """The results file of a cell (see :class:`NegotiationCell`)."""
     level = next(lv for lv, modes in DIFFICULTY_MODES.items() if conflict_mode in modes)
-    return NegotiationCell(level, conflict_mode, mediator, dict(ident or {}), attitudes, mi_judge).path(out)
+    return NegotiationCell(level, conflict_mode, mediator, ident or None, attitudes, mi_judge).path(out)
 
 
 def play_episode(env: Any, mediator: Any, seed: int) -> dict[str, Any]:
@@ -266,7 +260,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
             for med in mediators:
                 if med in LLM_MEDIATORS and llm_factory is None:
                     raise NegotiationConfigError(f"mediator {med!r} needs an LLM backend (--backend/--model)")
-                cell = NegotiationCell(level, mode, med, dict(ident or {}), attitudes, mi_judge)
+                cell = NegotiationCell(level, mode, med, ident or None, attitudes, mi_judge)
                 recs = run_cell(cell, list(zip(scenarios, specs)), range(seed, seed + runs), out, parts_for,
                                 llm_factory, progress)
                 records[(mode, med)] = recs

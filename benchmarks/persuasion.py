@@ -41,27 +41,39 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from benchmarks.qa_llm import (
-    RESULTS_VERSION,
-    LLMRun,
-    add_llm_arguments,
-    answer_counters,
-    data_key,
-    results_path,
-)
-from benchmarks.records import append_record, read_records
+from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
+from benchmarks.family import Benchmark, register
+from benchmarks.qa_llm import LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key, make_qa_env
+from benchmarks.runner import Step, make_env, play
 from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.persuasion import BanditPersuader, OraclePersuader, RandomAnswerer, RandomPersuader
 from tom_envs.errors import TomEnvsError
-from tom_envs.persuasion.live import PersuasionEnv
+from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table
-from tom_envs.persuasion.qa_env import PersuasiveToMEnv
 
+QA_ENV = "tom_envs.persuasion.qa_env:PersuasiveToMEnv"
+LIVE_ENV = "tom_envs.persuasion.live:PersuasionEnv"
+#: The family's name -> factory tables: QA answerers ("llm" is the LLM answerer, see
+#: :class:`~benchmarks.qa_llm.LLMRun`) and live persuaders (a class's ``env_kwargs`` go to its env).
 QA_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomAnswerer}
-LLM_POLICY = "llm"  # the LLM answerer; needs --model (and --base-url for openai)
 LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomPersuader, "bandit": BanditPersuader,
                                                       "oracle": OraclePersuader}
+POLICIES: dict[str, dict[str, Callable[[], BasePolicy]]] = {"qa": QA_POLICIES, "live": LIVE_POLICIES}
+#: 001's Table 5 (accuracy %, per question type in :data:`QTYPES` order) and Table 6 (consistency %
+#: of the persuadee desire, belief, intention questions) for reference.
+PUBLISHED: dict[str, dict[str, float]] = {
+    name: dict(zip(QTYPES, values)) for name, values in {
+        "Random Guess": (50.00, 25.00, 16.67, 33.33, 25.00, 25.00, 25.00, 50.00),
+        "Human": (100.00, 92.31, 78.13, 84.62, 87.85, 94.42, 86.80, 97.95),
+        "GPT-4o": (95.56, 89.47, 46.28, 67.66, 81.73, 87.81, 73.55, 96.38),
+        "GPT-4o + CoT": (93.80, 85.50, 46.92, 67.56, 84.90, 87.17, 76.90, 95.53),
+    }.items()}
+PUBLISHED_CONSISTENCY: dict[str, dict[str, float]] = {
+    "Human": {"desire_ee": 62.00, "belief_ee": 56.00, "intent_ee": 82.00},
+    "GPT-4o": {"desire_ee": 19.35, "belief_ee": 36.19, "intent_ee": 65.71},
+}
+QA_REPETITIONS, LIVE_EPISODES = 3, 300  # defaults
 _REP_STRIDE = 1_000_003  # seeds of repetition r: seed + r * stride + dialogue index
 
 
@@ -72,34 +84,39 @@ class PersuasionBenchmarkError(TomEnvsError, ValueError):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add this command's options to ``parser`` (a sub-parser of ``python -m benchmarks``)."""
     parser.add_argument("--env", choices=["qa", "live", "both"], default="qa",
-                        help="qa: PersuasiveToM questions; live: the live persuasion env")
+                        help="qa: PersuasiveToM questions; live: the live persuasion env; both: the two lists")
+    add_run_options(parser, episodes=None, policy="random",
+                    episodes_help=f"live: episodes per persuader (default {LIVE_EPISODES}); with --env qa and no "
+                                  f"--repetitions: full passes over the dialogues (default {QA_REPETITIONS})",
+                    seed_help="live episode i uses seed + i; dialogue i of pass r uses seed + r * 1000003 + i",
+                    policy_help=f"comma-separated; qa: {', '.join([*QA_POLICIES, LLM_POLICY])}; "
+                                f"live: {', '.join(LIVE_POLICIES)}")
     parser.add_argument("--data-dir", default=None, help="folder with the published files (default: bundled sample)")
-    parser.add_argument("--policy", default="random",
-                        help=f"comma-separated; qa: {', '.join([*QA_POLICIES, LLM_POLICY])}; "
-                             f"live: {', '.join(LIVE_POLICIES)}")
-    parser.add_argument("--live-policy", default="random,oracle", help="persuaders for --env both")
-    parser.add_argument("--qtypes", default=None, help="comma-separated question types (default: all present)")
-    parser.add_argument("--split", default="all", help="all, dev or test")
-    parser.add_argument("--repetitions", type=int, default=3, help="qa: full passes over the dialogues")
-    parser.add_argument("--episodes", type=int, default=300, help="live: episodes per persuader")
-    parser.add_argument("--horizon", type=int, default=5, help="live: turn budget")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--format", choices=["table", "json"], default="table")
-    add_llm_arguments(parser)
+    parser.add_argument("--live-policy", type=comma_list(name="persuader"), default="random,oracle",
+                        help="persuaders for --env both")
+    parser.add_argument("--qtypes", type=comma_list(QTYPES, name="question type"), default=None,
+                        help="comma-separated question types (default: all present)")
+    parser.add_argument("--split", choices=["all", "dev", "test"], default="all", help="which dialogues")
+    parser.add_argument("--repetitions", type=positive_int, default=None,
+                        help=f"qa: full passes over the dialogues (default {QA_REPETITIONS}; --episodes with --env qa)")
+    parser.add_argument("--horizon", type=positive_int, default=5, help="live: turn budget")
+    add_qa_llm_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; prints the rows and returns the exit status."""
     rows: list[dict[str, Any]] = []
+    progress = None if args.format != "json" else False
     if args.env in ("qa", "both"):
-        names = _split(args.policy) if args.env == "qa" else ["random"]
+        names = split_list(args.policy) if args.env == "qa" else ["random"]
         _check_qa_policies(names)
+        repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
         llm = LLMRun.from_args(args) if LLM_POLICY in names else None
-        rows += qa_rows(args.data_dir, names, args.repetitions, args.seed,
-                        None if args.qtypes is None else _split(args.qtypes), args.split, llm=llm)
+        rows += qa_rows(args.data_dir, names, repetitions, args.seed,
+                        None if args.qtypes is None else split_list(args.qtypes), args.split, llm=llm, progress=progress)
     if args.env in ("live", "both"):
-        names = _split(args.policy) if args.env == "live" else _split(args.live_policy)
-        rows += live_rows(names, args.episodes, args.seed, args.horizon)
+        names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
+        rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress)
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
     return 0
 
@@ -110,31 +127,30 @@ def policy_seed(seed: int) -> int:
     return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1)[0])
 
 
-def _split(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
-
-
 # ---------------------------------------------------------------------- QA
-def answer_dialogues(env: PersuasiveToMEnv, policy: BasePolicy, repetitions: int, seed: int) -> list[list[Answer]]:
+def _answer(step: Step) -> Answer:
+    info = step.next_info
+    return Answer(info["qtype"], info["episode_id"], bool(info["correct"]), int(step.observation["n_choices"]))
+
+
+def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
+                     progress: bool | None = False) -> list[list[Answer]]:
     """Every dialogue of ``env`` answered ``repetitions`` times (new choice order and policy seed each),
-    one dialogue after the other (the scripted policies; the LLM uses :func:`llm_answers`)."""
+    one dialogue after the other by the runner (the scripted policies; the LLM uses :func:`llm_answers`)."""
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
-    return [[a for i in range(len(env.episodes)) for a in _one_dialogue(env, policy, i, seed + r * _REP_STRIDE + i)]
-            for r in range(repetitions)]
-
-
-def _one_dialogue(env: PersuasiveToMEnv, policy: BasePolicy, index: int, seed: int) -> list[Answer]:
-    policy.reset(policy_seed(seed))
-    obs, info = env.reset(seed=seed, options={"episode": index})
-    answers = []
-    while True:
-        n_choices = int(obs["n_choices"])
-        obs, reward, terminated, truncated, info = env.step(policy.act(obs, info))
-        answers.append(Answer(info["qtype"], info["episode_id"], bool(info["correct"]), n_choices))
-        policy.observe(obs, reward, terminated, truncated, info)
-        if terminated or truncated:
-            return answers
+    n = len(env.unwrapped.episodes)
+    bar = progress_bar(repetitions * n, f"qa {getattr(policy, 'name', type(policy).__name__)}", progress)
+    reps = []
+    for r in range(repetitions):
+        answers = []
+        for i in range(n):
+            answers += play(env, policy, seed + r * _REP_STRIDE + i, options={"episode": i}, policy_seed=policy_seed,
+                            on_step=_answer).steps
+            bar.update(1)
+        reps.append(answers)
+    bar.close()
+    return reps
 
 
 def _check_qa_policies(names: Sequence[str]) -> None:
@@ -146,7 +162,7 @@ def _check_qa_policies(names: Sequence[str]) -> None:
 
 def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, seed: int,
             qtypes: Sequence[str] | None = None, split: str = "all", llm: LLMRun | None = None,
-            ) -> list[dict[str, Any]]:
+            progress: bool | None = False) -> list[dict[str, Any]]:
     """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy.
 
     ``llm`` runs the ``"llm"`` policy (see :class:`LLMRun`); its rows also carry the answerer's
@@ -157,14 +173,14 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
         raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
-    env = PersuasiveToMEnv(data_dir=data_dir, qtypes=qtypes, split=split)
+    env = make_qa_env(QA_ENV, data_dir=data_dir, qtypes=qtypes, split=split)
     rows = []
     for name in policies:
         counters: dict[str, dict[str, Any]] = {}
         if name == LLM_POLICY and llm is not None:  # (llm is not None: checked above)
             reps, counters = llm_answers(env, llm, repetitions, seed)
         else:
-            reps = answer_dialogues(env, QA_POLICIES[name](), repetitions, seed)
+            reps = answer_dialogues(env, QA_POLICIES[name](), repetitions, seed, progress)
         consistency = {r["qtype"]: r for r in consistency_table(reps)}
         for row in accuracy_table(reps):
             extra = consistency.get(row["qtype"])
@@ -174,7 +190,7 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
     return rows
 
 
-def llm_answers(env: PersuasiveToMEnv, llm: LLMRun, repetitions: int, seed: int,
+def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
                 ) -> tuple[list[list[Answer]], dict[str, dict[str, Any]]]:
     """The LLM's answers per repetition (as :func:`answer_dialogues`), and per question type the
     run's identity and counters (``parse_failures``, ``resamples``, ``fallbacks``).
@@ -183,28 +199,27 @@ def llm_answers(env: PersuasiveToMEnv, llm: LLMRun, repetitions: int, seed: int,
     policies do. Finished dialogues are read back from the results file; only the others are
     answered, and each is appended to the file as soon as it is done.
     """
+    env = env.unwrapped
     qtypes = sorted({it.qtype for ep in env.episodes for it in ep})
     key = {"version": RESULTS_VERSION, "benchmark": "persuasion-qa", "data_dir": data_key(env.data_dir),
            "split": env.split, "qtypes": qtypes, "seed": seed}
-    path = results_path(llm.out / "persuasion", f"qa_llm_{llm.config['qa_mode']}", {**key, "llm": llm.config})
-    done = read_records(path, lambda rec: (str(rec["dialogue"]), int(rec["seed"])),
-                        lambda rec: [(a["qtype"], a["correct"], a["n_choices"]) for a in rec["answers"]])
     ids = [str(ep[0].episode_id) for ep in env.episodes]
     jobs = [(r, i, seed + r * _REP_STRIDE + i) for r in range(repetitions) for i in range(len(ids))]
-    todo = [(r, i, s) for r, i, s in jobs if (ids[i], s) not in done]
+    with llm.results("persuasion", "qa_llm", key, lambda rec: (str(rec["dialogue"]), int(rec["seed"])),
+                     lambda rec: [(a["qtype"], a["correct"], a["n_choices"]) for a in rec["answers"]]) as done:
+        todo = [(r, i, s) for r, i, s in jobs if (ids[i], s) not in done]
 
-    def save(k: int, steps: list[dict], stats: dict) -> None:
-        r, i, s = todo[k]
-        answers = [{"qtype": st["info"]["qtype"], "turn": int(st["info"]["turn"]), "chosen": int(st["info"]["chosen"]),
-                    "correct": bool(st["info"]["correct"]), "n_choices": st["n_choices"],
-                    "parse_failures": st["parse_failures"], "fallback": st["fallback"]} for st in steps]
-        rec = {"version": RESULTS_VERSION, "dialogue": ids[i], "repetition": r, "seed": s, "answers": answers,
-               "llm_stats": stats}
-        append_record(path, rec)
-        done[(ids[i], s)] = rec
+        def save(k: int, steps: list[dict], stats: dict) -> None:
+            r, i, s = todo[k]
+            answers = [{"qtype": st["info"]["qtype"], "turn": int(st["info"]["turn"]),
+                        "chosen": int(st["info"]["chosen"]), "correct": bool(st["info"]["correct"]),
+                        "n_choices": st["n_choices"], "parse_failures": st["parse_failures"],
+                        "fallback": st["fallback"]} for st in steps]
+            done.append({"version": RESULTS_VERSION, "dialogue": ids[i], "repetition": r, "seed": s,
+                         "answers": answers, "llm_stats": stats})
 
-    llm.answer(env, [({"episode": i}, s) for _, i, s in todo], save)
-    recs = [[done[(ids[i], s)] for r_, i, s in jobs if r_ == r] for r in range(repetitions)]
+        llm.answer(env, [({"episode": i}, s) for _, i, s in todo], save)
+        recs = [[done[(ids[i], s)] for r_, i, s in jobs if r_ == r] for r in range(repetitions)]
     reps = [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"]) for rec in rep for a in rec["answers"]]
             for rep in recs]
     answers = [a for rep in recs for rec in rep for a in rec["answers"]]
@@ -213,32 +228,39 @@ def llm_answers(env: PersuasiveToMEnv, llm: LLMRun, repetitions: int, seed: int,
 
 
 # ---------------------------------------------------------------------- live
-def play_episode(env: PersuasionEnv, policy: BasePolicy, seed: int) -> dict[str, Any]:
-    """One live episode: predict (if the policy does), act, observe; returns the episode summary."""
-    policy.reset(policy_seed(seed))
-    obs, info = env.reset(seed=seed)
-    while True:
-        if policy.makes_predictions:
-            prediction = policy.predict(obs, info)
-            if prediction is not None:
-                env.record_prediction(**prediction)
-        obs, reward, terminated, truncated, info = env.step(policy.act(obs, info))
-        policy.observe(obs, reward, terminated, truncated, info)
-        if terminated or truncated:
-            return info["episode"]
+def play_episode(env: Any, policy: BasePolicy, seed: int) -> dict[str, Any]:
+    """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
+    scores its desire and attitude predictions); the env's episode summary with the recorder's
+    ``desire_accuracy`` and ``attitude_accuracy`` (percent, None without predictions)."""
+    from wrappers import ToMRecorder
+
+    recorded = env if isinstance(env, ToMRecorder) else ToMRecorder(env)
+    result = play(recorded, policy, seed, policy_seed=policy_seed)
+    by_target = result.summary.get("tom_accuracy_by_target", {})
+    return {**result.info["episode"], "desire_accuracy": by_target.get("desire"),
+            "attitude_accuracy": by_target.get("attitude")}
 
 
-def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 5) -> list[dict[str, Any]]:
+def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 5,
+              progress: bool | None = False) -> list[dict[str, Any]]:
     """One row per persuader: success %, the oracle's success %, regret, literal-ToM accuracies."""
     if episodes < 1:
         raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")
-    env = PersuasionEnv(horizon=horizon)
+    from benchmarks.data import newest_id
+
     rows = []
     for name in policies:
         if name not in LIVE_POLICIES:
             raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(LIVE_POLICIES)}")
-        policy = LIVE_POLICIES[name]()
-        eps = [play_episode(env, policy, seed + i) for i in range(episodes)]
+        factory = LIVE_POLICIES[name]
+        env = make_env(newest_id(LIVE_ENV), record=True, horizon=horizon, **getattr(factory, "env_kwargs", {}))
+        policy = factory()
+        bar = progress_bar(episodes, f"live {name}", progress)
+        eps = []
+        for i in range(episodes):
+            eps.append(play_episode(env, policy, seed + i))
+            bar.update(1)
+        bar.close()
         row: dict[str, Any] = {"env": "live", "policy": name, "episodes": len(eps), "horizon": horizon}
         row["success"], row["success_ci"] = mean_ci95([100.0 * e["success"] for e in eps])
         row["optimal_success"], row["optimal_success_ci"] = mean_ci95([100.0 * e["optimal_success"] for e in eps])
@@ -271,6 +293,10 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
             out.append(f"{name} ({first['model']}, {first['qa_mode']}{', scored' if first['scoring'] else ''}): "
                        f"{sum(r['fallbacks'] for r in mine)} random fallbacks and {sum(r['resamples'] for r in mine)} "
                        f"re-asks over {sum(r['n'] * r['repetitions'] for r in mine)} answers")
+        present = list(dict.fromkeys(r["qtype"] for r in qa))
+        out.append("001 Table 5 (accuracy %): " + "; ".join(
+            f"{who} " + " ".join(f"{ref[q]:.1f}" for q in present) for who, ref in PUBLISHED.items())
+            + f"  [{', '.join(present)}]")
     live = [r for r in rows if r["env"] == "live"]
     if live:
         head = (f"{'persuader':<10} {'episodes':>8} {'success %':>16} {'oracle %':>8} {'regret':>14} "
@@ -283,20 +309,9 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Stand-alone entry point (until the command is wired into ``python -m benchmarks``)."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.persuasion", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except TomEnvsError as exc:
-        import sys
-
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+BENCHMARK = register(Benchmark(
+    name="persuasion", family="persuasion", description=__doc__,
+    help="PersuasiveToM (001) Tables 5/6 on the QA env; --env live for the live persuasion rows",
+    policies={**{f"qa:{k}": v for k, v in QA_POLICIES.items()}, **{f"live:{k}": v for k, v in LIVE_POLICIES.items()}},
+    metrics=("accuracy", "consistency", "success", "regret", "desire_accuracy", "attitude_accuracy"),
+    published=PUBLISHED, episodes=LIVE_EPISODES, arguments=add_arguments, run=run))

@@ -1,55 +1,68 @@
-"""The ``llm`` policy of the QA benchmarks (persuasion, common ground): the generic
-:class:`~policies.llm.qa.LLMQAAnswerer` on a vLLM or OpenAI-compatible backend, episodes answered
-in lockstep through its batched forms, every answered episode recorded at once (resumable).
+"""What the two QA benchmarks (persuasion, common ground) share: their envs from the registry,
+their option group for the ``llm`` policy, and how that policy answers.
 
-Used by :mod:`benchmarks.persuasion` and :mod:`benchmarks.common_ground`; see their docstrings
-for the command lines.
+The ``llm`` policy is the generic :class:`~policies.llm.qa.LLMQAAnswerer` on a vLLM or
+OpenAI-compatible backend. Episodes are played in lockstep by the evaluation runner
+(:func:`benchmarks.runner.play_lockstep`: one backend call per question position and prompting
+stage serves every episode of a batch), and every answered episode is appended at once to a
+results file (:mod:`benchmarks.results`: keyed by the configuration, stamped, locked, resumable).
+See :mod:`benchmarks.persuasion` and :mod:`benchmarks.common_ground` for the command lines.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
-import json
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from benchmarks.matrix import RunnerError
+from benchmarks.cli import add_llm_options, llm_settings, positive_int, progress_bar
+from benchmarks.errors import RunnerError
+from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
+from benchmarks.runner import Step, lockstep_batches, make_env, play_lockstep
 from tom_envs.qa import QAEnv
 
-#: Bump when the meaning of a recorded answer changes (new result files).
-RESULTS_VERSION = 1
-LLM_BACKENDS = ("vllm", "openai")
+__all__ = ["DEFAULT_LOCKSTEP", "QA_MODES", "RESULTS_VERSION", "LLMRun", "add_qa_llm_options", "answer_counters",
+           "data_key", "make_qa_env", "qa_env_id", "results_path"]
+
 QA_MODES = ("zero_shot", "cot")
-LLM_FALLBACKS = ("raise", "random")
 DEFAULT_LOCKSTEP = 32
+LLM_POLICY = "llm"  # the LLM answerer's name in every QA family's --policy
 
 
-def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of the ``llm`` policy (shared by the persuasion and common-ground commands)."""
-    llm = parser.add_argument_group("LLM answerer (--policy llm)")
-    llm.add_argument("--backend", choices=LLM_BACKENDS, default="vllm")
-    llm.add_argument("--model", help="vllm: a local model folder; openai: the served model name")
-    llm.add_argument("--base-url", help="openai: the server's base URL, e.g. http://127.0.0.1:8000/v1 "
-                                        "(key from OPENAI_API_KEY)")
-    llm.add_argument("--max-model-len", type=int, help="vllm: context length")
+# ---------------------------------------------------------------------- envs
+def qa_env_id(entry_point: str) -> str:
+    """The newest registered id whose env class is ``entry_point`` (``"module:Class"``)."""
+    from benchmarks.data import newest_id
+
+    return newest_id(entry_point)
+
+
+def make_qa_env(entry_point: str, **kwargs: Any) -> QAEnv:
+    """The QA env of ``entry_point`` made through the registry (unwrapped: the runner steps it and
+    the benchmark scores the answers from the step infos)."""
+    return make_env(qa_env_id(entry_point), record=False, **kwargs).unwrapped
+
+
+# ---------------------------------------------------------------------- options
+def add_qa_llm_options(parser: argparse.ArgumentParser) -> None:
+    """The shared LLM option group (:func:`benchmarks.cli.add_llm_options`) plus the QA answerer's
+    own options (``--qa-mode``, ``--scoring``, ``--max-tokens``)."""
+    llm = add_llm_options(parser, title="LLM answerer (--policy llm)", lockstep=DEFAULT_LOCKSTEP,
+                          only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples", "lockstep"),
+                          lockstep_help="episodes answered at once (one backend call per question position)")
     llm.add_argument("--qa-mode", choices=QA_MODES, default="zero_shot",
                      help="zero_shot: answer at once; cot: think step by step, then 'The answer is X'")
     llm.add_argument("--scoring", action=argparse.BooleanOptionalAction, default=None,
                      help="zero_shot: score the option letters by log-probability, or (--no-scoring) parse a "
                           "generated 'The answer is X' (default: scoring on vllm, generation on openai)")
-    llm.add_argument("--max-resamples", type=int, default=10, help="re-asks after a reply naming no option")
-    llm.add_argument("--max-tokens", type=int, default=None,
+    llm.add_argument("--max-tokens", type=positive_int, default=None,
                      help="cap on generated tokens (default: 16 for zero_shot, 256 for cot)")
-    llm.add_argument("--fallback", choices=LLM_FALLBACKS, default="raise",
-                     help="after the bounded re-asks: raise, or a uniformly random option (counted)")
-    llm.add_argument("--lockstep", type=int, default=DEFAULT_LOCKSTEP,
-                     help="episodes answered at once (one backend call per question position)")
-    llm.add_argument("--out", default="results", help="folder of the LLM answer records (resumable)")
 
 
+# ---------------------------------------------------------------------- the llm policy
 @dataclass(frozen=True)
 class LLMRun:
     """How a QA benchmark runs its ``llm`` policy.
@@ -63,6 +76,7 @@ class LLMRun:
         out: the results folder (``--out``).
         seed: the answerer's seed (its episode generators derive from it and the episode seed).
         lockstep: most episodes answered at once.
+        progress: a bar over the episodes to answer (None: on a terminal).
     """
 
     config: dict[str, Any]
@@ -70,93 +84,84 @@ class LLMRun:
     out: Path
     seed: int = 0
     lockstep: int = DEFAULT_LOCKSTEP
+    progress: bool | None = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "LLMRun":
-        """The run the command line asks for; bad options raise :class:`~benchmarks.matrix.RunnerError`."""
+        """The run the command line asks for; bad options raise :class:`~benchmarks.errors.RunnerError`."""
         if not args.model:
             raise RunnerError("--policy llm needs --model (a local model folder for vllm, a served model name "
                               "for openai)")
         if args.backend == "openai" and not args.base_url:
             raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+        settings = llm_settings(args)
         if args.scoring and args.qa_mode != "zero_shot":
             raise RunnerError("--scoring applies to --qa-mode zero_shot only; cot reads a generated answer "
                               "(drop --scoring)")
-        if args.max_resamples < 0:
-            raise RunnerError(f"--max-resamples must be >= 0, got {args.max_resamples}")
-        if args.max_tokens is not None and args.max_tokens < 1:
-            raise RunnerError(f"--max-tokens must be >= 1, got {args.max_tokens}")
-        if args.lockstep < 1:
-            raise RunnerError(f"--lockstep must be >= 1, got {args.lockstep}")
         scoring = args.scoring if args.scoring is not None else (args.qa_mode == "zero_shot" and args.backend == "vllm")
-        config = {"backend": args.backend, "model": args.model,
-                  "base_url": args.base_url if args.backend == "openai" else None, "qa_mode": args.qa_mode,
-                  "scoring": bool(scoring), "max_resamples": args.max_resamples, "max_tokens": args.max_tokens,
-                  "fallback": args.fallback}
+        config = {**settings.identity(), "qa_mode": args.qa_mode, "scoring": bool(scoring),
+                  "max_resamples": settings["max_resamples"], "max_tokens": args.max_tokens,
+                  "fallback": settings["fallback"]}
 
         def make_backend() -> Any:
-            from benchmarks.matrix import build_backend
+            from benchmarks.cli import backend_from_args
 
-            return build_backend(args.backend, args.model, args.base_url, args.seed, max_model_len=args.max_model_len)
+            return backend_from_args(args)
 
-        return cls(config, make_backend, Path(args.out), args.seed, args.lockstep)
+        return cls(config, make_backend, Path(args.out), args.seed, args.lockstep,
+                   None if getattr(args, "format", "table") != "json" else False)
 
     def row_identity(self) -> dict[str, Any]:
         """What every llm row says about the run."""
         return {"model": self.config["model"], "qa_mode": self.config["qa_mode"], "scoring": self.config["scoring"]}
 
+    def results(self, folder: str, stem: str, key: dict[str, Any], record_key: Callable[[dict], Hashable],
+                check: Callable[[dict], Any]) -> ResultsFile:
+        """The results file of this run for a benchmark configuration ``key`` (under ``out/folder``)."""
+        path = results_path(self.out / folder, f"{stem}_{self.config['qa_mode']}", {**key, "llm": self.config})
+        return ResultsFile(path, key=record_key, check=check)
+
     def answer(self, env: QAEnv, jobs: Sequence[tuple[dict, int]],
                on_done: Callable[[int, list[dict], dict], None]) -> None:
-        """Answer the episodes ``jobs`` (reset options, seed) with a fresh backend; see
-        :func:`answer_in_lockstep`. Builds nothing when ``jobs`` is empty."""
+        """Answer the episodes ``jobs`` (reset options, seed) with a fresh backend, in lockstep.
+
+        Episodes with the same number of questions go together, at most ``lockstep`` at a time
+        (:func:`benchmarks.runner.lockstep_batches`), each on its own copy of ``env``. When a batch
+        ends, ``on_done(job index, steps, stats)`` is called per episode, where ``steps`` has per
+        question the step ``info``, ``n_choices``, ``parse_failures`` and ``fallback`` (from the
+        answerer's step log) and ``stats`` is the answerer's ``episode_stats()`` entry. Builds
+        nothing when ``jobs`` is empty.
+        """
         if not jobs:
             return
         from policies.llm.qa import LLMQAAnswerer
 
+        batches = lockstep_batches(jobs, self.lockstep, lambda job: len(env.episodes[env.select_episode(job[0])]))
+        pool = [copy.deepcopy(env) for _ in range(max(len(b) for b in batches))]
         backend = self.make_backend()
+        bar = progress_bar(len(jobs), f"llm {self.config['model']}", self.progress)
         try:
             c = self.config
             answerer = LLMQAAnswerer(backend, mode=c["qa_mode"], scoring=c["scoring"], seed=self.seed,
                                      max_resamples=c["max_resamples"], fallback=c["fallback"],
                                      max_tokens=c["max_tokens"])
-            answer_in_lockstep(env, answerer, jobs, self.lockstep, on_done)
+            for batch in batches:
+                results = play_lockstep(pool[:len(batch)], answerer, [jobs[k][1] for k in batch],
+                                        options=[jobs[k][0] for k in batch], on_step=_answer_step)
+                for k, result in zip(batch, results):
+                    on_done(k, result.steps, result.policy_stats or {})
+                bar.update(len(batch))
         finally:
+            bar.close()
             backend.close()
 
 
-def answer_in_lockstep(env: QAEnv, answerer: Any, jobs: Sequence[tuple[dict, int]], lockstep: int,
-                       on_done: Callable[[int, list[dict], dict], None]) -> None:
-    """Step the QA episodes ``jobs`` (reset options, seed) in lockstep through ``answerer``'s
-    batched forms: one ``act_batch`` (one backend call per stage) per question position.
-
-    Episodes with the same number of questions go together, at most ``lockstep`` at a time, so a
-    batch never waits on a finished episode; each episode plays on its own copy of ``env``. When
-    a batch ends, ``on_done(job index, steps, stats)`` is called per episode, where ``steps`` has
-    per question the step ``info``, ``n_choices``, ``parse_failures`` and ``fallback`` (from the
-    answerer's step log) and ``stats`` is the answerer's :meth:`episode_stats` for the episode.
-    """
-    groups: dict[int, list[int]] = {}
-    for k, (options, _) in enumerate(jobs):
-        groups.setdefault(len(env.episodes[env.select_episode(options)]), []).append(k)
-    pool = [copy.deepcopy(env) for _ in range(min(lockstep, len(jobs)))]
-    for length, members in groups.items():
-        for start in range(0, len(members), lockstep):
-            batch = members[start:start + lockstep]
-            envs = pool[:len(batch)]
-            answerer.reset_batch([jobs[k][1] for k in batch])
-            obs, infos = map(list, zip(*(e.reset(seed=jobs[k][1], options=jobs[k][0]) for e, k in zip(envs, batch))))
-            steps: list[list[dict]] = [[] for _ in batch]
-            for _ in range(length):
-                actions = answerer.act_batch(obs, infos)
-                logs = answerer.last_step_log()
-                results = [e.step(a) for e, a in zip(envs, actions)]
-                for trace, o, log, res in zip(steps, obs, logs, results):
-                    trace.append({"info": res[4], "n_choices": int(o["n_choices"]),
-                                  "parse_failures": int(log["parse_failures"]), "fallback": bool(log["fallback"])})
-                obs, rewards, terms, truncs, infos = (list(x) for x in zip(*results))
-                answerer.observe_batch(obs, rewards, terms, truncs, infos)
-            for k, trace, stats in zip(batch, steps, answerer.episode_stats()):
-                on_done(k, trace, stats)
+def _answer_step(step: Step) -> dict[str, Any]:
+    log = step.log["act"] if step.log else None
+    if log is None:
+        raise RunnerError("the LLM answerer kept no step log (last_step_log); its counters would be lost")
+    return {"info": step.next_info, "n_choices": int(step.observation["n_choices"]),
+            "parse_failures": int(log["parse_failures"]), "fallback": bool(log["fallback"])}
 
 
 def answer_counters(answers: Sequence[dict]) -> dict[str, int]:
@@ -170,9 +175,3 @@ def answer_counters(answers: Sequence[dict]) -> dict[str, int]:
 def data_key(data_dir: Any) -> str | None:
     """A data folder as it goes into a results key (absolute), None for the bundled sample."""
     return None if data_dir is None else str(Path(data_dir).resolve())
-
-
-def results_path(folder: Path, stem: str, config: dict[str, Any]) -> Path:
-    """``folder / "<stem>_<hash of config>.jsonl"``: one file per configuration."""
-    key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
-    return folder / f"{stem}_{key}.jsonl"
