@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m tom_envs.down
     return int(args.func(args))
 
 
-def alias_main(name: str, argv: Sequence[str] | None, prog: str) -> int:
+def alias_main(name: str, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """An older command line of one dataset (``python -m tom_envs.persuasion.download ...``): the
     same parser and run as ``data download NAME``, under its old program name."""
     module = importlib.import_module(DOWNLOADS[name])

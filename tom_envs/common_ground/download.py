@@ -18,12 +18,13 @@ import argparse
 import json
 import re
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from tom_envs.common_ground.corpus import DEFAULT_ANNOTATOR, TEST_CIDS, TRAIN_CIDS, read_corpus, read_questions
 from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch, fetch_validated
-from tom_envs.download import run as _run
+from tom_envs.download import run as run_download
 from tom_envs.errors import TomEnvsError
 
 __all__ = ["ALL_CIDS", "DEFAULT_BASE_URL", "DEFAULT_LISTING_URL", "DownloadError", "PARTS", "REPOSITORY",
@@ -151,14 +152,10 @@ def from_args(args: argparse.Namespace) -> list[Path]:
                     args.listing_url, args.force, args.timeout)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the download; exit status 0 (the paths are printed), or 2 with a message."""
-    return _run(args, from_args)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The older command line (``python -m tom_envs.common_ground.download``); ``data download common-ground``."""
-    return alias_main("common-ground", argv, "python -m tom_envs.common_ground.download")
+#: Run the download from parsed options: 0 (the paths are printed), or 2 with a message.
+run = partial(run_download, from_args=from_args)
+#: The older command line (``python -m tom_envs.common_ground.download``), the same as ``data download common-ground``.
+main = partial(alias_main, "common-ground", prog="python -m tom_envs.common_ground.download")
 
 
 if __name__ == "__main__":

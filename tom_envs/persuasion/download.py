@@ -14,9 +14,10 @@ import argparse
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
-from tom_envs.download import DownloadError, add_timeout_argument, alias_main, fetch_validated, run as _run
+from tom_envs.download import DownloadError, add_timeout_argument, alias_main, fetch_validated
+from tom_envs.download import run as run_download
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.data import load_file
@@ -73,14 +74,10 @@ def from_args(args: argparse.Namespace) -> list[Path]:
     return download(args.out, types, args.base_url, args.timeout, args.overwrite)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the download; exit status 0 (the paths are printed), or 2 with a message."""
-    return _run(args, from_args)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The older command line (``python -m tom_envs.persuasion.download``); ``data download persuasion``."""
-    return alias_main("persuasion", argv, "python -m tom_envs.persuasion.download")
+#: Run the download from parsed options: 0 (the paths are printed), or 2 with a message.
+run = partial(run_download, from_args=from_args)
+#: The older command line (``python -m tom_envs.persuasion.download``), the same as ``data download persuasion``.
+main = partial(alias_main, "persuasion", prog="python -m tom_envs.persuasion.download")
 
 
 if __name__ == "__main__":
