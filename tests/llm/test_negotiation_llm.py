@@ -13,11 +13,13 @@ from policies.llm import OpenAIBackend
 from policies.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
 from policies.negotiation_llm import (
     AGREEMENT_DIMENSIONS,
+    MEDIATION_STRATEGIES,
     LLMAgreementJudge,
     LLMAttitudeExtractor,
     LLMMediator,
     LLMMIJudge,
     LLMParty,
+    MediationStrategy,
     extract_json,
     run_episode,
 )
@@ -156,6 +158,24 @@ def test_extractor_and_judges_parse(scripted):
     assert n > 0 and judge.stats["backend_calls"] == 1
     v = judge(SCENARIO, 1, 0, 0, int(attitudes[1, 0]), int(attitudes[0, 0]))  # symmetric cache hit
     assert 0.0 <= v <= 1.0 and judge.stats["backend_calls"] == 1
+
+
+def test_a_new_mediation_strategy_is_one_class_and_one_table_entry(scripted, monkeypatch):
+    class Quiet(MediationStrategy):
+        name = "quiet"
+
+        def instructions(self, scenario, prediction):
+            return "Speak only when a party is hostile."
+
+    monkeypatch.setitem(MEDIATION_STRATEGIES, "quiet", Quiet)
+    server, backend = scripted
+    mediator = LLMMediator(backend, SCENARIO, variant="quiet")
+    mediator.reset(0)
+    info = {"text": "You mediate a short negotiation.", "state": {"turn": 0}}
+    decision = mediator.act(None, info)
+    assert mediator.predict(None, info) is None and "prediction" not in decision
+    assert isinstance(decision["intervene"], bool) and mediator.stats["decisions"] == 1
+    assert "Speak only when a party is hostile." in server.requests[-1]["messages"][-1]["content"]
 
 
 def test_extract_json_and_config_errors():
