@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.errors import InvalidAction
+from tom_envs.scoring import prediction_matches
 from tom_envs.tom import ToMSpec, tom_spec_of
 
 
@@ -26,7 +27,9 @@ def parse_prediction(space: spaces.Space, value: Any, target: str) -> tuple[Any,
     """``(predicted value, probability vector or None)`` for one target, checked against its space.
 
     A ``Discrete`` target takes an index, or a probability vector over its values whose argmax
-    (lowest index on ties) is the predicted value. Other spaces take any member of the space.
+    (lowest index on ties) is the predicted value. Other spaces take any member of the space (an
+    integer array may hold :data:`tom_envs.scoring.NOT_PREDICTED` in the cells it leaves out, if
+    the target's space allows it).
 
     Raises:
         InvalidAction: the value is not a prediction of this target.
@@ -52,18 +55,6 @@ def parse_prediction(space: spaces.Space, value: Any, target: str) -> tuple[Any,
     if not space.contains(candidate):
         raise InvalidAction(f"a prediction of {target!r} must be a member of {space}, got {value!r}")
     return candidate, None
-
-
-def _hits(prediction: Any, truth: Any) -> tuple[int, int]:
-    """Matching elements and elements compared (1 and 1 for scalars)."""
-    if type(prediction) is int and type(truth) is int:
-        return int(prediction == truth), 1
-    if np.ndim(truth) == 0 and np.ndim(prediction) == 0:
-        return int(prediction == truth), 1
-    p, t = np.asarray(prediction), np.asarray(truth)
-    if p.shape != t.shape:
-        return 0, max(t.size, 1)
-    return int((p == t).sum()), int(t.size)
 
 
 class ToMScorer:
@@ -176,7 +167,12 @@ class ToMScorer:
             return None, None, None
         pred, dist = self._pending.pop(name)
         value = truth[name]
-        hits, total = _hits(pred, value)
+        if type(pred) is int and type(value) is int:  # the common case, without numpy
+            hits, total = int(pred == value), 1
+        else:
+            hits, total = prediction_matches(pred, value)
+        if not total:  # a partial prediction that covers nothing this step resolved
+            return None, None, None
         counts = self._by_target[name]
         counts[0] += hits
         counts[1] += total
