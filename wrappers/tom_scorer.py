@@ -70,7 +70,8 @@ class ToMScorer:
     that step did not resolve it), ``prediction`` and ``correct`` (one value for a single-target
     env, a dict by target otherwise; None where nothing was predicted) and, for a single
     ``Discrete`` target, ``prediction_prob`` (the probability a predicted distribution gave the
-    truth). :meth:`summary` holds ``rounds``, ``return``, ``tom_steps`` (steps with a scored
+    truth). A prediction is correct when every element it predicts matches
+    (:func:`tom_envs.scoring.prediction_matches`). :meth:`summary` holds ``rounds``, ``return``, ``tom_steps`` (steps with a scored
     prediction), ``tom_accuracy`` (ToM %: matching predicted elements / elements predicted),
     ``tom_correct`` (per step), ``tom_accuracy_by_target`` (multi-target envs),
     ``tom_accuracy_by_<group_by>`` (when the spec names a ``group_by`` info key) and ``outcome``
