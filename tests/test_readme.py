@@ -29,3 +29,36 @@ def test_readme_python_examples_run(tmp_path, monkeypatch):
 
         for env_id in [i for i in tom_envs.REGISTRY if not tom_envs.REGISTRY[i].builtin]:
             tom_envs.registration.unregister(env_id)
+
+
+def _command_lines(text: str) -> list[str]:
+    """Every ``python -m benchmarks`` / ``tom-envs`` command line of the README's bash blocks."""
+    lines = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #")[0].strip()
+            for prefix in (".venv/bin/python -m benchmarks ", "python -m benchmarks ", "tom-envs "):
+                if line.startswith(prefix):
+                    lines.append(line[len(prefix):])
+    return lines
+
+
+def _argv(line: str) -> list[str]:
+    """A README line as argv: optional ``[...]`` parts included, the first of ``a|b`` alternatives,
+    ``...`` (more options) dropped."""
+    line = re.sub(r"\[([^\]]*)\]", r"\1", line)
+    return [tok.split("|")[0] if "|" in tok and "://" not in tok else tok for tok in line.split() if tok != "..."]
+
+
+def test_readme_command_lines_parse():
+    from benchmarks.__main__ import build_parser
+
+    lines = _command_lines(README.read_text(encoding="utf-8"))
+    assert len(lines) >= 15 and any(line.startswith("--version") for line in lines)
+    for line in lines:
+        argv = _argv(line)
+        try:
+            build_parser().parse_args(argv)
+        except SystemExit as exc:
+            if exc.code != 0:  # --version / --help exit 0
+                raise AssertionError(f"README command line no longer parses: {line}") from None
