@@ -38,7 +38,7 @@ import json
 import sys
 from typing import Any, Callable, Sequence
 
-from benchmarks.cli import add_run_options, comma_list, progress_bar, split_list
+from benchmarks.cli import add_run_options, comma_list, output_dir, progress_bar, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key, make_qa_env
 from benchmarks.runner import Step
@@ -70,13 +70,14 @@ class CommonGroundBenchmarkError(TomEnvsError, ValueError):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``common-ground`` options to ``parser``."""
-    add_run_options(parser, episodes=1, policy="random", policy_help=f"comma-separated: {', '.join(POLICIES)}",
+    add_run_options(parser, episodes=1, policy="random", policy_type=comma_list(name="policy name"),
+                    policy_help=f"comma-separated: {', '.join(POLICIES)}",
                     episodes_help="passes over the conversations (pass r of conversation i uses seed + r * 1000003 + i)",
                     seed_help="conversation i uses seed + i (env and policy)")
     parser.add_argument("--data-dir", default=None,
                         help="folder laid out like the Common-ToM repository's data/ (cg/, questions/); default: bundled sample")
     parser.add_argument("--from-corpus", action="store_true", help="generate the questions from cg/ instead of reading questions/")
-    parser.add_argument("--export", metavar="OUT_DIR", default=None,
+    parser.add_argument("--export", metavar="OUT_DIR", type=output_dir, default=None,
                         help="with --from-corpus: write the generated question files (released format) to OUT_DIR and stop")
     parser.add_argument("--split", choices=("test", "train", "all"), default="test", help="which conversations")
     parser.add_argument("--context", choices=CONTEXT_MODES, default="online", help="what the answerer reads")

@@ -106,10 +106,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     max_model_len_help="vllm: context length (transcripts grow with the turns)")
 
 
-def _names(text: str, flag: str, choices: Sequence[str] | None = None) -> list[str]:
+def _names(text: str, flag: str, item: str, choices: Sequence[str] | None = None) -> list[str]:
     """The items of a comma-separated ``flag``: non-empty, no duplicates, each one of ``choices`` (if given)."""
     try:
-        comma_list(choices, name=flag.lstrip("-"))(text)
+        comma_list(choices, name=item)(text)
     except argparse.ArgumentTypeError as exc:
         raise NegotiationConfigError(f"{flag}: {exc}") from None
     return split_list(text)
@@ -117,9 +117,9 @@ def _names(text: str, flag: str, choices: Sequence[str] | None = None) -> list[s
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; prints the table (or JSON rows) and returns the exit status."""
-    mediators = _names(args.mediator, "--mediator", list(POLICIES))
-    levels = _names(args.mode, "--mode", list(DIFFICULTY_MODES))
-    scenarios = list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all" else _names(args.scenarios, "--scenarios")
+    mediators = _names(args.mediator, "--mediator", "mediator", list(POLICIES))
+    levels = _names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES))
+    scenarios = list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all" else _names(args.scenarios, "--scenarios", "scenario")
     if args.episodes < 1:
         raise NegotiationConfigError(f"--runs must be at least 1, got {args.episodes}")
     backend = factory = extractor = judge = None

@@ -85,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add this command's options to ``parser`` (a sub-parser of ``python -m benchmarks``)."""
     parser.add_argument("--env", choices=["qa", "live", "both"], default="qa",
                         help="qa: PersuasiveToM questions; live: the live persuasion env; both: the two lists")
-    add_run_options(parser, episodes=None, policy="random",
+    add_run_options(parser, episodes=None, policy="random", policy_type=comma_list(name="policy name"),
                     episodes_help=f"live: episodes per persuader (default {LIVE_EPISODES}); with --env qa and no "
                                   f"--repetitions: full passes over the dialogues (default {QA_REPETITIONS})",
                     seed_help="live episode i uses seed + i; dialogue i of pass r uses seed + r * 1000003 + i",
