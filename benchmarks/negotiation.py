@@ -123,15 +123,14 @@ def run(args: argparse.Namespace) -> int:
     if args.episodes < 1:
         raise NegotiationConfigError(f"--runs must be at least 1, got {args.episodes}")
     backend = factory = extractor = judge = None
-    ident: dict[str, Any] = {}
-    if any(m in LLM_MEDIATORS for m in mediators) or args.attitudes == "llm" or args.mi_judge == "llm":
+    ident = _ident(args)
+    if ident:
         from benchmarks.cli import backend_from_args
 
         backend = backend_from_args(args)
         factory = llm_mediator_factory(backend, args.fallback)
         extractor = llm_extractor_factory(backend, args.fallback)
         judge = llm_judge_factory(backend, args.fallback)
-        ident = {"backend": args.backend, "model": args.model, "base_url": args.base_url, "fallback": args.fallback}
     try:
         rows, records = evaluate(levels, mediators, scenarios, args.episodes, args.seed, Path(args.out), factory,
                                  ident, attitudes=args.attitudes, extractor_factory=extractor, mi_judge=args.mi_judge,
@@ -255,17 +254,36 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
     specs = [resolve_scenario(s) for s in scenarios]
     parts_for = _Parts(attitudes, mi_judge, extractor_factory, judge_factory)
     rows, records = [], {}
-    for level in levels:
-        for mode in DIFFICULTY_MODES[level]:
-            for med in mediators:
-                if med in LLM_MEDIATORS and llm_factory is None:
-                    raise NegotiationConfigError(f"mediator {med!r} needs an LLM backend (--backend/--model)")
-                cell = NegotiationCell(level, mode, med, ident or None, attitudes, mi_judge)
-                recs = run_cell(cell, list(zip(scenarios, specs)), range(seed, seed + runs), out, parts_for,
-                                llm_factory, progress)
-                records[(mode, med)] = recs
-                rows.append(summarise(level, mode, med, recs))
+    for cell in grid(levels, mediators, ident, attitudes, mi_judge):
+        if cell.mediator in LLM_MEDIATORS and llm_factory is None:
+            raise NegotiationConfigError(f"mediator {cell.mediator!r} needs an LLM backend (--backend/--model)")
+        recs = run_cell(cell, list(zip(scenarios, specs)), range(seed, seed + runs), out, parts_for, llm_factory,
+                        progress)
+        records[(cell.conflict_mode, cell.mediator)] = recs
+        rows.append(summarise(cell.difficulty, cell.conflict_mode, cell.mediator, recs))
     return rows, records
+
+
+def grid(levels: Sequence[str], mediators: Sequence[str], ident: Mapping[str, Any] | None = None,
+         attitudes: str = "stated", mi_judge: str = "rule-based") -> list[NegotiationCell]:
+    """Table 1's cells, in its column order: every conflict mode of ``levels`` x ``mediators``."""
+    return [NegotiationCell(level, mode, med, ident or None, attitudes, mi_judge)
+            for level in levels for mode in DIFFICULTY_MODES[level] for med in mediators]
+
+
+def cells(args: argparse.Namespace) -> list[NegotiationCell]:
+    """The cells the command line asks for (the declaration's ``cells``)."""
+    return grid(_names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES)),
+                _names(args.mediator, "--mediator", "mediator", list(POLICIES)), _ident(args), args.attitudes,
+                args.mi_judge)
+
+
+def _ident(args: argparse.Namespace) -> dict[str, Any]:
+    """Which LLM decides, reads or judges (none: empty)."""
+    if not (any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
+            or args.mi_judge == "llm"):
+        return {}
+    return {"backend": args.backend, "model": args.model, "base_url": args.base_url, "fallback": args.fallback}
 
 
 def run_cell(cell: NegotiationCell, scenarios: Sequence[tuple[str, Scenario]], seeds: Sequence[int], out: Path,
@@ -426,4 +444,5 @@ def plot(records: dict[tuple[str, str], list[dict]], out_dir: Path) -> list[Path
 BENCHMARK = register(Benchmark(
     name="negotiation", family="negotiation", help="002 Table 1: scripted parties with NoAgent / Generic / Social mediators",
     description=__doc__, policies=POLICIES, default_policy="none", metrics=tuple(key for key, _, _ in ROWS),
-    published=PUBLISHED, episodes=5, arguments=add_arguments, run=run))
+    published=PUBLISHED, episodes=5, cells=cells, table=lambda rows, bench: format_table(rows),
+    arguments=add_arguments, run=run))

@@ -314,4 +314,5 @@ BENCHMARK = register(Benchmark(
     help="PersuasiveToM (001) Tables 5/6 on the QA env; --env live for the live persuasion rows",
     policies={**{f"qa:{k}": v for k, v in QA_POLICIES.items()}, **{f"live:{k}": v for k, v in LIVE_POLICIES.items()}},
     metrics=("accuracy", "consistency", "success", "regret", "desire_accuracy", "attitude_accuracy"),
-    published=PUBLISHED, episodes=LIVE_EPISODES, arguments=add_arguments, run=run))
+    published=PUBLISHED, episodes=LIVE_EPISODES, table=lambda rows, bench: format_table(rows),
+    arguments=add_arguments, run=run))
