@@ -76,7 +76,8 @@ def _datasets() -> list[Dataset]:
         Dataset("negotiation", "002 ProMediate", neg_ids, "ProMediate-Eval case files (no public download)",
                 "one JSON case per file (instruction, issues, options, config, names[, topics])",
                 "six built-in scenarios of ours (tom_envs/negotiation/scenarios)",
-                "Scenario.from_promediate(PATH) or Scenario.from_file(PATH); NegotiationEnv(scenario=...)",
+                f"tom_envs.make_aec('{neg_ids[0]}', scenario=Scenario.from_promediate(PATH)) "
+                "(or Scenario.from_file(PATH))",
                 DOWNLOADS.get("negotiation")),
     ]
 

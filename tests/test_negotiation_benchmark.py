@@ -73,3 +73,28 @@ def test_llm_attitudes_need_a_backend(tmp_path):
         bench.evaluate(["hard"], ["none"], ["hopkins_hmo"], 1, 0, tmp_path, attitudes="llm")
     with pytest.raises(NegotiationConfigError, match="unknown attitudes"):
         bench.evaluate(["hard"], ["none"], ["hopkins_hmo"], 1, 0, tmp_path, attitudes="vibes")
+
+
+def test_records_are_stamped_and_records_of_other_code_are_recomputed(tmp_path, capsys):
+    from benchmarks.results import STAMP_FIELD, StaleResultWarning, code_stamp
+
+    args = _args(tmp_path, format="json", mode="hard", mediator="generic")
+    bench.run(args)
+    first = capsys.readouterr().out
+    (path,) = (tmp_path / "res" / "negotiation").glob("*.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert all(rec[STAMP_FIELD] == code_stamp() for rec in records)
+    records[0][STAMP_FIELD] = {**code_stamp(), "commit": "an older commit"}
+    path.write_text("".join(json.dumps(rec) + "\n" for rec in records))
+    with pytest.warns(StaleResultWarning):
+        bench.run(args)
+    assert capsys.readouterr().out == first  # the stale episode was played again, with the same result
+    assert sum(1 for _ in path.read_text().splitlines()) == 4
+
+
+def test_cells_follow_table_1_and_key_llm_runs_by_model(tmp_path):
+    cells = bench.grid(["easy", "hard"], ["none", "llm-social"], {"model": "m"})
+    assert [(c.conflict_mode, c.mediator) for c in cells] == [
+        (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "llm-social")]
+    assert "llm" not in cells[0].config() and cells[1].config()["llm"] == {"model": "m"}
+    assert cells[1].path(tmp_path) != bench.grid(["easy"], ["llm-social"], {"model": "n"})[0].path(tmp_path)
