@@ -9,7 +9,8 @@ Examples::
 Without ``--data-dir`` the small sample bundled with tom-envs is used (written by us; its numbers
 say nothing about the real benchmark). ``--policy`` takes a comma-separated list; the JSON output
 is every policy's rows in turn (each row names its ``policy``), with ``order`` (``"all"``, 1, 2,
-3), ``n`` and ``accuracy`` (percent).
+3), ``n`` and ``accuracy`` (percent). ``--episodes N`` answers every conversation N times
+(pass r of conversation i with seed ``seed + r * 1000003 + i``; default 1) and pools the answers.
 
 An LLM answers with ``--policy llm`` (the generic :class:`~policies.llm.qa.LLMQAAnswerer`;
 options as in ``python -m benchmarks persuasion``)::

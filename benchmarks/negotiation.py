@@ -11,9 +11,10 @@ Columns follow Table 1: Easy (accommodating, avoiding), Medium (general), Hard (
 with the chosen mediators; rows are CC (%), TLE (%), RL (turns, not seconds: the scripted runs
 have no clock), ME (%) and MI (1-5, from the rule-based judge for scripted runs). Each cell is the
 mean over scenarios x runs, with a 95 % CI (002's GPT-4.1 values are printed below the table).
-``--policy`` is also spelled ``--mediator`` and ``--episodes`` ``--runs``. Episodes are played by
-the evaluation runner (:func:`benchmarks.runner.play_aec`); every finished episode is appended to a JSONL file
-under ``--out/negotiation/`` at once, keyed by its cell, scenario and seed, so reruns resume.
+``--policy`` is also spelled ``--mediator`` and ``--episodes`` ``--runs``. Episodes are played
+by the evaluation runner (:func:`benchmarks.runner.play_aec`); every finished episode is appended
+to a JSONL file under ``--out/negotiation/`` at once (:mod:`benchmarks.results`), keyed by its
+cell, scenario and seed, so reruns resume.
 
 ``--attitudes`` sets where consensus tracking takes the parties' attitudes from: ``stated`` (the
 scripted parties' exact stances, default), ``keyword`` (the rule-based extractor reading every

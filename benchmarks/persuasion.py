@@ -2,14 +2,17 @@
 
 QA (default)::
 
-    python -m benchmarks persuasion --data-dir DIR --policy random --repetitions 3 --format json
+    tom-envs persuasion --data-dir DIR --policy random --episodes 3 --format json   # or --repetitions 3
 
 prints one row per question type present (Table 5's column order) with ``qtype`` (the published
 file name), ``n`` (questions per repetition), ``accuracy`` (percent, mean over repetitions),
 ``accuracy_ci`` (95 % half-width), ``chance`` (uniform guessing, percent); the persuadee rows
 add Table 6's ``consistency`` and ``consistency_ci``. Without ``--data-dir`` the bundled sample
 is used. ``--env live`` runs the live persuasion env instead (``--policy random,oracle``, ...),
-one row per persuader; ``--env both`` prints both lists (every row has an ``env`` key).
+one row per persuader (``--episodes`` of them, default 300); ``--env both`` prints both lists
+(every row has an ``env`` key; there ``--repetitions`` sets the QA passes and ``--episodes`` the
+live episodes). Every episode is played by the evaluation runner (:mod:`benchmarks.runner`); the
+live env is wrapped in the ToM recorder, which scores the desire and attitude predictions.
 
 An LLM answers the QA questions with ``--policy llm`` (the generic
 :class:`~policies.llm.qa.LLMQAAnswerer`)::
@@ -33,6 +36,7 @@ rows add ``model``, ``qa_mode``, ``scoring`` and the answerer's counters over al
 ``parse_failures`` (replies naming no option), ``resamples`` (re-asks) and ``fallbacks``
 (answers drawn at random after the bound -- not the model's answers).
 """
+
 from __future__ import annotations
 
 import argparse
