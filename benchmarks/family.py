@@ -82,6 +82,7 @@ class Benchmark:
         published: the paper's reference numbers: (env id, policy) or any row identity → {metric: value}.
         description: the command's ``--help`` text (default: ``help``).
         episodes: ``--episodes`` default.
+        plot: ``plot(records by cell key, folder) -> written paths``: the family's figures (adds ``--plot DIR``).
         arguments: ``arguments(parser)`` adds family options to the generated command.
         run: ``run(args) -> exit status`` replaces the generated command's body (families whose
             command is not a grid of episodes); it still gets the shared options.
@@ -99,6 +100,7 @@ class Benchmark:
     published: Mapping[Any, Mapping[str, float]] = field(default_factory=dict)
     description: str | None = None
     episodes: int = 30
+    plot: Callable[[Mapping[str, list[dict]], Path], list[Path]] | None = None
     arguments: Callable[[argparse.ArgumentParser], None] | None = None
     run: Callable[[argparse.Namespace], int] | None = None
 
@@ -152,6 +154,7 @@ def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
     if bench.run is None:
         policies = list(bench.policies)
         add_run_options(parser, episodes=bench.episodes, policy=bench.default_policy or policies[0],
+                        plot="write the family's figures into DIR" if bench.plot is not None else None,
                         policy_type=comma_list(policies, name="policy"),
                         policy_help=f"comma-separated: {', '.join(policies)}")
         parser.add_argument("--env", type=comma_list(name="env id"), default=None,
@@ -218,6 +221,10 @@ def run_command(bench: Benchmark, args: argparse.Namespace) -> int:
         return bench.run(args)
     cells = bench.cells(args) if bench.cells is not None else bench.default_cells(args)
     progress = args.format != "json" and None  # None: a bar only on a terminal
-    rows, _ = evaluate(bench, cells, args.episodes, args.seed, Path(args.out), progress, args.lockstep)
+    rows, records = evaluate(bench, cells, args.episodes, args.seed, Path(args.out), progress, args.lockstep)
     print(json.dumps(rows, indent=2) if args.format == "json" else (bench.table or format_rows)(rows, bench))
+    if getattr(args, "plot", None) and bench.plot is not None:
+        for path in bench.plot(records, Path(args.plot)):
+            if args.format != "json":
+                print(f"wrote {path}")
     return 0

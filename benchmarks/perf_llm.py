@@ -29,6 +29,7 @@ import gymnasium as gym
 
 import tom_envs  # noqa: F401  (registers the ids)
 from benchmarks.matrix import matrix_env_id
+from benchmarks.runner import make_env, play_lockstep
 from policies.llm.backends import Backend
 from policies.llm.errors import InvalidRequest
 from policies.llm.policy import LLMMatrixPolicy, make_llm_policy
@@ -37,19 +38,10 @@ TARGETS = {"speedup": 5.0, "prefix_cache_share": 0.8}
 
 
 def _lockstep(policy: LLMMatrixPolicy, game: str, horizon: int, seeds: Sequence[int]) -> list[list[int]]:
-    """Run the episodes in lockstep (act only); the actions per episode."""
-    envs = [gym.make(matrix_env_id(game), horizon=horizon) for _ in seeds]
-    policy.reset_batch(list(seeds))
-    obs, infos = map(list, zip(*(env.reset(seed=s) for env, s in zip(envs, seeds))))
-    actions: list[list[int]] = [[] for _ in seeds]
-    for _ in range(horizon):
-        chosen = policy.act_batch(obs, infos)
-        steps = [env.step(a) for env, a in zip(envs, chosen)]
-        obs, rewards, terms, truncs, infos = map(list, zip(*steps))
-        policy.observe_batch(obs, rewards, terms, truncs, infos)
-        for row, a in zip(actions, chosen):
-            row.append(a)
-    return actions
+    """Run the episodes in lockstep (:func:`benchmarks.runner.play_lockstep`, no recorder: act only);
+    the actions per episode."""
+    envs = [make_env(matrix_env_id(game), record=False, horizon=horizon) for _ in seeds]
+    return [result.steps for result in play_lockstep(envs, policy, seeds, on_step=lambda step: step.action)]
 
 
 def _cache_share(backend: Backend, strategy: str, game: str, horizon: int, **kwargs: Any) -> tuple[float | None, int]:

@@ -3,6 +3,7 @@ else: the ``tom-envs`` command, the runner, the ToM recorder and the resumable r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import gymnasium as gym
@@ -127,3 +128,16 @@ def test_the_table_shows_the_published_numbers_and_help_lists_the_family(toy_fam
     with pytest.raises(SystemExit) as exc:
         main(["contrary", "--policy", "genius"])
     assert exc.value.code == 2 and "unknown policy 'genius'" in capsys.readouterr().err
+
+
+def test_a_declared_plot_gets_the_records_and_the_plot_option(toy_family, tmp_path, capsys):
+    def plot(records: dict, folder):
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "episodes.txt"
+        path.write_text("\n".join(f"{key} {len(recs)}" for key, recs in records.items()))
+        return [path]
+
+    family.register(dataclasses.replace(family.get("contrary"), plot=plot))
+    assert main(["contrary", "--episodes", "2", "--out", str(tmp_path / "r"), "--plot", str(tmp_path / "p")]) == 0
+    assert f"wrote {tmp_path / 'p' / 'episodes.txt'}" in capsys.readouterr().out
+    assert [line.split()[1] for line in (tmp_path / "p" / "episodes.txt").read_text().splitlines()] == ["2"]
