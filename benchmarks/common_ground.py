@@ -41,7 +41,8 @@ from typing import Any, Callable, Sequence
 
 from benchmarks.cli import add_run_options, comma_list, output_dir, progress_bar, split_list
 from benchmarks.family import Benchmark, register
-from benchmarks.qa_llm import LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key, make_qa_env
+from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
+                               make_qa_env)
 from benchmarks.runner import Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
@@ -73,13 +74,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``common-ground`` options to ``parser``."""
     add_run_options(parser, episodes=1, policy="random", policy_type=comma_list(name="policy name"),
                     policy_help=f"comma-separated: {', '.join(POLICIES)}",
-                    episodes_help="passes over the conversations (pass r of conversation i uses seed + r * 1000003 + i)",
+                    episodes_help="passes over the conversations (pass r of conversation i: seed + r * 1000003 + i)",
                     seed_help="conversation i uses seed + i (env and policy)")
     parser.add_argument("--data-dir", default=None,
-                        help="folder laid out like the Common-ToM repository's data/ (cg/, questions/); default: bundled sample")
-    parser.add_argument("--from-corpus", action="store_true", help="generate the questions from cg/ instead of reading questions/")
+                        help="folder laid out like the Common-ToM repository's data/ (cg/, questions/); "
+                             "default: bundled sample")
+    parser.add_argument("--from-corpus", action="store_true",
+                        help="generate the questions from cg/ instead of reading questions/")
     parser.add_argument("--export", metavar="OUT_DIR", type=output_dir, default=None,
-                        help="with --from-corpus: write the generated question files (released format) to OUT_DIR and stop")
+                        help="with --from-corpus: write the generated question files (released format) to OUT_DIR "
+                             "and stop")
     parser.add_argument("--split", choices=("test", "train", "all"), default="test", help="which conversations")
     parser.add_argument("--context", choices=CONTEXT_MODES, default="online", help="what the answerer reads")
     parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
@@ -136,7 +140,8 @@ def _random(args: argparse.Namespace) -> BasePolicy:
 
 #: The family's one name -> factory(args) table of scripted policies.
 FACTORIES: dict[str, Callable[[argparse.Namespace], BasePolicy]] = {
-    "random": _random, "oracle-beliefs": lambda args: oracle_beliefs(), "predicted-beliefs": lambda args: predicted_beliefs()}
+    "random": _random, "oracle-beliefs": lambda args: oracle_beliefs(),
+    "predicted-beliefs": lambda args: predicted_beliefs()}
 
 
 def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy:
@@ -236,7 +241,8 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
     for res in results:
         rows = {r["order"]: r for r in res["rows"]}
         lines.append(f"{res['rows'][0]['policy']:<28} "
-                     + " ".join(f"{_pct(rows[o]['accuracy']):>6}" for o in ("all", 1, 2, 3)) + f" {rows['all']['n']:>6}")
+                     + " ".join(f"{_pct(rows[o]['accuracy']):>6}" for o in ("all", 1, 2, 3))
+                     + f" {rows['all']['n']:>6}")
     lines += [f"{'003: ' + name:<28} " + " ".join(f"{v:>6.1f}" for v in vals) for name, vals in PUBLISHED.items()]
     for res in results:
         r12, r13 = res["r_first_second"], res["r_first_third"]

@@ -10,8 +10,8 @@
 fetches the published files (needs internet), validates every file with the family's loader
 before it is moved into place, and reports a broken download naming the file. Every family also
 ships a small sample of ours in exactly the published format, used when no ``--data-dir`` is
-given (the fetching itself is :mod:`tom_envs.download`). ProMediate-Eval cases have no public download; bring your own files
-(``Scenario.from_promediate``).
+given (the fetching itself is :mod:`tom_envs.download`). ProMediate-Eval cases have no public
+download; bring your own files (``Scenario.from_promediate``).
 """
 
 from __future__ import annotations
@@ -51,7 +51,12 @@ def newest_id(entry_point: str) -> str:
     found = reader_ids(entry_point)
     if not found:
         raise UnknownEnvironment(f"no registered id makes {entry_point}; is tom_envs imported?")
-    return max(found, key=lambda env_id: int(env_id.rsplit("-v", 1)[-1]) if env_id.rsplit("-v", 1)[-1].isdigit() else -1)
+    return max(found, key=_version)
+
+
+def _version(env_id: str) -> int:
+    tail = env_id.rsplit("-v", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
 
 
 def _datasets() -> list[Dataset]:
@@ -88,7 +93,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     sub = parser.add_subparsers(dest="data_command", required=True)
     lst = sub.add_parser("list", help="the datasets, their formats and the ids that read them")
-    lst.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: %(default)s)")
+    lst.add_argument("--format", choices=["table", "json"], default="table",
+                     help="output format (default: %(default)s)")
     lst.set_defaults(func=_list)
     dl = sub.add_parser("download", help="fetch a published dataset into a folder (needs internet)")
     names = dl.add_subparsers(dest="dataset", required=True, metavar="NAME")

@@ -46,7 +46,8 @@ from policies.negotiation import make_mediator
 from tom_envs.negotiation.errors import NegotiationConfigError
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, Scenario, resolve_scenario
 
-ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"), ("mi", "MI ↑", ""))
+ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"),
+        ("mi", "MI ↑", ""))
 MEDIATOR_ONLY = ("rl", "me", "mi")
 LLM_MEDIATORS = ("llm-generic", "llm-social")
 ATTITUDES = ("stated", "keyword", "llm")
@@ -94,7 +95,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", "--mediator", dest="mediator", default="none,generic,social",
                         help=f"comma-separated mediators: {', '.join(SCRIPTED_MEDIATORS)}, or the LLM mediators "
                              f"{', '.join(LLM_MEDIATORS)}")
-    parser.add_argument("--mode", default="easy,medium,hard", help="comma-separated difficulty levels: easy, medium, hard")
+    parser.add_argument("--mode", default="easy,medium,hard",
+                        help="comma-separated difficulty levels: easy, medium, hard")
     parser.add_argument("--scenarios", default="all",
                         help=f"'all' or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario file paths")
     parser.add_argument("--mi-judge", choices=MI_JUDGES, default="rule-based",
@@ -120,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the command; prints the table (or JSON rows) and returns the exit status."""
     mediators = _names(args.mediator, "--mediator", "mediator", list(POLICIES))
     levels = _names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES))
-    scenarios = list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all" else _names(args.scenarios, "--scenarios", "scenario")
+    scenarios = (list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all"
+                 else _names(args.scenarios, "--scenarios", "scenario"))
     if args.episodes < 1:
         raise NegotiationConfigError(f"--runs must be at least 1, got {args.episodes}")
     backend = factory = extractor = judge = None
@@ -389,7 +392,8 @@ def format_table(rows: Sequence[dict]) -> str:
     lines = ["metric     " + "".join(f"{h:>{width}}" for h in heads)]
     lines.append("difficulty " + "".join(f"{r['difficulty']:>{width}}" for r in rows))
     lines.append("-" * len(lines[0]))
-    lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r[key]):>{width}}" for r in rows) for key, label, unit in ROWS]
+    lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r[key]):>{width}}" for r in rows)
+              for key, label, unit in ROWS]
     published = [PUBLISHED.get((r["conflict_mode"], r["mediator"]), {}) for r in rows]
     if any(published):
         lines.append("002 Table 1 (GPT-4.1 mediators; RL in seconds):")
@@ -443,7 +447,8 @@ def plot(records: dict[tuple[str, str], list[dict]], out_dir: Path) -> list[Path
 
 
 BENCHMARK = register(Benchmark(
-    name="negotiation", family="negotiation", help="002 Table 1: scripted parties with NoAgent / Generic / Social mediators",
+    name="negotiation", family="negotiation",
+    help="002 Table 1: scripted parties with NoAgent / Generic / Social mediators",
     description=__doc__, policies=POLICIES, default_policy="none", metrics=tuple(key for key, _, _ in ROWS),
     published=PUBLISHED, episodes=5, cells=cells, table=lambda rows, bench: format_table(rows),
     arguments=add_arguments, run=run))

@@ -47,7 +47,8 @@ import numpy as np
 
 from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
 from benchmarks.family import Benchmark, register
-from benchmarks.qa_llm import LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key, make_qa_env
+from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
+                               make_qa_env)
 from benchmarks.runner import Step, make_env, play
 from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
@@ -117,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
         repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
         llm = LLMRun.from_args(args) if LLM_POLICY in names else None
         rows += qa_rows(args.data_dir, names, repetitions, args.seed,
-                        None if args.qtypes is None else split_list(args.qtypes), args.split, llm=llm, progress=progress)
+                        None if args.qtypes is None else split_list(args.qtypes), args.split, llm=llm,
+                        progress=progress)
     if args.env in ("live", "both"):
         names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
         rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress)
@@ -288,7 +290,8 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         head = f"{'policy':<8} {'qtype':<12} {'n':>5} {'accuracy %':>16} {'chance %':>9} {'consistency %':>16}"
         out += [head, "-" * len(head)]
         out += [f"{r['policy']:<8} {r['qtype']:<12} {r['n']:>5} {_fmt(r['accuracy'], r['accuracy_ci']):>16} "
-                f"{r['chance']:>9.2f} {_fmt(r.get('consistency'), r.get('consistency_ci')) if 'consistency' in r else '':>16}"
+                f"{r['chance']:>9.2f} "
+                f"{_fmt(r.get('consistency'), r.get('consistency_ci')) if 'consistency' in r else '':>16}"
                 for r in qa]
         llm = [r for r in qa if "fallbacks" in r]
         for name in dict.fromkeys(r["policy"] for r in llm):

@@ -46,7 +46,8 @@ BAD = [
     ["persuasion", "--out", "{file}"], ["persuasion", "--seed", "x"],
     ["common-ground", "--episodes", "0"], ["common-ground", "--seed", "-2"], ["common-ground", "--policy", ""],
     ["common-ground", "--policy", "random,random"], ["common-ground", "--policy", "gpt"],
-    ["common-ground", "--data-dir", "{file}"], ["common-ground", "--out", "{file}"], ["common-ground", "--lockstep", "0"],
+    ["common-ground", "--data-dir", "{file}"], ["common-ground", "--out", "{file}"],
+    ["common-ground", "--lockstep", "0"],
     ["common-ground", "--annotator", "Nobody"], ["common-ground", "--from-corpus", "--export", "{file}"],
     ["common-ground", "--policy", "llm", "--qa-mode", "cot", "--scoring", "--model", "m"],
 ]

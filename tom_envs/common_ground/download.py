@@ -53,13 +53,15 @@ def corpus_urls(listing_url: str, cids: Sequence[int], annotator: str, timeout: 
         entries = json.loads(fetch(listing_url, timeout))
         names = {e["name"]: e.get("download_url") for e in entries}
     except (ValueError, TypeError, KeyError) as exc:
-        raise DownloadError(f"{listing_url}: not a directory listing (a JSON list of {{'name', 'download_url'}}): {exc}") from None
+        raise DownloadError(f"{listing_url}: not a directory listing (a JSON list of {{'name', 'download_url'}}): "
+                            f"{exc}") from None
     base = listing_url.rstrip("/")
     chosen: dict[str, str] = {}
     for cid in cids:
         hits = sorted(n for n in names if n.startswith(f"{cid}_{annotator}_") and n.endswith(".tsv"))
         if not hits:
-            raise DownloadError(f"{listing_url}: no corpus file '{cid}_{annotator}_....tsv'; check --annotator and --conversations")
+            raise DownloadError(f"{listing_url}: no corpus file '{cid}_{annotator}_....tsv'; check --annotator and "
+                                "--conversations")
         chosen[hits[0]] = names[hits[0]] or f"{base}/{hits[0]}"
     return chosen
 
@@ -126,7 +128,8 @@ def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument("--dest", default="data/common-tom", help="data folder to fill (cg/ and questions/; default: %(default)s)")
+    parser.add_argument("--dest", default="data/common-tom",
+                        help="data folder to fill (cg/ and questions/; default: %(default)s)")
     parser.add_argument("--conversations", default=",".join(map(str, ALL_CIDS)),
                         help="comma-separated conversation ids (default: %(default)s)")
     parser.add_argument("--annotator", default=DEFAULT_ANNOTATOR, help="whose annotation (default: %(default)s)")

@@ -60,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
     parser.add_argument("--out", "--dest", dest="out", default="data/persuasive-tom",
                         help="destination folder (default: %(default)s)")
-    parser.add_argument("--base-url", default=DEFAULT_BASE_URL, help="folder URL holding <qtype>.json (default: %(default)s)")
+    parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
+                        help="folder URL holding <qtype>.json (default: %(default)s)")
     parser.add_argument("--types", default=",".join(QTYPES), help="comma-separated question types (default: all eight)")
     parser.add_argument("--overwrite", action="store_true", help="replace files already present")
     add_timeout_argument(parser, 60.0)
