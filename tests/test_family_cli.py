@@ -9,6 +9,7 @@ import json
 import pytest
 
 from benchmarks.__main__ import main
+from tests.test_cli import a_file  # noqa: F401  (a file where a folder is expected)
 
 
 def _exit(argv: list[str]) -> int:
@@ -21,13 +22,6 @@ def _exit(argv: list[str]) -> int:
 def _json(argv: list[str], capsys) -> list[dict]:
     assert main([*argv, "--format", "json"]) == 0
     return json.loads(capsys.readouterr().out)
-
-
-@pytest.fixture
-def a_file(tmp_path):
-    path = tmp_path / "a_file"
-    path.write_text("not a folder")
-    return str(path)
 
 
 BAD = [
