@@ -52,6 +52,7 @@ MEDIATOR_ONLY = ("rl", "me", "mi")
 LLM_MEDIATORS = ("llm-generic", "llm-social")
 ATTITUDES = ("stated", "keyword", "llm")
 MI_JUDGES = ("rule-based", "llm")
+PARTIES = ("scripted", "llm")
 #: 002's Table 1 (GPT-4.1 as the mediator backbone; mean over 6 scenarios x 5 runs) per (conflict
 #: mode, mediator): CC, TLE and ME in percent, RL in seconds (ours counts turns), MI on 1-5.
 _TABLE_1 = {  # per conflict mode: NoAgent (CC, TLE), Generic and Social (CC, TLE, RL, ME, MI)
@@ -101,10 +102,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"'all' or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario file paths")
     parser.add_argument("--mi-judge", choices=MI_JUDGES, default="rule-based",
                         help="who scores interventions: the rule-based judge, or the LLM judge on --backend/--model")
+    parser.add_argument("--parties", choices=PARTIES, default="scripted",
+                        help="who plays the party seats: the env's scripted parties, or LLM parties on "
+                             "--backend/--model (all parties decide a turn in one backend call per stage)")
     parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
-    add_llm_options(parser, title="LLM parts (--mediator llm-generic,llm-social; --attitudes llm; --mi-judge llm)",
+    add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm)",
                     only=("backend", "model", "base_url", "max_model_len", "fallback"),
                     max_model_len_help="vllm: context length (transcripts grow with the turns)")
 
@@ -126,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
                  else _names(args.scenarios, "--scenarios", "scenario"))
     if args.episodes < 1:
         raise NegotiationConfigError(f"--runs must be at least 1, got {args.episodes}")
-    backend = factory = extractor = judge = None
+    backend = factory = extractor = judge = party_factory = None
     ident = _ident(args)
     if ident:
         from benchmarks.cli import backend_from_args
@@ -135,10 +139,12 @@ def run(args: argparse.Namespace) -> int:
         factory = llm_mediator_factory(backend, args.fallback)
         extractor = llm_extractor_factory(backend, args.fallback)
         judge = llm_judge_factory(backend, args.fallback)
+        party_factory = llm_party_factory(backend, args.fallback)
     try:
         rows, records = evaluate(levels, mediators, scenarios, args.episodes, args.seed, Path(args.out), factory,
                                  ident, attitudes=args.attitudes, extractor_factory=extractor, mi_judge=args.mi_judge,
-                                 judge_factory=judge, progress=None if args.format != "json" else False)
+                                 judge_factory=judge, progress=None if args.format != "json" else False,
+                                 parties=args.parties, party_factory=party_factory)
     finally:
         if backend is not None:
             backend.close()
@@ -167,6 +173,65 @@ def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Callable[[Sc
     return lambda scenario: LLMAttitudeExtractor(backend, scenario, fallback=fallback)
 
 
+def llm_party_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
+    """Builds one LLM party (:class:`~policies.negotiation_llm.LLMParty`) on ``backend`` for a scenario."""
+    from policies.negotiation_llm import LLMParty
+
+    return lambda scenario: LLMParty(backend, scenario, fallback=fallback)
+
+
+class PartyTeam(BasePolicy):
+    """LLM parties in the party seats of one negotiation env, deciding each turn together.
+
+    The runner (:func:`benchmarks.runner.play_aec`) asks one seat at a time; at the first party
+    seat of a turn the team decides every live party seat at once
+    (:meth:`~policies.negotiation_llm.LLMParty.act_parties`: one backend call per prompting stage
+    for all of them) and then hands the actions out seat by seat. Give it to the runner for every
+    party seat: ``play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed)``.
+
+    Args:
+        env: the AEC env it plays in (it reads the seat to move and the seats' infos).
+        parties: seat -> LLM party (they share one backend).
+    """
+
+    name = "llm-parties"
+
+    def __init__(self, env: Any, parties: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.env = env
+        self.parties = dict(parties)
+        self._pending: dict[str, Any] = {}
+
+    def seats(self) -> dict[str, "PartyTeam"]:
+        """Seat -> this team, for the runner's seat -> policy mapping."""
+        return dict.fromkeys(self.parties, self)
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """The parties' counters, summed."""
+        out: dict[str, int] = {}
+        for party in self.parties.values():
+            for key, value in party.stats.items():
+                out[key] = out.get(key, 0) + value
+        return out
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._pending = {}
+        for i, party in enumerate(self.parties.values()):
+            party.reset(None if seed is None else seed + 1 + i)
+
+    def act(self, observation: Any, info: dict) -> Any:
+        from policies.negotiation_llm import LLMParty
+
+        seat = self.env.agent_selection
+        if seat not in self._pending:
+            live = [a for a in self.env.agents if a in self.parties]
+            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.infos[a] for a in live])
+            self._pending = dict(zip(live, actions))
+        return self._pending.pop(seat)
+
+
 def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
     """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
     from policies.negotiation_llm import LLMMIJudge
@@ -190,16 +255,20 @@ class NegotiationCell(Cell):
     llm: Mapping[str, Any] | None = None  # who decides, reads or judges when an LLM does
     attitudes: str = "stated"
     mi_judge: str = "rule-based"
+    parties: str = "scripted"
 
     def config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": self.conflict_mode,
                                   "mediator": self.mediator}
-        if self.llm and (self.mediator in LLM_MEDIATORS or self.attitudes == "llm" or self.mi_judge == "llm"):
+        if self.llm and (self.mediator in LLM_MEDIATORS or self.attitudes == "llm" or self.mi_judge == "llm"
+                         or self.parties == "llm"):
             config["llm"] = dict(self.llm)
         if self.attitudes != "stated":
             config["attitudes"] = self.attitudes
         if self.mi_judge != "rule-based":
             config["mi_judge"] = self.mi_judge
+        if self.parties != "scripted":
+            config["parties"] = self.parties
         return config
 
     def slug(self) -> str:
@@ -223,16 +292,21 @@ def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any
     return NegotiationCell(level, conflict_mode, mediator, ident or None, attitudes, mi_judge).path(out)
 
 
-def play_episode(env: Any, mediator: Any, seed: int) -> dict[str, Any]:
-    """One episode with scripted parties and ``mediator`` in the mediator seat; the env's summary."""
-    return play_aec(env, mediator, seed).info["episode"]
+def play_episode(env: Any, mediator: Any, seed: int, team: PartyTeam | None = None) -> dict[str, Any]:
+    """One episode with ``mediator`` in the mediator seat and the env's scripted parties (or the LLM
+    ``team`` in the party seats), played by the runner; the env's summary."""
+    if team is None:
+        return play_aec(env, mediator, seed).info["episode"]
+    from tom_envs.negotiation.env import MEDIATOR
+
+    return play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed).info["episode"]
 
 
 def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequence[str], runs: int, seed: int,
              out: Path, llm_factory: LLMMediatorFactory | None = None, ident: dict[str, Any] | None = None,
              attitudes: str = "stated", extractor_factory: Any = None, mi_judge: str = "rule-based",
-             judge_factory: Any = None, progress: bool | None = False,
-             ) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
+             judge_factory: Any = None, progress: bool | None = False, parties: str = "scripted",
+             party_factory: Any = None) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
     """Run (or resume) the grid; returns Table 1 rows and the records per (conflict mode, mediator).
 
     ``llm_factory(name, scenario)`` builds the LLM mediators (see :func:`llm_mediator_factory`);
@@ -240,7 +314,9 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
     ``"keyword"`` or ``"llm"`` (then ``extractor_factory(scenario)`` builds the extractor, see
     :func:`llm_extractor_factory`); extractors read every party line (``extract_from="all"``).
     ``mi_judge`` is ``"rule-based"`` or ``"llm"`` (``judge_factory(scenario)``, see
-    :func:`llm_judge_factory`). LLM components are reseeded with each episode's seed, and their
+    :func:`llm_judge_factory`). ``parties`` is ``"scripted"`` or ``"llm"`` (then
+    ``party_factory(scenario)`` builds each party, see :func:`llm_party_factory`, and a
+    :class:`PartyTeam` plays every party seat). LLM components are reseeded with each episode's seed, and their
     counters (calls, parse failures, fallbacks) are stored in the episode's record. ``progress``:
     a bar per cell (None: on a terminal).
     """
@@ -252,13 +328,18 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
         raise NegotiationConfigError(f"unknown MI judge {mi_judge!r}; choose from {', '.join(MI_JUDGES)}")
     if mi_judge == "llm" and judge_factory is None:
         raise NegotiationConfigError("MI judge 'llm' needs an LLM backend (--backend/--model)")
+    if parties not in PARTIES:
+        raise NegotiationConfigError(f"unknown parties {parties!r}; choose from {', '.join(PARTIES)}")
+    if parties == "llm" and party_factory is None:
+        raise NegotiationConfigError("parties 'llm' need an LLM backend (--backend/--model)")
     unknown = [m for m in mediators if m not in POLICIES]
     if unknown:
         raise NegotiationConfigError(f"unknown --mediator {unknown}; choose from {', '.join(POLICIES)}")
     specs = [resolve_scenario(s) for s in scenarios]
-    parts_for = _Parts(attitudes, mi_judge, extractor_factory, judge_factory)
+    parts_for = _Parts(attitudes, mi_judge, extractor_factory, judge_factory,
+                       party_factory if parties == "llm" else None)
     rows, records = [], {}
-    for cell in grid(levels, mediators, ident, attitudes, mi_judge):
+    for cell in grid(levels, mediators, ident, attitudes, mi_judge, parties):
         if cell.mediator in LLM_MEDIATORS and llm_factory is None:
             raise NegotiationConfigError(f"mediator {cell.mediator!r} needs an LLM backend (--backend/--model)")
         recs = run_cell(cell, list(zip(scenarios, specs)), range(seed, seed + runs), out, parts_for, llm_factory,
@@ -269,9 +350,9 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
 
 
 def grid(levels: Sequence[str], mediators: Sequence[str], ident: Mapping[str, Any] | None = None,
-         attitudes: str = "stated", mi_judge: str = "rule-based") -> list[NegotiationCell]:
+         attitudes: str = "stated", mi_judge: str = "rule-based", parties: str = "scripted") -> list[NegotiationCell]:
     """Table 1's cells, in its column order: every conflict mode of ``levels`` x ``mediators``."""
-    return [NegotiationCell(level, mode, med, ident or None, attitudes, mi_judge)
+    return [NegotiationCell(level, mode, med, ident or None, attitudes, mi_judge, parties)
             for level in levels for mode in DIFFICULTY_MODES[level] for med in mediators]
 
 
@@ -279,13 +360,13 @@ def cells(args: argparse.Namespace) -> list[NegotiationCell]:
     """The cells the command line asks for (the declaration's ``cells``)."""
     return grid(_names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES)),
                 _names(args.mediator, "--mediator", "mediator", list(POLICIES)), _ident(args), args.attitudes,
-                args.mi_judge)
+                args.mi_judge, args.parties)
 
 
 def _ident(args: argparse.Namespace) -> dict[str, Any]:
     """Which LLM decides, reads or judges (none: empty)."""
     if not (any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
-            or args.mi_judge == "llm"):
+            or args.mi_judge == "llm" or args.parties == "llm"):
         return {}
     return {"backend": args.backend, "model": args.model, "base_url": args.base_url, "fallback": args.fallback}
 
@@ -307,6 +388,7 @@ def run_cell(cell: NegotiationCell, scenarios: Sequence[tuple[str, Scenario]], s
                 env = cell.make_env(scenario, parts)
                 if hasattr(parts.get("mi_judge"), "bind"):
                     parts["mi_judge"].bind(env)
+                team = parts_for.team(env, scenario)
                 for s in mine:
                     for part in parts.values():
                         if hasattr(part, "reset"):
@@ -314,13 +396,15 @@ def run_cell(cell: NegotiationCell, scenarios: Sequence[tuple[str, Scenario]], s
                     mediator = POLICIES[cell.mediator](scenario, llm_factory)
                     rec = {"scenario": name, "seed": s, "conflict_mode": cell.conflict_mode,
                            "mediator": cell.mediator, "version": RESULTS_VERSION,
-                           "episode": play_episode(env, mediator, s)}
+                           "episode": play_episode(env, mediator, s, team)}
                     counters = {who: dict(part.stats) for who, part in
                                 [("mediator", mediator), ("extractor", parts.get("attitude_extractor")),
-                                 ("mi_judge", parts.get("mi_judge"))]
+                                 ("mi_judge", parts.get("mi_judge")), ("parties", team)]
                                 if isinstance(getattr(part, "stats", None), dict)}
                     if counters:
                         rec["llm_stats"] = counters
+                    if team is not None:
+                        rec["parties"] = cell.parties
                     results.append(rec)
                     if bar is not None:
                         bar.update(1)
@@ -338,6 +422,7 @@ class _Parts:
     mi_judge: str
     extractor_factory: Any = None
     judge_factory: Any = None
+    party_factory: Any = None  # LLM parties in every party seat (None: the env's scripted parties)
 
     def __call__(self, scenario: Scenario) -> dict[str, Any]:
         from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
@@ -349,7 +434,16 @@ class _Parts:
             out["extract_from"] = "all"
         if self.mi_judge == "llm":
             out["mi_judge"] = self.judge_factory(scenario)
+        if self.party_factory is not None:
+            out["party_seats"] = "all"
         return out
+
+    def team(self, env: Any, scenario: Scenario) -> PartyTeam | None:
+        """The LLM parties of ``env``'s party seats, or None for scripted parties."""
+        if self.party_factory is None:
+            return None
+        return PartyTeam(env, {seat: self.party_factory(scenario) for seat in env.possible_agents
+                               if seat.startswith("party_")})
 
 
 def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> dict[str, Any]:
@@ -377,6 +471,8 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> 
     stats = [s for r in records for s in r.get("llm_stats", {}).values()]
     row["llm_decisions"] = sum(s["decisions"] for s in stats) if stats else None
     row["llm_fallbacks"] = sum(s["fallbacks"] for s in stats) if stats else None
+    if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
+        row["parties"] = records[0].get("parties")
     return row
 
 
