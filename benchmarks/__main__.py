@@ -53,8 +53,9 @@ def version_text() -> str:
 def _cmd_perf(args: argparse.Namespace) -> int:
     from benchmarks.perf import format_table, perf_matrix, perf_rl
 
+    progress = False if args.format == "json" else None  # None: a bar on a terminal
     if args.suite == "rl":
-        res = perf_rl(steps=args.steps)
+        res = perf_rl(steps=args.steps, progress=progress)
         text = "\n".join(f"{k}: {v:,.1f}" if isinstance(v, float) else f"{k}: {v}" for k, v in res.items())
     elif args.suite == "llm":
         from benchmarks.perf_llm import perf_llm
@@ -66,7 +67,7 @@ def _cmd_perf(args: argparse.Namespace) -> int:
             backend.close()
         text = "\n".join(f"{k}: {v:,.3f}" if isinstance(v, float) else f"{k}: {v}" for k, v in res.items())
     else:
-        res = perf_matrix(seconds=args.seconds)
+        res = perf_matrix(seconds=args.seconds, progress=progress)
         text = format_table(res)
     print(json.dumps(res, indent=2) if args.format == "json" else text)
     return 0

@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 import tom_envs  # noqa: F401  (registers the ids)
-from benchmarks.runner import env_id_for
+from benchmarks.runner import env_id_for, progress_bar
 
 
 def _ipd() -> str:
@@ -138,12 +138,19 @@ def numpy_bound_steps_per_s(num_envs: int, seconds: float) -> float:
     return best
 
 
-def perf_matrix(seconds: float = 0.5) -> dict[str, Any]:
-    """All figures of ``perf matrix`` in one run."""
-    ref = steps_per_second(ReferenceIPD(), seconds)
+def perf_matrix(seconds: float = 0.5, progress: bool | None = False) -> dict[str, Any]:
+    """All figures of ``perf matrix`` in one run (``progress``: a bar over the measurements; None:
+    only on a terminal)."""
+    bar = progress_bar(10, "perf matrix", progress)
+
+    def measured(value: Any) -> Any:
+        bar.update(1)
+        return value
+
+    ref = measured(steps_per_second(ReferenceIPD(), seconds))
     made = gym.make(_ipd(), partners="tit_for_tat")
-    make_sps = steps_per_second(made, seconds)
-    unwrapped_sps = steps_per_second(made.unwrapped, seconds)
+    make_sps = measured(steps_per_second(made, seconds))
+    unwrapped_sps = measured(steps_per_second(made.unwrapped, seconds))
     parallel_id = env_id_for("matrix", kind="parallel", game="IPD")
     par = tom_envs.make(parallel_id)
     par.reset(seed=0)
@@ -155,10 +162,12 @@ def perf_matrix(seconds: float = 0.5) -> dict[str, Any]:
             if not par.agents:
                 par.reset()
         n += 1000
-    parallel_sps = n / (time.perf_counter() - t0)
-    pz = pettingzoo_rps_rounds_per_s(seconds)
-    vector = {n: vector_steps_per_s(n, seconds) for n in (1, 1024, 65536)}
-    bound = numpy_bound_steps_per_s(65536, seconds)
+    parallel_sps = measured(n / (time.perf_counter() - t0))
+    pz = measured(pettingzoo_rps_rounds_per_s(seconds))
+    vector = {n: measured(vector_steps_per_s(n, seconds)) for n in (1, 1024, 65536)}
+    bound = measured(numpy_bound_steps_per_s(65536, seconds))
+    oracle = measured(oracle_ms())
+    bar.close()
     return {
         "env_id": _ipd(),
         "parallel_env_id": parallel_id,
@@ -171,7 +180,7 @@ def perf_matrix(seconds: float = 0.5) -> dict[str, Any]:
         "parallel_rounds_per_s": parallel_sps,
         "pettingzoo_rps_rounds_per_s": pz,
         "parallel_vs_pettingzoo_rps": None if pz is None else parallel_sps / pz,
-        "oracle_ms_per_episode": oracle_ms(),
+        "oracle_ms_per_episode": oracle,
         "vector_1_steps_per_s": vector[1],
         "vector_1024_steps_per_s": vector[1024],
         "vector_65536_steps_per_s": vector[65536],
@@ -209,8 +218,9 @@ def format_table(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def perf_rl(steps: int = 8192, n_envs: int = 8) -> dict[str, Any]:
-    """SB3 PPO training throughput on single envs (DummyVecEnv) vs the native vector env."""
+def perf_rl(steps: int = 8192, n_envs: int = 8, progress: bool | None = False) -> dict[str, Any]:
+    """SB3 PPO training throughput on single envs (DummyVecEnv) vs the native vector env
+    (``progress``: a bar over the two measurements; None: only on a terminal)."""
     from gymnasium.vector import AutoresetMode
 
     from tom_envs.errors import import_optional
@@ -223,11 +233,14 @@ def perf_rl(steps: int = 8192, n_envs: int = 8) -> dict[str, Any]:
     native = SB3VecEnv(gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point",
                                     partners="tit_for_tat", autoreset_mode=AutoresetMode.SAME_STEP))
     out: dict[str, Any] = {"algo": "ppo", "env_id": env_id, "n_envs": n_envs, "steps": steps}
+    bar = progress_bar(2, "perf rl", progress)
     for name, env in (("single_env", single), ("vector_env", native)):
         model = sb3.PPO("MlpPolicy", env, n_steps=max(8, 1024 // n_envs), seed=0, verbose=0, device="cpu")
         model.learn(total_timesteps=2048)  # warm-up (torch's first calls are slow), not timed
         t0 = time.perf_counter()
         model.learn(total_timesteps=steps)
         out[f"{name}_train_steps_per_s"] = steps / (time.perf_counter() - t0)
+        bar.update(1)
+    bar.close()
     out["vector_vs_single"] = out["vector_env_train_steps_per_s"] / out["single_env_train_steps_per_s"]
     return out

@@ -37,12 +37,12 @@ def test_one_hash_for_every_key():
 def test_records_are_stamped_with_the_version_and_commit(tmp_path):
     from tom_envs import __version__
 
-    stamp = code_stamp()
-    assert stamp["tom_envs"] == __version__
-    assert stamp["commit"] == git_commit()
     if (ROOT / ".git").exists():
         head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
-        assert stamp["commit"] == head.strip()
+        git_commit.cache_clear()  # (read once per process; HEAD may have moved since this session started)
+        assert git_commit() == head.strip()
+    stamp = code_stamp()
+    assert stamp["tom_envs"] == __version__ and stamp["commit"] == git_commit()
     written = append_record(tmp_path / "r.jsonl", {"seed": 0})
     assert written["code"] == stamp and json.loads((tmp_path / "r.jsonl").read_text())["code"] == stamp
 
