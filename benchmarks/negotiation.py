@@ -38,35 +38,20 @@ from typing import Any, ClassVar
 from benchmarks.cli import add_llm_options, add_run_options, comma_list, progress_bar, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.results import RESULTS_VERSION, ResultsFile
+from benchmarks.negotiation_parts import (LLMMediatorFactory, Parts, PartyTeam, llm_extractor_factory,
+                                          llm_judge_factory, llm_mediator_factory, llm_party_factory)
+from benchmarks.negotiation_table import MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
 from benchmarks.runner import Cell, env_id_for, make_env, play_aec
-from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.negotiation import MEDIATORS as SCRIPTED_MEDIATORS
 from policies.negotiation import make_mediator
 from tom_envs.negotiation.errors import NegotiationConfigError
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, Scenario, resolve_scenario
 
-ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"),
-        ("mi", "MI ↑", ""))
-MEDIATOR_ONLY = ("rl", "me", "mi")
 LLM_MEDIATORS = ("llm-generic", "llm-social")
 ATTITUDES = ("stated", "keyword", "llm")
 MI_JUDGES = ("rule-based", "llm")
 PARTIES = ("scripted", "llm")
-#: 002's Table 1 (GPT-4.1 as the mediator backbone; mean over 6 scenarios x 5 runs) per (conflict
-#: mode, mediator): CC, TLE and ME in percent, RL in seconds (ours counts turns), MI on 1-5.
-_TABLE_1 = {  # per conflict mode: NoAgent (CC, TLE), Generic and Social (CC, TLE, RL, ME, MI)
-    "accommodating": ((18.74, 1.05), (20.13, 1.18, 6.39, 1.18, 4.464), (22.59, 1.16, 4.00, 0.82, 4.319)),
-    "avoiding": ((17.49, 1.17), (14.31, 1.04, 25.56, 0.17, 4.260), (13.25, 0.48, 5.69, 0.89, 4.445)),
-    "general": ((11.36, 0.54), (10.93, 0.44, 5.64, 2.01, 4.292), (11.39, 0.74, 3.00, 0.25, 4.207)),
-    "competing": ((6.83, 0.50), (7.01, 0.23, 15.98, 1.75, 4.225), (10.65, 0.57, 3.71, 0.59, 4.318)),
-}
-PUBLISHED: dict[tuple[str, str], dict[str, float]] = {
-    (mode, mediator): dict(zip(("cc", "tle", "rl", "me", "mi"), values))
-    for mode, cells in _TABLE_1.items() for mediator, values in zip(("none", "generic", "social"), cells)}
-
-#: ``factory(name, scenario) -> mediator`` for the LLM mediators (see :func:`llm_mediator_factory`).
-LLMMediatorFactory = Callable[[str, Scenario], BasePolicy]
 
 
 def _scripted(name: str) -> Callable[[Scenario, LLMMediatorFactory | None], BasePolicy]:
@@ -153,90 +138,6 @@ def run(args: argparse.Namespace) -> int:
     if written and args.format != "json":
         print("\n".join(f"wrote {path}" for path in written))
     return 0
-
-
-# ---------------------------------------------------------------------- LLM parts
-def llm_mediator_factory(backend: Any, fallback: str = "raise") -> LLMMediatorFactory:
-    """Builds ``llm-generic`` / ``llm-social`` mediators on ``backend`` for a scenario."""
-    from policies.negotiation_llm import LLMMediator
-
-    def factory(name: str, scenario: Any) -> BasePolicy:
-        return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], fallback=fallback)
-
-    return factory
-
-
-def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
-    """Builds the LLM attitude extractor on ``backend`` for a scenario."""
-    from policies.negotiation_llm import LLMAttitudeExtractor
-
-    return lambda scenario: LLMAttitudeExtractor(backend, scenario, fallback=fallback)
-
-
-def llm_party_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
-    """Builds one LLM party (:class:`~policies.negotiation_llm.LLMParty`) on ``backend`` for a scenario."""
-    from policies.negotiation_llm import LLMParty
-
-    return lambda scenario: LLMParty(backend, scenario, fallback=fallback)
-
-
-class PartyTeam(BasePolicy):
-    """LLM parties in the party seats of one negotiation env, deciding each turn together.
-
-    The runner (:func:`benchmarks.runner.play_aec`) asks one seat at a time; at the first party
-    seat of a turn the team decides every live party seat at once
-    (:meth:`~policies.negotiation_llm.LLMParty.act_parties`: one backend call per prompting stage
-    for all of them) and then hands the actions out seat by seat. Give it to the runner for every
-    party seat: ``play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed)``.
-
-    Args:
-        env: the AEC env it plays in (it reads the seat to move and the seats' infos).
-        parties: seat -> LLM party (they share one backend).
-    """
-
-    name = "llm-parties"
-
-    def __init__(self, env: Any, parties: Mapping[str, Any]) -> None:
-        super().__init__()
-        self.env = env
-        self.parties = dict(parties)
-        self._pending: dict[str, Any] = {}
-
-    def seats(self) -> dict[str, "PartyTeam"]:
-        """Seat -> this team, for the runner's seat -> policy mapping."""
-        return dict.fromkeys(self.parties, self)
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """The parties' counters, summed."""
-        out: dict[str, int] = {}
-        for party in self.parties.values():
-            for key, value in party.stats.items():
-                out[key] = out.get(key, 0) + value
-        return out
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._pending = {}
-        for i, party in enumerate(self.parties.values()):
-            party.reset(None if seed is None else seed + 1 + i)
-
-    def act(self, observation: Any, info: dict) -> Any:
-        from policies.negotiation_llm import LLMParty
-
-        seat = self.env.agent_selection
-        if seat not in self._pending:
-            live = [a for a in self.env.agents if a in self.parties]
-            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.infos[a] for a in live])
-            self._pending = dict(zip(live, actions))
-        return self._pending.pop(seat)
-
-
-def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
-    """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
-    from policies.negotiation_llm import LLMMIJudge
-
-    return lambda scenario: LLMMIJudge(backend, scenario, fallback=fallback)
 
 
 # ---------------------------------------------------------------------- cells and episodes
@@ -336,7 +237,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
     if unknown:
         raise NegotiationConfigError(f"unknown --mediator {unknown}; choose from {', '.join(POLICIES)}")
     specs = [resolve_scenario(s) for s in scenarios]
-    parts_for = _Parts(attitudes, mi_judge, extractor_factory, judge_factory,
+    parts_for = Parts(attitudes, mi_judge, extractor_factory, judge_factory,
                        party_factory if parties == "llm" else None)
     rows, records = [], {}
     for cell in grid(levels, mediators, ident, attitudes, mi_judge, parties):
@@ -372,7 +273,7 @@ def _ident(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_cell(cell: NegotiationCell, scenarios: Sequence[tuple[str, Scenario]], seeds: Sequence[int], out: Path,
-             parts_for: "_Parts", llm_factory: LLMMediatorFactory | None = None,
+             parts_for: Parts, llm_factory: LLMMediatorFactory | None = None,
              progress: bool | None = False) -> list[dict]:
     """Every (scenario, seed) record of ``cell``, playing (with :func:`benchmarks.runner.play_aec`)
     only the episodes its results file lacks; each is appended the moment it ends."""
@@ -414,133 +315,10 @@ def run_cell(cell: NegotiationCell, scenarios: Sequence[tuple[str, Scenario]], s
         return [results[(name, s)] for name, _ in scenarios for s in seeds]
 
 
-@dataclass(frozen=True)
-class _Parts:
-    """The env's keyword arguments for the attitude source and the MI judge, per scenario."""
-
-    attitudes: str
-    mi_judge: str
-    extractor_factory: Any = None
-    judge_factory: Any = None
-    party_factory: Any = None  # LLM parties in every party seat (None: the env's scripted parties)
-
-    def __call__(self, scenario: Scenario) -> dict[str, Any]:
-        from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
-
-        out: dict[str, Any] = {}
-        if self.attitudes != "stated":
-            out["attitude_extractor"] = (KeywordAttitudeExtractor(scenario) if self.attitudes == "keyword"
-                                         else self.extractor_factory(scenario))
-            out["extract_from"] = "all"
-        if self.mi_judge == "llm":
-            out["mi_judge"] = self.judge_factory(scenario)
-        if self.party_factory is not None:
-            out["party_seats"] = "all"
-        return out
-
-    def team(self, env: Any, scenario: Scenario) -> PartyTeam | None:
-        """The LLM parties of ``env``'s party seats, or None for scripted parties."""
-        if self.party_factory is None:
-            return None
-        return PartyTeam(env, {seat: self.party_factory(scenario) for seat in env.possible_agents
-                               if seat.startswith("party_")})
-
-
-def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> dict[str, Any]:
-    """One Table 1 cell: means and 95 % CIs (percent for CC, TLE, ME; turns for RL)."""
-    eps = [r["episode"] for r in records]
-    row: dict[str, Any] = {"difficulty": level, "conflict_mode": mode, "mediator": mediator, "episodes": len(eps)}
-    series = {"cc": [100 * e["cc"] for e in eps],
-              "tle": [None if e["tle_mean"] is None else 100 * e["tle_mean"] for e in eps],
-              "rl": [e["rl_mean"] for e in eps],
-              "me": [None if e["me_mean"] is None else 100 * e["me_mean"] for e in eps],
-              "mi": [e["mi_mean"] for e in eps]}
-    for key, values in series.items():
-        if mediator == "none" and key in MEDIATOR_ONLY:
-            row[key], row[key + "_ci"] = None, None
-        else:
-            row[key], row[key + "_ci"] = mean_ci95(values)
-    row["drop_events"] = sum(len(e["drop_events"]) for e in eps)
-    row["rl_unanswered"] = sum(e["rl_unanswered"] for e in eps)
-    row["interventions"] = sum(len(e["interventions"]) for e in eps) / max(1, len(eps))
-    row["mi_judge"] = None if mediator == "none" else (eps[0]["mi_judge"] if eps else None)
-    audits = [e.get("extraction") for e in eps if e.get("extraction")]
-    row["attitudes"] = eps[0].get("attitude_source", "stated") if eps else None
-    lines = sum(a["lines"] for a in audits)
-    row["extraction_agreement"] = sum(a["agree"] for a in audits) / lines if lines else None
-    stats = [s for r in records for s in r.get("llm_stats", {}).values()]
-    row["llm_decisions"] = sum(s["decisions"] for s in stats) if stats else None
-    row["llm_fallbacks"] = sum(s["fallbacks"] for s in stats) if stats else None
-    if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
-        row["parties"] = records[0].get("parties")
-    return row
-
-
-# ---------------------------------------------------------------------- output
-def _metric(key: str, unit: str, value: float | None) -> str:
-    return "-" if value is None else (f"{value:.3f}" if key == "mi" else f"{value:.2f}{'%' if unit == '%' else ''}")
-
-
-def format_table(rows: Sequence[dict]) -> str:
-    """002 Table 1's layout: one column per (conflict mode, mediator), one row per metric."""
-    heads = [f"{r['conflict_mode'][:5]}/{r['mediator']}" for r in rows]
-    width = max([13] + [len(h) for h in heads]) + 1
-    lines = ["metric     " + "".join(f"{h:>{width}}" for h in heads)]
-    lines.append("difficulty " + "".join(f"{r['difficulty']:>{width}}" for r in rows))
-    lines.append("-" * len(lines[0]))
-    lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r[key]):>{width}}" for r in rows)
-              for key, label, unit in ROWS]
-    published = [PUBLISHED.get((r["conflict_mode"], r["mediator"]), {}) for r in rows]
-    if any(published):
-        lines.append("002 Table 1 (GPT-4.1 mediators; RL in seconds):")
-        lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, p.get(key)):>{width}}" for p in published)
-                  for key, label, unit in ROWS]
-    n = rows[0]["episodes"] if rows else 0
-    lines.append(f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
-                 "(unanswered drops excluded; see rl_unanswered in --format json).")
-    judges = sorted({r["mi_judge"] for r in rows if r.get("mi_judge")})
-    if judges:
-        lines.append(f"MI judge: {', '.join(judges)}.")
-    fallbacks = [r for r in rows if r.get("llm_decisions")]
-    if fallbacks:
-        lines.append("LLM decisions (mediators, extractor, judge): " + ", ".join(
-            f"{r['conflict_mode'][:5]}/{r['mediator']} {r['llm_fallbacks']}/{r['llm_decisions']} random fallbacks"
-            for r in fallbacks) + ".")
-    read = [r for r in rows if r.get("extraction_agreement") is not None]
-    if read:
-        agree = sum(r["extraction_agreement"] for r in read) / len(read)
-        lines.append(f"Attitudes read from every line by an extractor ({read[0]['attitudes']}); mean agreement with "
-                     f"the stances taken: {100 * agree:.1f}%.")
-    return "\n".join(lines)
-
-
-def plot(records: dict[tuple[str, str], list[dict]], out_dir: Path) -> list[Path]:
-    """One PNG per (conflict mode, mediator, scenario): the first run's topic consensus over the
-    turns, with the mediator's interventions as vertical lines (002 Figure 2)."""
-    from tom_envs.errors import import_optional
-
-    matplotlib = import_optional("matplotlib", "bench", "--plot")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    firsts = {(mode, med, rec["scenario"]): rec for (mode, med), recs in records.items() for rec in reversed(recs)}
-    paths = []
-    for (mode, med, scenario), rec in firsts.items():
-        stem, ep = Path(scenario).stem, rec["episode"]
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        for topic, series in ep["topic_consensus"].items():
-            ax.plot(range(len(series)), series, label=topic)
-        for t in ep["mediator_turns"]:
-            ax.axvline(t, color="gray", alpha=0.5, linewidth=1)
-        ax.set(xlabel="turn", ylabel="agreement", ylim=(0, 1.02), title=f"{stem} - {mode} - {med} (seed {rec['seed']})")
-        ax.legend(fontsize=6, loc="lower right")
-        fig.tight_layout()
-        paths.append(out_dir / f"negotiation_{stem}_{mode}_{med}.png")
-        fig.savefig(paths[-1], dpi=90)
-        plt.close(fig)
-    return paths
-
+__all__ = ["ATTITUDES", "BENCHMARK", "LLM_MEDIATORS", "MEDIATOR_ONLY", "MI_JUDGES", "PARTIES", "POLICIES", "PUBLISHED",
+           "ROWS", "NegotiationCell", "PartyTeam", "add_arguments", "cell_path", "cells", "evaluate", "format_table",
+           "grid", "llm_extractor_factory", "llm_judge_factory", "llm_mediator_factory", "llm_party_factory",
+           "play_episode", "plot", "run", "run_cell", "summarise"]
 
 BENCHMARK = register(Benchmark(
     name="negotiation", family="negotiation",

@@ -1,0 +1,134 @@
+"""What takes part in a negotiation episode besides the mediator seat's policy: LLM mediators, LLM
+parties (a :class:`PartyTeam` in every party seat), the attitude source and the MI judge.
+
+The builders take a backend and a fallback and return ``factory(scenario)`` (mediators:
+``factory(name, scenario)``); :class:`Parts` turns the command's choices into the env's keyword
+arguments and the party team, per scenario.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from policies.base import BasePolicy
+from tom_envs.negotiation.scenario import Scenario
+
+#: ``factory(name, scenario) -> mediator`` for the LLM mediators (see :func:`llm_mediator_factory`).
+LLMMediatorFactory = Callable[[str, Scenario], BasePolicy]
+
+
+def llm_mediator_factory(backend: Any, fallback: str = "raise") -> LLMMediatorFactory:
+    """Builds ``llm-generic`` / ``llm-social`` mediators on ``backend`` for a scenario."""
+    from policies.negotiation_llm import LLMMediator
+
+    def factory(name: str, scenario: Any) -> BasePolicy:
+        return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], fallback=fallback)
+
+    return factory
+
+
+def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
+    """Builds the LLM attitude extractor on ``backend`` for a scenario."""
+    from policies.negotiation_llm import LLMAttitudeExtractor
+
+    return lambda scenario: LLMAttitudeExtractor(backend, scenario, fallback=fallback)
+
+
+def llm_party_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
+    """Builds one LLM party (:class:`~policies.negotiation_llm.LLMParty`) on ``backend`` for a scenario."""
+    from policies.negotiation_llm import LLMParty
+
+    return lambda scenario: LLMParty(backend, scenario, fallback=fallback)
+
+
+class PartyTeam(BasePolicy):
+    """LLM parties in the party seats of one negotiation env, deciding each turn together.
+
+    The runner (:func:`benchmarks.runner.play_aec`) asks one seat at a time; at the first party
+    seat of a turn the team decides every live party seat at once
+    (:meth:`~policies.negotiation_llm.LLMParty.act_parties`: one backend call per prompting stage
+    for all of them) and then hands the actions out seat by seat. Give it to the runner for every
+    party seat: ``play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed)``.
+
+    Args:
+        env: the AEC env it plays in (it reads the seat to move and the seats' infos).
+        parties: seat -> LLM party (they share one backend).
+    """
+
+    name = "llm-parties"
+
+    def __init__(self, env: Any, parties: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.env = env
+        self.parties = dict(parties)
+        self._pending: dict[str, Any] = {}
+
+    def seats(self) -> dict[str, "PartyTeam"]:
+        """Seat -> this team, for the runner's seat -> policy mapping."""
+        return dict.fromkeys(self.parties, self)
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """The parties' counters, summed."""
+        out: dict[str, int] = {}
+        for party in self.parties.values():
+            for key, value in party.stats.items():
+                out[key] = out.get(key, 0) + value
+        return out
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._pending = {}
+        for i, party in enumerate(self.parties.values()):
+            party.reset(None if seed is None else seed + 1 + i)
+
+    def act(self, observation: Any, info: dict) -> Any:
+        from policies.negotiation_llm import LLMParty
+
+        seat = self.env.agent_selection
+        if seat not in self._pending:
+            live = [a for a in self.env.agents if a in self.parties]
+            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.infos[a] for a in live])
+            self._pending = dict(zip(live, actions))
+        return self._pending.pop(seat)
+
+
+def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
+    """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
+    from policies.negotiation_llm import LLMMIJudge
+
+    return lambda scenario: LLMMIJudge(backend, scenario, fallback=fallback)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The env's keyword arguments for the attitude source and the MI judge, per scenario."""
+
+    attitudes: str
+    mi_judge: str
+    extractor_factory: Any = None
+    judge_factory: Any = None
+    party_factory: Any = None  # LLM parties in every party seat (None: the env's scripted parties)
+
+    def __call__(self, scenario: Scenario) -> dict[str, Any]:
+        from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
+
+        out: dict[str, Any] = {}
+        if self.attitudes != "stated":
+            out["attitude_extractor"] = (KeywordAttitudeExtractor(scenario) if self.attitudes == "keyword"
+                                         else self.extractor_factory(scenario))
+            out["extract_from"] = "all"
+        if self.mi_judge == "llm":
+            out["mi_judge"] = self.judge_factory(scenario)
+        if self.party_factory is not None:
+            out["party_seats"] = "all"
+        return out
+
+    def team(self, env: Any, scenario: Scenario) -> PartyTeam | None:
+        """The LLM parties of ``env``'s party seats, or None for scripted parties."""
+        if self.party_factory is None:
+            return None
+        return PartyTeam(env, {seat: self.party_factory(scenario) for seat in env.possible_agents
+                               if seat.startswith("party_")})
