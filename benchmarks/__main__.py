@@ -140,7 +140,8 @@ def _add_rl(sub: Any) -> None:
     from benchmarks.runner import env_id_for
 
     rl = _parser(sub, "rl", "train an SB3 agent on some partners, evaluate on held-out ones next to the tabular agent")
-    rl.add_argument("--algo", choices=ALGOS, default="ppo", help="the stable-baselines3 algorithm")
+    rl.add_argument("--algo", "--policy", dest="algo", choices=ALGOS, default="ppo",
+                    help="the stable-baselines3 algorithm trained and evaluated (--policy is the same option)")
     rl.add_argument("--env", default=env_id_for("matrix", game="IPD"), help="a built-in single-agent matrix game id")
     rl.add_argument("--train-partners", type=comma_list(name="partner"), default="single_action,tit_for_tat",
                     help="one training distribution (comma-separated items, equal weight each)")
@@ -233,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``tom-envs`` with ``argv`` (default: the process's arguments); returns the exit status.
 
     A bad flag value is a usage error (argparse exits with status 2); a bad combination or bad
-    input found while running prints ``error: ...`` and returns 2; never a traceback.
+    input found while running prints ``error: ...`` and returns 2; a file-system failure prints
+    ``error: ...`` and returns 1; never a traceback.
     """
     args = build_parser().parse_args(argv)
     from tom_envs.errors import TomEnvsError
@@ -243,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     except TomEnvsError as exc:  # bad input: a clear message, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the file system said no (a path, a permission, a full disk): say which
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted; finished episodes are saved, rerun the same command to resume", file=sys.stderr)
         return 130

@@ -127,3 +127,16 @@ def test_the_shared_options_have_the_same_names_everywhere():
     llm_flags = {"--backend", "--model", "--base-url", "--tokenizer", "--max-model-len", "--fallback",
                  "--max-resamples", "--lockstep"}
     assert llm_flags <= {s for a in parsers[("matrix",)]._actions for s in a.option_strings}
+
+
+def test_a_file_system_failure_is_a_message_not_a_traceback(capsys):
+    if not Path("/proc/self").exists():
+        pytest.skip("needs /proc (a folder nobody can create entries in)")
+    assert main(["matrix", "--games", "IPD", "--episodes", "1", "--horizon", "3", "--out", "/proc/tom-envs-results"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "/proc/tom-envs-results" in err and "Traceback" not in err
+
+
+def test_rl_reads_policy_as_the_algorithm():
+    args = build_parser().parse_args(["rl", "--policy", "a2c"])
+    assert args.algo == "a2c"
