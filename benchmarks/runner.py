@@ -12,7 +12,9 @@ Episodes:
   batch must end at the same step (group them with :func:`lockstep_batches`).
 * :func:`play_aec` -- one PettingZoo AEC episode; every seat with a policy acts (``env.last()`` →
   ``act``), finished seats step ``None``, and the predictor seat of an
-  :class:`~wrappers.AECToMRecorder` hands its prediction to the recorder first.
+  :class:`~wrappers.AECToMRecorder` hands its prediction to the recorder first. AEC episodes run
+  one by one: the batched forms take one entry per episode at every call, and the seats of
+  different AEC episodes come up at different times.
 
 Each returns :class:`EpisodeResult` (the recorder's episode summary, the last info, the per-step
 records an ``on_step`` hook kept, the policy's per-episode counters). Envs come from the registry
