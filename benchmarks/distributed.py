@@ -57,7 +57,7 @@ class RayExecutor:
         self.tasks = 0  # tasks submitted by the last run
 
     def run(self, cells: Sequence[Cell], seeds: Sequence[int], out: Path, lockstep: int = 1,
-            progress: bool = False) -> int:
+            progress: bool | None = False) -> int:
         """Play every missing (cell, seed) episode; returns how many records were written."""
         ray = import_optional("ray", "ray", "the Ray executor (--executor ray)")
         with contextlib.ExitStack() as stack:
@@ -71,7 +71,7 @@ class RayExecutor:
                 return 0
             return self._run(ray, work, files, lockstep, progress)
 
-    def _run(self, ray: Any, work: list, files: dict, lockstep: int, progress: bool) -> int:
+    def _run(self, ray: Any, work: list, files: dict, lockstep: int, progress: bool | None) -> int:
         started = not ray.is_initialized()
         if started:
             kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "ERROR", "log_to_driver": False}

@@ -165,7 +165,7 @@ def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
         bench.arguments(parser)
 
 
-def evaluate(bench: Benchmark, cells: Sequence[Cell], episodes: int, seed: int, out: Path, progress: bool = False,
+def evaluate(bench: Benchmark, cells: Sequence[Cell], episodes: int, seed: int, out: Path, progress: bool | None = False,
              lockstep: int = 1) -> tuple[list[Row], dict[str, list[dict]]]:
     """Run (or resume) ``cells`` for seeds ``seed .. seed + episodes - 1``; the rows and records per cell key."""
     seeds = list(range(seed, seed + episodes))

@@ -175,7 +175,7 @@ def summarise(cell: Cell, records: Sequence[dict]) -> dict[str, Any]:
 
 
 def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[str], episodes: int, seed: int,
-             horizon: int, out: Path, progress: bool = False, lockstep: int = 1,
+             horizon: int, out: Path, progress: bool | None = False, lockstep: int = 1,
              executor: Any = None) -> tuple[list[dict], dict[tuple, list[dict]]]:
     """Run (or resume) the whole grid; returns the rows and the records per cell.
 
@@ -199,7 +199,7 @@ def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[s
 
 def evaluate_llm(games: Iterable[str], partners: Iterable[str], strategies: Iterable[str], episodes: int, seed: int,
                  horizon: int, out: Path, backend: Any, backend_id: dict[str, Any], label_set: str = "neutral",
-                 max_resamples: int = 10, fallback: str = "raise", progress: bool = False,
+                 max_resamples: int = 10, fallback: str = "raise", progress: bool | None = False,
                  lockstep: int | None = None) -> tuple[list[dict], dict[tuple, list[dict]]]:
     """004's prompting strategies on every cell, all episodes of a cell in lockstep by default.
 

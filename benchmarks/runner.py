@@ -410,13 +410,14 @@ def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | 
             yield cell.record(seed, result)
 
 
-def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool = False,
+def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool | None = False,
              factory: Callable[[], Any] | None = None, lockstep: int = 1) -> list[dict]:
     """Every seed's record of ``cell``, playing only the seeds its results file lacks.
 
     The file is locked for the whole run (a concurrent run on the same file fails with
     :class:`~benchmarks.errors.ResultsLocked`); each record (each lockstep batch) is appended the
-    moment it is done, so a killed run loses at most the episodes in flight.
+    moment it is done, so a killed run loses at most the episodes in flight. ``progress``: a bar
+    over the episodes to play (None: only when stderr is a terminal).
     """
     with cell.results(out) as results:
         todo = results.missing(seeds)
