@@ -32,12 +32,6 @@ README_END = "<!-- registry:end -->"
 #: Modules that declare the built-in benchmarks (each registers a benchmarks.family.Benchmark on import).
 FAMILY_MODULES = {"matrix": "benchmarks.matrix", "common-ground": "benchmarks.common_ground",
                   "persuasion": "benchmarks.persuasion", "negotiation": "benchmarks.negotiation"}
-#: One line per family command whose module has no declaration yet (its add_arguments/run are used).
-_LEGACY_HELP = {
-    "common-ground": "Common-ToM (003): score a policy in Table 3's layout, or export generated questions",
-    "persuasion": "PersuasiveToM (001) Tables 5/6 on the QA env; --env live for the live persuasion rows",
-    "negotiation": "002 Table 1: scripted parties with NoAgent / Generic / Social mediators",
-}
 
 
 def version_text() -> str:
@@ -177,29 +171,18 @@ def _add_data(sub: Any) -> None:
 
 # ---------------------------------------------------------------------- family commands
 def _add_families(sub: Any) -> None:
-    """One command per declared benchmark (benchmarks.family.REGISTRY), after importing the built-in
-    declarations; a built-in family module without a declaration keeps its own add_arguments/run."""
+    """One command per declared benchmark (:data:`benchmarks.family.REGISTRY`): the built-in families
+    first (importing their modules declares them), then any other declaration."""
     from benchmarks import family
 
-    for name, module_name in FAMILY_MODULES.items():
-        module = importlib.import_module(module_name)
-        if name not in family.REGISTRY:
-            legacy = _parser(sub, name, _LEGACY_HELP[name], description=module.__doc__)
-            module.add_arguments(legacy)
-            legacy.set_defaults(func=module.run)
-        else:
-            _add_declared(sub, family.REGISTRY[name])
-    for name, bench in family.REGISTRY.items():
-        if name not in FAMILY_MODULES:
-            _add_declared(sub, bench)
-
-
-def _add_declared(sub: Any, bench: Any) -> None:
-    from benchmarks import family
-
-    cmd = _parser(sub, bench.name, bench.help, description=bench.description)
-    family.add_arguments(cmd, bench)
-    cmd.set_defaults(func=lambda args: family.run_command(bench, args))
+    for module_name in FAMILY_MODULES.values():
+        importlib.import_module(module_name)
+    names = [n for n in FAMILY_MODULES if n in family.REGISTRY]
+    for name in names + [n for n in family.REGISTRY if n not in names]:
+        bench = family.REGISTRY[name]
+        cmd = _parser(sub, bench.name, bench.help, description=bench.description)
+        family.add_arguments(cmd, bench)
+        cmd.set_defaults(func=lambda args, bench=bench: family.run_command(bench, args))
 
 
 def _parser(sub: Any, name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
