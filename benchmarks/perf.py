@@ -93,15 +93,20 @@ def pettingzoo_rps_rounds_per_s(seconds: float) -> float | None:
         from pettingzoo.classic import rps_v2
     except Exception:  # its extra is optional
         return None
-    env = rps_v2.parallel_env(max_cycles=100)
+    return parallel_rounds_per_s(rps_v2.parallel_env(max_cycles=100), 0, seconds)
+
+
+def parallel_rounds_per_s(env: Any, action: int, seconds: float) -> float:
+    """Rounds per second of a PettingZoo parallel env, every agent playing ``action`` (resetting at the end)."""
     env.reset(seed=0)
-    acts = {a: 0 for a in env.possible_agents}
+    acts = {a: action for a in env.possible_agents}
+    step, reset = env.step, env.reset
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         for _ in range(1000):
-            _, _, term, trunc, _ = env.step(acts)
+            step(acts)
             if not env.agents:
-                env.reset()
+                reset()
         n += 1000
     return n / (time.perf_counter() - t0)
 
@@ -152,17 +157,7 @@ def perf_matrix(seconds: float = 0.5, progress: bool | None = False) -> dict[str
     make_sps = measured(steps_per_second(made, seconds))
     unwrapped_sps = measured(steps_per_second(made.unwrapped, seconds))
     parallel_id = env_id_for("matrix", kind="parallel", game="IPD")
-    par = tom_envs.make(parallel_id)
-    par.reset(seed=0)
-    acts = {a: 1 for a in par.possible_agents}
-    n, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        for _ in range(1000):
-            par.step(acts)
-            if not par.agents:
-                par.reset()
-        n += 1000
-    parallel_sps = measured(n / (time.perf_counter() - t0))
+    parallel_sps = measured(parallel_rounds_per_s(tom_envs.make(parallel_id), 1, seconds))
     pz = measured(pettingzoo_rps_rounds_per_s(seconds))
     vector = {n: measured(vector_steps_per_s(n, seconds)) for n in (1, 1024, 65536)}
     bound = measured(numpy_bound_steps_per_s(65536, seconds))
