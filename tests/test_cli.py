@@ -139,3 +139,40 @@ def test_a_file_system_failure_is_a_message_not_a_traceback(capsys):
 def test_rl_reads_policy_as_the_algorithm():
     args = build_parser().parse_args(["rl", "--policy", "a2c"])
     assert args.algo == "a2c"
+
+
+def test_progress_bars_show_on_a_terminal_only(tmp_path, capsys):
+    import fcntl
+    import os
+    import struct
+    import termios
+
+    from benchmarks.cli import progress_bar
+
+    bar = progress_bar(3, "quiet")  # stderr is not a terminal here
+    bar.update(3)
+    bar.close()
+    assert capsys.readouterr().err == ""
+    args = [sys.executable, "-m", "benchmarks", "matrix", "--games", "IPD", "--partners", "tit_for_tat",
+            "--episodes", "40", "--horizon", "50"]
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a terminal has a size
+    try:
+        proc = subprocess.run([*args, "--out", str(tmp_path / "tty")], stdout=subprocess.PIPE, stderr=slave,
+                              text=True, cwd=ROOT, timeout=300)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal's other end is closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0 and "/40 [" in seen.decode(errors="replace")  # tqdm drew on the terminal
+    piped = subprocess.run([*args, "--out", str(tmp_path / "pipe")], capture_output=True, text=True, cwd=ROOT,
+                           timeout=300)
+    assert piped.returncode == 0 and piped.stderr == ""
