@@ -157,8 +157,8 @@ def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
                         plot="write the family's figures into DIR" if bench.plot is not None else None,
                         policy_type=comma_list(policies, name="policy"),
                         policy_help=f"comma-separated: {', '.join(policies)}")
-        parser.add_argument("--env", type=comma_list(name="env id"), default=None,
-                            help="comma-separated registered ids (default: every id of the family)")
+        parser.add_argument("--env", type=comma_list(bench.ids(), name="env id"), default=None,
+                            help="comma-separated registered ids of the family (default: all of them)")
         parser.add_argument("--lockstep", type=positive_int, default=1,
                             help="episodes stepped at once through the policy's batched forms")
     if bench.arguments is not None:

@@ -128,6 +128,9 @@ def test_the_table_shows_the_published_numbers_and_help_lists_the_family(toy_fam
     with pytest.raises(SystemExit) as exc:
         main(["contrary", "--policy", "genius"])
     assert exc.value.code == 2 and "unknown policy 'genius'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["contrary", "--env", "tom/IPD-v0"])  # not an id of this family
+    assert exc.value.code == 2 and "unknown env id 'tom/IPD-v0'; choose from tom/Contrary-v0" in capsys.readouterr().err
 
 
 def test_a_declared_plot_gets_the_records_and_the_plot_option(toy_family, tmp_path, capsys):
