@@ -1,5 +1,6 @@
 """What takes part in a negotiation episode besides the mediator seat's policy: LLM mediators, LLM
-parties (a :class:`PartyTeam` in every party seat), the attitude source and the MI judge.
+parties (a :class:`~policies.llm.negotiation.PartyTeam` in every party seat, re-exported here), the
+attitude source and the MI judge.
 
 The builders take a backend and a fallback and return ``factory(scenario)`` (mediators:
 ``factory(name, scenario)``); :class:`Parts` turns the command's choices into the env's keyword
@@ -8,11 +9,12 @@ arguments and the party team, per scenario.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from policies.base import BasePolicy
+from policies.llm.negotiation import PartyTeam  # re-exported: it lives with the LLM parties
 from tom_envs.negotiation.scenario import Scenario
 
 #: ``factory(name, scenario) -> mediator`` for the LLM mediators (see :func:`llm_mediator_factory`).
@@ -41,58 +43,6 @@ def llm_party_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenar
     from policies.negotiation_llm import LLMParty
 
     return lambda scenario: LLMParty(backend, scenario, fallback=fallback)
-
-
-class PartyTeam(BasePolicy):
-    """LLM parties in the party seats of one negotiation env, deciding each turn together.
-
-    The runner (:func:`benchmarks.runner.play_aec`) asks one seat at a time; at the first party
-    seat of a turn the team decides every live party seat at once
-    (:meth:`~policies.negotiation_llm.LLMParty.act_parties`: one backend call per prompting stage
-    for all of them) and then hands the actions out seat by seat. Give it to the runner for every
-    party seat: ``play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed)``.
-
-    Args:
-        env: the AEC env it plays in (it reads the seat to move and the seats' infos).
-        parties: seat -> LLM party (they share one backend).
-    """
-
-    name = "llm-parties"
-
-    def __init__(self, env: Any, parties: Mapping[str, Any]) -> None:
-        super().__init__()
-        self.env = env
-        self.parties = dict(parties)
-        self._pending: dict[str, Any] = {}
-
-    def seats(self) -> dict[str, "PartyTeam"]:
-        """Seat -> this team, for the runner's seat -> policy mapping."""
-        return dict.fromkeys(self.parties, self)
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """The parties' counters, summed."""
-        out: dict[str, int] = {}
-        for party in self.parties.values():
-            for key, value in party.stats.items():
-                out[key] = out.get(key, 0) + value
-        return out
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._pending = {}
-        for i, party in enumerate(self.parties.values()):
-            party.reset(None if seed is None else seed + 1 + i)
-
-    def act(self, observation: Any, info: dict) -> Any:
-        from policies.negotiation_llm import LLMParty
-
-        seat = self.env.agent_selection
-        if seat not in self._pending:
-            live = [a for a in self.env.agents if a in self.parties]
-            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.infos[a] for a in live])
-            self._pending = dict(zip(live, actions))
-        return self._pending.pop(seat)
 
 
 def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
@@ -132,3 +82,7 @@ class Parts:
             return None
         return PartyTeam(env, {seat: self.party_factory(scenario) for seat in env.possible_agents
                                if seat.startswith("party_")})
+
+
+__all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "llm_extractor_factory", "llm_judge_factory",
+           "llm_mediator_factory", "llm_party_factory"]

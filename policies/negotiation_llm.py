@@ -1,7 +1,7 @@
 """LLM parties, mediators and judges for the negotiation env (a re-export module).
 
 The code lives under :mod:`policies.llm`: :mod:`policies.llm.negotiation` (parties, the caller
-defaults, :func:`run_episode`), :mod:`policies.llm.negotiation_mediator` (the mediator and its
+defaults, :class:`PartyTeam`), :mod:`policies.llm.negotiation_mediator` (the mediator and its
 strategies), :mod:`policies.llm.negotiation_judges` (attitude extractor, agreement and MI judges)
 and :mod:`policies.llm.negotiation_prompts` (the prompts).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from policies.llm.caller import Answer, Ask
 from policies.llm.errors import ReplyError
-from policies.llm.negotiation import PARTY_STRATEGIES, InnerThoughts, LLMCaller, LLMParty, PartyStrategy, run_episode
+from policies.llm.negotiation import PARTY_STRATEGIES, InnerThoughts, LLMCaller, LLMParty, PartyStrategy, PartyTeam
 from policies.llm.negotiation_judges import AGREEMENT_DIMENSIONS, LLMAgreementJudge, LLMAttitudeExtractor, LLMMIJudge
 from policies.llm.negotiation_mediator import MEDIATION_STRATEGIES, VARIANTS, LLMMediator, MediationStrategy
 from policies.llm.parsing import extract_json
@@ -31,7 +31,7 @@ __all__ = [
     "LLMParty",
     "MediationStrategy",
     "PartyStrategy",
+    "PartyTeam",
     "ReplyError",
     "extract_json",
-    "run_episode",
 ]

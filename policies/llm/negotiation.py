@@ -14,7 +14,9 @@ silent default. Prompts are data in :mod:`policies.llm.negotiation_prompts`.
   :data:`PARTY_STRATEGIES`; the default, :class:`InnerThoughts`, is thought (topic, option, private
   reasoning) -> motivation score (1-5) -> articulation (act, tone, utterance), giving the env's
   structured dict action. :meth:`LLMParty.act_parties` runs several parties sharing a backend with
-  one call per stage for all of them; :func:`run_episode` drives an env that way.
+  one call per stage for all of them.
+* :class:`PartyTeam` -- every LLM party seat of an env as one policy for the runner
+  (:func:`benchmarks.runner.play_aec`), each turn decided by :meth:`LLMParty.act_parties`.
 
 The mediator is in :mod:`policies.llm.negotiation_mediator`, the judges and the attitude extractor
 in :mod:`policies.llm.negotiation_judges`.
@@ -22,7 +24,7 @@ in :mod:`policies.llm.negotiation_judges`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -274,32 +276,54 @@ class LLMParty(UsesCaller, BasePolicy):
         return parties[0].strategy.decide(lead, parties, infos)
 
 
-def run_episode(env: Any, parties: dict[str, LLMParty], mediator: Any, seed: int | None = None) -> dict:
-    """Play one episode of ``env`` (AEC) with LLM party seats and a mediator policy; returns the summary.
+class PartyTeam(BasePolicy):
+    """LLM parties in the party seats of one negotiation env, deciding each turn together.
 
-    At the first party seat of each turn, all LLM parties decide together (one backend call per
-    stage); the mediator's ``predict`` (if any) is attached to its action by the mediator itself.
+    The runner (:func:`benchmarks.runner.play_aec`) asks for one seat at a time. When it first asks
+    for a party seat in a turn, the team decides for every live party seat at once
+    (:meth:`LLMParty.act_parties`: one backend call per prompting stage for all of them), keeps those
+    actions and hands them out as the runner reaches each seat. Use the same team for every party
+    seat: ``play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed)``.
+
+    Args:
+        env: the AEC env it plays in (it reads the seat to move and the seats' infos).
+        parties: seat -> LLM party (they share one backend).
     """
-    env.reset(seed=seed)
-    for i, p in enumerate(parties.values()):
-        p.reset(None if seed is None else seed + 1 + i)
-    if mediator is not None and hasattr(mediator, "reset"):
-        mediator.reset(seed)
-    pending: dict[str, Any] = {}
-    while env.agents:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        if agent in parties:
-            if not pending:
-                seats = [a for a in env.agents if a in parties]
-                acts = LLMParty.act_parties([parties[a] for a in seats], [env.infos[a] for a in seats])
-                pending = dict(zip(seats, acts))
-            env.step(pending.pop(agent))
-        else:
-            env.step(mediator.act(env.observe(agent), env.infos[agent]))
-    return env.episode_summary()
+
+    name = "llm-parties"
+
+    def __init__(self, env: Any, parties: Mapping[str, LLMParty]) -> None:
+        super().__init__()
+        self.env = env
+        self.parties = dict(parties)
+        self._pending: dict[str, Any] = {}
+
+    def seats(self) -> dict[str, PartyTeam]:
+        """Seat -> this team, for the runner's seat -> policy mapping."""
+        return dict.fromkeys(self.parties, self)
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """The parties' counters, summed."""
+        out: dict[str, int] = {}
+        for party in self.parties.values():
+            for key, value in party.stats.items():
+                out[key] = out.get(key, 0) + value
+        return out
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._pending = {}
+        for i, party in enumerate(self.parties.values()):
+            party.reset(None if seed is None else seed + 1 + i)
+
+    def act(self, observation: Any, info: dict) -> Any:
+        seat = self.env.agent_selection
+        if seat not in self._pending:
+            live = [a for a in self.env.agents if a in self.parties]
+            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.infos[a] for a in live])
+            self._pending = dict(zip(live, actions))
+        return self._pending.pop(seat)
 
 
 __all__ = [
@@ -308,6 +332,6 @@ __all__ = [
     "LLMCaller",
     "LLMParty",
     "PartyStrategy",
+    "PartyTeam",
     "UsesCaller",
-    "run_episode",
 ]

@@ -9,6 +9,7 @@ import zlib
 import numpy as np
 import pytest
 
+from benchmarks.runner import play_aec
 from policies.llm import OpenAIBackend
 from policies.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
 from policies.negotiation_llm import (
@@ -20,8 +21,8 @@ from policies.negotiation_llm import (
     LLMMIJudge,
     LLMParty,
     MediationStrategy,
+    PartyTeam,
     extract_json,
-    run_episode,
 )
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario
@@ -67,6 +68,11 @@ def scripted():
         yield pair
 
 
+def episode(env: NegotiationEnv, parties: dict[str, LLMParty], mediator: LLMMediator, seed: int) -> dict:
+    """One episode played by the runner, the LLM parties as one team; the env's episode summary."""
+    return play_aec(env, {**PartyTeam(env, parties).seats(), MEDIATOR: mediator}, seed).info["episode"]
+
+
 def play(backend: OpenAIBackend, seed: int, variant: str = "social") -> tuple[dict, dict, LLMMediator, LLMAgreementJudge]:
     agreement = LLMAgreementJudge(backend, fallback="raise")
     mi = LLMMIJudge(backend, SCENARIO, fallback="raise")
@@ -75,7 +81,7 @@ def play(backend: OpenAIBackend, seed: int, variant: str = "social") -> tuple[di
     mi.bind(env)
     parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
     mediator = LLMMediator(backend, SCENARIO, variant=variant, fallback="raise")
-    summary = run_episode(env, parties, mediator, seed=seed)
+    summary = episode(env, parties, mediator, seed=seed)
     return summary, parties, mediator, agreement
 
 
@@ -101,7 +107,7 @@ def test_llm_party_text_reaches_the_transcript(scripted):
     _, backend = scripted
     env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20)
     parties = {a: LLMParty(backend, SCENARIO) for a in env.possible_agents if a != MEDIATOR}
-    run_episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic"), seed=1)
+    episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic"), seed=1)
     party_events = [e for e in env.events if e.get("party") is not None]
     assert party_events and all(e["text"].startswith("I think this is fair") for e in party_events)
 
@@ -249,7 +255,7 @@ def test_llm_parties_with_the_llm_attitude_extractor_in_the_env(scripted):
     env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20, conflict_mode="general",
                          attitude_extractor=extractor)
     parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
-    ep = run_episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic", fallback="raise"), seed=1)
+    ep = episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic", fallback="raise"), seed=1)
     spoken = [e for e in env.events if e["seat"].startswith("party_")]
     assert spoken and ep["extraction"]["lines"] == len(spoken) == extractor.stats["decisions"]
     # the scripted judge hears every line as support for option b on the first topic, nothing else
