@@ -344,7 +344,7 @@ def scan(data_dir: str | Path | None = None) -> DataFolder:
     questions = _files(root / "questions", _QUESTION_NAME, "*.csv.gz")
     if not corpus and not questions:
         raise DatasetError(f"{root}: found neither cg/<cid>_<annotator>_....tsv nor questions/<cid>_<annotator>_yn_questions.csv.gz; "
-                           "download them with `python -m tom_envs.common_ground.download --dest DIR`")
+                           "download them with `tom-envs data download common-ground --dest DIR`")
     return DataFolder(root, corpus, questions)
 
 

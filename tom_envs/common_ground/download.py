@@ -1,8 +1,8 @@
 """The published Common-ToM files (003): what ``data download common-ground`` fetches::
 
-    python -m benchmarks data download common-ground --dest data/common-tom
+    tom-envs data download common-ground --dest data/common-tom
     python -m tom_envs.common_ground.download --dest data/common-tom      # older alias, the same
-    python -m benchmarks common-ground --data-dir data/common-tom --policy random
+    tom-envs common-ground --data-dir data/common-tom --policy random
 
 Question files have fixed names (``questions/<cid>_<annotator>_yn_questions.csv.gz``) and are
 fetched from the repository's raw-file address; the corpus files' names carry a suffix, so they

@@ -225,10 +225,10 @@ def load_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | Non
     missing = [q for q in wanted if q not in present]
     if qtypes is not None and missing:
         raise DatasetError(f"{folder}: no file for {missing}; fetch them with "
-                           f"`python -m tom_envs.persuasion.download --out {folder}`")
+                           f"`tom-envs data download persuasion --out {folder}`")
     if not present:
         raise DatasetError(f"{folder}: none of the PersuasiveToM files ({', '.join(q + '.json' for q in QTYPES)}); "
-                           f"fetch them with `python -m tom_envs.persuasion.download --out {folder}`")
+                           f"fetch them with `tom-envs data download persuasion --out {folder}`")
     return {q: load_file(folder / f"{q}.json", q) for q in present}
 
 

@@ -1,6 +1,6 @@
 """The published PersuasiveToM files (001): what ``data download persuasion`` fetches::
 
-    python -m benchmarks data download persuasion --dest data/persuasive-tom
+    tom-envs data download persuasion --out data/persuasive-tom
     python -m tom_envs.persuasion.download --out data/persuasive-tom      # older alias, the same
 
 Each ``<qtype>.json`` is fetched from ``<base-url>/<qtype>.json`` and validated with the loader

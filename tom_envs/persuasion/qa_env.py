@@ -78,7 +78,7 @@ class PersuasiveToMEnv(QAEnv):
     ## Arguments
     * ``data_dir``: folder holding any subset of the eight published files (``desire_er.json``
       ... ``judge_qa.json``); default: the small sample bundled with tom-envs. Get the real files
-      with ``python -m tom_envs.persuasion.download --out DIR``.
+      with ``tom-envs data download persuasion --out DIR``.
     * ``qtypes``: the question types to ask (default: every file present).
     * ``split``: ``"all"`` (default), ``"dev"`` (every fifth dialogue), ``"test"`` (the rest) or a
       list of dialogue ids.
