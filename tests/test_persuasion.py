@@ -145,7 +145,7 @@ def test_a_folder_with_a_subset_of_the_files_loads(tmp_path):
 
 def test_asking_for_a_type_whose_file_is_missing_says_how_to_fetch_it(tmp_path):
     _write(tmp_path, "desire_ee", [_record()])
-    with pytest.raises(DatasetError, match="download"):
+    with pytest.raises(DatasetError, match="`tom-envs data download persuasion --out "):
         load_dataset(tmp_path, ["belief_ee"])
     with pytest.raises(DatasetError, match="none of the PersuasiveToM files"):
         load_dataset(tmp_path / "empty")
