@@ -18,7 +18,26 @@ from gymnasium import spaces
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, TomEnvsError
 from tom_envs.tom import ToMSpec
 
+#: Option letters, in order; a question has at most this many options.
 LETTERS = "ABCDEFGHIJ"
+
+#: Pieces of the question text, shared by :func:`render_question` (the env's ``obs["text"]``) and the
+#: LLM answerer's prompts (``policies.llm.qa``), so both word a question the same way.
+BACKGROUND_HEADER = "Background:"
+DIALOGUE_HEADER = "Dialogue:"
+NOTHING_SAID = "(nothing has been said yet)"
+QUESTION_PREFIX = "Question: "
+
+
+def option_lines(choices: Sequence[str]) -> list[str]:
+    """The options as lettered lines, ``"A. first"``, ``"B. second"``, ...
+
+    Raises:
+        TomEnvsError: more options than :data:`LETTERS`.
+    """
+    if len(choices) > len(LETTERS):
+        raise TomEnvsError(f"a question may have at most {len(LETTERS)} options, got {len(choices)}")
+    return [f"{LETTERS[i]}. {c}" for i, c in enumerate(choices)]
 
 
 @dataclass(frozen=True)
@@ -66,9 +85,9 @@ def render_question(item: QAItem, choices: Sequence[str] | None = None) -> str:
     opts = item.choices if choices is None else choices
     parts = []
     if item.background:
-        parts += ["Background:", item.background, ""]
-    parts += ["Dialogue:", item.context or "(nothing has been said yet)", "", f"Question: {item.question}"]
-    parts += [f"{LETTERS[i]}. {c}" for i, c in enumerate(opts)]
+        parts += [BACKGROUND_HEADER, item.background, ""]
+    parts += [DIALOGUE_HEADER, item.context or NOTHING_SAID, "", QUESTION_PREFIX + item.question]
+    parts += option_lines(opts)
     parts.append(f"Answer with the letter of one option ({', '.join(LETTERS[: len(opts)])}).")
     return "\n".join(parts)
 

@@ -31,13 +31,14 @@ from policies.llm.caller import Caller, ScoreAsk
 from policies.llm.errors import InvalidPolicyConfig, QAObservationError
 from policies.llm.parsing import choice_ask
 from policies.llm.slots import Slot, open_slots
-from tom_envs.qa import LETTERS
+from tom_envs.qa import BACKGROUND_HEADER, DIALOGUE_HEADER, LETTERS, NOTHING_SAID, QUESTION_PREFIX, option_lines
 
 MODES = ("zero_shot", "cot")
 
-#: Prompt templates (data). Fields: ``body`` (background, dialogue, question, options), ``letters``.
-QA_BODY_BACKGROUND = "Background:\n{background}\n\n"
-QA_BODY = "{background}Dialogue:\n{context}\n\nQuestion: {question}\nOptions:\n{options}"
+#: Prompt templates (data), worded with the env's pieces (:mod:`tom_envs.qa`). Fields: ``body``
+#: (background, dialogue, question, options), ``letters``.
+QA_BODY_BACKGROUND = BACKGROUND_HEADER + "\n{background}\n\n"
+QA_BODY = "{background}" + DIALOGUE_HEADER + "\n{context}\n\n" + QUESTION_PREFIX + "{question}\nOptions:\n{options}"
 QA_SCORE = "{body}\n\nAnswer:"
 QA_DIRECT = "{body}\n\nReply only with a line of the form 'The answer is X', where X is one of {letters}."
 QA_COT = (
@@ -58,11 +59,11 @@ def render_body(observation: dict) -> tuple[str, int]:
     n = int(observation["n_choices"])
     if not 1 <= n <= len(LETTERS):
         raise QAObservationError(f"n_choices must be in 1..{len(LETTERS)}, got {n}; was the episode already over?")
-    options = "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(list(observation["choices"])[:n]))
+    options = "\n".join(option_lines(list(observation["choices"])[:n]))
     background = observation.get("background") or ""
     body = QA_BODY.format(
         background=QA_BODY_BACKGROUND.format(background=background) if background else "",
-        context=observation.get("context") or "(nothing has been said yet)",
+        context=observation.get("context") or NOTHING_SAID,
         question=observation["question"],
         options=options,
     )

@@ -24,10 +24,10 @@ from benchmarks import persuasion as pers_bench
 from benchmarks.matrix import ResultsFileWarning, RunnerError
 from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE
 from tom_envs.persuasion import SAMPLE_DATA_DIR as PERSUASION_SAMPLE
+from tom_envs.qa import LETTERS
 
 from .scripted_server import ScriptedServer
 
-LETTERS = "ABCDEFGHIJ"
 OPTION_LINE = re.compile(r"^([A-J])\. (.*)$", re.MULTILINE)
 LLM_KEYS = {"model", "qa_mode", "scoring", "parse_failures", "resamples", "fallbacks"}
 
