@@ -124,8 +124,10 @@ class Cell(_CellBase):
 def make_cell(game: str, partners: str, policy: str, horizon: int) -> Cell:
     if policy not in POLICIES:
         raise RunnerError(f"unknown policy {policy!r}; choose from {', '.join(POLICIES)}")
-    params = getattr(POLICIES[policy](game, horizon), "hyperparameters", {})
-    return Cell(game, partners, policy, horizon, dict(params))
+    agent = POLICIES[policy](game, horizon)
+    params = getattr(agent, "hyperparameters", {})
+    # a reference policy that reads hidden state (the oracle) says what its env must expose
+    return Cell(game, partners, policy, horizon, dict(params), dict(getattr(agent, "env_kwargs", {})))
 
 
 def load_records(path: Path) -> dict[int, dict]:

@@ -87,13 +87,15 @@ class OracleBestResponsePolicy(BasePolicy):
     """Follows the exact optimal T-step response to the partner (regret 0).
 
     It reads the :class:`OracleSolution` from the environment's reset ``info["oracle"]``
-    (ground truth, returned by an env made with ``expose_partner=True``, the v0 default; so this is
-    a reference policy, not a learner) and tracks the partner's
+    (ground truth, returned only by an env made with ``expose_partner=True``: pass
+    :attr:`env_kwargs` to the env; so this is a reference policy, not a learner) and tracks the partner's
     automaton state on the observed joint actions. Its prediction is the partner automaton's
     action distribution in the tracked state (exact for deterministic partners).
     """
 
     makes_predictions = True
+    #: what the env must be made with for this policy to see the oracle (the information rule hides it otherwise)
+    env_kwargs = {"expose_partner": True}
 
     def __init__(self) -> None:
         super().__init__()

@@ -219,7 +219,7 @@ def test_axelrod_game_holds_the_ipd_payoffs() -> None:
 
 
 def test_reset_info_has_no_oracle() -> None:
-    env = gym.make("tom/IPD-v0", partners=["axelrod:Tit For Tat"], horizon=10)
+    env = gym.make("tom/IPD-v0", partners=["axelrod:Tit For Tat"], horizon=10, expose_partner=True)
     _, info = env.reset(seed=0)
     assert info["oracle"] is None and info["optimal_return"] is None
     assert info["partner"] == "axelrod:Tit For Tat"

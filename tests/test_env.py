@@ -51,8 +51,9 @@ def test_default_horizon_is_100():
     assert n == 100
 
 
-def test_reset_info_carries_ground_truth():
-    env = gym.make("tom/IPD-v0", partners="tit_for_tat")
+def test_reset_info_carries_ground_truth_only_when_exposed():
+    assert gym.make("tom/IPD-v0", partners="tit_for_tat").reset(seed=0)[1] == {}
+    env = gym.make("tom/IPD-v0", partners="tit_for_tat", expose_partner=True)
     _, info = env.reset(seed=0)
     assert info["partner"] == "tit_for_tat"
     assert info["partner_classifier"]["memory_depth"] == 1 and info["partner_classifier"]["stochastic"] is False
@@ -74,7 +75,7 @@ def test_expose_partner_action_announces_the_coming_round():
 
 
 def test_options_force_a_partner_of_the_distribution():
-    env = gym.make("tom/RPS-v0")
+    env = gym.make("tom/RPS-v0", expose_partner=True)
     for name in ("always_rock", "best_response_to_last"):
         assert env.reset(seed=0, options={"partner": name})[1]["partner"] == name
     with pytest.raises(InvalidPartner, match="not in this env's partners"):

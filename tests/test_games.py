@@ -115,7 +115,7 @@ def test_register_matrix_game_end_to_end(scratch_ids):
         partners=["tit_for_tat", "always_straight"],
     )
     assert env_id == "tom/Chicken-v0" and env_id in tom_envs.REGISTRY
-    env = gym.make(env_id)
+    env = gym.make(env_id, expose_partner=True)
     obs, info = env.reset(seed=0)
     assert info["partner"] in {"tit_for_tat", "always_straight"}
     _, reward, *_ = env.step(1)

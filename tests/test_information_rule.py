@@ -355,12 +355,6 @@ def test_the_future_probe_finds_the_oracle_flag_of_the_matrix_env():
 GYM_OTHER = [i for i in OTHER_IDS if REGISTRY[i].kind == "gymnasium"]
 
 
-def _hides_identity(env_id: str) -> dict[str, Any]:
-    """Arguments that keep the drawn partner / persona out of ``info`` (the matrix envs name it by default)."""
-    params = inspect.signature(load(REGISTRY[env_id].entry_point)).parameters
-    return {"expose_partner": False} if "expose_partner" in params else {}
-
-
 def reset_info_gain(env_id: str, episodes: int = 200, rounds: int = 20, **overrides: Any) -> dict[str, Any]:
     """How much better the coming truth is predicted from (observation, one value of the reset's
     info) than from the observation alone: tables fitted on even episodes, tested on odd ones."""
@@ -399,13 +393,11 @@ def reset_info_gain(env_id: str, episodes: int = 200, rounds: int = 20, **overri
 
 @pytest.mark.parametrize("env_id", GYM_OTHER)
 def test_the_reset_info_names_no_hidden_partner_or_persona(env_id):
-    r = reset_info_gain(env_id, **_hides_identity(env_id))
+    r = reset_info_gain(env_id)  # the registered defaults
     assert r["with_reset_info"] <= r["obs_only"] + r["margin"], r
 
 
-@pytest.mark.xfail(strict=True, reason="v0 matrix envs name the drawn partner in reset()'s info unless made with "
-                   "expose_partner=False; flipping that default (and the tests reading info['partner']) is pending")
 @pytest.mark.parametrize("env_id", tom_envs.ids(kind="gymnasium", family="matrix"))
-def test_the_registered_defaults_name_no_hidden_partner(env_id):
-    r = reset_info_gain(env_id)
-    assert r["with_reset_info"] <= r["obs_only"] + r["margin"], r
+def test_the_probe_sees_the_partner_when_an_oracle_flag_exposes_it(env_id):
+    r = reset_info_gain(env_id, expose_partner=True)
+    assert r["with_reset_info"] > r["obs_only"] + r["margin"], r

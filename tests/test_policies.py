@@ -32,7 +32,7 @@ def episode(env, policy, seed=0):
 @pytest.mark.parametrize("game", list(GAMES))
 def test_oracle_best_responder_has_zero_regret_and_perfect_tom(game):
     for partner in select_partners(game, stochastic=False):
-        env = ToMRecorder(gym.make(f"tom/{game}-v0", partners=[partner]))
+        env = ToMRecorder(gym.make(f"tom/{game}-v0", partners=[partner], expose_partner=True))
         _, info = episode(env, OracleBestResponsePolicy())
         ep = info["tom"]["episode"]
         assert ep["regret"] == 0.0 and ep["return"] == ep["optimal_return"], partner.name
@@ -40,13 +40,13 @@ def test_oracle_best_responder_has_zero_regret_and_perfect_tom(game):
 
 
 def test_oracle_best_responder_is_optimal_in_expectation_against_stochastic_partners():
-    env = ToMRecorder(gym.make("tom/IBS-v0", partners="biased_ballet", horizon=50))
+    env = ToMRecorder(gym.make("tom/IBS-v0", partners="biased_ballet", horizon=50, expose_partner=True))
     regrets = [episode(env, OracleBestResponsePolicy(), seed=s)[1]["tom"]["episode"]["regret"] for s in range(40)]
     assert abs(np.mean(regrets)) < 3 * np.std(regrets) / np.sqrt(len(regrets)) + 1e-9
 
 
 def test_predict_then_act_advances_the_oracle_once_per_round():
-    env = gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=4)
+    env = gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=4, **OracleBestResponsePolicy.env_kwargs)
     pol = OracleBestResponsePolicy()
     pol.reset(0)
     obs, info = env.reset(seed=0)
@@ -76,7 +76,7 @@ class Echo(Partner):
 
 
 def test_black_box_partners_play_without_an_oracle():
-    env = ToMRecorder(gym.make("tom/IPD-v0", partners=[Echo(IPD)], horizon=5))
+    env = ToMRecorder(gym.make("tom/IPD-v0", partners=[Echo(IPD)], horizon=5, expose_partner=True))
     _, info = env.reset(seed=0)
     assert info["oracle"] is None and info["optimal_return"] is None
     infos = [env.step(a)[4] for a in (1, 0, 1, 1, 0)]
@@ -121,7 +121,7 @@ def test_all_policies_follow_the_protocol():
 @pytest.mark.parametrize("make_policy", [lambda: RandomPolicy("RPS"), OracleBestResponsePolicy, lambda: PartnerPolicy("cyclic", "RPS")])
 def test_batched_forms_equal_single_episodes(make_policy):
     seeds = [0, 1, 2]
-    envs = [gym.make("tom/RPS-v0", partners="all", horizon=15) for _ in seeds]
+    envs = [gym.make("tom/RPS-v0", partners="all", horizon=15, expose_partner=True) for _ in seeds]
     single = [episode(e, make_policy(), seed=s)[0] for e, s in zip(envs, seeds)]
     policy = make_policy()
     policy.reset_batch(seeds)

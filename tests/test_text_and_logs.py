@@ -48,7 +48,7 @@ def test_text_observation_announces_the_partner_action_for_oracle_prompting():
 
 def test_jsonl_log_writes_each_episode_as_it_ends(tmp_path):
     path = tmp_path / "logs" / "episodes.jsonl"
-    env = JSONLEpisodeLog(ToMRecorder(gym.make("tom/RPS-v0", partners="always_rock", horizon=3)), path)
+    env = JSONLEpisodeLog(ToMRecorder(gym.make("tom/RPS-v0", partners="always_rock", horizon=3, expose_partner=True)), path)
     env.reset(seed=5)
     env.step(1)
     assert not path.exists()  # nothing until the episode ends

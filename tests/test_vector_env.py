@@ -26,6 +26,7 @@ def singles(env_id, n, **kw):
 
 def compare(env_id, n=7, steps=230, seed=3, **kw):
     """Step the vector env and N single envs with the same random actions (NEXT_STEP autoreset)."""
+    kw = {"expose_partner": True, **kw}  # compare the drawn partners too
     venv, envs = make_vec(env_id, n, **kw), singles(env_id, n, **kw)
     rng = np.random.default_rng(0)
     obs, info = venv.reset(seed=seed)
@@ -91,7 +92,7 @@ def test_same_step_autoreset_reports_final_observations():
 
 
 def test_oracle_values_are_lookups():
-    venv = MatrixGameVectorEnv(4, "IPD", partners="single_action,tit_for_tat", horizon=100)
+    venv = MatrixGameVectorEnv(4, "IPD", partners="single_action,tit_for_tat", horizon=100, expose_partner=True)
     _, info = venv.reset(seed=1)
     rewards = venv.optimal_rewards()
     assert rewards.shape == (4, 100)

@@ -72,18 +72,19 @@ class MatrixGameEnv(gym.Env):
     * ``expose_partner_action``: put the partner's upcoming action in ``info`` (for 004's Oracle
       prompting; default False).
     * ``expose_partner``: put the drawn partner's identity in the reset's ``info`` (``partner``,
-      ``partner_classifier``, ``oracle``, ``optimal_return``). Default True, as v0 always did; these
-      are hidden state under the information rule (with the name, the next partner action of a
-      deterministic partner is known), so fair evaluations pass False -- the ToM recorder reads the
-      partner and its oracle from the env (:attr:`partner`, :attr:`oracle`), not from ``info``.
+      ``partner_classifier``, ``oracle``, ``optimal_return``), for oracle baselines only
+      (``OracleBestResponsePolicy.env_kwargs``). Default False: the partner is the hidden state the
+      agent has to infer (with its name, the next action of a deterministic partner is known), so the
+      information rule keeps it out of ``info``; the ToM recorder reads the partner and its oracle from
+      the env (:attr:`partner`, :attr:`oracle`).
     * ``label_set``: action labels used by ``render()`` (``canonical``, ``letters``, ``neutral``,
       ``repeated``, ``nonsense``).
     * ``render_mode``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
 
     ## Info
-    ``reset`` (with ``expose_partner``, the default): ``partner`` (name), ``partner_classifier``
+    ``reset`` with ``expose_partner=True``: ``partner`` (name), ``partner_classifier``
     (dict), ``oracle`` (the :class:`OracleSolution`, or None for black-box partners),
-    ``optimal_return`` (float or None); with ``expose_partner=False`` none of these.
+    ``optimal_return`` (float or None); by default none of these (an empty dict).
     ``step``: ``partner_action`` (the partner's action this round). With
     ``expose_partner_action=True`` both also carry ``partner_next_action`` (the action the partner
     will play in the coming round; absent once the episode has ended).
@@ -98,7 +99,8 @@ class MatrixGameEnv(gym.Env):
     :class:`wrappers.TextObservation`).
 
     ## Version History
-    * v0: initial version (payoffs and partners of seed 004).
+    * v0: initial version (payoffs and partners of seed 004). Since the spine release, the reset's
+      ``info`` names the partner only with ``expose_partner=True`` (dynamics and rewards unchanged).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -116,7 +118,7 @@ class MatrixGameEnv(gym.Env):
         history: int = 1,
         include_round: bool = False,
         expose_partner_action: bool = False,
-        expose_partner: bool = True,
+        expose_partner: bool = False,
         label_set: str = "canonical",
         render_mode: str | None = None,
     ) -> None:

@@ -36,7 +36,7 @@ class MatrixGameVectorEnv(VectorEnv):
     Observations, rewards, terminations and the partner's actions equal those of N single envs
     reset with seeds ``seed + i`` (and, after each episode, reset without a seed). Infos follow
     Gymnasium's vector convention (a dict of arrays with ``_key`` masks): at reset ``partner``
-    (names), ``partner_index`` and ``optimal_return`` (none of them with ``expose_partner=False``);
+    (names), ``partner_index`` and ``optimal_return`` (only with ``expose_partner=True``);
     each step ``partner_action`` (and ``partner_next_action`` when exposed). The oracle solutions are ``oracles[partner_index]``
     and :meth:`optimal_rewards` gives the per-round oracle rewards of the current partners.
 
