@@ -125,7 +125,7 @@ def comma_list(choices: Sequence[str] | None = None, *, name: str = "item",
     def parse(text: str) -> str:
         items = split_list(text)
         if not items:
-            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {name}s, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list ({name}, ...), got {text!r}")
         seen = {x for x in items if items.count(x) > 1}
         if seen:
             raise argparse.ArgumentTypeError(f"{name} {', '.join(sorted(seen))} given twice")
