@@ -51,7 +51,7 @@ def test_ipd_tit_for_tat_regret_is_relative_to_the_optimal_path():
 
 
 def test_tom_regret_matches_design_example():
-    """DESIGN.md: RPS vs the tit-for-tat style partner, 7 % wrong predictions x stage regret 1.5."""
+    """docs/architecture.md: RPS vs the tit-for-tat style partner, 7 % wrong predictions x stage regret 1.5."""
     env = ToMRecorder(gym.make("tom/RPS-v0", partners="best_response_to_last", horizon=100))
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
