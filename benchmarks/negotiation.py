@@ -181,9 +181,13 @@ class NegotiationCell(Cell):
                            check=lambda rec: rec["episode"]["cc"])
 
     def make_env(self, scenario: Scenario, parts: dict[str, Any]) -> Any:
-        """The registered env of this difficulty, in this conflict mode, on ``scenario``."""
-        return make_env(env_id_for("negotiation", "aec", difficulty=self.difficulty), record=False,
-                        scenario=scenario, conflict_mode=self.conflict_mode, **parts)
+        """The registered env of this difficulty, in this conflict mode, on ``scenario``, in its text form
+        (:class:`wrappers.AECTextObservation`: LLM seats read their text from the observation; the
+        scripted mediators read ``info["state"]``)."""
+        from wrappers import AECTextObservation
+
+        return AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty=self.difficulty), record=False,
+                                           scenario=scenario, conflict_mode=self.conflict_mode, **parts))
 
 
 def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any] | None = None,

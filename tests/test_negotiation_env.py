@@ -95,7 +95,8 @@ def test_intervention_with_utterance_is_logged_and_parties_wait():
     event = env.infos["mediator_0"]["state"]["events"][-1]
     assert event["seat"] == "mediator_0" and event["kind"] == "intervention" and event["strategy"] == "problem_solving"
     assert event["text"] == "Shall we try two years?" and event["option"] == "a"
-    assert env.turn == 1 and "Mediator: Shall we try two years?" in env.infos["mediator_0"]["text"]
+    assert env.turn == 1 and "Mediator: Shall we try two years?" in env.text("mediator_0")
+    assert "text" not in env.infos["mediator_0"]  # the text convention: env.text(agent) (tom_envs.tom)
     env.step(0)
     assert env.infos["mediator_0"]["state"]["events"][-1]["seat"].startswith("party_")
 

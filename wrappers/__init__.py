@@ -2,8 +2,9 @@
 every family), JSONL episode logs and text observations for language models."""
 
 from wrappers.episode_log import JSONLEpisodeLog
-from wrappers.text_obs import TextObservation
+from wrappers.text_obs import AECTextObservation, TextObservation
 from wrappers.tom_recorder import AECToMRecorder, ToMRecorder
 from wrappers.tom_scorer import MatrixToMScorer, ToMScorer
 
-__all__ = ["AECToMRecorder", "JSONLEpisodeLog", "MatrixToMScorer", "TextObservation", "ToMRecorder", "ToMScorer"]
+__all__ = ["AECTextObservation", "AECToMRecorder", "JSONLEpisodeLog", "MatrixToMScorer", "TextObservation", "ToMRecorder",
+           "ToMScorer"]

@@ -1,8 +1,10 @@
 """Text observations for language models: the one text convention for envs with numeric observations.
 
 Envs whose observation is a dict carry their prompt as ``obs["text"]`` (the QA envs); envs whose
-observation is numeric (matrix games, live persuasion) are wrapped in :class:`TextObservation`,
-which renders the unwrapped env's state as text (:mod:`tom_envs.tom`, "Text for language models").
+observation is numeric are wrapped so that they observe text (:mod:`tom_envs.tom`, "Text for
+language models"): Gymnasium envs (matrix games, live persuasion) in :class:`TextObservation`, which
+renders the unwrapped env's state as text; PettingZoo AEC envs (negotiation, two-seat persuasion)
+in :class:`AECTextObservation`, where each seat observes the unwrapped env's ``text(agent)``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 import gymnasium as gym
 from gymnasium import spaces
+from pettingzoo.utils.wrappers import BaseWrapper
 
 from tom_envs.errors import TomEnvsError
 from tom_envs.matrix.games import LABEL_SETS
@@ -48,9 +51,7 @@ class TextObservation(gym.Wrapper):
         if self._matrix:
             self._init_matrix(base, label_set)
         elif callable(getattr(base, "text", None)):
-            charset = frozenset(string.printable) | frozenset(getattr(base, "text_charset", ""))
-            self.observation_space = spaces.Text(max_length=int(getattr(base, "text_max_length", DEFAULT_MAX_LENGTH)),
-                                                 min_length=0, charset=charset)
+            self.observation_space = _text_space(base)
         else:
             raise TomEnvsError(f"TextObservation needs a matrix-game env or an env with a text() method, got {base!r}")
 
@@ -80,3 +81,41 @@ class TextObservation(gym.Wrapper):
     def step(self, action: Any) -> tuple[str, Any, bool, bool, dict]:
         _, reward, terminated, truncated, info = self.env.step(action)
         return self._text(info), reward, terminated, truncated, info
+
+
+def _text_space(base: Any) -> spaces.Text:
+    """``Text`` up to the env's ``text_max_length`` over printable characters and its ``text_charset``."""
+    charset = frozenset(string.printable) | frozenset(getattr(base, "text_charset", ""))
+    return spaces.Text(max_length=int(getattr(base, "text_max_length", DEFAULT_MAX_LENGTH)), min_length=0,
+                       charset=charset)
+
+
+class AECTextObservation(BaseWrapper):
+    """A PettingZoo AEC env whose seats observe text: ``observe(agent)`` is the unwrapped env's
+    ``text(agent)``, what a language model in that seat reads (e.g. ``tom/Negotiation-v0``,
+    ``tom/Persuasion-TwoSeat-v0``). Everything else (infos, rewards, the seat order) is the env's.
+
+    The observation space of every seat is ``Text`` up to the env's ``text_max_length`` (default
+    :data:`DEFAULT_MAX_LENGTH`) over printable characters and the env's ``text_charset``, if it
+    states one.
+
+    Args:
+        env: an AEC env (possibly wrapped, e.g. in :class:`~wrappers.AECToMRecorder`) whose
+            unwrapped env has a ``text(agent)`` method.
+
+    Raises:
+        TomEnvsError: the env has no ``text(agent)`` method.
+    """
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        if not callable(getattr(env.unwrapped, "text", None)):
+            raise TomEnvsError(f"AECTextObservation needs an AEC env with a text(agent) method, got {env.unwrapped!r}")
+        self._space = _text_space(env.unwrapped)
+        self.observation_spaces = dict.fromkeys(env.possible_agents, self._space)
+
+    def observation_space(self, agent: str) -> spaces.Text:
+        return self._space
+
+    def observe(self, agent: str) -> str:
+        return self.env.unwrapped.text(agent)

@@ -72,6 +72,11 @@ class QAObservationError(TomEnvsError, _PlainKeyError):
     """The observation does not carry a question with choices."""
 
 
+class TextObservationNeeded(TomEnvsError, TypeError):
+    """An LLM seat was handed a numeric observation: wrap the AEC env in ``wrappers.AECTextObservation``
+    so that every seat observes its text (the text convention of ``tom_envs.tom``)."""
+
+
 __all__ = [
     "BackendConfigError",
     "BackendError",
@@ -83,5 +88,6 @@ __all__ = [
     "ResampleLimitReached",
     "RetryBudgetExhausted",
     "ScoringUnsupported",
+    "TextObservationNeeded",
     "UnknownStrategy",
 ]

@@ -33,7 +33,7 @@ from policies.base import BasePolicy
 from policies.llm import negotiation_prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Answer, Ask, Caller, EventLog
-from policies.llm.errors import InvalidPolicyConfig, ReplyError, UnknownStrategy
+from policies.llm.errors import InvalidPolicyConfig, ReplyError, TextObservationNeeded, UnknownStrategy
 from policies.llm.parsing import extract_json, score_1_5
 from tom_envs.negotiation.actions import TONES, option_index, topic_index
 from tom_envs.negotiation.errors import NegotiationActionError
@@ -110,6 +110,20 @@ def party_names(scenario: Scenario) -> str:
     return ", ".join(p.name for p in scenario.parties)
 
 
+def seat_text(observation: Any, who: str) -> str:
+    """The text a seat observes (the env wrapped in ``wrappers.AECTextObservation``).
+
+    Raises:
+        TextObservationNeeded: ``observation`` is not text (e.g. the env's numeric vector).
+    """
+    if not isinstance(observation, str):
+        raise TextObservationNeeded(
+            f"{who} reads the text of its seat, got a {type(observation).__name__} observation; wrap the env in "
+            "wrappers.AECTextObservation (e.g. AECTextObservation(tom_envs.make_aec('tom/Negotiation-v0')))."
+        )
+    return observation
+
+
 def random_topic_option(scenario: Scenario, rng: np.random.Generator) -> tuple[int, int]:
     k = int(rng.integers(len(scenario.topics)))
     return k, int(rng.integers(len(scenario.topics[k].options)))
@@ -126,8 +140,9 @@ class PartyStrategy:
 
     name = "base"
 
-    def decide(self, lead: Caller, parties: Sequence[LLMParty], infos: Sequence[dict]) -> list[Any]:
-        """One env action per party (0 to pass); sets each party's ``last``."""
+    def decide(self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str]) -> list[Any]:
+        """One env action per party (0 to pass), from the text each party's seat observes; sets each
+        party's ``last``."""
         raise NotImplementedError  # pragma: no cover
 
 
@@ -136,11 +151,11 @@ class InnerThoughts(PartyStrategy):
 
     name = "inner_thoughts"
 
-    def decide(self, lead: Caller, parties: Sequence[LLMParty], infos: Sequence[dict]) -> list[Any]:
-        thoughts = ask_for(parties, lead, "thought", [self.thought(p, i) for p, i in zip(parties, infos)])
+    def decide(self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str]) -> list[Any]:
+        thoughts = ask_for(parties, lead, "thought", [self.thought(p, t) for p, t in zip(parties, texts)])
         speaking = [j for j, a in enumerate(thoughts) if a.value is not None]
         speakers = [parties[j] for j in speaking]
-        chosen = [(parties[j], infos[j], thoughts[j].value) for j in speaking]
+        chosen = [(parties[j], texts[j], thoughts[j].value) for j in speaking]
         scores = ask_for(speakers, lead, "motivation", [self.motivation(*c) for c in chosen])
         words = ask_for(speakers, lead, "articulation", [self.articulation(*c) for c in chosen])
         actions: list[Any] = [0] * len(parties)
@@ -158,10 +173,10 @@ class InnerThoughts(PartyStrategy):
         return actions
 
     @staticmethod
-    def thought(party: LLMParty, info: dict) -> Ask:
+    def thought(party: LLMParty, text: str) -> Ask:
         sc = party.scenario
         allow_pass = party.allow_pass
-        prompt = P.PARTY_THOUGHT.format(text=info["text"], pass_line=P.PASS_LINE if allow_pass else "")
+        prompt = P.PARTY_THOUGHT.format(text=text, pass_line=P.PASS_LINE if allow_pass else "")
 
         def parse(text: str) -> dict | None:
             obj = extract_json(text)
@@ -183,19 +198,19 @@ class InnerThoughts(PartyStrategy):
         return Ask(prompt, parse, rand)
 
     @staticmethod
-    def _fields(party: LLMParty, info: dict, thought: dict) -> dict[str, str]:
+    def _fields(party: LLMParty, text: str, thought: dict) -> dict[str, str]:
         t = party.scenario.topics[thought["topic"]]
         option = t.options[thought["option"]]
-        return {"text": info["text"], "thought": thought["thought"] or P.NO_THOUGHT, "topic": t.name,
+        return {"text": text, "thought": thought["thought"] or P.NO_THOUGHT, "topic": t.name,
                 "label": option.label, "option": option.text}
 
-    def motivation(self, party: LLMParty, info: dict, thought: dict) -> Ask:
-        prompt = P.PARTY_MOTIVATION.format(**self._fields(party, info, thought))
+    def motivation(self, party: LLMParty, text: str, thought: dict) -> Ask:
+        prompt = P.PARTY_MOTIVATION.format(**self._fields(party, text, thought))
         return Ask(prompt, lambda text: score_1_5(extract_json(text).get("score"), "'score'"),
                    lambda rng: int(rng.integers(1, 6)))
 
-    def articulation(self, party: LLMParty, info: dict, thought: dict) -> Ask:
-        prompt = P.PARTY_ARTICULATION.format(**self._fields(party, info, thought))
+    def articulation(self, party: LLMParty, text: str, thought: dict) -> Ask:
+        prompt = P.PARTY_ARTICULATION.format(**self._fields(party, text, thought))
 
         def parse(text: str) -> dict:
             obj = extract_json(text)
@@ -234,7 +249,8 @@ class LLMParty(UsesCaller, BasePolicy):
         **caller_kwargs: ``max_resamples`` (old name ``max_reasks``), ``fallback``,
             ``temperature``, ``max_tokens``; see :class:`LLMCaller`.
 
-    ``act(obs, info)`` returns the env's dict action
+    ``act(obs, info)`` reads the seat's text ``obs`` (the env wrapped in
+    ``wrappers.AECTextObservation``) and returns the env's dict action
     ``{"topic", "option", "act", "tone", "motivation", "utterance"}`` (motivation ``(score-1)/4``)
     or 0 to pass. ``last`` holds the latest thought, score, articulation and fallback flags.
     """
@@ -257,14 +273,19 @@ class LLMParty(UsesCaller, BasePolicy):
         self.last = {}
 
     def act(self, observation: Any, info: dict) -> Any:
-        return LLMParty.act_parties([self], [info])[0]
+        return LLMParty.act_parties([self], [observation])[0]
 
     @staticmethod
-    def act_parties(parties: Sequence[LLMParty], infos: Sequence[dict]) -> list[Any]:
+    def act_parties(parties: Sequence[LLMParty], observations: Sequence[Any]) -> list[Any]:
         """Actions of several parties for one turn: one backend call per stage (and re-ask round) for all.
 
-        The parties must share one backend and strategy; the first party's caller runs the batch
-        (its seed, call list and log), and each party's ``last`` and ``stats`` record its own decisions.
+        ``observations`` are what the parties' seats observe: their text (the env wrapped in
+        ``wrappers.AECTextObservation``). The parties must share one backend and strategy; the
+        first party's caller runs the batch (its seed, call list and log), and each party's
+        ``last`` and ``stats`` record its own decisions.
+
+        Raises:
+            TextObservationNeeded: an observation is not text.
         """
         if not parties:
             return []
@@ -273,7 +294,8 @@ class LLMParty(UsesCaller, BasePolicy):
             raise InvalidPolicyConfig("LLMParty.act_parties needs parties that share one backend")
         if any(p.strategy.name != parties[0].strategy.name for p in parties):
             raise InvalidPolicyConfig("LLMParty.act_parties needs parties that share one strategy")
-        return parties[0].strategy.decide(lead, parties, infos)
+        texts = [seat_text(obs, "LLMParty") for obs in observations]
+        return parties[0].strategy.decide(lead, parties, texts)
 
 
 class PartyTeam(BasePolicy):
@@ -286,7 +308,8 @@ class PartyTeam(BasePolicy):
     seat: ``play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed)``.
 
     Args:
-        env: the AEC env it plays in (it reads the seat to move and the seats' infos).
+        env: the AEC env it plays in, wrapped in ``wrappers.AECTextObservation`` (it reads the seat
+            to move and what every live party seat observes).
         parties: seat -> LLM party (they share one backend).
     """
 
@@ -321,7 +344,7 @@ class PartyTeam(BasePolicy):
         seat = self.env.agent_selection
         if seat not in self._pending:
             live = [a for a in self.env.agents if a in self.parties]
-            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.infos[a] for a in live])
+            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.observe(a) for a in live])
             self._pending = dict(zip(live, actions))
         return self._pending.pop(seat)
 

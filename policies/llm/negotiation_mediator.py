@@ -24,7 +24,7 @@ from policies.llm import negotiation_prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Ask
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from policies.llm.negotiation import LLMCaller, UsesCaller, checked, party_names
+from policies.llm.negotiation import LLMCaller, UsesCaller, checked, party_names, seat_text
 from policies.llm.parsing import extract_json
 from tom_envs.negotiation.actions import option_index, party_index, topic_index
 from tom_envs.negotiation.metrics import STRATEGIES
@@ -39,8 +39,8 @@ class MediationStrategy:
     name = "base"
     makes_predictions = False
 
-    def predict_ask(self, scenario: Scenario, info: dict) -> Ask | None:
-        """The literal-ToM stage, or None when the variant makes no prediction."""
+    def predict_ask(self, scenario: Scenario, text: str) -> Ask | None:
+        """The literal-ToM stage on the seat's ``text``, or None when the variant makes no prediction."""
         return None
 
     def instructions(self, scenario: Scenario, prediction: Prediction | None) -> str:
@@ -63,11 +63,11 @@ class SocialMediation(MediationStrategy):
     name = "social"
     makes_predictions = True
 
-    def predict_ask(self, scenario: Scenario, info: dict) -> Ask:
+    def predict_ask(self, scenario: Scenario, text: str) -> Ask:
         sc = scenario
         example = {sc.parties[0].name: {sc.topics[0].name: sc.topics[0].options[0].label, "...": "..."}, "...": {}}
         prompt = P.MEDIATOR_PREDICT.format(
-            text=info["text"], parties=party_names(sc), example=json.dumps({"predictions": example})
+            text=text, parties=party_names(sc), example=json.dumps({"predictions": example})
         )
 
         def parse(text: str) -> Prediction:
@@ -108,8 +108,8 @@ MEDIATION_STRATEGIES: dict[str, type[MediationStrategy]] = {"generic": GenericMe
 VARIANTS = tuple(MEDIATION_STRATEGIES)
 
 
-def decision_ask(scenario: Scenario, info: dict, instructions: str) -> Ask:
-    """The mediator's decision: stay silent, or intervene with a strategy on a topic."""
+def decision_ask(scenario: Scenario, seat: str, instructions: str) -> Ask:
+    """The mediator's decision on its seat's text ``seat``: stay silent, or intervene with a strategy on a topic."""
     sc = scenario
 
     def parse(text: str) -> dict:
@@ -138,7 +138,7 @@ def decision_ask(scenario: Scenario, info: dict, instructions: str) -> Ask:
         return {"intervene": True, "strategy": STRATEGIES[(code - 1) // len(sc.topics)],
                 "topic": (code - 1) % len(sc.topics), "target": None}
 
-    return Ask(P.MEDIATOR_DECIDE.format(text=info["text"], body=instructions), parse, rand)
+    return Ask(P.MEDIATOR_DECIDE.format(text=seat, body=instructions), parse, rand)
 
 
 class LLMMediator(UsesCaller, BasePolicy):
@@ -151,8 +151,11 @@ class LLMMediator(UsesCaller, BasePolicy):
         **caller_kwargs: ``max_resamples`` (old name ``max_reasks``), ``fallback``,
             ``temperature``, ``max_tokens``; see :class:`~policies.llm.negotiation.LLMCaller`.
 
-    ``act`` returns the env's mediator dict action (``intervene``, ``strategy``, ``topic``,
-    ``target``, ``utterance``, and for a predicting variant ``prediction``).
+    ``act(obs, info)`` reads the seat's text ``obs`` (the env wrapped in
+    ``wrappers.AECTextObservation``) and the turn from ``info["state"]``, and returns the env's
+    mediator dict action (``intervene``, ``strategy``, ``topic``, ``target``, ``utterance``, and for
+    a predicting variant ``prediction``). A numeric ``obs`` raises
+    :class:`~policies.llm.errors.TextObservationNeeded`.
     """
 
     def __init__(self, backend: Backend, scenario: Scenario, variant: str = "social", **caller_kwargs: Any) -> None:
@@ -174,7 +177,7 @@ class LLMMediator(UsesCaller, BasePolicy):
 
     def predict(self, observation: Any, info: dict) -> Prediction | None:
         """Each party's preferred option per topic (None for a variant without prediction). Cached per turn."""
-        ask = self.strategy.predict_ask(self.scenario, info)
+        ask = self.strategy.predict_ask(self.scenario, seat_text(observation, "LLMMediator"))
         if ask is None:
             return None
         turn = info["state"]["turn"]
@@ -187,7 +190,8 @@ class LLMMediator(UsesCaller, BasePolicy):
     def act(self, observation: Any, info: dict) -> Any:
         prediction = self.predict(observation, info)
         instructions = self.strategy.instructions(self.scenario, prediction)
-        ans = self.caller.ask("decide", [decision_ask(self.scenario, info, instructions)])[0]
+        text = seat_text(observation, "LLMMediator")
+        ans = self.caller.ask("decide", [decision_ask(self.scenario, text, instructions)])[0]
         decision = dict(ans.value)
         if decision.get("target") is None:
             decision.pop("target", None)

@@ -1,8 +1,9 @@
 """Prompt templates of the negotiation LLM components (seed 002), kept as data apart from the logic.
 
 The wording is ours. Templates are ``str.format`` strings (literal JSON braces are doubled); the
-fields are listed next to each. Party and mediator prompts start from the seat's ``info["text"]``
-(``text``: role, case, topics with option labels, transcript), so they do not repeat the topic list.
+fields are listed next to each. Party and mediator prompts start from the text the seat
+observes (``text``: the env's ``text(agent)`` -- role, case, topics with option labels, transcript),
+so they do not repeat the topic list.
 :mod:`policies.llm.negotiation`, :mod:`policies.llm.negotiation_mediator` and
 :mod:`policies.llm.negotiation_judges` fill them in.
 """

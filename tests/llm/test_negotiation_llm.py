@@ -11,6 +11,7 @@ import pytest
 
 from benchmarks.runner import play_aec
 from policies.llm import OpenAIBackend
+from policies.llm.errors import TextObservationNeeded
 from policies.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
 from policies.negotiation_llm import (
     AGREEMENT_DIMENSIONS,
@@ -26,6 +27,7 @@ from policies.negotiation_llm import (
 )
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario
+from wrappers import AECTextObservation
 
 from .scripted_server import scripted_backend
 
@@ -68,7 +70,7 @@ def scripted():
         yield pair
 
 
-def episode(env: NegotiationEnv, parties: dict[str, LLMParty], mediator: LLMMediator, seed: int) -> dict:
+def episode(env: AECTextObservation, parties: dict[str, LLMParty], mediator: LLMMediator, seed: int) -> dict:
     """One episode played by the runner, the LLM parties as one team; the env's episode summary."""
     return play_aec(env, {**PartyTeam(env, parties).seats(), MEDIATOR: mediator}, seed).info["episode"]
 
@@ -76,8 +78,8 @@ def episode(env: NegotiationEnv, parties: dict[str, LLMParty], mediator: LLMMedi
 def play(backend: OpenAIBackend, seed: int, variant: str = "social") -> tuple[dict, dict, LLMMediator, LLMAgreementJudge]:
     agreement = LLMAgreementJudge(backend, fallback="raise")
     mi = LLMMIJudge(backend, SCENARIO, fallback="raise")
-    env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20, agreement=agreement, mi_judge=mi,
-                         conflict_mode="general")
+    env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20, agreement=agreement,
+                                            mi_judge=mi, conflict_mode="general"))
     mi.bind(env)
     parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
     mediator = LLMMediator(backend, SCENARIO, variant=variant, fallback="raise")
@@ -105,7 +107,7 @@ def test_episode_end_to_end_with_llm_parties_and_mediator(scripted):
 
 def test_llm_party_text_reaches_the_transcript(scripted):
     _, backend = scripted
-    env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20)
+    env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20))
     parties = {a: LLMParty(backend, SCENARIO) for a in env.possible_agents if a != MEDIATOR}
     episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic"), seed=1)
     party_events = [e for e in env.events if e.get("party") is not None]
@@ -123,14 +125,14 @@ def test_same_seed_same_episode_different_seed_differs(scripted):
 
 def test_one_backend_call_per_stage_for_all_parties(scripted):
     server, backend = scripted
-    env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20)
+    env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20))
     env.reset(seed=0)
     seats = [a for a in env.agents if a != MEDIATOR]
     parties = [LLMParty(backend, SCENARIO, allow_pass=False) for _ in seats]
     for i, p in enumerate(parties):
         p.reset(i)
     before = backend.stats.calls
-    actions = LLMParty.act_parties(parties, [env.infos[a] for a in seats])
+    actions = LLMParty.act_parties(parties, [env.observe(a) for a in seats])
     assert backend.stats.calls - before == 3  # thought, motivation, articulation
     assert parties[0].caller.calls == [("thought", 3), ("motivation", 3), ("articulation", 3)]
     assert len(server.requests) == 9
@@ -142,11 +144,11 @@ def test_one_backend_call_per_stage_for_all_parties(scripted):
 def test_reasks_count_failures_then_succeed(scripted):
     server, backend = scripted
     server.garbage = 2  # the first two replies are not JSON
-    env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20)
+    env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20))
     env.reset(seed=0)
     seats = [a for a in env.agents if a != MEDIATOR]
     parties = [LLMParty(backend, SCENARIO, max_reasks=1, fallback="raise", allow_pass=False) for _ in seats]
-    LLMParty.act_parties(parties, [env.infos[a] for a in seats])
+    LLMParty.act_parties(parties, [env.observe(a) for a in seats])
     assert sum(p.stats["parse_failures"] for p in parties) == 2
     assert sum(p.stats["fallbacks"] for p in parties) == 0
     assert parties[0].caller.calls[:2] == [("thought", 3), ("thought", 2)]  # one re-ask round for both
@@ -177,11 +179,26 @@ def test_a_new_mediation_strategy_is_one_class_and_one_table_entry(scripted, mon
     server, backend = scripted
     mediator = LLMMediator(backend, SCENARIO, variant="quiet")
     mediator.reset(0)
-    info = {"text": "You mediate a short negotiation.", "state": {"turn": 0}}
-    decision = mediator.act(None, info)
-    assert mediator.predict(None, info) is None and "prediction" not in decision
+    text, info = "You mediate a short negotiation.", {"state": {"turn": 0}}
+    decision = mediator.act(text, info)
+    assert mediator.predict(text, info) is None and "prediction" not in decision
     assert isinstance(decision["intervene"], bool) and mediator.stats["decisions"] == 1
     assert "Speak only when a party is hostile." in server.requests[-1]["messages"][-1]["content"]
+
+
+def test_llm_seats_read_the_text_observation_and_name_the_wrapper_otherwise(scripted):
+    server, backend = scripted
+    env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20)
+    env.reset(seed=0)
+    text_env = AECTextObservation(env)
+    assert text_env.observe("party_0") == env.text("party_0") and "text" not in env.infos["party_0"]
+    assert text_env.observation_space("mediator_0").contains(text_env.observe("mediator_0"))
+    party, mediator = LLMParty(backend, SCENARIO), LLMMediator(backend, SCENARIO, variant="generic")
+    for policy, seat in ((party, "party_0"), (mediator, MEDIATOR)):
+        policy.reset(0)
+        with pytest.raises(TextObservationNeeded, match="AECTextObservation"):
+            policy.act(env.observe(seat), env.infos[seat])
+    assert server.requests == []  # refused before asking the model
 
 
 def test_extract_json_and_config_errors():
@@ -196,7 +213,8 @@ def test_extract_json_and_config_errors():
 
 # --------------------------------------------------------------------------------------------- real tiny engine
 
-SHORT_INFO = {"text": "You are a party in a short negotiation.", "state": {"turn": 0}}
+SHORT_TEXT = "You are a party in a short negotiation."
+SHORT_INFO = {"state": {"turn": 0}}
 FAST = {"max_reasks": 1, "max_tokens": 8, "temperature": 1.0}
 
 
@@ -205,7 +223,7 @@ def test_tiny_model_garbage_is_counted_and_flagged(vllm_backend):
     for i, p in enumerate(parties):
         p.reset(i)
     before = vllm_backend.stats.calls
-    actions = LLMParty.act_parties(parties, [SHORT_INFO] * 3)
+    actions = LLMParty.act_parties(parties, [SHORT_TEXT] * 3)
     # 3 stages x (first try + 1 re-ask), each one call for all parties
     assert vllm_backend.stats.calls - before == 6
     for p, act in zip(parties, actions):
@@ -216,7 +234,7 @@ def test_tiny_model_garbage_is_counted_and_flagged(vllm_backend):
         env.step(act)  # a valid structured action even when drawn at random
     mediator = LLMMediator(vllm_backend, SCENARIO, variant="social", fallback="random", **FAST)
     mediator.reset(0)
-    decision = mediator.act(None, SHORT_INFO)
+    decision = mediator.act(SHORT_TEXT, SHORT_INFO)
     assert mediator.last["fallback"] == {"predict": True, "decide": True}
     assert mediator.stats["fallbacks"] == 2 and mediator.stats["parse_failures"] == 4
     assert set(decision["prediction"]) == set(range(len(SCENARIO.parties)))
@@ -226,7 +244,7 @@ def test_tiny_model_garbage_raises_with_raise_fallback(vllm_backend):
     party = LLMParty(vllm_backend, SCENARIO, fallback="raise", **FAST)
     party.reset(0)
     with pytest.raises(ResampleLimitReached, match="thought"):
-        party.act(None, SHORT_INFO)
+        party.act(SHORT_TEXT, SHORT_INFO)
     assert party.stats["parse_failures"] == 2
     judge = LLMMIJudge(vllm_backend, SCENARIO, fallback="random", **FAST)
     from tom_envs.negotiation.metrics import InterventionContext
@@ -252,8 +270,8 @@ def test_table_one_with_an_llm_mediator_through_the_benchmark(scripted, tmp_path
 def test_llm_parties_with_the_llm_attitude_extractor_in_the_env(scripted):
     server, backend = scripted
     extractor = LLMAttitudeExtractor(backend, SCENARIO, fallback="raise")
-    env = NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20, conflict_mode="general",
-                         attitude_extractor=extractor)
+    env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20,
+                                            conflict_mode="general", attitude_extractor=extractor))
     parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
     ep = episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic", fallback="raise"), seed=1)
     spoken = [e for e in env.events if e["seat"].startswith("party_")]

@@ -12,6 +12,7 @@ from benchmarks.negotiation import PartyTeam
 from benchmarks.runner import env_id_for, make_env, play_aec
 from policies.negotiation_llm import LLMMediator, LLMParty
 from tom_envs.negotiation.env import MEDIATOR
+from wrappers import AECTextObservation
 
 from .scripted_server import scripted_backend
 from .test_negotiation_llm import SCENARIO, scripted_reply
@@ -24,8 +25,8 @@ def scripted():
 
 
 def _episode(backend, seed: int) -> tuple[dict, dict, object]:
-    env = make_env(env_id_for("negotiation", "aec", difficulty="medium"), record=False, scenario=SCENARIO,
-                   party_seats="all", turn_budget=20)
+    env = AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty="medium"), record=False,
+                                      scenario=SCENARIO, party_seats="all", turn_budget=20))
     parties = {seat: LLMParty(backend, SCENARIO, fallback="raise") for seat in env.possible_agents if seat != MEDIATOR}
     team = PartyTeam(env, parties)
     result = play_aec(env, {**team.seats(), MEDIATOR: LLMMediator(backend, SCENARIO, variant="generic")}, seed)

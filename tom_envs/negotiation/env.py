@@ -62,7 +62,8 @@ class NegotiationEnv(TomAECEnv):
     last speaker (N mediator, N+1 nobody), last topic (M none), last strategy (4 none), the N*M
     last stated options (S = not stated yet; S = most options of a topic), the seat's own rank of
     every option as M*S entries (S for "no such option" and for the mediator), and for each party
-    the turns since it last spoke. The text form for LLMs is ``infos[agent]["text"]``.
+    the turns since it last spoke. The text form for LLMs is ``env.text(agent)``; wrap the env in
+    ``wrappers.AECTextObservation`` to observe it (the text convention of :mod:`tom_envs.tom`).
 
     ## Rewards
     ``mediator_0``: the change in overall consensus this turn (so an episode's return is final
@@ -98,18 +99,19 @@ class NegotiationEnv(TomAECEnv):
     * ``render_mode``: ``"ansi"`` returns the transcript.
 
     ## Info
-    Every seat: ``turn``, ``text`` (role, case, own preferences for parties, transcript), ``state``
-    (public: topics, options, parties, stated stances, silence, the typed transcript ``events`` with
-    speaker, seat, kind, topic, option/strategy, text; with an extractor, a party line's event also
-    has ``attitudes``: the extracted option label per addressed topic). Party seats also get
-    ``self`` (their own profile). After a mediator prediction in the action dict (deprecated), the
-    mediator's ``tom`` holds that prediction's correct and total counts. Nothing a seat is given
-    before the end shows another party's private preferences, its currently preferred options or
-    a scripted party's receptiveness (the information rule). When the episode ends every seat gets ``episode``: the
-    consensus trajectories, CC, TLE, drop events, RL, per-intervention ME and MI (with the judge's
-    name), literal-ToM accuracy, the hidden receptiveness of each scripted party, the attitude
-    source, and with an extractor its audit ``extraction``: lines read, and how often the extracted
-    option on the line's own topic agreed with the structured stance, differed, or was missing.
+    Every seat: ``turn``, ``state`` (public: topics, options, parties, stated stances, silence, the
+    typed transcript ``events`` with speaker, seat, kind, topic, option/strategy, text; with an
+    extractor, a party line's event also has ``attitudes``: the extracted option label per
+    addressed topic). Party seats also get ``self`` (their own profile). After a mediator
+    prediction in the action dict (deprecated), the mediator's ``tom`` holds that prediction's
+    correct and total counts. Nothing a seat is given before the end shows another party's private
+    preferences, its currently preferred options or a scripted party's receptiveness (the
+    information rule). The seat's text for LLMs (once ``text`` here) is :meth:`text`. When the
+    episode ends every seat gets ``episode``: the consensus trajectories, CC, TLE, drop events, RL,
+    per-intervention ME and MI (with the judge's name), literal-ToM accuracy, the hidden
+    receptiveness of each scripted party, the attitude source, and with an extractor its audit
+    ``extraction``: lines read, and how often the extracted option on the line's own topic agreed
+    with the structured stance, differed, or was missing.
 
     ## ToM contract
     :mod:`tom_envs.tom`: the predictor is ``mediator_0`` (None without a mediator seat); its one
@@ -239,6 +241,12 @@ class NegotiationEnv(TomAECEnv):
         rank = self._rank_rows.get(seat) if seat < self.n else self._rank_row(None)
         head = np.array([seat, self.turn, self.budget - self.turn, speaker, topic, strategy], dtype=np.int64)
         return np.concatenate([head, stated, rank, np.minimum(self.silence, self.budget)]).astype(np.int64)
+
+    def text(self, agent: str) -> str:
+        """What an LLM in ``agent``'s seat reads now: its role, the case, the topics, its own preferences
+        (party seats) and the transcript (:func:`~tom_envs.negotiation.render.seat_text`)."""
+        party = None if agent == MEDIATOR else int(agent.split("_")[1])
+        return seat_text(self.scenario, agent, party, self.events, self.budget - self.turn)
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -510,8 +518,7 @@ class NegotiationEnv(TomAECEnv):
 
     def _info(self, agent: str) -> dict[str, Any]:
         party = None if agent == MEDIATOR else int(agent.split("_")[1])
-        info: dict[str, Any] = {"turn": self.turn, "state": self.public_state(),
-                                "text": seat_text(self.scenario, agent, party, self.events, self.budget - self.turn)}
+        info: dict[str, Any] = {"turn": self.turn, "state": self.public_state()}
         if party is not None:
             info["self"] = self.scenario.parties[party].model_dump()
         elif self._last_tom is not None:
