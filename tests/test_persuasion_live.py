@@ -20,6 +20,7 @@ from tom_envs.persuasion.personas import (ARCHETYPES, NEUTRAL, NO, NONE, PRINCIP
                                           resolve_personas, solve, transition)
 from tom_envs.persuasion.two_seat import PERSUADEE, PERSUADER, PersuasionAECEnv
 from tom_envs.registration import REGISTRY, register, unregister
+from wrappers import TextObservation
 
 # pettingzoo.test imports a deprecated classic env at import time (see tests/test_parallel_env.py)
 with warnings.catch_warnings():
@@ -127,7 +128,7 @@ def test_live_env_passes_gymnasium_and_sb3_checkers(live_id):
 def _trajectory(seed: int) -> list:
     env = PersuasionEnv()
     obs, info = env.reset(seed=seed)
-    out = [obs.tolist(), env.persona.name, info["text"]]
+    out = [obs.tolist(), env.persona.name, env.text()]
     for a in (0, 5, 2, 2, 3):
         obs, r, term, trunc, info = env.step(a)
         out += [obs.tolist(), r, term, info["reply"], env.tom_truth()]
@@ -145,7 +146,9 @@ def test_hidden_state_stays_out_of_the_observation():
     env = PersuasionEnv()
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs) and obs.shape == (3,)
-    assert env.persona.name not in info["text"] and "desire" not in info["text"]
+    text, _ = TextObservation(env).reset(seed=0)  # the text convention: the env's text() (tom_envs.tom)
+    assert "text" not in info and text == env.text()
+    assert env.persona.name not in text and "desire" not in text
 
 
 def test_episode_ends_on_success_or_budget_and_misuse_raises():

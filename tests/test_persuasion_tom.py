@@ -57,7 +57,7 @@ def _two_seat_episode(env, persuadee: SimulatedPersuadee, seed: int, guess) -> l
             env.step(None)
             continue
         if agent == PERSUADER:
-            shown.append((obs.tolist(), {k: v for k, v in info.items() if k != "tom"}))
+            shown.append((obs.tolist(), {k: v for k, v in info.items() if k != "tom"}, env.unwrapped.text(agent)))
             if hasattr(env, "record_prediction"):
                 env.record_prediction(guess(info["round"]))
             env.step(info["round"] % 6)

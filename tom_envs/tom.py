@@ -28,11 +28,12 @@ the fact is over: the partner's action just played, the answer of the question j
 explicit, documented constructor flag may expose more for oracle baselines (e.g. ``expose_labels``).
 
 **Text for language models.** One convention across families: the text an LLM reads for the current
-decision is the observation's ``"text"`` entry for envs with dict observations (the QA and negotiation
-envs), and is rendered by :class:`wrappers.TextObservation` for envs whose observation is numeric (matrix
-games, live persuasion): matrix games in one of seed 004's label sets, any other env through its
-``text()`` method. ``info`` carries no text of its own (old ``info["text"]`` keys are kept only where a
-published key depends on them, and say the same as the convention).
+decision is the observation's ``"text"`` entry for envs with dict observations (the QA envs); envs whose
+observation is numeric render it on demand and a wrapper makes it the observation:
+:class:`wrappers.TextObservation` for Gymnasium envs (matrix games in one of seed 004's label sets, any
+other env through its ``text()`` method, e.g. live persuasion) and :class:`wrappers.AECTextObservation`
+for PettingZoo AEC envs (each seat observes the env's ``text(agent)``: negotiation, two-seat
+persuasion). ``info`` carries no text of its own.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from tom_envs.persuasion.personas import (ATTITUDES, DESIRES, NONE, PRINCIPLES, 
 from tom_envs.persuasion.persuadee import Persuadee
 from tom_envs.persuasion.replies import (CUES, SCENARIOS, SILENT, Scenario, draw_cue, opening, persuader_line,
                                          reply_text, transcript_line)
+from tom_envs.qa import DIALOGUE_HEADER, NOTHING_SAID
 from tom_envs.scoring import prediction_matches
 from tom_envs.tom import ToMSpec
 
@@ -88,8 +89,9 @@ class PersuasionEnv(gym.Env):
     ## Observation Space
     ``MultiDiscrete([7, 7, horizon + 1])``: the tone of the persuadee's last reply (0 silent,
     1 annoyed, 2 dismissive, 3 deflecting, 4 hedging, 5 curious, 6 agreeing), the previous
-    principle (6 before the first turn) and the turns left. The text form for LLMs is
-    ``info["text"]`` (background, transcript, the list of principles), also ``env.text()``.
+    principle (6 before the first turn) and the turns left. The text form for LLMs is ``env.text()``
+    (background, transcript, the list of principles): wrap the env in ``wrappers.TextObservation``
+    to observe it (the text convention of :mod:`tom_envs.tom`).
 
     ## Rewards
     1.0 on the turn the persuadee agrees (desire reaches yes), else 0.0.
@@ -110,12 +112,12 @@ class PersuasionEnv(gym.Env):
     * ``render_mode``: ``"ansi"`` (``render()`` returns the transcript).
 
     ## Info
-    ``reset``: ``turn``, ``previous_principle``, ``text``. ``step`` adds ``principle`` (name),
-    ``utterance``, ``reply``, ``cue``, ``success``, ``tom`` (a prediction handed to the deprecated
-    :meth:`record_prediction`, scored; else None) and, at the end, ``episode``: ``persona``,
-    ``success``, ``turns``, ``optimal_success``, ``regret`` (the sum over the turns of V - Q of
-    the chosen principle at the state it was chosen in: 0 for optimal choices, with the expected
-    value optimal - achieved success probability), ``desire_accuracy``, ``attitude_accuracy``
+    ``reset``: ``turn``, ``previous_principle`` (the text, once ``text`` here, is :meth:`text`).
+    ``step`` adds ``principle`` (name), ``utterance``, ``reply``, ``cue``, ``success``, ``tom`` (a
+    prediction handed to the deprecated :meth:`record_prediction`, scored; else None) and, at the
+    end, ``episode``: ``persona``, ``success``, ``turns``, ``optimal_success``, ``regret`` (the sum
+    over the turns of V - Q of the chosen principle at the state it was chosen in: 0 for optimal
+    choices, with the expected value optimal - achieved success probability), ``desire_accuracy``, ``attitude_accuracy``
     (percent of predicted turns; None without predictions), ``predictions``. Nothing returned
     before the end determines the persona or the current desire and attitude (the information
     rule; a turn's regret would: it is a function of the persona's oracle). With
@@ -235,8 +237,8 @@ class PersuasionEnv(gym.Env):
     # ------------------------------------------------------------------ text and summary
     def text(self) -> str:
         """The prompt for an LLM persuader: scenario, transcript, principles to choose from."""
-        lines = [opening(self.scenario), "", "Dialogue:"]
-        lines += self.transcript or ["(nothing has been said yet)"]
+        lines = [opening(self.scenario), "", DIALOGUE_HEADER]
+        lines += self.transcript or [NOTHING_SAID]
         if self._done:
             return "\n".join(lines + ["", "The conversation is over."])
         lines += ["", f"Turn {self.turn + 1} of {self.horizon}. Choose the principle of your next line:"]
@@ -275,7 +277,7 @@ class PersuasionEnv(gym.Env):
         return out
 
     def _state_info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"turn": self.turn, "previous_principle": self.persuadee.previous, "text": self.text()}
+        info: dict[str, Any] = {"turn": self.turn, "previous_principle": self.persuadee.previous}
         if self.expose_state:
             info["persuadee"] = {"desire": self.persuadee.desire, "attitude": self.persuadee.attitude}
         return info

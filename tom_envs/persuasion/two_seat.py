@@ -31,13 +31,15 @@ class PersuasionAECEnv(TomAECEnv):
     ## Action Space
     ``persuader_0``: ``Discrete(6)``, a principle (Table 3 order). ``persuadee_0``: ``Discrete(3)``,
     0 no, 1 neutral, 2 yes. Either may be ``{"action": i, "utterance": text}``; the text goes into
-    the transcript (``infos[agent]["text"]``) in place of the templated line.
+    the transcript (:meth:`text`) in place of the templated line.
 
     ## Observation Space
     Both seats see the public state, an int64 ``Box`` of shape (4,) with bounds
     ``[6, 6, 3, horizon]``: the persuader's latest principle (6 none yet), the one before it,
     the persuadee's last stance (3 before its first answer) and the rounds left. (A ``Box``
-    rather than ``MultiDiscrete``, as PettingZoo's API test asks.)
+    rather than ``MultiDiscrete``, as PettingZoo's API test asks.) The text form for LLMs is
+    ``env.text(agent)``; wrap the env in ``wrappers.AECTextObservation`` to observe it (the text
+    convention of :mod:`tom_envs.tom`).
 
     ## Rewards
     ``persuader_0`` 1.0 when the persuadee says yes; ``persuadee_0`` 0.0 (its objective is its own).
@@ -51,7 +53,7 @@ class PersuasionAECEnv(TomAECEnv):
     * ``horizon``: rounds (default 5). * ``render_mode``: ``"ansi"`` returns the transcript.
 
     ## Info
-    ``text`` (the transcript and what to do next), ``round``; the persuadee's info also has its own
+    ``round``; the persuadee's info also has its own
     ``stance`` once it has answered. The scenario is drawn from ``np_random`` at reset. The env
     keeps no hidden state of the persuadee (an agent in that seat keeps its own, e.g. a persona),
     so nothing returned can give it away; the persuader sees a stance only once it is stated.
@@ -103,6 +105,12 @@ class PersuasionAECEnv(TomAECEnv):
             self._persuadee_turn(action)
         self.infos = {a: self._info(a) for a in self.agents}
 
+    def text(self, agent: str) -> str:
+        """What an LLM in ``agent``'s seat reads now: who it is, the scenario and the transcript."""
+        head = f"You are {self.scenario.persuader}, the persuader." if agent == PERSUADER else (
+            f"You are {self.scenario.persuadee}; decide whether you are convinced.")
+        return "\n".join([head, opening(self.scenario), *self.transcript])
+
     def render(self) -> str | None:
         if self.render_mode is None:
             logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
@@ -137,9 +145,7 @@ class PersuasionAECEnv(TomAECEnv):
         self.agent_selection = PERSUADER
 
     def _info(self, agent: str) -> dict[str, Any]:
-        head = f"You are {self.scenario.persuader}, the persuader." if agent == PERSUADER else (
-            f"You are {self.scenario.persuadee}; decide whether you are convinced.")
-        info: dict[str, Any] = {"round": self.round, "text": "\n".join([head, opening(self.scenario), *self.transcript])}
+        info: dict[str, Any] = {"round": self.round}
         if agent == PERSUADEE and self.stance != NO_STANCE:
             info["stance"] = DESIRES[self.stance]
         return info
