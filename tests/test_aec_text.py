@@ -23,7 +23,8 @@ def test_every_seat_observes_its_text_and_infos_carry_none(env_id):
     for agent in env.agent_iter(60):
         obs, _, terminated, truncated, info = env.last()
         assert isinstance(obs, str) and obs == env.unwrapped.text(agent) and "text" not in info
-        assert env.observation_space(agent).contains(obs) and env.observation_spaces[agent] is env.observation_space(agent)
+        space = env.observation_space(agent)
+        assert space.contains(obs) and env.observation_spaces[agent] is space
         seen += 1
         env.step(None if terminated or truncated else env.action_space(agent).sample())
     assert seen > len(env.possible_agents)
@@ -32,7 +33,8 @@ def test_every_seat_observes_its_text_and_infos_carry_none(env_id):
 def test_the_runner_plays_the_text_form_and_finds_the_recorder_inside():
     scripted = make_mediator("social")  # reads info["state"], not the observation: text or not, the same episode
     plain = play_aec(AECToMRecorder(tom_envs.make_aec("tom/Negotiation-v0")), {MEDIATOR: scripted}, seed=2)
-    text = play_aec(AECTextObservation(AECToMRecorder(tom_envs.make_aec("tom/Negotiation-v0"))), {MEDIATOR: scripted}, 2)
+    wrapped = AECTextObservation(AECToMRecorder(tom_envs.make_aec("tom/Negotiation-v0")))
+    text = play_aec(wrapped, {MEDIATOR: scripted}, seed=2)
     assert text.summary == plain.summary and text.summary["tom_steps"] > 0
 
 

@@ -6,5 +6,5 @@ from wrappers.text_obs import AECTextObservation, TextObservation
 from wrappers.tom_recorder import AECToMRecorder, ToMRecorder
 from wrappers.tom_scorer import MatrixToMScorer, ToMScorer
 
-__all__ = ["AECTextObservation", "AECToMRecorder", "JSONLEpisodeLog", "MatrixToMScorer", "TextObservation", "ToMRecorder",
-           "ToMScorer"]
+__all__ = ["AECTextObservation", "AECToMRecorder", "JSONLEpisodeLog", "MatrixToMScorer", "TextObservation",
+           "ToMRecorder", "ToMScorer"]
