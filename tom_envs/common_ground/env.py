@@ -11,7 +11,7 @@ from gymnasium import spaces
 from tom_envs.common_ground.corpus import MARKER, QuestionRow, read_corpus, read_questions, scan, split_cids, pick_annotator
 from tom_envs.common_ground.questions import DEFAULT_KEEP_FRACTION, DEFAULT_SAMPLE_SEED, generate_questions, parse_question
 from tom_envs.errors import DatasetError, TomEnvsError
-from tom_envs.qa import QAEnv, QAItem
+from tom_envs.qa import QUESTION_PREFIX, QAEnv, QAItem
 
 CONTEXT_MODES = ("online", "window", "full")
 QTYPES = ("order_1", "order_2", "order_3")
@@ -148,7 +148,7 @@ class CommonToMEnv(QAEnv):
 
 def render_prompt(item: QAItem) -> str:
     """The text an LLM sees: the conversation (marked), the question and how to answer."""
-    return "\n".join(["Conversation:", item.context, "", f"Question: {item.question}",
+    return "\n".join(["Conversation:", item.context, "", QUESTION_PREFIX + item.question,
                       "Answer yes or no (action 1 = yes, 0 = no)."])
 
 
