@@ -48,6 +48,7 @@ def test_ipd_tit_for_tat_regret_is_relative_to_the_optimal_path():
     ep = steps[-1]["episode"]
     assert ep["regret"] == 6 and ep["tom_accuracy"] == 100.0
     assert ep["tom_regret"] == 0  # in the PD defecting is the best response to anything
+    assert ep["tom_regret_stage"] == 0 and ep["tom_regret_reciprocal"] == 0  # every prediction was right
 
 
 def test_tom_regret_matches_design_example():

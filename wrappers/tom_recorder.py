@@ -17,9 +17,9 @@ from tom_envs.tom import ToMContractError
 from wrappers.tom_scorer import ToMScorer
 
 
-def _scorer(env: Any, who: str) -> ToMScorer:
+def _scorer(env: Any, who: str, tom_response: str | None = None) -> ToMScorer:
     try:
-        return ToMScorer.for_env(env)
+        return ToMScorer.for_env(env, tom_response)
     except ToMContractError as err:
         raise TomEnvsError(f"{who} needs an env that keeps the ToM contract (a matrix-game env such as tom/RPS-v0, a "
                            f"QA env, any tom/ id): {err}") from None
@@ -39,24 +39,33 @@ class ToMRecorder(gym.Wrapper):
 
     For the matrix games (:class:`~wrappers.tom_scorer.MatrixToMScorer`) a step's ``info["tom"]``
     holds ``round``, ``partner_action``, ``prediction`` (or None), ``correct``, ``tom_regret``,
+    ``tom_regret_stage``, ``tom_regret_reciprocal``, ``tom_regret_action_value``,
     ``prediction_prob``, ``reward``, ``optimal_reward`` and ``regret`` (None for black-box
     partners); the episode summary ``partner``, ``rounds``, ``return``, ``optimal_return``,
     ``regret`` (ΔFunctional), ``regret_per_step``, ``tom_steps``, ``tom_accuracy`` (ToM %),
-    ``tom_regret`` (ΔToM), ``tom_regret_per_step``, ``regrets``, ``tom_correct``, ``tom_regrets``;
-    the reset's ``partner`` and ``optimal_return``.
+    ``tom_response``, ``tom_regret`` (ΔToM), ``tom_regret_per_step``, ``regrets``,
+    ``tom_correct``, ``tom_regrets``, and ``tom_regret_<r>``, ``tom_regret_per_step_<r>``,
+    ``tom_regrets_<r>`` for each ΔToM response r (``stage``, ``reciprocal``, ``action_value``);
+    the reset's ``partner`` and ``optimal_return``. The unsuffixed ΔToM keys follow
+    ``tom_response``.
 
     Args:
         env: a (possibly wrapped) env whose unwrapped env keeps the ToM contract.
+        tom_response: matrix games only: the ΔToM response of the unsuffixed keys
+            (``"stage"``, ``"reciprocal"`` or ``"action_value"``; None: ``"reciprocal"``, the one
+            that reproduces seed 004's tables; docs/architecture.md, "Metric definitions").
 
     Raises:
-        TomEnvsError: the env states no ToM targets.
+        TomEnvsError: the env states no ToM targets, or ``tom_response`` is given for an env that
+            is not a matrix game.
+        UnknownToMResponse: ``tom_response`` names no response.
     """
 
     key = "tom"
 
-    def __init__(self, env: gym.Env) -> None:
+    def __init__(self, env: gym.Env, tom_response: str | None = None) -> None:
         super().__init__(env)
-        self.scorer = _scorer(env, "ToMRecorder")
+        self.scorer = _scorer(env, "ToMRecorder", tom_response)
         self.tom_spec = self.scorer.spec
 
     @property

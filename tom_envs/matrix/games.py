@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from tom_envs.errors import InvalidGame
+from tom_envs.errors import InvalidGame, TomEnvsError
 
 #: Names of the action-label sets of seed 004, Appendix C.
 LABEL_SETS = ("canonical", "letters", "neutral", "repeated", "nonsense")
@@ -30,6 +30,34 @@ NONSENSE_LABELS = ("Pasta", "Rice", "Bread", "Soup", "Cheese", "Beans", "Corn", 
 REPEAT = 21
 
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+#: The responses ΔToM can charge a wrong prediction with (docs/architecture.md, "Metric definitions"):
+#: ``stage`` best-responds to the prediction in the stage game, ``reciprocal`` adds a one-step look-ahead
+#: at a partner that answers in kind, ``action_value`` uses the exact T-step action values under the
+#: partner automaton (:func:`tom_envs.matrix.oracle.action_value_costs`).
+TOM_RESPONSES = ("stage", "reciprocal", "action_value")
+#: The response of ΔToM's default keys: the one that reproduces seed 004's published ΔToM (Tables 1, 2, 4, 8, 9).
+DEFAULT_TOM_RESPONSE = "reciprocal"
+#: The weight of the look-ahead in the ``reciprocal`` response. Any value in (0.4, 1) gives the same response
+#: in RPS, IBS and the IPD (below 0.4 the IPD response to "cooperate" is to defect, from 1 on the response to
+#: "defect" is to cooperate); 0.7 is the middle of that interval.
+RECIPROCAL_GAMMA = 0.7
+
+
+class UnknownToMResponse(TomEnvsError, ValueError):
+    """A ΔToM response that is not one of :data:`TOM_RESPONSES`."""
+
+
+def check_tom_response(response: str) -> str:
+    """``response`` if it names one of :data:`TOM_RESPONSES`.
+
+    Raises:
+        UnknownToMResponse: any other value.
+    """
+    if response not in TOM_RESPONSES:
+        raise UnknownToMResponse(f"unknown ΔToM response {response!r}; choose one of {', '.join(TOM_RESPONSES)} "
+                                 f"(default {DEFAULT_TOM_RESPONSE}; docs/architecture.md, 'Metric definitions')")
+    return response
 
 
 def _fmt_validation_error(name: Any, err: ValidationError) -> str:
@@ -183,6 +211,51 @@ class MatrixGame(BaseModel):
         arr = best[None, :] - R[br, :]
         arr.flags.writeable = False
         return arr
+
+    def reciprocal_response(self, gamma: float = RECIPROCAL_GAMMA) -> tuple[int, ...]:
+        """The ``reciprocal`` response to each predicted partner action x (lowest index on ties)::
+
+            m(x) = argmax_a [R(a, x) + gamma * max_a' R(a', rho(a))]
+
+        a one-step look-ahead at a partner that answers the focal action a next round with rho(a):
+        the same action (square games; 004's tit-for-tat partners in IBS and the IPD) or, in a game
+        that is not square, its stage best response to a. In RPS the look-ahead is the same for every
+        a (something always wins), so m is the stage best response; in IBS too for gamma < 7/3; in
+        the IPD m cooperates with cooperation and defects against defection for gamma in (0.4, 1).
+        """
+        R = self.focal_payoffs
+        reply = np.arange(self.n_actions) if self.is_square else np.array(self.partner_best_responses)
+        ahead = R[:, reply].max(axis=0)  # ahead[a]: the best reward against the partner's answer to a
+        return tuple(_argmax_first(R[:, x] + gamma * ahead) for x in range(self.n_partner_actions))
+
+    @cached_property
+    def reciprocal_regret(self) -> np.ndarray:
+        """``D[b_hat, b] = |R(m(b), b) - R(m(b_hat), b)|`` with m the :meth:`reciprocal_response` at
+        :data:`RECIPROCAL_GAMMA`: what acting on the prediction ``b_hat`` instead of the truth ``b``
+        changes in this round's reward. Equals :attr:`stage_regret` in RPS and IBS; in the IPD
+        ``[[0, 5], [2, 0]]`` (rows: predicted C, D). Shape (n_b, n_b), read-only."""
+        R = self.focal_payoffs
+        m = np.array(self.reciprocal_response())
+        cols = np.arange(self.n_partner_actions)
+        arr = np.abs(R[m, cols][None, :] - R[m[:, None], cols[None, :]])
+        arr.flags.writeable = False
+        return arr
+
+    def tom_cost_table(self, response: str) -> np.ndarray:
+        """ΔToM's cost of predicting ``b_hat`` when the partner plays ``b``, ``D[b_hat, b]``, for the
+        responses that depend on the game alone (``stage``, ``reciprocal``).
+
+        Raises:
+            UnknownToMResponse: ``response`` is not a response of :data:`TOM_RESPONSES`, or is
+                ``action_value``, whose costs depend on the round and the partner's state
+                (:func:`tom_envs.matrix.oracle.action_value_costs`).
+        """
+        if check_tom_response(response) == "stage":
+            return self.stage_regret
+        if response == "reciprocal":
+            return self.reciprocal_regret
+        raise UnknownToMResponse("the action_value costs depend on the round and the partner automaton's state; "
+                                 "get them from tom_envs.matrix.oracle.action_value_costs(game, solution)")
 
     # ------------------------------------------------------------------ labels
     def labels(self, label_set: str = "canonical", role: Literal["focal", "partner"] = "focal") -> tuple[str, ...]:

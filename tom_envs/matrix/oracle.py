@@ -12,7 +12,10 @@ Definitions (docs/architecture.md, from 004 §2.1):
 
 * ΔFunctional = sum_t (r*_t - r_t) with r*_t the (expected) reward of the optimal response at
   round t -- see :attr:`OracleSolution.optimal_rewards`.
-* ΔToM = sum_t [max_a R(a, b_t) - R(BR(b̂_t), b_t)] -- :meth:`MatrixGame.stage_regret`.
+* ΔToM = sum_t c(b̂_t, b_t), the cost of acting on the prediction b̂_t when the partner plays b_t,
+  under one of three responses: ``stage`` (:attr:`MatrixGame.stage_regret`), ``reciprocal``
+  (:attr:`MatrixGame.reciprocal_regret`) and ``action_value`` (:func:`action_value_costs`, from the
+  values computed here).
 * ToM % = share of rounds with b̂_t = b_t.
 * Relevance of a partner distribution: E_{π', π''}[ΔFunctional(π'*, π'')/T] -- :func:`relevance`.
 """
@@ -137,6 +140,40 @@ def _backward_induction(game: MatrixGame, aut: Automaton, T: int) -> OracleSolut
     for arr in (V, pi, rewards):
         arr.flags.writeable = False
     return OracleSolution(T, V, pi, rewards, aut.initial_state, aut)
+
+
+def action_value_costs(game: MatrixGame, solution: OracleSolution) -> np.ndarray:
+    """ΔToM's ``action_value`` costs ``C[t, s, b_hat, b]`` against the partner automaton of ``solution``.
+
+    With the oracle's values V (:attr:`OracleSolution.values`) and the automaton's transitions N,
+    the exact value of playing a at round t (0-based) in partner state s when the partner plays b is
+    ``Q_t(s, a | b) = R(a, b) + V[t+1, N(s, a, b)]`` (the reward now, then the optimal response). An
+    agent that trusts the prediction b_hat plays ``m_t(s, b_hat) = argmax_a Q_t(s, a | b_hat)``
+    (lowest index on ties), and the cost of that prediction when the partner plays b is::
+
+        C[t, s, b_hat, b] = max_a Q_t(s, a | b) - Q_t(s, m_t(s, b_hat) | b)   (>= 0, 0 when b_hat = b)
+
+    It equals :attr:`MatrixGame.stage_regret` in the last round and against memoryless partners
+    (one state), where the future does not depend on the round's actions. Shape (T, S, n_b, n_b),
+    read-only; cached per (game, automaton, horizon) like :func:`solve`.
+    """
+    key = (game.key, solution.automaton.key, solution.horizon)
+    costs = _COSTS.get(key)
+    if costs is None:
+        if len(_COSTS) >= 4096:
+            _COSTS.clear()
+        R = game.focal_payoffs  # (n_a, n_b)
+        N = solution.automaton.transition  # (S, n_a, n_b)
+        Q = R[None, None] + solution.values[1:][:, N]  # (T, S, n_a, n_b)
+        best = Q.max(axis=2)  # (T, S, n_b): the value of the best action against each b
+        m = _first_argmax(np.moveaxis(Q, 2, 3))  # (T, S, n_b): the action trusted for each b_hat
+        chosen = np.take_along_axis(Q, m[:, :, :, None], axis=2)  # (T, S, b_hat, n_b)
+        costs = _COSTS[key] = np.maximum(best[:, :, None, :] - chosen, 0.0)
+        costs.flags.writeable = False
+    return costs
+
+
+_COSTS: dict[tuple, np.ndarray] = {}
 
 
 def expected_return(game: MatrixGame, policy_automaton: Automaton, solution: OracleSolution, partner: Automaton) -> float:
