@@ -8,22 +8,47 @@ from typing import Any
 import numpy as np
 
 from policies.base import BasePolicy, joint_code
+from tom_envs.errors import TomEnvsError
 from tom_envs.matrix.games import MatrixGame, get_game
+
+
+class InvalidTabularParameter(TomEnvsError, ValueError):
+    """A hyper-parameter of the tabular agent or its count model outside its range."""
+
+
+#: How :class:`PartnerCountModel` breaks ties between equally frequent actions (unseen states included).
+PREDICTION_TIES = ("lowest", "random")
 
 
 class PartnerCountModel(BasePolicy):
     """Literal ToM by counting: predicts the partner's most frequent action in the current state
-    (the last joint action), learned within the episode; ties and unseen states by a seeded draw.
+    (the last joint action), learned within the episode.
 
     It is the tabular agent's ToM model (004 §2.2) and, on its own, an auxiliary predictor for
     agents that do not model the partner (e.g. SB3 policies). It makes predictions only; asking
     it to act raises.
+
+    Ties, including every state not visited yet, go to the lowest action index by default (an
+    argmax over the counts), the convention the recorder uses for predicted distributions. That is
+    what seed 004's tabular rows show: against its deterministic tit-for-tat partners the published
+    ToM % has a confidence interval of 0.0 (IPD 98.0 ± 0.0, RPS 93.0 ± 0.0), which a drawn default
+    cannot give, and against single-action partners the published intervals (± 0.3-0.4) are the
+    spread between partners that a fixed default gives (it is always right about one partner and
+    wrong in every new state about the others), about twice what a drawn default gives.
+    ``ties="random"`` draws among the tied actions with the policy's seeded generator instead.
+
+    Args:
+        game: the game (name or :class:`MatrixGame`); only its action counts are used.
+        ties: ``"lowest"`` (default) or ``"random"`` (:data:`PREDICTION_TIES`).
     """
 
     makes_predictions = True
 
-    def __init__(self, game: "str | MatrixGame") -> None:
+    def __init__(self, game: "str | MatrixGame", ties: str = "lowest") -> None:
         super().__init__()
+        if ties not in PREDICTION_TIES:
+            raise InvalidTabularParameter(f"ties must be one of {', '.join(PREDICTION_TIES)}, got {ties!r}")
+        self.ties = ties
         g = get_game(game)
         self.n_b = g.n_partner_actions
         self.n_s = g.n_actions * g.n_partner_actions + 1
@@ -45,7 +70,7 @@ class PartnerCountModel(BasePolicy):
         s = joint_code(observation)
         counts = self._counts[s].astype(np.float64)
         best = np.flatnonzero(counts >= counts.max())
-        return int(best[0]) if len(best) == 1 else int(self.rng.choice(best))
+        return int(best[0]) if len(best) == 1 or self.ties == "lowest" else int(self.rng.choice(best))
 
     def act(self, observation: Any, info: dict) -> Any:
         raise TypeError("PartnerCountModel only predicts; pair it with an acting policy")
@@ -79,8 +104,10 @@ class TabularRMaxPolicy(BasePolicy):
       stochastic partners (RMax's PAC analysis asks for more samples there).
     * planning horizon = the rounds left in the episode (T is known), which replaces a discount.
 
-    Literal ToM: a frequency count of the partner's action in the same state; ``predict``
-    returns the most frequent action (ties, including never-visited states, by a seeded draw).
+    Literal ToM: a frequency count of the partner's action in the same state
+    (:class:`PartnerCountModel`); ``predict`` returns the most frequent action, ties (including
+    never-visited states) by the lowest index, or by a seeded draw with
+    ``prediction_ties="random"``. Action ties are always drawn.
 
     Args:
         game: the game (name or :class:`MatrixGame`); only its action counts are used, plus the
@@ -88,27 +115,32 @@ class TabularRMaxPolicy(BasePolicy):
         horizon: rounds per episode (T).
         r_max: upper bound on one round's reward; defaults to the game's largest focal payoff.
         m: known-ness threshold (visits before a pair is trusted).
+        prediction_ties: how the count model breaks ties (:data:`PREDICTION_TIES`).
     """
 
     makes_predictions = True
 
-    def __init__(self, game: "str | MatrixGame", horizon: int = 100, r_max: float | None = None, m: int = 1) -> None:
+    def __init__(self, game: "str | MatrixGame", horizon: int = 100, r_max: float | None = None, m: int = 1,
+                 prediction_ties: str = "lowest") -> None:
         super().__init__()
         g = get_game(game)
         if horizon < 1 or m < 1:
-            raise ValueError(f"horizon and m must be positive, got horizon={horizon}, m={m}")
+            raise InvalidTabularParameter(f"horizon and m must be positive, got horizon={horizon}, m={m}")
         self.n_a, self.n_b = g.n_actions, g.n_partner_actions
         self.n_s = self.n_a * self.n_b + 1  # joint actions plus the start state
         self.horizon = int(horizon)
         self.r_max = float(g.focal_payoffs.max() if r_max is None else r_max)
         self.m = int(m)
         self.name = "tabular"
-        self._tom = PartnerCountModel(g)  # keeps only the action counts, not the game
+        self._tom = PartnerCountModel(g, prediction_ties)  # keeps only the action counts, not the game
         self._new_episode()
 
     @property
     def hyperparameters(self) -> dict[str, Any]:
-        return {"horizon": self.horizon, "r_max": self.r_max, "m": self.m}
+        params: dict[str, Any] = {"horizon": self.horizon, "r_max": self.r_max, "m": self.m}
+        if self._tom.ties != "lowest":  # the default stays out of the cell keys, as before the option existed
+            params["prediction_ties"] = self._tom.ties
+        return params
 
     # ------------------------------------------------------------------ episode state
     def _new_episode(self) -> None:

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from benchmarks.matrix import PUBLISHED_TABULAR, evaluate, meets_target
-from policies import TabularRMaxPolicy
+from policies import PartnerCountModel, TabularRMaxPolicy
+from policies.tabular import InvalidTabularParameter
 from tom_envs.matrix.games import RPS
 
 
@@ -51,18 +52,56 @@ def test_prediction_is_the_most_frequent_partner_action_in_the_state():
     assert 0.6 < np.mean(np.array(partner) == 1) < 0.9
 
 
-def test_unvisited_states_predict_by_a_seeded_draw():
+def test_unvisited_states_predict_by_a_seeded_draw_with_random_ties():
     preds = []
     for seed in range(30):
-        pol = TabularRMaxPolicy("RPS")
+        pol = TabularRMaxPolicy("RPS", prediction_ties="random")
         pol.reset(seed)
         preds.append(pol.predict(9, {}))
     assert set(preds) == {0, 1, 2}
-    pol = TabularRMaxPolicy("RPS")
+    pol = TabularRMaxPolicy("RPS", prediction_ties="random")
     pol.reset(5)
-    again = TabularRMaxPolicy("RPS")
+    again = TabularRMaxPolicy("RPS", prediction_ties="random")
     again.reset(5)
     assert pol.predict(9, {}) == again.predict(9, {})
+
+
+def test_unvisited_states_predict_the_lowest_index_by_default():
+    """An argmax over the counts (PartnerCountModel's docstring gives 004's evidence)."""
+    preds = set()
+    for seed in range(30):
+        pol = TabularRMaxPolicy("RPS")
+        pol.reset(seed)
+        preds.add(pol.predict(9, {}))
+    assert preds == {0}
+    model = PartnerCountModel("IBS")
+    model.reset(0)
+    assert model.ties == "lowest" and model.predict(4, {}) == 0
+
+
+def test_count_model_ties_are_checked():
+    with pytest.raises(InvalidTabularParameter, match="lowest, random"):
+        PartnerCountModel("RPS", ties="first")
+    with pytest.raises(InvalidTabularParameter):
+        TabularRMaxPolicy("RPS", prediction_ties="")
+
+
+def test_random_prediction_ties_enter_the_hyperparameters():
+    assert TabularRMaxPolicy("IBS", prediction_ties="random").hyperparameters == {
+        "horizon": 100, "r_max": 10.0, "m": 1, "prediction_ties": "random"}
+
+
+def test_tit_for_tat_tom_accuracy_is_the_same_every_episode_as_in_seed_004():
+    """004 Table 4: IPD vs tit-for-tat 98.0 ± 0.0 -- exactly two wrong predictions per episode (the first visits of
+    the states after the agent's first defections), whatever the agent's exploration; IBS 98.1 ± 0.1."""
+    accuracies = {}
+    for game in ("IPD", "IBS"):
+        accuracies[game] = []
+        for seed in range(10):
+            _, predictions, partner = play(game, "tit_for_tat", seed)
+            accuracies[game].append(100.0 * np.mean(np.array(predictions) == np.array(partner)))
+    assert set(accuracies["IPD"]) == {98.0}
+    assert np.mean(accuracies["IBS"]) == pytest.approx(98.1, abs=0.15)
 
 
 def test_knows_only_the_reward_bound():
