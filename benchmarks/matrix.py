@@ -32,14 +32,14 @@ from benchmarks.runner import Cell as _CellBase
 from benchmarks.runner import cell_records, env_id_for, make_env, play, play_lockstep, run_cell
 from benchmarks.stats import mean_ci95
 from policies import BasePolicy, OracleBestResponsePolicy, RandomPolicy, TabularRMaxPolicy
-from tom_envs.matrix.games import LABEL_SETS
+from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, LABEL_SETS, TOM_RESPONSES, check_tom_response
 from wrappers import ToMRecorder
 
 __all__ = [
-    "METRICS", "POLICIES", "PUBLISHED_TABULAR", "RESULTS_VERSION", "Cell", "ResultsFileWarning", "RunnerError",
-    "append_record", "build_backend", "cell_records", "evaluate", "evaluate_llm", "format_table", "load_records",
-    "make_cell", "matrix_env_id", "meets_target", "plot", "read_records", "run_cell", "run_episode", "run_lockstep",
-    "summarise",
+    "METRICS", "POLICIES", "PUBLISHED_TABULAR", "RESULTS_VERSION", "TOM_METRICS", "Cell", "ResultsFileWarning",
+    "RunnerError", "append_record", "build_backend", "cell_records", "evaluate", "evaluate_llm", "format_table",
+    "load_records", "make_cell", "matrix_env_id", "meets_target", "plot", "read_records", "run_cell", "run_episode",
+    "run_lockstep", "summarise", "tom_regret_close",
 ]
 
 #: The family's policies by name: factory(game, horizon) -> policy (LLM strategies: ``--policy llm``).
@@ -50,7 +50,8 @@ POLICIES: dict[str, Callable[[str, int], BasePolicy]] = {
 }
 LLM_POLICY = "llm"
 
-#: 004's Table 4 (Tabular rows): (ΔFunctional/T, ΔToM/T, ToM %).
+#: 004's Table 4 (Tabular rows): (ΔFunctional/T, ΔToM/T, ToM %). 004's ΔToM is reproduced by the
+#: ``reciprocal`` response (docs/architecture.md, "Metric definitions").
 PUBLISHED_TABULAR: dict[tuple[str, str], tuple[float, float, float]] = {
     ("RPS", "single_action"): (0.083, 0.039, 97.4),
     ("RPS", "tit_for_tat"): (0.224, 0.105, 93.0),
@@ -61,6 +62,8 @@ PUBLISHED_TABULAR: dict[tuple[str, str], tuple[float, float, float]] = {
 }
 
 METRICS = ("regret_per_step", "tom_regret_per_step", "tom_accuracy")
+#: ΔToM/T under each response (tom_envs.matrix.games.TOM_RESPONSES), in every row next to METRICS.
+TOM_METRICS = tuple(f"tom_regret_per_step_{r}" for r in TOM_RESPONSES)
 
 
 def matrix_env_id(game: str) -> str:
@@ -157,29 +160,41 @@ def run_lockstep(envs: Sequence[ToMRecorder], policy: BasePolicy, seeds: Sequenc
     return out
 
 
-def summarise(cell: Cell, records: Sequence[dict]) -> dict[str, Any]:
-    """A row: mean and 95 % CI over episodes of each metric, pooled and per partner."""
+def _metrics(eps: Sequence[dict], tom_response: str) -> dict[str, Any]:
+    """Mean and 95 % CI of METRICS (ΔToM under ``tom_response``) and of ΔToM under every response."""
+    out: dict[str, Any] = {}
+    for key in (*METRICS, *TOM_METRICS):
+        source = f"tom_regret_per_step_{tom_response}" if key == "tom_regret_per_step" else key
+        out[key], out[key + "_ci"] = mean_ci95([e.get(source) for e in eps])
+    return out
+
+
+def summarise(cell: Cell, records: Sequence[dict], tom_response: str = DEFAULT_TOM_RESPONSE) -> dict[str, Any]:
+    """A row: mean and 95 % CI over episodes of each metric, pooled and per partner.
+
+    ``tom_regret_per_step`` is ΔToM/T under ``tom_response`` (named in the row's ``tom_response``);
+    ``tom_regret_per_step_stage``, ``..._reciprocal`` and ``..._action_value`` are there for every
+    response (None where it does not apply: action values of black-box partners)."""
+    check_tom_response(tom_response)
     eps = [r["episode"] for r in records]
     row: dict[str, Any] = {"game": cell.game, "partners": cell.partners, "policy": cell.policy, "episodes": len(eps),
-                           "horizon": cell.horizon, "cell_key": cell.key}
-    for key in METRICS:
-        row[key], row[key + "_ci"] = mean_ci95([e[key] for e in eps])
+                           "horizon": cell.horizon, "cell_key": cell.key, "tom_response": tom_response}
+    row.update(_metrics(eps, tom_response))
     row["return"], row["return_ci"] = mean_ci95([e["return"] for e in eps])
     per_partner: dict[str, dict[str, Any]] = {}
     for name in sorted({e["partner"] for e in eps}):
         sub = [e for e in eps if e["partner"] == name]
-        entry: dict[str, Any] = {"episodes": len(sub)}
-        for key in METRICS:
-            entry[key], entry[key + "_ci"] = mean_ci95([e[key] for e in sub])
-        per_partner[name] = entry
+        per_partner[name] = {"episodes": len(sub), **_metrics(sub, tom_response)}
     row["per_partner"] = per_partner
     return row
 
 
 def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[str], episodes: int, seed: int,
              horizon: int, out: Path, progress: bool | None = False, lockstep: int = 1,
-             executor: Any = None) -> tuple[list[dict], dict[tuple, list[dict]]]:
-    """Run (or resume) the whole grid; returns the rows and the records per cell.
+             executor: Any = None,
+             tom_response: str = DEFAULT_TOM_RESPONSE) -> tuple[list[dict], dict[tuple, list[dict]]]:
+    """Run (or resume) the whole grid; returns the rows and the records per cell (``tom_response``:
+    the ΔToM response of the rows' ``tom_regret_per_step``, see :func:`summarise`).
 
     ``executor`` (e.g. :class:`benchmarks.distributed.RayExecutor`) runs the missing episodes of
     all cells as parallel tasks first; the driver writes their records as they arrive, so the
@@ -195,14 +210,15 @@ def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[s
     for cell in cells:
         recs = run_cell(cell, seeds, out, progress, lockstep=lockstep)
         records[(cell.game, cell.partners, cell.policy)] = recs
-        rows.append(summarise(cell, recs))
+        rows.append(summarise(cell, recs, tom_response))
     return rows, records
 
 
 def evaluate_llm(games: Iterable[str], partners: Iterable[str], strategies: Iterable[str], episodes: int, seed: int,
                  horizon: int, out: Path, backend: Any, backend_id: dict[str, Any], label_set: str = "neutral",
                  max_resamples: int = 10, fallback: str = "raise", progress: bool | None = False,
-                 lockstep: int | None = None) -> tuple[list[dict], dict[tuple, list[dict]]]:
+                 lockstep: int | None = None,
+                 tom_response: str = DEFAULT_TOM_RESPONSE) -> tuple[list[dict], dict[tuple, list[dict]]]:
     """004's prompting strategies on every cell, all episodes of a cell in lockstep by default.
 
     ``backend_id`` (backend kind, model, base URL -- never an API key) goes into the cell keys, so
@@ -229,7 +245,7 @@ def evaluate_llm(games: Iterable[str], partners: Iterable[str], strategies: Iter
 
                 recs = run_cell(cell, seeds, out, progress, factory=factory, lockstep=lockstep or episodes)
                 records[(game, pop, cell.policy)] = recs
-                rows.append(summarise(cell, recs))
+                rows.append(summarise(cell, recs, tom_response))
     return rows, records
 
 
@@ -241,10 +257,13 @@ def _cell(m: float | None, ci: float | None, digits: int) -> str:
 
 
 def format_table(rows: Sequence[dict], published: bool = False) -> str:
-    """004's Table 4 layout; with ``published``, 004's Tabular values and the target check beside."""
+    """004's Table 4 layout; with ``published``, 004's Tabular values and the target checks beside.
+
+    The ΔToM/T column is each row's ``tom_regret_per_step``; the line under the table names its
+    response (the rows' ``tom_response``)."""
     head = f"{'policy':<8} {'game':<4} {'partners':<14} {'ΔFunctional/T':>16} {'ΔToM/T':>16} {'ToM %':>13}"
     if published:
-        head += f"  {'004 ΔF/T':>8} {'004 ToM%':>8}  target"
+        head += f"  {'004 ΔF/T':>8} {'004 ΔToM':>8} {'004 ToM%':>8}  target  ΔToM±0.03"
     lines = [head, "-" * len(head)]
     for r in rows:
         line = (f"{r['policy']:<8} {r['game']:<4} {r['partners']:<14} {_cell(r['regret_per_step'], r['regret_per_step_ci'], 3):>16} "
@@ -252,8 +271,12 @@ def format_table(rows: Sequence[dict], published: bool = False) -> str:
                 f"{_cell(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>13}")
         pub = PUBLISHED_TABULAR.get((r["game"], r["partners"]))
         if published and pub is not None:
-            line += f"  {pub[0]:>8.3f} {pub[2]:>8.1f}  {'met' if meets_target(r) else 'MISSED'}"
+            line += (f"  {pub[0]:>8.3f} {pub[1]:>8.3f} {pub[2]:>8.1f}  {'met' if meets_target(r) else 'MISSED':<6}  "
+                     f"{'met' if tom_regret_close(r) else 'MISSED'}")
         lines.append(line)
+    responses = sorted({r.get("tom_response", DEFAULT_TOM_RESPONSE) for r in rows}) or [DEFAULT_TOM_RESPONSE]
+    lines.append(f"ΔToM/T: the {' / '.join(responses)} response (docs/architecture.md, 'Metric definitions'); "
+                 f"the JSON rows hold all of {', '.join(TOM_RESPONSES)}.")
     return "\n".join(lines)
 
 
@@ -262,6 +285,12 @@ def meets_target(row: dict) -> bool:
     reg, _, tom = PUBLISHED_TABULAR[(row["game"], row["partners"])]
     return (row["regret_per_step"] is not None and row["regret_per_step"] <= 1.5 * reg + 0.03
             and row["tom_accuracy"] is not None and row["tom_accuracy"] >= tom - 3)
+
+
+def tom_regret_close(row: dict, tol: float = 0.03) -> bool:
+    """Issue 17's ΔToM target: the row's ΔToM/T within ``tol`` of 004's published Tabular value."""
+    published = PUBLISHED_TABULAR[(row["game"], row["partners"])][1]
+    return row["tom_regret_per_step"] is not None and abs(row["tom_regret_per_step"] - published) <= tol + 1e-9
 
 
 def plot(records: dict[tuple, list[dict]], out_dir: Path) -> list[Path]:
@@ -334,6 +363,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="comma-separated prompting strategies of 004 (policies.llm.STRATEGIES)")
     llm.add_argument("--label-set", choices=LABEL_SETS,
                      default="neutral", help="the action labels the LLM reads")
+    parser.add_argument("--tom-response", choices=TOM_RESPONSES, default=DEFAULT_TOM_RESPONSE,
+                        help="the response ΔToM/T charges wrong predictions with in the table and in the rows' "
+                             "tom_regret_per_step (every row also holds all three; docs/architecture.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -353,7 +385,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             rows, records = evaluate_llm(split_list(args.games), split_list(args.partners), split_list(args.strategies),
                                          args.episodes, args.seed, args.horizon, Path(args.out), backend, ident,
-                                         args.label_set, args.max_resamples, args.fallback, progress, args.lockstep)
+                                         args.label_set, args.max_resamples, args.fallback, progress, args.lockstep,
+                                         tom_response=args.tom_response)
         finally:
             backend.close()
     else:
@@ -363,7 +396,8 @@ def run(args: argparse.Namespace) -> int:
 
             executor = RayExecutor(args.ray_address, args.ray_num_cpus, args.ray_chunk)
         rows, records = evaluate(split_list(args.games), split_list(args.partners), policies, args.episodes, args.seed,
-                                 args.horizon, Path(args.out), progress, args.lockstep or 1, executor)
+                                 args.horizon, Path(args.out), progress, args.lockstep or 1, executor,
+                                 tom_response=args.tom_response)
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
     if args.plot:
         for path in plot(records, Path(args.plot)):

@@ -45,6 +45,8 @@ def test_perf_matrix_table():
 def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
     out = run_cli("demo", "--out", str(tmp_path))
     assert "6/6 cells meet the target" in out and "004 ΔF/T" in out
+    assert "004 ΔToM" in out and "cells have ΔToM/T within 0.03 of 004's" in out
+    assert out.count("ΔToM/T: the reciprocal response (docs/architecture.md") == 2  # both tables name it
     assert "RPS single_action  1.000" in out  # relevance
     files = sorted((tmp_path / "matrix").glob("*.jsonl"))
     assert len(files) == 18  # 6 cells x (tabular, oracle, random)
@@ -56,3 +58,18 @@ def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
 def test_registry_command_prints_the_table():
     out = run_cli("registry")
     assert "`tom/IPD-v0`" in out and "`tom/IPD-Parallel-v0`" in out
+
+
+def test_matrix_rows_carry_every_tom_response(tmp_path):
+    args = ("matrix", "--policy", "tabular", "--games", "IPD", "--partners", "single_action", "--episodes", "4",
+            "--horizon", "20", "--format", "json", "--out", str(tmp_path))
+    default = json.loads(run_cli(*args))[0]
+    stage = json.loads(run_cli(*args, "--tom-response", "stage"))[0]
+    table = run_cli(*args[:-4], "--out", str(tmp_path), "--tom-response", "action_value")
+    for row in (default, stage):
+        for key in ("tom_regret_per_step_stage", "tom_regret_per_step_reciprocal", "tom_regret_per_step_action_value"):
+            assert key in row and key + "_ci" in row and key in row["per_partner"]["always_defect"]
+    assert default["tom_response"] == "reciprocal" and stage["tom_response"] == "stage"
+    assert default["tom_regret_per_step"] == default["tom_regret_per_step_reciprocal"] > 0
+    assert stage["tom_regret_per_step"] == stage["tom_regret_per_step_stage"] == 0  # the same episodes, resumed
+    assert "ΔToM/T: the action_value response" in table
