@@ -22,6 +22,7 @@ from tom_envs.matrix.games import (
 )
 from tom_envs.matrix.oracle import action_value_costs, solve
 from tom_envs.matrix.partners import get_partner
+from tests.test_tom_recorder import play
 from wrappers import ToMRecorder
 
 # D[b_hat][b] by hand. RPS: predicting x makes us play x+1 (the move that beats x); if the partner plays x+1 that
@@ -139,15 +140,6 @@ def test_action_value_equals_stage_against_single_action_partners():
         assert np.array_equal(costs, np.broadcast_to(game.stage_regret, costs.shape))
 
 
-def play(env, actions, predictions, seed=0):
-    _, info = env.reset(seed=seed)
-    infos = [info]
-    for a, p in zip(actions, predictions):
-        env.record_prediction(p)
-        infos.append(env.step(a)[4])
-    return infos
-
-
 def test_recorder_reports_all_three_responses_per_step_and_episode():
     env = ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=4))
     # TFT plays C, then copies us: C, D, C, D against our D, C, D, C
@@ -200,3 +192,45 @@ def test_bad_responses_are_named_errors():
         ToMRecorder(gym.make("tom/IPD-v0"), tom_response="greedy")
     with pytest.raises(TomEnvsError, match="matrix games"):
         ToMRecorder(gym.make("tom/CommonToM-v0"), tom_response="stage")
+
+
+# 004's published (game, partners, ΔToM/T, ToM %): Table 2 (Mixtral 8x7B, single-action partners) and Table 4.
+PUBLISHED_004 = [
+    ("RPS", "single", 0.050, 96.7), ("RPS", "single", 0.606, 59.6), ("RPS", "single", 0.998, 33.5),
+    ("RPS", "single", 0.443, 70.5), ("RPS", "single", 0.530, 64.7), ("RPS", "single", 0.619, 58.7),
+    ("RPS", "single", 0.119, 92.0), ("IBS", "single", 0.216, 97.3), ("IBS", "single", 1.818, 75.9),
+    ("IBS", "single", 1.659, 79.8), ("IBS", "single", 1.800, 75.5), ("IBS", "single", 1.726, 77.9),
+    ("IBS", "single", 2.190, 70.3), ("IBS", "single", 0.182, 97.4), ("IPD", "single", 0.098, 97.8),
+    ("IPD", "single", 1.342, 68.8), ("IPD", "single", 1.105, 60.6), ("IPD", "single", 1.169, 72.3),
+    ("IPD", "single", 1.207, 69.5), ("IPD", "single", 1.338, 68.2), ("IPD", "single", 0.110, 97.4),
+    ("RPS", "single", 0.039, 97.4), ("RPS", "single", 0.544, 63.7), ("RPS", "tft", 0.105, 93.0),
+    ("RPS", "tft", 0.921, 38.6), ("IBS", "single", 0.088, 98.7), ("IBS", "single", 0.233, 97.2),
+    ("IBS", "tft", 0.162, 98.1), ("IBS", "tft", 0.466, 94.5), ("IPD", "single", 0.071, 98.6),
+    ("IPD", "single", 0.360, 83.1), ("IPD", "tft", 0.070, 98.0),
+    # left out: DeepSeek-R1 IPD vs tit-for-tat (ΔF/T 4.789 exceeds the 3.02 any policy can lose against it)
+]
+
+
+def cost_per_error_bounds(tom_regret, accuracy):
+    """The range of ΔToM/T ÷ (1 − ToM %) that the published, rounded numbers allow."""
+    errors = (100.0 - accuracy) / 100.0
+    return (tom_regret - 0.0005) / (errors + 0.0005), (tom_regret + 0.0005) / (errors - 0.0005)
+
+
+@pytest.mark.parametrize("row", PUBLISHED_004, ids=lambda r: f"{r[0]}-{r[1]}-{r[2]}")
+def test_reciprocal_explains_every_published_row(row):
+    """Each wrong prediction costs an off-diagonal entry of the cost table, so ΔToM/T ÷ (1 − ToM %) lies between
+    the table's smallest and largest off-diagonal costs."""
+    game, _, tom_regret, accuracy = row
+    costs = GAMES[game].reciprocal_regret
+    off = costs[~np.eye(len(costs), dtype=bool)]
+    lo, hi = cost_per_error_bounds(tom_regret, accuracy)
+    assert hi >= off.min() and lo <= off.max()
+
+
+def test_stage_and_action_value_cannot_explain_the_ipd_rows():
+    # stage costs nothing in the IPD, and action_value equals stage against single-action partners
+    single = [r for r in PUBLISHED_004 if r[0] == "IPD" and r[1] == "single"]
+    assert single and all(r[2] > 0 for r in single) and IPD.stage_regret.max() == 0
+    always = get_partner(IPD, "always_cooperate").automaton()
+    assert action_value_costs(IPD, solve(IPD, always, 100)).max() == 0

@@ -249,7 +249,9 @@ class MatrixToMScorer(ToMScorer):
         self.tom_response = check_tom_response(tom_response)
         game = getattr(env, "unwrapped", env).game
         self._game = game
-        self._tables = {r: game.tom_cost_table(r).tolist() for r in TOM_RESPONSES if r != "action_value"}
+        self._stage = game.tom_cost_table("stage").tolist()
+        self._reciprocal = game.tom_cost_table("reciprocal").tolist()
+        self._default = TOM_RESPONSES.index(self.tom_response)
         self._av_tables: dict[Any, list] = {}  # oracle -> its action_value costs as nested lists
         super().__init__(env)
 
@@ -265,7 +267,7 @@ class MatrixToMScorer(ToMScorer):
                 self._av_tables[self._oracle] = action_value_costs(self._game, self._oracle).tolist()
             self._av = self._av_tables[self._oracle]
         self._regrets: list[float] = []
-        self._costs: dict[str, list[float | None]] = {r: [] for r in TOM_RESPONSES}
+        self._costs: tuple[list[float | None], ...] = ([], [], [])  # per round, in the order of TOM_RESPONSES
         return {"partner": self._partner_name, "optimal_return": None if self._oracle is None else self._oracle.optimal_return}
 
     def score(self, reward: float = 0.0, action: Any = None, info: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -278,16 +280,17 @@ class MatrixToMScorer(ToMScorer):
         if regret is not None:
             self._regrets.append(regret)
         b_hat, b = record["prediction"], record["partner_action"]
-        costs = self._costs
         if b_hat is None:
-            step = dict.fromkeys(TOM_RESPONSES)
-        else:
-            step = {r: table[b_hat][b] for r, table in self._tables.items()}
-            step["action_value"] = None if self._av is None or s is None else self._av[t][s][b_hat][b]
-        for r in TOM_RESPONSES:
-            costs[r].append(step[r])
-        record.update(reward=reward, optimal_reward=optimal, regret=regret, tom_regret=step[self.tom_response],
-                      **{f"tom_regret_{r}": step[r] for r in TOM_RESPONSES})
+            step: tuple[float | None, ...] = (None, None, None)
+        else:  # table lookups only: the same order as TOM_RESPONSES
+            step = (self._stage[b_hat][b], self._reciprocal[b_hat][b],
+                    None if self._av is None or s is None else self._av[t][s][b_hat][b])
+        stage, reciprocal, action_value = self._costs
+        stage.append(step[0])
+        reciprocal.append(step[1])
+        action_value.append(step[2])
+        record.update(reward=reward, optimal_reward=optimal, regret=regret, tom_regret=step[self._default],
+                      tom_regret_stage=step[0], tom_regret_reciprocal=step[1], tom_regret_action_value=step[2])
         return record
 
     def summary(self) -> dict[str, Any]:
@@ -316,7 +319,7 @@ class MatrixToMScorer(ToMScorer):
 
     def _tom_regret_keys(self, response: str, suffix: str) -> dict[str, Any]:
         """ΔToM's summary keys under ``response``: total, per predicted step, per round (None: unscored)."""
-        per_round = self._costs[response]
+        per_round = self._costs[TOM_RESPONSES.index(response)]
         scored = [x for x in per_round if x is not None]
         total = float(sum(scored)) if scored else None
         return {f"tom_regret{suffix}": total,
