@@ -203,8 +203,8 @@ class MatrixGame(BaseModel):
     @cached_property
     def stage_regret(self) -> np.ndarray:
         """``D[b_hat, b] = max_a R(a, b) - R(BR(b_hat), b)``: the stage regret of best-responding
-        to a predicted partner action ``b_hat`` when the partner actually plays ``b`` (ΔToM's
-        summand). Shape (n_b, n_b), read-only."""
+        to a predicted partner action ``b_hat`` when the partner actually plays ``b`` (ΔToM's cost
+        under the ``stage`` response). Shape (n_b, n_b), read-only."""
         R = self.focal_payoffs
         best = R.max(axis=0)
         br = np.array(self.focal_best_responses)
