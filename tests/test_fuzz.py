@@ -55,6 +55,7 @@ def test_invariants_hold_for_any_action_sequence(ep):
     if n_pred:
         hits = sum(p == tr[3] for p, tr in zip(predictions, trace) if p is not None)
         assert summary["tom_accuracy"] == 100.0 * hits / n_pred
-        assert 0 <= summary["tom_regret"] <= n_pred * float(game.stage_regret.max())
+        assert 0 <= summary["tom_regret_stage"] <= n_pred * float(game.stage_regret.max())
+        assert 0 <= summary["tom_regret"] <= n_pred * float(game.tom_cost_table(summary["tom_response"]).max())
     # same seed, same actions -> same trajectory
     assert run(*ep)[1] == trace
