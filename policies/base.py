@@ -1,4 +1,4 @@
-"""The one Policy protocol every agent implements (DESIGN.md "One Policy protocol").
+"""The one Policy protocol every agent implements (docs/architecture.md, "One Policy protocol").
 
 An evaluation loop for one episode looks like::
 
@@ -13,9 +13,11 @@ An evaluation loop for one episode looks like::
 
 ``info`` passed to ``act``/``predict`` is the one returned by the last ``reset``/``step``.
 The batched forms run many episodes in lockstep: ``reset_batch(seeds)`` opens one slot per
-episode, and ``act_batch``/``predict_batch``/``observe_batch`` take one entry per slot. The
-default implementation keeps an independent copy of the policy per slot and loops; LLM
-policies override them so that one backend call serves every live episode.
+episode, and ``act_batch``/``predict_batch``/``observe_batch`` take one entry per slot, or, with
+``slots=[i, ...]``, one entry for each listed slot (the episodes whose turn it is: in an AEC env the
+seats of different episodes come up at different times). The default implementation keeps an
+independent copy of the policy per slot and loops; LLM policies override them so that one backend
+call serves every live episode.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import copy
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
+
+from tom_envs.errors import TomEnvsError
 
 
 @runtime_checkable
@@ -79,25 +83,46 @@ class BasePolicy:
             slot.reset(seed)
             self._slots.append(slot)
 
-    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[Any]:
-        self._check_batch(observations)
-        return [s.act(o, i) for s, o, i in zip(self._slots, observations, infos)]
+    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
+                  slots: Sequence[int] | None = None) -> list[Any]:
+        return [s.act(o, i) for s, o, i in zip(self._check_batch(observations, slots), observations, infos)]
 
-    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[Any]:
-        self._check_batch(observations)
-        return [s.predict(o, i) for s, o, i in zip(self._slots, observations, infos)]
+    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
+                      slots: Sequence[int] | None = None) -> list[Any]:
+        return [s.predict(o, i) for s, o, i in zip(self._check_batch(observations, slots), observations, infos)]
 
-    def observe_batch(self, observations, rewards, terminateds, truncateds, infos) -> None:
-        self._check_batch(observations)
-        for s, *args in zip(self._slots, observations, rewards, terminateds, truncateds, infos):
+    def observe_batch(self, observations, rewards, terminateds, truncateds, infos,
+                      slots: Sequence[int] | None = None) -> None:
+        for s, *args in zip(self._check_batch(observations, slots), observations, rewards, terminateds, truncateds,
+                            infos):
             s.observe(*args)
 
-    def _check_batch(self, observations: Sequence[Any]) -> None:
-        if len(observations) != len(self._slots):
-            raise ValueError(
-                f"got {len(observations)} observations for {len(self._slots)} episode slots; call "
-                "reset_batch(seeds) with one seed per episode first"
-            )
+    def _check_batch(self, observations: Sequence[Any], slots: Sequence[int] | None = None) -> list[Any]:
+        """The slots the entries belong to: all of them in order, or those listed in ``slots``."""
+        return select_slots(self._slots, len(observations), slots)
+
+
+def select_slots(opened: Sequence[Any], n: int, slots: Sequence[int] | None) -> list[Any]:
+    """The slots ``n`` batch entries belong to (all ``opened`` ones, or those indexed by ``slots``).
+
+    Raises:
+        BatchSlotError: the entries do not match the slots opened by ``reset_batch``.
+    """
+    if slots is None:
+        if n != len(opened):
+            raise BatchSlotError(f"got {n} observations for {len(opened)} episode slots; call "
+                                 "reset_batch(seeds) with one seed per episode first, or pass slots=[...]")
+        return list(opened)
+    picked = list(slots)
+    if len(picked) != n or len(set(picked)) != n or any(
+            isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(opened) for i in picked):
+        raise BatchSlotError(f"slots={picked!r} must give one distinct index in 0..{len(opened) - 1} for each of the "
+                             f"{n} observations (the episodes opened by reset_batch)")
+    return [opened[i] for i in picked]
+
+
+class BatchSlotError(TomEnvsError, ValueError):
+    """Batched policy calls whose entries do not match the episode slots opened by ``reset_batch``."""
 
 
 def joint_code(observation: Any) -> int:

@@ -77,6 +77,19 @@ class UsesCaller:
             parent(seed)
         self.caller.reset(seed)
 
+    def reset_batch(self, seeds: Sequence[int | None]) -> None:
+        """Not available: see :func:`one_episode_at_a_time`."""
+        raise one_episode_at_a_time(self)
+
+
+def one_episode_at_a_time(component: Any) -> InvalidPolicyConfig:
+    """The error for lockstep across episodes, which the negotiation LLM components do not offer yet:
+    they batch within an episode (every party of a turn in one call per stage), and copying one per
+    episode slot would copy its backend."""
+    return InvalidPolicyConfig(
+        f"{type(component).__name__} plays one negotiation episode at a time (it batches the parties of a turn, "
+        "not episodes); run its episodes with benchmarks.runner.play_aec, not play_aec_lockstep")
+
 
 def ask_for(owners: Sequence[UsesCaller], lead: Caller, stage: str, asks: Sequence[Ask]) -> list[Answer]:
     """Decide ``asks`` in one batch through ``lead`` (its generator and log); each decision's
@@ -339,6 +352,10 @@ class PartyTeam(BasePolicy):
         self._pending = {}
         for i, party in enumerate(self.parties.values()):
             party.reset(None if seed is None else seed + 1 + i)
+
+    def reset_batch(self, seeds: Sequence[int | None]) -> None:
+        """Not available: see :func:`one_episode_at_a_time`."""
+        raise one_episode_at_a_time(self)
 
     def act(self, observation: Any, info: dict) -> Any:
         seat = self.env.agent_selection

@@ -130,28 +130,31 @@ class LLMMatrixPolicy(BasePolicy):
         self._slots = open_slots(self.seed, self._resets, list(seeds))  # type: ignore[assignment]
         self._resets += 1
 
-    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[int]:
-        """One action per slot; each prompting stage is one backend call over all slots."""
-        slots = self._begin(observations, infos)
+    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
+                  slots: Sequence[int] | None = None) -> list[int]:
+        """One action per slot (all, or those listed in ``slots``); each prompting stage is one backend
+        call over them."""
+        slots = self._begin(observations, infos, slots)
         actions = self.strategy.act(self.runner, self.text, slots)
         for slot, action in zip(slots, actions):
             slot.log["action"] = int(action)
         return [int(a) for a in actions]
 
-    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[Any]:
+    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
+                      slots: Sequence[int] | None = None) -> list[Any]:
         """One literal-ToM prediction per slot (an index, a distribution, or None)."""
-        slots = self._begin(observations, infos)
+        slots = self._begin(observations, infos, slots)
         predictions = self.strategy.predict(self.runner, self.text, slots)
         for slot, p in zip(slots, predictions):
             slot.log["prediction"] = None if p is None else (int(p) if np.ndim(p) == 0 else [float(x) for x in p])
         return [p if p is None or np.ndim(p) else int(p) for p in predictions]
 
-    def observe_batch(self, observations, rewards, terminateds, truncateds, infos) -> None:
+    def observe_batch(self, observations, rewards, terminateds, truncateds, infos,
+                      slots: Sequence[int] | None = None) -> None:
         """Record each slot's joint action and reward; strategies with a post-round step run it."""
-        self._check_batch(observations)
         going_on = []
         for slot, obs, reward, term, trunc, info in zip(
-            self._slots, observations, rewards, terminateds, truncateds, infos
+            self._check_batch(observations, slots), observations, rewards, terminateds, truncateds, infos
         ):
             if slot.done:
                 continue
@@ -186,14 +189,15 @@ class LLMMatrixPolicy(BasePolicy):
         return [{**s.stats, "rounds": s.t} for s in self._slots]
 
     # ------------------------------------------------------------------ helpers
-    def _begin(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[Slot]:
-        self._check_batch(observations)
-        for slot, info in zip(self._slots, infos):
+    def _begin(self, observations: Sequence[Any], infos: Sequence[dict],
+               slots: Sequence[int] | None = None) -> list[Slot]:
+        picked: list[Slot] = self._check_batch(observations, slots)
+        for slot, info in zip(picked, infos):
             if slot.done:
                 raise TomEnvsError("act/predict was called after the episode ended; call reset_batch(seeds) first.")
             slot.info = info
             slot.open_round(self.strategy.name)
-        return self._slots  # type: ignore[return-value]
+        return picked
 
 
 #: Keyword arguments of :func:`make_llm_policy` that go to the strategy rather than the policy.

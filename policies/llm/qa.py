@@ -134,15 +134,17 @@ class LLMQAAnswerer(BasePolicy):
         self._asked = [0] * len(seeds)
         self._resets += 1
 
-    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[int]:
-        """One answer per slot: one scoring call, or one generation call per resampling round."""
-        self._check_batch(observations)
-        slots: list[Slot] = self._slots  # type: ignore[assignment]
-        for i, slot in enumerate(slots):
+    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
+                  slots: Sequence[int] | None = None) -> list[int]:
+        """One answer per slot (all, or those listed in ``slots``): one scoring call, or one generation
+        call per resampling round."""
+        index = list(range(len(self._slots))) if slots is None else list(slots)
+        chosen: list[Slot] = self._check_batch(observations, slots)
+        for i, slot in zip(index, chosen):
             slot.open_round(self.name, self._asked[i] + 1)
-        todo = [i for i, s in enumerate(slots) if "answer" not in s.cache]
+        todo = [i for i, s in enumerate(chosen) if "answer" not in s.cache]
         bodies = [render_body(observations[i]) for i in todo]
-        sub = [slots[i] for i in todo]
+        sub = [chosen[i] for i in todo]
         if self.scoring:
             asks = [
                 ScoreAsk(QA_SCORE.format(body=b), [" " + x for x in LETTERS[:n]], s) for (b, n), s in zip(bodies, sub)
@@ -157,17 +159,19 @@ class LLMQAAnswerer(BasePolicy):
             ]
             for slot, answer in zip(sub, self.caller.ask("answer", asks)):
                 slot.cache["answer"] = answer.value
-        answers = [int(s.cache["answer"]) for s in slots]
-        for slot, a in zip(slots, answers):
+        answers = [int(s.cache["answer"]) for s in chosen]
+        for slot, a in zip(chosen, answers):
             slot.log["action"] = a
         return answers
 
-    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict]) -> list[int]:
-        return self.act_batch(observations, infos)
+    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
+                      slots: Sequence[int] | None = None) -> list[int]:
+        return self.act_batch(observations, infos, slots)
 
-    def observe_batch(self, observations, rewards, terminateds, truncateds, infos) -> None:
-        self._check_batch(observations)
-        for i, slot in enumerate(self._slots):
+    def observe_batch(self, observations, rewards, terminateds, truncateds, infos,
+                      slots: Sequence[int] | None = None) -> None:
+        picked = self._check_batch(observations, slots)
+        for i, slot in zip(range(len(self._slots)) if slots is None else slots, picked):
             slot.cache = {}
             self._asked[i] += 1
 

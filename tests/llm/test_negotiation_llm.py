@@ -201,6 +201,17 @@ def test_llm_seats_read_the_text_observation_and_name_the_wrapper_otherwise(scri
     assert server.requests == []  # refused before asking the model
 
 
+def test_lockstep_across_episodes_is_refused_by_name(scripted):
+    server, backend = scripted
+    env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20))
+    parties = {a: LLMParty(backend, SCENARIO) for a in env.possible_agents if a != MEDIATOR}
+    for policy in (LLMMediator(backend, SCENARIO, variant="generic"), LLMParty(backend, SCENARIO),
+                   PartyTeam(env, parties)):
+        with pytest.raises(InvalidPolicyConfig, match="play_aec, not play_aec_lockstep"):
+            policy.reset_batch([0, 1])
+    assert server.requests == []
+
+
 def test_extract_json_and_config_errors():
     assert extract_json('x {"a": 1} y {"b": {"c": 2}}') == {"b": {"c": 2}}
     with pytest.raises(ValueError):
