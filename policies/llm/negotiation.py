@@ -83,9 +83,9 @@ class UsesCaller:
 
 
 def one_episode_at_a_time(component: Any) -> InvalidPolicyConfig:
-    """The error for lockstep across episodes, which the negotiation LLM components do not offer yet:
-    they batch within an episode (every party of a turn in one call per stage), and copying one per
-    episode slot would copy its backend."""
+    """The error for lockstep across episodes, which the LLM parties and the judges do not offer yet
+    (:class:`~policies.llm.negotiation_mediator.LLMMediator` does): they batch within an episode (every
+    party of a turn in one call per stage), and copying one per episode slot would copy its backend."""
     return InvalidPolicyConfig(
         f"{type(component).__name__} plays one negotiation episode at a time (it batches the parties of a turn, "
         "not episodes); run its episodes with benchmarks.runner.play_aec, not play_aec_lockstep")

@@ -14,7 +14,9 @@ has one) and one line in :data:`MEDIATION_STRATEGIES`. Prompts are in
 
 from __future__ import annotations
 
+import copy
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -177,29 +179,74 @@ class LLMMediator(UsesCaller, BasePolicy):
 
     def predict(self, observation: Any, info: dict) -> Prediction | None:
         """Each party's preferred option per topic (None for a variant without prediction). Cached per turn."""
-        ask = self.strategy.predict_ask(self.scenario, seat_text(observation, "LLMMediator"))
-        if ask is None:
-            return None
-        turn = info["state"]["turn"]
-        if self._prediction is None or self._prediction[0] != turn:
-            ans = self.caller.ask("predict", [ask])[0]
-            self._prediction = (turn, ans.value)
-            self.last = {"prediction": ans.value, "fallback": {"predict": ans.fallback}}
-        return self._prediction[1]
+        return self._predict_many([self], [observation], [info])[0]
 
     def act(self, observation: Any, info: dict) -> Any:
-        prediction = self.predict(observation, info)
-        instructions = self.strategy.instructions(self.scenario, prediction)
-        text = seat_text(observation, "LLMMediator")
-        ans = self.caller.ask("decide", [decision_ask(self.scenario, text, instructions)])[0]
-        decision = dict(ans.value)
-        if decision.get("target") is None:
-            decision.pop("target", None)
-        self.last.setdefault("fallback", {})["decide"] = ans.fallback
-        self.last["decision"] = decision
-        if prediction:
-            decision["prediction"] = prediction
-        return decision
+        return self._act_many([self], [observation], [info])[0]
+
+    # ------------------------------------------------------------------ lockstep over episodes
+    def reset_batch(self, seeds: Sequence[int | None]) -> None:
+        """One slot per episode: a copy of this mediator with a caller of its own (same backend and
+        settings) reset with the episode's seed, so a lockstep batch decides as the episodes would one
+        by one, with one backend call per stage for every episode whose turn it is."""
+        self._slots = []
+        for seed in seeds:
+            slot = copy.copy(self)
+            slot.caller = copy.copy(self.caller)
+            slot._slots = []
+            slot.reset(seed)
+            self._slots.append(slot)
+
+    def episode_stats(self) -> list[dict[str, int]]:
+        """Per slot, the caller's counters over the episode."""
+        return [dict(m.stats) for m in self._slots]
+
+    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
+                      slots: Sequence[int] | None = None) -> list[Prediction | None]:
+        return self._predict_many(self._check_batch(observations, slots), observations, infos)
+
+    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
+                  slots: Sequence[int] | None = None) -> list[Any]:
+        return self._act_many(self._check_batch(observations, slots), observations, infos)
+
+    def _predict_many(self, mediators: Sequence[LLMMediator], observations: Sequence[Any],
+                      infos: Sequence[dict]) -> list[Prediction | None]:
+        """The predictions of ``mediators`` (slots, or this mediator alone): the ones not cached for
+        this turn are asked in one batch through this mediator's caller, each as its slot's decision."""
+        todo: list[tuple[LLMMediator, int, Ask]] = []
+        for m, observation, info in zip(mediators, observations, infos):
+            ask = m.strategy.predict_ask(m.scenario, seat_text(observation, "LLMMediator"))
+            turn = info["state"]["turn"]
+            if ask is not None and (m._prediction is None or m._prediction[0] != turn):
+                ask.owner = m.caller.owner
+                todo.append((m, turn, ask))
+            elif ask is None:
+                m._prediction = (turn, None)
+        for (m, turn, _), ans in zip(todo, self.caller.ask("predict", [ask for _, _, ask in todo])):
+            m._prediction = (turn, ans.value)
+            m.last = {"prediction": ans.value, "fallback": {"predict": ans.fallback}}
+        return [m._prediction[1] if m._prediction is not None else None for m in mediators]
+
+    def _act_many(self, mediators: Sequence[LLMMediator], observations: Sequence[Any],
+                  infos: Sequence[dict]) -> list[Any]:
+        predictions = self._predict_many(mediators, observations, infos)
+        asks = []
+        for m, observation, prediction in zip(mediators, observations, predictions):
+            ask = decision_ask(m.scenario, seat_text(observation, "LLMMediator"),
+                               m.strategy.instructions(m.scenario, prediction))
+            ask.owner = m.caller.owner
+            asks.append(ask)
+        decisions = []
+        for m, prediction, ans in zip(mediators, predictions, self.caller.ask("decide", asks)):
+            decision = dict(ans.value)
+            if decision.get("target") is None:
+                decision.pop("target", None)
+            m.last.setdefault("fallback", {})["decide"] = ans.fallback
+            m.last["decision"] = decision
+            if prediction:
+                decision["prediction"] = prediction
+            decisions.append(decision)
+        return decisions
 
 
 __all__ = [

@@ -201,15 +201,39 @@ def test_llm_seats_read_the_text_observation_and_name_the_wrapper_otherwise(scri
     assert server.requests == []  # refused before asking the model
 
 
-def test_lockstep_across_episodes_is_refused_by_name(scripted):
+def test_llm_parties_refuse_lockstep_across_episodes_by_name(scripted):
     server, backend = scripted
     env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20))
     parties = {a: LLMParty(backend, SCENARIO) for a in env.possible_agents if a != MEDIATOR}
-    for policy in (LLMMediator(backend, SCENARIO, variant="generic"), LLMParty(backend, SCENARIO),
-                   PartyTeam(env, parties)):
+    for policy in (LLMParty(backend, SCENARIO), PartyTeam(env, parties)):
         with pytest.raises(InvalidPolicyConfig, match="play_aec, not play_aec_lockstep"):
             policy.reset_batch([0, 1])
     assert server.requests == []
+
+
+@pytest.mark.parametrize("variant", ["social", "generic"])
+def test_llm_mediator_in_lockstep_equals_one_by_one_with_one_call_per_stage(scripted, variant):
+    from benchmarks.runner import play_aec_lockstep
+
+    server, backend = scripted
+    seeds = [0, 1, 2]
+
+    def env() -> AECTextObservation:
+        return AECTextObservation(NegotiationEnv(scenario=SCENARIO, turn_budget=20, conflict_mode="general"))
+
+    one_by_one = LLMMediator(backend, SCENARIO, variant=variant, fallback="random")
+    singles = []
+    for seed in seeds:
+        result = play_aec(env(), one_by_one, seed)
+        singles.append((result.info["episode"], dict(one_by_one.stats)))
+    asked_one_by_one = len(server.requests)
+    lock = LLMMediator(backend, SCENARIO, variant=variant, fallback="random")
+    results = play_aec_lockstep([env() for _ in seeds], lock, seeds)
+    assert [(r.info["episode"], s) for r, s in zip(results, lock.episode_stats())] == singles
+    assert len(server.requests) - asked_one_by_one == asked_one_by_one  # the same requests, batched
+    stages = {stage for stage, _ in lock.caller.calls}
+    assert stages == ({"predict", "decide"} if variant == "social" else {"decide"})
+    assert max(size for _, size in lock.caller.calls) == len(seeds)  # one call served every episode
 
 
 def test_extract_json_and_config_errors():
