@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,7 +41,7 @@ from benchmarks.results import RESULTS_VERSION, ResultsFile
 from benchmarks.negotiation_parts import (LLMMediatorFactory, Parts, PartyTeam, llm_extractor_factory,
                                           llm_judge_factory, llm_mediator_factory, llm_party_factory)
 from benchmarks.negotiation_table import MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
-from benchmarks.runner import Cell, env_id_for, make_env, play_aec
+from benchmarks.runner import Cell, env_id_for, make_env, play_aec, play_aec_lockstep
 from policies.base import BasePolicy
 from policies.negotiation import MEDIATORS as SCRIPTED_MEDIATORS
 from policies.negotiation import make_mediator
@@ -94,7 +94,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
     add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm)",
-                    only=("backend", "model", "base_url", "max_model_len", "fallback"),
+                    only=("backend", "model", "base_url", "max_model_len", "fallback", "lockstep"), lockstep=1,
+                    lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
+                                  "per stage for all of them; records equal those of a run one by one)",
                     max_model_len_help="vllm: context length (transcripts grow with the turns)")
 
 
@@ -129,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
         rows, records = evaluate(levels, mediators, scenarios, args.episodes, args.seed, Path(args.out), factory,
                                  ident, attitudes=args.attitudes, extractor_factory=extractor, mi_judge=args.mi_judge,
                                  judge_factory=judge, progress=None if args.format != "json" else False,
-                                 parties=args.parties, party_factory=party_factory)
+                                 parties=args.parties, party_factory=party_factory,
+                                 lockstep=getattr(args, "lockstep", 1))
     finally:
         if backend is not None:
             backend.close()
@@ -211,7 +214,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
              out: Path, llm_factory: LLMMediatorFactory | None = None, ident: dict[str, Any] | None = None,
              attitudes: str = "stated", extractor_factory: Any = None, mi_judge: str = "rule-based",
              judge_factory: Any = None, progress: bool | None = False, parties: str = "scripted",
-             party_factory: Any = None) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
+             party_factory: Any = None, lockstep: int = 1) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
     """Run (or resume) the grid; returns Table 1 rows and the records per (conflict mode, mediator).
 
     ``llm_factory(name, scenario)`` builds the LLM mediators (see :func:`llm_mediator_factory`);
@@ -223,7 +226,8 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
     ``party_factory(scenario)`` builds each party, see :func:`llm_party_factory`, and a
     :class:`PartyTeam` plays every party seat). LLM components are reseeded with each episode's seed, and their
     counters (calls, parse failures, fallbacks) are stored in the episode's record. ``progress``:
-    a bar per cell (None: on a terminal).
+    a bar per cell (None: on a terminal). ``lockstep`` > 1 plays up to that many episodes of a scenario
+    together when an LLM mediator sits with scripted parties (:func:`benchmarks.runner.play_aec_lockstep`).
     """
     if attitudes not in ATTITUDES:
         raise NegotiationConfigError(f"unknown attitudes {attitudes!r}; choose from {', '.join(ATTITUDES)}")
@@ -248,7 +252,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
         if cell.mediator in LLM_MEDIATORS and llm_factory is None:
             raise NegotiationConfigError(f"mediator {cell.mediator!r} needs an LLM backend (--backend/--model)")
         recs = run_cell(cell, list(zip(scenarios, specs)), range(seed, seed + runs), out, parts_for, llm_factory,
-                        progress)
+                        progress, lockstep)
         records[(cell.conflict_mode, cell.mediator)] = recs
         rows.append(summarise(cell.difficulty, cell.conflict_mode, cell.mediator, recs))
     return rows, records
@@ -278,45 +282,78 @@ def _ident(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_cell(cell: NegotiationCell, scenarios: Sequence[tuple[str, Scenario]], seeds: Sequence[int], out: Path,
              parts_for: Parts, llm_factory: LLMMediatorFactory | None = None,
-             progress: bool | None = False) -> list[dict]:
-    """Every (scenario, seed) record of ``cell``, playing (with :func:`benchmarks.runner.play_aec`)
-    only the episodes its results file lacks; each is appended the moment it ends."""
+             progress: bool | None = False, lockstep: int = 1) -> list[dict]:
+    """Every (scenario, seed) record of ``cell``, playing (with :func:`benchmarks.runner.play_aec`, or
+    :func:`~benchmarks.runner.play_aec_lockstep` for an LLM mediator with ``lockstep`` > 1 and scripted
+    parties) only the episodes its results file lacks; each is appended the moment it ends."""
+    batched = lockstep > 1 and cell.mediator in LLM_MEDIATORS and parts_for.party_factory is None
     with cell.results(out) as results:
         todo = results.missing([(name, s) for name, _ in scenarios for s in seeds])
         bar = progress_bar(len(todo), cell.slug().replace("_", " "), progress) if todo else None
         try:
             for name, scenario in scenarios:
                 mine = [s for n, s in todo if n == name]
-                if not mine:
-                    continue
-                parts = parts_for(scenario)
-                env = cell.make_env(scenario, parts)
-                if hasattr(parts.get("mi_judge"), "bind"):
-                    parts["mi_judge"].bind(env)
-                team = parts_for.team(env, scenario)
-                for s in mine:
-                    for part in parts.values():
-                        if hasattr(part, "reset"):
-                            part.reset(s)
-                    mediator = POLICIES[cell.mediator](scenario, llm_factory)
-                    rec = {"scenario": name, "seed": s, "conflict_mode": cell.conflict_mode,
-                           "mediator": cell.mediator, "version": RESULTS_VERSION,
-                           "episode": play_episode(env, mediator, s, team)}
-                    counters = {who: dict(part.stats) for who, part in
-                                [("mediator", mediator), ("extractor", parts.get("attitude_extractor")),
-                                 ("mi_judge", parts.get("mi_judge")), ("parties", team)]
-                                if isinstance(getattr(part, "stats", None), dict)}
-                    if counters:
-                        rec["llm_stats"] = counters
-                    if team is not None:
-                        rec["parties"] = cell.parties
-                    results.append(rec)
-                    if bar is not None:
-                        bar.update(1)
+                for batch in ([mine[i:i + lockstep] for i in range(0, len(mine), lockstep)] if batched else
+                              [mine] if mine else []):
+                    for rec in _play(cell, name, scenario, batch, parts_for, llm_factory, batched):
+                        results.append(rec)
+                        if bar is not None:
+                            bar.update(1)
         finally:
             if bar is not None:
                 bar.close()
         return [results[(name, s)] for name, _ in scenarios for s in seeds]
+
+
+def _play(cell: NegotiationCell, name: str, scenario: Scenario, seeds: Sequence[int], parts_for: Parts,
+          llm_factory: LLMMediatorFactory | None, batched: bool) -> Iterator[dict]:
+    """The records of episodes ``seeds`` on ``scenario``: one env reused episode after episode, or (batched)
+    one env per episode played in lockstep by one mediator."""
+    if batched:
+        setups = [_setup(cell, scenario, parts_for, s) for s in seeds]
+        mediator = POLICIES[cell.mediator](scenario, llm_factory)
+        played = play_aec_lockstep([env for env, _ in setups], mediator, list(seeds))
+        for s, (_, parts), result, stats in zip(seeds, setups, played, mediator.episode_stats()):
+            yield _record(cell, name, s, result.info["episode"], {"mediator": stats}, parts, None)
+        return
+    env, parts = _setup(cell, scenario, parts_for, None)
+    team = parts_for.team(env, scenario)
+    for s in seeds:
+        for part in parts.values():
+            if hasattr(part, "reset"):
+                part.reset(s)
+        mediator = POLICIES[cell.mediator](scenario, llm_factory)
+        episode = play_episode(env, mediator, s, team)
+        own = {"mediator": dict(mediator.stats)} if isinstance(getattr(mediator, "stats", None), dict) else {}
+        yield _record(cell, name, s, episode, own, parts, team)
+
+
+def _setup(cell: NegotiationCell, scenario: Scenario, parts_for: Parts, seed: int | None) -> tuple[Any, dict]:
+    """An env of ``cell`` on ``scenario`` with its LLM parts (bound to it; reseeded when ``seed`` is given)."""
+    parts = parts_for(scenario)
+    env = cell.make_env(scenario, parts)
+    if hasattr(parts.get("mi_judge"), "bind"):
+        parts["mi_judge"].bind(env)
+    if seed is not None:
+        for part in parts.values():
+            if hasattr(part, "reset"):
+                part.reset(seed)
+    return env, parts
+
+
+def _record(cell: NegotiationCell, name: str, seed: int, episode: dict, counters: dict[str, dict],
+            parts: dict[str, Any], team: PartyTeam | None) -> dict[str, Any]:
+    """One episode's record; the LLM parts' counters (calls, parse failures, fallbacks) under ``llm_stats``."""
+    rec = {"scenario": name, "seed": seed, "conflict_mode": cell.conflict_mode, "mediator": cell.mediator,
+           "version": RESULTS_VERSION, "episode": episode}
+    counters = {**counters, **{who: dict(part.stats) for who, part in
+                               [("extractor", parts.get("attitude_extractor")), ("mi_judge", parts.get("mi_judge")),
+                                ("parties", team)] if isinstance(getattr(part, "stats", None), dict)}}
+    if counters:
+        rec["llm_stats"] = counters
+    if team is not None:
+        rec["parties"] = cell.parties
+    return rec
 
 
 __all__ = ["ATTITUDES", "BENCHMARK", "LLM_MEDIATORS", "MEDIATOR_ONLY", "MI_JUDGES", "PARTIES", "POLICIES", "PUBLISHED",

@@ -302,6 +302,22 @@ def test_table_one_with_an_llm_mediator_through_the_benchmark(scripted, tmp_path
     assert again == rows  # resumed from the records
 
 
+def test_table_one_in_lockstep_equals_one_by_one(scripted, tmp_path):
+    from benchmarks.negotiation import evaluate, llm_mediator_factory
+
+    server, backend = scripted
+    ident = {"backend": "openai", "model": "scripted", "base_url": "loopback", "fallback": "random"}
+    runs = {}
+    for lockstep in (1, 3):
+        before = len(server.requests)
+        rows, records = evaluate(["hard"], ["llm-social"], ["hopkins_hmo"], 3, 0, tmp_path / str(lockstep),
+                                 llm_mediator_factory(backend, "random"), ident, lockstep=lockstep)
+        runs[lockstep] = (rows, records, len(server.requests) - before)
+    assert runs[3][0] == runs[1][0] and runs[3][1] == runs[1][1]  # rows and records (llm_stats included)
+    assert runs[3][2] == runs[1][2]  # the same requests, three episodes to a backend call
+    assert all(rec["llm_stats"]["mediator"]["decisions"] > 0 for recs in runs[3][1].values() for rec in recs)
+
+
 def test_llm_parties_with_the_llm_attitude_extractor_in_the_env(scripted):
     server, backend = scripted
     extractor = LLMAttitudeExtractor(backend, SCENARIO, fallback="raise")
