@@ -17,6 +17,7 @@ import gzip
 import io
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Literal, Sequence
@@ -32,6 +33,11 @@ TEST_CIDS: tuple[int, ...] = (4431,)
 TRAIN_CIDS: tuple[int, ...] = (4245, 4248, 4310)
 #: The annotator whose labels the released questions were generated from.
 DEFAULT_ANNOTATOR = "Magda"
+#: The annotators of the release; a corpus file belongs to the one whose name it contains, as the
+#: release's own loader finds ``{cid}*{annotator}*.tsv`` (e.g. ``4248_PlatinumMagdaFULL_230615.tsv``).
+KNOWN_ANNOTATORS: tuple[str, ...] = ("Erica", "Lana", "Lee", "Magda")
+#: The event text the release's generator writes for an annotated event whose Event cell is empty.
+MISSING_EVENT_TEXT = "None"
 
 BELIEF_LABELS: tuple[str, ...] = ("CT+", "PS", "CT-", "NB")
 CG_LABELS: tuple[str, ...] = ("JA", "IN", "RT", "NA")
@@ -179,7 +185,7 @@ def read_corpus(path: str | Path, cid: int | None = None, annotator: str | None 
         match = _CORPUS_NAME.match(path.name)
         if match is None:
             raise DatasetError(f"{path}: corpus files are named '<cid>_<annotator>_....tsv'; rename it or pass cid= and annotator=")
-        cid, annotator = cid if cid is not None else int(match.group(1)), annotator or match.group(2)
+        cid, annotator = cid if cid is not None else int(match.group(1)), annotator or annotator_name(match.group(2))
     reader = csv.DictReader(io.StringIO(_read_text(path)), delimiter="\t")
     missing = [c for c in CORPUS_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
@@ -215,10 +221,37 @@ def _add_row(conv: Conversation, row: CorpusRow, path: Path) -> None:
 
 
 def _check_references(conv: Conversation, path: Path) -> None:
+    """Every annotated event must have a row; one whose Event cell is empty gets the text ``"None"``.
+
+    The release annotates a few events with no Event text (e.g. ``CT+ 60`` in 4248); the authors'
+    generator keeps them with the event text "None", so they are accepted the same way, with one
+    warning per file.
+    """
+    enos = {row.eno for row in conv.rows}
+    textless: list[float] = []
     for row in conv.rows:
         for _speaker, _kind, label, eno in row.annotations:
-            if eno not in conv.events:
-                raise DatasetError(f"{path}, line {row.line}: '{label} {eno:g}' names event {eno:g}, which has no Event text in the file")
+            if eno in conv.events:
+                continue
+            if eno not in enos:
+                raise DatasetError(f"{path}, line {row.line}: '{label} {eno:g}' names event {eno:g}, which has no row "
+                                   "in the file; fix the annotation or add the event's row")
+            textless.append(eno)
+            conv.events[eno] = MISSING_EVENT_TEXT
+    if textless:
+        conv.events = {row.eno: conv.events[row.eno] for row in conv.rows if row.eno in conv.events}
+        warnings.warn(f"{path}: event(s) {', '.join(f'{e:g}' for e in sorted(set(textless)))} are annotated but have "
+                      f"no Event text; kept with the text {MISSING_EVENT_TEXT!r} as the release's generator does",
+                      UserWarning, stacklevel=3)
+
+
+def annotator_name(field_text: str) -> str:
+    """The annotator a file-name field names: the known annotator it contains, else the field itself.
+
+    ``"PlatinumMagdaFULL"`` -> ``"Magda"``; ``"Tester"`` -> ``"Tester"``.
+    """
+    hits = [name for name in KNOWN_ANNOTATORS if name in field_text]
+    return hits[0] if len(hits) == 1 else field_text
 
 
 def _message(exc: Exception) -> str:
@@ -354,7 +387,7 @@ def _files(folder: Path, pattern: re.Pattern, glob: str) -> dict[tuple[int, str]
         for path in sorted(folder.glob(glob)):
             match = pattern.match(path.name)
             if match:
-                found.setdefault((int(match.group(1)), match.group(2)), path)
+                found.setdefault((int(match.group(1)), annotator_name(match.group(2))), path)
     return found
 
 

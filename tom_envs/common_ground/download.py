@@ -22,7 +22,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from tom_envs.common_ground.corpus import DEFAULT_ANNOTATOR, TEST_CIDS, TRAIN_CIDS, read_corpus, read_questions
+from tom_envs.common_ground.corpus import (DEFAULT_ANNOTATOR, TEST_CIDS, TRAIN_CIDS, annotator_name, read_corpus,
+                                          read_questions)
 from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch, fetch_validated
 from tom_envs.download import run as run_download
 from tom_envs.errors import TomEnvsError
@@ -58,7 +59,7 @@ def corpus_urls(listing_url: str, cids: Sequence[int], annotator: str, timeout: 
     base = listing_url.rstrip("/")
     chosen: dict[str, str] = {}
     for cid in cids:
-        hits = sorted(n for n in names if n.startswith(f"{cid}_{annotator}_") and n.endswith(".tsv"))
+        hits = sorted(n for n in names if re.match(rf"^{cid}_[^_]*{re.escape(annotator)}[^_]*_.*\.tsv$", n))
         if not hits:
             raise DownloadError(f"{listing_url}: no corpus file '{cid}_{annotator}_....tsv'; check --annotator and "
                                 "--conversations")
@@ -71,7 +72,7 @@ def _present_corpus(folder: Path, annotator: str) -> dict[int, Path]:
     found: dict[int, Path] = {}
     for path in sorted(folder.glob("*.tsv")) if folder.is_dir() else []:
         match = re.match(r"^(\d+)_([^_]+)_.*\.tsv$", path.name)
-        if match and match.group(2) == annotator:
+        if match and annotator_name(match.group(2)) == annotator:
             found.setdefault(int(match.group(1)), path)
     return found
 
@@ -81,7 +82,7 @@ def _validator(part: str, name: str) -> Callable[[Path], Any]:
     if part == "questions":
         return read_questions
     cid, annotator = name.split("_")[:2]
-    return lambda path: read_corpus(path, int(cid), annotator)
+    return lambda path: read_corpus(path, int(cid), annotator_name(annotator))
 
 
 def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = DEFAULT_ANNOTATOR,

@@ -1,0 +1,85 @@
+"""Common-ToM against the quirks of the authors' public release.
+
+The tests on our sample reproduce each quirk in a temporary copy of the bundled corpus. The tests
+marked ``release`` read the real release from the folder named by ``TOM_ENVS_COMMON_TOM_RELEASE``
+(its ``data/`` folder, holding ``cg/`` and ``questions/``) and are skipped without it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tom_envs.common_ground import SAMPLE_DATA_DIR, read_corpus, read_questions, scan
+from tom_envs.common_ground.corpus import MISSING_EVENT_TEXT, annotator_name, pick_annotator
+from tom_envs.errors import DatasetError
+
+RELEASE = os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE")
+needs_release = pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_COMMON_TOM_RELEASE to the release's data/ folder")
+SAMPLE_CORPUS = SAMPLE_DATA_DIR / "cg" / "4245_Magda_sample.tsv"
+
+
+def _blank_event_text(text: str) -> tuple[str, str]:
+    """The corpus with the Event cell of its first annotated event emptied, and that event's Eno."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines[1:], start=1):
+        cells = line.split("\t")
+        if cells[2].strip() and cells[3].strip():
+            cells[2] = ""
+            lines[i] = "\t".join(cells)
+            return "".join(lines), cells[1]
+    raise AssertionError("the sample has no annotated event")
+
+
+def test_annotator_is_found_inside_the_file_name_as_the_release_does(tmp_path):
+    (tmp_path / "cg").mkdir()
+    shutil.copy(SAMPLE_CORPUS, tmp_path / "cg" / "4245_PlatinumMagdaFULL_230615.tsv")
+    folder = scan(tmp_path)
+    assert sorted(folder.corpus) == [(4245, "Magda")]
+    assert pick_annotator(folder.corpus, 4245, "Magda").name == "4245_PlatinumMagdaFULL_230615.tsv"
+    assert read_corpus(folder.corpus[(4245, "Magda")]).annotator == "Magda"
+    assert (annotator_name("PlatinumMagda"), annotator_name("Tester")) == ("Magda", "Tester")
+
+
+def test_an_annotated_event_without_text_is_kept_as_None_with_one_warning(tmp_path):
+    text, eno = _blank_event_text(SAMPLE_CORPUS.read_text(encoding="utf-8"))
+    path = tmp_path / "4245_Magda_x.tsv"
+    path.write_text(text, encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        conv = read_corpus(path)
+    assert conv.events[float(eno)] == MISSING_EVENT_TEXT == "None"
+    assert len(caught) == 1 and "no Event text" in str(caught[0].message)
+    assert list(conv.events) == [row.eno for row in conv.rows if row.eno in conv.events]  # file order kept
+
+
+def test_an_annotation_naming_an_event_with_no_row_is_still_an_error(tmp_path):
+    lines = SAMPLE_CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)
+    cells = lines[1].split("\t")
+    cells[3] = "CT+ 999.9"
+    lines[1] = "\t".join(cells)
+    path = tmp_path / "4245_Magda_x.tsv"
+    path.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"line 2: 'CT\+ 999.9' names event 999.9, which has no row"):
+        read_corpus(path)
+
+
+@needs_release
+def test_release_all_four_corpus_files_load_with_one_warning_each_for_textless_events():
+    folder = scan(RELEASE)
+    assert sorted(folder.corpus) == [(c, "Magda") for c in (4245, 4248, 4310, 4431)]
+    warned = {}
+    for key, path in sorted(folder.corpus.items()):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            conv = read_corpus(path)
+        warned[key[0]] = len(caught)
+        assert conv.annotator == "Magda"
+    assert warned == {4245: 0, 4248: 1, 4310: 1, 4431: 1}
+    counts = {cid: len(read_questions(path)) for (cid, _), path in folder.questions.items()}
+    assert counts == {4245: 949, 4248: 2030, 4310: 2291, 4431: 2104}
+    assert Path(RELEASE).is_dir()
