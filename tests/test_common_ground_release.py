@@ -83,3 +83,61 @@ def test_release_all_four_corpus_files_load_with_one_warning_each_for_textless_e
     counts = {cid: len(read_questions(path)) for (cid, _), path in folder.questions.items()}
     assert counts == {4245: 949, 4248: 2030, 4310: 2291, 4431: 2104}
     assert Path(RELEASE).is_dir()
+
+
+# ---------------------------------------------------------------------- question generation as released
+
+
+def test_speech_act_rule_is_the_release_s_word_test():
+    from tom_envs.common_ground.questions import _is_speech_act
+
+    assert _is_speech_act("A asks they liked B", "they liked B")
+    assert _is_speech_act("B jokes that it rained", "that it rained")   # the second word decides
+    assert _is_speech_act("B said that it rained", "it rained")
+    assert not _is_speech_act("A thinks it rained", "it rained")
+    assert not _is_speech_act("A said it rained", "it rained")
+
+
+def test_downsampling_draws_like_pandas_sample_with_the_same_seed():
+    import numpy as np
+
+    pd = pytest.importorskip("pandas")
+    for n in (1, 7, 18, 95, 233):
+        frame = pd.DataFrame({"i": range(n)})
+        ours = np.random.RandomState(42).choice(n, size=round(0.1 * n), replace=False).tolist()
+        assert frame.sample(frac=0.1, replace=False, random_state=42)["i"].tolist() == ours
+
+
+def test_keep_fraction_outside_0_1_is_a_named_error(tmp_path):
+    from tom_envs.common_ground.questions import InvalidKeepFraction, generate_questions
+
+    conv = read_corpus(SAMPLE_CORPUS)
+    for bad in (-0.1, 1.5):
+        with pytest.raises(InvalidKeepFraction, match=r"keep_fraction must be in \[0, 1\]"):
+            generate_questions(conv, keep_fraction=bad)
+
+
+def test_states_with_one_speaker_missing_are_time_points_but_never_asked():
+    from tom_envs.common_ground.questions import EventState, asked_states, event_states, time_points
+
+    states = [EventState(1, 2.1, "NB", "NB", "NA", "NA"), EventState(2, 2.1, None, "CT+", None, "NA"),
+              EventState(3, 2.1, "CT+", "CT+", "JA", "NA"), EventState(4, 2.1, "CT+", "CT+", "JA", "JA")]
+    assert time_points(states, 1, 6) == [2, 3]  # the half-labelled sentence 2 counts as a change
+    conv = read_corpus(SAMPLE_CORPUS)
+    assert all(s.complete for s in asked_states(conv))
+    assert all(s.complete for ss in event_states(conv).values() for s in ss)
+
+
+@needs_release
+def test_release_export_reproduces_the_four_released_question_files(tmp_path):
+    import gzip
+
+    from tom_envs.common_ground.questions import export_questions
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        written = export_questions(RELEASE, tmp_path)
+    assert len(written) == 4
+    for path in written:
+        released = Path(RELEASE) / "questions" / path.name
+        assert gzip.decompress(path.read_bytes()) == gzip.decompress(released.read_bytes()), path.name

@@ -291,6 +291,11 @@ class QuestionRow(BaseModel):
         return value
 
     @property
+    def labels(self) -> tuple[str, str, str, str]:
+        """``(belief_A, belief_B, cg_A, cg_B)``: the label group of the question."""
+        return (self.belief_A, self.belief_B, self.cg_A, self.cg_B)
+
+    @property
     def proposition(self) -> tuple[int, int, float]:
         """``(cid, sno, eno)``: one event at one time point."""
         return (self.cid, self.sno, self.eno)

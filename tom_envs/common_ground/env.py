@@ -6,6 +6,7 @@ import string
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
 from gymnasium import spaces
 
 from tom_envs.common_ground.corpus import MARKER, QuestionRow, read_corpus, read_questions, scan, split_cids, pick_annotator
@@ -136,6 +137,17 @@ class CommonToMEnv(QAEnv):
         item = self.current_item
         return render_prompt(item) if text and item is not None else text
 
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Start a conversation; its questions come sentence by sentence, shuffled within each sentence.
+
+        The released files list a sentence's questions by label group, so their order alone would tell
+        the down-sampled uninformative groups apart (issue 13); the order is drawn from the env's
+        ``np_random`` (the same seed gives the same order).
+        """
+        super().reset(seed=seed, options=options)
+        self._episode = shuffle_within_sentences(self._episode, self.np_random)
+        return self._observe()
+
     def select_episode(self, options: dict | None) -> int:
         """``options={"cid": 4431}`` plays that conversation; otherwise as :class:`QAEnv`."""
         if options and "cid" in options:
@@ -144,6 +156,20 @@ class CommonToMEnv(QAEnv):
                 raise TomEnvsError(f"options['cid'] must be one of this env's conversations {self.cids}, got {cid!r}")
             return self.cids.index(cid)
         return super().select_episode(options)
+
+
+def shuffle_within_sentences(items: Sequence[QAItem], rng: np.random.Generator) -> list[QAItem]:
+    """The items in the same sentence order, each sentence's items in a random order drawn from ``rng``."""
+    out: list[QAItem] = []
+    start = 0
+    while start < len(items):
+        end = start
+        while end < len(items) and items[end].turn == items[start].turn:
+            end += 1
+        block = list(items[start:end])
+        out += [block[i] for i in rng.permutation(len(block))]
+        start = end
+    return out
 
 
 def render_prompt(item: QAItem) -> str:

@@ -3,25 +3,30 @@
 The rules, in the order they are applied:
 
 1. **Accumulation.** An annotation item ``LABEL eno`` sets that speaker's belief or CG status of
-   event ``eno`` from its row on; the state at a sentence is the state after its last row. Before
-   an event's first annotation both beliefs are NB and both statuses NA; a speaker with a belief but
-   no CG label has NA. A (sentence, event) pair is a *state* only when both speakers then have a
-   belief label.
-2. **Speech acts.** Within a sentence, events in order: when an event's text ends with the next
-   event's text and what is left before it is ``"<speaker> asks"``, ``"<speaker> jokes"`` or
-   ``"<speaker> said that"``, the first of the two is dropped.
+   event ``eno`` from its row on; the state at a sentence is the state at its row with the largest
+   Eno. A speaker with a belief but no CG label has NA. As the release's generator merges the two
+   speakers, the speaker with more labelled (sentence, event) pairs leads: the other one's labels
+   are missing where it has none (such states count in rule 3 but are never asked about), and
+   events get NB/NB/NA/NA at every sentence number from 1 where the leader has no label.
+2. **Speech acts.** Within a sentence, the labelled events in Eno. order: when an event's text ends
+   with the next event's text and, with that text removed and split on single spaces, the second
+   word is "asks" or "jokes" or the second and third are "said that", the first is dropped.
 3. **Time points.** For each event: the sentences where a (belief_A, belief_B) pair first occurs,
-   plus the conversation's first and last sentence, sorted without repeats, minus the first and the
+   plus the first and last sentence with a state, sorted without repeats, minus the first and the
    last element.
-4. **Questions.** 18 per (time point, event): orders 1-3 x two speaker chains x three certainties.
+4. **Questions.** 18 per (time point, event), by event then sentence: orders 1-3 x two speaker
+   chains x three certainties (CT-, CT+, PS, the release's order).
 5. **Answers.** :func:`resolve` (the rules that reproduce every released answer).
-6. **Down-sampling.** The uninformative label groups (CT+, CT+, JA, JA) and (NB, NB, NA, NA) keep
-   a seeded 10 % of their questions (per conversation, as released); the rest is kept whole.
+6. **Grouping and down-sampling.** The rows are written by label group (belief_A, belief_B, cg_A,
+   cg_B) in sorted order; the uninformative groups (CT+, CT+, JA, JA) and (NB, NB, NA, NA) keep a
+   seeded 10 % (``RandomState(42).choice``, as pandas' ``sample(frac=0.1, random_state=42)``).
+   On the authors' release this reproduces the four released question files row for row.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -30,10 +35,17 @@ import numpy as np
 
 from pathlib import Path
 
-from tom_envs.common_ground.corpus import MARKER, Conversation, QuestionRow, read_corpus, scan, write_questions
+from tom_envs.common_ground.corpus import (MARKER, MISSING_EVENT_TEXT, Conversation, QuestionRow, read_corpus, scan,
+                                          write_questions)
 from tom_envs.errors import DatasetError
 
+
+class InvalidKeepFraction(DatasetError, ValueError):
+    """A down-sampling share outside [0, 1]."""
+
 CERTAINTY_WORDS: dict[str, str] = {"CT+": "certainly", "PS": "possibly", "CT-": "certainly not"}
+#: The order the release's generator asks the three certainties in, for each speaker chain.
+RELEASE_CERTAINTY_ORDER: tuple[str, ...] = ("CT-", "CT+", "PS")
 #: The speaker chains of each order (first speaker first); self-belief chains are never asked.
 CHAINS: dict[int, tuple[tuple[str, ...], ...]] = {
     1: (("A",), ("B",)),
@@ -150,69 +162,115 @@ def parse_question(text: str) -> ParsedQuestion:
 
 @dataclass(frozen=True)
 class EventState:
-    """The accumulated labels of one event at the end of one sentence."""
+    """The accumulated labels of one event at the end of one sentence.
+
+    A speaker's belief (and then CG status) is ``None`` when the release's generator would hold a
+    missing value there: the other speaker has a belief label and this one has none yet.
+    """
 
     sno: int
     eno: float
-    belief_A: str
-    belief_B: str
-    cg_A: str
-    cg_B: str
+    belief_A: str | None
+    belief_B: str | None
+    cg_A: str | None
+    cg_B: str | None
 
     @property
-    def labels(self) -> tuple[str, str, str, str]:
+    def labels(self) -> tuple[str | None, str | None, str | None, str | None]:
         return (self.belief_A, self.belief_B, self.cg_A, self.cg_B)
 
+    @property
+    def complete(self) -> bool:
+        return None not in self.labels
 
-def event_states(conv: Conversation) -> dict[float, list[EventState]]:
-    """Event number -> its states at every sentence where both speakers have a belief label (rule 1)."""
-    current: dict[tuple[str, str, float], str] = {}
-    last_row_of = {row.sno: i for i, row in enumerate(conv.rows)}
-    states: dict[float, list[EventState]] = {eno: [] for eno in conv.events}
-    seen: set[float] = set()
-    for i, row in enumerate(conv.rows):
+
+def _end_rows(conv: Conversation) -> list[tuple[int, dict[str, dict[float, str]]]]:
+    """``(sno, accumulated labels)`` at each row holding its sentence's largest Eno., in file order.
+
+    The labels are ``{"belief_A": {eno: label}, "belief_B": ..., "cg_A": ..., "cg_B": ...}`` with
+    the items in the order they were first written (later items overwrite earlier ones in place).
+    """
+    largest: dict[int, float] = {}
+    for row in conv.rows:
+        largest[row.sno] = max(largest.get(row.sno, row.eno), row.eno)
+    current: dict[str, dict[float, str]] = {"belief_A": {}, "belief_B": {}, "cg_A": {}, "cg_B": {}}
+    ends = []
+    for row in conv.rows:
+        cell: dict[str, dict[float, str]] = {k: {} for k in current}
         for speaker, kind, label, eno in row.annotations:
-            current[(speaker, kind, eno)] = label
-            seen.add(eno)
-        if last_row_of[row.sno] != i:
-            continue
-        for eno in conv.events:
-            state = _state_at(row.sno, eno, current, eno in seen)
-            if state is not None:
-                states[eno].append(state)
-    return states
+            cell[f"{kind}_{speaker}"][eno] = label
+        current = {k: current[k] | cell[k] for k in current}
+        if row.eno == largest[row.sno]:
+            ends.append((row.sno, current))
+    return ends
 
 
-def _state_at(sno: int, eno: float, current: dict, annotated: bool) -> EventState | None:
-    if not annotated:
-        return EventState(sno, eno, "NB", "NB", "NA", "NA")
-    bel_a, bel_b = current.get(("A", "belief", eno)), current.get(("B", "belief", eno))
-    if bel_a is None or bel_b is None:
-        return None
-    return EventState(sno, eno, bel_a, bel_b, current.get(("A", "cg", eno), "NA"), current.get(("B", "cg", eno), "NA"))
+def event_states(conv: Conversation, partial: bool = False) -> dict[float, list[EventState]]:
+    """Event number -> its states, one per sentence, sorted by sentence (rule 1).
+
+    As the release's generator: a state exists at a sentence for each event with a belief label of
+    the speaker who has more (event, sentence) labels over the conversation (A on a tie goes to B),
+    with a missing label for the other speaker; events get NB/NB/NA/NA at every sentence number from
+    1 to the last one where they have no state. ``partial=False`` leaves out the states with a
+    missing label (they still count as time points, rule 3, but are never asked about).
+    """
+    per_speaker: dict[str, list[tuple[int, float, str, str]]] = {"A": [], "B": []}
+    for sno, labels in _end_rows(conv):
+        for speaker in ("A", "B"):
+            for eno, belief in labels[f"belief_{speaker}"].items():
+                per_speaker[speaker].append((sno, eno, belief, labels[f"cg_{speaker}"].get(eno, "NA")))
+    lead = "A" if len(per_speaker["A"]) > len(per_speaker["B"]) else "B"
+    other = {(sno, eno): (bel, cg) for sno, eno, bel, cg in per_speaker["B" if lead == "A" else "A"]}
+    by_event: dict[float, dict[int, EventState]] = {}
+    for sno, eno, bel, cg in per_speaker[lead]:
+        bel2, cg2 = other.get((sno, eno), (None, None))
+        pair = {lead: (bel, cg), "B" if lead == "A" else "A": (bel2, cg2)}
+        by_event.setdefault(eno, {}).setdefault(sno, EventState(sno, eno, pair["A"][0], pair["B"][0], pair["A"][1], pair["B"][1]))
+    last = max((sno for states in by_event.values() for sno in states), default=0)
+    result: dict[float, list[EventState]] = {}
+    for eno in sorted(by_event):
+        present = by_event[eno]
+        states = [present.get(sno) or EventState(sno, eno, "NB", "NB", "NA", "NA") for sno in range(1, last + 1)]
+        states += [s for sno, s in present.items() if sno > last or sno < 1]
+        result[eno] = sorted((s for s in states if partial or s.complete), key=lambda s: s.sno)
+    return result
 
 
 # ---------------------------------------------------------------------- speech acts (rule 2)
 
 
-def speech_act_events(conv: Conversation) -> set[float]:
-    """Event numbers dropped as speech-act wrappers of the next event of the same sentence (rule 2)."""
+def speech_act_events(conv: Conversation, enos: Sequence[float] | None = None) -> set[float]:
+    """Event numbers dropped as speech-act wrappers of the next event of the same sentence (rule 2).
+
+    ``enos``: the events considered, paired in Eno. order within each sentence (default: every event
+    with text; the generator passes the events with a state, as the release's generator pairs them).
+    """
+    if enos is None:
+        enos = list(conv.events)
     by_sentence: dict[int, list[float]] = {}
-    for eno in sorted(conv.events):
-        by_sentence.setdefault(int(eno // 1), []).append(eno)
+    for eno in sorted(enos):
+        by_sentence.setdefault(math.floor(eno), []).append(eno)
     dropped = set()
-    for enos in by_sentence.values():
-        for left, right in itertools.pairwise(enos):
-            if _is_speech_act(conv.events[left], conv.events[right]):
+    for ordered in by_sentence.values():
+        for left, right in itertools.pairwise(ordered):
+            if _is_speech_act(_event_text(conv, left), _event_text(conv, right)):
                 dropped.add(left)
     return dropped
 
 
+def _event_text(conv: Conversation, eno: float) -> str:
+    return conv.events.get(eno, MISSING_EVENT_TEXT)
+
+
 def _is_speech_act(text: str, inner: str) -> bool:
-    if not inner or not text.endswith(inner) or text == inner:
+    """The release's test: ``text`` ends with ``inner`` and, with ``inner`` removed and split on single
+    spaces, the second word is "asks"/"jokes" or the second and third are "said that"."""
+    if not text.endswith(inner):
         return False
-    words = text[: -len(inner)].split()
-    return len(words) >= 2 and tuple(words[1:]) in _SPEECH_ACTS
+    words = text.replace(inner, "").split(" ")
+    second = words[1] if len(words) > 1 else None
+    third = words[2] if len(words) > 2 else None
+    return second in ("asks", "jokes") or (second == "said" and third == "that")
 
 
 # ---------------------------------------------------------------------- time points (rule 3)
@@ -220,7 +278,7 @@ def _is_speech_act(text: str, inner: str) -> bool:
 
 def time_points(states: Sequence[EventState], first_sno: int, last_sno: int) -> list[int]:
     """Sentences at which an event is asked about (rule 3)."""
-    first_seen: dict[tuple[str, str], int] = {}
+    first_seen: dict[tuple[str | None, str | None], int] = {}
     for state in sorted(states, key=lambda s: s.sno):
         first_seen.setdefault((state.belief_A, state.belief_B), state.sno)
     ends = sorted({first_sno, last_sno, *first_seen.values()})
@@ -242,49 +300,81 @@ def questions_for_state(conv: Conversation, state: EventState, context: str) -> 
     rows = []
     for order, chains in CHAINS.items():
         for chain in chains:
-            for q in CERTAINTY_WORDS:
+            for q in RELEASE_CERTAINTY_ORDER:
                 rows.append(QuestionRow(
                     sno=state.sno, eno=state.eno, belief_A=state.belief_A, belief_B=state.belief_B, belief_Q=q,
-                    cg_A=state.cg_A, cg_B=state.cg_B, order=order, question=question_text(chain, q, conv.events[state.eno]),
+                    cg_A=state.cg_A, cg_B=state.cg_B, order=order, question=question_text(chain, q, _event_text(conv, state.eno)),
                     answer="Yes" if resolve(order, q, chain, beliefs, cg) else "No", context_type=CONTEXT_TYPE,
                     cid=conv.cid, annotator=conv.annotator, context=context))
     return rows
 
 
+def asked_states(conv: Conversation) -> list[EventState]:
+    """The (event, time point) states asked about, by event then sentence, as the release's generator."""
+    states = event_states(conv, partial=True)
+    dropped = speech_act_events(conv, list(states))
+    kept = {eno: ss for eno, ss in states.items() if eno not in dropped}
+    snos = [s.sno for ss in kept.values() for s in ss]
+    if not snos:
+        return []
+    first, last = min(snos), max(snos)
+    chosen: list[EventState] = []
+    for eno in sorted(kept):
+        points = set(time_points(kept[eno], first, last))
+        chosen += [s for s in kept[eno] if s.sno in points and s.complete]
+    return chosen
+
+
 def all_questions(conv: Conversation) -> list[QuestionRow]:
     """Every question of rules 1-5, sorted by sentence then event (no down-sampling)."""
-    states = event_states(conv)
-    dropped = speech_act_events(conv)
-    first, last = conv.snos[0], conv.snos[-1]
-    chosen: list[EventState] = []
-    for eno, event_rows in states.items():
-        if eno in dropped:
-            continue
-        points = set(time_points(event_rows, first, last))
-        chosen += [s for s in event_rows if s.sno in points]
+    return sorted(_questions(conv, asked_states(conv)), key=lambda r: (r.sno, r.eno))
+
+
+def _questions(conv: Conversation, states: Sequence[EventState]) -> list[QuestionRow]:
     contexts: dict[int, str] = {}
     rows: list[QuestionRow] = []
-    for state in sorted(chosen, key=lambda s: (s.sno, s.eno)):
+    for state in states:
+        if state.sno not in conv.sentences:
+            raise DatasetError(f"{conv.path}: event {state.eno:g} is asked about at sentence {state.sno}, which the "
+                               "conversation does not have; number the sentences 1, 2, 3, ... without gaps")
         context = contexts.setdefault(state.sno, context_with_marker(conv, state.sno))
         rows += questions_for_state(conv, state, context)
     return rows
 
 
-def downsample(rows: Sequence[QuestionRow], keep_fraction: float = DEFAULT_KEEP_FRACTION,
-               seed: int = DEFAULT_SAMPLE_SEED) -> list[QuestionRow]:
-    """Keep ``round(keep_fraction * n)`` seeded-random questions of each uninformative group (rule 6).
+def check_keep_fraction(keep_fraction: float) -> float:
+    """``keep_fraction`` if it is a share in [0, 1].
 
-    The rest is kept; the original order is preserved.
+    Raises:
+        InvalidKeepFraction: it is not.
     """
     if not 0.0 <= keep_fraction <= 1.0:
-        raise ValueError(f"keep_fraction must be in [0, 1], got {keep_fraction}")
-    rng = np.random.default_rng(seed)
-    drop: set[int] = set()
-    for group in DOWNSAMPLED_GROUPS:
-        members = [i for i, r in enumerate(rows) if (r.belief_A, r.belief_B, r.cg_A, r.cg_B) == group]
-        keep = set(rng.choice(len(members), size=round(keep_fraction * len(members)), replace=False).tolist()) if members else set()
-        drop |= {m for j, m in enumerate(members) if j not in keep}
-    return [r for i, r in enumerate(rows) if i not in drop]
+        raise InvalidKeepFraction(f"keep_fraction must be in [0, 1] (the share of each uninformative group that is "
+                                  f"kept; the release uses 0.1), got {keep_fraction}")
+    return keep_fraction
+
+
+def downsample(rows: Sequence[QuestionRow], keep_fraction: float = DEFAULT_KEEP_FRACTION,
+               seed: int = DEFAULT_SAMPLE_SEED) -> list[QuestionRow]:
+    """Group the questions by label (rule 6) as the release's generator writes them.
+
+    The groups (belief_A, belief_B, cg_A, cg_B) come in sorted order, each in the order given; the
+    uninformative ones keep ``round(keep_fraction * n)`` questions drawn without replacement by
+    ``numpy.random.RandomState(seed).choice`` (a fresh draw per group), in the order drawn — what
+    ``DataFrame.sample(frac=keep_fraction, random_state=seed)`` does.
+    """
+    check_keep_fraction(keep_fraction)
+    groups: dict[tuple[str, str, str, str], list[QuestionRow]] = {}
+    for row in rows:
+        groups.setdefault((row.belief_A, row.belief_B, row.cg_A, row.cg_B), []).append(row)
+    out: list[QuestionRow] = []
+    for key in sorted(groups):
+        members = groups[key]
+        if key in DOWNSAMPLED_GROUPS:
+            picks = np.random.RandomState(seed).choice(len(members), size=round(keep_fraction * len(members)), replace=False)
+            members = [members[i] for i in picks.tolist()]
+        out += members
+    return out
 
 
 def generate_questions(conv: Conversation, keep_fraction: float = DEFAULT_KEEP_FRACTION,
@@ -296,7 +386,8 @@ def generate_questions(conv: Conversation, keep_fraction: float = DEFAULT_KEEP_F
         keep_fraction: share of each uninformative label group that is kept (1.0 keeps all).
         seed: seed of the down-sampling draw.
     """
-    return downsample(all_questions(conv), keep_fraction, seed)
+    check_keep_fraction(keep_fraction)
+    return downsample(_questions(conv, asked_states(conv)), keep_fraction, seed)
 
 
 def export_questions(data_dir: str | Path | None, out_dir: str | Path, keep_fraction: float = DEFAULT_KEEP_FRACTION,
