@@ -141,3 +141,130 @@ def test_release_export_reproduces_the_four_released_question_files(tmp_path):
     for path in written:
         released = Path(RELEASE) / "questions" / path.name
         assert gzip.decompress(path.read_bytes()) == gzip.decompress(released.read_bytes()), path.name
+
+
+# ---------------------------------------------------------------------- leak probes (issue 13)
+
+
+def info_probe(env, seed: int, cid: int | None = None) -> tuple[float, float]:
+    """Accuracy, and always-"No"'s on the same conversation, of a policy that answers from the gold labels any info has shown for the same event at
+    the same sentence (through the answer rules), else "No"."""
+    from tom_envs.common_ground.questions import parse_question, resolve
+
+    obs, info = env.reset(seed=seed, options=None if cid is None else {"cid": cid})
+    seen: dict[tuple, dict] = {}
+    correct = total = no = 0
+    while True:
+        parsed = parse_question(obs["question"])
+        key = (int(obs["turn"]), parsed.event)
+        _remember(seen, key, info)
+        labels = seen.get(key)
+        action = 0
+        if labels is not None and len(labels) == 4:
+            action = int(resolve(parsed.order, parsed.certainty, parsed.chain,
+                                 {"A": labels["belief_A"], "B": labels["belief_B"]},
+                                 {"A": labels["cg_A"], "B": labels["cg_B"]}))
+        no += int(env.unwrapped.current_answer == 0)
+        obs, reward, terminated, _, info = env.step(action)
+        _remember(seen, key, info)  # the info of a step describes the question just answered
+        correct, total = correct + int(reward), total + 1
+        if terminated:
+            return correct / total, no / total
+
+
+def _remember(seen: dict, key: tuple, info: dict) -> None:
+    for source in (info, info.get("next_labels") or {}):
+        found = {k: source[k] for k in ("belief_A", "belief_B", "cg_A", "cg_B") if k in source}
+        if found:
+            seen.setdefault(key, {}).update(found)
+
+
+def order_probe(env, seed: int, cid: int | None = None, use_order: bool = True) -> tuple[float, float]:
+    """Accuracy, and always-"No"'s on the same conversation, of a policy that takes an event whose first question at a sentence is not order 1 / A /
+    CT- (the first row of a whole label group in the release) for the uninformative group
+    (CT+, CT+, JA, JA) and answers it by the rules; any other event "No". ``use_order=False``: every
+    event is taken for that group (the same answer rule without the order signal)."""
+    from tom_envs.common_ground.questions import parse_question, resolve
+
+    obs, _ = env.reset(seed=seed, options=None if cid is None else {"cid": cid})
+    first: dict[tuple, bool] = {}
+    correct = total = no = 0
+    while True:
+        item = env.unwrapped.current_item
+        parsed = parse_question(obs["question"])
+        key = (item.turn, item.meta["eno"])
+        flagged = first.setdefault(key, (parsed.order, parsed.chain, parsed.certainty) != (1, ("A",), "CT-")
+                                   or not use_order)
+        action = int(flagged and resolve(parsed.order, parsed.certainty, parsed.chain,
+                                          {"A": "CT+", "B": "CT+"}, {"A": "JA", "B": "JA"}))
+        no += int(env.unwrapped.current_answer == 0)
+        obs, reward, terminated, _, _ = env.step(action)
+        correct, total = correct + int(reward), total + 1
+        if terminated:
+            return correct / total, no / total
+
+
+def test_info_probe_scores_as_always_no_on_our_sample():
+    from tom_envs.common_ground.env import CommonToMEnv
+
+    env = CommonToMEnv(split="all", context="window")
+    for cid in env.cids:
+        for seed in range(3):
+            probe, no = info_probe(env, seed, cid)
+            assert probe == no
+
+
+def test_with_exposed_labels_the_info_probe_is_perfect():
+    from tom_envs.common_ground.env import CommonToMEnv
+
+    probe, _ = info_probe(CommonToMEnv(split="test", expose_labels=True), 0)
+    assert probe == 1.0
+
+
+def _order_gain(env, cid: int, seeds: range) -> tuple[float, float]:
+    """Mean accuracy gain of the order probe over the same answer rule without the order signal, and
+    three standard errors of a proportion over the conversation's questions."""
+    gains = [order_probe(env, s, cid)[0] - order_probe(env, s, cid, use_order=False)[0] for s in seeds]
+    n = len(next(ep for ep in env.episodes if ep[0].meta["cid"] == cid))
+    return sum(gains) / len(gains), 3 * (0.25 / n) ** 0.5
+
+
+def test_question_order_within_a_sentence_tells_nothing_on_our_sample():
+    from tom_envs.common_ground.env import CommonToMEnv
+
+    env = CommonToMEnv(split="all")
+    for cid in env.cids:
+        gain, slack = _order_gain(env, cid, range(6))
+        assert gain <= slack, (cid, gain)
+
+
+def test_same_seed_same_question_order_and_another_seed_another():
+    from tom_envs.common_ground.env import CommonToMEnv
+
+    env = CommonToMEnv(split="test")
+
+    def order(seed):
+        env.reset(seed=seed)
+        return [it.question for it in env.unwrapped._episode]
+
+    assert order(3) == order(3) and order(3) != order(4)
+    assert sorted(order(3)) == sorted(it.question for it in env.episodes[0])
+
+
+@needs_release
+def test_release_leak_probes_score_no_better_than_always_no():
+    from tom_envs.common_ground.env import CommonToMEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = CommonToMEnv(data_dir=RELEASE, split="all")
+    for cid in env.cids:
+        probe, no = info_probe(env, 0, cid)
+        assert probe <= no
+        gain, slack = _order_gain(env, cid, range(4))
+        assert gain <= slack, (cid, gain)
+
+
+def always_no(env) -> float:
+    rows = [it for ep in env.episodes for it in ep]
+    return sum(it.answer == 0 for it in rows) / len(rows)
