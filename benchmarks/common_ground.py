@@ -47,6 +47,7 @@ from benchmarks.runner import Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
 from policies.common_ground import PriorRandomPolicy, oracle_beliefs, predicted_beliefs
+from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
 from tom_envs.common_ground.env import CONTEXT_MODES, load_split
 from tom_envs.common_ground.metrics import summarise
 from tom_envs.common_ground.questions import export_questions
@@ -85,7 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --from-corpus: write the generated question files (released format) to OUT_DIR "
                              "and stop")
     parser.add_argument("--split", choices=("test", "train", "all"), default="test", help="which conversations")
-    parser.add_argument("--context", choices=CONTEXT_MODES, default="online", help="what the answerer reads")
+    parser.add_argument("--context", choices=CONTEXT_MODES, default="window",
+                        help="what the answerer reads: window (5 sentences either side, as 003's results; default), "
+                             "online (up to the marked sentence) or full")
     parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
     add_qa_llm_options(parser)
 
@@ -133,6 +136,11 @@ def _random(args: argparse.Namespace) -> BasePolicy:
     try:
         train = load_split(args.data_dir, "train", args.from_corpus, args.annotator)
     except DatasetError as exc:
+        folder = scan(args.data_dir)
+        files = folder.corpus if args.from_corpus else folder.questions
+        if any(cid in TRAIN_CIDS for cid, _ in files):
+            raise DatasetError(f"the random baseline's yes-rate comes from the training split, which does not load: "
+                               f"{exc}") from None
         print(f"note: no training split to set the random policy's yes-rate ({exc}); using 0.5", file=sys.stderr)
         return PriorRandomPolicy(0.5)
     return PriorRandomPolicy.from_questions([r for rows in train.values() for r in rows])
@@ -204,7 +212,8 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
                       from_corpus=args.from_corpus, annotator=args.annotator, **ENV_KWARGS.get(name, {}))
     passes = getattr(args, "episodes", 1) or 1
     seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
-    meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids}
+    meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids,
+            "context": args.context}
     if name == LLM_POLICY:
         if llm is None:
             raise CommonGroundBenchmarkError("policy 'llm' needs an LLM backend: pass --model "
@@ -226,7 +235,16 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
             mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
             row.update(llm.row_identity(), **answer_counters(mine))
     rows[0].update({k: summary[k] for k in ("consistency", "r_first_second", "r_first_third", "propositions")})
+    if "p_yes" in hyper:
+        answers = [it.answer for ep in env.unwrapped.episodes for it in ep]
+        rows[0]["expected_accuracy"] = expected_accuracy(float(hyper["p_yes"]), answers)
     return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper}
+
+
+def expected_accuracy(p_yes: float, answers: Sequence[int]) -> float:
+    """The mean accuracy of answering yes with probability ``p_yes`` (003's Random row is this number)."""
+    yes = sum(1 for a in answers if a == 1) / len(answers)
+    return p_yes * yes + (1.0 - p_yes) * (1.0 - yes)
 
 
 def _pct(value: float | None) -> str:
@@ -244,6 +262,13 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
                      + " ".join(f"{_pct(rows[o]['accuracy']):>6}" for o in ("all", 1, 2, 3))
                      + f" {rows['all']['n']:>6}")
     lines += [f"{'003: ' + name:<28} " + " ".join(f"{v:>6.1f}" for v in vals) for name, vals in PUBLISHED.items()]
+    modes = sorted({res["rows"][0].get("context", "?") for res in results})
+    lines.append(f"context: {', '.join(modes)} (003's rows: window, 5 sentences either side of the marked one)")
+    for res in results:
+        total = res["rows"][0]
+        if "expected_accuracy" in total:
+            lines.append(f"{total['policy']}: expected accuracy {100 * total['expected_accuracy']:.1f} % "
+                         f"(yes-rate {res['hyperparameters']['p_yes']:.3f}; the seeded draw above is one sample)")
     for res in results:
         r12, r13 = res["r_first_second"], res["r_first_third"]
         who = f"{res['rows'][0]['policy']}: " if len(results) > 1 else ""

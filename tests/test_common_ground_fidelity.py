@@ -1,0 +1,48 @@
+"""Common-ToM benchmark fidelity to 003 (issue 13): context mode, the random row's expectation, bad input."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shutil
+
+from benchmarks import common_ground as bench
+from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_the_benchmark_defaults_to_the_papers_window_and_prints_the_mode(capsys):
+    assert _args().context == "window"
+    assert bench.run(_args("--policy", "oracle-beliefs")) == 0
+    assert "context: window" in capsys.readouterr().out
+    assert bench.run(_args("--policy", "oracle-beliefs", "--context", "online")) == 0
+    assert "context: online" in capsys.readouterr().out
+
+
+def test_the_random_row_reports_its_expected_accuracy(capsys):
+    assert bench.run(_args("--policy", "random", "--format", "json")) == 0
+    total = json.loads(capsys.readouterr().out)[0]
+    train = [r for name in ("4245_Magda_yn_questions.csv.gz",)
+             for r in read_questions(SAMPLE_DATA_DIR / "questions" / name)]
+    p_yes = sum(r.answer == "Yes" for r in train) / len(train)
+    test = read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz")
+    yes = sum(r.answer == "Yes" for r in test) / len(test)
+    assert abs(total["expected_accuracy"] - (p_yes * yes + (1 - p_yes) * (1 - yes))) < 1e-12
+    assert total["context"] == "window"
+    assert bench.run(_args("--policy", "random")) == 0
+    assert "random: expected accuracy" in capsys.readouterr().out
+
+
+def test_a_corrupted_training_file_is_an_error_not_a_coin_flip(tmp_path, capsys):
+    shutil.copytree(SAMPLE_DATA_DIR, tmp_path / "data")
+    bad = tmp_path / "data" / "questions" / "4245_Magda_yn_questions.csv.gz"
+    bad.write_bytes(gzip.compress(gzip.decompress(bad.read_bytes()).replace(b",Yes,", b",Maybe,", 1)))
+    assert bench.run(_args("--data-dir", str(tmp_path / "data"), "--policy", "random")) == 2
+    err = capsys.readouterr().err
+    assert "training split" in err and "4245_Magda_yn_questions.csv.gz" in err
