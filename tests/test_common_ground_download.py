@@ -102,3 +102,34 @@ def test_data_download_and_list_commands(server, tmp_path, capsys):
     assert listed["negotiation"]["download"] is None and listed["common-ground"]["envs"] == ["tom/CommonToM-v0"]
     with pytest.raises(SystemExit):  # no public download to offer
         main(["data", "download", "negotiation"])
+
+
+def test_download_against_the_release_layout_fetches_what_exists_and_reports_the_rest(server, tmp_path, capsys):
+    cg = server["root"] / "data" / "cg"
+    (cg / "4245_Magda_sample.tsv").rename(cg / "4245_PlatinumMagdaFULL_230615.tsv")  # the release's naming
+    listing = json.loads((server["root"] / "api" / "cg.json").read_text())
+    for entry in listing:
+        if entry["name"] == "4245_Magda_sample.tsv":
+            entry["name"] = "4245_PlatinumMagdaFULL_230615.tsv"
+            entry["download_url"] = entry["download_url"].replace("4245_Magda_sample.tsv", entry["name"])
+    (server["root"] / "api" / "cg.json").write_text(json.dumps(listing))
+    dest = tmp_path / "data"
+    paths = dl.download(dest, cids=(4245, 4310, 4431), base_url=server["base_url"], listing_url=server["listing_url"])
+    assert sorted(p.relative_to(dest).as_posix() for p in paths) == [
+        "cg/4245_PlatinumMagdaFULL_230615.tsv", "cg/4431_Magda_sample.tsv",
+        "questions/4245_Magda_yn_questions.csv.gz", "questions/4431_Magda_yn_questions.csv.gz"]
+    err = capsys.readouterr().err
+    assert "skipped questions/4310_Magda_yn_questions.csv.gz" in err and "skipped conversation 4310" in err
+    assert sorted(scan(dest).corpus) == [(4245, "Magda"), (4431, "Magda")]
+
+
+def test_an_unreachable_listing_names_the_listing_option(tmp_path):
+    with pytest.raises(dl.DownloadError, match="--listing-url"):
+        dl.download(tmp_path, cids=(4431,), parts=("cg",), base_url="http://127.0.0.1:9/data",
+                    listing_url="http://127.0.0.1:9/api/cg.json", timeout=2)
+
+
+def test_the_default_folder_is_the_readme_s():
+    parser = argparse.ArgumentParser()
+    dl.add_arguments(parser)
+    assert parser.parse_args([]).dest == "data/common_tom"

@@ -47,8 +47,8 @@ def check_url(url: str) -> None:
         raise DownloadError(f"only http(s) addresses are fetched, got {url!r}")
 
 
-def fetch(url: str, timeout: float = 30.0) -> bytes:
-    """The body of ``url``.
+def fetch(url: str, timeout: float = 30.0, url_option: str = "--base-url") -> bytes:
+    """The body of ``url``; ``url_option`` is the command-line option that sets it (named in errors).
 
     Raises:
         DownloadError: not an http(s) address, an HTTP error status, or no connection.
@@ -60,10 +60,10 @@ def fetch(url: str, timeout: float = 30.0) -> bytes:
             return response.read()
     except urllib.error.HTTPError as exc:
         raise DownloadError(f"could not fetch {url}: HTTP {exc.code} ({exc.reason}); check the address, "
-                            "or pass --base-url for a mirror") from None
+                            f"or pass {url_option} for a mirror") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise DownloadError(f"could not fetch {url}: cannot connect ({exc}); check your network, "
-                            "or pass --base-url for a mirror") from None
+                            f"or pass {url_option} for a mirror") from None
 
 
 def save_validated(data: bytes, target: Path, validate: Callable[[Path], Any], source: str = "") -> Path:

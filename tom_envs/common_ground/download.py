@@ -1,14 +1,17 @@
 """The published Common-ToM files (003): what ``data download common-ground`` fetches::
 
-    tom-envs data download common-ground --dest data/common-tom
-    python -m tom_envs.common_ground.download --dest data/common-tom      # older alias, the same
-    tom-envs common-ground --data-dir data/common-tom --policy random
+    tom-envs data download common-ground --dest data/common_tom
+    python -m tom_envs.common_ground.download --dest data/common_tom      # older alias, the same
+    tom-envs common-ground --data-dir data/common_tom --policy random
 
 Question files have fixed names (``questions/<cid>_<annotator>_yn_questions.csv.gz``) and are
 fetched from the repository's raw-file address; the corpus files' names carry a suffix, so they
 are found through the repository's directory listing (GitHub's contents API). Every file is
 validated with the loaders before it is moved into place (see :mod:`tom_envs.download`); existing
-files are kept unless ``--force``. Both addresses can be pointed elsewhere (a mirror, or a local
+files are kept unless ``--force``. A corpus file belongs to an annotator whose name it contains, as
+the release's own loader finds ``{cid}*{annotator}*.tsv`` (``4248_PlatinumMagdaFULL_230615.tsv``).
+What exists is fetched; a conversation missing from the listing or a question file answering 404
+is reported on stderr as skipped (an error only when nothing at all was fetched). Both addresses can be pointed elsewhere (a mirror, or a local
 test server).
 """
 
@@ -31,7 +34,7 @@ from tom_envs.errors import TomEnvsError
 __all__ = ["ALL_CIDS", "DEFAULT_BASE_URL", "DEFAULT_LISTING_URL", "DownloadError", "PARTS", "REPOSITORY",
            "add_arguments", "corpus_urls", "download", "from_args", "main", "run"]
 
-REPOSITORY = "cogstates/2024-acl-common-tom"
+REPOSITORY = "cogstates/common-tom"
 #: Raw files of the repository's ``data/`` folder (``/cg/...``, ``/questions/...`` are appended).
 DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/main/data"
 #: Directory listing of ``data/cg`` (a JSON list of ``{"name", "download_url"}``).
@@ -51,7 +54,7 @@ def corpus_urls(listing_url: str, cids: Sequence[int], annotator: str, timeout: 
         DownloadError: the listing cannot be fetched or read, or a conversation has no file in it.
     """
     try:
-        entries = json.loads(fetch(listing_url, timeout))
+        entries = json.loads(fetch(listing_url, timeout, url_option="--listing-url"))
         names = {e["name"]: e.get("download_url") for e in entries}
     except (ValueError, TypeError, KeyError) as exc:
         raise DownloadError(f"{listing_url}: not a directory listing (a JSON list of {{'name', 'download_url'}}): "
@@ -61,9 +64,13 @@ def corpus_urls(listing_url: str, cids: Sequence[int], annotator: str, timeout: 
     for cid in cids:
         hits = sorted(n for n in names if re.match(rf"^{cid}_[^_]*{re.escape(annotator)}[^_]*_.*\.tsv$", n))
         if not hits:
-            raise DownloadError(f"{listing_url}: no corpus file '{cid}_{annotator}_....tsv'; check --annotator and "
-                                "--conversations")
+            print(f"skipped conversation {cid}: {listing_url} lists no corpus file '{cid}*{annotator}*.tsv'",
+                  file=sys.stderr)
+            continue
         chosen[hits[0]] = names[hits[0]] or f"{base}/{hits[0]}"
+    if cids and not chosen:
+        raise DownloadError(f"{listing_url}: no corpus file '<cid>*{annotator}*.tsv' of conversations "
+                            f"{', '.join(map(str, cids))}; check --annotator and --conversations")
     return chosen
 
 
@@ -122,14 +129,27 @@ def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = 
         urls = corpus_urls(listing_url, todo, annotator, timeout) if todo else {}
         wanted += [("cg", name, url) for name, url in urls.items()]
         wanted += [("cg", have[c].name, None) for c in cids if c in have and have[c].name not in urls]
-    return [dest / part / name if url is None else fetch_validated(url, dest / part / name, _validator(part, name),
-                                                                    timeout, force)
-            for part, name, url in wanted]
+    present: list[Path] = []
+    missing: list[str] = []
+    for part, name, url in wanted:
+        if url is None:
+            present.append(dest / part / name)
+            continue
+        try:
+            present.append(fetch_validated(url, dest / part / name, _validator(part, name), timeout, force))
+        except DownloadError as exc:
+            if "HTTP 404" not in str(exc):
+                raise
+            print(f"skipped {part}/{name}: not found at {url}", file=sys.stderr)
+            missing.append(str(exc))
+    if not present:
+        raise DownloadError(f"nothing was fetched: {'; '.join(missing) or 'no file was asked for'}")
+    return present
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument("--dest", default="data/common-tom",
+    parser.add_argument("--dest", default="data/common_tom",
                         help="data folder to fill (cg/ and questions/; default: %(default)s)")
     parser.add_argument("--conversations", default=",".join(map(str, ALL_CIDS)),
                         help="comma-separated conversation ids (default: %(default)s)")
