@@ -46,3 +46,12 @@ def test_a_corrupted_training_file_is_an_error_not_a_coin_flip(tmp_path, capsys)
     assert bench.run(_args("--data-dir", str(tmp_path / "data"), "--policy", "random")) == 2
     err = capsys.readouterr().err
     assert "training split" in err and "4245_Magda_yn_questions.csv.gz" in err
+
+
+def test_every_published_row_of_table_3_is_printed_with_its_setting(capsys):
+    assert bench.run(_args("--policy", "oracle-beliefs")) == 0
+    out = capsys.readouterr().out
+    assert len(bench.PUBLISHED) == 7 and set(bench.PUBLISHED) == set(bench.PUBLISHED_SETTINGS)
+    assert bench.PUBLISHED["gpt-4-0613 (Zero-Shot)"] == (63.4, 65.5, 62.5, 62.1)
+    for name in bench.PUBLISHED:
+        assert f"003: {name}" in out and f"003 {name}: " in out
