@@ -55,3 +55,19 @@ def test_every_published_row_of_table_3_is_printed_with_its_setting(capsys):
     assert bench.PUBLISHED["gpt-4-0613 (Zero-Shot)"] == (63.4, 65.5, 62.5, 62.1)
     for name in bench.PUBLISHED:
         assert f"003: {name}" in out and f"003 {name}: " in out
+
+
+def test_question_file_errors_name_the_record_and_the_line(tmp_path):
+    from tom_envs.common_ground.corpus import QUESTION_COLUMNS
+    from tom_envs.errors import DatasetError
+    import pytest
+
+    good = gzip.decompress((SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz").read_bytes()).decode()
+    header, *records = good.split("\n")
+    # every answer is broken, so the first record fails; its context spans several lines
+    text = good.replace(",Yes,end,", ",Maybe,end,").replace(",No,end,", ",Maybe,end,")
+    path = tmp_path / "4431_Magda_yn_questions.csv.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    with pytest.raises(DatasetError, match=r"record 1 \(ending on line \d+\)"):
+        read_questions(path)
+    assert "answer" in QUESTION_COLUMNS and len(records) > 3

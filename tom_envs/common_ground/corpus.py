@@ -313,7 +313,8 @@ def read_questions(path: str | Path) -> list[QuestionRow]:
     """Read and validate one gzip CSV question file.
 
     Raises:
-        DatasetError: the file is not gzip, a column is missing, or a row (named by line) is malformed.
+        DatasetError: the file is not gzip, a column is missing, or a row (named by its record number
+            and line) is malformed.
     """
     path = Path(path)
     try:
@@ -326,14 +327,14 @@ def read_questions(path: str | Path) -> list[QuestionRow]:
     if missing:
         raise DatasetError(f"{path}: missing column(s) {missing}; a question file has the columns {list(QUESTION_COLUMNS)}")
     rows = []
-    for record in reader:
-        line = reader.line_num
+    for number, record in enumerate(reader, start=1):
+        where = f"{path}, record {number} (ending on line {reader.line_num})"
         if None in record or any(record[c] is None for c in QUESTION_COLUMNS):
-            raise DatasetError(f"{path}, row ending on line {line}: wrong number of cells for the header")
+            raise DatasetError(f"{where}: wrong number of cells for the header")
         try:
             rows.append(QuestionRow.model_validate({c: record[c] for c in QUESTION_COLUMNS}))
         except ValidationError as exc:
-            raise DatasetError(f"{path}, row ending on line {line}: {_message(exc)}") from None
+            raise DatasetError(f"{where}: {_message(exc)}") from None
     return rows
 
 
