@@ -71,3 +71,17 @@ def test_question_file_errors_name_the_record_and_the_line(tmp_path):
     with pytest.raises(DatasetError, match=r"record 1 \(ending on line \d+\)"):
         read_questions(path)
     assert "answer" in QUESTION_COLUMNS and len(records) > 3
+
+
+def test_a_question_past_the_conversation_s_last_sentence_is_an_error(tmp_path):
+    import pytest
+
+    from tom_envs.errors import DatasetError
+
+    good = gzip.decompress((SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz").read_bytes()).decode()
+    header, first = good.split("\n", 1)
+    sno = first.split(",", 1)[0]
+    path = tmp_path / "4431_Magda_yn_questions.csv.gz"
+    path.write_bytes(gzip.compress(f"{header}\n99{first[len(sno):]}".encode()))
+    with pytest.raises(DatasetError, match=r"record 1 .*sno 99 points past the conversation"):
+        read_questions(path)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tom_envs.errors import DatasetError
 
@@ -289,6 +289,14 @@ class QuestionRow(BaseModel):
         if value.count(MARKER) != 1:
             raise ValueError(f"the context must mark the question's sentence with exactly one {MARKER}")
         return value
+
+    @model_validator(mode="after")
+    def _sno_within_the_conversation(self) -> "QuestionRow":
+        sentences = self.context.count("\n") + 1
+        if not 1 <= self.sno <= sentences:
+            raise ValueError(f"sno {self.sno} points past the conversation, whose context has {sentences} sentences "
+                             "(sno counts the context's lines from 1)")
+        return self
 
     @property
     def labels(self) -> tuple[str, str, str, str]:
