@@ -249,9 +249,9 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
             mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
             row.update(llm.row_identity(), **answer_counters(mine))
     rows[0].update({k: summary[k] for k in ("consistency", "r_first_second", "r_first_third", "propositions")})
-    if "p_yes" in hyper:
-        answers = [it.answer for ep in env.unwrapped.episodes for it in ep]
-        rows[0]["expected_accuracy"] = expected_accuracy(float(hyper["p_yes"]), answers)
+    answers = [it.answer for ep in env.unwrapped.episodes for it in ep]
+    # the random row's expectation (003's Random row is this number); None for the other policies
+    rows[0]["expected_accuracy"] = expected_accuracy(float(hyper["p_yes"]), answers) if "p_yes" in hyper else None
     return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper}
 
 
@@ -281,7 +281,7 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
     lines.append(f"context: {', '.join(modes)} (003's rows: window, 5 sentences either side of the marked one)")
     for res in results:
         total = res["rows"][0]
-        if "expected_accuracy" in total:
+        if total.get("expected_accuracy") is not None:
             lines.append(f"{total['policy']}: expected accuracy {100 * total['expected_accuracy']:.1f} % "
                          f"(yes-rate {res['hyperparameters']['p_yes']:.3f}; the seeded draw above is one sample)")
     for res in results:
