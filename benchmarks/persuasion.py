@@ -49,21 +49,19 @@ from benchmarks.cli import add_run_options, comma_list, positive_int, progress_b
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
-from benchmarks.runner import Step, make_env, play
-from benchmarks.stats import mean_ci95
+from benchmarks.runner import Step, play
+from benchmarks.persuasion_live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, format_live_table,  # noqa: F401
+                                        live_rows, play_episode)
 from policies.base import BasePolicy
-from policies.persuasion import BanditPersuader, OraclePersuader, RandomAnswerer, RandomPersuader
+from policies.persuasion import RandomAnswerer
 from tom_envs.errors import TomEnvsError
 from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table
 
 QA_ENV = "tom_envs.persuasion.qa_env:PersuasiveToMEnv"
-LIVE_ENV = "tom_envs.persuasion.live:PersuasionEnv"
 #: The family's name -> factory tables: QA answerers ("llm" is the LLM answerer, see
-#: :class:`~benchmarks.qa_llm.LLMRun`) and live persuaders (a class's ``env_kwargs`` go to its env).
+#: :class:`~benchmarks.qa_llm.LLMRun`) and live persuaders (:mod:`benchmarks.persuasion_live`).
 QA_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomAnswerer}
-LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomPersuader, "bandit": BanditPersuader,
-                                                      "oracle": OraclePersuader}
 POLICIES: dict[str, dict[str, Callable[[], BasePolicy]]] = {"qa": QA_POLICIES, "live": LIVE_POLICIES}
 #: 001's Table 5 (accuracy %, per question type in :data:`QTYPES` order) and Table 6 (consistency %
 #: of the persuadee desire, belief, intention questions) for reference.
@@ -78,7 +76,7 @@ PUBLISHED_CONSISTENCY: dict[str, dict[str, float]] = {
     "Human": {"desire_ee": 62.00, "belief_ee": 56.00, "intent_ee": 82.00},
     "GPT-4o": {"desire_ee": 19.35, "belief_ee": 36.19, "intent_ee": 65.71},
 }
-QA_REPETITIONS, LIVE_EPISODES = 3, 300  # defaults
+QA_REPETITIONS = 3  # default
 _REP_STRIDE = 1_000_003  # seeds of repetition r: seed + r * stride + dialogue index
 
 
@@ -233,50 +231,6 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
     return reps, counters
 
 
-# ---------------------------------------------------------------------- live
-def play_episode(env: Any, policy: BasePolicy, seed: int) -> dict[str, Any]:
-    """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
-    scores its desire and attitude predictions); the env's episode summary with the recorder's
-    ``desire_accuracy`` and ``attitude_accuracy`` (percent, None without predictions)."""
-    from wrappers import ToMRecorder
-
-    recorded = env if isinstance(env, ToMRecorder) else ToMRecorder(env)
-    result = play(recorded, policy, seed, policy_seed=policy_seed)
-    by_target = result.summary.get("tom_accuracy_by_target", {})
-    return {**result.info["episode"], "desire_accuracy": by_target.get("desire"),
-            "attitude_accuracy": by_target.get("attitude")}
-
-
-def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 5,
-              progress: bool | None = False) -> list[dict[str, Any]]:
-    """One row per persuader: success %, the oracle's success %, regret, literal-ToM accuracies."""
-    if episodes < 1:
-        raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")
-    from benchmarks.data import newest_id
-
-    rows = []
-    for name in policies:
-        if name not in LIVE_POLICIES:
-            raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(LIVE_POLICIES)}")
-        factory = LIVE_POLICIES[name]
-        env = make_env(newest_id(LIVE_ENV), record=True, horizon=horizon, **getattr(factory, "env_kwargs", {}))
-        policy = factory()
-        bar = progress_bar(episodes, f"live {name}", progress)
-        eps = []
-        for i in range(episodes):
-            eps.append(play_episode(env, policy, seed + i))
-            bar.update(1)
-        bar.close()
-        row: dict[str, Any] = {"env": "live", "policy": name, "episodes": len(eps), "horizon": horizon}
-        row["success"], row["success_ci"] = mean_ci95([100.0 * e["success"] for e in eps])
-        row["optimal_success"], row["optimal_success_ci"] = mean_ci95([100.0 * e["optimal_success"] for e in eps])
-        row["regret"], row["regret_ci"] = mean_ci95([e["regret"] for e in eps])
-        for key in ("desire_accuracy", "attitude_accuracy"):
-            row[key], row[key + "_ci"] = mean_ci95([e[key] for e in eps if e[key] is not None])
-        rows.append(row)
-    return rows
-
-
 # ---------------------------------------------------------------------- output
 def _fmt(m: float | None, ci: float | None, digits: int = 2) -> str:
     return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
@@ -306,13 +260,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
             + f"  [{', '.join(present)}]")
     live = [r for r in rows if r["env"] == "live"]
     if live:
-        head = (f"{'persuader':<10} {'episodes':>8} {'success %':>16} {'oracle %':>8} {'regret':>14} "
-                f"{'desire ToM %':>16} {'attitude ToM %':>16}")
-        out += ([""] if out else []) + [head, "-" * len(head)]
-        out += [f"{r['policy']:<10} {r['episodes']:>8} {_fmt(r['success'], r['success_ci'], 1):>16} "
-                f"{r['optimal_success']:>8.1f} {_fmt(r['regret'], r['regret_ci'], 3):>14} "
-                f"{_fmt(r['desire_accuracy'], r['desire_accuracy_ci'], 1):>16} "
-                f"{_fmt(r['attitude_accuracy'], r['attitude_accuracy_ci'], 1):>16}" for r in live]
+        out += ([""] if out else []) + format_live_table(live)
     return "\n".join(out)
 
 
