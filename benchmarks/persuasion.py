@@ -43,18 +43,15 @@ import argparse
 import json
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
+from benchmarks.persuasion_live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
+                                        format_live_table, live_rows, play_episode, policy_seed)
 from benchmarks.runner import Step, play
-from benchmarks.persuasion_live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, format_live_table,  # noqa: F401
-                                        live_rows, play_episode)
 from policies.base import BasePolicy
 from policies.persuasion import RandomAnswerer
-from tom_envs.errors import TomEnvsError
 from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table
 
@@ -78,10 +75,6 @@ PUBLISHED_CONSISTENCY: dict[str, dict[str, float]] = {
 }
 QA_REPETITIONS = 3  # default
 _REP_STRIDE = 1_000_003  # seeds of repetition r: seed + r * stride + dialogue index
-
-
-class PersuasionBenchmarkError(TomEnvsError, ValueError):
-    """Bad arguments to ``python -m benchmarks persuasion``."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,12 +116,6 @@ def run(args: argparse.Namespace) -> int:
         rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress)
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
     return 0
-
-
-def policy_seed(seed: int) -> int:
-    """The policy's seed for an episode seeded ``seed``: derived, so that the policy's stream
-    differs from the env's (``default_rng(seed)`` would replay the env's own draws)."""
-    return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1)[0])
 
 
 # ---------------------------------------------------------------------- QA

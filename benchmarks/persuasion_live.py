@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from benchmarks.cli import progress_bar
 from benchmarks.runner import make_env, play
 from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.persuasion import BanditPersuader, OraclePersuader, RandomPersuader
+from tom_envs.errors import TomEnvsError
 
 LIVE_ENV = "tom_envs.persuasion.live:PersuasionEnv"
 #: Live persuaders by name (a class's ``env_kwargs`` go to its env).
@@ -19,11 +22,20 @@ LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomPersuader,
 LIVE_EPISODES = 300  # default episodes per persuader
 
 
+class PersuasionBenchmarkError(TomEnvsError, ValueError):
+    """Bad arguments to ``python -m benchmarks persuasion``."""
+
+
+def policy_seed(seed: int) -> int:
+    """The policy's seed for an episode seeded ``seed``: derived, so that the policy's stream
+    differs from the env's (``default_rng(seed)`` would replay the env's own draws)."""
+    return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1)[0])
+
+
 def play_episode(env: Any, policy: BasePolicy, seed: int) -> dict[str, Any]:
     """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
     scores its desire and attitude predictions); the env's episode summary with the recorder's
     ``desire_accuracy`` and ``attitude_accuracy`` (percent, None without predictions)."""
-    from benchmarks.persuasion import policy_seed
     from wrappers import ToMRecorder
 
     recorded = env if isinstance(env, ToMRecorder) else ToMRecorder(env)
@@ -37,7 +49,6 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
               progress: bool | None = False) -> list[dict[str, Any]]:
     """One row per persuader: success %, the oracle's success %, regret, literal-ToM accuracies."""
     from benchmarks.data import newest_id
-    from benchmarks.persuasion import PersuasionBenchmarkError
 
     if episodes < 1:
         raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")
