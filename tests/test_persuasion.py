@@ -145,8 +145,14 @@ def test_a_folder_with_a_subset_of_the_files_loads(tmp_path):
 
 def test_asking_for_a_type_whose_file_is_missing_says_how_to_fetch_it(tmp_path):
     _write(tmp_path, "desire_ee", [_record()])
-    with pytest.raises(DatasetError, match="`tom-envs data download persuasion --out "):
+    with pytest.raises(DatasetError, match="`tom-envs data download persuasion --dest "):
+        load_dataset(tmp_path, ["intent_ee"])
+    with pytest.raises(DatasetError, match="belief_ee: listed in the release's tree but not verified") as err:
         load_dataset(tmp_path, ["belief_ee"])
+    assert "Fetch" not in str(err.value)  # no download hint for a file we could not verify upstream
+    with pytest.raises(DatasetError, match="folder not found"):
+        load_dataset(tmp_path / "absent")
+    (tmp_path / "empty").mkdir()
     with pytest.raises(DatasetError, match="none of the PersuasiveToM files"):
         load_dataset(tmp_path / "empty")
     with pytest.raises(DatasetError, match="unknown question types"):
@@ -369,7 +375,9 @@ def test_download_cli_entry_point(served, tmp_path, capsys):
     assert main(["--out", str(tmp_path / "cli"), "--base-url", f"{served}/data", "--types", "judge_qa"]) == 0
     assert (tmp_path / "cli" / "judge_qa.json").is_file()
     assert main(["--out", str(tmp_path / "x"), "--base-url", f"{served}/nowhere", "--types", "judge_qa"]) == 2
-    assert "could not fetch" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "skipped judge_qa.json: missing upstream" in err and "error: nothing was fetched" in err
+    assert not (tmp_path / "x").exists()
 
 
 def test_download_reports_missing_and_malformed_files(served, tmp_path):
@@ -377,8 +385,7 @@ def test_download_reports_missing_and_malformed_files(served, tmp_path):
         download(tmp_path / "a", ["desire_ee"], base_url=f"{served}/nowhere")
     with pytest.raises(DatasetError, match="record 0"):
         download(tmp_path / "b", ["desire_ee"], base_url=f"{served}/broken")
-    assert not (tmp_path / "b" / "desire_ee.json").exists()
-    assert not list((tmp_path / "b").iterdir())
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()  # no empty folder left behind
 
 
 def test_numpy_integer_actions_are_accepted():

@@ -63,8 +63,11 @@ def persuasion_expected() -> dict[str, float]:
         for rec in json.loads(path.read_text(encoding="utf-8")):
             choices = rec["choices"] if isinstance(rec["choices"], list) else ast.literal_eval(rec["choices"])
             first = min(choices)
-            assert choices.count(first) == 1  # the rule picks one option whatever the order shown
-            hits.append(choices[LETTERS.index(rec["answerKey"])] == first)
+            right = choices[LETTERS.index(rec["answerKey"])]
+            # the rule picks one option text whatever the order shown; a repeated one (the release's
+            # truncated distractors) is never the right option, so any copy of it is wrong
+            assert choices.count(first) == 1 or right != first
+            hits.append(right == first)
         out[path.stem] = 100.0 * sum(hits) / len(hits)
     return out
 

@@ -12,6 +12,14 @@ Each file is a JSON list of records::
 Every record is validated with pydantic; anything malformed raises
 :class:`~tom_envs.errors.DatasetError` naming the file and the record index. Textual choices are
 read by a small scanner for a list of quoted strings -- never ``eval``.
+
+What the public release holds (github.com/Yu-Fangxu/PersuasiveToM, ``data/``, commit b35b9ba):
+its git tree lists all eight files. Four of them (:data:`RELEASE_VERIFIED`) were read here and
+load exactly (8,582 questions, 001's Table 4 counts); the other four (:data:`RELEASE_UNVERIFIED`,
+each over 4 MiB) were absent from every copy of the release we could inspect, so their format is
+not verified: our sample's files for those types are written in the format of the four verified
+ones, an assumption. Known quirks of the release are reported, not fixed (:data:`RELEASE_QUIRKS`):
+options repeated within a question are kept and counted (:func:`repeated_options`).
 """
 
 from __future__ import annotations
@@ -31,6 +39,30 @@ from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
 ANSWER_LETTERS = "ABCDEF"
 _ID = re.compile(r"^\s*(?P<dialogue>\S+?)-(?P<turn>\d+)\s*$")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
+
+#: The files of the public release whose format was checked against the loader (all records load).
+RELEASE_VERIFIED: tuple[str, ...] = ("desire_ee", "intent_ee", "behavior_qa", "judge_qa")
+#: Listed in the release's git tree but not inspected here (each over 4 MiB, absent from the copies we
+#: had): their format is assumed to be the verified files' one. An extension point until checked.
+RELEASE_UNVERIFIED: tuple[str, ...] = ("desire_er", "belief_er", "intent_er", "belief_ee")
+#: Table 4's question counts of the four verified files; the loader reads exactly these from the release.
+RELEASE_COUNTS: dict[str, int] = {"desire_ee": 2459, "intent_ee": 2041, "behavior_qa": 2041, "judge_qa": 2041}
+#: Known quirks of the verified files, measured on the release (reported by ``data list``, the
+#: benchmark's ``--format json`` and docs/persuasion_qa.md; never corrected by the loader).
+RELEASE_QUIRKS: dict[str, str] = {
+    "judge_qa": "answerable from the question's wording alone: answering No when the question contains "
+                "'not' and Yes otherwise scores 99.7 % (2,035 of 2,041)",
+    "desire_ee": "the options are always Yes, No, Neutral in that order and A (Yes) is right in 50.8 % "
+                 "(1,250 of 2,459): a first-option bias scores 50.8 % in the published order",
+    "intent_ee": "112 questions repeat a truncated distractor (e.g. 'Mr', 'Mr', <answer>, 'Mr'): the longest "
+                 "option is right in 41.9 %; kept as published and counted (repeated_options)",
+}
+
+
+def release_status(qtype: str) -> str:
+    """``"verified"`` (the release's file was read and loads) or ``"unverified"`` (listed upstream, format assumed)."""
+    return "verified" if qtype in RELEASE_VERIFIED else "unverified"
+
 
 #: Whose mental state each file asks about.
 ROLES: dict[str, str] = {
@@ -136,13 +168,30 @@ class Record(BaseModel):
             raise ValueError(f"answerKey must be one letter A-F, got {v!r}")
         return key
 
+    @field_validator("question")
+    @classmethod
+    def _question_text(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("question is empty; every record asks a question")
+        return v
+
     @model_validator(mode="after")
     def _key_in_choices(self) -> "Record":
         if not self.choices:
             raise ValueError("choices is empty")
+        if len(self.choices) < 2:
+            raise ValueError(f"choices has one option {self.choices!r}; a question needs at least two")
         if self.answer_index >= len(self.choices):
             raise ValueError(f"answerKey {self.answerKey!r} is outside the {len(self.choices)} choices {self.choices!r}")
+        if self.choices.count(self.choices[self.answer_index]) > 1:
+            raise ValueError(f"the right option {self.choices[self.answer_index]!r} appears more than once in "
+                             f"{self.choices!r}; the answer would be ambiguous")
         return self
+
+    @property
+    def repeats_options(self) -> bool:
+        """Whether some option appears more than once (a known quirk of the release's intent_ee)."""
+        return len(set(self.choices)) != len(self.choices)
 
     @property
     def answer_index(self) -> int:
@@ -173,9 +222,16 @@ class Question:
 def load_file(path: Path, qtype: str) -> list[Question]:
     """Validate one published file.
 
+    Questions whose options repeat (not the right one) are kept as published; :func:`repeated_options`
+    counts them.
+
     Raises:
-        DatasetError: bad JSON, not a list, or a malformed record (names file and index).
+        DatasetError: a folder instead of a file, bad JSON, not a list, a malformed record, or a
+            ``dialogue_id`` used twice (names file and indices).
     """
+    path = Path(path)
+    if path.is_dir():
+        raise DatasetError(f"{path}: is a folder, not a {qtype} question file; remove or rename it")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -185,7 +241,22 @@ def load_file(path: Path, qtype: str) -> list[Question]:
                            "download the file again or fix it by hand") from None
     if not isinstance(raw, list):
         raise DatasetError(f"{path}: expected a JSON list of records, got {type(raw).__name__}")
-    return [Question(qtype, _validate(path, i, rec), str(path), i) for i, rec in enumerate(raw)]
+    questions = [Question(qtype, _validate(path, i, rec), str(path), i) for i, rec in enumerate(raw)]
+    first: dict[str, int] = {}
+    for q in questions:
+        seen = first.setdefault(q.record.dialogue_id, q.index)
+        if seen != q.index:
+            raise DatasetError(f"{path}: records {seen} and {q.index} both have dialogue_id {q.record.dialogue_id!r}; "
+                               "each '<dialogue>-<turn>' may appear once per file (a second one would put another "
+                               "turn's dialogue under that turn). Fix or remove one of them")
+    return questions
+
+
+def repeated_options(data: dict[str, list[Question]]) -> dict[str, int]:
+    """Per type, the questions whose options repeat (a quirk of the release's intent_ee: 112 of
+    2,041), kept as published; types without any are left out."""
+    counts = {q: sum(x.record.repeats_options for x in questions) for q, questions in data.items()}
+    return {q: n for q, n in counts.items() if n}
 
 
 def _validate(path: Path, index: int, rec: object) -> Record:
@@ -203,33 +274,60 @@ def _short(err: dict) -> str:
     return "missing field" if err["type"] == "missing" else str(err["msg"]).removeprefix("Value error, ")
 
 
-def load_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | None = None) -> dict[str, list[Question]]:
+def load_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | str | None = None,
+                 require_all: bool = False) -> dict[str, list[Question]]:
     """Read the question files found in ``data_dir`` (default: the bundled sample).
 
     Args:
         data_dir: folder holding any subset of ``<qtype>.json`` files.
-        qtypes: the types wanted; each must have its file. Default: every file present.
+        qtypes: the types wanted (a list, or one comma-separated string); each must have its file.
+            Default: every file present.
+        require_all: with ``qtypes=None``, every one of the eight files must be there.
 
     Returns:
         Validated questions per type, in Table 5's column order.
 
     Raises:
-        DatasetError: an unknown type, a wanted file missing, no file at all, or a bad record.
+        DatasetError: no such folder, an unknown type, a wanted file missing, no file at all, or a
+            bad record.
     """
     folder = Path(data_dir) if data_dir is not None else SAMPLE_DATA_DIR
+    if not folder.exists():
+        raise DatasetError(f"{folder}: folder not found; fetch the files with "
+                           f"`tom-envs data download persuasion --dest {folder}`, or pass the folder that holds them")
+    if not folder.is_dir():
+        raise DatasetError(f"{folder}: is a file, not a folder; pass the folder that holds the <qtype>.json files")
+    if isinstance(qtypes, str):
+        qtypes = [q.strip() for q in qtypes.split(",") if q.strip()]
+        if not qtypes:
+            raise DatasetError(f"qtypes names no question type; choose from {', '.join(QTYPES)}")
     wanted = list(QTYPES) if qtypes is None else list(qtypes)
     unknown = [q for q in wanted if q not in QTYPES]
     if unknown:
         raise DatasetError(f"unknown question types {unknown}; choose from {', '.join(QTYPES)}")
-    present = [q for q in QTYPES if q in wanted and (folder / f"{q}.json").is_file()]
+    present = [q for q in QTYPES if q in wanted and (folder / f"{q}.json").exists()]
     missing = [q for q in wanted if q not in present]
-    if qtypes is not None and missing:
-        raise DatasetError(f"{folder}: no file for {missing}; fetch them with "
-                           f"`tom-envs data download persuasion --out {folder}`")
+    if (qtypes is not None or require_all) and missing:
+        raise DatasetError(f"{folder}: no file for {missing}. {missing_hint(missing, folder)}")
     if not present:
-        raise DatasetError(f"{folder}: none of the PersuasiveToM files ({', '.join(q + '.json' for q in QTYPES)}); "
-                           f"fetch them with `tom-envs data download persuasion --out {folder}`")
+        raise DatasetError(f"{folder}: none of the PersuasiveToM files ({', '.join(q + '.json' for q in QTYPES)}). "
+                           f"{missing_hint(list(QTYPES), folder)}")
     return {q: load_file(folder / f"{q}.json", q) for q in present}
+
+
+def missing_hint(missing: Sequence[str], folder: Path) -> str:
+    """How to get the ``missing`` files: the download for the verified ones; for the others, that
+    the release lists them but they were not verified (the download tries them and reports a 404)."""
+    fetchable = [q for q in missing if q in RELEASE_VERIFIED]
+    other = [q for q in missing if q not in RELEASE_VERIFIED]
+    parts = []
+    if fetchable:
+        parts.append(f"Fetch {', '.join(fetchable)} with `tom-envs data download persuasion --dest {folder}`.")
+    if other:
+        parts.append(f"{', '.join(other)}: listed in the release's tree but not verified here (the download tries "
+                     "them and reports any it cannot get); with the four verified files pass "
+                     f"qtypes={list(RELEASE_VERIFIED)} (--qtypes {','.join(RELEASE_VERIFIED)}).")
+    return " ".join(parts)
 
 
 def dialogues(data: dict[str, list[Question]]) -> dict[str, dict[int, list[Question]]]:

@@ -1,11 +1,17 @@
 """The published PersuasiveToM files (001): what ``data download persuasion`` fetches::
 
-    tom-envs data download persuasion --out data/persuasive-tom
-    python -m tom_envs.persuasion.download --out data/persuasive-tom      # older alias, the same
+    tom-envs data download persuasion --dest data/persuasive_tom
+    python -m tom_envs.persuasion.download --dest data/persuasive_tom     # older alias, the same
 
-Each ``<qtype>.json`` is fetched from ``<base-url>/<qtype>.json`` and validated with the loader
-(so a broken or partial download is reported, naming the file and record) before it is moved into
-place (see :mod:`tom_envs.download`). Use ``--base-url`` for a mirror or a pinned commit.
+The release (github.com/Yu-Fangxu/PersuasiveToM, ``data/``) lists eight ``<qtype>.json`` files.
+Four were verified here (desire_ee, intent_ee, behavior_qa, judge_qa: they load exactly, 001's
+Table 4 counts); the other four (desire_er, belief_er, intent_er, belief_ee) could not be
+inspected, so each is tried and reported if it cannot be had. Every file is fetched from
+``<base-url>/<qtype>.json`` and validated with the loader before it is moved into place (see
+:mod:`tom_envs.download`): what exists is fetched, a file answering 404 is reported on stderr as
+missing upstream, a malformed one is not saved and named, and the command fails only when nothing
+usable is in the folder afterwards (no empty folder is left behind). Use ``--base-url`` for a
+mirror or a pinned commit.
 """
 
 from __future__ import annotations
@@ -16,54 +22,95 @@ from functools import partial
 from pathlib import Path
 from typing import Iterable
 
-from tom_envs.download import DownloadError, add_timeout_argument, alias_main, fetch_validated
+from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch_validated
 from tom_envs.download import run as run_download
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES
-from tom_envs.persuasion.data import load_file
+from tom_envs.persuasion.data import RELEASE_VERIFIED, load_file
 
-__all__ = ["DEFAULT_BASE_URL", "DownloadError", "add_arguments", "download", "from_args", "main", "run"]
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_DEST", "REPOSITORY", "DownloadError", "add_arguments", "download",
+           "from_args", "main", "run"]
 
+REPOSITORY = "Yu-Fangxu/PersuasiveToM"
 #: The benchmark's public repository (raw files of its ``data/`` folder).
-DEFAULT_BASE_URL = "https://raw.githubusercontent.com/Yu-Fangxu/PersuasiveToM/main/data"
+DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/main/data"
+#: The folder the README uses.
+DEFAULT_DEST = "data/persuasive_tom"
 
 
 def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str = DEFAULT_BASE_URL,
              timeout: float = 60.0, overwrite: bool = False) -> list[Path]:
-    """Download and validate the question files into ``out_dir``.
+    """Download and validate the question files into ``out_dir``; report what could not be had.
 
     Args:
-        out_dir: destination folder (created if needed).
-        qtypes: which of the eight files to fetch.
+        out_dir: destination folder (created when the first file is saved).
+        qtypes: which of the eight files to fetch (default: all; the release's tree lists all eight).
         base_url: folder URL holding ``<qtype>.json``.
         timeout: seconds per request.
         overwrite: replace files that are already there (default: keep them).
 
     Returns:
-        The paths of the files now in ``out_dir``.
+        The paths of the asked-for files now in ``out_dir`` (fetched or kept). Files answering 404
+        are reported on stderr (``missing upstream``) and skipped.
 
     Raises:
-        DownloadError: a request failed. DatasetError: a fetched file is malformed.
+        DownloadError: no connection (or another HTTP error than 404), or none of the files could
+            be had. DatasetError: an unknown type, or a fetched file is malformed (it is not saved;
+            the well-formed ones fetched before and after it are).
     """
+    wanted = list(dict.fromkeys(qtypes))
+    unknown = [q for q in wanted if q not in QTYPES]
+    if unknown:
+        raise DatasetError(f"unknown question type {unknown[0]!r}; choose from {', '.join(QTYPES)}")
+    if not wanted:
+        raise DatasetError(f"no question type to fetch; choose from {', '.join(QTYPES)}")
+    check_url(base_url)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for qtype in qtypes:
-        if qtype not in QTYPES:
-            raise DatasetError(f"unknown question type {qtype!r}; choose from {', '.join(QTYPES)}")
-        paths.append(fetch_validated(f"{base_url.rstrip('/')}/{qtype}.json", out / f"{qtype}.json",
-                                     partial(load_file, qtype=qtype), timeout, overwrite))
-    return paths
+    existed = out.exists()
+    present: list[Path] = []
+    missing: list[str] = []
+    malformed: list[str] = []
+    try:
+        for qtype in wanted:
+            url = f"{base_url.rstrip('/')}/{qtype}.json"
+            try:
+                present.append(fetch_validated(url, out / f"{qtype}.json", partial(load_file, qtype=qtype), timeout,
+                                               overwrite))
+            except DownloadError as exc:
+                if "HTTP 404" not in str(exc):
+                    raise
+                note = "" if qtype in RELEASE_VERIFIED else " (one of the four files not verified here)"
+                print(f"skipped {qtype}.json: missing upstream, {url} answers 404{note}", file=sys.stderr)
+                missing.append(qtype)
+            except DatasetError as exc:
+                print(f"skipped {qtype}.json: {exc}", file=sys.stderr)
+                malformed.append(str(exc))
+    finally:
+        if not existed and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # never leave an empty folder behind
+    if present:
+        print(f"{len(present)} of {len(wanted)} files in {out}"
+              + (f"; missing upstream: {', '.join(missing)}" if missing else "")
+              + (f"; {len(malformed)} malformed, not saved" if malformed else ""), file=sys.stderr)
+    if malformed:
+        raise DatasetError("; ".join(malformed) + (f" (the other files are in {out})" if present else ""))
+    if not present:
+        raise DownloadError(f"nothing was fetched from {base_url}: every file asked for ({', '.join(missing)}) "
+                            "answers 404; check --base-url")
+    return present
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument("--out", "--dest", dest="out", default="data/persuasive-tom",
-                        help="destination folder (default: %(default)s)")
+    parser.add_argument("--dest", "--out", dest="out", default=DEFAULT_DEST,
+                        help="destination folder (default: %(default)s, the README's)")
     parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
                         help="folder URL holding <qtype>.json (default: %(default)s)")
-    parser.add_argument("--types", default=",".join(QTYPES), help="comma-separated question types (default: all eight)")
-    parser.add_argument("--overwrite", action="store_true", help="replace files already present")
+    parser.add_argument("--types", default=",".join(QTYPES),
+                        help="comma-separated question types (default: all eight the release lists; verified: "
+                             f"{','.join(RELEASE_VERIFIED)})")
+    parser.add_argument("--overwrite", "--force", dest="overwrite", action="store_true",
+                        help="replace files already present")
     add_timeout_argument(parser, 60.0)
 
 

@@ -9,7 +9,7 @@ from gymnasium import spaces
 
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES
-from tom_envs.persuasion.data import ROLES, Question, dialogues, load_dataset, split_dialogues
+from tom_envs.persuasion.data import ROLES, Question, dialogues, load_dataset, repeated_options, split_dialogues
 from tom_envs.qa import QAEnv, QAItem
 
 #: Short descriptions of what each question type asks, used in the text prompt.
@@ -79,12 +79,16 @@ class PersuasiveToMEnv(QAEnv):
     * ``data_dir``: folder holding any subset of the eight published files (``desire_er.json``
       ... ``judge_qa.json``); default: the small sample bundled with tom-envs. Get the real files
       with ``tom-envs data download persuasion --out DIR``.
-    * ``qtypes``: the question types to ask (default: every file present).
+    * ``qtypes``: the question types to ask, a list or a comma-separated string (default: every
+      file present). The public release's verified files are desire_ee, intent_ee, behavior_qa and
+      judge_qa; the other four types are an extension point for users who have those files
+      (:data:`tom_envs.persuasion.data.RELEASE_UNVERIFIED`).
     * ``split``: ``"all"`` (default), ``"dev"`` (every fifth dialogue), ``"test"`` (the rest) or a
       list of dialogue ids.
     * ``shuffle_choices``: show the options in a seeded random order (default True, as 001 does
       against letter bias).
-    * ``strict``: raise on masked options instead of scoring them wrong.
+    * ``strict``: raise on masked options instead of scoring them wrong, and (with ``qtypes=None``)
+      on any of the eight files missing from ``data_dir``.
     * ``render_mode``: ``"ansi"`` -- ``render()`` returns the current prompt.
     * ``expose_labels``: return the answer of the question now shown as
       ``info["next_labels"]["answer"]`` (oracle baselines and probes only; default False).
@@ -114,11 +118,14 @@ class PersuasiveToMEnv(QAEnv):
     def __init__(self, data_dir: str | Path | None = None, qtypes: Iterable[str] | None = None,
                  split: "str | Sequence[str]" = "all", shuffle_choices: bool = True, strict: bool = False,
                  render_mode: str | None = None, expose_labels: bool = False) -> None:
-        data = load_dataset(data_dir, None if qtypes is None else list(qtypes))
+        data = load_dataset(data_dir, qtypes if qtypes is None or isinstance(qtypes, str) else list(qtypes),
+                            require_all=strict)
         if not any(data.values()):
             raise DatasetError(f"{data_dir}: the question files hold no records")
         self.data_dir = data_dir
         self.split = split
+        #: Per type, the questions whose options repeat (kept as published; a quirk of the release).
+        self.repeated_options = repeated_options(data)
         super().__init__(build_episodes(data, split), QTYPES, shuffle_choices=shuffle_choices, strict=strict,
                          render_mode=render_mode, expose_labels=expose_labels)
         self._widen_text_spaces()

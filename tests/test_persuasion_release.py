@@ -1,0 +1,200 @@
+"""PersuasiveToM against the public release's layout: download, bad input, the release's quirks.
+
+The download runs against a loopback HTTP server serving our sample in the release's layout
+(``<owner>/<repo>/main/data/<qtype>.json``, only the four files we could verify upstream). Tests on
+the release itself run when ``TOM_ENVS_PERSUASION_RELEASE`` names a clone of
+github.com/Yu-Fangxu/PersuasiveToM (the folder holding ``data/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from tom_envs.errors import DatasetError
+from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
+from tom_envs.persuasion import download as dl
+from tom_envs.persuasion.data import RELEASE_COUNTS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, load_dataset, repeated_options
+from tom_envs.persuasion.qa_env import PersuasiveToMEnv
+
+RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
+needs_release = pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PERSUASION_RELEASE to a clone of the release")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(root: Path):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    return httpd, thread
+
+
+@pytest.fixture
+def release_site(tmp_path):
+    """Our sample's four verified types in the release's raw-file layout on 127.0.0.1."""
+    data = tmp_path / "site" / dl.REPOSITORY / "main" / "data"
+    data.mkdir(parents=True)
+    for qtype in RELEASE_VERIFIED:
+        shutil.copy(SAMPLE_DATA_DIR / f"{qtype}.json", data / f"{qtype}.json")
+    httpd, thread = serve(tmp_path / "site")
+    yield {"data": data, "base_url": f"http://127.0.0.1:{httpd.server_address[1]}/{dl.REPOSITORY}/main/data"}
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+def _record(**over):
+    rec = {"dialogue_id": "0-0", "dialogue": "A says: hi\nB says: no\n", "question": "Is B likely to go?",
+           "background": "A asks B.", "choices": ["Yes", "No", "Neutral"], "answerKey": "B"}
+    rec.update(over)
+    return rec
+
+
+def _write(folder: Path, name: str, records) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------- download
+def test_download_fetches_what_the_release_has_and_reports_the_rest(release_site, tmp_path, capsys):
+    from benchmarks.__main__ import main
+
+    dest = tmp_path / "got"
+    assert main(["data", "download", "persuasion", "--dest", str(dest), "--base-url", release_site["base_url"]]) == 0
+    out, err = capsys.readouterr()
+    assert sorted(Path(p).name for p in out.split()) == sorted(f"{q}.json" for q in RELEASE_VERIFIED)
+    for qtype in RELEASE_UNVERIFIED:
+        assert f"skipped {qtype}.json: missing upstream" in err
+    assert f"4 of 8 files in {dest}" in err
+    for qtype in RELEASE_VERIFIED:
+        assert (dest / f"{qtype}.json").read_bytes() == (release_site["data"] / f"{qtype}.json").read_bytes()
+    assert not list(dest.glob(".part-*"))
+    data = load_dataset(dest)
+    assert list(data) == [q for q in QTYPES if q in RELEASE_VERIFIED] and repeated_options(data) == {"intent_ee": 1}
+
+
+def test_a_malformed_file_is_named_not_saved_and_the_others_are_kept(release_site, tmp_path, capsys):
+    _write(release_site["data"], "judge_qa", [_record(answerKey="F")])
+    dest = tmp_path / "got"
+    with pytest.raises(DatasetError, match=r"judge_qa\.json is malformed.*record 0"):
+        dl.download(dest, base_url=release_site["base_url"])
+    assert sorted(p.name for p in dest.iterdir()) == ["behavior_qa.json", "desire_ee.json", "intent_ee.json"]
+    assert "skipped judge_qa.json" in capsys.readouterr().err
+
+
+def test_nothing_fetched_is_an_error_and_leaves_no_folder(release_site, tmp_path):
+    dest = tmp_path / "nothing"
+    with pytest.raises(dl.DownloadError, match="nothing was fetched"):
+        dl.download(dest, RELEASE_UNVERIFIED, base_url=release_site["base_url"])
+    assert not dest.exists()
+    with pytest.raises(dl.DownloadError, match="cannot connect"):
+        dl.download(dest, ["judge_qa"], base_url="http://127.0.0.1:9/data", timeout=2)
+    assert not dest.exists()
+
+
+def test_the_default_folder_is_the_readme_s():
+    parser = argparse.ArgumentParser()
+    dl.add_arguments(parser)
+    args = parser.parse_args([])
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert args.out == "data/persuasive_tom" and f"--data-dir {args.out}" in readme
+    assert args.types.split(",") == list(QTYPES)
+
+
+# ---------------------------------------------------------------------- bad input, named
+@pytest.mark.parametrize("records, message", [
+    ([_record(), _record(dialogue_id="0-0")], "records 0 and 1 both have dialogue_id '0-0'"),
+    ([_record(question="  ")], "question is empty"),
+    ([_record(choices=["Yes"], answerKey="A")], "one option"),
+    ([_record(choices=["No", "Yes", "No"], answerKey="A")], "appears more than once"),
+])
+def test_malformed_files_are_named_errors(tmp_path, records, message):
+    _write(tmp_path, "desire_ee", records)
+    with pytest.raises(DatasetError, match="desire_ee.json") as err:
+        load_dataset(tmp_path)
+    assert message in str(err.value)
+
+
+def test_repeated_distractors_are_kept_and_counted(tmp_path):
+    _write(tmp_path, "intent_ee", [_record(choices=["Mr", "Mr", "Mr. Li wants it", "Mr"], answerKey="C"),
+                                   _record(dialogue_id="0-2", choices=["a", "b"], answerKey="A"),
+                                   _record(dialogue_id="0-4", choices=["x", "x", "y"], answerKey="C")])
+    data = load_dataset(tmp_path)
+    assert len(data["intent_ee"]) == 3 and repeated_options(data) == {"intent_ee": 2}
+    assert PersuasiveToMEnv(data_dir=tmp_path).repeated_options == {"intent_ee": 2}
+
+
+def test_the_bundled_sample_has_the_repeated_distractor_quirk():
+    assert repeated_options(load_dataset()) == {"intent_ee": 1}
+
+
+def test_folder_and_path_errors(tmp_path):
+    with pytest.raises(DatasetError, match="folder not found"):
+        load_dataset(tmp_path / "nowhere")
+    _write(tmp_path / "f", "desire_ee", [_record()])
+    with pytest.raises(DatasetError, match="is a file, not a folder"):
+        load_dataset(tmp_path / "f" / "desire_ee.json")
+    (tmp_path / "d" / "judge_qa.json").mkdir(parents=True)
+    with pytest.raises(DatasetError, match=r"judge_qa\.json: is a folder"):
+        load_dataset(tmp_path / "d")
+
+
+def test_qtypes_as_a_string_names_types_not_characters(tmp_path):
+    _write(tmp_path, "desire_ee", [_record()])
+    _write(tmp_path, "judge_qa", [_record(choices=["Yes", "No"])])
+    assert list(load_dataset(tmp_path, "desire_ee")) == ["desire_ee"]
+    assert list(load_dataset(tmp_path, "judge_qa, desire_ee")) == ["desire_ee", "judge_qa"]
+    assert [it.qtype for ep in PersuasiveToMEnv(data_dir=tmp_path, qtypes="judge_qa").episodes for it in ep] == ["judge_qa"]
+    with pytest.raises(DatasetError, match="unknown question types"):
+        load_dataset(tmp_path, "desire_er,belief")
+    with pytest.raises(DatasetError, match="names no question type"):
+        load_dataset(tmp_path, " , ")
+
+
+def test_strict_env_needs_every_file(tmp_path):
+    _write(tmp_path, "desire_ee", [_record()])
+    assert PersuasiveToMEnv(data_dir=tmp_path).n_questions == 1
+    with pytest.raises(DatasetError, match="no file for") as err:
+        PersuasiveToMEnv(data_dir=tmp_path, strict=True)
+    assert all(q in str(err.value) for q in QTYPES if q != "desire_ee")
+    assert PersuasiveToMEnv(data_dir=tmp_path, strict=True, qtypes=["desire_ee"]).n_questions == 1
+
+
+# ---------------------------------------------------------------------- the release itself
+@needs_release
+def test_the_release_loads_exactly_with_its_counted_quirk():
+    data = load_dataset(Path(RELEASE) / "data")
+    assert {q: len(v) for q, v in data.items() if q in RELEASE_VERIFIED} == RELEASE_COUNTS
+    assert repeated_options(data) == {"intent_ee": 112}
+
+
+@needs_release
+def test_download_against_a_loopback_copy_of_the_release(tmp_path, capsys):
+    root = tmp_path / "site" / dl.REPOSITORY / "main"
+    shutil.copytree(Path(RELEASE) / "data", root / "data", ignore=shutil.ignore_patterns("*.md"))
+    httpd, thread = serve(tmp_path / "site")
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}/{dl.REPOSITORY}/main/data"
+        paths = dl.download(tmp_path / "got", base_url=base)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+    present = {p.stem for p in (root / "data").glob("*.json")}
+    assert {p.stem for p in paths} == present >= set(RELEASE_VERIFIED)
+    err = capsys.readouterr().err
+    assert all(f"skipped {q}.json: missing upstream" in err for q in set(QTYPES) - present)
