@@ -221,7 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     ``error: ...`` and returns 1; never a traceback.
     """
     args = build_parser().parse_args(argv)
+    from benchmarks.results import set_command
     from tom_envs.errors import TomEnvsError
+
+    set_command([PROG, *(sys.argv[1:] if argv is None else argv)])  # named in the results' .runs lines
 
     try:
         return args.func(args)

@@ -25,6 +25,15 @@ and a rerun resumes.
   episodes, and a rerun after the first one ends resumes from what it wrote. Within one process
   the lock is re-entrant. Hold it for a whole read-compute-append session with
   :class:`ResultsFile`. (Platforms without ``fcntl`` run unlocked.)
+* **Runs.** The first append of a process to a results file also appends one line to its
+  :func:`runs_path` (``<name>.runs`` beside it, never read back by the benchmarks): when, the command
+  line (:func:`set_command`, else ``sys.argv``), the pid, the code stamp, the configuration the
+  file's name hashes (when :func:`config_key` hashed it in this process) and a sha256 of every
+  folder the configuration names as ``data_dir``. Records themselves carry nothing time- or
+  run-dependent, so two runs of the same configuration write equal records.
+* **Reading without interfering.** :func:`scan_records` reads the complete lines of a file without
+  locking or changing it, and :func:`lock_holder` says which process holds its lock (from
+  ``/proc/locks``, without taking it), so a report can read while an evaluation writes.
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
+import time
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -62,10 +73,22 @@ class StaleResultWarning(ResultsFileWarning):
 
 
 # ---------------------------------------------------------------------- keys and stamps
+_HASHED: dict[str, str] = {}  # full sha256 -> canonical JSON of the configurations hashed in this process
+_HASHED_MAX = 4096
+
+
 def config_key(config: Mapping[str, Any], length: int = 16) -> str:
-    """The hash naming a configuration: sha256 of its canonical JSON (sorted keys, no spaces), in hex."""
+    """The hash naming a configuration: sha256 of its canonical JSON (sorted keys, no spaces), in hex.
+
+    The configuration is remembered (the latest few thousand), so that the first append to the
+    file it names can write it to the file's :func:`runs_path`."""
     blob = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:length]
+    full = hashlib.sha256(blob.encode()).hexdigest()
+    if full not in _HASHED:
+        if len(_HASHED) >= _HASHED_MAX:
+            del _HASHED[next(iter(_HASHED))]
+        _HASHED[full] = blob
+    return full[:length]
 
 
 def results_path(folder: Path, stem: str, config: Mapping[str, Any], length: int = 12) -> Path:
@@ -167,7 +190,130 @@ def append_record(path: Path, record: Mapping[str, Any], stamp: bool = True) -> 
             f.write(json.dumps(out, separators=(",", ":")) + "\n")
             f.flush()
             os.fsync(f.fileno())
+        _note_run(path)
     return out
+
+
+# ---------------------------------------------------------------------- runs (provenance beside the records)
+_COMMAND: list[str] | None = None
+_NOTED: set[Path] = set()  # results files this process has written its run line for
+
+
+def set_command(argv: Iterable[str] | None) -> None:
+    """The command line the ``.runs`` lines name (``tom-envs`` sets it; default: ``sys.argv``)."""
+    global _COMMAND
+    _COMMAND = None if argv is None else [str(a) for a in argv]
+
+
+def runs_path(path: Path) -> Path:
+    """Where a results file's run lines are kept: ``<name>.runs`` beside it."""
+    path = Path(path)
+    return path.with_name(path.name + ".runs")
+
+
+def file_config(path: Path) -> dict[str, Any] | None:
+    """The configuration whose hash ends the name of results file ``path`` (``..._<hash>.jsonl``),
+    if :func:`config_key` hashed it in this process; else None."""
+    suffix = Path(path).stem.rsplit("_", 1)[-1].lower()
+    if len(suffix) < 8 or any(c not in "0123456789abcdef" for c in suffix):
+        return None
+    for full, blob in reversed(_HASHED.items()):
+        if full.startswith(suffix):
+            return json.loads(blob)
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def folder_checksum(folder: str) -> str:
+    """sha256 over a folder's files (relative path and bytes of each, in sorted order), in hex."""
+    root = Path(folder)
+    digest = hashlib.sha256()
+    for file in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+        with open(file, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _data_dirs(config: Any) -> dict[str, str]:
+    """Every existing folder a configuration names under a ``data_dir`` key (at any depth) -> its checksum."""
+    found: dict[str, str] = {}
+    if isinstance(config, Mapping):
+        for k, v in config.items():
+            if k == "data_dir" and isinstance(v, str) and Path(v).is_dir():
+                found[v] = folder_checksum(str(Path(v).resolve()))
+            else:
+                found.update(_data_dirs(v))
+    elif isinstance(config, list):
+        for v in config:
+            found.update(_data_dirs(v))
+    return found
+
+
+def _note_run(path: Path) -> None:
+    """Append this process's run line to ``path``'s :func:`runs_path` (once per process and file)."""
+    key = path.resolve()
+    if key in _NOTED:
+        return
+    _NOTED.add(key)
+    config = file_config(path)
+    try:
+        data = _data_dirs(config)
+    except OSError:
+        data = {}
+    line = {"first_append": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": _COMMAND if _COMMAND is not None else list(sys.argv), "pid": os.getpid(),
+            STAMP_FIELD: code_stamp(), "config": config, "data_checksums": data}
+    with open(runs_path(path), "a", encoding="utf-8") as f:
+        f.write(json.dumps(line, separators=(",", ":"), default=str) + "\n")
+
+
+def scan_records(path: Path) -> tuple[list[dict], int]:
+    """The records of the complete lines of ``path`` and the number of lines skipped (not JSON objects,
+    or a last line still being written), without locking or changing the file; ``([], 0)`` if absent."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return [], 0
+    records, skipped = [], 0
+    for raw in data.splitlines(keepends=True):
+        if not raw.endswith(b"\n"):
+            skipped += 1
+            continue
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            skipped += 1
+            continue
+        if isinstance(rec, dict):
+            records.append(rec)
+        else:
+            skipped += 1
+    return records, skipped
+
+
+def lock_holder(path: Path) -> int | None:
+    """The pid holding results file ``path``'s lock, read from ``/proc/locks`` without taking the lock
+    (taking it, even shared, would make a run that starts at that moment fail); None when it is free,
+    or where ``/proc/locks`` does not exist."""
+    try:
+        st = os.stat(lock_path(path))
+        table = Path("/proc/locks").read_text()
+    except OSError:
+        return None
+    ident = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in table.splitlines():
+        fields = line.split()
+        if "->" in fields:  # a waiter's line
+            continue
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == ident:
+            try:
+                return int(fields[4])
+            except ValueError:
+                return None
+    return None
 
 
 def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[dict], Any] = lambda rec: None,
