@@ -401,3 +401,28 @@ def test_the_reset_info_names_no_hidden_partner_or_persona(env_id):
 def test_the_probe_sees_the_partner_when_an_oracle_flag_exposes_it(env_id):
     r = reset_info_gain(env_id, expose_partner=True)
     assert r["with_reset_info"] > r["obs_only"] + r["margin"], r
+
+
+@pytest.mark.parametrize("env_id", QA_IDS)
+def test_every_qa_info_names_the_question_it_describes(env_id):
+    """A step's info describes the question just answered (``describes == "answered"``) and carries the
+    description of the question now shown under ``shown``, equal to what a reset showing it returns;
+    :func:`tom_envs.qa.question_info` (what the benchmarks hand a policy) holds no answer."""
+    from tom_envs.qa import question_info
+
+    env = tom_envs.make(env_id, **_qa_kwargs(env_id))
+    base = env.unwrapped
+    obs, info = env.reset(seed=0, options={"episode": 0})
+    assert info["describes"] == "shown" and question_info(info) == info
+    done = False
+    while not done:
+        item = base.current_item
+        assert question_info(info)["turn"] == item.turn == obs["turn"] and question_info(info)["qtype"] == item.qtype
+        assert not {"answer", "answer_key", "answer_label", "correct", "chosen", "choice_order"} & set(question_info(info))
+        obs, _, done, _, info = env.step(0)
+        assert info["describes"] == "answered" and info["turn"] == item.turn and info["qtype"] == item.qtype
+        if done:
+            assert info["shown"] is None and question_info(info) == {}
+        else:
+            assert info["shown"]["turn"] == base.current_item.turn == obs["turn"]
+            assert info["shown"] == base._info(base.current_item)

@@ -92,6 +92,18 @@ def render_question(item: QAItem, choices: Sequence[str] | None = None) -> str:
     return "\n".join(parts)
 
 
+def question_info(info: dict) -> dict:
+    """The part of a QA env's ``reset``/``step`` info that describes the question now shown (and
+    ``next_labels`` when the env exposes them): what a benchmark hands a policy, so that it sees
+    neither the answer of the question just answered nor anything else after the fact."""
+    if info.get("describes") == "answered":
+        shown = dict(info.get("shown") or {})
+        if "next_labels" in info:
+            shown["next_labels"] = info["next_labels"]
+        return shown
+    return dict(info)
+
+
 class QAEnv(gym.Env):
     """Answer a dialogue's questions turn by turn; one question per step.
 
@@ -109,11 +121,14 @@ class QAEnv(gym.Env):
     default). Reward 1.0 for a correct answer, else 0.0.
 
     Info follows the information rule (:mod:`tom_envs.tom`): what ``reset`` and ``step`` return
-    with a question never determines its answer. ``reset``'s info describes the question shown:
+    with a question never determines its answer. Every info names what it describes in
+    ``describes``. ``reset``'s info (``describes == "shown"``) describes the question shown:
     ``qtype``, ``role``, ``episode_id``, ``turn`` and the item's ``meta``. A ``step``'s info
-    describes the question just answered, after the fact: the same keys plus ``answer`` (its
-    right option, shown index), ``chosen``, ``correct``, ``invalid``, ``choice_order`` (shown ->
-    dataset index) and the item's ``after``. Gold labels that later questions share (the item's
+    (``describes == "answered"``) describes the question just answered, after the fact: the same
+    keys plus ``answer`` (its right option, shown index), ``chosen``, ``correct``, ``invalid``,
+    ``choice_order`` (shown -> dataset index) and the item's ``after``; its ``shown`` holds the
+    reset-style description of the question now shown (None after the last one).
+    :func:`question_info` is what a policy answering the shown question may read. Gold labels that later questions share (the item's
     ``labels``) are never returned. ``expose_labels=True`` -- for oracle baselines only -- adds
     ``next_labels`` to every info that comes with a question: ``answer`` (shown index) and the
     ``labels`` of the question now shown.
@@ -211,16 +226,18 @@ class QAEnv(gym.Env):
             raise InvalidAction(f"this question has {n} options; pick an index in 0..{n - 1}, got {a}")
         shown = self._order.index(item.answer)
         correct = a == shown
-        info = {**self._info(item), "answer": shown, "chosen": a, "correct": correct, "invalid": a >= n,
-                "choice_order": list(self._order), **item.after}
+        info = {**self._info(item), "describes": "answered", "answer": shown, "chosen": a, "correct": correct,
+                "invalid": a >= n, "choice_order": list(self._order), **item.after}
         self._resolved = {"answer": shown}
         self._answered += 1
         self._n_correct += correct
         self._i += 1
         terminated = self._i >= len(self._episode)
         if terminated:
+            info["shown"] = None
             return self._blank(), float(correct), True, False, info
         obs, shown_info = self._observe()
+        info["shown"] = {k: v for k, v in shown_info.items() if k not in ("describes", "next_labels")}
         if "next_labels" in shown_info:
             info["next_labels"] = shown_info["next_labels"]
         return obs, float(correct), False, False, info
@@ -272,7 +289,7 @@ class QAEnv(gym.Env):
             "turn": item.turn,
             "action_mask": np.array([1] * n + [0] * (self.max_choices - n), dtype=np.int8),
         }
-        info = self._info(item)
+        info = {**self._info(item), "describes": "shown"}
         if self.expose_labels:
             info["next_labels"] = {"answer": self._order.index(item.answer), **item.labels}
         return obs, info
