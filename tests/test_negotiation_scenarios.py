@@ -52,6 +52,12 @@ def test_from_file_round_trip(tmp_path):
     (lambda d: d["parties"].append(dict(d["parties"][0])), "two partys are named 'P'"),
     (lambda d: d.update(conflict_mode="angry"), "conflict_mode"),
     (lambda d: d["topics"][0]["options"].append({"label": "a", "text": "again"}), "repeats an option label"),
+    (lambda d: d["parties"][0]["preferences"]["T"].update(utilities={"a": float("nan"), "b": 0.0}), "finite"),
+    (lambda d: d["parties"][0]["preferences"]["T"].update(utilities={"a": 0.1, "b": 0.9}), "contradict the ranking"),
+    (lambda d: (d["topics"][0]["options"].pop(), [p["preferences"]["T"].update(ranking=["a"], unacceptable=[])
+                                                  for p in d["parties"]]), "needs at least two options"),
+    (lambda d: d.update(turns_per_party_topic=1e6), "turns_per_party_topic"),
+    (lambda d: d.update(turn_budget=10**9), "turn_budget"),
 ])
 def test_validation_errors_name_the_file_and_the_problem(tmp_path, mutate, message):
     data = _tiny()

@@ -27,3 +27,7 @@ class AttitudeExtractionError(NegotiationError, ValueError):
 
 class PromediateFormatWarning(UserWarning):
     """A ProMediate-Eval case was imported with a part kept as plain text (named in the message)."""
+
+
+class PromediateImportError(ScenarioError):
+    """A ProMediate-Eval case imported with ``strict=True`` has party-topic pairs with no stated first choice."""

@@ -18,6 +18,7 @@ File format (JSON)::
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -36,6 +37,8 @@ DIFFICULTY_MODES: dict[str, tuple[str, ...]] = {"easy": ("accommodating", "avoid
 BUILTIN_SCENARIOS: tuple[str, ...] = ("williams_medical_center", "hopkins_hmo", "st_francis_hospital", "ias",
                                       "flagship", "river_basin")
 MIN_TURNS = 20  # two disjoint 10-turn windows for consensus change
+MAX_TURNS_PER_PARTY_TOPIC = 64  # 002 uses 2 (ProMediate's loop 4); larger is a typo, not a setting
+MAX_TURN_BUDGET = 10_000
 
 
 class Option(BaseModel):
@@ -61,6 +64,9 @@ class Topic(BaseModel):
         labels = [o.label for o in self.options]
         if len(set(labels)) != len(labels):
             raise ValueError(f"topic {self.name!r} repeats an option label: {labels}")
+        if len(labels) < 2 and not self.options_unparsed:
+            raise ValueError(f"topic {self.name!r} has {len(labels)} option; a negotiated topic needs at least two "
+                             "options (drop the topic or add the alternatives)")
         return self
 
     @property
@@ -73,12 +79,49 @@ class Topic(BaseModel):
 
 
 class TopicPreference(BaseModel):
-    """A party's preference on one topic: ranking best first, unacceptable options, utilities."""
+    """A party's preference on one topic.
+
+    Attributes:
+        ranking: every option label once, best first (``ranking[0]`` is the first choice).
+        unacceptable: options the party blocks ("Block:", "Unacceptable", "Strongly against"); they
+            score 0 in the agreement score and scripted parties never propose them.
+        utilities: optional number per label; must not contradict ``ranking`` (never higher for a
+            worse-ranked option) and must be finite.
+        source: where the ranking comes from: ``"given"`` (a tom-envs scenario file), ``"stated"``
+            (read from a ProMediate profile's choice lines), ``"prose"`` (our reading of a profile's
+            prose, see ``promediate_prose.json``) or ``"listed_order"`` (nothing stated; the importer
+            warned).
+        unstated: options the profile never mentions (ranked after the stated acceptable ones).
+    """
 
     model_config = ConfigDict(extra="forbid")
     ranking: list[str] = Field(min_length=1)
     unacceptable: list[str] = Field(default_factory=list)
     utilities: dict[str, float] | None = None
+    source: Literal["given", "stated", "prose", "listed_order"] = "given"
+    unstated: list[str] = Field(default_factory=list)
+
+
+class TurnTaking(BaseModel):
+    """ProMediate's per-participant turn-taking settings (its case ``config``), kept on import.
+
+    ``im_threshold``: intrinsic-motivation score a thought needs to be voiced; ``interrupt_threshold``:
+    the score above which a participant may interrupt; ``system1_prob``: the probability of a fast
+    (system-1) reply. The release's loop (``multiparty_conversation_negotiate.py``) uses them."""
+
+    model_config = ConfigDict(extra="forbid")
+    im_threshold: float | None = None
+    interrupt_threshold: float | None = None
+    system1_prob: float | None = None
+
+
+class MediatorProfile(BaseModel):
+    """The case's own mediator: its instructions (``persona``, with ``{issues}`` filled by the caller)
+    and turn-taking thresholds (the release uses 3.8 for both)."""
+
+    model_config = ConfigDict(extra="forbid")
+    persona: str = ""
+    turn_taking: TurnTaking | None = None
 
 
 class Party(BaseModel):
@@ -90,8 +133,13 @@ class Party(BaseModel):
     goal: str = ""
     persona: str = ""
     preferences: dict[str, TopicPreference]
-    #: free-form extras kept from an import (e.g. ProMediate's turn-taking thresholds)
+    #: free-form extras kept from an import (e.g. ProMediate's raw config entry)
     meta: dict[str, Any] = Field(default_factory=dict)
+    #: what the party cares about most, most important first: a profile's "Top priorities" lines, or
+    #: topic names where the profile ranks the issues ("Issue IV is the most important issue for you")
+    priorities: list[str] = Field(default_factory=list)
+    #: ProMediate's turn-taking thresholds for this party (None for self-written scenarios)
+    turn_taking: TurnTaking | None = None
 
 
 class Scenario(BaseModel):
@@ -109,8 +157,10 @@ class Scenario(BaseModel):
     topics: list[Topic] = Field(min_length=1)
     parties: list[Party] = Field(min_length=2)
     conflict_mode: ConflictMode = "general"
-    turns_per_party_topic: int = Field(default=2, ge=1)
-    turn_budget: int | None = Field(default=None, ge=MIN_TURNS)
+    turns_per_party_topic: int = Field(default=2, ge=1, le=MAX_TURNS_PER_PARTY_TOPIC)
+    turn_budget: int | None = Field(default=None, ge=MIN_TURNS, le=MAX_TURN_BUDGET)
+    #: the case's own mediator instructions and thresholds (ProMediate imports; None otherwise)
+    mediator: MediatorProfile | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> "Scenario":
@@ -184,15 +234,21 @@ class Scenario(BaseModel):
             raise ScenarioError(f"{p}: no such scenario file; pass a path to a JSON file or one of the built-in "
                                 f"names {', '.join(BUILTIN_SCENARIOS)}")
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = json.loads(p.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ScenarioError(f"{p}: not a UTF-8 text file (byte {exc.start}: {exc.reason}); a scenario is a JSON "
+                                "file") from None
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        if isinstance(data, dict) and "names" in data and "options" in data and "parties" not in data:
+            return cls.from_promediate(p)  # a ProMediate case file (the release's own format)
         return cls.from_dict(data, str(p))
 
     @classmethod
-    def from_promediate(cls, path: str | Path, name: str | None = None) -> "Scenario":
-        """Import a ProMediate-Eval case file (see :mod:`tom_envs.negotiation.promediate`)."""
-        return cls.from_dict(read_promediate(path, name=name), str(path))
+    def from_promediate(cls, path: str | Path, name: str | None = None, strict: bool = False) -> "Scenario":
+        """Import a ProMediate-Eval case file (see :mod:`tom_envs.negotiation.promediate`); with
+        ``strict`` a party-topic pair with no stated first choice is a :class:`PromediateImportError`."""
+        return cls.from_dict(read_promediate(path, name=name, strict=strict), str(path))
 
     @classmethod
     def builtin(cls, name: str) -> "Scenario":
@@ -220,6 +276,14 @@ def _check_preference(party: str, topic: Topic, pref: TopicPreference) -> None:
         raise ValueError(f"{where}: every option is unacceptable; leave at least one acceptable option")
     if pref.utilities is not None and sorted(pref.utilities) != sorted(labels):
         raise ValueError(f"{where}: utilities must give one number per option label {labels}, got {sorted(pref.utilities)}")
+    if pref.utilities is not None:
+        bad_u = {k: v for k, v in pref.utilities.items() if not math.isfinite(v)}
+        if bad_u:
+            raise ValueError(f"{where}: utilities must be finite numbers, got {bad_u}")
+        for better, worse in zip(pref.ranking, pref.ranking[1:]):
+            if pref.utilities[worse] > pref.utilities[better]:
+                raise ValueError(f"{where}: utilities contradict the ranking: {worse!r} is ranked below {better!r} but "
+                                 f"has the higher utility ({pref.utilities[worse]} > {pref.utilities[better]}); fix one")
 
 
 def _explain(exc: ValidationError) -> str:
