@@ -63,6 +63,7 @@ def _datasets() -> list[Dataset]:
     from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE
     from tom_envs.common_ground.download import REPOSITORY as CG_REPOSITORY
     from tom_envs.download import DOWNLOADS
+    from tom_envs.negotiation.download import REPOSITORY as NEG_REPOSITORY
     from tom_envs.persuasion import SAMPLE_DATA_DIR as P_SAMPLE
     from tom_envs.persuasion.download import DEFAULT_BASE_URL as P_URL
 
@@ -78,11 +79,12 @@ def _datasets() -> list[Dataset]:
                 "cg/*.tsv (annotated corpus) and questions/*_yn_questions.csv.gz", str(CG_SAMPLE),
                 f"tom_envs.make('{cg_ids[0]}', data_dir=DIR); python -m benchmarks common-ground --data-dir DIR",
                 DOWNLOADS.get("common-ground")),
-        Dataset("negotiation", "002 ProMediate", neg_ids, "ProMediate-Eval case files (no public download)",
-                "one JSON case per file (instruction, issues, options, config, names[, topics])",
-                "six built-in scenarios of ours (tom_envs/negotiation/scenarios)",
-                f"tom_envs.make_aec('{neg_ids[0]}', scenario=Scenario.from_promediate(PATH)) "
-                "(or Scenario.from_file(PATH))",
+        Dataset("negotiation", "002 ProMediate", neg_ids, f"https://github.com/{NEG_REPOSITORY}",
+                "cases/<case>.json for the six cases (instruction, issues, options, config, names[, topics])",
+                "six self-written scenarios of ours for CI (tom_envs/negotiation/scenarios); the downloaded "
+                "cases replace them in --scenarios all",
+                f"tom_envs.make_aec('{neg_ids[0]}', scenario=Scenario.from_file(PATH)); "
+                "python -m benchmarks negotiation --scenarios all (or PATH,...)",
                 DOWNLOADS.get("negotiation")),
     ]
 

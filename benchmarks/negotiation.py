@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="easy,medium,hard",
                         help="comma-separated difficulty levels: easy, medium, hard")
     parser.add_argument("--scenarios", default="all",
-                        help=f"'all' or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario file paths")
+                        help="'all' (the released ProMediate cases once downloaded, else our six), 'builtin', "
+                             f"'release', or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario / "
+                             "ProMediate case file paths (e.g. data/promediate/cases/hmo.json)")
     parser.add_argument("--mi-judge", choices=MI_JUDGES, default="rule-based",
                         help="who scores interventions: the rule-based judge, or the LLM judge on --backend/--model")
     parser.add_argument("--parties", choices=PARTIES, default="scripted",
@@ -109,12 +112,35 @@ def _names(text: str, flag: str, item: str, choices: Sequence[str] | None = None
     return split_list(text)
 
 
+def scenario_list(text: str) -> list[str]:
+    """``--scenarios``: ``all`` (the six released cases when ``data download negotiation`` has put them
+    in ``data/promediate/cases`` or ``$TOM_ENVS_PROMEDIATE_CASES``, else our six self-written ones),
+    ``builtin`` (ours), ``release`` (the downloaded cases; an error if there are none), or names and
+    scenario/ProMediate case file paths. Says on stderr which set ``all`` took."""
+    from tom_envs.negotiation.download import DEFAULT_DEST, ENV_VAR, downloaded_cases
+
+    choice = text.strip()
+    if choice in ("all", "release"):
+        cases = [str(p) for p in downloaded_cases()]
+        if cases:
+            print(f"scenarios: the {len(cases)} released ProMediate cases in {Path(cases[0]).parent}", file=sys.stderr)
+            return cases
+        if choice == "release":
+            raise NegotiationConfigError(f"--scenarios release: no ProMediate cases in {DEFAULT_DEST} (or ${ENV_VAR}); "
+                                         "fetch them with: python -m benchmarks data download negotiation")
+        print("scenarios: our six self-written scenarios (run 'python -m benchmarks data download negotiation' "
+              "to play the released cases)", file=sys.stderr)
+        return list(BUILTIN_SCENARIOS)
+    if choice == "builtin":
+        return list(BUILTIN_SCENARIOS)
+    return _names(text, "--scenarios", "scenario")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the command; prints the table (or JSON rows) and returns the exit status."""
     mediators = _names(args.mediator, "--mediator", "mediator", list(POLICIES))
     levels = _names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES))
-    scenarios = (list(BUILTIN_SCENARIOS) if args.scenarios.strip() == "all"
-                 else _names(args.scenarios, "--scenarios", "scenario"))
+    scenarios = scenario_list(args.scenarios)
     if args.episodes < 1:
         raise NegotiationConfigError(f"--runs must be at least 1, got {args.episodes}")
     backend = factory = extractor = judge = party_factory = None

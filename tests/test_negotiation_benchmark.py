@@ -98,3 +98,31 @@ def test_cells_follow_table_1_and_key_llm_runs_by_model(tmp_path):
         (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "llm-social")]
     assert "llm" not in cells[0].config() and cells[1].config()["llm"] == {"model": "m"}
     assert cells[1].path(tmp_path) != bench.grid(["easy"], ["llm-social"], {"model": "n"})[0].path(tmp_path)
+
+
+CASE = __import__("pathlib").Path(__file__).parent / "data" / "negotiation" / "cases" / "harbour.json"
+
+
+def test_a_promediate_case_file_is_a_scenario(tmp_path, capsys):
+    """``--scenarios cases/<case>.json`` plays the case (our sample in the release's format)."""
+    assert bench.run(_args(tmp_path, format="json", mode="hard", mediator="social", scenarios=str(CASE),
+                           runs="1")) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["episodes"] == 1
+
+
+def test_all_takes_the_downloaded_cases_when_present(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from tom_envs.negotiation.download import ENV_VAR
+
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "none"))
+    assert bench.scenario_list("all") == list(bench.BUILTIN_SCENARIOS)
+    assert "self-written" in capsys.readouterr().err
+    with pytest.raises(NegotiationConfigError, match="data download negotiation"):
+        bench.scenario_list("release")
+    shutil.copy(CASE, tmp_path / "hmo.json")
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    assert bench.scenario_list("all") == [str(tmp_path / "hmo.json")]
+    assert "released ProMediate cases" in capsys.readouterr().err
+    assert bench.scenario_list("builtin") == list(bench.BUILTIN_SCENARIOS)

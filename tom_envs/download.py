@@ -33,6 +33,7 @@ from tom_envs.errors import DatasetError, TomEnvsError
 DOWNLOADS: dict[str, str] = {
     "persuasion": "tom_envs.persuasion.download",
     "common-ground": "tom_envs.common_ground.download",
+    "negotiation": "tom_envs.negotiation.download",
 }
 
 

@@ -418,11 +418,14 @@ def _prose_readings() -> dict:
 
 
 def _prose_reading(case: str, party: str, topic: dict, profile: str) -> dict | None:
-    entry = _prose_readings().get("cases", {}).get(case, {}).get(party, {}).get(topic["name"])
-    if not entry:
-        return None
     low = _norm(profile)
-    if not all(_norm(q) in low for q in entry["evidence"]):
+    cases = _prose_readings().get("cases", {})
+    # the file's own case first; any case whose quotes all occur in this profile (a renamed file)
+    for key in [case] + [c for c in cases if c != case]:
+        entry = cases.get(key, {}).get(party, {}).get(topic["name"])
+        if entry and all(_norm(q) in low for q in entry["evidence"]):
+            break
+    else:
         return None
     labels = [o["label"] for o in topic["options"]]
     if not set(entry["ranking"]) | set(entry.get("unacceptable", [])) <= set(labels):
