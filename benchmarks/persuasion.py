@@ -6,9 +6,24 @@ QA (default)::
 
 prints one row per question type present (Table 5's column order) with ``qtype`` (the published
 file name), ``n`` (questions per repetition), ``accuracy`` (percent, mean over repetitions),
-``accuracy_ci`` (95 % half-width), ``chance`` (uniform guessing, percent); the persuadee rows
-add Table 6's ``consistency`` and ``consistency_ci``. Without ``--data-dir`` the bundled sample
-is used. ``--env live`` runs the live persuasion env instead (``--policy random,oracle``, ...),
+``accuracy_ci`` (95 % half-width), ``accuracy_sd`` (sample standard deviation over repetitions:
+the ± the table prints; 001 does not name its statistic), ``chance`` (uniform guessing, percent:
+001's Random Guess row as an expectation; also ``expected_accuracy`` on the random rows), the
+``protocol``, ``release_file`` (``verified``: the release's file was read and loads;
+``unverified``: one of the four types the release lists but we could not inspect, format
+assumed), ``release_quirk`` (a known quirk of the release's file, or None), ``repeated_options``
+(questions of the loaded data whose options repeat) and ``stages`` (001's Figure 3 layout:
+accuracy and share of the errors in the early / middle / late third of each dialogue's question
+turns; printed with ``--by-stage``); the persuadee rows add Table 6's ``consistency`` and
+``consistency_ci``. Without ``--data-dir`` the bundled sample is used.
+
+``--protocol ours`` (default) shows the options in a new seeded order every pass; ``--protocol
+authors`` keeps the published order and, for ``--policy llm``, uses the release's messages and
+answer rule (see :mod:`policies.llm.qa`). Every row and table names its protocol. Policies:
+``random``, the trivial baselines ``always-first`` and ``longest-or-keyword``
+(:mod:`policies.persuasion_qa_baselines`: the floor the data allows) and ``llm``. A policy sees
+each question and its description only (:class:`benchmarks.qa_llm.QuestionView`): no answer, no
+feedback. ``--env live`` runs the live persuasion env instead (``--policy random,oracle``, ...),
 one row per persuader (``--episodes`` of them, default 300); ``--env both`` prints both lists
 (every row has an ``env`` key; there ``--repetitions`` sets the QA passes and ``--episodes`` the
 live episodes). Every episode is played by the evaluation runner (:mod:`benchmarks.runner`); the
@@ -45,20 +60,30 @@ from typing import Any, Callable, Sequence
 
 from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
 from benchmarks.family import Benchmark, register
-from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
-                               make_qa_env)
+from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, QuestionView, add_qa_llm_options, answer_counters,
+                               data_key, make_qa_env)
 from benchmarks.persuasion_live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
                                         format_live_table, live_rows, play_episode, policy_seed)
 from benchmarks.runner import Step, play
 from policies.base import BasePolicy
 from policies.persuasion import RandomAnswerer
+from policies.persuasion_qa_baselines import AlwaysFirst, LongestOrKeyword
 from tom_envs.persuasion import QTYPES
-from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table
+from tom_envs.persuasion.data import RELEASE_QUIRKS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, release_status
+from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table, stage_table
 
 QA_ENV = "tom_envs.persuasion.qa_env:PersuasiveToMEnv"
 #: The family's name -> factory tables: QA answerers ("llm" is the LLM answerer, see
 #: :class:`~benchmarks.qa_llm.LLMRun`) and live persuaders (:mod:`benchmarks.persuasion_live`).
-QA_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomAnswerer}
+QA_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomAnswerer, "always-first": AlwaysFirst,
+                                                    "longest-or-keyword": LongestOrKeyword}
+#: How the questions are put: ``ours`` (options reshuffled every pass, our prompt and parser) or
+#: ``authors`` (the published option order, the release's prompt and answer rule).
+PROTOCOLS = ("ours", "authors")
+PROTOCOL_NOTES = {
+    "ours": "options in a new seeded order every pass; llm: our prompt and reply parser",
+    "authors": "options in the published order; llm: the release's messages, answer rule and re-sampling at T=0.7",
+}
 POLICIES: dict[str, dict[str, Callable[[], BasePolicy]]] = {"qa": QA_POLICIES, "live": LIVE_POLICIES}
 #: 001's Table 5 (accuracy %, per question type in :data:`QTYPES` order) and Table 6 (consistency %
 #: of the persuadee desire, belief, intention questions) for reference.
@@ -96,6 +121,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repetitions", type=positive_int, default=None,
                         help=f"qa: full passes over the dialogues (default {QA_REPETITIONS}; --episodes with --env qa)")
     parser.add_argument("--horizon", type=positive_int, default=5, help="live: turn budget")
+    parser.add_argument("--protocol", choices=PROTOCOLS, default="ours",
+                        help="qa: ours (options reshuffled every pass; our prompt) or authors (the published option "
+                             "order; for llm the release's prompt, answer rule and re-sampling)")
+    parser.add_argument("--by-stage", action="store_true",
+                        help="qa: also print 001's Figure 3 layout (accuracy and share of errors by dialogue stage)")
     add_qa_llm_options(parser)
 
 
@@ -110,18 +140,19 @@ def run(args: argparse.Namespace) -> int:
         llm = LLMRun.from_args(args) if LLM_POLICY in names else None
         rows += qa_rows(args.data_dir, names, repetitions, args.seed,
                         None if args.qtypes is None else split_list(args.qtypes), args.split, llm=llm,
-                        progress=progress)
+                        progress=progress, protocol=args.protocol)
     if args.env in ("live", "both"):
         names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
         rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress)
-    print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
+    print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows, by_stage=args.by_stage))
     return 0
 
 
 # ---------------------------------------------------------------------- QA
 def _answer(step: Step) -> Answer:
     info = step.next_info
-    return Answer(info["qtype"], info["episode_id"], bool(info["correct"]), int(step.observation["n_choices"]))
+    return Answer(info["qtype"], info["episode_id"], bool(info["correct"]), int(step.observation["n_choices"]),
+                  int(info["turn"]))
 
 
 def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
@@ -132,6 +163,7 @@ def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
     n = len(env.unwrapped.episodes)
     bar = progress_bar(repetitions * n, f"qa {getattr(policy, 'name', type(policy).__name__)}", progress)
+    policy = QuestionView(policy)  # the question and its description only: no answer, no feedback
     reps = []
     for r in range(repetitions):
         answers = []
@@ -153,18 +185,26 @@ def _check_qa_policies(names: Sequence[str]) -> None:
 
 def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, seed: int,
             qtypes: Sequence[str] | None = None, split: str = "all", llm: LLMRun | None = None,
-            progress: bool | None = False) -> list[dict[str, Any]]:
+            progress: bool | None = False, protocol: str = "ours") -> list[dict[str, Any]]:
     """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy.
 
     ``llm`` runs the ``"llm"`` policy (see :class:`LLMRun`); its rows also carry the answerer's
     counters and its answers are recorded under ``llm.out / "persuasion"`` (resumable).
+    ``protocol`` is ``"ours"`` (options reshuffled every pass) or ``"authors"`` (the published order;
+    the LLM run must have been built for it).
     """
     _check_qa_policies(policies)
+    if protocol not in PROTOCOLS:
+        raise PersuasionBenchmarkError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
     if LLM_POLICY in policies and llm is None:
         raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
+    if llm is not None and llm.config.get("protocol", "ours") != protocol:
+        raise PersuasionBenchmarkError(f"the LLM run was built for protocol {llm.config.get('protocol', 'ours')!r}, "
+                                       f"the questions are put under {protocol!r}; build both from the same --protocol")
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
-    env = make_qa_env(QA_ENV, data_dir=data_dir, qtypes=qtypes, split=split)
+    env = make_qa_env(QA_ENV, data_dir=data_dir, qtypes=qtypes, split=split, shuffle_choices=protocol == "ours")
+    repeated = getattr(env, "repeated_options", {})
     rows = []
     for name in policies:
         counters: dict[str, dict[str, Any]] = {}
@@ -173,11 +213,19 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
         else:
             reps = answer_dialogues(env, QA_POLICIES[name](), repetitions, seed, progress)
         consistency = {r["qtype"]: r for r in consistency_table(reps)}
+        stages: dict[str, list[dict[str, Any]]] = {}
+        for r in stage_table(reps):
+            stages.setdefault(r["qtype"], []).append({k: v for k, v in r.items() if k != "qtype"})
         for row in accuracy_table(reps):
-            extra = consistency.get(row["qtype"])
+            q = row["qtype"]
+            extra = consistency.get(q)
             if extra is not None:
                 row.update(consistency=extra["consistency"], consistency_ci=extra["consistency_ci"])
-            rows.append({"env": "qa", "policy": name, **row, **counters.get(row["qtype"], {})})
+            rows.append({"env": "qa", "policy": name, "protocol": protocol, **row,
+                         "expected_accuracy": row["chance"] if name == "random" else None,
+                         "release_file": release_status(q), "release_quirk": RELEASE_QUIRKS.get(q),
+                         "repeated_options": repeated.get(q, 0), "stages": stages.get(q, []),
+                         **counters.get(q, {})})
     return rows
 
 
@@ -204,47 +252,90 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
             r, i, s = todo[k]
             answers = [{"qtype": st["info"]["qtype"], "turn": int(st["info"]["turn"]),
                         "chosen": int(st["info"]["chosen"]), "correct": bool(st["info"]["correct"]),
-                        "n_choices": st["n_choices"], "parse_failures": st["parse_failures"],
-                        "fallback": st["fallback"]} for st in steps]
+                        "invalid": bool(st["info"]["invalid"]), "n_choices": st["n_choices"],
+                        "parse_failures": st["parse_failures"], "fallback": st["fallback"],
+                        "parse_rule": st["parse_rule"]} for st in steps]
             done.append({"version": RESULTS_VERSION, "dialogue": ids[i], "repetition": r, "seed": s,
                          "answers": answers, "llm_stats": stats})
 
         llm.answer(env, [({"episode": i}, s) for _, i, s in todo], save)
         recs = [[done[(ids[i], s)] for r_, i, s in jobs if r_ == r] for r in range(repetitions)]
-    reps = [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"]) for rec in rep for a in rec["answers"]]
-            for rep in recs]
+    reps = [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"], a["turn"]) for rec in rep
+             for a in rec["answers"]] for rep in recs]
     answers = [a for rep in recs for rec in rep for a in rec["answers"]]
-    counters = {q: {**llm.row_identity(), **answer_counters([a for a in answers if a["qtype"] == q])} for q in qtypes}
+    counters = {}
+    for q in qtypes:
+        mine = [a for a in answers if a["qtype"] == q]
+        rules: dict[str, int] = {}
+        for a in mine:
+            rule = "fallback" if a["fallback"] else str(a.get("parse_rule"))
+            rules[rule] = rules.get(rule, 0) + 1
+        counters[q] = {**llm.row_identity(), **answer_counters(mine), "parse_rules": rules,
+                       "invalid_answers": sum(bool(a.get("invalid")) for a in mine)}
     return reps, counters
 
 
 # ---------------------------------------------------------------------- output
+def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
+    width = max(8, *(len(r["policy"]) for r in qa))
+    head = (f"{'policy':<{width}} {'protocol':<8} {'qtype':<12} {'n':>5} {'accuracy % ± sd':>16} {'chance %':>9} "
+            f"{'consistency %':>16}")
+    out = [head, "-" * len(head)]
+    out += [f"{r['policy']:<{width}} {r.get('protocol', 'ours'):<8} {r['qtype'] + ('*' if r.get('release_file') == 'unverified' else ''):<12} "
+            f"{r['n']:>5} {_fmt(r['accuracy'], r.get('accuracy_sd', r['accuracy_ci'])):>16} {r['chance']:>9.2f} "
+            f"{_fmt(r.get('consistency'), r.get('consistency_ci')) if 'consistency' in r else '':>16}" for r in qa]
+    reps = sorted({r["repetitions"] for r in qa})
+    out.append(f"± is the sample standard deviation over {'/'.join(map(str, reps))} repetition(s) (001 does not name "
+               "its statistic; the 95 % CI half-width is accuracy_ci in --format json). chance: 001's Random Guess "
+               "as an expectation (mean of 1 / options).")
+    for protocol in dict.fromkeys(r.get("protocol", "ours") for r in qa):
+        out.append(f"protocol {protocol}: {PROTOCOL_NOTES[protocol]}")
+    llm = [r for r in qa if "fallbacks" in r]
+    for name in dict.fromkeys(r["policy"] for r in llm):
+        mine = [r for r in llm if r["policy"] == name]
+        first = mine[0]
+        rules: dict[str, int] = {}
+        for r in mine:
+            for rule, count in r.get("parse_rules", {}).items():
+                rules[rule] = rules.get(rule, 0) + count
+        out.append(f"{name} ({first['model']}, {first['qa_mode']}{', scored' if first['scoring'] else ''}, protocol "
+                   f"{first.get('protocol', 'ours')}): {sum(r['fallbacks'] for r in mine)} random fallbacks and "
+                   f"{sum(r['resamples'] for r in mine)} re-asks over {sum(r['n'] * r['repetitions'] for r in mine)} "
+                   f"answers; answers read by rule: {', '.join(f'{k} {v}' for k, v in sorted(rules.items()))}")
+    present = list(dict.fromkeys(r["qtype"] for r in qa))
+    absent = [q for q in QTYPES if q not in present]
+    unverified = [q for q in present if q in RELEASE_UNVERIFIED]
+    out.append(f"Table 5 columns filled: {', '.join(present)}"
+               + (f"; not in this data: {', '.join(absent)}" if absent else "")
+               + (f". * {', '.join(unverified)}: the release lists these files but they were not verified here "
+                  "(format assumed; see docs/persuasion_qa.md)" if unverified else "")
+               + f". The release's verified files: {', '.join(RELEASE_VERIFIED)}.")
+    for q in present:
+        if RELEASE_QUIRKS.get(q):
+            out.append(f"quirk of the release, {q}: {RELEASE_QUIRKS[q]}")
+    out.append("001 Table 5 (accuracy %): " + "; ".join(
+        f"{who} " + " ".join(f"{ref[q]:.1f}" for q in present) for who, ref in PUBLISHED.items())
+        + f"  [{', '.join(present)}]")
+    if by_stage:
+        out += ["", f"{'policy':<{width}} {'qtype':<12} {'stage':<7} {'n':>6} {'accuracy %':>10} {'errors %':>9}"]
+        out += [f"{r['policy']:<{width}} {r['qtype']:<12} {s['stage']:<7} {s['n']:>6} {s['accuracy']:>10.2f} "
+                f"{'n/a' if s['error_share'] is None else format(s['error_share'], '.2f'):>9}"
+                for r in qa for s in r.get("stages", [])]
+        out.append("001 Figure 3 layout: stage = early / middle / late third of the dialogue's question turns (from "
+                   "the stored turn); errors % = share of the type's wrong answers in that stage.")
+    return out
+
+
 def _fmt(m: float | None, ci: float | None, digits: int = 2) -> str:
     return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
 
 
-def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    """Plain-text tables: QA rows (Table 5/6 layout) then live rows."""
+def format_table(rows: Sequence[dict[str, Any]], by_stage: bool = False) -> str:
+    """Plain-text tables: QA rows (Table 5/6 layout; Figure 3's with ``by_stage``) then live rows."""
     out = []
     qa = [r for r in rows if r["env"] == "qa"]
     if qa:
-        head = f"{'policy':<8} {'qtype':<12} {'n':>5} {'accuracy %':>16} {'chance %':>9} {'consistency %':>16}"
-        out += [head, "-" * len(head)]
-        out += [f"{r['policy']:<8} {r['qtype']:<12} {r['n']:>5} {_fmt(r['accuracy'], r['accuracy_ci']):>16} "
-                f"{r['chance']:>9.2f} "
-                f"{_fmt(r.get('consistency'), r.get('consistency_ci')) if 'consistency' in r else '':>16}"
-                for r in qa]
-        llm = [r for r in qa if "fallbacks" in r]
-        for name in dict.fromkeys(r["policy"] for r in llm):
-            mine = [r for r in llm if r["policy"] == name]
-            first = mine[0]
-            out.append(f"{name} ({first['model']}, {first['qa_mode']}{', scored' if first['scoring'] else ''}): "
-                       f"{sum(r['fallbacks'] for r in mine)} random fallbacks and {sum(r['resamples'] for r in mine)} "
-                       f"re-asks over {sum(r['n'] * r['repetitions'] for r in mine)} answers")
-        present = list(dict.fromkeys(r["qtype"] for r in qa))
-        out.append("001 Table 5 (accuracy %): " + "; ".join(
-            f"{who} " + " ".join(f"{ref[q]:.1f}" for q in present) for who, ref in PUBLISHED.items())
-            + f"  [{', '.join(present)}]")
+        out += _qa_table(qa, by_stage)
     live = [r for r in rows if r["env"] == "live"]
     if live:
         out += ([""] if out else []) + format_live_table(live)

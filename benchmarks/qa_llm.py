@@ -22,10 +22,10 @@ from benchmarks.cli import add_llm_options, llm_settings, positive_int, progress
 from benchmarks.errors import RunnerError
 from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
 from benchmarks.runner import Step, lockstep_batches, make_env, play_lockstep
-from tom_envs.qa import QAEnv
+from tom_envs.qa import QAEnv, question_info
 
-__all__ = ["DEFAULT_LOCKSTEP", "QA_MODES", "RESULTS_VERSION", "LLMRun", "add_qa_llm_options", "answer_counters",
-           "data_key", "make_qa_env", "qa_env_id", "results_path"]
+__all__ = ["DEFAULT_LOCKSTEP", "QA_MODES", "RESULTS_VERSION", "LLMRun", "QuestionView", "add_qa_llm_options",
+           "answer_counters", "data_key", "make_qa_env", "qa_env_id", "results_path"]
 
 QA_MODES = ("zero_shot", "cot")
 DEFAULT_LOCKSTEP = 32
@@ -44,6 +44,52 @@ def make_qa_env(entry_point: str, **kwargs: Any) -> QAEnv:
     """The QA env of ``entry_point`` made through the registry (unwrapped: the runner steps it and
     the benchmark scores the answers from the step infos)."""
     return make_env(qa_env_id(entry_point), record=False, **kwargs).unwrapped
+
+
+# ---------------------------------------------------------------------- what a policy sees
+class QuestionView:
+    """A policy as the QA benchmarks run it: it sees each question and its description, never an
+    answer and no feedback.
+
+    Every info handed to the wrapped policy is :func:`tom_envs.qa.question_info` of the env's (the
+    description of the question now shown; a step's after-the-fact keys -- the answer just given,
+    its letter, whether it was right -- are dropped), and ``observe`` gets reward 0.0: an answer
+    learnt from one question would give away later ones of the same dialogue (a persuadee's desire
+    rarely changes between turns). Everything else (``last_step_log``, ``episode_stats``, ``name``,
+    ...) is the wrapped policy's.
+    """
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.policy, name)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.policy.reset(seed)
+
+    def act(self, observation: Any, info: dict) -> Any:
+        return self.policy.act(observation, question_info(info))
+
+    def predict(self, observation: Any, info: dict) -> Any:
+        return self.policy.predict(observation, question_info(info))
+
+    def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool, info: dict) -> None:
+        self.policy.observe(observation, 0.0, terminated, truncated, question_info(info))
+
+    def reset_batch(self, seeds: Sequence[int | None]) -> None:
+        self.policy.reset_batch(seeds)
+
+    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict], **kwargs: Any) -> list[Any]:
+        return self.policy.act_batch(observations, [question_info(i) for i in infos], **kwargs)
+
+    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict], **kwargs: Any) -> list[Any]:
+        return self.policy.predict_batch(observations, [question_info(i) for i in infos], **kwargs)
+
+    def observe_batch(self, observations: Sequence[Any], rewards: Sequence[float], terminateds: Sequence[bool],
+                      truncateds: Sequence[bool], infos: Sequence[dict], **kwargs: Any) -> None:
+        self.policy.observe_batch(observations, [0.0] * len(rewards), terminateds, truncateds,
+                                  [question_info(i) for i in infos], **kwargs)
 
 
 # ---------------------------------------------------------------------- options
@@ -99,10 +145,20 @@ class LLMRun:
         if args.scoring and args.qa_mode != "zero_shot":
             raise RunnerError("--scoring applies to --qa-mode zero_shot only; cot reads a generated answer "
                               "(drop --scoring)")
-        scoring = args.scoring if args.scoring is not None else (args.qa_mode == "zero_shot" and args.backend == "vllm")
+        protocol = getattr(args, "protocol", None)
+        if protocol == "authors" and args.scoring:
+            raise RunnerError("--protocol authors generates replies as the release does (sampled at T=0.7); "
+                              "drop --scoring, or use --protocol ours")
+        scoring = args.scoring if args.scoring is not None else (
+            args.qa_mode == "zero_shot" and args.backend == "vllm" and protocol != "authors")
         config = {**settings.identity(), "qa_mode": args.qa_mode, "scoring": bool(scoring),
                   "max_resamples": settings["max_resamples"], "max_tokens": args.max_tokens,
                   "fallback": settings["fallback"]}
+        if protocol is not None:  # the families with more than one protocol name it
+            from policies.llm.qa import authors_system_in_user
+
+            config["protocol"] = protocol
+            config["system_in_user"] = protocol == "authors" and authors_system_in_user(str(args.model))
 
         def make_backend() -> Any:
             from benchmarks.cli import backend_from_args
@@ -114,7 +170,10 @@ class LLMRun:
 
     def row_identity(self) -> dict[str, Any]:
         """What every llm row says about the run."""
-        return {"model": self.config["model"], "qa_mode": self.config["qa_mode"], "scoring": self.config["scoring"]}
+        row = {"model": self.config["model"], "qa_mode": self.config["qa_mode"], "scoring": self.config["scoring"]}
+        if "protocol" in self.config:
+            row["protocol"] = self.config["protocol"]
+        return row
 
     def results(self, folder: str, stem: str, key: dict[str, Any], record_key: Callable[[dict], Hashable],
                 check: Callable[[dict], Any]) -> ResultsFile:
@@ -143,9 +202,10 @@ class LLMRun:
         bar = progress_bar(len(jobs), f"llm {self.config['model']}", self.progress)
         try:
             c = self.config
-            answerer = LLMQAAnswerer(backend, mode=c["qa_mode"], scoring=c["scoring"], seed=self.seed,
-                                     max_resamples=c["max_resamples"], fallback=c["fallback"],
-                                     max_tokens=c["max_tokens"])
+            answerer = QuestionView(LLMQAAnswerer(
+                backend, mode=c["qa_mode"], scoring=c["scoring"], seed=self.seed, max_resamples=c["max_resamples"],
+                fallback=c["fallback"], max_tokens=c["max_tokens"], protocol=c.get("protocol", "ours"),
+                system_in_user=c.get("system_in_user", False)))
             for batch in batches:
                 results = play_lockstep(pool[:len(batch)], answerer, [jobs[k][1] for k in batch],
                                         options=[jobs[k][0] for k in batch], on_step=_answer_step)
@@ -162,7 +222,8 @@ def _answer_step(step: Step) -> dict[str, Any]:
     if log is None:
         raise RunnerError("the LLM answerer kept no step log (last_step_log); its counters would be lost")
     return {"info": step.next_info, "n_choices": int(step.observation["n_choices"]),
-            "parse_failures": int(log["parse_failures"]), "fallback": bool(log["fallback"])}
+            "parse_failures": int(log["parse_failures"]), "fallback": bool(log["fallback"]),
+            "parse_rule": log.get("parse_rule")}
 
 
 def answer_counters(answers: Sequence[dict]) -> dict[str, int]:

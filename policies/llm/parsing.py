@@ -33,6 +33,69 @@ def parse_answer(reply: str, labels: Sequence[str]) -> int | None:
     return lowered.index(word) if word in lowered else None
 
 
+# A reply that is only an option letter: "A", "A.", "A. Yes", "(A)", "**A**", "A) ...", "A: ..." on its first
+# line (a letter followed by a word, "A person ...", is not one).
+_LEADING_LETTER = re.compile(r"^[\s\*\"'`(\[<]*([A-Z])(?:[\*\"'`)\]>]*)(?=$|[\s]*[\n.,:;!?\-\u2013]|[\*\"'`)\]>])",
+                             re.MULTILINE)
+
+
+def parse_letter(reply: str, labels: Sequence[str]) -> int | None:
+    """The index of the option letter a reply gives, or None.
+
+    Accepted: an answer line (``The answer is A``, ``Answer: (B)``; the last one counts, as in
+    :func:`parse_answer`) or, failing that, a first line that is just the letter, possibly marked up
+    or followed by punctuation and the option's text: ``A``, ``A.``, ``A. Yes``, ``(A)``, ``**A**``,
+    ``A)``. A letter followed by a word (``A person ...``) is not an answer. Letters outside
+    ``labels`` are failed parses.
+    """
+    index = parse_answer(reply, labels)
+    if index is not None:
+        return index
+    first = next((line for line in reply.splitlines() if line.strip()), "")
+    match = _LEADING_LETTER.match(first)
+    if match is None:
+        return None
+    return list(labels).index(match.group(1)) if match.group(1) in labels else None
+
+
+#: The release's answer letters (evaluation/evaluate.py accepts A-F whatever the number of options).
+AUTHORS_LETTERS = "ABCDEF"
+_AUTHORS_PUNCTUATION = "\"*:.-,"
+
+
+def parse_authors_letter(reply: str) -> str | None:
+    """The PersuasiveToM release's zero-shot answer rule: the text before the first punctuation
+    mark (``" * : . - ,``), stripped, first line; an answer only if it is one of A-F, else None (the
+    release then samples again). ``"A. Yes"`` -> A; ``"(A)"``, ``"**A**"``, ``"The answer is A"`` -> None.
+    """
+    text = reply
+    for mark in _AUTHORS_PUNCTUATION:
+        text = text.replace(mark, ".")
+    letter = text.split(".")[0].strip().split("\n")[0]
+    return letter if letter in tuple(AUTHORS_LETTERS) else None
+
+
+def parse_authors_cot_letter(reply: str, options: Sequence[str]) -> str | None:
+    """The release's chain-of-thought answer rule: the first word after ``The answer is`` (or ``the
+    answer is``) with ``" * : . - ,`` removed; without that phrase, the first word of the whole
+    reply when it mentions one of the lettered ``options`` lines (``"A. text"``). An answer only if
+    it is one of A-F, else None."""
+    def first_word(text: str) -> str:
+        for mark in _AUTHORS_PUNCTUATION:
+            text = text.replace(mark, "")
+        return text.strip().split(" ")[0]
+
+    word = reply
+    for phrase in ("The answer is", "the answer is"):
+        if phrase in reply:
+            word = first_word(reply.split(phrase)[1])
+            break
+    else:
+        if any(option.lower() in reply.lower() for option in options):
+            word = first_word(reply)
+    return word if word in tuple(AUTHORS_LETTERS) else None
+
+
 def choice_ask(prompt: str, labels: Sequence[str], owner: Owner | None = None) -> Ask:
     """An ask whose reply must name one of ``labels`` on an answer line; the fallback is a uniformly
     random index."""
@@ -87,4 +150,5 @@ def score_1_5(value: Any, what: str) -> int:
     return int(x)
 
 
-__all__ = ["choice_ask", "extract_json", "extract_section", "parse_answer", "score_1_5"]
+__all__ = ["AUTHORS_LETTERS", "choice_ask", "extract_json", "extract_section", "parse_answer", "parse_authors_cot_letter",
+           "parse_authors_letter", "parse_letter", "score_1_5"]

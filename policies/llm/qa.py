@@ -15,21 +15,39 @@ Generated replies that name no valid letter are re-asked up to ``max_resamples``
 then the fallback applies (raise, or a uniformly random option flagged in the log). Batched forms
 make one backend call per stage over every episode slot (questions with different numbers of
 options included), through the one caller (:class:`policies.llm.caller.Caller`).
+
+Protocols (``protocol=``):
+
+* ``"ours"`` (default): the prompts above (background, dialogue, question, options), one user
+  message; a reply is read by :func:`~policies.llm.parsing.parse_letter` (an answer line, or a
+  bare letter such as ``A``, ``A.``, ``A. Yes``, ``(A)``).
+* ``"authors"``: PersuasiveToM's release (``evaluation/evaluate.py``): a system message naming
+  persuader and persuadee, then a user message with ``Dialogue History:``, ``Question:``,
+  ``Choices:`` and ``Answer:`` (no background), generated (never scored), up to 500 tokens; a reply
+  is read by the release's rule (the text before the first punctuation mark is the letter A-F;
+  with ``cot``, the word after ``The answer is``), and a reply the rule rejects is sampled again at
+  T = 0.7 -- bounded by ``max_resamples`` (the release loops without a bound) and counted. The
+  forms :func:`parse_letter` accepts (``(A)``, ``The answer is A``) are accepted too and logged as
+  ``parse_rule == "lenient"`` (the release would have sampled again). A letter beyond the
+  question's options but within the env's option slots is answered (the env scores it wrong, as
+  the release does); beyond the slots it is re-asked. The choice order is the env's: the
+  benchmark's ``--protocol authors`` turns choice shuffling off (the published order).
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from policies.base import BasePolicy
-from policies.llm.base import Backend
-from policies.llm.caller import Caller, ScoreAsk
-from policies.llm.errors import InvalidPolicyConfig, QAObservationError
-from policies.llm.parsing import choice_ask
+from policies.llm.base import Backend, ChatRequest, Messages
+from policies.llm.caller import Ask, Caller, Owner, ScoreAsk
+from policies.llm.errors import InvalidPolicyConfig, QAObservationError, ReplyError
+from policies.llm.parsing import AUTHORS_LETTERS, parse_authors_cot_letter, parse_authors_letter, parse_letter
 from policies.llm.slots import Slot, open_slots
 from tom_envs.qa import BACKGROUND_HEADER, DIALOGUE_HEADER, LETTERS, NOTHING_SAID, QUESTION_PREFIX, option_lines
 
@@ -46,6 +64,118 @@ QA_COT = (
     "Then finish with a line of the form 'The answer is X', where X is one of {letters}."
 )
 MAX_TOKENS = {"zero_shot": 16, "cot": 256}
+
+PROTOCOLS = ("ours", "authors")
+#: The PersuasiveToM release's prompts (``evaluation/evaluate.py``), kept word for word so that scores
+#: can be compared with 001's Table 5: system message per mode, the CoT preamble of the user message.
+AUTHORS_SYSTEM = {
+    "zero_shot": "Here is a persuasive dialogue. There are two agents, the persuader and the persuadee. The persuader "
+                 "is trying to persuade the persuadee to do something. Please answer the following questions using "
+                 "\"A\", \"B\", \"C\", \"D\", \"E\", \"F\" without any explanation.",
+    "cot": "Here is a persuasive dialogue. There are two agents, the persuader and the persuadee. The persuader is "
+           "trying to persuade the persuadee to do something. Think step by step to answer the question.",
+}
+AUTHORS_COT_PREAMBLE = ("\n\n    Ending with \"The answer is \"A\", \"B\", \"C\", \"D\", \"E\", \"F\".\" \n"
+                        "    For example, if the most likely answer option is 'A. considering', then end your response "
+                        "with 'The answer is A'. \n    ")
+AUTHORS_ANSWER = {"zero_shot": "\nAnswer:", "cot": "\nAnswer: Let's think step by step."}
+#: The release samples every reply at T = 0.7, the re-samples of an unreadable reply included.
+AUTHORS_TEMPERATURE = 0.7
+AUTHORS_MAX_TOKENS = 500
+
+
+def authors_user_message(observation: dict, mode: str) -> tuple[str, list[str]]:
+    """The user message of the release's layout and its lettered option lines.
+
+    The dialogue is the env's ``context`` with the newline the release's ``dialogue`` fields end
+    with; the background is not shown (the release does not show it).
+    """
+    missing = [k for k in ("question", "choices", "n_choices") if k not in observation]
+    if missing:
+        raise QAObservationError(f"the observation has no {', '.join(missing)}; the authors' protocol answers "
+                                 "tom/PersuasiveToM-v0's questions")
+    n = int(observation["n_choices"])
+    if not 1 <= n <= len(AUTHORS_LETTERS):
+        raise QAObservationError(f"n_choices must be in 1..{len(AUTHORS_LETTERS)} for the authors' protocol "
+                                 f"(letters A-F), got {n}")
+    context = observation.get("context") or ""
+    dialogue = context + "\n" if context and not context.endswith("\n") else context
+    lines = [f"{AUTHORS_LETTERS[i]}. {c}" for i, c in enumerate(list(observation["choices"])[:n])]
+    text = (AUTHORS_COT_PREAMBLE if mode == "cot" else "") + "\nDialogue History:\n" + dialogue + "\nQuestion:\n" \
+        + str(observation["question"]) + "\nChoices:" + "".join("\n" + line for line in lines) + AUTHORS_ANSWER[mode]
+    return text, lines
+
+
+def authors_messages(observation: dict, mode: str, system_in_user: bool = False) -> Messages:
+    """The release's messages: system then user; one user message (system text first) when
+    ``system_in_user`` (the release does so for models named ``o1`` or ``gemma``)."""
+    text, _ = authors_user_message(observation, mode)
+    system = AUTHORS_SYSTEM[mode]
+    if system_in_user:
+        return [{"role": "user", "content": system + "\n" + text}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+
+
+def authors_system_in_user(model: str) -> bool:
+    """The release's rule for models whose chat template takes no system message."""
+    return "o1" in model or "gemma" in model
+
+
+@dataclass
+class _ChatAsk(Ask):
+    """An ask sent as whole chat ``messages`` (the authors' system + user layout)."""
+
+    messages: Messages | None = None
+
+
+class _QACaller(Caller):
+    """The caller, sending an ask's own ``messages`` and re-asking at ``resample_temperature``."""
+
+    def __init__(self, backend: Backend, *, resample_temperature: float | None = None, **kwargs: Any) -> None:
+        super().__init__(backend, **kwargs)
+        self.resample_temperature = resample_temperature
+
+    def _request(self, ask: Ask, owner: Owner, attempt: int, error: str, tokens: int) -> ChatRequest:
+        request = super()._request(ask, owner, attempt, error, tokens)
+        messages = getattr(ask, "messages", None) or request.messages
+        temperature = request.temperature
+        if attempt and self.resample_temperature is not None:
+            temperature = self.resample_temperature
+        return ChatRequest(messages, request.max_tokens, temperature, request.seed, request.stop)
+
+
+def _ours_ask(prompt: str, n: int, owner: Slot) -> Ask:
+    labels = LETTERS[:n]
+
+    def parse(reply: str) -> tuple[int, str]:
+        index = parse_letter(reply, labels)
+        if index is None:
+            raise ReplyError(f"no option letter ({', '.join(labels)}): neither 'The answer is X' nor a bare letter")
+        return index, "ours"
+
+    return Ask(prompt, parse, lambda rng: (int(rng.integers(n)), "fallback"), owner)
+
+
+def _authors_ask(observation: dict, mode: str, system_in_user: bool, owner: Slot) -> Ask:
+    n, slots = int(observation["n_choices"]), len(observation["choices"])
+    _, lines = authors_user_message(observation, mode)
+
+    def parse(reply: str) -> tuple[int, str]:
+        letter = parse_authors_cot_letter(reply, lines) if mode == "cot" else parse_authors_letter(reply)
+        rule = "authors"
+        if letter is None:
+            index = parse_letter(reply, AUTHORS_LETTERS)
+            if index is None:
+                raise ReplyError("no letter A-F (the release's rule reads the text before the first punctuation mark)")
+            letter, rule = AUTHORS_LETTERS[index], "lenient"
+        index = AUTHORS_LETTERS.index(letter)
+        if index >= slots:
+            raise ReplyError(f"letter {letter} is beyond the env's {slots} option slots")
+        return index, rule
+
+    messages = authors_messages(observation, mode, system_in_user)
+    return _ChatAsk(messages[-1]["content"], parse, lambda rng: (int(rng.integers(n)), "fallback"), owner,
+                    messages=messages)
 
 
 def render_body(observation: dict) -> tuple[str, int]:
@@ -81,7 +211,10 @@ class LLMQAAnswerer(BasePolicy):
         max_resamples: extra attempts after the first for a reply naming no valid letter.
         fallback: ``"raise"`` or ``"random"`` after the bound.
         temperature: sampling temperature of generated replies.
-        max_tokens: cap on generated tokens, or None for the mode's default.
+        max_tokens: cap on generated tokens, or None for the mode's (or protocol's) default.
+        protocol: ``"ours"`` or ``"authors"`` (see the module docstring).
+        system_in_user: authors' protocol: put the system text into the user message (the release
+            does so for ``o1`` and ``gemma`` models; :func:`authors_system_in_user`).
     """
 
     makes_predictions = True
@@ -97,18 +230,29 @@ class LLMQAAnswerer(BasePolicy):
         fallback: str = "raise",
         temperature: float = 0.7,
         max_tokens: int | None = None,
+        protocol: str = "ours",
+        system_in_user: bool = False,
     ) -> None:
         super().__init__()
         if mode not in MODES:
             raise InvalidPolicyConfig(f"mode must be one of {MODES}, got {mode!r}.")
+        if protocol not in PROTOCOLS:
+            raise InvalidPolicyConfig(f"protocol must be one of {PROTOCOLS}, got {protocol!r}.")
+        if protocol == "authors" and scoring and mode == "zero_shot":
+            raise InvalidPolicyConfig("the authors' protocol generates replies (the release samples at T=0.7); "
+                                      "build it with scoring=False.")
         self.backend = backend
         self.mode = mode
-        self.scoring = scoring and mode == "zero_shot"
+        self.protocol = protocol
+        self.system_in_user = bool(system_in_user)
+        self.scoring = scoring and mode == "zero_shot" and protocol == "ours"
         self.seed = seed
-        self.name = f"llm_qa_{mode}" + ("_scored" if self.scoring else "")
-        tokens = max_tokens if max_tokens is not None else MAX_TOKENS[mode]
-        self.caller = Caller(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=tokens
+        self.name = f"llm_qa_{mode}" + ("_scored" if self.scoring else "") + ("_authors" if protocol == "authors" else "")
+        default_tokens = AUTHORS_MAX_TOKENS if protocol == "authors" else MAX_TOKENS[mode]
+        tokens = max_tokens if max_tokens is not None else default_tokens
+        self.caller = _QACaller(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=tokens,
+            resample_temperature=AUTHORS_TEMPERATURE if protocol == "authors" else None,
         )
         self._resets = 0
         self._slots: list[Slot] = []  # type: ignore[assignment]
@@ -143,22 +287,27 @@ class LLMQAAnswerer(BasePolicy):
         for i, slot in zip(index, chosen):
             slot.open_round(self.name, self._asked[i] + 1)
         todo = [i for i, s in enumerate(chosen) if "answer" not in s.cache]
-        bodies = [render_body(observations[i]) for i in todo]
         sub = [chosen[i] for i in todo]
-        if self.scoring:
+        if self.protocol == "authors":
+            asks = [_authors_ask(observations[i], self.mode, self.system_in_user, s) for i, s in zip(todo, sub)]
+            for slot, answer in zip(sub, self.caller.ask("answer", asks)):
+                slot.cache["answer"], slot.log["parse_rule"] = answer.value
+        elif self.scoring:
+            bodies = [render_body(observations[i]) for i in todo]
             asks = [
                 ScoreAsk(QA_SCORE.format(body=b), [" " + x for x in LETTERS[:n]], s) for (b, n), s in zip(bodies, sub)
             ]
             for slot, probs in zip(sub, self.caller.score("answer", asks)):
                 slot.cache["answer"] = int(np.argmax(probs))
+                slot.log["parse_rule"] = "scored"
         else:
+            bodies = [render_body(observations[i]) for i in todo]
             template = QA_COT if self.mode == "cot" else QA_DIRECT
             asks = [
-                choice_ask(template.format(body=b, letters=", ".join(LETTERS[:n])), LETTERS[:n], s)
-                for (b, n), s in zip(bodies, sub)
+                _ours_ask(template.format(body=b, letters=", ".join(LETTERS[:n])), n, s) for (b, n), s in zip(bodies, sub)
             ]
             for slot, answer in zip(sub, self.caller.ask("answer", asks)):
-                slot.cache["answer"] = answer.value
+                slot.cache["answer"], slot.log["parse_rule"] = answer.value
         answers = [int(s.cache["answer"]) for s in chosen]
         for slot, a in zip(chosen, answers):
             slot.log["action"] = a

@@ -30,6 +30,8 @@ from .scripted_server import ScriptedServer
 
 OPTION_LINE = re.compile(r"^([A-J])\. (.*)$", re.MULTILINE)
 LLM_KEYS = {"model", "qa_mode", "scoring", "parse_failures", "resamples", "fallbacks"}
+#: The persuasion llm rows also say which rule read each answer and how many letters named no option shown.
+PERSUASION_LLM_KEYS = LLM_KEYS | {"parse_rules", "invalid_answers"}
 
 
 def rule_answer(content: str) -> str:
@@ -92,7 +94,8 @@ def test_persuasion_llm_rows_match_the_data_and_a_rerun_resumes(scripted, tmp_pa
     llm_rows = [r for r in rows if r["policy"] == "llm"]
     assert [r["qtype"] for r in llm_rows] == [r["qtype"] for r in random_rows]
     for mine, theirs in zip(llm_rows, random_rows):
-        assert set(mine) == set(theirs) | LLM_KEYS and mine["n"] == theirs["n"]
+        assert set(mine) == set(theirs) | PERSUASION_LLM_KEYS and mine["n"] == theirs["n"]
+        assert mine["parse_rules"] == {"ours": mine["n"] * 2} and mine["invalid_answers"] == 0
     expected = persuasion_expected()
     for r in llm_rows:
         assert r["accuracy"] == pytest.approx(expected[r["qtype"]]) and r["accuracy_ci"] == 0.0, r
