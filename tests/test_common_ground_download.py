@@ -99,9 +99,8 @@ def test_data_download_and_list_commands(server, tmp_path, capsys):
     assert main(["data", "list", "--format", "json"]) == 0
     listed = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
     assert set(listed) == {"persuasion", "common-ground", "negotiation"}
-    assert listed["negotiation"]["download"] is None and listed["common-ground"]["envs"] == ["tom/CommonToM-v0"]
-    with pytest.raises(SystemExit):  # no public download to offer
-        main(["data", "download", "negotiation"])
+    assert listed["common-ground"]["envs"] == ["tom/CommonToM-v0"]
+    assert listed["common-ground"]["download"] == "tom_envs.common_ground.download"
 
 
 def test_download_against_the_release_layout_fetches_what_exists_and_reports_the_rest(server, tmp_path, capsys):
