@@ -129,6 +129,15 @@ def _add_demo(sub: Any) -> None:
     demo.set_defaults(func=_cmd_demo)
 
 
+def _add_report(sub: Any) -> None:
+    from benchmarks import report as _report
+
+    rep = _parser(sub, "report", "one HTML + Markdown report over every family's stored results (docs/report.md)",
+                  description=_report.__doc__)
+    _report.add_arguments(rep)
+    rep.set_defaults(func=_report.run)
+
+
 def _add_rl(sub: Any) -> None:
     from benchmarks.rl import ALGOS
     from benchmarks.runner import env_id_for
@@ -199,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rl(sub)
     _add_families(sub)
     _add_data(sub)
+    _add_report(sub)
     _add_registry(sub)
     _use_formatter(parser)
     return parser

@@ -205,6 +205,11 @@ def set_command(argv: Iterable[str] | None) -> None:
     _COMMAND = None if argv is None else [str(a) for a in argv]
 
 
+def current_command() -> list[str]:
+    """The command line the ``.runs`` lines name: the one :func:`set_command` gave, else ``sys.argv``."""
+    return list(_COMMAND) if _COMMAND is not None else list(sys.argv)
+
+
 def runs_path(path: Path) -> Path:
     """Where a results file's run lines are kept: ``<name>.runs`` beside it."""
     path = Path(path)
@@ -264,7 +269,7 @@ def _note_run(path: Path) -> None:
     except OSError:
         data = {}
     line = {"first_append": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "command": _COMMAND if _COMMAND is not None else list(sys.argv), "pid": os.getpid(),
+            "command": current_command(), "pid": os.getpid(),
             STAMP_FIELD: code_stamp(), "config": config, "data_checksums": data}
     with open(runs_path(path), "a", encoding="utf-8") as f:
         f.write(json.dumps(line, separators=(",", ":"), default=str) + "\n")

@@ -1,0 +1,190 @@
+"""``tom-envs report RESULTS_DIR --out report/``: one static report over every family's stored results.
+
+Reads the results files the benchmarks wrote under ``RESULTS_DIR/<family>/`` (their ``--out``)
+through :mod:`benchmarks.results` and writes ``report/index.html`` (a self-contained page: inline
+CSS, no scripts, PNG figures in per-family folders next to it) and ``report/index.md`` (the same
+content in Markdown). Per family: its tables next to the published reference rows with the
+settings that make them comparable, CIs, episode and fallback counts; the literal-vs-functional
+plane (every evaluated agent as a point with CI whiskers, published agents as reference points);
+per-round curves with 95 % bands, consensus trajectories, accuracy by dialogue stage; and the
+provenance of the results (versions, commits, dates, command lines, models, data checksums).
+
+Incremental and safe while an evaluation runs: a family's section is rebuilt only when its files
+changed (name, size, modification time; :func:`benchmarks.report.load.fingerprint`), files are
+read without taking their locks and only their complete lines count, and a family whose file is
+being written is rebuilt on every run until the writer is done. ``--force`` rebuilds everything.
+See docs/report.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.errors import RunnerError
+
+#: Bump when a section's content changes for the same results (every cached section is rebuilt).
+REPORT_VERSION = 1
+STATE_FILE = ".report-state.json"
+TITLE = "tom-envs results report"
+
+
+class ReportError(RunnerError):
+    """Bad arguments to ``tom-envs report`` (the message says what to pass instead)."""
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _load_state(out: Path) -> dict[str, Any]:
+    try:
+        state = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"families": {}}
+    return state if isinstance(state, dict) and isinstance(state.get("families"), dict) else {"families": {}}
+
+
+def _cached(out: Path, folder: str) -> dict[str, Any] | None:
+    try:
+        section = json.loads((out / folder / "section.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not all((out / src).is_file() for src in section.get("figures", [])):
+        return None
+    return section
+
+
+def build_report(results_dir: Path, out: Path = Path("report"), force: bool = False) -> dict[str, Any]:
+    """Write (or update) the report of ``results_dir`` into ``out``.
+
+    Returns ``{"index": path of index.html, "markdown": path of index.md, "rebuilt": [family folders],
+    "reused": [family folders], "figures": [paths]}``.
+
+    Raises:
+        ReportError: ``results_dir`` is not a folder.
+    """
+    from benchmarks.report import figures
+    from benchmarks.report.doc import to_html, to_markdown
+    from benchmarks.report.load import family_folders, fingerprint, read_family
+    from benchmarks.report.sections import BUILDERS, generic, provenance
+
+    results_dir, out = Path(results_dir), Path(out)
+    if not results_dir.is_dir():
+        raise ReportError(f"results folder {str(results_dir)!r} does not exist; pass the --out folder of a "
+                          "benchmark run (e.g. results/ after `make demo`)")
+    if out.resolve() == results_dir.resolve() or results_dir.resolve() in out.resolve().parents:
+        raise ReportError(f"--out {str(out)!r} is inside the results folder; write the report elsewhere")
+    out.mkdir(parents=True, exist_ok=True)
+    state = _load_state(out)
+    salt = f"report-{REPORT_VERSION}"
+    folders = family_folders(results_dir)
+    sections, rebuilt, reused = [], [], []
+    for folder in folders:
+        fp = fingerprint(results_dir, folder, salt)
+        section = None if force or state["families"].get(folder) != fp else _cached(out, folder)
+        if section is None:
+            target = out / folder
+            if target.exists():
+                shutil.rmtree(target)
+            target.mkdir(parents=True)
+            fam = read_family(results_dir, folder)
+            section = BUILDERS.get(folder, generic)(fam, target, out)
+            section["provenance"] = provenance(fam)
+            section["records"] = fam.records
+            _atomic_write(target / "section.json", json.dumps(section, ensure_ascii=False))
+            state["families"][folder] = fp
+            rebuilt.append(folder)
+        else:
+            reused.append(folder)
+        sections.append(section)
+    for gone in [f for f in state["families"] if f not in folders]:  # results folders removed since last time
+        shutil.rmtree(out / gone, ignore_errors=True)
+        del state["families"][gone]
+    overview = out / "overview.png"
+    panels = [p for s in sections for p in s.get("panels", [])]
+    if panels and (rebuilt or not overview.is_file() or state.get("overview") != folders):
+        figures.plane(overview, "Literal vs functional ToM, every family and game", panels)
+    elif not panels and overview.exists():
+        overview.unlink()
+    state["overview"] = folders
+    blocks = _page(results_dir, sections, overview.is_file())
+    _atomic_write(out / "index.html", to_html(TITLE, blocks))
+    _atomic_write(out / "index.md", to_markdown(TITLE, blocks))
+    _atomic_write(out / STATE_FILE, json.dumps(state, indent=1))
+    figs = [out / src for s in sections for src in s.get("figures", [])] + ([overview] if overview.is_file() else [])
+    return {"index": out / "index.html", "markdown": out / "index.md", "rebuilt": rebuilt, "reused": reused,
+            "figures": figs}
+
+
+def _page(results_dir: Path, sections: list[dict[str, Any]], overview: bool) -> list[dict[str, Any]]:
+    from benchmarks.results import current_command, git_commit
+    from tom_envs import __version__
+
+    commit = git_commit()
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
+        f"Generated {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())} from the results in "
+        f"{results_dir.resolve()} by tom-envs {__version__}"
+        + (f" (commit {commit[:12]})" if commit else " (not a git checkout)")
+        + f"; {sum(s.get('records', 0) for s in sections)} records in {len(sections)} result folders. Every number "
+        "is computed from the stored records (nothing is rerun); yellow italic rows are published reference "
+        "values from the papers.")}]
+    blocks.append({"kind": "code", "text": " ".join(current_command())})
+    blocks.append({"kind": "h2", "text": "At a glance: literal vs functional ToM", "id": "glance"})
+    if overview:
+        blocks += [{"kind": "p", "text": (
+            "004's point: predicting the other agents (literal ToM) and acting well on it (functional ToM) do not "
+            "imply each other. Each panel puts every evaluated agent at (prediction accuracy, functional score) "
+            "with 95 % CI whiskers; hollow stars are the papers' published agents where they report both. The QA "
+            "families (common ground, persuasion questions) measure literal ToM only and have no panel.")},
+                   {"kind": "figure", "src": "overview.png",
+                    "caption": "Literal (x) vs functional (y) ToM per family and game; regret axes are inverted so "
+                               "that up is better everywhere."}]
+    else:
+        blocks.append({"kind": "p", "text": "No stored results with both a literal and a functional ToM score yet "
+                                            "(matrix games or negotiation)."})
+    if not sections:
+        blocks.append({"kind": "p", "text": f"No results files (*.jsonl) under {results_dir}/<family>/ yet."})
+    for s in sections:
+        blocks.append({"kind": "h2", "text": s["title"], "id": s["family"]})
+        blocks += s["blocks"]
+    blocks.append({"kind": "h2", "text": "Provenance", "id": "provenance"})
+    for s in sections:
+        blocks.append({"kind": "h3", "text": s["title"]})
+        blocks += s.get("provenance", [])
+    return blocks
+
+
+# ---------------------------------------------------------------------- the command
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``tom-envs report``'s options."""
+    from benchmarks.cli import add_format_option, output_dir
+
+    parser.add_argument("results", metavar="RESULTS_DIR", help="the --out folder of benchmark runs (e.g. results)")
+    parser.add_argument("--out", type=output_dir, default="report",
+                        help="where index.html, index.md and the figures go")
+    parser.add_argument("--force", action="store_true", help="rebuild every family's section, changed or not")
+    add_format_option(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the report; prints the page's path (and what was rebuilt), or JSON with ``--format json``."""
+    res = build_report(Path(args.results), Path(args.out), force=args.force)
+    if args.format == "json":
+        print(json.dumps({k: ([str(p) for p in v] if isinstance(v, list) else str(v)) for k, v in res.items()},
+                         indent=2))
+    else:
+        if res["rebuilt"]:
+            print(f"rebuilt: {', '.join(res['rebuilt'])}" + (f"; unchanged: {', '.join(res['reused'])}"
+                                                             if res["reused"] else ""))
+        elif res["reused"]:
+            print(f"unchanged: {', '.join(res['reused'])}")
+        print(f"report: {res['index'].resolve()}")
+    return 0

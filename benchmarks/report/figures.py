@@ -1,0 +1,142 @@
+"""The report's figures (matplotlib, Agg, PNG): curves with 95 % bands and the literal-vs-functional plane.
+
+Overlaid series never hide each other: each has its own colour, line style and marker (markers
+every few points), bands are translucent, and the legend sits outside the axes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tom_envs.stats import mean_ci95
+
+LINESTYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+DPI = 100
+
+
+def _plt() -> Any:
+    from tom_envs.errors import import_optional
+
+    matplotlib = import_optional("matplotlib", "bench", "tom-envs report")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def style(i: int) -> dict[str, Any]:
+    """The i-th series' colour, line style and marker (distinct for the first 40 series)."""
+    return {"color": f"C{i % 10}", "linestyle": LINESTYLES[i % len(LINESTYLES)],
+            "marker": MARKERS[(i // len(LINESTYLES) + i) % len(MARKERS)]}
+
+
+def band(series: Sequence[Sequence[float | None]]) -> dict[str, list]:
+    """Per position: mean and 95 % CI (Student t, :func:`tom_envs.stats.mean_ci95`) over the series that
+    reach it (None values left out); ``x`` counts from 1, ``n`` is the series at each position."""
+    length = max((len(s) for s in series), default=0)
+    x, mean, lo, hi, n = [], [], [], [], []
+    for t in range(length):
+        values = [s[t] for s in series if t < len(s) and s[t] is not None]
+        m, ci = mean_ci95([float(v) for v in values])
+        if m is None:
+            continue
+        x.append(t + 1)
+        mean.append(m)
+        lo.append(m - (ci or 0.0))
+        hi.append(m + (ci or 0.0))
+        n.append(len(values))
+    return {"x": x, "mean": mean, "lo": lo, "hi": hi, "n": n}
+
+
+def curves(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
+    """Panels side by side, each ``{"title", "xlabel", "ylabel", "series": [{"label", "x", "mean", "lo",
+    "hi"}]}``; the same label keeps the same style in every panel; one legend outside, right."""
+    plt = _plt()
+    labels = list(dict.fromkeys(s["label"] for p in panels for s in p["series"]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.6), squeeze=False)
+    handles = {}
+    for ax, panel in zip(axes[0], panels):
+        for s in panel["series"]:
+            st = style(labels.index(s["label"]))
+            every = max(1, len(s["x"]) // 10)
+            (line,) = ax.plot(s["x"], s["mean"], label=s["label"], linewidth=1.6, markersize=5, markevery=every,
+                              markerfacecolor="white", **st)
+            ax.fill_between(s["x"], s["lo"], s["hi"], color=st["color"], alpha=0.15, linewidth=0)
+            handles.setdefault(s["label"], line)
+        ax.set(title=panel["title"], xlabel=panel.get("xlabel", ""), ylabel=panel.get("ylabel", ""))
+        ax.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
+               title="mean, 95 % band", title_fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
+    """Literal ToM (x) against functional ToM (y), one panel per game or family part.
+
+    A panel is ``{"title", "xlabel", "ylabel", "invert_y", "points": [{"label", "x", "xci", "y", "yci",
+    "ref"}]}``; evaluated agents are filled markers with CI whiskers, published (``ref``) agents are
+    hollow black stars. With ``invert_y`` (a regret axis) up is better."""
+    plt = _plt()
+    labels = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if not p.get("ref")))
+    refs = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if p.get("ref")))
+    cols = min(3, max(1, len(panels)))
+    rows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 4.0 * rows), squeeze=False)
+    handles = {}
+    ref_marks = itertools.cycle(("*", "p", "h", "8", "d"))
+    ref_style = {label: next(ref_marks) for label in refs}
+    for ax, panel in zip(axes.flat, panels):
+        for p in panel["points"]:
+            if p.get("x") is None or p.get("y") is None:
+                continue
+            if p.get("ref"):
+                h = ax.scatter([p["x"]], [p["y"]], s=110, marker=ref_style[p["label"]], facecolors="none",
+                               edgecolors="black", linewidths=1.2, zorder=3)
+            else:
+                st = style(labels.index(p["label"]))
+                h = ax.errorbar([p["x"]], [p["y"]], xerr=[p.get("xci") or 0.0], yerr=[p.get("yci") or 0.0],
+                                fmt=st["marker"], color=st["color"], markersize=7, capsize=3, alpha=0.9, zorder=2)
+            handles.setdefault(p["label"], h)
+        ax.set(title=panel["title"], xlabel=panel.get("xlabel", ""), ylabel=panel.get("ylabel", ""))
+        if panel.get("invert_y"):
+            ax.invert_yaxis()
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def bars_by_stage(path: Path, title: str, xlabel: str, series: Sequence[dict[str, Any]]) -> Path:
+    """Accuracy per dialogue stage: ``series`` of ``{"label", "x", "mean", "ci"}``, points with CI bars
+    joined by lines (each series its own style, slightly offset so the bars do not overlap)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7.0, 3.8))
+    width = 0.08
+    for i, s in enumerate(series):
+        st = style(i)
+        offset = (i - (len(series) - 1) / 2) * width
+        ax.errorbar([x + offset for x in s["x"]], s["mean"], yerr=[c or 0.0 for c in s["ci"]], label=s["label"],
+                    capsize=3, markersize=6, markerfacecolor="white", **st)
+    ax.set(title=title, xlabel=xlabel, ylabel="accuracy (%)", ylim=(-2, 102))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, title="mean, 95 % CI", title_fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path

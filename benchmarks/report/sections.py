@@ -1,0 +1,607 @@
+"""One report section per family, built from its stored records (never from a rerun).
+
+Every builder reads records defensively: it keys on the documented record fields (the family
+modules' docstrings), treats every optional one as possibly missing, and lists the keys it does
+not show. A section is ``{"family", "title", "blocks", "panels"}``: ``blocks`` for the page
+(:mod:`benchmarks.report.doc`), ``panels`` the literal-vs-functional points for the overview.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.report import figures
+from benchmarks.report.doc import Block, num
+from benchmarks.report.load import FamilyData, ResultsFileData
+from tom_envs.stats import mean_ci95
+
+Section = dict[str, Any]
+
+
+# ---------------------------------------------------------------------- shared pieces
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in str(text)).strip("-") or "x"
+
+
+def _sum_opt(values: Iterable[Any]) -> int | None:
+    vals = [v for v in values if isinstance(v, (int, float))]
+    return int(sum(vals)) if vals else None
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _settings(config: dict | None, drop: Sequence[str] = ("version", "benchmark")) -> str:
+    """A configuration as ``key=value`` pairs (nested dicts flattened with dots)."""
+    if config is None:
+        return "not stored (no .runs line names it)"
+    items: list[str] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for k in sorted(value):
+                walk(f"{prefix}.{k}" if prefix else str(k), value[k])
+        else:
+            items.append(f"{prefix}={json.dumps(value, default=str) if not isinstance(value, str) else value}")
+
+    walk("", {k: v for k, v in config.items() if k not in drop})
+    return ", ".join(items) or "defaults"
+
+
+def _unknown(records: Iterable[dict], known: set[str], episode_known: set[str] | None = None) -> list[str]:
+    """Record keys (``episode.<key>`` inside the episode summary) that no table or figure shows."""
+    top: set[str] = set()
+    inner: set[str] = set()
+    for rec in records:
+        top.update(k for k in rec if k not in known)
+        if episode_known is not None:
+            inner.update(f"episode.{k}" for k in _dict(rec.get("episode")) if k not in episode_known)
+    return sorted(top) + sorted(inner)
+
+
+def _unknown_block(keys: list[str]) -> list[Block]:
+    if not keys:
+        return []
+    return [{"kind": "p", "text": "Stored but not shown in this section (keys of the records): " + ", ".join(keys)
+             + "."}]
+
+
+def _file_notes(fam: FamilyData) -> list[Block]:
+    notes = []
+    for f in fam.files:
+        if f.holder is not None:
+            notes.append(f"{f.path.name}: being written by process {f.holder} now; its complete lines are shown "
+                         "and the next report picks up the rest.")
+        if f.skipped:
+            notes.append(f"{f.path.name}: {f.skipped} line(s) skipped (incomplete or not JSON).")
+        if f.duplicates:
+            notes.append(f"{f.path.name}: {f.duplicates} repeated record(s) ignored (the first line of each is kept, "
+                         "as the benchmarks do).")
+    return [{"kind": "ul", "items": notes}] if notes else []
+
+
+def _write(path: Path, written: list[str], root: Path) -> str:
+    written.append(path.relative_to(root).as_posix())
+    return written[-1]
+
+
+def _label_of(f: ResultsFileData, fallback: str) -> str:
+    cfg = f.config or {}
+    llm = _dict(cfg.get("llm"))
+    model = llm.get("model") or cfg.get("model")
+    mode = llm.get("qa_mode") or cfg.get("qa_mode")
+    bits = [fallback] + [str(b) for b in (model, mode) if b]
+    return " / ".join(bits)
+
+
+# ---------------------------------------------------------------------- matrix games (004)
+MATRIX_TOP = {"key", "cell", "seed", "episode", "partner", "code", "steps"}
+MATRIX_EPISODE = {"partner", "rounds", "return", "optimal_return", "regret", "regret_per_step", "tom_steps",
+                  "tom_accuracy", "tom_response", "tom_regret", "tom_regret_per_step", "tom_regrets", "regrets",
+                  "tom_correct", "policy_stats"}
+
+
+def _matrix_row(f: ResultsFileData, response: str) -> dict[str, Any] | None:
+    recs = [r for r in f.records if isinstance(r.get("episode"), dict)]
+    if not recs:
+        return None
+    cell = _dict(recs[0].get("cell")) or _dict(f.config)
+    params = _dict(cell.get("policy_params"))
+    eps = [r["episode"] for r in recs]
+
+    def dtom(e: dict) -> Any:
+        v = e.get(f"tom_regret_per_step_{response}")
+        if v is None and e.get("tom_response", response) == response:
+            v = e.get("tom_regret_per_step")
+        return v
+
+    stats = [_dict(e.get("policy_stats")) for e in eps]
+    policy = str(cell.get("policy", "?"))
+    return {
+        "file": f, "game": str(cell.get("game", "?")), "partners": str(cell.get("partners", "?")), "policy": policy,
+        "horizon": cell.get("horizon"), "model": params.get("model"), "label_set": params.get("label_set"),
+        "kind": "LLM" if params.get("model") or policy.startswith("llm") else "scripted",
+        "episodes": len(eps),
+        "regret": mean_ci95([e.get("regret_per_step") for e in eps]),
+        "dtom": mean_ci95([dtom(e) for e in eps]),
+        "tom": mean_ci95([e.get("tom_accuracy") for e in eps]),
+        "fallbacks": _sum_opt(s.get("fallbacks") for s in stats),
+        "parse_failures": _sum_opt(s.get("parse_failures") for s in stats),
+        "regrets": [e.get("regrets") or [] for e in eps],
+        "tom_correct": [[None if x is None else 100.0 * float(x) for x in (e.get("tom_correct") or [])] for e in eps],
+        "partners_drawn": Counter(str(e.get("partner")) for e in eps),
+    }
+
+
+def _agent(row: dict) -> str:
+    return row["policy"] + (f" ({row['model']})" if row.get("model") else "")
+
+
+def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
+    from benchmarks.matrix import PUBLISHED_TABULAR
+    from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, TOM_RESPONSES
+
+    response = DEFAULT_TOM_RESPONSE
+    rows = [r for r in (_matrix_row(f, response) for f in fam.files) if r is not None]
+    blocks: list[Block] = [{"kind": "p", "text": (
+        f"{len(rows)} evaluated cells, {sum(r['episodes'] for r in rows)} episodes. Each row is mean ± 95 % CI "
+        f"(Student t) over its episodes. ΔToM/T charges each wrong prediction under the '{response}' response, "
+        f"the one that reproduces 004's tables (docs/architecture.md, 'Metric definitions'; the records also "
+        f"hold {', '.join(r for r in TOM_RESPONSES if r != response)}). Published reference rows (yellow, "
+        "italic) are 004's Table 4 Tabular RMax rows (T = 100, scripted partners). Fallbacks are random actions "
+        "taken after an LLM's replies failed to parse (not the model's choices); parse failures count re-asks.")}]
+    table_rows = []
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[(r["game"], r["partners"])].append(r)
+    for (game, partners), members in sorted(groups.items()):
+        for r in sorted(members, key=lambda r: (r["kind"], r["policy"], str(r["model"]))):
+            table_rows.append({"cells": [
+                game, partners, r["policy"], r["kind"], r["model"] or "-", r["label_set"] or "-",
+                "-" if r["horizon"] is None else str(r["horizon"]), str(r["episodes"]),
+                num(*r["regret"]), num(*r["dtom"]), num(*r["tom"], digits=1),
+                "-" if r["fallbacks"] is None else str(r["fallbacks"]),
+                "-" if r["parse_failures"] is None else str(r["parse_failures"])]})
+        pub = PUBLISHED_TABULAR.get((game, partners))
+        if pub is not None:
+            table_rows.append({"ref": True, "cells": [
+                game, partners, "004 Tabular RMax (published)", "scripted", "-", "-", "100", "-",
+                num(pub[0]), num(pub[1]), num(pub[2], digits=1), "-", "-"]})
+    blocks.append({"kind": "table", "caption": "Matrix games: regret and ToM per cell (004 Table 4 layout)",
+                   "columns": ["game", "partners", "policy", "parties", "model", "label set", "T", "episodes",
+                               "ΔFunctional/T", f"ΔToM/T ({response})", "ToM %", "fallbacks", "parse failures"],
+                   "rows": table_rows})
+    # the literal-vs-functional plane, one panel per game
+    panels = []
+    for game in sorted({r["game"] for r in rows}):
+        points = [{"label": f"{_agent(r)} vs {r['partners']}", "x": r["tom"][0], "xci": r["tom"][1],
+                   "y": r["regret"][0], "yci": r["regret"][1]} for r in rows if r["game"] == game]
+        points += [{"label": f"004 Tabular vs {p}", "x": v[2], "y": v[0], "ref": True}
+                   for (g, p), v in sorted(PUBLISHED_TABULAR.items()) if g == game]
+        panels.append({"title": f"matrix: {game}", "xlabel": "literal ToM: prediction accuracy (%)",
+                       "ylabel": "functional: ΔFunctional/T (regret, up = better)", "invert_y": True,
+                       "points": points})
+    written: list[str] = []
+    if panels:
+        src = _write(figures.plane(out / "plane.png", "Matrix games: literal vs functional ToM", panels), written,
+                     root)
+        blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
+                   {"kind": "figure", "src": src, "caption": (
+                       "Each evaluated agent (policy, model) against each partner population: x = ToM % (literal), "
+                       "y = ΔFunctional/T (functional; the axis is inverted, so up is better), whiskers = 95 % CIs. "
+                       "Hollow stars: 004's published Tabular RMax rows.")}]
+    # per-round curves per (game, partners)
+    if groups:
+        blocks.append({"kind": "h3", "text": "Per-round regret and ToM accuracy"})
+    for (game, partners), members in sorted(groups.items()):
+        panels_c = []
+        for key, title, ylabel in (("regrets", "regret per round", "r*_t - r_t"),
+                                   ("tom_correct", "ToM accuracy per round", "ToM %")):
+            series = []
+            for r in sorted(members, key=lambda r: (r["kind"], r["policy"], str(r["model"]))):
+                b = figures.band([s for s in r[key] if s])
+                if b["x"]:
+                    series.append({"label": _agent(r), **b})
+            if series:
+                panels_c.append({"title": title, "xlabel": "round", "ylabel": ylabel, "series": series})
+        if not panels_c:
+            continue
+        n = ", ".join(f"{_agent(r)}: {r['episodes']}" for r in members)
+        src = _write(figures.curves(out / f"rounds_{_slug(game)}_{_slug(partners)}.png", f"{game} vs {partners}",
+                                    panels_c), written, root)
+        blocks.append({"kind": "figure", "src": src, "caption": (
+            f"{game} vs {partners}: mean over episodes per round with 95 % bands (episodes: {n}).")})
+    blocks += _unknown_block(_unknown([rec for f in fam.files for rec in f.records], MATRIX_TOP,
+                                      MATRIX_EPISODE | {k for k in _all_episode_keys(fam) if k.startswith("tom_regret")}))
+    return {"family": fam.folder, "title": "Matrix games (004)", "blocks": blocks, "panels": panels,
+            "figures": written}
+
+
+def _all_episode_keys(fam: FamilyData) -> set[str]:
+    return {k for f in fam.files for rec in f.records for k in _dict(rec.get("episode"))}
+
+
+# ---------------------------------------------------------------------- negotiation (002)
+NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "episode", "code", "llm_stats",
+                   "parties"}
+NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "consensus", "topic_consensus",
+                       "tom_accuracy", "tom_predictions", "attitude_source", "mi_judge", "scenario", "conflict_mode",
+                       "turns", "parties", "topics", "mediator", "tle", "rl", "drop_events", "rl_unanswered",
+                       "interventions", "mediator_turns"}
+
+
+def _pct(v: Any) -> Any:
+    return None if v is None else 100.0 * float(v)
+
+
+def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
+    from tom_envs.negotiation.scenario import DIFFICULTY_MODES
+
+    recs = [r for r in f.records if isinstance(r.get("episode"), dict)]
+    if not recs:
+        return None
+    eps = [r["episode"] for r in recs]
+    mode = str(recs[0].get("conflict_mode", eps[0].get("conflict_mode", "?")))
+    mediator = str(recs[0].get("mediator", "?"))
+    cfg = f.config or {}
+    llm = _dict(cfg.get("llm"))
+    stats = [s for r in recs for s in _dict(r.get("llm_stats")).values() if isinstance(s, dict)]
+    none = mediator == "none"
+    return {
+        "file": f, "mode": mode, "mediator": mediator, "episodes": len(eps),
+        "difficulty": next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), "?"),
+        "parties": str(recs[0].get("parties", cfg.get("parties", "scripted"))),
+        "attitudes": str(eps[0].get("attitude_source", cfg.get("attitudes", "stated"))),
+        "mi_judge": eps[0].get("mi_judge"), "model": llm.get("model"),
+        "scenarios": sorted({str(r.get("scenario")) for r in recs}),
+        "cc": mean_ci95([_pct(e.get("cc")) for e in eps]),
+        "tle": mean_ci95([_pct(e.get("tle_mean")) for e in eps]),
+        "rl": (None, None) if none else mean_ci95([e.get("rl_mean") for e in eps]),
+        "me": (None, None) if none else mean_ci95([_pct(e.get("me_mean")) for e in eps]),
+        "mi": (None, None) if none else mean_ci95([e.get("mi_mean") for e in eps]),
+        "tom": mean_ci95([_pct(e.get("tom_accuracy")) for e in eps]),
+        "llm_fallbacks": _sum_opt(s.get("fallbacks") for s in stats),
+        "llm_decisions": _sum_opt(s.get("decisions") for s in stats),
+        "consensus": [e.get("consensus") or [] for e in eps],
+    }
+
+
+def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
+    from benchmarks.negotiation_table import PUBLISHED
+
+    rows = [r for r in (_negotiation_row(f) for f in fam.files) if r is not None]
+    order = {"accommodating": 0, "avoiding": 1, "general": 2, "competing": 3}
+    med_order = {"none": 0, "generic": 1, "social": 2}
+    rows.sort(key=lambda r: (order.get(r["mode"], 9), r["mode"], med_order.get(r["mediator"], 9), r["mediator"],
+                             r["parties"], r["attitudes"]))
+    blocks: list[Block] = [{"kind": "p", "text": (
+        f"{len(rows)} cells, {sum(r['episodes'] for r in rows)} episodes (scenarios x runs). Mean ± 95 % CI over "
+        "episodes; CC, TLE and ME in percent, RL in turns after a drop event (002 reports seconds), MI on 1-5. "
+        "Mediator ToM % is the mediator's stance predictions (party x topic) that were right. Published "
+        "reference rows (yellow, italic): 002 Table 1, GPT-4.1 as mediator backbone and as the parties (LLM "
+        "parties), mean over 6 scenarios x 5 runs; rows with scripted parties are not comparable to them in "
+        "level, only in direction.")}]
+    table_rows = []
+    last = None
+    for r in rows:
+        ident = (r["mode"], r["mediator"])
+        if last is not None and last != ident and last in PUBLISHED:
+            table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
+        last = ident
+        fb = "-" if r["llm_decisions"] is None else f"{r['llm_fallbacks'] or 0}/{r['llm_decisions']}"
+        table_rows.append({"cells": [
+            r["difficulty"], r["mode"], r["mediator"] + (f" ({r['model']})" if r["model"] else ""), r["parties"],
+            r["attitudes"], str(r["episodes"]), str(len(r["scenarios"])), num(*r["cc"], digits=2),
+            num(*r["tle"], digits=2), num(*r["rl"], digits=2), num(*r["me"], digits=2), num(*r["mi"], digits=3),
+            num(*r["tom"], digits=1), fb]})
+    if last in PUBLISHED:
+        table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
+    blocks.append({"kind": "table", "caption": "Negotiation: 002 Table 1 metrics per conflict mode and mediator",
+                   "columns": ["difficulty", "conflict mode", "mediator", "parties", "attitudes", "episodes",
+                               "scenarios", "CC % ↑", "TLE % ↑", "RL (turns) ↓", "ME % ↑", "MI ↑", "mediator ToM %",
+                               "LLM fallbacks/decisions"], "rows": table_rows})
+    judges = sorted({str(r["mi_judge"]) for r in rows if r["mi_judge"]})
+    if judges:
+        blocks.append({"kind": "p", "text": "MI judge: " + "; ".join(judges) + "."})
+    written: list[str] = []
+    points = [{"label": f"{r['mediator']} ({r['mode']}, {r['parties']} parties)", "x": r["tom"][0],
+               "xci": r["tom"][1], "y": r["cc"][0], "yci": r["cc"][1]} for r in rows if r["tom"][0] is not None]
+    panels = [{"title": "negotiation", "xlabel": "literal ToM: mediator stance accuracy (%)",
+               "ylabel": "functional: consensus change CC (%)", "points": points}] if points else []
+    if panels:
+        src = _write(figures.plane(out / "plane.png", "Negotiation: literal vs functional ToM", panels), written, root)
+        blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
+                   {"kind": "figure", "src": src, "caption": (
+                       "Each mediator cell: x = its stance-prediction accuracy, y = consensus change, whiskers = "
+                       "95 % CIs. 002 publishes no literal-ToM score, so it has no reference points here; the "
+                       "'none' mediator predicts nothing and is left out.")}]
+    by_mode: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_mode[r["mode"]].append(r)
+    curve_panels = []
+    for mode, members in by_mode.items():
+        series = []
+        for r in members:
+            b = figures.band([s for s in r["consensus"] if s])
+            if b["x"]:
+                label = r["mediator"] + ("" if r["parties"] == "scripted" else f" ({r['parties']} parties)")
+                series.append({"label": label, **b, "x": [x - 1 for x in b["x"]]})
+        if series:
+            curve_panels.append({"title": mode, "xlabel": "turn", "ylabel": "consensus (agreement)", "series": series})
+    if curve_panels:
+        src = _write(figures.curves(out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels),
+                     written, root)
+        blocks += [{"kind": "h3", "text": "Consensus trajectories"},
+                   {"kind": "figure", "src": src, "caption": (
+                       "Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "
+                       "(scenarios x runs) of a cell, with 95 % bands; one panel per conflict mode (002 Figure 2 "
+                       "shows single runs).")}]
+    blocks += _unknown_block(_unknown([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP,
+                                      NEGOTIATION_EPISODE))
+    return {"family": fam.folder, "title": "Negotiation (002)", "blocks": blocks, "panels": panels,
+            "figures": written}
+
+
+def _negotiation_ref(ident: tuple[str, str], pub: dict[str, float]) -> dict[str, Any]:
+    from tom_envs.negotiation.scenario import DIFFICULTY_MODES
+
+    mode, mediator = ident
+    level = next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), "?")
+    cell = lambda k, d: num(pub.get(k), digits=d) if pub.get(k) is not None else "-"  # noqa: E731
+    return {"ref": True, "cells": [level, mode, f"002 {mediator} (GPT-4.1, published)", "llm", "stated", "30", "6",
+                                   cell("cc", 2), cell("tle", 2), cell("rl", 2) if pub.get("rl") is None else
+                                   {**num(pub["rl"], digits=2), "text": f"{pub['rl']:.2f} s"},
+                                   cell("me", 2), cell("mi", 3), "-", "-"]}
+
+
+# ---------------------------------------------------------------------- common ground (003)
+CG_TOP = {"version", "cid", "seed", "questions", "llm_stats", "code"}
+
+
+def _stage_series(items: Sequence[tuple[int, bool]], stages: int) -> dict[str, list]:
+    """Accuracy per stage (items: (stage index, correct))."""
+    xs, means, cis = [], [], []
+    for s in range(stages):
+        hits = [100.0 * c for st, c in items if st == s]
+        m, ci = mean_ci95(hits)
+        if m is not None:
+            xs.append(s + 1)
+            means.append(m)
+            cis.append(ci)
+    return {"x": xs, "mean": means, "ci": cis}
+
+
+def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
+    from benchmarks.common_ground import PUBLISHED, PUBLISHED_SETTINGS
+    from tom_envs.common_ground.metrics import summarise
+
+    blocks: list[Block] = [{"kind": "p", "text": (
+        "Stored runs of the LLM answerer (`tom-envs common-ground --policy llm`); the scripted policies' rows are "
+        "computed and printed by the command but not stored, so they are not here. Accuracy in percent with a "
+        "95 % normal-approximation CI over questions (as the command prints). Published reference rows: 003's "
+        "Table 3, with the settings under which each was obtained; 003's rows read a window of 5 sentences either "
+        "side of the marked one (context 'window').")}]
+    table_rows, stage_series, settings = [], [], []
+    for f in fam.files:
+        recs = [r for r in f.records if isinstance(r.get("questions"), list)]
+        questions = [q for r in recs for q in r["questions"] if isinstance(q, dict)]
+        if not questions:
+            continue
+        summary = summarise(questions)
+        by_order = {row["order"]: row for row in summary["rows"]}
+        cfg = f.config or {}
+        label = _label_of(f, "llm")
+        settings.append(f"{label} [{f.path.name}]: {_settings(f.config)}")
+        table_rows.append({"cells": [
+            label, str(cfg.get("context", "not stored")), str(cfg.get("split", "not stored")),
+            str(len({r.get('cid') for r in recs})), str(len(recs)),
+            *[num(by_order.get(o, {}).get("accuracy"), by_order.get(o, {}).get("ci95"), digits=1)
+              for o in ("all", 1, 2, 3)],
+            str(by_order.get("all", {}).get("n", len(questions))), num(summary.get("consistency"), digits=1),
+            str(sum(int(q.get("parse_failures") or 0) for q in questions)),
+            str(sum(bool(q.get("fallback")) for q in questions)), "stored run"]})
+        # stages: position of the question's sentence among the sentences asked about in its conversation
+        snos: dict[Any, list] = defaultdict(list)
+        for q in questions:
+            snos[q.get("cid")].append(q.get("sno") or 0)
+        items = []
+        for q in questions:
+            lo, hi = min(snos[q.get("cid")]), max(snos[q.get("cid")])
+            frac = 0.0 if hi == lo else ((q.get("sno") or 0) - lo) / (hi - lo)
+            items.append((min(3, int(frac * 4)), bool(q.get("correct"))))
+        stage_series.append({"label": label, **_stage_series(items, 4)})
+    for name, values in PUBLISHED.items():
+        table_rows.append({"ref": True, "cells": [
+            f"003 {name} (published)", "window", "test", "-", "-", *[num(v, digits=1) for v in values], "-", "-", "-",
+            "-", PUBLISHED_SETTINGS.get(name, "")]})
+    blocks.append({"kind": "table", "caption": "Common-ToM: accuracy by belief order (003 Table 3 layout)",
+                   "columns": ["answerer", "context", "split", "conversations", "answered passes", "Total %",
+                               "First %", "Second %", "Third %", "questions", "consistency %", "parse failures",
+                               "fallbacks", "settings"], "rows": table_rows})
+    if settings:
+        blocks += [{"kind": "p", "text": "Stored configurations (from the results files' .runs lines):"},
+                   {"kind": "ul", "items": settings}]
+    written: list[str] = []
+    if stage_series:
+        src = _write(figures.bars_by_stage(out / "stages.png", "Common-ToM: accuracy by conversation stage",
+                                           "quarter of the conversation (by the sentence asked about)",
+                                           stage_series), written, root)
+        blocks += [{"kind": "h3", "text": "Accuracy by dialogue stage"},
+                   {"kind": "figure", "src": src, "caption": (
+                       "Accuracy of the questions in each quarter of a conversation (the sentence a question is "
+                       "about, relative to the first and last sentence asked about in that conversation), with "
+                       "95 % CIs over questions.")}]
+    blocks.append({"kind": "p", "text": "Common-ToM measures literal ToM only (belief questions); it has no "
+                                        "functional outcome, so it has no literal-vs-functional plane."})
+    blocks += _unknown_block(_unknown([rec for f in fam.files for rec in f.records], CG_TOP))
+    return {"family": fam.folder, "title": "Common ground (003)", "blocks": blocks, "panels": [], "figures": written}
+
+
+# ---------------------------------------------------------------------- persuasion (001)
+PERSUASION_TOP = {"version", "dialogue", "repetition", "seed", "answers", "llm_stats", "code"}
+
+
+def _answers(recs: Sequence[dict]) -> list[list[Any]]:
+    from tom_envs.persuasion.metrics import Answer
+
+    reps: dict[int, list[Any]] = defaultdict(list)
+    for rec in recs:
+        for a in rec["answers"]:
+            if isinstance(a, dict) and "qtype" in a:
+                reps[int(rec.get("repetition") or 0)].append(
+                    Answer(qtype=a["qtype"], dialogue=str(rec.get("dialogue")), correct=bool(a.get("correct")),
+                           n_choices=int(a.get("n_choices") or 0) or 1))
+    return [reps[r] for r in sorted(reps)]
+
+
+def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
+    from benchmarks.persuasion import PUBLISHED, PUBLISHED_CONSISTENCY
+    from tom_envs.persuasion import QTYPES
+    from tom_envs.persuasion.metrics import accuracy_table, consistency_table
+
+    runs = []
+    for f in fam.files:
+        recs = [r for r in f.records if isinstance(r.get("answers"), list)]
+        if not recs:
+            continue
+        reps = _answers(recs)
+        answers = [a for r in recs for a in r["answers"] if isinstance(a, dict)]
+        runs.append({"file": f, "label": _label_of(f, "llm"), "rows": {r["qtype"]: r for r in accuracy_table(reps)},
+                     "consistency": {r["qtype"]: r for r in consistency_table(reps)}, "answers": answers,
+                     "dialogues": len({r.get("dialogue") for r in recs}), "repetitions": len(reps)})
+    present = [q for q in QTYPES if any(q in run["rows"] for run in runs)] or [
+        q for q in QTYPES if any(q in v for v in PUBLISHED.values())]
+    blocks: list[Block] = [{"kind": "p", "text": (
+        "Stored runs of the LLM answerer on the PersuasiveToM questions (`tom-envs persuasion --policy llm`); "
+        "the scripted answerers' rows and the live persuasion rows are printed by the command but not stored, so "
+        "they are not here. Accuracy in percent, mean ± 95 % CI over repetitions (passes over the dialogues), as "
+        "the command prints. Published reference rows: 001's Table 5 (accuracy) and Table 6 (consistency); "
+        "only the question types a run answered are compared.")}]
+    acc_rows = []
+    for run in runs:
+        acc_rows.append({"cells": [run["label"]] + [num(run["rows"][q]["accuracy"], run["rows"][q]["accuracy_ci"],
+                                                        digits=2) if q in run["rows"] else "-" for q in present]})
+    for name, ref in PUBLISHED.items():
+        acc_rows.append({"ref": True, "cells": [f"001 {name} (published)"] +
+                         [num(ref[q], digits=2) if q in ref else "-" for q in present]})
+    blocks.append({"kind": "table", "caption": "PersuasiveToM: accuracy % by question type (001 Table 5 layout)",
+                   "columns": ["answerer"] + present, "rows": acc_rows})
+    count_rows = []
+    for run in runs:
+        for q in present:
+            if q not in run["rows"]:
+                continue
+            row, cons = run["rows"][q], run["consistency"].get(q)
+            mine = [a for a in run["answers"] if a.get("qtype") == q]
+            count_rows.append({"cells": [
+                run["label"], q, str(row["n"]), str(row["repetitions"]), num(row["chance"], digits=2),
+                num(cons["consistency"], cons["consistency_ci"], digits=2) if cons else "-",
+                num(PUBLISHED_CONSISTENCY.get("GPT-4o", {}).get(q), digits=2)
+                if q in PUBLISHED_CONSISTENCY.get("GPT-4o", {}) else "-",
+                str(sum(int(a.get("parse_failures") or 0) for a in mine)),
+                str(sum(bool(a.get("fallback")) for a in mine))]})
+    if count_rows:
+        blocks.append({"kind": "table", "caption": "PersuasiveToM: counts, chance and consistency per question type",
+                       "columns": ["answerer", "question type", "questions per pass", "passes", "chance %",
+                                   "consistency %", "001 GPT-4o consistency %", "parse failures", "fallbacks"],
+                       "rows": count_rows})
+    if runs:
+        blocks += [{"kind": "p", "text": "Stored configurations (from the results files' .runs lines):"},
+                   {"kind": "ul", "items": [f"{run['label']} [{run['file'].path.name}]: {_settings(run['file'].config)}"
+                                            for run in runs]}]
+    written: list[str] = []
+    series = []
+    for run in runs:
+        turns = sorted({int(a["turn"]) for a in run["answers"] if isinstance(a.get("turn"), int)})
+        if not turns:
+            continue
+        items = [(turns.index(int(a["turn"])), bool(a.get("correct"))) for a in run["answers"]
+                 if isinstance(a.get("turn"), int)]
+        s = _stage_series(items, len(turns))
+        series.append({"label": run["label"], **s, "x": [turns[x - 1] for x in s["x"]]})
+    if series:
+        src = _write(figures.bars_by_stage(out / "stages.png", "PersuasiveToM: accuracy by dialogue turn",
+                                           "dialogue turn the question is asked at", series), written, root)
+        blocks += [{"kind": "h3", "text": "Accuracy by dialogue stage"},
+                   {"kind": "figure", "src": src, "caption": (
+                       "Accuracy of the questions asked at each dialogue turn, all question types together, with "
+                       "95 % CIs over questions.")}]
+    blocks.append({"kind": "p", "text": "The QA questions measure literal ToM only. The live persuasion env has a "
+                                        "functional outcome (success, regret), but its rows are not stored yet, so "
+                                        "this family has no literal-vs-functional plane in the report."})
+    blocks += _unknown_block(_unknown([rec for f in fam.files for rec in f.records], PERSUASION_TOP))
+    return {"family": fam.folder, "title": "Persuasion (001)", "blocks": blocks, "panels": [], "figures": written}
+
+
+# ---------------------------------------------------------------------- anything else
+def generic(fam: FamilyData, out: Path, root: Path) -> Section:
+    """A folder of results files the report does not know: what is there, and its keys."""
+    rows = [{"cells": [f.path.name, str(len(f.records)), ", ".join(sorted({k for r in f.records for k in r}))]}
+            for f in fam.files]
+    return {"family": fam.folder, "title": f"Other results: {fam.folder}/", "panels": [], "figures": [],
+            "blocks": [{"kind": "p", "text": "Results files in a folder no report section knows; listed with their "
+                                             "record keys."},
+                       {"kind": "table", "caption": f"{fam.folder}/", "columns": ["file", "records", "keys"],
+                        "rows": rows}]}
+
+
+BUILDERS: dict[str, Callable[[FamilyData, Path, Path], Section]] = {
+    "matrix": matrix, "common_ground": common_ground, "persuasion": persuasion, "negotiation": negotiation}
+
+
+# ---------------------------------------------------------------------- provenance
+def provenance(fam: FamilyData) -> list[Block]:
+    """Versions, commits, dates, command lines, models and data checksums of a family's results."""
+    stamps = Counter()
+    for f in fam.files:
+        for rec in f.records:
+            code = _dict(rec.get("code"))
+            stamps[(str(code.get("tom_envs", "?")), str(code.get("commit") or "not a git checkout")[:12],
+                    str(code.get("results", "?")))] += 1
+    runs = [run for f in fam.files for run in f.runs]
+    items = [f"{len(fam.files)} results files, {fam.records} records under {fam.folder}/."]
+    items += [f"tom-envs {v}, commit {c}, results format {r}: {n} records" for (v, c, r), n in sorted(stamps.items())]
+    if runs:
+        dates = sorted(str(r.get("first_append")) for r in runs if r.get("first_append"))
+        if dates:
+            items.append(f"written between {dates[0]} and {dates[-1]} (UTC, first append of each run)")
+    else:
+        import time
+
+        mtimes = sorted(f.mtime for f in fam.files)
+        if mtimes:
+            fmt = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
+            items.append(f"dates: not stored in these results (no .runs lines); the files were last modified between "
+                         f"{fmt(mtimes[0])} and {fmt(mtimes[-1])} (UTC)")
+    no_runs = [f.path.name for f in fam.files if not f.runs]
+    if no_runs:
+        items.append(f"{len(no_runs)} file(s) have no .runs lines (written before tom-envs kept them): their command "
+                     "lines, dates, configurations and data checksums are not stored")
+    models = set()
+    for f in fam.files:
+        cfg = f.config or {}
+        for rec in f.records[:1]:
+            model = _dict(_dict(rec.get("cell")).get("policy_params")).get("model")
+            if model:
+                models.add(str(model))
+        for src in (cfg, _dict(cfg.get("llm")), _dict(cfg.get("policy_params"))):
+            if src.get("model"):
+                models.add(str(src["model"]))
+    items.append("models: " + (", ".join(sorted(models)) if models else "none (scripted policies), or not stored"))
+    checksums = {d: c for run in runs for d, c in _dict(run.get("data_checksums")).items()}
+    if checksums:
+        items += [f"data folder {d}: sha256 {c}" for d, c in sorted(checksums.items())]
+    else:
+        items.append("data folder checksums: none stored (no configuration here names a data_dir folder; "
+                     "runs on the bundled samples or on built-in scenarios, or written before .runs lines)")
+    blocks: list[Block] = [{"kind": "ul", "items": items}]
+    commands = list(dict.fromkeys(" ".join(map(str, run.get("command") or [])) for run in runs))
+    if commands:
+        blocks += [{"kind": "p", "text": "Command lines that wrote these results:"},
+                   {"kind": "code", "text": "\n".join(commands)}]
+    return blocks + _file_notes(fam)

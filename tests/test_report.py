@@ -1,0 +1,300 @@
+"""``tom-envs report``: a report over small real runs of every family.
+
+The runs are real: the four family commands through ``tom-envs`` (scripted matrix policies and
+mediators, and LLM policies on a scripted loopback OpenAI-shaped server for the matrix games and
+both QA families). The page must parse (stdlib ``html.parser``), reference every figure it wrote
+(and nothing missing), and show in its tables exactly the numbers recomputed here from the
+results files. Regeneration is incremental, and the report never changes or locks a results file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import shutil
+from collections import defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
+from statistics import mean
+
+import pytest
+
+from benchmarks.__main__ import main
+from benchmarks.report import build_report
+from benchmarks.results import locked, runs_path
+from tests.llm.scripted_server import ScriptedServer
+from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE
+
+EXACT = 1e-9
+
+
+def _reply(content: str, seed: int | None) -> str:
+    """QA questions: always the first option; matrix games: always Rock (parsed as both prediction and action)."""
+    return "The answer is A." if "Options:" in content else "Rock"
+
+
+def _tom_envs(*argv: str) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(list(argv)) == 0
+    return buf.getvalue()
+
+
+def _runs(res: Path, data: Path) -> None:
+    server = ScriptedServer(_reply)
+    llm = ["--backend", "openai", "--base-url", server.url, "--model", "scripted"]
+    try:
+        for argv in (
+            ["matrix", "--games", "RPS,IPD", "--partners", "tit_for_tat", "--policy", "tabular,random",
+             "--episodes", "3", "--horizon", "10"],
+            ["matrix", "--policy", "llm", *llm, "--strategies", "qa", "--games", "RPS", "--partners", "tit_for_tat",
+             "--episodes", "2", "--horizon", "5", "--label-set", "canonical", "--fallback", "random",
+             "--max-resamples", "0"],
+            ["negotiation", "--policy", "none,social", "--mode", "hard", "--scenarios", "hopkins_hmo", "--episodes", "2"],
+            ["common-ground", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring", "--data-dir", str(data)],
+            ["persuasion", "--env", "qa", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring",
+             "--repetitions", "2"],
+        ):
+            _tom_envs(*argv, "--out", str(res), "--format", "json")
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, monkeypatch_module):
+    root = tmp_path_factory.mktemp("report")
+    data = root / "cg_data"
+    shutil.copytree(CG_SAMPLE, data)
+    _runs(root / "res", data)
+    out = root / "report"
+    printed = _tom_envs("report", str(root / "res"), "--out", str(out))
+    return root, out, printed, data
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    mp.delenv("OPENAI_API_KEY", raising=False)
+    yield mp
+    mp.undo()
+
+
+class Page(HTMLParser):
+    """The parts of the page the tests read: tables (cells with their attributes), images, links."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[dict] = []
+        self.images: list[str] = []
+        self.anchors: list[str] = []
+        self.ids: set[str] = set()
+        self.stack: list[str] = []
+        self._cell: dict | None = None
+        self._in_caption = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag not in ("meta", "img", "br"):
+            self.stack.append(tag)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "table":
+            self.tables.append({"caption": "", "columns": [], "rows": []})
+        elif tag == "caption":
+            self._in_caption = True
+        elif tag == "tr" and self.tables:
+            self.tables[-1]["rows"].append({"ref": a.get("class") == "ref", "cells": []})
+        elif tag in ("td", "th"):
+            self._cell = {"text": "", **a}
+        elif tag == "img":
+            self.images.append(a["src"])
+        elif tag == "a" and "href" in a:
+            self.anchors.append(a["href"])
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes <{self.stack[-1] if self.stack else None}>"
+        self.stack.pop()
+        if tag == "caption":
+            self._in_caption = False
+        elif tag == "tr" and not self.tables[-1]["rows"][-1]["cells"]:  # the header row
+            self.tables[-1]["rows"].pop()
+        elif tag in ("td", "th") and self._cell is not None:
+            if tag == "th":
+                self.tables[-1]["columns"].append(self._cell["text"])
+            else:
+                self.tables[-1]["rows"][-1]["cells"].append(self._cell)
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell["text"] += data
+        elif self._in_caption:
+            self.tables[-1]["caption"] += data
+
+
+def _page(out: Path) -> Page:
+    page = Page()
+    page.feed((out / "index.html").read_text(encoding="utf-8"))
+    page.close()
+    assert page.stack == [], f"unclosed tags: {page.stack}"
+    return page
+
+
+def _table(page: Page, caption_start: str) -> list[dict[str, dict]]:
+    (table,) = [t for t in page.tables if t["caption"].startswith(caption_start)]
+    return [{"ref": r["ref"], **dict(zip(table["columns"], r["cells"]))} for r in table["rows"]]
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _value(cell: dict) -> float:
+    return float(cell["data-value"])
+
+
+# ---------------------------------------------------------------------- the page
+def test_the_page_parses_and_references_every_figure(built):
+    root, out, printed, _ = built
+    assert f"report: {(out / 'index.html').resolve()}" in printed
+    page = _page(out)
+    pngs = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
+    assert sorted(page.images) == pngs  # every figure written is shown, each once
+    assert {"overview.png", "matrix/plane.png", "negotiation/plane.png", "negotiation/consensus.png",
+            "common_ground/stages.png", "persuasion/stages.png", "matrix/rounds_RPS_tit_for_tat.png",
+            "matrix/rounds_IPD_tit_for_tat.png"} <= set(pngs)
+    for src in pngs:
+        assert (out / src).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert all(a.lstrip("#") in page.ids for a in page.anchors)  # the contents links land
+    md = (out / "index.md").read_text(encoding="utf-8")
+    assert sorted(line.split("](", 1)[1].split(")", 1)[0] for line in md.splitlines() if line.startswith("![")) == pngs
+    for table in page.tables:  # the Markdown has the same tables
+        assert f"**{table['caption']}**" in md
+
+
+def test_matrix_table_equals_the_results_files(built):
+    root, out, _, _ = built
+    rows = [r for r in _table(_page(out), "Matrix games") if not r["ref"]]
+    files = sorted((root / "res" / "matrix").glob("*.jsonl"))
+    assert len(rows) == len(files) == 5
+    for path in files:
+        recs = _records(path)
+        cell = recs[0]["cell"]
+        (row,) = [r for r in rows if (r["game"]["text"], r["partners"]["text"], r["policy"]["text"])
+                  == (cell["game"], cell["partners"], cell["policy"])]
+        eps = [r["episode"] for r in recs]
+        assert int(row["episodes"]["text"]) == len(eps)
+        assert _value(row["ΔFunctional/T"]) == pytest.approx(mean(e["regret_per_step"] for e in eps), abs=EXACT)
+        assert _value(row["ToM %"]) == pytest.approx(mean(e["tom_accuracy"] for e in eps), abs=EXACT)
+        assert _value(row["ΔToM/T (reciprocal)"]) == pytest.approx(
+            mean(e["tom_regret_per_step_reciprocal"] for e in eps), abs=EXACT)
+        if cell["policy"].startswith("llm"):
+            assert row["model"]["text"] == "scripted" and row["parties"]["text"] == "LLM"
+            assert int(row["fallbacks"]["text"]) == sum(e["policy_stats"]["fallbacks"] for e in eps)
+        else:
+            assert row["fallbacks"]["text"] == "-"
+    refs = [r for r in _table(_page(out), "Matrix games") if r["ref"]]
+    assert {(r["game"]["text"], _value(r["ΔFunctional/T"])) for r in refs} == {("RPS", 0.224), ("IPD", 0.248)}
+
+
+def test_negotiation_table_equals_the_results_files(built):
+    root, out, _, _ = built
+    rows = _table(_page(out), "Negotiation")
+    for path in sorted((root / "res" / "negotiation").glob("*.jsonl")):
+        recs = _records(path)
+        eps = [r["episode"] for r in recs]
+        (row,) = [r for r in rows if not r["ref"] and r["mediator"]["text"] == recs[0]["mediator"]]
+        assert int(row["episodes"]["text"]) == len(eps) == 2
+        assert _value(row["CC % ↑"]) == pytest.approx(mean(100 * e["cc"] for e in eps), abs=EXACT)
+        assert _value(row["TLE % ↑"]) == pytest.approx(mean(100 * e["tle_mean"] for e in eps), abs=EXACT)
+        if recs[0]["mediator"] == "social":
+            assert _value(row["MI ↑"]) == pytest.approx(mean(e["mi_mean"] for e in eps), abs=EXACT)
+            assert _value(row["mediator ToM %"]) == pytest.approx(mean(100 * e["tom_accuracy"] for e in eps),
+                                                                  abs=EXACT)
+        else:
+            assert row["MI ↑"]["text"] == row["mediator ToM %"]["text"] == "n/a"
+    refs = {r["mediator"]["text"]: r for r in rows if r["ref"]}
+    assert _value(refs["002 social (GPT-4.1, published)"]["CC % ↑"]) == 10.65
+
+
+def test_qa_tables_equal_the_results_files(built):
+    root, out, _, data = built
+    page = _page(out)
+    (path,) = (root / "res" / "common_ground").glob("*.jsonl")
+    questions = [q for rec in _records(path) for q in rec["questions"]]
+    (row,) = [r for r in _table(page, "Common-ToM") if not r["ref"]]
+    for column, order in (("Total %", None), ("First %", 1), ("Second %", 2), ("Third %", 3)):
+        mine = [q["correct"] for q in questions if order is None or q["order"] == order]
+        assert _value(row[column]) == pytest.approx(100 * sum(mine) / len(mine), abs=EXACT)
+    assert int(row["questions"]["text"]) == len(questions)
+    assert int(row["fallbacks"]["text"]) == sum(q["fallback"] for q in questions) == 0
+    assert row["answerer"]["text"] == "llm / scripted / zero_shot" and row["context"]["text"] == "window"
+    assert len([r for r in _table(page, "Common-ToM") if r["ref"]]) == 7  # 003's Table 3
+
+    (path,) = (root / "res" / "persuasion").glob("*.jsonl")
+    recs = _records(path)
+    (row,) = [r for r in _table(page, "PersuasiveToM: accuracy") if not r["ref"]]
+    per_rep: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for rec in recs:
+        for a in rec["answers"]:
+            per_rep[a["qtype"]][rec["repetition"]].append(a["correct"])
+    assert per_rep
+    for qtype, reps in per_rep.items():
+        assert _value(row[qtype]) == pytest.approx(mean(100 * sum(v) / len(v) for v in reps.values()), abs=EXACT)
+    counts = [r for r in _table(page, "PersuasiveToM: counts") if not r["ref"]]
+    assert {r["question type"]["text"]: int(r["questions per pass"]["text"]) for r in counts} == {
+        q: len(reps[0]) for q, reps in per_rep.items()}
+
+
+def test_provenance_names_commands_models_and_data_checksums(built):
+    root, out, _, data = built
+    html = (out / "index.html").read_text(encoding="utf-8")
+    digest = hashlib.sha256()
+    for f in sorted(p for p in data.rglob("*") if p.is_file()):
+        digest.update(f.relative_to(data).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    assert f"sha256 {digest.hexdigest()}" in html  # the data folder the common-ground run read
+    (path,) = (root / "res" / "persuasion").glob("*.jsonl")
+    (run,) = _records(runs_path(path))
+    assert run["command"][:2] == ["tom-envs", "persuasion"] and run["config"]["llm"]["model"] == "scripted"
+    assert " ".join(run["command"]) in html
+    commit = run["code"]["commit"]
+    assert "models: scripted" in html and (f"commit {commit[:12]}" if commit else "not a git checkout") in html
+
+
+# ---------------------------------------------------------------------- incremental, and safe while runs write
+def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_path):
+    root, _, _, _ = built
+    res = tmp_path / "res"
+    shutil.copytree(root / "res", res)
+    out = tmp_path / "report"
+    first = build_report(res, out)
+    assert set(first["rebuilt"]) == {"matrix", "negotiation", "common_ground", "persuasion"}
+    assert build_report(res, out)["rebuilt"] == []  # nothing changed
+    _tom_envs("matrix", "--games", "RPS", "--partners", "tit_for_tat", "--policy", "tabular", "--episodes", "4",
+              "--horizon", "10", "--out", str(res), "--format", "json")  # one more episode in one file
+    again = build_report(res, out)
+    assert again["rebuilt"] == ["matrix"] and set(again["reused"]) == {"negotiation", "common_ground", "persuasion"}
+    (row,) = [r for r in _table(_page(out), "Matrix games") if r["policy"]["text"] == "tabular"
+              and r["game"]["text"] == "RPS"]
+    assert row["episodes"]["text"] == "4"
+
+    # a run is writing: its lock is held and its last line is half written
+    (path,) = [p for p in (res / "negotiation").glob("*.jsonl") if "social" in p.name]
+    partial = path.read_bytes() + b'{"scenario": "hopkins_hmo", "seed": 9, "epi'
+    path.write_bytes(partial)
+    with locked(path):
+        during = build_report(res, out)
+        assert "negotiation" in during["rebuilt"]
+        html = (out / "index.html").read_text(encoding="utf-8")
+        assert "being written by process" in html and "1 line(s) skipped" in html
+        assert build_report(res, out)["rebuilt"] == ["negotiation"]  # redone while the writer holds the lock
+    assert path.read_bytes() == partial  # the report changed nothing
+    rows = [r for r in _table(_page(out), "Negotiation") if not r["ref"] and r["mediator"]["text"] == "social"]
+    assert rows[0]["episodes"]["text"] == "2"  # only complete lines count
+
+
+def test_a_missing_results_folder_is_a_clear_error(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nothing"), "--out", str(tmp_path / "r")]) == 2
+    assert "does not exist" in capsys.readouterr().err
