@@ -35,6 +35,7 @@ class Dataset:
     sample: str
     use: str
     download: str | None  # the module that knows its files (tom_envs.download.DOWNLOADS), or None
+    notes: tuple[str, ...] = ()  # what a user should know about the release: what exists, known quirks
 
 
 def reader_ids(entry_point: str) -> tuple[str, ...]:
@@ -67,14 +68,22 @@ def _datasets() -> list[Dataset]:
     from tom_envs.persuasion import SAMPLE_DATA_DIR as P_SAMPLE
     from tom_envs.persuasion.download import DEFAULT_BASE_URL as P_URL
 
+    from tom_envs.persuasion.data import RELEASE_QUIRKS, RELEASE_UNVERIFIED, RELEASE_VERIFIED
+
     p_ids = reader_ids("tom_envs.persuasion.qa_env:PersuasiveToMEnv")
+    p_notes = (f"verified in the release: {', '.join(RELEASE_VERIFIED)} (they load exactly: 2,459 / 2,041 / 2,041 / "
+               "2,041 questions, 001's Table 4)",
+               f"listed in the release's tree but not verified here: {', '.join(RELEASE_UNVERIFIED)} (each over 4 MiB; "
+               "the download tries them and reports any it cannot get; our sample's files for them assume the "
+               "verified files' format)",
+               *(f"quirk, {q}: {text}" for q, text in RELEASE_QUIRKS.items()))
     cg_ids = reader_ids("tom_envs.common_ground.env:CommonToMEnv")
     neg_ids = reader_ids("tom_envs.negotiation.env:NegotiationEnv")
     return [
         Dataset("persuasion", "001 PersuasiveToM", p_ids, P_URL,
-                "<qtype>.json for the eight question types", str(P_SAMPLE),
+                "<qtype>.json per question type (8 in Table 5; 4 verified in the release, see notes)", str(P_SAMPLE),
                 f"tom_envs.make('{p_ids[0]}', data_dir=DIR); python -m benchmarks persuasion --data-dir DIR",
-                DOWNLOADS.get("persuasion")),
+                DOWNLOADS.get("persuasion"), p_notes),
         Dataset("common-ground", "003 Common-ToM", cg_ids, f"https://github.com/{CG_REPOSITORY}",
                 "cg/*.tsv (annotated corpus) and questions/*_yn_questions.csv.gz", str(CG_SAMPLE),
                 f"tom_envs.make('{cg_ids[0]}', data_dir=DIR); python -m benchmarks common-ground --data-dir DIR",
@@ -111,5 +120,6 @@ def _list(args: argparse.Namespace) -> int:
     for r in rows:
         how = f"python -m benchmarks data download {r['name']}" if r["download"] else "no public download"
         print(f"{r['name']} ({r['paper']}; {', '.join(r['envs'])})\n  source: {r['source']}\n  files:  {r['layout']}\n"
-              f"  sample: {r['sample']}\n  use:    {r['use']}\n  fetch:  {how}\n", file=sys.stdout)
+              f"  sample: {r['sample']}\n  use:    {r['use']}\n  fetch:  {how}"
+              + "".join(f"\n  note:   {n}" for n in r["notes"]) + "\n", file=sys.stdout)
     return 0

@@ -198,3 +198,16 @@ def test_download_against_a_loopback_copy_of_the_release(tmp_path, capsys):
     assert {p.stem for p in paths} == present >= set(RELEASE_VERIFIED)
     err = capsys.readouterr().err
     assert all(f"skipped {q}.json: missing upstream" in err for q in set(QTYPES) - present)
+
+
+def test_data_list_says_what_the_release_has_and_its_quirks(capsys):
+    from benchmarks.__main__ import main
+
+    assert main(["data", "list", "--format", "json"]) == 0
+    (entry,) = [d for d in json.loads(capsys.readouterr().out) if d["name"] == "persuasion"]
+    notes = "\n".join(entry["notes"])
+    assert f"verified in the release: {', '.join(RELEASE_VERIFIED)}" in notes
+    assert f"not verified here: {', '.join(RELEASE_UNVERIFIED)}" in notes
+    assert all(f"quirk, {q}:" in notes for q in ("judge_qa", "desire_ee", "intent_ee"))
+    assert main(["data", "list"]) == 0
+    assert "note:   quirk, judge_qa: answerable from the question's wording alone" in capsys.readouterr().out
