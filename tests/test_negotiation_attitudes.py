@@ -146,3 +146,30 @@ def test_pettingzoo_api_and_seed_tests_with_an_extractor():
         warnings.simplefilter("error")
         api_test(make(), num_cycles=40)
         seed_test(make, num_cycles=40)
+
+
+def test_an_option_proposed_in_free_text_is_recorded_not_forced_onto_a_label():
+    """002 keeps attitudes as free text; an extractor can report an option that is none of the case's."""
+    from tom_envs.negotiation.consensus import ProposedOption
+
+    sc = resolve_scenario("hopkins_hmo")
+    new = "a three-year contract with a review after 18 months"
+
+    def extractor(i, text):
+        return {"Contract term": ProposedOption(new), "Formulary status": {"proposal": "dual, then exclusive"}}
+
+    env = NegotiationEnv(scenario=sc, conflict_mode="general", attitude_extractor=extractor, extract_from="all")
+    env.reset(seed=0)
+    before = env.tracker.attitudes.copy()
+    env.step(0)
+    ev = [e for e in env.infos["mediator_0"]["state"]["events"] if e.get("proposals")][-1]
+    assert ev["proposals"] == {"Contract term": new, "Formulary status": "dual, then exclusive"}
+    k = [t.name for t in sc.topics].index("Contract term")
+    assert (env.tracker.attitudes[:, k] == before[:, k]).all()  # no label is made up for it
+    ep = play(env, NoAgentMediator(), 0)
+    assert ep["proposals"] and ep["proposals"][0]["text"] in (new, "dual, then exclusive")
+    assert ep["extraction"]["proposals"] == len(ep["proposals"])
+    with pytest.raises(AttitudeExtractionError, match="proposal"):
+        check_attitudes(sc, {"Contract term": "three years"}, "x")  # a plain non-label string stays an error
+    with pytest.raises(AttitudeExtractionError, match="text"):
+        ProposedOption("  ")

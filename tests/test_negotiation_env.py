@@ -153,3 +153,43 @@ def test_social_mediator_beats_no_agent_on_cc_in_hard_mode():
                                   for s in BUILTIN_SCENARIOS for seed in HARD_SEEDS]))
     print(f"Hard mode CC: NoAgent {100 * cc['none']:.2f} %, Social {100 * cc['social']:.2f} %")
     assert cc["social"] > cc["none"] + 0.01
+
+
+def test_last_and_observe_before_reset_are_named_errors():
+    env = NegotiationEnv()
+    with pytest.raises(ResetNeeded, match="before reset"):
+        env.last()
+    with pytest.raises(ResetNeeded, match="before reset"):
+        env.observe("mediator_0")
+    with pytest.raises(NegotiationConfigError, match="metrics"):
+        NegotiationEnv(metrics="vibes")
+    with pytest.raises(NegotiationConfigError, match="unknown party"):
+        NegotiationEnv(party_seats=["Nobody"])
+
+
+def test_the_mi_judge_sees_the_mediators_words():
+    seen = []
+
+    def judge(intervention, ctx):
+        seen.append((intervention.get("text"), env.events[-1]["text"]))
+        return {"perceptual": 3.0, "mean": 3.0}
+
+    env = NegotiationEnv(scenario="hopkins_hmo", mi_judge=judge)
+    env.reset(seed=1)
+    env.step({"strategy": "facilitative", "topic": "Contract term", "utterance": "Lee, what would two years need?"})
+    assert seen == [("Lee, what would two years need?", "Lee, what would two years need?")]
+
+
+def test_release_metrics_by_default_and_paper_on_request():
+    ep = play(NegotiationEnv(scenario="st_francis_hospital", conflict_mode="general"), GenericMediator(), 0)
+    paper = play(NegotiationEnv(scenario="st_francis_hospital", conflict_mode="general", metrics="paper"),
+                 GenericMediator(), 0)
+    from tom_envs.negotiation import metrics as M
+
+    assert ep["metric_definitions"] == "release" and paper["metric_definitions"] == "paper"
+    assert ep["cc"] == pytest.approx(M.release_consensus_change(ep["consensus"]), abs=1e-5)  # summary rounds to 6 places
+    assert paper["cc"] == pytest.approx(M.consensus_change(ep["consensus"]), abs=1e-5)
+    assert ep["tle_mean"] != pytest.approx(paper["tle_mean"], abs=1e-9)
+    assert ep["other_definitions"]["name"] == "paper" and ep["other_definitions"]["cc"] == paper["cc"]
+    assert paper["other_definitions"]["cc"] == ep["cc"]
+    assert ep["consensus"] == paper["consensus"]  # the same episode, measured two ways

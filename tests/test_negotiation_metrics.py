@@ -78,3 +78,59 @@ def test_rule_based_judge_scores_fitting_strategies_higher():
     assert good == {"perceptual": 5.0, "emotional": 5.0, "communicative": 3.0, "mean": pytest.approx(13 / 3)}
     assert bad == {"perceptual": 1.0, "emotional": 1.0, "communicative": 1.0, "mean": 1.0}
     assert "rule-based" in judge.name
+
+
+# ---------------------------------------------------------------------- the release's definitions
+# A fixed episode of 30 turns: overall and two topic series (index 0 = the initial score), the
+# mediator's turns, the turns that mention each topic and the topics each intervention addresses.
+OVERALL = [0.40, 0.42, 0.45, 0.45, 0.50, 0.38, 0.30, 0.28, 0.35, 0.40,
+           0.44, 0.47, 0.50, 0.52, 0.36, 0.30, 0.33, 0.40, 0.45, 0.50,
+           0.55, 0.56, 0.58, 0.60, 0.44, 0.42, 0.50, 0.55, 0.60, 0.62, 0.65]
+T1 = [0.2, 0.2, 0.3, 0.3, 0.4, 0.3, 0.2, 0.2, 0.3, 0.4, 0.4, 0.5, 0.5, 0.6, 0.4, 0.3, 0.3, 0.4, 0.5, 0.6,
+      0.6, 0.7, 0.7, 0.8, 0.6, 0.5, 0.6, 0.7, 0.8, 0.8, 0.9]
+T2 = [0.6, 0.64, 0.6, 0.6, 0.6, 0.46, 0.4, 0.36, 0.4, 0.4, 0.48, 0.44, 0.5, 0.44, 0.32, 0.3, 0.36, 0.4, 0.4, 0.4,
+      0.5, 0.42, 0.46, 0.4, 0.28, 0.34, 0.4, 0.4, 0.4, 0.44, 0.4]
+MEDIATOR_T = [3, 8, 12, 17, 21, 26]
+MENTION = {"T1": [1, 2, 4, 5, 7, 9, 10, 12, 13, 15, 18, 19, 22, 24, 27, 29],
+           "T2": [2, 3, 6, 8, 11, 14, 16, 17, 20, 23, 25, 28, 30]}
+ADDRESSED = {3: ["T1"], 8: ["T2"], 12: ["T1", "T2"], 17: ["T2"], 21: ["T1"], 26: ["T2"]}
+# The release's own numbers for this episode: scripts/evaluation.py of microsoft/ProMediate-Eval
+# (evaluate_consensus_change, evaluate_topic_level_efficiency, intervene_yield, response_latency)
+# run with the project's venv python on these series, the functions taken from the file with ast
+# and the two GPT-4.1 questions (does line t mention the topic; which topics does it address)
+# answered from MENTION and ADDRESSED above by a stand-in client. Script: see docs/negotiation.md.
+RELEASE_CC = 0.15900000000000009
+RELEASE_TLE = {"T1": 0.02499999999999999, "T2": -0.015384615384615382}
+RELEASE_ME_PER_TURN = [None, 0.07600000000000001, -0.062, 0.028000000000000004, -0.07999999999999999, None]
+RELEASE_ME = -0.009499999999999993
+RELEASE_RL = 2.0
+
+
+def test_release_definitions_match_the_release_code_on_a_fixed_episode():
+    from tom_envs.negotiation import metrics as M
+
+    assert M.release_consensus_change(OVERALL) == pytest.approx(RELEASE_CC, abs=1e-12)
+    series = {"T1": T1, "T2": T2}
+    for k in ("T1", "T2"):
+        assert M.release_topic_level_efficiency(series[k], MENTION[k]) == pytest.approx(RELEASE_TLE[k], abs=1e-12)
+    per_turn = []
+    for t in MEDIATOR_T:
+        vals = [M.release_mediator_effectiveness(series[k], t) for k in ADDRESSED[t]]
+        per_turn.append(None if any(v is None for v in vals) else sum(vals) / len(vals))
+    assert per_turn == pytest.approx(RELEASE_ME_PER_TURN, abs=1e-12)
+    assert M.mean_defined(per_turn) == pytest.approx(RELEASE_ME, abs=1e-12)
+    rl = M.release_response_latencies(OVERALL, MEDIATOR_T)
+    assert sum(rl) / len(rl) == pytest.approx(RELEASE_RL, abs=1e-12)
+    # a long fall: the release counts it at every index j with c[j-10] - c[j] > 0.1, the paper once per fall
+    fall = [0.9] * 11 + [0.9 - 0.05 * k for k in range(1, 11)] + [0.4] * 5
+    assert M.release_response_latencies(fall, [24]) == [23 - j for j in range(13, 23)]  # line index 23 = turn 24
+    assert len(M.release_response_latencies(fall, [24])) > 5 and len(M.drop_events(fall)) < 5
+
+
+def test_paper_and_release_definitions_differ_where_the_issue_says():
+    from tom_envs.negotiation import metrics as M
+
+    # CC: the release's first window holds the initial score, the paper's starts after turn 1
+    assert M.consensus_change(OVERALL) != pytest.approx(M.release_consensus_change(OVERALL))
+    assert M.release_consensus_change(OVERALL[:9]) is None
+    assert M.release_topic_level_efficiency(T1, []) == 0.0 and M.topic_level_efficiency(0.2, 0.9, 0) is None

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Callable
 
@@ -100,17 +101,39 @@ class ConsensusTracker:
         return self.history[-1]
 
 
+@dataclass(frozen=True)
+class ProposedOption:
+    """An attitude that is none of the scenario's options: an option a party proposed mid-conversation,
+    in its own words (002's extractor keeps attitudes as free text). An extractor returns it (or
+    ``{"proposal": text}``) for a topic; the env records it in the event's ``proposals`` and the
+    episode's ``proposals``, counts the topic as mentioned, and leaves the party's tracked option
+    on that topic unchanged (the structural agreement score is defined over the listed options)."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str) or not self.text.strip():
+            raise AttitudeExtractionError("a proposed option needs its text (a non-empty string)")
+
+
 def check_attitudes(scenario: Scenario, result: Any, source: str) -> dict[int, int | None]:
     """``result`` as ``{topic index: option index | None}`` over every topic; else a named error.
 
     Keys may be topic indices or names, options indices or labels (so an extractor may answer in
-    the scenario's words). Topics left out count as not addressed.
+    the scenario's words). Topics left out count as not addressed; a proposed option
+    (:class:`ProposedOption`) counts as not addressed here (see :func:`check_attitudes_full`).
     """
+    return check_attitudes_full(scenario, result, source)[0]
+
+
+def check_attitudes_full(scenario: Scenario, result: Any, source: str) -> tuple[dict[int, int | None], dict[int, str]]:
+    """:func:`check_attitudes` and the options proposed in free text, ``{topic index: text}``."""
     if not isinstance(result, Mapping):
         raise AttitudeExtractionError(f"{source} must return a mapping {{topic: option or None}}, "
                                       f"got {type(result).__name__}")
     names = [t.name for t in scenario.topics]
     out: dict[int, int | None] = {k: None for k in range(len(names))}
+    proposed: dict[int, str] = {}
     for key, value in result.items():
         if isinstance(key, str) and key in names:
             k = names.index(key)
@@ -121,6 +144,11 @@ def check_attitudes(scenario: Scenario, result: Any, source: str) -> dict[int, i
                                           f"0..{len(names) - 1} or one of {names}")
         if value is None:
             continue
+        if isinstance(value, Mapping) and set(value) == {"proposal"}:
+            value = ProposedOption(value["proposal"])
+        if isinstance(value, ProposedOption):
+            proposed[k] = value.text.strip()
+            continue
         labels = scenario.topics[k].labels
         if isinstance(value, str) and value in labels:
             out[k] = labels.index(value)
@@ -128,8 +156,9 @@ def check_attitudes(scenario: Scenario, result: Any, source: str) -> dict[int, i
             out[k] = int(value)
         else:
             raise AttitudeExtractionError(f"{source} returned option {value!r} for topic {names[k]!r}; use None, "
-                                          f"an index 0..{len(labels) - 1} or one of the labels {labels}")
-    return out
+                                          f"an index 0..{len(labels) - 1}, one of the labels {labels}, or "
+                                          '{"proposal": "<text>"} for an option proposed in the conversation')
+    return out, proposed
 
 
 def _norm(text: str) -> str:

@@ -10,14 +10,16 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
-from tom_envs.errors import UnsupportedRenderMode
+from tom_envs.errors import ResetNeeded, UnsupportedRenderMode
 from tom_envs.negotiation.actions import (MediatorMove, PartyMove, pairs, parse_mediator, parse_party,
                                           parse_stance_prediction, stance_table)
-from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes
+from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes_full
 from tom_envs.negotiation.errors import NegotiationConfigError
-from tom_envs.negotiation.metrics import (STRATEGIES, InterventionContext, RuleBasedJudge, consensus_change,
-                                          drop_events, mean_defined, mediator_effectiveness, response_latencies,
-                                          topic_level_efficiency)
+from tom_envs.negotiation.metrics import (METRIC_DEFINITIONS, STRATEGIES, InterventionContext, RuleBasedJudge,
+                                          consensus_change, drop_events, mean_defined, mediator_effectiveness,
+                                          release_consensus_change, release_mediator_effectiveness,
+                                          release_response_latencies, release_topic_level_efficiency,
+                                          response_latencies, topic_level_efficiency)
 from tom_envs.negotiation.parties import Candidate, ScriptedParty
 from tom_envs.negotiation.render import seat_text
 from tom_envs.negotiation.scenario import CONFLICT_MODES, DIFFICULTY_MODES, Scenario, resolve_scenario
@@ -95,7 +97,12 @@ class NegotiationEnv(TomAECEnv):
     * ``extract_from``: whose lines go through the extractor: ``"agents"`` (default; text that a
       party seat's agent wrote itself, the other lines keep their exact stance) or ``"all"`` (also
       the scripted parties' template lines, to audit an extractor against known stances).
-    * ``mi_judge``: a mediator-intelligence judge (default :class:`RuleBasedJudge`, rule based).
+    * ``mi_judge``: a mediator-intelligence judge (default :class:`RuleBasedJudge`, rule based);
+      called after the intervention is in ``events``, with its ``text`` in the intervention dict.
+    * ``metrics``: ``"release"`` (default: the definitions of ProMediate-Eval's
+      ``scripts/evaluation.py``) or ``"paper"`` (002's §3.3 text) for the ``cc``, ``tle``, ``rl``,
+      ``me`` keys; the summary names the choice (``metric_definitions``) and gives the other one's
+      values under ``other_definitions`` (see :mod:`tom_envs.negotiation.metrics`).
     * ``render_mode``: ``"ansi"`` returns the transcript.
 
     ## Info
@@ -135,8 +142,11 @@ class NegotiationEnv(TomAECEnv):
                  difficulty: str | None = None, mediator: bool = True, party_seats: "str | Sequence[int | str]" = (),
                  turn_budget: int | None = None, agreement: AgreementFn | None = None,
                  mi_judge: Callable[..., dict] | None = None, attitude_extractor: AttitudeExtractor | None = None,
-                 extract_from: str = "agents", render_mode: str | None = None) -> None:
+                 extract_from: str = "agents", render_mode: str | None = None, metrics: str = "release") -> None:
         super().__init__()
+        if metrics not in METRIC_DEFINITIONS:
+            raise NegotiationConfigError(f"metrics must be one of {METRIC_DEFINITIONS}, got {metrics!r}")
+        self.metric_definitions = metrics
         self.scenario = resolve_scenario(scenario)
         unparsed = [t.name for t in self.scenario.topics if t.options_unparsed]
         if unparsed:
@@ -206,6 +216,8 @@ class NegotiationEnv(TomAECEnv):
         self.last_statement: list[tuple[int, int] | None] = [None] * self.n
         self.repeats = np.zeros(self.n, dtype=np.int64)
         self.mentions = np.zeros(self.m, dtype=np.int64)
+        self.mention_turns: list[list[int]] = [[] for _ in range(self.m)]
+        self.proposals: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.interventions: list[dict[str, Any]] = []
         self.mediator_turns: list[int] = []
@@ -231,7 +243,15 @@ class NegotiationEnv(TomAECEnv):
             self._resolve_turn()
             self.agent_selection = order[0]
 
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last``; before the first ``reset`` a :class:`~tom_envs.errors.ResetNeeded`."""
+        if not self.started:
+            raise ResetNeeded("last() was called before reset(); call env.reset(seed=...) first.")
+        return super().last(observe)
+
     def observe(self, agent: str) -> np.ndarray:
+        if not self.started:
+            raise ResetNeeded("observe() was called before reset(); call env.reset(seed=...) first.")
         seat = self.n if agent == MEDIATOR else int(agent.split("_")[1])
         last = self.events[-1] if self.events else None
         speaker = self.n + 1 if last is None else (self.n if last["seat"] == MEDIATOR else last.get("party", self.n + 1))
@@ -333,8 +353,9 @@ class NegotiationEnv(TomAECEnv):
         for kk, oo in stances.items():
             self.stated[i, kk] = oo
             self.tracker.update(i, kk, oo)
-        for kk in set(stances) | {k}:
+        for kk in set(stances) | {k} | set(event.get("proposal_topics", ())):
             self.mentions[kk] += 1
+            self.mention_turns[kk].append(t)
         self.silence += 1
         self.silence[i] = 0
         if i in self.parties:
@@ -344,8 +365,14 @@ class NegotiationEnv(TomAECEnv):
     def _extract(self, i: int, k: int, o: int, text: str, event: dict[str, Any]) -> dict[int, int]:
         """The attitudes ``text`` supports, by the extractor; audited against the structured stance."""
         name = getattr(self.extractor, "name", type(self.extractor).__name__)
-        got = check_attitudes(self.scenario, self.extractor(i, text), f"attitude_extractor {name!r}")
+        got, proposed = check_attitudes_full(self.scenario, self.extractor(i, text), f"attitude_extractor {name!r}")
         stances = {kk: oo for kk, oo in got.items() if oo is not None}
+        if proposed:  # options proposed mid-conversation, in the party's words (no label of the scenario)
+            event["proposals"] = {self.scenario.topics[kk].name: p for kk, p in proposed.items()}
+            event["proposal_topics"] = sorted(proposed)
+            self.proposals += [{"turn": event["turn"], "party": event["speaker"],
+                                "topic": self.scenario.topics[kk].name, "text": p} for kk, p in proposed.items()]
+            self.extraction["proposals"] = self.extraction.get("proposals", 0) + len(proposed)
         ex = self.extraction
         ex["lines"] += 1
         ex["agree" if stances.get(k) == o else "not_addressed" if k not in stances else "other_option"] += 1
@@ -369,14 +396,16 @@ class NegotiationEnv(TomAECEnv):
         text = move.utterance or mediator_line(STRATEGIES[s], topic.name, topic.option_text(option),
                                                target_name or "", t)
         uptake = {self.scenario.parties[i].name: p.mediated(s, k, move.target, option) for i, p in self.parties.items()}
-        mi = self.judge({"topic": k, "strategy": STRATEGIES[s], "target": move.target}, ctx)
         self.events.append({"turn": t, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "intervention",
                             "strategy": STRATEGIES[s], "topic": topic.name, "topic_index": k, "target": target_name,
                             "option": topic.options[option].label, "text": text})
+        # the judge sees the intervention's words (in events, and as "text")
+        mi = self.judge({"topic": k, "strategy": STRATEGIES[s], "target": move.target, "text": text}, ctx)
         self.interventions.append({"turn": t, "topic": topic.name, "topic_index": k, "strategy": STRATEGIES[s],
                                    "target": target_name, "mi": mi, "uptake": uptake})
         self.mediator_turns.append(t)
         self.mentions[k] += 1
+        self.mention_turns[k].append(t)
         self.silence += 1
         self._end_of_turn(None, None, None, None)
 
@@ -459,18 +488,31 @@ class NegotiationEnv(TomAECEnv):
         hist = self.tracker.history
         topic_hist = self.tracker.topic_history
         names = [t.name for t in self.scenario.topics]
-        tle = {names[k]: topic_level_efficiency(topic_hist[0][k], topic_hist[-1][k], int(self.mentions[k]))
-               for k in range(self.m)}
-        rl = response_latencies(hist, self.mediator_turns)
-        me = []
+        series = [[h[k] for h in topic_hist] for k in range(self.m)]
+        paper_tle = {names[k]: topic_level_efficiency(topic_hist[0][k], topic_hist[-1][k], int(self.mentions[k]))
+                     for k in range(self.m)}
+        release_tle = {names[k]: release_topic_level_efficiency(series[k], self.mention_turns[k]) for k in range(self.m)}
+        paper_rl = response_latencies(hist, self.mediator_turns)
+        release_rl = [float(x) for x in release_response_latencies(hist, self.mediator_turns)]
+        paper_me, release_me = [], []
         for iv in self.interventions:
-            series = [h[iv["topic_index"]] for h in topic_hist]
-            iv["me"] = mediator_effectiveness(series, iv["turn"])
-            me.append(iv["me"])
-        finite = [x for x in rl if math.isfinite(x)]
-        return {"cc": consensus_change(hist), "tle": tle, "tle_mean": mean_defined(list(tle.values())), "rl": rl,
-                "rl_mean": float(np.mean(finite)) if finite else None, "rl_unanswered": len(rl) - len(finite),
-                "me_mean": mean_defined(me), "mi_mean": mean_defined([iv["mi"]["mean"] for iv in self.interventions])}
+            iv["me_paper"] = mediator_effectiveness(series[iv["topic_index"]], iv["turn"])
+            iv["me_release"] = release_mediator_effectiveness(series[iv["topic_index"]], iv["turn"])
+            paper_me.append(iv["me_paper"])
+            release_me.append(iv["me_release"])
+        finite = [x for x in paper_rl if math.isfinite(x)]
+        paper = {"cc": consensus_change(hist), "tle": paper_tle, "tle_mean": mean_defined(list(paper_tle.values())),
+                 "rl": paper_rl, "rl_mean": float(np.mean(finite)) if finite else None,
+                 "rl_unanswered": len(paper_rl) - len(finite), "me_mean": mean_defined(paper_me)}
+        release = {"cc": release_consensus_change(hist), "tle": release_tle,
+                   "tle_mean": float(np.mean(list(release_tle.values()))), "rl": release_rl,
+                   "rl_mean": float(np.mean(release_rl)) if release_rl else None, "rl_unanswered": None,
+                   "me_mean": mean_defined(release_me)}
+        chosen, other = (release, paper) if self.metric_definitions == "release" else (paper, release)
+        for iv in self.interventions:
+            iv["me"] = iv[f"me_{self.metric_definitions}"]
+        return {**chosen, "mi_mean": mean_defined([iv["mi"]["mean"] for iv in self.interventions]),
+                "other": {k: v for k, v in other.items() if k not in ("tle", "rl")}}
 
     def episode_summary(self) -> dict[str, Any]:
         """All of 002's metrics for the episode so far (JSON-serialisable; inf latencies as None)."""
@@ -483,8 +525,12 @@ class NegotiationEnv(TomAECEnv):
             "parties": self.n, "topics": names, "mediator": self.has_mediator,
             "consensus": [round(x, 6) for x in hist],
             "topic_consensus": {names[k]: [round(h[k], 6) for h in topic_hist] for k in range(self.m)},
+            "metric_definitions": self.metric_definitions,
+            "other_definitions": {"name": "paper" if self.metric_definitions == "release" else "release",
+                                  **m["other"]},
             "cc": m["cc"], "tle": m["tle"], "tle_mean": m["tle_mean"],
             "drop_events": [list(e) for e in drop_events(hist)],
+            "proposals": list(self.proposals),
             "rl": [x if math.isfinite(x) else None for x in m["rl"]],
             "rl_mean": m["rl_mean"], "rl_unanswered": m["rl_unanswered"],
             "interventions": [{k: v for k, v in iv.items() if k != "topic_index"} for iv in self.interventions],
@@ -545,9 +591,11 @@ def _seats(party_seats: "str | Sequence[int | str]", scenario: Scenario) -> list
         party_seats = [party_seats]
     from tom_envs.negotiation.actions import party_index
 
+    from tom_envs.negotiation.errors import NegotiationActionError
+
     try:
         out = sorted({party_index(scenario, p, "party_seats") for p in party_seats})
-    except Exception as exc:
+    except NegotiationActionError as exc:
         raise NegotiationConfigError(str(exc)) from None
     return out
 

@@ -1,4 +1,13 @@
-"""002's metrics (§3.3) as plain functions of recorded sequences.
+"""002's metrics (§3.3) as plain functions of recorded sequences, in two definitions.
+
+The env reports the **release's** definitions by default (``metrics="release"``): the code of
+github.com/microsoft/ProMediate-Eval (``scripts/evaluation.py``) that produced 002's numbers, in the
+``release_*`` functions below. The **paper's** text definitions (``metrics="paper"``) are the
+functions listed here. Where they differ: CC's first window includes the initial score in the
+release; TLE is a windowed mean (first/last fifth of the scores after the turns that mention the
+topic) per mention in the release, the end-to-end change per mention in the text; ME is an
+endpoint slope over 5 turns in the release, a least-squares slope in the text; RL counts every
+overlapping 10-turn drop index in the release, each fall once in the text.
 
 Conventions: a consensus series ``c`` has ``c[0]`` = the state before the first turn and ``c[t]``
 the state after turn t (``t = 1..T``); "turn" below always means this index. Values are fractions
@@ -97,6 +106,71 @@ def mediator_effectiveness(topic_series: Sequence[float], turn: int, window: int
     if len(pre) < 2 or len(post) < 2:
         return None
     return slope(post, [topic_series[t] for t in post]) - slope(pre, [topic_series[t] for t in pre])
+
+
+# ---------------------------------------------------------------------- the release's definitions
+#: Which definitions the env's ``cc``/``tle``/``rl``/``me`` keys use: ``"release"`` (the code of
+#: github.com/microsoft/ProMediate-Eval, ``scripts/evaluation.py``; default) or ``"paper"`` (002's
+#: §3.3 text, the functions above).
+METRIC_DEFINITIONS: tuple[str, ...] = ("release", "paper")
+
+
+def release_consensus_change(series: Sequence[float], window: int = WINDOW) -> float | None:
+    """CC as the release computes it (``evaluate_consensus_change``): the mean of the last
+    ``window`` values minus the mean of the first ``window`` values of the series *including* the
+    initial score ``c[0]`` (so the first window is ``c[0..9]``); None for fewer than ``window`` values."""
+    if len(series) < window:
+        return None
+    return float(sum(series[-window:]) / window - sum(series[:window]) / window)
+
+
+def release_topic_level_efficiency(topic_series: Sequence[float], mention_turns: Sequence[int]) -> float:
+    """TLE of one topic as the release computes it (``evaluate_topic_level_efficiency``).
+
+    The topic's scores after each turn that mentions it (``topic_series[t]`` for t in
+    ``mention_turns``, in order) form a sub-series of n values; with ``w = n // 5`` it is
+    ``(mean(last w) - mean(first w)) / n``; 0 when no turn mentions the topic or n < 5 (the release
+    averages these zeros in)."""
+    sel = [float(topic_series[t]) for t in mention_turns]
+    n, w = len(sel), len(sel) // 5
+    first = sum(sel[:w]) / w if w > 0 else 0.0
+    last = sum(sel[-w:]) / w if w > 0 else 0.0
+    return (last - first) / n if n > 0 else 0.0
+
+
+def _release_index(turn: int) -> int:
+    """Our turn t (1-based) as the release's conversation-line index (0-based): t - 1. The release
+    reads ``scores[i]`` at a mediator line i, i.e. our ``c[t - 1]``, the state before that turn."""
+    return turn - 1
+
+
+def release_mediator_effectiveness(topic_series: Sequence[float], turn: int, window: int = ME_WINDOW) -> float | None:
+    """ME of one intervention on one topic as the release computes it (``intervene_yield``):
+    the endpoint slope after minus the endpoint slope before, ``(s[i+5] - s[i])/5 - (s[i] - s[i-5])/5``
+    at the mediator's line index ``i = turn - 1`` over the series including the initial score; None
+    (the release's -1) when ``i <= 5`` or ``i >= T - 5`` for T turns (``len(topic_series) - 1``)."""
+    i, n_turns = _release_index(turn), len(topic_series) - 1
+    if i <= window or i >= n_turns - window:
+        return None
+    s = topic_series
+    return float((s[i + window] - s[i]) / window - (s[i] - s[i - window]) / window)
+
+
+def release_response_latencies(series: Sequence[float], mediator_turns: Sequence[int], tau: float = DROP_TAU,
+                               window: int = WINDOW) -> list[int]:
+    """RL as the release computes it (``response_latency``): every index j >= ``window`` of the
+    series (initial score included) with ``c[j - window] - c[j] > tau`` is a drop (overlapping: a
+    long fall counts at every j); its latency is ``i - j`` for the first mediator line index
+    ``i = turn - 1 > j``; drops with no later mediator line are not counted (the release returns -1
+    when there are none)."""
+    lines = sorted(_release_index(t) for t in mediator_turns)
+    out = []
+    for j in range(window, len(series)):
+        if series[j - window] - series[j] > tau:
+            nxt = next((i for i in lines if i > j), None)
+            if nxt is not None:
+                out.append(nxt - j)
+    return out
 
 
 # ---------------------------------------------------------------------- mediator intelligence
