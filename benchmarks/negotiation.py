@@ -41,7 +41,7 @@ from benchmarks.family import Benchmark, register
 from benchmarks.results import RESULTS_VERSION, ResultsFile
 from benchmarks.negotiation_parts import (LLMMediatorFactory, Parts, PartyTeam, llm_extractor_factory,
                                           llm_judge_factory, llm_mediator_factory, llm_party_factory)
-from benchmarks.negotiation_table import MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
+from benchmarks.negotiation_table import METRICS, MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
 from benchmarks.runner import Cell, env_id_for, make_env, play_aec, play_aec_lockstep
 from policies.base import BasePolicy
 from policies.negotiation import MEDIATORS as SCRIPTED_MEDIATORS
@@ -88,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="'all' (the released ProMediate cases once downloaded, else our six), 'builtin', "
                              f"'release', or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario / "
                              "ProMediate case file paths (e.g. data/promediate/cases/hmo.json)")
+    parser.add_argument("--metrics", choices=METRICS, default="release",
+                        help="definitions of CC/TLE/RL/ME: the release's code (ProMediate-Eval scripts/evaluation.py; "
+                             "default) or the paper's text (002 §3.3); every record holds both")
     parser.add_argument("--mi-judge", choices=MI_JUDGES, default="rule-based",
                         help="who scores interventions: the rule-based judge, or the LLM judge on --backend/--model")
     parser.add_argument("--parties", choices=PARTIES, default="scripted",
@@ -158,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
                                  ident, attitudes=args.attitudes, extractor_factory=extractor, mi_judge=args.mi_judge,
                                  judge_factory=judge, progress=None if args.format != "json" else False,
                                  parties=args.parties, party_factory=party_factory,
-                                 lockstep=getattr(args, "lockstep", 1))
+                                 lockstep=getattr(args, "lockstep", 1), metrics=getattr(args, "metrics", "release"))
     finally:
         if backend is not None:
             backend.close()
@@ -240,7 +243,8 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
              out: Path, llm_factory: LLMMediatorFactory | None = None, ident: dict[str, Any] | None = None,
              attitudes: str = "stated", extractor_factory: Any = None, mi_judge: str = "rule-based",
              judge_factory: Any = None, progress: bool | None = False, parties: str = "scripted",
-             party_factory: Any = None, lockstep: int = 1) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
+             party_factory: Any = None, lockstep: int = 1,
+             metrics: str = "release") -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
     """Run (or resume) the grid; returns Table 1 rows and the records per (conflict mode, mediator).
 
     ``llm_factory(name, scenario)`` builds the LLM mediators (see :func:`llm_mediator_factory`);
@@ -254,6 +258,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
     counters (calls, parse failures, fallbacks) are stored in the episode's record. ``progress``:
     a bar per cell (None: on a terminal). ``lockstep`` > 1 plays up to that many episodes of a scenario
     together when an LLM mediator sits with scripted parties (:func:`benchmarks.runner.play_aec_lockstep`).
+    ``metrics`` picks the definitions the rows use ("release" or "paper"; each record holds both).
     """
     if attitudes not in ATTITUDES:
         raise NegotiationConfigError(f"unknown attitudes {attitudes!r}; choose from {', '.join(ATTITUDES)}")
@@ -280,7 +285,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
         recs = run_cell(cell, list(zip(scenarios, specs)), range(seed, seed + runs), out, parts_for, llm_factory,
                         progress, lockstep)
         records[(cell.conflict_mode, cell.mediator)] = recs
-        rows.append(summarise(cell.difficulty, cell.conflict_mode, cell.mediator, recs))
+        rows.append(summarise(cell.difficulty, cell.conflict_mode, cell.mediator, recs, metrics))
     return rows, records
 
 

@@ -25,10 +25,26 @@ PUBLISHED: dict[tuple[str, str], dict[str, float]] = {
     for mode, cells in _TABLE_1.items() for mediator, values in zip(("none", "generic", "social"), cells)}
 
 
-def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> dict[str, Any]:
-    """One Table 1 cell: means and 95 % CIs (percent for CC, TLE, ME; turns for RL)."""
-    eps = [r["episode"] for r in records]
-    row: dict[str, Any] = {"difficulty": level, "conflict_mode": mode, "mediator": mediator, "episodes": len(eps)}
+#: ``metrics`` of :func:`summarise`: the release's definitions (ProMediate-Eval ``scripts/evaluation.py``,
+#: what produced 002's Table 1) or the paper's §3.3 text (see :mod:`tom_envs.negotiation.metrics`).
+METRICS = ("release", "paper")
+
+
+def _measured(ep: dict, metrics: str) -> dict:
+    """The episode's CC/TLE/RL/ME under ``metrics`` (the summary holds the env's choice and the other)."""
+    if ep.get("metric_definitions", "paper") == metrics:
+        return ep
+    other = ep.get("other_definitions") or {}
+    if other.get("name") != metrics:
+        raise ValueError(f"episode record has no {metrics!r} metrics; rerun it with this code")
+    return {**ep, **other}
+
+
+def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], metrics: str = "release") -> dict[str, Any]:
+    """One Table 1 cell: means and 95 % CIs (percent for CC, TLE, ME; turns for RL) under ``metrics``."""
+    eps = [_measured(r["episode"], metrics) for r in records]
+    row: dict[str, Any] = {"difficulty": level, "conflict_mode": mode, "mediator": mediator, "episodes": len(eps),
+                           "metric_definitions": metrics}
     series = {"cc": [100 * e["cc"] for e in eps],
               "tle": [None if e["tle_mean"] is None else 100 * e["tle_mean"] for e in eps],
               "rl": [e["rl_mean"] for e in eps],
@@ -40,7 +56,7 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict]) -> 
         else:
             row[key], row[key + "_ci"] = mean_ci95(values)
     row["drop_events"] = sum(len(e["drop_events"]) for e in eps)
-    row["rl_unanswered"] = sum(e["rl_unanswered"] for e in eps)
+    row["rl_unanswered"] = sum(e.get("rl_unanswered") or 0 for e in eps)
     row["interventions"] = sum(len(e["interventions"]) for e in eps) / max(1, len(eps))
     row["mi_judge"] = None if mediator == "none" else (eps[0]["mi_judge"] if eps else None)
     audits = [e.get("extraction") for e in eps if e.get("extraction")]
@@ -77,6 +93,14 @@ def format_table(rows: Sequence[dict]) -> str:
     n = rows[0]["episodes"] if rows else 0
     lines.append(f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
                  "(unanswered drops excluded; see rl_unanswered in --format json).")
+    defs = sorted({r.get("metric_definitions", "release") for r in rows})
+    lines.append("Metrics: " + ", ".join(
+        "the release's definitions (ProMediate-Eval scripts/evaluation.py: CC from c[0]; TLE and ME windowed; "
+        "RL over overlapping drops)" if d == "release" else "the paper's text definitions (002 §3.3)" for d in defs)
+        + ".")
+    if not any("parties" in r for r in rows):
+        lines.append("Parties: SCRIPTED (rule-based parties of tom-envs, not 002's LLM parties): a check of the "
+                     "pipeline, not a measurement of mediation.")
     judges = sorted({r["mi_judge"] for r in rows if r.get("mi_judge")})
     if judges:
         lines.append(f"MI judge: {', '.join(judges)}.")

@@ -126,3 +126,16 @@ def test_all_takes_the_downloaded_cases_when_present(tmp_path, monkeypatch, caps
     assert bench.scenario_list("all") == [str(tmp_path / "hmo.json")]
     assert "released ProMediate cases" in capsys.readouterr().err
     assert bench.scenario_list("builtin") == list(bench.BUILTIN_SCENARIOS)
+
+
+def test_metrics_flag_reads_the_other_definitions_from_the_same_records(tmp_path, capsys):
+    assert bench.run(_args(tmp_path, format="json", mode="medium", mediator="generic")) == 0
+    release = json.loads(capsys.readouterr().out)[0]
+    assert bench.run(_args(tmp_path, format="json", mode="medium", mediator="generic", metrics="paper")) == 0
+    paper = json.loads(capsys.readouterr().out)[0]
+    assert (release["metric_definitions"], paper["metric_definitions"]) == ("release", "paper")
+    assert release["episodes"] == paper["episodes"] == 4
+    assert (release["cc"], release["rl"]) != (paper["cc"], paper["rl"])
+    assert bench.run(_args(tmp_path, mode="medium", mediator="generic")) == 0
+    text = capsys.readouterr().out
+    assert "the release's definitions" in text and "SCRIPTED" in text
