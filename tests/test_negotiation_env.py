@@ -163,6 +163,8 @@ def test_last_and_observe_before_reset_are_named_errors():
         env.observe("mediator_0")
     with pytest.raises(NegotiationConfigError, match="metrics"):
         NegotiationEnv(metrics="vibes")
+    with pytest.raises(NegotiationConfigError, match="turn_budget"):
+        NegotiationEnv(turn_budget=10**9)  # would run for ever
     with pytest.raises(NegotiationConfigError, match="unknown party"):
         NegotiationEnv(party_seats=["Nobody"])
 

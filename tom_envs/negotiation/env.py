@@ -22,7 +22,8 @@ from tom_envs.negotiation.metrics import (METRIC_DEFINITIONS, STRATEGIES, Interv
                                           response_latencies, topic_level_efficiency)
 from tom_envs.negotiation.parties import Candidate, ScriptedParty
 from tom_envs.negotiation.render import seat_text
-from tom_envs.negotiation.scenario import CONFLICT_MODES, DIFFICULTY_MODES, Scenario, resolve_scenario
+from tom_envs.negotiation.scenario import (CONFLICT_MODES, DIFFICULTY_MODES, MAX_TURN_BUDGET, Scenario,
+                                          resolve_scenario)
 from tom_envs.negotiation.templates import mediator_line, party_line
 from tom_envs.scoring import NOT_PREDICTED, prediction_matches
 from tom_envs.tom import ToMSpec
@@ -155,8 +156,10 @@ class NegotiationEnv(TomAECEnv):
         self._modes = _modes(conflict_mode, difficulty, self.scenario.conflict_mode)
         if render_mode not in (None, "ansi"):
             raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        if turn_budget is not None and (isinstance(turn_budget, bool) or not isinstance(turn_budget, int) or turn_budget < 20):
-            raise NegotiationConfigError(f"turn_budget must be an integer >= 20 (CC compares two 10-turn windows), got {turn_budget!r}")
+        if turn_budget is not None and (isinstance(turn_budget, bool) or not isinstance(turn_budget, int)
+                                        or not 20 <= turn_budget <= MAX_TURN_BUDGET):
+            raise NegotiationConfigError(f"turn_budget must be an integer from 20 (CC compares two 10-turn windows) to "
+                                         f"{MAX_TURN_BUDGET}, got {turn_budget!r}")
         self.render_mode = render_mode
         self.budget = turn_budget or self.scenario.budget
         self.agreement = agreement
