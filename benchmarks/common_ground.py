@@ -39,14 +39,16 @@ import json
 import sys
 from typing import Any, Callable, Sequence
 
+from benchmarks import common_ground_llm
 from benchmarks.cli import add_run_options, comma_list, output_dir, progress_bar, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
+from benchmarks.common_ground_llm import LLM_POLICIES
 from benchmarks.runner import Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
-from policies.common_ground import PriorRandomPolicy, oracle_beliefs, predicted_beliefs
+from policies.common_ground import PriorRandomPolicy, gold_beliefs_cg_rules, oracle_beliefs, predicted_beliefs
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
 from tom_envs.common_ground.env import CONTEXT_MODES, load_split
 from tom_envs.common_ground.metrics import summarise
@@ -54,10 +56,11 @@ from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
 
 ENV = "tom_envs.common_ground.env:CommonToMEnv"
-POLICIES = ("random", "oracle-beliefs", "predicted-beliefs", LLM_POLICY)
-SCRIPTED = POLICIES[:3]
-#: Env arguments a policy needs (the oracle reads the labels the env exposes only on request).
-ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True}}
+SCRIPTED = ("random", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")
+POLICIES = (*SCRIPTED, LLM_POLICY, *LLM_POLICIES)
+#: Env arguments a policy needs (the gold-label policies read the labels the env exposes only on request).
+ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True},
+                                         "gold-beliefs-cg-rules": {"expose_labels": True}}
 #: 003's Table 3 (total, first, second, third order accuracy in percent) for reference.
 PUBLISHED: dict[str, tuple[float, float, float, float]] = {
     "Random Baseline": (50.4, 50.3, 50.5, 50.4),
@@ -105,6 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "online (up to the marked sentence) or full")
     parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
     add_qa_llm_options(parser)
+    common_ground_llm.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -163,6 +167,7 @@ def _random(args: argparse.Namespace) -> BasePolicy:
 #: The family's one name -> factory(args) table of scripted policies.
 FACTORIES: dict[str, Callable[[argparse.Namespace], BasePolicy]] = {
     "random": _random, "oracle-beliefs": lambda args: oracle_beliefs(),
+    "gold-beliefs-cg-rules": lambda args: gold_beliefs_cg_rules(),
     "predicted-beliefs": lambda args: predicted_beliefs()}
 
 
@@ -228,7 +233,14 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
     meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids,
             "context": args.context}
-    if name == LLM_POLICY:
+    if name in LLM_POLICIES:
+        cfg = common_ground_llm.config(args, name)
+        key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
+               "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
+               "annotator": args.annotator, "seed": args.seed}
+        records, llm_stats = common_ground_llm.play(env, args, name, seeds, key, cfg)
+        hyper = {**{k: v for k, v in cfg.items() if k != "template"}, **llm_stats}
+    elif name == LLM_POLICY:
         if llm is None:
             raise CommonGroundBenchmarkError("policy 'llm' needs an LLM backend: pass --model "
                                              "(and --backend/--base-url)")
@@ -248,6 +260,12 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
         for row in rows:
             mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
             row.update(llm.row_identity(), **answer_counters(mine))
+    if name in LLM_POLICIES:
+        for row in rows:
+            mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
+            row.update(model=hyper["model"], temperature=hyper["temperature"], **common_ground_llm.counters(mine))
+            if name == common_ground_llm.RELEASE_POLICY:
+                row["prompt_sha256"] = hyper["prompt_sha256"]
     rows[0].update({k: summary[k] for k in ("consistency", "r_first_second", "r_first_third", "propositions")})
     answers = [it.answer for ep in env.unwrapped.episodes for it in ep]
     # the random row's expectation (003's Random row is this number); None for the other policies
@@ -292,9 +310,19 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
                      f"r(1st, 3rd) = {'n/a' if r13 is None else f'{r13:.2f}'}")
         total = res["rows"][0]
         if "fallbacks" in total:
-            how = f"{total['model']}, {total['qa_mode']}{', scored' if total['scoring'] else ''}"
+            how = f"{total['model']}, our prompt, {total['qa_mode']}{', scored' if total['scoring'] else ''}"
             lines.append(f"{total['policy']} ({how}): {total['fallbacks']} random fallbacks and "
                          f"{total['resamples']} re-asks over {total['n']} answers")
+        if total["policy"] == common_ground_llm.RELEASE_POLICY:
+            lines.append(f"{total['policy']} ({total['model']}): the release's prompt file (sha256 "
+                         f"{total['prompt_sha256']}), temperature {total['temperature']}, one reply per question "
+                         f"read as Yes/No after removing periods; {total['unparsed']} of {total['n']} replies were "
+                         "neither (counted wrong)")
+        if total["policy"] == common_ground_llm.BELIEFS_POLICY:
+            h = res["hyperparameters"]
+            lines.append(f"{total['policy']} ({total['model']}): predicted beliefs -> Appendix B common ground "
+                         f"rules -> answer rules; temperature {total['temperature']}; {h.get('fallbacks', 0)} "
+                         f"random fallbacks over {h.get('decisions', 0)} belief predictions")
     return "\n".join(lines)
 
 

@@ -66,7 +66,12 @@ class PriorRandomPolicy(BasePolicy):
 
 
 class BeliefPredictor(Protocol):
-    """Predicts both speakers' belief labels about an event from the dialogue."""
+    """Predicts both speakers' belief labels about an event from the dialogue.
+
+    A predictor may also offer ``predict_beliefs_batch(pairs)`` (a list of ``(context, event)``,
+    one ``(belief_A, belief_B)`` each): :meth:`BeliefStatePolicy.prepare` then asks for all of them
+    at once (one backend call for an LLM predictor).
+    """
 
     def predict_beliefs(self, context: str, event: str) -> tuple[str, str]:
         """``(belief_A, belief_B)``, each one of CT+, PS, CT-, NB."""
@@ -94,34 +99,55 @@ class BeliefStatePolicy(BasePolicy):
 
     Args:
         predictor: where the belief labels come from; None reads the gold labels from ``info``
-            (the oracle: beliefs *and* CG statuses as annotated; needs an env made with
-            ``expose_labels=True``), otherwise the predictor's beliefs with
-            :func:`derive_common_ground`.
+            (needs an env made with ``expose_labels=True``), otherwise the predictor's beliefs
+            with :func:`derive_common_ground`.
+        common_ground: with gold labels (``predictor=None``), ``"gold"`` uses the annotated CG
+            statuses too (the exact-label oracle, 100 %) and ``"rules"`` derives them from the gold
+            beliefs with 003's Appendix B rules (:func:`derive_common_ground`: the upper bound of a
+            ReCoG-style system with a perfect belief predictor). A predictor always uses the rules.
     """
 
     makes_predictions = True
 
-    def __init__(self, predictor: BeliefPredictor | None = None) -> None:
+    def __init__(self, predictor: BeliefPredictor | None = None, common_ground: str = "gold") -> None:
         super().__init__()
+        if common_ground not in ("gold", "rules"):
+            raise TomEnvsError(f"common_ground is 'gold' or 'rules', got {common_ground!r}")
         self.predictor = predictor
+        self.common_ground = "rules" if predictor is not None else common_ground
         self._cache: dict[tuple[str, str], tuple[str, str, str, str]] = {}
 
     @property
     def hyperparameters(self) -> dict[str, str]:
-        return {"beliefs": "gold" if self.predictor is None else type(self.predictor).__name__}
+        beliefs = "gold" if self.predictor is None else getattr(self.predictor, "name", type(self.predictor).__name__)
+        return {"beliefs": beliefs, "common_ground": self.common_ground}
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._cache = {}
 
+    def prepare(self, observations: Sequence[Any]) -> int:
+        """Predict the beliefs of every (context, event) of ``observations`` not predicted yet, in one
+        batch when the predictor has ``predict_beliefs_batch``; returns how many were predicted.
+        The cache lives until :meth:`reset`, so prepare after resetting."""
+        if self.predictor is None:
+            return 0
+        todo = list(dict.fromkeys((o["context"], parse_question(o["question"]).event) for o in observations))
+        todo = [k for k in todo if k not in self._cache]
+        batch = getattr(self.predictor, "predict_beliefs_batch", None)
+        beliefs = batch(todo) if batch is not None else [self.predictor.predict_beliefs(c, e) for c, e in todo]
+        for key, (bel_a, bel_b) in zip(todo, beliefs):
+            self._cache[key] = (bel_a, bel_b, *derive_common_ground(bel_a, bel_b))
+        return len(todo)
+
     def labels(self, observation: Any, info: dict, event: str) -> tuple[str, str, str, str]:
         """``(belief_A, belief_B, cg_A, cg_B)`` this policy uses for the current question."""
         if self.predictor is None:
-            return _gold_labels(info)
+            gold = _gold_labels(info)
+            return gold if self.common_ground == "gold" else (*gold[:2], *derive_common_ground(*gold[:2]))
         key = (observation["context"], event)
         if key not in self._cache:
-            bel_a, bel_b = self.predictor.predict_beliefs(observation["context"], event)
-            self._cache[key] = (bel_a, bel_b, *derive_common_ground(bel_a, bel_b))
+            self.prepare([observation])
         return self._cache[key]
 
     def predict(self, observation: Any, info: dict) -> int:
@@ -205,6 +231,12 @@ def oracle_beliefs() -> BeliefStatePolicy:
     oracle): every info returned with a question then carries its labels as ``next_labels``.
     """
     return BeliefStatePolicy(None)
+
+
+def gold_beliefs_cg_rules() -> BeliefStatePolicy:
+    """The ReCoG-style upper bound: gold beliefs (``expose_labels=True``), common ground from them by
+    003's Appendix B rules, then the answer rules (below 100 % where the rules miss the annotated CG)."""
+    return BeliefStatePolicy(None, common_ground="rules")
 
 
 def predicted_beliefs() -> BeliefStatePolicy:
