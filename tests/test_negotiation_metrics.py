@@ -98,7 +98,7 @@ ADDRESSED = {3: ["T1"], 8: ["T2"], 12: ["T1", "T2"], 17: ["T2"], 21: ["T1"], 26:
 # (evaluate_consensus_change, evaluate_topic_level_efficiency, intervene_yield, response_latency)
 # run with the project's venv python on these series, the functions taken from the file with ast
 # and the two GPT-4.1 questions (does line t mention the topic; which topics does it address)
-# answered from MENTION and ADDRESSED above by a stand-in client. Script: see docs/negotiation.md.
+# answered from MENTION and ADDRESSED above by a stand-in client: tests/data/negotiation/release_metrics_reference.py.
 RELEASE_CC = 0.15900000000000009
 RELEASE_TLE = {"T1": 0.02499999999999999, "T2": -0.015384615384615382}
 RELEASE_ME_PER_TURN = [None, 0.07600000000000001, -0.062, 0.028000000000000004, -0.07999999999999999, None]

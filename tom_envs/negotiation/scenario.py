@@ -252,7 +252,9 @@ class Scenario(BaseModel):
 
     @classmethod
     def builtin(cls, name: str) -> "Scenario":
-        """One of the six built-in scenarios of 002 Appendix B.1 (see :data:`BUILTIN_SCENARIOS`)."""
+        """One of our six built-in scenarios (see :data:`BUILTIN_SCENARIOS`): self-written stand-ins on
+        002's Appendix B.1 topics with invented parties and preferences, kept for CI; the authors' cases
+        come from ``data download negotiation`` (:mod:`tom_envs.negotiation.download`)."""
         return load_builtin(name)
 
 
