@@ -185,5 +185,163 @@ class SimulatedPersuadee(BasePolicy):
 
 PERSUADERS = {"random": RandomPersuader, "bandit": BanditPersuader, "oracle": OraclePersuader}
 
-__all__ = ["BanditPersuader", "FixedPrinciplePersuader", "OraclePersuader", "PERSUADERS", "RandomAnswerer",
-           "RandomPersuader", "SimulatedPersuadee"]
+
+
+# ---------------------------------------------------------------------- live persuasion v1 (hidden BDI state)
+class _MindPolicy(BasePolicy):
+    """Shared bookkeeping of the v1 persuaders: the family's model from the observation, and the exact
+    posterior over the persuadee's hidden state given the dialogue (opening reply, each strategy the
+    persuadee read and its reply) -- the filter every fair tracker uses.
+
+    The observation is ``PersuasionMindEnv``'s: (tone, topic, heard, family index, turns left); the
+    family names come from ``info["family"]`` at reset and the budget from ``info["horizon"]``.
+    """
+
+    makes_predictions = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._clear()
+
+    def _clear(self) -> None:
+        self.model: Any = None
+        self.belief: np.ndarray | None = None
+        self.horizon = 0
+        self._turn = -1
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._clear()
+
+    def _sync(self, observation: Any, info: dict) -> int:
+        """Bring the belief up to the current turn; returns the turn (0-based)."""
+        from tom_envs.persuasion.mind import model_for, obs_index
+        from tom_envs.persuasion.scenarios import family_named
+
+        obs = np.asarray(observation)
+        turn = int(info["turn"])
+        if self.model is None or turn == 0 and self._turn != 0:
+            self.model = model_for(family_named(info["family"]))
+            self.horizon = int(info["horizon"])
+            self.belief = self.model.open_belief(obs_index(int(obs[0]), int(obs[1])))
+            self._turn = 0
+        elif turn == self._turn + 1:
+            self.belief = self.model.update(self.belief, int(obs[2]), obs_index(int(obs[0]), int(obs[1])))
+            self._turn = turn
+        elif turn != self._turn:
+            raise InvalidAction(f"{type(self).__name__} missed a turn (at turn {self._turn}, shown turn {turn}); "
+                                "hand it every observation of the episode")
+        return turn
+
+    def marginal(self, target: str) -> np.ndarray:
+        from tom_envs.persuasion.mind import distribution
+
+        return distribution(self.belief, self.model, target)
+
+    def predict(self, observation: Any, info: dict) -> dict[str, int]:
+        """The most probable desire, belief and intention under the posterior."""
+        self._sync(observation, info)
+        return {t: int(np.argmax(self.marginal(t))) for t in ("desire", "belief", "intention")}
+
+
+class MindRandomPersuader(_MindPolicy):
+    """A uniformly random principle each turn; uniformly random desire (no/considering), belief and intention."""
+
+    def act(self, observation: Any, info: dict) -> int:
+        return int(self.rng.integers(N_PRINCIPLES))
+
+    def predict(self, observation: Any, info: dict) -> dict[str, int]:
+        return {"desire": int(self.rng.integers(2)), "belief": int(self.rng.integers(2)),
+                "intention": int(self.rng.integers(5))}
+
+
+class OpenLoopPersuader(_MindPolicy):
+    """The best fixed plan of principles for the family (exact, :func:`tom_envs.persuasion.planning.open_loop`),
+    played whatever the persuadee says; it predicts the prior's most probable state (no tracking)."""
+
+    def act(self, observation: Any, info: dict) -> int:
+        from tom_envs.persuasion.planning import references
+
+        turn = self._sync(observation, info)
+        return references(self.model, self.horizon).plan[turn]
+
+    def predict(self, observation: Any, info: dict) -> dict[str, int]:
+        from tom_envs.persuasion.mind import distribution
+
+        self._sync(observation, info)
+        return {t: int(np.argmax(distribution(self.model.initial, self.model, t))) for t in ("desire", "belief", "intention")}
+
+
+class TrackingPersuader(_MindPolicy):
+    """A scripted belief tracker: the exact posterior over the hidden state, then a one-line rule --
+    liking when the persuadee is more likely wary than trusting, else the principle that answers
+    its most probable concern. Not optimal (no lookahead), but it reads the dialogue.
+
+    Args:
+        wary_threshold: the posterior probability of ``wary`` above which it builds trust first.
+    """
+
+    def __init__(self, wary_threshold: float = 0.5) -> None:
+        super().__init__()
+        self.wary_threshold = float(wary_threshold)
+
+    def act(self, observation: Any, info: dict) -> int:
+        from tom_envs.persuasion.mind import LIKING, WARY
+
+        self._sync(observation, info)
+        if self.marginal("belief")[WARY] > self.wary_threshold:
+            return LIKING
+        return int(np.argmax(self.marginal("intention")))  # concern c is answered by principle c
+
+
+class BayesPersuader(_MindPolicy):
+    """The Bayes-optimal fair persuader: the exact posterior and the exact expectimax plan over it
+    (:class:`tom_envs.persuasion.planning.BayesPlanner`); zero expected regret by construction."""
+
+    def act(self, observation: Any, info: dict) -> int:
+        from tom_envs.persuasion.planning import planner_for
+
+        turn = self._sync(observation, info)
+        return planner_for(self.model, self.horizon).action(self.belief, turn)
+
+
+class MindOraclePersuader(BasePolicy):
+    """Knows the persona and sees the hidden state (``PersuasionMindEnv(expose_state=True)``): plays the
+    state-DP optimum and predicts the truth. The value-of-information ceiling, not a fair agent."""
+
+    makes_predictions = True
+    env_kwargs = {"expose_state": True}
+
+    def act(self, observation: Any, info: dict) -> int:
+        from tom_envs.persuasion.mind import model_for
+        from tom_envs.persuasion.planning import oracle_table
+        from tom_envs.persuasion.scenarios import family_named
+
+        if "state_index" not in info:
+            raise InvalidAction("MindOraclePersuader reads the hidden state: make the env with expose_state=True "
+                                "(MindOraclePersuader.env_kwargs)")
+        table = _oracle_tables(family_named(info["family"]), int(info["horizon"]), model_for, oracle_table)
+        return table.action(int(info["turn"]), int(info["state_index"]))
+
+    def predict(self, observation: Any, info: dict) -> dict[str, int]:
+        if "state" not in info:
+            raise InvalidAction("MindOraclePersuader needs expose_state=True")
+        return {k: int(info["state"][k]) for k in ("desire", "belief", "intention")}
+
+
+_TABLES: dict[tuple[str, int], Any] = {}
+
+
+def _oracle_tables(family: Any, horizon: int, model_for: Any, oracle_table: Any) -> Any:
+    key = (family.name, horizon)
+    if key not in _TABLES:
+        _TABLES[key] = oracle_table(model_for(family), horizon)
+    return _TABLES[key]
+
+
+MIND_PERSUADERS = {"random": MindRandomPersuader, "open-loop": OpenLoopPersuader, "tracking": TrackingPersuader,
+                   "bayes": BayesPersuader, "oracle": MindOraclePersuader}
+
+__all__ = ["BanditPersuader", "BayesPersuader", "FixedPrinciplePersuader", "MIND_PERSUADERS", "MindOraclePersuader",
+           "MindRandomPersuader", "OpenLoopPersuader", "OraclePersuader", "PERSUADERS", "RandomAnswerer",
+           "RandomPersuader", "SimulatedPersuadee", "TrackingPersuader"]

@@ -1,0 +1,294 @@
+"""Live persuasion v1: persuade a simulated persuadee whose desire, belief and intention are hidden."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode
+from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, TONES, TOPICS, Family, MindModel,
+                                      model_for, obs_parts)
+from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
+from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
+from tom_envs.persuasion.planning import BayesPlanner, planner_for, references
+from tom_envs.persuasion.reader import ScriptedReader, check_reading
+from tom_envs.persuasion.scenarios import FAMILIES, NAMES, PROVENANCE, Scenario, family_named
+from tom_envs.qa import DIALOGUE_HEADER
+from tom_envs.tom import ToMSpec
+
+#: 001 Table 3: the intention each principle serves (shown to LLM persuaders).
+INTENTIONS: dict[str, str] = {
+    "reciprocity": "make the other person feel accepted through concessions, promises or benefits",
+    "scarcity": "make the other person feel the experience or object is unique or scarce",
+    "consensus": "refer to what other people are doing or have already done",
+    "authority": "demonstrate expertise in the domain and show authority",
+    "commitment": "encourage the other person to commit to a first step and be consistent",
+    "liking": "praise the other person or find common ground to improve their liking",
+}
+HEARD_NOTHING, NOT_YET = NOTHING, NOTHING + 1
+HEARD: tuple[str, ...] = (*PRINCIPLES, "nothing")
+
+
+def resolve_families(families: Any) -> tuple[Family, ...]:
+    """None / ``"all"`` (the five built-in families), a name, a :class:`Family`, or a list of those."""
+    if families is None or families == "all":
+        return FAMILIES
+    items = [families] if isinstance(families, (str, Family)) else families
+    if not isinstance(items, (list, tuple)) or not items:
+        raise InvalidPersona(f"families is a family name, a Family or a non-empty list of those, got {families!r}")
+    out = tuple(f if isinstance(f, Family) else family_named(f) for f in items)
+    if len({f.name for f in out}) != len(out):
+        raise InvalidPersona(f"family names repeat in {[f.name for f in out]}")
+    return out
+
+
+def parse_utterance_action(action: Any) -> tuple[int | None, str | None]:
+    """``(principle or None, utterance or None)`` from an int in 0..5 or ``{"action": i, "utterance": text}``
+    (either key may be left out, not both).
+
+    Raises:
+        InvalidAction: anything else, with the accepted forms.
+    """
+    text = None
+    if isinstance(action, dict):
+        unknown = set(action) - {"action", "utterance"}
+        text = action.get("utterance")
+        if unknown or (text is not None and not isinstance(text, str)) or (text is None and action.get("action") is None):
+            raise InvalidAction("a dict action is {'action': i, 'utterance': text} (the utterance a string; at least one "
+                                f"of them given), got {action!r}")
+        action = action.get("action")
+        if action is None:
+            return None, text
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = int(action)
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+            or not 0 <= int(action) < len(PRINCIPLES):
+        raise InvalidAction(f"the action is a persuasion principle (an integer in 0..{len(PRINCIPLES) - 1}), optionally "
+                            f"as {{'action': i, 'utterance': text}}, or {{'utterance': text}}; got {action!r}")
+    return int(action), text
+
+
+class PersuasionMindEnv(gym.Env):
+    """Persuade a simulated persuadee with a hidden desire, belief and intention (seed 001's BDI).
+
+    At every reset a scenario family, a scenario of it, two names and a persona from the family's
+    prior are drawn; the persuadee's hidden state (desire, belief about the persuader, intention =
+    the concern it acts on) is drawn from the persona and evolves with the strategy the persuadee
+    reads in each line (:mod:`tom_envs.persuasion.mind`). Tracking that state pays: the exact
+    Bayes-optimal persuader that only sees the dialogue beats the best fixed plan of principles
+    by tens of points of success (:mod:`tom_envs.persuasion.planning`). Scenarios:
+    :mod:`tom_envs.persuasion.scenarios` (provenance: :data:`~tom_envs.persuasion.scenarios.PROVENANCE`).
+
+    Words matter: an integer action is a principle (the env writes a templated line for it); an
+    utterance (``{"utterance": text}`` or ``{"action": i, "utterance": text}``) is read by the
+    ``reader`` and the persuadee reacts to the strategy read there (``i`` is only logged). Text
+    that carries no strategy moves nothing.
+
+    ToM contract (:mod:`tom_envs.tom`): literal-ToM targets ``desire`` (``Discrete(3)``: no,
+    considering, yes), ``belief`` (``Discrete(2)``: trusting, wary) and ``intention``
+    (``Discrete(5)``: the concern, :data:`~tom_envs.persuasion.mind.CONCERNS`), each the state
+    *before* the coming turn; ``tom_truth()`` after a step returns that state. Functional outcome:
+    ``success``, ``regret`` (summed over turns: V - Q of the strategy heard, at the exact
+    posterior of the Bayes-optimal fair persuader given the dialogue so far; its expectation is
+    that persuader's success probability minus the policy's), and the family's exact references
+    ``bayes_success``, ``oracle_success``, ``open_loop_success``. Score with ``wrappers.ToMRecorder``.
+
+    ## Action Space
+    ``Discrete(6)``: 0 reciprocity, 1 scarcity, 2 consensus, 3 authority, 4 commitment, 5 liking
+    (001 Table 3), or a dict with an utterance as above.
+
+    ## Observation Space
+    ``MultiDiscrete([3, 6, 8, n_families, horizon + 1])``: the last reply's tone (0 flat, 1 cold,
+    2 warm), its topic (0 none, 1 + c: concern c voiced), the strategy the persuadee read in the
+    last line (0-5, 6 nothing, 7 before the first), the scenario family (index into the env's
+    ``families``) and the turns left. The text form is :meth:`text` (wrap in
+    ``wrappers.TextObservation``).
+
+    ## Rewards
+    1.0 on the turn the persuadee agrees, else 0.0.
+
+    ## Episode End
+    Terminates on agreement or after ``horizon`` turns. ``step`` before ``reset`` raises
+    :class:`~tom_envs.errors.ResetNeeded`, after the end :class:`~tom_envs.errors.EpisodeEnded`.
+
+    ## Arguments
+    * ``families``: None (all five), a family name or a list (``health``, ``charity``,
+      ``shopping``, ``leisure``, ``work``); drawn uniformly.
+    * ``horizon``: the turn budget (default 4; exact planning takes about a second per family at 4,
+      about 13 s at 5).
+    * ``reader``: what reads utterances (default :class:`~tom_envs.persuasion.reader.ScriptedReader`;
+      ``policies.llm.persuasion.LLMReader`` asks a language model).
+    * ``expose_state``: default False. True is for the oracle only: every info then carries
+      ``persona``, ``state`` (``{"persona", "desire", "belief", "intention"}`` indices) and
+      ``state_index``, and step infos the turn's ``regret``.
+    * ``render_mode``: ``"ansi"``.
+
+    ## Info
+    ``turn``, ``horizon``, ``family``, ``names`` ({persuader, persuadee}), ``goal``; ``step`` adds
+    ``utterance``, ``heard`` (the strategy read, or ``"nothing"``), ``declared`` (the principle
+    given with an utterance, or None), ``reply``, ``success`` and at the end ``episode`` (the
+    summary: ``family``, ``persona``, ``success``, ``turns``, ``regret``, ``bayes_success``,
+    ``oracle_success``, ``open_loop_success``, ``heard``). Nothing before the end determines the
+    persona or the hidden state (the information rule).
+
+    ## Version History
+    * v1: hidden desire, belief and intention; scenario families with persona priors; words read
+      by a reader; exact Bayes-optimal fair, oracle and open-loop references.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
+                                "intention": spaces.Discrete(len(CONCERNS))},
+                       outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success"))
+
+    def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
+                 render_mode: str | None = None) -> None:
+        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+            raise InvalidPersona(f"horizon is the turn budget, a positive integer; got {horizon!r}")
+        if render_mode not in (None, "ansi"):
+            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.families = resolve_families(families)
+        self.horizon = int(horizon)
+        self.reader = ScriptedReader() if reader is None else reader
+        if not callable(getattr(self.reader, "read", None)):
+            raise InvalidPersona(f"reader needs a read(utterance, goal) method, got {reader!r}")
+        self.expose_state = bool(expose_state)
+        self.render_mode = render_mode
+        self.action_space = spaces.Discrete(len(PRINCIPLES))
+        self.observation_space = spaces.MultiDiscrete([len(TONES), len(TOPICS), NOT_YET + 1, len(self.families),
+                                                       self.horizon + 1])
+        self._started, self._done = False, True
+        self._truth: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        rng = self.np_random
+        if "family" in options:
+            names = [f.name for f in self.families]
+            if options["family"] not in names:
+                raise InvalidPersona(f"family {options['family']!r} is not in this env ({', '.join(names)})")
+            self.family_index = names.index(options["family"])
+        else:
+            self.family_index = int(rng.integers(len(self.families)))
+        self.family: Family = self.families[self.family_index]
+        self.model: MindModel = model_for(self.family)
+        self.planner: BayesPlanner = planner_for(self.model, self.horizon)
+        self.refs = references(self.model, self.horizon)
+        self.scenario: Scenario = self.family.scenarios[int(rng.integers(len(self.family.scenarios)))]
+        a, b = rng.choice(len(NAMES), size=2, replace=False)
+        self.names = {"persuader": NAMES[int(a)], "persuadee": NAMES[int(b)]}
+        persona = self.family.persona_index(options["persona"]) if "persona" in options else None
+        self.state_index, reply = self.model.sample_initial(rng, persona)
+        self.posterior = self.model.open_belief(reply)  # the fair persuader's exact belief (never returned)
+        self.tone, self.topic = obs_parts(reply)
+        self.heard_last = NOT_YET
+        self.turn, self.agreed = 0, False
+        self.transcript = [f"{self.names['persuadee']} says: {reply_line(self.tone, self.topic, rng)}"]
+        self._regrets: list[float] = []
+        self._heard: list[str] = []
+        self._truth = {}
+        self._started, self._done = True, False
+        return self._obs(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if not self._started:
+            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
+        if self._done:
+            raise EpisodeEnded("the persuasion is over (agreement or turn budget used); call env.reset().")
+        declared, utterance = parse_utterance_action(action)
+        rng = self.np_random
+        if utterance is None:
+            strategy = int(declared)  # type: ignore[arg-type]
+            utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
+            declared = None
+        else:
+            try:
+                strategy = check_reading(self.reader.read(utterance, self.scenario.goal))
+            except ValueError as err:
+                raise InvalidPersona(f"the reader {type(self.reader).__name__} misbehaved: {err}") from None
+        st = self.model.state(self.state_index)
+        self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
+        regret = self.planner.gap(self.posterior, self.turn, strategy)
+        self._regrets.append(regret)
+        self._heard.append(HEARD[strategy])
+        agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
+        self.turn += 1
+        self.heard_last = strategy
+        self.transcript.append(f"{self.names['persuader']} says: {utterance}")
+        if agreed:
+            self.agreed = True
+            text = agree_line(self.scenario.goal, rng)
+        else:
+            self.state_index = int(s2)  # type: ignore[arg-type]
+            self.tone, self.topic = obs_parts(int(reply))  # type: ignore[arg-type]
+            if self.turn < self.horizon:
+                self.posterior = self.model.update(self.posterior, strategy, int(reply))  # type: ignore[arg-type]
+            text = reply_line(self.tone, self.topic, rng)
+        self.transcript.append(f"{self.names['persuadee']} says: {text}")
+        self._done = agreed or self.turn >= self.horizon
+        info = {**self._info(), "utterance": utterance, "heard": HEARD[strategy],
+                "declared": None if declared is None else PRINCIPLES[declared], "reply": text, "success": agreed}
+        if self.expose_state:
+            info["regret"] = regret
+        if self._done:
+            info["episode"] = self.episode_summary()
+        return self._obs(), float(agreed), self._done, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
+            return None
+        return self.text() if self._started else ""
+
+    # ------------------------------------------------------------------ ToM contract
+    def tom_truth(self) -> dict[str, int]:
+        """The persuadee's desire, belief and intention before the last step; empty after a reset."""
+        return dict(self._truth)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        if not self._started:
+            return {"success": False, "regret": 0.0, "bayes_success": None, "oracle_success": None,
+                    "open_loop_success": None}
+        return {"success": self.agreed, "regret": float(sum(self._regrets)), "bayes_success": self.refs.bayes,
+                "oracle_success": self.refs.oracle, "open_loop_success": self.refs.open_loop}
+
+    # ------------------------------------------------------------------ text and summary
+    def text(self) -> str:
+        """The prompt for an LLM persuader: scenario, transcript, the principles and their intentions."""
+        er, ee = self.names["persuader"], self.names["persuadee"]
+        lines = [f"Background: {self.scenario.background.format(er=er, ee=ee)}",
+                 f"You are {er}. You want {ee} to {self.scenario.goal}.", "", DIALOGUE_HEADER, *self.transcript]
+        if self._done:
+            return "\n".join(lines + ["", "The conversation is over."])
+        lines += ["", f"Turn {self.turn + 1} of {self.horizon}. Persuasion principles (001, Table 3):"]
+        lines += [f"{i}. {name}: {INTENTIONS[name]}" for i, name in enumerate(PRINCIPLES)]
+        return "\n".join(lines)
+
+    def episode_summary(self) -> dict[str, Any]:
+        outcome = self.tom_outcome()
+        return {"family": self.family.name, "persona": self.family.personas[self.model.state(self.state_index).persona].name,
+                "success": outcome["success"], "turns": self.turn, "regret": outcome["regret"],
+                "bayes_success": outcome["bayes_success"], "oracle_success": outcome["oracle_success"],
+                "open_loop_success": outcome["open_loop_success"], "heard": list(self._heard)}
+
+    # ------------------------------------------------------------------ helpers
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"turn": self.turn, "horizon": self.horizon, "family": self.family.name,
+                                "names": dict(self.names), "goal": self.scenario.goal}
+        if self.expose_state:
+            st = self.model.state(self.state_index)
+            info.update(persona=self.family.personas[st.persona].name, state_index=self.state_index,
+                        state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern})
+        return info
+
+    def _obs(self) -> np.ndarray:
+        return np.array([self.tone, self.topic, self.heard_last, self.family_index, self.horizon - self.turn],
+                        dtype=np.int64)
+
+
+__all__ = ["HEARD", "INTENTIONS", "PROVENANCE", "PersuasionMindEnv", "parse_utterance_action", "resolve_families"]

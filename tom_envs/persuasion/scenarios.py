@@ -1,0 +1,136 @@
+"""Scenario families of live persuasion v1: everyday persuasion goals and the personas met there.
+
+Provenance: written by the tom-envs authors for this environment. The families follow the kind of
+everyday domains that DailyPersuasion (Jin et al., 2024) -- the dialogues PersuasiveToM (seed
+001) annotates -- spreads over (001 Figure 2: health, charity, shopping, leisure, work and
+study, ...); no dialogue, sentence or statistic of either dataset is copied, and the persona
+weights are our own design choices, not estimates. Each family has its own prior over personas,
+so which concerns are likely depends on the domain; the persona itself stays hidden.
+
+Every scenario is a goal (a verb phrase completing "<persuadee> should ..."), a background
+sentence with ``{er}`` (persuader) and ``{ee}`` (persuadee) slots and the relationship; the names
+are drawn at reset from :data:`NAMES`, so the same scenario reads differently across episodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tom_envs.persuasion.mind import Family, MindPersona
+
+PROVENANCE = ("written by the tom-envs authors (DailyPersuasion-style everyday domains, 001 Figure 2); "
+              "no text or statistic of DailyPersuasion or PersuasiveToM is copied; persona weights are design choices")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One persuasion goal in a family."""
+
+    goal: str
+    background: str
+
+
+NAMES: tuple[str, ...] = ("Nora", "Felix", "Omar", "Jess", "Kai", "Meera", "Ines", "Paul", "Lena", "Tomas", "Aisha",
+                          "Ben", "Chloe", "Dev", "Elif", "Hugo", "Iris", "Jonah", "Keiko", "Luca", "Maya", "Nikhil",
+                          "Olga", "Priya", "Rafael", "Sara", "Theo", "Uma", "Viktor", "Yara")
+
+# ---------------------------------------------------------------------- personas (shared archetypes, own weights)
+_THRIFTY = MindPersona("thrifty", "You count every euro and every hour; you want to know what you get back.",
+                       concerns=(0.55, 0.1, 0.1, 0.15, 0.1), reluctance=0.6, wariness=0.25, voice=(0.7, 0.3),
+                       warmth=0.6, touchiness=0.3)
+_PROCRASTINATOR = MindPersona("procrastinator", "You like the idea in principle but always find a reason to wait.",
+                              concerns=(0.1, 0.5, 0.1, 0.1, 0.2), reluctance=0.4, wariness=0.15, voice=(0.55, 0.25),
+                              warmth=0.8, touchiness=0.25)
+_CONFORMIST = MindPersona("conformist", "You care a lot about what people around you do and think.",
+                          concerns=(0.1, 0.1, 0.55, 0.15, 0.1), reluctance=0.5, wariness=0.2, voice=(0.6, 0.2),
+                          warmth=0.75, touchiness=0.3)
+_SKEPTIC = MindPersona("skeptic", "You need evidence before you believe anything is worth it.",
+                       concerns=(0.1, 0.05, 0.1, 0.6, 0.15), reluctance=0.75, wariness=0.45, voice=(0.6, 0.2),
+                       warmth=0.5, touchiness=0.5)
+_CAUTIOUS = MindPersona("cautious", "You are wary of big commitments and prefer small, reversible steps.",
+                        concerns=(0.1, 0.1, 0.1, 0.15, 0.55), reluctance=0.6, wariness=0.3, voice=(0.5, 0.2),
+                        warmth=0.65, touchiness=0.4)
+_BUSY = MindPersona("busy", "Your schedule is full; anything new competes with everything else.",
+                    concerns=(0.25, 0.3, 0.05, 0.1, 0.3), reluctance=0.55, wariness=0.25, voice=(0.65, 0.3),
+                    warmth=0.6, touchiness=0.35)
+
+PERSONAS: tuple[MindPersona, ...] = (_THRIFTY, _PROCRASTINATOR, _CONFORMIST, _SKEPTIC, _CAUTIOUS, _BUSY)
+
+
+def _family(name: str, title: str, weights: dict[str, float], scenarios: tuple[Scenario, ...]) -> Family:
+    personas = tuple(p for p in PERSONAS if p.name in weights)
+    return Family(name, title, personas, tuple(weights[p.name] for p in personas), scenarios)
+
+
+FAMILIES: tuple[Family, ...] = (
+    _family("health", "health and fitness", {"skeptic": 0.35, "cautious": 0.3, "procrastinator": 0.35}, (
+        Scenario("join the Sunday morning running group",
+                 "{er} runs with a group every Sunday and wants {ee}, who has not exercised in years, to come along."),
+        Scenario("book the overdue dental check-up",
+                 "{er} noticed that {ee}, a close friend, has put off the dentist for three years."),
+        Scenario("try cooking at home three evenings a week",
+                 "{er} shares a flat with {ee}, who orders takeaway almost every night."),
+        Scenario("take the stairs instead of the lift at work",
+                 "{er} and {ee} work on the sixth floor; {er} started taking the stairs last month."),
+        Scenario("get a flu vaccination this autumn",
+                 "{er} is a pharmacist; {ee}, a regular customer, has never had a flu shot."),
+    )),
+    _family("charity", "charity and volunteering", {"thrifty": 0.3, "busy": 0.4, "conformist": 0.3}, (
+        Scenario("volunteer for one shift at the food bank",
+                 "{er} coordinates volunteers at the local food bank and hopes {ee}, a neighbour, will help out."),
+        Scenario("donate to the children's hospital fundraiser",
+                 "{er} is collecting for the children's hospital and asks {ee}, a colleague, to contribute."),
+        Scenario("give blood at next week's drive",
+                 "{er} organises the office blood drive and wants {ee} to sign up for a slot."),
+        Scenario("mentor a first-year student this term",
+                 "{er} runs the alumni mentoring scheme and thinks {ee} would be a good mentor."),
+        Scenario("join the river clean-up on Saturday",
+                 "{er} is part of a group that cleans the riverbank monthly and invites {ee}, a friend."),
+    )),
+    _family("shopping", "products and services", {"thrifty": 0.45, "skeptic": 0.3, "conformist": 0.25}, (
+        Scenario("switch to the new energy provider",
+                 "{er} sells contracts for a green energy provider and is talking to {ee}, a homeowner."),
+        Scenario("buy the extended warranty for the laptop",
+                 "{er} works at an electronics shop; {ee} is about to buy a laptop."),
+        Scenario("upgrade to the premium gym membership",
+                 "{er} works at the front desk of a gym where {ee} has a basic membership."),
+        Scenario("try the meal-kit subscription for a month",
+                 "{er} uses a meal-kit service and wants {ee}, a friend who hates planning meals, to try it."),
+        Scenario("buy a bicycle instead of a second car",
+                 "{er} runs a bike shop; {ee} came in while shopping around for a second car."),
+    )),
+    _family("leisure", "travel and leisure", {"procrastinator": 0.35, "conformist": 0.35, "cautious": 0.3}, (
+        Scenario("come on the weekend hiking trip",
+                 "{er} is planning a hiking weekend with friends and wants {ee} to join."),
+        Scenario("join the botanical garden tour",
+                 "{er} booked a guided tour of the botanical garden and asks {ee} to come too."),
+        Scenario("sign up for the salsa class",
+                 "{er} takes a salsa class on Thursdays and thinks {ee} would enjoy it."),
+        Scenario("spend the holiday abroad this year",
+                 "{er} wants {ee}, a partner who always holidays at home, to travel abroad this summer."),
+        Scenario("join the book club",
+                 "{er} hosts a monthly book club and invites {ee}, a colleague who loves novels."),
+    )),
+    _family("work", "work and study", {"busy": 0.35, "cautious": 0.35, "skeptic": 0.3}, (
+        Scenario("enrol in the evening data-analysis course",
+                 "{er} is {ee}'s team lead and thinks the course would help {ee}'s career."),
+        Scenario("present the project at the team meeting",
+                 "{er} manages the project; {ee} did most of the work but avoids speaking in meetings."),
+        Scenario("adopt the new project-tracking tool",
+                 "{er} introduced a tracking tool at work; {ee} still keeps everything in e-mails."),
+        Scenario("apply for the open senior position",
+                 "{er} is {ee}'s mentor and believes {ee} is ready for the senior role."),
+        Scenario("join the study group before the exam",
+                 "{er} organises a study group and wants {ee}, a classmate, to take part."),
+    )),
+)
+
+
+def family_named(name: str) -> Family:
+    """The built-in family called ``name``."""
+    from tom_envs.persuasion.personas import InvalidPersona
+
+    for fam in FAMILIES:
+        if fam.name == name:
+            return fam
+    raise InvalidPersona(f"unknown scenario family {name!r}; choose from {', '.join(f.name for f in FAMILIES)}")
