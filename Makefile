@@ -20,7 +20,7 @@ else
   TORCH_FIRST := $(PIP) install -q $(CONSTRAINTS) torch
 endif
 
-.PHONY: install test demo bench readme clean
+.PHONY: install test demo bench report readme clean
 
 install: $(STAMP)
 
@@ -44,6 +44,10 @@ demo: install
 
 bench: install
 	$(PY) -m benchmarks perf matrix
+
+# the HTML + Markdown report of everything under results/ (make demo writes it too: results/report/)
+report: install
+	$(PY) -m benchmarks report results --out results/report
 
 readme: install
 	$(PY) -m benchmarks registry --update-readme README.md

@@ -48,4 +48,7 @@ def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progres
             dist = resolve_partners(game, pop)
             print(f"  {game} {pop:<14} {relevance(GAMES[game], dist.partners, dist.weights):.3f}")
     print(f"\nEpisode records: {out.resolve()}/matrix/*.jsonl (rerunning resumes from them)")
+    from benchmarks.report import build_report  # the report of everything under out (docs/report.md)
+
+    print(f"Report: {build_report(out, out / 'report')['index'].resolve()}")
     return 0

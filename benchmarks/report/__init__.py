@@ -10,7 +10,8 @@ per-round curves with 95 % bands, consensus trajectories, accuracy by dialogue s
 provenance of the results (versions, commits, dates, command lines, models, data checksums).
 
 Incremental and safe while an evaluation runs: a family's section is rebuilt only when its files
-changed (name, size, modification time; :func:`benchmarks.report.load.fingerprint`), files are
+changed (name, size, modification time; :func:`benchmarks.report.load.fingerprint`) or the code did
+(another commit, or another version of the report's source), files are
 read without taking their locks and only their complete lines count, and a family whose file is
 being written is rebuilt on every run until the writer is done. ``--force`` rebuilds everything.
 See docs/report.md.
@@ -62,6 +63,19 @@ def _cached(out: Path, folder: str) -> dict[str, Any] | None:
     return section
 
 
+def _code_salt() -> str:
+    """What else a cached section depends on: the report's version and source, and the code stamp
+    (a new commit may change a family's published rows or metric code, so every section is redone once)."""
+    import hashlib
+
+    from benchmarks.results import code_stamp
+
+    digest = hashlib.sha256(json.dumps([REPORT_VERSION, code_stamp()], sort_keys=True).encode())
+    for src in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(src.read_bytes())
+    return digest.hexdigest()
+
+
 def build_report(results_dir: Path, out: Path = Path("report"), force: bool = False) -> dict[str, Any]:
     """Write (or update) the report of ``results_dir`` into ``out``.
 
@@ -80,11 +94,13 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
     if not results_dir.is_dir():
         raise ReportError(f"results folder {str(results_dir)!r} does not exist; pass the --out folder of a "
                           "benchmark run (e.g. results/ after `make demo`)")
-    if out.resolve() == results_dir.resolve() or results_dir.resolve() in out.resolve().parents:
-        raise ReportError(f"--out {str(out)!r} is inside the results folder; write the report elsewhere")
+    if out.resolve() == results_dir.resolve() or any(p.parent == results_dir.resolve() and any(p.glob("*.jsonl"))
+                                                      for p in [out.resolve(), *out.resolve().parents]):
+        raise ReportError(f"--out {str(out)!r} is the results folder or inside a family's results folder; write the "
+                          "report elsewhere (e.g. RESULTS_DIR/report or report/)")
     out.mkdir(parents=True, exist_ok=True)
     state = _load_state(out)
-    salt = f"report-{REPORT_VERSION}"
+    salt = _code_salt()
     folders = family_folders(results_dir)
     sections, rebuilt, reused = [], [], []
     for folder in folders:

@@ -53,21 +53,28 @@ def band(series: Sequence[Sequence[float | None]]) -> dict[str, list]:
 
 
 def curves(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
-    """Panels side by side, each ``{"title", "xlabel", "ylabel", "series": [{"label", "x", "mean", "lo",
-    "hi"}]}``; the same label keeps the same style in every panel; one legend outside, right."""
+    """Panels side by side, each ``{"title", "xlabel", "ylabel", "clip", "series": [{"label", "x", "mean", "lo",
+    "hi"}]}`` (``clip``: the bounds of the quantity, e.g. (0, 100) for a percentage, that bands stop at); the same label keeps the same style in every panel; one legend outside, right."""
     plt = _plt()
     labels = list(dict.fromkeys(s["label"] for p in panels for s in p["series"]))
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.6), squeeze=False)
     handles = {}
     for ax, panel in zip(axes[0], panels):
+        lo_clip, hi_clip = panel.get("clip") or (float("-inf"), float("inf"))
         for s in panel["series"]:
-            st = style(labels.index(s["label"]))
+            i = labels.index(s["label"])
+            st = style(i)
             every = max(1, len(s["x"]) // 10)
-            (line,) = ax.plot(s["x"], s["mean"], label=s["label"], linewidth=1.6, markersize=5, markevery=every,
+            start = (i * every // max(1, len(labels))) % every  # staggered: equal curves keep visible markers
+            (line,) = ax.plot(s["x"], s["mean"], label=s["label"], linewidth=1.6, markersize=5, markevery=(start, every),
                               markerfacecolor="white", **st)
-            ax.fill_between(s["x"], s["lo"], s["hi"], color=st["color"], alpha=0.15, linewidth=0)
+            ax.fill_between(s["x"], [max(lo_clip, v) for v in s["lo"]], [min(hi_clip, v) for v in s["hi"]],
+                            color=st["color"], alpha=0.15, linewidth=0)
             handles.setdefault(s["label"], line)
         ax.set(title=panel["title"], xlabel=panel.get("xlabel", ""), ylabel=panel.get("ylabel", ""))
+        if panel.get("clip"):
+            span = hi_clip - lo_clip
+            ax.set_ylim(lo_clip - 0.03 * span, hi_clip + 0.03 * span)
         ax.grid(alpha=0.3)
     fig.suptitle(title)
     fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
@@ -82,8 +89,8 @@ def curves(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
 def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
     """Literal ToM (x) against functional ToM (y), one panel per game or family part.
 
-    A panel is ``{"title", "xlabel", "ylabel", "invert_y", "points": [{"label", "x", "xci", "y", "yci",
-    "ref"}]}``; evaluated agents are filled markers with CI whiskers, published (``ref``) agents are
+    A panel is ``{"title", "xlabel", "ylabel", "invert_y", "xlim", "ylim", "points": [{"label", "x", "xci",
+    "y", "yci", "ref"}]}``; evaluated agents are filled markers with CI whiskers, published (``ref``) agents are
     hollow black stars. With ``invert_y`` (a regret axis) up is better."""
     plt = _plt()
     labels = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if not p.get("ref")))
@@ -107,6 +114,10 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
                                 fmt=st["marker"], color=st["color"], markersize=7, capsize=3, alpha=0.9, zorder=2)
             handles.setdefault(p["label"], h)
         ax.set(title=panel["title"], xlabel=panel.get("xlabel", ""), ylabel=panel.get("ylabel", ""))
+        for axis, lim in (("x", panel.get("xlim")), ("y", panel.get("ylim"))):
+            if lim:  # percentages: whiskers past 0 or 100 are cut at the axis
+                span = lim[1] - lim[0]
+                getattr(ax, f"set_{axis}lim")(lim[0] - 0.03 * span, lim[1] + 0.03 * span)
         if panel.get("invert_y"):
             ax.invert_yaxis()
         ax.grid(alpha=0.3)
@@ -121,9 +132,11 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
     return path
 
 
-def bars_by_stage(path: Path, title: str, xlabel: str, series: Sequence[dict[str, Any]]) -> Path:
+def bars_by_stage(path: Path, title: str, xlabel: str, series: Sequence[dict[str, Any]],
+                  ticks: Sequence[str] | None = None) -> Path:
     """Accuracy per dialogue stage: ``series`` of ``{"label", "x", "mean", "ci"}``, points with CI bars
-    joined by lines (each series its own style, slightly offset so the bars do not overlap)."""
+    joined by lines (each series its own style, slightly offset so the bars do not overlap); ``ticks``
+    names the stages 1, 2, ...."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7.0, 3.8))
     width = 0.08
@@ -133,6 +146,8 @@ def bars_by_stage(path: Path, title: str, xlabel: str, series: Sequence[dict[str
         ax.errorbar([x + offset for x in s["x"]], s["mean"], yerr=[c or 0.0 for c in s["ci"]], label=s["label"],
                     capsize=3, markersize=6, markerfacecolor="white", **st)
     ax.set(title=title, xlabel=xlabel, ylabel="accuracy (%)", ylim=(-2, 102))
+    if ticks:
+        ax.set_xticks(range(1, len(ticks) + 1), list(ticks))
     ax.grid(alpha=0.3)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, title="mean, 95 % CI", title_fontsize=8)
     fig.tight_layout()

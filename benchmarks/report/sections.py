@@ -183,7 +183,7 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
                    "y": r["regret"][0], "yci": r["regret"][1]} for r in rows if r["game"] == game]
         points += [{"label": f"004 Tabular vs {p}", "x": v[2], "y": v[0], "ref": True}
                    for (g, p), v in sorted(PUBLISHED_TABULAR.items()) if g == game]
-        panels.append({"title": f"matrix: {game}", "xlabel": "literal ToM: prediction accuracy (%)",
+        panels.append({"title": f"matrix: {game}", "xlabel": "literal ToM: prediction accuracy (%)", "xlim": (0, 100),
                        "ylabel": "functional: ΔFunctional/T (regret, up = better)", "invert_y": True,
                        "points": points})
     written: list[str] = []
@@ -200,15 +200,15 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
         blocks.append({"kind": "h3", "text": "Per-round regret and ToM accuracy"})
     for (game, partners), members in sorted(groups.items()):
         panels_c = []
-        for key, title, ylabel in (("regrets", "regret per round", "r*_t - r_t"),
-                                   ("tom_correct", "ToM accuracy per round", "ToM %")):
+        for key, title, ylabel, clip in (("regrets", "regret per round", "r*_t - r_t", None),
+                                         ("tom_correct", "ToM accuracy per round", "ToM %", (0.0, 100.0))):
             series = []
             for r in sorted(members, key=lambda r: (r["kind"], r["policy"], str(r["model"]))):
                 b = figures.band([s for s in r[key] if s])
                 if b["x"]:
                     series.append({"label": _agent(r), **b})
             if series:
-                panels_c.append({"title": title, "xlabel": "round", "ylabel": ylabel, "series": series})
+                panels_c.append({"title": title, "xlabel": "round", "ylabel": ylabel, "series": series, "clip": clip})
         if not panels_c:
             continue
         n = ", ".join(f"{_agent(r)}: {r['episodes']}" for r in members)
@@ -232,7 +232,7 @@ NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "
 NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "consensus", "topic_consensus",
                        "tom_accuracy", "tom_predictions", "attitude_source", "mi_judge", "scenario", "conflict_mode",
                        "turns", "parties", "topics", "mediator", "tle", "rl", "drop_events", "rl_unanswered",
-                       "interventions", "mediator_turns"}
+                       "interventions", "mediator_turns", "metric_definitions", "other_definitions"}
 
 
 def _pct(v: Any) -> Any:
@@ -258,6 +258,10 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
         "parties": str(recs[0].get("parties", cfg.get("parties", "scripted"))),
         "attitudes": str(eps[0].get("attitude_source", cfg.get("attitudes", "stated"))),
         "mi_judge": eps[0].get("mi_judge"), "model": llm.get("model"),
+        # records before the release's definitions existed were computed under the paper's (as the table reads them)
+        "definitions": str(eps[0].get("metric_definitions", "paper")),
+        "other": sorted({str(_dict(e.get("other_definitions")).get("name")) for e in eps
+                         if _dict(e.get("other_definitions")).get("name")}),
         "scenarios": sorted({str(r.get("scenario")) for r in recs}),
         "cc": mean_ci95([_pct(e.get("cc")) for e in eps]),
         "tle": mean_ci95([_pct(e.get("tle_mean")) for e in eps]),
@@ -296,15 +300,21 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
         fb = "-" if r["llm_decisions"] is None else f"{r['llm_fallbacks'] or 0}/{r['llm_decisions']}"
         table_rows.append({"cells": [
             r["difficulty"], r["mode"], r["mediator"] + (f" ({r['model']})" if r["model"] else ""), r["parties"],
-            r["attitudes"], str(r["episodes"]), str(len(r["scenarios"])), num(*r["cc"], digits=2),
+            r["attitudes"], r["definitions"], str(r["episodes"]), str(len(r["scenarios"])), num(*r["cc"], digits=2),
             num(*r["tle"], digits=2), num(*r["rl"], digits=2), num(*r["me"], digits=2), num(*r["mi"], digits=3),
             num(*r["tom"], digits=1), fb]})
     if last in PUBLISHED:
         table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
     blocks.append({"kind": "table", "caption": "Negotiation: 002 Table 1 metrics per conflict mode and mediator",
-                   "columns": ["difficulty", "conflict mode", "mediator", "parties", "attitudes", "episodes",
+                   "columns": ["difficulty", "conflict mode", "mediator", "parties", "attitudes", "metrics", "episodes",
                                "scenarios", "CC % ↑", "TLE % ↑", "RL (turns) ↓", "ME % ↑", "MI ↑", "mediator ToM %",
                                "LLM fallbacks/decisions"], "rows": table_rows})
+    other = sorted({o for r in rows for o in r["other"]})
+    blocks.append({"kind": "p", "text": (
+        "metrics: the definitions of CC, TLE, ME and RL a row uses ('release': ProMediate-Eval's "
+        "scripts/evaluation.py; 'paper': 002's text)"
+        + (f"; the records also hold the {', '.join(other)} definitions' values (other_definitions)." if other
+           else "."))})
     judges = sorted({str(r["mi_judge"]) for r in rows if r["mi_judge"]})
     if judges:
         blocks.append({"kind": "p", "text": "MI judge: " + "; ".join(judges) + "."})
@@ -312,7 +322,7 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     points = [{"label": f"{r['mediator']} ({r['mode']}, {r['parties']} parties)", "x": r["tom"][0],
                "xci": r["tom"][1], "y": r["cc"][0], "yci": r["cc"][1]} for r in rows if r["tom"][0] is not None]
     panels = [{"title": "negotiation", "xlabel": "literal ToM: mediator stance accuracy (%)",
-               "ylabel": "functional: consensus change CC (%)", "points": points}] if points else []
+               "ylabel": "functional: consensus change CC (%)", "xlim": (0, 100), "points": points}] if points else []
     if panels:
         src = _write(figures.plane(out / "plane.png", "Negotiation: literal vs functional ToM", panels), written, root)
         blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
@@ -332,7 +342,8 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
                 label = r["mediator"] + ("" if r["parties"] == "scripted" else f" ({r['parties']} parties)")
                 series.append({"label": label, **b, "x": [x - 1 for x in b["x"]]})
         if series:
-            curve_panels.append({"title": mode, "xlabel": "turn", "ylabel": "consensus (agreement)", "series": series})
+            curve_panels.append({"title": mode, "xlabel": "turn", "ylabel": "consensus (agreement)", "series": series,
+                                 "clip": (0.0, 1.0)})
     if curve_panels:
         src = _write(figures.curves(out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels),
                      written, root)
@@ -353,7 +364,8 @@ def _negotiation_ref(ident: tuple[str, str], pub: dict[str, float]) -> dict[str,
     mode, mediator = ident
     level = next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), "?")
     cell = lambda k, d: num(pub.get(k), digits=d) if pub.get(k) is not None else "-"  # noqa: E731
-    return {"ref": True, "cells": [level, mode, f"002 {mediator} (GPT-4.1, published)", "llm", "stated", "30", "6",
+    return {"ref": True, "cells": [level, mode, f"002 {mediator} (GPT-4.1, published)", "llm", "stated", "002's",
+                                   "30", "6",
                                    cell("cc", 2), cell("tle", 2), cell("rl", 2) if pub.get("rl") is None else
                                    {**num(pub["rl"], digits=2), "text": f"{pub['rl']:.2f} s"},
                                    cell("me", 2), cell("mi", 3), "-", "-"]}
@@ -374,6 +386,15 @@ def _stage_series(items: Sequence[tuple[int, bool]], stages: int) -> dict[str, l
             means.append(m)
             cis.append(ci)
     return {"x": xs, "mean": means, "ci": cis}
+
+
+STAGES = ("early", "middle", "late")
+
+
+def _third(value: Any, values: Iterable[Any]) -> int:
+    """0, 1 or 2: the third of the sorted distinct ``values`` that ``value``'s rank falls in."""
+    ordered = sorted(set(values))
+    return min(2, 3 * ordered.index(value) // len(ordered))
 
 
 def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
@@ -405,16 +426,12 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
             str(by_order.get("all", {}).get("n", len(questions))), num(summary.get("consistency"), digits=1),
             str(sum(int(q.get("parse_failures") or 0) for q in questions)),
             str(sum(bool(q.get("fallback")) for q in questions)), "stored run"]})
-        # stages: position of the question's sentence among the sentences asked about in its conversation
-        snos: dict[Any, list] = defaultdict(list)
+        # stages: thirds of the sentences its conversation has questions about, by rank (as 001's Figure 3 layout)
+        snos: dict[Any, set] = defaultdict(set)
         for q in questions:
-            snos[q.get("cid")].append(q.get("sno") or 0)
-        items = []
-        for q in questions:
-            lo, hi = min(snos[q.get("cid")]), max(snos[q.get("cid")])
-            frac = 0.0 if hi == lo else ((q.get("sno") or 0) - lo) / (hi - lo)
-            items.append((min(3, int(frac * 4)), bool(q.get("correct"))))
-        stage_series.append({"label": label, **_stage_series(items, 4)})
+            snos[q.get("cid")].add(q.get("sno") or 0)
+        items = [(_third(q.get("sno") or 0, snos[q.get("cid")]), bool(q.get("correct"))) for q in questions]
+        stage_series.append({"label": label, **_stage_series(items, 3)})
     for name, values in PUBLISHED.items():
         table_rows.append({"ref": True, "cells": [
             f"003 {name} (published)", "window", "test", "-", "-", *[num(v, digits=1) for v in values], "-", "-", "-",
@@ -429,13 +446,13 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
     written: list[str] = []
     if stage_series:
         src = _write(figures.bars_by_stage(out / "stages.png", "Common-ToM: accuracy by conversation stage",
-                                           "quarter of the conversation (by the sentence asked about)",
-                                           stage_series), written, root)
+                                           "stage of the conversation (the sentence asked about)",
+                                           stage_series, STAGES), written, root)
         blocks += [{"kind": "h3", "text": "Accuracy by dialogue stage"},
                    {"kind": "figure", "src": src, "caption": (
-                       "Accuracy of the questions in each quarter of a conversation (the sentence a question is "
-                       "about, relative to the first and last sentence asked about in that conversation), with "
-                       "95 % CIs over questions.")}]
+                       "Accuracy of the questions about the early, middle and late third of the sentences a "
+                       "conversation has questions about (by rank), all orders together, with 95 % CIs over "
+                       "questions.")}]
     blocks.append({"kind": "p", "text": "Common-ToM measures literal ToM only (belief questions); it has no "
                                         "functional outcome, so it has no literal-vs-functional plane."})
     blocks += _unknown_block(_unknown([rec for f in fam.files for rec in f.records], CG_TOP))
@@ -455,7 +472,8 @@ def _answers(recs: Sequence[dict]) -> list[list[Any]]:
             if isinstance(a, dict) and "qtype" in a:
                 reps[int(rec.get("repetition") or 0)].append(
                     Answer(qtype=a["qtype"], dialogue=str(rec.get("dialogue")), correct=bool(a.get("correct")),
-                           n_choices=int(a.get("n_choices") or 0) or 1))
+                           n_choices=int(a.get("n_choices") or 0) or 1,
+                           turn=a["turn"] if isinstance(a.get("turn"), int) else None))
     return [reps[r] for r in sorted(reps)]
 
 
@@ -471,7 +489,8 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
             continue
         reps = _answers(recs)
         answers = [a for r in recs for a in r["answers"] if isinstance(a, dict)]
-        runs.append({"file": f, "label": _label_of(f, "llm"), "rows": {r["qtype"]: r for r in accuracy_table(reps)},
+        runs.append({"file": f, "label": _label_of(f, "llm"), "records": recs,
+                     "rows": {r["qtype"]: r for r in accuracy_table(reps)},
                      "consistency": {r["qtype"]: r for r in consistency_table(reps)}, "answers": answers,
                      "dialogues": len({r.get("dialogue") for r in recs}), "repetitions": len(reps)})
     present = [q for q in QTYPES if any(q in run["rows"] for run in runs)] or [
@@ -480,17 +499,22 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
         "Stored runs of the LLM answerer on the PersuasiveToM questions (`tom-envs persuasion --policy llm`); "
         "the scripted answerers' rows and the live persuasion rows are printed by the command but not stored, so "
         "they are not here. Accuracy in percent, mean ± 95 % CI over repetitions (passes over the dialogues), as "
-        "the command prints. Published reference rows: 001's Table 5 (accuracy) and Table 6 (consistency); "
-        "only the question types a run answered are compared.")}]
+        "the command prints. Published reference rows: 001's Table 5 (accuracy) and Table 6 (consistency), "
+        "obtained with the authors' protocol (their prompt, the published option order); a run's protocol is "
+        "named per row ('ours' reshuffles the options every pass, so its scores are not comparable to Table 5 "
+        "for a position-biased model).")}]
     acc_rows = []
     for run in runs:
-        acc_rows.append({"cells": [run["label"]] + [num(run["rows"][q]["accuracy"], run["rows"][q]["accuracy_ci"],
+        cfg = run["file"].config
+        protocol = "not stored" if cfg is None else str(_dict(cfg.get("llm")).get("protocol", cfg.get("protocol",
+                                                                                                      "ours")))
+        acc_rows.append({"cells": [run["label"], protocol] + [num(run["rows"][q]["accuracy"], run["rows"][q]["accuracy_ci"],
                                                         digits=2) if q in run["rows"] else "-" for q in present]})
     for name, ref in PUBLISHED.items():
-        acc_rows.append({"ref": True, "cells": [f"001 {name} (published)"] +
+        acc_rows.append({"ref": True, "cells": [f"001 {name} (published)", "authors"] +
                          [num(ref[q], digits=2) if q in ref else "-" for q in present]})
     blocks.append({"kind": "table", "caption": "PersuasiveToM: accuracy % by question type (001 Table 5 layout)",
-                   "columns": ["answerer"] + present, "rows": acc_rows})
+                   "columns": ["answerer", "protocol"] + present, "rows": acc_rows})
     count_rows = []
     for run in runs:
         for q in present:
@@ -515,22 +539,41 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
                    {"kind": "ul", "items": [f"{run['label']} [{run['file'].path.name}]: {_settings(run['file'].config)}"
                                             for run in runs]}]
     written: list[str] = []
-    series = []
+    series, stage_rows = [], []
     for run in runs:
-        turns = sorted({int(a["turn"]) for a in run["answers"] if isinstance(a.get("turn"), int)})
-        if not turns:
-            continue
-        items = [(turns.index(int(a["turn"])), bool(a.get("correct"))) for a in run["answers"]
-                 if isinstance(a.get("turn"), int)]
-        s = _stage_series(items, len(turns))
-        series.append({"label": run["label"], **s, "x": [turns[x - 1] for x in s["x"]]})
+        answers = [a for a in run["answers"] if isinstance(a.get("turn"), int)]
+        if not answers or len(answers) != len(run["answers"]):
+            continue  # stages need the turn of every answer
+        turns: dict[tuple, set] = defaultdict(set)
+        dialogue = {id(a): str(rec.get("dialogue")) for rec in run["records"] for a in rec["answers"]}
+        for a in answers:
+            turns[(dialogue[id(a)], a["qtype"])].add(a["turn"])
+        for q in present:
+            items = [(_third(a["turn"], turns[(dialogue[id(a)], q)]), bool(a.get("correct"))) for a in answers
+                     if a["qtype"] == q]
+            if items:
+                series.append({"label": f"{run['label']}: {q}", **_stage_series(items, 3)})
+        try:
+            from tom_envs.persuasion.metrics import stage_table
+
+            table = stage_table(_answers(run["records"]))
+        except (ImportError, ValueError, TypeError):
+            table = []
+        stage_rows += [{"cells": [run["label"], r.get("qtype", "?"), str(r.get("stage", "?")), str(r.get("n", "?")),
+                                  num(r.get("accuracy"), digits=2), num(r.get("error_share"), digits=2)]}
+                       for r in table]
     if series:
-        src = _write(figures.bars_by_stage(out / "stages.png", "PersuasiveToM: accuracy by dialogue turn",
-                                           "dialogue turn the question is asked at", series), written, root)
+        src = _write(figures.bars_by_stage(out / "stages.png", "PersuasiveToM: accuracy by dialogue stage",
+                                           "stage of the dialogue (its question turns)", series, STAGES),
+                     written, root)
         blocks += [{"kind": "h3", "text": "Accuracy by dialogue stage"},
                    {"kind": "figure", "src": src, "caption": (
-                       "Accuracy of the questions asked at each dialogue turn, all question types together, with "
-                       "95 % CIs over questions.")}]
+                       "001's Figure 3 layout: accuracy per question type in the early, middle and late third of the "
+                       "turns a dialogue has questions of that type at (by rank), with 95 % CIs over questions.")}]
+    if stage_rows:
+        blocks.append({"kind": "table", "caption": "PersuasiveToM: accuracy and share of the errors by stage",
+                       "columns": ["answerer", "question type", "stage", "questions per pass", "accuracy %",
+                                   "share of errors %"], "rows": stage_rows})
     blocks.append({"kind": "p", "text": "The QA questions measure literal ToM only. The live persuasion env has a "
                                         "functional outcome (success, regret), but its rows are not stored yet, so "
                                         "this family has no literal-vs-functional plane in the report."})
