@@ -95,11 +95,15 @@ class PersuasiveToMEnv(QAEnv):
 
     ## Info
     Nothing returned with a question determines its answer (the information rule,
-    :mod:`tom_envs.tom`). ``reset``: ``qtype`` (published file name), ``role``, ``episode_id``
+    :mod:`tom_envs.tom`); every info names what it describes (``describes``). ``reset``
+    (``describes == "shown"``): ``qtype`` (published file name), ``role``, ``episode_id``
     (dialogue), ``turn``, ``dialogue_id``, ``source`` (file name), ``record`` (index in the file)
-    of the question shown. A ``step`` describes the question just answered: the same keys plus
-    ``answer`` (its right option, shown index), ``answer_key`` (published letter),
-    ``choice_order`` (shown -> published index), ``chosen``, ``correct`` and ``invalid``.
+    of the question shown. A ``step`` (``describes == "answered"``) describes the question just
+    answered: the same keys plus ``answer`` (its right option, shown index), ``answer_key``
+    (published letter), ``choice_order`` (shown -> published index), ``chosen``, ``correct`` and
+    ``invalid``; its ``shown`` is the reset-style description of the question now shown (None at
+    the end). :func:`tom_envs.qa.question_info` is what a policy may read; the benchmark hands it
+    nothing else.
     ``reset(options={"episode": i})`` plays dialogue ``i`` of :attr:`episodes`; otherwise a
     seeded draw.
 
@@ -110,7 +114,9 @@ class PersuasiveToMEnv(QAEnv):
 
     ## Version History
     * v0: initial version. Later on v0: the answer and answer letter of a question are no longer
-      in the info returned with it (only in the step that answers it).
+      in the info returned with it (only in the step that answers it); infos name what they
+      describe (``describes``, ``shown``); bad files are named errors (duplicate ``dialogue_id``,
+      empty question, one option, a folder for a file).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
