@@ -235,7 +235,7 @@ def test_qa_tables_equal_the_results_files(built):
 
     (path,) = (root / "res" / "persuasion").glob("*.jsonl")
     recs = _records(path)
-    (row,) = [r for r in _table(page, "PersuasiveToM: accuracy") if not r["ref"]]
+    (row,) = [r for r in _table(page, "PersuasiveToM: accuracy %") if not r["ref"]]
     per_rep: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for rec in recs:
         for a in rec["answers"]:
@@ -243,6 +243,22 @@ def test_qa_tables_equal_the_results_files(built):
     assert per_rep
     for qtype, reps in per_rep.items():
         assert _value(row[qtype]) == pytest.approx(mean(100 * sum(v) / len(v) for v in reps.values()), abs=EXACT)
+    # 001's Figure 3 stages: the early/middle/late third (by rank) of the turns a dialogue asks that type at
+    turns = defaultdict(set)
+    for rec in recs:
+        for a in rec["answers"]:
+            turns[(rec["dialogue"], a["qtype"])].add(a["turn"])
+    by_stage = defaultdict(lambda: defaultdict(list))
+    for rec in recs:
+        for a in rec["answers"]:
+            ranked = sorted(turns[(rec["dialogue"], a["qtype"])])
+            stage = ("early", "middle", "late")[min(2, 3 * ranked.index(a["turn"]) // len(ranked))]
+            by_stage[(a["qtype"], stage)][rec["repetition"]].append(a["correct"])
+    stages = _table(page, "PersuasiveToM: accuracy and share of the errors by stage")
+    assert len(stages) == len(by_stage)
+    for r in stages:
+        reps = by_stage[(r["question type"]["text"], r["stage"]["text"])]
+        assert _value(r["accuracy %"]) == pytest.approx(mean(100 * sum(v) / len(v) for v in reps.values()), abs=EXACT)
     counts = [r for r in _table(page, "PersuasiveToM: counts") if not r["ref"]]
     assert {r["question type"]["text"]: int(r["questions per pass"]["text"]) for r in counts} == {
         q: len(reps[0]) for q, reps in per_rep.items()}
