@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from benchmarks import common_ground_llm
@@ -81,6 +82,22 @@ PUBLISHED_SETTINGS: dict[str, str] = {
     "ReCoG": "FLAN-T5-base belief predictor (speaker-based window) -> common ground rules -> answer rules",
     "Human Performance": "60 sampled test questions (20 per order), two graduate students",
 }
+#: 003's Table 2: questions by split and answer.
+PUBLISHED_TABLE2: dict[tuple[str, str], int] = {("train", "No"): 2899, ("train", "Yes"): 2371,
+                                                ("test", "No"): 1139, ("test", "Yes"): 965}
+#: 003's Table 5: questions (both splits) by Bel(A), Bel(B), CG(A), CG(B).
+PUBLISHED_TABLE5: dict[tuple[str, str, str, str], int] = {
+    ("CT-", "CT-", "RT", "RT"): 1746, ("CT+", "CT+", "JA", "JA"): 1632, ("CT+", "CT+", "IN", "IN"): 1494,
+    ("PS", "PS", "JA", "JA"): 1152, ("PS", "CT+", "JA", "JA"): 180, ("PS", "CT+", "NA", "NA"): 144,
+    ("CT-", "NB", "NA", "NA"): 90, ("PS", "PS", "NA", "NA"): 90, ("NB", "CT-", "NA", "NA"): 72,
+    ("PS", "CT-", "NA", "NA"): 72, ("CT+", "NB", "NA", "NA"): 72, ("NB", "CT+", "NA", "NA"): 54,
+    ("PS", "NB", "NA", "NA"): 54, ("CT+", "CT-", "RT", "RT"): 54, ("CT+", "PS", "JA", "JA"): 54,
+    ("CT-", "PS", "NA", "NA"): 54, ("CT-", "PS", "RT", "RT"): 36, ("CT+", "PS", "NA", "NA"): 36,
+    ("NB", "PS", "NA", "NA"): 36, ("PS", "CT-", "RT", "RT"): 36, ("PS", "PS", "IN", "IN"): 36,
+    ("CT+", "CT+", "NA", "NA"): 36, ("CT+", "CT+", "JA", "IN"): 18, ("NB", "CT+", "JA", "JA"): 18,
+    ("CT-", "PS", "NA", "JA"): 18, ("CT+", "NB", "RT", "RT"): 18, ("CT+", "CT-", "IN", "RT"): 18,
+    ("CT-", "CT+", "RT", "RT"): 18, ("CT-", "CT+", "NA", "NA"): 18, ("PS", "NB", "RT", "RT"): 18,
+}
 _REP_STRIDE = 1_000_003  # seeds of pass r: seed + r * stride + conversation index
 
 
@@ -106,6 +123,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--context", choices=CONTEXT_MODES, default="window",
                         help="what the answerer reads: window (5 sentences either side, as 003's results; default), "
                              "online (up to the marked sentence) or full")
+    parser.add_argument("--counts", action="store_true",
+                        help="print the data folder's counts in the layout of 003's Table 2 (questions by split and "
+                             "answer) and Table 5 (by the speakers' labels), beside the published ones, and stop")
+    parser.add_argument("--export-beliefs", metavar="OUT", default=None,
+                        help="write belief-prediction training data of --split to the JSONL file OUT (one line per "
+                             "event and sentence: context per --context, event, the predictor's prompt and target, "
+                             "the gold labels) and stop")
     parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
     add_qa_llm_options(parser)
     common_ground_llm.add_arguments(parser)
@@ -116,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.export is not None:
             return _export(args)
+        if getattr(args, "counts", False):
+            return _counts(args)
+        if getattr(args, "export_beliefs", None):
+            return _export_beliefs(args)
         names = policy_names(args.policy)
         llm = LLMRun.from_args(args) if LLM_POLICY in names else None
         results = [evaluate(args, name, llm) for name in names]
@@ -146,6 +174,75 @@ def _export(args: argparse.Namespace) -> int:
         print(json.dumps({"exported": [str(p) for p in paths]}, indent=2))
     else:
         print("\n".join(f"wrote {p}" for p in paths))
+    return 0
+
+
+def counts(args: argparse.Namespace) -> dict[str, list[dict]]:
+    """Tables 2 and 5 of ``--data-dir`` (train and test splits), each row with its ``published`` count
+    (None where 003 has no such row); Table 5 also lists 003's rows this folder lacks (count 0)."""
+    from tom_envs.common_ground.counts import load_counts
+
+    found = load_counts(args.data_dir, args.from_corpus, args.annotator)
+    table2 = [{**r, "published": PUBLISHED_TABLE2.get((r["split"], r["answer"]))} for r in found["table2"]]
+    keys = ("belief_A", "belief_B", "cg_A", "cg_B")
+    table5 = [{**r, "published": PUBLISHED_TABLE5.get(tuple(r[k] for k in keys))} for r in found["table5"]]
+    seen = {tuple(r[k] for k in keys) for r in table5}
+    table5 += [{**dict(zip(keys, labels)), "count": 0, "published": n}
+               for labels, n in PUBLISHED_TABLE5.items() if labels not in seen]
+    return {"table2": table2, "table5": table5}
+
+
+def _counts(args: argparse.Namespace) -> int:
+    tables = counts(args)
+    if args.format == "json":
+        print(json.dumps(tables, indent=2))
+        return 0
+
+    def pub(value: int | None) -> str:
+        return "-" if value is None else str(value)
+
+    lines = ["Table 2: questions by split and answer", f"{'split':<6} {'answer':<6} {'count':>6} {'003':>6}"]
+    lines += [f"{r['split']:<6} {r['answer']:<6} {r['count']:>6} {pub(r['published']):>6}" for r in tables["table2"]]
+    lines += ["", "Table 5: questions by the speakers' labels (train and test)",
+              f"{'Bel(A)':<6} {'Bel(B)':<6} {'CG(A)':<6} {'CG(B)':<6} {'count':>6} {'003':>6}"]
+    lines += [f"{r['belief_A']:<6} {r['belief_B']:<6} {r['cg_A']:<6} {r['cg_B']:<6} {r['count']:>6} "
+              f"{pub(r['published']):>6}" for r in tables["table5"]]
+    total = sum(r["count"] for r in tables["table5"])
+    lines.append(f"{'Total':<27} {total:>6} {sum(PUBLISHED_TABLE5.values()):>6}")
+    source = "generated from cg/" if args.from_corpus else "questions/"
+    lines.append(f"data: {args.data_dir or 'bundled sample'} ({source})")
+    print("\n".join(lines))
+    return 0
+
+
+def _export_beliefs(args: argparse.Namespace) -> int:
+    from policies.llm.common_ground import belief_prompt, belief_target
+    from tom_envs.common_ground.env import cut_context
+    from tom_envs.common_ground.questions import parse_question
+
+    questions = load_split(args.data_dir, args.split, args.from_corpus, args.annotator)
+    seen: set[tuple[int, int, float]] = set()
+    lines = []
+    for cid in sorted(questions):
+        for row in questions[cid]:
+            key = (row.cid, row.sno, row.eno)
+            if key in seen:
+                continue
+            seen.add(key)
+            context, event = cut_context(row.context, args.context), parse_question(row.question).event
+            lines.append({"cid": row.cid, "sno": row.sno, "eno": row.eno, "annotator": row.annotator,
+                          "context_mode": args.context, "context": context, "event": event,
+                          "prompt": belief_prompt(context, event), "target": belief_target(row.belief_A, row.belief_B),
+                          "belief_A": row.belief_A, "belief_B": row.belief_B, "cg_A": row.cg_A, "cg_B": row.cg_B})
+    out = Path(args.export_beliefs)
+    if out.is_dir():
+        raise CommonGroundBenchmarkError(f"--export-beliefs {out}: is a folder; name a .jsonl file")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    if args.format == "json":
+        print(json.dumps({"exported": str(out), "examples": len(lines)}, indent=2))
+    else:
+        print(f"wrote {len(lines)} belief-prediction examples ({args.split} split) to {out}")
     return 0
 
 

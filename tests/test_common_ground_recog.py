@@ -173,3 +173,67 @@ def test_release_prompt_file_loads_and_gold_beliefs_through_the_rules_score_98_5
     rows = _play(env, gold_beliefs_cg_rules())
     assert len(rows) == 2104
     assert round(100 * sum(r for _, r in rows) / len(rows), 1) == 98.5
+
+
+# ---------------------------------------------------------------------- counts (003's Tables 2 and 5) and the export
+def _cli(capsys, *argv):
+    import argparse
+    import json
+
+    from benchmarks import common_ground as bench
+
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    code = bench.run(parser.parse_args([*argv, "--format", "json"]))
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if code == 0 else out.err)
+
+
+def test_counts_of_the_sample_match_its_question_files(capsys):
+    from collections import Counter
+
+    code, tables = _cli(capsys, "--counts")
+    assert code == 0
+    rows = {cid: read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz")
+            for cid in (4245, 4431)}
+    expected2 = [{"split": s, "answer": a, "count": sum(r.answer == a for r in rows[cid])}
+                 for s, cid in (("train", 4245), ("test", 4431)) for a in ("No", "Yes")]
+    assert [{k: r[k] for k in ("split", "answer", "count")} for r in tables["table2"]] == expected2
+    assert tables["table2"][0]["published"] == 2899 and tables["table2"][3]["published"] == 965
+    ours = Counter((r.belief_A, r.belief_B, r.cg_A, r.cg_B) for v in rows.values() for r in v)
+    found = {(r["belief_A"], r["belief_B"], r["cg_A"], r["cg_B"]): r["count"] for r in tables["table5"]}
+    assert {k: v for k, v in found.items() if v} == dict(ours)
+    assert [r["count"] for r in tables["table5"] if r["count"]] == sorted(ours.values(), reverse=True)
+    assert sum(r["published"] or 0 for r in tables["table5"]) == 7374  # every published row is listed
+    generated = _cli(capsys, "--counts", "--from-corpus")[1]
+    assert sum(r["count"] for r in generated["table2"]) == sum(r["count"] for r in tables["table2"])
+
+
+def test_export_beliefs_writes_one_example_per_event_and_sentence(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "b" / "train.jsonl"
+    code, report = _cli(capsys, "--split", "train", "--export-beliefs", str(out))
+    assert code == 0 and report["examples"] > 0
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    rows = read_questions(SAMPLE_DATA_DIR / "questions" / "4245_Magda_yn_questions.csv.gz")
+    assert len(lines) == report["examples"] == len({(r.sno, r.eno) for r in rows})
+    by_key = {(r.sno, r.eno): r for r in rows}
+    for line in lines:
+        row = by_key[line["sno"], line["eno"]]
+        assert (line["belief_A"], line["belief_B"], line["cg_A"], line["cg_B"]) == (
+            row.belief_A, row.belief_B, row.cg_A, row.cg_B)
+        assert line["context"] == cut_context(row.context, "window") and line["context_mode"] == "window"
+        assert line["prompt"] == belief_prompt(line["context"], line["event"])
+        assert parse_beliefs(line["target"]) == (row.belief_A, row.belief_B)
+    code, err = _cli(capsys, "--export-beliefs", str(tmp_path))
+    assert code == 2 and "is a folder" in err
+
+
+@needs_release
+def test_release_counts_are_003_s_tables_2_and_5(capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code, tables = _cli(capsys, "--data-dir", RELEASE, "--counts")
+    assert code == 0
+    assert all(r["count"] == r["published"] for r in tables["table2"] + tables["table5"])
