@@ -281,13 +281,12 @@ def test_provenance_names_commands_models_and_data_checksums(built):
 
 # ---------------------------------------------------------------------- incremental, and safe while runs write
 def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_path):
-    root, _, _, _ = built
-    res = tmp_path / "res"
-    shutil.copytree(root / "res", res)
-    out = tmp_path / "report"
-    first = build_report(res, out)
-    assert set(first["rebuilt"]) == {"matrix", "negotiation", "common_ground", "persuasion"}
-    assert build_report(res, out)["rebuilt"] == []  # nothing changed
+    root, built_out, _, _ = built
+    res, out = tmp_path / "res", tmp_path / "report"
+    shutil.copytree(root / "res", res)  # copy2: the same names, sizes and modification times
+    shutil.copytree(built_out, out)
+    same = build_report(res, out)
+    assert same["rebuilt"] == [] and len(same["reused"]) == 4  # nothing changed
     _tom_envs("matrix", "--games", "RPS", "--partners", "tit_for_tat", "--policy", "tabular", "--episodes", "4",
               "--horizon", "10", "--out", str(res), "--format", "json")  # one more episode in one file
     again = build_report(res, out)
