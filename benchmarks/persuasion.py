@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         names = split_list(args.policy) if args.env == "qa" else ["random"]
         _check_qa_policies(names)
         repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
-        llm = LLMRun.from_args(args) if LLM_POLICY in names else None
+        llm = LLMRun.from_args(args, protocol=args.protocol) if LLM_POLICY in names else None
         rows += qa_rows(args.data_dir, names, repetitions, args.seed,
                         None if args.qtypes is None else split_list(args.qtypes), args.split, llm=llm,
                         progress=progress, protocol=args.protocol)

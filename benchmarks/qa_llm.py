@@ -134,8 +134,12 @@ class LLMRun:
     progress: bool | None = False
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "LLMRun":
-        """The run the command line asks for; bad options raise :class:`~benchmarks.errors.RunnerError`."""
+    def from_args(cls, args: argparse.Namespace, protocol: str | None = None) -> "LLMRun":
+        """The run the command line asks for; bad options raise :class:`~benchmarks.errors.RunnerError`.
+
+        ``protocol`` (PersuasiveToM's ``"ours"`` or ``"authors"``, see :mod:`policies.llm.qa`) goes into
+        the run's identity and its rows; None (the families with one protocol) leaves both unchanged.
+        """
         if not args.model:
             raise RunnerError("--policy llm needs --model (a local model folder for vllm, a served model name "
                               "for openai)")
@@ -145,7 +149,6 @@ class LLMRun:
         if args.scoring and args.qa_mode != "zero_shot":
             raise RunnerError("--scoring applies to --qa-mode zero_shot only; cot reads a generated answer "
                               "(drop --scoring)")
-        protocol = getattr(args, "protocol", None)
         if protocol == "authors" and args.scoring:
             raise RunnerError("--protocol authors generates replies as the release does (sampled at T=0.7); "
                               "drop --scoring, or use --protocol ours")

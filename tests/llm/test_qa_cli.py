@@ -177,7 +177,7 @@ def test_common_ground_table_reports_the_fallback_counts(scripted, tmp_path, cap
                               "--model", "x", "--out", str(tmp_path)])
     assert cg_bench.run(args) == 0
     out = capsys.readouterr().out
-    assert "llm (x, zero_shot): 0 random fallbacks and 3 re-asks over 95 answers" in out
+    assert "llm (x, our prompt, zero_shot): 0 random fallbacks and 3 re-asks over 95 answers" in out
 
 
 # ---------------------------------------------------------------------- bad input, lazy imports
