@@ -2,7 +2,7 @@
 
 ::
 
-    python -m benchmarks negotiation --policy none,generic,social --mode easy,medium,hard \\
+    python -m benchmarks negotiation --policy none,blind,generic,social --mode easy,medium,hard \\
         --scenarios all --episodes 5 [--seed 0] [--format json] [--plot DIR] [--out results/] \\
         [--attitudes stated|keyword|llm] [--mi-judge rule-based|llm] \\
         [--backend vllm|openai --model M --base-url URL --fallback raise|random]   # LLM parts
@@ -39,8 +39,8 @@ from typing import Any, ClassVar
 from benchmarks.cli import add_llm_options, add_run_options, comma_list, progress_bar, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.results import RESULTS_VERSION, ResultsFile
-from benchmarks.negotiation_parts import (LLMMediatorFactory, Parts, PartyTeam, llm_extractor_factory,
-                                          llm_judge_factory, llm_mediator_factory, llm_party_factory)
+from benchmarks.negotiation_parts import (LLMMediatorFactory, Parts, PartyTeam, format_movement, llm_extractor_factory,
+                                          llm_judge_factory, llm_mediator_factory, llm_party_factory, movement)
 from benchmarks.negotiation_table import METRICS, MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
 from benchmarks.runner import Cell, env_id_for, make_env, play_aec, play_aec_lockstep
 from policies.base import BasePolicy
@@ -79,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     episodes_help="runs per scenario and cell (run r uses seed + r)",
                     seed_help="run r of every scenario uses seed + r",
                     plot="write consensus trajectories per topic (002 Figure 2) into this folder")
-    parser.add_argument("--policy", "--mediator", dest="mediator", default="none,generic,social",
+    parser.add_argument("--policy", "--mediator", dest="mediator", default="none,blind,generic,social",
                         help=f"comma-separated mediators: {', '.join(SCRIPTED_MEDIATORS)}, or the LLM mediators "
                              f"{', '.join(LLM_MEDIATORS)}")
     parser.add_argument("--mode", default="easy,medium,hard",
@@ -166,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
         if backend is not None:
             backend.close()
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
+    if args.format != "json" and format_movement(rows):
+        print(format_movement(rows))
     written = plot(records, Path(args.plot)) if args.plot else []
     if written and args.format != "json":
         print("\n".join(f"wrote {path}" for path in written))
@@ -286,6 +288,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
                         progress, lockstep)
         records[(cell.conflict_mode, cell.mediator)] = recs
         rows.append(summarise(cell.difficulty, cell.conflict_mode, cell.mediator, recs, metrics))
+        rows[-1].update(movement(recs))
     return rows, records
 
 

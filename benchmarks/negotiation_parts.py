@@ -84,5 +84,59 @@ class Parts:
                                if seat.startswith("party_")})
 
 
-__all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "llm_extractor_factory", "llm_judge_factory",
-           "llm_mediator_factory", "llm_party_factory"]
+# ---------------------------------------------------------------------- consensus movement
+EPS = 1e-9
+
+
+def movement(records: list[dict]) -> dict[str, float | None]:
+    """How the consensus moved in a cell's episodes (002 §5: Easy converges steadily, Hard shows
+    "volatile, interleaved shifts between topics"), per episode on average:
+
+    * ``rises`` / ``falls``: turns where the overall consensus went up / down;
+    * ``reversals``: per topic, the times its agreement changed direction (up then down or down then
+      up), summed over the topics;
+    * ``interleaved``: turns where some topic's agreement fell while another topic had risen within
+      the last 5 turns;
+    * ``reactance``: party reactions against a mediator move (the scripted parties' count).
+    """
+    eps = [r["episode"] for r in records]
+    if not eps:
+        return {"rises": None, "falls": None, "reversals": None, "interleaved": None, "reactance": None}
+    rises = falls = reversals = interleaved = react = 0
+    for e in eps:
+        c = e["consensus"]
+        rises += sum(1 for a, b in zip(c, c[1:]) if b > a + EPS)
+        falls += sum(1 for a, b in zip(c, c[1:]) if b < a - EPS)
+        series = list(e["topic_consensus"].values())
+        last_rise: dict[int, int] = {}
+        for k, s in enumerate(series):
+            moves = [1 if b > a + EPS else -1 for a, b in zip(s, s[1:]) if abs(b - a) > EPS]
+            reversals += sum(1 for a, b in zip(moves, moves[1:]) if a != b)
+        for t in range(1, len(c)):
+            for k, s in enumerate(series):
+                if s[t] > s[t - 1] + EPS:
+                    last_rise[k] = t
+            fell = [k for k, s in enumerate(series) if s[t] < s[t - 1] - EPS]
+            if fell and any(kk not in fell and t - tt <= 5 for kk, tt in last_rise.items()):
+                interleaved += 1
+        react += sum(len(iv.get("reactance") or []) for iv in e.get("interventions", []))
+    n = len(eps)
+    return {"rises": rises / n, "falls": falls / n, "reversals": reversals / n, "interleaved": interleaved / n,
+            "reactance": react / n}
+
+
+def format_movement(rows: list[dict]) -> str:
+    """The movement of every column of a table (:func:`movement`), one line per quantity."""
+    if not rows or rows[0].get("falls") is None:
+        return ""
+    heads = [f"{r['conflict_mode'][:5]}/{r['mediator']}" for r in rows]
+    width = max([13] + [len(h) for h in heads]) + 1
+    lines = ["Consensus movement per episode (rises/falls of the overall consensus, topic reversals, turns with "
+             "interleaved shifts between topics, party reactance):"]
+    for key in ("rises", "falls", "reversals", "interleaved", "reactance"):
+        lines.append(f"{key:<11}" + "".join(f"{r[key]:>{width}.2f}" for r in rows))
+    return "\n".join(lines)
+
+
+__all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "format_movement", "llm_extractor_factory", "llm_judge_factory",
+           "llm_mediator_factory", "llm_party_factory", "movement"]

@@ -5,6 +5,8 @@ the typed transcript) and never read hidden preferences. Each returns the mediat
 action (see :mod:`tom_envs.negotiation.actions`), or 0 to stay silent.
 
 * :class:`NoAgentMediator` -- never speaks (002's NoAgent baseline, seat kept for uniformity).
+* :class:`BlindMediator` -- a reference without perception: a transformative move on a rotating
+  topic every 3 turns.
 * :class:`GenericMediator` -- speaks on a fixed cadence, summarising where the parties stand on the
   topics in turn (facilitative).
 * :class:`SocialMediator` -- watches for 002's breakdowns from the transcript and intervenes when
@@ -71,6 +73,31 @@ class NoAgentMediator(BasePolicy):
         return 0
 
 
+class BlindMediator(BasePolicy):
+    """A reference with no perception: every ``cadence`` turns a transformative move on the next
+    topic in turn, whatever is happening (issue 16's "blind" baseline). A mediator that perceives
+    should beat it.
+
+    Args:
+        cadence: turns between interventions (default 3).
+    """
+
+    name = "blind"
+
+    def __init__(self, cadence: int = 3) -> None:
+        super().__init__()
+        if isinstance(cadence, bool) or not isinstance(cadence, int) or cadence < 1:
+            raise NegotiationConfigError(f"cadence must be a positive integer, got {cadence!r}")
+        self.cadence = cadence
+
+    def act(self, observation: Any, info: dict) -> Any:
+        state = info["state"]
+        turn = state["turn"]
+        if turn == 0 or turn % self.cadence:
+            return 0
+        return {"strategy": "transformative", "topic": (turn // self.cadence - 1) % len(state["topics"])}
+
+
 class GenericMediator(BasePolicy):
     """Intervenes every ``cadence`` turns with a facilitative summary, cycling through the topics.
 
@@ -117,7 +144,7 @@ class SocialMediator(BasePolicy):
     name = "social"
     makes_predictions = True
 
-    def __init__(self, drop: float = 0.1, cooldown: int = 2, stall: int = 6, predict: bool = True) -> None:
+    def __init__(self, drop: float = 0.1, cooldown: int = 4, stall: int = 6, predict: bool = True) -> None:
         super().__init__()
         if cooldown < 0 or stall < 1 or not 0 < drop < 1:
             raise NegotiationConfigError("SocialMediator needs 0 < drop < 1, cooldown >= 0 and stall >= 1")
@@ -190,11 +217,11 @@ class SocialMediator(BasePolicy):
         return None
 
 
-MEDIATORS = {"none": NoAgentMediator, "generic": GenericMediator, "social": SocialMediator}
+MEDIATORS = {"none": NoAgentMediator, "blind": BlindMediator, "generic": GenericMediator, "social": SocialMediator}
 
 
 def make_mediator(name: str) -> BasePolicy:
-    """A scripted mediator by name (``none``, ``generic``, ``social``)."""
+    """A scripted mediator by name (``none``, ``blind``, ``generic``, ``social``)."""
     if name not in MEDIATORS:
         raise NegotiationConfigError(f"unknown mediator {name!r}; choose from {', '.join(MEDIATORS)}")
     return MEDIATORS[name]()

@@ -24,10 +24,13 @@ def test_json_rows_follow_table_1(tmp_path, capsys):
     assert bench.run(_args(tmp_path, format="json", mode="easy,hard")) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["conflict_mode"], r["mediator"]) for r in rows] == [
-        (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "generic", "social")]
+        (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "blind", "generic", "social")]
     none = rows[0]
     assert none["episodes"] == 4 and none["rl"] is None and none["me"] is None and none["mi"] is None
-    assert rows[2]["mi"] is not None and rows[2]["mi_judge"].startswith("rule-based")
+    assert rows[3]["mi"] is not None and rows[3]["mi_judge"].startswith("rule-based")
+    # every row says how the consensus moved (the blind mediator's moves provoke reactance)
+    assert all(r["falls"] is not None and r["reversals"] is not None for r in rows)
+    assert rows[1]["reactance"] > rows[3]["reactance"]
 
 
 def test_results_are_written_per_episode_and_reruns_resume(tmp_path, capsys):

@@ -40,7 +40,8 @@ class NegotiationEnv(TomAECEnv):
     Every conversation turn, each party offers a candidate contribution (a topic, an option, a
     motivation score: Inner Thoughts turn taking). Then the mediator seat decides whether to
     intervene, with one of 002's four strategies on one topic. If it does, it speaks and the parties
-    wait; otherwise the most motivated party speaks (ties: lowest index) and its stated option
+    wait; otherwise the most motivated party speaks (ties: lowest index; a scripted party never right
+    after itself, as in the release's turn allocation) and its stated option
     becomes its attitude on that topic -- or, with an ``attitude_extractor``, the options its spoken
     text supports on every topic it addresses. Parties not given to external agents are scripted
     utility-based negotiators (:mod:`tom_envs.negotiation.parties`) whose conflict mode sets how
@@ -332,7 +333,11 @@ class NegotiationEnv(TomAECEnv):
         return out
 
     def _party_speaks(self, cands: Sequence[Candidate | None], t: int) -> None:
-        live = [c for c in cands if c is not None]
+        last = self.events[-1] if self.events else None
+        previous = last.get("party") if last is not None else None
+        # a scripted party never speaks twice in a row (the release's turn allocation; a seat's own agent
+        # decides for itself: the LLM parties' team applies the same rule)
+        live = [c for c in cands if c is not None and (c.party != previous or c.party in self.external)]
         if not live:
             self.events.append({"turn": t, "speaker": "(nobody)", "seat": "", "kind": "silence", "topic": None,
                                 "topic_index": None, "text": "(a pause; nobody speaks)"})
@@ -362,7 +367,7 @@ class NegotiationEnv(TomAECEnv):
         self.silence += 1
         self.silence[i] = 0
         if i in self.parties:
-            self.parties[i].spoke(k)
+            self.parties[i].spoke(k, o)
         self._end_of_turn(i, k, int(self.tracker.attitudes[i, k]), c.tone)
 
     def _extract(self, i: int, k: int, o: int, text: str, event: dict[str, Any]) -> dict[int, int]:
@@ -398,14 +403,16 @@ class NegotiationEnv(TomAECEnv):
         target_name = None if move.target is None else self.scenario.parties[move.target].name
         text = move.utterance or mediator_line(STRATEGIES[s], topic.name, topic.option_text(option),
                                                target_name or "", t)
-        uptake = {self.scenario.parties[i].name: p.mediated(s, k, move.target, option) for i, p in self.parties.items()}
+        uptake = {self.scenario.parties[i].name: p.mediated(s, k, move.target, option, self.stated, int(self.silence[i]))
+                  for i, p in self.parties.items()}
+        reactance = [self.scenario.parties[i].name for i, p in self.parties.items() if p.last_reaction == "reactance"]
         self.events.append({"turn": t, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "intervention",
                             "strategy": STRATEGIES[s], "topic": topic.name, "topic_index": k, "target": target_name,
                             "option": topic.options[option].label, "text": text})
         # the judge sees the intervention's words (in events, and as "text")
         mi = self.judge({"topic": k, "strategy": STRATEGIES[s], "target": move.target, "text": text}, ctx)
         self.interventions.append({"turn": t, "topic": topic.name, "topic_index": k, "strategy": STRATEGIES[s],
-                                   "target": target_name, "mi": mi, "uptake": uptake})
+                                   "target": target_name, "mi": mi, "uptake": uptake, "reactance": reactance})
         self.mediator_turns.append(t)
         self.mentions[k] += 1
         self.mention_turns[k].append(t)
