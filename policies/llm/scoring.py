@@ -9,11 +9,26 @@ scored in both strings and the prompt's part is subtracted, so scores stay chain
 ``score(P, A) + score(P + A, B) == score(P, A + B)``. Such a score is a difference of two sequence
 log-probabilities and can even be positive; prompts that end before a space-led label (``"Answer:"``
 + ``" Rock"``) never merge.
+
+Two ways to get the token log-probabilities (a backend's ``scoring_path``, see :data:`SCORING_PATHS`):
+
+* ``"next-token"`` (the default where the engine supports it) -- one generation request of
+  ``max_tokens=1`` per distinct prefix, asking the engine for the log-probabilities of the named
+  next tokens (vLLM's ``logprob_token_ids``). The prefixes form a token trie: a label that is one
+  token after the prompt costs one request shared by every such label; a multi-token label adds one
+  request per further token, whose prompt is the prompt plus the label's first tokens. Every request
+  of a round starts with the round's prompt, and the previous round's prompt is a prefix of it, so
+  the engine's prefix cache serves almost all of it.
+* ``"prompt-logprobs"`` (the old path) -- prompt + continuation scored as one prompt with
+  ``prompt_logprobs``. vLLM never reads its prefix cache for such requests, so each costs the whole
+  prompt: an episode's scoring cost grows with the square of its length.
+
+Both give the same numbers up to float rounding (``tests/llm/test_scoring_paths.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -21,6 +36,24 @@ import numpy as np
 
 from policies.llm.base import Messages, ScoreRequest
 from policies.llm.errors import BackendError, InvalidRequest
+
+#: The ways a backend can score continuations: next-token log-probabilities of a token trie (the
+#: prefix cache serves every request of a round) or prompt log-probabilities (the old path).
+SCORING_PATHS = ("next-token", "prompt-logprobs")
+#: Most token ids one next-token request asks for (vLLM's ``MAX_LOGPROB_TOKEN_IDS``).
+MAX_NEXT_TOKEN_IDS = 128
+
+
+def check_scoring_path(path: str, allow_auto: bool = True) -> str:
+    """``path`` if it names a scoring path (or ``"auto"``: next-token where supported).
+
+    Raises:
+        InvalidRequest: another name.
+    """
+    known = SCORING_PATHS + (("auto",) if allow_auto else ())
+    if path not in known:
+        raise InvalidRequest(f"unknown scoring path {path!r}; choose one of {', '.join(known)}.")
+    return path
 
 
 def continuation_logprob(
@@ -126,19 +159,109 @@ def render_chat(tokenizer: Any, messages: Messages) -> str:
     return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
 
+def _tokenize(tokenizer: Any, request: ScoreRequest) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+    """The prompt's token ids and those of prompt + each continuation."""
+    text, special = _render_prompt(tokenizer, request)
+    prompt_ids = tuple(tokenizer.encode(text, add_special_tokens=special))
+    return prompt_ids, [tuple(tokenizer.encode(text + c, add_special_tokens=special)) for c in request.continuations]
+
+
 def plan_token_scores(tokenizer: Any, requests: Sequence[ScoreRequest]) -> _TokenPlan:
-    """Tokenize every prompt and prompt + continuation, and list the sequences that must be scored."""
+    """Tokenize every prompt and prompt + continuation, and list the sequences that must be scored
+    (the ``"prompt-logprobs"`` path)."""
     plan = _TokenPlan()
     for request in requests:
-        text, special = _render_prompt(tokenizer, request)
-        prompt_ids = tuple(tokenizer.encode(text, add_special_tokens=special))
+        prompt_ids, fulls = _tokenize(tokenizer, request)
         row = []
-        for continuation in request.continuations:
-            full_ids = tuple(tokenizer.encode(text + continuation, add_special_tokens=special))
+        for full_ids in fulls:
             merged = _common_prefix(prompt_ids, full_ids) < len(prompt_ids)
             row.append(_Item(prompt_ids, plan.add(full_ids), plan.add(prompt_ids) if merged else None))
         plan.items.append(row)
     return plan
+
+
+# --------------------------------------------------------------------------------------------- next-token path
+
+_Term = tuple[int, int]  # (query index, token id): log p(token | the query's prefix)
+
+
+@dataclass
+class NextTokenPlan:
+    """The ``"next-token"`` path of a batch of ScoreRequests: a token trie as engine queries.
+
+    ``queries[q]`` is ``(prefix ids, next-token ids)``: one generation request of ``max_tokens=1``
+    whose answer is ``log p(token | prefix)`` for each listed token. Distinct prefixes are one query
+    each (split only past :data:`MAX_NEXT_TOKEN_IDS` tokens); every continuation's score is a sum
+    of such terms, taken in the order the prompt-logprobs path sums them.
+    """
+
+    queries: list[tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
+    #: ``items[i][j]``: the terms added and those subtracted for ``requests[i].continuations[j]``.
+    items: list[list[tuple[list[_Term], list[_Term]]]] = field(default_factory=list)
+
+    def combine(self, answers: Sequence[Mapping[int, float]]) -> list[list[float]]:
+        """Scores from each query's ``{token id: log-probability}`` (same order as ``queries``).
+
+        Raises:
+            BackendError: an answer lacks a token its query asked for.
+        """
+        for (_, tokens), answer in zip(self.queries, answers):
+            missing = [t for t in tokens if t not in answer]
+            if missing:
+                raise BackendError(f"the engine returned no log-probability for the requested token ids {missing}.")
+        total = lambda terms: float(sum(answers[q][t] for q, t in terms))  # noqa: E731
+        return [[total(plus) - total(minus) if minus else total(plus) for plus, minus in row] for row in self.items]
+
+
+def plan_next_token_scores(
+    tokenizer: Any, requests: Sequence[ScoreRequest], max_ids: int = MAX_NEXT_TOKEN_IDS
+) -> NextTokenPlan:
+    """Tokenize every prompt and prompt + continuation, and list the next-token queries that score them.
+
+    Semantics are those of :func:`continuation_logprob`: tokens from the first one where prompt and
+    prompt + continuation differ are added, the prompt's own tokens from there on (a merged boundary)
+    subtracted.
+
+    Raises:
+        InvalidRequest: a needed token is the first of its sequence (an empty prompt without BOS).
+    """
+    wanted: dict[tuple[int, ...], dict[int, None]] = {}  # prefix -> next tokens, in first-seen order
+    rows = []
+    for request in requests:
+        prompt_ids, fulls = _tokenize(tokenizer, request)
+        row = []
+        for full_ids in fulls:
+            start = _common_prefix(prompt_ids, full_ids)
+            row.append((_next_terms(full_ids, start, wanted), _next_terms(prompt_ids, start, wanted)))
+        rows.append(row)
+    plan = NextTokenPlan()
+    where: dict[tuple[tuple[int, ...], int], int] = {}
+    for prefix, tokens in wanted.items():
+        ids = list(tokens)
+        for lo in range(0, len(ids), max_ids):
+            chunk = tuple(ids[lo : lo + max_ids])
+            where.update({(prefix, t): len(plan.queries) for t in chunk})
+            plan.queries.append((prefix, chunk))
+    plan.items = [
+        [([(where[k], k[1]) for k in plus], [(where[k], k[1]) for k in minus]) for plus, minus in row] for row in rows
+    ]
+    return plan
+
+
+def _next_terms(
+    ids: tuple[int, ...], start: int, wanted: dict[tuple[int, ...], dict[int, None]]
+) -> list[tuple[tuple[int, ...], int]]:
+    """The (prefix, next token) pairs of ``ids[start:]``, registered in ``wanted``."""
+    if start >= len(ids):
+        return []
+    if start == 0:
+        _sum_logprobs([None], 0)  # the first token of a sequence has no log-probability: named error
+    terms = []
+    for k in range(start, len(ids)):
+        prefix = ids[:k]
+        wanted.setdefault(prefix, {})[ids[k]] = None
+        terms.append((prefix, ids[k]))
+    return terms
 
 
 def softmax(scores: Sequence[float]) -> np.ndarray:
@@ -148,4 +271,14 @@ def softmax(scores: Sequence[float]) -> np.ndarray:
     return e / e.sum()
 
 
-__all__ = ["continuation_logprob", "plan_token_scores", "render_chat", "softmax"]
+__all__ = [
+    "MAX_NEXT_TOKEN_IDS",
+    "SCORING_PATHS",
+    "NextTokenPlan",
+    "check_scoring_path",
+    "continuation_logprob",
+    "plan_next_token_scores",
+    "plan_token_scores",
+    "render_chat",
+    "softmax",
+]

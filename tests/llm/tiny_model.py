@@ -72,12 +72,21 @@ def build_tokenizer(out_dir: Path, vocab_size: int = 512):
     return fast
 
 
-def build_tiny_llama(out_dir: Path, seed: int = 0) -> Path:
+#: Position embeddings of the default tiny model (the tests' engines use max_model_len 2048).
+POSITIONS = 2048
+#: Enough positions for a 100-round matrix-game prompt (about 4,500 tokens) plus the labels:
+#: build with ``positions=LONG_POSITIONS`` for ``perf llm``'s 100-round figures.
+LONG_POSITIONS = 8192
+
+
+def build_tiny_llama(out_dir: Path, seed: int = 0, positions: int = POSITIONS) -> Path:
     """Write tokenizer, config and random safetensors weights of a tiny Llama into ``out_dir``.
 
     Args:
         out_dir: folder to create (or reuse); vLLM loads it with ``LLM(model=str(out_dir))``.
         seed: torch seed for the random weights (same seed -> identical files).
+        positions: ``max_position_embeddings``, the longest context the model accepts (RoPE, so
+            the weights do not depend on it).
 
     Returns:
         ``out_dir``.
@@ -95,7 +104,7 @@ def build_tiny_llama(out_dir: Path, seed: int = 0) -> Path:
         num_hidden_layers=2,
         num_attention_heads=2,  # head size 32: the CPU attention backend needs >= 32
         num_key_value_heads=2,
-        max_position_embeddings=2048,
+        max_position_embeddings=positions,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
@@ -112,7 +121,7 @@ def build_tiny_llama(out_dir: Path, seed: int = 0) -> Path:
     return out_dir
 
 
-if __name__ == "__main__":  # pragma: no cover - manual use: python tests/llm/tiny_model.py DIR
+if __name__ == "__main__":  # pragma: no cover - manual use: python tests/llm/tiny_model.py DIR [POSITIONS]
     import sys
 
-    print(build_tiny_llama(Path(sys.argv[1])))
+    print(build_tiny_llama(Path(sys.argv[1]), positions=int(sys.argv[2]) if len(sys.argv) > 2 else POSITIONS))
