@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,18 +28,20 @@ from benchmarks.cli import (
 )
 from benchmarks.errors import RunnerError
 from benchmarks.family import Benchmark, register
+from benchmarks.matrix_llm import LAYOUTS, format_protocol_table, parse_duration
 from benchmarks.results import RESULTS_VERSION, ResultsFileWarning, append_record, read_records
 from benchmarks.runner import Cell as _CellBase
 from benchmarks.runner import cell_records, env_id_for, make_env, play, play_lockstep, run_cell
 from benchmarks.stats import mean_ci95
 from policies import BasePolicy, OracleBestResponsePolicy, RandomPolicy, TabularRMaxPolicy
+from policies.llm.strategies import SCORING
 from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, LABEL_SETS, TOM_RESPONSES, check_tom_response
 from wrappers import ToMRecorder
 
 __all__ = [
     "METRICS", "POLICIES", "PUBLISHED_TABULAR", "RESULTS_VERSION", "TOM_METRICS", "Cell", "ResultsFileWarning",
     "RunnerError", "append_record", "build_backend", "cell_records", "evaluate", "evaluate_llm", "format_table",
-    "load_records", "make_cell", "matrix_env_id", "meets_target", "plot", "read_records", "run_cell", "run_episode",
+    "COUNTS", "load_records", "make_cell", "matrix_env_id", "meets_target", "plot", "read_records", "run_cell", "run_episode",
     "run_lockstep", "summarise", "tom_regret_close",
 ]
 
@@ -169,22 +172,40 @@ def _metrics(eps: Sequence[dict], tom_response: str) -> dict[str, Any]:
     return out
 
 
+#: The LLM counters every row carries (0 for policies that never ask a model): decisions asked,
+#: replies that did not parse, re-asks (failed parses followed by another attempt) and random fallbacks.
+COUNTS = ("decisions", "parse_failures", "reasks", "fallbacks")
+
+
+def _counts(eps: Sequence[dict]) -> dict[str, int]:
+    """Sums over episodes of the policy's counters (``episode["policy_stats"]``)."""
+    out = dict.fromkeys(COUNTS, 0)
+    for e in eps:
+        stats = e.get("policy_stats") or {}
+        for key in ("decisions", "parse_failures", "fallbacks"):
+            out[key] += int(stats.get(key, 0) or 0)
+    out["reasks"] = out["parse_failures"] - out["fallbacks"]  # a fallback follows the last failed attempt
+    return out
+
+
 def summarise(cell: Cell, records: Sequence[dict], tom_response: str = DEFAULT_TOM_RESPONSE) -> dict[str, Any]:
     """A row: mean and 95 % CI over episodes of each metric, pooled and per partner.
 
     ``tom_regret_per_step`` is ΔToM/T under ``tom_response`` (named in the row's ``tom_response``);
     ``tom_regret_per_step_stage``, ``..._reciprocal`` and ``..._action_value`` are there for every
-    response (None where it does not apply: action values of black-box partners)."""
+    response (None where it does not apply: action values of black-box partners). Every row and
+    per-partner entry carries :data:`COUNTS` (re-asks and random fallbacks of LLM policies)."""
     check_tom_response(tom_response)
     eps = [r["episode"] for r in records]
     row: dict[str, Any] = {"game": cell.game, "partners": cell.partners, "policy": cell.policy, "episodes": len(eps),
                            "horizon": cell.horizon, "cell_key": cell.key, "tom_response": tom_response}
     row.update(_metrics(eps, tom_response))
     row["return"], row["return_ci"] = mean_ci95([e["return"] for e in eps])
+    row.update(_counts(eps))
     per_partner: dict[str, dict[str, Any]] = {}
     for name in sorted({e["partner"] for e in eps}):
         sub = [e for e in eps if e["partner"] == name]
-        per_partner[name] = {"episodes": len(sub), **_metrics(sub, tom_response)}
+        per_partner[name] = {"episodes": len(sub), **_metrics(sub, tom_response), **_counts(sub)}
     row["per_partner"] = per_partner
     return row
 
@@ -217,36 +238,127 @@ def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[s
 def evaluate_llm(games: Iterable[str], partners: Iterable[str], strategies: Iterable[str], episodes: int, seed: int,
                  horizon: int, out: Path, backend: Any, backend_id: dict[str, Any], label_set: str = "neutral",
                  max_resamples: int = 10, fallback: str = "raise", progress: bool | None = False,
-                 lockstep: int | None = None,
-                 tom_response: str = DEFAULT_TOM_RESPONSE) -> tuple[list[dict], dict[tuple, list[dict]]]:
+                 lockstep: int | None = None, tom_response: str = DEFAULT_TOM_RESPONSE, *,
+                 temperature: float | None = None, max_tokens: int | None = None, history_window: int | None = None,
+                 scoring: str = "sum", max_model_len: int | None = None, time_budget_s: float | None = None,
+                 max_episodes: int | None = None) -> tuple[list[dict], dict[tuple, list[dict]]]:
     """004's prompting strategies on every cell, all episodes of a cell in lockstep by default.
 
+    Before anything runs, the context is planned (:func:`policies.llm.matrix_context.check_context`):
+    the longest request of every (strategy, game) at round ``horizon``, counted with the backend's
+    tokenizer against ``max_model_len`` (default: the backend's), and a run that would not fit stops
+    at once with :class:`~policies.llm.matrix_context.ContextTooLong` (the numbers and the flags that
+    fix it). Every finished round of the lockstep batch in flight is journaled
+    (:func:`benchmarks.matrix_llm.play_checkpointed`): a crash or kill loses at most that round, and
+    a rerun resumes from it.
+
+    004's protocol: with ``time_budget_s`` (and ``max_episodes``, default 100) a cell plays at least
+    ``episodes`` episodes, then further lockstep batches while its wall time (summed over the runs
+    that made its records) is under the budget, up to ``max_episodes``; without a budget it plays
+    ``max_episodes`` (or ``episodes``). Rows summarise every recorded episode of the cell's seeds.
+
     ``backend_id`` (backend kind, model, base URL -- never an API key) goes into the cell keys, so
-    results of different models never mix and reruns resume.
+    results of different models never mix and reruns resume; so do the settings that can change a
+    cell's results and only those (:attr:`~policies.llm.policy.LLMMatrixPolicy.result_params`: an LM
+    cell, which never samples, keeps its key whatever ``fallback``, ``temperature`` or ``max_tokens``).
     """
     from policies.llm import STRATEGIES, make_llm_policy
+    from policies.llm.matrix_context import check_context
+    from policies.llm.policy import DEFAULT_TEMPERATURE
+    from policies.llm.strategies import backend_tokenizer
 
+    strategies, games, partners = list(strategies), list(games), list(partners)
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise RunnerError(f"unknown strategies {unknown}; choose from {', '.join(STRATEGIES)}")
+    target = max_episodes if max_episodes is not None else (100 if time_budget_s is not None else episodes)
+    if target < episodes:
+        raise RunnerError(f"--max-episodes ({target}) must be at least --episodes ({episodes}), the minimum per cell")
+    temperature = DEFAULT_TEMPERATURE if temperature is None else temperature
+    options = {"label_set": label_set, "horizon": horizon, "seed": seed, "max_resamples": max_resamples,
+               "fallback": fallback, "temperature": temperature, "max_tokens": max_tokens,
+               "history_window": history_window, "scoring": scoring}
+    planned: dict[tuple[str, str], int] = {}
+    limit = max_model_len or getattr(backend, "max_model_len", None)
+    tokenizer = backend_tokenizer(backend)
+    if limit and tokenizer is not None:
+        needs = check_context(strategies, games, tokenizer, int(limit), label_set=label_set, horizon=horizon,
+                              history_window=history_window, max_tokens=max_tokens)
+        planned = {(n.game, n.strategy): n.tokens for n in needs}
+    elif limit:
+        print(f"warning: the context was not planned (the backend has no tokenizer to count prompts with; give "
+              f"--tokenizer); a prompt longer than {limit} tokens fails when it is sent", file=sys.stderr)
     seeds = list(range(seed, seed + episodes))
+    more = list(range(seed + episodes, seed + target))
     rows, records = [], {}
     for game in games:
         for pop in partners:
             for strategy in strategies:
-                params = {**backend_id, "strategy": strategy, "label_set": label_set, "max_resamples": max_resamples,
-                          "fallback": fallback, "seed": seed}
+                policy = make_llm_policy(strategy, backend, game, **options)
+                params = {**backend_id, **policy.result_params}
                 env_kwargs = {"expose_partner_action": True} if strategy.startswith("oracle") else {}
                 cell = Cell(game, pop, f"llm:{strategy}", horizon, params, env_kwargs)
-
-                def factory(strategy: str = strategy, game: str = game) -> BasePolicy:
-                    return make_llm_policy(strategy, backend, game, label_set=label_set, horizon=horizon, seed=seed,
-                                           max_resamples=max_resamples, fallback=fallback)
-
-                recs = run_cell(cell, seeds, out, progress, factory=factory, lockstep=lockstep or episodes)
+                recs = _run_llm_cell(cell, policy, seeds, more, out, lockstep or episodes, progress, time_budget_s)
                 records[(game, pop, cell.policy)] = recs
-                rows.append(summarise(cell, recs, tom_response))
+                row = summarise(cell, recs, tom_response)
+                row.update(strategy=strategy, model=backend_id.get("model"), label_set=label_set,
+                           history_window=history_window, scoring=scoring if policy.strategy.needs_scoring else None,
+                           context_tokens=planned.get((policy.game.name, policy.strategy.name)),
+                           time_budget_s=time_budget_s, max_episodes=target,
+                           wall_s=round(sum(float(r.get("wall_s") or 0.0) for r in recs), 3), settings=params)
+                rows.append(row)
     return rows, records
+
+
+def _run_llm_cell(cell: Cell, policy: BasePolicy, seeds: Sequence[int], more: Sequence[int], out: Path, lockstep: int,
+                  progress: bool | None, time_budget_s: float | None) -> list[dict]:
+    """Every recorded episode of an LLM cell after playing what is missing (see :func:`evaluate_llm`):
+    ``seeds`` always, ``more`` while the budget lasts (all of them without a budget)."""
+    from benchmarks.matrix_llm import Journal, play_checkpointed
+    from benchmarks.records import STEPS_FORMAT
+    from benchmarks.runner import progress_bar
+
+    size = max(1, int(lockstep))
+    with cell.results(out) as results:
+        path = cell.path(out)
+        journal = Journal(path.with_name(path.name + ".inflight"), cell.key)
+        spent = sum(float(results[s].get("wall_s") or 0.0) for s in [*seeds, *more] if s in results)
+        envs: list[Any] = []
+
+        def play(batch: list[int]) -> float:
+            while len(envs) < len(batch):
+                envs.append(cell.make_env())
+            played, wall = play_checkpointed(envs[:len(batch)], policy, batch, journal)
+            for s, result in zip(batch, played):
+                record = cell.record(s, result)
+                record["steps_format"] = STEPS_FORMAT
+                record["wall_s"] = wall / len(batch)
+                results.append(record)
+            journal.remove()
+            return wall
+
+        def batches(todo: list[int]) -> list[list[int]]:
+            if journal.seeds and set(journal.seeds) <= set(todo):  # the batch a kill interrupted goes first
+                rest = [s for s in todo if s not in journal.seeds]
+                return [list(journal.seeds)] + [rest[i:i + size] for i in range(0, len(rest), size)]
+            return [todo[i:i + size] for i in range(0, len(todo), size)]
+
+        todo = results.missing(seeds)
+        budget = time_budget_s is not None
+        extra = results.missing(more)
+        bar = progress_bar(len(todo) + (0 if budget else len(extra)), cell.slug().replace("_", " "), progress)
+        try:
+            for batch in batches(todo):
+                spent += play(batch)
+                bar.update(len(batch))
+            for batch in batches(extra):
+                if budget and spent >= time_budget_s:  # type: ignore[operator]
+                    break
+                spent += play(batch)
+                bar.update(len(batch))
+        finally:
+            bar.close()
+        return [results[s] for s in [*seeds, *more] if s in results]
 
 
 # ---------------------------------------------------------------------- output
@@ -261,19 +373,34 @@ def format_table(rows: Sequence[dict], published: bool = False) -> str:
 
     The ΔToM/T column is each row's ``tom_regret_per_step``; the line under the table names its
     response (the rows' ``tom_response``)."""
-    head = f"{'policy':<8} {'game':<4} {'partners':<14} {'ΔFunctional/T':>16} {'ΔToM/T':>16} {'ToM %':>13}"
+    llm = any(r.get("strategy") for r in rows)  # LLM rows: model, labels, re-asks and fallbacks too
+    width = max([8, *(len(r["policy"]) for r in rows)])  # long policy names keep the columns aligned
+    extra_w = [max([5, *(len(str(r.get("model") or "N/A")) for r in rows)]),
+               max([6, *(len(str(r.get("label_set") or "N/A")) for r in rows)])] if llm else []
+    head = f"{'policy':<{width}} {'game':<4} {'partners':<14} {'ΔFunctional/T':>16} {'ΔToM/T':>16} {'ToM %':>13}"
+    if llm:
+        head = (f"{'model':<{extra_w[0]}} {'labels':<{extra_w[1]}} " + head
+                + f" {'episodes':>8} {'re-asks':>8} {'fallbacks':>10}")
     if published:
         head += f"  {'004 ΔF/T':>8} {'004 ΔToM':>8} {'004 ToM%':>8}  target  ΔToM±0.03"
     lines = [head, "-" * len(head)]
     for r in rows:
-        line = (f"{r['policy']:<8} {r['game']:<4} {r['partners']:<14} {_cell(r['regret_per_step'], r['regret_per_step_ci'], 3):>16} "
+        line = (f"{r['policy']:<{width}} {r['game']:<4} {r['partners']:<14} "
+                f"{_cell(r['regret_per_step'], r['regret_per_step_ci'], 3):>16} "
                 f"{_cell(r['tom_regret_per_step'], r['tom_regret_per_step_ci'], 3):>16} "
                 f"{_cell(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>13}")
+        if llm:
+            flagged = f"{r.get('fallbacks', 0)}{'!' if r.get('fallbacks') else ''}"
+            line = (f"{str(r.get('model') or 'N/A'):<{extra_w[0]}} {str(r.get('label_set') or 'N/A'):<{extra_w[1]}} "
+                    + line + f" {r['episodes']:>8} {r.get('reasks', 0):>8} {flagged:>10}")
         pub = PUBLISHED_TABULAR.get((r["game"], r["partners"]))
         if published and pub is not None:
             line += (f"  {pub[0]:>8.3f} {pub[1]:>8.3f} {pub[2]:>8.1f}  {'met' if meets_target(r) else 'MISSED':<6}  "
                      f"{'met' if tom_regret_close(r) else 'MISSED'}")
         lines.append(line)
+    if any(r.get("fallbacks") for r in rows):
+        lines.append("! some decisions of these rows are random fallbacks (the model's replies never parsed within "
+                     "--max-resamples); their numbers are partly the fallback's, not the model's.")
     responses = sorted({r.get("tom_response", DEFAULT_TOM_RESPONSE) for r in rows}) or [DEFAULT_TOM_RESPONSE]
     lines.append(f"ΔToM/T: the {' / '.join(responses)} response (docs/architecture.md, 'Metric definitions'); "
                  f"the JSON rows hold all of {', '.join(TOM_RESPONSES)}.")
@@ -334,6 +461,25 @@ def plot(records: dict[tuple, list[dict]], out_dir: Path) -> list[Path]:
 
 
 # ---------------------------------------------------------------------- the command
+def duration(text: str) -> float:
+    """``type=`` for ``--time-budget``: seconds from ``24h``, ``90m``, ``3600s`` or ``3600``."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def non_negative_float(text: str) -> float:
+    """``type=`` for a finite number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
 def _is_partner_item(_: str) -> bool:
     return True  # partner names and queries are checked when the env is made (a named error)
 
@@ -358,11 +504,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     dist.add_argument("--ray-chunk", type=positive_int, default=25, help="episodes per Ray task")
     llm = add_llm_options(parser, lockstep=None,
                           lockstep_help="episodes stepped at once through batched policy calls (default: 1; all "
-                                        "episodes for llm)")
+                                        "episodes for llm)",
+                          max_model_len_help="context length: vllm builds its engine with it (default 2048); with "
+                                             "either backend the run is planned against it before it starts")
     llm.add_argument("--strategies", type=comma_list(name="strategy"), default="lm,qa,cot",
                      help="comma-separated prompting strategies of 004 (policies.llm.STRATEGIES)")
     llm.add_argument("--label-set", choices=LABEL_SETS,
                      default="neutral", help="the action labels the LLM reads")
+    llm.add_argument("--temperature", type=non_negative_float, default=None,
+                     help="sampling temperature of the generating strategies (default: 0.7)")
+    llm.add_argument("--max-tokens", type=positive_int, default=None,
+                     help="generation cap of every generating stage; raise it for reasoning models, which the "
+                          "defaults truncate (default: qa 16, cot/plans/s2a 256, reflect 128)")
+    llm.add_argument("--history-window", type=positive_int, default=None, metavar="K",
+                     help="prompts show only the latest K rounds of history (for short contexts; in the results "
+                          "and cell keys; default: every round)")
+    llm.add_argument("--scoring", choices=SCORING, default="sum",
+                     help="LM prompting's label scores: sum of token log-probabilities (004) or mean "
+                          "(length-normalised by each label's token count, for multi-token labels)")
+    proto = parser.add_argument_group("004's protocol (--policy llm)")
+    proto.add_argument("--time-budget", type=duration, default=None, metavar="DURATION",
+                       help="per cell: after --episodes episodes, play further lockstep batches while the cell's "
+                            "wall time is under DURATION (24h, 90m, 3600s), up to --max-episodes; 004: --time-budget "
+                            "24h --max-episodes 100 --episodes 30 (default: no budget)")
+    proto.add_argument("--max-episodes", type=positive_int, default=None,
+                       help="most episodes per cell (default: 100 with --time-budget, else --episodes)")
+    parser.add_argument("--table", choices=LAYOUTS, default="table4",
+                        help="table4: one line per cell (004 Table 4); table2: strategy x game lines with ΔF/T, ΔToM/T, "
+                             "ToM %%; table3 / table10: strategy lines x game columns of ΔF/T (table10 by model); "
+                             "all with model and label-set columns")
     parser.add_argument("--tom-response", choices=TOM_RESPONSES, default=DEFAULT_TOM_RESPONSE,
                         help="the response ΔToM/T charges wrong predictions with in the table and in the rows' "
                              "tom_regret_per_step (every row also holds all three; docs/architecture.md)")
@@ -386,7 +556,10 @@ def run(args: argparse.Namespace) -> int:
             rows, records = evaluate_llm(split_list(args.games), split_list(args.partners), split_list(args.strategies),
                                          args.episodes, args.seed, args.horizon, Path(args.out), backend, ident,
                                          args.label_set, args.max_resamples, args.fallback, progress, args.lockstep,
-                                         tom_response=args.tom_response)
+                                         tom_response=args.tom_response, temperature=args.temperature,
+                                         max_tokens=args.max_tokens, history_window=args.history_window,
+                                         scoring=args.scoring, max_model_len=args.max_model_len,
+                                         time_budget_s=args.time_budget, max_episodes=args.max_episodes)
         finally:
             backend.close()
     else:
@@ -398,7 +571,10 @@ def run(args: argparse.Namespace) -> int:
         rows, records = evaluate(split_list(args.games), split_list(args.partners), policies, args.episodes, args.seed,
                                  args.horizon, Path(args.out), progress, args.lockstep or 1, executor,
                                  tom_response=args.tom_response)
-    print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+    else:
+        print(format_table(rows) if args.table == "table4" else format_protocol_table(rows, args.table))
     if args.plot:
         for path in plot(records, Path(args.plot)):
             if args.format != "json":

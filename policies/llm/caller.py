@@ -176,11 +176,17 @@ class Ask:
 
 @dataclass
 class ScoreAsk:
-    """One prompt whose continuations are scored (log-probabilities, then their softmax)."""
+    """One prompt whose continuations are scored (log-probabilities, then their softmax).
+
+    ``lengths`` (optional, one positive number per continuation) divides each log-probability
+    before the softmax: length-normalised scoring with each continuation's token count. The log
+    keeps the raw log-probabilities; the probabilities are those of the normalised scores.
+    """
 
     prompt: str | Messages
     continuations: list[str]
     owner: Owner | None = None
+    lengths: list[float] | None = None
 
 
 @dataclass
@@ -335,7 +341,7 @@ class Caller:
         self._count_call(stage, owners)
         out = []
         for ask, owner, row in zip(asks, owners, rows):
-            probs = softmax(row)
+            probs = softmax(row if ask.lengths is None else [x / n for x, n in zip(row, ask.lengths)])
             owner.on_score(stage, ask.prompt, list(ask.continuations), [float(x) for x in row], probs.tolist())
             out.append(probs)
         return out

@@ -15,12 +15,18 @@ from tom_envs.matrix.text import render_history, render_rules
 
 
 class GameText:
-    """Renders the parts of a prompt for one game, horizon and label set."""
+    """Renders the parts of a prompt for one game, horizon and label set.
 
-    def __init__(self, game: MatrixGame, horizon: int, label_set: str) -> None:
+    ``history_window`` K (None: the whole history) shows only the latest K rounds, under a line
+    saying how many earlier rounds are hidden, so the prompt stops growing after round K + 1 (for
+    models whose context cannot hold T rounds; a named choice recorded with the results).
+    """
+
+    def __init__(self, game: MatrixGame, horizon: int, label_set: str, history_window: int | None = None) -> None:
         self.game = game
         self.horizon = horizon
         self.label_set = label_set
+        self.history_window = history_window
         self.labels = game.labels(label_set, "focal")
         self.partner_labels = game.labels(label_set, "partner")
         self.rules = render_rules(game, horizon, label_set)
@@ -33,14 +39,20 @@ class GameText:
         rules = self.rules if payoffs else self.rules_no_payoffs
         if not history:
             return rules
+        shown, hidden = slot.history, 0
+        if self.history_window is not None and len(shown) > self.history_window:
+            hidden = len(shown) - self.history_window
+            shown = shown[hidden:]
         if payoffs:
-            past = render_history(self.game, slot.history, self.label_set)
+            past = render_history(self.game, shown, self.label_set, first_round=hidden + 1)
         else:
             lines = [
                 P.HISTORY_LINE_NO_REWARDS.format(i=i, mine=self.labels[a], theirs=self.partner_labels[b])
-                for i, (a, b) in enumerate(slot.history, start=1)
+                for i, (a, b) in enumerate(shown, start=hidden + 1)
             ]
             past = "\n".join(lines) or P.NO_HISTORY_YET
+        if hidden:
+            past = P.HISTORY_WINDOW_NOTE.format(k=self.history_window, hidden=hidden) + "\n" + past
         return P.CONTEXT.format(rules=rules, history=past)
 
     def fields(self, slot: Slot, **extra: Any) -> dict[str, Any]:

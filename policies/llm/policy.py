@@ -54,6 +54,11 @@ class LLMMatrixPolicy(BasePolicy):
             (a uniformly random action, flagged in the step log and counted).
         temperature: sampling temperature of generation stages.
         max_tokens: one cap for every generation stage, or None for the per-stage defaults.
+        history_window: show only the latest K rounds of history in prompts (None: all of them), for
+            models whose context cannot hold T rounds (:mod:`policies.llm.matrix_context` plans it).
+        scoring: how LM prompting compares labels: ``"sum"`` (004: summed log-probabilities of the
+            label's tokens) or ``"mean"`` (length-normalised: divided by the label's token count under
+            the backend's tokenizer, for multi-token labels such as the repeated and nonsense sets).
 
     Raises:
         InvalidPolicyConfig: an argument is out of range (the message says which).
@@ -72,20 +77,28 @@ class LLMMatrixPolicy(BasePolicy):
         fallback: str = "raise",
         temperature: float = DEFAULT_TEMPERATURE,
         max_tokens: int | None = None,
+        history_window: int | None = None,
+        scoring: str = "sum",
     ) -> None:
         super().__init__()
         self.runner = StageRunner(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens,
+            scoring=scoring,
         )
         if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
             raise InvalidPolicyConfig(f"horizon must be a positive integer, got {horizon!r}.")
+        if history_window is not None and (
+            isinstance(history_window, bool) or not isinstance(history_window, int) or history_window < 1
+        ):
+            raise InvalidPolicyConfig(f"history_window must be a positive integer or None, got {history_window!r}.")
+        self.history_window = history_window
         self.strategy = strategy
         self.backend = backend
         self.game = get_game(game)
         self.horizon = horizon
         self.label_set = label_set
         self.seed = seed
-        self.text = GameText(self.game, horizon, label_set)
+        self.text = GameText(self.game, horizon, label_set, history_window)
         self.makes_predictions = strategy.makes_predictions
         self.name = f"llm_{strategy.name}"
         self._n_b = self.game.n_partner_actions
@@ -106,8 +119,23 @@ class LLMMatrixPolicy(BasePolicy):
             "fallback": r.fallback,
             "temperature": r.temperature,
             "max_tokens": r.max_tokens,
+            "history_window": self.history_window,
+            "scoring": r.scoring,
             "model": getattr(self.backend, "model", type(self.backend).__name__),
         }
+
+    @property
+    def result_params(self) -> dict[str, Any]:
+        """The settings that can change this policy's results, and only those (for result keys): a
+        strategy that never samples ignores temperature, generation caps, re-asks and fallbacks; one
+        that never scores ignores the scoring rule."""
+        params = {k: v for k, v in self.hyperparameters.items() if k != "model"}
+        if not self.strategy.generates:
+            for key in ("temperature", "max_tokens", "max_resamples", "fallback"):
+                del params[key]
+        if not self.strategy.needs_scoring:
+            del params["scoring"]
+        return params
 
     # ------------------------------------------------------------------ single episode = one slot
     def reset(self, seed: int | None = None) -> None:
@@ -188,6 +216,33 @@ class LLMMatrixPolicy(BasePolicy):
         ``backend_calls`` (calls the slot took part in), ``decisions``, ``rounds``."""
         return [{**s.stats, "rounds": s.t} for s in self._slots]
 
+    # ------------------------------------------------------------------ checkpoints
+    def slot_states(self) -> list[dict[str, Any]]:
+        """Per slot, what its next decisions depend on, as JSON-able data (between rounds: after
+        ``observe_batch``): the generator's state, history, rewards, memory, counters, done."""
+        return [
+            {"rng": s.rng.bit_generator.state, "history": [list(p) for p in s.history], "rewards": list(s.rewards),
+             "memory": copy.deepcopy(s.memory), "stats": dict(s.stats), "done": s.done}
+            for s in self._slots
+        ]
+
+    def restore_slot_states(self, states: Sequence[dict[str, Any]], infos: Sequence[dict] | None = None) -> None:
+        """Put the slots opened by :meth:`reset_batch` back into the states :meth:`slot_states` gave
+        (and each slot's latest env info), so the episodes go on exactly as they would have."""
+        if len(states) != len(self._slots):
+            raise InvalidPolicyConfig(f"{len(states)} slot states for {len(self._slots)} open slots; call "
+                                      "reset_batch with the same episode seeds first.")
+        for k, (slot, state) in enumerate(zip(self._slots, states)):
+            slot.rng.bit_generator.state = state["rng"]
+            slot.history = [(int(a), int(b)) for a, b in state["history"]]
+            slot.rewards = [float(r) for r in state["rewards"]]
+            slot.memory = copy.deepcopy(state["memory"])
+            slot.stats.update(state["stats"])
+            slot.done = bool(state["done"])
+            slot.cache, slot.log = {}, {}
+            if infos is not None:
+                slot.info = infos[k]
+
     # ------------------------------------------------------------------ helpers
     def _begin(self, observations: Sequence[Any], infos: Sequence[dict],
                slots: Sequence[int] | None = None) -> list[Slot]:
@@ -210,7 +265,8 @@ def make_llm_policy(strategy: str, backend: Backend, game: str | MatrixGame, **k
     Keyword arguments in :data:`STRATEGY_OPTIONS` go to the strategy: ``lm_sample=True`` samples LM
     actions in proportion to their probability instead of taking the most likely; ``memory=1..3``
     sets Reflexion's memory. The others (``label_set``, ``horizon``, ``seed``, ``max_resamples``,
-    ``fallback``, ``temperature``, ``max_tokens``) are those of :class:`LLMMatrixPolicy`.
+    ``fallback``, ``temperature``, ``max_tokens``, ``history_window``, ``scoring``) are those of
+    :class:`LLMMatrixPolicy`.
 
     Raises:
         UnknownStrategy: the name is not one of :data:`STRATEGIES`.

@@ -26,6 +26,8 @@ RULES_NO_PAYOFFS = (
 #: A history line without rewards (Oracle + Max - Payoffs: rewards would reveal the payoff table).
 HISTORY_LINE_NO_REWARDS = "Round {i}: you chose {mine} and the other player chose {theirs}."
 NO_HISTORY_YET = "No rounds have been played yet."
+#: Heads the history when a history window hides the earliest rounds (``--history-window K``).
+HISTORY_WINDOW_NOTE = "Only the last {k} rounds are shown; rounds 1 to {hidden} were played before them."
 
 # ------------------------------------------------------------------------------------ LM prompting
 # Plain-text prompts scored label by label (a leading space is added to each label).

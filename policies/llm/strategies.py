@@ -34,6 +34,14 @@ from policies.llm.slots import Slot
 
 #: Default ``max_tokens`` per generation stage kind.
 MAX_TOKENS = {"qa": 16, "cot": 256, "plans": 256, "reflect": 128, "s2a": 256}
+#: How LM prompting compares labels: summed token log-probabilities (004) or their per-token mean.
+SCORING = ("sum", "mean")
+
+
+def backend_tokenizer(backend: Any) -> Any:
+    """The backend's Hugging Face tokenizer, or None (an OpenAI backend built without ``tokenizer``)."""
+    tokenizer = getattr(backend, "tokenizer", None)
+    return tokenizer if tokenizer is not None else getattr(backend, "_tokenizer", None)
 
 
 # --------------------------------------------------------------------------------------------- stage runner
@@ -50,14 +58,21 @@ class StageRunner:
             (a uniformly random action from the slot's generator, flagged in the log).
         temperature: sampling temperature of generation stages.
         max_tokens: one cap for every generation stage, or None for :data:`MAX_TOKENS`.
+        scoring: ``"sum"`` (summed label log-probabilities, 004) or ``"mean"`` (each divided by the
+            label's token count under the backend's tokenizer: length-normalised), see :data:`SCORING`.
     """
 
     def __init__(
-        self, backend: Backend, *, max_resamples: int, fallback: str, temperature: float, max_tokens: int | None
+        self, backend: Backend, *, max_resamples: int, fallback: str, temperature: float, max_tokens: int | None,
+        scoring: str = "sum",
     ) -> None:
+        if scoring not in SCORING:
+            raise InvalidPolicyConfig(f"scoring must be one of {SCORING}, got {scoring!r}.")
         self.caller = Caller(
             backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
         )
+        self.scoring = scoring
+        self._label_tokens: dict[str, int] = {}
 
     backend = property(lambda self: self.caller.backend, doc="The model.")
     max_resamples = property(lambda self: self.caller.max_resamples, doc="Re-asks after the first attempt.")
@@ -74,7 +89,23 @@ class StageRunner:
     ) -> list[np.ndarray]:
         """Probabilities of every label after each slot's prompt (one ``backend.score`` call)."""
         continuations = [" " + label for label in labels]
-        return self.caller.score(stage, [ScoreAsk(p, continuations, s) for s, p in zip(slots, prompts)])
+        lengths = self.label_tokens(continuations) if self.scoring == "mean" else None
+        return self.caller.score(stage, [ScoreAsk(p, continuations, s, lengths) for s, p in zip(slots, prompts)])
+
+    def label_tokens(self, continuations: Sequence[str]) -> list[float]:
+        """Each continuation's token count under the backend's tokenizer (length-normalised scoring)."""
+        missing = [c for c in continuations if c not in self._label_tokens]
+        if missing:
+            tokenizer = backend_tokenizer(self.backend)
+            if tokenizer is None:
+                raise InvalidPolicyConfig(
+                    "length-normalised scoring (scoring='mean') counts each label's tokens with the model's "
+                    "tokenizer, and this backend has none: the vllm backend always has it; for an OpenAI-compatible "
+                    "server give the tokenizer (--tokenizer / OpenAIBackend(..., tokenizer=...)), or use scoring='sum'."
+                )
+            for c in missing:
+                self._label_tokens[c] = max(1, len(tokenizer.encode(c, add_special_tokens=False)))
+        return [float(self._label_tokens[c]) for c in continuations]
 
     def choose(
         self, slots: Sequence[Slot], stage: str, contents: Sequence[str], labels: Sequence[str], kind: str
@@ -103,11 +134,14 @@ class MatrixStrategy:
         name: the strategy's name in :data:`STRATEGIES`.
         makes_predictions: whether it has a literal-ToM prompt (``predict`` returns None otherwise).
         needs_scoring: whether it needs ``backend.score`` (LM prompting).
+        generates: whether it samples replies (everything but LM prompting).
     """
 
     name = "base"
     makes_predictions = True
     needs_scoring = False
+    #: Whether it samples replies (so temperature, generation caps, re-asks and fallbacks matter to it).
+    generates = True
 
     def act(self, run: StageRunner, text: GameText, slots: Sequence[Slot]) -> list[int]:  # pragma: no cover
         raise NotImplementedError
@@ -132,6 +166,7 @@ class LMStrategy(MatrixStrategy):
 
     name = "lm"
     needs_scoring = True
+    generates = False
 
     def __init__(self, sample: bool = False) -> None:
         self.sample = sample
@@ -301,7 +336,8 @@ class SocialStrategy(QAStrategy):
     def content(self, text: GameText, slot: Slot, role: str) -> str:
         if role != "act":
             return super().content(text, slot, role)
-        predicted = int(np.argmax(slot.cache["prediction"]))
+        prediction = slot.cache["prediction"]  # an index (Social QA) or a distribution (Social LM)
+        predicted = int(prediction) if np.ndim(prediction) == 0 else int(np.argmax(prediction))
         return P.SOCIAL.format(
             **text.fields(slot),
             their_action=text.partner_labels[predicted],
@@ -422,6 +458,7 @@ def build_strategy(name: str, **kwargs: Any) -> MatrixStrategy:
 __all__ = [
     "FALLBACKS",
     "MAX_TOKENS",
+    "SCORING",
     "STRATEGIES",
     "STRATEGY_BUILDERS",
     "CoTShotStrategy",
@@ -440,6 +477,7 @@ __all__ = [
     "SocialStrategy",
     "StageRunner",
     "UnknownStrategy",
+    "backend_tokenizer",
     "build_strategy",
     "cot_examples",
     "extract_section",

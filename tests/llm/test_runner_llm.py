@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.matrix import evaluate_llm, load_records
+from benchmarks.records import STEPS_FORMAT, read_steps
 from policies.llm import OpenAIBackend
 from policies.llm.errors import RetryBudgetExhausted
 
@@ -33,9 +34,11 @@ def test_matrix_cli_runs_llm_strategies_in_lockstep(openai_server, tmp_path):
         records = [json.loads(x) for x in path.read_text().splitlines()]
         assert len(records) == 3
         first = records[0]
-        assert len(first["steps"]) == 3  # one log per round: the exact prompts, replies, calls served
-        act = first["steps"][0]["act"]
+        steps = read_steps(first)  # stored with each prompt once, as a delta
+        assert len(steps) == 3  # one log per round: the exact prompts, replies, calls served
+        act = steps[0]
         assert act["prompts"] and max(act["decisions_per_call"]) == 3  # three episodes served by one call
+        assert first["episode"]["policy_stats"]["rounds"] == 3 and first["steps_format"] == STEPS_FORMAT
         assert "parse_failures" in first["episode"]["policy_stats"]
     again = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
     assert json.loads(again.stdout) == rows  # resumed from the records, nothing recomputed

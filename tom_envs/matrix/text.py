@@ -51,14 +51,17 @@ def render_rules(game: MatrixGame, horizon: int, label_set: str = "canonical") -
     return "\n".join(lines)
 
 
-def render_history(game: MatrixGame, history: Sequence[tuple[int, int]], label_set: str = "canonical") -> str:
-    """One line per past round: both actions and both rewards."""
+def render_history(
+    game: MatrixGame, history: Sequence[tuple[int, int]], label_set: str = "canonical", first_round: int = 1
+) -> str:
+    """One line per past round: both actions and both rewards (``first_round``: the number of the
+    first round in ``history``, for a window onto the latest rounds)."""
     if not history:
         return "No rounds have been played yet."
     mine = game.labels(label_set, "focal")
     theirs = game.labels(label_set, "partner")
     lines = []
-    for t, (a, b) in enumerate(history, start=1):
+    for t, (a, b) in enumerate(history, start=first_round):
         r_me, r_them = game.payoffs[a][b]
         lines.append(
             f"Round {t}: you chose {mine[a]} and the other player chose {theirs[b]}; "
