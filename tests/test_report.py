@@ -1,8 +1,8 @@
 """``tom-envs report``: a report over small real runs of every family.
 
 The runs are real: the four family commands through ``tom-envs`` (scripted matrix policies and
-mediators, and LLM policies on a scripted loopback OpenAI-shaped server for the matrix games and
-both QA families). The page must parse (stdlib ``html.parser``), reference every figure it wrote
+mediators, and LLM policies on a scripted loopback OpenAI-shaped server for the matrix games, the
+negotiation mediator and both QA families). The page must parse (stdlib ``html.parser``), reference every figure it wrote
 (and nothing missing), and show in its tables exactly the numbers recomputed here from the
 results files. Regeneration is incremental, and the report never changes or locks a results file.
 """
@@ -47,12 +47,14 @@ def _runs(res: Path, data: Path) -> None:
     llm = ["--backend", "openai", "--base-url", server.url, "--model", "scripted"]
     try:
         for argv in (
-            ["matrix", "--games", "RPS,IPD", "--partners", "tit_for_tat", "--policy", "tabular,random",
-             "--episodes", "3", "--horizon", "10"],
+            ["matrix", "--games", "RPS,IPD", "--partners", "single_action,tit_for_tat", "--policy", "tabular,random",
+             "--episodes", "4", "--horizon", "10"],
             ["matrix", "--policy", "llm", *llm, "--strategies", "qa", "--games", "RPS", "--partners", "tit_for_tat",
              "--episodes", "2", "--horizon", "5", "--label-set", "canonical", "--fallback", "random",
              "--max-resamples", "0"],
             ["negotiation", "--policy", "none,social", "--mode", "hard", "--scenarios", "hopkins_hmo", "--episodes", "2"],
+            ["negotiation", "--policy", "llm-social", *llm, "--fallback", "random", "--mode", "hard", "--scenarios",
+             "hopkins_hmo", "--episodes", "1"],  # its replies never parse: every decision is a counted fallback
             ["common-ground", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring", "--data-dir", str(data)],
             ["persuasion", "--env", "qa", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring",
              "--repetitions", "2"],
@@ -164,7 +166,7 @@ def test_the_page_parses_and_references_every_figure(built):
     assert sorted(page.images) == pngs  # every figure written is shown, each once
     assert {"overview.png", "matrix/plane.png", "negotiation/plane.png", "negotiation/consensus.png",
             "common_ground/stages.png", "persuasion/stages.png", "matrix/rounds_RPS_tit_for_tat.png",
-            "matrix/rounds_IPD_tit_for_tat.png"} <= set(pngs)
+            "matrix/rounds_IPD_single_action.png"} <= set(pngs)
     for src in pngs:
         assert (out / src).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert all(a.lstrip("#") in page.ids for a in page.anchors)  # the contents links land
@@ -176,9 +178,10 @@ def test_the_page_parses_and_references_every_figure(built):
 
 def test_matrix_table_equals_the_results_files(built):
     root, out, _, _ = built
-    rows = [r for r in _table(_page(out), "Matrix games") if not r["ref"]]
+    rows = [r for r in _table(_page(out), "Matrix games: regret") if not r["ref"]]
+    by_partner = _table(_page(out), "Matrix games: by partner")
     files = sorted((root / "res" / "matrix").glob("*.jsonl"))
-    assert len(rows) == len(files) == 5
+    assert len(rows) == len(files) == 9
     for path in files:
         recs = _records(path)
         cell = recs[0]["cell"]
@@ -190,13 +193,25 @@ def test_matrix_table_equals_the_results_files(built):
         assert _value(row["ToM %"]) == pytest.approx(mean(e["tom_accuracy"] for e in eps), abs=EXACT)
         assert _value(row["ΔToM/T (reciprocal)"]) == pytest.approx(
             mean(e["tom_regret_per_step_reciprocal"] for e in eps), abs=EXACT)
+        partners = sorted({e["partner"] for e in eps})
+        for name in partners if len(partners) > 1 else []:
+            mine = [e for e in eps if e["partner"] == name]
+            (sub,) = [r for r in by_partner if (r["game"]["text"], r["partners"]["text"], r["agent"]["text"],
+                                                r["partner"]["text"]) == (cell["game"], cell["partners"],
+                                                                          cell["policy"], name)]
+            assert int(sub["episodes"]["text"]) == len(mine)
+            assert _value(sub["ΔFunctional/T"]) == pytest.approx(mean(e["regret_per_step"] for e in mine), abs=EXACT)
+            assert _value(sub["ToM %"]) == pytest.approx(mean(e["tom_accuracy"] for e in mine), abs=EXACT)
         if cell["policy"].startswith("llm"):
             assert row["model"]["text"] == "scripted" and row["parties"]["text"] == "LLM"
             assert int(row["fallbacks"]["text"]) == sum(e["policy_stats"]["fallbacks"] for e in eps)
         else:
             assert row["fallbacks"]["text"] == "-"
-    refs = [r for r in _table(_page(out), "Matrix games") if r["ref"]]
-    assert {(r["game"]["text"], _value(r["ΔFunctional/T"])) for r in refs} == {("RPS", 0.224), ("IPD", 0.248)}
+    refs = [r for r in _table(_page(out), "Matrix games: regret") if r["ref"]]
+    assert {(r["game"]["text"], r["partners"]["text"], _value(r["ΔFunctional/T"])) for r in refs} == {
+        ("RPS", "single_action", 0.083), ("RPS", "tit_for_tat", 0.224), ("IPD", "single_action", 0.086),
+        ("IPD", "tit_for_tat", 0.248)}
+    assert len(by_partner) >= 2  # the single-action populations drew more than one partner
 
 
 def test_negotiation_table_equals_the_results_files(built):
@@ -205,18 +220,26 @@ def test_negotiation_table_equals_the_results_files(built):
     for path in sorted((root / "res" / "negotiation").glob("*.jsonl")):
         recs = _records(path)
         eps = [r["episode"] for r in recs]
-        (row,) = [r for r in rows if not r["ref"] and r["mediator"]["text"] == recs[0]["mediator"]]
-        assert int(row["episodes"]["text"]) == len(eps) == 2
+        llm = recs[0]["mediator"].startswith("llm")
+        (row,) = [r for r in rows if not r["ref"] and r["mediator"]["text"].split(" ")[0] == recs[0]["mediator"]]
+        assert int(row["episodes"]["text"]) == len(eps) == (1 if llm else 2)
         assert _value(row["CC % ↑"]) == pytest.approx(mean(100 * e["cc"] for e in eps), abs=EXACT)
         assert _value(row["TLE % ↑"]) == pytest.approx(mean(100 * e["tle_mean"] for e in eps), abs=EXACT)
-        if recs[0]["mediator"] == "social":
+        if llm:
+            stats = [s for r in recs for s in r["llm_stats"].values()]
+            assert row["LLM fallbacks/decisions"]["text"] == (f"{sum(s['fallbacks'] for s in stats)}/"
+                                                               f"{sum(s['decisions'] for s in stats)}")
+            assert row["mediator"]["text"] == "llm-social (scripted)" and sum(s["fallbacks"] for s in stats) > 0
+        if recs[0]["mediator"] != "none":
             assert _value(row["MI ↑"]) == pytest.approx(mean(e["mi_mean"] for e in eps), abs=EXACT)
             assert _value(row["mediator ToM %"]) == pytest.approx(mean(100 * e["tom_accuracy"] for e in eps),
                                                                   abs=EXACT)
         else:
             assert row["MI ↑"]["text"] == row["mediator ToM %"]["text"] == "n/a"
-    refs = {r["mediator"]["text"]: r for r in rows if r["ref"]}
-    assert _value(refs["002 social (GPT-4.1, published)"]["CC % ↑"]) == 10.65
+    refs = [r for r in rows if r["ref"]]
+    assert [r["mediator"]["text"] for r in refs] == ["002 none (GPT-4.1, published)",
+                                                      "002 social (GPT-4.1, published)"]  # once, after social and llm-social
+    assert _value(refs[1]["CC % ↑"]) == 10.65
 
 
 def test_qa_tables_equal_the_results_files(built):
@@ -287,16 +310,16 @@ def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_
     shutil.copytree(built_out, out)
     same = build_report(res, out)
     assert same["rebuilt"] == [] and len(same["reused"]) == 4  # nothing changed
-    _tom_envs("matrix", "--games", "RPS", "--partners", "tit_for_tat", "--policy", "tabular", "--episodes", "4",
+    _tom_envs("matrix", "--games", "RPS", "--partners", "tit_for_tat", "--policy", "tabular", "--episodes", "5",
               "--horizon", "10", "--out", str(res), "--format", "json")  # one more episode in one file
     again = build_report(res, out)
     assert again["rebuilt"] == ["matrix"] and set(again["reused"]) == {"negotiation", "common_ground", "persuasion"}
-    (row,) = [r for r in _table(_page(out), "Matrix games") if r["policy"]["text"] == "tabular"
-              and r["game"]["text"] == "RPS"]
-    assert row["episodes"]["text"] == "4"
+    (row,) = [r for r in _table(_page(out), "Matrix games: regret") if r["policy"]["text"] == "tabular"
+              and r["game"]["text"] == "RPS" and r["partners"]["text"] == "tit_for_tat"]
+    assert row["episodes"]["text"] == "5"
 
     # a run is writing: its lock is held and its last line is half written
-    (path,) = [p for p in (res / "negotiation").glob("*.jsonl") if "social" in p.name]
+    (path,) = [p for p in (res / "negotiation").glob("*.jsonl") if p.name.startswith("competing_social")]
     partial = path.read_bytes() + b'{"scenario": "hopkins_hmo", "seed": 9, "epi'
     path.write_bytes(partial)
     with locked(path):
@@ -307,6 +330,7 @@ def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_
         assert build_report(res, out)["rebuilt"] == ["negotiation"]  # redone while the writer holds the lock
     assert path.read_bytes() == partial  # the report changed nothing
     rows = [r for r in _table(_page(out), "Negotiation") if not r["ref"] and r["mediator"]["text"] == "social"]
+    assert len(rows) == 1
     assert rows[0]["episodes"]["text"] == "2"  # only complete lines count
 
 

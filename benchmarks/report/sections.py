@@ -106,6 +106,14 @@ MATRIX_EPISODE = {"partner", "rounds", "return", "optimal_return", "regret", "re
                   "tom_correct", "policy_stats"}
 
 
+def _dtom(e: dict, response: str) -> Any:
+    """ΔToM/T of an episode under ``response`` (older records: the unsuffixed key, if it is that response's)."""
+    v = e.get(f"tom_regret_per_step_{response}")
+    if v is None and e.get("tom_response", response) == response:
+        v = e.get("tom_regret_per_step")
+    return v
+
+
 def _matrix_row(f: ResultsFileData, response: str) -> dict[str, Any] | None:
     recs = [r for r in f.records if isinstance(r.get("episode"), dict)]
     if not recs:
@@ -113,12 +121,6 @@ def _matrix_row(f: ResultsFileData, response: str) -> dict[str, Any] | None:
     cell = _dict(recs[0].get("cell")) or _dict(f.config)
     params = _dict(cell.get("policy_params"))
     eps = [r["episode"] for r in recs]
-
-    def dtom(e: dict) -> Any:
-        v = e.get(f"tom_regret_per_step_{response}")
-        if v is None and e.get("tom_response", response) == response:
-            v = e.get("tom_regret_per_step")
-        return v
 
     stats = [_dict(e.get("policy_stats")) for e in eps]
     policy = str(cell.get("policy", "?"))
@@ -128,13 +130,14 @@ def _matrix_row(f: ResultsFileData, response: str) -> dict[str, Any] | None:
         "kind": "LLM" if params.get("model") or policy.startswith("llm") else "scripted",
         "episodes": len(eps),
         "regret": mean_ci95([e.get("regret_per_step") for e in eps]),
-        "dtom": mean_ci95([dtom(e) for e in eps]),
+        "dtom": mean_ci95([_dtom(e, response) for e in eps]),
         "tom": mean_ci95([e.get("tom_accuracy") for e in eps]),
         "fallbacks": _sum_opt(s.get("fallbacks") for s in stats),
         "parse_failures": _sum_opt(s.get("parse_failures") for s in stats),
         "regrets": [e.get("regrets") or [] for e in eps],
         "tom_correct": [[None if x is None else 100.0 * float(x) for x in (e.get("tom_correct") or [])] for e in eps],
-        "partners_drawn": Counter(str(e.get("partner")) for e in eps),
+        "by_partner": {name: [e for e in eps if str(e.get("partner")) == name]
+                       for name in sorted({str(e.get("partner")) for e in eps})},
     }
 
 
@@ -172,10 +175,27 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
             table_rows.append({"ref": True, "cells": [
                 game, partners, "004 Tabular RMax (published)", "scripted", "-", "-", "100", "-",
                 num(pub[0]), num(pub[1]), num(pub[2], digits=1), "-", "-"]})
+    partner_rows = []
+    for (game, partners), members in sorted(groups.items()):
+        for r in sorted(members, key=lambda r: (r["kind"], r["policy"], str(r["model"]))):
+            if len(r["by_partner"]) < 2:
+                continue
+            for name, sub in sorted(r["by_partner"].items()):
+                partner_rows.append({"cells": [game, partners, _agent(r), name, str(len(sub)),
+                                               num(*mean_ci95([e.get("regret_per_step") for e in sub])),
+                                               num(*mean_ci95([_dtom(e, response) for e in sub])),
+                                               num(*mean_ci95([e.get("tom_accuracy") for e in sub]), digits=1)]})
     blocks.append({"kind": "table", "caption": "Matrix games: regret and ToM per cell (004 Table 4 layout)",
                    "columns": ["game", "partners", "policy", "parties", "model", "label set", "T", "episodes",
                                "ΔFunctional/T", f"ΔToM/T ({response})", "ToM %", "fallbacks", "parse failures"],
                    "rows": table_rows})
+    if partner_rows:
+        blocks += [{"kind": "p", "text": (
+            "A population's pooled mean follows the partner draws of the run; by partner (cells with more than one "
+            "partner drawn):")},
+                   {"kind": "table", "caption": "Matrix games: by partner drawn",
+                    "columns": ["game", "partners", "agent", "partner", "episodes", "ΔFunctional/T",
+                                f"ΔToM/T ({response})", "ToM %"], "rows": partner_rows}]
     # the literal-vs-functional plane, one panel per game
     panels = []
     for game in sorted({r["game"] for r in rows}):
@@ -281,8 +301,8 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     rows = [r for r in (_negotiation_row(f) for f in fam.files) if r is not None]
     order = {"accommodating": 0, "avoiding": 1, "general": 2, "competing": 3}
     med_order = {"none": 0, "generic": 1, "social": 2}
-    rows.sort(key=lambda r: (order.get(r["mode"], 9), r["mode"], med_order.get(r["mediator"], 9), r["mediator"],
-                             r["parties"], r["attitudes"]))
+    rows.sort(key=lambda r: (order.get(r["mode"], 9), r["mode"], med_order.get(_base(r["mediator"]), 9),
+                             _base(r["mediator"]), r["mediator"], r["parties"], r["attitudes"]))
     blocks: list[Block] = [{"kind": "p", "text": (
         f"{len(rows)} cells, {sum(r['episodes'] for r in rows)} episodes (scenarios x runs). Mean ± 95 % CI over "
         "episodes; CC, TLE and ME in percent, RL in turns after a drop event (002 reports seconds), MI on 1-5. "
@@ -293,7 +313,7 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     table_rows = []
     last = None
     for r in rows:
-        ident = (r["mode"], r["mediator"])
+        ident = (r["mode"], _base(r["mediator"]))  # 002's Generic/Social are LLM mediators: llm-social's reference
         if last is not None and last != ident and last in PUBLISHED:
             table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
         last = ident
@@ -356,6 +376,11 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
                                       NEGOTIATION_EPISODE))
     return {"family": fam.folder, "title": "Negotiation (002)", "blocks": blocks, "panels": panels,
             "figures": written}
+
+
+def _base(mediator: str) -> str:
+    """The mediator of 002's Table 1 a mediator of ours is compared with (``llm-social`` -> ``social``)."""
+    return mediator.removeprefix("llm-")
 
 
 def _negotiation_ref(ident: tuple[str, str], pub: dict[str, float]) -> dict[str, Any]:
