@@ -27,6 +27,7 @@ def server(tmp_path):
     root = tmp_path / "site"
     shutil.copytree(SAMPLE_DATA_DIR / "cg", root / "data" / "cg")
     shutil.copytree(SAMPLE_DATA_DIR / "questions", root / "data" / "questions")
+    shutil.copytree(SAMPLE_DATA_DIR / "prompts", root / "data" / "prompts")
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
     base = f"http://127.0.0.1:{httpd.server_address[1]}"
     listing = [{"name": p.name, "type": "file", "download_url": f"{base}/data/cg/{p.name}"}
@@ -43,9 +44,10 @@ def server(tmp_path):
 
 def test_download_fetches_validates_and_lays_out_the_files(server, tmp_path):
     dest = tmp_path / "data"
-    paths = dl.download(dest, cids=(4245, 4431), base_url=server["base_url"], listing_url=server["listing_url"])
+    paths = dl.download(dest, cids=(4245, 4431), parts=dl.PARTS, base_url=server["base_url"],
+                        listing_url=server["listing_url"])
     assert sorted(p.relative_to(dest).as_posix() for p in paths) == [
-        "cg/4245_Magda_sample.tsv", "cg/4431_Magda_sample.tsv",
+        "cg/4245_Magda_sample.tsv", "cg/4431_Magda_sample.tsv", "prompts/gpt-zero-shot",
         "questions/4245_Magda_yn_questions.csv.gz", "questions/4431_Magda_yn_questions.csv.gz"]
     for p in paths:
         assert p.read_bytes() == (SAMPLE_DATA_DIR / p.parent.name / p.name).read_bytes()
@@ -83,7 +85,10 @@ def test_download_command_line(server, tmp_path, capsys):
     args = parser.parse_args(["--dest", str(tmp_path / "d"), "--conversations", "4431", "--base-url", server["base_url"],
                               "--listing-url", server["listing_url"]])
     assert dl.run(args) == 0
-    assert len(capsys.readouterr().out.split()) == 2
+    assert len(capsys.readouterr().out.split()) == 2  # corpus, questions
+    args = parser.parse_args(["--dest", str(tmp_path / "d"), "--base-url", server["base_url"], "--only", "prompts"])
+    assert dl.run(args) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / "d" / "prompts" / "gpt-zero-shot")]
     args = parser.parse_args(["--dest", str(tmp_path / "e"), "--base-url", "http://127.0.0.1:1/nowhere", "--only", "questions"])
     assert dl.run(args) == 2
     assert "cannot connect" in capsys.readouterr().err
@@ -113,13 +118,26 @@ def test_download_against_the_release_layout_fetches_what_exists_and_reports_the
             entry["download_url"] = entry["download_url"].replace("4245_Magda_sample.tsv", entry["name"])
     (server["root"] / "api" / "cg.json").write_text(json.dumps(listing))
     dest = tmp_path / "data"
-    paths = dl.download(dest, cids=(4245, 4310, 4431), base_url=server["base_url"], listing_url=server["listing_url"])
+    paths = dl.download(dest, cids=(4245, 4310, 4431), parts=dl.PARTS, base_url=server["base_url"],
+                        listing_url=server["listing_url"])
     assert sorted(p.relative_to(dest).as_posix() for p in paths) == [
-        "cg/4245_PlatinumMagdaFULL_230615.tsv", "cg/4431_Magda_sample.tsv",
+        "cg/4245_PlatinumMagdaFULL_230615.tsv", "cg/4431_Magda_sample.tsv", "prompts/gpt-zero-shot",
         "questions/4245_Magda_yn_questions.csv.gz", "questions/4431_Magda_yn_questions.csv.gz"]
     err = capsys.readouterr().err
     assert "skipped questions/4310_Magda_yn_questions.csv.gz" in err and "skipped conversation 4310" in err
     assert sorted(scan(dest).corpus) == [(4245, "Magda"), (4431, "Magda")]
+
+
+def test_the_prompt_file_is_validated_and_reported_when_missing_upstream(server, tmp_path, capsys):
+    prompt = server["root"] / "data" / "prompts" / "gpt-zero-shot"
+    prompt.write_text("Answer this: {question}", encoding="utf-8")  # no {context}
+    with pytest.raises(DatasetError, match="exactly the fields"):
+        dl.download(tmp_path / "a", cids=(4431,), parts=("prompts",), base_url=server["base_url"])
+    assert not (tmp_path / "a" / "prompts" / "gpt-zero-shot").exists()
+    prompt.unlink()
+    paths = dl.download(tmp_path / "b", cids=(4431,), parts=("questions", "prompts"), base_url=server["base_url"])
+    assert [p.name for p in paths] == ["4431_Magda_yn_questions.csv.gz"]
+    assert "skipped prompts/gpt-zero-shot: not found" in capsys.readouterr().err
 
 
 def test_an_unreachable_listing_names_the_listing_option(tmp_path):

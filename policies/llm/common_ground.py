@@ -21,19 +21,16 @@ llm``, our scored A/B prompt):
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from policies.llm.caller import Ask, Caller, EventLog, check_caller_args
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from tom_envs.errors import DatasetError
+from tom_envs.common_ground.prompts import (RELEASE_PROMPT_FILE, PromptFileError, load_release_prompt,
+                                           release_prompt_path)
 
-#: The release's zero-shot prompt file, under ``<data>/prompts/``.
-RELEASE_PROMPT_FILE = "gpt-zero-shot"
 #: 003's decoding for the GPT and Mistral zero-shot rows (Appendix C).
 RELEASE_TEMPERATURE = 1.0
 #: Generation cap of a release-prompt reply: an answer is exactly "Yes" or "No", so a longer reply
@@ -43,42 +40,7 @@ RELEASE_ANSWERS = ("No", "Yes")  # action 0, 1
 BELIEF_LABELS = ("CT+", "PS", "CT-", "NB")
 
 
-class PromptFileError(DatasetError):
-    """The release-format prompt file is missing or does not have the ``{context}`` / ``{question}`` fields."""
-
-
 # ---------------------------------------------------------------------- the release's zero-shot prompt
-def release_prompt_path(data_dir: str | Path) -> Path:
-    """Where a data folder laid out like the release's ``data/`` keeps the zero-shot prompt."""
-    return Path(data_dir) / "prompts" / RELEASE_PROMPT_FILE
-
-
-def load_release_prompt(path: str | Path) -> str:
-    """The prompt template of ``path``, stripped as the release's loader strips it.
-
-    Raises:
-        PromptFileError: the file is missing, unreadable, or its fields are not exactly
-            ``{context}`` and ``{question}``.
-    """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        raise PromptFileError(f"{path}: no prompt file; the release keeps it in data/prompts/{RELEASE_PROMPT_FILE} "
-                              "(python -m benchmarks data download common-ground does not fetch it: copy it from "
-                              "the repository, or write one with the fields {context} and {question})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PromptFileError(f"{path}: cannot read the prompt file ({exc})") from None
-    try:
-        fields = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
-    except ValueError as exc:
-        raise PromptFileError(f"{path}: not a format template ({exc}); write literal braces as {{{{ and }}}}") from None
-    if fields != {"context", "question"}:
-        raise PromptFileError(f"{path}: a prompt template needs exactly the fields {{context}} and {{question}}, "
-                              f"found {sorted(fields) or 'none'}")
-    return text
-
-
 def release_prompt(template: str, context: str, question: str) -> str:
     """The prompt of one question, as the release fills its template."""
     return template.format(context=context, question=question)

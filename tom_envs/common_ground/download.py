@@ -4,7 +4,7 @@
     python -m tom_envs.common_ground.download --dest data/common_tom      # older alias, the same
     tom-envs common-ground --data-dir data/common_tom --policy random
 
-Question files have fixed names (``questions/<cid>_<annotator>_yn_questions.csv.gz``) and are
+Question files and the zero-shot prompt (``prompts/gpt-zero-shot``) have fixed names (``questions/<cid>_<annotator>_yn_questions.csv.gz``) and are
 fetched from the repository's raw-file address; the corpus files' names carry a suffix, so they
 are found through the repository's directory listing (GitHub's contents API). Every file is
 validated with the loaders before it is moved into place (see :mod:`tom_envs.download`); existing
@@ -27,11 +27,12 @@ from typing import Any, Callable, Sequence
 
 from tom_envs.common_ground.corpus import (DEFAULT_ANNOTATOR, TEST_CIDS, TRAIN_CIDS, annotator_name, read_corpus,
                                           read_questions)
+from tom_envs.common_ground.prompts import RELEASE_PROMPT_FILE, load_release_prompt
 from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch, fetch_validated
 from tom_envs.download import run as run_download
 from tom_envs.errors import TomEnvsError
 
-__all__ = ["ALL_CIDS", "DEFAULT_BASE_URL", "DEFAULT_LISTING_URL", "DownloadError", "PARTS", "REPOSITORY",
+__all__ = ["ALL_CIDS", "DEFAULT_BASE_URL", "DEFAULT_PARTS", "DEFAULT_LISTING_URL", "DownloadError", "PARTS", "REPOSITORY",
            "add_arguments", "corpus_urls", "download", "from_args", "main", "run"]
 
 REPOSITORY = "cogstates/common-tom"
@@ -40,7 +41,10 @@ DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/main/data"
 #: Directory listing of ``data/cg`` (a JSON list of ``{"name", "download_url"}``).
 DEFAULT_LISTING_URL = f"https://api.github.com/repos/{REPOSITORY}/contents/data/cg"
 ALL_CIDS: tuple[int, ...] = TRAIN_CIDS + TEST_CIDS
-PARTS = ("cg", "questions")
+PARTS = ("cg", "questions", "prompts")
+#: What a download fetches unless ``parts``/``--only`` says otherwise (the prompt file only on request:
+#: ``--only prompts``).
+DEFAULT_PARTS = ("cg", "questions")
 
 
 class DownloadArgumentError(TomEnvsError, ValueError):
@@ -88,20 +92,25 @@ def _validator(part: str, name: str) -> Callable[[Path], Any]:
     """The loader that checks a fetched file of ``part`` named ``name``."""
     if part == "questions":
         return read_questions
+    if part == "prompts":
+        return load_release_prompt
     cid, annotator = name.split("_")[:2]
     return lambda path: read_corpus(path, int(cid), annotator_name(annotator))
 
 
 def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = DEFAULT_ANNOTATOR,
-             parts: Sequence[str] = PARTS, base_url: str = DEFAULT_BASE_URL, listing_url: str = DEFAULT_LISTING_URL,
+             parts: Sequence[str] = DEFAULT_PARTS, base_url: str = DEFAULT_BASE_URL, listing_url: str = DEFAULT_LISTING_URL,
              force: bool = False, timeout: float = 30.0) -> list[Path]:
-    """Fetch the corpus and/or question files into ``dest/cg`` and ``dest/questions``.
+    """Fetch the corpus, question and zero-shot prompt files into ``dest/cg``, ``dest/questions``
+    and ``dest/prompts``.
 
     Args:
         dest: the data folder to fill (created if needed).
         cids: conversation ids (default: all four).
         annotator: whose annotation (the released questions use ``"Magda"``).
-        parts: ``"cg"`` and/or ``"questions"``.
+        parts: ``"cg"``, ``"questions"`` and/or ``"prompts"`` (the release's zero-shot prompt
+            ``prompts/gpt-zero-shot``, for ``--policy llm-release``); default: the corpus and the
+            question files.
         base_url: address of the repository's ``data/`` folder (raw files).
         listing_url: address of the JSON listing of ``data/cg``.
         force: fetch again files that are already there.
@@ -123,6 +132,8 @@ def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = 
         for cid in cids:
             name = f"{cid}_{annotator}_yn_questions.csv.gz"
             wanted.append(("questions", name, f"{base_url.rstrip('/')}/questions/{name}"))
+    if "prompts" in parts:
+        wanted.append(("prompts", RELEASE_PROMPT_FILE, f"{base_url.rstrip('/')}/prompts/{RELEASE_PROMPT_FILE}"))
     if "cg" in parts:
         have = _present_corpus(dest / "cg", annotator)
         todo = [c for c in cids if force or c not in have]
@@ -150,11 +161,12 @@ def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
     parser.add_argument("--dest", default="data/common_tom",
-                        help="data folder to fill (cg/ and questions/; default: %(default)s)")
+                        help="data folder to fill (cg/, questions/ and prompts/; default: %(default)s)")
     parser.add_argument("--conversations", default=",".join(map(str, ALL_CIDS)),
                         help="comma-separated conversation ids (default: %(default)s)")
     parser.add_argument("--annotator", default=DEFAULT_ANNOTATOR, help="whose annotation (default: %(default)s)")
-    parser.add_argument("--only", choices=PARTS, default=None, help="fetch only the corpus or only the question files")
+    parser.add_argument("--only", choices=PARTS, default=None, help="fetch only the corpus, only the question files, or the zero-shot prompt file (prompts: not "
+                             "fetched otherwise; needed by --policy llm-release)")
     parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
                         help="raw-file address of the repository's data/ folder (default: %(default)s)")
     parser.add_argument("--listing-url", default=DEFAULT_LISTING_URL,
@@ -172,7 +184,7 @@ def from_args(args: argparse.Namespace) -> list[Path]:
     if not cids:
         raise DownloadArgumentError(f"--conversations names no conversation; the published ones are "
                                     f"{', '.join(map(str, ALL_CIDS))}")
-    return download(args.dest, cids, args.annotator, (args.only,) if args.only else PARTS, args.base_url,
+    return download(args.dest, cids, args.annotator, (args.only,) if args.only else DEFAULT_PARTS, args.base_url,
                     args.listing_url, args.force, args.timeout)
 
 
