@@ -27,6 +27,11 @@ class RetryBudgetExhausted(BackendError):
     """A request kept failing with retryable errors until its retry limit or the call's time budget ran out."""
 
 
+class InvalidReply(RetryBudgetExhausted):
+    """A server kept answering HTTP 200 with a body that is not a valid completion (not JSON, HTML, a
+    wrong shape, no choices) until the retries ran out; the message quotes what came back."""
+
+
 class ScoringUnsupported(BackendError):
     """The backend cannot return prompt log-probabilities, so continuations cannot be scored."""
 
@@ -81,6 +86,7 @@ __all__ = [
     "BackendConfigError",
     "BackendError",
     "InvalidPolicyConfig",
+    "InvalidReply",
     "InvalidRequest",
     "OracleActionUnavailable",
     "QAObservationError",
