@@ -63,7 +63,7 @@ from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, QuestionView, add_qa_llm_options, answer_counters,
                                data_key, make_qa_env)
 from benchmarks.persuasion_live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
-                                        format_live_table, live_rows, play_episode, policy_seed)
+                                        add_live_arguments, format_live_table, live_rows, play_episode, policy_seed)
 from benchmarks.runner import Step, play
 from policies.base import BasePolicy
 from policies.persuasion import RandomAnswerer
@@ -120,7 +120,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", choices=["all", "dev", "test"], default="all", help="which dialogues")
     parser.add_argument("--repetitions", type=positive_int, default=None,
                         help=f"qa: full passes over the dialogues (default {QA_REPETITIONS}; --episodes with --env qa)")
-    parser.add_argument("--horizon", type=positive_int, default=5, help="live: turn budget")
+    add_live_arguments(parser)
     parser.add_argument("--protocol", choices=PROTOCOLS, default="ours",
                         help="qa: ours (options reshuffled every pass; our prompt) or authors (the published option "
                              "order; for llm the release's prompt, answer rule and re-sampling)")
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
                         progress=progress, protocol=args.protocol)
     if args.env in ("live", "both"):
         names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
-        rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress)
+        rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress, args=args)
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows, by_stage=args.by_stage))
     return 0
 
@@ -281,7 +281,9 @@ def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
     head = (f"{'policy':<{width}} {'protocol':<8} {'qtype':<12} {'n':>5} {'accuracy % ± sd':>16} {'chance %':>9} "
             f"{'consistency %':>16}")
     out = [head, "-" * len(head)]
-    out += [f"{r['policy']:<{width}} {r.get('protocol', 'ours'):<8} {r['qtype'] + ('*' if r.get('release_file') == 'unverified' else ''):<12} "
+    star = {True: "*", False: ""}
+    out += [f"{r['policy']:<{width}} {r.get('protocol', 'ours'):<8} "
+            f"{r['qtype'] + star[r.get('release_file') == 'unverified']:<12} "
             f"{r['n']:>5} {_fmt(r['accuracy'], r.get('accuracy_sd', r['accuracy_ci'])):>16} {r['chance']:>9.2f} "
             f"{_fmt(r.get('consistency'), r.get('consistency_ci')) if 'consistency' in r else '':>16}" for r in qa]
     reps = sorted({r["repetitions"] for r in qa})

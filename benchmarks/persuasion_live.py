@@ -1,25 +1,45 @@
-"""The live rows of ``python -m benchmarks persuasion --env live``: persuaders played on the live
-persuasion env by the evaluation runner, wrapped in the ToM recorder (which scores the desire and
-attitude predictions). The command itself (options, QA rows) is :mod:`benchmarks.persuasion`."""
+"""The live rows of ``python -m benchmarks persuasion --env live``: persuaders on live persuasion v1.
+
+Every persuader plays ``--episodes`` episodes in each scenario family (episode i of a family uses
+seed + i and ``options={"family": f}``), through the evaluation runner and the ToM recorder, which
+scores its desire, belief and intention predictions. One row per persuader: success, regret,
+literal ToM per state, the exact references (averaged over the families) and ``by_family``, the
+same per family. Exact references per family (:func:`tom_envs.persuasion.planning.references`):
+random, best open-loop, Bayes-optimal fair, oracle; value of tracking = Bayes-optimal fair - best
+open-loop, value of information = oracle - Bayes-optimal fair.
+
+``regret`` is against the optimal persuader with the same information: the Bayes-optimal fair
+persuader for every persuader that only sees the dialogue (summed V - Q at the exact posterior;
+in expectation Bayes-optimal success - the policy's success), the state-knowing oracle for
+``oracle`` (0 by construction). ``fair_regret`` is against the Bayes-optimal fair persuader for
+every row. The persuaders: ``random``, ``open-loop`` (the family's best fixed plan), ``tracking``
+(exact posterior, greedy rule), ``bayes`` (exact expectimax), ``oracle`` (sees the state), and
+``llm`` (:class:`policies.llm.persuasion.LLMPersuader`: writes each line; the persuadee reads it).
+
+The command itself (options, QA rows) is :mod:`benchmarks.persuasion`.
+"""
 
 from __future__ import annotations
 
+import argparse
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from benchmarks.cli import progress_bar
+from benchmarks.cli import positive_int, progress_bar
 from benchmarks.runner import make_env, play
 from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
-from policies.persuasion import BanditPersuader, OraclePersuader, RandomPersuader
+from policies.persuasion import MIND_PERSUADERS
 from tom_envs.errors import TomEnvsError
 
-LIVE_ENV = "tom_envs.persuasion.live:PersuasionEnv"
-#: Live persuaders by name (a class's ``env_kwargs`` go to its env).
-LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomPersuader, "bandit": BanditPersuader,
-                                                      "oracle": OraclePersuader}
-LIVE_EPISODES = 300  # default episodes per persuader
+LIVE_ENV = "tom_envs.persuasion.mind_env:PersuasionMindEnv"
+#: Live persuaders by name (a class's ``env_kwargs`` go to its env); "llm" is built from the LLM options.
+LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = dict(MIND_PERSUADERS)
+LLM_PERSUADER = "llm"
+LIVE_EPISODES = 300  # default episodes per persuader and family
+LIVE_HORIZON = 4
+TARGETS = ("desire", "belief", "intention")
 
 
 class PersuasionBenchmarkError(TomEnvsError, ValueError):
@@ -32,60 +52,166 @@ def policy_seed(seed: int) -> int:
     return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1)[0])
 
 
-def play_episode(env: Any, policy: BasePolicy, seed: int) -> dict[str, Any]:
+def add_live_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--env live`` options (called by :func:`benchmarks.persuasion.add_arguments`)."""
+    parser.add_argument("--horizon", type=positive_int, default=LIVE_HORIZON,
+                        help=f"live: turn budget (default {LIVE_HORIZON}; exact planning takes ~1 s per family at 4, "
+                             "~13 s at 5)")
+    parser.add_argument("--families", default=None,
+                        help="live: comma-separated scenario families (default all: health, charity, shopping, "
+                             "leisure, work)")
+    parser.add_argument("--reader", choices=["scripted", "llm"], default="scripted",
+                        help="live: what reads the persuader's utterances (llm: the --model backend)")
+
+
+def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None = None) -> dict[str, Any]:
     """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
-    scores its desire and attitude predictions); the env's episode summary with the recorder's
-    ``desire_accuracy`` and ``attitude_accuracy`` (percent, None without predictions)."""
+    scores its predictions); the env's episode summary with the recorder's ``<target>_accuracy``
+    (percent, None without predictions) for each target of the env."""
     from wrappers import ToMRecorder
 
     recorded = env if isinstance(env, ToMRecorder) else ToMRecorder(env)
-    result = play(recorded, policy, seed, policy_seed=policy_seed)
+    result = play(recorded, policy, seed, options=options, policy_seed=policy_seed)
     by_target = result.summary.get("tom_accuracy_by_target", {})
-    return {**result.info["episode"], "desire_accuracy": by_target.get("desire"),
-            "attitude_accuracy": by_target.get("attitude")}
+    return {**result.info["episode"], **{f"{t}_accuracy": v for t, v in by_target.items()}}
 
 
-def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 5,
-              progress: bool | None = False) -> list[dict[str, Any]]:
-    """One row per persuader: success %, the oracle's success %, regret, literal-ToM accuracies."""
+def _families(families: Any) -> list[str]:
+    from tom_envs.persuasion.mind_env import resolve_families
+
+    if isinstance(families, str):
+        families = [f.strip() for f in families.split(",") if f.strip()]
+    try:
+        return [f.name for f in resolve_families(families)]
+    except TomEnvsError as err:
+        raise PersuasionBenchmarkError(str(err)) from None
+
+
+def _summarise(eps: list[dict[str, Any]], regret_key: str) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    row["success"], row["success_ci"] = mean_ci95([100.0 * e["success"] for e in eps])
+    row["regret"], row["regret_ci"] = mean_ci95([e[regret_key] for e in eps])
+    row["fair_regret"], row["fair_regret_ci"] = mean_ci95([e["regret"] for e in eps])
+    for t in TARGETS:
+        vals = [e[f"{t}_accuracy"] for e in eps if e.get(f"{t}_accuracy") is not None]
+        row[f"{t}_accuracy"], row[f"{t}_accuracy_ci"] = mean_ci95(vals) if vals else (None, None)
+    return row
+
+
+def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = LIVE_HORIZON,
+              progress: bool | None = False, args: argparse.Namespace | None = None,
+              families: Any = None) -> list[dict[str, Any]]:
+    """One row per persuader (see the module docstring); ``args`` carries the LLM options for ``llm``."""
     from benchmarks.data import newest_id
+    from tom_envs.persuasion.mind import model_for
+    from tom_envs.persuasion.planning import references
+    from tom_envs.persuasion.scenarios import family_named
 
     if episodes < 1:
         raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")
+    if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
+        raise PersuasionBenchmarkError(f"--horizon must be a positive integer, got {horizon!r}")
+    names = _families(families if families is not None else getattr(args, "families", None))
+    known = [*LIVE_POLICIES, LLM_PERSUADER]
+    for name in policies:
+        if name not in known:
+            raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(known)}")
+    refs = {f: references(model_for(family_named(f)), horizon).as_dict() for f in names}
+    reader = _reader(args)
     rows = []
     for name in policies:
-        if name not in LIVE_POLICIES:
-            raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(LIVE_POLICIES)}")
-        factory = LIVE_POLICIES[name]
-        env = make_env(newest_id(LIVE_ENV), record=True, horizon=horizon, **getattr(factory, "env_kwargs", {}))
-        policy = factory()
-        bar = progress_bar(episodes, f"live {name}", progress)
-        eps = []
-        for i in range(episodes):
-            eps.append(play_episode(env, policy, seed + i))
-            bar.update(1)
+        policy, env_kwargs, identity = _policy(name, args)
+        env = make_env(newest_id(LIVE_ENV), record=True, horizon=horizon, families=names, reader=reader, **env_kwargs)
+        regret_key = "oracle_regret" if env_kwargs.get("expose_state") else "regret"
+        bar = progress_bar(episodes * len(names), f"live {name}", progress)
+        by_family, all_eps = {}, []
+        for f in names:
+            eps = []
+            for i in range(episodes):
+                eps.append(play_episode(env, policy, seed + i, options={"family": f}))
+                bar.update(1)
+            by_family[f] = {**_summarise(eps, regret_key), **{k: v for k, v in refs[f].items() if k != "family"}}
+            all_eps += eps
         bar.close()
-        row: dict[str, Any] = {"env": "live", "policy": name, "episodes": len(eps), "horizon": horizon}
-        row["success"], row["success_ci"] = mean_ci95([100.0 * e["success"] for e in eps])
-        row["optimal_success"], row["optimal_success_ci"] = mean_ci95([100.0 * e["optimal_success"] for e in eps])
-        row["regret"], row["regret_ci"] = mean_ci95([e["regret"] for e in eps])
-        for key in ("desire_accuracy", "attitude_accuracy"):
-            row[key], row[key + "_ci"] = mean_ci95([e[key] for e in eps if e[key] is not None])
+        row: dict[str, Any] = {"env": "live", "version": "v1", "policy": name, "episodes": episodes,
+                               "horizon": horizon, "families": names, **identity, **_summarise(all_eps, regret_key),
+                               "regret_against": "oracle" if regret_key == "oracle_regret" else "bayes"}
+        for key in ("random", "open_loop", "bayes", "oracle", "value_of_tracking", "value_of_information"):
+            row[key] = float(np.mean([refs[f][key] for f in names]))
+        row["optimal_success"] = 100.0 * row["bayes"]
+        if hasattr(policy, "stats"):
+            row["llm_stats"] = dict(policy.stats)
+        row["by_family"] = by_family
         rows.append(row)
     return rows
 
 
-def _fmt(m: float | None, ci: float | None, digits: int = 2) -> str:
+def _reader(args: argparse.Namespace | None) -> Any:
+    if args is None or getattr(args, "reader", "scripted") == "scripted":
+        return None
+    from policies.llm.persuasion import LLMReader
+
+    return LLMReader(_backend(args), max_resamples=getattr(args, "max_resamples", 10) or 0)
+
+
+def _backend(args: argparse.Namespace) -> Any:
+    if not getattr(args, "model", None):
+        raise PersuasionBenchmarkError("the llm persuader and --reader llm need a backend: pass --model "
+                                       "(and --backend/--base-url)")
+    from benchmarks.cli import build_backend
+
+    return build_backend(args)
+
+
+def _policy(name: str, args: argparse.Namespace | None) -> tuple[BasePolicy, dict[str, Any], dict[str, Any]]:
+    if name != LLM_PERSUADER:
+        factory = LIVE_POLICIES[name]
+        return factory(), dict(getattr(factory, "env_kwargs", {})), {}
+    if args is None:
+        raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
+    from policies.llm.persuasion import LLMPersuader
+
+    policy = LLMPersuader(_backend(args), max_resamples=getattr(args, "max_resamples", 10) or 0,
+                          fallback=getattr(args, "fallback", "raise") or "raise")
+    return policy, {}, {"model": getattr(args, "model", None), "backend": getattr(args, "backend", None)}
+
+
+# ---------------------------------------------------------------------- output
+def _fmt(m: float | None, ci: float | None, digits: int = 1) -> str:
     return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
 
 
 def format_live_table(live: Sequence[dict[str, Any]]) -> list[str]:
-    """The live rows as plain-text lines (header, rule, one line per persuader)."""
-    head = (f"{'persuader':<10} {'episodes':>8} {'success %':>16} {'oracle %':>8} {'regret':>14} "
-            f"{'desire ToM %':>16} {'attitude ToM %':>16}")
-    out = [head, "-" * len(head)]
-    out += [f"{r['policy']:<10} {r['episodes']:>8} {_fmt(r['success'], r['success_ci'], 1):>16} "
-            f"{r['optimal_success']:>8.1f} {_fmt(r['regret'], r['regret_ci'], 3):>14} "
-            f"{_fmt(r['desire_accuracy'], r['desire_accuracy_ci'], 1):>16} "
-            f"{_fmt(r['attitude_accuracy'], r['attitude_accuracy_ci'], 1):>16}" for r in live]
+    """The live rows as plain-text lines: the exact references per family, then per persuader and
+    family success, regret and literal ToM per state."""
+    first = live[0]
+    out = [f"live persuasion v1: horizon {first['horizon']}, {first['episodes']} episodes per persuader and family; "
+           "exact success % per family (value of tracking = bayes - open-loop, of information = oracle - bayes)"]
+    head = f"{'family':<10} {'random':>7} {'open-loop':>9} {'bayes':>7} {'oracle':>7} {'tracking':>9} {'information':>11}"
+    out += [head, "-" * len(head)]
+    fams = first["by_family"]
+    for f, r in fams.items():
+        out.append(f"{f:<10} {100 * r['random']:>7.1f} {100 * r['open_loop']:>9.1f} {100 * r['bayes']:>7.1f} "
+                   f"{100 * r['oracle']:>7.1f} {100 * r['value_of_tracking']:>9.1f} {100 * r['value_of_information']:>11.1f}")
+    out.append(f"{'mean':<10} {100 * first['random']:>7.1f} {100 * first['open_loop']:>9.1f} {100 * first['bayes']:>7.1f} "
+               f"{100 * first['oracle']:>7.1f} {100 * first['value_of_tracking']:>9.1f} "
+               f"{100 * first['value_of_information']:>11.1f}")
+    head = (f"{'persuader':<10} {'family':<10} {'success %':>13} {'regret':>15} {'desire ToM %':>13} "
+            f"{'belief ToM %':>13} {'intention ToM %':>15}")
+    out += ["", head, "-" * len(head)]
+    for r in live:
+        for f, fr in [*r["by_family"].items(), ("all", r)]:
+            out.append(f"{r['policy']:<10} {f:<10} {_fmt(fr['success'], fr['success_ci']):>13} "
+                       f"{_fmt(fr['regret'], fr['regret_ci'], 3):>15} "
+                       f"{_fmt(fr['desire_accuracy'], fr['desire_accuracy_ci']):>13} "
+                       f"{_fmt(fr['belief_accuracy'], fr['belief_accuracy_ci']):>13} "
+                       f"{_fmt(fr['intention_accuracy'], fr['intention_accuracy_ci']):>15}")
+    if any(r["regret_against"] == "oracle" for r in live):
+        out.append("regret: against the Bayes-optimal fair persuader; the oracle's against the state-knowing oracle "
+                   "(fair_regret in --format json is against the Bayes-optimal fair persuader for every row)")
+    for r in live:
+        if "llm_stats" in r:
+            s = r["llm_stats"]
+            out.append(f"{r['policy']} ({r.get('model')}): {s.get('fallbacks', 0)} random fallbacks, "
+                       f"{s.get('parse_failures', 0)} unparsed replies over {s.get('decisions', 0)} lines")
     return out

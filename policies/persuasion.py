@@ -314,29 +314,19 @@ class MindOraclePersuader(BasePolicy):
 
     def act(self, observation: Any, info: dict) -> int:
         from tom_envs.persuasion.mind import model_for
-        from tom_envs.persuasion.planning import oracle_table
+        from tom_envs.persuasion.planning import oracle_for
         from tom_envs.persuasion.scenarios import family_named
 
         if "state_index" not in info:
             raise InvalidAction("MindOraclePersuader reads the hidden state: make the env with expose_state=True "
                                 "(MindOraclePersuader.env_kwargs)")
-        table = _oracle_tables(family_named(info["family"]), int(info["horizon"]), model_for, oracle_table)
+        table = oracle_for(model_for(family_named(info["family"])), int(info["horizon"]))
         return table.action(int(info["turn"]), int(info["state_index"]))
 
     def predict(self, observation: Any, info: dict) -> dict[str, int]:
         if "state" not in info:
             raise InvalidAction("MindOraclePersuader needs expose_state=True")
         return {k: int(info["state"][k]) for k in ("desire", "belief", "intention")}
-
-
-_TABLES: dict[tuple[str, int], Any] = {}
-
-
-def _oracle_tables(family: Any, horizon: int, model_for: Any, oracle_table: Any) -> Any:
-    key = (family.name, horizon)
-    if key not in _TABLES:
-        _TABLES[key] = oracle_table(model_for(family), horizon)
-    return _TABLES[key]
 
 
 MIND_PERSUADERS = {"random": MindRandomPersuader, "open-loop": OpenLoopPersuader, "tracking": TrackingPersuader,

@@ -1,5 +1,7 @@
-"""Live persuasion (functional ToM): dynamics, the oracle against brute force, the env, the
-scripted persuaders and the two-seat PettingZoo env."""
+"""Legacy live persuasion v0 (``tom_envs.persuasion.live.PersuasionEnv``, no longer registered: knowing
+the state is worth nothing over the best fixed plan, see docs/persuasion_live.md): dynamics, the
+oracle against brute force, the env, the scripted persuaders and the two-seat v0 PettingZoo env.
+Live persuasion v1 is tested in tests/test_persuasion_live_*.py."""
 
 from __future__ import annotations
 
@@ -7,38 +9,24 @@ import itertools
 import pickle
 import warnings
 
-import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from benchmarks.persuasion import live_rows, play_episode
-from policies.persuasion import (BanditPersuader, FixedPrinciplePersuader, OraclePersuader, SimulatedPersuadee)
+from benchmarks.persuasion_live import play_episode
+from policies.persuasion import (BanditPersuader, FixedPrinciplePersuader, OraclePersuader, RandomPersuader,
+                                 SimulatedPersuadee)
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.persuasion.live import PersuasionEnv
 from tom_envs.persuasion.personas import (ARCHETYPES, NEUTRAL, NO, NONE, PRINCIPLES, YES, InvalidPersona, Persona,
                                           resolve_personas, solve, transition)
 from tom_envs.persuasion.two_seat import PERSUADEE, PERSUADER, PersuasionAECEnv
-from tom_envs.registration import REGISTRY, register, unregister
 from wrappers import TextObservation
 
 # pettingzoo.test imports a deprecated classic env at import time (see tests/test_parallel_env.py)
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="The old environment creation API has been deprecated", category=DeprecationWarning)
     from pettingzoo.test import api_test, seed_test
-
-LIVE_ID = "tom/Persuasion-v0"
-
-
-@pytest.fixture(scope="module")
-def live_id():
-    mine = LIVE_ID not in REGISTRY
-    if mine:
-        register(LIVE_ID, "tom_envs.persuasion.live:PersuasionEnv", family="persuasion", self_checked=True)
-    yield LIVE_ID
-    if mine:
-        unregister(LIVE_ID)
-
 
 def _random_persona(rng: np.random.Generator) -> Persona:
     return Persona(name="r", receptiveness=tuple(rng.random(6).round(3)), reluctance=round(float(rng.random()), 3),
@@ -104,9 +92,21 @@ def test_oracle_success_rate_in_the_env_matches_its_value():
     assert all(e["regret"] == 0.0 for e in eps)
 
 
+def _v0_rows(names, episodes: int, seed: int) -> dict[str, dict]:
+    out = {}
+    for name in names:
+        cls = {"random": RandomPersuader, "bandit": BanditPersuader, "oracle": OraclePersuader}[name]
+        env = PersuasionEnv(**getattr(cls, "env_kwargs", {}))
+        eps = [play_episode(env, cls(), seed + i) for i in range(episodes)]
+        out[name] = {"success": 100 * np.mean([e["success"] for e in eps]),
+                     "optimal_success": 100 * np.mean([e["optimal_success"] for e in eps]),
+                     "regret": float(np.mean([e["regret"] for e in eps])),
+                     "desire_accuracy": float(np.mean([e["desire_accuracy"] for e in eps]))}
+    return out
+
+
 def test_regret_adds_up_to_the_success_gap_in_expectation():
-    rows = {r["policy"]: r for r in live_rows(["random"], episodes=600, seed=0)}
-    r = rows["random"]
+    r = _v0_rows(["random"], episodes=600, seed=0)["random"]
     assert abs((r["optimal_success"] - r["success"]) / 100 - r["regret"]) < 0.06
 
 
@@ -119,10 +119,10 @@ def test_persona_arguments_are_validated():
 
 
 # ---------------------------------------------------------------------- env
-def test_live_env_passes_gymnasium_and_sb3_checkers(live_id):
-    check_env(gym.make(live_id).unwrapped, skip_render_check=False)
+def test_live_env_passes_gymnasium_and_sb3_checkers():
+    check_env(PersuasionEnv(), skip_render_check=True)
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
-    sb3_checker.check_env(gym.make(live_id).unwrapped, warn=True)
+    sb3_checker.check_env(PersuasionEnv(), warn=True)
 
 
 def _trajectory(seed: int) -> list:
@@ -207,7 +207,7 @@ def test_pickle_round_trip_mid_episode():
 
 # ---------------------------------------------------------------------- persuaders
 def test_scripted_persuaders_rank_random_below_oracle():
-    rows = {r["policy"]: r for r in live_rows(["random", "bandit", "oracle"], episodes=150, seed=1)}
+    rows = _v0_rows(["random", "bandit", "oracle"], episodes=150, seed=1)
     assert rows["oracle"]["regret"] == 0.0 and rows["oracle"]["desire_accuracy"] == 100.0
     assert rows["random"]["regret"] > 0.1
     assert 20 < rows["random"]["desire_accuracy"] < 50  # three desire levels: chance is about a third

@@ -69,7 +69,7 @@ def test_jsonl_log_writes_each_episode_as_it_ends(tmp_path):
 
 
 def test_text_observation_renders_any_env_with_a_text_method():
-    env = TextObservation(gym.make("tom/Persuasion-v0"))
+    env = TextObservation(gym.make("tom/Persuasion-v1"))
     obs, _ = env.reset(seed=0)
     assert isinstance(obs, str) and obs == env.unwrapped.text() and env.observation_space.contains(obs)
     obs, *_ = env.step(0)

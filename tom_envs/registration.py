@@ -201,10 +201,10 @@ register(
     sb3=False,
 )
 register(
-    "tom/Persuasion-v0",
-    "tom_envs.persuasion.live:PersuasionEnv",
+    "tom/Persuasion-v1",
+    "tom_envs.persuasion.mind_env:PersuasionMindEnv",
     family="persuasion",
-    summary="live persuasion vs a simulated persuadee with a hidden desire (001's six principles): success and regret vs the oracle",
+    summary="live persuasion vs a persuadee with hidden desire, belief and intention (001's BDI); words read by a reader; success, regret vs the exact Bayes-optimal fair persuader",
     builtin=True,
     self_checked=True,
 )

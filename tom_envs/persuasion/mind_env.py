@@ -13,7 +13,7 @@ from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, 
                                       model_for, obs_parts)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
 from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.planning import BayesPlanner, planner_for, references
+from tom_envs.persuasion.planning import BayesPlanner, OracleTable, oracle_for, planner_for, references
 from tom_envs.persuasion.reader import ScriptedReader, check_reading
 from tom_envs.persuasion.scenarios import FAMILIES, NAMES, PROVENANCE, Scenario, family_named
 from tom_envs.qa import DIALOGUE_HEADER
@@ -131,7 +131,8 @@ class PersuasionMindEnv(gym.Env):
     ``utterance``, ``heard`` (the strategy read, or ``"nothing"``), ``declared`` (the principle
     given with an utterance, or None), ``reply``, ``success`` and at the end ``episode`` (the
     summary: ``family``, ``persona``, ``success``, ``turns``, ``regret``, ``bayes_success``,
-    ``oracle_success``, ``open_loop_success``, ``heard``). Nothing before the end determines the
+    ``oracle_success``, ``open_loop_success``, ``heard``, ``oracle_regret``: V - Q of the oracle
+    that knows the state, summed -- the regret of a policy that sees the state). Nothing before the end determines the
     persona or the hidden state (the information rule).
 
     ## Version History
@@ -178,6 +179,7 @@ class PersuasionMindEnv(gym.Env):
         self.family: Family = self.families[self.family_index]
         self.model: MindModel = model_for(self.family)
         self.planner: BayesPlanner = planner_for(self.model, self.horizon)
+        self.oracle: OracleTable = oracle_for(self.model, self.horizon)
         self.refs = references(self.model, self.horizon)
         self.scenario: Scenario = self.family.scenarios[int(rng.integers(len(self.family.scenarios)))]
         a, b = rng.choice(len(NAMES), size=2, replace=False)
@@ -190,6 +192,7 @@ class PersuasionMindEnv(gym.Env):
         self.turn, self.agreed = 0, False
         self.transcript = [f"{self.names['persuadee']} says: {reply_line(self.tone, self.topic, rng)}"]
         self._regrets: list[float] = []
+        self._oracle_regrets: list[float] = []
         self._heard: list[str] = []
         self._truth = {}
         self._started, self._done = True, False
@@ -215,6 +218,7 @@ class PersuasionMindEnv(gym.Env):
         self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
         regret = self.planner.gap(self.posterior, self.turn, strategy)
         self._regrets.append(regret)
+        self._oracle_regrets.append(self.oracle.gap(self.turn, self.state_index, strategy))
         self._heard.append(HEARD[strategy])
         agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
         self.turn += 1
@@ -274,7 +278,8 @@ class PersuasionMindEnv(gym.Env):
         return {"family": self.family.name, "persona": self.family.personas[self.model.state(self.state_index).persona].name,
                 "success": outcome["success"], "turns": self.turn, "regret": outcome["regret"],
                 "bayes_success": outcome["bayes_success"], "oracle_success": outcome["oracle_success"],
-                "open_loop_success": outcome["open_loop_success"], "heard": list(self._heard)}
+                "open_loop_success": outcome["open_loop_success"], "heard": list(self._heard),
+                "oracle_regret": float(sum(self._oracle_regrets))}
 
     # ------------------------------------------------------------------ helpers
     def _info(self) -> dict[str, Any]:

@@ -208,6 +208,15 @@ def random_value(model: MindModel, horizon: int) -> float:
 
 
 _PLANNERS: dict[tuple[int, int], BayesPlanner] = {}
+_TABLES: dict[tuple[int, int], OracleTable] = {}
+
+
+def oracle_for(model: MindModel, horizon: int) -> OracleTable:
+    """The (cached) oracle table of a model and horizon."""
+    key = (id(model), int(horizon))
+    if key not in _TABLES:
+        _TABLES[key] = oracle_table(model, horizon)
+    return _TABLES[key]
 _REFS: dict[tuple[int, int], References] = {}
 
 
@@ -223,7 +232,7 @@ def references(model: MindModel, horizon: int) -> References:
     """Oracle, Bayes-optimal fair, best open-loop and random success probabilities (cached)."""
     key = (id(model), int(horizon))
     if key not in _REFS:
-        table = oracle_table(model, horizon)
+        table = oracle_for(model, horizon)
         ol, plan = open_loop(model, horizon)
         _REFS[key] = References(model.family.name, int(horizon), float(model.initial @ table.values[0]),
                                 planner_for(model, horizon).initial_value(), ol, plan, random_value(model, horizon))
