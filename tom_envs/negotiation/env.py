@@ -270,7 +270,8 @@ class NegotiationEnv(TomAECEnv):
         """What an LLM in ``agent``'s seat reads now: its role, the case, the topics, its own preferences
         (party seats) and the transcript (:func:`~tom_envs.negotiation.render.seat_text`)."""
         party = None if agent == MEDIATOR else int(agent.split("_")[1])
-        return seat_text(self.scenario, agent, party, self.events, self.budget - self.turn)
+        return seat_text(self.scenario, agent, party, self.events, self.budget - self.turn,
+                         getattr(self, "conflict_mode", None))
 
     def render(self) -> str | None:
         if self.render_mode is None:
