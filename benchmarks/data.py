@@ -73,7 +73,8 @@ def _datasets() -> list[Dataset]:
     p_ids = reader_ids("tom_envs.persuasion.qa_env:PersuasiveToMEnv")
     p_notes = (f"verified in the release: {', '.join(RELEASE_VERIFIED)} (they load exactly: 2,459 / 2,041 / 2,041 / "
                "2,041 questions, 001's Table 4)",
-               f"listed in the release's tree but not verified here: {', '.join(RELEASE_UNVERIFIED)} (each over 4 MiB; "
+               f"listed in the release's tree but not verified here: {', '.join(RELEASE_UNVERIFIED)} "
+               "(their contents were not in the copy we read; "
                "the download tries them and reports any it cannot get; our sample's files for them assume the "
                "verified files' format)",
                *(f"quirk, {q}: {text}" for q, text in RELEASE_QUIRKS.items()))

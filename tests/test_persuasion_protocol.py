@@ -173,7 +173,8 @@ def test_the_authors_cot_rule():
     options = ["A. Yes", "B. No"]
     assert parse_authors_cot_letter("Mary insists. The answer is **B**.", options) == "B"
     assert parse_authors_cot_letter("the answer is A", options) == "A"
-    assert parse_authors_cot_letter("A. Yes fits best", options) == "A"  # no phrase: the first word, if it mentions an option
+    # no phrase: the first word, if the reply mentions an option line
+    assert parse_authors_cot_letter("A. Yes fits best", options) == "A"
     assert parse_authors_cot_letter("I pick A. Yes", options) is None
     assert parse_authors_cot_letter("Unclear", options) is None
 
@@ -187,7 +188,8 @@ def test_accuracy_sd_is_the_sample_standard_deviation_over_repetitions():
 
 def test_stages_are_thirds_of_a_dialogue_s_question_turns():
     assert [stage_of(t, [0, 2, 4, 6]) for t in (0, 2, 4, 6)] == ["early", "early", "middle", "late"]
-    assert [stage_of(t, [0, 2, 4, 6, 8, 10]) for t in (0, 2, 4, 6, 8, 10)] == ["early"] * 2 + ["middle"] * 2 + ["late"] * 2
+    six = [0, 2, 4, 6, 8, 10]
+    assert [stage_of(t, six) for t in six] == ["early"] * 2 + ["middle"] * 2 + ["late"] * 2
     rep = [Answer("desire_ee", "0", c, 3, t) for c, t in ((True, 0), (False, 2), (False, 4))] + \
           [Answer("desire_ee", "1", c, 3, t) for c, t in ((False, 0), (True, 2), (True, 4), (False, 6))]
     rows = {r["stage"]: r for r in stage_table([rep])}

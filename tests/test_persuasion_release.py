@@ -22,7 +22,8 @@ import pytest
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
 from tom_envs.persuasion import download as dl
-from tom_envs.persuasion.data import RELEASE_COUNTS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, load_dataset, repeated_options
+from tom_envs.persuasion.data import (RELEASE_COUNTS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, load_dataset,
+                                      repeated_options)
 from tom_envs.persuasion.qa_env import PersuasiveToMEnv
 
 RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
@@ -158,7 +159,8 @@ def test_qtypes_as_a_string_names_types_not_characters(tmp_path):
     _write(tmp_path, "judge_qa", [_record(choices=["Yes", "No"])])
     assert list(load_dataset(tmp_path, "desire_ee")) == ["desire_ee"]
     assert list(load_dataset(tmp_path, "judge_qa, desire_ee")) == ["desire_ee", "judge_qa"]
-    assert [it.qtype for ep in PersuasiveToMEnv(data_dir=tmp_path, qtypes="judge_qa").episodes for it in ep] == ["judge_qa"]
+    env = PersuasiveToMEnv(data_dir=tmp_path, qtypes="judge_qa")
+    assert [it.qtype for ep in env.episodes for it in ep] == ["judge_qa"]
     with pytest.raises(DatasetError, match="unknown question types"):
         load_dataset(tmp_path, "desire_er,belief")
     with pytest.raises(DatasetError, match="names no question type"):

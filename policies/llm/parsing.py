@@ -150,5 +150,5 @@ def score_1_5(value: Any, what: str) -> int:
     return int(x)
 
 
-__all__ = ["AUTHORS_LETTERS", "choice_ask", "extract_json", "extract_section", "parse_answer", "parse_authors_cot_letter",
-           "parse_authors_letter", "parse_letter", "score_1_5"]
+__all__ = ["AUTHORS_LETTERS", "choice_ask", "extract_json", "extract_section", "parse_answer",
+           "parse_authors_cot_letter", "parse_authors_letter", "parse_letter", "score_1_5"]

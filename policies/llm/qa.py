@@ -247,7 +247,8 @@ class LLMQAAnswerer(BasePolicy):
         self.system_in_user = bool(system_in_user)
         self.scoring = scoring and mode == "zero_shot" and protocol == "ours"
         self.seed = seed
-        self.name = f"llm_qa_{mode}" + ("_scored" if self.scoring else "") + ("_authors" if protocol == "authors" else "")
+        self.name = f"llm_qa_{mode}" + ("_scored" if self.scoring else "")
+        self.name += "_authors" if protocol == "authors" else ""
         default_tokens = AUTHORS_MAX_TOKENS if protocol == "authors" else MAX_TOKENS[mode]
         tokens = max_tokens if max_tokens is not None else default_tokens
         self.caller = _QACaller(
@@ -304,7 +305,8 @@ class LLMQAAnswerer(BasePolicy):
             bodies = [render_body(observations[i]) for i in todo]
             template = QA_COT if self.mode == "cot" else QA_DIRECT
             asks = [
-                _ours_ask(template.format(body=b, letters=", ".join(LETTERS[:n])), n, s) for (b, n), s in zip(bodies, sub)
+                _ours_ask(template.format(body=b, letters=", ".join(LETTERS[:n])), n, s)
+                for (b, n), s in zip(bodies, sub)
             ]
             for slot, answer in zip(sub, self.caller.ask("answer", asks)):
                 slot.cache["answer"], slot.log["parse_rule"] = answer.value

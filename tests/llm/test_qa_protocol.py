@@ -140,7 +140,8 @@ def test_cot_under_the_authors_protocol_reads_the_answer_is_line(server, tmp_pat
 def test_the_authors_messages_are_built_from_the_observation():
     obs = {"question": "Q?", "choices": ("Yes", "No", ""), "n_choices": 2, "context": "A says: hi\nB says: no"}
     (system, user) = authors_messages(obs, "zero_shot")
-    assert user["content"] == "\nDialogue History:\nA says: hi\nB says: no\n\nQuestion:\nQ?\nChoices:\nA. Yes\nB. No\nAnswer:"
+    assert user["content"] == ("\nDialogue History:\nA says: hi\nB says: no\n\nQuestion:\nQ?\nChoices:\nA. Yes\nB. No"
+                               "\nAnswer:")
 
 
 @pytest.mark.slow

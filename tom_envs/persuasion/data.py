@@ -16,7 +16,7 @@ read by a small scanner for a list of quoted strings -- never ``eval``.
 What the public release holds (github.com/Yu-Fangxu/PersuasiveToM, ``data/``, commit b35b9ba):
 its git tree lists all eight files. Four of them (:data:`RELEASE_VERIFIED`) were read here and
 load exactly (8,582 questions, 001's Table 4 counts); the other four (:data:`RELEASE_UNVERIFIED`,
-each over 4 MiB) were absent from every copy of the release we could inspect, so their format is
+presumably 4 MiB or more) were absent from the copy of the release we could inspect, so their format is
 not verified: our sample's files for those types are written in the format of the four verified
 ones, an assumption. Known quirks of the release are reported, not fixed (:data:`RELEASE_QUIRKS`):
 options repeated within a question are kept and counted (:func:`repeated_options`).
@@ -42,7 +42,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
 
 #: The files of the public release whose format was checked against the loader (all records load).
 RELEASE_VERIFIED: tuple[str, ...] = ("desire_ee", "intent_ee", "behavior_qa", "judge_qa")
-#: Listed in the release's git tree but not inspected here (each over 4 MiB, absent from the copies we
+#: Listed in the release's git tree but not inspected here (presumably 4 MiB or more, absent from the copy we
 #: had): their format is assumed to be the verified files' one. An extension point until checked.
 RELEASE_UNVERIFIED: tuple[str, ...] = ("desire_er", "belief_er", "intent_er", "belief_ee")
 #: Table 4's question counts of the four verified files; the loader reads exactly these from the release.

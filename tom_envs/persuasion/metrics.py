@@ -75,7 +75,8 @@ def accuracy_table(repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str
         acc, ci = mean_ci95(values)
         first = per_rep[0]
         rows.append({"qtype": qtype, "n": len(first), "repetitions": len(per_rep), "accuracy": acc, "accuracy_ci": ci,
-                     "accuracy_sd": sample_sd(values), "chance": 100.0 * sum(1.0 / a.n_choices for a in first) / len(first)})
+                     "accuracy_sd": sample_sd(values),
+                     "chance": 100.0 * sum(1.0 / a.n_choices for a in first) / len(first)})
     return rows
 
 
@@ -109,7 +110,8 @@ def stage_table(repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str] =
         ordered = {d: sorted(t) for d, t in turns.items()}
         errors = sum(not a.correct for answers in mine for a in answers)
         for stage in STAGES:
-            per_rep = [[a for a in answers if stage_of(int(a.turn), ordered[a.dialogue]) == stage]  # type: ignore[arg-type]
+            per_rep = [[a for a in answers
+                        if stage_of(int(a.turn), ordered[a.dialogue]) == stage]  # type: ignore[arg-type]
                        for answers in mine]
             if not per_rep[0]:
                 continue
