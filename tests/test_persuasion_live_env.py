@@ -1,0 +1,195 @@
+"""Live persuasion v1 as an environment: API checks, seeding, the information rule, words that
+matter, the persuaders against the exact references, and the benchmark's rows."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from benchmarks.persuasion_live import PersuasionBenchmarkError, format_live_table, live_rows, play_episode
+from policies.persuasion import (BayesPersuader, MindOraclePersuader, MindRandomPersuader, OpenLoopPersuader,
+                                 TrackingPersuader)
+from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
+from tom_envs.persuasion.mind import NOTHING
+from tom_envs.persuasion.mind_env import PersuasionMindEnv
+from tom_envs.persuasion.mind_text import PERSUADER_LINES
+from tom_envs.persuasion.personas import PRINCIPLES
+from tom_envs.persuasion.reader import ScriptedReader
+from tom_envs.persuasion.scenarios import FAMILIES
+from wrappers import TextObservation
+
+ID = "tom/Persuasion-v1"
+HIDDEN_KEYS = {"persona", "state", "state_index", "regret"}
+
+
+def test_env_passes_the_gymnasium_and_sb3_checkers():
+    check_env(gym.make(ID).unwrapped, skip_render_check=False)
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    sb3_checker.check_env(gym.make(ID).unwrapped, warn=True)
+
+
+def _transcript(seed: int, actions=(0, 5, 3, 4)) -> list:
+    env = PersuasionMindEnv()
+    obs, info = env.reset(seed=seed)
+    out = [obs.tolist(), env.text()]
+    for a in actions:
+        obs, r, term, _, info = env.step(a)
+        out += [obs.tolist(), r, info["utterance"], info["reply"], env.tom_truth()]
+        if term:
+            break
+    return out
+
+
+def test_same_seed_same_dialogue_and_transcripts_vary():
+    assert _transcript(4) == _transcript(4)
+    openings = {_transcript(s)[1].split("\n")[0] for s in range(40)}
+    replies = {line for s in range(40) for line in _transcript(s)[5::5]}
+    assert len(openings) > 15 and len(replies) > 20
+
+
+def test_nothing_hidden_is_returned_unless_exposed():
+    env = PersuasionMindEnv()
+    _, info = env.reset(seed=0)
+    assert not HIDDEN_KEYS & set(info)
+    _, _, _, _, info = env.step(0)
+    assert not HIDDEN_KEYS & set(info)
+    text = TextObservation(env).reset(seed=0)[0]
+    persona = env.family.personas[env.model.state(env.state_index).persona].name
+    assert persona not in text and "wary" not in text and "intention" not in text
+    _, info = PersuasionMindEnv(expose_state=True).reset(seed=0)
+    assert {"persona", "state", "state_index"} <= set(info)
+
+
+def test_two_personas_with_the_same_dialogue_are_indistinguishable_before_the_end():
+    """Same seed, two forced personas: where their dialogues coincide, everything returned coincides
+    (the persona shows only through the replies it causes)."""
+    env_a, env_b = PersuasionMindEnv(families="health"), PersuasionMindEnv(families="health")
+    same = 0
+    for seed in range(60):
+        oa, ia = env_a.reset(seed=seed, options={"persona": "skeptic"})
+        ob, ib = env_b.reset(seed=seed, options={"persona": "procrastinator"})
+        if oa.tolist() == ob.tolist():
+            same += 1
+            assert ia == ib
+    assert same > 0
+
+
+def test_misuse_raises_named_errors():
+    env = PersuasionMindEnv(horizon=1)
+    with pytest.raises(ResetNeeded):
+        env.step(0)
+    env.reset(seed=0)
+    for bad in (6, -1, 1.5, "liking", True, {"action": 9}, {"utterance": 3}, {}, {"say": "hi"}):
+        with pytest.raises(InvalidAction):
+            env.step(bad)
+    _, _, terminated, truncated, info = env.step(0)
+    assert terminated and not truncated and "episode" in info
+    with pytest.raises(EpisodeEnded):
+        env.step(0)
+    with pytest.raises(Exception, match="family"):
+        PersuasionMindEnv(families="space travel")
+
+
+# ---------------------------------------------------------------------- words matter
+def test_every_templated_line_reads_as_its_principle_and_chatter_reads_as_nothing():
+    reader = ScriptedReader()
+    for fam in FAMILIES:
+        for sc in fam.scenarios:
+            for name, lines in PERSUADER_LINES.items():
+                for line in lines:
+                    assert reader.read(line.format(goal=sc.goal), sc.goal) == PRINCIPLES.index(name)
+            assert reader.read(f"You should {sc.goal}.", sc.goal) == NOTHING
+    for chatter in ("blah blah irrelevant text", "The weather is nice today.", "", "   ", "Did you see the match?"):
+        assert reader.read(chatter, "join the book club") == NOTHING
+
+
+def test_the_persuadee_reacts_to_the_words_not_to_the_label():
+    env = PersuasionMindEnv()
+    env.reset(seed=1)
+    _, _, _, _, info = env.step({"action": 3, "utterance": "blah blah irrelevant text"})
+    assert info["heard"] == "nothing" and info["declared"] == "authority"
+    _, _, _, _, info = env.step({"utterance": "Experts recommend it; the research evidence is solid."})
+    assert info["heard"] == "authority" and info["declared"] is None
+
+
+class _Talker(BayesPersuader):
+    """The Bayes-optimal persuader speaking its choice as a templated line, or saying ``chatter``."""
+
+    def __init__(self, chatter: str | None = None) -> None:
+        super().__init__()
+        self.chatter = chatter
+
+    def act(self, observation, info):
+        a = super().act(observation, info)
+        return {"utterance": self.chatter if self.chatter else PERSUADER_LINES[PRINCIPLES[a]][0].format(goal=info["goal"])}
+
+
+def test_a_persuader_that_says_nothing_useful_cannot_score_like_one_that_argues():
+    env = PersuasionMindEnv(families=["health", "work"])
+    talk = [play_episode(env, _Talker(), s) for s in range(150)]
+    blah = [play_episode(env, _Talker("blah blah irrelevant text"), s) for s in range(150)]
+    assert np.mean([e["success"] for e in blah]) == 0.0 and all(h == ["nothing"] * 4 for h in (e["heard"] for e in blah))
+    assert np.mean([e["success"] for e in talk]) > 0.6
+    assert np.mean([e["regret"] for e in blah]) > 0.6  # the fair optimum's success, given away turn by turn
+
+
+# ---------------------------------------------------------------------- persuaders vs the exact references
+def _rate(policy_cls, family: str, n: int, seed: int = 0) -> tuple[float, float, list[dict]]:
+    env = PersuasionMindEnv(families=family, **getattr(policy_cls, "env_kwargs", {}))
+    eps = [play_episode(env, policy_cls(), seed + i) for i in range(n)]
+    return float(np.mean([e["success"] for e in eps])), float(np.mean([e["regret"] for e in eps])), eps
+
+
+@pytest.mark.parametrize("family", ["charity", "leisure"])
+def test_bayes_open_loop_and_oracle_persuaders_achieve_their_exact_values(family):
+    n = 400
+    for cls, key in ((BayesPersuader, "bayes_success"), (OpenLoopPersuader, "open_loop_success"),
+                     (MindOraclePersuader, "oracle_success")):
+        rate, regret, eps = _rate(cls, family, n)
+        p = eps[0][key]
+        assert abs(rate - p) < 4 * np.sqrt(p * (1 - p) / n) + 1e-9, (cls.__name__, rate, p)
+        if cls is BayesPersuader:
+            assert regret == pytest.approx(0.0, abs=1e-12)
+        if cls is MindOraclePersuader:
+            assert all(e["oracle_regret"] == pytest.approx(0.0, abs=1e-12) for e in eps)
+            assert all(e[f"{t}_accuracy"] == 100.0 for e in eps for t in ("desire", "belief", "intention"))
+
+
+def test_regret_is_the_gap_to_the_bayes_optimal_success_in_expectation():
+    rate, regret, eps = _rate(MindRandomPersuader, "work", 500, seed=3)
+    assert abs((eps[0]["bayes_success"] - rate) - regret) < 0.07
+
+
+def test_tracking_reads_the_state_better_than_the_prior_and_random():
+    acc = {}
+    for cls in (MindRandomPersuader, OpenLoopPersuader, TrackingPersuader):
+        _, _, eps = _rate(cls, "shopping", 200, seed=7)
+        acc[cls.__name__] = {t: np.mean([e[f"{t}_accuracy"] for e in eps]) for t in ("belief", "intention")}
+    assert acc["TrackingPersuader"]["intention"] > acc["OpenLoopPersuader"]["intention"] + 20
+    assert acc["TrackingPersuader"]["intention"] > acc["MindRandomPersuader"]["intention"] + 20
+    assert acc["TrackingPersuader"]["belief"] > acc["MindRandomPersuader"]["belief"] + 20
+
+
+# ---------------------------------------------------------------------- the benchmark
+def test_live_rows_per_family_with_references_and_value_of_tracking():
+    rows = {r["policy"]: r for r in live_rows(["random", "open-loop", "tracking", "bayes", "oracle"], episodes=30,
+                                              seed=0, families="health,work")}
+    for r in rows.values():
+        assert set(r["by_family"]) == {"health", "work"} and r["episodes"] == 30 and r["version"] == "v1"
+        assert r["value_of_tracking"] >= 0.10 and r["value_of_information"] > 0
+        for key in ("success", "regret", "fair_regret", "desire_accuracy", "belief_accuracy", "intention_accuracy"):
+            assert key in r and all(key in fr for fr in r["by_family"].values())
+    assert rows["bayes"]["regret"] == pytest.approx(0.0, abs=1e-12) and rows["oracle"]["regret"] == pytest.approx(0.0, abs=1e-12)
+    assert rows["oracle"]["regret_against"] == "oracle" and rows["random"]["regret_against"] == "bayes"
+    assert rows["oracle"]["intention_accuracy"] == 100.0
+    text = "\n".join(format_live_table(list(rows.values())))
+    assert "value of tracking" in text and "health" in text and "intention ToM %" in text
+    json.dumps(list(rows.values()))
+    with pytest.raises(PersuasionBenchmarkError):
+        live_rows(["gpt"], episodes=1, seed=0)
+    with pytest.raises(PersuasionBenchmarkError):
+        live_rows(["random"], episodes=1, seed=0, families="space")
