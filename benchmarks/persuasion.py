@@ -205,6 +205,8 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
     env = make_qa_env(QA_ENV, data_dir=data_dir, qtypes=qtypes, split=split, shuffle_choices=protocol == "ours")
     repeated = getattr(env, "repeated_options", {})
+    loaded = {it.qtype for ep in env.episodes for it in ep}
+    absent = [q for q in QTYPES if q not in loaded]  # Table 5 columns this data cannot fill
     rows = []
     for name in policies:
         counters: dict[str, dict[str, Any]] = {}
@@ -220,8 +222,9 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
             q = row["qtype"]
             extra = consistency.get(q)
             if extra is not None:
-                row.update(consistency=extra["consistency"], consistency_ci=extra["consistency_ci"])
-            rows.append({"env": "qa", "policy": name, "protocol": protocol, **row,
+                row.update(consistency=extra["consistency"], consistency_ci=extra["consistency_ci"],
+                           consistency_sd=extra["consistency_sd"])
+            rows.append({"env": "qa", "policy": name, "protocol": protocol, **row, "columns_not_in_data": absent,
                          "expected_accuracy": row["chance"] if name == "random" else None,
                          "release_file": release_status(q), "release_quirk": RELEASE_QUIRKS.get(q),
                          "repeated_options": repeated.get(q, 0), "stages": stages.get(q, []),
@@ -276,6 +279,10 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
 
 
 # ---------------------------------------------------------------------- output
+def _consistency(row: dict[str, Any]) -> str:
+    return _fmt(row["consistency"], row.get("consistency_sd", row.get("consistency_ci"))) if "consistency" in row else ""
+
+
 def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
     width = max(8, *(len(r["policy"]) for r in qa))
     head = (f"{'policy':<{width}} {'protocol':<8} {'qtype':<12} {'n':>5} {'accuracy % ± sd':>16} {'chance %':>9} "
@@ -285,11 +292,11 @@ def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
     out += [f"{r['policy']:<{width}} {r.get('protocol', 'ours'):<8} "
             f"{r['qtype'] + star[r.get('release_file') == 'unverified']:<12} "
             f"{r['n']:>5} {_fmt(r['accuracy'], r.get('accuracy_sd', r['accuracy_ci'])):>16} {r['chance']:>9.2f} "
-            f"{_fmt(r.get('consistency'), r.get('consistency_ci')) if 'consistency' in r else '':>16}" for r in qa]
+            f"{_consistency(r):>16}" for r in qa]
     reps = sorted({r["repetitions"] for r in qa})
     out.append(f"± is the sample standard deviation over {'/'.join(map(str, reps))} repetition(s) (001 does not name "
-               "its statistic; the 95 % CI half-width is accuracy_ci in --format json). chance: 001's Random Guess "
-               "as an expectation (mean of 1 / options).")
+               "its statistic; the 95 % CI half-widths are accuracy_ci and consistency_ci in --format json). chance: "
+               "001's Random Guess as an expectation (mean of 1 / options).")
     for protocol in dict.fromkeys(r.get("protocol", "ours") for r in qa):
         out.append(f"protocol {protocol}: {PROTOCOL_NOTES[protocol]}")
     llm = [r for r in qa if "fallbacks" in r]

@@ -93,6 +93,10 @@ def test_every_row_says_which_columns_the_release_can_fill(capsys):
         assert (r["release_quirk"] is not None) == (r["qtype"] in ("desire_ee", "intent_ee", "judge_qa"))
         assert r["expected_accuracy"] == r["chance"]
     assert {r["qtype"]: r["repeated_options"] for r in rows if r["repeated_options"]} == {"intent_ee": 1}
+    assert all(r["columns_not_in_data"] == [] for r in rows)
+    rows = json_rows(capsys, "--policy", "random", "--repetitions", "2", "--qtypes", "judge_qa,desire_ee")
+    assert all(r["columns_not_in_data"] == [q for q in QTYPES if q not in ("judge_qa", "desire_ee")] for r in rows)
+    assert rows[0]["consistency_sd"] >= 0.0 and "consistency_sd" not in rows[1]
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
     assert bench.run(parser.parse_args(["--repetitions", "1", "--qtypes", "desire_ee,judge_qa"])) == 0

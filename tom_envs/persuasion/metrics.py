@@ -142,7 +142,7 @@ def consistency_table(repetitions: Sequence[Iterable[Answer]],
     """001's Table 6: whole-dialogue consistency per type, mean and 95 % CI over repetitions.
 
     Row keys: ``qtype``, ``dialogues``, ``repetitions``, ``consistency`` (percent),
-    ``consistency_ci``.
+    ``consistency_ci`` (95 % half-width), ``consistency_sd`` (sample standard deviation).
     """
     reps = [list(r) for r in repetitions]
     rows = []
@@ -153,5 +153,5 @@ def consistency_table(repetitions: Sequence[Iterable[Answer]],
         mean, ci = mean_ci95(values)
         n_dialogues = len({a.dialogue for a in reps[0] if a.qtype == qtype})
         rows.append({"qtype": qtype, "dialogues": n_dialogues, "repetitions": len(values), "consistency": mean,
-                     "consistency_ci": ci})
+                     "consistency_ci": ci, "consistency_sd": sample_sd(values)})
     return rows
