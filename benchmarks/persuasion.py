@@ -9,7 +9,8 @@ file name), ``n`` (questions per repetition), ``accuracy`` (percent, mean over r
 ``accuracy_ci`` (95 % half-width), ``accuracy_sd`` (sample standard deviation over repetitions:
 the ± the table prints; 001 does not name its statistic), ``chance`` (uniform guessing, percent:
 001's Random Guess row as an expectation; also ``expected_accuracy`` on the random rows), the
-``protocol``, ``release_file`` (``verified``: the release's file was read and loads;
+``protocol``, ``columns_not_in_data`` (Table 5 columns the loaded data cannot fill),
+``release_file`` (``verified``: the release's file was read and loads;
 ``unverified``: one of the four types the release lists but we could not inspect, format
 assumed), ``release_quirk`` (a known quirk of the release's file, or None), ``repeated_options``
 (questions of the loaded data whose options repeat) and ``stages`` (001's Figure 3 layout:
