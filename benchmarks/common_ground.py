@@ -30,6 +30,27 @@ questions are answered in lockstep (one backend call per question position over 
 split, context, annotator, seed), so a rerun resumes and recomputes nothing. The llm rows add
 ``model``, ``qa_mode``, ``scoring``, ``parse_failures``, ``resamples`` (re-asks) and
 ``fallbacks`` (answers drawn at random after ``--max-resamples`` -- not the model's answers).
+
+Two more model policies (:mod:`benchmarks.common_ground_llm`, same backend options)::
+
+    python -m benchmarks common-ground --data-dir DIR --policy llm-release,llm-beliefs --backend openai \
+        --base-url http://127.0.0.1:8000/v1 --model NAME [--prompt-file FILE] [--temperature T]
+
+``llm-release`` is 003's zero-shot protocol: the release's prompt file (``DIR/prompts/gpt-zero-shot``;
+the bundled sample has one of ours in the same format), temperature 1.0, one reply per question read
+as the authors read it (periods removed, exactly Yes or No; other replies count wrong and are counted
+in ``unparsed``). ``llm-beliefs`` is 003's explicit belief representation with the model as belief
+predictor: beliefs -> Appendix B common ground rules -> answer rules (greedy by default). Their
+rows add ``model``, ``temperature`` (and ``prompt_sha256``, ``unparsed``).
+
+The scripted ``gold-beliefs-cg-rules`` is the same pipeline on gold beliefs (the upper bound of a
+perfect belief predictor; 98.5 % on the release's test split), ``oracle-beliefs`` uses the gold
+common ground too (100 %).
+
+Data commands::
+
+    python -m benchmarks common-ground --data-dir DIR --counts            # 003's Tables 2 and 5
+    python -m benchmarks common-ground --data-dir DIR --split train --export-beliefs OUT.jsonl
 """
 
 from __future__ import annotations
