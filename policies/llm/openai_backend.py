@@ -7,6 +7,7 @@ Jupyter's running loop) can use the backend. Retries with backoff and a per-call
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import threading
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from policies.llm.base import Backend, BackendStats, ChatRequest, Generation, ScoreRequest
-from policies.llm.errors import BackendError, InvalidRequest, RetryBudgetExhausted, ScoringUnsupported
-from policies.llm.scoring import continuation_logprob, plan_token_scores
+from policies.llm.errors import BackendError, InvalidReply, InvalidRequest, RetryBudgetExhausted, ScoringUnsupported
+from policies.llm.scoring import check_scoring_path, continuation_logprob, plan_next_token_scores, plan_token_scores
 from tom_envs.errors import import_optional
 
 T = TypeVar("T")
@@ -60,6 +61,12 @@ class _Budget:
 _RETRY_STATUSES = frozenset({408, 409, 429})
 # Statuses with which a server says "I do not do echo/logprobs" to a scoring request.
 _NO_SCORING_STATUSES = frozenset({400, 404, 405, 422, 501})
+# How much of a bad reply an error message quotes.
+_QUOTE_CHARS = 200
+
+
+class _BadReply(Exception):
+    """An HTTP 200 whose body is not a valid completion (retried like a server fault)."""
 
 
 class OpenAIBackend(Backend):
@@ -69,12 +76,24 @@ class OpenAIBackend(Backend):
     with HTTP 408/409/429/5xx, connection errors or timeouts are retried with exponential backoff
     and full jitter (honouring ``Retry-After``), at most ``max_retries`` times per request and only
     while the call's ``retry_budget_s`` lasts; so one call takes at most about
-    ``retry_budget_s + timeout`` seconds.
+    ``retry_budget_s + timeout`` seconds. A reply with HTTP 200 whose body is not a valid completion
+    (not JSON, HTML, a wrong shape, ``choices: []``) counts as a failed attempt too; when the retries
+    run out it raises :class:`~policies.llm.errors.InvalidReply`, quoting what came back.
 
-    Scoring uses the completions endpoint with ``echo=True, logprobs=1, max_tokens=0`` and reads the
-    prompt tokens' log-probabilities. Plain-string prompts are sent as text; chat prompts need
-    ``tokenizer`` (the model's Hugging Face tokenizer, loaded locally) to render the chat template,
-    and are then sent as token ids, exactly as :class:`VLLMBackend` scores them.
+    Scoring (``scoring_path``, see :mod:`policies.llm.scoring`) uses the completions endpoint:
+
+    * ``"next-token"``: token-id prompts with ``max_tokens=1, logprobs=1`` and the extra fields
+      ``logprob_token_ids`` / ``return_tokens_as_token_ids`` (vLLM's OpenAI server), one request per
+      prefix of the token trie, so the server's prefix cache serves them. Needs ``tokenizer``.
+    * ``"prompt-logprobs"``: ``echo=True, logprobs=1, max_tokens=0``, reading the prompt tokens'
+      log-probabilities. Plain-string prompts are sent as text when there is no ``tokenizer``.
+    * ``"auto"`` (default): next-token when a ``tokenizer`` is given and the server answers it,
+      otherwise prompt-logprobs; a server that does neither raises
+      :class:`~policies.llm.errors.ScoringUnsupported` naming both. ``last_scoring_path`` says
+      which path the last :meth:`score` call took.
+
+    Chat prompts need ``tokenizer`` (the model's Hugging Face tokenizer, loaded locally) to render
+    the chat template, and are then sent as token ids, exactly as :class:`VLLMBackend` scores them.
 
     Args:
         base_url: server URL including ``/v1``, e.g. ``"http://127.0.0.1:8000/v1"``.
@@ -87,7 +106,9 @@ class OpenAIBackend(Backend):
         retry_budget_s: seconds after the start of a call during which retries may still start.
         backoff_base: first backoff cap in seconds (doubles per retry).
         backoff_max: largest backoff in seconds.
-        tokenizer: Hugging Face tokenizer name or folder; needed to score chat prompts.
+        tokenizer: Hugging Face tokenizer name or folder; needed to score chat prompts and for the
+            next-token scoring path.
+        scoring_path: ``"auto"``, ``"next-token"`` or ``"prompt-logprobs"`` (see above).
     """
 
     def __init__(
@@ -103,7 +124,12 @@ class OpenAIBackend(Backend):
         backoff_base: float = 0.5,
         backoff_max: float = 8.0,
         tokenizer: str | None = None,
+        scoring_path: str = "auto",
     ) -> None:
+        self.scoring_path = check_scoring_path(scoring_path)
+        #: The path the last :meth:`score` call took (None before the first).
+        self.last_scoring_path: str | None = None
+        self._next_token_refused: str | None = None  # why the server refused the next-token path ("auto")
         _check_positive(max_concurrency=max_concurrency, timeout=timeout, backoff_max=backoff_max)
         if max_retries < 0 or retry_budget_s < 0 or backoff_base < 0:
             raise InvalidRequest("max_retries, retry_budget_s and backoff_base must be >= 0.")
@@ -141,17 +167,39 @@ class OpenAIBackend(Backend):
         return self._run(lambda budget: [self._chat(r, budget) for r in requests])
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
-        """Score continuations through echoed prompt log-probabilities (see :meth:`Backend.score`)."""
+        """Score continuations on the backend's scoring path (see the class docstring and :meth:`Backend.score`)."""
         self.stats.calls += 1
+        check_scoring_path(self.scoring_path)
         if any(r.is_chat for r in requests) and self._tokenizer is None:
             raise InvalidRequest(
                 "scoring chat messages through an OpenAI-compatible server needs the model's chat template: "
                 "build OpenAIBackend(..., tokenizer=<HF name or folder of the served model>), or give "
                 "plain-string prompts."
             )
-        if self._tokenizer is not None:
-            return self._score_tokens(requests)
-        return self._score_texts(requests)
+        if self.scoring_path == "next-token" and self._tokenizer is None:
+            raise InvalidRequest(
+                "the next-token scoring path builds a token trie, so it needs the served model's tokenizer: "
+                "build OpenAIBackend(..., tokenizer=<HF name or folder>), or use scoring_path='prompt-logprobs'."
+            )
+        if self._tokenizer is not None and self.scoring_path != "prompt-logprobs":
+            if self.scoring_path == "next-token" or self._next_token_refused is None:
+                try:
+                    scores = self._score_next_token(requests)
+                except ScoringUnsupported as exc:
+                    if self.scoring_path == "next-token":
+                        raise
+                    self._next_token_refused = str(exc)  # "auto": remember, and echo from now on
+                else:
+                    self.last_scoring_path = "next-token"
+                    return scores
+        try:
+            scores = self._score_tokens(requests) if self._tokenizer is not None else self._score_texts(requests)
+        except ScoringUnsupported as exc:
+            if self.scoring_path == "auto":
+                raise ScoringUnsupported(self._neither_message(str(exc))) from None
+            raise
+        self.last_scoring_path = "prompt-logprobs"
+        return scores
 
     def close(self) -> None:
         """Close the HTTP client and stop the private event loop."""
@@ -164,6 +212,11 @@ class OpenAIBackend(Backend):
             runner.close()
 
     # -- scoring
+    def _score_next_token(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
+        plan = plan_next_token_scores(self._tokenizer, requests)
+        answers = self._run(lambda budget: [self._next_token(list(p), list(t), budget) for p, t in plan.queries])
+        return plan.combine(answers)
+
     def _score_tokens(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
         plan = plan_token_scores(self._tokenizer, requests)
         logprobs = self._run(lambda budget: [self._echo(list(ids), budget) for ids in plan.sequences])
@@ -186,37 +239,83 @@ class OpenAIBackend(Backend):
             out.append(row)
         return out
 
+    async def _next_token(self, prefix: list[int], tokens: list[int], budget: _Budget) -> dict[int, float]:
+        """``{token id: log p(token | prefix)}`` for ``tokens``, from one ``max_tokens=1`` completion."""
+        what = "scoring request (completions with max_tokens=1, logprobs=1, logprob_token_ids)"
+        extra = {"logprob_token_ids": tokens, "return_tokens_as_token_ids": True}
+
+        async def attempt(timeout: float) -> Any:
+            return await self._client.completions.with_raw_response.create(
+                model=self.model, prompt=prefix, max_tokens=1, temperature=0.0, logprobs=1, extra_body=extra,
+                timeout=timeout,
+            )  # fmt: skip
+
+        data = await self._with_retries(attempt, budget, what, "completion", scoring=True)
+        logprobs = data["choices"][0].get("logprobs") or {}
+        steps = logprobs.get("top_logprobs") or []
+        step = steps[0] if steps and isinstance(steps[0], dict) else {}
+        found = self._read_next_token(step, tokens)
+        missing = [t for t in tokens if t not in found]
+        if missing:
+            detail = (
+                f"the reply has no log-probability for the requested token ids {missing[:8]}: the server ignores "
+                "logprob_token_ids"
+            )
+            raise ScoringUnsupported(self._no_next_token_message(what, detail))
+        usage = data.get("usage") or {}
+        self.stats.add_usage(usage.get("prompt_tokens") or len(prefix), 0, _cached_tokens(usage))
+        return found
+
+    def _read_next_token(self, step: dict, tokens: list[int]) -> dict[int, float]:
+        """Log-probabilities of ``tokens`` from one ``top_logprobs`` entry, keyed ``token_id:N`` (vLLM's
+        ``return_tokens_as_token_ids``) or, where a server ignores that, by each token's unique text."""
+        found = {}
+        for key, value in step.items():
+            if isinstance(key, str) and key.startswith("token_id:") and key[9:].isdigit():
+                found[int(key[9:])] = float(value)
+        texts = {t: self._tokenizer.decode([t]) for t in tokens if t not in found}
+        counts: dict[str, int] = {}
+        for text in texts.values():
+            counts[text] = counts.get(text, 0) + 1
+        for t, text in texts.items():
+            if counts[text] == 1 and "\ufffd" not in text and text in step:
+                found[t] = float(step[text])
+        return found
+
     async def _echo(self, prompt: str | list[int], budget: _Budget) -> tuple[list[Hashable], list[float | None]]:
         """Token keys and log-probabilities of ``prompt`` as the server tokenizes it."""
         what = "scoring request (completions with echo=True, logprobs=1)"
 
         async def attempt(timeout: float) -> Any:
-            return await self._client.completions.create(
+            return await self._client.completions.with_raw_response.create(
                 model=self.model, prompt=prompt, echo=True, logprobs=1, max_tokens=0, temperature=0.0, timeout=timeout
             )
 
-        response = await self._with_retries(attempt, budget, what, scoring=True)
-        choice = response.choices[0] if response.choices else None
-        lp = getattr(choice, "logprobs", None)
-        if lp is None or not lp.token_logprobs:
+        data = await self._with_retries(attempt, budget, what, "completion", scoring=True)
+        lp = data["choices"][0].get("logprobs") or {}
+        token_logprobs = lp.get("token_logprobs")
+        if not token_logprobs:
             raise ScoringUnsupported(self._no_scoring_message(what, "the reply carries no token log-probabilities"))
-        n = response.usage.prompt_tokens if response.usage else len(lp.token_logprobs)
-        self.stats.add_usage(n, 0, _cached_tokens(response.usage))
+        usage = data.get("usage") or {}
+        n = usage.get("prompt_tokens") or len(token_logprobs)
+        self.stats.add_usage(n, 0, _cached_tokens(usage))
         if isinstance(prompt, list):
             keys: list[Hashable] = list(prompt)
             n = len(prompt)
         else:
-            keys = list(zip(lp.text_offset[:n], lp.tokens[:n]))
-        if len(lp.token_logprobs) < n:
-            raise BackendError(f"{what}: the server echoed {len(lp.token_logprobs)} of {n} prompt tokens.")
-        return keys[:n], list(lp.token_logprobs[:n])
+            keys = list(zip(lp.get("text_offset") or [], lp.get("tokens") or []))[:n]
+            if len(keys) < n:
+                raise BackendError(f"{what}: the server echoed log-probabilities but not the {n} prompt tokens.")
+        if len(token_logprobs) < n:
+            raise BackendError(f"{what}: the server echoed {len(token_logprobs)} of {n} prompt tokens.")
+        return keys[:n], list(token_logprobs[:n])
 
     # -- chat
     async def _chat(self, request: ChatRequest, budget: _Budget) -> Generation:
         optional = {k: v for k, v in (("seed", request.seed), ("stop", request.stop)) if v is not None}
 
         async def attempt(timeout: float) -> Any:
-            return await self._client.chat.completions.create(
+            return await self._client.chat.completions.with_raw_response.create(
                 model=self.model,
                 messages=request.messages,
                 max_tokens=request.max_tokens,
@@ -225,12 +324,12 @@ class OpenAIBackend(Backend):
                 **optional,
             )
 
-        response = await self._with_retries(attempt, budget, "chat completion")
-        usage = response.usage
+        data = await self._with_retries(attempt, budget, "chat completion", "chat")
+        usage = data.get("usage") or {}
         generation = Generation(
-            text=response.choices[0].message.content or "",
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
+            text=data["choices"][0]["message"].get("content") or "",
+            prompt_tokens=usage.get("prompt_tokens") or 0,
+            completion_tokens=usage.get("completion_tokens") or 0,
         )
         self.stats.add_usage(generation.prompt_tokens, generation.completion_tokens, _cached_tokens(usage))
         return generation
@@ -253,18 +352,24 @@ class OpenAIBackend(Backend):
             raise
 
     async def _with_retries(
-        self, attempt: Callable[[float], Awaitable[T]], budget: _Budget, what: str, scoring: bool = False
-    ) -> T:
+        self, attempt: Callable[[float], Awaitable[Any]], budget: _Budget, what: str, kind: str, scoring: bool = False
+    ) -> dict:
+        """The JSON body of the first valid reply to ``attempt``, retrying server faults and bad 200s."""
         for retry in range(self.max_retries + 1):
             try:
                 async with self._semaphore:
-                    return await attempt(self.timeout)
+                    raw = await attempt(self.timeout)
+                return _read_reply(raw.text, kind)
             except self._openai.OpenAIError as exc:
                 if not self._retryable(exc):
                     raise self._final_error(exc, what, scoring) from None
                 delay = self._backoff(retry, exc)
                 if retry == self.max_retries or delay > budget.remaining():
                     raise self._exhausted(exc, what, retry) from None
+            except _BadReply as bad:
+                delay = self._backoff(retry, None)
+                if retry == self.max_retries or delay > budget.remaining():
+                    raise self._invalid_reply(str(bad), what, retry) from None
             self.stats.retries += 1
             await asyncio.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
@@ -275,19 +380,27 @@ class OpenAIBackend(Backend):
         status = getattr(exc, "status_code", None)
         return status is not None and (status in _RETRY_STATUSES or (status >= 500 and status != 501))
 
-    def _backoff(self, retry: int, exc: Exception) -> float:
+    def _backoff(self, retry: int, exc: Exception | None) -> float:
         delay = self._jitter.uniform(0.0, min(self.backoff_max, self.backoff_base * 2**retry))
-        retry_after = _retry_after(exc)
+        retry_after = _retry_after(exc) if exc is not None else None
         if retry_after is not None:
             delay = max(delay, min(retry_after, self.backoff_max))
         return delay
 
-    def _exhausted(self, exc: Exception, what: str, retries: int) -> RetryBudgetExhausted:
-        reason = (
-            f"its {self.max_retries} retries"
-            if retries == self.max_retries
-            else f"the call's retry budget of {self.retry_budget_s:g} s"
+    def _used_up(self, retries: int) -> str:
+        if retries == self.max_retries:
+            return f"its {self.max_retries} retries"
+        return f"the call's retry budget of {self.retry_budget_s:g} s"
+
+    def _invalid_reply(self, detail: str, what: str, retries: int) -> InvalidReply:
+        return InvalidReply(
+            f"{what} to {self.base_url} got HTTP 200 without a valid completion {retries + 1} times and used up "
+            f"{self._used_up(retries)}; last reply: {self._scrub(detail)}. Check that base_url points at an "
+            "OpenAI-compatible API (ending in /v1), not a web page or a proxy's error page, and the server's log."
         )
+
+    def _exhausted(self, exc: Exception, what: str, retries: int) -> RetryBudgetExhausted:
+        reason = self._used_up(retries)
         return RetryBudgetExhausted(
             f"{what} to {self.base_url} failed {retries + 1} times and used up {reason}; last error: "
             f"{self._describe(exc)}. Check that the server is up and not overloaded, lower max_concurrency, "
@@ -311,6 +424,21 @@ class OpenAIBackend(Backend):
             "their log-probabilities and needs a scoring-capable backend: a server whose completions "
             "endpoint returns prompt logprobs with echo=True (e.g. vLLM's OpenAI server), or VLLMBackend. "
             "Otherwise pick a generation-based strategy."
+        )
+
+    def _no_next_token_message(self, what: str, detail: str) -> str:
+        return (
+            f"{what} to {self.base_url} was refused ({detail}). The next-token scoring path needs a server that "
+            "returns the log-probabilities of requested next tokens (vLLM's OpenAI server: logprob_token_ids); "
+            "use scoring_path='prompt-logprobs' (echo) or 'auto' with other servers."
+        )
+
+    def _neither_message(self, echo_detail: str) -> str:
+        tried = f"next-token: {self._next_token_refused}; " if self._next_token_refused else (
+            "next-token: not tried, it needs tokenizer=; ")
+        return (
+            f"{self.base_url} supports neither scoring path ({tried}prompt-logprobs: {echo_detail}). Score with "
+            "vLLM's OpenAI server or VLLMBackend, or pick a generation-based strategy."
         )
 
     def _describe(self, exc: Exception) -> str:
@@ -339,9 +467,57 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
-def _cached_tokens(usage: Any) -> int | None:
-    details = getattr(usage, "prompt_tokens_details", None)
-    return getattr(details, "cached_tokens", None)
+def _cached_tokens(usage: dict) -> int | None:
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return cached if isinstance(cached, int) else None
+
+
+def _read_reply(text: str, kind: str) -> dict:
+    """The body of a 200 reply as a dict, if it is a valid ``kind`` ("chat" or "completion") reply.
+
+    Raises:
+        _BadReply: what is wrong, quoting the start of the body.
+    """
+    quote = repr(text[:_QUOTE_CHARS]) + (f" ... ({len(text)} characters)" if len(text) > _QUOTE_CHARS else "")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise _BadReply(f"a body that is not JSON: {quote}") from None
+    problem = _reply_problem(data, kind)
+    if problem:
+        raise _BadReply(f"{problem}: {quote}")
+    return data
+
+
+def _reply_problem(data: Any, kind: str) -> str | None:
+    if not isinstance(data, dict):
+        return f"JSON that is not an object but a {type(data).__name__}"
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return "no choices (choices: [])" if choices == [] else "JSON without a 'choices' list"
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        return "a choice that is not an object"
+    usage = data.get("usage")
+    if usage is not None and not (isinstance(usage, dict) and isinstance(usage.get("prompt_tokens", 0), int)):
+        return "a malformed 'usage'"
+    if kind == "chat":
+        message = choice.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content", ""), (str, type(None))):
+            return "a chat choice without a message"
+        return None
+    if not isinstance(choice.get("text"), str):
+        return "a completion choice without text"
+    logprobs = choice.get("logprobs")
+    if logprobs is None:
+        return None
+    if not isinstance(logprobs, dict):
+        return "logprobs that are not an object"
+    for key in ("tokens", "token_logprobs", "text_offset", "top_logprobs"):
+        if not isinstance(logprobs.get(key, []), (list, type(None))):
+            return f"logprobs.{key} that is not a list"
+    return None
 
 
 def _load_tokenizer(name: str) -> Any:

@@ -74,3 +74,107 @@ def scripted_backend(
     finally:
         backend.close()
         server.close()
+
+
+# --------------------------------------------------------------------------------------------- completions
+
+
+def toy_logprob(prefix: "list[int]", token: int) -> float:
+    """The :class:`CompletionServer`'s language model: a fixed, made-up log p(token | prefix)."""
+    h = (sum(prefix) * 31 + len(prefix) * 17 + token * 7) % 101
+    return -0.5 - h / 25.0
+
+
+class CompletionServer:
+    """Serves ``POST /v1/completions`` (and a fixed chat reply) on 127.0.0.1 with :func:`toy_logprob`.
+
+    A token-id prompt is scored as given; a text prompt is one token per character (``ord``). Echo
+    requests (``echo=True, max_tokens=0``) get every prompt token's log-probability; ``max_tokens=1``
+    requests get ``top_logprobs[0]`` with the sampled token (id 1) and each ``logprob_token_ids``
+    entry, keyed ``token_id:N`` when ``return_tokens_as_token_ids`` is set, else by ``decode(id)``.
+
+    Behaviour switches: ``echo`` (False: HTTP 400 to echo), ``next_token`` (``"token_ids"``: honour
+    ``logprob_token_ids``; ``"ignore"``: answer as a server that does not know it; ``"refuse"``: HTTP
+    400), ``bad_replies`` (bodies sent with HTTP 200 before any valid reply, one per request, as
+    ``(content_type, body)``; ``bad_default``: sent to every request once those are used, if set).
+    Every request body is kept in ``requests``.
+    """
+
+    def __init__(self, decode: "Callable[[int], str] | None" = None) -> None:
+        self.decode = decode or chr
+        self.echo = True
+        self.next_token = "token_ids"
+        self.bad_replies: list[tuple[str, str]] = []
+        self.bad_default: "tuple[str, str] | None" = None
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with server.lock:
+                    server.requests.append({"path": self.path, "body": body})
+                    bad = server.bad_replies.pop(0) if server.bad_replies else server.bad_default
+                if bad is not None:
+                    return self._send(200, bad[1].encode(), bad[0])
+                status, payload = server.answer(self.path, body)
+                self._send(status, json.dumps(payload).encode(), "application/json")
+
+            def _send(self, status: int, data: bytes, content_type: str) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def answer(self, path: str, body: dict) -> "tuple[int, dict]":
+        """The HTTP status and JSON reply to one request."""
+        def refuse(message: str) -> "tuple[int, dict]":
+            return 400, {"error": {"message": message, "type": "BadRequestError"}}
+
+        if path.endswith("/chat/completions"):
+            return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": "Rock"}}],
+                         "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
+        prompt = body["prompt"]
+        ids = list(prompt) if isinstance(prompt, list) else [ord(c) for c in prompt]
+        tokens = [self.decode(i) for i in ids]
+        usage = {"prompt_tokens": len(ids), "completion_tokens": 0, "total_tokens": len(ids)}
+        if body.get("echo"):
+            if not self.echo:
+                return refuse("echo is not supported")
+            lps = [None] + [toy_logprob(ids[:k], ids[k]) for k in range(1, len(ids))]
+            logprobs = {"tokens": tokens, "token_logprobs": lps, "top_logprobs": [None] * len(ids),
+                        "text_offset": [sum(map(len, tokens[:k])) for k in range(len(ids))]}
+            text = "".join(tokens)
+        else:
+            wanted = body.get("logprob_token_ids")
+            if wanted and self.next_token == "refuse":
+                return refuse("unknown field: logprob_token_ids")
+            if self.next_token == "ignore":
+                wanted = None
+            key = (lambda i: f"token_id:{i}") if body.get("return_tokens_as_token_ids") and wanted else self.decode
+            step = {key(i): toy_logprob(ids, i) for i in [1, *(wanted or [])]}
+            logprobs = {"tokens": [key(1)], "token_logprobs": [toy_logprob(ids, 1)], "top_logprobs": [step],
+                        "text_offset": [0]}
+            text = self.decode(1)
+            usage["completion_tokens"] = 1
+        choice = {"index": 0, "text": text, "finish_reason": "length", "logprobs": logprobs}
+        return 200, {"id": "cmpl", "object": "text_completion", "created": 0, "model": body.get("model", ""),
+                     "choices": [choice], "usage": usage}
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
