@@ -76,6 +76,44 @@ def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None =
     return {**result.info["episode"], **{f"{t}_accuracy": v for t, v in by_target.items()}}
 
 
+def play_two_seat(env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: int,
+                  options: dict | None = None) -> dict[str, Any]:
+    """One episode of ``tom/Persuasion-TwoSeat-v1``: both seats predict, act and observe; the persuader
+    is scored by ``wrappers.AECToMRecorder``, the persuadee (its ``strategy`` target) by a
+    ``wrappers.ToMScorer`` on ``env.seat_view()``. Returns the persuader's outcome with
+    ``<target>_accuracy`` for its targets, ``persuadee_strategy_accuracy`` and ``persuadee_return``."""
+    from tom_envs.persuasion.mind_two_seat import PERSUADEE, PERSUADER
+    from wrappers import AECToMRecorder, ToMScorer
+
+    recorded = env if isinstance(env, AECToMRecorder) else AECToMRecorder(env)
+    base = recorded.unwrapped
+    persuader.reset(policy_seed(seed))
+    persuadee.reset(policy_seed(seed + 1_000_003))
+    recorded.reset(seed=seed, options=options)
+    seat = ToMScorer(base.seat_view(PERSUADEE))
+    seat.start()
+    returns = {PERSUADER: 0.0, PERSUADEE: 0.0}
+    for agent in recorded.agent_iter(max_iter=4 * base.horizon + 4):
+        obs, reward, term, trunc, info = recorded.last()
+        returns[agent] += float(reward)
+        if term or trunc:
+            recorded.step(None)
+            continue
+        policy = persuader if agent == PERSUADER else persuadee
+        if agent == PERSUADER:
+            recorded.record_prediction(persuader.predict(obs, info))
+        else:
+            seat.record_prediction(persuadee.predict(obs, info))
+        recorded.step(policy.act(obs, info))
+        if agent == PERSUADER:
+            seat.score()
+    summary = recorded.episode_summary()
+    seat_summary = seat.summary()
+    return {**summary["outcome"], **{f"{t}_accuracy": v for t, v in summary.get("tom_accuracy_by_target", {}).items()},
+            "persuadee_strategy_accuracy": seat_summary["tom_accuracy"], "persuadee_return": returns[PERSUADEE],
+            "persuader_return": returns[PERSUADER]}
+
+
 def _families(families: Any) -> list[str]:
     from tom_envs.persuasion.mind_env import resolve_families
 

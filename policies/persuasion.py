@@ -332,6 +332,26 @@ class MindOraclePersuader(BasePolicy):
 MIND_PERSUADERS = {"random": MindRandomPersuader, "open-loop": OpenLoopPersuader, "tracking": TrackingPersuader,
                    "bayes": BayesPersuader, "oracle": MindOraclePersuader}
 
+
+
+class SimulatedMindPersuadee(BasePolicy):
+    """Fills the persuadee seat of ``tom/Persuasion-TwoSeat-v1``: it replies as its mind does (the
+    env's ``FAITHFUL`` reply, drawn by the persona's dynamics), and predicts that the persuader's next
+    line answers the concern it voiced last (else repeats the strategy it heard last)."""
+
+    makes_predictions = True
+
+    def act(self, observation: Any, info: dict) -> int:
+        from tom_envs.persuasion.mind_two_seat import FAITHFUL
+
+        return FAITHFUL
+
+    def predict(self, observation: Any, info: dict) -> dict[str, int]:
+        obs = np.asarray(observation)
+        topic, heard = int(obs[1]), int(obs[2])
+        return {"strategy": topic - 1 if topic else (heard if heard <= N_PRINCIPLES else 0)}
+
+
 __all__ = ["BanditPersuader", "BayesPersuader", "FixedPrinciplePersuader", "MIND_PERSUADERS", "MindOraclePersuader",
            "MindRandomPersuader", "OpenLoopPersuader", "OraclePersuader", "PERSUADERS", "RandomAnswerer",
-           "RandomPersuader", "SimulatedPersuadee", "TrackingPersuader"]
+           "RandomPersuader", "SimulatedMindPersuadee", "SimulatedPersuadee", "TrackingPersuader"]

@@ -213,7 +213,15 @@ register(
     "tom_envs.persuasion.two_seat:PersuasionAECEnv",
     kind="aec",
     family="persuasion",
-    summary="persuader and persuadee seats (PettingZoo AEC), e.g. for two LLMs",
+    summary="legacy two seats: the persuadee states a stance, no hidden state (use v1)",
+    builtin=True,
+)
+register(
+    "tom/Persuasion-TwoSeat-v1",
+    "tom_envs.persuasion.mind_two_seat:PersuasionMindAECEnv",
+    kind="aec",
+    family="persuasion",
+    summary="persuader and persuadee seats (AEC); the persuadee voices a hidden desire/belief/intention (persona in its prompt) and is rewarded for fidelity",
     builtin=True,
 )
 _NEGOTIATION = "tom_envs.negotiation.env:NegotiationEnv"

@@ -1,0 +1,317 @@
+"""Two-seat live persuasion v1 (PettingZoo AEC): the persuadee seat voices a hidden mind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import logger, spaces
+
+from tom_envs.aec import TomAECEnv
+from tom_envs.errors import InvalidAction, UnsupportedRenderMode
+from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, WARM, Family,
+                                      MindModel, model_for, obs_parts)
+from tom_envs.persuasion.mind_env import (HEARD, INTENTIONS, NOT_YET, parse_utterance_action, resolve_families)
+from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
+from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
+from tom_envs.persuasion.planning import oracle_for, planner_for, references
+from tom_envs.persuasion.reader import ScriptedReader, check_reading
+from tom_envs.persuasion.scenarios import NAMES
+from tom_envs.qa import DIALOGUE_HEADER
+from tom_envs.tom import ToMSpec
+
+PERSUADER, PERSUADEE = "persuader_0", "persuadee_0"
+AGREE = N_OBS  # the persuadee's reply "I agree"
+FAITHFUL = N_OBS + 1  # "reply as my mind does": the reply the persona's dynamics drew
+N_REPLIES = N_OBS + 2
+PERSUADEE_SPEC = ToMSpec(targets={"strategy": spaces.Discrete(len(HEARD))}, outcome=("fidelity", "replies"),
+                         predictor=PERSUADEE)
+
+
+class PersuadeeSeatView:
+    """The persuadee seat's ToM contract (``tom_spec``, ``tom_truth``, ``tom_outcome``), for a
+    :class:`wrappers.ToMScorer` built on it: its target ``strategy`` (``Discrete(7)``: the principle
+    the persuader's next line carries, 6 nothing -- 001's strategy-prediction question) resolves on
+    each persuader step."""
+
+    def __init__(self, env: "PersuasionMindAECEnv") -> None:
+        self._env = env
+        self.tom_spec = PERSUADEE_SPEC
+
+    def tom_truth(self) -> dict[str, int]:
+        return dict(self._env._seat_truth)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        return {"fidelity": self._env.fidelity(), "replies": len(self._env._faithful)}
+
+
+class PersuasionMindAECEnv(TomAECEnv):
+    """A persuader seat and a persuadee seat; the persuadee's mind is the v1 model's hidden state.
+
+    At reset a family, scenario, names and a persona are drawn as in
+    :class:`~tom_envs.persuasion.mind_env.PersuasionMindEnv`. The persuadee speaks first (its
+    opening), then the seats alternate: a persuader line (a principle, or an utterance read by the
+    ``reader``) moves the persuadee's hidden desire, belief and intention by the persona's dynamics,
+    which also draw the reply the persona would give; the persuadee seat then replies. It may reply
+    :data:`FAITHFUL` ("as my mind does": the drawn reply), :data:`AGREE`, or any reply index
+    (tone x topic, see :mod:`tom_envs.persuasion.mind`), optionally with its own words
+    (``{"action": i, "utterance": text}``). Its persona and current mind are in its prompt,
+    ``text(persuadee_0)``; nothing numeric returned to either seat carries them.
+
+    ## Action Space
+    ``persuader_0``: ``Discrete(6)`` (a principle) or a dict with an utterance.
+    ``persuadee_0``: ``Discrete(20)``: 0-17 a reply (tone * 6 + topic), 18 agree, 19 faithful.
+
+    ## Observation Space
+    Both seats: an int64 ``Box`` of shape (5,) with bounds ``[2, 5, 7, n_families - 1, horizon]``:
+    the last reply's tone and topic, the strategy read in the last persuader line (7 none yet), the
+    family index, the persuader lines left. Text: ``text(agent)`` (``wrappers.AECTextObservation``).
+
+    ## Rewards
+    ``persuader_0``: 1.0 when the persuadee seat agrees. ``persuadee_0``: 1.0 per reply that its mind
+    allows (agreeing exactly when the persona agreed; otherwise a warm tone exactly when the line
+    landed, and no concern but its own), else 0.0 -- its objective is to voice its persona faithfully.
+
+    ## Episode End
+    On an agreement or after ``horizon`` persuader lines and their replies.
+
+    ## ToM contract
+    Predictor ``persuader_0``: targets ``desire``, ``belief``, ``intention`` (the persuadee's state
+    before each persuader line), scored by ``wrappers.AECToMRecorder``; outcome ``success``,
+    ``regret`` (summed V - Q at the exact posterior given the replies seen; None once a reply the
+    persona could not have given has been seen), ``bayes_success``, ``oracle_success``,
+    ``open_loop_success``, ``fidelity``, ``rounds``. The persuadee seat's literal ToM:
+    :meth:`seat_view` (target ``strategy``), scored by ``wrappers.ToMScorer(env.seat_view())``.
+
+    ## Arguments
+    ``families``, ``horizon`` (default 4), ``reader``, ``expose_state`` (the oracle: the persuader's
+    info carries ``state_index``, ``state`` and ``persona``), ``render_mode`` (``"ansi"``).
+
+    ## Version History
+    * v1: hidden desire, belief and intention; the persuadee seat voices them and is rewarded for it.
+    """
+
+    metadata = {"name": "tom_persuasion_two_seat_v1", "render_modes": ["ansi"], "is_parallelizable": False}
+    tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
+                                "intention": spaces.Discrete(len(CONCERNS))},
+                       outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success", "fidelity",
+                                "rounds"),
+                       predictor=PERSUADER)
+
+    def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+            raise InvalidPersona(f"horizon is the number of persuader lines, a positive integer; got {horizon!r}")
+        if render_mode not in (None, "ansi"):
+            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.families = resolve_families(families)
+        self.horizon = int(horizon)
+        self.reader = ScriptedReader() if reader is None else reader
+        self.expose_state = bool(expose_state)
+        self.render_mode = render_mode
+        self.possible_agents = [PERSUADER, PERSUADEE]
+        high = np.array([len(TONES) - 1, len(TOPICS) - 1, NOT_YET, len(self.families) - 1, self.horizon], dtype=np.int64)
+        self.observation_spaces = {a: spaces.Box(0, high, shape=(5,), dtype=np.int64) for a in self.possible_agents}
+        self.action_spaces = {PERSUADER: spaces.Discrete(len(PRINCIPLES)), PERSUADEE: spaces.Discrete(N_REPLIES)}
+        self._truth: dict[str, int] = {}
+        self._seat_truth: dict[str, int] = {}
+        self._faithful: list[bool] = []
+
+    # ------------------------------------------------------------------ AEC
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        rng = self.reseed(seed)
+        options = dict(options or {})
+        names = [f.name for f in self.families]
+        if "family" in options and options["family"] not in names:
+            raise InvalidPersona(f"family {options['family']!r} is not in this env ({', '.join(names)})")
+        self.family_index = names.index(options["family"]) if "family" in options else int(rng.integers(len(names)))
+        self.family: Family = self.families[self.family_index]
+        self.model: MindModel = model_for(self.family)
+        self.planner = planner_for(self.model, self.horizon)
+        self.oracle = oracle_for(self.model, self.horizon)
+        self.refs = references(self.model, self.horizon)
+        self.scenario = self.family.scenarios[int(rng.integers(len(self.family.scenarios)))]
+        a, b = rng.choice(len(NAMES), size=2, replace=False)
+        self.names = {"persuader": NAMES[int(a)], "persuadee": NAMES[int(b)]}
+        persona = self.family.persona_index(options["persona"]) if "persona" in options else None
+        self.state_index, self.drawn = self.model.sample_initial(rng, persona)
+        self.mind_agreed, self.landed, self.opening = False, False, True
+        self.tone, self.topic, self.heard_last = 0, 0, NOT_YET
+        self.round, self.agreed = 0, False
+        self.posterior: np.ndarray | None = None
+        self._regrets: list[float] = []
+        self._oracle_regrets: list[float] = []
+        self._faithful = []
+        self._truth, self._seat_truth = {}, {}
+        self.transcript: list[str] = []
+        self.start_episode(PERSUADEE)
+        self.infos = {ag: self._info(ag) for ag in self.agents}
+
+    def observe(self, agent: str) -> np.ndarray:
+        return np.array([self.tone, self.topic, self.heard_last, self.family_index, self.horizon - self.round],
+                        dtype=np.int64)
+
+    def play(self, agent: str, action: Any) -> None:
+        if agent == PERSUADER:
+            self._persuader_turn(action)
+        else:
+            self._persuadee_turn(action)
+        self.infos = {ag: self._info(ag) for ag in self.agents}
+
+    def seat_view(self, agent: str = PERSUADEE) -> PersuadeeSeatView:
+        """The persuadee seat's ToM contract (see :class:`PersuadeeSeatView`)."""
+        if agent != PERSUADEE:
+            raise InvalidAction(f"seat_view is the persuadee seat's ({PERSUADEE}); the persuader's is the env's tom_spec")
+        return PersuadeeSeatView(self)
+
+    # ------------------------------------------------------------------ ToM contract
+    def tom_truth(self) -> dict[str, int]:
+        """After a persuader step: the persuadee's desire, belief and intention before that line."""
+        return dict(self._truth)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        if not self.started:
+            return {"success": False, "regret": None, "bayes_success": None, "oracle_success": None,
+                    "open_loop_success": None, "fidelity": None, "rounds": 0}
+        regret = None if self.posterior is None and self.round > 0 else float(sum(self._regrets))
+        return {"success": self.agreed, "regret": regret, "bayes_success": self.refs.bayes,
+                "oracle_success": self.refs.oracle, "open_loop_success": self.refs.open_loop,
+                "fidelity": self.fidelity(), "rounds": self.round}
+
+    def fidelity(self) -> float | None:
+        """Share of the persuadee seat's replies its mind allowed (None before its first)."""
+        return float(np.mean(self._faithful)) if self._faithful else None
+
+    # ------------------------------------------------------------------ text
+    def text(self, agent: str) -> str:
+        """The seat's prompt. The persuadee's holds its persona and its current mind."""
+        er, ee = self.names["persuader"], self.names["persuadee"]
+        head = [f"Background: {self.scenario.background.format(er=er, ee=ee)}"]
+        if agent == PERSUADER:
+            head.append(f"You are {er}. You want {ee} to {self.scenario.goal}.")
+            tail = ["", "Persuasion principles (001, Table 3):",
+                    *[f"{i}. {n}: {INTENTIONS[n]}" for i, n in enumerate(PRINCIPLES)]]
+        else:
+            st = self.model.state(self.state_index)
+            persona = self.family.personas[st.persona]
+            mind = ("you have decided to agree" if self.mind_agreed else
+                    f"you are {'considering it' if st.desire else 'against it'}, you feel {er} is "
+                    f"{'pushing you' if st.belief else 'sincere'}, and you {CONCERN_TEXT[CONCERNS[st.concern]]}")
+            head += [f"You are {ee}. {er} wants you to {self.scenario.goal}. {persona.description}",
+                     f"Right now {mind}."]
+            tail = ["", "Reply in character (or agree only if you are convinced)."]
+        return "\n".join([*head, "", DIALOGUE_HEADER, *self.transcript, *tail])
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
+            return None
+        return "\n".join(self.transcript) if self.started else ""
+
+    # ------------------------------------------------------------------ turns
+    def _persuader_turn(self, action: Any) -> None:
+        declared, utterance = parse_utterance_action(action)
+        rng = self.np_random
+        if utterance is None:
+            strategy = int(declared)  # type: ignore[arg-type]
+            utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
+        else:
+            try:
+                strategy = check_reading(self.reader.read(utterance, self.scenario.goal))
+            except ValueError as err:
+                raise InvalidPersona(f"the reader {type(self.reader).__name__} misbehaved: {err}") from None
+        self._seat_truth = {"strategy": strategy}
+        if self.mind_agreed:
+            self._truth = {}
+            self.drawn = AGREE
+        else:
+            st = self.model.state(self.state_index)
+            self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
+            if self.posterior is not None:
+                self._regrets.append(self.planner.gap(self.posterior, self.round, strategy))
+            self._oracle_regrets.append(self.oracle.gap(self.round, self.state_index, strategy))
+            agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
+            if agreed:
+                self.mind_agreed, self.drawn = True, AGREE
+            else:
+                self.state_index, self.drawn = int(s2), int(reply)  # type: ignore[arg-type]
+        self._strategy = strategy
+        self.heard_last = strategy
+        self.transcript.append(f"{self.names['persuader']} says: {utterance}")
+        self.agent_selection = PERSUADEE
+
+    def _persuadee_turn(self, action: Any) -> None:
+        if isinstance(action, dict):
+            reply, text = self._parse_reply(action.get("action", FAITHFUL)), action.get("utterance")
+            if text is not None and not isinstance(text, str):
+                raise InvalidAction(f"the utterance must be a string, got {text!r}")
+        else:
+            reply, text = self._parse_reply(action), None
+        if reply == FAITHFUL:
+            reply = self.drawn
+        allowed = self._allowed(reply)
+        self._truth, self._seat_truth = {}, {}
+        rng = self.np_random
+        opening, self.opening = self.opening, False
+        if not opening:
+            self._faithful.append(allowed)
+            self.rewards[PERSUADEE] = float(allowed)
+            self.round += 1
+        if reply == AGREE:
+            self.agreed = True
+            line = text if text is not None else agree_line(self.scenario.goal, rng)
+            self.rewards[PERSUADER] = 1.0
+        else:
+            self.tone, self.topic = obs_parts(reply)
+            line = text if text is not None else reply_line(self.tone, self.topic, rng)
+            self._track(reply, opening)
+        self.transcript.append(f"{self.names['persuadee']} says: {line}")
+        if self.agreed or self.round >= self.horizon:
+            self.terminations = {a: True for a in self.agents}
+        self.agent_selection = PERSUADER
+
+    def _parse_reply(self, action: Any) -> int:
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = int(action)
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= int(action) < N_REPLIES:
+            raise InvalidAction(f"the persuadee replies with an index in 0..{N_REPLIES - 1} (0-17 tone * 6 + topic, "
+                                f"{AGREE} agree, {FAITHFUL} as its mind does), optionally as "
+                                f"{{'action': i, 'utterance': text}}; got {action!r}")
+        return int(action)
+
+    def _allowed(self, reply: int) -> bool:
+        """Whether the persona's mind could have given ``reply`` now."""
+        if self.drawn == AGREE or reply == AGREE:
+            return reply == self.drawn
+        st = self.model.state(self.state_index)
+        tone, topic = obs_parts(reply)
+        drawn_tone = obs_parts(self.drawn)[0]
+        tone_ok = (tone == WARM) == (drawn_tone == WARM)
+        return tone_ok and topic in (0, 1 + st.concern)
+
+    def _track(self, reply: int, opening: bool) -> None:
+        """The exact posterior of a persuader that sees this reply (None after an impossible one)."""
+        if opening:
+            p = self.model.initial * self.model.opening[:, reply]
+        elif self.posterior is None or self.round >= self.horizon:
+            return
+        else:
+            p = self.model.joint(self.posterior, self._strategy)[:, reply]
+        self.posterior = p / p.sum() if p.sum() > 0 else None
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        info: dict[str, Any] = {"turn": self.round, "round": self.round, "horizon": self.horizon,
+                                "family": self.family.name, "goal": self.scenario.goal}
+        if agent == PERSUADER and self.expose_state:
+            st = self.model.state(self.state_index)
+            info.update(persona=self.family.personas[st.persona].name, state_index=self.state_index,
+                        state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern})
+        return info
+
+
+def env(**kwargs: Any) -> PersuasionMindAECEnv:
+    """The AEC env (PettingZoo module convention)."""
+    return PersuasionMindAECEnv(**kwargs)
+
