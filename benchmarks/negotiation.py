@@ -52,7 +52,8 @@ from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, S
 LLM_MEDIATORS = ("llm-generic", "llm-social")
 ATTITUDES = ("stated", "keyword", "llm")
 MI_JUDGES = ("rule-based", "llm")
-PARTIES = ("scripted", "llm")
+PARTIES = ("scripted", "llm", "llm-inner-thoughts")
+BUDGETS = ("paper", "release")
 
 
 def _scripted(name: str) -> Callable[[Scenario, LLMMediatorFactory | None], BasePolicy]:
@@ -95,7 +96,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who scores interventions: the rule-based judge, or the LLM judge on --backend/--model")
     parser.add_argument("--parties", choices=PARTIES, default="scripted",
                         help="who plays the party seats: the env's scripted parties, or LLM parties on "
-                             "--backend/--model (all parties decide a turn in one backend call per stage)")
+                             "--backend/--model: 'llm' follows the release's loop (memory and saliency, two "
+                             "thoughts each, motivation with the case's thresholds, turn allocation, nobody twice "
+                             "in a row; only the speaker's thought is put into words), 'llm-inner-thoughts' has "
+                             "every party think, score and word a line each turn (all parties decide a turn in "
+                             "one backend call per stage)")
+    parser.add_argument("--budget", choices=BUDGETS, default=None,
+                        help="turns per episode: 'paper' (2 x parties x topics, at least 20; default with scripted "
+                             "parties) or 'release' (the release's loop: 4 x parties x topics; default with LLM parties)")
     parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
@@ -155,12 +163,13 @@ def run(args: argparse.Namespace) -> int:
         factory = llm_mediator_factory(backend, args.fallback)
         extractor = llm_extractor_factory(backend, args.fallback)
         judge = llm_judge_factory(backend, args.fallback)
-        party_factory = llm_party_factory(backend, args.fallback)
+        party_factory = llm_party_factory(backend, args.fallback,
+                                          "inner_thoughts" if args.parties == "llm-inner-thoughts" else "release")
     try:
         rows, records = evaluate(levels, mediators, scenarios, args.episodes, args.seed, Path(args.out), factory,
                                  ident, attitudes=args.attitudes, extractor_factory=extractor, mi_judge=args.mi_judge,
                                  judge_factory=judge, progress=None if args.format != "json" else False,
-                                 parties=args.parties, party_factory=party_factory,
+                                 parties=args.parties, party_factory=party_factory, budget=args.budget,
                                  lockstep=getattr(args, "lockstep", 1), metrics=getattr(args, "metrics", "release"))
     finally:
         if backend is not None:
@@ -168,6 +177,12 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
     if args.format != "json" and format_movement(rows):
         print(format_movement(rows))
+    if args.format != "json" and args.parties != "scripted":
+        loop = ("the release's loop: memory, two thoughts each, motivation with the case's thresholds, turn "
+                "allocation, nobody twice in a row" if args.parties == "llm" else "inner thoughts, every party every turn")
+        budget = args.budget or "release"
+        print(f"Parties: LLM ({loop}) on {args.backend} {args.model}; turns: {budget} budget "
+              f"({'4' if budget == 'release' else '2'} x parties x topics).")
     written = plot(records, Path(args.plot)) if args.plot else []
     if written and args.format != "json":
         print("\n".join(f"wrote {path}" for path in written))
@@ -191,12 +206,13 @@ class NegotiationCell(Cell):
     attitudes: str = "stated"
     mi_judge: str = "rule-based"
     parties: str = "scripted"
+    budget: str = "paper"
 
     def config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": self.conflict_mode,
                                   "mediator": self.mediator}
         if self.llm and (self.mediator in LLM_MEDIATORS or self.attitudes == "llm" or self.mi_judge == "llm"
-                         or self.parties == "llm"):
+                         or self.parties != "scripted"):
             config["llm"] = dict(self.llm)
         if self.attitudes != "stated":
             config["attitudes"] = self.attitudes
@@ -204,6 +220,8 @@ class NegotiationCell(Cell):
             config["mi_judge"] = self.mi_judge
         if self.parties != "scripted":
             config["parties"] = self.parties
+        if self.budget != "paper":
+            config["budget"] = self.budget
         return config
 
     def slug(self) -> str:
@@ -245,7 +263,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
              out: Path, llm_factory: LLMMediatorFactory | None = None, ident: dict[str, Any] | None = None,
              attitudes: str = "stated", extractor_factory: Any = None, mi_judge: str = "rule-based",
              judge_factory: Any = None, progress: bool | None = False, parties: str = "scripted",
-             party_factory: Any = None, lockstep: int = 1,
+             party_factory: Any = None, lockstep: int = 1, budget: str | None = None,
              metrics: str = "release") -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
     """Run (or resume) the grid; returns Table 1 rows and the records per (conflict mode, mediator).
 
@@ -272,16 +290,19 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
         raise NegotiationConfigError("MI judge 'llm' needs an LLM backend (--backend/--model)")
     if parties not in PARTIES:
         raise NegotiationConfigError(f"unknown parties {parties!r}; choose from {', '.join(PARTIES)}")
-    if parties == "llm" and party_factory is None:
-        raise NegotiationConfigError("parties 'llm' need an LLM backend (--backend/--model)")
+    if parties != "scripted" and party_factory is None:
+        raise NegotiationConfigError(f"parties {parties!r} need an LLM backend (--backend/--model)")
+    budget = budget or ("paper" if parties == "scripted" else "release")
+    if budget not in BUDGETS:
+        raise NegotiationConfigError(f"unknown budget {budget!r}; choose from {', '.join(BUDGETS)}")
     unknown = [m for m in mediators if m not in POLICIES]
     if unknown:
         raise NegotiationConfigError(f"unknown --mediator {unknown}; choose from {', '.join(POLICIES)}")
     specs = [resolve_scenario(s) for s in scenarios]
     parts_for = Parts(attitudes, mi_judge, extractor_factory, judge_factory,
-                       party_factory if parties == "llm" else None)
+                       party_factory if parties != "scripted" else None, budget)
     rows, records = [], {}
-    for cell in grid(levels, mediators, ident, attitudes, mi_judge, parties):
+    for cell in grid(levels, mediators, ident, attitudes, mi_judge, parties, budget):
         if cell.mediator in LLM_MEDIATORS and llm_factory is None:
             raise NegotiationConfigError(f"mediator {cell.mediator!r} needs an LLM backend (--backend/--model)")
         recs = run_cell(cell, list(zip(scenarios, specs)), range(seed, seed + runs), out, parts_for, llm_factory,
@@ -293,9 +314,11 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
 
 
 def grid(levels: Sequence[str], mediators: Sequence[str], ident: Mapping[str, Any] | None = None,
-         attitudes: str = "stated", mi_judge: str = "rule-based", parties: str = "scripted") -> list[NegotiationCell]:
+         attitudes: str = "stated", mi_judge: str = "rule-based", parties: str = "scripted",
+         budget: str | None = None) -> list[NegotiationCell]:
     """Table 1's cells, in its column order: every conflict mode of ``levels`` x ``mediators``."""
-    return [NegotiationCell(level, mode, med, ident or None, attitudes, mi_judge, parties)
+    budget = budget or ("paper" if parties == "scripted" else "release")
+    return [NegotiationCell(level, mode, med, ident or None, attitudes, mi_judge, parties, budget)
             for level in levels for mode in DIFFICULTY_MODES[level] for med in mediators]
 
 
@@ -303,13 +326,13 @@ def cells(args: argparse.Namespace) -> list[NegotiationCell]:
     """The cells the command line asks for (the declaration's ``cells``)."""
     return grid(_names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES)),
                 _names(args.mediator, "--mediator", "mediator", list(POLICIES)), _ident(args), args.attitudes,
-                args.mi_judge, args.parties)
+                args.mi_judge, args.parties, getattr(args, "budget", None))
 
 
 def _ident(args: argparse.Namespace) -> dict[str, Any]:
     """Which LLM decides, reads or judges (none: empty)."""
     if not (any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
-            or args.mi_judge == "llm" or args.parties == "llm"):
+            or args.mi_judge == "llm" or args.parties != "scripted"):
         return {}
     return {"backend": args.backend, "model": args.model, "base_url": args.base_url, "fallback": args.fallback}
 
@@ -390,7 +413,7 @@ def _record(cell: NegotiationCell, name: str, seed: int, episode: dict, counters
     return rec
 
 
-__all__ = ["ATTITUDES", "BENCHMARK", "LLM_MEDIATORS", "MEDIATOR_ONLY", "MI_JUDGES", "PARTIES", "POLICIES", "PUBLISHED",
+__all__ = ["ATTITUDES", "BENCHMARK", "BUDGETS", "LLM_MEDIATORS", "MEDIATOR_ONLY", "MI_JUDGES", "PARTIES", "POLICIES", "PUBLISHED",
            "ROWS", "NegotiationCell", "PartyTeam", "add_arguments", "cell_path", "cells", "evaluate", "format_table",
            "grid", "llm_extractor_factory", "llm_judge_factory", "llm_mediator_factory", "llm_party_factory",
            "play_episode", "plot", "run", "run_cell", "summarise"]

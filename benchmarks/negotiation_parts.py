@@ -38,11 +38,12 @@ def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Callable[[Sc
     return lambda scenario: LLMAttitudeExtractor(backend, scenario, fallback=fallback)
 
 
-def llm_party_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
-    """Builds one LLM party (:class:`~policies.negotiation_llm.LLMParty`) on ``backend`` for a scenario."""
+def llm_party_factory(backend: Any, fallback: str = "raise", strategy: str = "release") -> Callable[[Scenario], Any]:
+    """Builds one LLM party (:class:`~policies.negotiation_llm.LLMParty`) on ``backend`` for a scenario;
+    ``strategy`` ``"release"`` (the release's loop) or ``"inner_thoughts"``."""
     from policies.negotiation_llm import LLMParty
 
-    return lambda scenario: LLMParty(backend, scenario, fallback=fallback)
+    return lambda scenario: LLMParty(backend, scenario, fallback=fallback, strategy=strategy)
 
 
 def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
@@ -50,6 +51,14 @@ def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenar
     from policies.negotiation_llm import LLMMIJudge
 
     return lambda scenario: LLMMIJudge(backend, scenario, fallback=fallback)
+
+
+def release_budget(scenario: Scenario) -> int:
+    """The release loop's turns: ``4 * (participants - 1) * issues`` with the mediator among the
+    participants, i.e. 4 x parties x topics (at least the env's 20)."""
+    from tom_envs.negotiation.scenario import MIN_TURNS
+
+    return max(MIN_TURNS, 4 * len(scenario.parties) * len(scenario.topics))
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,7 @@ class Parts:
     extractor_factory: Any = None
     judge_factory: Any = None
     party_factory: Any = None  # LLM parties in every party seat (None: the env's scripted parties)
+    budget: str = "paper"  # "release": the release loop's 4 x parties x topics turns
 
     def __call__(self, scenario: Scenario) -> dict[str, Any]:
         from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
@@ -74,6 +84,8 @@ class Parts:
             out["mi_judge"] = self.judge_factory(scenario)
         if self.party_factory is not None:
             out["party_seats"] = "all"
+        if self.budget == "release":
+            out["turn_budget"] = release_budget(scenario)
         return out
 
     def team(self, env: Any, scenario: Scenario) -> PartyTeam | None:
@@ -139,4 +151,4 @@ def format_movement(rows: list[dict]) -> str:
 
 
 __all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "format_movement", "llm_extractor_factory", "llm_judge_factory",
-           "llm_mediator_factory", "llm_party_factory", "movement"]
+           "llm_mediator_factory", "llm_party_factory", "movement", "release_budget"]

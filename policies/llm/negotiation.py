@@ -137,6 +137,14 @@ def seat_text(observation: Any, who: str) -> str:
     return observation
 
 
+def checked_config(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with the env's :class:`NegotiationActionError` turned into :class:`InvalidPolicyConfig`."""
+    try:
+        return fn(*args, "party")
+    except NegotiationActionError as exc:
+        raise InvalidPolicyConfig(str(exc)) from None
+
+
 def random_topic_option(scenario: Scenario, rng: np.random.Generator) -> tuple[int, int]:
     k = int(rng.integers(len(scenario.topics)))
     return k, int(rng.integers(len(scenario.topics[k].options)))
@@ -152,10 +160,13 @@ class PartyStrategy:
     """
 
     name = "base"
+    #: whether :meth:`decide` needs the conversation ``state`` (events, turn, conflict mode)
+    needs_state = False
 
-    def decide(self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str]) -> list[Any]:
-        """One env action per party (0 to pass), from the text each party's seat observes; sets each
-        party's ``last``."""
+    def decide(self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str],
+               state: dict | None = None) -> list[Any]:
+        """One env action per party (0 to pass), from the text each party's seat observes (and the
+        conversation ``state`` for strategies that keep a memory of it); sets each party's ``last``."""
         raise NotImplementedError  # pragma: no cover
 
 
@@ -164,7 +175,8 @@ class InnerThoughts(PartyStrategy):
 
     name = "inner_thoughts"
 
-    def decide(self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str]) -> list[Any]:
+    def decide(self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str],
+               state: dict | None = None) -> list[Any]:
         thoughts = ask_for(parties, lead, "thought", [self.thought(p, t) for p, t in zip(parties, texts)])
         speaking = [j for j, a in enumerate(thoughts) if a.value is not None]
         speakers = [parties[j] for j in speaking]
@@ -244,8 +256,18 @@ class InnerThoughts(PartyStrategy):
         return Ask(prompt, parse, rand)
 
 
-#: Party strategies by name (``LLMParty(strategy=...)``).
+#: Party strategies by name (``LLMParty(strategy=...)``); ``"release"`` (the release's own loop,
+#: :class:`policies.llm.negotiation_loop.ReleaseLoop`) is added on first use.
 PARTY_STRATEGIES: dict[str, type[PartyStrategy]] = {"inner_thoughts": InnerThoughts}
+
+
+def party_strategies() -> dict[str, type[PartyStrategy]]:
+    """:data:`PARTY_STRATEGIES` with the release loop registered."""
+    if "release" not in PARTY_STRATEGIES:
+        from policies.llm.negotiation_loop import ReleaseLoop
+
+        PARTY_STRATEGIES["release"] = ReleaseLoop
+    return PARTY_STRATEGIES
 
 
 # --------------------------------------------------------------------------------------------- parties
@@ -258,7 +280,12 @@ class LLMParty(UsesCaller, BasePolicy):
         backend: the model.
         scenario: the env's scenario (``env.scenario``), used to validate replies.
         allow_pass: the thought may be ``{"pass": true}`` (the seat then passes with action 0).
-        strategy: a name in :data:`PARTY_STRATEGIES`.
+        strategy: a name in :data:`PARTY_STRATEGIES`: ``"inner_thoughts"`` (default: thought, motivation
+            and words every turn for every party; the env lets the most motivated speak) or ``"release"``
+            (ProMediate-Eval's loop with memory, saliency, turn allocation and thresholds; only the chosen
+            speaker's thought is articulated, see :mod:`policies.llm.negotiation_loop`).
+        party: which party of the scenario this is (index or name; :class:`PartyTeam` sets it from the
+            seat); the release loop needs it.
         **caller_kwargs: ``max_resamples`` (old name ``max_reasks``), ``fallback``,
             ``temperature``, ``max_tokens``; see :class:`LLMCaller`.
 
@@ -271,31 +298,40 @@ class LLMParty(UsesCaller, BasePolicy):
     name = "llm-party"
 
     def __init__(self, backend: Backend, scenario: Scenario, *, allow_pass: bool = True,
-                 strategy: str = "inner_thoughts", **caller_kwargs: Any) -> None:
+                 strategy: str = "inner_thoughts", party: int | str | None = None, **caller_kwargs: Any) -> None:
         super().__init__()
-        if strategy not in PARTY_STRATEGIES:
-            raise UnknownStrategy(f"unknown party strategy {strategy!r}; choose one of: {', '.join(PARTY_STRATEGIES)}.")
+        strategies = party_strategies()
+        if strategy not in strategies:
+            raise UnknownStrategy(f"unknown party strategy {strategy!r}; choose one of: {', '.join(strategies)}.")
         self.scenario = scenario
         self.allow_pass = allow_pass
-        self.strategy = PARTY_STRATEGIES[strategy]()
+        self.strategy = strategies[strategy]()
+        self.party: int | None = None
+        if party is not None:
+            from tom_envs.negotiation.actions import party_index
+
+            self.party = checked_config(party_index, scenario, party)
         self.caller = LLMCaller(backend, **caller_kwargs)
         self.last: dict[str, Any] = {}
+        self.mind: Any = None  # the release loop's memories and thoughts (per episode)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)  # BasePolicy, then the caller
         self.last = {}
+        self.mind = None
 
     def act(self, observation: Any, info: dict) -> Any:
         return LLMParty.act_parties([self], [observation])[0]
 
     @staticmethod
-    def act_parties(parties: Sequence[LLMParty], observations: Sequence[Any]) -> list[Any]:
+    def act_parties(parties: Sequence[LLMParty], observations: Sequence[Any], state: dict | None = None) -> list[Any]:
         """Actions of several parties for one turn: one backend call per stage (and re-ask round) for all.
 
         ``observations`` are what the parties' seats observe: their text (the env wrapped in
         ``wrappers.AECTextObservation``). The parties must share one backend and strategy; the
         first party's caller runs the batch (its seed, call list and log), and each party's
-        ``last`` and ``stats`` record its own decisions.
+        ``last`` and ``stats`` record its own decisions. ``state`` (``events``, ``turn``,
+        ``conflict_mode``) is the conversation for strategies that need it (the release loop).
 
         Raises:
             TextObservationNeeded: an observation is not text.
@@ -308,7 +344,7 @@ class LLMParty(UsesCaller, BasePolicy):
         if any(p.strategy.name != parties[0].strategy.name for p in parties):
             raise InvalidPolicyConfig("LLMParty.act_parties needs parties that share one strategy")
         texts = [seat_text(obs, "LLMParty") for obs in observations]
-        return parties[0].strategy.decide(lead, parties, texts)
+        return parties[0].strategy.decide(lead, parties, texts, state)
 
 
 class PartyTeam(BasePolicy):
@@ -332,6 +368,9 @@ class PartyTeam(BasePolicy):
         super().__init__()
         self.env = env
         self.parties = dict(parties)
+        for seat, party in self.parties.items():
+            if party.party is None and seat.startswith("party_"):
+                party.party = int(seat.split("_")[1])
         self._pending: dict[str, Any] = {}
 
     def seats(self) -> dict[str, PartyTeam]:
@@ -361,13 +400,16 @@ class PartyTeam(BasePolicy):
         seat = self.env.agent_selection
         if seat not in self._pending:
             live = [a for a in self.env.agents if a in self.parties]
-            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.observe(a) for a in live])
+            base = self.env.unwrapped
+            state = {"events": base.events, "turn": base.turn, "conflict_mode": getattr(base, "conflict_mode", None)}
+            actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.observe(a) for a in live], state)
             self._pending = dict(zip(live, actions))
         return self._pending.pop(seat)
 
 
 __all__ = [
     "PARTY_STRATEGIES",
+    "party_strategies",
     "InnerThoughts",
     "LLMCaller",
     "LLMParty",

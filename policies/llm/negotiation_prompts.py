@@ -123,3 +123,50 @@ MI = (
     '"communicative": <1-5 or null>}}.'
 )
 MI_TARGET = ", addressed to {party}"
+
+# ------------------------------------------------------------------------------------ parties (the release's loop)
+# The loop of ProMediate-Eval's simulation (thought generation -> motivation -> turn allocation ->
+# articulation); the wording is ours. Context fields: ``name``, ``role``, ``context`` (the case),
+# ``topics``, ``preferences``, ``persona`` (the conflict mode's style), ``history`` (last five lines as
+# CON#id), ``memories`` (MEM#id), ``thoughts`` (THO#id).
+LOOP_CONTEXT = (
+    "You are {name}{role}, a party in a multi-party negotiation.\nCase: {context}\nTopics and options:\n{topics}\n"
+    "Your private preferences (best first):\n{preferences}\n{persona}\n\nRecent conversation:\n{history}\n"
+    "Salient memories:\n{memories}\nPrevious thoughts:\n{thoughts}"
+)
+#: Thought generation (fields: the context's, ``n``).
+LOOP_THOUGHTS = LOOP_CONTEXT + (
+    "\n\nForm up to {n} distinct private thoughts you would most likely have at this point, each under 15 "
+    "words, shaped by your memories, preferences, style and previous thoughts, and about the topics that are "
+    "not settled yet. If the terms on the table already satisfy you, form none. For each thought give the "
+    "topic it is about, the option it favours, and its stimuli (ids such as CON#3, MEM#1, THO#2). Reply with "
+    'a JSON object {{"thoughts": [{{"content": "<thought>", "topic": "<topic name>", "option": "<option label>", '
+    '"stimuli": ["CON#3", "MEM#1"]}}, ...]}} (an empty list for no thought).'
+)
+#: Motivation to voice a thought (fields: ``names``, ``history``, ``name``, ``memories``, ``thought``).
+LOOP_MOTIVATION = (
+    "A negotiation among {names}.\nRecent conversation:\n{history}\nLong-term memories of {name}:\n{memories}\n"
+    "A thought {name} has now: {thought}\n\n"
+    "Rate from 1.0 to 5.0 how strongly {name} wants to voice this thought right now (1: will stay silent; "
+    "3: indifferent; 5: would interrupt to say it). Weigh what pushes them to speak -- relevance to their "
+    "memories and goals, a question they have or one they can answer, expected impact, urgency -- against "
+    "what holds them back -- coherence with the last line, originality, whether others have had their say, "
+    "whether someone else is about to speak. Use the whole scale and one decimal. Reply with a JSON object "
+    '{{"reasoning": "<one or two sentences>", "rating": <1.0-5.0>}}.'
+)
+#: Turn allocation: who is being addressed next (fields: ``n``, ``names``, ``history``).
+LOOP_TURN = (
+    "A conversation among {n} speakers: {names}.\nLast lines:\n{history}\n\n"
+    "Who speaks next? Name the speaker if the floor has been handed to someone in particular, or \"anyone\" "
+    'if anyone may take it. Reply with a JSON object {{"next": "<speaker name or anyone>"}}.'
+)
+#: Articulation of the chosen thought (fields: the context's, ``thought``, ``topic``, ``label``, ``option``).
+LOOP_ARTICULATION = LOOP_CONTEXT + (
+    "\n\nYou speak next. Your thought: {thought}\nIt is about {topic}, for option ({label}) {option}.\n\n"
+    "Say it as you would in the meeting: in negotiation style, in your own style above, concise and natural, "
+    "at most three or four sentences; do not repeat what was just said and do not always end with a question. "
+    "Decide whether you are proposing this option or accepting it as someone else's proposal, and your tone. "
+    'Reply with a JSON object {{"act": "propose" or "accept", "tone": "firm", "neutral" or "conciliatory", '
+    '"utterance": "<what you say>"}}.'
+)
+NO_ITEMS = "(none)"

@@ -38,6 +38,21 @@ def scripted_reply(content: str, seed: int) -> str:
     """Well-formed JSON for each stage, varying with the request's seed (so seeds matter)."""
     sc = SCENARIO
     r = (seed or 0) ^ zlib.crc32(content[-200:].encode())
+    if "Form up to" in content and "private thoughts" in content:  # the release loop's thoughts
+        k = r % len(sc.topics)
+        t = sc.topics[k]
+        return json.dumps({"thoughts": [{"content": f"{t.name} matters to us.", "topic": t.name,
+                                         "option": t.options[(r // 7 + x) % len(t.options)].label,
+                                         "stimuli": ["MEM#0"]} for x in range(2)]})
+    if "how strongly {name} wants to voice".split("{")[0] in content and "Rate from 1.0 to 5.0" in content:
+        return json.dumps({"reasoning": "It matters.", "rating": round(1.0 + (r % 41) / 10, 1)})
+    if "You speak next. Your thought:" in content:  # the release loop's articulation: words from the topic
+        about = content.split("It is about ", 1)[1].split("\n", 1)[0]
+        return json.dumps({"act": "propose", "tone": ("firm", "neutral")[r % 2],
+                           "utterance": f"I think this is fair ({r % 100}). On {about}"})
+    if "Who speaks next?" in content:
+        names = [p.name for p in sc.parties] + ["anyone"]
+        return json.dumps({"next": names[r % len(names)]})
     if "Think privately" in content:
         k = r % len(sc.topics)
         t = sc.topics[k]

@@ -69,3 +69,82 @@ def test_benchmark_with_llm_parties_counts_their_decisions_and_resumes(scripted,
 def test_llm_parties_need_a_model(tmp_path, capsys):
     assert main(["negotiation", "--parties", "llm", "--out", str(tmp_path)]) == 2
     assert "--model" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------- the release's loop
+def _loop_episode(backend, seed: int, mode: str = "competing", budget: int = 20):
+    env = AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty="hard"), record=False,
+                                      scenario=SCENARIO, party_seats="all", turn_budget=budget, conflict_mode=mode))
+    parties = {seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
+               for seat in env.possible_agents if seat != MEDIATOR}
+    team = PartyTeam(env, parties)
+    from policies.negotiation import NoAgentMediator
+
+    result = play_aec(env, {**team.seats(), MEDIATOR: NoAgentMediator()}, seed)
+    return result.info["episode"], parties, env
+
+
+def test_release_loop_stages_turn_taking_and_memory(scripted):
+    server, backend = scripted
+    summary, parties, env = _loop_episode(backend, seed=2)
+    assert summary["turns"] == 20
+    lead = parties["party_0"].caller
+    stages = [stage for stage, _ in lead.calls]
+    n = len(parties)
+    # per turn: who gets the floor (not before the first line), every party's thoughts in one call, every
+    # thought's motivation in one call, and only the chosen speaker's thought put into words
+    assert stages[:3] == ["thought", "motivation", "articulation"]
+    assert stages[3:7] == ["turn", "thought", "motivation", "articulation"]
+    assert all(k == n for s, k in lead.calls if s == "thought")
+    assert all(k <= 2 * n for s, k in lead.calls if s == "motivation")
+    assert all(k == 1 for s, k in lead.calls if s in ("articulation", "turn"))
+    speakers = [e.get("party") for e in env.unwrapped.events]
+    assert all(x is not None for x in speakers) and all(a != b for a, b in zip(speakers, speakers[1:]))
+    # the speaker's motivation is its thought's score (1.01 ** silence applied, clipped, one decimal)
+    for p in parties.values():
+        assert all(1.0 <= s <= 5.0 and round(s, 1) == s for s in p.last["scores"])
+        assert p.mind.seen == len(env.unwrapped.events) - 1 and len(p.mind.stm) == p.mind.seen
+        assert any(m.saliency > 0 for m in p.mind.ltm)
+    # memories with saliency reach the prompts as MEM# lines, thoughts as THO# lines
+    prompts = [m["content"] for req in server.requests for m in req.get("messages", []) if m["role"] == "user"]
+    later = [t for t in prompts if "Form up to 2 distinct private thoughts" in t and "CON#" in t]
+    assert any("MEM#" in t.split("Salient memories:")[1].split("Previous thoughts:")[0] for t in later)
+    assert any("THO#" in t.split("Previous thoughts:")[1] for t in later)
+
+
+def test_release_loop_parties_are_told_their_conflict_mode(scripted):
+    server, backend = scripted
+    from tom_envs.negotiation.render import MODE_PERSONAS
+
+    for mode in ("competing", "accommodating"):
+        server.requests.clear()
+        _loop_episode(backend, seed=1, mode=mode)
+        prompts = [m["content"] for req in server.requests for m in req.get("messages", []) if m["role"] == "user"]
+        thoughts = [t for t in prompts if "private thoughts" in t]
+        assert thoughts and all(MODE_PERSONAS[mode] in t for t in thoughts)
+        other = "accommodating" if mode == "competing" else "competing"
+        assert not any(MODE_PERSONAS[other] in t for t in prompts)
+
+
+def test_release_loop_same_seed_same_episode(scripted):
+    _, backend = scripted
+    assert _loop_episode(backend, seed=5)[0] == _loop_episode(backend, seed=5)[0]
+
+
+@pytest.mark.slow
+def test_table_1_with_release_loop_parties_through_the_cli(scripted, tmp_path, capsys):
+    server, _ = scripted
+    argv = ["negotiation", "--parties", "llm", "--policy", "none,social", "--mode", "easy,medium,hard",
+            "--scenarios", "hopkins_hmo", "--episodes", "1", "--backend", "openai", "--base-url", server.url,
+            "--model", "scripted", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "compe/social" in out and "CC ↑" in out and "Parties: LLM" in out and "SCRIPTED" not in out
+    assert main([*argv, "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["conflict_mode"], r["mediator"]) for r in rows] == [
+        (m, med) for m in ("accommodating", "avoiding", "general", "competing") for med in ("none", "social")]
+    assert all(r["parties"] == "llm" and r["llm_fallbacks"] == 0 and r["llm_decisions"] > 0 for r in rows)
+    records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
+               for line in path.read_text().splitlines()]
+    assert {rec["episode"]["turns"] for rec in records} == {4 * 3 * 5}  # the release's 4 x parties x topics
