@@ -142,7 +142,9 @@ def _matrix_row(f: ResultsFileData, response: str) -> dict[str, Any] | None:
 
 
 def _agent(row: dict) -> str:
-    return row["policy"] + (f" ({row['model']})" if row.get("model") else "")
+    """A figure label: the policy and the model (a local model folder by its last part; tables keep it whole)."""
+    model = str(row.get("model") or "")
+    return row["policy"] + (f" ({model.rstrip('/').rsplit('/', 1)[-1]})" if model else "")
 
 
 def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
