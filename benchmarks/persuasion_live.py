@@ -14,7 +14,11 @@ in expectation Bayes-optimal success - the policy's success), the state-knowing 
 ``oracle`` (0 by construction). ``fair_regret`` is against the Bayes-optimal fair persuader for
 every row. The persuaders: ``random``, ``open-loop`` (the family's best fixed plan), ``tracking``
 (exact posterior, greedy rule), ``bayes`` (exact expectimax), ``oracle`` (sees the state), and
-``llm`` (:class:`policies.llm.persuasion.LLMPersuader`: writes each line; the persuadee reads it).
+``llm`` (:class:`policies.llm.persuasion.LLMPersuader`: writes each line; the persuadee reads it);
+``all`` names the five scripted ones::
+
+    python -m benchmarks persuasion --env live --policy all --episodes 300
+    python -m benchmarks persuasion --env live --policy bayes,llm --backend openai --base-url URL --model NAME
 
 The command itself (options, QA rows) is :mod:`benchmarks.persuasion`.
 """
@@ -68,9 +72,10 @@ def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None =
     """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
     scores its predictions); the env's episode summary with the recorder's ``<target>_accuracy``
     (percent, None without predictions) for each target of the env."""
+    from benchmarks.runner import _recorder
     from wrappers import ToMRecorder
 
-    recorded = env if isinstance(env, ToMRecorder) else ToMRecorder(env)
+    recorded = env if _recorder(env) is not None else ToMRecorder(env)
     result = play(recorded, policy, seed, options=options, policy_seed=policy_seed)
     by_target = result.summary.get("tom_accuracy_by_target", {})
     return {**result.info["episode"], **{f"{t}_accuracy": v for t, v in by_target.items()}}
@@ -151,6 +156,7 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         raise PersuasionBenchmarkError(f"--horizon must be a positive integer, got {horizon!r}")
     names = _families(families if families is not None else getattr(args, "families", None))
     known = [*LIVE_POLICIES, LLM_PERSUADER]
+    policies = [p for name in policies for p in (LIVE_POLICIES if name == "all" else [name])]
     for name in policies:
         if name not in known:
             raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(known)}")
@@ -160,6 +166,10 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
     for name in policies:
         policy, env_kwargs, identity = _policy(name, args)
         env = make_env(newest_id(LIVE_ENV), record=True, horizon=horizon, families=names, reader=reader, **env_kwargs)
+        if name == LLM_PERSUADER:
+            from wrappers import TextObservation
+
+            env = TextObservation(env)
         regret_key = "oracle_regret" if env_kwargs.get("expose_state") else "regret"
         bar = progress_bar(episodes * len(names), f"live {name}", progress)
         by_family, all_eps = {}, []
@@ -189,16 +199,26 @@ def _reader(args: argparse.Namespace | None) -> Any:
         return None
     from policies.llm.persuasion import LLMReader
 
-    return LLMReader(_backend(args), max_resamples=getattr(args, "max_resamples", 10) or 0)
+    return LLMReader(_backend(args), max_resamples=getattr(args, "max_resamples", 10),
+                     fallback=getattr(args, "fallback", "raise"))
+
+
+_BACKENDS: dict[int, Any] = {}
 
 
 def _backend(args: argparse.Namespace) -> Any:
+    """The backend of the LLM options (built once per options object: the persuader and the reader share it)."""
+    if id(args) in _BACKENDS:
+        return _BACKENDS[id(args)][1]
     if not getattr(args, "model", None):
         raise PersuasionBenchmarkError("the llm persuader and --reader llm need a backend: pass --model "
                                        "(and --backend/--base-url)")
-    from benchmarks.cli import build_backend
+    from benchmarks.cli import backend_from_args
 
-    return build_backend(args)
+    backend = backend_from_args(args)
+    _BACKENDS.clear()
+    _BACKENDS[id(args)] = (args, backend)  # the args object kept alive, so its id is not reused
+    return backend
 
 
 def _policy(name: str, args: argparse.Namespace | None) -> tuple[BasePolicy, dict[str, Any], dict[str, Any]]:
@@ -209,8 +229,8 @@ def _policy(name: str, args: argparse.Namespace | None) -> tuple[BasePolicy, dic
         raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
     from policies.llm.persuasion import LLMPersuader
 
-    policy = LLMPersuader(_backend(args), max_resamples=getattr(args, "max_resamples", 10) or 0,
-                          fallback=getattr(args, "fallback", "raise") or "raise")
+    policy = LLMPersuader(_backend(args), max_resamples=getattr(args, "max_resamples", 10),
+                          fallback=getattr(args, "fallback", "raise"))
     return policy, {}, {"model": getattr(args, "model", None), "backend": getattr(args, "backend", None)}
 
 

@@ -1,0 +1,180 @@
+"""Language models in live persuasion v1: a persuader that writes its lines, and a reader.
+
+:class:`LLMPersuader` reads the env's text (wrap ``tom/Persuasion-v1`` in
+``wrappers.TextObservation``), states its guess of the persuadee's desire, belief and intention
+(its literal ToM) and writes its next line; the env's reader decides which strategy the persuadee
+hears in it -- so a model that says nothing useful cannot score like one that argues.
+:class:`LLMReader` is a reader for the env (``PersuasionMindEnv(reader=LLMReader(backend))``): it
+asks a model which of 001's principles a line uses. Both work on any backend (vLLM in-process,
+any OpenAI-compatible server) through the one caller (:class:`policies.llm.caller.Caller`):
+bounded re-asks, an explicit fallback, counted.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from policies.base import BasePolicy
+from policies.llm.base import Backend
+from policies.llm.caller import Ask, Caller
+from policies.llm.errors import ReplyError
+from tom_envs.persuasion.mind import BELIEFS, CONCERNS, MIND_DESIRES, NOTHING
+from tom_envs.persuasion.personas import PRINCIPLES
+
+PERSUADER_INSTRUCTIONS = """
+Write your next line to {ee}. First give your best guess of {ee}'s state of mind right now, then the line.
+Answer in exactly this format:
+Desire: no | considering
+Belief: trusting | wary   ({ee}'s view of you)
+Intention: cost | timing | fit | doubt | effort   (the concern {ee} is acting on)
+Line: <what you say to {ee}>"""
+
+READER_PROMPT = """Which persuasion principle does this line use? Principles: reciprocity (favours, benefits, \
+concessions), scarcity (rarity, deadlines), consensus (what others do), authority (experts, evidence), \
+commitment (a small first step, consistency with what was said), liking (praise, common ground). Say "none" if \
+it uses none.
+The persuader wants the other person to {goal}.
+Line: {line}
+Answer with one word."""
+
+_LABEL = re.compile(r"^\s*(desire|belief|intention|line)\s*:\s*(.*)$", re.IGNORECASE)
+_TARGETS = {"desire": MIND_DESIRES[:2], "belief": BELIEFS, "intention": CONCERNS}
+
+
+def parse_persuader_reply(text: str) -> tuple[str, dict[str, int]]:
+    """``(line, predictions)`` from a reply in :data:`PERSUADER_INSTRUCTIONS`' format.
+
+    The line is the text after ``Line:``; a reply without that label is taken whole as the line
+    (the persuadee hears whatever was said). Predictions are read where a label names a known value.
+
+    Raises:
+        ReplyError: the reply holds no words to say.
+    """
+    line, guesses = None, {}
+    for raw in text.splitlines():
+        m = _LABEL.match(raw)
+        if not m:
+            continue
+        key, value = m.group(1).lower(), m.group(2).strip()
+        if key == "line":
+            line = value
+            continue
+        word = re.split(r"[\s|,.;()]+", value.lower())[0] if value else ""
+        if word in _TARGETS[key]:
+            guesses[key] = _TARGETS[key].index(word)
+    if line is None:
+        line = text.strip()
+    line = line.strip().strip('"').strip()[:600]
+    if not line:
+        raise ReplyError("the reply holds no line to say (expected 'Line: <what you say>')")
+    return line, guesses
+
+
+def parse_reading(text: str) -> int:
+    """A principle index, or ``NOTHING`` for "none", from the first word naming one.
+
+    Raises:
+        ReplyError: no principle and no "none" in the reply.
+    """
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in PRINCIPLES:
+            return PRINCIPLES.index(word)
+        if word in ("none", "nothing", "neither"):
+            return NOTHING
+    raise ReplyError(f"name one of {', '.join(PRINCIPLES)} or none")
+
+
+class LLMPersuader(BasePolicy):
+    """A language model persuading in ``tom/Persuasion-v1`` (text observations).
+
+    Each turn one ask: the env's text plus :data:`PERSUADER_INSTRUCTIONS`; the reply gives the
+    predictions (``predict``) and the line (``act`` returns ``{"utterance": line}``). A reply with
+    no words is re-asked up to ``max_resamples`` times; then ``fallback="random"`` plays a uniformly
+    random principle (the env writes its templated line; counted in ``stats["fallbacks"]``) and
+    ``"raise"`` raises.
+
+    Args:
+        backend: any :class:`~policies.llm.base.Backend`.
+        max_resamples, fallback, temperature, max_tokens: the caller's settings.
+    """
+
+    makes_predictions = True
+
+    def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", temperature: float = 0.7,
+                 max_tokens: int = 160) -> None:
+        super().__init__()
+        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
+                             max_tokens=max_tokens)
+        self._pending: tuple[Any, dict[str, int]] | None = None
+        self._key: Any = None
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """The caller's counters over every episode since construction."""
+        return self.caller.stats
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._pending, self._key = None, None
+
+    def _decide(self, observation: Any, info: dict) -> tuple[Any, dict[str, int]]:
+        key = (info.get("turn"), str(observation))
+        if self._pending is not None and self._key == key:
+            return self._pending
+        if not isinstance(observation, str):
+            raise ReplyError("LLMPersuader reads text: wrap the env in wrappers.TextObservation")
+        ee = info.get("names", {}).get("persuadee", "the other person")
+        prompt = observation + "\n" + PERSUADER_INSTRUCTIONS.format(ee=ee)
+
+        def parse(text: str) -> tuple[Any, dict[str, int]]:
+            line, guesses = parse_persuader_reply(text)
+            return {"utterance": line}, guesses
+
+        def random(rng: np.random.Generator) -> tuple[Any, dict[str, int]]:
+            return int(rng.integers(len(PRINCIPLES))), {}
+
+        self.caller.owner.rng = self.rng  # sampling seeds and fallbacks from the episode's generator
+        answer = self.caller.ask("persuade", [Ask(prompt, parse, random)])[0]
+        self._pending, self._key = answer.value, key
+        return answer.value
+
+    def predict(self, observation: Any, info: dict) -> dict[str, int] | None:
+        guesses = self._decide(observation, info)[1]
+        return dict(guesses) if guesses else None
+
+    def act(self, observation: Any, info: dict) -> Any:
+        action = self._decide(observation, info)[0]
+        self._pending = None
+        return action
+
+
+class LLMReader:
+    """Reads a persuader's line with a language model: which principle it uses, or none.
+
+    Args:
+        backend: any backend; ``max_resamples`` re-asks for replies naming nothing, then ``fallback``
+            (``"raise"``, or ``"random"``: reads as nothing, counted).
+    """
+
+    name = "llm"
+
+    def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", seed: int = 0,
+                 max_tokens: int = 8) -> None:
+        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0,
+                             max_tokens=max_tokens, seed=seed)
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return self.caller.stats
+
+    def read(self, utterance: str, goal: str = "") -> int:
+        if not isinstance(utterance, str) or not utterance.strip():
+            return NOTHING
+        ask = Ask(READER_PROMPT.format(goal=goal, line=utterance.strip()), parse_reading, lambda rng: NOTHING)
+        return int(self.caller.ask("read", [ask])[0].value)
+
+
+__all__ = ["LLMPersuader", "LLMReader", "parse_persuader_reply", "parse_reading"]
