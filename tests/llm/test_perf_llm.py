@@ -1,5 +1,6 @@
-"""The LLM performance benchmark runs on the real tiny engine and reports sane figures (targets
-are reported by the benchmark, not asserted here: timings on a shared CPU are noisy)."""
+"""The LLM performance benchmark runs on the real tiny engine and reports sane figures for both
+scoring paths (targets are reported by the benchmark, not asserted here: timings on a shared CPU
+are noisy; token counts are not, and are asserted)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,25 @@ from benchmarks.perf_llm import perf_llm
 
 
 @pytest.mark.slow
-def test_perf_llm_reports_every_figure_and_batches_all_episodes(vllm_backend):
-    result = perf_llm(vllm_backend, episodes=4, horizon=2, cache_horizon=6)
+def test_perf_llm_reports_every_figure_for_both_scoring_paths(vllm_backend):
+    result = perf_llm(vllm_backend, episodes=4, horizon=2, cache_horizon=8, growth_at=(4, 8))
     json.dumps(result)  # JSON-ready
-    for key in ("batched_decisions_per_s", "sequential_decisions_per_s", "speedup"):
-        assert result[key] > 0
-    assert result["decisions_per_call"] == 4  # one scoring call per round serves every episode
-    assert result["same_decisions"] is True
-    assert result["cache_rounds"] == 6
+    assert vllm_backend.scoring_path == "next-token"  # restored afterwards
+    paths = result["scoring_paths"]
+    assert set(paths) == {"next-token", "prompt-logprobs"} and result["scoring_path"] == "next-token"
+    for figures in paths.values():
+        for key in ("batched_decisions_per_s", "sequential_decisions_per_s", "speedup"):
+            assert figures[key] > 0
+        assert figures["decisions_per_call"] == 4  # one scoring call per round serves every episode
+        assert figures["same_decisions"] is True
+        assert figures["rounds"] == 8 and figures["cost_growth"] > 0 and figures["time_growth"] > 0
+    new, old = paths["next-token"], paths["prompt-logprobs"]
+    assert result["lm_scoring_equal_to_old_path"] is True and result["lm_scoring_compared_rounds"] == 8
+    assert result["lm_scoring_max_abs_diff"] <= 1e-3
+    assert old["prefix_cache_share"] == 0.0  # prompt-logprob requests never read the prefix cache
+    assert new["prefix_cache_share"] > 0.5 and result["lm_scoring_prefix_cache_share"] == new["prefix_cache_share"]
+    # the old path computes each label's whole sequence; the new one about the round's new tokens
+    assert new["computed_prompt_tokens_per_decision"] * 3 < old["computed_prompt_tokens_per_decision"]
+    assert old["cost_growth"] > 1.0  # the prompt grows, and the old path pays for all of it every round
+    assert result["cache_rounds"] == 8
     assert 0.0 <= result["prefix_cache_share"] <= 1.0
-    assert result["prefix_cache_share"] > result["lm_scoring_prefix_cache_share"]

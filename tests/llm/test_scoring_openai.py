@@ -159,3 +159,26 @@ def test_bad_200s_until_the_retries_run_out_raise_a_named_error_quoting_the_repl
     assert isinstance(info.value, RetryBudgetExhausted)
     assert BAD_BODIES[bad][1][:30] in str(info.value)  # says what came back
     assert len(server.requests) == 3
+
+
+# --------------------------------------------------------------------------------------------- real vLLM server
+
+
+@pytest.mark.slow
+def test_vllm_server_scores_on_the_next_token_path_like_the_engine_s_old_path(openai_server, tiny_model_dir, vllm_backend):
+    from tests.llm.test_scoring_paths import label_requests
+
+    requests = [r for _, r in label_requests()[:12]] + [ScoreRequest("You chose Coop", ["erate", " Defect"])]
+    vllm_backend.scoring_path = "prompt-logprobs"
+    try:
+        old = vllm_backend.score(requests)
+    finally:
+        vllm_backend.scoring_path = "auto"
+    with OpenAIBackend(openai_server, "tiny", tokenizer=str(tiny_model_dir), timeout=60.0) as backend:
+        new = backend.score(requests)
+        assert backend.last_scoring_path == "next-token"
+        new_again = backend.score(requests)  # the same prompts again: served from the server's prefix cache
+        assert backend.stats.prefix_cache_hit_tokens > 0
+    for row_old, row_new, row_again in zip(old, new, new_again):
+        assert row_new == pytest.approx(row_old, abs=1e-3)
+        assert row_again == pytest.approx(row_new, abs=1e-4)
