@@ -166,12 +166,16 @@ class Ask:
             None accepts the text as is (free text, never re-asked).
         random: a random valid value from a generator (the ``"random"`` fallback).
         owner: whose decision it is; None for the caller's own :class:`EventLog`.
+        messages: the whole chat to send (e.g. a system message, then the user message) instead
+            of ``prompt`` as one user message; None sends ``prompt``. A re-ask's note is appended
+            to the last message.
     """
 
     prompt: str
     parse: Callable[[str], Any] | None = None
     random: Callable[[np.random.Generator], Any] | None = None
     owner: Owner | None = None
+    messages: Messages | None = None
 
 
 @dataclass
@@ -217,6 +221,8 @@ class Caller:
             without an owner).
         reask_note: appended to the prompt of a re-ask, formatted with ``error`` (why the previous
             reply was unusable); None re-sends the prompt unchanged with a fresh seed.
+        resample_temperature: sampling temperature of re-asks (attempts after the first); None
+            uses ``temperature`` for every attempt.
 
     Attributes:
         calls: ``(stage, decisions)`` of every backend call since the last :meth:`reset`.
@@ -238,6 +244,7 @@ class Caller:
         seed: int | None = None,
         reask_note: str | None = None,
         max_reasks: int | None = None,
+        resample_temperature: float | None = None,
     ) -> None:
         bound = resample_bound(max_resamples, max_reasks, default=10)
         name = "max_reasks" if max_resamples is None and max_reasks is not None else "max_resamples"
@@ -245,7 +252,11 @@ class Caller:
             max_resamples=bound, fallback=fallback, temperature=temperature, max_tokens=max_tokens, bound_name=name
         )
         self.backend, self.max_resamples, self.fallback = backend, bound, fallback
+        if resample_temperature is not None:
+            check_caller_args(max_resamples=bound, fallback=fallback, temperature=resample_temperature,
+                              max_tokens=max_tokens, bound_name=name)
         self.temperature, self.max_tokens, self.reask_note = temperature, max_tokens, reask_note
+        self.resample_temperature = resample_temperature
         self.reset(seed)
 
     @property
@@ -326,7 +337,7 @@ class Caller:
 
     def text(self, stage: str, asks: Sequence[Ask], *, max_tokens: int | None = None) -> list[str]:
         """Free text, one reply per ask taken as is (one backend call; asks need no ``parse``)."""
-        free = [Ask(a.prompt, None, None, a.owner) for a in asks]
+        free = [Ask(a.prompt, None, None, a.owner, a.messages) for a in asks]
         return [a.reply or "" for a in self.ask(stage, free, max_tokens=max_tokens)]
 
     # -- scoring
@@ -357,11 +368,18 @@ class Caller:
         return tokens
 
     def _request(self, ask: Ask, owner: Owner, attempt: int, error: str, tokens: int) -> ChatRequest:
-        content = ask.prompt
-        if attempt and self.reask_note is not None:
-            content += self.reask_note.format(error=error)
+        note = self.reask_note.format(error=error) if attempt and self.reask_note is not None else ""
+        if ask.messages is None:
+            messages = user(ask.prompt + note)
+        else:
+            messages = [dict(m) for m in ask.messages]
+            if note and messages:
+                messages[-1]["content"] += note
+        temperature = self.temperature
+        if attempt and self.resample_temperature is not None:
+            temperature = self.resample_temperature
         seed = int(owner.rng.integers(0, SEED_BOUND))
-        return ChatRequest(user(content), tokens, self.temperature, seed)
+        return ChatRequest(messages, tokens, temperature, seed)
 
     def _count_call(self, stage: str, owners: Sequence[Owner]) -> None:
         self.calls.append((stage, len(owners)))
