@@ -193,3 +193,10 @@ def test_live_rows_per_family_with_references_and_value_of_tracking():
         live_rows(["gpt"], episodes=1, seed=0)
     with pytest.raises(PersuasionBenchmarkError):
         live_rows(["random"], episodes=1, seed=0, families="space")
+
+
+def test_the_scripted_reader_counts_cues_and_breaks_ties_by_what_comes_first():
+    reader = ScriptedReader()
+    assert reader.read("You said you'd try; just once, as a small first step. Also, everyone does it.") == 4
+    assert reader.read("Everyone is going. And experts recommend it.") == 2  # one cue each: consensus comes first
+    assert reader.read("Experts recommend it, and everyone is going.") == 3

@@ -64,8 +64,8 @@ class Reader(Protocol):
 
 
 class ScriptedReader:
-    """Cue-phrase reading: the principle with the most cue matches; ``NOTHING`` when none matches,
-    when the text does not engage with the request at all, or on a tie between principles.
+    """Cue-phrase reading: the principle with the most cue matches (on a tie, the one whose first cue
+    comes first in the line); ``NOTHING`` when no cue matches.
 
     The goal's own words are removed first: mentioning the goal alone ("you should join the
     group") is a request without a strategy and reads as ``NOTHING``.
@@ -78,11 +78,12 @@ class ScriptedReader:
             return NOTHING
         if goal:  # the request itself is no strategy ("one shift", "the study group")
             utterance = re.sub(re.escape(goal), " ", utterance, flags=re.IGNORECASE)
-        counts = [len(_COMPILED[p].findall(utterance)) for p in PRINCIPLES]
-        best = max(counts)
-        if best == 0 or counts.count(best) > 1:
+        matches = [list(_COMPILED[p].finditer(utterance)) for p in PRINCIPLES]
+        best = max(len(m) for m in matches)
+        if best == 0:
             return NOTHING
-        return counts.index(best)
+        tied = [i for i, m in enumerate(matches) if len(m) == best]
+        return min(tied, key=lambda i: matches[i][0].start())  # a tie: the principle the line leads with
 
 
 def check_reading(value: object) -> int:
