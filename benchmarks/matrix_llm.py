@@ -137,9 +137,11 @@ def _prediction(value: Any) -> Any:
 
 
 def play_checkpointed(envs: Sequence[Any], policy: Any, seeds: Sequence[int], journal: Journal | None = None,
-                      clock: Callable[[], float] = time.monotonic) -> tuple[list[EpisodeResult], float]:
+                      clock: Callable[[], float] = time.monotonic,
+                      on_round: Callable[[int], Any] | None = None) -> tuple[list[EpisodeResult], float]:
     """Episodes ``seeds`` in lockstep on ``envs`` (ToM recorders, one each) through an LLM matrix
-    policy's batched forms, journaling every finished round (see :class:`Journal`).
+    policy's batched forms, journaling every finished round (see :class:`Journal`); ``on_round(r)``
+    is called after each round played or replayed (progress).
 
     Returns:
         The episodes (``steps``: one encoded log per round, :data:`~benchmarks.records.STEPS_FORMAT`;
@@ -158,6 +160,8 @@ def play_checkpointed(envs: Sequence[Any], policy: Any, seeds: Sequence[int], jo
             ended[k] = bool(term or trunc)
             encoders[k].absorb(line["logs"][k])
             steps[k].append(line["logs"][k])
+        if on_round is not None:
+            on_round(line["round"])
     if done:
         policy.restore_slot_states(done[-1]["states"], infos)
     spent = done[-1]["wall_s"] if done else 0.0
@@ -183,6 +187,8 @@ def play_checkpointed(envs: Sequence[Any], policy: Any, seeds: Sequence[int], jo
             journal.append({"round": len(steps[0]), "wall_s": spent + clock() - start, "actions": actions,
                             "predictions": [log["prediction"] for log in logs], "states": policy.slot_states(),
                             "logs": coded})
+        if on_round is not None:
+            on_round(len(steps[0]))
     stats = policy.episode_stats()
     out = [EpisodeResult(s, env.episode_summary(), info, st, ps)
            for s, env, info, st, ps in zip(seeds, envs, infos, steps, stats)]
