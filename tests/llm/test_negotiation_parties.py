@@ -57,7 +57,7 @@ def test_benchmark_with_llm_parties_counts_their_decisions_and_resumes(scripted,
             "--out", str(tmp_path), "--format", "json"]
     assert main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [(r["mediator"], r["parties"]) for r in rows] == [("none", "llm"), ("social", "llm")]
+    assert [(r["mediator"], r["parties"]) for r in rows] == [("social", "llm")]
     assert all(r["llm_decisions"] > 0 and r["llm_fallbacks"] == 0 for r in rows)
     records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
                for line in path.read_text().splitlines()]
@@ -148,3 +148,55 @@ def test_table_1_with_release_loop_parties_through_the_cli(scripted, tmp_path, c
     records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
                for line in path.read_text().splitlines()]
     assert {rec["episode"]["turns"] for rec in records} == {4 * 3 * 5}  # the release's 4 x parties x topics
+
+
+# --------------------------------------------------------------------------------------------- the tiny vLLM model
+SMALL = {
+    "name": "small_lease", "title": "A shop lease", "background": "A landlord and a tenant renew a shop lease.",
+    "topics": [{"name": "Rent", "question": "Monthly rent?", "options": [{"label": "a", "text": "Same rent"},
+                                                                     {"label": "b", "text": "Rent up 5%"}]},
+               {"name": "Term", "question": "How long?", "options": [{"label": "a", "text": "One year"},
+                                                                   {"label": "b", "text": "Three years"}]}],
+    "parties": [{"name": "Landlord", "role": "owner", "goal": "higher rent",
+                 "preferences": {"Rent": {"ranking": ["b", "a"]}, "Term": {"ranking": ["b", "a"]}}},
+                {"name": "Tenant", "role": "shop keeper", "goal": "stable costs",
+                 "preferences": {"Rent": {"ranking": ["a", "b"]}, "Term": {"ranking": ["b", "a"]}}}],
+}
+
+
+@pytest.mark.slow
+def test_release_loop_parties_on_the_tiny_vllm_server_through_the_cli(openai_server, tmp_path, capsys):
+    """The real vLLM server on the tiny model: garbage replies are re-asked, then the random fallback
+    decides; the Table 1 run completes and counts them."""
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(SMALL))
+    argv = ["negotiation", "--parties", "llm", "--policy", "social", "--mode", "hard", "--scenarios", str(path),
+            "--episodes", "1", "--backend", "openai", "--base-url", openai_server, "--model", "tiny",
+            "--fallback", "random", "--out", str(tmp_path / "res"), "--format", "json"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["mediator"], r["parties"]) for r in rows] == [("social", "llm")]
+    assert all(r["llm_decisions"] > 0 and 0 < r["llm_fallbacks"] <= r["llm_decisions"] for r in rows)
+    records = [json.loads(line) for p in sorted((tmp_path / "res" / "negotiation").glob("*.jsonl"))
+               for line in p.read_text().splitlines()]
+    assert {rec["episode"]["turns"] for rec in records} == {20}  # 4 x 2 x 2 = 16, at least 20
+    assert all(rec["llm_stats"]["parties"]["fallbacks"] > 0 for rec in records)
+
+
+@pytest.mark.slow
+def test_release_loop_parties_on_the_in_process_vllm_engine(vllm_backend, tmp_path):
+    from benchmarks.negotiation import evaluate
+
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(SMALL))
+    fast = {"max_reasks": 1, "max_tokens": 8, "temperature": 1.0}
+
+    def factory(scenario):
+        return LLMParty(vllm_backend, scenario, fallback="random", strategy="release", **fast)
+
+    rows, records = evaluate(["hard"], ["none"], [str(path)], 1, 0, tmp_path / "res", parties="llm",
+                             party_factory=factory)
+    (rec,) = records[("competing", "none")]
+    assert rec["episode"]["turns"] == 20 and rows[0]["parties"] == "llm"
+    stats = rec["llm_stats"]["parties"]
+    assert stats["decisions"] > 0 and stats["fallbacks"] > 0
