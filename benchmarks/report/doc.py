@@ -32,6 +32,8 @@ th, td { border: 1px solid #ccc; padding: .25em .55em; text-align: right; white-
 th { background: #f0f0f0; }
 td:first-child, th:first-child { text-align: left; }
 tr.ref td { background: #fff8e1; font-style: italic; }
+td.long { white-space: normal; text-align: left; min-width: 18em; }
+div.scroll { overflow-x: auto; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 0.9em; color: #444; }
@@ -84,7 +86,9 @@ def _html_cell(cell: Any, tag: str = "td") -> str:
         if cell.get("ci") is not None:
             attrs += f' data-ci="{cell["ci"]!r}"'
         return f"<{tag}{attrs}>{html.escape(cell['text'])}</{tag}>"
-    return f"<{tag}>{html.escape(cell_text(cell))}</{tag}>"
+    text = cell_text(cell)
+    cls = ' class="long"' if len(text) > 40 else ""  # settings and descriptions wrap; numbers never do
+    return f"<{tag}{cls}>{html.escape(text)}</{tag}>"
 
 
 def to_html(title: str, blocks: Sequence[Block]) -> str:
@@ -107,14 +111,14 @@ def to_html(title: str, blocks: Sequence[Block]) -> str:
         elif kind == "code":
             body.append(f"<pre><code>{esc(b['text'])}</code></pre>")
         elif kind == "table":
-            parts = ["<table>"]
+            parts = ['<div class="scroll"><table>']
             if b.get("caption"):
                 parts.append(f"<caption>{esc(b['caption'])}</caption>")
             parts.append("<thead><tr>" + "".join(f"<th>{esc(c)}</th>" for c in b["columns"]) + "</tr></thead><tbody>")
             for row in b["rows"]:
                 cls = ' class="ref"' if row.get("ref") else ""
                 parts.append(f"<tr{cls}>" + "".join(_html_cell(c) for c in row["cells"]) + "</tr>")
-            parts.append("</tbody></table>")
+            parts.append("</tbody></table></div>")
             body.append("".join(parts))
         elif kind == "figure":
             body.append(f'<figure><img src="{esc(b["src"])}" alt="{esc(b["caption"])}">'
