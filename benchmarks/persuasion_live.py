@@ -15,7 +15,7 @@ in expectation Bayes-optimal success - the policy's success), the state-knowing 
 every row. The persuaders: ``random``, ``open-loop`` (the family's best fixed plan), ``tracking``
 (exact posterior, greedy rule), ``bayes`` (exact expectimax), ``oracle`` (sees the state), and
 ``llm`` (:class:`policies.llm.persuasion.LLMPersuader`: writes each line; the persuadee reads it);
-``all`` names the five scripted ones::
+``all`` names the five scripted ones (the default of ``--env live`` without ``--policy``)::
 
     python -m benchmarks persuasion --env live --policy all --episodes 300
     python -m benchmarks persuasion --env live --policy bayes,llm --backend openai --base-url URL --model NAME
@@ -56,8 +56,15 @@ def policy_seed(seed: int) -> int:
     return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1)[0])
 
 
+class DefaultPolicy(str):
+    """The ``--policy`` default, marked: with ``--env live`` and no ``--policy`` every scripted
+    persuader plays (the QA default stays ``random``)."""
+
+
 def add_live_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``--env live`` options (called by :func:`benchmarks.persuasion.add_arguments`)."""
+    if isinstance(parser.get_default("policy"), str):
+        parser.set_defaults(policy=DefaultPolicy(parser.get_default("policy")))
     parser.add_argument("--horizon", type=positive_int, default=LIVE_HORIZON,
                         help=f"live: turn budget (default {LIVE_HORIZON}; exact planning takes ~1 s per family at 4, "
                              "~13 s at 5)")
@@ -156,6 +163,9 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         raise PersuasionBenchmarkError(f"--horizon must be a positive integer, got {horizon!r}")
     names = _families(families if families is not None else getattr(args, "families", None))
     known = [*LIVE_POLICIES, LLM_PERSUADER]
+    if args is not None and getattr(args, "env", None) == "live" and isinstance(getattr(args, "policy", None),
+                                                                               DefaultPolicy):
+        policies = ["all"]  # no --policy given: every scripted persuader
     policies = [p for name in policies for p in (LIVE_POLICIES if name == "all" else [name])]
     for name in policies:
         if name not in known:

@@ -200,3 +200,16 @@ def test_the_scripted_reader_counts_cues_and_breaks_ties_by_what_comes_first():
     assert reader.read("You said you'd try; just once, as a small first step. Also, everyone does it.") == 4
     assert reader.read("Everyone is going. And experts recommend it.") == 2  # one cue each: consensus comes first
     assert reader.read("Experts recommend it, and everyone is going.") == 3
+
+
+def test_the_live_command_without_policy_plays_every_scripted_persuader(capsys):
+    import argparse
+
+    from benchmarks import persuasion as bench
+
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    assert bench.run(parser.parse_args(["--env", "live", "--episodes", "2", "--families", "work", "--format", "json"])) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["policy"] for r in rows] == ["random", "open-loop", "tracking", "bayes", "oracle"]
+    assert parser.parse_args(["--env", "qa"]).policy == "random"  # the QA default is unchanged
