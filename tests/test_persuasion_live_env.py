@@ -213,3 +213,17 @@ def test_the_live_command_without_policy_plays_every_scripted_persuader(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [r["policy"] for r in rows] == ["random", "open-loop", "tracking", "bayes", "oracle"]
     assert parser.parse_args(["--env", "qa"]).policy == "random"  # the QA default is unchanged
+
+
+def test_pickle_round_trip_mid_episode():
+    import pickle
+
+    env = PersuasionMindEnv(families="leisure")
+    env.reset(seed=5)
+    env.step(2)
+    clone = pickle.loads(pickle.dumps(env))
+    for a in (5, 4, 1):
+        x, y = env.step(a), clone.step(a)
+        assert x[0].tolist() == y[0].tolist() and x[1:3] == y[1:3] and x[4]["reply"] == y[4]["reply"]
+        if x[2]:
+            break
