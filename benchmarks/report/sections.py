@@ -142,9 +142,12 @@ def _matrix_row(f: ResultsFileData, response: str) -> dict[str, Any] | None:
 
 
 def _agent(row: dict) -> str:
-    """A figure label: the policy and the model (a local model folder by its last part; tables keep it whole)."""
+    """A figure label: the policy, the model (a local model folder by its last part; tables keep it whole)
+    and the label set."""
     model = str(row.get("model") or "")
-    return row["policy"] + (f" ({model.rstrip('/').rsplit('/', 1)[-1]})" if model else "")
+    bits = [model.rstrip("/").rsplit("/", 1)[-1]] if model else []
+    bits += [f"labels {row['label_set']}"] if row.get("label_set") else []  # label sets overlaid stay apart
+    return row["policy"] + (f" ({', '.join(bits)})" if bits else "")
 
 
 def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
