@@ -1,10 +1,15 @@
 """Scripted agents for the persuasion family (seed 001).
 
-Persuaders for ``tom/Persuasion-v0`` act with a principle index and may predict the persuadee's
-desire and attitude (``predict`` returns ``{"desire": i, "attitude": j}``; hand it to
-``wrappers.ToMRecorder.record_prediction``, or to the env's deprecated
-``record_prediction(**prediction)``). :class:`RandomAnswerer` answers ``tom/PersuasiveToM-v0``
-questions; :class:`SimulatedPersuadee` fills the persuadee seat of the two-seat env with a persona.
+Live persuasion v1 (``tom/Persuasion-v1`` and the persuader seat of ``tom/Persuasion-TwoSeat-v1``):
+:class:`MindRandomPersuader`, :class:`OpenLoopPersuader` (the family's best fixed plan),
+:class:`TrackingPersuader` (exact posterior, greedy rule), :class:`BayesPersuader` (the exact
+Bayes-optimal fair persuader) and :class:`MindOraclePersuader` (sees the state); they predict the
+persuadee's ``desire``, ``belief`` and ``intention``. :class:`SimulatedMindPersuadee` fills the
+persuadee seat of the v1 two-seat env. The v0 agents (:class:`RandomPersuader`,
+:class:`BanditPersuader`, :class:`OraclePersuader`, :class:`FixedPrinciplePersuader`,
+:class:`SimulatedPersuadee`) play the legacy v0 envs (``tom_envs.persuasion.live.PersuasionEnv``,
+no longer registered, and ``tom/Persuasion-TwoSeat-v0``). :class:`RandomAnswerer` answers
+``tom/PersuasiveToM-v0`` questions.
 """
 
 from __future__ import annotations

@@ -4,9 +4,11 @@ Two kinds of environment live here:
 
 * :class:`~tom_envs.persuasion.qa_env.PersuasiveToMEnv` -- the published PersuasiveToM questions
   asked turn by turn over each dialogue (literal ToM: desire, belief, intention, strategy).
-* :class:`~tom_envs.persuasion.live.PersuasionEnv` -- a live persuader-vs-simulated-persuadee game
-  over 001's six persuasion principles (functional ToM: success and regret against an oracle),
-  plus a two-seat PettingZoo version whose persuadee seat another agent can take.
+* :class:`~tom_envs.persuasion.mind_env.PersuasionMindEnv` (``tom/Persuasion-v1``) -- live persuasion
+  against a simulated persuadee whose desire, belief and intention are hidden
+  (:mod:`~tom_envs.persuasion.mind`), with exact references (:mod:`~tom_envs.persuasion.planning`),
+  plus a two-seat PettingZoo version (:mod:`~tom_envs.persuasion.mind_two_seat`) whose persuadee seat
+  voices that mind. The v0 envs (``live.py``, ``two_seat.py``) are kept as legacy.
 
 Nothing heavy is imported here; the modules are imported on use.
 """

@@ -1,4 +1,4 @@
-"""Live persuasion: a persuader against a simulated persuadee with a hidden BDI state."""
+"""Legacy live persuasion v0 (retired, unregistered; see :mod:`tom_envs.persuasion.mind_env` for v1)."""
 
 from __future__ import annotations
 
@@ -128,7 +128,9 @@ class PersuasionEnv(gym.Env):
     distribution.
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version. Retired (no longer registered): knowing the persuadee's state is worth
+      nothing over the best fixed plan of principles, so it does not test theory of mind. Use
+      ``tom/Persuasion-v1`` (:class:`tom_envs.persuasion.mind_env.PersuasionMindEnv`).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
