@@ -14,7 +14,7 @@ from tom_envs.errors import ResetNeeded, UnsupportedRenderMode
 from tom_envs.negotiation.actions import (MediatorMove, PartyMove, pairs, parse_mediator, parse_party,
                                           parse_stance_prediction, stance_table)
 from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes_full
-from tom_envs.negotiation.errors import NegotiationConfigError
+from tom_envs.negotiation.errors import NegotiationActionError, NegotiationConfigError
 from tom_envs.negotiation.metrics import (METRIC_DEFINITIONS, STRATEGIES, InterventionContext, RuleBasedJudge,
                                           consensus_change, drop_events, mean_defined, mediator_effectiveness,
                                           release_consensus_change, release_mediator_effectiveness,
@@ -76,7 +76,8 @@ class NegotiationEnv(TomAECEnv):
 
     ## Episode End
     All seats terminate after the turn budget (``scenario.budget``: proportional to parties x
-    topics, at least 20). ``step`` before ``reset`` raises :class:`~tom_envs.errors.ResetNeeded`;
+    topics, at least 20), or after the turn in which the mediator closes the session with a
+    conclusion (``{"conclude": true, "utterance": ...}``; the summary's ``concluded`` is that turn). ``step`` before ``reset`` raises :class:`~tom_envs.errors.ResetNeeded`;
     with no agents left, :class:`~tom_envs.errors.EpisodeEnded`.
 
     ## Arguments
@@ -229,6 +230,8 @@ class NegotiationEnv(TomAECEnv):
         self.tom_correct = self.tom_total = 0
         self.extraction = {"lines": 0, "agree": 0, "other_option": 0, "not_addressed": 0, "extra_topics": 0}
         self.turn = 0
+        self.concluded: int | None = None  # the turn the mediator closed the session with a conclusion
+        self._conclusion: str | None = None
         self._pending: dict[str, Any] = {}
         self._last_tom: dict[str, int] | None = None
         self.start_episode()
@@ -236,6 +239,7 @@ class NegotiationEnv(TomAECEnv):
 
     def play(self, agent: str, action: Any) -> None:
         if agent == MEDIATOR:
+            self._conclusion = _conclusion(action, agent)
             self._pending[agent] = parse_mediator(action, self.scenario, agent)
         else:
             self._pending[agent] = parse_party(action, self.scenario, agent)
@@ -290,7 +294,14 @@ class NegotiationEnv(TomAECEnv):
         self.resolve(stances=self.hidden_preferences())
         self._score_prediction(move.prediction)
         t = self.turn + 1
-        if move.strategy is not None:
+        if self._conclusion is not None:
+            # the mediator closes the session (002's social mediator ends with a conclusion)
+            self.events.append({"turn": t, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "conclusion",
+                                "topic": None, "topic_index": None, "text": self._conclusion})
+            self.silence += 1
+            self.concluded = t
+            self._conclusion = None
+        elif move.strategy is not None:
             self._intervene(move, t)
         else:
             self._party_speaks(cands, t)
@@ -301,10 +312,10 @@ class NegotiationEnv(TomAECEnv):
         after = self._stakes()
         for a in self.agents:
             self.rewards[a] = float(delta) if a == MEDIATOR else float(after[int(a.split("_")[1])] - stakes[int(a.split("_")[1])])
-        if self.turn >= self.budget:
+        if self.turn >= self.budget or self.concluded is not None:
             self.terminations = {a: True for a in self.agents}
         self.infos = {a: self._info(a) for a in self.agents}
-        if self.turn >= self.budget:
+        if self.turn >= self.budget or self.concluded is not None:
             summary = self.episode_summary()
             for a in self.agents:
                 self.infos[a]["episode"] = summary
@@ -533,6 +544,7 @@ class NegotiationEnv(TomAECEnv):
         m = self._metrics()
         return {
             "scenario": self.scenario.name, "conflict_mode": self.conflict_mode, "turns": self.turn,
+            "concluded": self.concluded,
             "parties": self.n, "topics": names, "mediator": self.has_mediator,
             "consensus": [round(x, 6) for x in hist],
             "topic_consensus": {names[k]: [round(h[k], 6) for h in topic_hist] for k in range(self.m)},
@@ -581,6 +593,16 @@ class NegotiationEnv(TomAECEnv):
         elif self._last_tom is not None:
             info["tom"] = dict(self._last_tom)
         return info
+
+
+def _conclusion(action: Any, seat: str) -> str | None:
+    """The closing words of a mediator dict ``{"conclude": true, "utterance": ...}``, else None."""
+    if not isinstance(action, dict) or not action.get("conclude"):
+        return None
+    text = action.get("utterance")
+    if not isinstance(text, str) or not text.strip():
+        raise NegotiationActionError(f"{seat}: 'conclude' needs the conclusion as a non-empty 'utterance'")
+    return text.strip()
 
 
 def _modes(conflict_mode: str | None, difficulty: str | None, default: str) -> tuple[str, ...]:
