@@ -158,8 +158,12 @@ class Backend(abc.ABC):
         Returns:
             ``result[i][j]`` is the score of ``requests[i].continuations[j]``.
 
+        Backends may offer several ways to get there (``scoring_path``: next-token requests served by
+        the prefix cache, or prompt log-probabilities; :mod:`policies.llm.scoring`); all give these
+        same scores.
+
         Raises:
-            ScoringUnsupported: the backend cannot return prompt log-probabilities.
+            ScoringUnsupported: the backend cannot return the log-probabilities it needs.
         """
 
     @abc.abstractmethod
