@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 import pytest
 
@@ -143,3 +144,32 @@ def test_the_release_protocol_and_the_belief_predictor_run_on_the_tiny_vllm_engi
         labels = policy.labels(obs, {}, parse_question(obs["question"]).event)
         assert labels[0] in BELIEF_LABELS and labels[1] in BELIEF_LABELS
         assert policy.act(obs, {}) in (0, 1)
+
+
+@pytest.mark.skipif(not os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE"),
+                    reason="set TOM_ENVS_COMMON_TOM_RELEASE to the release's data/ folder")
+def test_release_llm_release_sends_exactly_the_authors_prompts(tmp_path, capsys):
+    """The authors' construction (bin/openai_zero_shot.py: the stripped template, lines sno-6 .. sno+4 of the
+    released context) rebuilt here from the released test file; ours must send the same 2,104 prompts."""
+    import csv
+    import gzip
+    import warnings
+
+    release = os.environ["TOM_ENVS_COMMON_TOM_RELEASE"]
+    with open(f"{release}/prompts/gpt-zero-shot", encoding="utf-8") as f:
+        template = f.read().strip()
+    theirs = []
+    with gzip.open(f"{release}/questions/4431_Magda_yn_questions.csv.gz", "rt", encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            ctx, sno = row["context"].split("\n"), int(row["sno"])
+            theirs.append(template.format(context="\n".join(ctx[max(0, sno - 6): sno + 5]), question=row["question"]))
+    server = ScriptedServer(lambda content, seed: "No.")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = run_cli(capsys, "--data-dir", release, "--policy", "llm-release", "--backend", "openai",
+                           "--base-url", server.url, "--model", "scripted", "--out", str(tmp_path))
+    finally:
+        server.close()
+    assert len(theirs) == 2104 and sorted(b["messages"][0]["content"] for b in server.requests) == sorted(theirs)
+    assert rows[0]["n"] == 2104 and round(rows[0]["accuracy"], 1) == 54.1  # always "No"
