@@ -77,7 +77,10 @@ def _datasets() -> list[Dataset]:
                "(their contents were not in the copy we read; "
                "the download tries them and reports any it cannot get; our sample's files for them assume the "
                "verified files' format)",
-               *(f"quirk, {q}: {text}" for q, text in RELEASE_QUIRKS.items()))
+               *(f"quirk, {q}: {text}" for q, text in RELEASE_QUIRKS.items()),
+               "the authors' prompts: the download also fetches the release's evaluation/evaluate.py into "
+               "DIR/evaluation/ (read as text by --protocol authors, never run; without it our prompts are used, "
+               "prompt_source 'ours')")
     cg_ids = reader_ids("tom_envs.common_ground.env:CommonToMEnv")
     neg_ids = reader_ids("tom_envs.negotiation.env:NegotiationEnv")
     return [

@@ -19,8 +19,16 @@ turns; printed with ``--by-stage``); the persuadee rows add Table 6's ``consiste
 ``consistency_ci``. Without ``--data-dir`` the bundled sample is used.
 
 ``--protocol ours`` (default) shows the options in a new seeded order every pass; ``--protocol
-authors`` keeps the published order and, for ``--policy llm``, uses the release's messages and
-answer rule (see :mod:`policies.llm.qa`). Every row and table names its protocol. Policies:
+authors`` keeps the published order and, for ``--policy llm``, uses the release's message layout
+and answer rule (see :mod:`policies.llm.qa`). Every row and table names its protocol. The texts of
+the authors' messages are not shipped: they are read at run time from the release's
+``evaluation/evaluate.py`` (:mod:`tom_envs.persuasion.prompts`), found next to ``--data-dir``
+(``DIR/evaluation/evaluate.py``, where ``data download persuasion`` puts it, or
+``DIR/../evaluation/evaluate.py`` in a clone of the release) or given by ``--authors-prompts
+PATH``; without it our own prompts in the same layout are sent. Every row says which in
+``prompt_source`` (llm rows: ``release`` -- the release's prompts, comparable with 001's Table 5;
+``file`` -- a file in the release's layout with other prompts; ``ours``; None on the rows of
+policies that read no prompt) and ``prompt_file``; the table prints it. Policies:
 ``random``, the trivial baselines ``always-first`` and ``longest-or-keyword``
 (:mod:`policies.persuasion_qa_baselines`: the floor the data allows) and ``llm``. A policy sees
 each question and its description only (:class:`benchmarks.qa_llm.QuestionView`): no answer, no
@@ -56,6 +64,7 @@ rows add ``model``, ``qa_mode``, ``scoring`` and the answerer's counters over al
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from typing import Any, Callable, Sequence
 
@@ -66,6 +75,7 @@ from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, QuestionView
 from benchmarks.persuasion_live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
                                         add_live_arguments, format_live_table, live_rows, play_episode, policy_seed)
 from benchmarks.runner import Step, play
+from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_prompts, read_authors_prompts
 from policies.base import BasePolicy
 from policies.persuasion import RandomAnswerer
 from policies.persuasion_qa_baselines import AlwaysFirst, LongestOrKeyword
@@ -84,6 +94,16 @@ PROTOCOLS = ("ours", "authors")
 PROTOCOL_NOTES = {
     "ours": "options in a new seeded order every pass; llm: our prompt and reply parser",
     "authors": "options in the published order; llm: the release's messages, answer rule and re-sampling at T=0.7",
+}
+#: What the table says about the llm's prompt texts (``prompt_source``).
+PROMPT_NOTES = {
+    "release": "read from the release's evaluation/evaluate.py ({path}): the authors' prompts, comparable with 001's "
+               "Table 5",
+    "file": "read from {path}, a script in the release's layout whose prompts are not the release's: not comparable "
+            "with 001's Table 5",
+    "ours": "our prompts (no release evaluation/evaluate.py next to --data-dir and no --authors-prompts; fetch it "
+            "with tom-envs data download persuasion): not the authors' wording, not comparable word for word with "
+            "001's Table 5",
 }
 POLICIES: dict[str, dict[str, Callable[[], BasePolicy]]] = {"qa": QA_POLICIES, "live": LIVE_POLICIES}
 #: 001's Table 5 (accuracy %, per question type in :data:`QTYPES` order) and Table 6 (consistency %
@@ -125,6 +145,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--protocol", choices=PROTOCOLS, default="ours",
                         help="qa: ours (options reshuffled every pass; our prompt) or authors (the published option "
                              "order; for llm the release's prompt, answer rule and re-sampling)")
+    parser.add_argument("--authors-prompts", default=None, metavar="PATH",
+                        help="--protocol authors, llm: the release's evaluation/evaluate.py to read the prompts from "
+                             "(default: DIR/evaluation/evaluate.py or DIR/../evaluation/evaluate.py of --data-dir; "
+                             "none found: our prompts in the same layout, prompt_source 'ours')")
     parser.add_argument("--by-stage", action="store_true",
                         help="qa: also print 001's Figure 3 layout (accuracy and share of errors by dialogue stage)")
     add_qa_llm_options(parser)
@@ -138,10 +162,13 @@ def run(args: argparse.Namespace) -> int:
         names = split_list(args.policy) if args.env == "qa" else ["random"]
         _check_qa_policies(names)
         repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
-        llm = LLMRun.from_args(args, protocol=args.protocol) if LLM_POLICY in names else None
+        prompts = authors_prompts(args.protocol, args.data_dir, getattr(args, "authors_prompts", None))
+        llm = None
+        if LLM_POLICY in names:
+            llm = with_prompts(LLMRun.from_args(args, protocol=args.protocol), prompts)
         rows += qa_rows(args.data_dir, names, repetitions, args.seed,
                         None if args.qtypes is None else split_list(args.qtypes), args.split, llm=llm,
-                        progress=progress, protocol=args.protocol)
+                        progress=progress, protocol=args.protocol, prompts=prompts)
     if args.env in ("live", "both"):
         names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
         rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress, args=args)
@@ -150,6 +177,34 @@ def run(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- QA
+def authors_prompts(protocol: str, data_dir: str | None, path: str | None = None) -> QAPrompts:
+    """The prompt texts of ``--protocol authors``: read from ``path``, else from the release's
+    script next to ``data_dir`` (:func:`~tom_envs.persuasion.prompts.find_release_prompts`), else
+    ours. ``protocol == "ours"`` takes no ``path`` (its prompts are ours).
+
+    Raises:
+        PersuasionBenchmarkError: a ``path`` with ``protocol == "ours"``.
+        PromptFileError: the file given or found is not readable as the release's script.
+    """
+    if protocol != "authors":
+        if path is not None:
+            raise PersuasionBenchmarkError("--authors-prompts applies to --protocol authors (our protocol uses our "
+                                           "prompt); add --protocol authors or drop --authors-prompts")
+        return OUR_PROMPTS
+    found = path if path is not None else find_release_prompts(data_dir)
+    return OUR_PROMPTS if found is None else read_authors_prompts(found)
+
+
+def with_prompts(llm: LLMRun, prompts: QAPrompts) -> LLMRun:
+    """``llm`` sending ``prompts`` under the authors' protocol; the texts' source and digest join the
+    run's identity (so answers under different prompts never share a results file)."""
+    if llm.config.get("protocol") != "authors":
+        return llm
+    config = {**llm.config, "prompt_source": prompts.source, "prompt_digest": prompts.digest()[:16],
+              "authors_prompts": {**prompts.texts(), "source": prompts.source}}
+    return dataclasses.replace(llm, config=config)
+
+
 def _answer(step: Step) -> Answer:
     info = step.next_info
     return Answer(info["qtype"], info["episode_id"], bool(info["correct"]), int(step.observation["n_choices"]),
@@ -186,13 +241,15 @@ def _check_qa_policies(names: Sequence[str]) -> None:
 
 def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, seed: int,
             qtypes: Sequence[str] | None = None, split: str = "all", llm: LLMRun | None = None,
-            progress: bool | None = False, protocol: str = "ours") -> list[dict[str, Any]]:
+            progress: bool | None = False, protocol: str = "ours",
+            prompts: QAPrompts | None = None) -> list[dict[str, Any]]:
     """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy.
 
     ``llm`` runs the ``"llm"`` policy (see :class:`LLMRun`); its rows also carry the answerer's
     counters and its answers are recorded under ``llm.out / "persuasion"`` (resumable).
     ``protocol`` is ``"ours"`` (options reshuffled every pass) or ``"authors"`` (the published order;
-    the LLM run must have been built for it).
+    the LLM run must have been built for it). ``prompts`` names the file the llm's authors' prompts
+    came from in the rows' ``prompt_file`` (:func:`with_prompts` put their texts into ``llm``).
     """
     _check_qa_policies(policies)
     if protocol not in PROTOCOLS:
@@ -229,8 +286,17 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
                          "expected_accuracy": row["chance"] if name == "random" else None,
                          "release_file": release_status(q), "release_quirk": RELEASE_QUIRKS.get(q),
                          "repeated_options": repeated.get(q, 0), "stages": stages.get(q, []),
+                         **_prompt_columns(name, llm, prompts),
                          **counters.get(q, {})})
     return rows
+
+
+def _prompt_columns(policy: str, llm: LLMRun | None, prompts: QAPrompts | None) -> dict[str, Any]:
+    """``prompt_source`` / ``prompt_file`` of a row: None for the policies that read no prompt."""
+    if policy != LLM_POLICY or llm is None:
+        return {"prompt_source": None, "prompt_file": None}
+    source = llm.config.get("prompt_source", "ours")
+    return {"prompt_source": source, "prompt_file": prompts.path if prompts is not None and source != "ours" else None}
 
 
 def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
@@ -281,7 +347,9 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
 
 # ---------------------------------------------------------------------- output
 def _consistency(row: dict[str, Any]) -> str:
-    return _fmt(row["consistency"], row.get("consistency_sd", row.get("consistency_ci"))) if "consistency" in row else ""
+    if "consistency" not in row:
+        return ""
+    return _fmt(row["consistency"], row.get("consistency_sd", row.get("consistency_ci")))
 
 
 def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
@@ -312,6 +380,9 @@ def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
                    f"{first.get('protocol', 'ours')}): {sum(r['fallbacks'] for r in mine)} random fallbacks and "
                    f"{sum(r['resamples'] for r in mine)} re-asks over {sum(r['n'] * r['repetitions'] for r in mine)} "
                    f"answers; answers read by rule: {', '.join(f'{k} {v}' for k, v in sorted(rules.items()))}")
+        if first.get("protocol") == "authors":
+            source = first.get("prompt_source") or "ours"
+            out.append(f"{name} prompts: {source} -- " + PROMPT_NOTES[source].format(path=first.get("prompt_file")))
     present = list(dict.fromkeys(r["qtype"] for r in qa))
     absent = [q for q in QTYPES if q not in present]
     unverified = [q for q in present if q in RELEASE_UNVERIFIED]

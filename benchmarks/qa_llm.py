@@ -208,7 +208,7 @@ class LLMRun:
             answerer = QuestionView(LLMQAAnswerer(
                 backend, mode=c["qa_mode"], scoring=c["scoring"], seed=self.seed, max_resamples=c["max_resamples"],
                 fallback=c["fallback"], max_tokens=c["max_tokens"], protocol=c.get("protocol", "ours"),
-                system_in_user=c.get("system_in_user", False)))
+                system_in_user=c.get("system_in_user", False), authors_prompts=c.get("authors_prompts")))
             for batch in batches:
                 results = play_lockstep(pool[:len(batch)], answerer, [jobs[k][1] for k in batch],
                                         options=[jobs[k][0] for k in batch], on_step=_answer_step)

@@ -1,7 +1,8 @@
 """PersuasiveToM against the public release's layout: download, bad input, the release's quirks.
 
 The download runs against a loopback HTTP server serving our sample in the release's layout
-(``<owner>/<repo>/main/data/<qtype>.json``, only the four files we could verify upstream). Tests on
+(``<owner>/<repo>/main/data/<qtype>.json``, only the four files we could verify upstream, and
+``<owner>/<repo>/main/evaluation/evaluate.py``: our sample script in the release's code layout). Tests on
 the release itself run when ``TOM_ENVS_PERSUASION_RELEASE`` names a clone of
 github.com/Yu-Fangxu/PersuasiveToM (the folder holding ``data/``).
 """
@@ -22,6 +23,7 @@ import pytest
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
 from tom_envs.persuasion import download as dl
+from tom_envs.persuasion.prompts import RELEASE_PROMPT_PATH, read_authors_prompts
 from tom_envs.persuasion.data import (RELEASE_COUNTS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, load_dataset,
                                       repeated_options)
 from tom_envs.persuasion.qa_env import PersuasiveToMEnv
@@ -49,8 +51,11 @@ def release_site(tmp_path):
     data.mkdir(parents=True)
     for qtype in RELEASE_VERIFIED:
         shutil.copy(SAMPLE_DATA_DIR / f"{qtype}.json", data / f"{qtype}.json")
+    (data.parent / "evaluation").mkdir()
+    shutil.copy(SAMPLE_DATA_DIR / RELEASE_PROMPT_PATH, data.parent / RELEASE_PROMPT_PATH)
     httpd, thread = serve(tmp_path / "site")
-    yield {"data": data, "base_url": f"http://127.0.0.1:{httpd.server_address[1]}/{dl.REPOSITORY}/main/data"}
+    yield {"data": data, "script": data.parent / RELEASE_PROMPT_PATH,
+           "base_url": f"http://127.0.0.1:{httpd.server_address[1]}/{dl.REPOSITORY}/main/data"}
     httpd.shutdown()
     httpd.server_close()
     thread.join()
@@ -77,12 +82,15 @@ def test_download_fetches_what_the_release_has_and_reports_the_rest(release_site
     dest = tmp_path / "got"
     assert main(["data", "download", "persuasion", "--dest", str(dest), "--base-url", release_site["base_url"]]) == 0
     out, err = capsys.readouterr()
-    assert sorted(Path(p).name for p in out.split()) == sorted(f"{q}.json" for q in RELEASE_VERIFIED)
+    names = sorted(Path(p).name for p in out.split())
+    assert names == sorted([*(f"{q}.json" for q in RELEASE_VERIFIED), "evaluate.py"])
     for qtype in RELEASE_UNVERIFIED:
         assert f"skipped {qtype}.json: missing upstream" in err
-    assert f"4 of 8 files in {dest}" in err
+    assert f"4 of 8 files in {dest}" in err and "evaluate.py" not in err
     for qtype in RELEASE_VERIFIED:
         assert (dest / f"{qtype}.json").read_bytes() == (release_site["data"] / f"{qtype}.json").read_bytes()
+    assert (dest / RELEASE_PROMPT_PATH).read_bytes() == release_site["script"].read_bytes()
+    assert read_authors_prompts(dest / RELEASE_PROMPT_PATH).source == "file"  # our sample script, not the release's
     assert not list(dest.glob(".part-*"))
     data = load_dataset(dest)
     assert list(data) == [q for q in QTYPES if q in RELEASE_VERIFIED] and repeated_options(data) == {"intent_ee": 1}
@@ -93,8 +101,42 @@ def test_a_malformed_file_is_named_not_saved_and_the_others_are_kept(release_sit
     dest = tmp_path / "got"
     with pytest.raises(DatasetError, match=r"judge_qa\.json is malformed.*record 0"):
         dl.download(dest, base_url=release_site["base_url"])
-    assert sorted(p.name for p in dest.iterdir()) == ["behavior_qa.json", "desire_ee.json", "intent_ee.json"]
+    assert sorted(p.name for p in dest.iterdir()) == ["behavior_qa.json", "desire_ee.json", "evaluation",
+                                                      "intent_ee.json"]
     assert "skipped judge_qa.json" in capsys.readouterr().err
+
+
+def test_a_missing_evaluation_script_is_reported_like_the_other_files(release_site, tmp_path, capsys):
+    release_site["script"].unlink()
+    dest = tmp_path / "got"
+    paths = dl.download(dest, base_url=release_site["base_url"])
+    err = capsys.readouterr().err
+    assert f"skipped {RELEASE_PROMPT_PATH}: missing upstream" in err and "will use our prompts" in err
+    assert f"missing upstream: {', '.join(RELEASE_UNVERIFIED)}, {RELEASE_PROMPT_PATH}" in err
+    assert sorted(p.name for p in paths) == sorted(f"{q}.json" for q in RELEASE_VERIFIED)
+    assert not (dest / "evaluation").exists()
+
+
+def test_an_unrecognised_evaluation_script_is_named_and_not_saved(release_site, tmp_path, capsys):
+    release_site["script"].write_text("def evaluate(args, client, problem):\n  return 'A'\n", encoding="utf-8")
+    dest = tmp_path / "got"
+    message = (r"evaluate\.py is malformed.*layout of the release's evaluation/evaluate\.py was not recognised: "
+               r"not found in evaluate\(\): system_prompt")
+    with pytest.raises(DatasetError, match=message):
+        dl.download(dest, base_url=release_site["base_url"])
+    assert sorted(p.name for p in dest.iterdir()) == sorted(f"{q}.json" for q in RELEASE_VERIFIED)
+    assert f"skipped {RELEASE_PROMPT_PATH}:" in capsys.readouterr().err
+
+
+def test_the_script_can_be_skipped_or_fetched_from_its_own_address(release_site, tmp_path):
+    paths = dl.download(tmp_path / "a", RELEASE_VERIFIED, base_url=release_site["base_url"], prompts=False)
+    assert all(p.suffix == ".json" for p in paths) and not (tmp_path / "a" / "evaluation").exists()
+    moved = release_site["data"].parent / "elsewhere.py"
+    release_site["script"].rename(moved)
+    url = release_site["base_url"].rsplit("/", 1)[0] + "/elsewhere.py"
+    paths = dl.download(tmp_path / "b", ["judge_qa"], base_url=release_site["base_url"], prompt_url=url)
+    assert paths[-1] == tmp_path / "b" / RELEASE_PROMPT_PATH and paths[-1].read_bytes() == moved.read_bytes()
+    assert dl.prompts_url("https://x.org/o/r/main/data/") == "https://x.org/o/r/main/evaluation/evaluate.py"
 
 
 def test_nothing_fetched_is_an_error_and_leaves_no_folder(release_site, tmp_path):
@@ -188,6 +230,7 @@ def test_the_release_loads_exactly_with_its_counted_quirk():
 def test_download_against_a_loopback_copy_of_the_release(tmp_path, capsys):
     root = tmp_path / "site" / dl.REPOSITORY / "main"
     shutil.copytree(Path(RELEASE) / "data", root / "data", ignore=shutil.ignore_patterns("*.md"))
+    shutil.copytree(Path(RELEASE) / "evaluation", root / "evaluation")
     httpd, thread = serve(tmp_path / "site")
     try:
         base = f"http://127.0.0.1:{httpd.server_address[1]}/{dl.REPOSITORY}/main/data"
@@ -197,7 +240,10 @@ def test_download_against_a_loopback_copy_of_the_release(tmp_path, capsys):
         httpd.server_close()
         thread.join()
     present = {p.stem for p in (root / "data").glob("*.json")}
-    assert {p.stem for p in paths} == present >= set(RELEASE_VERIFIED)
+    assert {p.stem for p in paths if p.suffix == ".json"} == present >= set(RELEASE_VERIFIED)
+    assert paths[-1] == tmp_path / "got" / RELEASE_PROMPT_PATH
+    assert paths[-1].read_bytes() == (Path(RELEASE) / RELEASE_PROMPT_PATH).read_bytes()
+    assert read_authors_prompts(paths[-1]).source == "release"
     err = capsys.readouterr().err
     assert all(f"skipped {q}.json: missing upstream" in err for q in set(QTYPES) - present)
 

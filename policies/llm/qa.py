@@ -21,9 +21,13 @@ Protocols (``protocol=``):
 * ``"ours"`` (default): the prompts above (background, dialogue, question, options), one user
   message; a reply is read by :func:`~policies.llm.parsing.parse_letter` (an answer line, or a
   bare letter such as ``A``, ``A.``, ``A. Yes``, ``(A)``).
-* ``"authors"``: PersuasiveToM's release (``evaluation/evaluate.py``): a system message naming
-  persuader and persuadee, then a user message with ``Dialogue History:``, ``Question:``,
-  ``Choices:`` and ``Answer:`` (no background), generated (never scored), up to 500 tokens; a reply
+* ``"authors"``: the layout of PersuasiveToM's release (``evaluation/evaluate.py``): a system
+  message naming persuader and persuadee, then a user message with the dialogue, the question, the
+  lettered options and an answer cue (no background), generated (never scored), up to 500 tokens.
+  The texts are data (:class:`~tom_envs.persuasion.prompts.QAPrompts`): read at run time from the
+  user's copy of the release's script (``authors_prompts=``; none of its sentences are shipped
+  here) or, without one, ours (:data:`~tom_envs.persuasion.prompts.OUR_PROMPTS`);
+  :attr:`LLMQAAnswerer.prompt_source` says which (``"release"``, ``"file"``, ``"ours"``). A reply
   is read by the release's rule (the text before the first punctuation mark is the letter A-F;
   with ``cot``, the word after ``The answer is``), and a reply the rule rejects is sampled again at
   T = 0.7 -- bounded by ``max_resamples`` (the release loops without a bound) and counted. The
@@ -38,17 +42,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from policies.base import BasePolicy
-from policies.llm.base import Backend, ChatRequest, Messages
-from policies.llm.caller import Ask, Caller, Owner, ScoreAsk
+from policies.llm.base import Backend, Messages
+from policies.llm.caller import Ask, Caller, ScoreAsk
 from policies.llm.errors import InvalidPolicyConfig, QAObservationError, ReplyError
 from policies.llm.parsing import AUTHORS_LETTERS, parse_authors_cot_letter, parse_authors_letter, parse_letter
 from policies.llm.slots import Slot, open_slots
+from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts
 from tom_envs.qa import BACKGROUND_HEADER, DIALOGUE_HEADER, LETTERS, NOTHING_SAID, QUESTION_PREFIX, option_lines
 
 MODES = ("zero_shot", "cot")
@@ -66,30 +71,33 @@ QA_COT = (
 MAX_TOKENS = {"zero_shot": 16, "cot": 256}
 
 PROTOCOLS = ("ours", "authors")
-#: The PersuasiveToM release's prompts (``evaluation/evaluate.py``), kept word for word so that scores
-#: can be compared with 001's Table 5: system message per mode, the CoT preamble of the user message.
-AUTHORS_SYSTEM = {
-    "zero_shot": "Here is a persuasive dialogue. There are two agents, the persuader and the persuadee. The persuader "
-                 "is trying to persuade the persuadee to do something. Please answer the following questions using "
-                 "\"A\", \"B\", \"C\", \"D\", \"E\", \"F\" without any explanation.",
-    "cot": "Here is a persuasive dialogue. There are two agents, the persuader and the persuadee. The persuader is "
-           "trying to persuade the persuadee to do something. Think step by step to answer the question.",
-}
-AUTHORS_COT_PREAMBLE = ("\n\n    Ending with \"The answer is \"A\", \"B\", \"C\", \"D\", \"E\", \"F\".\" \n"
-                        "    For example, if the most likely answer option is 'A. considering', then end your response "
-                        "with 'The answer is A'. \n    ")
-AUTHORS_ANSWER = {"zero_shot": "\nAnswer:", "cot": "\nAnswer: Let's think step by step."}
 #: The release samples every reply at T = 0.7, the re-samples of an unreadable reply included.
 AUTHORS_TEMPERATURE = 0.7
 AUTHORS_MAX_TOKENS = 500
 
 
-def authors_user_message(observation: dict, mode: str) -> tuple[str, list[str]]:
-    """The user message of the release's layout and its lettered option lines.
+def _prompts(prompts: QAPrompts | Mapping[str, Any] | None) -> QAPrompts:
+    if prompts is None:
+        return OUR_PROMPTS
+    if isinstance(prompts, QAPrompts):
+        return prompts
+    try:
+        return QAPrompts.from_texts(prompts, str(prompts.get("source", "file")))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise InvalidPolicyConfig(f"authors_prompts must be a QAPrompts or its texts() with a 'source', got a "
+                                  f"mapping without {exc}") from None
 
-    The dialogue is the env's ``context`` with the newline the release's ``dialogue`` fields end
-    with; the background is not shown (the release does not show it).
+
+def authors_user_message(observation: dict, mode: str,
+                         prompts: QAPrompts | None = None) -> tuple[str, list[str]]:
+    """The user message of the authors' layout and its option lines (without the line break).
+
+    ``prompts`` are the texts (:func:`tom_envs.persuasion.prompts.read_authors_prompts` reads the
+    release's; None: :data:`~tom_envs.persuasion.prompts.OUR_PROMPTS`). The dialogue is the env's
+    ``context`` with the newline the release's ``dialogue`` fields end with; the background is not
+    shown (the release does not show it).
     """
+    prompts = _prompts(prompts)
     missing = [k for k in ("question", "choices", "n_choices") if k not in observation]
     if missing:
         raise QAObservationError(f"the observation has no {', '.join(missing)}; the authors' protocol answers "
@@ -100,17 +108,20 @@ def authors_user_message(observation: dict, mode: str) -> tuple[str, list[str]]:
                                  f"(letters A-F), got {n}")
     context = observation.get("context") or ""
     dialogue = context + "\n" if context and not context.endswith("\n") else context
-    lines = [f"{AUTHORS_LETTERS[i]}. {c}" for i, c in enumerate(list(observation["choices"])[:n])]
-    text = (AUTHORS_COT_PREAMBLE if mode == "cot" else "") + "\nDialogue History:\n" + dialogue + "\nQuestion:\n" \
-        + str(observation["question"]) + "\nChoices:" + "".join("\n" + line for line in lines) + AUTHORS_ANSWER[mode]
+    choices = [str(c) for c in list(observation["choices"])[:n]]
+    text = prompts.user_message(mode, dialogue, str(observation["question"]), choices, AUTHORS_LETTERS)
+    lines = [prompts.option_line.format(letter=AUTHORS_LETTERS[i], choice=c).strip("\n")
+             for i, c in enumerate(choices)]
     return text, lines
 
 
-def authors_messages(observation: dict, mode: str, system_in_user: bool = False) -> Messages:
-    """The release's messages: system then user; one user message (system text first) when
+def authors_messages(observation: dict, mode: str, system_in_user: bool = False,
+                     prompts: QAPrompts | None = None) -> Messages:
+    """The authors' layout: system then user message; one user message (system text first) when
     ``system_in_user`` (the release does so for models named ``o1`` or ``gemma``)."""
-    text, _ = authors_user_message(observation, mode)
-    system = AUTHORS_SYSTEM[mode]
+    prompts = _prompts(prompts)
+    text, _ = authors_user_message(observation, mode, prompts)
+    system = prompts.system[mode]
     if system_in_user:
         return [{"role": "user", "content": system + "\n" + text}]
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
@@ -119,29 +130,6 @@ def authors_messages(observation: dict, mode: str, system_in_user: bool = False)
 def authors_system_in_user(model: str) -> bool:
     """The release's rule for models whose chat template takes no system message."""
     return "o1" in model or "gemma" in model
-
-
-@dataclass
-class _ChatAsk(Ask):
-    """An ask sent as whole chat ``messages`` (the authors' system + user layout)."""
-
-    messages: Messages | None = None
-
-
-class _QACaller(Caller):
-    """The caller, sending an ask's own ``messages`` and re-asking at ``resample_temperature``."""
-
-    def __init__(self, backend: Backend, *, resample_temperature: float | None = None, **kwargs: Any) -> None:
-        super().__init__(backend, **kwargs)
-        self.resample_temperature = resample_temperature
-
-    def _request(self, ask: Ask, owner: Owner, attempt: int, error: str, tokens: int) -> ChatRequest:
-        request = super()._request(ask, owner, attempt, error, tokens)
-        messages = getattr(ask, "messages", None) or request.messages
-        temperature = request.temperature
-        if attempt and self.resample_temperature is not None:
-            temperature = self.resample_temperature
-        return ChatRequest(messages, request.max_tokens, temperature, request.seed, request.stop)
 
 
 def _ours_ask(prompt: str, n: int, owner: Slot) -> Ask:
@@ -156,9 +144,9 @@ def _ours_ask(prompt: str, n: int, owner: Slot) -> Ask:
     return Ask(prompt, parse, lambda rng: (int(rng.integers(n)), "fallback"), owner)
 
 
-def _authors_ask(observation: dict, mode: str, system_in_user: bool, owner: Slot) -> Ask:
+def _authors_ask(observation: dict, mode: str, system_in_user: bool, owner: Slot, prompts: QAPrompts) -> Ask:
     n, slots = int(observation["n_choices"]), len(observation["choices"])
-    _, lines = authors_user_message(observation, mode)
+    _, lines = authors_user_message(observation, mode, prompts)
 
     def parse(reply: str) -> tuple[int, str]:
         letter = parse_authors_cot_letter(reply, lines) if mode == "cot" else parse_authors_letter(reply)
@@ -173,9 +161,9 @@ def _authors_ask(observation: dict, mode: str, system_in_user: bool, owner: Slot
             raise ReplyError(f"letter {letter} is beyond the env's {slots} option slots")
         return index, rule
 
-    messages = authors_messages(observation, mode, system_in_user)
-    return _ChatAsk(messages[-1]["content"], parse, lambda rng: (int(rng.integers(n)), "fallback"), owner,
-                    messages=messages)
+    messages = authors_messages(observation, mode, system_in_user, prompts)
+    return Ask(messages[-1]["content"], parse, lambda rng: (int(rng.integers(n)), "fallback"), owner,
+               messages=messages)
 
 
 def render_body(observation: dict) -> tuple[str, int]:
@@ -215,6 +203,10 @@ class LLMQAAnswerer(BasePolicy):
         protocol: ``"ours"`` or ``"authors"`` (see the module docstring).
         system_in_user: authors' protocol: put the system text into the user message (the release
             does so for ``o1`` and ``gemma`` models; :func:`authors_system_in_user`).
+        authors_prompts: authors' protocol: the prompt texts (a
+            :class:`~tom_envs.persuasion.prompts.QAPrompts`, e.g. read from the release's
+            ``evaluation/evaluate.py``, or its ``texts()`` with a ``"source"``); None: ours
+            (:data:`~tom_envs.persuasion.prompts.OUR_PROMPTS`). :attr:`prompt_source` names them.
     """
 
     makes_predictions = True
@@ -232,6 +224,7 @@ class LLMQAAnswerer(BasePolicy):
         max_tokens: int | None = None,
         protocol: str = "ours",
         system_in_user: bool = False,
+        authors_prompts: QAPrompts | Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         if mode not in MODES:
@@ -245,13 +238,16 @@ class LLMQAAnswerer(BasePolicy):
         self.mode = mode
         self.protocol = protocol
         self.system_in_user = bool(system_in_user)
+        self.authors_prompts = _prompts(authors_prompts)
+        #: Whose prompt texts are sent: "release", "file" or "ours" (see tom_envs.persuasion.prompts).
+        self.prompt_source = self.authors_prompts.source if protocol == "authors" else "ours"
         self.scoring = scoring and mode == "zero_shot" and protocol == "ours"
         self.seed = seed
         self.name = f"llm_qa_{mode}" + ("_scored" if self.scoring else "")
         self.name += "_authors" if protocol == "authors" else ""
         default_tokens = AUTHORS_MAX_TOKENS if protocol == "authors" else MAX_TOKENS[mode]
         tokens = max_tokens if max_tokens is not None else default_tokens
-        self.caller = _QACaller(
+        self.caller = Caller(
             backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=tokens,
             resample_temperature=AUTHORS_TEMPERATURE if protocol == "authors" else None,
         )
@@ -290,7 +286,8 @@ class LLMQAAnswerer(BasePolicy):
         todo = [i for i, s in enumerate(chosen) if "answer" not in s.cache]
         sub = [chosen[i] for i in todo]
         if self.protocol == "authors":
-            asks = [_authors_ask(observations[i], self.mode, self.system_in_user, s) for i, s in zip(todo, sub)]
+            asks = [_authors_ask(observations[i], self.mode, self.system_in_user, s, self.authors_prompts)
+                    for i, s in zip(todo, sub)]
             for slot, answer in zip(sub, self.caller.ask("answer", asks)):
                 slot.cache["answer"], slot.log["parse_rule"] = answer.value
         elif self.scoring:

@@ -1,20 +1,32 @@
 """``--protocol authors`` for the LLM answerer, end to end on the scripted loopback server (and once
-on the tiny vLLM model): the release's messages in the published option order, its answer rule,
-bounded and counted re-samples at T = 0.7; the lenient reply forms in both protocols."""
+on the tiny vLLM model): the release's message layout in the published option order, with our
+prompts or the texts read from an evaluation script in the release's layout (our bundled sample
+script here; the release's own with ``TOM_ENVS_PERSUASION_RELEASE``), named in ``prompt_source``;
+its answer rule, bounded and counted re-samples at T = 0.7; the lenient reply forms in both
+protocols; the caller's public hooks (whole messages, re-ask temperature)."""
 
 from __future__ import annotations
 
 import argparse
 import ast
 import json
+import os
+import shutil
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
 from benchmarks import persuasion as pers_bench
 from benchmarks.errors import RunnerError
-from policies.llm.qa import AUTHORS_SYSTEM, LLMQAAnswerer, authors_messages
+from policies.llm.caller import Ask, Caller
+from policies.llm.errors import ReplyError
+from policies.llm.qa import LLMQAAnswerer, authors_messages
 from tom_envs.persuasion import SAMPLE_DATA_DIR
+from tom_envs.persuasion.prompts import OUR_PROMPTS, RELEASE_PROMPT_PATH, PromptFileError, read_authors_prompts
+
+RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
+SAMPLE_SCRIPT = SAMPLE_DATA_DIR / RELEASE_PROMPT_PATH
 
 from .scripted_server import ScriptedServer, scripted_backend
 
@@ -60,6 +72,7 @@ def test_an_always_A_model_under_the_authors_protocol_scores_the_share_of_A(serv
     data = raw()
     for r in rows:
         assert r["protocol"] == "authors" and r["scoring"] is False
+        assert r["prompt_source"] == "ours" and r["prompt_file"] is None
         assert r["accuracy"] == pytest.approx(share_of("A", data[r["qtype"]])), r
         assert r["parse_rules"] == {"authors": r["n"]} and r["parse_failures"] == r["fallbacks"] == 0
     by_question = {}
@@ -68,11 +81,11 @@ def test_an_always_A_model_under_the_authors_protocol_scores_the_share_of_A(serv
             by_question.setdefault(q["question"], []).append(q)
     for body in server.requests:
         system, user = body["messages"]
-        assert system == {"role": "system", "content": AUTHORS_SYSTEM["zero_shot"]}
-        assert user["content"].startswith("\nDialogue History:\n") and user["content"].endswith("\nAnswer:")
+        assert system == {"role": "system", "content": OUR_PROMPTS.system["zero_shot"]}
+        assert user["content"].startswith("\nDialogue:\n") and user["content"].endswith("\nAnswer:")
         assert body["temperature"] == 0.7 and body["max_tokens"] == 500
-        question = user["content"].split("\nQuestion:\n", 1)[1].split("\nChoices:", 1)[0]
-        shown = [line[3:] for line in user["content"].split("\nChoices:\n", 1)[1].splitlines()[:-1]]
+        question = user["content"].split("\nQuestion:\n", 1)[1].split("\nOptions:", 1)[0]
+        shown = [line[3:] for line in user["content"].split("\nOptions:\n", 1)[1].splitlines()[:-1]]
         assert any(shown == q["choices"] for q in by_question[question])  # the published order
     assert len(server.requests) == sum(len(v) for v in data.values())
 
@@ -126,7 +139,8 @@ def test_the_authors_protocol_refuses_scoring_and_merges_the_system_message_for_
     argv[argv.index("x")] = "google/gemma-2-9b-it"
     cli(capsys, *argv)
     (message,) = server.requests[-1]["messages"]
-    assert message["role"] == "user" and message["content"].startswith(AUTHORS_SYSTEM["zero_shot"] + "\n\nDialogue")
+    assert message["role"] == "user"
+    assert message["content"].startswith(OUR_PROMPTS.system["zero_shot"] + "\n\nDialogue")
 
 
 def test_cot_under_the_authors_protocol_reads_the_answer_is_line(server, tmp_path, capsys):
@@ -134,14 +148,113 @@ def test_cot_under_the_authors_protocol_reads_the_answer_is_line(server, tmp_pat
     rows = cli(capsys, *llm_argv(server, tmp_path, "--protocol", "authors", "--qa-mode", "cot", "--qtypes", "judge_qa"))
     assert rows[0]["accuracy"] == pytest.approx(share_of("B", raw()["judge_qa"]))
     system, user = server.requests[-1]["messages"]
-    assert system["content"] == AUTHORS_SYSTEM["cot"] and user["content"].endswith("Answer: Let's think step by step.")
+    assert system["content"] == OUR_PROMPTS.system["cot"] and user["content"].endswith(OUR_PROMPTS.answer_cue["cot"])
+    assert user["content"].startswith(OUR_PROMPTS.preamble + "\nDialogue:\n")
 
 
 def test_the_authors_messages_are_built_from_the_observation():
     obs = {"question": "Q?", "choices": ("Yes", "No", ""), "n_choices": 2, "context": "A says: hi\nB says: no"}
     (system, user) = authors_messages(obs, "zero_shot")
-    assert user["content"] == ("\nDialogue History:\nA says: hi\nB says: no\n\nQuestion:\nQ?\nChoices:\nA. Yes\nB. No"
-                               "\nAnswer:")
+    assert user["content"] == "\nDialogue:\nA says: hi\nB says: no\n\nQuestion:\nQ?\nOptions:\nA. Yes\nB. No\nAnswer:"
+    assert system == {"role": "system", "content": OUR_PROMPTS.system["zero_shot"]}
+    sample = read_authors_prompts(SAMPLE_SCRIPT)
+    (system, user) = authors_messages(obs, "cot", prompts=sample)
+    assert system["content"] == sample.system["cot"]
+    assert user["content"] == (sample.preamble + "\nConversation so far:\nA says: hi\nB says: no\n\nAsked:\nQ?"
+                               "\nPick one:\n(A) Yes\n(B) No\nLetter: step by step.")
+
+
+def test_prompts_read_from_a_script_are_sent_and_named(server, tmp_path, capsys):
+    sample = read_authors_prompts(SAMPLE_SCRIPT)
+    server.box["reply"] = "(B)"  # the sample script's option form: read by the lenient rule
+    rows = cli(capsys, *llm_argv(server, tmp_path, "--protocol", "authors", "--qtypes", "judge_qa",
+                                 "--authors-prompts", str(SAMPLE_SCRIPT), "--policy", "llm,always-first"))
+    llm, first = rows
+    assert llm["prompt_source"] == "file" and llm["prompt_file"] == str(SAMPLE_SCRIPT)
+    assert first["policy"] == "always-first" and first["prompt_source"] is None and first["prompt_file"] is None
+    assert llm["accuracy"] == pytest.approx(share_of("B", raw()["judge_qa"]))
+    assert llm["parse_rules"] == {"lenient": llm["n"]}
+    system, user = server.requests[-1]["messages"]
+    assert system["content"] == sample.system["zero_shot"] and user["content"].startswith("\nConversation so far:\n")
+    assert user["content"].endswith(("\n(A) Yes\n(B) No\nLetter:", "\n(A) No\n(B) Yes\nLetter:"))
+    # found next to --data-dir (where the download puts it); the table names it
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLE_DATA_DIR, data)
+    parser = argparse.ArgumentParser()
+    pers_bench.add_arguments(parser)
+    argv = llm_argv(server, tmp_path / "second", "--protocol", "authors", "--qtypes", "judge_qa",
+                    "--data-dir", str(data))
+    assert pers_bench.run(parser.parse_args(argv)) == 0
+    table = capsys.readouterr().out
+    assert f"llm prompts: file -- read from {data / RELEASE_PROMPT_PATH}, a script in the release's layout" in table
+    assert server.requests[-1]["messages"][0]["content"] == sample.system["zero_shot"]
+    (data / RELEASE_PROMPT_PATH).unlink()
+    assert pers_bench.run(parser.parse_args(argv)) == 0
+    assert "llm prompts: ours -- our prompts (no release evaluation/evaluate.py" in capsys.readouterr().out
+    assert server.requests[-1]["messages"][0]["content"] == OUR_PROMPTS.system["zero_shot"]
+
+
+def test_results_under_different_prompts_are_kept_apart(server, tmp_path, capsys):
+    argv = llm_argv(server, tmp_path, "--protocol", "authors", "--qtypes", "judge_qa")
+    cli(capsys, *argv)
+    cli(capsys, *argv, "--authors-prompts", str(SAMPLE_SCRIPT))
+    assert len(list((tmp_path / "persuasion").glob("*.jsonl"))) == 2
+    before = len(server.requests)
+    cli(capsys, *argv, "--authors-prompts", str(SAMPLE_SCRIPT))  # resumed: nothing asked again
+    assert len(server.requests) == before
+
+
+def test_bad_prompt_options_are_named_errors(server, tmp_path, tmp_path_factory):
+    parser = argparse.ArgumentParser()
+    pers_bench.add_arguments(parser)
+    with pytest.raises(pers_bench.PersuasionBenchmarkError, match="--authors-prompts applies to --protocol authors"):
+        pers_bench.run(parser.parse_args([*llm_argv(server, tmp_path), "--authors-prompts", str(SAMPLE_SCRIPT)]))
+    with pytest.raises(PromptFileError, match="no evaluation script"):
+        pers_bench.run(parser.parse_args([*llm_argv(server, tmp_path, "--protocol", "authors"),
+                                          "--authors-prompts", str(tmp_path / "missing.py")]))
+    bad = tmp_path_factory.mktemp("bad") / "evaluation"
+    bad.mkdir()
+    (bad / "evaluate.py").write_text("print('hi')\n", encoding="utf-8")
+    shutil.copy(SAMPLE_DATA_DIR / "judge_qa.json", bad.parent / "judge_qa.json")
+    with pytest.raises(PromptFileError, match="not recognised"):  # a broken script next to the data is not skipped
+        pers_bench.run(parser.parse_args([*llm_argv(server, tmp_path, "--protocol", "authors"),
+                                          "--data-dir", str(bad.parent)]))
+
+
+def test_the_caller_sends_whole_messages_and_re_asks_at_its_own_temperature():
+    replies = iter(["no", "7"])
+
+    def parse(text: str) -> int:
+        if not text.isdigit():
+            raise ReplyError("a number, please")
+        return int(text)
+
+    with scripted_backend(lambda content, seed: next(replies)) as (server, backend):
+        caller = Caller(backend, max_resamples=1, temperature=0.0, max_tokens=4, reask_note=" ({error})",
+                        resample_temperature=0.9)
+        messages = [{"role": "system", "content": "S"}, {"role": "user", "content": "U"}]
+        (answer,) = caller.ask("n", [Ask("U", parse, None, None, messages)])
+        assert answer.value == 7 and answer.failures == 1
+        first, second = server.requests
+        assert first["messages"] == messages and first["temperature"] == 0.0
+        assert second["messages"] == [messages[0], {"role": "user", "content": "U (a number, please)"}]
+        assert second["temperature"] == 0.9 and messages[1]["content"] == "U"
+    with scripted_backend(lambda content, seed: "x") as (server, backend):
+        assert Caller(backend, max_tokens=4).text("t", [Ask("U", messages=messages)]) == ["x"]
+        assert server.requests[0]["messages"] == messages and server.requests[0]["temperature"] == 0.7
+
+
+@pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PERSUASION_RELEASE to a clone of the release")
+def test_on_the_release_the_release_s_prompts_are_found_and_named(server, tmp_path, capsys):
+    data = Path(RELEASE) / "data"
+    rows = cli(capsys, *llm_argv(server, tmp_path, "--protocol", "authors", "--qtypes", "judge_qa", "--data-dir",
+                                 str(data), "--split", "dev"))
+    (row,) = rows
+    assert row["prompt_source"] == "release" and row["prompt_file"] == str(Path(RELEASE) / RELEASE_PROMPT_PATH)
+    release = read_authors_prompts(Path(RELEASE) / RELEASE_PROMPT_PATH)
+    system, user = server.requests[-1]["messages"]
+    assert system["content"] == release.system["zero_shot"]
+    assert user["content"].endswith(release.answer_cue["zero_shot"])
 
 
 @pytest.mark.slow

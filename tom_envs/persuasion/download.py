@@ -12,6 +12,15 @@ inspected, so each is tried and reported if it cannot be had. Every file is fetc
 missing upstream, a malformed one is not saved and named, and the command fails only when nothing
 usable is in the folder afterwards (no empty folder is left behind). Use ``--base-url`` for a
 mirror or a pinned commit.
+
+The release's evaluation script (``evaluation/evaluate.py``, next to ``data/`` in the repository)
+holds the authors' prompts; it is fetched too (``--no-prompts`` skips it) into
+``<dest>/evaluation/evaluate.py``, where ``--protocol authors`` finds it, after checking that the
+prompts can be read from it as text (:func:`tom_envs.persuasion.prompts.read_authors_prompts`; the
+file is never run). Its address is ``--prompts-url`` (default: ``evaluation/evaluate.py`` beside
+the ``--base-url`` folder). A 404 is reported as missing upstream, like the question files, and a
+script whose layout is not recognised is named and not saved; without it the authors' protocol
+uses our prompts (prompt_source ``ours``).
 """
 
 from __future__ import annotations
@@ -27,9 +36,10 @@ from tom_envs.download import run as run_download
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.data import RELEASE_VERIFIED, load_file
+from tom_envs.persuasion.prompts import RELEASE_PROMPT_PATH, read_authors_prompts
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_DEST", "REPOSITORY", "DownloadError", "add_arguments", "download",
-           "from_args", "main", "run"]
+           "from_args", "main", "prompts_url", "run"]
 
 REPOSITORY = "Yu-Fangxu/PersuasiveToM"
 #: The benchmark's public repository (raw files of its ``data/`` folder).
@@ -38,8 +48,15 @@ DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/main/data"
 DEFAULT_DEST = "data/persuasive_tom"
 
 
+def prompts_url(base_url: str) -> str:
+    """Where the release keeps its evaluation script, from the address of its ``data/`` folder:
+    ``evaluation/evaluate.py`` in the folder above."""
+    return f"{base_url.rstrip('/').rsplit('/', 1)[0]}/{RELEASE_PROMPT_PATH}"
+
+
 def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str = DEFAULT_BASE_URL,
-             timeout: float = 60.0, overwrite: bool = False) -> list[Path]:
+             timeout: float = 60.0, overwrite: bool = False, prompts: bool = True,
+             prompt_url: str | None = None) -> list[Path]:
     """Download and validate the question files into ``out_dir``; report what could not be had.
 
     Args:
@@ -48,10 +65,13 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
         base_url: folder URL holding ``<qtype>.json``.
         timeout: seconds per request.
         overwrite: replace files that are already there (default: keep them).
+        prompts: also fetch the release's evaluation script into ``out_dir/evaluation/evaluate.py``
+            (once some question file is there), validated by reading its prompts.
+        prompt_url: the script's address (default: :func:`prompts_url` of ``base_url``).
 
     Returns:
-        The paths of the asked-for files now in ``out_dir`` (fetched or kept). Files answering 404
-        are reported on stderr (``missing upstream``) and skipped.
+        The paths of the asked-for files now in ``out_dir`` (fetched or kept), the evaluation
+        script last. Files answering 404 are reported on stderr (``missing upstream``) and skipped.
 
     Raises:
         DownloadError: no connection (or another HTTP error than 404), or none of the files could
@@ -65,6 +85,9 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
     if not wanted:
         raise DatasetError(f"no question type to fetch; choose from {', '.join(QTYPES)}")
     check_url(base_url)
+    script_url = prompt_url or prompts_url(base_url)
+    if prompts:
+        check_url(script_url)
     out = Path(out_dir)
     existed = out.exists()
     present: list[Path] = []
@@ -85,11 +108,28 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
             except DatasetError as exc:
                 print(f"skipped {qtype}.json: {exc}", file=sys.stderr)
                 malformed.append(str(exc))
+        if prompts and present:
+            try:
+                present.append(fetch_validated(script_url, out / RELEASE_PROMPT_PATH, read_authors_prompts, timeout,
+                                               overwrite))
+            except DownloadError as exc:
+                if "HTTP 404" not in str(exc):
+                    raise
+                print(f"skipped {RELEASE_PROMPT_PATH}: missing upstream, {script_url} answers 404 (--protocol authors "
+                      "will use our prompts)", file=sys.stderr)
+                missing.append(RELEASE_PROMPT_PATH)
+            except DatasetError as exc:
+                print(f"skipped {RELEASE_PROMPT_PATH}: {exc}", file=sys.stderr)
+                malformed.append(str(exc))
     finally:
+        script_dir = (out / RELEASE_PROMPT_PATH).parent
+        if script_dir.is_dir() and not any(script_dir.iterdir()):
+            script_dir.rmdir()  # a script that was not saved leaves no folder behind
         if not existed and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # never leave an empty folder behind
     if present:
-        print(f"{len(present)} of {len(wanted)} files in {out}"
+        questions = [p for p in present if p.suffix == ".json"]
+        print(f"{len(questions)} of {len(wanted)} files in {out}"
               + (f"; missing upstream: {', '.join(missing)}" if missing else "")
               + (f"; {len(malformed)} malformed, not saved" if malformed else ""), file=sys.stderr)
     if malformed:
@@ -111,6 +151,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"{','.join(RELEASE_VERIFIED)})")
     parser.add_argument("--overwrite", "--force", dest="overwrite", action="store_true",
                         help="replace files already present")
+    parser.add_argument("--no-prompts", dest="prompts", action="store_false",
+                        help=f"do not fetch the release's {RELEASE_PROMPT_PATH} (the authors' prompts, read by "
+                             "--protocol authors)")
+    parser.add_argument("--prompts-url", default=None,
+                        help=f"address of the release's {RELEASE_PROMPT_PATH} (default: beside the --base-url folder)")
     add_timeout_argument(parser, 60.0)
 
 
@@ -119,7 +164,7 @@ def from_args(args: argparse.Namespace) -> list[Path]:
     types = [t.strip() for t in args.types.split(",") if t.strip()]
     if not types:
         raise DatasetError(f"--types names no question type; choose from {', '.join(QTYPES)}")
-    return download(args.out, types, args.base_url, args.timeout, args.overwrite)
+    return download(args.out, types, args.base_url, args.timeout, args.overwrite, args.prompts, args.prompts_url)
 
 
 #: Run the download from parsed options: 0 (the paths are printed), or 2 with a message.
