@@ -89,11 +89,13 @@ QA_ENV = "tom_envs.persuasion.qa_env:PersuasiveToMEnv"
 QA_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomAnswerer, "always-first": AlwaysFirst,
                                                     "longest-or-keyword": LongestOrKeyword}
 #: How the questions are put: ``ours`` (options reshuffled every pass, our prompt and parser) or
-#: ``authors`` (the published option order, the release's prompt and answer rule).
+#: ``authors`` (the published option order, the release's message layout and answer rule; the prompt
+#: texts read from the release's evaluation script when at hand, else ours: ``prompt_source``).
 PROTOCOLS = ("ours", "authors")
 PROTOCOL_NOTES = {
     "ours": "options in a new seeded order every pass; llm: our prompt and reply parser",
-    "authors": "options in the published order; llm: the release's messages, answer rule and re-sampling at T=0.7",
+    "authors": "options in the published order; llm: the release's message layout, answer rule and re-sampling at "
+               "T=0.7 (prompt texts: see the llm's prompts line)",
 }
 #: What the table says about the llm's prompt texts (``prompt_source``).
 PROMPT_NOTES = {
@@ -144,7 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_live_arguments(parser)
     parser.add_argument("--protocol", choices=PROTOCOLS, default="ours",
                         help="qa: ours (options reshuffled every pass; our prompt) or authors (the published option "
-                             "order; for llm the release's prompt, answer rule and re-sampling)")
+                             "order; for llm the release's message layout, answer rule and re-sampling)")
     parser.add_argument("--authors-prompts", default=None, metavar="PATH",
                         help="--protocol authors, llm: the release's evaluation/evaluate.py to read the prompts from "
                              "(default: DIR/evaluation/evaluate.py or DIR/../evaluation/evaluate.py of --data-dir; "

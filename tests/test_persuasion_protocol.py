@@ -75,6 +75,7 @@ def test_authors_protocol_keeps_the_published_order_so_always_first_scores_the_s
         records = data[r["qtype"]]
         rate = first_option_rate(records) if r["policy"] == "always-first" else longest_or_keyword_rate(records)
         assert r["protocol"] == "authors" and r["n"] == len(records)
+        assert r["prompt_source"] is None and r["prompt_file"] is None  # these policies read no prompt
         assert r["accuracy"] == pytest.approx(rate) and r["accuracy_sd"] == 0.0, r
 
 
@@ -117,6 +118,8 @@ def test_an_unknown_protocol_or_a_mismatched_llm_run_is_a_named_error():
     bench.add_arguments(parser)
     with pytest.raises(SystemExit):
         parser.parse_args(["--protocol", "paper"])
+    with pytest.raises(bench.PersuasionBenchmarkError, match="--authors-prompts applies to --protocol authors"):
+        bench.run(parser.parse_args(["--authors-prompts", "x.py", "--repetitions", "1"]))
 
 
 # ---------------------------------------------------------------------- what a policy sees
