@@ -227,3 +227,20 @@ def test_pickle_round_trip_mid_episode():
         assert x[0].tolist() == y[0].tolist() and x[1:3] == y[1:3] and x[4]["reply"] == y[4]["reply"]
         if x[2]:
             break
+
+
+def test_a_misbehaving_reader_and_a_family_without_scenarios_are_named_errors():
+    from tom_envs.persuasion.mind import Family
+    from tom_envs.persuasion.reader import ReaderError
+
+    class Broken:
+        def read(self, utterance, goal):
+            return "authority"
+
+    env = PersuasionMindEnv(reader=Broken())
+    env.reset(seed=0)
+    with pytest.raises(ReaderError, match="Broken"):
+        env.step({"utterance": "Experts say so."})
+    bare = Family("bare", "bare", FAMILIES[0].personas, FAMILIES[0].weights)
+    with pytest.raises(Exception, match="no scenarios"):
+        PersuasionMindEnv(families=[bare])

@@ -42,6 +42,10 @@ def resolve_families(families: Any) -> tuple[Family, ...]:
     out = tuple(f if isinstance(f, Family) else family_named(f) for f in items)
     if len({f.name for f in out}) != len(out):
         raise InvalidPersona(f"family names repeat in {[f.name for f in out]}")
+    for f in out:
+        if not f.scenarios:
+            raise InvalidPersona(f"family {f.name!r} has no scenarios (give Family(..., scenarios=(Scenario(goal, "
+                                 "background), ...)))")
     return out
 
 
@@ -210,10 +214,7 @@ class PersuasionMindEnv(gym.Env):
             utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
             declared = None
         else:
-            try:
-                strategy = check_reading(self.reader.read(utterance, self.scenario.goal))
-            except ValueError as err:
-                raise InvalidPersona(f"the reader {type(self.reader).__name__} misbehaved: {err}") from None
+            strategy = check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
         st = self.model.state(self.state_index)
         self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
         regret = self.planner.gap(self.posterior, self.turn, strategy)

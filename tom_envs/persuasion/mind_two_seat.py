@@ -217,10 +217,7 @@ class PersuasionMindAECEnv(TomAECEnv):
             strategy = int(declared)  # type: ignore[arg-type]
             utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
         else:
-            try:
-                strategy = check_reading(self.reader.read(utterance, self.scenario.goal))
-            except ValueError as err:
-                raise InvalidPersona(f"the reader {type(self.reader).__name__} misbehaved: {err}") from None
+            strategy = check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
         self._seat_truth = {"strategy": strategy}
         if self.mind_agreed:
             self._truth = {}

@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
+from tom_envs.errors import TomEnvsError
 from tom_envs.persuasion.mind import NOTHING
 from tom_envs.persuasion.personas import PRINCIPLES
 
@@ -56,6 +59,10 @@ _COMPILED: dict[str, re.Pattern[str]] = {
     for name, cues in CUES.items()}
 
 
+class ReaderError(TomEnvsError, ValueError):
+    """A reader returned something that is not a strategy index (0-5, or 6 for nothing)."""
+
+
 @runtime_checkable
 class Reader(Protocol):
     """Maps an utterance to the strategy it carries (a principle index, or ``NOTHING``)."""
@@ -86,8 +93,13 @@ class ScriptedReader:
         return min(tied, key=lambda i: matches[i][0].start())  # a tie: the principle the line leads with
 
 
-def check_reading(value: object) -> int:
-    """A reader's output as an int in 0..6, or a ValueError naming what came back."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= NOTHING:
-        raise ValueError(f"a reader returns a principle index 0..{NOTHING - 1} or NOTHING ({NOTHING}), got {value!r}")
-    return value
+def check_reading(value: object, reader: object = None) -> int:
+    """A reader's output as an int in 0..6.
+
+    Raises:
+        ReaderError: anything else, naming the reader and what came back.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value <= NOTHING:
+        raise ReaderError(f"the reader {type(reader).__name__} returned {value!r}; a reader returns a principle index "
+                          f"0..{NOTHING - 1} or NOTHING ({NOTHING})")
+    return int(value)
