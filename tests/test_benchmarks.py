@@ -73,3 +73,15 @@ def test_matrix_rows_carry_every_tom_response(tmp_path):
     assert default["tom_regret_per_step"] == default["tom_regret_per_step_reciprocal"] > 0
     assert stage["tom_regret_per_step"] == stage["tom_regret_per_step_stage"] == 0  # the same episodes, resumed
     assert "ΔToM/T: the action_value response" in table
+
+
+def test_matrix_tables_in_004s_layouts_and_rows_carry_llm_counts(tmp_path):
+    args = ("matrix", "--policy", "tabular,random", "--games", "RPS,IPD", "--partners", "single_action", "--episodes",
+            "2", "--horizon", "10", "--out", str(tmp_path))
+    rows = json.loads(run_cli(*args, "--format", "json"))
+    assert all(r["reasks"] == r["fallbacks"] == r["decisions"] == 0 for r in rows)  # no model asked
+    grid = run_cli(*args, "--table", "table3").splitlines()
+    assert grid[0].split()[:4] == ["partners", "model", "labels", "prompting"] and grid[0].index("RPS") < grid[0].index("IPD")
+    assert [line.split()[3] for line in grid[2:4]] == ["Tabular", "Random"]  # one line per policy, games as columns
+    table2 = run_cli(*args, "--table", "table2")
+    assert table2.count("Tabular") == 2 and "ToM %" in table2 and "ΔToM/T: the reciprocal response" in table2
