@@ -239,7 +239,9 @@ def format_protocol_table(rows: Sequence[dict], layout: str = "table2") -> str:
         header = ["model", "labels", "partners", "game", "prompting", "ΔFunctional/T", "ΔToM/T", "ToM %", "episodes",
                   "re-asks", "fallbacks"]
         right = [False] * 5 + [True] * 6
-        order = sorted(rows, key=lambda r: (r.get("model") or "", r.get("label_set") or "", r["partners"], r["game"]))
+        games = {g: i for i, g in enumerate(dict.fromkeys(r["game"] for r in rows))}  # 004: RPS, IBS, IPD as run
+        order = sorted(rows, key=lambda r: (r.get("model") or "", r.get("label_set") or "", r["partners"],
+                                            games[r["game"]]))
         body = [[r.get("model") or "N/A", r.get("label_set") or "N/A", r["partners"], r["game"], _label(r),
                  _ci(r["regret_per_step"], r["regret_per_step_ci"], 3),
                  _ci(r["tom_regret_per_step"], r["tom_regret_per_step_ci"], 3),
