@@ -93,7 +93,8 @@ def play_two_seat(env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: 
     """One episode of ``tom/Persuasion-TwoSeat-v1``: both seats predict, act and observe; the persuader
     is scored by ``wrappers.AECToMRecorder``, the persuadee (its ``strategy`` target) by a
     ``wrappers.ToMScorer`` on ``env.seat_view()``. Returns the persuader's outcome with
-    ``<target>_accuracy`` for its targets, ``persuadee_strategy_accuracy`` and ``persuadee_return``."""
+    ``<target>_accuracy`` for its targets, ``persuadee_strategy_accuracy`` and ``persuadee_return``.
+    A policy with ``reads_text = True`` (the LLM seats) is handed ``env.text(agent)`` as its observation."""
     from tom_envs.persuasion.mind_two_seat import PERSUADEE, PERSUADER
     from wrappers import AECToMRecorder, ToMScorer
 
@@ -112,6 +113,8 @@ def play_two_seat(env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: 
             recorded.step(None)
             continue
         policy = persuader if agent == PERSUADER else persuadee
+        if getattr(policy, "reads_text", False):
+            obs = base.text(agent)  # an LLM seat reads its own prompt
         if agent == PERSUADER:
             recorded.record_prediction(persuader.predict(obs, info))
         else:

@@ -102,6 +102,8 @@ class LLMPersuader(BasePolicy):
     """
 
     makes_predictions = True
+    #: in the two-seat env it reads its seat's prompt (``benchmarks.persuasion_live.play_two_seat``)
+    reads_text = True
 
     def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", temperature: float = 0.7,
                  max_tokens: int = 160) -> None:
@@ -151,6 +153,95 @@ class LLMPersuader(BasePolicy):
         return action
 
 
+PERSUADEE_INSTRUCTIONS = """
+Reply in character. Answer in exactly this format:
+Tone: flat | cold | warm | agree   (warm only if the last line really helped; agree only if you are convinced)
+Concern: none | cost | timing | fit | doubt | effort   (the concern you mention, if any)
+Next: reciprocity | scarcity | consensus | authority | commitment | liking   (your guess of the persuader's next move)
+Say: <your words>"""
+
+_SEAT = re.compile(r"^\s*(tone|concern|next|say)\s*:\s*(.*)$", re.IGNORECASE)
+
+
+def parse_persuadee_reply(text: str) -> tuple[int, str | None, int | None]:
+    """``(reply index, words or None, predicted next strategy or None)`` from a persuadee seat's reply.
+
+    Raises:
+        ReplyError: no known tone.
+    """
+    from tom_envs.persuasion.mind import TONES, TOPICS, obs_index
+    from tom_envs.persuasion.mind_two_seat import AGREE
+
+    fields: dict[str, str] = {}
+    for raw in text.splitlines():
+        m = _SEAT.match(raw)
+        if m:
+            fields.setdefault(m.group(1).lower(), m.group(2).strip())
+    first = {k: (re.split(r"[\s|,.;()]+", v.lower())[0] if v else "") for k, v in fields.items()}
+    tone = first.get("tone", "")
+    if tone == "agree":
+        reply = AGREE
+    elif tone in TONES:
+        topic = first.get("concern", "none")
+        reply = obs_index(TONES.index(tone), TOPICS.index(topic) if topic in TOPICS else 0)
+    else:
+        raise ReplyError(f"name a tone: {', '.join(TONES)} or agree")
+    nxt = first.get("next", "")
+    return reply, (fields.get("say") or None), (PRINCIPLES.index(nxt) if nxt in PRINCIPLES else None)
+
+
+class LLMPersuadee(BasePolicy):
+    """A language model in the persuadee seat of ``tom/Persuasion-TwoSeat-v1``: it reads its own
+    prompt (``env.text("persuadee_0")``: persona and current mind; :attr:`reads_text`), replies with a
+    tone, the concern it mentions and its words, and predicts the persuader's next strategy (its
+    literal ToM). After ``max_resamples`` unusable replies ``fallback="random"`` replies as its mind
+    does (the env's ``FAITHFUL``; counted)."""
+
+    makes_predictions = True
+    reads_text = True
+
+    def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", temperature: float = 0.7,
+                 max_tokens: int = 120) -> None:
+        super().__init__()
+        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
+                             max_tokens=max_tokens)
+        self._pending: tuple[Any, int | None] | None = None
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return self.caller.stats
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._pending = None
+
+    def _decide(self, observation: Any) -> tuple[Any, int | None]:
+        if self._pending is not None:
+            return self._pending
+        if not isinstance(observation, str):
+            raise ReplyError("LLMPersuadee reads its prompt: hand it env.text('persuadee_0')")
+        from tom_envs.persuasion.mind_two_seat import FAITHFUL
+
+        def parse(text: str) -> tuple[Any, int | None]:
+            reply, words, nxt = parse_persuadee_reply(text)
+            return ({"action": reply, "utterance": words} if words else reply), nxt
+
+        self.caller.owner.rng = self.rng
+        answer = self.caller.ask("persuadee", [Ask(observation + "\n" + PERSUADEE_INSTRUCTIONS, parse,
+                                                   lambda rng: (FAITHFUL, None))])[0]
+        self._pending = answer.value
+        return answer.value
+
+    def predict(self, observation: Any, info: dict) -> dict[str, int] | None:
+        nxt = self._decide(observation)[1]
+        return None if nxt is None else {"strategy": nxt}
+
+    def act(self, observation: Any, info: dict) -> Any:
+        action = self._decide(observation)[0]
+        self._pending = None
+        return action
+
+
 class LLMReader:
     """Reads a persuader's line with a language model: which principle it uses, or none.
 
@@ -177,4 +268,5 @@ class LLMReader:
         return int(self.caller.ask("read", [ask])[0].value)
 
 
-__all__ = ["LLMPersuader", "LLMReader", "parse_persuader_reply", "parse_reading"]
+__all__ = ["LLMPersuadee", "LLMPersuader", "LLMReader", "parse_persuadee_reply", "parse_persuader_reply",
+           "parse_reading"]

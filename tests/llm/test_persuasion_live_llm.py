@@ -96,3 +96,32 @@ def test_the_llm_persuader_runs_on_the_tiny_vllm_engine(vllm_backend):
     assert policy.stats["decisions"] == sum(e["turns"] for e in eps)
     reader = LLMReader(vllm_backend, fallback="random", max_resamples=1)
     assert 0 <= reader.read("Experts recommend it.", "join the club") <= NOTHING
+
+
+def _two_llm_rule(content: str, seed) -> str:
+    if content.startswith("Which persuasion principle"):
+        return _reader_rule(content)
+    if "Reply in character" in content:  # the persuadee seat: voices the concern its prompt names
+        from tom_envs.persuasion.mind import CONCERN_TEXT
+
+        concern = next((c for c, text in CONCERN_TEXT.items() if text in content), "none")
+        return f"Tone: flat\nConcern: {concern}\nNext: authority\nSay: Hmm, I'm not sure about that."
+    return ARGUE
+
+
+def test_two_language_models_take_both_seats_of_the_two_seat_env():
+    from benchmarks.persuasion_live import play_two_seat
+    from policies.llm.persuasion import LLMPersuadee, parse_persuadee_reply
+    from tom_envs.persuasion.mind_two_seat import AGREE, PersuasionMindAECEnv
+
+    assert parse_persuadee_reply("Tone: agree\nSay: Fine.") == (AGREE, "Fine.", None)
+    with pytest.raises(Exception, match="tone"):
+        parse_persuadee_reply("Whatever you say.")
+    with scripted_backend(_two_llm_rule) as (server, backend):
+        env = PersuasionMindAECEnv(families="work")
+        eps = [play_two_seat(env, LLMPersuader(backend), LLMPersuadee(backend), s) for s in range(4)]
+    assert all(e["rounds"] == 4 and not e["success"] for e in eps)  # a persuadee that never warms or agrees
+    assert all(e["persuadee_strategy_accuracy"] is not None for e in eps)  # it predicted "authority" each time
+    assert all(e["intention_accuracy"] is not None for e in eps)
+    fidelity = [e["fidelity"] for e in eps]
+    assert all(0.0 <= f <= 1.0 for f in fidelity)  # flat when the line landed is unfaithful: scored, not hidden
