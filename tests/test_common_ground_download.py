@@ -85,10 +85,11 @@ def test_download_command_line(server, tmp_path, capsys):
     args = parser.parse_args(["--dest", str(tmp_path / "d"), "--conversations", "4431", "--base-url", server["base_url"],
                               "--listing-url", server["listing_url"]])
     assert dl.run(args) == 0
-    assert len(capsys.readouterr().out.split()) == 2  # corpus, questions
-    args = parser.parse_args(["--dest", str(tmp_path / "d"), "--base-url", server["base_url"], "--only", "prompts"])
+    fetched = capsys.readouterr().out.split()
+    assert len(fetched) == 3 and str(tmp_path / "d" / "prompts" / "gpt-zero-shot") in fetched  # corpus, questions, prompt
+    args = parser.parse_args(["--dest", str(tmp_path / "p"), "--base-url", server["base_url"], "--only", "prompts"])
     assert dl.run(args) == 0
-    assert capsys.readouterr().out.split() == [str(tmp_path / "d" / "prompts" / "gpt-zero-shot")]
+    assert capsys.readouterr().out.split() == [str(tmp_path / "p" / "prompts" / "gpt-zero-shot")]
     args = parser.parse_args(["--dest", str(tmp_path / "e"), "--base-url", "http://127.0.0.1:1/nowhere", "--only", "questions"])
     assert dl.run(args) == 2
     assert "cannot connect" in capsys.readouterr().err
@@ -100,7 +101,7 @@ def test_data_download_and_list_commands(server, tmp_path, capsys):
 
     assert main(["data", "download", "common-ground", "--dest", str(tmp_path / "d"), "--conversations", "4431",
                  "--base-url", server["base_url"], "--listing-url", server["listing_url"]]) == 0
-    assert len(capsys.readouterr().out.split()) == 2
+    assert len(capsys.readouterr().out.split()) == 3  # corpus, questions, prompt file
     assert main(["data", "list", "--format", "json"]) == 0
     listed = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
     assert set(listed) == {"persuasion", "common-ground", "negotiation"}

@@ -28,7 +28,7 @@ def test_shared_entry_point_and_old_alias_fetch_the_same_files(server, tmp_path,
     assert cg_download.main(["--dest", str(tmp_path / "old"), *argv]) == 0
     new = sorted(p.relative_to(tmp_path / "new") for p in (tmp_path / "new").rglob("*") if p.is_file())
     old = sorted(p.relative_to(tmp_path / "old") for p in (tmp_path / "old").rglob("*") if p.is_file())
-    assert new == old and len(new) == 2
+    assert new == old and len(new) == 3  # corpus, questions, prompt file
 
 
 def test_only_http_addresses_are_fetched(tmp_path):

@@ -42,9 +42,9 @@ DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/main/data"
 DEFAULT_LISTING_URL = f"https://api.github.com/repos/{REPOSITORY}/contents/data/cg"
 ALL_CIDS: tuple[int, ...] = TRAIN_CIDS + TEST_CIDS
 PARTS = ("cg", "questions", "prompts")
-#: What a download fetches unless ``parts``/``--only`` says otherwise (the prompt file only on request:
-#: ``--only prompts``).
-DEFAULT_PARTS = ("cg", "questions")
+#: What a download fetches unless ``parts``/``--only`` says otherwise: everything (the corpus, the
+#: question files and the zero-shot prompt file that ``--policy llm-release`` reads).
+DEFAULT_PARTS = PARTS
 
 
 class DownloadArgumentError(TomEnvsError, ValueError):
@@ -109,8 +109,7 @@ def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = 
         cids: conversation ids (default: all four).
         annotator: whose annotation (the released questions use ``"Magda"``).
         parts: ``"cg"``, ``"questions"`` and/or ``"prompts"`` (the release's zero-shot prompt
-            ``prompts/gpt-zero-shot``, for ``--policy llm-release``); default: the corpus and the
-            question files.
+            ``prompts/gpt-zero-shot``, for ``--policy llm-release``); default: all three.
         base_url: address of the repository's ``data/`` folder (raw files).
         listing_url: address of the JSON listing of ``data/cg``.
         force: fetch again files that are already there.
@@ -165,8 +164,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conversations", default=",".join(map(str, ALL_CIDS)),
                         help="comma-separated conversation ids (default: %(default)s)")
     parser.add_argument("--annotator", default=DEFAULT_ANNOTATOR, help="whose annotation (default: %(default)s)")
-    parser.add_argument("--only", choices=PARTS, default=None, help="fetch only the corpus, only the question files, or the zero-shot prompt file (prompts: not "
-                             "fetched otherwise; needed by --policy llm-release)")
+    parser.add_argument("--only", choices=PARTS, default=None, help="fetch only the corpus, only the question files, or only the zero-shot prompt file "
+                             "(needed by --policy llm-release); default: all three")
     parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
                         help="raw-file address of the repository's data/ folder (default: %(default)s)")
     parser.add_argument("--listing-url", default=DEFAULT_LISTING_URL,

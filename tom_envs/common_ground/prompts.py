@@ -34,7 +34,7 @@ def load_release_prompt(path: str | Path) -> str:
         text = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
         raise PromptFileError(f"{path}: no prompt file; the release keeps it in data/prompts/{RELEASE_PROMPT_FILE} "
-                              "(fetch it with python -m benchmarks data download common-ground --only prompts, or "
+                              "(fetch it with python -m benchmarks data download common-ground, or "
                               "write one with the fields {context} and {question})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PromptFileError(f"{path}: cannot read the prompt file ({exc})") from None
