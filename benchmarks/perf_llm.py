@@ -247,10 +247,11 @@ def perf_llm(
             backend.scoring_path = original
     generation = _episode(backend, "qa", game, cache_horizon, max_resamples=0, fallback="random", max_tokens=1)
     share, rounds = _share(generation), len(generation)
-    main_path = paths[0]
+    served = [p for p in paths if "error" not in per_path[p]]
+    if not served:
+        raise ScoringUnsupported(f"perf llm: the backend cannot score on any path: {per_path}")
+    main_path = served[0]  # the backend's own path, or the first it serves ("auto")
     main = per_path[main_path]
-    if "error" in main:
-        raise ScoringUnsupported(f"perf llm: the backend cannot score on its own path: {main['error']}")
     decisions_made = {p: f.pop("decisions_made") for p, f in per_path.items() if "decisions_made" in f}
     result: dict[str, Any] = {
         **{k: main[k] for k in ("batched_decisions_per_s", "sequential_decisions_per_s", "speedup",

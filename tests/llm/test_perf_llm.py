@@ -34,3 +34,26 @@ def test_perf_llm_reports_every_figure_for_both_scoring_paths(vllm_backend):
     assert old["cost_growth"] > 1.0  # the prompt grows, and the old path pays for all of it every round
     assert result["cache_rounds"] == 8
     assert 0.0 <= result["prefix_cache_share"] <= 1.0
+
+
+def test_perf_llm_reports_a_path_the_server_refuses_and_measures_the_other(tmp_path):
+    from policies.llm import OpenAIBackend
+    from tests.llm.scripted_server import CompletionServer
+    from tests.llm.tiny_model import build_tokenizer
+
+    build_tokenizer(tmp_path)
+    server = CompletionServer()
+    server.next_token = "refuse"  # a server without logprob_token_ids: only the old path works
+    try:
+        with OpenAIBackend(server.url, "toy", tokenizer=str(tmp_path), max_retries=0) as backend:
+            result = perf_llm(backend, episodes=2, horizon=2, cache_horizon=3, growth_at=(2, 3))
+            assert backend.scoring_path == "auto"  # restored
+    finally:
+        server.close()
+    json.dumps(result)
+    assert "logprob_token_ids" in result["scoring_paths"]["next-token"]["error"]
+    assert result["scoring_path"] == "prompt-logprobs" and "lm_scoring_equal_to_old_path" not in result
+    old = result["scoring_paths"]["prompt-logprobs"]
+    assert old["same_decisions"] is True and old["decisions_per_call"] == 2 and old["rounds"] == 3
+    assert old["prefix_cache_share"] is None  # the server reports no cache hits
+    assert result["cache_rounds"] == 3
