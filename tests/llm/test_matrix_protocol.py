@@ -153,13 +153,15 @@ def test_check_context_passes_what_fits(tokenizer):
 
 
 def test_history_window_shows_the_latest_rounds_and_is_recorded(scripted, tmp_path):
-    args = cli(scripted.url, tmp_path, "--strategies", "qa", "--episodes", "2", "--horizon", "5", "--format", "json")
-    (windowed,) = json.loads(run([*args, "--history-window", "2"]).stdout)
-    (full,) = json.loads(run(args).stdout)
+    backend = OpenAIBackend(scripted.url, "scripted", max_retries=0, timeout=10)
+    kw = {"fallback": "random", "max_resamples": 1}
+    (windowed,), recs = evaluate_llm(["RPS"], ["single_action"], ["qa"], 2, 0, 5, tmp_path, backend, IDENT,
+                                     history_window=2, **kw)
+    (full,), _ = evaluate_llm(["RPS"], ["single_action"], ["qa"], 2, 0, 5, tmp_path, backend, IDENT, **kw)
+    backend.close()
     assert windowed["history_window"] == 2 and windowed["settings"]["history_window"] == 2
     assert full["history_window"] is None and windowed["cell_key"] != full["cell_key"]
-    path = next((tmp_path / "matrix").glob(f"*{windowed['cell_key']}.jsonl"))
-    last = read_steps(json.loads(path.read_text().splitlines()[0]))[-1]["prompts"][-1][0]["content"]
+    last = read_steps(next(iter(recs.values()))[0])[-1]["prompts"][-1][0]["content"]
     assert "Only the last 2 rounds are shown; rounds 1 to 2 were played before them." in last
     assert "Round 3:" in last and "Round 4:" in last and "Round 2:" not in last and "round 5 of 5" in last
 
@@ -293,14 +295,16 @@ def test_table_layouts_keep_long_names_aligned():
 
 def test_time_budget_plays_at_least_the_minimum_then_stops(scripted, tmp_path):
     assert parse_duration("24h") == 86400 and parse_duration("90m") == 5400 and parse_duration("3600") == 3600
-    base = ("--strategies", "qa", "--episodes", "2", "--horizon", "2", "--lockstep", "2", "--format", "json")
-    (spent,) = json.loads(run(cli(scripted.url, tmp_path / "a", *base, "--time-budget", "0.001s",
-                                  "--max-episodes", "6")).stdout)
+    backend = OpenAIBackend(scripted.url, "scripted", max_retries=0, timeout=10)
+    kw = {"fallback": "random", "max_resamples": 1, "lockstep": 2, "max_episodes": 6}
+    (spent,), _ = evaluate_llm(["RPS"], ["single_action"], ["qa"], 2, 0, 2, tmp_path / "a", backend, IDENT,
+                               time_budget_s=0.001, **kw)
     assert spent["episodes"] == 2 and spent["max_episodes"] == 6  # the minimum, then the budget was spent
-    (ample,) = json.loads(run(cli(scripted.url, tmp_path / "b", *base, "--time-budget", "1h",
-                                  "--max-episodes", "6")).stdout)
+    (ample,), _ = evaluate_llm(["RPS"], ["single_action"], ["qa"], 2, 0, 2, tmp_path / "b", backend, IDENT,
+                               time_budget_s=3600, **kw)
+    backend.close()
     assert ample["episodes"] == 6 and ample["wall_s"] > 0
-    bad = run(cli(scripted.url, tmp_path / "c", *base, "--time-budget", "soon"))
+    bad = run(cli(scripted.url, tmp_path / "c", "--strategies", "qa", "--time-budget", "soon"))
     assert bad.returncode == 2 and "24h" in bad.stderr
 
 
