@@ -269,17 +269,18 @@ class OpenAIBackend(Backend):
     def _read_next_token(self, step: dict, tokens: list[int]) -> dict[int, float]:
         """Log-probabilities of ``tokens`` from one ``top_logprobs`` entry, keyed ``token_id:N`` (vLLM's
         ``return_tokens_as_token_ids``) or, where a server ignores that, by each token's unique text."""
+        step = {k: float(v) for k, v in step.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         found = {}
         for key, value in step.items():
-            if isinstance(key, str) and key.startswith("token_id:") and key[9:].isdigit():
-                found[int(key[9:])] = float(value)
+            if key.startswith("token_id:") and key[9:].isdigit():
+                found[int(key[9:])] = value
         texts = {t: self._tokenizer.decode([t]) for t in tokens if t not in found}
         counts: dict[str, int] = {}
         for text in texts.values():
             counts[text] = counts.get(text, 0) + 1
         for t, text in texts.items():
             if counts[text] == 1 and "\ufffd" not in text and text in step:
-                found[t] = float(step[text])
+                found[t] = step[text]
         return found
 
     async def _echo(self, prompt: str | list[int], budget: _Budget) -> tuple[list[Hashable], list[float | None]]:

@@ -95,7 +95,7 @@ class CompletionServer:
 
     Behaviour switches: ``echo`` (False: HTTP 400 to echo), ``next_token`` (``"token_ids"``: honour
     ``logprob_token_ids``; ``"ignore"``: answer as a server that does not know it; ``"refuse"``: HTTP
-    400), ``bad_replies`` (bodies sent with HTTP 200 before any valid reply, one per request, as
+    400), ``token_id_keys`` (False: text keys always), ``bad_replies`` (bodies sent with HTTP 200 before any valid reply, one per request, as
     ``(content_type, body)``; ``bad_default``: sent to every request once those are used, if set).
     Every request body is kept in ``requests``.
     """
@@ -104,6 +104,7 @@ class CompletionServer:
         self.decode = decode or chr
         self.echo = True
         self.next_token = "token_ids"
+        self.token_id_keys = True  # False: key top_logprobs by token text even when asked for token ids
         self.bad_replies: list[tuple[str, str]] = []
         self.bad_default: "tuple[str, str] | None" = None
         self.requests: list[dict] = []
@@ -164,7 +165,8 @@ class CompletionServer:
                 return refuse("unknown field: logprob_token_ids")
             if self.next_token == "ignore":
                 wanted = None
-            key = (lambda i: f"token_id:{i}") if body.get("return_tokens_as_token_ids") and wanted else self.decode
+            by_id = body.get("return_tokens_as_token_ids") and wanted and self.token_id_keys
+            key = (lambda i: f"token_id:{i}") if by_id else self.decode
             step = {key(i): toy_logprob(ids, i) for i in [1, *(wanted or [])]}
             logprobs = {"tokens": [key(1)], "token_logprobs": [toy_logprob(ids, 1)], "top_logprobs": [step],
                         "text_offset": [0]}

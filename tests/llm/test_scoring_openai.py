@@ -75,6 +75,20 @@ def test_next_token_path_sends_one_small_request_per_trie_prefix(server, tokeniz
     assert sum(1 for b in bodies if b["prompt"] == first) == 1  # the prompt is asked once for all its labels
 
 
+def test_next_token_answers_keyed_by_token_text_are_read_too(tokenizer_dir):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    server = CompletionServer(decode=lambda i: tokenizer.decode([i]))
+    server.token_id_keys = False  # a server that ignores return_tokens_as_token_ids
+    try:
+        with backend_for(server, tokenizer_dir, scoring_path="next-token") as backend:
+            scores = backend.score(REQUESTS[:1])
+    finally:
+        server.close()
+    assert scores[0] == pytest.approx(expected_scores(tokenizer, REQUESTS[:1])[0], abs=1e-9)
+
+
 def test_old_path_by_name_gives_the_same_scores(server, tokenizer_dir):
     with backend_for(server, tokenizer_dir, scoring_path="prompt-logprobs") as old, backend_for(
         server, tokenizer_dir
