@@ -46,7 +46,12 @@ from policies.llm.errors import InvalidRequest, ScoringUnsupported
 from policies.llm.policy import LLMMatrixPolicy, make_llm_policy
 from policies.llm.scoring import SCORING_PATHS
 
-TARGETS = {"speedup": 5.0, "prefix_cache_share": 0.8, "lm_scoring_prefix_cache_share": 0.8, "lm_scoring_cost_growth": 2.0}
+TARGETS = {
+    "speedup": 5.0,
+    "prefix_cache_share": 0.8,
+    "lm_scoring_prefix_cache_share": 0.8,
+    "lm_scoring_cost_growth": 2.0,
+}
 #: Largest difference between the two paths' scores (natural log) still counted as equal.
 SCORE_TOLERANCE = 1e-3
 #: Rounds averaged for the cost of a round at a given round.

@@ -99,7 +99,7 @@ class VLLMBackend(Backend):
         return [self._to_generation(o) for o in outputs]
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
-        """Score continuations on the backend's :attr:`scoring_path`, all in one engine call (see :meth:`Backend.score`)."""
+        """Score continuations on :attr:`scoring_path`, in one engine call (see :meth:`Backend.score`)."""
         llm = self._require_open()
         self.stats.calls += 1
         if self._scoring_path == "next-token":

@@ -95,7 +95,8 @@ class CompletionServer:
 
     Behaviour switches: ``echo`` (False: HTTP 400 to echo), ``next_token`` (``"token_ids"``: honour
     ``logprob_token_ids``; ``"ignore"``: answer as a server that does not know it; ``"refuse"``: HTTP
-    400), ``token_id_keys`` (False: text keys always), ``bad_replies`` (bodies sent with HTTP 200 before any valid reply, one per request, as
+    400), ``token_id_keys`` (False: text keys always), ``bad_replies`` (bodies sent with HTTP 200
+    before any valid reply, one per request, as
     ``(content_type, body)``; ``bad_default``: sent to every request once those are used, if set).
     Every request body is kept in ``requests``.
     """

@@ -179,7 +179,9 @@ def test_bad_200s_until_the_retries_run_out_raise_a_named_error_quoting_the_repl
 
 
 @pytest.mark.slow
-def test_vllm_server_scores_on_the_next_token_path_like_the_engine_s_old_path(openai_server, tiny_model_dir, vllm_backend):
+def test_vllm_server_scores_on_the_next_token_path_like_the_engine_s_old_path(
+    openai_server, tiny_model_dir, vllm_backend
+):
     from tests.llm.test_scoring_paths import label_requests
 
     requests = [r for _, r in label_requests()[:12]] + [ScoreRequest("You chose Coop", ["erate", " Defect"])]
