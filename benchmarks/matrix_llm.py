@@ -273,11 +273,13 @@ def format_protocol_table(rows: Sequence[dict], layout: str = "table2") -> str:
     if any(r.get("fallbacks") for r in rows):
         lines.append("! some decisions of these rows are random fallbacks (the model's replies never parsed within "
                      "--max-resamples); their numbers are partly the fallback's, not the model's.")
-    settings = sorted({(r.get("history_window"), r.get("scoring")) for r in rows if r.get("strategy")},
-                      key=str)
-    for window, scoring in settings:
-        lines.append(f"History: {'all rounds' if window is None else f'the latest {window} rounds'}; "
-                     f"label scoring (LM): {scoring or 'sum'}.")
+    llm = [r for r in rows if r.get("strategy")]
+    windows = sorted({r.get("history_window") for r in llm}, key=lambda w: -1 if w is None else w)
+    scorings = sorted({r["scoring"] for r in llm if r.get("scoring")})
+    if llm:
+        shown = " / ".join("all rounds" if w is None else f"the latest {w} rounds" for w in windows)
+        lines.append(f"History in prompts: {shown}." + (f" LM label scoring: {' / '.join(scorings)} of token "
+                                                         "log-probabilities." if scorings else ""))
     responses = sorted({r.get("tom_response") for r in rows if r.get("tom_response")})
     if responses and layout == "table2":
         lines.append(f"ΔToM/T: the {' / '.join(responses)} response (docs/architecture.md, 'Metric definitions').")
