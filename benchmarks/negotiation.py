@@ -49,7 +49,9 @@ from policies.negotiation import make_mediator
 from tom_envs.negotiation.errors import NegotiationConfigError
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, Scenario, resolve_scenario
 
-LLM_MEDIATORS = ("llm-generic", "llm-social")
+LLM_MEDIATORS = ("llm-generic", "llm-social", "llm-social-paper")
+#: LLM mediators that play several episodes in lockstep (--lockstep)
+LOCKSTEP_MEDIATORS = ("llm-generic", "llm-social")
 ATTITUDES = ("stated", "keyword", "llm")
 MI_JUDGES = ("rule-based", "llm")
 PARTIES = ("scripted", "llm", "llm-inner-thoughts")
@@ -343,7 +345,7 @@ def run_cell(cell: NegotiationCell, scenarios: Sequence[tuple[str, Scenario]], s
     """Every (scenario, seed) record of ``cell``, playing (with :func:`benchmarks.runner.play_aec`, or
     :func:`~benchmarks.runner.play_aec_lockstep` for an LLM mediator with ``lockstep`` > 1 and scripted
     parties) only the episodes its results file lacks; each is appended the moment it ends."""
-    batched = lockstep > 1 and cell.mediator in LLM_MEDIATORS and parts_for.party_factory is None
+    batched = lockstep > 1 and cell.mediator in LOCKSTEP_MEDIATORS and parts_for.party_factory is None
     with cell.results(out) as results:
         todo = results.missing([(name, s) for name, _ in scenarios for s in seeds])
         bar = progress_bar(len(todo), cell.slug().replace("_", " "), progress) if todo else None

@@ -22,10 +22,14 @@ LLMMediatorFactory = Callable[[str, Scenario], BasePolicy]
 
 
 def llm_mediator_factory(backend: Any, fallback: str = "raise") -> LLMMediatorFactory:
-    """Builds ``llm-generic`` / ``llm-social`` mediators on ``backend`` for a scenario."""
-    from policies.negotiation_llm import LLMMediator
+    """Builds ``llm-generic`` / ``llm-social`` mediators (:class:`~policies.negotiation_llm.LLMMediator`)
+    and ``llm-social-paper`` (002's social mediator as the release builds it,
+    :class:`~policies.negotiation_llm.SocialMediatorLLM`) on ``backend`` for a scenario."""
+    from policies.negotiation_llm import LLMMediator, SocialMediatorLLM
 
     def factory(name: str, scenario: Any) -> BasePolicy:
+        if name == "llm-social-paper":
+            return SocialMediatorLLM(backend, scenario, fallback=fallback)
         return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], fallback=fallback)
 
     return factory

@@ -12,7 +12,8 @@ from policies.llm.caller import Answer, Ask
 from policies.llm.errors import ReplyError
 from policies.llm.negotiation import PARTY_STRATEGIES, InnerThoughts, LLMCaller, LLMParty, PartyStrategy, PartyTeam
 from policies.llm.negotiation_judges import AGREEMENT_DIMENSIONS, LLMAgreementJudge, LLMAttitudeExtractor, LLMMIJudge
-from policies.llm.negotiation_mediator import MEDIATION_STRATEGIES, VARIANTS, LLMMediator, MediationStrategy
+from policies.llm.negotiation_mediator import (MEDIATION_STRATEGIES, VARIANTS, LLMMediator, MediationStrategy,
+                                               SocialMediatorLLM, consensus_status)
 from policies.llm.parsing import extract_json
 
 __all__ = [
@@ -33,5 +34,7 @@ __all__ = [
     "PartyStrategy",
     "PartyTeam",
     "ReplyError",
+    "SocialMediatorLLM",
+    "consensus_status",
     "extract_json",
 ]

@@ -32,8 +32,9 @@ import numpy as np
 from policies.base import BasePolicy
 from policies.llm import negotiation_prompts as P
 from policies.llm.base import Backend
-from policies.llm.caller import Answer, Ask, Caller, EventLog
+from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError, TextObservationNeeded, UnknownStrategy
+from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, random_topic_option
 from policies.llm.parsing import extract_json, score_1_5
 from tom_envs.negotiation.actions import TONES, option_index, topic_index
 from tom_envs.negotiation.errors import NegotiationActionError
@@ -91,23 +92,7 @@ def one_episode_at_a_time(component: Any) -> InvalidPolicyConfig:
         "not episodes); run its episodes with benchmarks.runner.play_aec, not play_aec_lockstep")
 
 
-def ask_for(owners: Sequence[UsesCaller], lead: Caller, stage: str, asks: Sequence[Ask]) -> list[Answer]:
-    """Decide ``asks`` in one batch through ``lead`` (its generator and log); each decision's
-    counters go to its owner component."""
-    for owner, ask in zip(owners, asks):
-        ask.owner = EventLog(lead.rng, owner.stats, lead.log)
-    return lead.ask(stage, asks)
-
-
 # --------------------------------------------------------------------------------------------- scenario helpers
-
-
-def checked(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` with the env's :class:`NegotiationActionError` turned into a :class:`ReplyError`."""
-    try:
-        return fn(*args)
-    except NegotiationActionError as exc:
-        raise ReplyError(str(exc)) from None
 
 
 def topics_text(scenario: Scenario) -> str:
@@ -145,29 +130,7 @@ def checked_config(fn: Callable[..., Any], *args: Any) -> Any:
         raise InvalidPolicyConfig(str(exc)) from None
 
 
-def random_topic_option(scenario: Scenario, rng: np.random.Generator) -> tuple[int, int]:
-    k = int(rng.integers(len(scenario.topics)))
-    return k, int(rng.integers(len(scenario.topics[k].options)))
-
-
 # --------------------------------------------------------------------------------------------- party strategies
-
-
-class PartyStrategy:
-    """How LLM parties decide a turn: stages, each one batched call over every party of the turn.
-
-    Subclasses implement :meth:`decide`; register them in :data:`PARTY_STRATEGIES`.
-    """
-
-    name = "base"
-    #: whether :meth:`decide` needs the conversation ``state`` (events, turn, conflict mode)
-    needs_state = False
-
-    def decide(self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str],
-               state: dict | None = None) -> list[Any]:
-        """One env action per party (0 to pass), from the text each party's seat observes (and the
-        conversation ``state`` for strategies that keep a memory of it); sets each party's ``last``."""
-        raise NotImplementedError  # pragma: no cover
 
 
 class InnerThoughts(PartyStrategy):

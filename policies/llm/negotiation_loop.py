@@ -42,7 +42,7 @@ import numpy as np
 from policies.llm import negotiation_prompts as P
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from policies.llm.negotiation import PartyStrategy, ask_for, checked, random_topic_option
+from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, random_topic_option
 from policies.llm.parsing import extract_json
 from tom_envs.negotiation.actions import TONES, option_index, topic_index
 from tom_envs.negotiation.render import MODE_PERSONAS, preferences_block, topics_block

@@ -26,7 +26,8 @@ from policies.llm import negotiation_prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Ask
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from policies.llm.negotiation import LLMCaller, UsesCaller, checked, party_names, seat_text
+from policies.llm.negotiation import (LLMCaller, UsesCaller, checked, one_episode_at_a_time, party_names, seat_text,
+                                     topics_text)
 from policies.llm.parsing import extract_json
 from tom_envs.negotiation.actions import option_index, party_index, topic_index
 from tom_envs.negotiation.metrics import STRATEGIES
@@ -249,9 +250,212 @@ class LLMMediator(UsesCaller, BasePolicy):
         return decisions
 
 
+# --------------------------------------------------------------------------------------------- 002's social mediator
+#: The paper's and the release's threshold on the mediator's motivation to step in.
+SOCIAL_THRESHOLD = 3.5
+HISTORY = 5
+
+
+def consensus_status(scenario: Scenario, state: dict) -> list[dict]:
+    """The online consensus status per topic, read from what the parties have stated (the public
+    ``state``): ``resolved`` when every party has stated the same option, else ``unresolved``, with each
+    party's stated option (or ``None``: "no explicit statement yet", the release's phrase)."""
+    stated = state["stated"]
+    out = []
+    for k, t in enumerate(scenario.topics):
+        col = [stated[i][k] for i in range(len(scenario.parties))]
+        resolved = all(o >= 0 for o in col) and len(set(col)) == 1
+        out.append({"topic": t.name, "resolved": resolved, "option": t.options[col[0]].label if resolved else None,
+                    "stances": {p.name: (t.options[o].label if o >= 0 else None) for p, o in zip(scenario.parties, col)}})
+    return out
+
+
+def status_text(scenario: Scenario, status: Sequence[dict]) -> str:
+    lines = []
+    for st, t in zip(status, scenario.topics):
+        if st["resolved"]:
+            lines.append(f"- {t.name}: resolved on {t.option_text(t.labels.index(st['option']))}")
+        else:
+            who = "; ".join(f"{name}: " + (t.option_text(t.labels.index(o)) if o is not None
+                                           else "no explicit statement yet") for name, o in st["stances"].items())
+            lines.append(f"- {t.name}: unresolved ({who})")
+    return "\n".join(lines)
+
+
+def _rating(text: str) -> float:
+    value = extract_json(text).get("rating")
+    if isinstance(value, bool):
+        raise ReplyError("'rating' must be a number from 1.0 to 5.0")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ReplyError(f"'rating' must be a number from 1.0 to 5.0, got {value!r}") from None
+    if not 1.0 <= x <= 5.0:
+        raise ReplyError(f"'rating' must be from 1.0 to 5.0, got {x}")
+    return x
+
+
+def _utterance(text: str) -> str:
+    value = extract_json(text).get("utterance")
+    if not isinstance(value, str) or not value.strip():
+        raise ReplyError("'utterance' must be a non-empty string")
+    return value.strip()
+
+
+class SocialMediatorLLM(UsesCaller, BasePolicy):
+    """002's socially intelligent mediator as the release builds it (``SocialMediator``), on the one caller.
+
+    After every party line (never right after itself) it
+
+    1. reads the online *consensus status* of every topic (:func:`consensus_status`) -- if every topic is
+       resolved it closes the session with a conclusion (``{"conclude": true, "utterance": ...}``);
+    2. decides *when*: a motivation rating 1.0-5.0 with its reasoning over 002's four breakdowns; it steps
+       in when it wants to (``should_engage``) and the rating exceeds ``threshold`` (3.5, the release's);
+    3. decides *how*: drafts candidate interventions under the four strategies (facilitative,
+       evaluative, transformative, problem-solving), rates each 1.0-5.0 and puts the best into words.
+
+    Backend calls per decision: one (wait), three (draft, rate all candidates at once, words) when it
+    steps in, one to conclude. The case's own mediator instructions (``scenario.mediator.persona``), when
+    an import has them, are its brief. ``last`` keeps the rating, the candidates, their ratings and the
+    choice; ``stats`` the caller's counters.
+
+    Args:
+        backend: the model.
+        scenario: the env's scenario.
+        threshold: the rating above which it steps in.
+        conclude: close the session when every topic is resolved.
+        **caller_kwargs: see :class:`~policies.llm.negotiation.LLMCaller`.
+    """
+
+    name = "llm-social-paper"
+
+    def __init__(self, backend: Backend, scenario: Scenario, threshold: float = SOCIAL_THRESHOLD,
+                 conclude: bool = True, **caller_kwargs: Any) -> None:
+        super().__init__()
+        if not 1.0 <= threshold <= 5.0:
+            raise InvalidPolicyConfig(f"threshold must be within 1.0-5.0, got {threshold}")
+        self.scenario, self.threshold, self.conclude = scenario, threshold, conclude
+        self.caller = LLMCaller(backend, **caller_kwargs)
+        self.last: dict[str, Any] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.last = {}
+
+    def reset_batch(self, seeds: Sequence[int | None]) -> None:
+        """Not available: see :func:`~policies.llm.negotiation.one_episode_at_a_time`."""
+        raise one_episode_at_a_time(self)
+
+    def context(self, state: dict, status: Sequence[dict]) -> dict[str, str]:
+        sc = self.scenario
+        brief = sc.mediator.persona.strip() if sc.mediator is not None and sc.mediator.persona else ""
+        brief = brief.replace("{issues}", ", ".join(t.name for t in sc.topics))
+        history = "\n".join(f"CON#{e['turn']}: {e['speaker']}: {e['text']}" for e in state["events"][-HISTORY:])
+        return {"title": sc.title or sc.name, "background": sc.background,
+                "brief": f"Your brief: {brief}\n" if brief else "", "topics": topics_text(sc),
+                "parties": ", ".join(f"{p.name} ({p.role})" if p.role else p.name for p in sc.parties),
+                "status": status_text(sc, status), "history": history or "(no one has spoken yet)"}
+
+    def act(self, observation: Any, info: dict) -> Any:
+        state = info["state"]
+        events = state["events"]
+        self.last = {}
+        if not events or events[-1].get("seat") == "mediator_0":
+            return {"intervene": False}  # it acts on the parties' lines, never right after itself
+        status = consensus_status(self.scenario, state)
+        ctx = self.context(state, status)
+        if self.conclude and all(st["resolved"] for st in status):
+            plain = "To close: we agree on " + "; ".join(
+                f"{t.name}: {t.option_text(t.labels.index(st['option']))}" for st, t in zip(status, self.scenario.topics))
+            ans = self.caller.ask("conclude", [Ask(P.SOCIAL_CONCLUDE.format(**ctx), _utterance, lambda rng: plain)])[0]
+            self.last = {"status": status, "conclusion": ans.value}
+            return {"conclude": True, "utterance": ans.value}
+        when = self.caller.ask("when", [self.when_ask(ctx)])[0]
+        engage, rating = when.value["should_engage"], when.value["rating"]
+        self.last = {"status": status, "rating": rating, "should_engage": engage, "reasoning": when.value["reasoning"],
+                     "fallback": {"when": when.fallback}}
+        if not (engage and rating > self.threshold):
+            return {"intervene": False}
+        draft = self.caller.ask("draft", [self.draft_ask(ctx)])[0]
+        candidates = draft.value
+        scores = self.caller.ask("score", [Ask(P.SOCIAL_SCORE.format(**self._plan(c), **ctx), _rating,
+                                               lambda rng: float(rng.integers(10, 51)) / 10.0) for c in candidates])
+        ratings = [a.value for a in scores]
+        best = max(range(len(candidates)), key=lambda j: ratings[j])  # first of equals
+        chosen = candidates[best]
+        # a random fallback leaves the words to the env's template for the strategy
+        words = self.caller.ask("speak", [Ask(P.SOCIAL_SPEAK.format(**self._plan(chosen), **ctx), _utterance,
+                                              lambda rng: None)])[0]
+        self.last.update({"candidates": candidates, "ratings": ratings, "chosen": chosen, "utterance": words.value})
+        self.last["fallback"].update({"draft": draft.fallback, "score": any(a.fallback for a in scores),
+                                      "speak": words.fallback})
+        action = {"intervene": True, "strategy": chosen["strategy"], "topic": chosen["topic"]}
+        if chosen["target"] is not None:
+            action["target"] = chosen["target"]
+        if words.value is not None:
+            action["utterance"] = words.value
+        return action
+
+    def _plan(self, c: dict) -> dict[str, str]:
+        sc = self.scenario
+        target = "" if c["target"] is None else P.SOCIAL_TARGET.format(party=sc.parties[c["target"]].name)
+        return {"strategy": c["strategy"].replace("_", "-"), "topic": sc.topics[c["topic"]].name, "target": target,
+                "idea": c["idea"]}
+
+    def when_ask(self, ctx: dict[str, str]) -> Ask:
+        def parse(text: str) -> dict:
+            obj = extract_json(text)
+            engage = obj.get("should_engage")
+            if not isinstance(engage, bool):
+                raise ReplyError("the JSON object needs 'should_engage': true or false")
+            reasoning = obj.get("reasoning", "")
+            return {"should_engage": engage, "rating": _rating(text),
+                    "reasoning": reasoning if isinstance(reasoning, str) else json.dumps(reasoning)}
+
+        def rand(rng: np.random.Generator) -> dict:
+            return {"should_engage": bool(rng.integers(2)), "rating": float(rng.integers(10, 51)) / 10.0,
+                    "reasoning": "(random fallback)"}
+
+        return Ask(P.SOCIAL_WHEN.format(**ctx), parse, rand)
+
+    def draft_ask(self, ctx: dict[str, str]) -> Ask:
+        sc = self.scenario
+
+        def parse(text: str) -> list[dict]:
+            items = extract_json(text).get("candidates")
+            if not isinstance(items, list) or not items:
+                raise ReplyError("the JSON object needs 'candidates': a non-empty list")
+            out = []
+            for c in items[: 2 * len(STRATEGIES)]:
+                if not isinstance(c, dict):
+                    raise ReplyError("each candidate must be a JSON object")
+                strategy = str(c.get("strategy", "")).strip().lower().replace("-", "_").replace(" ", "_")
+                if strategy not in STRATEGIES:
+                    raise ReplyError(f"'strategy' must be one of {STRATEGIES}, got {c.get('strategy')!r}")
+                if "topic" not in c:
+                    raise ReplyError("each candidate needs a 'topic'")
+                k = checked(topic_index, sc, c["topic"], "candidate")
+                target = c.get("target")
+                target = None if target in (None, "", "null", "none") else checked(party_index, sc, target, "candidate")
+                idea = c.get("idea")
+                if not isinstance(idea, str) or not idea.strip():
+                    raise ReplyError("each candidate needs an 'idea': a non-empty string")
+                out.append({"strategy": strategy, "topic": k, "target": target, "idea": idea.strip()})
+            return out
+
+        def rand(rng: np.random.Generator) -> list[dict]:
+            return [{"strategy": s, "topic": int(rng.integers(len(sc.topics))), "target": None,
+                     "idea": "(random fallback)"} for s in STRATEGIES]
+
+        return Ask(P.SOCIAL_DRAFT.format(**ctx), parse, rand)
+
+
 __all__ = [
     "MEDIATION_STRATEGIES",
+    "SOCIAL_THRESHOLD",
     "VARIANTS",
+    "SocialMediatorLLM",
+    "consensus_status",
     "GenericMediation",
     "LLMMediator",
     "MediationStrategy",

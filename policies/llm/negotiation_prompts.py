@@ -170,3 +170,61 @@ LOOP_ARTICULATION = LOOP_CONTEXT + (
     '"utterance": "<what you say>"}}.'
 )
 NO_ITEMS = "(none)"
+
+# ------------------------------------------------------------------------------------ the paper's social mediator
+# 002 / ProMediate-Eval's SocialMediator: when (a motivation rating against 3.5), how (candidates under
+# the four strategies, each rated, the best put into words), the online consensus status, and a
+# conclusion when every topic is resolved. The wording is ours. Context fields: ``title``,
+# ``background``, ``brief`` (the case's own mediator instructions, or ""), ``topics``, ``parties``,
+# ``status`` (the consensus status per topic), ``history`` (last five lines as CON#id).
+SOCIAL_CONTEXT = (
+    "You mediate a negotiation: {title}. {background}\n{brief}Topics and options:\n{topics}\nParties: {parties}\n"
+    "Consensus status (from what each party has stated so far):\n{status}\nRecent conversation:\n{history}"
+)
+SOCIAL_BREAKDOWNS = (
+    "- perceptual: the parties misread the issue or each other;\n"
+    "- emotional: anger, distrust or frustration is getting in the way;\n"
+    "- cognitive: faulty reasoning, fixed positions, going round in circles;\n"
+    "- communicative: the talk is stuck, or someone has not spoken for a while."
+)
+#: When to intervene (fields: the context's).
+SOCIAL_WHEN = SOCIAL_CONTEXT + (
+    "\n\nDecide whether now is a good moment for you to step in. Step in only when you can point to a breakdown "
+    "among the parties, saying who and on which topic:\n" + SOCIAL_BREAKDOWNS.replace("{", "{{").replace("}", "}}") +
+    "\nDo not step in without evidence, not every other turn, and not before the parties have had their say "
+    "since your last intervention; about once every five to seven turns is usually enough. Reply with a JSON "
+    'object {{"reasoning": "<the breakdown you see, or why to wait>", "should_engage": true or false, "rating": '
+    "<1.0-5.0: how much you want to step in now; low if you can wait>}}."
+)
+#: Candidate interventions under the four strategies (fields: the context's).
+SOCIAL_DRAFT = SOCIAL_CONTEXT + (
+    "\n\nYou will step in. Draft four candidate interventions, one under each mediation strategy:\n"
+    "- facilitative: structure the talk, ask open questions, validate and reframe; no proposals of your own;\n"
+    "- evaluative: assess the positions' merits and likely outcomes, reality-test a holdout;\n"
+    "- transformative: change how the parties deal with each other: recognition, empathy, acknowledging "
+    "pressure;\n"
+    "- problem_solving: clarify the issues, generate options, push towards a concrete package.\n"
+    "Each addresses an unresolved topic and, when it helps, one party. Reply with a JSON object "
+    '{{"candidates": [{{"strategy": "facilitative", "evaluative", "transformative" or "problem_solving", "topic": '
+    '"<topic name>", "target": "<party name>" or null, "idea": "<the intervention in under 15 words>"}}, ...]}}.'
+)
+#: Rating one candidate (fields: the context's, ``strategy``, ``topic``, ``target``, ``idea``).
+SOCIAL_SCORE = SOCIAL_CONTEXT + (
+    "\n\nA candidate intervention: {strategy} on {topic}{target}: {idea}\n"
+    "Rate from 1.0 to 5.0 how much this intervention would help the parties right now: does it address the "
+    "breakdown that is present, does it fit where each party stands, is the timing right. Use the whole scale "
+    'and one decimal. Reply with a JSON object {{"reasoning": "<one sentence>", "rating": <1.0-5.0>}}.'
+)
+#: Putting the chosen candidate into words (fields: the context's, ``strategy``, ``topic``, ``target``, ``idea``).
+SOCIAL_SPEAK = SOCIAL_CONTEXT + (
+    "\n\nYou step in now with this plan: {strategy} on {topic}{target}: {idea}\n"
+    "Say it as a mediator would: concise, clear and natural, at most three or four sentences; no strong opinion "
+    "of your own; help the parties understand each other, and ask a question when it helps them clarify. "
+    'Reply with a JSON object {{"utterance": "<what you say>"}}.'
+)
+#: Closing the session when every topic is resolved (fields: the context's).
+SOCIAL_CONCLUDE = SOCIAL_CONTEXT + (
+    "\n\nEvery topic is resolved. Close the session: state the final decision on each topic in a few sentences "
+    'and thank the parties. Reply with a JSON object {{"utterance": "<your closing words>"}}.'
+)
+SOCIAL_TARGET = ", addressed to {party}"

@@ -57,7 +57,7 @@ def test_benchmark_with_llm_parties_counts_their_decisions_and_resumes(scripted,
             "--out", str(tmp_path), "--format", "json"]
     assert main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [(r["mediator"], r["parties"]) for r in rows] == [("social", "llm")]
+    assert [(r["mediator"], r["parties"]) for r in rows] == [("none", "llm"), ("social", "llm")]
     assert all(r["llm_decisions"] > 0 and r["llm_fallbacks"] == 0 for r in rows)
     records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
                for line in path.read_text().splitlines()]
