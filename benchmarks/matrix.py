@@ -591,6 +591,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             backend.close()
     else:
+        if args.time_budget is not None or args.max_episodes is not None:
+            raise RunnerError("--time-budget and --max-episodes are 004's protocol for --policy llm; the scripted and "
+                              "tabular policies play --episodes episodes per cell")
         executor = None
         if args.executor == "ray":
             from benchmarks.distributed import RayExecutor
