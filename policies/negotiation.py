@@ -15,7 +15,8 @@ action (see :mod:`tom_envs.negotiation.actions`), or 0 to stay silent.
   evaluative, addressed to it; repetition or a stalled topic -> problem-solving around the most
   supported option. It also makes a literal-ToM prediction (each party's last stated option).
 
-No LLM mediator is provided here yet.
+The LLM mediators (generic, social, and 002's social mediator as the release builds it) are in
+:mod:`policies.negotiation_llm`.
 """
 
 from __future__ import annotations
@@ -136,7 +137,8 @@ class SocialMediator(BasePolicy):
 
     Args:
         drop: fall in the (public, proxy) consensus that counts as a drop.
-        cooldown: minimum turns between two interventions.
+        cooldown: it waits more than this many turns after its last intervention (default 4: the scripted
+            parties' patience, so its moves are not mistimed).
         stall: turns without any change on a topic that count as a stall.
         predict: attach a literal-ToM prediction to every decision.
     """
