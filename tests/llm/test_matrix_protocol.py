@@ -377,3 +377,17 @@ def test_tiny_model_short_context_fails_fast_then_runs_with_the_window(vllm_back
                         chat = render_chat(tok, attempt["messages"])
                         longest = max(longest, len(tok.encode(chat, add_special_tokens=False)) + 16)
     assert 0 < longest <= 900  # what the run sent fits the context it was planned for
+
+
+@pytest.mark.slow
+def test_tiny_model_length_normalised_scoring_of_the_nonsense_labels(vllm_backend, tmp_path):
+    ident = {"backend": "vllm", "model": "tiny", "base_url": None}
+    rows, records = evaluate_llm(["IPD"], ["single_action"], ["lm"], 1, 0, 2, tmp_path, vllm_backend, ident,
+                                 label_set="nonsense", scoring="mean")
+    assert rows[0]["scoring"] == "mean" and rows[0]["settings"]["scoring"] == "mean"
+    tok = vllm_backend.tokenizer
+    for log in read_steps(next(iter(records.values()))[0]):
+        for stage in log["stages"]:
+            counts = [len(tok.encode(c, add_special_tokens=False)) for c in stage["continuations"]]
+            expected = np.exp(np.array(stage["logprobs"]) / counts)
+            np.testing.assert_allclose(stage["probs"], expected / expected.sum(), rtol=1e-6)
