@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -35,7 +36,9 @@ from benchmarks.runner import cell_records, env_id_for, make_env, play, play_loc
 from benchmarks.stats import mean_ci95
 from policies import BasePolicy, OracleBestResponsePolicy, RandomPolicy, TabularRMaxPolicy
 from policies.llm.strategies import SCORING
+from tom_envs.errors import TomEnvsError
 from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, LABEL_SETS, TOM_RESPONSES, check_tom_response
+from tom_envs.matrix.partners import resolve_partners
 from wrappers import ToMRecorder
 
 __all__ = [
@@ -207,7 +210,45 @@ def summarise(cell: Cell, records: Sequence[dict], tom_response: str = DEFAULT_T
         sub = [e for e in eps if e["partner"] == name]
         per_partner[name] = {"episodes": len(sub), **_metrics(sub, tom_response), **_counts(sub)}
     row["per_partner"] = per_partner
+    row["partner_mean"] = partner_mean(cell.game, cell.partners, per_partner)
     return row
+
+
+def partner_mean(game: str, partners: str, per_partner: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The estimate of each metric "across opponent policies" (004's wording for its CIs): the mean
+    over each partner's episodes, weighted by the partner's probability in the population.
+
+    The pooled row mean weighs partners by how often the run's seeds happened to draw them (seeds
+    0-29 draw always_ballet 22 times and always_fight 8 times in IBS); this estimator of the same
+    expectation removes that draw noise. The 95 % half-widths of the partners' means are combined as
+    independent strata (sqrt of the sum of (weight x half-width)^2). ``weights`` names the partners'
+    probabilities. None when a partner of the population has no episode (too few episodes) or the
+    population is not one :func:`~tom_envs.matrix.partners.resolve_partners` knows."""
+    try:
+        dist = resolve_partners(game, partners)
+    except TomEnvsError:
+        return None
+    weights = {name: float(w) for name, w in zip(dist.names, dist.weights) if w > 0}
+    if set(weights) != set(per_partner):
+        return None
+    out: dict[str, Any] = {"weights": weights}
+    for key in (*METRICS, *TOM_METRICS):
+        parts = [(w, per_partner[name][key], per_partner[name][key + "_ci"]) for name, w in weights.items()]
+        if any(m is None or ci is None for _, m, ci in parts):
+            out[key] = out[key + "_ci"] = None
+            continue
+        out[key] = sum(w * m for w, m, _ in parts)
+        out[key + "_ci"] = math.sqrt(sum((w * ci) ** 2 for w, _, ci in parts))
+    return out
+
+
+def partner_mean_view(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with its metrics replaced by the partner-weighted estimates (:func:`partner_mean`) and
+    ``estimator`` set to ``"partner_mean"``; the row itself (``estimator`` ``"pooled"``) when it has none."""
+    est = row.get("partner_mean")
+    if not est:
+        return {**row, "estimator": "pooled"}
+    return {**row, **{k: v for k, v in est.items() if k != "weights"}, "estimator": "partner_mean"}
 
 
 def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[str], episodes: int, seed: int,
@@ -365,6 +406,14 @@ def _run_llm_cell(cell: Cell, policy: BasePolicy, seeds: Sequence[int], more: Se
 # ---------------------------------------------------------------------- output
 
 
+#: How a row's means were taken (a row's ``estimator``; rows without one are pooled).
+ESTIMATORS = {
+    "pooled": "mean over all episodes (partners as often as the seeds drew them)",
+    "partner_mean": "mean over each partner's episodes, weighted by the partner's probability in the population "
+                    "(004: 'the mean estimate across opponent policies'; the JSON rows' partner_mean)",
+}
+
+
 def _cell(m: float | None, ci: float | None, digits: int) -> str:
     return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
 
@@ -402,6 +451,9 @@ def format_table(rows: Sequence[dict], published: bool = False) -> str:
     if any(r.get("fallbacks") for r in rows):
         lines.append("! some decisions of these rows are random fallbacks (the model's replies never parsed within "
                      "--max-resamples); their numbers are partly the fallback's, not the model's.")
+    estimators = sorted({r["estimator"] for r in rows if r.get("estimator")})
+    if estimators:
+        lines.append("Estimator: " + " / ".join(ESTIMATORS[e] for e in estimators) + ".")
     responses = sorted({r.get("tom_response", DEFAULT_TOM_RESPONSE) for r in rows}) or [DEFAULT_TOM_RESPONSE]
     lines.append(f"ΔToM/T: the {' / '.join(responses)} response (docs/architecture.md, 'Metric definitions'); "
                  f"the JSON rows hold all of {', '.join(TOM_RESPONSES)}.")

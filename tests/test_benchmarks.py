@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.matrix import partner_mean_view
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -45,7 +47,8 @@ def test_perf_matrix_table():
 def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
     out = run_cli("demo", "--out", str(tmp_path))
     assert "6/6 cells meet the target" in out and "004 ΔF/T" in out
-    assert "004 ΔToM" in out and "cells have ΔToM/T within 0.03 of 004's" in out
+    assert "004 ΔToM" in out and "6/6 cells have ΔToM/T within 0.03 of 004's" in out
+    assert "Estimator: mean over each partner's episodes, weighted by the partner's probability" in out
     assert out.count("ΔToM/T: the reciprocal response (docs/architecture.md") == 2  # both tables name it
     assert "RPS single_action  1.000" in out  # relevance
     files = sorted((tmp_path / "matrix").glob("*.jsonl"))
@@ -53,6 +56,24 @@ def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
     before = [f.read_bytes() for f in files]
     assert run_cli("demo", "--out", str(tmp_path)) == out  # a rerun resumes: same table, nothing appended
     assert [f.read_bytes() for f in files] == before
+
+
+def test_partner_mean_weights_each_partners_mean_by_its_probability(tmp_path):
+    args = ("matrix", "--policy", "random", "--games", "RPS", "--partners", "single_action", "--horizon", "10",
+            "--format", "json", "--out", str(tmp_path))
+    row = json.loads(run_cli(*args, "--episodes", "12"))[0]
+    per, est = row["per_partner"], row["partner_mean"]
+    assert sorted(per) == sorted(est["weights"]) == ["always_paper", "always_rock", "always_scissors"]
+    assert len({e["episodes"] for e in per.values()}) > 1  # the seeds drew the partners unevenly
+    for key in ("regret_per_step", "tom_regret_per_step", "tom_accuracy", "tom_regret_per_step_stage"):
+        assert est[key] == pytest.approx(sum(per[n][key] for n in per) / 3)
+        assert est[key + "_ci"] == pytest.approx(sum((per[n][key + "_ci"] / 3) ** 2 for n in per) ** 0.5)
+    pooled = sum(per[n]["regret_per_step"] * per[n]["episodes"] for n in per) / row["episodes"]
+    assert row["regret_per_step"] == pytest.approx(pooled) and est["regret_per_step"] != pytest.approx(pooled)
+    view = partner_mean_view(row)
+    assert view["estimator"] == "partner_mean" and view["tom_accuracy"] == est["tom_accuracy"]
+    few = json.loads(run_cli(*args, "--episodes", "1"))[0]  # one episode: two partners have none
+    assert few["partner_mean"] is None and partner_mean_view(few)["estimator"] == "pooled"
 
 
 def test_registry_command_prints_the_table():
