@@ -99,8 +99,8 @@ def format_table(rows: Sequence[dict]) -> str:
         "RL over overlapping drops)" if d == "release" else "the paper's text definitions (002 §3.3)" for d in defs)
         + ".")
     if not any("parties" in r for r in rows):
-        lines.append("Parties: SCRIPTED (rule-based parties of tom-envs, not 002's LLM parties): a check of the "
-                     "pipeline, not a measurement of mediation.")
+        lines.append("Parties: SCRIPTED (the rule-based party model of tom-envs, not 002's LLM parties): the rows "
+                     "compare mediators against that model (docs/negotiation.md), not with 002's LLM-party figures.")
     judges = sorted({r["mi_judge"] for r in rows if r.get("mi_judge")})
     if judges:
         lines.append(f"MI judge: {', '.join(judges)}.")
