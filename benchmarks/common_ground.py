@@ -43,6 +43,11 @@ in ``unparsed``). ``llm-beliefs`` is 003's explicit belief representation with t
 predictor: beliefs -> Appendix B common ground rules -> answer rules (greedy by default). Their
 rows add ``model``, ``temperature`` (and ``prompt_sha256``, ``unparsed``).
 
+The scripted policies' answered conversations are stored the same way (``--out/common_ground/
+scripted_<policy>_<hash>.jsonl``, keyed by policy, data folder, split, context, annotator and seed;
+one record per conversation and pass: ``policy``, ``cid``, ``seed``, ``questions``), so a rerun
+reads them back and ``tom-envs report`` shows their rows.
+
 The scripted ``gold-beliefs-cg-rules`` is the same pipeline on gold beliefs (the upper bound of a
 perfect belief predictor; 98.5 % on the release's test split), ``oracle-beliefs`` uses the gold
 common ground too (100 %).
@@ -67,6 +72,7 @@ from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
 from benchmarks.common_ground_llm import LLM_POLICIES
+from benchmarks.results import ResultsFile, results_path
 from benchmarks.runner import Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
@@ -314,6 +320,28 @@ def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False)
     return records
 
 
+def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, key: dict[str, Any],
+                progress: bool | None = False) -> list[dict[str, Any]]:
+    """:func:`play` over every pass ``seeds``, resumable: each conversation (``cid``, pass seed + index)
+    is read back from its results file under ``out / "common_ground"`` (keyed by ``key``: policy, data,
+    split, context, annotator, seed) if it was answered before, else played and appended at once. The
+    question records are :func:`play`'s."""
+    cids = env.unwrapped.cids
+    jobs = [(cid, s + i) for s in seeds for i, cid in enumerate(cids)]
+    path = results_path(out / "common_ground", f"scripted_{key['policy'].replace('-', '_')}", key)
+    with ResultsFile(path, key=lambda rec: (int(rec["cid"]), int(rec["seed"])),
+                     check=lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]) as done:
+        todo = done.missing(jobs)
+        bar = progress_bar(len(todo), f"common-ground {key['policy']}", progress)
+        for cid, s in todo:
+            questions = play_episode(env, policy, s, options={"cid": cid}, on_step=_question).steps
+            done.append({"version": RESULTS_VERSION, "policy": key["policy"], "cid": cid, "seed": s,
+                         "questions": questions})
+            bar.update(1)
+        bar.close()
+        return [q for job in jobs for q in done[job]["questions"]]
+
+
 def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -> list[dict[str, Any]]:
     """:func:`play` for the LLM answerer, resumable: conversation ``i`` of ``env.cids`` with seed
     ``seeds[j]`` is read back from the results file if it was answered before, else answered (in
@@ -370,7 +398,13 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     else:
         policy = make_policy(args, name)
         progress = None if getattr(args, "format", "json") != "json" else False
-        records = [q for s in seeds for q in play(env, policy, s, progress)]
+        if getattr(args, "out", None) is None:  # called without a results folder: nothing stored
+            records = [q for s in seeds for q in play(env, policy, s, progress)]
+        else:
+            key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
+                   "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
+                   "annotator": args.annotator, "seed": args.seed, "policy": name}
+            records = play_stored(env, policy, seeds, Path(args.out), key, progress)
         hyper = getattr(policy, "hyperparameters", {})
     summary = summarise(records)
     rows = [{**row, **meta} for row in summary["rows"]]
