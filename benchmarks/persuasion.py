@@ -59,6 +59,12 @@ fallback, data, split, question types, seed), so a rerun resumes and recomputes 
 rows add ``model``, ``qa_mode``, ``scoring`` and the answerer's counters over all repetitions:
 ``parse_failures`` (replies naming no option), ``resamples`` (re-asks) and ``fallbacks``
 (answers drawn at random after the bound -- not the model's answers).
+
+The scripted answerers' dialogues are stored the same way (``--out/persuasion/qa_<policy>_<hash>.jsonl``,
+keyed by policy, protocol, data, split, question types and seed), and so are the live episodes
+(``live_<persuader>_<hash>.jsonl``: one record per scenario family and seed, keyed by persuader,
+horizon, reader and model; see :mod:`benchmarks.persuasion_live`): a rerun reads them back and
+recomputes nothing, and ``tom-envs report`` shows them.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
@@ -74,6 +81,7 @@ from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, QuestionView
                                data_key, make_qa_env)
 from benchmarks.persuasion_live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
                                         add_live_arguments, format_live_table, live_rows, play_episode, policy_seed)
+from benchmarks.results import ResultsFile, results_path
 from benchmarks.runner import Step, play
 from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_prompts, read_authors_prompts
 from policies.base import BasePolicy
@@ -170,10 +178,11 @@ def run(args: argparse.Namespace) -> int:
             llm = with_prompts(LLMRun.from_args(args, protocol=args.protocol), prompts)
         rows += qa_rows(args.data_dir, names, repetitions, args.seed,
                         None if args.qtypes is None else split_list(args.qtypes), args.split, llm=llm,
-                        progress=progress, protocol=args.protocol, prompts=prompts)
+                        progress=progress, protocol=args.protocol, prompts=prompts, out=args.out)
     if args.env in ("live", "both"):
         names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
-        rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress, args=args)
+        rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress, args=args,
+                          out=args.out)
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows, by_stage=args.by_stage))
     return 0
 
@@ -234,6 +243,39 @@ def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
     return reps
 
 
+def stored_answers(env: Any, name: str, repetitions: int, seed: int, out: Path, protocol: str = "ours",
+                   progress: bool | None = False) -> list[list[Answer]]:
+    """:func:`answer_dialogues` for the scripted policy ``name``, resumable: every answered dialogue
+    (dialogue ``i`` of repetition ``r``, seed ``seed + r * stride + i``, as there) is appended at once
+    to a results file under ``out / "persuasion"`` keyed by the policy, protocol, data, split, question
+    types and seed, and read back instead of replayed on a rerun."""
+    if repetitions < 1:
+        raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
+    base = env.unwrapped
+    qtypes = sorted({it.qtype for ep in base.episodes for it in ep})
+    key = {"version": RESULTS_VERSION, "benchmark": "persuasion-qa", "data_dir": data_key(base.data_dir),
+           "split": base.split, "qtypes": qtypes, "seed": seed, "policy": name, "protocol": protocol}
+    ids = [str(ep[0].episode_id) for ep in base.episodes]
+    jobs = [(r, i, seed + r * _REP_STRIDE + i) for r in range(repetitions) for i in range(len(ids))]
+    path = results_path(out / "persuasion", f"qa_{name.replace('-', '_')}", key)
+    with ResultsFile(path, key=lambda rec: (str(rec["dialogue"]), int(rec["seed"])),
+                     check=lambda rec: [(a["qtype"], a["correct"], a["n_choices"]) for a in rec["answers"]]) as done:
+        todo = [(r, i, s) for r, i, s in jobs if (ids[i], s) not in done]
+        bar = progress_bar(len(todo), f"qa {name}", progress)
+        policy = QuestionView(QA_POLICIES[name]())  # the question and its description only: no answer, no feedback
+        for r, i, s in todo:
+            steps = play(env, policy, s, options={"episode": i}, policy_seed=policy_seed, on_step=_answer).steps
+            done.append({"version": RESULTS_VERSION, "policy": name, "protocol": protocol, "dialogue": ids[i],
+                         "repetition": r, "seed": s,
+                         "answers": [{"qtype": a.qtype, "turn": a.turn, "correct": a.correct,
+                                      "n_choices": a.n_choices} for a in steps]})
+            bar.update(1)
+        bar.close()
+        recs = [[done[(ids[i], s)] for r_, i, s in jobs if r_ == r] for r in range(repetitions)]
+    return [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"], a["turn"]) for rec in rep
+             for a in rec["answers"]] for rep in recs]
+
+
 def _check_qa_policies(names: Sequence[str]) -> None:
     known = [*QA_POLICIES, LLM_POLICY]
     bad = [n for n in names if n not in known]
@@ -244,7 +286,7 @@ def _check_qa_policies(names: Sequence[str]) -> None:
 def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, seed: int,
             qtypes: Sequence[str] | None = None, split: str = "all", llm: LLMRun | None = None,
             progress: bool | None = False, protocol: str = "ours",
-            prompts: QAPrompts | None = None) -> list[dict[str, Any]]:
+            prompts: QAPrompts | None = None, out: str | Path | None = None) -> list[dict[str, Any]]:
     """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy.
 
     ``llm`` runs the ``"llm"`` policy (see :class:`LLMRun`); its rows also carry the answerer's
@@ -252,6 +294,8 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
     ``protocol`` is ``"ours"`` (options reshuffled every pass) or ``"authors"`` (the published order;
     the LLM run must have been built for it). ``prompts`` names the file the llm's authors' prompts
     came from in the rows' ``prompt_file`` (:func:`with_prompts` put their texts into ``llm``).
+    With ``out`` the scripted policies' answered dialogues are recorded under ``out / "persuasion"``
+    too (:func:`stored_answers`, resumable); without it they are only computed.
     """
     _check_qa_policies(policies)
     if protocol not in PROTOCOLS:
@@ -272,6 +316,8 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
         counters: dict[str, dict[str, Any]] = {}
         if name == LLM_POLICY and llm is not None:  # (llm is not None: checked above)
             reps, counters = llm_answers(env, llm, repetitions, seed)
+        elif out is not None:
+            reps = stored_answers(env, name, repetitions, seed, Path(out), protocol, progress)
         else:
             reps = answer_dialogues(env, QA_POLICIES[name](), repetitions, seed, progress)
         consistency = {r["qtype"]: r for r in consistency_table(reps)}

@@ -15,7 +15,8 @@ in expectation Bayes-optimal success - the policy's success), the state-knowing 
 every row. The persuaders: ``random``, ``open-loop`` (the family's best fixed plan), ``tracking``
 (exact posterior, greedy rule), ``bayes`` (exact expectimax), ``oracle`` (sees the state), and
 ``llm`` (:class:`policies.llm.persuasion.LLMPersuader`: writes each line; the persuadee reads it);
-``all`` names the five scripted ones (the default of ``--env live`` without ``--policy``)::
+``all`` names the five scripted ones (the default of ``--env live`` without ``--policy``).
+The command's ``--out`` keeps every episode (:func:`stored_episodes`; a rerun reads them back)::
 
     python -m benchmarks persuasion --env live --policy all --episodes 300
     python -m benchmarks persuasion --env live --policy bayes,llm --backend openai --base-url URL --model NAME
@@ -26,11 +27,13 @@ The command itself (options, QA rows) is :mod:`benchmarks.persuasion`.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from benchmarks.cli import positive_int, progress_bar
+from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
 from benchmarks.runner import make_env, play
 from benchmarks.stats import mean_ci95
 from policies.base import BasePolicy
@@ -153,8 +156,13 @@ def _summarise(eps: list[dict[str, Any]], regret_key: str) -> dict[str, Any]:
 
 def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = LIVE_HORIZON,
               progress: bool | None = False, args: argparse.Namespace | None = None,
-              families: Any = None) -> list[dict[str, Any]]:
-    """One row per persuader (see the module docstring); ``args`` carries the LLM options for ``llm``."""
+              families: Any = None, out: str | Path | None = None) -> list[dict[str, Any]]:
+    """One row per persuader (see the module docstring); ``args`` carries the LLM options for ``llm``.
+
+    With ``out`` every episode is appended at once to a results file under ``out / "persuasion"``
+    (one file per persuader, horizon, reader and LLM identity; records keyed by scenario family and
+    seed, holding the episode summary and the family's exact references), and a rerun reads the
+    episodes it finds there instead of playing them again (:func:`stored_episodes`)."""
     from benchmarks.data import newest_id
     from tom_envs.persuasion.mind import model_for
     from tom_envs.persuasion.planning import references
@@ -186,9 +194,18 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         regret_key = "oracle_regret" if env_kwargs.get("expose_state") else "regret"
         bar = progress_bar(episodes * len(names), f"live {name}", progress)
         by_family, all_eps = {}, []
+        stored = None
+        if out is not None:
+            key = {"version": RESULTS_VERSION, "benchmark": "persuasion-live", "env": newest_id(LIVE_ENV),
+                   "policy": name, "horizon": horizon, "reader": _reader_identity(args), **identity}
+            stored = stored_episodes(Path(out), key, env, policy, names, episodes, seed, refs, bar,
+                                     "oracle" if regret_key == "oracle_regret" else "bayes")
         for f in names:
             eps = []
             for i in range(episodes):
+                if stored is not None:
+                    eps.append(stored[(f, seed + i)])
+                    continue
                 eps.append(play_episode(env, policy, seed + i, options={"family": f}))
                 bar.update(1)
             by_family[f] = {**_summarise(eps, regret_key), **{k: v for k, v in refs[f].items() if k != "family"}}
@@ -201,10 +218,59 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
             row[key] = float(np.mean([refs[f][key] for f in names]))
         row["optimal_success"] = 100.0 * row["bayes"]
         if hasattr(policy, "stats"):
-            row["llm_stats"] = dict(policy.stats)
+            row["llm_stats"] = dict(policy.stats) if stored is None else _sum_stats(
+                [stored[(f, seed + i)].get("_llm_stats", {}) for f in names for i in range(episodes)])
         row["by_family"] = by_family
         rows.append(row)
     return rows
+
+
+def stored_episodes(out: Path, key: dict[str, Any], env: Any, policy: BasePolicy, families: Sequence[str],
+                    episodes: int, seed: int, refs: dict[str, dict[str, Any]], bar: Any,
+                    regret_against: str = "bayes") -> dict[tuple[str, int], dict]:
+    """The episodes (family, seed) of ``families`` x ``seed .. seed + episodes - 1``: read from the results
+    file of ``key`` under ``out / "persuasion"`` where stored, else played (as :func:`live_rows` plays
+    them) and appended at once as ``{"version", "policy", "family", "seed", "horizon", "regret_against",
+    "episode", "references", "llm_stats"}`` (``regret_against``: which regret of the episode is the row's
+    ``regret``, ``"bayes"`` -> ``episode["regret"]``, ``"oracle"`` -> ``episode["oracle_regret"]``;
+    ``references``: the family's exact success of random, best open-loop, Bayes-optimal fair and oracle
+    persuaders; ``llm_stats``: the LLM persuader's counters in that episode). Returns the episode summaries (an LLM persuader's counters under ``_llm_stats``)."""
+    path = results_path(out / "persuasion", f"live_{key['policy'].replace('-', '_')}", key)
+    jobs = [(f, seed + i) for f in families for i in range(episodes)]
+    with ResultsFile(path, key=lambda rec: (str(rec["family"]), int(rec["seed"])),
+                     check=lambda rec: (rec["episode"]["success"], rec["episode"]["regret"])) as done:
+        for f, s in done.missing(jobs):
+            before = dict(getattr(policy, "stats", {}))
+            ep = play_episode(env, policy, s, options={"family": f})
+            rec: dict[str, Any] = {"version": RESULTS_VERSION, "policy": key["policy"], "family": f, "seed": s,
+                                   "horizon": key["horizon"], "regret_against": regret_against, "episode": ep,
+                                   "references": {k: v for k, v in refs[f].items() if k != "family"}}
+            if hasattr(policy, "stats"):
+                rec["llm_stats"] = {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v
+                                    for k, v in dict(policy.stats).items()}
+            done.append(rec)
+            bar.update(1)
+        found = {job: {**done[job]["episode"], **({"_llm_stats": done[job]["llm_stats"]} if "llm_stats" in done[job]
+                                                  else {})} for job in jobs}
+    return found
+
+
+def _sum_stats(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per-episode counters summed (non-numbers: the last one)."""
+    total: dict[str, Any] = {}
+    for st in stats:
+        for k, v in st.items():
+            total[k] = total.get(k, 0) + v if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    return total
+
+
+def _reader_identity(args: argparse.Namespace | None) -> dict[str, Any]:
+    """What reads the persuader's lines, as it goes into a results key."""
+    if args is None or getattr(args, "reader", "scripted") == "scripted":
+        return {"kind": "scripted"}
+    return {"kind": "llm", "backend": getattr(args, "backend", None), "model": getattr(args, "model", None),
+            "base_url": getattr(args, "base_url", None) if getattr(args, "backend", None) == "openai" else None,
+            "max_resamples": getattr(args, "max_resamples", 10), "fallback": getattr(args, "fallback", "raise")}
 
 
 def _reader(args: argparse.Namespace | None) -> Any:
