@@ -40,6 +40,14 @@ from tom_envs.common_ground.questions import (
 )
 from tom_envs.errors import DatasetError, EpisodeEnded, InvalidAction, ResetNeeded, TomEnvsError
 
+
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    """The commands store their records under --out (default results/ in the working directory): run each test
+    in its own temporary folder, so nothing lands in the checkout and no stale record from another commit is read."""
+    monkeypatch.chdir(tmp_path)
+
+
 HEADER = ["Sentence", "Eno.", "Event", "Bel(A)", "Bel(B)", "CG(A)", "CG(B)", "Notes"]
 
 # A six-sentence conversation of ours; the expectations below are worked out by hand from the rules.

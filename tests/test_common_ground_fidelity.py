@@ -7,8 +7,17 @@ import gzip
 import json
 import shutil
 
+import pytest
+
 from benchmarks import common_ground as bench
 from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
+
+
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    """The commands store their records under --out (default results/ in the working directory): run each test
+    in its own temporary folder, so nothing lands in the checkout and no stale record from another commit is read."""
+    monkeypatch.chdir(tmp_path)
 
 
 def _args(*argv: str) -> argparse.Namespace:

@@ -19,6 +19,14 @@ from tom_envs.common_ground.env import CommonToMEnv, cut_context
 from tom_envs.common_ground.questions import parse_question, resolve
 from tom_envs.errors import TomEnvsError
 
+
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    """The commands store their records under --out (default results/ in the working directory): run each test
+    in its own temporary folder, so nothing lands in the checkout and no stale record from another commit is read."""
+    monkeypatch.chdir(tmp_path)
+
+
 RELEASE = os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE")
 needs_release = pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_COMMON_TOM_RELEASE to the release's data/ folder")
 LABELS = ("CT+", "PS", "CT-", "NB")

@@ -12,6 +12,13 @@ from benchmarks.__main__ import main
 from tests.test_cli import a_file  # noqa: F401  (a file where a folder is expected)
 
 
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    """The commands store their records under --out (default results/ in the working directory): run each test
+    in its own temporary folder, so nothing lands in the checkout and no stale record from another commit is read."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _exit(argv: list[str]) -> int:
     try:
         return main(argv)

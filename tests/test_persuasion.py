@@ -26,6 +26,14 @@ from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_tabl
 from tom_envs.persuasion.qa_env import PersuasiveToMEnv, choice_counts
 from tom_envs.registration import REGISTRY, register, unregister
 
+
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    """The commands store their records under --out (default results/ in the working directory): run each test
+    in its own temporary folder, so nothing lands in the checkout and no stale record from another commit is read."""
+    monkeypatch.chdir(tmp_path)
+
+
 QA_ID = "tom/PersuasiveToM-v0"
 #: 001's Random Guess row, in Table 5's column order (= QTYPES).
 RANDOM_GUESS = dict(zip(QTYPES, (50.00, 25.00, 16.67, 33.33, 25.00, 25.00, 25.00, 50.00)))

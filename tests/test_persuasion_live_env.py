@@ -22,6 +22,14 @@ from tom_envs.persuasion.reader import ScriptedReader
 from tom_envs.persuasion.scenarios import FAMILIES
 from wrappers import TextObservation
 
+
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    """The commands store their records under --out (default results/ in the working directory): run each test
+    in its own temporary folder, so nothing lands in the checkout and no stale record from another commit is read."""
+    monkeypatch.chdir(tmp_path)
+
+
 ID = "tom/Persuasion-v1"
 HIDDEN_KEYS = {"persona", "state", "state_index", "regret"}
 

@@ -26,6 +26,14 @@ from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
 from tom_envs.persuasion.data import RELEASE_UNVERIFIED, RELEASE_VERIFIED
 from tom_envs.persuasion.metrics import Answer, accuracy_table, stage_of, stage_table
 
+
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    """The commands store their records under --out (default results/ in the working directory): run each test
+    in its own temporary folder, so nothing lands in the checkout and no stale record from another commit is read."""
+    monkeypatch.chdir(tmp_path)
+
+
 RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
 LETTERS = "ABCDEF"
 

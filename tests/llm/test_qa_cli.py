@@ -200,10 +200,10 @@ def test_llm_policy_without_a_model_is_a_named_error(capsys, tmp_path):
     assert "--base-url" in capsys.readouterr().err
 
 
-def test_scripted_runs_import_no_llm_packages():
+def test_scripted_runs_import_no_llm_packages(tmp_path):
     code = ("import sys; from benchmarks.__main__ import main; "
-            "main(['persuasion', '--repetitions', '1', '--format', 'json']); "
-            "main(['common-ground', '--format', 'json']); "
+            f"main(['persuasion', '--repetitions', '1', '--format', 'json', '--out', {str(tmp_path)!r}]); "
+            f"main(['common-ground', '--format', 'json', '--out', {str(tmp_path)!r}]); "
             "sys.exit(sorted({'vllm', 'openai', 'torch'} & set(sys.modules)) or 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[2])
     assert done.returncode == 0, done.stderr[-2000:]
