@@ -59,12 +59,23 @@ def _cmd_perf(args: argparse.Namespace) -> int:
             res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon)
         finally:
             backend.close()
-        text = "\n".join(f"{k}: {v:,.3f}" if isinstance(v, float) else f"{k}: {v}" for k, v in res.items())
+        text = "\n".join(_flat_lines(res))
     else:
         res = perf_matrix(seconds=args.seconds, progress=progress)
         text = format_table(res)
     print(json.dumps(res, indent=2) if args.format == "json" else text)
     return 0
+
+
+def _flat_lines(res: dict, prefix: str = "") -> list[str]:
+    """``key: value`` lines of a nested result (``scoring_paths.next-token.prefix_cache_share: 0.945``)."""
+    lines = []
+    for k, v in res.items():
+        if isinstance(v, dict):
+            lines += _flat_lines(v, f"{prefix}{k}.")
+        else:
+            lines.append(f"{prefix}{k}: {v:,.3f}" if isinstance(v, float) else f"{prefix}{k}: {v}")
+    return lines
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

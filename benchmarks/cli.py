@@ -19,6 +19,7 @@ A long run shows a progress bar on a terminal: :func:`progress_bar` (tqdm on std
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -181,7 +182,22 @@ def add_run_options(parser: argparse.ArgumentParser, *, episodes: int | None = 3
                             help=policy_help or "comma-separated policies, one cell each")
 
 
-LLM_OPTIONS = ("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback", "max_resamples", "lockstep")
+LLM_OPTIONS = ("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback", "max_resamples", "lockstep",
+               "scoring_path", "engine_arg")
+#: How a backend gets label log-probabilities (``policies.llm.scoring.SCORING_PATHS`` plus ``auto``).
+SCORING_PATH_CHOICES = ("auto", "next-token", "prompt-logprobs")
+
+
+def engine_arg(text: str) -> tuple[str, Any]:
+    """``type=`` for ``--engine-arg KEY=VALUE``: the value read as JSON (true, 4096, ...), else as text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip().isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a vllm.LLM argument name, got {text!r}")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = {"True": True, "False": False}.get(value, value)
+    return key.strip(), parsed
 
 
 def add_llm_options(parser: argparse.ArgumentParser, *, title: str = "LLM policies (--policy llm)",
@@ -210,6 +226,13 @@ def add_llm_options(parser: argparse.ArgumentParser, *, title: str = "LLM polici
                                                      help="re-asks after a reply that names no valid choice")),
         "lockstep": (("--lockstep",), dict(type=positive_int, default=lockstep, help=lockstep_help
                                            or "episodes stepped at once (one backend call per prompting stage)")),
+        "scoring_path": (("--scoring-path",), dict(choices=SCORING_PATH_CHOICES, default="auto", help=(
+            "how label log-probabilities are read: next-token (max_tokens=1 requests that share the prompt's prefix "
+            "cache), prompt-logprobs (the prompt's own log-probabilities; never cached), auto (next-token where the "
+            "backend supports it); equal scores either way"))),
+        "engine_arg": (("--engine-arg",), dict(action="append", type=engine_arg, default=[], metavar="KEY=VALUE",
+                                               help="vllm: one more vllm.LLM argument (repeatable; values read as "
+                                                    "JSON, else text), e.g. gpu_memory_utilization=0.8")),
     }
     llm = parser.add_argument_group(title)
     for name in LLM_OPTIONS:
@@ -233,22 +256,29 @@ def llm_settings(args: argparse.Namespace) -> LLMSettings:
     """The LLM option group's values (checked when the backend is built: :func:`build_backend`)."""
     return LLMSettings(backend=args.backend, model=args.model, base_url=args.base_url,
                        tokenizer=getattr(args, "tokenizer", None), max_model_len=getattr(args, "max_model_len", None),
-                       fallback=getattr(args, "fallback", "raise"), max_resamples=getattr(args, "max_resamples", 10))
+                       fallback=getattr(args, "fallback", "raise"), max_resamples=getattr(args, "max_resamples", 10),
+                       scoring_path=getattr(args, "scoring_path", "auto"),
+                       engine_args=dict(getattr(args, "engine_arg", None) or []))
 
 
 # ---------------------------------------------------------------------- backends
 def build_backend(kind: str, model: str | None, base_url: str | None = None, seed: int = 0,
-                  tokenizer: str | None = None, max_model_len: int | None = None) -> Any:
+                  tokenizer: str | None = None, max_model_len: int | None = None, scoring_path: str = "auto",
+                  engine_args: dict[str, Any] | None = None) -> Any:
     """The LLM backend named on the command line: :func:`policies.llm.build_backend` (the one
     builder; imported only when a backend is needed). Its ``BackendConfigError`` is a
-    ``TomEnvsError``, so the command prints ``error: ...`` and exits with 2."""
+    ``TomEnvsError``, so the command prints ``error: ...`` and exits with 2. ``engine_args``
+    (``--engine-arg``) go to the in-process vllm engine only."""
     from policies.llm import build_backend as build
 
-    return build(kind, model, base_url=base_url, seed=seed, tokenizer=tokenizer, max_model_len=max_model_len)
+    if engine_args and kind != "vllm":
+        raise RunnerError("--engine-arg configures the in-process vllm engine; drop it with --backend openai")
+    return build(kind, model, base_url=base_url, seed=seed, tokenizer=tokenizer, max_model_len=max_model_len,
+                 scoring_path=scoring_path, **(engine_args or {}))
 
 
 def backend_from_args(args: argparse.Namespace, seed: int | None = None) -> Any:
     """:func:`build_backend` from the LLM option group (seed: ``args.seed`` unless given)."""
     s = llm_settings(args)
     return build_backend(s["backend"], s["model"], s["base_url"], args.seed if seed is None else seed,
-                         s["tokenizer"], s["max_model_len"])
+                         s["tokenizer"], s["max_model_len"], s["scoring_path"], s["engine_args"])

