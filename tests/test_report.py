@@ -1,8 +1,9 @@
 """``tom-envs report``: a report over small real runs of every family.
 
 The runs are real: the four family commands through ``tom-envs`` (scripted matrix policies and
-mediators, and LLM policies on a scripted loopback OpenAI-shaped server for the matrix games, the
-negotiation mediator and both QA families). The page must parse (stdlib ``html.parser``), reference every figure it wrote
+mediators, the scripted QA answerers of both QA families, the scripted live persuaders, and LLM
+policies on a scripted loopback OpenAI-shaped server for the matrix games, the negotiation mediator,
+both QA families and the live persuader). The page must parse (stdlib ``html.parser``), reference every figure it wrote
 (and nothing missing), and show in its tables exactly the numbers recomputed here from the
 results files. Regeneration is incremental, and the report never changes or locks a results file.
 """
@@ -42,10 +43,24 @@ def _tom_envs(*argv: str) -> str:
     return buf.getvalue()
 
 
-def _runs(res: Path, data: Path) -> None:
+#: The scripted QA and live persuasion runs (rerun by the resume test).
+SCRIPTED_QA_AND_LIVE = (
+    ["common-ground", "--policy", "random,oracle-beliefs,predicted-beliefs", "--episodes", "2"],
+    ["persuasion", "--env", "qa", "--policy", "random,always-first", "--repetitions", "2"],
+    ["persuasion", "--env", "live", "--policy", "random,open-loop,bayes,oracle", "--episodes", "3", "--horizon", "3",
+     "--families", "health,charity"],
+)
+
+
+def _runs(res: Path, data: Path) -> dict[str, str]:
+    """Every run into ``res``; the printed JSON of the scripted QA and live runs, by command line."""
     server = ScriptedServer(_reply)
     llm = ["--backend", "openai", "--base-url", server.url, "--model", "scripted"]
+    printed = {}
     try:
+        for argv in ([*a, *(["--data-dir", str(data)] if a[0] == "common-ground" else [])]
+                     for a in SCRIPTED_QA_AND_LIVE):
+            printed[" ".join(argv)] = _tom_envs(*argv, "--out", str(res), "--format", "json")
         for argv in (
             ["matrix", "--games", "RPS,IPD", "--partners", "single_action,tit_for_tat", "--policy", "tabular,random",
              "--episodes", "4", "--horizon", "10"],
@@ -58,10 +73,13 @@ def _runs(res: Path, data: Path) -> None:
             ["common-ground", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring", "--data-dir", str(data)],
             ["persuasion", "--env", "qa", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring",
              "--repetitions", "2"],
+            ["persuasion", "--env", "live", "--policy", "llm", *llm, "--fallback", "random", "--max-resamples", "0",
+             "--episodes", "2", "--horizon", "3", "--families", "health"],
         ):
             _tom_envs(*argv, "--out", str(res), "--format", "json")
     finally:
         server.close()
+    return printed
 
 
 @pytest.fixture(scope="module")
@@ -69,10 +87,10 @@ def built(tmp_path_factory, monkeypatch_module):
     root = tmp_path_factory.mktemp("report")
     data = root / "cg_data"
     shutil.copytree(CG_SAMPLE, data)
-    _runs(root / "res", data)
+    runs = _runs(root / "res", data)
     out = root / "report"
     printed = _tom_envs("report", str(root / "res"), "--out", str(out))
-    return root, out, printed, data
+    return root, out, printed, data, runs
 
 
 @pytest.fixture(scope="module")
@@ -159,13 +177,14 @@ def _value(cell: dict) -> float:
 
 # ---------------------------------------------------------------------- the page
 def test_the_page_parses_and_references_every_figure(built):
-    root, out, printed, _ = built
+    root, out, printed, _, _ = built
     assert f"report: {(out / 'index.html').resolve()}" in printed
     page = _page(out)
     pngs = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
     assert sorted(page.images) == pngs  # every figure written is shown, each once
     assert {"overview.png", "matrix/plane.png", "negotiation/plane.png", "negotiation/consensus.png",
-            "common_ground/stages.png", "persuasion/stages.png", "matrix/rounds_RPS_tit_for_tat.png",
+            "common_ground/stages.png", "persuasion/stages.png", "persuasion/live_plane.png",
+            "matrix/rounds_RPS_tit_for_tat.png",
             "matrix/rounds_IPD_single_action.png"} <= set(pngs)
     for src in pngs:
         assert (out / src).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -177,7 +196,7 @@ def test_the_page_parses_and_references_every_figure(built):
 
 
 def test_matrix_table_equals_the_results_files(built):
-    root, out, _, _ = built
+    root, out, _, _, _ = built
     rows = [r for r in _table(_page(out), "Matrix games: regret") if not r["ref"]]
     by_partner = _table(_page(out), "Matrix games: by partner")
     files = sorted((root / "res" / "matrix").glob("*.jsonl"))
@@ -215,7 +234,7 @@ def test_matrix_table_equals_the_results_files(built):
 
 
 def test_negotiation_table_equals_the_results_files(built):
-    root, out, _, _ = built
+    root, out, _, _, _ = built
     rows = _table(_page(out), "Negotiation")
     for path in sorted((root / "res" / "negotiation").glob("*.jsonl")):
         recs = _records(path)
@@ -243,11 +262,11 @@ def test_negotiation_table_equals_the_results_files(built):
 
 
 def test_qa_tables_equal_the_results_files(built):
-    root, out, _, data = built
+    root, out, _, data, _ = built
     page = _page(out)
-    (path,) = (root / "res" / "common_ground").glob("*.jsonl")
+    (path,) = (root / "res" / "common_ground").glob("llm_*.jsonl")
     questions = [q for rec in _records(path) for q in rec["questions"]]
-    (row,) = [r for r in _table(page, "Common-ToM") if not r["ref"]]
+    (row,) = [r for r in _table(page, "Common-ToM") if not r["ref"] and r["kind"]["text"] == "LLM"]
     for column, order in (("Total %", None), ("First %", 1), ("Second %", 2), ("Third %", 3)):
         mine = [q["correct"] for q in questions if order is None or q["order"] == order]
         assert _value(row[column]) == pytest.approx(100 * sum(mine) / len(mine), abs=EXACT)
@@ -256,9 +275,9 @@ def test_qa_tables_equal_the_results_files(built):
     assert row["answerer"]["text"] == "llm / scripted / zero_shot" and row["context"]["text"] == "window"
     assert len([r for r in _table(page, "Common-ToM") if r["ref"]]) == 7  # 003's Table 3
 
-    (path,) = (root / "res" / "persuasion").glob("*.jsonl")
+    (path,) = (root / "res" / "persuasion").glob("qa_llm_*.jsonl")
     recs = _records(path)
-    (row,) = [r for r in _table(page, "PersuasiveToM: accuracy %") if not r["ref"]]
+    (row,) = [r for r in _table(page, "PersuasiveToM: accuracy %") if not r["ref"] and r["kind"]["text"] == "LLM"]
     per_rep: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for rec in recs:
         for a in rec["answers"]:
@@ -277,24 +296,151 @@ def test_qa_tables_equal_the_results_files(built):
             ranked = sorted(turns[(rec["dialogue"], a["qtype"])])
             stage = ("early", "middle", "late")[min(2, 3 * ranked.index(a["turn"]) // len(ranked))]
             by_stage[(a["qtype"], stage)][rec["repetition"]].append(a["correct"])
-    stages = _table(page, "PersuasiveToM: accuracy and share of the errors by stage")
+    stages = [r for r in _table(page, "PersuasiveToM: accuracy and share of the errors by stage")
+              if r["answerer"]["text"] == row["answerer"]["text"]]
     assert len(stages) == len(by_stage)
     for r in stages:
         reps = by_stage[(r["question type"]["text"], r["stage"]["text"])]
         assert _value(r["accuracy %"]) == pytest.approx(mean(100 * sum(v) / len(v) for v in reps.values()), abs=EXACT)
-    counts = [r for r in _table(page, "PersuasiveToM: counts") if not r["ref"]]
+    counts = [r for r in _table(page, "PersuasiveToM: counts") if not r["ref"]
+              and r["answerer"]["text"] == row["answerer"]["text"]]
     assert {r["question type"]["text"]: int(r["questions per pass"]["text"]) for r in counts} == {
         q: len(reps[0]) for q, reps in per_rep.items()}
 
 
+def _stats(values: list) -> float:
+    values = [v for v in values if v is not None]
+    return mean(values)
+
+
+def test_scripted_qa_rows_equal_the_results_files(built):
+    root, out, _, _, runs = built
+    page = _page(out)
+    cg_rows = [r for r in _table(page, "Common-ToM") if not r["ref"] and r["kind"]["text"] == "scripted"]
+    files = sorted((root / "res" / "common_ground").glob("scripted_*.jsonl"))
+    assert len(files) == len(cg_rows) == 3
+    (printed,) = [json.loads(v) for k, v in runs.items() if k.startswith("common-ground")]
+    for path in files:
+        recs = _records(path)
+        policy = recs[0]["policy"]
+        assert {r["policy"] for r in recs} == {policy} and len(recs) == 2  # one conversation, two passes
+        (row,) = [r for r in cg_rows if r["answerer"]["text"] == policy]
+        questions = [q for rec in recs for q in rec["questions"]]
+        for column, order in (("Total %", "all"), ("First %", 1), ("Second %", 2), ("Third %", 3)):
+            mine = [q["correct"] for q in questions if order == "all" or q["order"] == order]
+            assert _value(row[column]) == pytest.approx(100 * sum(mine) / len(mine), abs=EXACT)
+            (command,) = [r for r in printed if r["policy"] == policy and r["order"] == order]
+            assert _value(row[column]) == pytest.approx(command["accuracy"], abs=EXACT)  # as the command printed
+        assert int(row["questions"]["text"]) == len(questions) and row["fallbacks"]["text"] == "-"
+    assert {r["answerer"]["text"] for r in cg_rows} == {"random", "oracle-beliefs", "predicted-beliefs"}
+
+    qa_rows = [r for r in _table(page, "PersuasiveToM: accuracy %") if not r["ref"] and r["kind"]["text"] == "scripted"]
+    files = sorted((root / "res" / "persuasion").glob("qa_*.jsonl"))
+    files = [f for f in files if not f.name.startswith("qa_llm_")]
+    assert len(files) == len(qa_rows) == 2
+    (printed,) = [json.loads(v) for k, v in runs.items() if "--env qa" in k]
+    for path in files:
+        recs = _records(path)
+        policy = recs[0]["policy"]
+        (row,) = [r for r in qa_rows if r["answerer"]["text"] == policy]
+        assert row["protocol"]["text"] == "ours"
+        per_rep: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+        for rec in recs:
+            for a in rec["answers"]:
+                per_rep[a["qtype"]][rec["repetition"]].append(a["correct"])
+        for qtype, reps in per_rep.items():
+            assert len(reps) == 2
+            assert _value(row[qtype]) == pytest.approx(mean(100 * sum(v) / len(v) for v in reps.values()), abs=EXACT)
+            (command,) = [r for r in printed if r["policy"] == policy and r["qtype"] == qtype]
+            assert _value(row[qtype]) == pytest.approx(command["accuracy"], abs=EXACT)
+            assert float(row[qtype]["data-ci"]) == pytest.approx(command["accuracy_ci"], abs=EXACT)
+
+
+def test_live_persuasion_rows_equal_the_results_files(built):
+    root, out, _, _, runs = built
+    page = _page(out)
+    rows = _table(page, "Live persuasion: success, regret")
+    (printed,) = [json.loads(v) for k, v in runs.items() if "--env live" in k]
+    files = sorted((root / "res" / "persuasion").glob("live_*.jsonl"))
+    assert len(files) == 5  # four scripted persuaders and the llm
+    for path in files:
+        recs = _records(path)
+        policy = recs[0]["policy"]
+        label = policy + (" (scripted)" if policy == "llm" else "")
+        key = "oracle_regret" if recs[0]["regret_against"] == "oracle" else "regret"
+        assert recs[0]["regret_against"] == ("oracle" if policy == "oracle" else "bayes")
+        families = sorted({r["family"] for r in recs})
+        assert families == (["health"] if policy == "llm" else ["charity", "health"])
+        for family in [*families, "all"]:
+            eps = [r["episode"] for r in recs if family == "all" or r["family"] == family]
+            (row,) = [r for r in rows if not r["ref"] and r["persuader"]["text"] == label
+                      and r["family"]["text"] == family]
+            assert int(row["episodes"]["text"]) == len(eps)
+            assert _value(row["success %"]) == pytest.approx(mean(100.0 * e["success"] for e in eps), abs=EXACT)
+            assert _value(row["regret"]) == pytest.approx(mean(e[key] for e in eps), abs=EXACT)
+            assert _value(row["fair regret"]) == pytest.approx(mean(e["regret"] for e in eps), abs=EXACT)
+            for t in ("desire", "belief", "intention"):
+                vals = [e[f"{t}_accuracy"] for e in eps if e[f"{t}_accuracy"] is not None]
+                if vals:
+                    assert _value(row[f"{t} ToM %"]) == pytest.approx(mean(vals), abs=EXACT)
+                else:
+                    assert row[f"{t} ToM %"]["text"] == "n/a"
+            literal = [mean(v for v in (e[f"{t}_accuracy"] for t in ("desire", "belief", "intention")) if v is not None)
+                       for e in eps if any(e[f"{t}_accuracy"] is not None for t in ("desire", "belief", "intention"))]
+            if literal:
+                assert _value(row["literal ToM %"]) == pytest.approx(mean(literal), abs=EXACT)
+            if policy == "llm":
+                stats = [r["llm_stats"] for r in recs if family == "all" or r["family"] == family]
+                assert row["LLM fallbacks/decisions"]["text"] == (f"{sum(s['fallbacks'] for s in stats)}/"
+                                                                   f"{sum(s['decisions'] for s in stats)}")
+                continue
+            (command,) = [r for r in printed if r["policy"] == policy]  # the command's row says the same
+            mine = command if family == "all" else command["by_family"][family]
+            assert _value(row["success %"]) == pytest.approx(mine["success"], abs=EXACT)
+            assert _value(row["regret"]) == pytest.approx(mine["regret"], abs=EXACT)
+            assert float(row["regret"]["data-ci"]) == pytest.approx(mine["regret_ci"], abs=EXACT)
+            assert _value(row["desire ToM %"]) == pytest.approx(mine["desire_accuracy"], abs=EXACT)
+    # the exact references, marked, once per family: as stored, and as the command printed
+    refs = [r for r in rows if r["ref"]]
+    (command,) = [r for r in printed if r["policy"] == "bayes"]
+    for family in ("charity", "health"):
+        (stored,) = {json.dumps(r["references"], sort_keys=True) for path in files for r in _records(path)
+                     if r["family"] == family}  # every persuader's records hold the same exact references
+        stored = json.loads(stored)
+        mine = {r["persuader"]["text"]: r for r in refs if r["family"]["text"] == family}
+        assert set(mine) == {"exact: best open-loop", "exact: Bayes-optimal fair", "exact: oracle"}
+        exact = command["by_family"][family]
+        for name, k in (("best open-loop", "open_loop"), ("Bayes-optimal fair", "bayes"), ("oracle", "oracle")):
+            assert _value(mine[f"exact: {name}"]["success %"]) == pytest.approx(100 * exact[k], abs=EXACT)
+            assert _value(mine[f"exact: {name}"]["fair regret"]) == pytest.approx(exact["bayes"] - exact[k], abs=EXACT)
+            assert stored[k] == exact[k]
+    table = _table(page, "Live persuasion: exact references")
+    assert {r["family"]["text"] for r in table} == {"charity", "health"} and all(r["ref"] for r in table)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "Not drawn (no state predictions): llm (scripted)." in html  # the llm persuader predicts nothing
+
+
+def test_scripted_qa_and_live_reruns_resume_and_change_nothing(built, tmp_path):
+    root, _, _, data, runs = built
+    res = tmp_path / "res"
+    shutil.copytree(root / "res", res)
+    before = {p: p.read_bytes() for p in res.rglob("*") if p.is_file() and not p.name.endswith(".lock")}
+    for argv in SCRIPTED_QA_AND_LIVE:
+        argv = [*argv, *(["--data-dir", str(data)] if argv[0] == "common-ground" else [])]
+        again = _tom_envs(*argv, "--out", str(res), "--format", "json")
+        assert again == runs[" ".join(argv)]  # the same rows, from the stored records
+    after = {p: p.read_bytes() for p in res.rglob("*") if p.is_file() and not p.name.endswith(".lock")}
+    assert after == before  # nothing recomputed, nothing appended (no new .runs line either)
+
+
 def test_provenance_names_commands_models_and_data_checksums(built):
-    root, out, _, data = built
+    root, out, _, data, _ = built
     html = (out / "index.html").read_text(encoding="utf-8")
     digest = hashlib.sha256()
     for f in sorted(p for p in data.rglob("*") if p.is_file()):
         digest.update(f.relative_to(data).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     assert f"sha256 {digest.hexdigest()}" in html  # the data folder the common-ground run read
-    (path,) = (root / "res" / "persuasion").glob("*.jsonl")
+    (path,) = (root / "res" / "persuasion").glob("qa_llm_*.jsonl")
     (run,) = _records(runs_path(path))
     assert run["command"][:2] == ["tom-envs", "persuasion"] and run["config"]["llm"]["model"] == "scripted"
     assert " ".join(run["command"]) in html
@@ -304,7 +450,7 @@ def test_provenance_names_commands_models_and_data_checksums(built):
 
 # ---------------------------------------------------------------------- incremental, and safe while runs write
 def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_path):
-    root, built_out, _, _ = built
+    root, built_out, _, _, _ = built
     res, out = tmp_path / "res", tmp_path / "report"
     shutil.copytree(root / "res", res)  # copy2: the same names, sizes and modification times
     shutil.copytree(built_out, out)

@@ -158,14 +158,17 @@ def _page(results_dir: Path, sections: list[dict[str, Any]], overview: bool) -> 
         blocks += [{"kind": "p", "text": (
             "004's point: predicting the other agents (literal ToM) and acting well on it (functional ToM) do not "
             "imply each other. Each panel puts every evaluated agent at (prediction accuracy, functional score) "
-            "with 95 % CI whiskers; hollow stars are the papers' published agents where they report both. The QA "
-            "families (common ground, persuasion questions) measure literal ToM only and have no panel.")},
+            "with 95 % CI whiskers; hollow stars are the papers' published agents where they report both, dashed "
+            "lines exact references (live persuasion: best open-loop, Bayes-optimal fair, oracle). The functional "
+            "axis is each family's own: regret per round in the matrix games, consensus change in negotiation, "
+            "success in live persuasion. The QA families (common ground, persuasion questions) measure literal ToM "
+            "only and have no panel.")},
                    {"kind": "figure", "src": "overview.png",
                     "caption": "Literal (x) vs functional (y) ToM per family and game; regret axes are inverted so "
                                "that up is better everywhere."}]
     else:
         blocks.append({"kind": "p", "text": "No stored results with both a literal and a functional ToM score yet "
-                                            "(matrix games or negotiation)."})
+                                            "(matrix games, negotiation or live persuasion)."})
     if not sections:
         blocks.append({"kind": "p", "text": f"No results files (*.jsonl) under {results_dir}/<family>/ yet."})
     for s in sections:

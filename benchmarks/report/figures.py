@@ -90,8 +90,9 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
     """Literal ToM (x) against functional ToM (y), one panel per game or family part.
 
     A panel is ``{"title", "xlabel", "ylabel", "invert_y", "xlim", "ylim", "points": [{"label", "x", "xci",
-    "y", "yci", "ref"}]}``; evaluated agents are filled markers with CI whiskers, published (``ref``) agents are
-    hollow black stars. With ``invert_y`` (a regret axis) up is better."""
+    "y", "yci", "ref"}], "hlines": [{"label", "y"}]}``; evaluated agents are filled markers with CI whiskers,
+    published (``ref``) agents are hollow black stars, ``hlines`` are exact reference levels of the functional
+    score (grey lines, one line style per label). With ``invert_y`` (a regret axis) up is better."""
     plt = _plt()
     labels = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if not p.get("ref")))
     refs = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if p.get("ref")))
@@ -101,6 +102,7 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
     handles = {}
     ref_marks = itertools.cycle(("*", "p", "h", "8", "d"))
     ref_style = {label: next(ref_marks) for label in refs}
+    hlabels = list(dict.fromkeys(h["label"] for panel in panels for h in panel.get("hlines", [])))
     for ax, panel in zip(axes.flat, panels):
         for p in panel["points"]:
             if p.get("x") is None or p.get("y") is None:
@@ -113,6 +115,11 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
                 h = ax.errorbar([p["x"]], [p["y"]], xerr=[p.get("xci") or 0.0], yerr=[p.get("yci") or 0.0],
                                 fmt=st["marker"], color=st["color"], markersize=7, capsize=3, alpha=0.9, zorder=2)
             handles.setdefault(p["label"], h)
+        for line in panel.get("hlines", []):
+            i = hlabels.index(line["label"])
+            h = ax.axhline(line["y"], color=("0.25", "0.45", "0.6")[i % 3], linestyle=("--", ":", "-.")[i % 3],
+                           linewidth=1.3, zorder=1)
+            handles.setdefault(line["label"], h)
         ax.set(title=panel["title"], xlabel=panel.get("xlabel", ""), ylabel=panel.get("ylabel", ""))
         for axis, lim in (("x", panel.get("xlim")), ("y", panel.get("ylim"))):
             if lim:  # percentages: whiskers past 0 or 100 are cut at the axis

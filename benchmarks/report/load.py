@@ -22,7 +22,7 @@ from benchmarks.results import lock_holder, runs_path, scan_records
 FAMILY_FOLDERS = {"matrix": "matrix", "common_ground": "common-ground", "persuasion": "persuasion",
                   "negotiation": "negotiation"}
 #: Fields that identify a record inside its file, for the families that do not store ``key``.
-_IDENTITY = ("scenario", "cid", "dialogue", "repetition", "seed")
+_IDENTITY = ("scenario", "family", "cid", "dialogue", "repetition", "seed")
 
 
 @dataclass

@@ -90,6 +90,19 @@ def _write(path: Path, written: list[str], root: Path) -> str:
     return written[-1]
 
 
+def _answerer(f: ResultsFileData, recs: Sequence[dict]) -> tuple[str, str]:
+    """A QA results file's answerer and its kind: a scripted policy names itself in its records
+    (``policy``); the model answerers are named by the file (``llm_release_...``: llm-release) and
+    their stored configuration (model, mode)."""
+    policy = next((str(r["policy"]) for r in recs if r.get("policy")), None)
+    if policy is not None:
+        return policy, "scripted"
+    for stem, name in (("llm_release_", "llm-release"), ("llm_beliefs_", "llm-beliefs")):
+        if f.path.name.startswith(stem):
+            return _label_of(f, name), "LLM"
+    return _label_of(f, "llm"), "LLM"
+
+
 def _label_of(f: ResultsFileData, fallback: str) -> str:
     cfg = f.config or {}
     llm = _dict(cfg.get("llm"))
@@ -402,7 +415,7 @@ def _negotiation_ref(ident: tuple[str, str], pub: dict[str, float]) -> dict[str,
 
 
 # ---------------------------------------------------------------------- common ground (003)
-CG_TOP = {"version", "cid", "seed", "questions", "llm_stats", "code"}
+CG_TOP = {"version", "cid", "seed", "questions", "llm_stats", "code", "policy"}
 
 
 def _stage_series(items: Sequence[tuple[int, bool]], stages: int) -> dict[str, list]:
@@ -427,13 +440,17 @@ def _third(value: Any, values: Iterable[Any]) -> int:
     return min(2, 3 * ordered.index(value) // len(ordered))
 
 
+_CG_PUBLISHED_KIND = {"Random Baseline": "scripted", "Human Performance": "human"}
+
+
 def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
     from benchmarks.common_ground import PUBLISHED, PUBLISHED_SETTINGS
     from tom_envs.common_ground.metrics import summarise
 
     blocks: list[Block] = [{"kind": "p", "text": (
-        "Stored runs of the LLM answerer (`tom-envs common-ground --policy llm`); the scripted policies' rows are "
-        "computed and printed by the command but not stored, so they are not here. Accuracy in percent with a "
+        "Stored runs of `tom-envs common-ground`: the scripted answerers (random, oracle-beliefs, "
+        "gold-beliefs-cg-rules, predicted-beliefs) and the model answerers (llm, llm-release, llm-beliefs), each "
+        "conversation and pass as its command stored it. Accuracy in percent with a "
         "95 % normal-approximation CI over questions (as the command prints). Published reference rows: 003's "
         "Table 3, with the settings under which each was obtained; 003's rows read a window of 5 sentences either "
         "side of the marked one (context 'window').")}]
@@ -446,16 +463,17 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
         summary = summarise(questions)
         by_order = {row["order"]: row for row in summary["rows"]}
         cfg = f.config or {}
-        label = _label_of(f, "llm")
+        label, kind = _answerer(f, recs)
         settings.append(f"{label} [{f.path.name}]: {_settings(f.config)}")
+        scripted = kind == "scripted"
         table_rows.append({"cells": [
-            label, str(cfg.get("context", "not stored")), str(cfg.get("split", "not stored")),
+            label, kind, str(cfg.get("context", "not stored")), str(cfg.get("split", "not stored")),
             str(len({r.get('cid') for r in recs})), str(len(recs)),
             *[num(by_order.get(o, {}).get("accuracy"), by_order.get(o, {}).get("ci95"), digits=1)
               for o in ("all", 1, 2, 3)],
             str(by_order.get("all", {}).get("n", len(questions))), num(summary.get("consistency"), digits=1),
-            str(sum(int(q.get("parse_failures") or 0) for q in questions)),
-            str(sum(bool(q.get("fallback")) for q in questions)), "stored run"]})
+            "-" if scripted else str(sum(int(q.get("parse_failures") or 0) for q in questions)),
+            "-" if scripted else str(sum(bool(q.get("fallback")) for q in questions)), "stored run"]})
         # stages: thirds of the sentences its conversation has questions about, by rank (as 001's Figure 3 layout)
         snos: dict[Any, set] = defaultdict(set)
         for q in questions:
@@ -464,10 +482,11 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
         stage_series.append({"label": label, **_stage_series(items, 3)})
     for name, values in PUBLISHED.items():
         table_rows.append({"ref": True, "cells": [
-            f"003 {name} (published)", "window", "test", "-", "-", *[num(v, digits=1) for v in values], "-", "-", "-",
+            f"003 {name} (published)", _CG_PUBLISHED_KIND.get(name, "model"), "window", "test", "-", "-",
+            *[num(v, digits=1) for v in values], "-", "-", "-",
             "-", PUBLISHED_SETTINGS.get(name, "")]})
     blocks.append({"kind": "table", "caption": "Common-ToM: accuracy by belief order (003 Table 3 layout)",
-                   "columns": ["answerer", "context", "split", "conversations", "answered passes", "Total %",
+                   "columns": ["answerer", "kind", "context", "split", "conversations", "answered passes", "Total %",
                                "First %", "Second %", "Third %", "questions", "consistency %", "parse failures",
                                "fallbacks", "settings"], "rows": table_rows})
     if settings:
@@ -490,7 +509,10 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
 
 
 # ---------------------------------------------------------------------- persuasion (001)
-PERSUASION_TOP = {"version", "dialogue", "repetition", "seed", "answers", "llm_stats", "code"}
+PERSUASION_TOP = {"version", "dialogue", "repetition", "seed", "answers", "llm_stats", "code", "policy", "protocol",
+                  "family", "horizon", "regret_against", "episode", "references"}
+LIVE_EPISODE = {"family", "persona", "success", "turns", "regret", "oracle_regret", "bayes_success", "oracle_success",
+                "open_loop_success", "heard", "desire_accuracy", "belief_accuracy", "intention_accuracy"}
 
 
 def _answers(recs: Sequence[dict]) -> list[list[Any]]:
@@ -519,16 +541,17 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
             continue
         reps = _answers(recs)
         answers = [a for r in recs for a in r["answers"] if isinstance(a, dict)]
-        runs.append({"file": f, "label": _label_of(f, "llm"), "records": recs,
+        label, kind = _answerer(f, recs)
+        runs.append({"file": f, "label": label, "kind": kind, "records": recs,
                      "rows": {r["qtype"]: r for r in accuracy_table(reps)},
                      "consistency": {r["qtype"]: r for r in consistency_table(reps)}, "answers": answers,
                      "dialogues": len({r.get("dialogue") for r in recs}), "repetitions": len(reps)})
     present = [q for q in QTYPES if any(q in run["rows"] for run in runs)] or [
         q for q in QTYPES if any(q in v for v in PUBLISHED.values())]
     blocks: list[Block] = [{"kind": "p", "text": (
-        "Stored runs of the LLM answerer on the PersuasiveToM questions (`tom-envs persuasion --policy llm`); "
-        "the scripted answerers' rows and the live persuasion rows are printed by the command but not stored, so "
-        "they are not here. Accuracy in percent, mean ± 95 % CI over repetitions (passes over the dialogues), as "
+        "Stored runs of `tom-envs persuasion` on the PersuasiveToM questions: the scripted answerers (random, "
+        "always-first, longest-or-keyword) and the LLM answerer; the live persuasion env's episodes follow below. "
+        "Accuracy in percent, mean ± 95 % CI over repetitions (passes over the dialogues), as "
         "the command prints. Published reference rows: 001's Table 5 (accuracy) and Table 6 (consistency), "
         "obtained with the authors' protocol (their prompt, the published option order); a run's protocol is "
         "named per row ('ours' reshuffles the options every pass, so its scores are not comparable to Table 5 "
@@ -536,15 +559,17 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
     acc_rows = []
     for run in runs:
         cfg = run["file"].config
-        protocol = "not stored" if cfg is None else str(_dict(cfg.get("llm")).get("protocol", cfg.get("protocol",
-                                                                                                      "ours")))
-        acc_rows.append({"cells": [run["label"], protocol] + [num(run["rows"][q]["accuracy"], run["rows"][q]["accuracy_ci"],
+        stored = next((r["protocol"] for r in run["records"] if r.get("protocol")), None)
+        protocol = stored or ("not stored" if cfg is None else str(_dict(cfg.get("llm")).get(
+            "protocol", cfg.get("protocol", "ours"))))
+        acc_rows.append({"cells": [run["label"], run["kind"], protocol] + [num(run["rows"][q]["accuracy"], run["rows"][q]["accuracy_ci"],
                                                         digits=2) if q in run["rows"] else "-" for q in present]})
     for name, ref in PUBLISHED.items():
-        acc_rows.append({"ref": True, "cells": [f"001 {name} (published)", "authors"] +
+        acc_rows.append({"ref": True, "cells": [f"001 {name} (published)", _PERSUASION_PUBLISHED_KIND.get(
+            name, "LLM"), "authors"] +
                          [num(ref[q], digits=2) if q in ref else "-" for q in present]})
     blocks.append({"kind": "table", "caption": "PersuasiveToM: accuracy % by question type (001 Table 5 layout)",
-                   "columns": ["answerer", "protocol"] + present, "rows": acc_rows})
+                   "columns": ["answerer", "kind", "protocol"] + present, "rows": acc_rows})
     count_rows = []
     for run in runs:
         for q in present:
@@ -557,8 +582,8 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
                 num(cons["consistency"], cons["consistency_ci"], digits=2) if cons else "-",
                 num(PUBLISHED_CONSISTENCY.get("GPT-4o", {}).get(q), digits=2)
                 if q in PUBLISHED_CONSISTENCY.get("GPT-4o", {}) else "-",
-                str(sum(int(a.get("parse_failures") or 0) for a in mine)),
-                str(sum(bool(a.get("fallback")) for a in mine))]})
+                "-" if run["kind"] == "scripted" else str(sum(int(a.get("parse_failures") or 0) for a in mine)),
+                "-" if run["kind"] == "scripted" else str(sum(bool(a.get("fallback")) for a in mine))]})
     if count_rows:
         blocks.append({"kind": "table", "caption": "PersuasiveToM: counts, chance and consistency per question type",
                        "columns": ["answerer", "question type", "questions per pass", "passes", "chance %",
@@ -604,11 +629,171 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
         blocks.append({"kind": "table", "caption": "PersuasiveToM: accuracy and share of the errors by stage",
                        "columns": ["answerer", "question type", "stage", "questions per pass", "accuracy %",
                                    "share of errors %"], "rows": stage_rows})
-    blocks.append({"kind": "p", "text": "The QA questions measure literal ToM only. The live persuasion env has a "
-                                        "functional outcome (success, regret), but its rows are not stored yet, so "
-                                        "this family has no literal-vs-functional plane in the report."})
-    blocks += _unknown_block(_unknown([rec for f in fam.files for rec in f.records], PERSUASION_TOP))
-    return {"family": fam.folder, "title": "Persuasion (001)", "blocks": blocks, "panels": [], "figures": written}
+    blocks.append({"kind": "p", "text": "The QA questions measure literal ToM only; the live persuasion env below "
+                                        "measures both (its plane)."})
+    live_blocks, panels = _persuasion_live([f for f in fam.files if any(_is_live(r) for r in f.records)], out, root,
+                                           written)
+    blocks += live_blocks
+    live = [rec for f in fam.files for rec in f.records if _is_live(rec)]
+    blocks += _unknown_block(_unknown([rec for f in fam.files for rec in f.records], PERSUASION_TOP,
+                                      LIVE_EPISODE if live else None))
+    return {"family": fam.folder, "title": "Persuasion (001)", "blocks": blocks, "panels": panels, "figures": written}
+
+
+_PERSUASION_PUBLISHED_KIND = {"Random Guess": "scripted", "Human": "human"}
+#: The live env's exact references (keys of a record's ``references``), as the report names them.
+LIVE_REFERENCES = (("open_loop", "best open-loop"), ("bayes", "Bayes-optimal fair"), ("oracle", "oracle"))
+LIVE_TARGETS = ("desire", "belief", "intention")
+
+
+def _is_live(rec: dict) -> bool:
+    return isinstance(rec.get("episode"), dict) and "family" in rec
+
+
+def _literal(e: dict) -> float | None:
+    """An episode's literal ToM: the mean of its state-prediction accuracies (desire, belief, intention)."""
+    vals = [float(e[f"{t}_accuracy"]) for t in LIVE_TARGETS if isinstance(e.get(f"{t}_accuracy"), (int, float))]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _live_stats(recs: Sequence[dict]) -> dict[str, Any]:
+    """Success, regret and literal ToM of live episode records, as the command's rows compute them."""
+    eps = [r["episode"] for r in recs]
+    against = {str(r.get("regret_against", "bayes")) for r in recs}
+    key = "oracle_regret" if against == {"oracle"} else "regret"
+    out: dict[str, Any] = {
+        "episodes": len(eps), "success": mean_ci95([100.0 * float(e.get("success")) for e in eps]),
+        "regret": mean_ci95([e.get(key) for e in eps]), "fair_regret": mean_ci95([e.get("regret") for e in eps]),
+        "against": "/".join(sorted(against)), "literal": mean_ci95([_literal(e) for e in eps])}
+    for t in LIVE_TARGETS:
+        out[t] = mean_ci95([e.get(f"{t}_accuracy") for e in eps])
+    stats = [_dict(r.get("llm_stats")) for r in recs]
+    out["fallbacks"] = _sum_opt(s.get("fallbacks") for s in stats)
+    out["decisions"] = _sum_opt(s.get("decisions") for s in stats)
+    return out
+
+
+def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
+                     written: list[str]) -> tuple[list[Block], list[dict]]:
+    """The live persuasion env's subsection: exact references per family, success / regret / literal ToM per
+    persuader and family, and the literal-vs-functional plane (one panel per horizon, all families, for the
+    overview; one per family in the section's figure)."""
+    blocks: list[Block] = [{"kind": "h3", "text": "Live persuasion (v1): success, regret and literal ToM"}]
+    runs = []
+    for f in files:
+        recs = [r for r in f.records if _is_live(r)]
+        cfg = f.config or {}
+        policy = str(recs[0].get("policy") or cfg.get("policy", "?"))
+        model = cfg.get("model")
+        reader = _dict(cfg.get("reader"))
+        for h in sorted({r.get("horizon") for r in recs}, key=str):
+            mine = [r for r in recs if r.get("horizon") == h]
+            runs.append({"file": f, "policy": policy, "model": model, "horizon": h, "records": mine,
+                         "kind": "LLM" if model or policy == "llm" else "scripted",
+                         "reader": str(reader.get("kind", "not stored")) + (f" ({reader['model']})"
+                                                                          if reader.get("model") else ""),
+                         "families": sorted({str(r["family"]) for r in mine})})
+    if not runs:
+        blocks.append({"kind": "p", "text": "No stored live episodes (`tom-envs persuasion --env live`)."})
+        return blocks, []
+    refs: dict[tuple[Any, str], dict] = {}
+    for run in runs:
+        for r in run["records"]:
+            refs.setdefault((run["horizon"], str(r["family"])), _dict(r.get("references")))
+    blocks.append({"kind": "p", "text": (
+        "Each persuader plays episodes in each scenario family (`tom-envs persuasion --env live`). Success in "
+        "percent and regret in success probability, mean ± 95 % CI (Student t) over episodes. regret: against the "
+        "Bayes-optimal fair persuader (the best that only sees the dialogue) for every persuader but the oracle, "
+        "whose regret is against the state-knowing oracle (column 'regret vs'); fair regret: against the "
+        "Bayes-optimal fair persuader for every row. Literal ToM per state: the share of the persuader's desire, "
+        "belief and intention predictions that were right (the ToM recorder's scores); literal ToM % is their "
+        "mean per episode. The exact references (yellow, italic) are the family's exact success probabilities "
+        "of the best open-loop plan, the Bayes-optimal fair persuader and the oracle, computed by planning, "
+        "not sampled; the regret columns of those rows are their fair regret (Bayes-optimal fair minus them).")})
+    ref_rows = []
+    for (h, fam_name), ref in sorted(refs.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        ref_rows.append({"ref": True, "cells": [fam_name, "-" if h is None else str(h)] + [
+            num(_pct(ref.get(k)), digits=1) for k in ("random", "open_loop", "bayes", "oracle",
+                                                      "value_of_tracking", "value_of_information")]})
+    blocks.append({"kind": "table", "caption": "Live persuasion: exact references per scenario family",
+                   "columns": ["family", "horizon", "random %", "best open-loop %", "Bayes-optimal fair %",
+                               "oracle %", "value of tracking", "value of information"], "rows": ref_rows})
+    rows = []
+    order = {p: i for i, p in enumerate(("random", "open-loop", "tracking", "bayes", "oracle"))}
+    runs.sort(key=lambda r: (str(r["horizon"]), order.get(r["policy"], 9), r["policy"], str(r["model"])))
+    for h in dict.fromkeys(r["horizon"] for r in runs):
+        fams = sorted({fm for r in runs if r["horizon"] == h for fm in r["families"]})
+        for fam_name in [*fams, "all"]:
+            for run in [r for r in runs if r["horizon"] == h]:
+                mine = [r for r in run["records"] if fam_name == "all" or r["family"] == fam_name]
+                if not mine:
+                    continue
+                st = _live_stats(mine)
+                fb = "-" if st["decisions"] is None else f"{st['fallbacks'] or 0}/{st['decisions']}"
+                rows.append({"cells": [
+                    run["policy"] + (f" ({run['model']})" if run["model"] else ""), run["kind"], fam_name,
+                    "-" if h is None else str(h), str(st["episodes"]), num(*st["success"], digits=1),
+                    num(*st["regret"], digits=3), st["against"], num(*st["fair_regret"], digits=3),
+                    *[num(*st[t], digits=1) for t in LIVE_TARGETS], num(*st["literal"], digits=1), fb]})
+            if fam_name == "all":
+                continue
+            ref = refs.get((h, fam_name), {})
+            for k, name in LIVE_REFERENCES:
+                if ref.get(k) is None:
+                    continue
+                fair = None if ref.get("bayes") is None else float(ref["bayes"]) - float(ref[k])
+                rows.append({"ref": True, "cells": [
+                    f"exact: {name}", "reference", fam_name, "-" if h is None else str(h), "-",
+                    num(_pct(ref[k]), digits=1), "-", "-", num(fair, digits=3), "-", "-", "-", "-", "-"]})
+    blocks.append({"kind": "table", "caption": "Live persuasion: success, regret and literal ToM per persuader "
+                                               "and scenario family",
+                   "columns": ["persuader", "kind", "family", "horizon", "episodes", "success %", "regret",
+                               "regret vs", "fair regret", "desire ToM %", "belief ToM %", "intention ToM %",
+                               "literal ToM %", "LLM fallbacks/decisions"], "rows": rows})
+    readers = sorted({r["reader"] for r in runs})
+    blocks += [{"kind": "p", "text": f"What read the persuaders' lines: {', '.join(readers)}. Stored "
+                                     "configurations (from the results files' .runs lines):"},
+               {"kind": "ul", "items": list(dict.fromkeys(
+                   f"{r['policy']} [{r['file'].path.name}]: {_settings(r['file'].config)}" for r in runs))}]
+    # the plane: x = literal ToM (mean state-prediction accuracy), y = success (functional), exact references as lines
+    overview, section_panels = [], []
+    for h in dict.fromkeys(r["horizon"] for r in runs):
+        members = [r for r in runs if r["horizon"] == h]
+        fams = sorted({fm for r in members for fm in r["families"]})
+        for fam_name in ["all", *(fams if len(fams) > 1 else [])]:
+            points, skipped = [], []
+            for run in members:
+                mine = [r for r in run["records"] if fam_name == "all" or r["family"] == fam_name]
+                if not mine:
+                    continue
+                st = _live_stats(mine)
+                label = run["policy"] + (f" ({str(run['model']).rstrip('/').rsplit('/', 1)[-1]})" if run["model"]
+                                         else "")
+                if st["literal"][0] is None:
+                    skipped.append(label)
+                    continue
+                points.append({"label": label, "x": st["literal"][0], "xci": st["literal"][1],
+                               "y": st["success"][0], "yci": st["success"][1]})
+            fam_refs = [refs[(h, fm)] for fm in (fams if fam_name == "all" else [fam_name]) if (h, fm) in refs]
+            lines = [{"label": f"exact {name}", "y": 100.0 * sum(float(r[k]) for r in fam_refs) / len(fam_refs)}
+                     for k, name in LIVE_REFERENCES if fam_refs and all(r.get(k) is not None for r in fam_refs)]
+            panel = {"title": f"persuasion live, H={h}, " + ("all families" if fam_name == "all" else fam_name),
+                     "xlabel": "literal ToM: mean desire/belief/intention accuracy (%)", "xlim": (0, 100),
+                     "ylabel": "functional: success (%)", "ylim": (0, 100), "points": points, "hlines": lines,
+                     "skipped": skipped}
+            section_panels.append(panel)
+            if fam_name == "all":
+                overview.append(panel)
+    src = _write(figures.plane(out / "live_plane.png", "Live persuasion: literal vs functional ToM", section_panels),
+                 written, root)
+    skipped = sorted({s for p in section_panels for s in p["skipped"]})
+    blocks.append({"kind": "figure", "src": src, "caption": (
+        "Each persuader: x = literal ToM (mean of its desire, belief and intention prediction accuracies), y = "
+        "functional ToM as success % (up = better; regret against the Bayes-optimal fair persuader is the distance "
+        "below its line), whiskers = 95 % CIs. Dashed lines: the exact success of the best open-loop plan, the "
+        "Bayes-optimal fair persuader and the oracle (mean over the panel's families)."
+        + (f" Not drawn (no state predictions): {', '.join(skipped)}." if skipped else ""))})
+    return blocks, overview
 
 
 # ---------------------------------------------------------------------- anything else
