@@ -28,6 +28,7 @@ from policies.llm.errors import ReplyError
 from policies.llm.negotiation import LLMCaller, UsesCaller, checked, topics_text
 from policies.llm.parsing import extract_json, score_1_5
 from tom_envs.negotiation.actions import option_index, party_index, topic_index
+from tom_envs.negotiation.consensus import ProposedOption
 from tom_envs.negotiation.metrics import MI_DIMENSIONS, InterventionContext
 from tom_envs.negotiation.scenario import Scenario
 
@@ -37,7 +38,9 @@ PairKey = tuple[int, int, int, int, int]
 
 
 class LLMAttitudeExtractor(UsesCaller):
-    """A party's attitude (option label index, or None if not addressed) per topic from its text.
+    """A party's attitude per topic from its text: an option index, None (not addressed), or a
+    :class:`~tom_envs.negotiation.consensus.ProposedOption` (an option the party proposed in its own
+    words, none of the listed ones; the env records it and keeps the tracked option).
 
     ``extract(party, text) -> {topic: option | None}``; :meth:`extract_many` does several texts in
     one backend call. Plugs into the env's ``attitude_extractor=`` hook (called as
@@ -56,14 +59,21 @@ class LLMAttitudeExtractor(UsesCaller):
         i = party_index(sc, party, "extractor")
         prompt = P.ATTITUDE.format(topics=topics_text(sc), party=sc.parties[i].name, statement=text)
 
-        def parse(reply: str) -> dict[int, int | None]:
+        def parse(reply: str) -> dict[int, int | ProposedOption | None]:
             obj = extract_json(reply).get("attitudes")
             if not isinstance(obj, dict):
                 raise ReplyError("the JSON object needs 'attitudes': {topic: option or null}")
-            out: dict[int, int | None] = {}
+            out: dict[int, int | ProposedOption | None] = {}
             for t, o in obj.items():
                 k = checked(topic_index, sc, t, "attitudes")
-                out[k] = None if o is None else checked(option_index, sc, k, o, "attitudes")
+                if isinstance(o, dict):  # an option proposed mid-conversation, in the party's words
+                    text = o.get("proposal")
+                    if set(o) != {"proposal"} or not isinstance(text, str) or not text.strip():
+                        raise ReplyError(f"attitudes[{t!r}]: a proposed option is {{\"proposal\": \"<text>\"}}, "
+                                         f"got {o!r}")
+                    out[k] = ProposedOption(text.strip())
+                else:
+                    out[k] = None if o is None else checked(option_index, sc, k, o, "attitudes")
             missing = [t.name for k, t in enumerate(sc.topics) if k not in out]
             if missing:
                 raise ReplyError(f"attitudes missing for topics {missing}")
@@ -74,10 +84,10 @@ class LLMAttitudeExtractor(UsesCaller):
 
         return Ask(prompt, parse, rand)
 
-    def extract_many(self, items: Sequence[tuple[int | str, str]]) -> list[dict[int, int | None]]:
+    def extract_many(self, items: Sequence[tuple[int | str, str]]) -> list[dict[int, int | ProposedOption | None]]:
         return [a.value for a in self.caller.ask("attitude", [self._ask(p, t) for p, t in items])]
 
-    def extract(self, party: int | str, text: str) -> dict[int, int | None]:
+    def extract(self, party: int | str, text: str) -> dict[int, int | ProposedOption | None]:
         return self.extract_many([(party, text)])[0]
 
     __call__ = extract
@@ -185,6 +195,7 @@ class LLMMIJudge(UsesCaller):
             title=sc.title or sc.name, transcript="\n".join(lines) or P.NO_TRANSCRIPT,
             situation=json.dumps(situation), strategy=intervention["strategy"], topic=names[intervention["topic"]],
             target=P.MI_TARGET.format(party=sc.parties[target].name) if target is not None else "",
+            words=P.MI_WORDS.format(text=intervention["text"]) if intervention.get("text") else "",
         )  # fmt: skip
 
     def __call__(self, intervention: dict[str, Any], ctx: InterventionContext) -> dict[str, float]:

@@ -90,8 +90,9 @@ SOCIAL_BODY = (
 ATTITUDE = (
     'A negotiation about these topics:\n{topics}\n\n{party} said:\n"{statement}"\n\n'
     "For every topic, which option does this statement support? Use null for topics it does not "
-    'address. Reply with a JSON object {{"attitudes": {{<topic name>: <option label or null>, ...}}}} '
-    "covering all topics."
+    "address. If it proposes an option that is none of the listed ones, give {{\"proposal\": \"<that option in "
+    'a few words>"}} for the topic. Reply with a JSON object {{"attitudes": {{<topic name>: <option label, '
+    'null or {{"proposal": ...}}>, ...}}}} covering all topics.'
 )
 #: A party's stance in the agreement prompt (fields: ``name``, ``role``, ``goal``, ``label``, ``option``).
 AGREEMENT_STANCE = "{name} ({role}; goal: {goal}) currently supports ({label}) {option}."
@@ -111,10 +112,10 @@ AGREEMENT_FIELD = '"{name}": <1-5>'
 TRANSCRIPT_LINE = "[{turn}] {speaker}: {text}"
 NO_TRANSCRIPT = "(not shown)"
 #: The mediator-intervention (MI) judge (fields: ``title``, ``transcript``, ``situation``,
-#: ``strategy``, ``topic``, ``target`` -- :data:`MI_TARGET` or "").
+#: ``strategy``, ``topic``, ``target`` -- :data:`MI_TARGET` or "", ``words`` -- :data:`MI_WORDS` or "").
 MI = (
     "Negotiation: {title}.\nRecent conversation:\n{transcript}\nSituation: {situation}\n\n"
-    "The mediator now intervenes with a {strategy} move on {topic}{target}.\n"
+    "The mediator now intervenes with a {strategy} move on {topic}{target}{words}.\n"
     "Score the intervention from 1 (poor) to 5 (excellent) on each dimension where it applies, null "
     "where it does not: perceptual (does it target the real disagreement or misunderstanding; always "
     "applies), emotional (does it defuse hostility or distrust), cognitive (does it break repetition "
@@ -123,6 +124,8 @@ MI = (
     '"communicative": <1-5 or null>}}.'
 )
 MI_TARGET = ", addressed to {party}"
+#: The mediator's own words in the MI prompt (field ``text``), when the intervention has them.
+MI_WORDS = ', saying: "{text}"'
 
 # ------------------------------------------------------------------------------------ parties (the release's loop)
 # The loop of ProMediate-Eval's simulation (thought generation -> motivation -> turn allocation ->

@@ -25,6 +25,7 @@ from policies.negotiation_llm import (
     PartyTeam,
     extract_json,
 )
+from tom_envs.negotiation.consensus import ProposedOption
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario
 from wrappers import AECTextObservation
@@ -377,3 +378,36 @@ def test_benchmark_cli_with_llm_attitudes_keys_results_by_model(scripted, tmp_pa
     assert cli("scripted") == rows and len(server.requests) == n  # resumed: no new request
     cli("another-model")
     assert len(list((tmp_path / "negotiation").glob("*.jsonl"))) == 2  # models never mix
+
+
+def test_the_mi_judge_reads_the_mediators_words_and_the_extractor_free_text_proposals():
+    """002's judges read what was said: the MI prompt quotes the mediator's line; an option proposed
+    mid-conversation comes back as a ProposedOption (recorded by the env, tracked option unchanged)."""
+    first = SCENARIO.topics[0].name
+
+    def reply(content: str, seed: int | None) -> str:
+        if "which option does this statement support" in content:
+            return json.dumps({"attitudes": {t.name: ({"proposal": "a pilot year first"} if k == 0 else None)
+                                             for k, t in enumerate(SCENARIO.topics)}})
+        if "Score the intervention" in content:
+            return json.dumps({"perceptual": 4, "emotional": None, "cognitive": None, "communicative": None})
+        return scripted_reply(content, seed)
+
+    with scripted_backend(reply) as (server, backend):
+        extractor = LLMAttitudeExtractor(backend, SCENARIO, fallback="raise")
+        got = extractor.extract(0, "Could we try a pilot year first?")
+        assert got[0] == ProposedOption("a pilot year first") and all(v is None for k, v in got.items() if k)
+        mi = LLMMIJudge(backend, SCENARIO, fallback="raise")
+        env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20, mi_judge=mi,
+                                                conflict_mode="general", attitude_extractor=extractor))
+        mi.bind(env)
+        parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
+        ep = episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic", fallback="raise"), seed=2)
+        mi_prompts = [r["messages"][-1]["content"] for r in server.requests
+                      if "Score the intervention" in r["messages"][-1]["content"]]
+        assert ep["interventions"] and len(mi_prompts) == len(ep["interventions"])
+        said = [e["text"] for e in env.events if e["seat"] == MEDIATOR and e.get("text")]
+        for prompt in mi_prompts:  # each prompt quotes one of the mediator's lines
+            assert any(f'saying: "{text}"' in prompt for text in said)
+        assert ep["proposals"] and all(p["topic"] == first and p["text"] == "a pilot year first"
+                                       for p in ep["proposals"])
