@@ -102,7 +102,7 @@ def test_persuasion_llm_rows_match_the_data_and_a_rerun_resumes(scripted, tmp_pa
         assert (r["model"], r["qa_mode"], r["scoring"], r["fallbacks"]) == ("x", "cot", False, 0)
     # the three unusable replies were re-asked and counted, never turned into answers
     assert sum(r["resamples"] for r in llm_rows) == sum(r["parse_failures"] for r in llm_rows) == 3
-    (path,) = (tmp_path / "persuasion").glob("*.jsonl")
+    (path,) = (tmp_path / "persuasion").glob("qa_llm_*.jsonl")
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert sorted((r["repetition"], r["dialogue"]) for r in records) == [(r, d) for r in (0, 1) for d in "012"]
     n = len(scripted.requests)
@@ -114,7 +114,7 @@ def test_persuasion_llm_dialogues_share_backend_calls(scripted, tmp_path, capsys
     scripted.garbage = 0
     cli(pers_bench, capsys, "--policy", "llm", "--backend", "openai", "--base-url", scripted.url, "--model", "x",
         "--qtypes", "judge_qa", "--repetitions", "2", "--out", str(tmp_path))
-    (path,) = (tmp_path / "persuasion").glob("*.jsonl")
+    (path,) = (tmp_path / "persuasion").glob("qa_llm_*.jsonl")
     stats = [json.loads(line)["llm_stats"] for line in path.read_text().splitlines()]
     # 3 dialogues x 2 repetitions, 3 questions each, all in lockstep: 3 calls shared by the 6 episodes
     assert [s["backend_calls"] for s in stats] == [3] * 6 and [s["questions"] for s in stats] == [3] * 6
@@ -126,7 +126,7 @@ def test_persuasion_a_truncated_record_is_recomputed_alone(scripted, tmp_path, c
     argv = ["--policy", "llm", "--backend", "openai", "--base-url", scripted.url, "--model", "x",
             "--qtypes", "judge_qa,desire_ee", "--repetitions", "1", "--out", str(tmp_path)]
     rows = cli(pers_bench, capsys, *argv)
-    (path,) = (tmp_path / "persuasion").glob("*.jsonl")
+    (path,) = (tmp_path / "persuasion").glob("qa_llm_*.jsonl")
     text = path.read_text()
     path.write_text(text[: text.rindex("\n", 0, len(text) - 1) + 20])  # a run killed while writing the last line
     n = len(scripted.requests)
@@ -142,7 +142,7 @@ def test_persuasion_results_are_keyed_by_model_and_mode(scripted, tmp_path, caps
     cli(pers_bench, capsys, *base, "--model", "x")
     cli(pers_bench, capsys, *base, "--model", "y")
     cli(pers_bench, capsys, *base, "--model", "x", "--qa-mode", "cot")
-    assert len(list((tmp_path / "persuasion").glob("*.jsonl"))) == 3
+    assert len(list((tmp_path / "persuasion").glob("qa_llm_*.jsonl"))) == 3
     assert len(scripted.requests) == 3 + 3 * 9
 
 
@@ -163,7 +163,7 @@ def test_common_ground_llm_rows_match_the_data_and_a_rerun_resumes(scripted, tmp
     assert (total["model"], total["qa_mode"], total["scoring"]) == ("x", "zero_shot", False)
     assert (total["parse_failures"], total["resamples"], total["fallbacks"]) == (3, 3, 0)
     assert sum(r["resamples"] for r in llm_rows[1:]) == 3
-    (path,) = (tmp_path / "common_ground").glob("*.jsonl")
+    (path,) = (tmp_path / "common_ground").glob("llm_*.jsonl")
     assert sorted(json.loads(line)["cid"] for line in path.read_text().splitlines()) == [4245, 4431]
     n = len(scripted.requests)
     assert n == expected["all"][0] + 3
@@ -219,7 +219,7 @@ def test_tiny_model_through_the_cli_counts_its_fallbacks(openai_server, tmp_path
     for r in rows:  # every question: one try, or a re-ask; a fallback after a failed re-ask
         assert r["parse_failures"] == r["resamples"] + r["fallbacks"] and r["fallbacks"] <= r["resamples"] <= r["n"]
     assert sum(r["fallbacks"] for r in rows) >= 1  # a random model does not say "The answer is A"
-    (path,) = (tmp_path / "persuasion").glob("*.jsonl")
+    (path,) = (tmp_path / "persuasion").glob("qa_llm_*.jsonl")
     (record,) = [json.loads(line) for line in path.read_text().splitlines()]
     assert sum(a["fallback"] for a in record["answers"]) == sum(r["fallbacks"] for r in rows)
     # scoring through the same server: no generation, so nothing to re-ask
