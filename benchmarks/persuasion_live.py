@@ -198,6 +198,8 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         if out is not None:
             key = {"version": RESULTS_VERSION, "benchmark": "persuasion-live", "env": newest_id(LIVE_ENV),
                    "policy": name, "horizon": horizon, "reader": _reader_identity(args), **identity}
+            if name == LLM_PERSUADER:  # the answers of another server, model or resampling rule never mix
+                key["llm"] = _llm_identity(args)
             stored = stored_episodes(Path(out), key, env, policy, names, episodes, seed, refs, bar,
                                      "oracle" if regret_key == "oracle_regret" else "bayes")
         for f in names:
@@ -264,13 +266,19 @@ def _sum_stats(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return total
 
 
+def _llm_identity(args: argparse.Namespace | None) -> dict[str, Any]:
+    """The LLM options as they go into a results key: backend, model, base URL (openai), re-asks, fallback."""
+    backend = getattr(args, "backend", None)
+    return {"backend": backend, "model": getattr(args, "model", None),
+            "base_url": getattr(args, "base_url", None) if backend == "openai" else None,
+            "max_resamples": getattr(args, "max_resamples", 10), "fallback": getattr(args, "fallback", "raise")}
+
+
 def _reader_identity(args: argparse.Namespace | None) -> dict[str, Any]:
     """What reads the persuader's lines, as it goes into a results key."""
     if args is None or getattr(args, "reader", "scripted") == "scripted":
         return {"kind": "scripted"}
-    return {"kind": "llm", "backend": getattr(args, "backend", None), "model": getattr(args, "model", None),
-            "base_url": getattr(args, "base_url", None) if getattr(args, "backend", None) == "openai" else None,
-            "max_resamples": getattr(args, "max_resamples", 10), "fallback": getattr(args, "fallback", "raise")}
+    return {"kind": "llm", **_llm_identity(args)}
 
 
 def _reader(args: argparse.Namespace | None) -> Any:

@@ -18,6 +18,14 @@ from wrappers import TextObservation
 
 from .scripted_server import ScriptedServer, scripted_backend
 
+
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    """The live command stores its episodes under --out (default results/ in the working directory): run each
+    test in its own temporary folder, so nothing lands in the checkout and no test reads another's episodes."""
+    monkeypatch.chdir(tmp_path)
+
+
 ARGUE = "Desire: no\nBelief: trusting\nIntention: doubt\nLine: Experts recommend it, and the research evidence is solid."
 BLAH = "Desire: considering\nBelief: wary\nIntention: cost\nLine: blah blah irrelevant text"
 
