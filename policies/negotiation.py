@@ -74,7 +74,24 @@ class NoAgentMediator(BasePolicy):
         return 0
 
 
-class BlindMediator(BasePolicy):
+class _CadenceMediator(BasePolicy):
+    """A mediator that steps in every ``cadence`` turns on the next topic in turn (:meth:`due_topic`)."""
+
+    def __init__(self, cadence: int) -> None:
+        super().__init__()
+        if isinstance(cadence, bool) or not isinstance(cadence, int) or cadence < 1:
+            raise NegotiationConfigError(f"cadence must be a positive integer, got {cadence!r}")
+        self.cadence = cadence
+
+    def due_topic(self, state: dict) -> int | None:
+        """The topic this turn's move is about, or None when no move is due (turn 0 and off-cadence turns)."""
+        turn = state["turn"]
+        if turn == 0 or turn % self.cadence:
+            return None
+        return (turn // self.cadence - 1) % len(state["topics"])
+
+
+class BlindMediator(_CadenceMediator):
     """A reference with no perception: every ``cadence`` turns a transformative move on the next
     topic in turn, whatever is happening (issue 16's "blind" baseline). A mediator that perceives
     should beat it.
@@ -86,20 +103,14 @@ class BlindMediator(BasePolicy):
     name = "blind"
 
     def __init__(self, cadence: int = 3) -> None:
-        super().__init__()
-        if isinstance(cadence, bool) or not isinstance(cadence, int) or cadence < 1:
-            raise NegotiationConfigError(f"cadence must be a positive integer, got {cadence!r}")
-        self.cadence = cadence
+        super().__init__(cadence)
 
     def act(self, observation: Any, info: dict) -> Any:
-        state = info["state"]
-        turn = state["turn"]
-        if turn == 0 or turn % self.cadence:
-            return 0
-        return {"strategy": "transformative", "topic": (turn // self.cadence - 1) % len(state["topics"])}
+        k = self.due_topic(info["state"])
+        return 0 if k is None else {"strategy": "transformative", "topic": k}
 
 
-class GenericMediator(BasePolicy):
+class GenericMediator(_CadenceMediator):
     """Intervenes every ``cadence`` turns with a facilitative summary, cycling through the topics.
 
     Args:
@@ -109,17 +120,13 @@ class GenericMediator(BasePolicy):
     name = "generic"
 
     def __init__(self, cadence: int = 6) -> None:
-        super().__init__()
-        if isinstance(cadence, bool) or not isinstance(cadence, int) or cadence < 1:
-            raise NegotiationConfigError(f"cadence must be a positive integer, got {cadence!r}")
-        self.cadence = cadence
+        super().__init__(cadence)
 
     def act(self, observation: Any, info: dict) -> Any:
         state = info["state"]
-        turn = state["turn"]
-        if turn == 0 or turn % self.cadence:
+        k = self.due_topic(state)
+        if k is None:
             return 0
-        k = (turn // self.cadence - 1) % len(state["topics"])
         history, _ = _replay(state)
         stated = history[-1]
         parts = []

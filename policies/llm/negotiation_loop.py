@@ -43,7 +43,7 @@ from policies.llm import negotiation_prompts as P
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
 from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, random_topic_option
-from policies.llm.parsing import extract_json
+from policies.llm.parsing import extract_json, rating_1_5
 from tom_envs.negotiation.actions import TONES, option_index, topic_index
 from tom_envs.negotiation.render import MODE_PERSONAS, preferences_block, topics_block
 from tom_envs.negotiation.scenario import Scenario
@@ -334,19 +334,7 @@ class ReleaseLoop(PartyStrategy):
                                           memories="\n".join(f"- {it.content}" for it in ltm) or P.NO_ITEMS,
                                           thought=thought.content)
 
-        def parse(text: str) -> float:
-            value = extract_json(text).get("rating")
-            if isinstance(value, bool):
-                raise ReplyError("'rating' must be a number from 1.0 to 5.0")
-            try:
-                x = float(value)
-            except (TypeError, ValueError):
-                raise ReplyError(f"'rating' must be a number from 1.0 to 5.0, got {value!r}") from None
-            if not 1.0 <= x <= 5.0:
-                raise ReplyError(f"'rating' must be from 1.0 to 5.0, got {x}")
-            return x
-
-        return Ask(prompt, parse, lambda rng: float(rng.integers(10, 51)) / 10.0)
+        return Ask(prompt, rating_1_5, lambda rng: float(rng.integers(10, 51)) / 10.0)
 
     def articulation_ask(self, party: Any, thought: Item, ctx: dict[str, str]) -> Ask:
         t = party.scenario.topics[thought.topic]

@@ -28,7 +28,7 @@ from policies.llm.caller import Ask
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
 from policies.llm.negotiation import (LLMCaller, UsesCaller, checked, one_episode_at_a_time, party_names, seat_text,
                                      topics_text)
-from policies.llm.parsing import extract_json
+from policies.llm.parsing import extract_json, rating_1_5
 from tom_envs.negotiation.actions import option_index, party_index, topic_index
 from tom_envs.negotiation.metrics import STRATEGIES
 from tom_envs.negotiation.scenario import Scenario
@@ -111,6 +111,20 @@ MEDIATION_STRATEGIES: dict[str, type[MediationStrategy]] = {"generic": GenericMe
 VARIANTS = tuple(MEDIATION_STRATEGIES)
 
 
+def move_fields(scenario: Scenario, obj: dict, what: str, source: str) -> tuple[str, int, int | None]:
+    """A reply's mediator move: ``(strategy, topic index, target party index or None)``; a
+    :class:`ReplyError` naming ``what`` (e.g. "each candidate") when one is missing or unknown."""
+    strategy = str(obj.get("strategy", "")).strip().lower().replace("-", "_").replace(" ", "_")
+    if strategy not in STRATEGIES:
+        raise ReplyError(f"'strategy' must be one of {STRATEGIES}, got {obj.get('strategy')!r}")
+    if "topic" not in obj:
+        raise ReplyError(f"{what} needs a 'topic'")
+    k = checked(topic_index, scenario, obj["topic"], source)
+    target = obj.get("target")
+    target = None if target in (None, "", "null", "none") else checked(party_index, scenario, target, source)
+    return strategy, k, target
+
+
 def decision_ask(scenario: Scenario, seat: str, instructions: str) -> Ask:
     """The mediator's decision on its seat's text ``seat``: stay silent, or intervene with a strategy on a topic."""
     sc = scenario
@@ -121,14 +135,7 @@ def decision_ask(scenario: Scenario, seat: str, instructions: str) -> Ask:
             raise ReplyError("the JSON object needs 'intervene': true or false")
         if not obj["intervene"]:
             return {"intervene": False}
-        strategy = str(obj.get("strategy", "")).strip().lower().replace("-", "_").replace(" ", "_")
-        if strategy not in STRATEGIES:
-            raise ReplyError(f"'strategy' must be one of {STRATEGIES}, got {obj.get('strategy')!r}")
-        if "topic" not in obj:
-            raise ReplyError("an intervention needs a 'topic'")
-        k = checked(topic_index, sc, obj["topic"], "mediator")
-        target = obj.get("target")
-        target = None if target in (None, "", "null", "none") else checked(party_index, sc, target, "mediator")
+        strategy, k, target = move_fields(sc, obj, "an intervention", "mediator")
         utterance = obj.get("utterance")
         if not isinstance(utterance, str) or not utterance.strip():
             raise ReplyError("'utterance' must be a non-empty string")
@@ -282,19 +289,6 @@ def status_text(scenario: Scenario, status: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
-def _rating(text: str) -> float:
-    value = extract_json(text).get("rating")
-    if isinstance(value, bool):
-        raise ReplyError("'rating' must be a number from 1.0 to 5.0")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ReplyError(f"'rating' must be a number from 1.0 to 5.0, got {value!r}") from None
-    if not 1.0 <= x <= 5.0:
-        raise ReplyError(f"'rating' must be from 1.0 to 5.0, got {x}")
-    return x
-
-
 def _utterance(text: str) -> str:
     value = extract_json(text).get("utterance")
     if not isinstance(value, str) or not value.strip():
@@ -378,7 +372,7 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
             return {"intervene": False}
         draft = self.caller.ask("draft", [self.draft_ask(ctx)])[0]
         candidates = draft.value
-        scores = self.caller.ask("score", [Ask(P.SOCIAL_SCORE.format(**self._plan(c), **ctx), _rating,
+        scores = self.caller.ask("score", [Ask(P.SOCIAL_SCORE.format(**self._plan(c), **ctx), rating_1_5,
                                                lambda rng: float(rng.integers(10, 51)) / 10.0) for c in candidates])
         ratings = [a.value for a in scores]
         best = max(range(len(candidates)), key=lambda j: ratings[j])  # first of equals
@@ -409,7 +403,7 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
             if not isinstance(engage, bool):
                 raise ReplyError("the JSON object needs 'should_engage': true or false")
             reasoning = obj.get("reasoning", "")
-            return {"should_engage": engage, "rating": _rating(text),
+            return {"should_engage": engage, "rating": rating_1_5(text),
                     "reasoning": reasoning if isinstance(reasoning, str) else json.dumps(reasoning)}
 
         def rand(rng: np.random.Generator) -> dict:
@@ -429,14 +423,7 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
             for c in items[: 2 * len(STRATEGIES)]:
                 if not isinstance(c, dict):
                     raise ReplyError("each candidate must be a JSON object")
-                strategy = str(c.get("strategy", "")).strip().lower().replace("-", "_").replace(" ", "_")
-                if strategy not in STRATEGIES:
-                    raise ReplyError(f"'strategy' must be one of {STRATEGIES}, got {c.get('strategy')!r}")
-                if "topic" not in c:
-                    raise ReplyError("each candidate needs a 'topic'")
-                k = checked(topic_index, sc, c["topic"], "candidate")
-                target = c.get("target")
-                target = None if target in (None, "", "null", "none") else checked(party_index, sc, target, "candidate")
+                strategy, k, target = move_fields(sc, c, "each candidate", "candidate")
                 idea = c.get("idea")
                 if not isinstance(idea, str) or not idea.strip():
                     raise ReplyError("each candidate needs an 'idea': a non-empty string")

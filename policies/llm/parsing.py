@@ -152,3 +152,17 @@ def score_1_5(value: Any, what: str) -> int:
 
 __all__ = ["AUTHORS_LETTERS", "choice_ask", "extract_json", "extract_section", "parse_answer",
            "parse_authors_cot_letter", "parse_authors_letter", "parse_letter", "score_1_5"]
+
+
+def rating_1_5(reply: str) -> float:
+    """The number under ``"rating"`` in a reply's JSON object, from 1.0 to 5.0 (else :class:`ReplyError`)."""
+    value = extract_json(reply).get("rating")
+    if isinstance(value, bool):
+        raise ReplyError("'rating' must be a number from 1.0 to 5.0")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ReplyError(f"'rating' must be a number from 1.0 to 5.0, got {value!r}") from None
+    if not 1.0 <= x <= 5.0:
+        raise ReplyError(f"'rating' must be from 1.0 to 5.0, got {x}")
+    return x
