@@ -34,9 +34,9 @@ from policies.llm import negotiation_prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError, TextObservationNeeded, UnknownStrategy
-from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, random_topic_option
+from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, parse_articulation, random_topic_option
 from policies.llm.parsing import extract_json, score_1_5
-from tom_envs.negotiation.actions import TONES, option_index, topic_index
+from tom_envs.negotiation.actions import option_index, topic_index
 from tom_envs.negotiation.errors import NegotiationActionError
 from tom_envs.negotiation.scenario import Scenario
 
@@ -200,23 +200,10 @@ class InnerThoughts(PartyStrategy):
     def articulation(self, party: LLMParty, text: str, thought: dict) -> Ask:
         prompt = P.PARTY_ARTICULATION.format(**self._fields(party, text, thought))
 
-        def parse(text: str) -> dict:
-            obj = extract_json(text)
-            act = obj.get("act", "propose")
-            tone = obj.get("tone", "neutral")
-            utterance = obj.get("utterance")
-            if act not in ("propose", "accept"):
-                raise ReplyError(f"'act' must be 'propose' or 'accept', got {act!r}")
-            if tone not in TONES:
-                raise ReplyError(f"'tone' must be one of {TONES}, got {tone!r}")
-            if not isinstance(utterance, str) or not utterance.strip():
-                raise ReplyError("'utterance' must be a non-empty string")
-            return {"act": act, "tone": tone, "utterance": utterance.strip()}
-
         def rand(rng: np.random.Generator) -> dict:
             return {"act": ("propose", "accept")[int(rng.integers(2))], "tone": "neutral", "utterance": None}
 
-        return Ask(prompt, parse, rand)
+        return Ask(prompt, parse_articulation, rand)
 
 
 #: Party strategies by name (``LLMParty(strategy=...)``); ``"release"`` (the release's own loop,

@@ -11,6 +11,8 @@ import numpy as np
 
 from policies.llm.caller import Answer, Ask, Caller, EventLog
 from policies.llm.errors import ReplyError
+from policies.llm.parsing import extract_json
+from tom_envs.negotiation.actions import TONES
 from tom_envs.negotiation.errors import NegotiationActionError
 from tom_envs.negotiation.scenario import Scenario
 
@@ -29,6 +31,20 @@ def checked(fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
     except NegotiationActionError as exc:
         raise ReplyError(str(exc)) from None
+
+
+def parse_articulation(text: str) -> dict:
+    """A party's worded line from a reply's JSON object: ``act`` (propose/accept, default propose),
+    ``tone`` (one of TONES, default neutral) and a non-empty ``utterance``; else :class:`ReplyError`."""
+    obj = extract_json(text)
+    act, tone, utterance = obj.get("act", "propose"), obj.get("tone", "neutral"), obj.get("utterance")
+    if act not in ("propose", "accept"):
+        raise ReplyError(f"'act' must be 'propose' or 'accept', got {act!r}")
+    if tone not in TONES:
+        raise ReplyError(f"'tone' must be one of {TONES}, got {tone!r}")
+    if not isinstance(utterance, str) or not utterance.strip():
+        raise ReplyError("'utterance' must be a non-empty string")
+    return {"act": act, "tone": tone, "utterance": utterance.strip()}
 
 
 def random_topic_option(scenario: Scenario, rng: np.random.Generator) -> tuple[int, int]:
@@ -53,4 +69,4 @@ class PartyStrategy:
         raise NotImplementedError  # pragma: no cover
 
 
-__all__ = ["PartyStrategy", "ask_for", "checked", "random_topic_option"]
+__all__ = ["PartyStrategy", "ask_for", "checked", "parse_articulation", "random_topic_option"]

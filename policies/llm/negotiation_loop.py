@@ -42,9 +42,9 @@ import numpy as np
 from policies.llm import negotiation_prompts as P
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, random_topic_option
+from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, parse_articulation, random_topic_option
 from policies.llm.parsing import extract_json, rating_1_5
-from tom_envs.negotiation.actions import TONES, option_index, topic_index
+from tom_envs.negotiation.actions import option_index, topic_index
 from tom_envs.negotiation.render import MODE_PERSONAS, preferences_block, topics_block
 from tom_envs.negotiation.scenario import Scenario
 
@@ -341,18 +341,7 @@ class ReleaseLoop(PartyStrategy):
         o = t.options[thought.option]
         prompt = P.LOOP_ARTICULATION.format(thought=thought.content, topic=t.name, label=o.label, option=o.text, **ctx)
 
-        def parse(text: str) -> dict:
-            obj = extract_json(text)
-            act, tone, utterance = obj.get("act", "propose"), obj.get("tone", "neutral"), obj.get("utterance")
-            if act not in ("propose", "accept"):
-                raise ReplyError(f"'act' must be 'propose' or 'accept', got {act!r}")
-            if tone not in TONES:
-                raise ReplyError(f"'tone' must be one of {TONES}, got {tone!r}")
-            if not isinstance(utterance, str) or not utterance.strip():
-                raise ReplyError("'utterance' must be a non-empty string")
-            return {"act": act, "tone": tone, "utterance": utterance.strip()}
-
-        return Ask(prompt, parse, lambda rng: {"act": "propose", "tone": "neutral", "utterance": None})
+        return Ask(prompt, parse_articulation, lambda rng: {"act": "propose", "tone": "neutral", "utterance": None})
 
 
 __all__ = ["IM_THRESHOLD", "INTERRUPT_THRESHOLD", "Item", "Mind", "ReleaseLoop", "initial_memory", "similarity",
