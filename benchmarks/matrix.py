@@ -214,7 +214,8 @@ def summarise(cell: Cell, records: Sequence[dict], tom_response: str = DEFAULT_T
     return row
 
 
-def partner_mean(game: str, partners: str, per_partner: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+def partner_mean(game: str, partners: str, per_partner: dict[str, dict[str, Any]],
+                 keys: Sequence[str] = (*METRICS, *TOM_METRICS)) -> dict[str, Any] | None:
     """The estimate of each metric "across opponent policies" (004's wording for its CIs): the mean
     over each partner's episodes, weighted by the partner's probability in the population.
 
@@ -222,7 +223,8 @@ def partner_mean(game: str, partners: str, per_partner: dict[str, dict[str, Any]
     0-29 draw always_ballet 22 times and always_fight 8 times in IBS); this estimator of the same
     expectation removes that draw noise. The 95 % half-widths of the partners' means are combined as
     independent strata (sqrt of the sum of (weight x half-width)^2). ``weights`` names the partners'
-    probabilities. None when a partner of the population has no episode (too few episodes) or the
+    probabilities. ``keys``: the metrics to combine (each per-partner entry holds ``key`` and
+    ``key + "_ci"``). None when a partner of the population has no episode (too few episodes) or the
     population is not one :func:`~tom_envs.matrix.partners.resolve_partners` knows."""
     try:
         dist = resolve_partners(game, partners)
@@ -232,7 +234,7 @@ def partner_mean(game: str, partners: str, per_partner: dict[str, dict[str, Any]
     if set(weights) != set(per_partner):
         return None
     out: dict[str, Any] = {"weights": weights}
-    for key in (*METRICS, *TOM_METRICS):
+    for key in keys:
         parts = [(w, per_partner[name][key], per_partner[name][key + "_ci"]) for name, w in weights.items()]
         if any(m is None or ci is None for _, m, ci in parts):
             out[key] = out[key + "_ci"] = None

@@ -24,9 +24,11 @@ import pytest
 
 from benchmarks.__main__ import main
 from benchmarks.report import build_report
+from benchmarks.report.sections import PARTNER_MEAN_LABEL
 from benchmarks.results import locked, runs_path
 from tests.llm.scripted_server import ScriptedServer
 from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE
+from tom_envs.matrix.partners import resolve_partners
 
 EXACT = 1e-9
 
@@ -201,6 +203,7 @@ def test_matrix_table_equals_the_results_files(built):
     by_partner = _table(_page(out), "Matrix games: by partner")
     files = sorted((root / "res" / "matrix").glob("*.jsonl"))
     assert len(rows) == len(files) == 9
+    weighted_cells: list[str] = []
     for path in files:
         recs = _records(path)
         cell = recs[0]["cell"]
@@ -221,11 +224,24 @@ def test_matrix_table_equals_the_results_files(built):
             assert int(sub["episodes"]["text"]) == len(mine)
             assert _value(sub["ΔFunctional/T"]) == pytest.approx(mean(e["regret_per_step"] for e in mine), abs=EXACT)
             assert _value(sub["ToM %"]) == pytest.approx(mean(e["tom_accuracy"] for e in mine), abs=EXACT)
+        weighted = [r for r in by_partner if (r["game"]["text"], r["partners"]["text"], r["agent"]["text"],
+                                              r["partner"]["text"]) == (cell["game"], cell["partners"], cell["policy"],
+                                                                        PARTNER_MEAN_LABEL)]
+        if len(partners) > 1 and partners == sorted(resolve_partners(cell["game"], cell["partners"]).names):
+            (w,) = weighted  # these populations are uniform: the plain mean of the partners' means
+            weighted_cells.append(cell["game"])
+            for col, key in (("ΔFunctional/T", "regret_per_step"), ("ToM %", "tom_accuracy"),
+                             ("ΔToM/T (reciprocal)", "tom_regret_per_step_reciprocal")):
+                assert _value(w[col]) == pytest.approx(
+                    mean(mean(e[key] for e in eps if e["partner"] == n) for n in partners), abs=EXACT)
+        else:
+            assert not weighted
         if cell["policy"].startswith("llm"):
             assert row["model"]["text"] == "scripted" and row["parties"]["text"] == "LLM"
             assert int(row["fallbacks"]["text"]) == sum(e["policy_stats"]["fallbacks"] for e in eps)
         else:
             assert row["fallbacks"]["text"] == "-"
+    assert weighted_cells  # some cell drew every partner of its population
     refs = [r for r in _table(_page(out), "Matrix games: regret") if r["ref"]]
     assert {(r["game"]["text"], r["partners"]["text"], _value(r["ΔFunctional/T"])) for r in refs} == {
         ("RPS", "single_action", 0.083), ("RPS", "tit_for_tat", 0.224), ("IPD", "single_action", 0.086),

@@ -163,8 +163,12 @@ def _agent(row: dict) -> str:
     return row["policy"] + (f" ({', '.join(bits)})" if bits else "")
 
 
+#: The by-partner table's row of the partner-weighted estimate (:func:`benchmarks.matrix.partner_mean`).
+PARTNER_MEAN_LABEL = "weighted mean over partners"
+
+
 def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
-    from benchmarks.matrix import PUBLISHED_TABULAR
+    from benchmarks.matrix import PUBLISHED_TABULAR, partner_mean
     from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, TOM_RESPONSES
 
     response = DEFAULT_TOM_RESPONSE
@@ -198,19 +202,33 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
         for r in sorted(members, key=lambda r: (r["kind"], r["policy"], str(r["model"]))):
             if len(r["by_partner"]) < 2:
                 continue
+            per: dict[str, dict[str, Any]] = {}
             for name, sub in sorted(r["by_partner"].items()):
+                entry = per[name] = {}
+                for key, values in (("regret", [e.get("regret_per_step") for e in sub]),
+                                    ("dtom", [_dtom(e, response) for e in sub]),
+                                    ("tom", [e.get("tom_accuracy") for e in sub])):
+                    entry[key], entry[key + "_ci"] = mean_ci95(values)
                 partner_rows.append({"cells": [game, partners, _agent(r), name, str(len(sub)),
-                                               num(*mean_ci95([e.get("regret_per_step") for e in sub])),
-                                               num(*mean_ci95([_dtom(e, response) for e in sub])),
-                                               num(*mean_ci95([e.get("tom_accuracy") for e in sub]), digits=1)]})
+                                               num(entry["regret"], entry["regret_ci"]),
+                                               num(entry["dtom"], entry["dtom_ci"]),
+                                               num(entry["tom"], entry["tom_ci"], digits=1)]})
+            est = partner_mean(game, partners, per, keys=("regret", "dtom", "tom"))
+            if est is not None:  # 004's "mean estimate across opponent policies" (the demo compares this one)
+                partner_rows.append({"cells": [game, partners, _agent(r), PARTNER_MEAN_LABEL,
+                                               str(sum(len(sub) for sub in r["by_partner"].values())),
+                                               num(est["regret"], est["regret_ci"]), num(est["dtom"], est["dtom_ci"]),
+                                               num(est["tom"], est["tom_ci"], digits=1)]})
     blocks.append({"kind": "table", "caption": "Matrix games: regret and ToM per cell (004 Table 4 layout)",
                    "columns": ["game", "partners", "policy", "parties", "model", "label set", "T", "episodes",
                                "ΔFunctional/T", f"ΔToM/T ({response})", "ToM %", "fallbacks", "parse failures"],
                    "rows": table_rows})
     if partner_rows:
         blocks += [{"kind": "p", "text": (
-            "A population's pooled mean follows the partner draws of the run; by partner (cells with more than one "
-            "partner drawn):")},
+            "A population's pooled mean (the table above) follows the partner draws of the run; by partner (cells "
+            f"with more than one partner drawn), and the '{PARTNER_MEAN_LABEL}': each partner's mean weighted by its "
+            "probability in the population, 004's 'mean estimate across opponent policies', which the demo "
+            "compares with 004's Table 4 (the rows' partner_mean):")},
                    {"kind": "table", "caption": "Matrix games: by partner drawn",
                     "columns": ["game", "partners", "agent", "partner", "episodes", "ΔFunctional/T",
                                 f"ΔToM/T ({response})", "ToM %"], "rows": partner_rows}]
