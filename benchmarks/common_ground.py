@@ -80,6 +80,7 @@ from policies.common_ground import PriorRandomPolicy, gold_beliefs_cg_rules, ora
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
 from tom_envs.common_ground.env import CONTEXT_MODES, load_split
 from tom_envs.common_ground.metrics import summarise
+from tom_envs.qa import answered
 from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
 
@@ -303,8 +304,10 @@ def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy
     return FACTORIES[name](args)
 
 
-def _question(step: Step) -> dict[str, Any]:
-    return {k: step.next_info[k] for k in ("cid", "sno", "eno", "order", "correct")}
+def _questions(steps: list[Step]) -> list[dict[str, Any]]:
+    """One record per question of a finished conversation, once its answers are known after the fact."""
+    return [{k: info[k] for k in ("cid", "sno", "eno", "order", "correct")}
+            for info in answered([st.next_info for st in steps])]
 
 
 def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False) -> list[dict[str, Any]]:
@@ -314,7 +317,7 @@ def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False)
     bar = progress_bar(len(cids), f"common-ground {getattr(policy, 'name', type(policy).__name__)}", progress)
     records = []
     for i, cid in enumerate(cids):
-        records += play_episode(env, policy, seed + i, options={"cid": cid}, on_step=_question).steps
+        records += _questions(play_episode(env, policy, seed + i, options={"cid": cid}, on_step=lambda st: st).steps)
         bar.update(1)
     bar.close()
     return records
@@ -334,7 +337,7 @@ def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, k
         todo = done.missing(jobs)
         bar = progress_bar(len(todo), f"common-ground {key['policy']}", progress)
         for cid, s in todo:
-            questions = play_episode(env, policy, s, options={"cid": cid}, on_step=_question).steps
+            questions = _questions(play_episode(env, policy, s, options={"cid": cid}, on_step=lambda st: st).steps)
             done.append({"version": RESULTS_VERSION, "policy": key["policy"], "cid": cid, "seed": s,
                          "questions": questions})
             bar.update(1)
@@ -357,9 +360,10 @@ def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -
 
         def save(k: int, steps: list[dict], stats: dict) -> None:
             cid, s = todo[k]
-            questions = [{**{f: st["info"][f] for f in ("cid", "sno", "eno", "order")},
-                          "correct": bool(st["info"]["correct"]), "chosen": int(st["info"]["chosen"]),
-                          "parse_failures": st["parse_failures"], "fallback": st["fallback"]} for st in steps]
+            questions = [{**{f: info[f] for f in ("cid", "sno", "eno", "order")},
+                          "correct": bool(info["correct"]), "chosen": int(info["chosen"]),
+                          "parse_failures": st["parse_failures"], "fallback": st["fallback"]}
+                         for info, st in zip(answered([st["info"] for st in steps]), steps)]
             done.append({"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions, "llm_stats": stats})
 
         llm.answer(env.unwrapped, [({"cid": cid}, s) for cid, s in todo], save)

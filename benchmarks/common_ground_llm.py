@@ -26,6 +26,7 @@ from benchmarks.runner import Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
 from tom_envs.common_ground.corpus import SAMPLE_DATA_DIR
+from tom_envs.qa import answered
 
 RELEASE_POLICY = "llm-release"
 BELIEFS_POLICY = "llm-beliefs"
@@ -102,9 +103,10 @@ class _Replay(BasePolicy):
         return self.actions[self.i - 1]
 
 
-def _record(step: Step) -> dict[str, Any]:
-    return {**{k: step.next_info[k] for k in ("cid", "sno", "eno", "order")}, "correct": bool(step.next_info["correct"]),
-            "chosen": int(step.next_info["chosen"])}
+def _records(steps: list[Step]) -> list[dict[str, Any]]:
+    """One record per question of a finished conversation, once its answers are known after the fact."""
+    return [{**{k: info[k] for k in ("cid", "sno", "eno", "order")}, "correct": bool(info["correct"]),
+             "chosen": int(info["chosen"])} for info in answered([st.next_info for st in steps])]
 
 
 def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], key: dict[str, Any],
@@ -166,11 +168,8 @@ def _answer(env: Any, args: argparse.Namespace, name: str, cfg: dict[str, Any], 
         extra = [{} for _ in seen]
         stats = dict(predictor.stats)
 
-    def keep(step: Step) -> dict[str, Any]:
-        return _record(step)
-
     # the runner resets the policy with the episode seed: keep the predictions made above
-    steps = play_episode(env, _Keep(policy), seed, options={"cid": cid}, on_step=keep).steps
+    steps = _records(play_episode(env, _Keep(policy), seed, options={"cid": cid}, on_step=lambda st: st).steps)
     records = []
     for rec, more in zip(steps, extra):
         rec.update(more)

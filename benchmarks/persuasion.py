@@ -88,6 +88,7 @@ from policies.base import BasePolicy
 from policies.persuasion import RandomAnswerer
 from policies.persuasion_qa_baselines import AlwaysFirst, LongestOrKeyword
 from tom_envs.persuasion import QTYPES
+from tom_envs.qa import answered
 from tom_envs.persuasion.data import RELEASE_QUIRKS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, release_status
 from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table, stage_table
 
@@ -216,10 +217,14 @@ def with_prompts(llm: LLMRun, prompts: QAPrompts) -> LLMRun:
     return dataclasses.replace(llm, config=config)
 
 
-def _answer(step: Step) -> Answer:
-    info = step.next_info
-    return Answer(info["qtype"], info["episode_id"], bool(info["correct"]), int(step.observation["n_choices"]),
-                  int(info["turn"]))
+def _step(step: Step) -> tuple[dict, int]:
+    return step.next_info, int(step.observation["n_choices"])
+
+
+def _answers(steps: list[tuple[dict, int]]) -> list[Answer]:
+    """The answers of one finished dialogue, from its steps (:func:`_step`), once known after the fact."""
+    return [Answer(info["qtype"], info["episode_id"], bool(info["correct"]), n, int(info["turn"]))
+            for info, (_, n) in zip(answered([i for i, _ in steps]), steps)]
 
 
 def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
@@ -235,8 +240,8 @@ def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
     for r in range(repetitions):
         answers = []
         for i in range(n):
-            answers += play(env, policy, seed + r * _REP_STRIDE + i, options={"episode": i}, policy_seed=policy_seed,
-                            on_step=_answer).steps
+            answers += _answers(play(env, policy, seed + r * _REP_STRIDE + i, options={"episode": i},
+                                     policy_seed=policy_seed, on_step=_step).steps)
             bar.update(1)
         reps.append(answers)
     bar.close()
@@ -264,7 +269,7 @@ def stored_answers(env: Any, name: str, repetitions: int, seed: int, out: Path, 
         bar = progress_bar(len(todo), f"qa {name}", progress)
         policy = QuestionView(QA_POLICIES[name]())  # the question and its description only: no answer, no feedback
         for r, i, s in todo:
-            steps = play(env, policy, s, options={"episode": i}, policy_seed=policy_seed, on_step=_answer).steps
+            steps = _answers(play(env, policy, s, options={"episode": i}, policy_seed=policy_seed, on_step=_step).steps)
             done.append({"version": RESULTS_VERSION, "policy": name, "protocol": protocol, "dialogue": ids[i],
                          "repetition": r, "seed": s,
                          "answers": [{"qtype": a.qtype, "turn": a.turn, "correct": a.correct,
@@ -368,11 +373,12 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
 
         def save(k: int, steps: list[dict], stats: dict) -> None:
             r, i, s = todo[k]
-            answers = [{"qtype": st["info"]["qtype"], "turn": int(st["info"]["turn"]),
-                        "chosen": int(st["info"]["chosen"]), "correct": bool(st["info"]["correct"]),
-                        "invalid": bool(st["info"]["invalid"]), "n_choices": st["n_choices"],
+            infos = answered([st["info"] for st in steps])
+            answers = [{"qtype": info["qtype"], "turn": int(info["turn"]),
+                        "chosen": int(info["chosen"]), "correct": bool(info["correct"]),
+                        "invalid": bool(info["invalid"]), "n_choices": st["n_choices"],
                         "parse_failures": st["parse_failures"], "fallback": st["fallback"],
-                        "parse_rule": st["parse_rule"]} for st in steps]
+                        "parse_rule": st["parse_rule"]} for info, st in zip(infos, steps)]
             done.append({"version": RESULTS_VERSION, "dialogue": ids[i], "repetition": r, "seed": s,
                          "answers": answers, "llm_stats": stats})
 

@@ -42,7 +42,8 @@ def qa_env_id(entry_point: str) -> str:
 
 def make_qa_env(entry_point: str, **kwargs: Any) -> QAEnv:
     """The QA env of ``entry_point`` made through the registry (unwrapped: the runner steps it and
-    the benchmark scores the answers from the step infos)."""
+    the benchmark scores the answers from the step infos once an episode is over, with
+    :func:`tom_envs.qa.answered`, whichever its ``feedback``)."""
     return make_env(qa_env_id(entry_point), record=False, **kwargs).unwrapped
 
 

@@ -9,7 +9,7 @@ persuadee seat of the v1 two-seat env. The v0 agents (:class:`RandomPersuader`,
 :class:`BanditPersuader`, :class:`OraclePersuader`, :class:`FixedPrinciplePersuader`,
 :class:`SimulatedPersuadee`) play the legacy v0 envs (``tom_envs.persuasion.live.PersuasionEnv``,
 no longer registered, and ``tom/Persuasion-TwoSeat-v0``). :class:`RandomAnswerer` answers
-``tom/PersuasiveToM-v0`` questions.
+``tom/PersuasiveToM-v1`` questions.
 """
 
 from __future__ import annotations

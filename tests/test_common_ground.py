@@ -280,21 +280,26 @@ def test_env_defaults_to_the_bundled_test_conversation_and_steps_sentence_by_sen
     env = CommonToMEnv()
     assert env.cids == [4431] and env.action_space == gym.spaces.Discrete(2)
     obs, info = env.reset(seed=0)
-    turns, done = [], False
+    turns, rewards, done = [], [], False
     while not done:
         item = env.current_item
         assert obs["turn"] == item.turn and obs["question"] == item.question
         turns.append(item.turn)
         obs, reward, done, truncated, info = env.step(item.answer)
-        assert reward == 1.0 and info["correct"] and not truncated
+        rewards.append(reward)
+        assert not truncated and (done or "correct" not in info)
+    # answers and rewards come back when the conversation ends (feedback="episode", the default)
+    assert rewards == [0.0] * (len(turns) - 1) + [float(len(turns))] and info["correct"]
+    assert len(info["answers"]) == len(turns) and all(a["correct"] for a in info["answers"])
     assert turns == sorted(turns)
     assert len(turns) == len(read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz"))
     with pytest.raises(EpisodeEnded):
         env.step(0)
 
 
-def test_env_info_carries_labels_only_after_the_fact_and_the_observation_never():
-    env = CommonToMEnv(split="train")
+@pytest.mark.parametrize("feedback", ["episode", "step"])
+def test_env_info_carries_labels_only_after_the_fact_and_the_observation_never(feedback):
+    env = CommonToMEnv(split="train", feedback=feedback)
     obs, info = env.reset(seed=1)
     for key in ("order", "chain", "belief_Q", "cid", "sno", "eno"):
         assert key in info
@@ -302,11 +307,17 @@ def test_env_info_carries_labels_only_after_the_fact_and_the_observation_never()
     assert info["cid"] == 4245
     assert set(obs) == {"text", "context", "question", "background", "choices", "n_choices", "qtype", "turn", "action_mask"}
     assert "belief_A" not in obs["text"] and obs["choices"] == ("No", "Yes")
-    _, _, _, _, step_info = env.step(0)  # the step's info describes the question just answered
-    for key in ("order", "chain", "belief_Q", "cid", "sno", "eno", "answer_label"):
-        assert key in step_info
-    assert step_info["answer"] == (1 if step_info["answer_label"] == "Yes" else 0)
-    assert not {"belief_A", "belief_B", "cg_A", "cg_B"} & set(step_info)  # later questions share them
+    done = False
+    while not done:
+        _, _, done, _, step_info = env.step(0)  # the step's info describes the question just answered
+        for key in ("order", "chain", "belief_Q", "cid", "sno", "eno"):
+            assert key in step_info
+        assert not {"belief_A", "belief_B", "cg_A", "cg_B"} & set(step_info)  # later questions share them
+        if feedback == "step" or done:  # the answer after the fact: with each step, or when the conversation ends
+            assert step_info["answer"] == (1 if step_info["answer_label"] == "Yes" else 0)
+        else:
+            assert not {"answer", "answer_label", "correct"} & set(step_info)
+    assert feedback == "step" or all(a["answer"] == (a["answer_label"] == "Yes") for a in step_info["answers"])
 
 
 def test_expose_labels_returns_the_gold_labels_of_the_question_shown():
@@ -374,17 +385,17 @@ def test_same_seed_same_trajectory_and_pickle_round_trip():
         assert s1[0]["text"] == s2[0]["text"] and s1[1:] == s2[1:]
 
 
-REGISTRATION = dict(id="tom/CommonToM-v0", entry_point="tom_envs.common_ground.env:CommonToMEnv", family="common_ground",
+REGISTRATION = dict(id="tom/CommonToM-v1", entry_point="tom_envs.common_ground.env:CommonToMEnv", family="common_ground",
                     summary="Common-ToM yes/no belief questions (003), asked sentence by sentence",
                     kwargs={"split": "test", "context": "online"}, builtin=True)
 
 
 def test_the_proposed_registration_makes_the_env_offline():
-    added = "tom/CommonToM-v0" not in tom_envs.REGISTRY
+    added = "tom/CommonToM-v1" not in tom_envs.REGISTRY
     if added:
         tom_envs.register(**REGISTRATION)
     try:
-        env = gym.make("tom/CommonToM-v0")
+        env = gym.make("tom/CommonToM-v1")
         obs, info = env.reset(seed=0)
         assert info["cid"] == 4431
         with warnings.catch_warnings():
@@ -394,7 +405,7 @@ def test_the_proposed_registration_makes_the_env_offline():
         if added:
             from tom_envs.registration import unregister
 
-            unregister("tom/CommonToM-v0")
+            unregister("tom/CommonToM-v1")
 
 
 # ---------------------------------------------------------------------- baselines and metrics

@@ -61,7 +61,7 @@ def _play(env, policy, seed=0):
 
 
 def test_gold_beliefs_through_the_rules_answer_as_the_rules_on_gold_beliefs():
-    env = CommonToMEnv(split="all", context="window", expose_labels=True)
+    env = CommonToMEnv(split="all", context="window", expose_labels=True, feedback="step")
     rows = _play(env, gold_beliefs_cg_rules())
     for item, reward in rows:
         parsed = parse_question(item.question)
@@ -177,7 +177,7 @@ def test_release_prompt_file_loads_and_gold_beliefs_through_the_rules_score_98_5
     assert template.startswith("You are a cautious assistant.") and template.endswith("{question}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        env = CommonToMEnv(data_dir=RELEASE, split="test", context="window", expose_labels=True)
+        env = CommonToMEnv(data_dir=RELEASE, split="test", context="window", expose_labels=True, feedback="step")
     rows = _play(env, gold_beliefs_cg_rules())
     assert len(rows) == 2104
     assert round(100 * sum(r for _, r in rows) / len(rows), 1) == 98.5

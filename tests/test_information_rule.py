@@ -65,8 +65,8 @@ def flatten(prefix: str, value: Any, out: dict[str, Hashable]) -> None:
         out[prefix] = value
 
 
-def features(obs: Any, info: dict, step: int, rank: int) -> dict[str, Hashable]:
-    out: dict[str, Hashable] = {"step": step, "rank_in_turn": rank}
+def features(obs: Any, info: dict, step: int, rank: int, reward: Any = None) -> dict[str, Hashable]:
+    out: dict[str, Hashable] = {"step": step, "rank_in_turn": rank, "reward": reward}
     flatten("obs", obs, out)
     flatten("info", info, out)
     return out
@@ -105,14 +105,14 @@ def qa_rows(env_id: str, repeats: int = 6, first_only: bool = False, **overrides
     for r in range(repeats):
         for e in range(len(base.episodes)):
             obs, info = env.reset(seed=1000 * r + e, options={"episode": e})
-            step, rank, turn, done = 0, 0, None, False
+            step, rank, turn, done, reward = 0, 0, None, False, None
             while not done:
                 rank = rank + 1 if obs["turn"] == turn else 0
                 turn = obs["turn"]
-                feats = features(obs, info, step, rank)
+                feats = features(obs, info, step, rank, reward)
                 n = int(obs["n_choices"])
-                obs, _, done, trunc, info = env.step(int(rng.integers(n)))
-                rows.append({"x": feats, "source": "step" if step else "reset", "repeat": r, "n": n,
+                obs, reward, done, trunc, info = env.step(int(rng.integers(n)))
+                rows.append({"x": feats, "source": "step" if step else "reset", "repeat": r, "n": n, "episode": e,
                              "turn": (e, feats["obs.background"], feats["obs.context"]), "y": base.tom_truth()["answer"]})
                 step += 1
                 done = done or trunc or first_only
@@ -190,17 +190,31 @@ def chance_rate(train: list[dict], test: list[dict]) -> float:
     return max(float(np.mean([r["y"] == default for r in test])), float(np.mean([1.0 / r["n"] for r in test])))
 
 
-def probe_report(env_id: str, source: str, **overrides: Any) -> dict[str, Any]:
+def probe_report(env_id: str, source: str, unit: str | None = None, repeats: int | None = None,
+                 observation_only: bool = False, **overrides: Any) -> dict[str, Any]:
     """The probe on the questions shown by ``reset`` or by ``step``.
 
     Questions shown by ``step`` are split by turn and probed with every rule. The few shown by
     ``reset`` (the first of each dialogue) are split by repeat and probed with "value is the
     answer" rules only: a value -> answer table would just memorise the repeated questions, and
-    with shuffled options every reset is a new draw of the answer's position.
+    with shuffled options every reset is a new draw of the answer's position. ``unit="episode"``
+    splits by dialogue instead: on data whose answers persist within a dialogue, a held-out turn
+    shares its answer with the trained turns of its dialogue, and a rule keyed on the dialogue
+    would learn the dataset's labels rather than find a leak. ``observation_only`` keeps the
+    observation's features (and the step index and rank) only: the floor the data itself allows
+    (on shuffled options the answer texts' prior, e.g. desire_ee's "Yes"), against which what the
+    info and reward add is measured on the releases. ``repeats``: plays per episode (default 6 for
+    ``step``, 60 for ``reset``).
     """
-    rows = qa_rows(env_id, 6, **overrides) if source == "step" else qa_rows(env_id, 60, first_only=True, **overrides)
+    if source == "step":
+        rows = qa_rows(env_id, repeats or 6, **overrides)
+    else:
+        rows = qa_rows(env_id, repeats or 60, first_only=True, **overrides)
     rows = [r for r in rows if r["source"] == source]
-    unit = "turn" if source == "step" else "repeat"
+    if observation_only:
+        for r in rows:
+            r["x"] = {k: v for k, v in r["x"].items() if k.startswith("obs.") or k in ("step", "rank_in_turn")}
+    unit = unit or ("turn" if source == "step" else "repeat")
     train, test = split_rows(rows, unit)
     probe = fit_probe(train, unit, maps=source == "step")
     chance = chance_rate(train, test)
@@ -223,19 +237,96 @@ def test_a_probe_reading_everything_returned_cannot_beat_chance(env_id, source):
 @pytest.mark.parametrize("source", ["reset", "step"])
 def test_the_probe_finds_a_planted_leak(source):
     """The same probe on a QA env made to return the answer with the question must flag it."""
-    r = probe_report("tom/PersuasiveToM-v0", source, expose_labels=True)
+    r = probe_report("tom/PersuasiveToM-v1", source, expose_labels=True)
     assert r["probe"] > r["chance"] + r["margin"] and r["probe"] == 1.0
 
 
+AFTER_THE_FACT = {"answer", "answer_key", "answer_label", "correct", "answers"}
+
+
+def _play_right(env: Any, episode: int) -> tuple[list[int], list[float], dict, list[Any]]:
+    """One episode answered right: the answers, the rewards, the last step's info and the questions
+    asked (in asking order); checks that no
+    info returned before the end holds what is known only after the fact."""
+    base = env.unwrapped
+    obs, info = env.reset(seed=0, options={"episode": episode})
+    assert not AFTER_THE_FACT & set(info) and base.tom_truth() == {}
+    answers, rewards, asked, done = [], [], [], False
+    while not done:
+        asked.append(base.current_item)
+        answers.append(base.current_answer)
+        obs, reward, done, _, info = env.step(answers[-1])
+        rewards.append(reward)
+        assert base.tom_truth() == {"answer": answers[-1]}  # the scorer's truth, step by step
+        if not done and base.feedback == "episode":
+            assert not AFTER_THE_FACT & set(info) and reward == 0.0, info
+    return answers, rewards, info, asked
+
+
 @pytest.mark.parametrize("env_id", QA_IDS)
-def test_qa_infos_carry_the_truth_only_after_the_fact(env_id):
+def test_qa_infos_carry_the_truths_only_when_the_episode_ends(env_id):
+    """By default answers and rewards come back with the episode's last step, for every question
+    (answers within a dialogue correlate: one handed back with the next question gives it away)."""
     env = tom_envs.make(env_id, **_qa_kwargs(env_id))
+    base = env.unwrapped
+    episode = max(range(len(base.episodes)), key=lambda i: len(base.episodes[i]))
+    answers, rewards, info, asked = _play_right(env, episode)
+    assert len(answers) > 1 and rewards[:-1] == [0.0] * (len(answers) - 1) and rewards[-1] == len(answers)
+    assert info["answer"] == answers[-1] and info["correct"]
+    assert [a["answer"] for a in info["answers"]] == answers and all(a["correct"] for a in info["answers"])
+    assert [(a["turn"], a["qtype"]) for a in info["answers"]] == [(it.turn, it.qtype) for it in asked]
+
+
+@pytest.mark.parametrize("env_id", QA_IDS)
+def test_with_step_feedback_each_step_carries_its_own_answer(env_id):
+    env = tom_envs.make(env_id, **_qa_kwargs(env_id), feedback="step")
     base = env.unwrapped
     obs, info = env.reset(seed=0)
     assert "answer" not in info and base.tom_truth() == {}
     shown = base.current_answer
-    obs, _, _, _, info = env.step(shown)
-    assert info["answer"] == shown and base.tom_truth() == {"answer": shown} and info["correct"]
+    obs, reward, _, _, info = env.step(shown)
+    assert info["answer"] == shown and base.tom_truth() == {"answer": shown} and info["correct"] and reward == 1.0
+    assert "answers" not in info
+
+
+@pytest.mark.parametrize("env_id", QA_IDS)
+def test_an_unknown_feedback_mode_is_a_named_error(env_id):
+    with pytest.raises(tom_envs.errors.TomEnvsError, match="feedback must be one of"):
+        tom_envs.make(env_id, **_qa_kwargs(env_id), feedback="never")
+
+
+def correlated_release(folder: Any, dialogues: int = 48, turns: int = 6, repeat: float = 0.8) -> Any:
+    """A desire_ee file in the PersuasiveToM release's format whose consecutive answers repeat as on
+    the release (66.5 % of consecutive desire_ee answers there): each persuadee's answer persists
+    from turn to turn with probability ``repeat``."""
+    import json
+
+    rng = np.random.default_rng(7)
+    records = []
+    for d in range(dialogues):
+        key, said = int(rng.integers(3)), ""
+        for t in range(turns):
+            if t and rng.random() > repeat:
+                key = int(rng.choice([k for k in range(3) if k != key]))
+            said += f"Sam says: point {t} of case {d}.\nAlex says: reply {t} to case {d}.\n"
+            records.append({"dialogue_id": f"{d}-{2 * t}", "dialogue": said, "background": f"Case {d}.",
+                            "question": "Is Alex likely to agree?", "choices": "['Yes', 'No', 'Neutral']",
+                            "answerKey": "ABC"[key]})
+    (folder / "desire_ee.json").write_text(json.dumps(records), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("feedback", ["episode", "step"])
+def test_the_probe_catches_answers_handed_back_within_a_correlated_dialogue(tmp_path, feedback):
+    """On data whose answers persist within a dialogue (as the release's desire_ee answers do),
+    per-question feedback gives the next answer away and the probe sees it (it reads the step's
+    info and reward); with the default, nothing comes back before the end and the probe is at chance."""
+    r = probe_report("tom/PersuasiveToM-v1", "step", unit="episode", data_dir=correlated_release(tmp_path),
+                     feedback=feedback)
+    if feedback == "step":
+        assert r["probe"] > r["chance"] + r["margin"], r
+    else:
+        assert r["probe"] <= r["chance"] + r["margin"], r
 
 
 @pytest.mark.parametrize("env_id", QA_IDS)
@@ -243,14 +334,17 @@ def test_an_oracle_reading_the_documented_flag_scores_100_percent(env_id):
     """``expose_labels=True`` is the one way to hand an oracle the answers: ``next_labels`` (the gold
     belief oracle of Common-ToM is checked on the same flag in tests/test_common_ground.py)."""
     env = tom_envs.make(env_id, **_qa_kwargs(env_id), expose_labels=True)
-    rewards = []
+    returns, asked = [], []
     for e in range(len(env.unwrapped.episodes)):
         obs, info = env.reset(seed=e, options={"episode": e})
-        done = False
+        done, total = False, 0.0
         while not done:
             obs, reward, done, _, info = env.step(info["next_labels"]["answer"])
-            rewards.append(reward)
-    assert rewards and all(r == 1.0 for r in rewards)
+            total += reward
+        returns.append(total)
+        asked.append(len(info["answers"]))
+        assert all(a["correct"] for a in info["answers"])
+    assert returns and returns == asked  # every question right
 
 
 # ---------------------------------------------------------------------- every other id
@@ -426,3 +520,30 @@ def test_every_qa_info_names_the_question_it_describes(env_id):
         else:
             assert info["shown"]["turn"] == base.current_item.turn == obs["turn"]
             assert info["shown"] == base._info(base.current_item)
+
+
+@pytest.mark.parametrize("env_id", QA_IDS)
+def test_a_scorer_reads_the_same_answers_under_either_feedback(env_id):
+    """:func:`tom_envs.qa.answered` gives the after-the-fact description of every question of a finished
+    episode, identical under both feedback modes (same seed, same actions); a partial episode is an error."""
+    from tom_envs.errors import TomEnvsError
+    from tom_envs.qa import answered
+
+    got = {}
+    for feedback in ("episode", "step"):
+        env = tom_envs.make(env_id, **_qa_kwargs(env_id), feedback=feedback)
+        obs, _ = env.reset(seed=5, options={"episode": 0})
+        infos, rewards, done, k = [], [], False, 0
+        while not done:
+            obs, reward, done, _, info = env.step(k % int(obs["n_choices"]))
+            infos.append(info)
+            rewards.append(reward)
+            k += 1
+        got[feedback] = ([{key: v for key, v in f.items() if key not in ("shown", "next_labels")} for f in answered(infos)],
+                         sum(rewards))
+        if len(infos) > 1:
+            with pytest.raises(TomEnvsError, match="finished QA episode"):
+                answered(infos[:-1] if feedback == "episode" else infos[:-1] + [{"answers": []}])
+    assert got["episode"] == got["step"]
+    with pytest.raises(TomEnvsError, match="got none"):
+        answered([])

@@ -34,7 +34,7 @@ def _results_in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
-QA_ID = "tom/PersuasiveToM-v0"
+QA_ID = "tom/PersuasiveToM-v1"
 #: 001's Random Guess row, in Table 5's column order (= QTYPES).
 RANDOM_GUESS = dict(zip(QTYPES, (50.00, 25.00, 16.67, 33.33, 25.00, 25.00, 25.00, 50.00)))
 
@@ -177,7 +177,7 @@ def test_default_data_is_the_bundled_sample_and_data_dir_reads_a_folder(data_cop
 
 
 def test_an_episode_is_one_dialogue_stepped_turn_by_turn_in_table5_order():
-    env = PersuasiveToMEnv(shuffle_choices=False)
+    env = PersuasiveToMEnv(shuffle_choices=False, feedback="step")
     obs, _ = env.reset(seed=0, options={"episode": 0})
     seen, done = [], False
     while not done:
@@ -204,7 +204,7 @@ def test_each_question_shows_only_the_dialogue_up_to_its_turn():
 
 
 def test_wrong_answer_scores_zero_and_bad_actions_raise():
-    env = PersuasiveToMEnv()
+    env = PersuasiveToMEnv(feedback="step")
     with pytest.raises(ResetNeeded):
         env.step(0)
     env.reset(seed=2)
@@ -216,14 +216,23 @@ def test_wrong_answer_scores_zero_and_bad_actions_raise():
             env.step(bad)
 
 
-def test_answer_key_and_type_are_in_info_after_the_answer_never_in_the_observation():
-    env = PersuasiveToMEnv()
-    obs, info = env.reset(seed=3)
+@pytest.mark.parametrize("feedback", ["episode", "step"])
+def test_answer_key_and_type_are_in_info_after_the_answer_never_in_the_observation(feedback):
+    env = PersuasiveToMEnv(feedback=feedback)
+    obs, info = env.reset(seed=3, options={"episode": 0})
     assert {"qtype", "dialogue_id"} <= set(info) and not {"answer", "answer_key", "choice_order"} & set(info)
     assert not {"answer", "answer_key"} & set(obs)
-    obs, _, _, _, info = env.step(0)  # the step's info describes the question just answered
-    assert {"answer", "answer_key", "qtype", "dialogue_id"} <= set(info)
-    assert not {"answer", "answer_key"} & set(obs)
+    keys, done = [], False
+    while not done:
+        item = env.current_item
+        obs, _, done, _, info = env.step(0)  # the step's info describes the question just answered
+        assert {"qtype", "dialogue_id"} <= set(info) and not {"answer", "answer_key"} & set(obs)
+        if feedback == "step" or done:
+            assert {"answer", "answer_key"} <= set(info) and info["answer_key"] == "ABCDEF"[item.answer]
+        else:  # by default nothing after the fact comes back before the dialogue ends
+            assert not {"answer", "answer_key", "correct"} & set(info)
+        keys.append("ABCDEF"[item.answer])
+    assert feedback == "step" or [a["answer_key"] for a in info["answers"]] == keys
 
 
 def test_question_type_subset_and_dialogue_splits():
@@ -397,9 +406,15 @@ def test_download_reports_missing_and_malformed_files(served, tmp_path):
 
 
 def test_numpy_integer_actions_are_accepted():
-    env = PersuasiveToMEnv()
+    env = PersuasiveToMEnv(feedback="step")
     env.reset(seed=0)
     assert env.step(np.int64(env.current_answer))[1] == 1.0
+    env = PersuasiveToMEnv()
+    env.reset(seed=0, options={"episode": 0})
+    done = False
+    while not done:
+        _, reward, done, _, info = env.step(np.int64(env.current_answer))
+    assert reward == len(info["answers"]) and all(a["correct"] for a in info["answers"])
 
 
 def test_data_download_command_fetches_persuasion(served, tmp_path, capsys):

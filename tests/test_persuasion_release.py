@@ -259,3 +259,18 @@ def test_data_list_says_what_the_release_has_and_its_quirks(capsys):
     assert all(f"quirk, {q}:" in notes for q in ("judge_qa", "desire_ee", "intent_ee"))
     assert main(["data", "list"]) == 0
     assert "note:   quirk, judge_qa: answerable from the question's wording alone" in capsys.readouterr().out
+
+
+@needs_release
+def test_nothing_returned_with_a_desire_ee_question_beats_the_question_itself():
+    """The release's desire_ee answers persist within a dialogue (66.5 % of consecutive ones repeat).
+    With the default feedback (answers come back when the dialogue ends) a probe reading everything
+    returned -- observation, info, reward -- answers held-out dialogues no better than the same probe
+    reading the observation alone, whose floor is the data's own prior (where "Yes" is shown, and the
+    dialogue's stage). Measured: 63.28 % both (chance 34.26 %); under ``feedback="step"`` 65.64 %."""
+    from tests.test_information_rule import probe_report
+
+    kwargs = {"unit": "episode", "repeats": 1, "data_dir": Path(RELEASE) / "data", "qtypes": "desire_ee"}
+    everything = probe_report("tom/PersuasiveToM-v1", "step", **kwargs)
+    observed = probe_report("tom/PersuasiveToM-v1", "step", observation_only=True, **kwargs)
+    assert everything["probe"] <= observed["probe"] + everything["margin"], (everything, observed)

@@ -28,6 +28,16 @@ def test_builtin_ids_are_registered_once_in_the_tom_namespace():
     assert all(gym.registry[i].entry_point == REGISTRY[i].entry_point for i in SINGLE)
 
 
+@pytest.mark.parametrize("old, new", [("tom/PersuasiveToM-v0", "tom/PersuasiveToM-v1"),
+                                      ("tom/CommonToM-v0", "tom/CommonToM-v1"), ("tom/Persuasion-v0", "tom/Persuasion-v1")])
+def test_a_retired_id_says_what_replaced_it(old, new):
+    from tom_envs.errors import UnknownEnvironment
+
+    with pytest.raises(UnknownEnvironment, match=f"no longer registered: use {new}"):
+        tom_envs.make(old)
+    assert new in REGISTRY and old not in REGISTRY
+
+
 def test_import_is_lazy():
     code = "import sys, tom_envs; bad = [m for m in ('tom_envs.matrix.env', 'axelrod', 'torch', 'vllm', 'stable_baselines3') if m in sys.modules]; print(bad)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -63,24 +63,38 @@ def test_every_id_states_targets_truth_and_outcome(env_id):
 
 
 # ---------------------------------------------------------------------- QA envs through the recorder
-def test_qa_answers_are_the_predictions_scored_per_question_type():
-    env = ToMRecorder(gym.make("tom/PersuasiveToM-v0"))
+@pytest.mark.parametrize("feedback", ["episode", "step"])
+def test_qa_answers_are_the_predictions_scored_per_question_type(feedback):
+    """With per-step feedback every step's ``info["tom"]`` scores its answer; by default (answers come
+    back when the dialogue ends) the recorder holds its records back too: until the last step a
+    record holds only its round, and the last one holds every step's record."""
+    env = ToMRecorder(gym.make("tom/PersuasiveToM-v1", feedback=feedback))
     _, info = env.reset(seed=0, options={"episode": 0})
     assert info["tom"] == {}
     base = env.unwrapped
     hits: dict[str, list[bool]] = {}
-    step, done = 0, False
+    expected, step, done, total = [], 0, False, 0.0
     while not done:
         item = base.current_item
         right = base.current_answer
         choice = right if step % 3 else (right + 1) % len(item.choices)
         _, reward, done, _, info = env.step(choice)
-        rec = info["tom"]
-        assert rec["answer"] == right and rec["prediction"] == choice and rec["correct"] == bool(reward)
-        hits.setdefault(item.qtype, []).append(bool(reward))
+        total += reward
+        expected.append((right, choice, choice == right))
+        hits.setdefault(item.qtype, []).append(choice == right)
         step += 1
+        if feedback == "step":
+            rec = info["tom"]
+            assert rec["answer"] == right and rec["prediction"] == choice and rec["correct"] == bool(reward)
+        elif not done:
+            assert info["tom"] == {"round": step} and reward == 0.0 and "correct" not in info
+    if feedback == "episode":
+        recs = info["tom"]["steps"]
+        assert [(r["answer"], r["prediction"], r["correct"]) for r in recs] == expected
+        assert [r["round"] for r in recs] == list(range(1, step + 1)) and info["tom"]["answer"] == expected[-1][0]
+    assert total == sum(c for *_, c in expected)  # the same return either way
     ep = info["tom"]["episode"]
-    assert ep["rounds"] == step and ep["tom_steps"] == step
+    assert ep["rounds"] == step and ep["tom_steps"] == step and ep["return"] == total
     assert ep["tom_accuracy"] == pytest.approx(100 * sum(map(sum, hits.values())) / step)
     assert ep["tom_accuracy_by_qtype"] == {q: pytest.approx(100 * sum(h) / len(h)) for q, h in sorted(hits.items())}
     assert ep["outcome"] == {"accuracy": pytest.approx(ep["tom_accuracy"]), "answered": step,
@@ -88,10 +102,18 @@ def test_qa_answers_are_the_predictions_scored_per_question_type():
     env.reset(seed=1)
     env.step(0)
     assert env.episode_summary()["rounds"] == 1  # state cleared on reset
+    assert feedback == "step" or env.step(0)[4]["tom"] == {"round": 2}  # held records cleared on reset too
+
+
+def test_a_tom_spec_names_when_truths_come_back():
+    with pytest.raises(ToMContractError, match="reveal"):
+        ToMSpec(targets={"x": spaces.Discrete(2)}, reveal="later")
+    assert tom_spec_of(gym.make("tom/CommonToM-v1")).reveal == "episode"
+    assert tom_spec_of(gym.make("tom/CommonToM-v1", feedback="step")).reveal == "step"
 
 
 def test_an_explicit_qa_prediction_wins_over_the_action():
-    env = ToMRecorder(gym.make("tom/CommonToM-v0"))
+    env = ToMRecorder(gym.make("tom/CommonToM-v1", feedback="step"))
     env.reset(seed=0)
     right = env.unwrapped.current_answer
     env.record_prediction(right)

@@ -28,6 +28,12 @@ DIALOGUE_HEADER = "Dialogue:"
 NOTHING_SAID = "(nothing has been said yet)"
 QUESTION_PREFIX = "Question: "
 
+#: When a QA env returns what is known after the fact (answers, rewards): ``"episode"`` -- with the
+#: episode's last step only (the default: answers within a dialogue correlate, so the answer of one
+#: question given back with the next one would give part of that one away); ``"step"`` -- with the
+#: step that answered each question (per-question reward, for training).
+FEEDBACK_MODES = ("episode", "step")
+
 
 def option_lines(choices: Sequence[str]) -> list[str]:
     """The options as lettered lines, ``"A. first"``, ``"B. second"``, ...
@@ -56,8 +62,8 @@ class QAItem:
         background: scenario text shown before the dialogue, or "".
         meta: what describes the question without determining its answer (ids, its order, the
             file it came from); goes to the ``info`` returned with it and with its answer.
-        after: what reveals the answer (e.g. the published answer letter); goes only to the
-            ``info`` of the step that answered it.
+        after: what reveals the answer (e.g. the published answer letter); returned only after
+            the fact, as the answer is (see ``feedback`` in :class:`QAEnv`).
         labels: gold labels that other questions share (e.g. the speakers' beliefs about an
             event); never returned, except as ``next_labels`` with ``expose_labels=True``.
     """
@@ -104,6 +110,27 @@ def question_info(info: dict) -> dict:
     return dict(info)
 
 
+def answered(infos: Sequence[dict]) -> list[dict]:
+    """Per question of one finished episode, in asking order, the info of the step that answered it
+    with what is known after the fact (``answer``, ``correct``, the item's ``after``), whichever the
+    env's ``feedback``: under ``"step"`` the step infos themselves, under ``"episode"`` the last
+    one's ``answers``. What a scorer (never a policy) reads once the episode is over.
+
+    Raises:
+        TomEnvsError: ``infos`` is not the step infos of one whole episode.
+    """
+    infos = list(infos)
+    if not infos:
+        raise TomEnvsError("answered() takes the infos of every step of one finished QA episode; got none")
+    facts = infos[-1].get("answers")
+    if facts is None:
+        facts = infos
+    if len(facts) != len(infos) or any("correct" not in f for f in facts):
+        raise TomEnvsError(f"answered() takes the infos of every step of one finished QA episode: got {len(infos)} "
+                           f"infos, and the episode's answers are {len(facts)} (was the episode played to its end?)")
+    return [dict(f) for f in facts]
+
+
 class QAEnv(gym.Env):
     """Answer a dialogue's questions turn by turn; one question per step.
 
@@ -118,26 +145,42 @@ class QAEnv(gym.Env):
     the action space raises :class:`InvalidAction`; an index inside it but beyond this question's
     options (masked) is answered wrong and flagged ``info["invalid"]`` -- or raises too with
     ``strict=True`` (Gymnasium's checker samples the whole action space, so that is not the
-    default). Reward 1.0 for a correct answer, else 0.0.
+    default).
+
+    Feedback (``feedback``, :data:`FEEDBACK_MODES`). Answers within one dialogue correlate (a
+    persuadee's desire rarely changes between turns: 66.5 % of consecutive desire_ee answers of
+    the PersuasiveToM release repeat), so the answer of one question, handed back with the next
+    one, would give that one away. By default (``"episode"``) nothing known after the fact comes
+    back before the dialogue's last question is answered: every earlier step returns reward 0.0,
+    and the last one returns the number of correct answers of the episode (the same undiscounted
+    return as per-question rewards) and every question's answer. ``feedback="step"`` -- the
+    documented flag for training with per-question feedback -- returns reward 1.0 for a correct
+    answer (else 0.0) and the answer with the step that answered it. :func:`answered` reads a
+    finished episode's answers either way (what the benchmarks score).
 
     Info follows the information rule (:mod:`tom_envs.tom`): what ``reset`` and ``step`` return
     with a question never determines its answer. Every info names what it describes in
     ``describes``. ``reset``'s info (``describes == "shown"``) describes the question shown:
     ``qtype``, ``role``, ``episode_id``, ``turn`` and the item's ``meta``. A ``step``'s info
-    (``describes == "answered"``) describes the question just answered, after the fact: the same
-    keys plus ``answer`` (its right option, shown index), ``chosen``, ``correct``, ``invalid``,
-    ``choice_order`` (shown -> dataset index) and the item's ``after``; its ``shown`` holds the
-    reset-style description of the question now shown (None after the last one).
-    :func:`question_info` is what a policy answering the shown question may read. Gold labels that later questions share (the item's
-    ``labels``) are never returned. ``expose_labels=True`` -- for oracle baselines only -- adds
-    ``next_labels`` to every info that comes with a question: ``answer`` (shown index) and the
-    ``labels`` of the question now shown.
+    (``describes == "answered"``) describes the question just answered: the same keys plus
+    ``chosen``, ``invalid`` and ``choice_order`` (shown -> dataset index); its ``shown`` holds the
+    reset-style description of the question now shown (None after the last one). What is known
+    only after the fact -- ``answer`` (the right option, shown index), ``correct`` and the item's
+    ``after`` -- comes with the step that answered the question under ``feedback="step"``; by
+    default only the episode's last step carries it (for its own question), and ``answers``: the
+    after-the-fact description of every question of the episode, in order.
+    :func:`question_info` is what a policy answering the shown question may read. Gold labels that
+    later questions share (the item's ``labels``) are never returned. ``expose_labels=True`` --
+    for oracle baselines only -- adds ``next_labels`` to every info that comes with a question:
+    ``answer`` (shown index) and the ``labels`` of the question now shown.
 
     ToM contract: ``tom_spec`` has the one target ``answer`` (``Discrete(max_choices)``); the
     action is the prediction; ``group_by="qtype"``. ``tom_truth()`` is ``{"answer": i}`` for the
     question just answered; ``tom_outcome()`` the accuracy so far (``accuracy``, ``answered``,
     ``correct``). :attr:`current_answer` and :attr:`current_item` give the ground truth of the
-    question now asked to scorers and tests; nothing returned by ``reset``/``step`` does.
+    question now asked to scorers and tests; nothing returned by ``reset``/``step`` does. With
+    ``feedback="episode"`` the spec's ``reveal`` is ``"episode"``: the recorder holds its per-step
+    records back until the episode ends.
 
     Args:
         episodes: the dialogues, each a non-empty list of items.
@@ -147,12 +190,20 @@ class QAEnv(gym.Env):
         render_mode: ``"ansi"`` returns the current prompt from ``render()``.
         expose_labels: return ``next_labels`` (the answer and gold labels of the question now
             shown) with every question: the documented flag for oracle baselines; default False.
+        feedback: ``"episode"`` (default) or ``"step"``: when answers and rewards come back (above).
+
+    Raises:
+        TomEnvsError: no episodes, an empty episode, an unknown question type or feedback mode.
     """
 
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, episodes: Sequence[Sequence[QAItem]], qtypes: Sequence[str], shuffle_choices: bool = False,
-                 strict: bool = False, render_mode: str | None = None, expose_labels: bool = False) -> None:
+                 strict: bool = False, render_mode: str | None = None, expose_labels: bool = False,
+                 feedback: str = "episode") -> None:
+        if feedback not in FEEDBACK_MODES:
+            raise TomEnvsError(f"feedback must be one of {FEEDBACK_MODES} ('episode': answers and rewards come back "
+                               f"when the dialogue ends; 'step': with each answer), got {feedback!r}")
         if not episodes or any(len(ep) == 0 for ep in episodes):
             raise TomEnvsError("a QA env needs at least one episode, and every episode at least one question")
         if render_mode not in (None, "ansi"):
@@ -164,6 +215,7 @@ class QAEnv(gym.Env):
             raise TomEnvsError(f"items have question types {sorted(unknown)} not in qtypes {self.qtypes}")
         self.shuffle_choices = shuffle_choices
         self.expose_labels = bool(expose_labels)
+        self.feedback = feedback
         self.strict = strict
         self.render_mode = render_mode
         self.max_choices = max(len(it.choices) for ep in self.episodes for it in ep)
@@ -183,13 +235,15 @@ class QAEnv(gym.Env):
         })
         self.action_space = spaces.Discrete(self.max_choices)
         self.tom_spec = ToMSpec(targets={"answer": spaces.Discrete(self.max_choices)},
-                                outcome=("accuracy", "answered", "correct"), action_is_prediction=True, group_by="qtype")
+                                outcome=("accuracy", "answered", "correct"), action_is_prediction=True, group_by="qtype",
+                                reveal=feedback)
         self._episode: list[QAItem] = []
         self._i = 0
         self._order: list[int] = []
         self._started = False
         self._resolved: dict[str, int] = {}
         self._answered = self._n_correct = 0
+        self._facts: list[dict[str, Any]] = []  # the episode's after-the-fact descriptions so far
 
     # ------------------------------------------------------------------ episode selection
     def select_episode(self, options: dict | None) -> int:
@@ -209,6 +263,7 @@ class QAEnv(gym.Env):
         self._started = True
         self._resolved = {}
         self._answered = self._n_correct = 0
+        self._facts = []
         return self._observe()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
@@ -226,21 +281,29 @@ class QAEnv(gym.Env):
             raise InvalidAction(f"this question has {n} options; pick an index in 0..{n - 1}, got {a}")
         shown = self._order.index(item.answer)
         correct = a == shown
-        info = {**self._info(item), "describes": "answered", "answer": shown, "chosen": a, "correct": correct,
-                "invalid": a >= n, "choice_order": list(self._order), **item.after}
+        info = {**self._info(item), "describes": "answered", "chosen": a, "invalid": a >= n,
+                "choice_order": list(self._order)}
+        fact = {**info, "answer": shown, "correct": correct, **item.after}
+        self._facts.append(fact)
         self._resolved = {"answer": shown}
         self._answered += 1
         self._n_correct += correct
         self._i += 1
         terminated = self._i >= len(self._episode)
+        if self.feedback == "step":
+            info, reward = dict(fact), float(correct)
+        elif terminated:
+            info, reward = {**fact, "answers": [dict(f) for f in self._facts]}, float(self._n_correct)
+        else:
+            reward = 0.0
         if terminated:
             info["shown"] = None
-            return self._blank(), float(correct), True, False, info
+            return self._blank(), reward, True, False, info
         obs, shown_info = self._observe()
         info["shown"] = {k: v for k, v in shown_info.items() if k not in ("describes", "next_labels")}
         if "next_labels" in shown_info:
             info["next_labels"] = shown_info["next_labels"]
-        return obs, float(correct), False, False, info
+        return obs, reward, False, False, info
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -93,7 +93,20 @@ def record(env_id: str) -> EnvRecord:
     try:
         return REGISTRY[env_id]
     except KeyError:
+        if env_id in RETIRED:
+            raise UnknownEnvironment(f"{env_id!r} is no longer registered: {RETIRED[env_id]}") from None
         raise UnknownEnvironment(f"{env_id!r} is not a tom-envs id; registered ids: {', '.join(REGISTRY)}") from None
+
+
+#: Ids once registered, and what replaced them (their env docstrings' Version History says why).
+RETIRED = {
+    "tom/Persuasion-v0": "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 class "
+                        "stays in tom_envs.persuasion.live",
+    "tom/PersuasiveToM-v0": "use tom/PersuasiveToM-v1, whose answers and rewards come back when the dialogue ends; "
+                           "tom/PersuasiveToM-v1 with feedback='step' behaves as v0 did",
+    "tom/CommonToM-v0": "use tom/CommonToM-v1, whose answers and rewards come back when the conversation ends; "
+                       "tom/CommonToM-v1 with feedback='step' behaves as v0 did",
+}
 
 
 def load(entry_point: str) -> Any:
@@ -184,7 +197,7 @@ register(
     builtin=True,
 )
 register(
-    "tom/CommonToM-v0",
+    "tom/CommonToM-v1",
     "tom_envs.common_ground.env:CommonToMEnv",
     kwargs={"split": "test", "context": "online"},
     family="common_ground",
@@ -193,7 +206,7 @@ register(
     sb3=False,
 )
 register(
-    "tom/PersuasiveToM-v0",
+    "tom/PersuasiveToM-v1",
     "tom_envs.persuasion.qa_env:PersuasiveToMEnv",
     family="persuasion",
     summary="PersuasiveToM (001): desire/belief/intention and strategy questions, turn by turn (`data_dir=`; default: bundled sample)",

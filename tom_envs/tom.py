@@ -24,7 +24,8 @@ step ``info["tom"]``, at the end ``info["tom"]["episode"]`` (ToM % per target an
 **Information rule.** Nothing returned with an observation (the observation *or* the info of that
 call) may determine the answer to a question not yet answered or a hidden state not yet revealed. Ground
 truth reaches the scorer through ``tom_truth``/``tom_outcome`` (or a step's info *after* the fact, when
-the fact is over: the partner's action just played, the answer of the question just answered). An
+the fact is over: the partner's action just played; where facts correlate within an episode -- the
+answers of one dialogue's questions -- only with the episode's last step, ``ToMSpec.reveal``). An
 explicit, documented constructor flag may expose more for oracle baselines (e.g. ``expose_labels``).
 
 **Text for language models.** One convention across families: the text an LLM reads for the current
@@ -62,6 +63,10 @@ class ToMSpec:
             target (QA envs: the answer index).
         group_by: a key of a step's ``info`` naming the kind of question that step resolved (QA
             envs: ``"qtype"``); the recorder breaks accuracy down by its value. None: no breakdown.
+        reveal: when the env may return the truths it resolves: ``"step"`` (with the step that
+            resolved them; default) or ``"episode"`` (only with the episode's last step: QA envs
+            whose answers correlate within a dialogue). The recorder follows it: under
+            ``"episode"`` its per-step records are held back and returned with the last step.
     """
 
     targets: Mapping[str, spaces.Space] = field(default_factory=dict)
@@ -69,8 +74,11 @@ class ToMSpec:
     predictor: str | None = None
     action_is_prediction: bool = False
     group_by: str | None = None
+    reveal: str = "step"
 
     def __post_init__(self) -> None:
+        if self.reveal not in ("step", "episode"):
+            raise ToMContractError(f"ToMSpec reveal is 'step' or 'episode', got {self.reveal!r}")
         for name, space in self.targets.items():
             if not isinstance(name, str) or not isinstance(space, spaces.Space):
                 raise ToMContractError(f"ToMSpec targets map names to gymnasium spaces, got {name!r}: {space!r}")

@@ -35,7 +35,11 @@ class ToMRecorder(gym.Wrapper):
     unwrapped env for ``tom_truth()`` and puts the step's record in ``info["tom"]``; when the
     episode ends, ``info["tom"]["episode"]`` holds the episode's summary (see
     :class:`~wrappers.tom_scorer.ToMScorer`). A reset's ``info["tom"]`` holds what is known at
-    the start. State is cleared on reset.
+    the start. State is cleared on reset. An env whose ``tom_spec.reveal`` is ``"episode"`` (the
+    QA envs by default: their answers correlate within a dialogue) returns no truth before the
+    episode ends, and neither does the recorder: until then a step's ``info["tom"]`` holds only
+    its ``round``; the last step's holds its own record, ``steps`` (every step's record, in
+    order) and ``episode``.
 
     For the matrix games (:class:`~wrappers.tom_scorer.MatrixToMScorer`) a step's ``info["tom"]``
     holds ``round``, ``partner_action``, ``prediction`` (or None), ``correct``, ``tom_regret``,
@@ -67,6 +71,7 @@ class ToMRecorder(gym.Wrapper):
         super().__init__(env)
         self.scorer = _scorer(env, "ToMRecorder", tom_response)
         self.tom_spec = self.scorer.spec
+        self._held: list[dict[str, Any]] = []
 
     @property
     def game(self) -> Any:
@@ -76,6 +81,7 @@ class ToMRecorder(gym.Wrapper):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         info[self.key] = self.scorer.start()
+        self._held = []  # the step records of a reveal="episode" env, until its end
         return obs, info
 
     def record_prediction(self, prediction: Any) -> None:
@@ -85,6 +91,12 @@ class ToMRecorder(gym.Wrapper):
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         record = self.scorer.score(reward, action, info)
+        if self.tom_spec.reveal == "episode":
+            self._held.append(record)
+            if not (terminated or truncated):
+                info[self.key] = {"round": record["round"]}
+                return obs, reward, terminated, truncated, info
+            record = {**record, "steps": list(self._held)}
         if terminated or truncated:
             record["episode"] = self.scorer.summary()
         info[self.key] = record
@@ -122,6 +134,9 @@ class AECToMRecorder(BaseWrapper):
         if self.tom_spec.predictor is None:
             raise TomEnvsError(f"{type(env.unwrapped).__name__}'s tom_spec names no predictor seat; AECToMRecorder "
                                "scores the seat named in ToMSpec(predictor=...)")
+        if self.tom_spec.reveal != "step":
+            raise TomEnvsError(f"{type(env.unwrapped).__name__}'s tom_spec reveals its truths only when the episode "
+                               "ends (reveal='episode'); AECToMRecorder returns them step by step")
         self.predictor = self.tom_spec.predictor
         self.tom_info: dict[str, Any] = {}
         self.records: list[dict[str, Any]] = []

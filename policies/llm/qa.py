@@ -101,7 +101,7 @@ def authors_user_message(observation: dict, mode: str,
     missing = [k for k in ("question", "choices", "n_choices") if k not in observation]
     if missing:
         raise QAObservationError(f"the observation has no {', '.join(missing)}; the authors' protocol answers "
-                                 "tom/PersuasiveToM-v0's questions")
+                                 "tom/PersuasiveToM-v1's questions")
     n = int(observation["n_choices"])
     if not 1 <= n <= len(AUTHORS_LETTERS):
         raise QAObservationError(f"n_choices must be in 1..{len(AUTHORS_LETTERS)} for the authors' protocol "
@@ -172,7 +172,7 @@ def render_body(observation: dict) -> tuple[str, int]:
     if missing:
         raise QAObservationError(
             f"the observation has no {', '.join(missing)}; LLMQAAnswerer answers envs whose observation is a dict "
-            "with 'question', 'choices' and 'n_choices' (tom/PersuasiveToM-v0, tom/CommonToM-v0, ...)."
+            "with 'question', 'choices' and 'n_choices' (tom/PersuasiveToM-v1, tom/CommonToM-v1, ...)."
         )
     n = int(observation["n_choices"])
     if not 1 <= n <= len(LETTERS):

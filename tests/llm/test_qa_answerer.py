@@ -26,7 +26,7 @@ def answer_episode(env: gym.Env, answerer: LLMQAAnswerer, seed: int, max_questio
 
 
 def test_the_prompt_shows_dialogue_question_and_lettered_options():
-    obs, _ = gym.make("tom/PersuasiveToM-v0").reset(seed=0)
+    obs, _ = gym.make("tom/PersuasiveToM-v1").reset(seed=0)
     body, n = render_body(obs)
     assert n == obs["n_choices"] == 2
     assert obs["question"] in body and f"A. {obs['choices'][0]}" in body and f"B. {obs['choices'][1]}" in body
@@ -46,7 +46,7 @@ def test_observations_without_a_question_and_bad_modes_raise_named_errors():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env_id", ["tom/PersuasiveToM-v0", "tom/CommonToM-v0"])
+@pytest.mark.parametrize("env_id", ["tom/PersuasiveToM-v1", "tom/CommonToM-v1"])
 def test_zero_shot_scoring_answers_questions(env_id, vllm_backend):
     logs = answer_episode(gym.make(env_id), LLMQAAnswerer(vllm_backend, mode="zero_shot"), seed=0)
     for log in logs:
@@ -61,7 +61,7 @@ def test_zero_shot_scoring_answers_questions(env_id, vllm_backend):
 @pytest.mark.parametrize("mode", ["zero_shot", "cot"])
 def test_generated_answers_count_failures_and_flag_the_random_fallback(mode, vllm_backend):
     answerer = LLMQAAnswerer(vllm_backend, mode=mode, scoring=False, max_resamples=1, fallback="random", max_tokens=6)
-    logs = answer_episode(gym.make("tom/CommonToM-v0"), answerer, seed=1, max_questions=2)
+    logs = answer_episode(gym.make("tom/CommonToM-v1"), answerer, seed=1, max_questions=2)
     for log in logs:
         attempts = log["stages"][0]["attempts"]
         assert log["parse_failures"] == sum(a["parsed"] is None for a in attempts)
@@ -74,14 +74,14 @@ def test_generated_answers_count_failures_and_flag_the_random_fallback(mode, vll
 def test_raise_fallback_raises_the_named_error(vllm_backend):
     answerer = LLMQAAnswerer(vllm_backend, mode="cot", max_resamples=0, fallback="raise", max_tokens=3)
     answerer.reset(0)
-    obs, info = gym.make("tom/PersuasiveToM-v0").reset(seed=0)
+    obs, info = gym.make("tom/PersuasiveToM-v1").reset(seed=0)
     with pytest.raises(ResampleLimitReached, match="max_resamples"):
         answerer.act(obs, info)
 
 
 @pytest.mark.slow
 def test_batched_answers_use_one_call_and_match_single_answers(vllm_backend):
-    envs = [gym.make("tom/PersuasiveToM-v0") for _ in range(3)]
+    envs = [gym.make("tom/PersuasiveToM-v1") for _ in range(3)]
     obs, infos = map(list, zip(*(env.reset(seed=s) for env, s in zip(envs, range(3)))))
     batched = LLMQAAnswerer(vllm_backend)
     batched.reset_batch([0, 1, 2])

@@ -123,7 +123,7 @@ def test_unreadable_replies_are_re_sampled_at_0_7_bounded_and_counted():
     with scripted_backend(lambda content, seed: next(replies)) as (server, backend):
         answerer = LLMQAAnswerer(backend, protocol="authors", scoring=False, temperature=0.0, max_resamples=2)
         answerer.reset(0)
-        obs, info = gym.make("tom/PersuasiveToM-v0", shuffle_choices=False).reset(seed=0)
+        obs, info = gym.make("tom/PersuasiveToM-v1", shuffle_choices=False).reset(seed=0)
         assert answerer.act(obs, info) == 1
         assert [b["temperature"] for b in server.requests] == [0.0, 0.7, 0.7]
         log = answerer.last_step_log()[0]

@@ -1,4 +1,4 @@
-"""``tom/CommonToM-v0``: Common-ToM's belief questions asked sentence by sentence (seed 003)."""
+"""``tom/CommonToM-v1``: Common-ToM's belief questions asked sentence by sentence (seed 003)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,10 @@ class CommonToMEnv(QAEnv):
     sentence number) and ``action_mask`` (both ones). Labels and answers never appear in it.
 
     ## Rewards
-    1.0 for a correct answer, 0.0 otherwise.
+    The number of correct answers of the conversation, with its last step; 0.0 with every earlier step
+    (``feedback="episode"``, the default: answers of one conversation correlate, so per-question
+    feedback would give later answers away). With ``feedback="step"``: 1.0 for a correct answer,
+    0.0 otherwise, with each step. The undiscounted return is the same either way.
 
     ## Episode End
     Terminates after the conversation's last question; never truncated. Stepping after the end
@@ -63,6 +66,9 @@ class CommonToMEnv(QAEnv):
     * ``expose_labels``: return ``next_labels`` with every question -- its ``answer`` and the
       gold labels ``belief_A``, ``belief_B``, ``cg_A``, ``cg_B`` of the question now shown (the
       one documented way for the oracle baseline ``oracle-beliefs``; default False).
+    * ``feedback``: ``"episode"`` (default) -- answers and rewards come back with the conversation's
+      last step only; ``"step"`` -- with each answer (training with per-question feedback). See
+      :class:`~tom_envs.qa.QAEnv`.
     * ``render_mode``: ``"ansi"`` returns the current prompt from ``render()``.
 
     ## Info
@@ -70,9 +76,12 @@ class CommonToMEnv(QAEnv):
     :mod:`tom_envs.tom`). ``reset`` describes the question shown: ``order``, ``chain`` (e.g.
     ``"B>A"``), ``belief_Q`` (the certainty asked about), ``cid``, ``sno``, ``eno``,
     ``annotator``, plus :class:`~tom_envs.qa.QAEnv`'s ``qtype``, ``role``, ``episode_id``,
-    ``turn``. A ``step`` describes the question just answered: the same keys plus ``answer``
-    (1 = yes), ``answer_label`` (``"Yes"``/``"No"``), ``choice_order``, ``chosen``, ``correct``,
-    ``invalid``. The speakers' gold labels (``belief_A``, ``belief_B``, ``cg_A``, ``cg_B``) are
+    ``turn``. A ``step`` describes the question just answered: the same keys plus
+    ``choice_order``, ``chosen`` and ``invalid``; after the fact -- with the conversation's last
+    step (``answers``: one such description per question, in order), or with each step under
+    ``feedback="step"`` -- also ``answer`` (1 = yes), ``answer_label`` (``"Yes"``/``"No"``) and
+    ``correct``. Questions about one event are asked together and share its gold labels, so
+    their answers are not independent: none comes back before the conversation ends. The speakers' gold labels (``belief_A``, ``belief_B``, ``cg_A``, ``cg_B``) are
     shared by every question about the same event and sentence, so they are never returned
     (except in ``next_labels`` with ``expose_labels=True``). ``reset(options={"cid": 4431})``
     plays a given conversation (``{"episode": i}`` works too).
@@ -86,6 +95,8 @@ class CommonToMEnv(QAEnv):
     * v0: initial version (question rules of issue 6; released and generated question files).
       Later on v0: the answer and the gold labels of a question are no longer in the info
       returned with it or with the questions after it (the information rule).
+    * v1: answers and rewards come back when the conversation ends (``feedback="episode"``);
+      v0's behaviour is ``feedback="step"``; v0 is no longer registered.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -101,6 +112,7 @@ class CommonToMEnv(QAEnv):
         sample_seed: int = DEFAULT_SAMPLE_SEED,
         expose_labels: bool = False,
         render_mode: str | None = None,
+        feedback: str = "episode",
     ) -> None:
         if context not in CONTEXT_MODES:
             raise TomEnvsError(f"context must be one of {CONTEXT_MODES}, got {context!r}")
@@ -112,7 +124,7 @@ class CommonToMEnv(QAEnv):
         self.cids = sorted(questions)
         episodes = [[make_item(r, context) for r in questions[cid]] for cid in self.cids]
         super().__init__(episodes, QTYPES, shuffle_choices=False, strict=False, render_mode=render_mode,
-                         expose_labels=expose_labels)
+                         expose_labels=expose_labels, feedback=feedback)
         self._widen_text_spaces()
 
     # ------------------------------------------------------------------ prompts

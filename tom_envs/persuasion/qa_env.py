@@ -68,7 +68,10 @@ class PersuasiveToMEnv(QAEnv):
     0 persuader, 1 persuadee).
 
     ## Rewards
-    1.0 for a correct answer, 0.0 otherwise.
+    The number of correct answers of the dialogue, with its last step; 0.0 with every earlier step
+    (``feedback="episode"``, the default: answers of one dialogue correlate, so per-question
+    feedback would give later answers away). With ``feedback="step"``: 1.0 for a correct answer,
+    0.0 otherwise, with each step. The undiscounted return is the same either way.
 
     ## Episode End
     Terminates after the dialogue's last question; never truncated. ``step`` before ``reset``
@@ -92,6 +95,9 @@ class PersuasiveToMEnv(QAEnv):
     * ``render_mode``: ``"ansi"`` -- ``render()`` returns the current prompt.
     * ``expose_labels``: return the answer of the question now shown as
       ``info["next_labels"]["answer"]`` (oracle baselines and probes only; default False).
+    * ``feedback``: ``"episode"`` (default) -- answers and rewards come back with the dialogue's
+      last step only; ``"step"`` -- with each answer (training with per-question feedback). See
+      :class:`~tom_envs.qa.QAEnv`.
 
     ## Info
     Nothing returned with a question determines its answer (the information rule,
@@ -99,10 +105,11 @@ class PersuasiveToMEnv(QAEnv):
     (``describes == "shown"``): ``qtype`` (published file name), ``role``, ``episode_id``
     (dialogue), ``turn``, ``dialogue_id``, ``source`` (file name), ``record`` (index in the file)
     of the question shown. A ``step`` (``describes == "answered"``) describes the question just
-    answered: the same keys plus ``answer`` (its right option, shown index), ``answer_key``
-    (published letter), ``choice_order`` (shown -> published index), ``chosen``, ``correct`` and
+    answered: the same keys plus ``choice_order`` (shown -> published index), ``chosen`` and
     ``invalid``; its ``shown`` is the reset-style description of the question now shown (None at
-    the end). :func:`tom_envs.qa.question_info` is what a policy may read; the benchmark hands it
+    the end). After the fact -- with the dialogue's last step (``answers``: one such description
+    per question, in order), or with each step under ``feedback="step"`` -- also ``answer`` (the
+    right option, shown index), ``answer_key`` (published letter) and ``correct``. :func:`tom_envs.qa.question_info` is what a policy may read; the benchmark hands it
     nothing else.
     ``reset(options={"episode": i})`` plays dialogue ``i`` of :attr:`episodes`; otherwise a
     seeded draw.
@@ -117,13 +124,19 @@ class PersuasiveToMEnv(QAEnv):
       in the info returned with it (only in the step that answers it); infos name what they
       describe (``describes``, ``shown``); bad files are named errors (duplicate ``dialogue_id``,
       empty question, one option, a folder for a file).
+    * v1: answers, answer letters and rewards come back when the dialogue ends
+      (``feedback="episode"``): on the release, a probe reading the answer handed back with the
+      question before answered 65.6 % of held-out desire_ee questions, 2.4 points above the same
+      probe reading the question alone (63.3 %, the data's own prior); under v1 it reads nothing
+      more than the question (63.3 %). v0's behaviour is ``feedback="step"``; v0 is no longer
+      registered.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, data_dir: str | Path | None = None, qtypes: Iterable[str] | None = None,
                  split: "str | Sequence[str]" = "all", shuffle_choices: bool = True, strict: bool = False,
-                 render_mode: str | None = None, expose_labels: bool = False) -> None:
+                 render_mode: str | None = None, expose_labels: bool = False, feedback: str = "episode") -> None:
         data = load_dataset(data_dir, qtypes if qtypes is None or isinstance(qtypes, str) else list(qtypes),
                             require_all=strict)
         if not any(data.values()):
@@ -133,7 +146,7 @@ class PersuasiveToMEnv(QAEnv):
         #: Per type, the questions whose options repeat (kept as published; a quirk of the release).
         self.repeated_options = repeated_options(data)
         super().__init__(build_episodes(data, split), QTYPES, shuffle_choices=shuffle_choices, strict=strict,
-                         render_mode=render_mode, expose_labels=expose_labels)
+                         render_mode=render_mode, expose_labels=expose_labels, feedback=feedback)
         self._widen_text_spaces()
         self.observation_space = spaces.Dict({**self.observation_space.spaces, "role": spaces.Discrete(2)})
 
