@@ -80,9 +80,9 @@ from policies.common_ground import PriorRandomPolicy, gold_beliefs_cg_rules, ora
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
 from tom_envs.common_ground.env import CONTEXT_MODES, load_split
 from tom_envs.common_ground.metrics import summarise
-from tom_envs.qa import answered
 from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
+from tom_envs.qa import answered
 
 ENV = "tom_envs.common_ground.env:CommonToMEnv"
 SCRIPTED = ("random", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")

@@ -88,9 +88,9 @@ from policies.base import BasePolicy
 from policies.persuasion import RandomAnswerer
 from policies.persuasion_qa_baselines import AlwaysFirst, LongestOrKeyword
 from tom_envs.persuasion import QTYPES
-from tom_envs.qa import answered
 from tom_envs.persuasion.data import RELEASE_QUIRKS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, release_status
 from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table, stage_table
+from tom_envs.qa import answered
 
 QA_ENV = "tom_envs.persuasion.qa_env:PersuasiveToMEnv"
 #: The family's name -> factory tables: QA answerers ("llm" is the LLM answerer, see

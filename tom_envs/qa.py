@@ -150,7 +150,7 @@ class QAEnv(gym.Env):
     Feedback (``feedback``, :data:`FEEDBACK_MODES`). Answers within one dialogue correlate (a
     persuadee's desire rarely changes between turns: 66.5 % of consecutive desire_ee answers of
     the PersuasiveToM release repeat), so the answer of one question, handed back with the next
-    one, would give that one away. By default (``"episode"``) nothing known after the fact comes
+    one, would give part of that one away. By default (``"episode"``) nothing known after the fact comes
     back before the dialogue's last question is answered: every earlier step returns reward 0.0,
     and the last one returns the number of correct answers of the episode (the same undiscounted
     return as per-question rewards) and every question's answer. ``feedback="step"`` -- the
