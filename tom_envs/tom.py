@@ -6,7 +6,8 @@ outcome), the same way in every family, so that one recorder (:mod:`wrappers.tom
 
 * ``tom_spec`` — a :class:`ToMSpec`: the targets (name → gymnasium space of one prediction), which agent
   predicts (AEC envs; ``None`` for single-agent envs), whether the chosen action *is* the prediction (QA
-  envs: the answer picked is the belief predicted), and the names of the functional outcome values.
+  envs: the answer picked is the belief predicted), the names of the functional outcome values, and
+  when its truths may come back (``reveal``: with each step, or only when the episode ends).
 * ``tom_truth()`` — after a step, the ground truth of the targets that step resolved, as
   ``{target: value}`` (only the targets resolved; empty when none). The recorder calls it on the
   unwrapped env. It is *not* part of what ``step`` returns: hidden states that persist (a persuadee's
