@@ -155,6 +155,8 @@ def test_aec_recorder_scores_the_predictor_seat(env_id):
     spec = env.tom_spec
     env.reset(seed=3)
     assert env.tom_info == {} and env.records == []
+    for agent in env.possible_agents:  # seeded actions: an unseeded draw could end the episode before any prediction
+        env.action_space(agent).seed(3)
     name, space = next(iter(spec.targets.items()))
     space.seed(3)
     for agent in env.agent_iter(max_iter=300):
