@@ -19,6 +19,8 @@ TEXT_IDS = ["tom/Negotiation-v0", "tom/Persuasion-TwoSeat-v0"]
 def test_every_seat_observes_its_text_and_infos_carry_none(env_id):
     env = AECTextObservation(tom_envs.make_aec(env_id))
     env.reset(seed=3)
+    for agent in env.possible_agents:  # seeded actions: the same episode every run
+        env.action_space(agent).seed(3)
     seen = 0
     for agent in env.agent_iter(60):
         obs, _, terminated, truncated, info = env.last()
