@@ -43,8 +43,8 @@ class CommonToMEnv(QAEnv):
 
     ## Rewards
     The number of correct answers of the conversation, with its last step; 0.0 with every earlier step
-    (``feedback="episode"``, the default: answers of one conversation correlate, so per-question
-    feedback would give later answers away). With ``feedback="step"``: 1.0 for a correct answer,
+    (``feedback="episode"``, the default: answers of one conversation are not independent, so
+    per-question feedback could give later answers away). With ``feedback="step"``: 1.0 for a correct answer,
     0.0 otherwise, with each step. The undiscounted return is the same either way.
 
     ## Episode End
@@ -81,8 +81,9 @@ class CommonToMEnv(QAEnv):
     step (``answers``: one such description per question, in order), or with each step under
     ``feedback="step"`` -- also ``answer`` (1 = yes), ``answer_label`` (``"Yes"``/``"No"``) and
     ``correct``. Questions about one event are asked together and share its gold labels, so
-    their answers are not independent: none comes back before the conversation ends. The speakers' gold labels (``belief_A``, ``belief_B``, ``cg_A``, ``cg_B``) are
-    shared by every question about the same event and sentence, so they are never returned
+    their answers are not independent: none comes back before the conversation ends. The
+    speakers' gold labels (``belief_A``, ``belief_B``, ``cg_A``, ``cg_B``) are shared by every
+    question about the same event and sentence, so they are never returned
     (except in ``next_labels`` with ``expose_labels=True``). ``reset(options={"cid": 4431})``
     plays a given conversation (``{"episode": i}`` works too).
 

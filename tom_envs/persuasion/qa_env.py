@@ -109,8 +109,9 @@ class PersuasiveToMEnv(QAEnv):
     ``invalid``; its ``shown`` is the reset-style description of the question now shown (None at
     the end). After the fact -- with the dialogue's last step (``answers``: one such description
     per question, in order), or with each step under ``feedback="step"`` -- also ``answer`` (the
-    right option, shown index), ``answer_key`` (published letter) and ``correct``. :func:`tom_envs.qa.question_info` is what a policy may read; the benchmark hands it
-    nothing else.
+    right option, shown index), ``answer_key`` (published letter) and ``correct``.
+    :func:`tom_envs.qa.question_info` is what a policy may read; the benchmark hands it nothing
+    else.
     ``reset(options={"episode": i})`` plays dialogue ``i`` of :attr:`episodes`; otherwise a
     seeded draw.
 
