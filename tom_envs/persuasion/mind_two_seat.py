@@ -14,7 +14,7 @@ from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESI
 from tom_envs.persuasion.mind_env import (HEARD, INTENTIONS, NOT_YET, parse_utterance_action, resolve_families)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
 from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.planning import oracle_for, planner_for, references
+from tom_envs.persuasion.planning import planner_for, references
 from tom_envs.persuasion.reader import ScriptedReader, check_reading
 from tom_envs.persuasion.scenarios import NAMES
 from tom_envs.qa import DIALOGUE_HEADER
@@ -129,7 +129,6 @@ class PersuasionMindAECEnv(TomAECEnv):
         self.family: Family = self.families[self.family_index]
         self.model: MindModel = model_for(self.family)
         self.planner = planner_for(self.model, self.horizon)
-        self.oracle = oracle_for(self.model, self.horizon)
         self.refs = references(self.model, self.horizon)
         self.scenario = self.family.scenarios[int(rng.integers(len(self.family.scenarios)))]
         a, b = rng.choice(len(NAMES), size=2, replace=False)
@@ -141,7 +140,6 @@ class PersuasionMindAECEnv(TomAECEnv):
         self.round, self.agreed = 0, False
         self.posterior: np.ndarray | None = None
         self._regrets: list[float] = []
-        self._oracle_regrets: list[float] = []
         self._faithful = []
         self._truth, self._seat_truth = {}, {}
         self.transcript: list[str] = []
@@ -227,7 +225,6 @@ class PersuasionMindAECEnv(TomAECEnv):
             self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
             if self.posterior is not None:
                 self._regrets.append(self.planner.gap(self.posterior, self.round, strategy))
-            self._oracle_regrets.append(self.oracle.gap(self.round, self.state_index, strategy))
             agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
             if agreed:
                 self.mind_agreed, self.drawn = True, AGREE
