@@ -544,6 +544,8 @@ def test_a_scorer_reads_the_same_answers_under_either_feedback(env_id):
         if len(infos) > 1:
             with pytest.raises(TomEnvsError, match="finished QA episode"):
                 answered(infos[:-1] if feedback == "episode" else infos[:-1] + [{"answers": []}])
+            with pytest.raises(TomEnvsError, match="finished QA episode"):
+                answered(infos[:-1])  # a partial episode, under either feedback
     assert got["episode"] == got["step"]
     with pytest.raises(TomEnvsError, match="got none"):
         answered([])

@@ -122,6 +122,9 @@ def answered(infos: Sequence[dict]) -> list[dict]:
     infos = list(infos)
     if not infos:
         raise TomEnvsError("answered() takes the infos of every step of one finished QA episode; got none")
+    if infos[-1].get("shown") is not None:  # a step that shows a next question did not end the episode
+        raise TomEnvsError("answered() takes the infos of every step of one finished QA episode: the last info "
+                           "shows a next question (was the episode played to its end?)")
     facts = infos[-1].get("answers")
     if facts is None:
         facts = infos
