@@ -121,7 +121,8 @@ class ScriptedParty:
         unacc = scenario.parties[index].preferences
         self.allowed = [np.array([o.label not in unacc[t.name].unacceptable for o in t.options]) for t in scenario.topics]
         self.top = [scenario.top_option(index, k) for k in range(m)]
-        self.priority = np.array([PRIORITY_FACTOR if k in priority_topics(scenario, index) else 1.0 for k in range(m)])
+        prios = priority_topics(scenario, index)
+        self.priority = np.array([PRIORITY_FACTOR if k in prios else 1.0 for k in range(m)])
         self.openness = np.full(m, self.profile.openness)
         self.base = np.full(m, self.profile.openness)  # raised by drift and by mediator moves that help
         self.deviation = np.zeros(m)
@@ -191,7 +192,7 @@ class ScriptedParty:
 
     def _probe(self, stated: np.ndarray) -> None:
         """A tentative offer: lean towards the others' plurality on a topic where we hold out (it fades
-        with :attr:`ModeProfile.tentative`), and, when the mode trades, ask for more on another topic."""
+        with :attr:`ModeProfile.tentative`). Trading a concession for a harder demand is :meth:`spoke`'s."""
         holdouts = []
         for k in range(len(self.acc)):
             h = self.holds(k, stated)
