@@ -312,10 +312,11 @@ class NegotiationEnv(TomAECEnv):
         after = self._stakes()
         for a in self.agents:
             self.rewards[a] = float(delta) if a == MEDIATOR else float(after[int(a.split("_")[1])] - stakes[int(a.split("_")[1])])
-        if self.turn >= self.budget or self.concluded is not None:
+        ended = self.turn >= self.budget or self.concluded is not None
+        if ended:
             self.terminations = {a: True for a in self.agents}
         self.infos = {a: self._info(a) for a in self.agents}
-        if self.turn >= self.budget or self.concluded is not None:
+        if ended:
             summary = self.episode_summary()
             for a in self.agents:
                 self.infos[a]["episode"] = summary
