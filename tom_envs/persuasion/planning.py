@@ -209,34 +209,37 @@ def random_value(model: MindModel, horizon: int) -> float:
 
 _PLANNERS: dict[tuple[int, int], BayesPlanner] = {}
 _TABLES: dict[tuple[int, int], OracleTable] = {}
+_REFS: dict[tuple[int, int], References] = {}
+
+
+def _cached(store: dict, model: MindModel, horizon: int, build: Any) -> Any:
+    """``store``'s entry for (model, horizon), built by ``build(model, horizon)`` on first use."""
+    key = (id(model), int(horizon))
+    if key not in store:
+        store[key] = build(model, horizon)
+    return store[key]
 
 
 def oracle_for(model: MindModel, horizon: int) -> OracleTable:
     """The (cached) oracle table of a model and horizon."""
-    key = (id(model), int(horizon))
-    if key not in _TABLES:
-        _TABLES[key] = oracle_table(model, horizon)
-    return _TABLES[key]
-_REFS: dict[tuple[int, int], References] = {}
+    return _cached(_TABLES, model, horizon, oracle_table)
 
 
 def planner_for(model: MindModel, horizon: int) -> BayesPlanner:
     """The (cached, memo shared) planner of a model and horizon."""
-    key = (id(model), int(horizon))
-    if key not in _PLANNERS:
-        _PLANNERS[key] = BayesPlanner(model, horizon)
-    return _PLANNERS[key]
+    return _cached(_PLANNERS, model, horizon, BayesPlanner)
 
 
 def references(model: MindModel, horizon: int) -> References:
     """Oracle, Bayes-optimal fair, best open-loop and random success probabilities (cached)."""
-    key = (id(model), int(horizon))
-    if key not in _REFS:
-        table = oracle_for(model, horizon)
-        ol, plan = open_loop(model, horizon)
-        _REFS[key] = References(model.family.name, int(horizon), float(model.initial @ table.values[0]),
-                                planner_for(model, horizon).initial_value(), ol, plan, random_value(model, horizon))
-    return _REFS[key]
+    return _cached(_REFS, model, horizon, _references)
+
+
+def _references(model: MindModel, horizon: int) -> References:
+    table = oracle_for(model, horizon)
+    ol, plan = open_loop(model, horizon)
+    return References(model.family.name, int(horizon), float(model.initial @ table.values[0]),
+                      planner_for(model, horizon).initial_value(), ol, plan, random_value(model, horizon))
 
 
 def all_plans(horizon: int) -> itertools.product:
