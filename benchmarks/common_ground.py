@@ -73,7 +73,6 @@ from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_o
                                make_qa_env)
 from benchmarks.common_ground_llm import LLM_POLICIES
 from benchmarks.results import ResultsFile, results_path
-from benchmarks.runner import Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
 from policies.common_ground import PriorRandomPolicy, gold_beliefs_cg_rules, oracle_beliefs, predicted_beliefs
@@ -304,10 +303,11 @@ def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy
     return FACTORIES[name](args)
 
 
-def _questions(steps: list[Step]) -> list[dict[str, Any]]:
-    """One record per question of a finished conversation, once its answers are known after the fact."""
-    return [{k: info[k] for k in ("cid", "sno", "eno", "order", "correct")}
-            for info in answered([st.next_info for st in steps])]
+def _questions(env: Any, policy: BasePolicy, cid: int, seed: int) -> list[dict[str, Any]]:
+    """Conversation ``cid`` played by ``policy`` (seeded ``seed``): one record per question, read once
+    the conversation is over and its answers are known after the fact."""
+    infos = play_episode(env, policy, seed, options={"cid": cid}, on_step=lambda st: st.next_info).steps
+    return [{k: info[k] for k in ("cid", "sno", "eno", "order", "correct")} for info in answered(infos)]
 
 
 def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False) -> list[dict[str, Any]]:
@@ -317,7 +317,7 @@ def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False)
     bar = progress_bar(len(cids), f"common-ground {getattr(policy, 'name', type(policy).__name__)}", progress)
     records = []
     for i, cid in enumerate(cids):
-        records += _questions(play_episode(env, policy, seed + i, options={"cid": cid}, on_step=lambda st: st).steps)
+        records += _questions(env, policy, cid, seed + i)
         bar.update(1)
     bar.close()
     return records
@@ -337,7 +337,7 @@ def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, k
         todo = done.missing(jobs)
         bar = progress_bar(len(todo), f"common-ground {key['policy']}", progress)
         for cid, s in todo:
-            questions = _questions(play_episode(env, policy, s, options={"cid": cid}, on_step=lambda st: st).steps)
+            questions = _questions(env, policy, cid, s)
             done.append({"version": RESULTS_VERSION, "policy": key["policy"], "cid": cid, "seed": s,
                          "questions": questions})
             bar.update(1)
