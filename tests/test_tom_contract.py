@@ -103,6 +103,13 @@ def test_qa_answers_are_the_predictions_scored_per_question_type(feedback):
     env.step(0)
     assert env.episode_summary()["rounds"] == 1  # state cleared on reset
     assert feedback == "step" or env.step(0)[4]["tom"] == {"round": 2}  # held records cleared on reset too
+    if feedback == "episode":  # the round count alone does not show it: the end hands back this episode's records only
+        rounds, done = 2, False
+        while not done:
+            _, _, done, _, info = env.step(0)
+            rounds += 1
+        assert [r["round"] for r in info["tom"]["steps"]] == list(range(1, rounds + 1))
+        assert info["tom"]["episode"]["rounds"] == rounds
 
 
 def test_a_tom_spec_names_when_truths_come_back():
