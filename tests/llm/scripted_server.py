@@ -16,7 +16,23 @@ from typing import Any
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-class ScriptedServer:
+class _LoopbackServer:
+    """Serves a handler class on 127.0.0.1 (a free port) in a daemon thread; ``url`` is the base URL."""
+
+    def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+class ScriptedServer(_LoopbackServer):
     """Serves ``POST /v1/chat/completions`` on 127.0.0.1 (a free port); ``url`` is the base URL."""
 
     def __init__(self, reply: Callable[[str, "int | None"], str], garbage: int = 0,
@@ -48,16 +64,8 @@ class ScriptedServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self._serve(Handler)
 
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
 
 
 @contextmanager
@@ -85,7 +93,7 @@ def toy_logprob(prefix: "list[int]", token: int) -> float:
     return -0.5 - h / 25.0
 
 
-class CompletionServer:
+class CompletionServer(_LoopbackServer):
     """Serves ``POST /v1/completions`` (and a fixed chat reply) on 127.0.0.1 with :func:`toy_logprob`.
 
     A token-id prompt is scored as given; a text prompt is one token per character (``ord``). Echo
@@ -133,11 +141,7 @@ class CompletionServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self._serve(Handler)
 
     def answer(self, path: str, body: dict) -> "tuple[int, dict]":
         """The HTTP status and JSON reply to one request."""
@@ -177,7 +181,3 @@ class CompletionServer:
         return 200, {"id": "cmpl", "object": "text_completion", "created": 0, "model": body.get("model", ""),
                      "choices": [choice], "usage": usage}
 
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
