@@ -64,3 +64,33 @@ def test_empty_or_malformed_lists_are_named_errors(argv, tmp_path, capsys):
     assert main([*argv, "--dest", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and "Traceback" not in err
+
+
+def test_a_saved_file_has_the_user_s_mode_and_warnings_name_it(tmp_path):
+    """The part file is written as any file of the user's (umask mode, not mkstemp's 0600), and what the
+    loader warns about while validating names the file as saved, not the hidden part file."""
+    import os
+    import warnings
+
+    from tom_envs.download import save_validated
+    from tom_envs.errors import DatasetError
+
+    def validate(path):
+        warnings.warn(f"{path}: something to say", UserWarning)
+
+    mask = os.umask(0o022)
+    try:
+        with pytest.warns(UserWarning) as caught:
+            target = save_validated(b"x", tmp_path / "sub" / "file.tsv", validate)
+    finally:
+        os.umask(mask)
+    assert target.read_bytes() == b"x" and (target.stat().st_mode & 0o777) == 0o644
+    assert [str(w.message) for w in caught] == [f"{target}: something to say"]
+    assert sorted(p.name for p in target.parent.iterdir()) == ["file.tsv"]  # no part folder left
+
+    def reject(path):
+        raise DatasetError("bad")
+
+    with pytest.raises(DatasetError, match="malformed, not saved"):
+        save_validated(b"y", tmp_path / "sub" / "other.tsv", reject)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["file.tsv"]

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -70,7 +71,7 @@ def fetch(url: str, timeout: float = 30.0, url_option: str = "--base-url") -> by
 def save_validated(data: bytes, target: Path, validate: Callable[[Path], Any], source: str = "") -> Path:
     """Write ``data`` to ``target`` only if ``validate(path)`` accepts it.
 
-    The bytes go to a hidden part file in ``target``'s folder first; ``validate`` reads that file
+    The bytes go to a hidden part folder in ``target``'s folder first; ``validate`` reads that file
     (a family loader raising :class:`DatasetError`), and only then is it renamed onto ``target``.
 
     Raises:
@@ -78,18 +79,23 @@ def save_validated(data: bytes, target: Path, validate: Callable[[Path], Any], s
             nothing is written.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-", suffix=target.name)
+    folder = Path(tempfile.mkdtemp(dir=target.parent, prefix=".part-"))
+    tmp = folder / target.name  # created by open(): the umask's mode, as any file the user writes
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        validate(Path(tmp))
+        tmp.write_bytes(data)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            validate(tmp)
+        for w in caught:  # the loader's warnings name the file as it will be, not the part file
+            warnings.warn_explicit(str(w.message).replace(str(tmp), str(target)), w.category, w.filename, w.lineno)
         os.replace(tmp, target)
     except DatasetError as exc:
         where = f"{source}: " if source else ""
         raise DatasetError(f"{where}downloaded {target.name} is malformed, not saved: {exc}") from None
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        if tmp.exists():
+            tmp.unlink()
+        folder.rmdir()
     return target
 
 
