@@ -41,7 +41,13 @@ Line: {line}
 Answer with one word."""
 
 _LABEL = re.compile(r"^\s*(desire|belief|intention|line)\s*:\s*(.*)$", re.IGNORECASE)
+_WORD_END = re.compile(r"[\s|,.;()]+")
 _TARGETS = {"desire": MIND_DESIRES[:2], "belief": BELIEFS, "intention": CONCERNS}
+
+
+def _first_word(value: str) -> str:
+    """A labelled value's first word, lower-cased (``""`` for an empty value)."""
+    return _WORD_END.split(value.lower())[0] if value else ""
 
 
 def parse_persuader_reply(text: str) -> tuple[str, dict[str, int]]:
@@ -62,7 +68,7 @@ def parse_persuader_reply(text: str) -> tuple[str, dict[str, int]]:
         if key == "line":
             line = value
             continue
-        word = re.split(r"[\s|,.;()]+", value.lower())[0] if value else ""
+        word = _first_word(value)
         if word in _TARGETS[key]:
             guesses[key] = _TARGETS[key].index(word)
     if line is None:
@@ -87,7 +93,32 @@ def parse_reading(text: str) -> int:
     raise ReplyError(f"name one of {', '.join(PRINCIPLES)} or none")
 
 
-class LLMPersuader(BasePolicy):
+class _LLMSeat(BasePolicy):
+    """What both persuasion seats share: one caller (its counters kept across episodes), text
+    prompts, predictions, and the decision pending between ``predict`` and ``act``."""
+
+    makes_predictions = True
+    #: it reads its seat's prompt (``benchmarks.persuasion_live.play_two_seat``)
+    reads_text = True
+
+    def __init__(self, backend: Backend, *, max_resamples: int, fallback: str, temperature: float,
+                 max_tokens: int) -> None:
+        super().__init__()
+        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
+                             max_tokens=max_tokens)
+        self._pending: Any = None
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """The caller's counters over every episode since construction."""
+        return self.caller.stats
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._pending = None
+
+
+class LLMPersuader(_LLMSeat):
     """A language model persuading in ``tom/Persuasion-v1`` (text observations).
 
     Each turn one ask: the env's text plus :data:`PERSUADER_INSTRUCTIONS`; the reply gives the
@@ -101,26 +132,15 @@ class LLMPersuader(BasePolicy):
         max_resamples, fallback, temperature, max_tokens: the caller's settings.
     """
 
-    makes_predictions = True
-    #: in the two-seat env it reads its seat's prompt (``benchmarks.persuasion_live.play_two_seat``)
-    reads_text = True
-
     def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", temperature: float = 0.7,
                  max_tokens: int = 160) -> None:
-        super().__init__()
-        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
-                             max_tokens=max_tokens)
-        self._pending: tuple[Any, dict[str, int]] | None = None
+        super().__init__(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
+                         max_tokens=max_tokens)
         self._key: Any = None
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """The caller's counters over every episode since construction."""
-        return self.caller.stats
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._pending, self._key = None, None
+        self._key = None
 
     def _decide(self, observation: Any, info: dict) -> tuple[Any, dict[str, int]]:
         key = (info.get("turn"), str(observation))
@@ -177,7 +197,7 @@ def parse_persuadee_reply(text: str) -> tuple[int, str | None, int | None]:
         m = _SEAT.match(raw)
         if m:
             fields.setdefault(m.group(1).lower(), m.group(2).strip())
-    first = {k: (re.split(r"[\s|,.;()]+", v.lower())[0] if v else "") for k, v in fields.items()}
+    first = {k: _first_word(v) for k, v in fields.items()}
     tone = first.get("tone", "")
     if tone == "agree":
         reply = AGREE
@@ -190,30 +210,17 @@ def parse_persuadee_reply(text: str) -> tuple[int, str | None, int | None]:
     return reply, (fields.get("say") or None), (PRINCIPLES.index(nxt) if nxt in PRINCIPLES else None)
 
 
-class LLMPersuadee(BasePolicy):
+class LLMPersuadee(_LLMSeat):
     """A language model in the persuadee seat of ``tom/Persuasion-TwoSeat-v1``: it reads its own
     prompt (``env.text("persuadee_0")``: persona and current mind; :attr:`reads_text`), replies with a
     tone, the concern it mentions and its words, and predicts the persuader's next strategy (its
     literal ToM). After ``max_resamples`` unusable replies ``fallback="random"`` replies as its mind
     does (the env's ``FAITHFUL``; counted)."""
 
-    makes_predictions = True
-    reads_text = True
-
     def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", temperature: float = 0.7,
                  max_tokens: int = 120) -> None:
-        super().__init__()
-        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
-                             max_tokens=max_tokens)
-        self._pending: tuple[Any, int | None] | None = None
-
-    @property
-    def stats(self) -> dict[str, int]:
-        return self.caller.stats
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._pending = None
+        super().__init__(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
+                         max_tokens=max_tokens)
 
     def _decide(self, observation: Any) -> tuple[Any, int | None]:
         if self._pending is not None:
