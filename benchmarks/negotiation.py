@@ -58,6 +58,11 @@ PARTIES = ("scripted", "llm", "llm-inner-thoughts")
 BUDGETS = ("paper", "release")
 
 
+def default_budget(parties: str, budget: str | None = None) -> str:
+    """``budget``, else the default for ``parties``: ``paper`` with scripted parties, ``release`` with LLM parties."""
+    return budget or ("paper" if parties == "scripted" else "release")
+
+
 def _scripted(name: str) -> Callable[[Scenario, LLMMediatorFactory | None], BasePolicy]:
     return lambda scenario, llm: make_mediator(name)
 
@@ -178,12 +183,13 @@ def run(args: argparse.Namespace) -> int:
         if backend is not None:
             backend.close()
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
-    if args.format != "json" and format_movement(rows):
-        print(format_movement(rows))
+    moved = format_movement(rows) if args.format != "json" else ""
+    if moved:
+        print(moved)
     if args.format != "json" and args.parties != "scripted":
         loop = ("the release's loop: memory, two thoughts each, motivation with the case's thresholds, turn "
                 "allocation, nobody twice in a row" if args.parties == "llm" else "inner thoughts, every party every turn")
-        budget = args.budget or "release"
+        budget = default_budget(args.parties, args.budget)
         print(f"Parties: LLM ({loop}) on {args.backend} {args.model}; turns: {budget} budget "
               f"({'4' if budget == 'release' else '2'} x parties x topics).")
     written = plot(records, Path(args.plot)) if args.plot else []
@@ -295,7 +301,7 @@ def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequenc
         raise NegotiationConfigError(f"unknown parties {parties!r}; choose from {', '.join(PARTIES)}")
     if parties != "scripted" and party_factory is None:
         raise NegotiationConfigError(f"parties {parties!r} need an LLM backend (--backend/--model)")
-    budget = budget or ("paper" if parties == "scripted" else "release")
+    budget = default_budget(parties, budget)
     if budget not in BUDGETS:
         raise NegotiationConfigError(f"unknown budget {budget!r}; choose from {', '.join(BUDGETS)}")
     unknown = [m for m in mediators if m not in POLICIES]
@@ -320,7 +326,7 @@ def grid(levels: Sequence[str], mediators: Sequence[str], ident: Mapping[str, An
          attitudes: str = "stated", mi_judge: str = "rule-based", parties: str = "scripted",
          budget: str | None = None) -> list[NegotiationCell]:
     """Table 1's cells, in its column order: every conflict mode of ``levels`` x ``mediators``."""
-    budget = budget or ("paper" if parties == "scripted" else "release")
+    budget = default_budget(parties, budget)
     return [NegotiationCell(level, mode, med, ident or None, attitudes, mi_judge, parties, budget)
             for level in levels for mode in DIFFICULTY_MODES[level] for med in mediators]
 

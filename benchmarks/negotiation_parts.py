@@ -125,7 +125,7 @@ def movement(records: list[dict]) -> dict[str, float | None]:
         falls += sum(1 for a, b in zip(c, c[1:]) if b < a - EPS)
         series = list(e["topic_consensus"].values())
         last_rise: dict[int, int] = {}
-        for k, s in enumerate(series):
+        for s in series:
             moves = [1 if b > a + EPS else -1 for a, b in zip(s, s[1:]) if abs(b - a) > EPS]
             reversals += sum(1 for a, b in zip(moves, moves[1:]) if a != b)
         for t in range(1, len(c)):
