@@ -9,13 +9,13 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode
-from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, TONES, TOPICS, Family, MindModel,
-                                      model_for, obs_parts)
+from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, TONES, TOPICS, Family, model_for,
+                                      obs_parts)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
 from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.planning import BayesPlanner, OracleTable, oracle_for, planner_for, references
+from tom_envs.persuasion.planning import OracleTable, oracle_for, planner_for, references
 from tom_envs.persuasion.reader import ScriptedReader, check_reading
-from tom_envs.persuasion.scenarios import FAMILIES, NAMES, PROVENANCE, Scenario, family_named
+from tom_envs.persuasion.scenarios import FAMILIES, NAMES, PROVENANCE, family_named
 from tom_envs.qa import DIALOGUE_HEADER
 from tom_envs.tom import ToMSpec
 
@@ -47,6 +47,27 @@ def resolve_families(families: Any) -> tuple[Family, ...]:
             raise InvalidPersona(f"family {f.name!r} has no scenarios (give Family(..., scenarios=(Scenario(goal, "
                                  "background), ...)))")
     return out
+
+
+def draw_episode(env: Any, options: dict, rng: np.random.Generator) -> tuple[int, int]:
+    """Draw what both v1 envs draw at reset, in one order (seeds replay): the family (or
+    ``options["family"]``), its model, planner and references, a scenario, the two names, then the
+    persona (or ``options["persona"]``) and the initial state. Sets ``family_index``, ``family``,
+    ``model``, ``planner``, ``refs``, ``scenario`` and ``names`` on ``env``; returns
+    ``(state_index, opening reply)``."""
+    names = [f.name for f in env.families]
+    if "family" in options and options["family"] not in names:
+        raise InvalidPersona(f"family {options['family']!r} is not in this env ({', '.join(names)})")
+    env.family_index = names.index(options["family"]) if "family" in options else int(rng.integers(len(names)))
+    env.family = env.families[env.family_index]
+    env.model = model_for(env.family)
+    env.planner = planner_for(env.model, env.horizon)
+    env.refs = references(env.model, env.horizon)
+    env.scenario = env.family.scenarios[int(rng.integers(len(env.family.scenarios)))]
+    a, b = rng.choice(len(NAMES), size=2, replace=False)
+    env.names = {"persuader": NAMES[int(a)], "persuadee": NAMES[int(b)]}
+    persona = env.family.persona_index(options["persona"]) if "persona" in options else None
+    return env.model.sample_initial(rng, persona)
 
 
 def parse_utterance_action(action: Any) -> tuple[int | None, str | None]:
@@ -173,23 +194,8 @@ class PersuasionMindEnv(gym.Env):
         super().reset(seed=seed)
         options = dict(options or {})
         rng = self.np_random
-        if "family" in options:
-            names = [f.name for f in self.families]
-            if options["family"] not in names:
-                raise InvalidPersona(f"family {options['family']!r} is not in this env ({', '.join(names)})")
-            self.family_index = names.index(options["family"])
-        else:
-            self.family_index = int(rng.integers(len(self.families)))
-        self.family: Family = self.families[self.family_index]
-        self.model: MindModel = model_for(self.family)
-        self.planner: BayesPlanner = planner_for(self.model, self.horizon)
+        self.state_index, reply = draw_episode(self, options, rng)
         self.oracle: OracleTable = oracle_for(self.model, self.horizon)
-        self.refs = references(self.model, self.horizon)
-        self.scenario: Scenario = self.family.scenarios[int(rng.integers(len(self.family.scenarios)))]
-        a, b = rng.choice(len(NAMES), size=2, replace=False)
-        self.names = {"persuader": NAMES[int(a)], "persuadee": NAMES[int(b)]}
-        persona = self.family.persona_index(options["persona"]) if "persona" in options else None
-        self.state_index, reply = self.model.sample_initial(rng, persona)
         self.posterior = self.model.open_belief(reply)  # the fair persuader's exact belief (never returned)
         self.tone, self.topic = obs_parts(reply)
         self.heard_last = NOT_YET
@@ -297,4 +303,5 @@ class PersuasionMindEnv(gym.Env):
                         dtype=np.int64)
 
 
-__all__ = ["HEARD", "INTENTIONS", "PROVENANCE", "PersuasionMindEnv", "parse_utterance_action", "resolve_families"]
+__all__ = ["HEARD", "INTENTIONS", "PROVENANCE", "PersuasionMindEnv", "draw_episode", "parse_utterance_action",
+           "resolve_families"]

@@ -9,14 +9,13 @@ from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
 from tom_envs.errors import InvalidAction, UnsupportedRenderMode
-from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, WARM, Family,
-                                      MindModel, model_for, obs_parts)
-from tom_envs.persuasion.mind_env import (HEARD, INTENTIONS, NOT_YET, parse_utterance_action, resolve_families)
+from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, WARM,
+                                      obs_parts)
+from tom_envs.persuasion.mind_env import (HEARD, INTENTIONS, NOT_YET, draw_episode, parse_utterance_action,
+                                          resolve_families)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
 from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.planning import planner_for, references
 from tom_envs.persuasion.reader import ScriptedReader, check_reading
-from tom_envs.persuasion.scenarios import NAMES
 from tom_envs.qa import DIALOGUE_HEADER
 from tom_envs.tom import ToMSpec
 
@@ -122,19 +121,7 @@ class PersuasionMindAECEnv(TomAECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng = self.reseed(seed)
         options = dict(options or {})
-        names = [f.name for f in self.families]
-        if "family" in options and options["family"] not in names:
-            raise InvalidPersona(f"family {options['family']!r} is not in this env ({', '.join(names)})")
-        self.family_index = names.index(options["family"]) if "family" in options else int(rng.integers(len(names)))
-        self.family: Family = self.families[self.family_index]
-        self.model: MindModel = model_for(self.family)
-        self.planner = planner_for(self.model, self.horizon)
-        self.refs = references(self.model, self.horizon)
-        self.scenario = self.family.scenarios[int(rng.integers(len(self.family.scenarios)))]
-        a, b = rng.choice(len(NAMES), size=2, replace=False)
-        self.names = {"persuader": NAMES[int(a)], "persuadee": NAMES[int(b)]}
-        persona = self.family.persona_index(options["persona"]) if "persona" in options else None
-        self.state_index, self.drawn = self.model.sample_initial(rng, persona)
+        self.state_index, self.drawn = draw_episode(self, options, rng)
         self.mind_agreed, self.landed, self.opening = False, False, True
         self.tone, self.topic, self.heard_last = 0, 0, NOT_YET
         self.round, self.agreed = 0, False
