@@ -29,7 +29,7 @@ import argparse
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch_validated
 from tom_envs.download import run as run_download
@@ -93,34 +93,28 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
     present: list[Path] = []
     missing: list[str] = []
     malformed: list[str] = []
+
+    def fetch_one(url: str, name: str, validate: Callable[[Path], Any], missing_as: str, note: str = "") -> None:
+        """Fetch ``url`` into ``out / name`` if ``validate`` reads it; a 404 or a malformed file is
+        reported and noted, any other failure raised."""
+        try:
+            present.append(fetch_validated(url, out / name, validate, timeout, overwrite))
+        except DownloadError as exc:
+            if "HTTP 404" not in str(exc):
+                raise
+            print(f"skipped {name}: missing upstream, {url} answers 404{note}", file=sys.stderr)
+            missing.append(missing_as)
+        except DatasetError as exc:
+            print(f"skipped {name}: {exc}", file=sys.stderr)
+            malformed.append(str(exc))
+
     try:
         for qtype in wanted:
-            url = f"{base_url.rstrip('/')}/{qtype}.json"
-            try:
-                present.append(fetch_validated(url, out / f"{qtype}.json", partial(load_file, qtype=qtype), timeout,
-                                               overwrite))
-            except DownloadError as exc:
-                if "HTTP 404" not in str(exc):
-                    raise
-                note = "" if qtype in RELEASE_VERIFIED else " (one of the four files not verified here)"
-                print(f"skipped {qtype}.json: missing upstream, {url} answers 404{note}", file=sys.stderr)
-                missing.append(qtype)
-            except DatasetError as exc:
-                print(f"skipped {qtype}.json: {exc}", file=sys.stderr)
-                malformed.append(str(exc))
+            fetch_one(f"{base_url.rstrip('/')}/{qtype}.json", f"{qtype}.json", partial(load_file, qtype=qtype), qtype,
+                      "" if qtype in RELEASE_VERIFIED else " (one of the four files not verified here)")
         if prompts and present:
-            try:
-                present.append(fetch_validated(script_url, out / RELEASE_PROMPT_PATH, read_authors_prompts, timeout,
-                                               overwrite))
-            except DownloadError as exc:
-                if "HTTP 404" not in str(exc):
-                    raise
-                print(f"skipped {RELEASE_PROMPT_PATH}: missing upstream, {script_url} answers 404 (--protocol authors "
-                      "will use our prompts)", file=sys.stderr)
-                missing.append(RELEASE_PROMPT_PATH)
-            except DatasetError as exc:
-                print(f"skipped {RELEASE_PROMPT_PATH}: {exc}", file=sys.stderr)
-                malformed.append(str(exc))
+            fetch_one(script_url, RELEASE_PROMPT_PATH, read_authors_prompts, RELEASE_PROMPT_PATH,
+                      " (--protocol authors will use our prompts)")
     finally:
         script_dir = (out / RELEASE_PROMPT_PATH).parent
         if script_dir.is_dir() and not any(script_dir.iterdir()):
