@@ -29,7 +29,9 @@ from benchmarks.cli import (
 )
 from benchmarks.errors import RunnerError
 from benchmarks.family import Benchmark, register
-from benchmarks.matrix_llm import LAYOUTS, format_protocol_table, parse_duration
+from benchmarks.matrix_llm import (
+    FALLBACK_NOTE, LAYOUTS, fallbacks_cell, format_ci, format_protocol_table, parse_duration,
+)
 from benchmarks.results import RESULTS_VERSION, ResultsFileWarning, append_record, read_records
 from benchmarks.runner import Cell as _CellBase
 from benchmarks.runner import cell_records, env_id_for, make_env, play, play_lockstep, run_cell
@@ -416,10 +418,6 @@ ESTIMATORS = {
 }
 
 
-def _cell(m: float | None, ci: float | None, digits: int) -> str:
-    return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
-
-
 def format_table(rows: Sequence[dict], published: bool = False) -> str:
     """004's Table 4 layout; with ``published``, 004's Tabular values and the target checks beside.
 
@@ -438,11 +436,11 @@ def format_table(rows: Sequence[dict], published: bool = False) -> str:
     lines = [head, "-" * len(head)]
     for r in rows:
         line = (f"{r['policy']:<{width}} {r['game']:<4} {r['partners']:<14} "
-                f"{_cell(r['regret_per_step'], r['regret_per_step_ci'], 3):>16} "
-                f"{_cell(r['tom_regret_per_step'], r['tom_regret_per_step_ci'], 3):>16} "
-                f"{_cell(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>13}")
+                f"{format_ci(r['regret_per_step'], r['regret_per_step_ci'], 3):>16} "
+                f"{format_ci(r['tom_regret_per_step'], r['tom_regret_per_step_ci'], 3):>16} "
+                f"{format_ci(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>13}")
         if llm:
-            flagged = f"{r.get('fallbacks', 0)}{'!' if r.get('fallbacks') else ''}"
+            flagged = fallbacks_cell(r.get("fallbacks", 0))
             line = (f"{str(r.get('model') or 'N/A'):<{extra_w[0]}} {str(r.get('label_set') or 'N/A'):<{extra_w[1]}} "
                     + line + f" {r['episodes']:>8} {r.get('reasks', 0):>8} {flagged:>10}")
         pub = PUBLISHED_TABULAR.get((r["game"], r["partners"]))
@@ -451,8 +449,7 @@ def format_table(rows: Sequence[dict], published: bool = False) -> str:
                      f"{'met' if tom_regret_close(r) else 'MISSED'}")
         lines.append(line)
     if any(r.get("fallbacks") for r in rows):
-        lines.append("! some decisions of these rows are random fallbacks (the model's replies never parsed within "
-                     "--max-resamples); their numbers are partly the fallback's, not the model's.")
+        lines.append(FALLBACK_NOTE)
     estimators = sorted({r["estimator"] for r in rows if r.get("estimator")})
     if estimators:
         lines.append("Estimator: " + " / ".join(ESTIMATORS[e] for e in estimators) + ".")

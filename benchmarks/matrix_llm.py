@@ -31,7 +31,8 @@ from benchmarks.records import STEPS_FORMAT, PromptEncoder
 from benchmarks.results import code_stamp
 from benchmarks.runner import EpisodeResult
 
-__all__ = ["LAYOUTS", "STRATEGY_TITLES", "Journal", "format_protocol_table", "parse_duration", "play_checkpointed"]
+__all__ = ["FALLBACK_NOTE", "LAYOUTS", "STRATEGY_TITLES", "Journal", "fallbacks_cell", "format_ci",
+           "format_protocol_table", "parse_duration", "play_checkpointed"]
 
 #: 004's names of the prompting strategies (the tables' row labels).
 STRATEGY_TITLES = {
@@ -196,12 +197,19 @@ def play_checkpointed(envs: Sequence[Any], policy: Any, seeds: Sequence[int], jo
 
 
 # ---------------------------------------------------------------------- 004's table layouts
-def _ci(m: float | None, ci: float | None, digits: int) -> str:
+#: The line under a table whose rows hold random fallbacks (each such count is marked ``!``).
+FALLBACK_NOTE = ("! some decisions of these rows are random fallbacks (the model's replies never parsed within "
+                 "--max-resamples); their numbers are partly the fallback's, not the model's.")
+
+
+def format_ci(m: float | None, ci: float | None, digits: int) -> str:
+    """A table cell ``mean ± half-width`` (``n/a`` without a mean)."""
     return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
 
 
-def _fallback_mark(row: dict) -> str:
-    return "!" if row.get("fallbacks") else ""
+def fallbacks_cell(n: Any) -> str:
+    """A fallback count, marked ``!`` when there are any (see :data:`FALLBACK_NOTE`)."""
+    return f"{n}{'!' if n else ''}"
 
 
 def _label(row: dict) -> str:
@@ -243,10 +251,10 @@ def format_protocol_table(rows: Sequence[dict], layout: str = "table2") -> str:
         order = sorted(rows, key=lambda r: (r.get("model") or "", r.get("label_set") or "", r["partners"],
                                             games[r["game"]]))
         body = [[r.get("model") or "N/A", r.get("label_set") or "N/A", r["partners"], r["game"], _label(r),
-                 _ci(r["regret_per_step"], r["regret_per_step_ci"], 3),
-                 _ci(r["tom_regret_per_step"], r["tom_regret_per_step_ci"], 3),
-                 _ci(r["tom_accuracy"], r["tom_accuracy_ci"], 1), str(r["episodes"]), str(r.get("reasks", 0)),
-                 f"{r.get('fallbacks', 0)}{_fallback_mark(r)}"] for r in order]
+                 format_ci(r["regret_per_step"], r["regret_per_step_ci"], 3),
+                 format_ci(r["tom_regret_per_step"], r["tom_regret_per_step_ci"], 3),
+                 format_ci(r["tom_accuracy"], r["tom_accuracy_ci"], 1), str(r["episodes"]), str(r.get("reasks", 0)),
+                 fallbacks_cell(r.get("fallbacks", 0))] for r in order]
         lines += _render(header, body, right)
     else:
         games = list(dict.fromkeys(r["game"] for r in rows))
@@ -264,15 +272,14 @@ def format_protocol_table(rows: Sequence[dict], layout: str = "table2") -> str:
             cells = groups[key]
             got = list(cells.values())
             fallbacks = sum(r.get("fallbacks", 0) for r in got)
-            body.append([*key, *(_ci(cells[g]["regret_per_step"], cells[g]["regret_per_step_ci"], 3) if g in cells
-                                 else "" for g in games),
+            body.append([*key, *(format_ci(cells[g]["regret_per_step"], cells[g]["regret_per_step_ci"], 3)
+                                 if g in cells else "" for g in games),
                          "/".join(str(cells[g]["episodes"]) for g in games if g in cells),
-                         str(sum(r.get("reasks", 0) for r in got)), f"{fallbacks}{'!' if fallbacks else ''}"])
+                         str(sum(r.get("reasks", 0) for r in got)), fallbacks_cell(fallbacks)])
         lines += _render(header, body, right)
         lines.append("Cells: ΔFunctional/T, mean ± 95% CI over episodes.")
     if any(r.get("fallbacks") for r in rows):
-        lines.append("! some decisions of these rows are random fallbacks (the model's replies never parsed within "
-                     "--max-resamples); their numbers are partly the fallback's, not the model's.")
+        lines.append(FALLBACK_NOTE)
     llm = [r for r in rows if r.get("strategy")]
     windows = sorted({r.get("history_window") for r in llm}, key=lambda w: -1 if w is None else w)
     scorings = sorted({r["scoring"] for r in llm if r.get("scoring")})
