@@ -242,3 +242,12 @@ def test_on_the_release_always_A_scores_the_authors_figures(capsys):
         assert got[("always-first", q)] == round(first_option_rate(data[q]), 3)
     assert {r["qtype"]: r["repeated_options"] for r in rows if r["repeated_options"]} == {"intent_ee": 112}
     assert not any(r["release_file"] == "unverified" for r in rows) and set(RELEASE_UNVERIFIED).isdisjoint(got)
+
+
+def test_the_spread_of_equal_repetitions_is_exactly_zero():
+    """On the release, always-first scores 24.106 % on intent_ee in every repetition; its ± must be 0.0,
+    not the 4e-15 that summing float deviations left."""
+    from tom_envs.persuasion.metrics import sample_sd
+
+    assert sample_sd([100 * 492 / 2041] * 3) == 0.0 and sample_sd([1.0, 2.0, 3.0]) == 1.0
+    assert sample_sd([7.5]) == 0.0 and sample_sd([]) is None

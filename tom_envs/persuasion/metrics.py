@@ -11,7 +11,7 @@ errors by dialogue stage (early / middle / late thirds of a dialogue's question 
 
 from __future__ import annotations
 
-import math
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -47,13 +47,11 @@ STAGES: tuple[str, ...] = ("early", "middle", "late")
 
 
 def sample_sd(values: Sequence[float]) -> float | None:
-    """Sample standard deviation (n - 1); 0.0 for one value, None for none."""
+    """Sample standard deviation (n - 1, :func:`statistics.stdev`: exact 0.0 for equal values, where
+    summing float deviations left 4e-15); 0.0 for one value, None for none."""
     if not values:
         return None
-    if len(values) == 1:
-        return 0.0
-    mean = sum(values) / len(values)
-    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    return statistics.stdev(values) if len(values) > 1 else 0.0
 
 
 def accuracy_table(repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str] = QTYPES) -> list[dict[str, Any]]:
