@@ -47,6 +47,21 @@ def parse_articulation(text: str) -> dict:
     return {"act": act, "tone": tone, "utterance": utterance.strip()}
 
 
+#: Lines of the conversation a prompt shows (the release's five).
+HISTORY = 5
+
+
+def recent_lines(events: Sequence[dict], n: int = HISTORY) -> str:
+    """The last ``n`` lines of the conversation as the release's prompts show them
+    (``CON#<turn>: <speaker>: <text>``, one a line); empty before anyone has spoken."""
+    return "\n".join(f"CON#{e['turn']}: {e['speaker']}: {e['text']}" for e in events[-n:])
+
+
+def random_rating(rng: np.random.Generator) -> float:
+    """A random 1.0-5.0 rating in steps of 0.1 (a rating's fallback)."""
+    return float(rng.integers(10, 51)) / 10.0
+
+
 def random_topic_option(scenario: Scenario, rng: np.random.Generator) -> tuple[int, int]:
     k = int(rng.integers(len(scenario.topics)))
     return k, int(rng.integers(len(scenario.topics[k].options)))
@@ -59,8 +74,6 @@ class PartyStrategy:
     """
 
     name = "base"
-    #: whether :meth:`decide` needs the conversation ``state`` (events, turn, conflict mode)
-    needs_state = False
 
     def decide(self, lead: Caller, parties: Sequence[Any], texts: Sequence[str],
                state: dict | None = None) -> list[Any]:
@@ -69,4 +82,5 @@ class PartyStrategy:
         raise NotImplementedError  # pragma: no cover
 
 
-__all__ = ["PartyStrategy", "ask_for", "checked", "parse_articulation", "random_topic_option"]
+__all__ = ["HISTORY", "PartyStrategy", "ask_for", "checked", "parse_articulation", "random_rating", "random_topic_option",
+           "recent_lines"]

@@ -42,7 +42,8 @@ import numpy as np
 from policies.llm import negotiation_prompts as P
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, parse_articulation, random_topic_option
+from policies.llm.negotiation_common import (HISTORY, PartyStrategy, ask_for, checked, parse_articulation, random_rating,
+                                             random_topic_option, recent_lines)
 from policies.llm.parsing import extract_json, rating_1_5
 from tom_envs.negotiation.actions import option_index, topic_index
 from tom_envs.negotiation.render import MODE_PERSONAS, preferences_block, topics_block
@@ -52,7 +53,7 @@ from tom_envs.negotiation.scenario import Scenario
 IM_THRESHOLD = 3.5
 INTERRUPT_THRESHOLD = 4.0
 #: Retrieval sizes of the release's prompts: memories, thoughts, lines of history.
-TOP_MEMORIES, TOP_THOUGHTS, HISTORY = 5, 3, 5
+TOP_MEMORIES, TOP_THOUGHTS = 5, 3  # (and HISTORY lines, from negotiation_common)
 NUM_THOUGHTS = 2
 SILENCE_FACTOR = 1.01
 SALIENCY_THRESHOLD = 0.1  # lexical cosine (the release: 0.25 on embeddings)
@@ -128,7 +129,7 @@ def _lines(items: Sequence[Item]) -> str:
 
 
 def _history(events: Sequence[dict]) -> str:
-    return "\n".join(f"CON#{e['turn']}: {e['speaker']}: {e['text']}" for e in events[-HISTORY:]) or P.NO_ITEMS
+    return recent_lines(events) or P.NO_ITEMS
 
 
 def initial_memory(scenario: Scenario, index: int, mode: str | None) -> list[Item]:
@@ -153,7 +154,6 @@ class ReleaseLoop(PartyStrategy):
     """
 
     name = "release"
-    needs_state = True
 
     def __init__(self, num_thoughts: int = NUM_THOUGHTS, saliency_threshold: float = SALIENCY_THRESHOLD) -> None:
         if num_thoughts < 1:
@@ -334,7 +334,7 @@ class ReleaseLoop(PartyStrategy):
                                           memories="\n".join(f"- {it.content}" for it in ltm) or P.NO_ITEMS,
                                           thought=thought.content)
 
-        return Ask(prompt, rating_1_5, lambda rng: float(rng.integers(10, 51)) / 10.0)
+        return Ask(prompt, rating_1_5, random_rating)
 
     def articulation_ask(self, party: Any, thought: Item, ctx: dict[str, str]) -> Ask:
         t = party.scenario.topics[thought.topic]

@@ -28,6 +28,7 @@ from policies.llm.caller import Ask
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
 from policies.llm.negotiation import (LLMCaller, UsesCaller, checked, one_episode_at_a_time, party_names, seat_text,
                                      topics_text)
+from policies.llm.negotiation_common import random_rating, recent_lines
 from policies.llm.parsing import extract_json, rating_1_5
 from tom_envs.negotiation.actions import option_index, party_index, topic_index
 from tom_envs.negotiation.metrics import STRATEGIES
@@ -260,7 +261,6 @@ class LLMMediator(UsesCaller, BasePolicy):
 # --------------------------------------------------------------------------------------------- 002's social mediator
 #: The paper's and the release's threshold on the mediator's motivation to step in.
 SOCIAL_THRESHOLD = 3.5
-HISTORY = 5
 
 
 def consensus_status(scenario: Scenario, state: dict) -> list[dict]:
@@ -344,7 +344,7 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
         sc = self.scenario
         brief = sc.mediator.persona.strip() if sc.mediator is not None and sc.mediator.persona else ""
         brief = brief.replace("{issues}", ", ".join(t.name for t in sc.topics))
-        history = "\n".join(f"CON#{e['turn']}: {e['speaker']}: {e['text']}" for e in state["events"][-HISTORY:])
+        history = recent_lines(state["events"])
         return {"title": sc.title or sc.name, "background": sc.background,
                 "brief": f"Your brief: {brief}\n" if brief else "", "topics": topics_text(sc),
                 "parties": ", ".join(f"{p.name} ({p.role})" if p.role else p.name for p in sc.parties),
@@ -373,7 +373,7 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
         draft = self.caller.ask("draft", [self.draft_ask(ctx)])[0]
         candidates = draft.value
         scores = self.caller.ask("score", [Ask(P.SOCIAL_SCORE.format(**self._plan(c), **ctx), rating_1_5,
-                                               lambda rng: float(rng.integers(10, 51)) / 10.0) for c in candidates])
+                                               random_rating) for c in candidates])
         ratings = [a.value for a in scores]
         best = max(range(len(candidates)), key=lambda j: ratings[j])  # first of equals
         chosen = candidates[best]
@@ -407,7 +407,7 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
                     "reasoning": reasoning if isinstance(reasoning, str) else json.dumps(reasoning)}
 
         def rand(rng: np.random.Generator) -> dict:
-            return {"should_engage": bool(rng.integers(2)), "rating": float(rng.integers(10, 51)) / 10.0,
+            return {"should_engage": bool(rng.integers(2)), "rating": random_rating(rng),
                     "reasoning": "(random fallback)"}
 
         return Ask(P.SOCIAL_WHEN.format(**ctx), parse, rand)
