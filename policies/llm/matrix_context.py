@@ -85,7 +85,7 @@ class PlanningRunner:
         self.tokenizer, self.game_text, self.max_tokens = tokenizer, text, max_tokens
         self.needs: list[tuple[str, int, int, int]] = []  # (stage, round, prompt tokens, generated tokens)
         self._fillers: dict[int, str] = {}
-        self.longest_label = self._longest(text.labels)
+        self._label_sizes: dict[str, int] = {}  # tokens of " " + label
         self.longest_partner_label = self._longest(text.partner_labels)
 
     def tokens(self, kind: str) -> int:
@@ -95,7 +95,11 @@ class PlanningRunner:
         return len(self.tokenizer.encode(text, add_special_tokens=special))
 
     def _longest(self, labels: Sequence[str]) -> int:
-        return int(np.argmax([self.count(" " + label, special=False) for label in labels]))
+        """The index of the label with the most tokens after a space (the first such)."""
+        for label in labels:
+            if label not in self._label_sizes:
+                self._label_sizes[label] = self.count(" " + label, special=False)
+        return int(np.argmax([self._label_sizes[label] for label in labels]))
 
     def _chat_tokens(self, content: str) -> int:
         return self.count(render_chat(self.tokenizer, user(content)), special=False)
@@ -115,16 +119,15 @@ class PlanningRunner:
 
     # -- the StageRunner interface
     def score(self, slots: Sequence[Slot], stage: str, prompts: Sequence[str], labels: Sequence[str]) -> list:
-        longest = max(labels, key=lambda label: self.count(" " + label, special=False))
+        pick = self._longest(labels)
         for slot, prompt in zip(slots, prompts):
-            self.needs.append((stage, slot.t + 1, self.count(prompt + " " + longest), 1))
-        pick = labels.index(longest)
+            self.needs.append((stage, slot.t + 1, self.count(prompt + " " + labels[pick]), 1))
         return [np.eye(len(labels))[pick] for _ in slots]
 
     def choose(self, slots: Sequence[Slot], stage: str, contents: Sequence[str], labels: Sequence[str],
                kind: str) -> list[tuple[int, str | None]]:
         cap = self.tokens(kind)
-        pick = max(range(len(labels)), key=lambda i: self.count(" " + labels[i], special=False))
+        pick = self._longest(labels)
         for slot, content in zip(slots, contents):
             self.needs.append((stage, slot.t + 1, self._chat_tokens(content), cap))
         # a reply as long as the cap, all of it in the plan (Plans + Insights shows plan and insights again)
