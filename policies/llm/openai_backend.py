@@ -166,6 +166,11 @@ class OpenAIBackend(Backend):
         self.stats.calls += 1
         return self._run(lambda budget: [self._chat(r, budget) for r in requests])
 
+    @property
+    def tokenizer(self) -> Any:
+        """The served model's Hugging Face tokenizer (``tokenizer=``), or None when none was given."""
+        return self._tokenizer
+
     def score(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
         """Score continuations on the backend's scoring path (see the class docstring and :meth:`Backend.score`)."""
         self.stats.calls += 1

@@ -40,8 +40,7 @@ SCORING = ("sum", "mean")
 
 def backend_tokenizer(backend: Any) -> Any:
     """The backend's Hugging Face tokenizer, or None (an OpenAI backend built without ``tokenizer``)."""
-    tokenizer = getattr(backend, "tokenizer", None)
-    return tokenizer if tokenizer is not None else getattr(backend, "_tokenizer", None)
+    return getattr(backend, "tokenizer", None)
 
 
 # --------------------------------------------------------------------------------------------- stage runner
