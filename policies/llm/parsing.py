@@ -150,10 +150,6 @@ def score_1_5(value: Any, what: str) -> int:
     return int(x)
 
 
-__all__ = ["AUTHORS_LETTERS", "choice_ask", "extract_json", "extract_section", "parse_answer",
-           "parse_authors_cot_letter", "parse_authors_letter", "parse_letter", "score_1_5"]
-
-
 def rating_1_5(reply: str) -> float:
     """The number under ``"rating"`` in a reply's JSON object, from 1.0 to 5.0 (else :class:`ReplyError`)."""
     value = extract_json(reply).get("rating")
@@ -166,3 +162,8 @@ def rating_1_5(reply: str) -> float:
     if not 1.0 <= x <= 5.0:
         raise ReplyError(f"'rating' must be from 1.0 to 5.0, got {x}")
     return x
+
+
+__all__ = ["AUTHORS_LETTERS", "choice_ask", "extract_json", "extract_section", "parse_answer",
+           "parse_authors_cot_letter", "parse_authors_letter", "parse_letter", "rating_1_5",
+           "score_1_5"]
