@@ -210,6 +210,18 @@ def test_a_killed_run_resumes_mid_cell_and_equals_an_uninterrupted_run(tmp_path)
     assert not list((tmp_path / "killed" / "matrix").glob("*.inflight"))
 
 
+def _settled(server, quiet: float = 0.3, limit: float = 10.0) -> None:
+    """Wait until the loopback server has recorded every request already on its way: a request the
+    client sent and then cancelled (its batch failed) still reaches the server, a moment later."""
+    import time
+
+    end, seen, since = time.monotonic() + limit, len(server.requests), time.monotonic()
+    while time.monotonic() < end and time.monotonic() - since < quiet:
+        time.sleep(0.05)
+        if len(server.requests) != seen:
+            seen, since = len(server.requests), time.monotonic()
+
+
 def test_a_backend_failure_mid_cell_resumes_lm_from_the_last_round(fake_openai, tmp_path):
     """LM prompting (scored on the loopback server) fails at a request of round 3; the rerun goes on
     from round 3 and its records equal an uninterrupted run's."""
@@ -224,6 +236,7 @@ def test_a_backend_failure_mid_cell_resumes_lm_from_the_last_round(fake_openai, 
         evaluate_llm(["IBS"], ["tit_for_tat"], ["lm"], 2, 0, 5, tmp_path / "crashed", backend, IDENT, **kw)
     (journal,) = (tmp_path / "crashed" / "matrix").glob("*.inflight")
     assert len(journal.read_text().splitlines()) == 3  # header and rounds 1-2
+    _settled(fake_openai)  # a sibling request of the failed batch may still be arriving: not the rerun's
     fake_openai.default = "ok"
     fake_openai.requests.clear()
     rows, _ = evaluate_llm(["IBS"], ["tit_for_tat"], ["lm"], 2, 0, 5, tmp_path / "crashed", backend, IDENT, **kw)
