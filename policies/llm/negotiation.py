@@ -36,7 +36,7 @@ from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError, TextObservationNeeded, UnknownStrategy
 from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, parse_articulation, random_topic_option
 from policies.llm.parsing import extract_json, score_1_5
-from tom_envs.negotiation.actions import option_index, topic_index
+from tom_envs.negotiation.actions import option_index, party_index, topic_index
 from tom_envs.negotiation.errors import NegotiationActionError
 from tom_envs.negotiation.scenario import Scenario
 
@@ -125,7 +125,7 @@ def seat_text(observation: Any, who: str) -> str:
 def checked_config(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` with the env's :class:`NegotiationActionError` turned into :class:`InvalidPolicyConfig`."""
     try:
-        return fn(*args, "party")
+        return fn(*args)
     except NegotiationActionError as exc:
         raise InvalidPolicyConfig(str(exc)) from None
 
@@ -258,9 +258,7 @@ class LLMParty(UsesCaller, BasePolicy):
         self.strategy = strategies[strategy]()
         self.party: int | None = None
         if party is not None:
-            from tom_envs.negotiation.actions import party_index
-
-            self.party = checked_config(party_index, scenario, party)
+            self.party = checked_config(party_index, scenario, party, "party")
         self.caller = LLMCaller(backend, **caller_kwargs)
         self.last: dict[str, Any] = {}
         self.mind: Any = None  # the release loop's memories and thoughts (per episode)
