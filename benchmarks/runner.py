@@ -55,6 +55,9 @@ class Step:
         next_observation, reward, terminated, truncated, next_info: what ``step`` returned.
         log: ``{"predict": ..., "act": ...}`` from the policy's ``last_step_log()`` in lockstep
             (prompts, replies, parse failures...), None when the policy keeps no log.
+        record: the ToM recorder's record of the step (None without a recorder). It is read
+            from the recorder, out of band: the policy never gets it (``next_info`` holds
+            nothing of the recorder's before the episode's last step).
     """
 
     index: int
@@ -68,6 +71,7 @@ class Step:
     truncated: bool
     next_info: dict
     log: dict | None = None
+    record: dict | None = None
 
 
 @dataclass
@@ -183,7 +187,8 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
         policy.observe(new_obs, reward, terminated, truncated, new_info)
         total += float(reward)
         if on_step is not None:
-            kept = on_step(Step(index, obs, info, prediction, action, new_obs, reward, terminated, truncated, new_info))
+            kept = on_step(Step(index, obs, info, prediction, action, new_obs, reward, terminated, truncated, new_info,
+                                record=_last_record(recorder)))
             if kept is not None:
                 steps.append(kept)
         obs, info, index = new_obs, new_info, index + 1
@@ -232,7 +237,7 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
                 log = {"predict": pred_log[k] if pred_log else None, "act": act_log[k] if act_log else None} \
                     if step_log else None
                 kept = on_step(Step(index, obs[k], infos[k], predictions[k], actions[k], new_obs[k], rewards[k],
-                                    terms[k], truncs[k], new_infos[k], log))
+                                    terms[k], truncs[k], new_infos[k], log, _last_record(recorders[k])))
                 if kept is not None:
                     steps[k].append(kept)
         ended = [t or u for t, u in zip(terms, truncs)]
@@ -402,8 +407,12 @@ def seat_seed(seed: int, index: int) -> int:
 
 def _summary(recorder: Any, info: dict, total: float, steps: int) -> dict[str, Any]:
     if recorder is not None:
-        return info[recorder.key]["episode"]
+        return recorder.episode_summary()
     return {"return": total, "steps": steps}
+
+
+def _last_record(recorder: Any) -> dict | None:
+    return None if recorder is None else recorder.last_record
 
 
 def lockstep_batches(items: Sequence[Any], size: int, length: Callable[[Any], Any] | None = None) -> list[list[int]]:

@@ -65,12 +65,12 @@ def test_every_id_states_targets_truth_and_outcome(env_id):
 # ---------------------------------------------------------------------- QA envs through the recorder
 @pytest.mark.parametrize("feedback", ["episode", "step"])
 def test_qa_answers_are_the_predictions_scored_per_question_type(feedback):
-    """With per-step feedback every step's ``info["tom"]`` scores its answer; by default (answers come
-    back when the dialogue ends) the recorder holds its records back too: until the last step a
-    record holds only its round, and the last one holds every step's record."""
+    """The recorder scores every answer as it is given, out of band (``records``), under either feedback
+    mode; nothing of the recorder's is in an info before the last step, which holds every step's
+    record and the episode summary."""
     env = ToMRecorder(gym.make("tom/PersuasiveToM-v1", feedback=feedback))
     _, info = env.reset(seed=0, options={"episode": 0})
-    assert info["tom"] == {}
+    assert "tom" not in info
     base = env.unwrapped
     hits: dict[str, list[bool]] = {}
     expected, step, done, total = [], 0, False, 0.0
@@ -83,15 +83,14 @@ def test_qa_answers_are_the_predictions_scored_per_question_type(feedback):
         expected.append((right, choice, choice == right))
         hits.setdefault(item.qtype, []).append(choice == right)
         step += 1
-        if feedback == "step":
-            rec = info["tom"]
-            assert rec["answer"] == right and rec["prediction"] == choice and rec["correct"] == bool(reward)
-        elif not done:
-            assert info["tom"] == {"round": step} and reward == 0.0 and "correct" not in info
-    if feedback == "episode":
-        recs = info["tom"]["steps"]
-        assert [(r["answer"], r["prediction"], r["correct"]) for r in recs] == expected
-        assert [r["round"] for r in recs] == list(range(1, step + 1)) and info["tom"]["answer"] == expected[-1][0]
+        rec = env.last_record
+        assert rec["answer"] == right and rec["prediction"] == choice and rec["correct"] == (choice == right)
+        if not done:
+            assert "tom" not in info
+            assert feedback == "step" or (reward == 0.0 and "correct" not in info)
+    recs = info["tom"]["steps"]
+    assert recs == env.records and [(r["answer"], r["prediction"], r["correct"]) for r in recs] == expected
+    assert [r["round"] for r in recs] == list(range(1, step + 1))
     assert total == sum(c for *_, c in expected)  # the same return either way
     ep = info["tom"]["episode"]
     assert ep["rounds"] == step and ep["tom_steps"] == step and ep["return"] == total
@@ -101,15 +100,13 @@ def test_qa_answers_are_the_predictions_scored_per_question_type(feedback):
                              "correct": sum(map(sum, hits.values()))}
     env.reset(seed=1)
     env.step(0)
-    assert env.episode_summary()["rounds"] == 1  # state cleared on reset
-    assert feedback == "step" or env.step(0)[4]["tom"] == {"round": 2}  # held records cleared on reset too
-    if feedback == "episode":  # the round count alone does not show it: the end hands back this episode's records only
-        rounds, done = 2, False
-        while not done:
-            _, _, done, _, info = env.step(0)
-            rounds += 1
-        assert [r["round"] for r in info["tom"]["steps"]] == list(range(1, rounds + 1))
-        assert info["tom"]["episode"]["rounds"] == rounds
+    assert env.episode_summary()["rounds"] == 1 and len(env.records) == 1  # state cleared on reset
+    rounds, done = 1, False  # the end hands back this episode's records only
+    while not done:
+        _, _, done, _, info = env.step(0)
+        rounds += 1
+    assert [r["round"] for r in info["tom"]["steps"]] == list(range(1, rounds + 1))
+    assert info["tom"]["episode"]["rounds"] == rounds
 
 
 def test_a_tom_spec_names_when_truths_come_back():
@@ -124,8 +121,8 @@ def test_an_explicit_qa_prediction_wins_over_the_action():
     env.reset(seed=0)
     right = env.unwrapped.current_answer
     env.record_prediction(right)
-    info = env.step(1 - right)[4]
-    assert info["tom"]["prediction"] == right and info["tom"]["correct"] is True
+    env.step(1 - right)
+    assert env.last_record["prediction"] == right and env.last_record["correct"] is True
 
 
 # ---------------------------------------------------------------------- several targets
@@ -161,19 +158,19 @@ def test_aec_recorder_scores_the_predictor_seat(env_id):
     env = AECToMRecorder(tom_envs.make_aec(env_id, **REGISTRY[env_id].example_kwargs))
     spec = env.tom_spec
     env.reset(seed=3)
-    assert env.tom_info == {} and env.records == []
+    assert env.records == [] and env.last_record is None
     for agent in env.possible_agents:  # seeded actions: an unseeded draw could end the episode before any prediction
         env.action_space(agent).seed(3)
     name, space = next(iter(spec.targets.items()))
     space.seed(3)
     for agent in env.agent_iter(max_iter=300):
         _, _, term, trunc, info = env.last()
+        assert "tom" not in info  # the scorer is out of band: no seat reads the recorder's records
         if agent == spec.predictor:
-            assert "tom" in info
             env.record_prediction({name: space.sample()})
         env.step(None if term or trunc else env.action_space(agent).sample())
-    summary = env.tom_info["episode"]
-    assert summary == env.episode_summary() and summary["tom_steps"] >= 1
+    summary = env.episode_summary()
+    assert summary["tom_steps"] >= 1 and env.last_record == env.records[-1]
     assert summary["rounds"] == len(env.records) and set(summary["outcome"]) == set(spec.outcome)
     assert 0.0 <= summary["tom_accuracy"] <= 100.0
     env.reset(seed=4)

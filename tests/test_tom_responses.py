@@ -144,7 +144,7 @@ def test_recorder_reports_all_three_responses_per_step_and_episode():
     env = ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=4))
     # TFT plays C, then copies us: C, D, C, D against our D, C, D, C
     infos = play(env, [1, 0, 1, 0], [1, 0, 0, None])
-    steps = [i["tom"] for i in infos[1:]]
+    steps = env.records
     assert [s["partner_action"] for s in steps] == [0, 1, 0, 1]
     # predicted D vs C (2 reciprocal), predicted C vs D (5), predicted C vs C (0), nothing predicted
     assert [s["tom_regret_reciprocal"] for s in steps] == [2, 5, 0, None]
@@ -152,7 +152,7 @@ def test_recorder_reports_all_three_responses_per_step_and_episode():
     assert [s["tom_regret"] for s in steps] == [s["tom_regret_reciprocal"] for s in steps]
     # action values: in round 1 (3 rounds left) predicting D against TFT's C still leaves cooperating right
     assert steps[0]["tom_regret_action_value"] == 0 and steps[3]["tom_regret_action_value"] is None
-    ep = steps[-1]["episode"]
+    ep = infos[-1]["tom"]["episode"]
     assert ep["tom_response"] == "reciprocal"
     assert ep["tom_regret"] == ep["tom_regret_reciprocal"] == 7.0
     assert ep["tom_regret_per_step"] == ep["tom_regret_per_step_reciprocal"] == pytest.approx(7 / 3)
@@ -168,13 +168,13 @@ def test_action_value_is_read_at_the_round_and_partner_state_of_the_step():
     automaton = get_partner(IBS, "tit_for_tat").automaton()
     costs = action_value_costs(IBS, solve(IBS, automaton, 3))
     actions, predictions = [1, 0, 1], [1, 1, 1]  # the partner plays F, then copies: B, F
-    infos = play(env, actions, predictions)
+    play(env, actions, predictions)
     state = automaton.initial_state
-    for t, (a, b_hat, info) in enumerate(zip(actions, predictions, infos[1:])):
-        b = info["tom"]["partner_action"]
-        assert info["tom"]["tom_regret_action_value"] == costs[t, state, b_hat, b]
+    for t, (a, b_hat, rec) in enumerate(zip(actions, predictions, env.records)):
+        b = rec["partner_action"]
+        assert rec["tom_regret_action_value"] == costs[t, state, b_hat, b]
         state = automaton.transition[state, a, b]
-    assert [i["tom"]["tom_regret_action_value"] for i in infos[1:]] == [16, 0, STAGE["IBS"][1][0]]
+    assert [r["tom_regret_action_value"] for r in env.records] == [16, 0, STAGE["IBS"][1][0]]
 
 
 @pytest.mark.parametrize("response", TOM_RESPONSES)

@@ -63,6 +63,29 @@ class UnknownEnvironment(TomEnvsError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class InvalidFlag(TomEnvsError, TypeError):
+    """A boolean option (an ``expose_*`` / oracle flag) was given something other than a bool.
+
+    ``expose_state="false"`` is a truthy string: it would switch the oracle information on. Flags
+    take ``True`` or ``False`` only.
+    """
+
+
+def require_bool(name: str, value: object) -> bool:
+    """``value`` as a bool, or :class:`InvalidFlag` naming ``name`` when it is not one.
+
+    Accepts ``True``/``False`` (and numpy's bool). Anything else -- a string such as ``"false"``,
+    ``0``/``1``, None -- is an error rather than a truth test, because a truthy string would silently
+    switch an oracle flag on.
+    """
+    if isinstance(value, bool):
+        return value
+    if type(value).__name__ == "bool_" and type(value).__module__ == "numpy":
+        return bool(value)
+    raise InvalidFlag(f"{name} takes True or False, got {value!r} ({type(value).__name__}); pass a Python bool "
+                      f"(e.g. {name}=False), not a string or a number")
+
+
 class DependencyNotInstalled(TomEnvsError, gym_error.DependencyNotInstalled, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 

@@ -18,16 +18,24 @@ outcome), the same way in every family, so that one recorder (:mod:`wrappers.tom
 Scoring: :class:`wrappers.ToMRecorder` (Gymnasium) and :class:`wrappers.AECToMRecorder` (the
 ``predictor`` seat of an AEC env) take predictions through ``record_prediction(prediction)`` (a
 bare value for a single target, ``{target: value}`` otherwise; a probability vector for a
-``Discrete`` target scores its argmax) and score them with one :class:`wrappers.ToMScorer`; per
-step ``info["tom"]``, at the end ``info["tom"]["episode"]`` (ToM % per target and per
-``group_by`` value, the outcome; matrix games keep seed 004's ΔToM and ΔFunctional keys).
+``Discrete`` target scores its argmax) and score them with one :class:`wrappers.ToMScorer`. **The
+scorer is out of band**: its per-step records go to the recorder's ``records`` / ``last_record``,
+which the runner reads from the recorder, never into what a seat observes; a Gymnasium episode's
+last step returns ``info["tom"] = {"steps": [...], "episode": summary}`` (ToM % per target and per
+``group_by`` value, the outcome; matrix games keep seed 004's ΔToM and ΔFunctional keys), when
+every fact is over and public.
 
-**Information rule.** Nothing returned with an observation (the observation *or* the info of that
-call) may determine the answer to a question not yet answered or a hidden state not yet revealed. Ground
-truth reaches the scorer through ``tom_truth``/``tom_outcome`` (or a step's info *after* the fact, when
-the fact is over: the partner's action just played; where facts correlate within an episode -- the
-answers of one dialogue's questions -- only with the episode's last step, ``ToMSpec.reveal``). An
-explicit, documented constructor flag may expose more for oracle baselines (e.g. ``expose_labels``).
+**Information rule.** Nothing a policy receives -- from the env or from any wrapper, recorder or
+runner in between -- may determine the answer to a question not yet answered or a hidden state not
+yet revealed: not the observation, not the info, not the reward, not the order, count, size or
+position of what is returned. Ground truth reaches the scorer through ``tom_truth``/``tom_outcome``
+(or a step's info *after* the fact, when the fact is over and public: the partner's action just
+played; where facts correlate within an episode -- the answers of one dialogue's questions -- only
+with the episode's last step, ``ToMSpec.reveal``). A persistent hidden state (a persuadee's mind, a
+party's stance) comes back only when the episode ends. An explicit, documented boolean constructor
+flag may expose more for oracle baselines (e.g. ``expose_labels=True``; a non-bool is
+:class:`~tom_envs.errors.InvalidFlag`). :func:`tom_envs.checks.check_information_rule` plays an env
+the way cheating policies would, bare or wrapped, and reports what it finds.
 
 **Text for language models.** One convention across families: the text an LLM reads for the current
 decision is the observation's ``"text"`` entry for envs with dict observations (the QA envs); envs whose
@@ -64,10 +72,10 @@ class ToMSpec:
             target (QA envs: the answer index).
         group_by: a key of a step's ``info`` naming the kind of question that step resolved (QA
             envs: ``"qtype"``); the recorder breaks accuracy down by its value. None: no breakdown.
-        reveal: when the env may return the truths it resolves: ``"step"`` (with the step that
-            resolved them; default) or ``"episode"`` (only with the episode's last step: QA envs
-            whose answers correlate within a dialogue). The recorder follows it: under
-            ``"episode"`` its per-step records are held back and returned with the last step.
+        reveal: when the env's *own* info and reward may return the truths it resolves:
+            ``"step"`` (with the step that resolved them, once the fact is public; default) or
+            ``"episode"`` (only with the episode's last step: QA envs whose answers correlate
+            within a dialogue). The recorders return nothing before the last step either way.
     """
 
     targets: Mapping[str, spaces.Space] = field(default_factory=dict)

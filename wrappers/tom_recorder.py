@@ -32,17 +32,20 @@ class ToMRecorder(gym.Wrapper):
     :meth:`record_prediction` (matrix games: the partner's action in the coming round, as an
     index or a probability vector whose argmax, lowest index on ties, is the prediction; QA envs
     need none: the answer chosen is the prediction). After the step the recorder asks the
-    unwrapped env for ``tom_truth()`` and puts the step's record in ``info["tom"]``; when the
-    episode ends, ``info["tom"]["episode"]`` holds the episode's summary (see
-    :class:`~wrappers.tom_scorer.ToMScorer`). A reset's ``info["tom"]`` holds what is known at
-    the start. State is cleared on reset. An env whose ``tom_spec.reveal`` is ``"episode"`` (the
-    QA envs by default: their answers correlate within a dialogue) returns no truth before the
-    episode ends, and neither does the recorder: until then a step's ``info["tom"]`` holds only
-    its ``round``; the last step's holds its own record, ``steps`` (every step's record, in
-    order) and ``episode``.
+    unwrapped env for ``tom_truth()`` and scores the step.
 
-    For the matrix games (:class:`~wrappers.tom_scorer.MatrixToMScorer`) a step's ``info["tom"]``
-    holds ``round``, ``partner_action``, ``prediction`` (or None), ``correct``, ``tom_regret``,
+    **The scorer is out of band** (the information rule, docs/architecture.md): what the recorder
+    computes never enters what the policy being scored receives while the episode runs. A step's
+    record goes to :attr:`records` (every step's, in order) and :attr:`last_record`, which the
+    runner reads from the recorder itself; the ``info`` returned by ``reset`` and by every step but
+    the last carries nothing of the recorder's. Only the episode's last step, when every fact is
+    over and public, returns ``info["tom"] = {"steps": records, "episode": summary}`` (the way
+    Gymnasium's ``RecordEpisodeStatistics`` returns ``info["episode"]``). What is known at the
+    start (a matrix game's drawn partner and optimal return) is :attr:`start_record`, and in the
+    summary. State is cleared on reset.
+
+    For the matrix games (:class:`~wrappers.tom_scorer.MatrixToMScorer`) a step's record holds
+    ``round``, ``partner_action``, ``prediction`` (or None), ``correct``, ``tom_regret``,
     ``tom_regret_stage``, ``tom_regret_reciprocal``, ``tom_regret_action_value``,
     ``prediction_prob``, ``reward``, ``optimal_reward`` and ``regret`` (None for black-box
     partners); the episode summary ``partner``, ``rounds``, ``return``, ``optimal_return``,
@@ -50,7 +53,7 @@ class ToMRecorder(gym.Wrapper):
     ``tom_response``, ``tom_regret`` (ΔToM), ``tom_regret_per_step``, ``regrets``,
     ``tom_correct``, ``tom_regrets``, and ``tom_regret_<r>``, ``tom_regret_per_step_<r>``,
     ``tom_regrets_<r>`` for each ΔToM response r (``stage``, ``reciprocal``, ``action_value``);
-    the reset's ``partner`` and ``optimal_return``. The unsuffixed ΔToM keys follow
+    :attr:`start_record` holds ``partner`` and ``optimal_return``. The unsuffixed ΔToM keys follow
     ``tom_response``.
 
     Args:
@@ -71,7 +74,9 @@ class ToMRecorder(gym.Wrapper):
         super().__init__(env)
         self.scorer = _scorer(env, "ToMRecorder", tom_response)
         self.tom_spec = self.scorer.spec
-        self._held: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] = []
+        self.last_record: dict[str, Any] | None = None
+        self.start_record: dict[str, Any] = {}
 
     @property
     def game(self) -> Any:
@@ -80,8 +85,8 @@ class ToMRecorder(gym.Wrapper):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
-        info[self.key] = self.scorer.start()
-        self._held = []  # the step records of a reveal="episode" env, until its end
+        self.start_record = self.scorer.start()
+        self.records, self.last_record = [], None
         return obs, info
 
     def record_prediction(self, prediction: Any) -> None:
@@ -90,20 +95,14 @@ class ToMRecorder(gym.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        record = self.scorer.score(reward, action, info)
-        if self.tom_spec.reveal == "episode":
-            self._held.append(record)
-            if not (terminated or truncated):
-                info[self.key] = {"round": record["round"]}
-                return obs, reward, terminated, truncated, info
-            record = {**record, "steps": list(self._held)}
+        self.last_record = self.scorer.score(reward, action, info)
+        self.records.append(self.last_record)
         if terminated or truncated:
-            record["episode"] = self.scorer.summary()
-        info[self.key] = record
+            info[self.key] = {"steps": list(self.records), "episode": self.scorer.summary()}
         return obs, reward, terminated, truncated, info
 
     def episode_summary(self) -> dict[str, Any]:
-        """The summary of the episode so far (the dict the last step puts in ``info``)."""
+        """The summary of the episode so far (the dict the last step puts in ``info["tom"]["episode"]``)."""
         return self.scorer.summary()
 
 
@@ -112,11 +111,11 @@ class AECToMRecorder(BaseWrapper):
 
     Before the predictor's step, hand its prediction to :meth:`record_prediction`. After every
     step whose ``tom_truth()`` resolves a target, the record is scored (a prediction waits for
-    the step that resolves its target, whoever acts in it) and becomes :attr:`tom_info`; while
-    the predictor is selected, :meth:`last` returns its info with ``"tom"`` added (a copy: the
-    env's own ``infos`` are not touched). When no agent is left, ``tom_info["episode"]`` holds
-    the episode summary, also available from :meth:`episode_summary`. ``return`` in the summary
-    is the predictor's summed reward. State is cleared on reset.
+    the step that resolves its target, whoever acts in it) and appended to :attr:`records`
+    (:attr:`last_record` is the latest). The scorer is out of band, as in :class:`ToMRecorder`:
+    nothing of the recorder's is added to what any seat observes (:meth:`last`, ``infos``);
+    the runner reads :attr:`records` and :meth:`episode_summary` from the recorder. ``return`` in
+    the summary is the predictor's summed reward. State is cleared on reset.
 
     Args:
         env: an AEC env whose unwrapped env keeps the ToM contract with a ``predictor``.
@@ -134,17 +133,15 @@ class AECToMRecorder(BaseWrapper):
         if self.tom_spec.predictor is None:
             raise TomEnvsError(f"{type(env.unwrapped).__name__}'s tom_spec names no predictor seat; AECToMRecorder "
                                "scores the seat named in ToMSpec(predictor=...)")
-        if self.tom_spec.reveal != "step":
-            raise TomEnvsError(f"{type(env.unwrapped).__name__}'s tom_spec reveals its truths only when the episode "
-                               "ends (reveal='episode'); AECToMRecorder returns them step by step")
         self.predictor = self.tom_spec.predictor
-        self.tom_info: dict[str, Any] = {}
         self.records: list[dict[str, Any]] = []
+        self.last_record: dict[str, Any] | None = None
+        self.start_record: dict[str, Any] = {}
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.env.reset(seed=seed, options=options)
-        self.tom_info = self.scorer.start()
-        self.records = []
+        self.start_record = self.scorer.start()
+        self.records, self.last_record = [], None
 
     def record_prediction(self, prediction: Any) -> None:
         """The predictor's prediction of the target(s) the coming steps resolve (None: none)."""
@@ -157,18 +154,10 @@ class AECToMRecorder(BaseWrapper):
         reward = float(self.env.rewards.get(self.predictor, 0.0)) if hasattr(self.env, "rewards") else 0.0
         if self.env.unwrapped.tom_truth():
             infos = getattr(self.env, "infos", {})
-            self.tom_info = self.scorer.score(reward, action if acting else None, infos.get(agent))
-            self.records.append(self.tom_info)
+            self.last_record = self.scorer.score(reward, action if acting else None, infos.get(agent))
+            self.records.append(self.last_record)
         else:
             self.scorer.add_reward(reward)
-        if not self.env.agents:
-            self.tom_info = {**self.tom_info, "episode": self.scorer.summary()}
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.last(observe)
-        if self.env.agent_selection == self.predictor:
-            info = {**info, self.key: self.tom_info}
-        return obs, reward, terminated, truncated, info
 
     def episode_summary(self) -> dict[str, Any]:
         """The predictor's scores for the episode so far."""

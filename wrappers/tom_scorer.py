@@ -111,7 +111,8 @@ class ToMScorer:
 
     # ------------------------------------------------------------------ episode
     def start(self) -> dict[str, Any]:
-        """Clear the episode's state (after a reset); returns what the reset's ``info["tom"]`` holds."""
+        """Clear the episode's state (after a reset); returns what is known at the start (the
+        recorder keeps it as ``start_record``, out of band: it may name hidden state)."""
         self._pending: dict[str, tuple[Any, np.ndarray | None]] = {}
         self._t = 0
         self._return = 0.0

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidGame, InvalidPartner, ResetNeeded
+from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidGame, InvalidPartner, ResetNeeded, require_bool
 from tom_envs.matrix.config import build_game, check_env_args
 from tom_envs.matrix.games import LABEL_SETS, MatrixGame
 from tom_envs.matrix.oracle import OracleSolution, solve
@@ -128,9 +128,9 @@ class MatrixGameEnv(gym.Env):
             raise InvalidGame(f"unknown label_set {label_set!r}; choose one of {', '.join(LABEL_SETS)}")
         self.horizon = int(horizon)
         self.history_length = int(history)
-        self.include_round = bool(include_round)
-        self.expose_partner_action = bool(expose_partner_action)
-        self.expose_partner = bool(expose_partner)
+        self.include_round = require_bool("include_round", include_round)
+        self.expose_partner_action = require_bool("expose_partner_action", expose_partner_action)
+        self.expose_partner = require_bool("expose_partner", expose_partner)
         self.label_set = label_set
         self.render_mode = render_mode
         self.partner_distribution: PartnerDistribution = resolve_partners(self.game, partners)
