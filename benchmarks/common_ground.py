@@ -363,7 +363,8 @@ def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -
             questions = [{**{f: info[f] for f in ("cid", "sno", "eno", "order")},
                           "correct": bool(info["correct"]), "chosen": int(info["chosen"]),
                           "parse_failures": st["parse_failures"], "fallback": st["fallback"]}
-                         for info, st in zip(answered([st["info"] for st in steps]), steps)]
+                         for info, st in zip(answered([st["info"] for st in steps], with_fillers=True), steps)
+                         if info["scored"]]  # the fillers are asked (tom/CommonToM-v2) but not scored
             done.append({"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions, "llm_stats": stats})
 
         llm.answer(env.unwrapped, [({"cid": cid}, s) for cid, s in todo], save)
@@ -423,7 +424,7 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
             if name == common_ground_llm.RELEASE_POLICY:
                 row["prompt_sha256"] = hyper["prompt_sha256"]
     rows[0].update({k: summary[k] for k in ("consistency", "r_first_second", "r_first_third", "propositions")})
-    answers = [it.answer for ep in env.unwrapped.episodes for it in ep]
+    answers = [it.answer for ep in env.unwrapped.episodes for it in ep if it.scored]  # the release's questions
     # the random row's expectation (003's Random row is this number); None for the other policies
     rows[0]["expected_accuracy"] = expected_accuracy(float(hyper["p_yes"]), answers) if "p_yes" in hyper else None
     return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper}

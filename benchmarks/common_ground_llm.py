@@ -104,9 +104,11 @@ class _Replay(BasePolicy):
 
 
 def _records(steps: list[Step]) -> list[dict[str, Any]]:
-    """One record per question of a finished conversation, once its answers are known after the fact."""
+    """One record per question asked in a finished conversation (fillers too, with ``scored``), once
+    its answers are known after the fact."""
     return [{**{k: info[k] for k in ("cid", "sno", "eno", "order")}, "correct": bool(info["correct"]),
-             "chosen": int(info["chosen"])} for info in answered([st.next_info for st in steps])]
+             "chosen": int(info["chosen"]), "scored": bool(info["scored"])}
+            for info in answered([st.next_info for st in steps], with_fillers=True)]
 
 
 def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], key: dict[str, Any],
@@ -172,6 +174,8 @@ def _answer(env: Any, args: argparse.Namespace, name: str, cfg: dict[str, Any], 
     steps = _records(play_episode(env, _Keep(policy), seed, options={"cid": cid}, on_step=lambda st: st).steps)
     records = []
     for rec, more in zip(steps, extra):
+        if not rec.pop("scored"):
+            continue  # a filler (tom/CommonToM-v2 asks each scored question's whole group): asked, not scored
         rec.update(more)
         if rec.get("unparsed"):
             rec["correct"] = False  # the authors' scoring: a reply that is neither Yes nor No is wrong

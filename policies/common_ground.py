@@ -1,4 +1,4 @@
-"""Baselines for ``tom/CommonToM-v1`` (seed 003): a prior-proportional random answerer and an
+"""Baselines for ``tom/CommonToM-v2`` (seed 003): a prior-proportional random answerer and an
 explicit belief-state answerer in the spirit of 003's ReCoG.
 
 The belief-state policy reads the question (speaker chain, certainty, event), gets both speakers'
@@ -165,11 +165,11 @@ def _gold_labels(info: dict) -> tuple[str, str, str, str]:
     """The gold labels of the question now shown: ``info["next_labels"]`` (reset or step)."""
     if "next_labels" not in info:
         raise TomEnvsError("the gold-label policy needs the labels of the question shown, which the env returns only "
-                           "when made with expose_labels=True (tom/CommonToM-v1)")
+                           "when made with expose_labels=True (tom/CommonToM-v2)")
     info = info["next_labels"]
     missing = [k for k in _GOLD_KEYS if k not in info]
     if missing:
-        raise TomEnvsError(f"the gold-label policy needs {missing} in info; use it with tom/CommonToM-v1")
+        raise TomEnvsError(f"the gold-label policy needs {missing} in info; use it with tom/CommonToM-v2")
     return tuple(str(info[k]) for k in _GOLD_KEYS)  # type: ignore[return-value]
 
 

@@ -292,7 +292,10 @@ def test_env_defaults_to_the_bundled_test_conversation_and_steps_sentence_by_sen
     assert rewards == [0.0] * (len(turns) - 1) + [float(len(turns))] and info["correct"]
     assert len(info["answers"]) == len(turns) and all(a["correct"] for a in info["answers"])
     assert turns == sorted(turns)
-    assert len(turns) == len(read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz"))
+    released = read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz")
+    groups = {(r.sno, r.eno) for r in released}
+    assert len(turns) == 18 * len(groups)  # every group with a scored question, whole (fillers)
+    assert sum(a["scored"] for a in info["answers"]) == len(released)
     with pytest.raises(EpisodeEnded):
         env.step(0)
 
@@ -385,17 +388,17 @@ def test_same_seed_same_trajectory_and_pickle_round_trip():
         assert s1[0]["text"] == s2[0]["text"] and s1[1:] == s2[1:]
 
 
-REGISTRATION = dict(id="tom/CommonToM-v1", entry_point="tom_envs.common_ground.env:CommonToMEnv", family="common_ground",
+REGISTRATION = dict(id="tom/CommonToM-v2", entry_point="tom_envs.common_ground.env:CommonToMEnv", family="common_ground",
                     summary="Common-ToM yes/no belief questions (003), asked sentence by sentence",
                     kwargs={"split": "test", "context": "online"}, builtin=True)
 
 
 def test_the_proposed_registration_makes_the_env_offline():
-    added = "tom/CommonToM-v1" not in tom_envs.REGISTRY
+    added = "tom/CommonToM-v2" not in tom_envs.REGISTRY
     if added:
         tom_envs.register(**REGISTRATION)
     try:
-        env = gym.make("tom/CommonToM-v1")
+        env = gym.make("tom/CommonToM-v2")
         obs, info = env.reset(seed=0)
         assert info["cid"] == 4431
         with warnings.catch_warnings():
@@ -405,7 +408,7 @@ def test_the_proposed_registration_makes_the_env_offline():
         if added:
             from tom_envs.registration import unregister
 
-            unregister("tom/CommonToM-v1")
+            unregister("tom/CommonToM-v2")
 
 
 # ---------------------------------------------------------------------- baselines and metrics

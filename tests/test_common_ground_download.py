@@ -105,7 +105,7 @@ def test_data_download_and_list_commands(server, tmp_path, capsys):
     assert main(["data", "list", "--format", "json"]) == 0
     listed = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
     assert set(listed) == {"persuasion", "common-ground", "negotiation"}
-    assert listed["common-ground"]["envs"] == ["tom/CommonToM-v1"]
+    assert listed["common-ground"]["envs"] == ["tom/CommonToM-v2"]
     assert listed["common-ground"]["download"] == "tom_envs.common_ground.download"
 
 

@@ -112,12 +112,12 @@ def test_qa_answers_are_the_predictions_scored_per_question_type(feedback):
 def test_a_tom_spec_names_when_truths_come_back():
     with pytest.raises(ToMContractError, match="reveal"):
         ToMSpec(targets={"x": spaces.Discrete(2)}, reveal="later")
-    assert tom_spec_of(gym.make("tom/CommonToM-v1")).reveal == "episode"
-    assert tom_spec_of(gym.make("tom/CommonToM-v1", feedback="step")).reveal == "step"
+    assert tom_spec_of(gym.make("tom/CommonToM-v2")).reveal == "episode"
+    assert tom_spec_of(gym.make("tom/CommonToM-v2", feedback="step")).reveal == "step"
 
 
 def test_an_explicit_qa_prediction_wins_over_the_action():
-    env = ToMRecorder(gym.make("tom/CommonToM-v1", feedback="step"))
+    env = ToMRecorder(gym.make("tom/CommonToM-v2", feedback="step"))
     env.reset(seed=0)
     right = env.unwrapped.current_answer
     env.record_prediction(right)

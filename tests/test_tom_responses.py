@@ -191,7 +191,7 @@ def test_bad_responses_are_named_errors():
     with pytest.raises(UnknownToMResponse, match="stage, reciprocal, action_value"):
         ToMRecorder(gym.make("tom/IPD-v0"), tom_response="greedy")
     with pytest.raises(TomEnvsError, match="matrix games"):
-        ToMRecorder(gym.make("tom/CommonToM-v1"), tom_response="stage")
+        ToMRecorder(gym.make("tom/CommonToM-v2"), tom_response="stage")
 
 
 # 004's published (game, partners, ΔToM/T, ToM %): Table 2 (Mixtral 8x7B, single-action partners) and Table 4.

@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, TomEnvsError
+from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, TomEnvsError, require_bool
 from tom_envs.tom import ToMSpec
 
 #: Option letters, in order; a question has at most this many options.
@@ -66,6 +66,10 @@ class QAItem:
             the fact, as the answer is (see ``feedback`` in :class:`QAEnv`).
         labels: gold labels that other questions share (e.g. the speakers' beliefs about an
             event); never returned, except as ``next_labels`` with ``expose_labels=True``.
+        scored: whether the benchmark scores this question. An unscored one (a *filler*) is asked
+            exactly like the others so that the sequence of questions (how many, in which order)
+            carries nothing about the scored ones' labels; only the after-the-fact ``answers`` of a
+            finished episode say which were scored, and :func:`answered` leaves the fillers out.
     """
 
     episode_id: str
@@ -80,8 +84,10 @@ class QAItem:
     meta: dict[str, Any] = field(default_factory=dict)
     after: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, Any] = field(default_factory=dict)
+    scored: bool = True
 
     def __post_init__(self) -> None:
+        require_bool("QAItem.scored", self.scored)
         if not self.choices or not 0 <= self.answer < len(self.choices):
             raise TomEnvsError(f"QA item {self.episode_id}/{self.turn}: answer {self.answer} is not an index of {len(self.choices)} choices")
 
@@ -110,15 +116,23 @@ def question_info(info: dict) -> dict:
     return dict(info)
 
 
-def answered(infos: Sequence[dict]) -> list[dict]:
-    """Per question of one finished episode, in asking order, the info of the step that answered it
-    with what is known after the fact (``answer``, ``correct``, the item's ``after``), whichever the
-    env's ``feedback``: under ``"step"`` the step infos themselves, under ``"episode"`` the last
-    one's ``answers``. What a scorer (never a policy) reads once the episode is over.
+def answered(infos: Sequence[dict], with_fillers: bool = False) -> list[dict]:
+    """Per scored question of one finished episode, in asking order, the info of the step that
+    answered it with what is known after the fact (``answer``, ``correct``, ``scored``, the item's
+    ``after``), whichever the env's ``feedback``: the last step's ``answers`` (every QA env puts them
+    there), or the step infos themselves (infos recorded before ``answers`` existed under
+    ``feedback="step"``). What a scorer (never a policy) reads once the episode is over.
+
+    Args:
+        infos: the infos of every step of the episode, in order.
+        with_fillers: also return the unscored questions (``scored`` False), one entry per step;
+            by default they are left out, so that every metric scores the benchmark's questions only.
 
     Raises:
         TomEnvsError: ``infos`` is not the step infos of one whole episode.
+        InvalidFlag: ``with_fillers`` is not a bool.
     """
+    with_fillers = require_bool("with_fillers", with_fillers)
     infos = list(infos)
     if not infos:
         raise TomEnvsError("answered() takes the infos of every step of one finished QA episode; got none")
@@ -131,7 +145,7 @@ def answered(infos: Sequence[dict]) -> list[dict]:
     if len(facts) != len(infos) or any("correct" not in f for f in facts):
         raise TomEnvsError(f"answered() takes the infos of every step of one finished QA episode: got {len(infos)} "
                            f"infos, and the episode's answers are {len(facts)} (was the episode played to its end?)")
-    return [dict(f) for f in facts]
+    return [dict(f) for f in facts if with_fillers or f.get("scored", True)]
 
 
 class QAEnv(gym.Env):
@@ -158,8 +172,16 @@ class QAEnv(gym.Env):
     and the last one returns the number of correct answers of the episode (the same undiscounted
     return as per-question rewards) and every question's answer. ``feedback="step"`` -- the
     documented flag for training with per-question feedback -- returns reward 1.0 for a correct
-    answer (else 0.0) and the answer with the step that answered it. :func:`answered` reads a
-    finished episode's answers either way (what the benchmarks score).
+    answer (else 0.0) and the answer with the step that answered it. Either way the last step also
+    carries ``answers`` (every question's after-the-fact description, with ``scored``), which
+    :func:`answered` reads (what the benchmarks score).
+
+    Scored questions and fillers (:attr:`QAItem.scored`). A family may ask unscored questions among
+    the scored ones so that how many questions come, in which order, cannot encode the scored ones'
+    labels (Common-ToM). They are asked, answered and rewarded like any other question (the reward and
+    ``tom_truth()`` cover every question asked, so neither tells them apart); nothing says which were
+    scored before the episode ends, when ``answers`` marks each with ``scored``. :func:`answered` and
+    ``tom_outcome()`` count the scored questions only.
 
     Info follows the information rule (:mod:`tom_envs.tom`): what ``reset`` and ``step`` return
     with a question never determines its answer. Every info names what it describes in
@@ -170,8 +192,9 @@ class QAEnv(gym.Env):
     reset-style description of the question now shown (None after the last one). What is known
     only after the fact -- ``answer`` (the right option, shown index), ``correct`` and the item's
     ``after`` -- comes with the step that answered the question under ``feedback="step"``; by
-    default only the episode's last step carries it (for its own question), and ``answers``: the
-    after-the-fact description of every question of the episode, in order.
+    default only the episode's last step carries it (for its own question); under either feedback
+    the last step carries ``answers``: the after-the-fact description of every question of the
+    episode, in order, each with ``scored``.
     :func:`question_info` is what a policy answering the shown question may read. Gold labels that
     later questions share (the item's ``labels``) are never returned. ``expose_labels=True`` --
     for oracle baselines only -- adds ``next_labels`` to every info that comes with a question:
@@ -179,8 +202,8 @@ class QAEnv(gym.Env):
 
     ToM contract: ``tom_spec`` has the one target ``answer`` (``Discrete(max_choices)``); the
     action is the prediction; ``group_by="qtype"``. ``tom_truth()`` is ``{"answer": i}`` for the
-    question just answered; ``tom_outcome()`` the accuracy so far (``accuracy``, ``answered``,
-    ``correct``). :attr:`current_answer` and :attr:`current_item` give the ground truth of the
+    question just answered (scored or not); ``tom_outcome()`` the accuracy so far over the scored
+    questions (``accuracy``, ``answered``, ``correct``). :attr:`current_answer` and :attr:`current_item` give the ground truth of the
     question now asked to scorers and tests; nothing returned by ``reset``/``step`` does. With
     ``feedback="episode"`` the spec's ``reveal`` is ``"episode"``: the recorder holds its per-step
     records back until the episode ends.
@@ -190,6 +213,8 @@ class QAEnv(gym.Env):
         qtypes: every question type the env can ask (fixes the ``qtype`` space).
         shuffle_choices: present the options in a seeded random order (against letter bias).
         strict: raise :class:`InvalidAction` for a masked option instead of scoring it wrong.
+        (``shuffle_choices``, ``strict`` and ``expose_labels`` take a bool only: anything else,
+        e.g. the string ``"false"``, raises :class:`~tom_envs.errors.InvalidFlag`.)
         render_mode: ``"ansi"`` returns the current prompt from ``render()``.
         expose_labels: return ``next_labels`` (the answer and gold labels of the question now
             shown) with every question: the documented flag for oracle baselines; default False.
@@ -197,6 +222,7 @@ class QAEnv(gym.Env):
 
     Raises:
         TomEnvsError: no episodes, an empty episode, an unknown question type or feedback mode.
+        InvalidFlag: a flag that is not a bool.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -204,6 +230,9 @@ class QAEnv(gym.Env):
     def __init__(self, episodes: Sequence[Sequence[QAItem]], qtypes: Sequence[str], shuffle_choices: bool = False,
                  strict: bool = False, render_mode: str | None = None, expose_labels: bool = False,
                  feedback: str = "episode") -> None:
+        shuffle_choices = require_bool("shuffle_choices", shuffle_choices)
+        strict = require_bool("strict", strict)
+        expose_labels = require_bool("expose_labels", expose_labels)
         if feedback not in FEEDBACK_MODES:
             raise TomEnvsError(f"feedback must be one of {FEEDBACK_MODES} ('episode': answers and rewards come back "
                                f"when the dialogue ends; 'step': with each answer), got {feedback!r}")
@@ -217,7 +246,7 @@ class QAEnv(gym.Env):
         if unknown:
             raise TomEnvsError(f"items have question types {sorted(unknown)} not in qtypes {self.qtypes}")
         self.shuffle_choices = shuffle_choices
-        self.expose_labels = bool(expose_labels)
+        self.expose_labels = expose_labels
         self.feedback = feedback
         self.strict = strict
         self.render_mode = render_mode
@@ -246,6 +275,7 @@ class QAEnv(gym.Env):
         self._started = False
         self._resolved: dict[str, int] = {}
         self._answered = self._n_correct = 0
+        self._scored_answered = self._scored_correct = 0
         self._facts: list[dict[str, Any]] = []  # the episode's after-the-fact descriptions so far
 
     # ------------------------------------------------------------------ episode selection
@@ -266,6 +296,7 @@ class QAEnv(gym.Env):
         self._started = True
         self._resolved = {}
         self._answered = self._n_correct = 0
+        self._scored_answered = self._scored_correct = 0
         self._facts = []
         return self._observe()
 
@@ -287,18 +318,22 @@ class QAEnv(gym.Env):
         info = {**self._info(item), "describes": "answered", "chosen": a, "invalid": a >= n,
                 "choice_order": list(self._order)}
         fact = {**info, "answer": shown, "correct": correct, **item.after}
-        self._facts.append(fact)
+        self._facts.append({**fact, "scored": item.scored})  # which were scored: told when the episode ends
         self._resolved = {"answer": shown}
         self._answered += 1
         self._n_correct += correct
+        self._scored_answered += item.scored
+        self._scored_correct += correct and item.scored
         self._i += 1
         terminated = self._i >= len(self._episode)
         if self.feedback == "step":
             info, reward = dict(fact), float(correct)
         elif terminated:
-            info, reward = {**fact, "answers": [dict(f) for f in self._facts]}, float(self._n_correct)
+            info, reward = dict(fact), float(self._n_correct)
         else:
             reward = 0.0
+        if terminated:
+            info["answers"] = [dict(f) for f in self._facts]
         if terminated:
             info["shown"] = None
             return self._blank(), reward, True, False, info
@@ -322,9 +357,10 @@ class QAEnv(gym.Env):
         return dict(self._resolved)
 
     def tom_outcome(self) -> dict[str, Any]:
-        """Accuracy (%) over the questions answered so far in this episode, and the counts."""
-        acc = 100.0 * self._n_correct / self._answered if self._answered else None
-        return {"accuracy": acc, "answered": self._answered, "correct": self._n_correct}
+        """Accuracy (%) over the scored questions answered so far in this episode, and the counts
+        (fillers, :attr:`QAItem.scored` False, are not counted; the reward counts them)."""
+        n, hits = self._scored_answered, self._scored_correct
+        return {"accuracy": 100.0 * hits / n if n else None, "answered": n, "correct": hits}
 
     @property
     def current_answer(self) -> int | None:

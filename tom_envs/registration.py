@@ -104,8 +104,11 @@ RETIRED = {
                         "stays in tom_envs.persuasion.live",
     "tom/PersuasiveToM-v0": "use tom/PersuasiveToM-v1, whose answers and rewards come back when the dialogue ends; "
                            "tom/PersuasiveToM-v1 with feedback='step' behaves as v0 did",
-    "tom/CommonToM-v0": "use tom/CommonToM-v1, whose answers and rewards come back when the conversation ends; "
-                       "tom/CommonToM-v1 with feedback='step' behaves as v0 did",
+    "tom/CommonToM-v0": "use tom/CommonToM-v2, whose answers and rewards come back when the conversation ends "
+                       "(feedback='step' returns them with each step, as v0 did)",
+    "tom/CommonToM-v1": "use tom/CommonToM-v2, which asks every question of each scored question's (sentence, "
+                       "event) group, so that counting the questions tells nothing; the scored questions are "
+                       "the same. CommonToMEnv(fillers=False) asks what v1 asked",
 }
 
 
@@ -197,7 +200,7 @@ register(
     builtin=True,
 )
 register(
-    "tom/CommonToM-v1",
+    "tom/CommonToM-v2",
     "tom_envs.common_ground.env:CommonToMEnv",
     kwargs={"split": "test", "context": "online"},
     family="common_ground",

@@ -172,7 +172,7 @@ def render_body(observation: dict) -> tuple[str, int]:
     if missing:
         raise QAObservationError(
             f"the observation has no {', '.join(missing)}; LLMQAAnswerer answers envs whose observation is a dict "
-            "with 'question', 'choices' and 'n_choices' (tom/PersuasiveToM-v1, tom/CommonToM-v1, ...)."
+            "with 'question', 'choices' and 'n_choices' (tom/PersuasiveToM-v1, tom/CommonToM-v2, ...)."
         )
     n = int(observation["n_choices"])
     if not 1 <= n <= len(LETTERS):

@@ -46,7 +46,7 @@ def test_observations_without_a_question_and_bad_modes_raise_named_errors():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env_id", ["tom/PersuasiveToM-v1", "tom/CommonToM-v1"])
+@pytest.mark.parametrize("env_id", ["tom/PersuasiveToM-v1", "tom/CommonToM-v2"])
 def test_zero_shot_scoring_answers_questions(env_id, vllm_backend):
     logs = answer_episode(gym.make(env_id), LLMQAAnswerer(vllm_backend, mode="zero_shot"), seed=0)
     for log in logs:
@@ -61,7 +61,7 @@ def test_zero_shot_scoring_answers_questions(env_id, vllm_backend):
 @pytest.mark.parametrize("mode", ["zero_shot", "cot"])
 def test_generated_answers_count_failures_and_flag_the_random_fallback(mode, vllm_backend):
     answerer = LLMQAAnswerer(vllm_backend, mode=mode, scoring=False, max_resamples=1, fallback="random", max_tokens=6)
-    logs = answer_episode(gym.make("tom/CommonToM-v1"), answerer, seed=1, max_questions=2)
+    logs = answer_episode(gym.make("tom/CommonToM-v2"), answerer, seed=1, max_questions=2)
     for log in logs:
         attempts = log["stages"][0]["attempts"]
         assert log["parse_failures"] == sum(a["parsed"] is None for a in attempts)

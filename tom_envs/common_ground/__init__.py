@@ -1,5 +1,5 @@
 """Common-ground belief QA (seed 003, Common-ToM): corpus and question-file readers, question
-generation with its answer rules, and the ``tom/CommonToM-v1`` environment
+generation with its answer rules, and the ``tom/CommonToM-v2`` environment
 (:mod:`tom_envs.common_ground.env`, imported on ``gymnasium.make``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``tom/CommonToM-v1``: Common-ToM's belief questions asked sentence by sentence (seed 003)."""
+"""``tom/CommonToM-v2``: Common-ToM's belief questions asked sentence by sentence (seed 003)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.common_ground.corpus import MARKER, QuestionRow, read_corpus, read_questions, scan, split_cids, pick_annotator
-from tom_envs.common_ground.questions import DEFAULT_KEEP_FRACTION, DEFAULT_SAMPLE_SEED, generate_questions, parse_question
-from tom_envs.errors import DatasetError, TomEnvsError
+from tom_envs.common_ground.questions import (DEFAULT_KEEP_FRACTION, DEFAULT_SAMPLE_SEED, all_questions,
+                                             generate_questions, parse_question, with_fillers)
+from tom_envs.errors import DatasetError, TomEnvsError, require_bool
 from tom_envs.qa import QUESTION_PREFIX, QAEnv, QAItem
 
 CONTEXT_MODES = ("online", "window", "full")
@@ -21,15 +22,29 @@ WINDOW = 5
 GOLD_LABELS = ("belief_A", "belief_B", "cg_A", "cg_B")
 
 
+class CorpusNeeded(DatasetError):
+    """Question files without the corpus they were generated from: the fillers cannot be built."""
+
+
 class CommonToMEnv(QAEnv):
     """Answer Common-ToM's yes/no belief questions while a conversation unfolds (seed 003).
 
     An episode is one conversation of the common-ground corpus (CALLHOME telephone calls between
     speakers A and B), stepped sentence by sentence: at each sentence that is a time point of some
     event, that sentence's questions are asked, one per env step ("At the time indicated by 🛑, is
-    it the case that A believes that B believes it is possibly true that <event>?"). Questions come
-    from the released question files, or are generated from the corpus with ``from_corpus=True``
-    (the rules of :mod:`tom_envs.common_ground.questions`).
+    it the case that A believes that B believes it is possibly true that <event>?"). The scored
+    questions are the released question files' (or, with ``from_corpus=True``, the same questions
+    generated from the corpus by the rules of :mod:`tom_envs.common_ground.questions`).
+
+    **Fillers.** The release keeps all 18 questions of an informative (sentence, event) group and
+    1-6 of an uninformative one (its 10 % down-sampling), so the number of questions about an event
+    -- or their positions -- would give the labels away to an agent that counts. The env therefore
+    asks, for every group with a scored question, all 18 questions the corpus generates for it
+    (shuffled within the sentence with the env's seed): the released ones are scored, the others are
+    *fillers*, asked, answered and rewarded alike, and told apart only when the conversation ends
+    (``scored`` in ``info["answers"]``). Every group thus presents 18 questions in a random order.
+    The fillers are generated from ``cg/`` with the release's rules, and every scored question is
+    checked to be its generated twin; question files without ``cg/`` raise :class:`CorpusNeeded`.
 
     ## Action Space
     ``Discrete(2)``: 0 = no, 1 = yes.
@@ -39,13 +54,17 @@ class CommonToMEnv(QAEnv):
     and "answer yes or no"), ``context`` (the dialogue per ``context``, the current sentence marked
     with 🛑), ``question``, ``background`` (empty), ``choices`` (``("No", "Yes")``),
     ``n_choices`` (2), ``qtype`` (index of ``order_1``/``order_2``/``order_3``), ``turn`` (the
-    sentence number) and ``action_mask`` (both ones). Labels and answers never appear in it.
+    sentence number) and ``action_mask`` (both ones). Labels, answers and whether a question is
+    scored never appear in it.
 
     ## Rewards
-    The number of correct answers of the conversation, with its last step; 0.0 with every earlier step
+    The number of correct answers of the conversation -- over every question asked, fillers included
+    (a reward that skipped them would tell them apart) -- with its last step; 0.0 with every earlier step
     (``feedback="episode"``, the default: answers of one conversation are not independent, so
     per-question feedback could give later answers away). With ``feedback="step"``: 1.0 for a correct answer,
-    0.0 otherwise, with each step. The undiscounted return is the same either way.
+    0.0 otherwise, with each step. The undiscounted return is the same either way. The benchmark's
+    accuracy (``tom_outcome()``, :func:`~tom_envs.qa.answered`, ``python -m benchmarks common-ground``)
+    counts the scored questions only.
 
     ## Episode End
     Terminates after the conversation's last question; never truncated. Stepping after the end
@@ -59,7 +78,10 @@ class CommonToMEnv(QAEnv):
       or a list of conversation ids.
     * ``context``: ``"online"`` (the dialogue up to the current sentence; default), ``"window"``
       (five sentences before and after it, as 003's prompts) or ``"full"`` (the released context).
-    * ``from_corpus``: generate the questions from ``cg/`` instead of reading ``questions/``.
+    * ``from_corpus``: generate the scored questions from ``cg/`` instead of reading ``questions/``.
+    * ``fillers``: ask each scored question's whole group (default True, above). ``False`` asks the
+      scored questions alone, as v1 did: for stateless answerers only (one prompt per question, no
+      memory), since then counting the questions gives labels away; it needs no ``cg/``.
     * ``annotator``: whose annotation (default: the only one present, else ``"Magda"``).
     * ``keep_fraction``, ``sample_seed``: down-sampling of the uninformative label groups when
       generating (defaults 0.1 and 42, as released).
@@ -71,6 +93,9 @@ class CommonToMEnv(QAEnv):
       :class:`~tom_envs.qa.QAEnv`.
     * ``render_mode``: ``"ansi"`` returns the current prompt from ``render()``.
 
+    ``from_corpus``, ``fillers`` and ``expose_labels`` take a bool only (a string such as ``"false"``
+    raises :class:`~tom_envs.errors.InvalidFlag`).
+
     ## Info
     Nothing returned with a question determines its answer (the information rule,
     :mod:`tom_envs.tom`). ``reset`` describes the question shown: ``order``, ``chain`` (e.g.
@@ -78,7 +103,7 @@ class CommonToMEnv(QAEnv):
     ``annotator``, plus :class:`~tom_envs.qa.QAEnv`'s ``qtype``, ``role``, ``episode_id``,
     ``turn``. A ``step`` describes the question just answered: the same keys plus
     ``choice_order``, ``chosen`` and ``invalid``; after the fact -- with the conversation's last
-    step (``answers``: one such description per question, in order), or with each step under
+    step (``answers``: one such description per question, in order, each with ``scored``), or with each step under
     ``feedback="step"`` -- also ``answer`` (1 = yes), ``answer_label`` (``"Yes"``/``"No"``) and
     ``correct``. Questions about one event are asked together and share its gold labels, so
     their answers are not independent: none comes back before the conversation ends. The
@@ -98,6 +123,11 @@ class CommonToMEnv(QAEnv):
       returned with it or with the questions after it (the information rule).
     * v1: answers and rewards come back when the conversation ends (``feedback="episode"``);
       v0's behaviour is ``feedback="step"``; v0 is no longer registered.
+    * v2: fillers: every (sentence, event) group with a scored question is asked whole (18
+      questions), so that counts, group sizes and positions carry no labels (issue 24); the scored
+      questions are the release's, as before; rewards count every question asked; the last step
+      carries ``answers`` under either feedback. ``fillers=False`` asks what v1 asked. Flags take
+      bools only. v1 is no longer registered.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -114,16 +144,19 @@ class CommonToMEnv(QAEnv):
         expose_labels: bool = False,
         render_mode: str | None = None,
         feedback: str = "episode",
+        fillers: bool = True,
     ) -> None:
+        self.from_corpus = require_bool("from_corpus", from_corpus)
+        self.fillers = require_bool("fillers", fillers)
+        expose_labels = require_bool("expose_labels", expose_labels)
         if context not in CONTEXT_MODES:
             raise TomEnvsError(f"context must be one of {CONTEXT_MODES}, got {context!r}")
         self.data_dir = data_dir
         self.split = split if isinstance(split, str) else [int(c) for c in split]
         self.context_mode = context
-        self.from_corpus = bool(from_corpus)
-        questions = load_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed)
-        self.cids = sorted(questions)
-        episodes = [[make_item(r, context) for r in questions[cid]] for cid in self.cids]
+        asked = load_asked(data_dir, split, self.from_corpus, annotator, keep_fraction, sample_seed, self.fillers)
+        self.cids = sorted(asked)
+        episodes = [[make_item(r, context, scored) for r, scored in asked[cid]] for cid in self.cids]
         super().__init__(episodes, QTYPES, shuffle_choices=False, strict=False, render_mode=render_mode,
                          expose_labels=expose_labels, feedback=feedback)
         self._widen_text_spaces()
@@ -191,8 +224,9 @@ def render_prompt(item: QAItem) -> str:
                       "Answer yes or no (action 1 = yes, 0 = no)."])
 
 
-def make_item(row: QuestionRow, context: str = "online") -> QAItem:
-    """A :class:`QAItem` for one question row, with the context cut per ``context`` mode."""
+def make_item(row: QuestionRow, context: str = "online", scored: bool = True) -> QAItem:
+    """A :class:`QAItem` for one question row, with the context cut per ``context`` mode (``scored``
+    False: a filler)."""
     parsed = parse_question(row.question)
     chain = ">".join(parsed.chain)
     meta = {"order": row.order, "chain": chain, "belief_Q": row.belief_Q, "cid": row.cid, "sno": row.sno,
@@ -200,7 +234,8 @@ def make_item(row: QuestionRow, context: str = "online") -> QAItem:
     labels = {"belief_A": row.belief_A, "belief_B": row.belief_B, "cg_A": row.cg_A, "cg_B": row.cg_B}
     return QAItem(episode_id=str(row.cid), turn=row.sno, context=cut_context(row.context, context),
                   question=row.question, choices=CHOICES, answer=1 if row.answer == "Yes" else 0,
-                  qtype=f"order_{row.order}", role=chain, meta=meta, after={"answer_label": row.answer}, labels=labels)
+                  qtype=f"order_{row.order}", role=chain, meta=meta, after={"answer_label": row.answer}, labels=labels,
+                  scored=scored)
 
 
 def cut_context(full: str, mode: str) -> str:
@@ -216,8 +251,9 @@ def cut_context(full: str, mode: str) -> str:
 
 def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
                annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
-               sample_seed: int = DEFAULT_SAMPLE_SEED) -> dict[int, list[QuestionRow]]:
-    """Conversation id -> its questions in asking order (by sentence, then file order).
+               sample_seed: int = DEFAULT_SAMPLE_SEED, file_order: bool = False) -> dict[int, list[QuestionRow]]:
+    """Conversation id -> its scored questions (the released ones) by sentence, then file order
+    (``file_order=True``: in file order).
 
     Raises:
         DatasetError: the data folder lacks the needed files, or a file is malformed.
@@ -232,9 +268,49 @@ def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_cor
     for cid in split_cids(split, (c for c, _ in files)):
         path = pick_annotator(files, cid, annotator)
         rows = generate_questions(read_corpus(path), keep_fraction, sample_seed) if from_corpus else read_questions(path)
-        rows = sorted(rows, key=lambda r: r.sno)  # stable: file order within a sentence
+        if not file_order:
+            rows = sorted(rows, key=lambda r: r.sno)  # stable: file order within a sentence
         if rows:
             out[cid] = rows
     if not out:
         raise DatasetError(f"{folder.root}: split {split!r} has no questions at all")
+    return out
+
+
+def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
+               annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
+               sample_seed: int = DEFAULT_SAMPLE_SEED, fillers: bool = True) -> dict[int, list[tuple[QuestionRow, bool]]]:
+    """Conversation id -> the questions the env asks, by sentence, each with whether it is scored.
+
+    The scored questions are :func:`load_split`'s. With ``fillers`` (the default), every (sentence,
+    event) group with a scored question is asked whole: the questions the corpus generates for it
+    (:func:`~tom_envs.common_ground.questions.with_fillers`), the scored ones among them.
+
+    Raises:
+        CorpusNeeded: fillers are asked, the questions come from ``questions/`` and ``cg/`` lacks the
+            conversation's corpus file.
+        DatasetError: as :func:`load_split`, or a released question the corpus does not generate.
+    """
+    fillers = require_bool("fillers", fillers)
+    from_corpus = require_bool("from_corpus", from_corpus)
+    scored = load_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed, file_order=True)
+    if not fillers:
+        return {cid: [(r, True) for r in sorted(rows, key=lambda r: r.sno)] for cid, rows in scored.items()}
+    folder = scan(data_dir)
+    out: dict[int, list[tuple[QuestionRow, bool]]] = {}
+    for cid, rows in scored.items():
+        files = folder.corpus if from_corpus else folder.questions
+        source = pick_annotator(files, cid, annotator)
+        who = next(a for (c, a), path in files.items() if c == cid and path == source)
+        if not from_corpus and (cid, who) not in folder.corpus:
+            have = sorted(a for c, a in folder.corpus if c == cid)
+            raise CorpusNeeded(
+                f"{folder.root}: conversation {cid}'s scored questions ({source.name}) are asked among the other "
+                f"questions of their (sentence, event) groups, which are generated from the corpus, and there is no "
+                f"cg/{cid}_{who}_....tsv (corpus files of {cid}: {have or 'none'}). Put the release's cg/ beside "
+                f"questions/ (python -m benchmarks data download common-ground --dest DIR fetches both), or pass "
+                f"fillers=False to ask the released questions alone (an agent that counts them can then read labels "
+                f"off their number; docs/common_ground.md)")
+        conv = read_corpus(folder.corpus[(cid, who)], cid, who)
+        out[cid] = sorted(with_fillers(rows, all_questions(conv), str(source)), key=lambda p: p[0].sno)
     return out

@@ -2,7 +2,7 @@
 
 A *record* is one answered question: a mapping with ``cid``, ``sno``, ``eno`` (together: the
 proposition, one event at one time point), ``order`` (1-3) and ``correct`` (bool) -- exactly the
-keys ``tom/CommonToM-v1`` puts in a step's ``info``.
+keys ``tom/CommonToM-v2`` puts in a step's ``info``.
 """
 
 from __future__ import annotations

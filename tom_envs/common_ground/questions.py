@@ -21,6 +21,10 @@ The rules, in the order they are applied:
    cg_B) in sorted order; the uninformative groups (CT+, CT+, JA, JA) and (NB, NB, NA, NA) keep a
    seeded 10 % (``RandomState(42).choice``, as pandas' ``sample(frac=0.1, random_state=42)``).
    On the authors' release this reproduces the four released question files row for row.
+7. **Fillers** (ours, not the release's; :func:`with_fillers`). Rule 6 leaves 18 questions in every
+   informative (sentence, event) group and 1-6 in a down-sampled one, so how many questions a group
+   has would tell its labels. The env asks every question of rule 4 of each group that has a scored
+   (released) question; the ones rule 6 dropped are asked too, unscored.
 """
 
 from __future__ import annotations
@@ -42,6 +46,10 @@ from tom_envs.errors import DatasetError
 
 class InvalidKeepFraction(DatasetError, ValueError):
     """A down-sampling share outside [0, 1]."""
+
+
+class QuestionsDisagreeWithCorpus(DatasetError):
+    """A question file holds a question that the corpus does not generate (so no fillers can be built for it)."""
 
 CERTAINTY_WORDS: dict[str, str] = {"CT+": "certainly", "PS": "possibly", "CT-": "certainly not"}
 #: The order the release's generator asks the three certainties in, for each speaker chain.
@@ -407,3 +415,44 @@ def export_questions(data_dir: str | Path | None, out_dir: str | Path, keep_frac
         rows = generate_questions(read_corpus(path, cid, annotator), keep_fraction, seed)
         written.append(write_questions(rows, Path(out_dir) / f"{cid}_{annotator}_yn_questions.csv.gz"))
     return written
+
+
+# ---------------------------------------------------------------------- fillers (rule 7)
+
+
+def with_fillers(scored: Sequence[QuestionRow], generated: Sequence[QuestionRow],
+                 source: str = "questions") -> list[tuple[QuestionRow, bool]]:
+    """The questions to ask: every question of ``generated`` (rules 1-5, :func:`all_questions`) whose
+    (sentence, event) group holds a question of ``scored``, in ``generated``'s order, each paired with
+    whether it is scored. A scored question is its ``generated`` twin (equal in every column), so a
+    filler cannot be told from a scored question by its text, context or labels.
+
+    Args:
+        scored: the benchmark's questions (a released file, or :func:`generate_questions`), file order.
+        generated: every question the corpus generates before down-sampling.
+        source: names ``scored``'s file in errors (rows are numbered as lines, header = line 1).
+
+    Raises:
+        QuestionsDisagreeWithCorpus: a scored question is not generated from the corpus, differs from
+            its generated twin in some column, or is there twice.
+    """
+    index = {(r.sno, r.eno, r.question): r for r in generated}
+    keys: set[tuple[int, float, str]] = set()
+    for line, row in enumerate(scored, start=2):
+        key = (row.sno, row.eno, row.question)
+        twin = index.get(key)
+        hint = ("the question file and the corpus file must come from the same release (as the authors' data/ "
+                "does); or ask the question file's questions alone with fillers=False")
+        if twin is None:
+            raise QuestionsDisagreeWithCorpus(
+                f"{source}, row {line}: the corpus generates no question {row.question[:90]!r} about event "
+                f"{row.eno:g} at sentence {row.sno}, so its group's other questions cannot be asked with it; {hint}")
+        if twin != row:
+            fields = [f for f in type(row).model_fields if getattr(row, f) != getattr(twin, f)]
+            raise QuestionsDisagreeWithCorpus(
+                f"{source}, row {line}: differs from the question the corpus generates in {', '.join(fields)}; {hint}")
+        if key in keys:
+            raise QuestionsDisagreeWithCorpus(f"{source}, row {line}: the same question is listed twice; {hint}")
+        keys.add(key)
+    groups = {(r.sno, r.eno) for r in scored}
+    return [(r, (r.sno, r.eno, r.question) in keys) for r in generated if (r.sno, r.eno) in groups]
