@@ -25,7 +25,7 @@ from policies.common_ground import (
 )
 from tom_envs.common_ground import SAMPLE_DATA_DIR, read_corpus, read_questions
 from tom_envs.common_ground.corpus import MARKER, QUESTION_COLUMNS
-from tom_envs.common_ground.env import CommonToMEnv, cut_context
+from tom_envs.common_ground.env import CERTAINTIES, CHAIN_NAMES, CommonToMEnv, cut_context, make_item
 from tom_envs.common_ground.metrics import accuracy_rows, consistency, order_correlation, pearson
 from tom_envs.common_ground.questions import (
     all_questions,
@@ -308,7 +308,11 @@ def test_env_info_carries_labels_only_after_the_fact_and_the_observation_never(f
         assert key in info
     assert not {"answer", "answer_label", "belief_A", "belief_B", "cg_A", "cg_B", "next_labels"} & set(info)
     assert info["cid"] == 4245
-    assert set(obs) == {"text", "context", "question", "background", "choices", "n_choices", "qtype", "turn", "action_mask"}
+    assert set(obs) == {"text", "context", "question", "background", "choices", "n_choices", "qtype", "turn", "action_mask",
+                        "chain", "belief_Q"}
+    parsed = parse_question(obs["question"])
+    assert CHAIN_NAMES[obs["chain"]] == ">".join(parsed.chain) == info["chain"]
+    assert CERTAINTIES[obs["belief_Q"]] == parsed.certainty == info["belief_Q"]
     assert "belief_A" not in obs["text"] and obs["choices"] == ("No", "Yes")
     done = False
     while not done:
@@ -524,3 +528,125 @@ def test_cli_table_and_export(capsys, tmp_path):
     assert "--from-corpus" in capsys.readouterr().err
     assert bench.run(_args("--data-dir", str(tmp_path / "nowhere"))) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- fillers (issue 24) and strict flags
+
+
+@pytest.mark.parametrize("flag", ["expose_labels", "from_corpus", "fillers"])
+@pytest.mark.parametrize("value", ["false", "no", 0, 1, None])
+def test_boolean_flags_take_a_bool_only(flag, value):
+    from tom_envs.errors import InvalidFlag
+
+    with pytest.raises(InvalidFlag, match=flag):
+        CommonToMEnv(**{flag: value})
+    with pytest.raises(InvalidFlag, match=flag):
+        gym.make("tom/CommonToM-v2", **{flag: value})
+
+
+def test_qa_env_flags_take_a_bool_only():
+    from tom_envs.errors import InvalidFlag
+    from tom_envs.qa import QAEnv, answered
+
+    episodes = [[make_item(r) for r in read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz")[:3]]]
+    for flag in ("expose_labels", "strict", "shuffle_choices"):
+        with pytest.raises(InvalidFlag, match=flag):
+            QAEnv(episodes, ["order_1", "order_2", "order_3"], **{flag: "false"})
+    with pytest.raises(InvalidFlag, match="with_fillers"):
+        answered([{"answers": []}], with_fillers="yes")
+    assert CommonToMEnv(expose_labels=False).expose_labels is False
+
+
+def _groups(env):
+    """Per conversation: (sentence, event) -> [scored flags of its questions, in asking order]."""
+    out = {}
+    for cid, ep in zip(env.cids, env.episodes):
+        for it in ep:
+            out.setdefault((cid, it.turn, it.meta["eno"]), []).append(it.scored)
+    return out
+
+
+@pytest.mark.parametrize("from_corpus", [False, True])
+def test_every_group_presents_18_questions_and_the_scored_ones_are_the_question_files(from_corpus):
+    env = CommonToMEnv(split="all", from_corpus=from_corpus)
+    groups = _groups(env)
+    assert {len(flags) for flags in groups.values()} == {18}  # the count of a group tells nothing
+    assert all(any(flags) for flags in groups.values())  # a group is asked because it has a scored question
+    assert any(not all(flags) for flags in groups.values())  # the down-sampled groups are filled up
+    key = lambda r: (r.cid, r.sno, r.eno, r.question, r.answer)  # noqa: E731
+    released = sorted(key(r) for cid in env.cids
+                      for r in read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz"))
+    scored = sorted((int(it.episode_id), it.turn, it.meta["eno"], it.question, "Yes" if it.answer else "No")
+                    for ep in env.episodes for it in ep if it.scored)
+    assert scored == released
+
+
+def test_counting_carries_nothing_the_turn_sizes_and_positions_are_the_same_whatever_the_labels():
+    """Per sentence, the number of questions is 18 x the groups asked, whatever their labels; within a
+    sentence, a scored question's position is a seeded draw, the same for fillers and scored ones."""
+    env = CommonToMEnv(split="all")
+    positions = {True: [], False: []}
+    for seed in range(20):
+        for e, cid in enumerate(env.cids):
+            env.reset(seed=seed, options={"cid": cid})
+            order = env._episode
+            start = 0
+            for i, it in enumerate(order):
+                if i and it.turn != order[i - 1].turn:
+                    start = i
+                size = sum(1 for o in order if o.turn == it.turn)
+                assert size % 18 == 0
+                positions[it.scored].append((i - start) / size)
+    # the position within the turn has the same distribution for scored questions and fillers
+    assert abs(np.mean(positions[True]) - np.mean(positions[False])) < 0.03
+
+
+def test_which_questions_are_scored_comes_back_only_when_the_conversation_ends():
+    from tom_envs.qa import answered
+
+    for feedback in ("episode", "step"):
+        env = CommonToMEnv(feedback=feedback)
+        obs, info = env.reset(seed=2)
+        assert "scored" not in info and "scored" not in obs
+        infos, done = [], False
+        while not done:
+            obs, reward, done, _, info = env.step(env.current_answer)
+            infos.append(info)
+            if not done:
+                assert "scored" not in info and "answers" not in info and "scored" not in info.get("shown", {})
+        assert reward == (len(infos) if feedback == "episode" else 1.0)  # rewards count every question asked
+        facts = answered(infos)
+        assert len(answered(infos, with_fillers=True)) == len(infos) > len(facts)
+        assert all(f["scored"] for f in facts) and len(facts) == sum(it.scored for it in env.episodes[0])
+        assert env.tom_outcome() == {"accuracy": 100.0, "answered": len(facts), "correct": len(facts)}
+
+
+def test_fillers_false_asks_the_scored_questions_alone_as_v1():
+    env = CommonToMEnv(split="all", fillers=False)
+    assert all(it.scored for ep in env.episodes for it in ep)
+    assert [len(ep) for ep in env.episodes] == [
+        len(read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz")) for cid in env.cids]
+
+
+def test_question_files_without_the_corpus_are_a_named_error(tmp_path):
+    from tom_envs.common_ground.env import CorpusNeeded
+
+    shutil_copy = __import__("shutil").copytree
+    shutil_copy(SAMPLE_DATA_DIR / "questions", tmp_path / "questions")
+    with pytest.raises(CorpusNeeded, match="fillers=False"):
+        CommonToMEnv(data_dir=tmp_path)
+    alone = CommonToMEnv(data_dir=tmp_path, fillers=False)
+    assert len(alone.episodes[0]) == len(read_questions(tmp_path / "questions" / "4431_Magda_yn_questions.csv.gz"))
+
+
+def test_a_released_question_the_corpus_does_not_generate_is_a_named_error(tmp_path):
+    from tom_envs.common_ground.corpus import write_questions
+    from tom_envs.common_ground.questions import QuestionsDisagreeWithCorpus
+
+    shutil_copy = __import__("shutil").copytree
+    shutil_copy(SAMPLE_DATA_DIR / "cg", tmp_path / "cg")
+    rows = read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz")
+    changed = rows[4].model_copy(update={"answer": "No" if rows[4].answer == "Yes" else "Yes"})
+    write_questions(rows[:4] + [changed] + rows[5:], tmp_path / "questions" / "4431_Magda_yn_questions.csv.gz")
+    with pytest.raises(QuestionsDisagreeWithCorpus, match=r"row 6: differs .* in answer"):
+        CommonToMEnv(data_dir=tmp_path)

@@ -268,3 +268,57 @@ def test_release_leak_probes_score_no_better_than_always_no():
 def always_no(env) -> float:
     rows = [it for ep in env.episodes for it in ep]
     return sum(it.answer == 0 for it in rows) / len(rows)
+
+
+# ---------------------------------------------------------------------- counting (issue 24)
+
+
+@needs_release
+def test_release_every_scored_group_is_asked_whole_and_the_scored_questions_are_the_released_files():
+    from tom_envs.common_ground.env import CommonToMEnv
+    from tom_envs.common_ground.questions import parse_question
+    from tom_envs.qa import answered
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = CommonToMEnv(data_dir=RELEASE, split="all")
+    sizes = {}
+    for ep in env.episodes:
+        for it in ep:
+            sizes[(it.episode_id, it.turn, it.meta["eno"])] = sizes.get((it.episode_id, it.turn, it.meta["eno"]), 0) + 1
+    assert set(sizes.values()) == {18}
+    folder = scan(RELEASE)
+    rows = [r for cid in env.cids for r in read_questions(pick_annotator(folder.questions, cid, None))]
+    assert len(rows) == 5270 + 2104  # Table 2: train 2,899 + 2,371, test 1,139 + 965
+    released = sorted((r.cid, r.sno, r.eno, r.question, r.answer) for r in rows)
+    asked = sorted((int(it.episode_id), it.turn, it.meta["eno"], it.question, "Yes" if it.answer else "No")
+                   for ep in env.episodes for it in ep if it.scored)
+    assert asked == released
+    # what a scorer reads back from a played conversation: exactly its released questions
+    by = lambda f: (f["cid"], f["sno"], f["eno"], f["order"], f["chain"], f["belief_Q"], f["answer_label"])  # noqa: E731
+    for cid in env.cids:
+        env.reset(seed=1, options={"cid": cid})
+        infos, done = [], False
+        while not done:
+            *_, done, _, info = env.step(0)
+            infos.append(info)
+        mine = [r for r in rows if r.cid == cid]
+        want = sorted((r.cid, r.sno, r.eno, r.order, ">".join(parse_question(r.question).chain), r.belief_Q, r.answer)
+                      for r in mine)
+        assert sorted(by(f) for f in answered(infos)) == want
+
+
+@needs_release
+def test_release_no_counting_probe_beats_the_question_only_probe_by_more_than_2_points():
+    """The probe of :mod:`tom_envs.common_ground.probe` (everything returned, counts, positions, group
+    and sentence sizes) against the same probe reading the question only, on the test split's scored
+    questions, held-out sentences; v1's sequence (``fillers=False``) is the control it must catch."""
+    from tom_envs.common_ground import probe
+    from tom_envs.common_ground.env import CommonToMEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        after = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test"), repeats=2), splits=6)
+        before = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test", fillers=False), repeats=2), splits=6)
+    assert after["gain"] <= 0.02, after
+    assert before["gain"] > 0.02, before  # the probe does see the counts when they carry labels

@@ -55,8 +55,15 @@ def test_llm_release_sends_the_release_prompt_at_temperature_1_and_scores_as_the
         server.close()
     assert again == rows
     template = load_release_prompt(release_prompt_path(SAMPLE_DATA_DIR))
-    expected_prompts = sorted(release_prompt(template, cut_context(r.context, "window"), r.question) for r in TEST_ROWS)
-    assert sorted(b["messages"][0]["content"] for b in sent) == expected_prompts
+    scored_prompts = sorted(release_prompt(template, cut_context(r.context, "window"), r.question) for r in TEST_ROWS)
+    # every question asked is sent (tom/CommonToM-v2 asks each scored question's whole group); the
+    # scored ones are the released rows, and only they are scored
+    from tom_envs.common_ground.env import CommonToMEnv
+
+    asked = CommonToMEnv(split="test", context="window").episodes[0]
+    assert sorted(release_prompt(template, it.context, it.question) for it in asked if it.scored) == scored_prompts
+    assert sorted(b["messages"][0]["content"] for b in sent) == sorted(
+        release_prompt(template, it.context, it.question) for it in asked) and len(sent) > len(TEST_ROWS)
     assert all(len(b["messages"]) == 1 and b["messages"][0]["role"] == "user" for b in sent)
     assert {b["temperature"] for b in sent} == {1.0}
     hits = [(r.answer == "Yes") if "possibly true" in r.question else
@@ -150,7 +157,10 @@ def test_the_release_protocol_and_the_belief_predictor_run_on_the_tiny_vllm_engi
                     reason="set TOM_ENVS_COMMON_TOM_RELEASE to the release's data/ folder")
 def test_release_llm_release_sends_exactly_the_authors_prompts(tmp_path, capsys):
     """The authors' construction (bin/openai_zero_shot.py: the stripped template, lines sno-6 .. sno+4 of the
-    released context) rebuilt here from the released test file; ours must send the same 2,104 prompts."""
+    released context) rebuilt here from the released test file; ours must send the same 2,104 prompts
+    for the scored questions (and, tom/CommonToM-v2, the unscored fillers of their groups beside them)."""
+    from collections import Counter
+
     import csv
     import gzip
     import warnings
@@ -171,5 +181,6 @@ def test_release_llm_release_sends_exactly_the_authors_prompts(tmp_path, capsys)
                            "--base-url", server.url, "--model", "scripted", "--out", str(tmp_path))
     finally:
         server.close()
-    assert len(theirs) == 2104 and sorted(b["messages"][0]["content"] for b in server.requests) == sorted(theirs)
+    sent = Counter(b["messages"][0]["content"] for b in server.requests)
+    assert len(theirs) == 2104 and not Counter(theirs) - sent and sum(sent.values()) == 4914  # 273 groups x 18
     assert rows[0]["n"] == 2104 and round(rows[0]["accuracy"], 1) == 54.1  # always "No"

@@ -20,6 +20,11 @@ QTYPES = ("order_1", "order_2", "order_3")
 CHOICES = ("No", "Yes")
 WINDOW = 5
 GOLD_LABELS = ("belief_A", "belief_B", "cg_A", "cg_B")
+#: The speaker chains a question can ask about (``obs["chain"]`` indexes this), first speaker first.
+CHAIN_NAMES = ("A", "B", "A>B", "B>A", "A>B>A", "B>A>B")
+#: The certainties a question can ask about (``obs["belief_Q"]`` indexes this), the release's words
+#: "certainly", "possibly", "certainly not".
+CERTAINTIES = ("CT+", "PS", "CT-")
 
 
 class CorpusNeeded(DatasetError):
@@ -54,8 +59,10 @@ class CommonToMEnv(QAEnv):
     and "answer yes or no"), ``context`` (the dialogue per ``context``, the current sentence marked
     with 🛑), ``question``, ``background`` (empty), ``choices`` (``("No", "Yes")``),
     ``n_choices`` (2), ``qtype`` (index of ``order_1``/``order_2``/``order_3``), ``turn`` (the
-    sentence number) and ``action_mask`` (both ones). Labels, answers and whether a question is
-    scored never appear in it.
+    sentence number) and ``action_mask`` (both ones), plus what the question's wording says in
+    structured form: ``chain`` (index into :data:`CHAIN_NAMES`, e.g. ``"B>A"``: B believes that A
+    believes ...) and ``belief_Q`` (index into :data:`CERTAINTIES`). Labels, answers and whether a
+    question is scored never appear in it.
 
     ## Rewards
     The number of correct answers of the conversation -- over every question asked, fillers included
@@ -126,8 +133,9 @@ class CommonToMEnv(QAEnv):
     * v2: fillers: every (sentence, event) group with a scored question is asked whole (18
       questions), so that counts, group sizes and positions carry no labels (issue 24); the scored
       questions are the release's, as before; rewards count every question asked; the last step
-      carries ``answers`` under either feedback. ``fillers=False`` asks what v1 asked. Flags take
-      bools only. v1 is no longer registered.
+      carries ``answers`` under either feedback; the observation adds ``chain`` and ``belief_Q``
+      (the question's wording, structured). ``fillers=False`` asks what v1 asked. Flags take bools
+      only. v1 is no longer registered.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -171,12 +179,20 @@ class CommonToMEnv(QAEnv):
         new = {k: (spaces.Text(max_length=longest, min_length=0, charset=charset) if isinstance(v, spaces.Text) else v)
                for k, v in self.observation_space.spaces.items()}
         new["choices"] = spaces.Tuple([spaces.Text(max_length=longest, min_length=0, charset=charset) for _ in CHOICES])
+        new["chain"] = spaces.Discrete(len(CHAIN_NAMES))
+        new["belief_Q"] = spaces.Discrete(len(CERTAINTIES))
         self.observation_space = spaces.Dict(new)
 
     def _observe(self) -> tuple[dict, dict]:
         obs, info = super()._observe()
-        obs["text"] = render_prompt(self._episode[self._i])
+        item = self._episode[self._i]
+        obs["text"] = render_prompt(item)
+        obs["chain"] = CHAIN_NAMES.index(item.role)
+        obs["belief_Q"] = CERTAINTIES.index(item.meta["belief_Q"])
         return obs, info
+
+    def _blank(self) -> dict:
+        return {**super()._blank(), "chain": 0, "belief_Q": 0}
 
     def render(self) -> str | None:
         text = super().render()
