@@ -1,0 +1,137 @@
+"""The public information-rule checker (:func:`tom_envs.checks.check_information_rule`) over the registry.
+
+Every registered id is played the way cheating policies would play it, three ways: bare, wrapped
+exactly as the benchmark runner wraps it (:func:`benchmarks.runner.make_env`: the ToM recorder), and
+wrapped in the documented scoring and text wrappers on top (``TextObservation`` /
+``AECTextObservation``, ``JSONLEpisodeLog``). No probe may find a leak. Planted leaks -- the recorder
+behaviour this issue removed, and the documented oracle flags -- must be found, so the checker can fail.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gymnasium as gym
+import pytest
+from pettingzoo.utils.wrappers import BaseWrapper
+
+import tom_envs
+import wrappers
+from benchmarks.runner import make_env
+from tom_envs.checks import InformationLeak, InformationReport, check_information_rule, make_any
+from tom_envs.errors import InvalidFlag
+from tom_envs.registration import REGISTRY, load
+
+WRAPPINGS = ["bare", "runner", "documented"]
+
+
+def _kwargs(env_id: str) -> dict:
+    """The registry's example arguments; dataset envs widened to their whole bundled sample."""
+    rec = REGISTRY[env_id]
+    kwargs = {**rec.kwargs, **rec.example_kwargs}
+    if "split" in inspect.signature(load(rec.entry_point)).parameters:
+        kwargs["split"] = "all"
+    return kwargs
+
+
+def wrapped(env_id: str, wrapping: str, tmp_path=None, **overrides):
+    kwargs = {**_kwargs(env_id), **overrides}
+    if wrapping == "bare":
+        return make_any(env_id, **kwargs)
+    env = make_env(env_id, **kwargs)
+    if wrapping == "documented":
+        if REGISTRY[env_id].kind == "gymnasium":
+            env = wrappers.JSONLEpisodeLog(env, tmp_path / "log.jsonl")
+        elif callable(getattr(env.unwrapped, "text", None)):
+            env = wrappers.AECTextObservation(env)
+    return env
+
+
+def _episodes(env_id: str) -> int | None:
+    return 10 if REGISTRY[env_id].family == "negotiation" else None
+
+
+@pytest.mark.parametrize("wrapping", WRAPPINGS)
+@pytest.mark.parametrize("env_id", list(REGISTRY))
+def test_no_probe_finds_a_leak(env_id, wrapping, tmp_path):
+    report = check_information_rule(wrapped(env_id, wrapping, tmp_path), episodes=_episodes(env_id), strict=False)
+    assert isinstance(report, InformationReport) and report.results
+    assert report.ok, str(report)
+
+
+# ---------------------------------------------------------------------- planted leaks
+class RecorderOfOld(gym.Wrapper):
+    """What ToMRecorder did before the scorer went out of band: the step's truths in ``info["tom"]``."""
+
+    def step(self, action):
+        obs, reward, term, trunc, info = self.env.step(action)
+        return obs, reward, term, trunc, {**info, "tom": dict(self.env.unwrapped.tom_truth())}
+
+
+class AECRecorderOfOld(BaseWrapper):
+    """What AECToMRecorder did: the latest record in the info of the seat's ``last()``."""
+
+    def reset(self, seed=None, options=None):
+        self.held = {}
+        self.env.reset(seed=seed, options=options)
+
+    def step(self, action):
+        self.env.step(action)
+        self.held = self.env.unwrapped.tom_truth() or self.held
+
+    def last(self, observe=True):
+        obs, reward, term, trunc, info = self.env.last(observe)
+        return obs, reward, term, trunc, {**info, "tom": self.held}
+
+
+def test_the_checker_finds_the_old_recorder_on_live_persuasion():
+    env = RecorderOfOld(tom_envs.make("tom/Persuasion-v1"))
+    with pytest.raises(InformationLeak, match="info.tom"):
+        check_information_rule(env, episodes=120)
+
+
+def test_the_checker_finds_the_old_aec_recorder_on_the_two_seat_persuader():
+    env = AECRecorderOfOld(tom_envs.make_aec("tom/Persuasion-TwoSeat-v1"))
+    report = check_information_rule(env, episodes=60, strict=False)
+    assert any("info.tom.desire" in s for s in report.leaks), str(report)
+
+
+def test_the_checker_finds_answers_exposed_by_the_oracle_flag():
+    report = check_information_rule("tom/PersuasiveToM-v1", expose_labels=True, strict=False)
+    tables = report.result("tables", "answer")
+    assert tables.score == 1.0 and not report.ok, str(report)
+
+
+def test_the_checker_finds_the_partner_action_exposed_by_the_oracle_flag():
+    report = check_information_rule("tom/IPD-v0", expose_partner_action=True, strict=False)
+    assert any(s.startswith("info.partner_next_action equals the partner_action") for s in report.leaks), str(report)
+
+
+def test_a_leak_is_a_named_error_that_says_what_leaked():
+    with pytest.raises(InformationLeak) as err:
+        check_information_rule("tom/IPD-v0", expose_partner_action=True)
+    assert "partner_next_action" in str(err.value) and "contract 4" in str(err.value)
+
+
+def test_bad_checker_arguments_are_named_errors():
+    with pytest.raises(tom_envs.errors.TomEnvsError, match="unit is"):
+        check_information_rule("tom/IPD-v0", unit="sentence")
+    with pytest.raises(tom_envs.errors.TomEnvsError, match="only with a registered id"):
+        check_information_rule(tom_envs.make("tom/IPD-v0"), horizon=3)
+
+
+# ---------------------------------------------------------------------- strict flags
+def _flags() -> list[tuple[str, str]]:
+    out = []
+    for env_id, rec in REGISTRY.items():
+        params = inspect.signature(load(rec.entry_point)).parameters
+        out += [(env_id, name) for name, p in params.items()
+                if name.startswith("expose_") or isinstance(p.default, bool)]
+    return out
+
+
+@pytest.mark.parametrize("env_id, flag", _flags())
+@pytest.mark.parametrize("bad", ["false", "no", 0, 1, None])
+def test_every_boolean_option_takes_a_bool_only(env_id, flag, bad):
+    with pytest.raises(InvalidFlag, match=flag):
+        wrapped(env_id, "bare", **{flag: bad})
