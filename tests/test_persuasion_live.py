@@ -177,12 +177,16 @@ def test_predictions_are_scored_against_the_state_before_the_turn():
     _, info = env.reset(seed=2)
     truth = info["persuadee"]
     env.record_prediction(desire=truth["desire"], attitude="receptive" if truth["attitude"] != 2 else "unmoved")
-    _, _, _, _, info = env.step(1)
-    assert info["tom"]["desire_correct"] and not info["tom"]["attitude_correct"]
+    _, _, term, _, info = env.step(1)
+    assert not term and "tom" not in info  # a turn's score would tell the desire: held back until the end
     _, _, term, _, info = env.step(2)  # no prediction this turn
-    assert info["tom"] is None and env.episode_summary()["predictions"] == 2
+    assert "tom" not in info and env.episode_summary()["predictions"] == 2
     with pytest.raises(InvalidAction):
         env.record_prediction(desire="maybe")
+    while not term:
+        _, _, term, _, info = env.step(0)
+    first, second = info["episode"]["scored"][:2]
+    assert first["desire_correct"] and not first["attitude_correct"] and second is None
 
 
 def test_an_llm_utterance_is_logged_in_the_transcript():

@@ -41,9 +41,30 @@ def test_recorder_scores_the_live_env_as_its_deprecated_record_prediction_did(po
 def test_live_env_keeps_the_contract_without_predictions():
     env = PersuasionEnv()
     assert isinstance(env, ToMEnv) and tom_spec_of(env).targets["desire"].n == len(DESIRES)
-    info = _episode(ToMRecorder(env), RandomPersuader(), 0, lambda env, p: None)
-    assert info["tom"]["episode"]["tom_accuracy"] is None and info["tom"]["prediction"] == {
+    recorded = ToMRecorder(env)
+    info = _episode(recorded, RandomPersuader(), 0, lambda env, p: None)
+    assert info["tom"]["episode"]["tom_accuracy"] is None and recorded.last_record["prediction"] == {
         "desire": None, "attitude": None}
+    assert info["tom"]["steps"] == recorded.records and recorded.records[-1] is recorded.last_record
+
+
+def test_the_recorder_hands_the_persuader_no_truth_before_the_episode_ends():
+    """The per-step records (the persuadee's true desire and attitude) stay with the recorder; the
+    policy's infos carry none of them until the last step (the information rule, issue 24)."""
+    recorded = ToMRecorder(PersuasionEnv(horizon=6))
+    policy = RandomPersuader()
+    for seed in range(10):
+        policy.reset(seed)
+        obs, info = recorded.reset(seed=seed)
+        assert "tom" not in info and recorded.records == []
+        while True:
+            recorded.record_prediction(policy.predict(obs, info))
+            obs, _, term, trunc, info = recorded.step(policy.act(obs, info))
+            assert {"desire", "attitude"} <= set(recorded.last_record)
+            if term or trunc:
+                break
+            assert "tom" not in info
+        assert [r["round"] for r in info["tom"]["steps"]] == list(range(1, len(recorded.records) + 1))
 
 
 def _two_seat_episode(env, persuadee: SimulatedPersuadee, seed: int, guess) -> list:

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode
+from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode, require_bool
 from tom_envs.persuasion.personas import (ATTITUDES, DESIRES, NONE, PRINCIPLES, YES, InvalidPersona, Persona,
                                           PersuasionOracle, resolve_personas, solve)
 from tom_envs.persuasion.persuadee import Persuadee
@@ -106,19 +106,22 @@ class PersuasionEnv(gym.Env):
       persona name, a dict of :class:`Persona` fields, or a list of those.
     * ``horizon``: the turn budget (default 5; 001's dialogues average 4.9 turns).
     * ``clarity``: probability that a reply's tone fits the hidden state (default 0.7).
-    * ``expose_state``: default False. True is for oracle baselines only
+    * ``expose_state``: default False; a bool only (anything else raises
+      :class:`~tom_envs.errors.InvalidFlag`). True is for oracle baselines only
       (``policies.persuasion.OraclePersuader``): the infos then also carry the hidden persona,
       the oracle and the persuadee's current state (see Info), which break the information rule.
     * ``render_mode``: ``"ansi"`` (``render()`` returns the transcript).
 
     ## Info
     ``reset``: ``turn``, ``previous_principle`` (the text, once ``text`` here, is :meth:`text`).
-    ``step`` adds ``principle`` (name), ``utterance``, ``reply``, ``cue``, ``success``, ``tom`` (a
-    prediction handed to the deprecated :meth:`record_prediction`, scored; else None) and, at the
+    ``step`` adds ``principle`` (name), ``utterance``, ``reply``, ``cue``, ``success`` and, at the
     end, ``episode``: ``persona``, ``success``, ``turns``, ``optimal_success``, ``regret`` (the sum
     over the turns of V - Q of the chosen principle at the state it was chosen in: 0 for optimal
     choices, with the expected value optimal - achieved success probability), ``desire_accuracy``, ``attitude_accuracy``
-    (percent of predicted turns; None without predictions), ``predictions``. Nothing returned
+    (percent of predicted turns; None without predictions), ``predictions``, ``scored`` (each turn's
+    prediction handed to the deprecated :meth:`record_prediction`, scored; None for a turn without
+    one). A turn's score is held back until then: whether a guess of the desire was right would
+    tell the policy the hidden desire (the information rule). Nothing returned
     before the end determines the persona or the current desire and attitude (the information
     rule; a turn's regret would: it is a function of the persona's oracle). With
     ``expose_state=True`` the reset info also has ``partner`` (persona name), ``persona`` (its
@@ -130,7 +133,9 @@ class PersuasionEnv(gym.Env):
     ## Version History
     * v0: initial version. Retired (no longer registered): knowing the persuadee's state is worth
       nothing over the best fixed plan of principles, so it does not test theory of mind. Use
-      ``tom/Persuasion-v1`` (:class:`tom_envs.persuasion.mind_env.PersuasionMindEnv`).
+      ``tom/Persuasion-v1`` (:class:`tom_envs.persuasion.mind_env.PersuasionMindEnv`). The
+      deprecated :meth:`record_prediction` scores, once in each step's ``info["tom"]``, now come back
+      only with the end, in ``info["episode"]["scored"]`` (issue 24: they told the desire).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -148,7 +153,7 @@ class PersuasionEnv(gym.Env):
         self.distribution = resolve_personas(personas)
         self.horizon = int(horizon)
         self.clarity = float(clarity)
-        self.expose_state = bool(expose_state)
+        self.expose_state = require_bool("expose_state", expose_state)
         self.render_mode = render_mode
         self.action_space = spaces.Discrete(len(PRINCIPLES))
         self.observation_space = spaces.MultiDiscrete([len(CUES), len(PRINCIPLES) + 1, self.horizon + 1])
@@ -168,6 +173,7 @@ class PersuasionEnv(gym.Env):
         self.transcript: list[str] = []
         self._regrets: list[float] = []
         self._hits: dict[str, list[bool]] = {"desire": [], "attitude": []}
+        self._scored: list[dict[str, Any] | None] = []
         self._truth = {}
         self._pending = None
         self._started, self._done = True, False
@@ -180,8 +186,10 @@ class PersuasionEnv(gym.Env):
     def record_prediction(self, desire: Any = None, attitude: Any = None) -> None:
         """Deprecated: wrap the env in ``wrappers.ToMRecorder`` and hand it ``{"desire", "attitude"}``.
 
-        The agent's literal-ToM guess of the persuadee's *current* desire and attitude, scored in
-        the next step's ``info["tom"]``. Call it before :meth:`step`; either part may be None.
+        The agent's literal-ToM guess of the persuadee's *current* desire and attitude, scored
+        against the state before the next step; the scores come back only with the episode's end
+        (``info["episode"]["scored"]``, the accuracies). Call it before :meth:`step`; either part may
+        be None.
         Labels (``"no"``, ``"neutral"``, ``"yes"``; ``"resistant"``, ``"unmoved"``,
         ``"receptive"``) or indices are accepted.
         """
@@ -201,7 +209,7 @@ class PersuasionEnv(gym.Env):
         self._regrets.append(regret)
         p.hear(principle, self.np_random)
         self.turn += 1
-        tom = self._score_pending()
+        self._scored.append(self._score_pending())
         utterance = utterance if utterance is not None else persuader_line(principle, self.scenario, self.turn)
         self.cue = draw_cue(p.desire, p.attitude, self.clarity, self.np_random)
         reply = reply_text(self.cue, int(self.np_random.integers(2)))
@@ -210,7 +218,7 @@ class PersuasionEnv(gym.Env):
         success = p.convinced
         self._done = success or self.turn >= self.horizon
         info = {"principle": PRINCIPLES[principle], "utterance": utterance, "reply": reply, "cue": CUES[self.cue],
-                "success": success, "tom": tom, **self._state_info()}
+                "success": success, **self._state_info()}
         if self.expose_state:
             info["regret"] = regret
         if self._done:
@@ -253,7 +261,8 @@ class PersuasionEnv(gym.Env):
         return {"persona": self.persona.name, "success": outcome["success"], "turns": self.turn,
                 "optimal_success": outcome["optimal_success"], "regret": outcome["regret"],
                 "desire_accuracy": _pct(self._hits["desire"]), "attitude_accuracy": _pct(self._hits["attitude"]),
-                "predictions": len(self._hits["desire"]) + len(self._hits["attitude"])}
+                "predictions": len(self._hits["desire"]) + len(self._hits["attitude"]),
+                "scored": list(self._scored)}
 
     # ------------------------------------------------------------------ helpers
     def _pick_persona(self, options: dict | None) -> Persona:

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode
+from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode, require_bool
 from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, TONES, TOPICS, Family, model_for,
                                       obs_parts)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
@@ -146,7 +146,8 @@ class PersuasionMindEnv(gym.Env):
       about 13 s at 5).
     * ``reader``: what reads utterances (default :class:`~tom_envs.persuasion.reader.ScriptedReader`;
       ``policies.llm.persuasion.LLMReader`` asks a language model).
-    * ``expose_state``: default False. True is for the oracle only: every info then carries
+    * ``expose_state``: default False; a bool only (anything else, e.g. the string ``"false"``,
+      raises :class:`~tom_envs.errors.InvalidFlag`). True is for the oracle only: every info then carries
       ``persona``, ``state`` (``{"persona", "desire", "belief", "intention"}`` indices) and
       ``state_index``, and step infos the turn's ``regret``.
     * ``render_mode``: ``"ansi"``.
@@ -181,7 +182,7 @@ class PersuasionMindEnv(gym.Env):
         self.reader = ScriptedReader() if reader is None else reader
         if not callable(getattr(self.reader, "read", None)):
             raise InvalidPersona(f"reader needs a read(utterance, goal) method, got {reader!r}")
-        self.expose_state = bool(expose_state)
+        self.expose_state = require_bool("expose_state", expose_state)
         self.render_mode = render_mode
         self.action_space = spaces.Discrete(len(PRINCIPLES))
         self.observation_space = spaces.MultiDiscrete([len(TONES), len(TOPICS), NOT_YET + 1, len(self.families),

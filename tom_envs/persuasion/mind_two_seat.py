@@ -8,7 +8,7 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
-from tom_envs.errors import InvalidAction, UnsupportedRenderMode
+from tom_envs.errors import InvalidAction, UnsupportedRenderMode, require_bool
 from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, WARM,
                                       obs_parts)
 from tom_envs.persuasion.mind_env import (HEARD, INTENTIONS, NOT_YET, draw_episode, parse_utterance_action,
@@ -83,7 +83,8 @@ class PersuasionMindAECEnv(TomAECEnv):
     :meth:`seat_view` (target ``strategy``), scored by ``wrappers.ToMScorer(env.seat_view())``.
 
     ## Arguments
-    ``families``, ``horizon`` (default 4), ``reader``, ``expose_state`` (the oracle: the persuader's
+    ``families``, ``horizon`` (default 4), ``reader``, ``expose_state`` (default False, a bool only:
+    anything else raises :class:`~tom_envs.errors.InvalidFlag`; True is for the oracle: the persuader's
     info carries ``state_index``, ``state`` and ``persona``), ``render_mode`` (``"ansi"``).
 
     ## Version History
@@ -107,7 +108,7 @@ class PersuasionMindAECEnv(TomAECEnv):
         self.families = resolve_families(families)
         self.horizon = int(horizon)
         self.reader = ScriptedReader() if reader is None else reader
-        self.expose_state = bool(expose_state)
+        self.expose_state = require_bool("expose_state", expose_state)
         self.render_mode = render_mode
         self.possible_agents = [PERSUADER, PERSUADEE]
         high = np.array([len(TONES) - 1, len(TOPICS) - 1, NOT_YET, len(self.families) - 1, self.horizon], dtype=np.int64)
