@@ -14,7 +14,11 @@ mean over scenarios x runs, with a 95 % CI (002's GPT-4.1 values are printed bel
 ``--policy`` is also spelled ``--mediator`` and ``--episodes`` ``--runs``. Episodes are played
 by the evaluation runner (:func:`benchmarks.runner.play_aec`); every finished episode is appended
 to a JSONL file under ``--out/negotiation/`` at once (:mod:`benchmarks.results`), keyed by its
-cell, scenario and seed, so reruns resume.
+cell, scenario and seed, so reruns resume. The env is wrapped as the runner wraps it
+(:func:`benchmarks.runner.make_env`: ``wrappers.AECToMRecorder``, then ``wrappers.AECTextObservation``);
+the mediator's literal-ToM predictions (its ``predict``) go to the recorder, and each record's
+``tom_accuracy`` (share of predicted cells right) and ``tom_predictions`` (cells predicted) are the
+recorder's, read after the episode -- nothing of it reaches the mediator.
 
 ``--attitudes`` sets where consensus tracking takes the parties' attitudes from: ``stated`` (the
 scripted parties' exact stances, default), ``keyword`` (the rule-based extractor reading every
@@ -35,6 +39,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
+
+import numpy as np
 
 from benchmarks.cli import add_llm_options, add_run_options, comma_list, progress_bar, split_list
 from benchmarks.family import Benchmark, register
@@ -242,12 +248,13 @@ class NegotiationCell(Cell):
                            check=lambda rec: rec["episode"]["cc"])
 
     def make_env(self, scenario: Scenario, parts: dict[str, Any]) -> Any:
-        """The registered env of this difficulty, in this conflict mode, on ``scenario``, in its text form
+        """The registered env of this difficulty, in this conflict mode, on ``scenario``, wrapped as the runner
+        wraps it (the ToM recorder scoring the mediator's predictions, out of band), in its text form
         (:class:`wrappers.AECTextObservation`: LLM seats read their text from the observation; the
         scripted mediators read ``info["state"]``)."""
         from wrappers import AECTextObservation
 
-        return AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty=self.difficulty), record=False,
+        return AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty=self.difficulty),
                                            scenario=scenario, conflict_mode=self.conflict_mode, **parts))
 
 
@@ -260,12 +267,36 @@ def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any
 
 def play_episode(env: Any, mediator: Any, seed: int, team: PartyTeam | None = None) -> dict[str, Any]:
     """One episode with ``mediator`` in the mediator seat and the env's scripted parties (or the LLM
-    ``team`` in the party seats), played by the runner; the env's summary."""
+    ``team`` in the party seats), played by the runner; the env's summary with the recorder's
+    literal-ToM score (:func:`episode_record`)."""
     if team is None:
-        return play_aec(env, mediator, seed).info["episode"]
+        return episode_record(env, play_aec(env, mediator, seed))
     from tom_envs.negotiation.env import MEDIATOR
 
-    return play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed).info["episode"]
+    return episode_record(env, play_aec(env, {**team.seats(), MEDIATOR: mediator}, seed))
+
+
+def episode_record(env: Any, result: Any) -> dict[str, Any]:
+    """The env's episode summary (``result.info["episode"]``) with the mediator's literal-ToM score from
+    the ToM recorder in ``env``'s wrapper chain, read after the episode: ``tom_accuracy`` (a share, of
+    the cells predicted; None without predictions) and ``tom_predictions`` (cells predicted)."""
+    from tom_envs.scoring import NOT_PREDICTED
+    from wrappers import AECToMRecorder
+
+    episode = dict(result.info["episode"])
+    recorder = env
+    while recorder is not None and not isinstance(recorder, AECToMRecorder):
+        recorder = getattr(recorder, "env", None)
+    cells = 0
+    if recorder is not None:
+        for rec in recorder.records:
+            pred = rec.get("prediction")
+            if pred is not None:
+                cells += int((np.asarray(pred) != NOT_PREDICTED).sum())
+    acc = result.summary.get("tom_accuracy") if recorder is not None else None
+    episode["tom_accuracy"] = None if acc is None or not cells else float(acc) / 100.0
+    episode["tom_predictions"] = cells
+    return episode
 
 
 def evaluate(levels: Sequence[str], mediators: Sequence[str], scenarios: Sequence[str], runs: int, seed: int,
@@ -379,8 +410,8 @@ def _play(cell: NegotiationCell, name: str, scenario: Scenario, seeds: Sequence[
         setups = [_setup(cell, scenario, parts_for, s) for s in seeds]
         mediator = POLICIES[cell.mediator](scenario, llm_factory)
         played = play_aec_lockstep([env for env, _ in setups], mediator, list(seeds))
-        for s, (_, parts), result, stats in zip(seeds, setups, played, mediator.episode_stats()):
-            yield _record(cell, name, s, result.info["episode"], {"mediator": stats}, parts, None)
+        for s, (env, parts), result, stats in zip(seeds, setups, played, mediator.episode_stats()):
+            yield _record(cell, name, s, episode_record(env, result), {"mediator": stats}, parts, None)
         return
     env, parts = _setup(cell, scenario, parts_for, None)
     team = parts_for.team(env, scenario)
@@ -425,7 +456,7 @@ def _record(cell: NegotiationCell, name: str, seed: int, episode: dict, counters
 __all__ = ["ATTITUDES", "BENCHMARK", "BUDGETS", "LLM_MEDIATORS", "MEDIATOR_ONLY", "MI_JUDGES", "PARTIES", "POLICIES", "PUBLISHED",
            "ROWS", "NegotiationCell", "PartyTeam", "add_arguments", "cell_path", "cells", "evaluate", "format_table",
            "grid", "llm_extractor_factory", "llm_judge_factory", "llm_mediator_factory", "llm_party_factory",
-           "play_episode", "plot", "run", "run_cell", "summarise"]
+           "episode_record", "play_episode", "plot", "run", "run_cell", "summarise"]
 
 BENCHMARK = register(Benchmark(
     name="negotiation", family="negotiation",

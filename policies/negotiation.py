@@ -13,7 +13,9 @@ action (see :mod:`tom_envs.negotiation.actions`), or 0 to stay silent.
   it sees one, choosing the strategy by rule: a consensus drop or hostility -> transformative; a
   silent party -> facilitative, addressed to it; a party repeating itself against the majority ->
   evaluative, addressed to it; repetition or a stalled topic -> problem-solving around the most
-  supported option. It also makes a literal-ToM prediction (each party's last stated option).
+  supported option. Its literal-ToM prediction (each party's last stated option) comes from
+  ``predict`` and goes to ``wrappers.AECToMRecorder`` (the runner hands it over); it is not part of the
+  action.
 
 The LLM mediators (generic, social, and 002's social mediator as the release builds it) are in
 :mod:`policies.negotiation_llm`.
@@ -27,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from policies.base import BasePolicy
+from tom_envs.errors import require_bool
 from tom_envs.negotiation.errors import NegotiationConfigError
 from tom_envs.scoring import NOT_PREDICTED
 
@@ -147,7 +150,7 @@ class SocialMediator(BasePolicy):
         cooldown: it waits more than this many turns after its last intervention (default 4: the scripted
             parties' patience, so its moves are not mistimed).
         stall: turns without any change on a topic that count as a stall.
-        predict: attach a literal-ToM prediction to every decision.
+        predict: make a literal-ToM prediction (``predict``) for the recorder; False: ``predict`` returns None.
     """
 
     name = "social"
@@ -157,24 +160,20 @@ class SocialMediator(BasePolicy):
         super().__init__()
         if cooldown < 0 or stall < 1 or not 0 < drop < 1:
             raise NegotiationConfigError("SocialMediator needs 0 < drop < 1, cooldown >= 0 and stall >= 1")
-        self.drop, self.cooldown, self.stall, self.predict_stances = drop, cooldown, stall, predict
+        self.drop, self.cooldown, self.stall = drop, cooldown, stall
+        self.predict_stances = require_bool("predict", predict)
+        self.makes_predictions = self.predict_stances
 
-    def predict(self, observation: Any, info: dict) -> dict[str, np.ndarray]:
+    def predict(self, observation: Any, info: dict) -> dict[str, np.ndarray] | None:
         """The env's ``stances`` target: each party's preferred option per topic, guessed as its last
         stated one; ``NOT_PREDICTED`` (-1) where it has stated none (for ``wrappers.AECToMRecorder``)."""
+        if not self.predict_stances:
+            return None
         history, _ = _replay(info["state"])
         return {"stances": np.where(history[-1] >= 0, history[-1], NOT_PREDICTED)}
 
     def act(self, observation: Any, info: dict) -> Any:
         decision = self._decide(info["state"])
-        if self.predict_stances:
-            # the same guess in the action dict's (deprecated) ``prediction`` key: the env's own tom_accuracy
-            stances = self.predict(observation, info)["stances"]
-            pred = {i: p for i, p in ((i, {k: int(o) for k, o in enumerate(row) if o != NOT_PREDICTED})
-                                      for i, row in enumerate(stances)) if p}
-            if pred:
-                decision = dict(decision or {"intervene": False})
-                decision["prediction"] = pred
         return decision if decision is not None else 0
 
     def _decide(self, state: dict[str, Any]) -> dict[str, Any] | None:

@@ -15,8 +15,8 @@ from policies.base import BatchSlotError
 from policies.negotiation import make_mediator
 from policies.persuasion import FixedPrinciplePersuader, SimulatedPersuadee
 
-NEGOTIATION_IDS = ["tom/Negotiation-Easy-v0", "tom/Negotiation-Medium-v0", "tom/Negotiation-Hard-v0",
-                   "tom/Negotiation-v0"]
+NEGOTIATION_IDS = ["tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1",
+                   "tom/Negotiation-v1"]
 
 
 def plain(value: Any) -> Any:

@@ -12,7 +12,7 @@ from tom_envs.errors import TomEnvsError
 from tom_envs.negotiation.env import MEDIATOR
 from wrappers import AECTextObservation, AECToMRecorder
 
-TEXT_IDS = ["tom/Negotiation-v0", "tom/Persuasion-TwoSeat-v0"]
+TEXT_IDS = ["tom/Negotiation-v1", "tom/Persuasion-TwoSeat-v0"]
 
 
 @pytest.mark.parametrize("env_id", TEXT_IDS)
@@ -34,8 +34,8 @@ def test_every_seat_observes_its_text_and_infos_carry_none(env_id):
 
 def test_the_runner_plays_the_text_form_and_finds_the_recorder_inside():
     scripted = make_mediator("social")  # reads info["state"], not the observation: text or not, the same episode
-    plain = play_aec(AECToMRecorder(tom_envs.make_aec("tom/Negotiation-v0")), {MEDIATOR: scripted}, seed=2)
-    wrapped = AECTextObservation(AECToMRecorder(tom_envs.make_aec("tom/Negotiation-v0")))
+    plain = play_aec(AECToMRecorder(tom_envs.make_aec("tom/Negotiation-v1")), {MEDIATOR: scripted}, seed=2)
+    wrapped = AECTextObservation(AECToMRecorder(tom_envs.make_aec("tom/Negotiation-v1")))
     text = play_aec(wrapped, {MEDIATOR: scripted}, seed=2)
     assert text.summary == plain.summary and text.summary["tom_steps"] > 0
 

@@ -18,10 +18,10 @@ with warnings.catch_warnings():  # pettingzoo.test imports a deprecated classic 
 
 #: the lead registers these ids with these kwargs (kind "aec"); each is made with no user arguments
 REGISTERED = {
-    "tom/Negotiation-v0": {"scenario": "hopkins_hmo"},
-    "tom/Negotiation-Easy-v0": {"scenario": "hopkins_hmo", "difficulty": "easy"},
-    "tom/Negotiation-Medium-v0": {"scenario": "hopkins_hmo", "difficulty": "medium"},
-    "tom/Negotiation-Hard-v0": {"scenario": "hopkins_hmo", "difficulty": "hard"},
+    "tom/Negotiation-v1": {"scenario": "hopkins_hmo"},
+    "tom/Negotiation-Easy-v1": {"scenario": "hopkins_hmo", "difficulty": "easy"},
+    "tom/Negotiation-Medium-v1": {"scenario": "hopkins_hmo", "difficulty": "medium"},
+    "tom/Negotiation-Hard-v1": {"scenario": "hopkins_hmo", "difficulty": "hard"},
 }
 
 
@@ -124,14 +124,16 @@ def test_ground_truth_stays_out_of_observations_and_public_info():
     assert (obs[6 + n * m: 6 + n * m + m * s] == s).all()
 
 
-def test_literal_tom_prediction_is_scored_against_hidden_preferences():
+def test_the_v0_prediction_key_is_a_named_error_and_nothing_scores_in_the_info():
+    """v1 has no prediction-feedback channel: the key is an error naming the recorder, and no info, nor
+    the episode summary, carries a literal-ToM score (the recorder's is out of band)."""
     env = NegotiationEnv(scenario="hopkins_hmo", conflict_mode="general")
     env.reset(seed=2)
-    truth = env.hidden_preferences()
-    env.step({"intervene": False, "prediction": {0: {0: int(truth[0, 0]), 1: int((truth[0, 1] + 1) % 3)}}})
-    assert env.infos["mediator_0"]["tom"] == {"correct": 1, "total": 2}
+    with pytest.raises(NegotiationActionError, match="AECToMRecorder.record_prediction"):
+        env.step({"intervene": False, "prediction": {0: {0: 0}}})
     ep = play(env, SocialMediator(), 2)
-    assert ep["tom_predictions"] > 0 and 0.0 <= ep["tom_accuracy"] <= 1.0
+    assert "tom_accuracy" not in ep and "tom_predictions" not in ep
+    assert all("tom" not in info for info in env.infos.values())
 
 
 def test_episode_summary_has_the_metrics():

@@ -109,6 +109,11 @@ RETIRED = {
     "tom/CommonToM-v1": "use tom/CommonToM-v2, which asks every question of each scored question's (sentence, "
                        "event) group, so that counting the questions tells nothing; the scored questions are "
                        "the same. CommonToMEnv(fillers=False) asks what v1 asked",
+    **{f"tom/Negotiation{_lvl}-v0": f"use tom/Negotiation{_lvl}-v1: an intervention without an option no longer "
+                                    "points to the parties' hidden first choices, party lines carry no motivation "
+                                    "score, the mediator's 'prediction' key is gone (score predictions with "
+                                    "wrappers.AECToMRecorder) and rewards come once, at the end"
+       for _lvl in ("", "-Easy", "-Medium", "-Hard")},
 }
 
 
@@ -242,7 +247,7 @@ register(
 )
 _NEGOTIATION = "tom_envs.negotiation.env:NegotiationEnv"
 register(
-    "tom/Negotiation-v0",
+    "tom/Negotiation-v1",
     _NEGOTIATION,
     kind="aec",
     kwargs={"scenario": "hopkins_hmo"},
@@ -254,7 +259,7 @@ register(
 for _lvl, _what in (("Easy", "accommodating / avoiding parties"), ("Medium", "parties with no conflict mode"),
                     ("Hard", "competing parties")):
     register(
-        f"tom/Negotiation-{_lvl}-v0",
+        f"tom/Negotiation-{_lvl}-v1",
         _NEGOTIATION,
         kind="aec",
         kwargs={"scenario": "hopkins_hmo", "difficulty": _lvl.lower()},

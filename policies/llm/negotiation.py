@@ -117,7 +117,7 @@ def seat_text(observation: Any, who: str) -> str:
     if not isinstance(observation, str):
         raise TextObservationNeeded(
             f"{who} reads the text of its seat, got a {type(observation).__name__} observation; wrap the env in "
-            "wrappers.AECTextObservation (e.g. AECTextObservation(tom_envs.make_aec('tom/Negotiation-v0')))."
+            "wrappers.AECTextObservation (e.g. AECTextObservation(tom_envs.make_aec('tom/Negotiation-v1')))."
         )
     return observation
 

@@ -4,8 +4,10 @@ A mediation strategy is an object (:class:`MediationStrategy`) in :data:`MEDIATI
 
 * ``"generic"`` -- decides when and how to intervene from the transcript only;
 * ``"social"`` -- first predicts each party's preferred option per topic (literal ToM, returned by
-  :meth:`LLMMediator.predict` as ``{party: {topic: option}}`` like the scripted Social mediator),
-  then decides with that prediction and 002's breakdown checklist in the prompt.
+  :meth:`LLMMediator.predict` as the env's ``stances`` target, ``{"stances": (parties, topics) array}``
+  with -1 where it says nothing, like the scripted Social mediator, for ``wrappers.AECToMRecorder``),
+  then decides with that prediction and 002's breakdown checklist in the prompt. The prediction is
+  not part of the action (the env has no prediction key since ``tom/Negotiation-v1``).
 
 Adding one: a :class:`MediationStrategy` subclass (its instructions, and a prediction stage if it
 has one) and one line in :data:`MEDIATION_STRATEGIES`. Prompts are in
@@ -30,7 +32,7 @@ from policies.llm.negotiation import (LLMCaller, UsesCaller, checked, one_episod
                                      topics_text)
 from policies.llm.negotiation_common import random_rating, recent_lines
 from policies.llm.parsing import extract_json, rating_1_5
-from tom_envs.negotiation.actions import option_index, party_index, topic_index
+from tom_envs.negotiation.actions import option_index, party_index, stance_table, topic_index
 from tom_envs.negotiation.metrics import STRATEGIES
 from tom_envs.negotiation.scenario import Scenario
 
@@ -164,8 +166,8 @@ class LLMMediator(UsesCaller, BasePolicy):
 
     ``act(obs, info)`` reads the seat's text ``obs`` (the env wrapped in
     ``wrappers.AECTextObservation``) and the turn from ``info["state"]``, and returns the env's
-    mediator dict action (``intervene``, ``strategy``, ``topic``, ``target``, ``utterance``, and for
-    a predicting variant ``prediction``). A numeric ``obs`` raises
+    mediator dict action (``intervene``, ``strategy``, ``topic``, ``target``, ``utterance``); a
+    predicting variant's prediction comes from ``predict`` (for the recorder). A numeric ``obs`` raises
     :class:`~policies.llm.errors.TextObservationNeeded`.
     """
 
@@ -186,9 +188,13 @@ class LLMMediator(UsesCaller, BasePolicy):
         self._prediction = None
         self.last = {}
 
-    def predict(self, observation: Any, info: dict) -> Prediction | None:
-        """Each party's preferred option per topic (None for a variant without prediction). Cached per turn."""
-        return self._predict_many([self], [observation], [info])[0]
+    def predict(self, observation: Any, info: dict) -> dict[str, np.ndarray] | None:
+        """Each party's preferred option per topic as the env's ``stances`` target (None for a variant
+        without prediction). Cached per turn."""
+        return self._as_target(self._predict_many([self], [observation], [info])[0])
+
+    def _as_target(self, prediction: Prediction | None) -> dict[str, np.ndarray] | None:
+        return None if prediction is None else {"stances": stance_table(prediction, self.scenario)}
 
     def act(self, observation: Any, info: dict) -> Any:
         return self._act_many([self], [observation], [info])[0]
@@ -211,8 +217,9 @@ class LLMMediator(UsesCaller, BasePolicy):
         return [dict(m.stats) for m in self._slots]
 
     def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                      slots: Sequence[int] | None = None) -> list[Prediction | None]:
-        return self._predict_many(self._check_batch(observations, slots), observations, infos)
+                      slots: Sequence[int] | None = None) -> list[dict[str, np.ndarray] | None]:
+        return [self._as_target(p) for p in self._predict_many(self._check_batch(observations, slots), observations,
+                                                                infos)]
 
     def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
                   slots: Sequence[int] | None = None) -> list[Any]:
@@ -246,14 +253,12 @@ class LLMMediator(UsesCaller, BasePolicy):
             ask.owner = m.caller.owner
             asks.append(ask)
         decisions = []
-        for m, prediction, ans in zip(mediators, predictions, self.caller.ask("decide", asks)):
+        for m, ans in zip(mediators, self.caller.ask("decide", asks)):
             decision = dict(ans.value)
             if decision.get("target") is None:
                 decision.pop("target", None)
             m.last.setdefault("fallback", {})["decide"] = ans.fallback
             m.last["decision"] = decision
-            if prediction:
-                decision["prediction"] = prediction
             decisions.append(decision)
         return decisions
 

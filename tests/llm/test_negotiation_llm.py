@@ -28,7 +28,7 @@ from policies.negotiation_llm import (
 from tom_envs.negotiation.consensus import ProposedOption
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario
-from wrappers import AECTextObservation
+from wrappers import AECTextObservation, AECToMRecorder
 
 from .scripted_server import scripted_backend
 
@@ -87,15 +87,18 @@ def scripted():
 
 
 def episode(env: AECTextObservation, parties: dict[str, LLMParty], mediator: LLMMediator, seed: int) -> dict:
-    """One episode played by the runner, the LLM parties as one team; the env's episode summary."""
-    return play_aec(env, {**PartyTeam(env, parties).seats(), MEDIATOR: mediator}, seed).info["episode"]
+    """One episode played by the runner, the LLM parties as one team; the env's episode summary with the
+    recorder's literal-ToM score when the env is wrapped in one (as the benchmark records it)."""
+    from benchmarks.negotiation import episode_record
+
+    return episode_record(env, play_aec(env, {**PartyTeam(env, parties).seats(), MEDIATOR: mediator}, seed))
 
 
 def play(backend: OpenAIBackend, seed: int, variant: str = "social") -> tuple[dict, dict, LLMMediator, LLMAgreementJudge]:
     agreement = LLMAgreementJudge(backend, fallback="raise")
     mi = LLMMIJudge(backend, SCENARIO, fallback="raise")
-    env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20, agreement=agreement,
-                                            mi_judge=mi, conflict_mode="general"))
+    env = AECTextObservation(AECToMRecorder(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20,
+                                                           agreement=agreement, mi_judge=mi, conflict_mode="general")))
     mi.bind(env)
     parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
     mediator = LLMMediator(backend, SCENARIO, variant=variant, fallback="raise")
@@ -288,7 +291,9 @@ def test_tiny_model_garbage_is_counted_and_flagged(vllm_backend):
     decision = mediator.act(SHORT_TEXT, SHORT_INFO)
     assert mediator.last["fallback"] == {"predict": True, "decide": True}
     assert mediator.stats["fallbacks"] == 2 and mediator.stats["parse_failures"] == 4
-    assert set(decision["prediction"]) == set(range(len(SCENARIO.parties)))
+    stances = mediator.predict(SHORT_TEXT, SHORT_INFO)["stances"]  # the turn's cached prediction, for the recorder
+    assert "prediction" not in decision and stances.shape == (len(SCENARIO.parties), len(SCENARIO.topics))
+    assert all((row != -1).any() for row in stances)
 
 
 def test_tiny_model_garbage_raises_with_raise_fallback(vllm_backend):

@@ -9,9 +9,11 @@ Party seat, ``Discrete(1 + 2 * K)`` with K the number of (topic, option) pairs i
 Mediator seat, ``Discrete(1 + 4 * M)``: 0 passes; ``1 + s * M + k`` intervenes with strategy s
 (0 facilitative, 1 evaluative, 2 transformative, 3 problem-solving) on topic k. The dict form is
 ``{"intervene": bool, "strategy": name|index, "topic": name|index, "target": party name|"party_i"|
-index|None, "option": label|index|None, "utterance": str, "prediction": {party: {topic: option}}}``;
-``intervene`` defaults to whether a strategy is given, and ``prediction`` (literal ToM) may come
-with or without an intervention.
+index|None, "option": label|index|None, "utterance": str}``; ``intervene`` defaults to whether a
+strategy is given. An intervention without an ``option`` points to the plurality of the parties'
+*stated* stances on its topic (none when nobody has stated one). The mediator's literal-ToM
+prediction is not part of its action: hand it to ``wrappers.AECToMRecorder.record_prediction``
+(the runner does, from the policy's ``predict``); the v0 ``prediction`` key is an error.
 """
 
 from __future__ import annotations
@@ -50,7 +52,6 @@ class MediatorMove:
     target: int | None = None
     option: int | None = None
     utterance: str | None = None
-    prediction: dict[int, dict[int, int]] | None = None
 
 
 def _int(action: Any) -> int | None:
@@ -152,9 +153,14 @@ def parse_mediator(action: Any, scenario: Scenario, seat: str) -> MediatorMove:
         return MediatorMove(strategy=(code - 1) // m, topic=(code - 1) % m)
     if not isinstance(action, dict):
         raise NegotiationActionError(f"{seat}: expected an integer code or a dict, got {type(action).__name__}")
-    prediction = parse_stance_prediction(action.get("prediction"), scenario, seat)
+    if "prediction" in action:
+        raise NegotiationActionError(
+            f"{seat}: the action dict's 'prediction' key was removed in tom/Negotiation-v1 (its feedback told the "
+            "mediator how many cells it had right, which reveals unstated stances); hand the prediction to "
+            "wrappers.AECToMRecorder.record_prediction({'stances': env.unwrapped.stance_prediction(pred)}) -- the "
+            "benchmark runner does this with the policy's predict() -- and drop the key from the action")
     if not action.get("intervene", "strategy" in action):
-        return MediatorMove(prediction=prediction)
+        return MediatorMove()
     strategy = action.get("strategy")
     if isinstance(strategy, str) and strategy.strip().lower().replace("-", "_").replace(" ", "_") in STRATEGIES:
         s = STRATEGIES.index(strategy.strip().lower().replace("-", "_").replace(" ", "_"))
@@ -167,7 +173,7 @@ def parse_mediator(action: Any, scenario: Scenario, seat: str) -> MediatorMove:
     k = topic_index(scenario, action["topic"], seat)
     target = None if action.get("target") is None else party_index(scenario, action["target"], seat)
     option = None if action.get("option") is None else option_index(scenario, k, action["option"], seat)
-    return MediatorMove(s, k, target, option, _text(action.get("utterance"), seat), prediction)
+    return MediatorMove(s, k, target, option, _text(action.get("utterance"), seat))
 
 
 def stance_table(prediction: dict[int, dict[int, int]] | None, scenario: Scenario) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
-from tom_envs.errors import ResetNeeded, UnsupportedRenderMode
+from tom_envs.errors import ResetNeeded, UnsupportedRenderMode, require_bool
 from tom_envs.negotiation.actions import (MediatorMove, PartyMove, pairs, parse_mediator, parse_party,
                                           parse_stance_prediction, stance_table)
 from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes_full
@@ -25,7 +25,7 @@ from tom_envs.negotiation.render import seat_text
 from tom_envs.negotiation.scenario import (CONFLICT_MODES, DIFFICULTY_MODES, MAX_TURN_BUDGET, Scenario,
                                           resolve_scenario)
 from tom_envs.negotiation.templates import mediator_line, party_line
-from tom_envs.scoring import NOT_PREDICTED, prediction_matches
+from tom_envs.scoring import NOT_PREDICTED
 from tom_envs.tom import ToMSpec
 
 MEDIATOR = "mediator_0"
@@ -38,7 +38,7 @@ class NegotiationEnv(TomAECEnv):
     """N parties negotiate M topics; an optional mediator seat decides when and how to intervene.
 
     Every conversation turn, each party offers a candidate contribution (a topic, an option, a
-    motivation score: Inner Thoughts turn taking). Then the mediator seat decides whether to
+    motivation score: Inner Thoughts turn taking; the score stays private, only the line is public). Then the mediator seat decides whether to
     intervene, with one of 002's four strategies on one topic. If it does, it speaks and the parties
     wait; otherwise the most motivated party speaks (ties: lowest index; a scripted party never right
     after itself, as in the release's turn allocation) and its stated option
@@ -55,11 +55,13 @@ class NegotiationEnv(TomAECEnv):
 
     ## Action Space
     ``party_i``: ``Discrete(1 + 2K)`` over the K (topic, option) pairs; ``mediator_0``:
-    ``Discrete(1 + 4M)``. Both also accept structured dicts with an utterance, and the mediator
-    dict may carry a literal-ToM ``prediction`` of each party's preferred option per topic
-    (deprecated: hand it to ``wrappers.AECToMRecorder`` instead); see
-    :mod:`tom_envs.negotiation.actions`. A malformed action raises
-    :class:`~tom_envs.negotiation.errors.NegotiationActionError`.
+    ``Discrete(1 + 4M)``. Both also accept structured dicts with an utterance; see
+    :mod:`tom_envs.negotiation.actions`. An intervention without an option (every integer code)
+    points to the plurality of the parties' *stated* stances on its topic (ties: lowest index), and
+    to no option when nobody has stated one yet -- as ProMediate-Eval's mediator, which knows only
+    the conversation. The mediator's literal-ToM prediction is not an action: it goes to
+    ``wrappers.AECToMRecorder.record_prediction`` (the v0 ``prediction`` key is an error). A
+    malformed action raises :class:`~tom_envs.negotiation.errors.NegotiationActionError`.
 
     ## Observation Space
     The same int64 ``Box`` for every seat, a vector of: seat (N = mediator), turn, turns left,
@@ -70,9 +72,11 @@ class NegotiationEnv(TomAECEnv):
     ``wrappers.AECTextObservation`` to observe it (the text convention of :mod:`tom_envs.tom`).
 
     ## Rewards
-    ``mediator_0``: the change in overall consensus this turn (so an episode's return is final
-    minus initial consensus). ``party_i``: the change in its mean acceptability of the group's
-    plurality attitude per topic (ties: lowest index). Given on the step that resolves a turn.
+    Given once, on the step that resolves the last turn (0 before): ``mediator_0`` gets the
+    final minus the initial overall consensus; ``party_i`` the final minus the initial mean
+    acceptability, to it, of the group's plurality attitude per topic (ties: lowest index). The
+    returns are those of v0's per-turn changes; a per-turn change would tell a seat the hidden
+    first choices of parties who have not spoken yet (the information rule).
 
     ## Episode End
     All seats terminate after the turn budget (``scenario.budget``: proportional to parties x
@@ -88,7 +92,7 @@ class NegotiationEnv(TomAECEnv):
       accommodating / avoiding; ``"medium"``: general; ``"hard"``: competing); else the
       scenario's default mode.
     * ``mediator``: whether the ``mediator_0`` seat exists (default True; without it at least one
-      party seat is needed).
+      party seat is needed). A bool only (else :class:`~tom_envs.errors.InvalidFlag`).
     * ``party_seats``: ``"all"`` or indices / names of parties played by external agents.
     * ``turn_budget``: overrides the scenario's budget (>= 20).
     * ``agreement``: a pairwise agreement function replacing the structural formula.
@@ -110,16 +114,16 @@ class NegotiationEnv(TomAECEnv):
 
     ## Info
     Every seat: ``turn``, ``state`` (public: topics, options, parties, stated stances, silence, the
-    typed transcript ``events`` with speaker, seat, kind, topic, option/strategy, text; with an
-    extractor, a party line's event also has ``attitudes``: the extracted option label per
-    addressed topic). Party seats also get ``self`` (their own profile). After a mediator
-    prediction in the action dict (deprecated), the mediator's ``tom`` holds that prediction's
-    correct and total counts. Nothing a seat is given before the end shows another party's private
-    preferences, its currently preferred options or a scripted party's receptiveness (the
-    information rule). The seat's text for LLMs (once ``text`` here) is :meth:`text`. When the
+    typed transcript ``events`` with speaker, seat, kind (act), topic, option (None for an
+    intervention pointing to none), strategy, target, tone, text; with an extractor, a party line's
+    event also has ``attitudes``: the extracted option label per addressed topic). Party seats also
+    get ``self`` (their own profile). Nothing a seat is given before the end -- observation, info,
+    reward, text -- shows another party's private preferences or unstated first choices, its
+    currently preferred options, or a party's internal scores (motivation, receptiveness, grievance,
+    openness): the information rule. The mediator's literal-ToM score is the recorder's, out of band. The seat's text for LLMs (once ``text`` here) is :meth:`text`. When the
     episode ends every seat gets ``episode``: the consensus trajectories, CC, TLE, drop events, RL,
-    per-intervention ME and MI (with the judge's name), literal-ToM accuracy, the hidden
-    receptiveness of each scripted party, the attitude source, and with an extractor its audit
+    per-intervention ME and MI (with the judge's name, each party's uptake and reactance), the
+    final attitudes and hidden receptiveness of each scripted party, the attitude source, and with an extractor its audit
     ``extraction``: lines read, and how often the extracted option on the line's own topic agreed
     with the structured stance, differed, or was missing.
 
@@ -135,10 +139,17 @@ class NegotiationEnv(TomAECEnv):
     ``episode``). Score with ``wrappers.AECToMRecorder``.
 
     ## Version History
+    * v1: the information rule (issue 24). An intervention without an option points to the plurality
+      of the *stated* stances, or to none when nobody has stated one (v0 filled it from the parties'
+      hidden first choices and published it in the event and the line); party lines no longer carry
+      the speaker's motivation score; the action dict's ``prediction`` key and its correct/total
+      feedback in the mediator's ``info["tom"]`` (and the summary's ``tom_accuracy`` /
+      ``tom_predictions``) are gone -- score predictions with ``wrappers.AECToMRecorder``; rewards come
+      once, at the end (same returns); ``mediator`` takes a bool only.
     * v0: initial version (002's scenarios, conflict modes, strategies and metrics).
     """
 
-    metadata = {"name": "tom_negotiation_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "tom_negotiation_v1", "render_modes": ["ansi"], "is_parallelizable": True}
     episode_over = "the negotiation is over; call env.reset() to start another."
 
     def __init__(self, scenario: "str | Scenario | dict" = "hopkins_hmo", conflict_mode: str | None = None,
@@ -176,7 +187,7 @@ class NegotiationEnv(TomAECEnv):
         self.n, self.m = len(self.scenario.parties), len(self.scenario.topics)
         self.s_max = max(len(t.options) for t in self.scenario.topics)
         self.external = _seats(party_seats, self.scenario)
-        self.has_mediator = bool(mediator)
+        self.has_mediator = require_bool("mediator", mediator)
         if not self.has_mediator and not self.external:
             raise NegotiationConfigError("with mediator=False at least one party seat is needed "
                                          "(party_seats='all' or a list); for a NoAgent baseline keep the mediator "
@@ -227,13 +238,14 @@ class NegotiationEnv(TomAECEnv):
         self.interventions: list[dict[str, Any]] = []
         self.mediator_turns: list[int] = []
         self.hardened_turns: list[int] = []
-        self.tom_correct = self.tom_total = 0
         self.extraction = {"lines": 0, "agree": 0, "other_option": 0, "not_addressed": 0, "extra_topics": 0}
         self.turn = 0
         self.concluded: int | None = None  # the turn the mediator closed the session with a conclusion
         self._conclusion: str | None = None
         self._pending: dict[str, Any] = {}
-        self._last_tom: dict[str, int] | None = None
+        # the values the rewards start from (the rewards come back once, when the episode ends)
+        self._start_consensus = self.tracker.overall
+        self._start_stakes = self._stakes()
         self.start_episode()
         self.infos = {a: self._info(a) for a in self.agents}
 
@@ -287,12 +299,9 @@ class NegotiationEnv(TomAECEnv):
 
     # ------------------------------------------------------------------ a turn
     def _resolve_turn(self) -> None:
-        before = self.tracker.overall
-        stakes = self._stakes()
         cands = self._candidates()
         move: MediatorMove = self._pending.get(MEDIATOR) or MediatorMove()
         self.resolve(stances=self.hidden_preferences())
-        self._score_prediction(move.prediction)
         t = self.turn + 1
         if self._conclusion is not None:
             # the mediator closes the session (002's social mediator ends with a conclusion)
@@ -308,12 +317,15 @@ class NegotiationEnv(TomAECEnv):
         self.tracker.record()
         self.turn = t
         self._pending = {}
-        delta = self.tracker.overall - before
-        after = self._stakes()
-        for a in self.agents:
-            self.rewards[a] = float(delta) if a == MEDIATOR else float(after[int(a.split("_")[1])] - stakes[int(a.split("_")[1])])
         ended = self.turn >= self.budget or self.concluded is not None
         if ended:
+            # one reward per seat, when the episode ends: a per-turn change would depend on the attitudes
+            # of parties who have not spoken yet (their hidden first choices; the information rule)
+            after = self._stakes()
+            for a in self.agents:
+                i = None if a == MEDIATOR else int(a.split("_")[1])
+                self.rewards[a] = float(self.tracker.overall - self._start_consensus if i is None
+                                        else after[i] - self._start_stakes[i])
             self.terminations = {a: True for a in self.agents}
         self.infos = {a: self._info(a) for a in self.agents}
         if ended:
@@ -364,7 +376,7 @@ class NegotiationEnv(TomAECEnv):
         text = own or party_line(c.act, c.tone, topic.name, topic.option_text(o), t)
         event = {"turn": t, "speaker": self.scenario.parties[i].name, "seat": f"party_{i}", "party": i,
                  "kind": c.act, "topic": topic.name, "topic_index": k, "option": topic.options[o].label,
-                 "tone": c.tone, "motivation": round(float(c.motivation), 4), "text": text}
+                 "tone": c.tone, "text": text}
         stances = {k: o}
         if self.extractor is not None and (own is not None or self.extract_from == "all"):
             stances = self._extract(i, k, o, text, event)
@@ -411,17 +423,18 @@ class NegotiationEnv(TomAECEnv):
     def _intervene(self, move: MediatorMove, t: int) -> None:
         k, s = move.topic, move.strategy
         ctx = self.context()
-        option = move.option if move.option is not None else self._plurality(k)
+        option = move.option if move.option is not None else self._stated_plurality(k)
         topic = self.scenario.topics[k]
         target_name = None if move.target is None else self.scenario.parties[move.target].name
-        text = move.utterance or mediator_line(STRATEGIES[s], topic.name, topic.option_text(option),
+        text = move.utterance or mediator_line(STRATEGIES[s], topic.name,
+                                               None if option is None else topic.option_text(option),
                                                target_name or "", t)
         uptake = {self.scenario.parties[i].name: p.mediated(s, k, move.target, option, self.stated, int(self.silence[i]))
                   for i, p in self.parties.items()}
         reactance = [self.scenario.parties[i].name for i, p in self.parties.items() if p.last_reaction == "reactance"]
         self.events.append({"turn": t, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "intervention",
                             "strategy": STRATEGIES[s], "topic": topic.name, "topic_index": k, "target": target_name,
-                            "option": topic.options[option].label, "text": text})
+                            "option": None if option is None else topic.options[option].label, "text": text})
         # the judge sees the intervention's words (in events, and as "text")
         mi = self.judge({"topic": k, "strategy": STRATEGIES[s], "target": move.target, "text": text}, ctx)
         self.interventions.append({"turn": t, "topic": topic.name, "topic_index": k, "strategy": STRATEGIES[s],
@@ -432,10 +445,13 @@ class NegotiationEnv(TomAECEnv):
         self.silence += 1
         self._end_of_turn(None, None, None, None)
 
-    def _plurality(self, k: int) -> int:
+    def _stated_plurality(self, k: int) -> int | None:
+        """The option an intervention without one points to: the plurality of the parties' *stated*
+        stances on topic ``k`` (ties: lowest index), None when nobody has stated one (never a hidden
+        first choice: the information rule)."""
         col = [int(s) for s in self.stated[:, k] if s >= 0]
         if not col:
-            col = [int(s) for s in self.tracker.attitudes[:, k]]
+            return None
         counts = Counter(col)
         return min(counts, key=lambda o: (-counts[o], o))
 
@@ -479,16 +495,6 @@ class NegotiationEnv(TomAECEnv):
             NegotiationActionError: an unknown party, topic or option.
         """
         return stance_table(parse_stance_prediction(dict(prediction), self.scenario, "prediction"), self.scenario)
-
-    def _score_prediction(self, prediction: dict[int, dict[int, int]] | None) -> None:
-        """The deprecated ``prediction`` key of the mediator's action dict, scored against the turn's truth."""
-        self._last_tom = None
-        if not prediction:
-            return
-        correct, total = prediction_matches(stance_table(prediction, self.scenario), self.tom_truth()["stances"])
-        self.tom_correct += correct
-        self.tom_total += total
-        self._last_tom = {"correct": correct, "total": total}
 
     # ------------------------------------------------------------------ context and summary
     def context(self) -> InterventionContext:
@@ -561,8 +567,6 @@ class NegotiationEnv(TomAECEnv):
             "mediator_turns": list(self.mediator_turns),
             "me_mean": m["me_mean"], "mi_mean": m["mi_mean"],
             "mi_judge": getattr(self.judge, "name", type(self.judge).__name__),
-            "tom_accuracy": self.tom_correct / self.tom_total if self.tom_total else None,
-            "tom_predictions": self.tom_total,
             "attitude_source": "stated" if self.extractor is None else f"extracted:{self.extract_from}",
             "extractor": None if self.extractor is None else getattr(self.extractor, "name",
                                                                       type(self.extractor).__name__),
@@ -591,8 +595,6 @@ class NegotiationEnv(TomAECEnv):
         info: dict[str, Any] = {"turn": self.turn, "state": self.public_state()}
         if party is not None:
             info["self"] = self.scenario.parties[party].model_dump()
-        elif self._last_tom is not None:
-            info["tom"] = dict(self._last_tom)
         return info
 
 

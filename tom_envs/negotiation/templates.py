@@ -51,6 +51,19 @@ MEDIATOR = {
     ),
 }
 
+#: Lines of the strategies that point to an option, for an intervention with none (nobody has stated a
+#: stance on the topic yet, and the mediator named no option).
+MEDIATOR_OPEN = {
+    "evaluative": (
+        "Looking at {topic} realistically, holding out for a first choice is unlikely to survive the review. {party}, what could you defend there?",
+        "My honest reading of {topic}: no one can expect everything here. {party}, what would it take for you?",
+    ),
+    "problem_solving": (
+        "We have not heard positions on {topic} yet. Let us each name one option we could live with and what we would need added to accept it.",
+        "For {topic}, let us put a concrete option on the table and adjust the details together. Who will start?",
+    ),
+}
+
 
 def party_line(act: str, tone: str, topic: str, option: str, turn: int) -> str:
     """A party's templated utterance."""
@@ -59,7 +72,7 @@ def party_line(act: str, tone: str, topic: str, option: str, turn: int) -> str:
     return options[turn % len(options)].format(topic=topic, option=option)
 
 
-def mediator_line(strategy: str, topic: str, option: str, party: str, turn: int, summary: str = "") -> str:
-    """A mediator's templated utterance."""
-    options = MEDIATOR[strategy]
+def mediator_line(strategy: str, topic: str, option: str | None, party: str, turn: int, summary: str = "") -> str:
+    """A mediator's templated utterance (``option`` None: a line naming no option)."""
+    options = MEDIATOR_OPEN.get(strategy, MEDIATOR[strategy]) if option is None else MEDIATOR[strategy]
     return options[turn % len(options)].format(topic=topic, option=option, party=party or "everyone", summary=summary)
