@@ -194,7 +194,7 @@ def test_aec_episode_scored_by_the_recorder_of_the_predictor_seat():
     from policies.negotiation import make_mediator
     from wrappers import AECToMRecorder
 
-    env = make_env("tom/Negotiation-v0")
+    env = make_env("tom/Negotiation-v1")
     assert isinstance(env, AECToMRecorder)
     result = play_aec(env, make_mediator("social"), seed=0)
     assert {"rounds", "tom_accuracy", "outcome"} <= set(result.summary)
