@@ -377,3 +377,32 @@ def compare(make: Callable[[], Any], train_seeds: Sequence[int], test_seeds: Seq
     cheats = play_through_runner(make(), cheater, test_seeds, two_seat)
     bayes = play_through_runner(make(), BayesPersuader(), test_seeds, two_seat)
     return Comparison(bayes, cheats, rules, cheater.conditioned_turns)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m tests.persuasion_cheater [--train N] [--episodes N] [--expose-state]``: Bayes vs the
+    cheater through the runner on both live ids (training seeds 100000.., held-out seeds 0..)."""
+    import argparse
+    import time
+
+    from benchmarks.runner import make_env
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--train", type=int, default=1000)
+    parser.add_argument("--episodes", type=int, default=1000)
+    parser.add_argument("--expose-state", action="store_true")
+    args = parser.parse_args(argv)
+    kwargs = {"expose_state": True} if args.expose_state else {}
+    for env_id, two_seat in ((V1, False), (TWO_SEAT, True)):
+        start = time.perf_counter()
+        result = compare(lambda: make_env(env_id, **kwargs), range(100_000, 100_000 + args.train),
+                         range(args.episodes), two_seat)
+        print(env_id, kwargs or "", result.line(), f"({time.perf_counter() - start:.0f} s)")
+        paths = sorted({(r.path, r.component, r.lag) for r in result.rules})
+        if paths:
+            print("  rules on:", ", ".join(f"{p} -> {c} (lag {lag})" for p, c, lag in paths[:8]),
+                  "..." if len(paths) > 8 else "")
+
+
+if __name__ == "__main__":
+    main()
