@@ -78,16 +78,17 @@ def test_the_same_persuader_beats_bayes_when_the_state_is_handed_to_it(env_id, h
 
 def _persuader_views(env_id: str, family: str, persona: str, seed: int, actions: list[int]) -> list:
     """Everything the persuader is handed, through ``make_env`` and the text wrapper the LLM seats use,
-    until the episode ends: (observation text, numeric observation, reward, info) at each of its turns."""
+    until the episode ends: (observation text, numeric observation, reward, info, extra) at each of its
+    turns; two-seat ``extra``: what the persuadee seat's scorer reads (``seat_view()``), else None."""
     env = make_env(env_id, families=family)
     views = []
     if env_id == V1:
         text = TextObservation(env)
         obs, info = text.reset(seed=seed, options={"persona": persona})
-        views.append((obs, env.unwrapped._obs().tolist(), None, info))
+        views.append((obs, env.unwrapped._obs().tolist(), None, info, None))
         for a in actions:
             obs, reward, term, trunc, info = text.step(a)
-            views.append((obs, env.unwrapped._obs().tolist(), reward, info))
+            views.append((obs, env.unwrapped._obs().tolist(), reward, info, None))
             if term or trunc:
                 break
         return views
@@ -100,7 +101,9 @@ def _persuader_views(env_id: str, family: str, persona: str, seed: int, actions:
             text.step(None)
             continue
         if agent == PERSUADER:
-            views.append((obs, env.unwrapped.observe(PERSUADER).tolist(), reward, info))
+            seat = env.unwrapped.seat_view()
+            views.append((obs, env.unwrapped.observe(PERSUADER).tolist(), reward, info,
+                          (seat.tom_truth(), seat.tom_outcome())))
             text.step(next(moves))
         else:
             text.step(FAITHFUL)
@@ -111,17 +114,18 @@ def _persuader_views(env_id: str, family: str, persona: str, seed: int, actions:
 def test_two_personas_are_indistinguishable_to_the_persuader_while_their_dialogues_coincide(env_id):
     """Same seed and lines, two forced personas: wherever the replies so far coincide, every value
     returned to the persuader -- observation, text (``TextObservation`` / ``AECTextObservation``),
-    reward, info -- coincides: the persona and its state show only through the replies they cause."""
+    reward, info, and what ``seat_view()`` hands the persuadee seat's scorer -- coincides: the persona and
+    its state show only through the replies they cause."""
     compared = 0
     for family in FAMILIES:
         a, b = (p.name for p in family.personas[:2])
         for seed in range(24):
             actions = [seed % 6, (seed // 6) % 6, 5, 3]
             va, vb = (_persuader_views(env_id, family.name, p, seed, actions) for p in (a, b))
-            for (ta, oa, ra, ia), (tb, ob, rb, ib) in zip(va, vb):
+            for (ta, oa, ra, ia, xa), (tb, ob, rb, ib, xb) in zip(va, vb):
                 if oa != ob or "episode" in ia or "episode" in ib:
                     break  # the replies differ (or the episode is over): the dialogue has diverged
-                assert (ta, ra, ia) == (tb, rb, ib), (family.name, seed)
+                assert (ta, ra, ia, xa) == (tb, rb, ib, xb), (family.name, seed)
                 assert a not in ta and family.personas[0].description not in ta
                 compared += 1
     assert compared > 80
