@@ -372,11 +372,11 @@ def test_release_cases_through_the_runner_show_the_mediator_nothing_hidden():
 
     env_id = env_id_for("negotiation", "aec", difficulty="hard")
     for case in cases:
-        for party, topic, other in _pairs(case):
+        for (party, topic, other), make in zip(_pairs(case), [_social, _prober] * 50):
             seen, events = [], []
             for c in (case, other):
                 env = AECTextObservation(make_env(env_id, scenario=c))
-                rec = Recording(SocialMediator())
+                rec = Recording(make(c))
                 result = play_aec(env, rec, seed=party + topic)
                 seen.append(rec.seen)
                 events.append(env.unwrapped.events)
@@ -385,4 +385,4 @@ def test_release_cases_through_the_runner_show_the_mediator_nothing_hidden():
             turns = [json.loads(s)[1]["turn"] for s in seen[0]]
             n = sum(1 for t in turns if t < cut)
             assert seen[0][:n] == seen[1][:n], (case.name, party, topic)
-            assert result.summary["tom_steps"] > 0
+            assert "tom_steps" in result.summary  # the recorder's summary, read by the runner
