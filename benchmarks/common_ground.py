@@ -7,7 +7,10 @@ Examples::
     python -m benchmarks common-ground --data-dir DIR --from-corpus --export OUT_DIR
 
 Without ``--data-dir`` the small sample bundled with tom-envs is used (written by us; its numbers
-say nothing about the real benchmark). ``--policy`` takes a comma-separated list; the JSON output
+say nothing about the real benchmark). The env (``tom/CommonToM-v2``) asks each scored question's
+whole (sentence, event) group, the unscored fillers among them; every row here counts the scored
+(released) questions only (:func:`tom_envs.qa.answered`), and the LLM policies are sent the fillers
+too (see docs/common_ground.md). ``--policy`` takes a comma-separated list; the JSON output
 is every policy's rows in turn (each row names its ``policy``), with ``order`` (``"all"``, 1, 2,
 3), ``n`` and ``accuracy`` (percent). ``--episodes N`` answers every conversation N times
 (pass r of conversation i with seed ``seed + r * 1000003 + i``; default 1) and pools the answers.

@@ -650,3 +650,18 @@ def test_a_released_question_the_corpus_does_not_generate_is_a_named_error(tmp_p
     write_questions(rows[:4] + [changed] + rows[5:], tmp_path / "questions" / "4431_Magda_yn_questions.csv.gz")
     with pytest.raises(QuestionsDisagreeWithCorpus, match=r"row 6: differs .* in answer"):
         CommonToMEnv(data_dir=tmp_path)
+
+
+def test_the_counting_probe_sees_the_group_sizes_without_fillers_and_constant_sizes_with_them():
+    """:mod:`tom_envs.common_ground.probe` on the sample: with fillers every group a counting agent sees has
+    18 questions (v1's sequence, ``fillers=False``, has the release's 1-6-question groups), and no table on
+    what the env returns beats the question-only one (the release figures are in docs/common_ground.md)."""
+    from tom_envs.common_ground import probe
+
+    data = probe.rows(CommonToMEnv(split="all"), repeats=2)
+    assert {r["x"]["seq.group_size"] for r in data} == {18}
+    assert {r["x"]["c.prev_group_size"] for r in data} <= {None, 18}
+    v1 = probe.rows(CommonToMEnv(split="all", fillers=False), repeats=1)
+    assert len({r["x"]["seq.group_size"] for r in v1}) > 1
+    report = probe.report(data, splits=6)
+    assert report["gain"] <= 0.02, report

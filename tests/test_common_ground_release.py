@@ -318,7 +318,7 @@ def test_release_no_counting_probe_beats_the_question_only_probe_by_more_than_2_
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        after = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test"), repeats=2), splits=6)
-        before = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test", fillers=False), repeats=2), splits=6)
+        after = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test"), repeats=4), splits=20)
+        before = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test", fillers=False), repeats=4), splits=20)
     assert after["gain"] <= 0.02, after
     assert before["gain"] > 0.02, before  # the probe does see the counts when they carry labels

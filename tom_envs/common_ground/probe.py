@@ -115,76 +115,99 @@ def rows(env: Any, repeats: int = 4, seed: int = 0) -> list[dict[str, Any]]:
     return out
 
 
-def _value(x: dict[str, Hashable], path: str | tuple[str, str]) -> Hashable:
-    return tuple(x.get(p) for p in path) if isinstance(path, tuple) else x.get(path)
+class Columns:
+    """The rows' features as integer codes (one array per feature; pairs combined on demand), so that a
+    value -> answer table is two ``bincount`` calls."""
+
+    def __init__(self, data: list[dict]) -> None:
+        self.y = np.array([r["y"] for r in data], dtype=np.int64)
+        self.k = int(self.y.max()) + 1 if len(self.y) else 1
+        units = sorted({r["unit"] for r in data})
+        index = {u: i for i, u in enumerate(units)}
+        self.unit = np.array([index[r["unit"]] for r in data], dtype=np.int64)
+        self.n_units = len(units)
+        self.codes: dict[str, np.ndarray] = {}
+        for path in sorted({p for r in data for p in r["x"]}):
+            seen: dict[Hashable, int] = {}
+            self.codes[path] = np.array([seen.setdefault(r["x"].get(path), len(seen)) for r in data], dtype=np.int64)
+
+    def code(self, path: Any) -> np.ndarray:
+        if path == "":
+            return np.zeros(len(self.y), dtype=np.int64)
+        if isinstance(path, tuple):
+            a, b = (self.codes[p] for p in path)
+            return a * (int(b.max()) + 1) + b
+        return self.codes[path]
+
+    def fit(self, code: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, int]:
+        """Majority answer per value (ties: the lower answer) over ``idx``; -1 for unseen values."""
+        size = int(code.max()) + 1
+        counts = np.bincount(code[idx] * self.k + self.y[idx], minlength=size * self.k).reshape(size, self.k)
+        table = np.where(counts.sum(axis=1) > 0, counts.argmax(axis=1), -1)
+        return table, int(np.bincount(self.y[idx], minlength=self.k).argmax())
+
+    def score(self, code: np.ndarray, model: tuple[np.ndarray, int], idx: np.ndarray) -> float:
+        table, default = model
+        guess = table[code[idx]]
+        guess = np.where(guess < 0, default, guess)
+        return float(np.mean(guess == self.y[idx]))
 
 
-def _majority(ys: Sequence[int]) -> int:
-    c = Counter(ys)
-    return min(c, key=lambda y: (-c[y], y))
-
-
-def _fit(train: list[dict], path: Any) -> tuple[dict, int]:
-    by: dict[Hashable, list[int]] = defaultdict(list)
-    for r in train:
-        by[_value(r["x"], path)].append(r["y"])
-    return {v: _majority(ys) for v, ys in by.items()}, _majority([r["y"] for r in train])
-
-
-def _score(model: tuple[dict, int], path: Any, test: list[dict]) -> float:
-    table, default = model
-    return float(np.mean([table.get(_value(r["x"], path), default) == r["y"] for r in test]))
-
-
-def _split(data: list[dict], seed: int) -> tuple[list[dict], list[dict]]:
-    units = sorted({r["unit"] for r in data})
+def _halves(cols: Columns, idx: np.ndarray, seed: int, folds: int = 2) -> list[np.ndarray]:
+    """``idx`` cut into ``folds`` parts that share no unit (sentence)."""
+    units = np.unique(cols.unit[idx])
     order = np.random.default_rng(seed).permutation(len(units))
-    first = {units[i] for i in order[: len(units) // 2]}
-    return [r for r in data if r["unit"] in first], [r for r in data if r["unit"] not in first]
+    part = np.empty(cols.n_units, dtype=np.int64)
+    part[units[order]] = np.arange(len(units)) % folds
+    return [idx[part[cols.unit[idx]] == f] for f in range(folds)]
 
 
-def candidates(data: list[dict], features: Sequence[str] | None) -> list[Any]:
+def candidates(cols: Columns, idx: np.ndarray, features: Sequence[str] | None) -> list[Any]:
     """The features (or pairs) a probe may key its table on: ``features`` (None: every one)."""
-    paths = sorted({p for r in data for p in r["x"]}) if features is None else list(features)
-    distinct = {p: len({r["x"].get(p) for r in data}) for p in paths}
+    paths = sorted(cols.codes) if features is None else list(features)
+    distinct = {p: len(np.unique(cols.codes[p][idx])) for p in paths}
     paths = [p for p in paths if distinct[p] > 1]
     small = [p for p in paths if distinct[p] <= PAIR_CARDINALITY and not p.startswith(TEXTS)]
     return [""] + paths + list(combinations(small, 2))
 
 
-def best_probe(train: list[dict], test: list[dict], features: Sequence[str] | None) -> dict[str, Any]:
-    """The table chosen on ``train`` alone (by two-fold cross-validation over its sentences), refitted
-    on ``train`` and scored on ``test``."""
-    a, b = _split(train, seed=1)
+def best_probe(cols: Columns, train: np.ndarray, test: np.ndarray, features: Sequence[str] | None,
+               folds: int = 4) -> dict[str, Any]:
+    """The table chosen on ``train`` alone (``folds``-fold cross-validation over its sentences),
+    refitted on ``train`` and scored on ``test``."""
+    parts = _halves(cols, train, seed=1, folds=folds)
     best, best_cv = "", -1.0
-    for path in candidates(train, features):
-        cv = (_score(_fit(a, path), path, b) + _score(_fit(b, path), path, a)) / 2
-        if cv > best_cv:
+    for path in candidates(cols, train, features):
+        code = cols.code(path)
+        cv = float(np.mean([cols.score(code, cols.fit(code, np.concatenate(parts[:f] + parts[f + 1:])), parts[f])
+                            for f in range(folds)]))
+        if cv > best_cv + 1e-12:
             best, best_cv = path, cv
-    return {"feature": best, "accuracy": _score(_fit(train, best), best, test)}
+    code = cols.code(best)
+    return {"feature": best, "accuracy": cols.score(code, cols.fit(code, train), test)}
 
 
 def report(data: list[dict], splits: int = 10) -> dict[str, Any]:
     """Held-out accuracy of the best table reading everything and of the best reading only the
     question, on the scored questions, averaged over ``splits`` random halvings of the sentences."""
     scored = [r for r in data if r["scored"]]
+    cols = Columns(scored)
     everything, question, majority, picked = [], [], [], []
     for s in range(splits):
-        train, test = _split(scored, seed=100 + s)
-        full = best_probe(train, test, None)
-        q = best_probe(train, test, QUESTION_FEATURES)
+        train, test = _halves(cols, np.arange(len(scored)), seed=100 + s)
+        full = best_probe(cols, train, test, None)
+        q = best_probe(cols, train, test, QUESTION_FEATURES)
         everything.append(full["accuracy"])
         question.append(q["accuracy"])
         picked.append([str(full["feature"]), str(q["feature"])])
-        default = _majority([r["y"] for r in train])
-        majority.append(float(np.mean([r["y"] == default for r in test])))
-    n = len({r["unit"] for r in scored})
+        majority.append(cols.score(cols.code(""), cols.fit(cols.code(""), train), test))
     gains = np.array(everything) - np.array(question)
     return {"everything": float(np.mean(everything)), "question_only": float(np.mean(question)),
-            "gain": float(np.mean(gains)), "gain_sd": float(np.std(gains, ddof=1)) if len(gains) > 1 else 0.0, "majority": float(np.mean(majority)),
+            "gain": float(np.mean(gains)), "gain_sd": float(np.std(gains, ddof=1)) if len(gains) > 1 else 0.0,
+            "majority": float(np.mean(majority)),
             "per_split": {"everything": everything, "question_only": question}, "features": picked,
             "scored_questions": len({(r["unit"], r["x"]["obs.question"]) for r in scored}),
-            "asked_per_play": len(data), "sentences": n}
+            "asked_per_play": len(data), "sentences": cols.n_units}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
