@@ -142,3 +142,39 @@ def test_metrics_flag_reads_the_other_definitions_from_the_same_records(tmp_path
     assert bench.run(_args(tmp_path, mode="medium", mediator="generic")) == 0
     text = capsys.readouterr().out
     assert "the release's definitions" in text and "SCRIPTED" in text
+
+
+def test_the_mediator_tom_score_is_the_recorders_and_the_mediator_never_sees_it(tmp_path):
+    """The records' ``tom_accuracy`` / ``tom_predictions`` come from ``wrappers.AECToMRecorder`` (the env has
+    no prediction key since v1): the same as scoring the social mediator's predictions against the
+    env's per-turn truths by hand; nothing of it is in an info the mediator gets before the end."""
+    import numpy as np
+
+    from policies.negotiation import SocialMediator
+    from tom_envs.negotiation.env import NegotiationEnv
+    from tom_envs.negotiation.scenario import resolve_scenario
+
+    bench.run(_args(tmp_path, mode="hard", mediator="social"))
+    (path,) = (tmp_path / "res" / "negotiation").glob("*.jsonl")
+    rec = next(r for r in map(json.loads, path.read_text().splitlines()) if r["scenario"] == "hopkins_hmo"
+               and r["seed"] == 0)
+    env = NegotiationEnv(scenario=resolve_scenario("hopkins_hmo"), conflict_mode="competing")
+    mediator = SocialMediator()
+    mediator.reset(0)
+    env.reset(seed=0)
+    hits = cells = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        assert "tom" not in info
+        guess = mediator.predict(obs, info)["stances"]
+        env.step(mediator.act(obs, info))
+        truth = env.tom_truth()["stances"]
+        hits += int(((guess == truth) & (guess >= 0)).sum())
+        cells += int((guess >= 0).sum())
+    assert rec["episode"]["tom_predictions"] == cells > 0
+    assert rec["episode"]["tom_accuracy"] == pytest.approx(hits / cells)
+    assert rec["episode"]["cc"] == env.episode_summary()["cc"]
+    assert np.isfinite(rec["episode"]["cc"])

@@ -27,7 +27,6 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 import pytest
 
 from policies.base import BasePolicy
