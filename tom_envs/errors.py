@@ -78,9 +78,9 @@ def require_bool(name: str, value: object) -> bool:
     ``0``/``1``, None -- is an error rather than a truth test, because a truthy string would silently
     switch an oracle flag on.
     """
-    if isinstance(value, bool):
-        return value
-    if type(value).__name__ == "bool_" and type(value).__module__ == "numpy":
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise InvalidFlag(f"{name} takes True or False, got {value!r} ({type(value).__name__}); pass a Python bool "
                       f"(e.g. {name}=False), not a string or a number")
