@@ -385,3 +385,19 @@ def test_release_cases_through_the_runner_show_the_mediator_nothing_hidden():
             n = sum(1 for t in turns if t < cut)
             assert seen[0][:n] == seen[1][:n], (case.name, party, topic)
             assert "tom_steps" in result.summary  # the recorder's summary, read by the runner
+
+
+def test_every_boolean_option_of_the_family_takes_a_bool_only(tmp_path):
+    """The importer's ``strict``, the download's ``overwrite`` and the social mediator's ``predict``: a
+    string such as "false" is a named error, not a truthy switch."""
+    from tom_envs.negotiation.download import download
+    from tom_envs.negotiation.scenario import Scenario
+
+    case = tmp_path / "case.json"
+    case.write_text("{}")
+    with pytest.raises(InvalidFlag, match="strict takes True or False"):
+        Scenario.from_promediate(case, strict="false")
+    with pytest.raises(InvalidFlag, match="overwrite takes True or False"):
+        download(tmp_path, overwrite="no")
+    with pytest.raises(InvalidFlag, match="predict takes True or False"):
+        SocialMediator(predict="false")

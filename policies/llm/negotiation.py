@@ -36,6 +36,7 @@ from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError, TextObservationNeeded, UnknownStrategy
 from policies.llm.negotiation_common import PartyStrategy, ask_for, checked, parse_articulation, random_topic_option
 from policies.llm.parsing import extract_json, score_1_5
+from tom_envs.errors import require_bool
 from tom_envs.negotiation.actions import option_index, party_index, topic_index
 from tom_envs.negotiation.errors import NegotiationActionError
 from tom_envs.negotiation.scenario import Scenario
@@ -254,7 +255,7 @@ class LLMParty(UsesCaller, BasePolicy):
         if strategy not in strategies:
             raise UnknownStrategy(f"unknown party strategy {strategy!r}; choose one of: {', '.join(strategies)}.")
         self.scenario = scenario
-        self.allow_pass = allow_pass
+        self.allow_pass = require_bool("allow_pass", allow_pass)
         self.strategy = strategies[strategy]()
         self.party: int | None = None
         if party is not None:

@@ -32,6 +32,7 @@ from policies.llm.negotiation import (LLMCaller, UsesCaller, checked, one_episod
                                      topics_text)
 from policies.llm.negotiation_common import random_rating, recent_lines
 from policies.llm.parsing import extract_json, rating_1_5
+from tom_envs.errors import require_bool
 from tom_envs.negotiation.actions import option_index, party_index, stance_table, topic_index
 from tom_envs.negotiation.metrics import STRATEGIES
 from tom_envs.negotiation.scenario import Scenario
@@ -333,7 +334,7 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
         super().__init__()
         if not 1.0 <= threshold <= 5.0:
             raise InvalidPolicyConfig(f"threshold must be within 1.0-5.0, got {threshold}")
-        self.scenario, self.threshold, self.conclude = scenario, threshold, conclude
+        self.scenario, self.threshold, self.conclude = scenario, threshold, require_bool("conclude", conclude)
         self.caller = LLMCaller(backend, **caller_kwargs)
         self.last: dict[str, Any] = {}
 

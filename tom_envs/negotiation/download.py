@@ -24,7 +24,7 @@ from typing import Iterable
 
 from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch_validated
 from tom_envs.download import run as run_download
-from tom_envs.errors import DatasetError
+from tom_envs.errors import DatasetError, require_bool
 from tom_envs.negotiation.errors import PromediateFormatWarning, ScenarioError
 
 __all__ = ["CASES", "DEFAULT_BASE_URL", "DEFAULT_DEST", "ENV_VAR", "REPOSITORY", "add_arguments", "download",
@@ -65,6 +65,7 @@ def download(out_dir: str | Path = DEFAULT_DEST, cases: Iterable[str] = CASES, b
         DatasetError: an unknown case name, or a fetched file the importer rejects (not saved).
         DownloadError: no connection, an HTTP error, or nothing could be had.
     """
+    overwrite = require_bool("overwrite", overwrite)
     wanted = list(dict.fromkeys(cases))
     unknown = [c for c in wanted if c not in CASES]
     if unknown or not wanted:

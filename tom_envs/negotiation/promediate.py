@@ -45,6 +45,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tom_envs.errors import require_bool
 from tom_envs.negotiation.errors import PromediateFormatWarning, PromediateImportError, ScenarioError
 
 _HEADING = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?(?:(?:issue|topic)\s+)?(\d+)\s*[.:)]\s*(.*)$", re.IGNORECASE)
@@ -72,6 +73,7 @@ def read_promediate(path: str | Path, name: str | None = None, strict: bool = Fa
     ``Scenario.from_promediate`` validates them into a :class:`~tom_envs.negotiation.scenario.Scenario`;
     this module does not import the schema, so the two modules do not import each other.
     """
+    strict = require_bool("strict", strict)
     p = Path(path)
     data = _load_json(p)
     missing = [k for k in ("instruction", "issues", "options", "names") if k not in data]
