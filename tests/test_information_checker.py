@@ -153,3 +153,11 @@ def test_the_checker_finds_no_leak_on_the_common_tom_release_test_split(wrapping
     print(report)
     tables = report.result("tables", "answer")
     assert tables.n_test > 100 and tables.gain <= 0.02 and report.ok, str(report)
+
+
+def test_a_numpy_bool_is_a_bool():
+    import numpy as np
+
+    from tom_envs.errors import require_bool
+
+    assert require_bool("expose_labels", np.bool_(True)) is True and require_bool("expose_labels", np.False_) is False
