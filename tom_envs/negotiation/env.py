@@ -38,11 +38,11 @@ class NegotiationEnv(TomAECEnv):
     """N parties negotiate M topics; an optional mediator seat decides when and how to intervene.
 
     Every conversation turn, each party offers a candidate contribution (a topic, an option, a
-    motivation score: Inner Thoughts turn taking; the score stays private, only the line is public). Then the mediator seat decides whether to
-    intervene, with one of 002's four strategies on one topic. If it does, it speaks and the parties
-    wait; otherwise the most motivated party speaks (ties: lowest index; a scripted party never right
-    after itself, as in the release's turn allocation) and its stated option
-    becomes its attitude on that topic -- or, with an ``attitude_extractor``, the options its spoken
+    motivation score: Inner Thoughts turn taking; the score stays private, only the line is
+    public). Then the mediator seat decides whether to intervene, with one of 002's four
+    strategies on one topic. If it does, it speaks and the parties wait; otherwise the most
+    motivated party speaks (ties: lowest index; a scripted party never right after itself, as in
+    the release's turn allocation) and its stated option becomes its attitude on that topic -- or, with an ``attitude_extractor``, the options its spoken
     text supports on every topic it addresses. Parties not given to external agents are scripted
     utility-based negotiators (:mod:`tom_envs.negotiation.parties`) whose conflict mode sets how
     they concede, and who take up mediator moves with a hidden per-strategy receptiveness. Consensus
@@ -120,10 +120,12 @@ class NegotiationEnv(TomAECEnv):
     get ``self`` (their own profile). Nothing a seat is given before the end -- observation, info,
     reward, text -- shows another party's private preferences or unstated first choices, its
     currently preferred options, or a party's internal scores (motivation, receptiveness, grievance,
-    openness): the information rule. The mediator's literal-ToM score is the recorder's, out of band. The seat's text for LLMs (once ``text`` here) is :meth:`text`. When the
+    openness): the information rule. The mediator's literal-ToM score is the recorder's, out of
+    band. The seat's text for LLMs (once ``text`` here) is :meth:`text`. When the
     episode ends every seat gets ``episode``: the consensus trajectories, CC, TLE, drop events, RL,
     per-intervention ME and MI (with the judge's name, each party's uptake and reactance), the
-    final attitudes and hidden receptiveness of each scripted party, the attitude source, and with an extractor its audit
+    final attitudes and hidden receptiveness of each scripted party, the attitude source, and with
+    an extractor its audit
     ``extraction``: lines read, and how often the extracted option on the line's own topic agreed
     with the structured stance, differed, or was missing.
 
