@@ -92,7 +92,7 @@ def _text_space(base: Any) -> spaces.Text:
 
 class AECTextObservation(BaseWrapper):
     """A PettingZoo AEC env whose seats observe text: ``observe(agent)`` is the unwrapped env's
-    ``text(agent)``, what a language model in that seat reads (e.g. ``tom/Negotiation-v0``,
+    ``text(agent)``, what a language model in that seat reads (e.g. ``tom/Negotiation-v1``,
     ``tom/Persuasion-TwoSeat-v0``). Everything else (infos, rewards, the seat order) is the env's.
 
     The observation space of every seat is ``Text`` up to the env's ``text_max_length`` (default
