@@ -175,3 +175,21 @@ def test_aec_recorder_scores_the_predictor_seat(env_id):
     assert 0.0 <= summary["tom_accuracy"] <= 100.0
     env.reset(seed=4)
     assert env.records == [] and env.episode_summary()["tom_steps"] == 0
+
+
+def test_the_recorder_scores_the_scored_questions_only():
+    """Common-ToM's unscored fillers resolve no truth on the scorer's channel: the recorder's ToM % is over
+    exactly the release's questions (``tom_outcome()``'s, Table 3's), whatever is answered to the fillers."""
+    env = ToMRecorder(gym.make("tom/CommonToM-v2", split="all"))
+    base = env.unwrapped
+    for episode in range(len(base.episodes)):
+        env.reset(seed=episode, options={"episode": episode})
+        done, k = False, 0
+        while not done:
+            _, _, done, _, info = env.step(base.current_answer if k % 3 else 1 - base.current_answer)
+            k += 1
+        ep = info["tom"]["episode"]
+        scored = [a for a in info["answers"] if a["scored"]]
+        assert len(scored) < k and ep["tom_steps"] == ep["outcome"]["answered"] == len(scored)
+        assert ep["tom_accuracy"] == pytest.approx(ep["outcome"]["accuracy"])
+        assert sum(r["correct"] is not None for r in info["tom"]["steps"]) == len(scored)

@@ -162,8 +162,9 @@ class _Reader:
     ``mem.obs.*``: envs whose truths follow the play, where remembering what was seen is fair). Everything else is what a policy could also read: ``info.*``, ``reward`` (of the step that
     led here), ``step``, and for every top-level observation entry ``run.<key>`` (steps it has stayed
     the same: a question's position in its turn) and ``prev_run.<key>`` (the length of its previous
-    run: the size of the last group), and ``mem.<path>`` (the last value each returned path took
-    earlier in the episode).
+    run: the size of the last group), ``seen.<path>`` for every public value (how many times this very
+    value was shown before in the episode: a question's rank among those about its event), and
+    ``mem.<path>`` (the last value each returned path took earlier in the episode).
     """
 
     def __init__(self, history: bool = False, question: bool = False) -> None:
@@ -174,6 +175,7 @@ class _Reader:
         self.runs: dict[str, int] = {}
         self.prev_runs: dict[str, int] = {}
         self.memory: dict[str, Hashable] = {}
+        self.seen: Counter = Counter()
 
     def read(self, obs: Any, info: Any, reward: Any) -> dict[str, Hashable]:
         out: dict[str, Hashable] = {}
@@ -184,6 +186,9 @@ class _Reader:
             described = {k: v for k, v in question_info(info).items() if k != "next_labels"}
             flatten("question", described, out)
         public = dict(out)
+        for path, v in public.items():  # how often this very value was shown before: a question's rank in its group
+            out[f"seen.{path}"] = self.seen[(path, v)]
+            self.seen[(path, v)] += 1
         flatten("info", info if isinstance(info, dict) else {}, out)
         out["reward"] = hashable(reward)
         out["step"] = self.step
@@ -442,7 +447,7 @@ def _future_probe(traces: list[list[tuple]], target: str, z: float) -> ProbeResu
                 if t and target in trace[t - 1][4]:
                     persist.append(trace[t - 1][4][target] == y)
                 for path, v in trace[t][0]["all"].items():
-                    if path.startswith("mem.") or path.startswith("run.") or path.startswith("prev_run.") or path == "step":
+                    if path.startswith(("mem.", "run.", "prev_run.", "seen.")) or path == "step":
                         continue  # the table probe reads those; equality with a count is chance
                     same[path].append(v == y and type(v) is not bool)
                     pairs[path].append((v, y))
@@ -486,7 +491,7 @@ def make_any(env_id: str, **kwargs: Any) -> Any:
 
 
 def check_information_rule(env: Any, *, episodes: int | None = None, repeats: int | None = None, seed: int = 0,
-                           unit: str = "turn", z: float = Z, max_steps: int = 400, strict: bool = True,
+                           unit: str = "turn", z: float = Z, max_steps: int = 10_000, strict: bool = True,
                            **kwargs: Any) -> InformationReport:
     """Play ``env`` as cheating policies would and report what everything it returns gives away.
 

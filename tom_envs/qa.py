@@ -178,10 +178,11 @@ class QAEnv(gym.Env):
 
     Scored questions and fillers (:attr:`QAItem.scored`). A family may ask unscored questions among
     the scored ones so that how many questions come, in which order, cannot encode the scored ones'
-    labels (Common-ToM). They are asked, answered and rewarded like any other question (the reward and
-    ``tom_truth()`` cover every question asked, so neither tells them apart); nothing says which were
-    scored before the episode ends, when ``answers`` marks each with ``scored``. :func:`answered` and
-    ``tom_outcome()`` count the scored questions only.
+    labels (Common-ToM). They are asked, answered and rewarded like any other question (the reward
+    covers every question asked, so it does not tell them apart); nothing a policy receives says which
+    were scored before the episode ends, when ``answers`` marks each with ``scored``. :func:`answered`,
+    ``tom_outcome()`` and ``tom_truth()`` (the scorer's channel, which no policy reads) count the
+    scored questions only, so a ToM recorder scores exactly the benchmark's questions.
 
     Info follows the information rule (:mod:`tom_envs.tom`): what ``reset`` and ``step`` return
     with a question never determines its answer. Every info names what it describes in
@@ -202,11 +203,11 @@ class QAEnv(gym.Env):
 
     ToM contract: ``tom_spec`` has the one target ``answer`` (``Discrete(max_choices)``); the
     action is the prediction; ``group_by="qtype"``. ``tom_truth()`` is ``{"answer": i}`` for the
-    question just answered (scored or not); ``tom_outcome()`` the accuracy so far over the scored
-    questions (``accuracy``, ``answered``, ``correct``). :attr:`current_answer` and :attr:`current_item` give the ground truth of the
+    scored question just answered (``{}`` after a filler); ``tom_outcome()`` the accuracy so far over the
+    scored questions (``accuracy``, ``answered``, ``correct``). :attr:`current_answer` and :attr:`current_item` give the ground truth of the
     question now asked to scorers and tests; nothing returned by ``reset``/``step`` does. With
-    ``feedback="episode"`` the spec's ``reveal`` is ``"episode"``: the recorder holds its per-step
-    records back until the episode ends.
+    ``feedback="episode"`` the spec's ``reveal`` is ``"episode"`` (the env's own info returns no answer
+    before the end; the recorders never return records before it, whatever the feedback).
 
     Args:
         episodes: the dialogues, each a non-empty list of items.
@@ -319,7 +320,7 @@ class QAEnv(gym.Env):
                 "choice_order": list(self._order)}
         fact = {**info, "answer": shown, "correct": correct, **item.after}
         self._facts.append({**fact, "scored": item.scored})  # which were scored: told when the episode ends
-        self._resolved = {"answer": shown}
+        self._resolved = {"answer": shown} if item.scored else {}  # the scorer's channel: a filler resolves nothing
         self._answered += 1
         self._n_correct += correct
         self._scored_answered += item.scored

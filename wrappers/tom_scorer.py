@@ -152,11 +152,14 @@ class ToMScorer:
         """Score the step just taken against the env's ``tom_truth()``; returns the step record."""
         truth = self.env.tom_truth()
         single = self._single
-        if self.spec.action_is_prediction and action is not None and single not in self._pending:
-            try:
-                self._pending[single] = parse_prediction(self.spec.targets[single], action, single)
-            except InvalidAction:  # an action outside the target's space is scored wrong by the env itself
-                self._pending[single] = (int(np.asarray(action)), None)
+        if self.spec.action_is_prediction and action is not None:
+            if single not in self._pending:
+                try:
+                    self._pending[single] = parse_prediction(self.spec.targets[single], action, single)
+                except InvalidAction:  # an action outside the target's space is scored wrong by the env itself
+                    self._pending[single] = (int(np.asarray(action)), None)
+            if single not in truth:  # an unscored question (a filler): its answer predicts nothing later
+                self._pending.pop(single, None)
         self._t += 1
         self._return += float(reward)
         group = None if self.spec.group_by is None or info is None else info.get(self.spec.group_by)

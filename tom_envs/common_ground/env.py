@@ -121,11 +121,11 @@ class CommonToMEnv(QAEnv):
 
     ## ToM contract
     Target ``answer`` (the action is the prediction), broken down by ``qtype``; ``tom_truth()``
-    the right answer of the question just answered, filler or not (a truth missing for fillers would
-    tell them apart to whatever reads it); ``tom_outcome()`` the accuracy so far over the scored
-    questions (see :class:`~tom_envs.qa.QAEnv`). A ToM recorder's per-step ``tom_accuracy`` therefore
-    covers every question asked; the benchmark's figures (003's Table 3) are ``tom_outcome()``'s and
-    :func:`~tom_envs.qa.answered`'s. Text for LLMs: ``obs["text"]``.
+    the right answer of the scored question just answered (``{}`` after a filler: the scorer's channel,
+    out of band, which no policy reads); ``tom_outcome()`` the accuracy so far over the scored
+    questions (see :class:`~tom_envs.qa.QAEnv`). A ToM recorder's ``tom_accuracy`` is therefore over
+    the release's questions exactly, as are 003's Table 3 figures (``tom_outcome()``,
+    :func:`~tom_envs.qa.answered`). Text for LLMs: ``obs["text"]``.
 
     ## Version History
     * v0: initial version (question rules of issue 6; released and generated question files).

@@ -30,29 +30,14 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
+from tom_envs.checks import flatten
+
 #: What the question itself says: the features of the question-only probe.
 QUESTION_FEATURES = ("q.order", "q.chain", "q.certainty")
 #: Features with more distinct values than this are probed alone, never in pairs (texts, ids).
 PAIR_CARDINALITY = 400
 #: Text features (unique per question or sentence): probed alone only.
 TEXTS = ("obs.text", "obs.context", "obs.question", "obs.choices", "info.shown.question")
-
-
-def _flatten(prefix: str, value: Any, out: dict[str, Hashable]) -> None:
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _flatten(f"{prefix}.{k}", v, out)
-    elif isinstance(value, (list, tuple)):
-        if all(isinstance(v, (int, float, str, bool, type(None))) for v in value):
-            out[prefix] = tuple(value)
-        for i, v in enumerate(value[:16]):
-            _flatten(f"{prefix}[{i}]", v, out)
-    elif isinstance(value, (int, float, str, bool, type(None))):
-        out[prefix] = value
 
 
 def rows(env: Any, repeats: int = 4, seed: int = 0) -> list[dict[str, Any]]:
@@ -87,15 +72,15 @@ def rows(env: Any, repeats: int = 4, seed: int = 0) -> list[dict[str, Any]]:
                                           "c.rank_in_group": group_pos[event], "c.groups_in_turn": len(group_pos) + (event not in group_pos),
                                           "c.turns_seen": turns_seen, "c.prev_turn_size": prev_turn_size,
                                           "c.prev_group_size": last_group_size.get(event)}
-                _flatten("obs", obs, x)
-                _flatten("info", info, x)
+                flatten("obs", obs, x)
+                flatten("info", info, x)
                 parsed = parse_question(obs["question"])
                 x.update({"q.order": parsed.order, "q.chain": parsed.chain[0], "q.certainty": parsed.certainty})
-                item = base.current_item
+                item, truth = base.current_item, base.current_answer  # the judge's view (fillers have no tom_truth)
                 group_pos[event] += 1
                 turn_groups[event] += 1
                 obs, reward, done, _, info = env.step(0)
-                play.append({"x": x, "y": base.tom_truth()["answer"], "scored": item.scored,
+                play.append({"x": x, "y": truth, "scored": item.scored,
                              "unit": (cid, item.turn), "group": (item.turn, event)})
                 step += 1
             # what the whole episode's sequence shows (an agent that saw it once, e.g. an earlier play of
