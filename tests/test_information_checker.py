@@ -161,3 +161,71 @@ def test_a_numpy_bool_is_a_bool():
     from tom_envs.errors import require_bool
 
     assert require_bool("expose_labels", np.bool_(True)) is True and require_bool("expose_labels", np.False_) is False
+
+
+PERSUASION = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
+
+
+@pytest.mark.skipif(not PERSUASION, reason="set TOM_ENVS_PERSUASION_RELEASE to a clone of Yu-Fangxu/PersuasiveToM")
+@pytest.mark.parametrize("qtypes", ["desire_ee", "intent_ee"])
+def test_the_checker_finds_no_leak_on_the_persuasive_tom_release(qtypes):
+    """Held-out dialogues: a persuadee's answers persist from turn to turn (66.5 % of consecutive desire_ee
+    answers repeat), so a turn unit would let a table keyed on the dialogue learn the labels."""
+    from pathlib import Path
+
+    data = Path(PERSUASION) / "data"
+    if not (data / f"{qtypes}.json").is_file():
+        pytest.skip(f"{qtypes}.json is not in the release folder")
+    for wrapping in ("bare", "runner"):
+        env = wrapped("tom/PersuasiveToM-v1", wrapping, data_dir=data, qtypes=qtypes)
+        report = check_information_rule(env, repeats=1, unit="episode", strict=False)
+        print(report)
+        assert report.result("tables", "answer").n_test > 100 and report.ok, str(report)
+
+
+PROMEDIATE = os.environ.get("TOM_ENVS_PROMEDIATE_RELEASE")
+
+
+@pytest.mark.skipif(not PROMEDIATE, reason="set TOM_ENVS_PROMEDIATE_RELEASE to a clone of microsoft/ProMediate-Eval")
+@pytest.mark.parametrize("case", ["hmo", "flagship", "river", "ias", "williams", "francis"])
+def test_the_checker_finds_no_leak_at_the_mediator_seat_of_a_released_case(case):
+    """Every released case, wrapped as the runner wraps it (the counterfactual tests of
+    tests/test_negotiation_information.py change each party's hidden first choice; this one reads
+    everything the mediator gets, with memory and counts)."""
+    from pathlib import Path
+
+    from tom_envs.negotiation.scenario import Scenario
+
+    scenario = Scenario.from_file(Path(PROMEDIATE) / "cases" / f"{case}.json")
+    report = check_information_rule(make_env("tom/Negotiation-v1", scenario=scenario), episodes=10, strict=False)
+    print(report)
+    assert report.ok, str(report)
+
+
+def counted_questions_env(ordered: bool):
+    """A QA env whose turns ask the same question text four times; with ``ordered``, the answers follow
+    the position in the turn (yes, yes, no, no: the pattern of the release's down-sampled Common-ToM
+    groups), without it they are random."""
+    import numpy as np
+
+    from tom_envs.qa import QAEnv, QAItem
+
+    rng = np.random.default_rng(3)
+    episodes = []
+    for d in range(30):
+        items, context = [], ""
+        for t in range(8):
+            context += f"A: line {t} of talk {d}.\n"
+            answers = (1, 1, 0, 0) if ordered else tuple(int(a) for a in rng.integers(2, size=4))
+            items += [QAItem(episode_id=str(d), turn=t, context=context, question="Does A think so?",
+                             choices=("no", "yes"), answer=a, qtype="yn") for a in answers]
+        episodes.append(items)
+    return QAEnv(episodes, qtypes=["yn"])
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_the_checker_counts_questions(ordered):
+    """Counting is a leak the checker must see: a question's position among those shown at its turn
+    (``run.turn``, ``seen.*``) gives the answer away when positions encode labels, and nothing otherwise."""
+    report = check_information_rule(counted_questions_env(ordered), repeats=2, strict=False)
+    assert report.ok is not ordered, str(report)

@@ -387,10 +387,16 @@ def _rules(cols: _Columns) -> list[tuple[Any, str]]:
     card = {p: len({_value(r.public if cols.public else r.x, p) for r in sample}) for p in paths}
     varied = [p for p in paths if card[p] > 1]
     rules: list[tuple[Any, str]] = [("", "constant")] + [(p, "identity") for p in varied] + [(p, "map") for p in varied]
-    pairs = list(combinations(varied, 2))
-    if len(pairs) > MAX_PAIRS:  # keep the pairs of the least varied values: a pair of unique texts memorises
-        pairs = sorted(pairs, key=lambda ab: card[ab[0]] * card[ab[1]])[:MAX_PAIRS]
-    return rules + [(pair, "map") for pair in pairs]
+    shown = {p for r in sample for p in r.public} | {""}
+    public = [p for p in varied if p in shown]
+    for pairs in (list(combinations(public, 2)),
+                  [ab for ab in combinations(varied, 2) if not (ab[0] in shown and ab[1] in shown)]):
+        if len(pairs) > MAX_PAIRS:  # keep the pairs of the least varied values: a pair of unique texts memorises
+            pairs = sorted(pairs, key=lambda ab: card[ab[0]] * card[ab[1]])[:MAX_PAIRS]
+        rules += [(pair, "map") for pair in pairs]  # the public pairs are the public probe's own
+    # rules on public values first: a rule on the rest must do strictly better to be chosen, so a tie
+    # (or the same rule reached by another path) never makes reading everything look worse or better
+    return sorted(rules, key=lambda r: not all(p in shown for p in (r[0] if isinstance(r[0], tuple) else (r[0],))))
 
 
 def _probe(train: list[_Row], test: list[_Row], public: bool) -> tuple[float, Any, str]:
