@@ -474,7 +474,10 @@ class Cell:
         return play(env, policy, seed)
 
     def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[int]) -> list[EpisodeResult]:
-        """Episodes in lockstep (default: :func:`play_lockstep` keeping the policy's step logs)."""
+        """Episodes in lockstep (single-agent envs: :func:`play_lockstep` keeping the policy's step
+        logs; AEC envs: :func:`play_aec_lockstep`)."""
+        if hasattr(envs[0], "agent_iter"):
+            return play_aec_lockstep(envs, policy, seeds)
         return play_lockstep(envs, policy, seeds, on_step=lambda step: step.log)
 
     def record(self, seed: int, result: EpisodeResult) -> dict[str, Any]:

@@ -91,3 +91,29 @@ def test_batched_calls_name_slots_that_were_opened():
             policy.act_batch([None, None], [{}, {}], slots=bad)
     with pytest.raises(BatchSlotError, match="reset_batch"):
         policy.act_batch([None, None], [{}, {}])
+
+
+def test_a_cell_of_an_aec_env_plays_its_lockstep_batches_through_the_aec_lockstep():
+    """``Cell.play_batch`` on an AEC env (``--lockstep 2`` on a declared negotiation cell raised a TypeError
+    from the single-agent lockstep): the records equal those played one by one."""
+    import dataclasses
+
+    from benchmarks.runner import Cell, cell_records
+
+    @dataclasses.dataclass(frozen=True)
+    class MediatorCell(Cell):
+        env_id: str = "tom/Negotiation-v1"
+
+        def config(self) -> dict:
+            return {"env": self.env_id, "mediator": "social"}
+
+        def make_env(self) -> Any:
+            return make_env(self.env_id)
+
+        def make_policy(self) -> Any:
+            return make_mediator("social")
+
+    cell = MediatorCell()
+    one = [plain(r) for r in cell_records(cell, [0, 1, 2], lockstep=1)]
+    lock = [plain(r) for r in cell_records(cell, [0, 1, 2], lockstep=2)]
+    assert one == lock and all("tom_accuracy" in r["episode"] for r in lock)
