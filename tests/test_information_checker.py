@@ -229,3 +229,23 @@ def test_the_checker_counts_questions(ordered):
     (``run.turn``, ``seen.*``) gives the answer away when positions encode labels, and nothing otherwise."""
     report = check_information_rule(counted_questions_env(ordered), repeats=2, strict=False)
     assert report.ok is not ordered, str(report)
+
+
+class SlowWhenDesiring(gym.Wrapper):
+    """A planted timing leak: the step takes 20 ms longer when the persuadee's hidden desire is the first one."""
+
+    def step(self, action):
+        out = self.env.step(action)
+        if self.env.unwrapped.tom_truth().get("desire") == 0:
+            import time
+
+            time.sleep(0.02)
+        return out
+
+
+def test_the_checker_reads_timing_when_asked():
+    report = check_information_rule(SlowWhenDesiring(tom_envs.make("tom/Persuasion-v1")), episodes=120, timing=True,
+                                    strict=False)
+    assert any("'time'" in s and "desire" in s for s in report.leaks), str(report)
+    quiet = check_information_rule(SlowWhenDesiring(tom_envs.make("tom/Persuasion-v1")), episodes=120, strict=False)
+    assert quiet.ok, str(quiet)  # without timing=True the clock is not read

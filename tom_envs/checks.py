@@ -24,8 +24,8 @@ Probes:
 
 Pass the env as a registered id (made with the registry's example arguments and ``kwargs``), as an
 env instance wrapped exactly as your runner wraps it (:func:`benchmarks.runner.make_env` does the
-benchmark's wrapping), or as a zero-argument factory. Wall-clock timing is not probed (it is not
-deterministic); the step index is.
+benchmark's wrapping), or as a zero-argument factory. The step index is always read; wall-clock
+timing (how long each call took) only with ``timing=True``, since it is not deterministic.
 
 Example::
 
@@ -37,6 +37,7 @@ Example::
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -177,7 +178,7 @@ class _Reader:
         self.memory: dict[str, Hashable] = {}
         self.seen: Counter = Counter()
 
-    def read(self, obs: Any, info: Any, reward: Any) -> dict[str, Hashable]:
+    def read(self, obs: Any, info: Any, reward: Any, elapsed: float | None = None) -> dict[str, Hashable]:
         out: dict[str, Hashable] = {}
         flatten("obs", obs, out)
         if self.question and isinstance(info, dict):
@@ -192,6 +193,8 @@ class _Reader:
         flatten("info", info if isinstance(info, dict) else {}, out)
         out["reward"] = hashable(reward)
         out["step"] = self.step
+        if elapsed is not None:  # seconds the call that returned this took (bucketed once the run is over)
+            out["time"] = elapsed
         if isinstance(obs, dict):
             for k, v in obs.items():
                 v = hashable(v)
@@ -259,59 +262,67 @@ def _episode_options(base: Any, episodes: int | None) -> list[dict | None]:
     return [None] * (episodes or 40)
 
 
+def _timed(timing: bool, call: Any, *args: Any, **kwargs: Any) -> tuple[Any, float | None]:
+    start = time.perf_counter()
+    out = call(*args, **kwargs)
+    return out, (time.perf_counter() - start if timing else None)
+
+
 def _play_gym(env: Any, options: list[dict | None], repeats: int, seed: int, max_steps: int,
-              history: bool) -> Iterator[list[tuple]]:
+              history: bool, timing: bool) -> Iterator[list[tuple]]:
     base = env.unwrapped
     rng = np.random.default_rng(seed)
     for r in range(repeats):
         for e, opt in enumerate(options):
             s = seed + 1000 * r + e
             env.action_space.seed(s)
-            obs, info = env.reset(seed=s, options=opt)
+            (obs, info), elapsed = _timed(timing, env.reset, seed=s, options=opt)
             reader, reward, trace = _Reader(history, question=not history), None, []
             for _ in range(max_steps):
-                seen = reader.read(obs, info, reward)
+                seen = reader.read(obs, info, reward, elapsed)
                 n = _n_options(env.action_space, obs)
                 action = int(rng.integers(n)) if isinstance(obs, dict) and "n_choices" in obs else env.action_space.sample()
                 turn = obs.get("turn") if isinstance(obs, dict) else None
-                obs, reward, term, trunc, info = env.step(action)
+                (obs, reward, term, trunc, info), elapsed = _timed(timing, env.step, action)
                 trace.append((seen, _truths(base), (e, hashable(turn)), n, _whole(base)))
                 if term or trunc:
                     break
             yield trace
 
 
-def _play_parallel(env: Any, episodes: int, seed: int, max_steps: int) -> Iterator[list[tuple]]:
+def _play_parallel(env: Any, episodes: int, seed: int, max_steps: int, timing: bool) -> Iterator[list[tuple]]:
     for e in range(episodes):
         s = seed + e
-        obs, infos = env.reset(seed=s)
+        (obs, infos), elapsed = _timed(timing, env.reset, seed=s)
         for agent in env.possible_agents:
             env.action_space(agent).seed(s)
         reader, rewards, trace = _Reader(history=True), None, []
         while env.agents and len(trace) < max_steps:
-            seen = reader.read(obs, infos, rewards)
-            obs, rewards, _, _, infos = env.step({a: env.action_space(a).sample() for a in env.agents})
+            seen = reader.read(obs, infos, rewards, elapsed)
+            actions = {a: env.action_space(a).sample() for a in env.agents}
+            (obs, rewards, _, _, infos), elapsed = _timed(timing, env.step, actions)
             trace.append((seen, _truths(env), (e, None), 2, _whole(env)))
         yield trace
 
 
-def _play_aec(env: Any, episodes: int, seed: int, max_steps: int, predictor: str | None) -> Iterator[list[tuple]]:
+def _play_aec(env: Any, episodes: int, seed: int, max_steps: int, predictor: str | None,
+              timing: bool) -> Iterator[list[tuple]]:
     """Per step of any seat: what the predictor seat (every seat, without one) last received, and the
     truths the step resolved. Other seats may know their own minds; the seat scored on ToM may not."""
     base = env.unwrapped
     for e in range(episodes):
         s = seed + e
-        env.reset(seed=s)
+        _, elapsed = _timed(timing, env.reset, seed=s)
         readers: dict[str, _Reader] = {}
         view: dict | None = None
         trace: list[tuple] = []
         for agent in env.agent_iter(max_iter=max_steps):
             obs, reward, term, trunc, info = env.last()
             if predictor is None or agent == predictor:
-                view = readers.setdefault(agent, _Reader(history=True)).read(obs, info, reward)
+                view = readers.setdefault(agent, _Reader(history=True)).read(obs, info, reward, elapsed)
             space = env.action_space(agent)
             space.seed(s + len(trace))
-            env.step(None if term or trunc else space.sample())
+            _, elapsed = _timed(timing, env.step, None if term or trunc else space.sample())
             if view is not None:
                 trace.append((view, _truths(base), (e, None), int(getattr(space, "n", 2)), _whole(base)))
         yield trace
@@ -496,9 +507,20 @@ def make_any(env_id: str, **kwargs: Any) -> Any:
     return make_aec(env_id, **kwargs) if record(env_id).kind == "aec" else make(env_id, **kwargs)
 
 
+def _bucket_times(traces: list[list[tuple]], buckets: int = 4) -> None:
+    """Each step's ``time`` as its quartile over the run (a table needs values that repeat)."""
+    views = {id(seen["all"]): seen["all"] for trace in traces for seen, *_ in trace if "time" in seen["all"]}
+    times = np.array([v["time"] for v in views.values()])
+    if not len(times):
+        return
+    edges = np.quantile(times, np.linspace(0, 1, buckets + 1)[1:-1])
+    for view in views.values():
+        view["time"] = int(np.searchsorted(edges, view["time"]))
+
+
 def check_information_rule(env: Any, *, episodes: int | None = None, repeats: int | None = None, seed: int = 0,
-                           unit: str = "turn", z: float = Z, max_steps: int = 10_000, strict: bool = True,
-                           **kwargs: Any) -> InformationReport:
+                           unit: str = "turn", z: float = Z, max_steps: int = 10_000, timing: bool = False,
+                           strict: bool = True, **kwargs: Any) -> InformationReport:
     """Play ``env`` as cheating policies would and report what everything it returns gives away.
 
     Args:
@@ -515,6 +537,8 @@ def check_information_rule(env: Any, *, episodes: int | None = None, repeats: in
             dialogue, so a table keyed on the dialogue cannot learn the dataset's labels).
         z: standard errors of slack.
         max_steps: steps per episode at most.
+        timing: also read how long each call took (``time``: its quartile over the run). Off by
+            default: wall-clock time is not deterministic, so a report with it may vary between runs.
         strict: raise :class:`InformationLeak` when a probe finds a leak (default); False: only report.
 
     Returns:
@@ -530,13 +554,15 @@ def check_information_rule(env: Any, *, episodes: int | None = None, repeats: in
     spec = tom_spec_of(env)
     base = getattr(env, "unwrapped", env)
     if hasattr(env, "agent_iter"):
-        traces = list(_play_aec(env, episodes or 40, seed, max_steps, spec.predictor))
+        traces = list(_play_aec(env, episodes or 40, seed, max_steps, spec.predictor, timing))
     elif hasattr(env, "possible_agents"):
-        traces = list(_play_parallel(env, episodes or 40, seed, max_steps))
+        traces = list(_play_parallel(env, episodes or 40, seed, max_steps, timing))
     else:
         qa = spec.action_is_prediction
         options = _episode_options(base, episodes)
-        traces = list(_play_gym(env, options, repeats or (6 if qa else 1), seed, max_steps, history=not qa))
+        traces = list(_play_gym(env, options, repeats or (6 if qa else 1), seed, max_steps, not qa, timing))
+    if timing:
+        _bucket_times(traces)
     rows_by_target: dict[str, list[_Row]] = defaultdict(list)
     for e, trace in enumerate(traces):
         for seen, truth, (episode, turn), n, _ in trace:
