@@ -19,87 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
-
-@dataclass(frozen=True)
-class Dataset:
-    """One published dataset: where it comes from, its format, and which ids read it."""
-
-    name: str
-    paper: str
-    envs: tuple[str, ...]
-    source: str
-    layout: str
-    sample: str
-    use: str
-    download: str | None  # the module that knows its files (tom_envs.download.DOWNLOADS), or None
-    notes: tuple[str, ...] = ()  # what a user should know about the release: what exists, known quirks
-
-
-def reader_ids(entry_point: str) -> tuple[str, ...]:
-    """The registered ids whose env class (``"module:Class"``) reads a dataset."""
-    from tom_envs.registration import REGISTRY
-
-    return tuple(rec.id for rec in REGISTRY.values() if rec.entry_point == entry_point)
-
-
-def newest_id(entry_point: str) -> str:
-    """The registered id of the env class ``entry_point`` with the highest version suffix."""
-    from tom_envs.errors import UnknownEnvironment
-
-    found = reader_ids(entry_point)
-    if not found:
-        raise UnknownEnvironment(f"no registered id makes {entry_point}; is tom_envs imported?")
-    return max(found, key=_version)
-
-
-def _version(env_id: str) -> int:
-    tail = env_id.rsplit("-v", 1)[-1]
-    return int(tail) if tail.isdigit() else -1
+from tom_envs.download import Dataset
+from tom_envs.family import families, load_object
 
 
 def _datasets() -> list[Dataset]:
-    from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE
-    from tom_envs.common_ground.download import REPOSITORY as CG_REPOSITORY
-    from tom_envs.download import DOWNLOADS
-    from tom_envs.negotiation.download import REPOSITORY as NEG_REPOSITORY
-    from tom_envs.persuasion import SAMPLE_DATA_DIR as P_SAMPLE
-    from tom_envs.persuasion.download import DEFAULT_BASE_URL as P_URL
-
-    from tom_envs.persuasion.data import RELEASE_QUIRKS, RELEASE_UNVERIFIED, RELEASE_VERIFIED
-
-    p_ids = reader_ids("tom_envs.persuasion.qa_env:PersuasiveToMEnv")
-    p_notes = (f"verified in the release: {', '.join(RELEASE_VERIFIED)} (they load exactly: 2,459 / 2,041 / 2,041 / "
-               "2,041 questions, 001's Table 4)",
-               f"listed in the release's tree but not verified here: {', '.join(RELEASE_UNVERIFIED)} "
-               "(their contents were not in the copy we read; "
-               "the download tries them and reports any it cannot get; our sample's files for them assume the "
-               "verified files' format)",
-               *(f"quirk, {q}: {text}" for q, text in RELEASE_QUIRKS.items()),
-               "the authors' prompts: the download also fetches the release's evaluation/evaluate.py into "
-               "DIR/evaluation/ (read as text by --protocol authors, never run; without it our prompts are used, "
-               "prompt_source 'ours')")
-    cg_ids = reader_ids("tom_envs.common_ground.env:CommonToMEnv")
-    neg_ids = reader_ids("tom_envs.negotiation.env:NegotiationEnv")
-    return [
-        Dataset("persuasion", "001 PersuasiveToM", p_ids, P_URL,
-                "<qtype>.json per question type (8 in Table 5; 4 verified in the release, see notes)", str(P_SAMPLE),
-                f"tom_envs.make('{p_ids[0]}', data_dir=DIR); python -m benchmarks persuasion --data-dir DIR",
-                DOWNLOADS.get("persuasion"), p_notes),
-        Dataset("common-ground", "003 Common-ToM", cg_ids, f"https://github.com/{CG_REPOSITORY}",
-                "cg/*.tsv (annotated corpus) and questions/*_yn_questions.csv.gz", str(CG_SAMPLE),
-                f"tom_envs.make('{cg_ids[0]}', data_dir=DIR); python -m benchmarks common-ground --data-dir DIR",
-                DOWNLOADS.get("common-ground")),
-        Dataset("negotiation", "002 ProMediate", neg_ids, f"https://github.com/{NEG_REPOSITORY}",
-                "cases/<case>.json for the six cases (instruction, issues, options, config, names[, topics])",
-                "six self-written scenarios of ours for CI (tom_envs/negotiation/scenarios); the downloaded "
-                "cases replace them in --scenarios all",
-                f"tom_envs.make_aec('{neg_ids[0]}', scenario=Scenario.from_file(PATH)); "
-                "python -m benchmarks negotiation --scenarios all (or PATH,...)",
-                DOWNLOADS.get("negotiation")),
-    ]
+    """Every declared family's dataset (:class:`tom_envs.family.Family` ``dataset``), in family order."""
+    return [load_object(fam.dataset)() for fam in families() if fam.dataset]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -163,10 +163,10 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
     (one file per persuader, horizon, reader and LLM identity; records keyed by scenario family and
     seed, holding the episode summary and the family's exact references), and a rerun reads the
     episodes it finds there instead of playing them again (:func:`stored_episodes`)."""
-    from benchmarks.data import newest_id
     from tom_envs.persuasion.mind import model_for
     from tom_envs.persuasion.planning import references
     from tom_envs.persuasion.scenarios import family_named
+    from tom_envs.registration import newest_id
 
     if episodes < 1:
         raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")

@@ -35,7 +35,7 @@ LLM_POLICY = "llm"  # the LLM answerer's name in every QA family's --policy
 # ---------------------------------------------------------------------- envs
 def qa_env_id(entry_point: str) -> str:
     """The newest registered id whose env class is ``entry_point`` (``"module:Class"``)."""
-    from benchmarks.data import newest_id
+    from tom_envs.registration import newest_id
 
     return newest_id(entry_point)
 

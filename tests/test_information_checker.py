@@ -48,14 +48,20 @@ def wrapped(env_id: str, wrapping: str, tmp_path=None, **overrides):
     return env
 
 
-def _episodes(env_id: str) -> int | None:
-    return 10 if REGISTRY[env_id].family == "negotiation" else None
+def probe_settings(env_id: str) -> dict:
+    """The checker settings its family declares (``Family.probe``; none for an undeclared family)."""
+    from tom_envs.family import FamilyError, family
+
+    try:
+        return dict(family(REGISTRY[env_id].family).probe)
+    except FamilyError:
+        return {}
 
 
 @pytest.mark.parametrize("wrapping", WRAPPINGS)
 @pytest.mark.parametrize("env_id", list(REGISTRY))
 def test_no_probe_finds_a_leak(env_id, wrapping, tmp_path):
-    report = check_information_rule(wrapped(env_id, wrapping, tmp_path), episodes=_episodes(env_id), strict=False)
+    report = check_information_rule(wrapped(env_id, wrapping, tmp_path), strict=False, **probe_settings(env_id))
     assert isinstance(report, InformationReport) and report.results
     assert report.ok, str(report)
 

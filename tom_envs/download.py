@@ -2,8 +2,9 @@
 
 The documented entry point is ``tom-envs data download NAME`` (``python -m benchmarks data
 download NAME``); ``python -m tom_envs.download NAME`` is the same command without the benchmarks
-package. Each family with a public release has a small module (listed in :data:`DOWNLOADS`) that
-says *what* to fetch and *how to validate it*; this module does the rest:
+package. Each family with a public release has a small module (its :class:`~tom_envs.family.Family`
+declaration's ``download``; :func:`downloads`) that says *what* to fetch and *how to validate it*; this
+module does the rest:
 
 * :func:`fetch` -- one HTTP(S) GET, every failure a :class:`DownloadError` naming the address;
 * :func:`save_validated` -- bytes written next to their target, checked with the family's loader,
@@ -25,17 +26,36 @@ import tempfile
 import urllib.error
 import urllib.request
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from tom_envs.errors import DatasetError, TomEnvsError
 
-#: Dataset name -> the module that knows its files (``add_arguments``, ``from_args``).
-DOWNLOADS: dict[str, str] = {
-    "persuasion": "tom_envs.persuasion.download",
-    "common-ground": "tom_envs.common_ground.download",
-    "negotiation": "tom_envs.negotiation.download",
-}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One published dataset: where it comes from, its format, and which ids read it (a family
+    declaration's ``dataset`` builds it; ``tom-envs data list`` prints them)."""
+
+    name: str
+    paper: str
+    envs: tuple[str, ...]
+    source: str
+    layout: str
+    sample: str
+    use: str
+    download: str | None  # the module that knows its files (the family's ``download``), or None
+    notes: tuple[str, ...] = ()  # what a user should know about the release: what exists, known quirks
+
+
+def downloads() -> dict[str, str]:
+    """Dataset name (the family's command) -> the module that knows its files (``add_arguments``,
+    ``from_args``), for every declared family with a download."""
+    from tom_envs.family import families
+
+    return {fam.command: fam.download for fam in families() if fam.download}
 
 
 class DownloadError(TomEnvsError, ConnectionError):
@@ -138,8 +158,8 @@ def run(args: argparse.Namespace, from_args: Callable[[argparse.Namespace], Sequ
 
 
 def add_commands(subparsers: Any, helps: dict[str, str] | None = None) -> None:
-    """One sub-command per dataset of :data:`DOWNLOADS` under ``subparsers`` (``help`` from ``helps``)."""
-    for name, module_name in DOWNLOADS.items():
+    """One sub-command per dataset of :func:`downloads` under ``subparsers`` (``help`` from ``helps``)."""
+    for name, module_name in downloads().items():
         module = importlib.import_module(module_name)
         parser = subparsers.add_parser(name, help=(helps or {}).get(name), description=module.__doc__,
                                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -159,7 +179,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m tom_envs.down
 def alias_main(name: str, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """An older command line of one dataset (``python -m tom_envs.persuasion.download ...``): the
     same parser and run as ``data download NAME``, under its old program name."""
-    module = importlib.import_module(DOWNLOADS[name])
+    module = importlib.import_module(downloads()[name])
     parser = argparse.ArgumentParser(prog=prog, description=module.__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     module.add_arguments(parser)

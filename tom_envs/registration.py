@@ -89,6 +89,19 @@ def ids(kind: Kind | None = None, family: str | None = None) -> list[str]:
     return [r.id for r in REGISTRY.values() if (kind is None or r.kind == kind) and (family is None or r.family == family)]
 
 
+def reader_ids(entry_point: str) -> tuple[str, ...]:
+    """The registered ids whose env class is ``entry_point`` (``"module:Class"``)."""
+    return tuple(rec.id for rec in REGISTRY.values() if rec.entry_point == entry_point)
+
+
+def newest_id(entry_point: str) -> str:
+    """The registered id of the env class ``entry_point`` with the highest version suffix."""
+    found = reader_ids(entry_point)
+    if not found:
+        raise UnknownEnvironment(f"no registered id makes {entry_point}; is tom_envs imported?")
+    return max(found, key=lambda env_id: int(tail) if (tail := env_id.rsplit("-v", 1)[-1]).isdigit() else -1)
+
+
 def record(env_id: str) -> EnvRecord:
     try:
         return REGISTRY[env_id]

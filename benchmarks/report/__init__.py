@@ -88,7 +88,7 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
     from benchmarks.report import figures
     from benchmarks.report.doc import to_html, to_markdown
     from benchmarks.report.load import family_folders, fingerprint, read_family
-    from benchmarks.report.sections import BUILDERS, generic, provenance
+    from benchmarks.report.sections import builder, provenance
 
     results_dir, out = Path(results_dir), Path(out)
     if not results_dir.is_dir():
@@ -112,7 +112,7 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
                 shutil.rmtree(target)
             target.mkdir(parents=True)
             fam = read_family(results_dir, folder)
-            section = BUILDERS.get(folder, generic)(fam, target, out)
+            section = builder(folder)(fam, target, out)
             section["provenance"] = provenance(fam)
             section["records"] = fam.records
             _atomic_write(target / "section.json", json.dumps(section, ensure_ascii=False))

@@ -18,9 +18,14 @@ from typing import Any
 
 from benchmarks.results import lock_holder, runs_path, scan_records
 
-#: Folders under a results folder written by the four families (``--out/<folder>/``).
-FAMILY_FOLDERS = {"matrix": "matrix", "common_ground": "common-ground", "persuasion": "persuasion",
-                  "negotiation": "negotiation"}
+
+
+def family_labels() -> dict[str, str]:
+    """Results folder (``--out/<folder>/``) -> the name shown for it, for every declared family, in order."""
+    from tom_envs.family import families
+
+    return {fam.results_folder: fam.command for fam in families()}
+
 #: Fields that identify a record inside its file, for the families that do not store ``key``.
 _IDENTITY = ("scenario", "family", "cid", "dialogue", "repetition", "seed")
 
@@ -55,7 +60,7 @@ class FamilyData:
 
     @property
     def name(self) -> str:
-        return FAMILY_FOLDERS.get(self.folder, self.folder)
+        return family_labels().get(self.folder, self.folder)
 
     @property
     def records(self) -> int:
@@ -94,7 +99,8 @@ def read_file(path: Path) -> ResultsFileData:
 def family_folders(results_dir: Path) -> list[str]:
     """The folders of ``results_dir`` that hold results files: the four families first, in order."""
     found = sorted(p.name for p in Path(results_dir).iterdir() if p.is_dir() and any(p.glob("*.jsonl")))
-    return [f for f in FAMILY_FOLDERS if f in found] + [f for f in found if f not in FAMILY_FOLDERS]
+    known = family_labels()
+    return [f for f in known if f in found] + [f for f in found if f not in known]
 
 
 def fingerprint(results_dir: Path, folder: str, salt: str) -> str:

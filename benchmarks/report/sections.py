@@ -826,8 +826,15 @@ def generic(fam: FamilyData, out: Path, root: Path) -> Section:
                         "rows": rows}]}
 
 
-BUILDERS: dict[str, Callable[[FamilyData, Path, Path], Section]] = {
-    "matrix": matrix, "common_ground": common_ground, "persuasion": persuasion, "negotiation": negotiation}
+def builder(folder: str) -> Callable[[FamilyData, Path, Path], Section]:
+    """The section builder of the family writing to ``folder`` (its declaration's ``report_section``),
+    or :func:`generic` for a folder no declared family owns."""
+    from tom_envs.family import families, load_object
+
+    for fam in families():
+        if fam.results_folder == folder and fam.report_section:
+            return load_object(fam.report_section)
+    return generic
 
 
 # ---------------------------------------------------------------------- provenance

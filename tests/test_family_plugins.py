@@ -1,0 +1,76 @@
+"""Families are plugins: declarations found through the ``tom_envs.families`` entry-point group, the
+built-in ones too, and shared code (CLI, report, data listing, downloads) reads them from there."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from importlib.metadata import entry_points
+
+import pytest
+
+from tom_envs.family import GROUP, Family, FamilyError, families, family
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """Install a distribution the way pip leaves one (a ``*.dist-info`` folder with ``entry_points.txt``)
+    on ``sys.path``; yields a function taking the module source and the entry point's value."""
+    def install(source: str, value: str = "fake_family_pkg:FAMILY") -> None:
+        (tmp_path / "fake_family_pkg.py").write_text(textwrap.dedent(source), encoding="utf-8")
+        info = tmp_path / "fake_family_pkg-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-family-pkg\nVersion: 0.1\n", encoding="utf-8")
+        (info / "entry_points.txt").write_text(f"[{GROUP}]\nfake = {value}\n", encoding="utf-8")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        monkeypatch.delitem(sys.modules, "fake_family_pkg", raising=False)  # another test's copy
+        from tom_envs import family as module
+
+        module._discovered.cache_clear()
+
+    yield install
+    from tom_envs import family as module
+
+    sys.modules.pop("fake_family_pkg", None)
+    module._discovered.cache_clear()
+
+
+def test_the_built_in_families_are_entry_points_of_the_group():
+    names = {ep.name for ep in entry_points(group=GROUP)}
+    assert {"matrix", "common_ground", "persuasion", "negotiation"} <= names
+    assert [f.name for f in families()][:4] == ["matrix", "common_ground", "persuasion", "negotiation"]
+    assert family("common-ground") is family("common_ground")
+
+
+def test_a_third_party_family_is_found_and_listed_after_the_built_in_ones(installed):
+    installed("""
+        from tom_envs.family import Family
+        FAMILY = Family(name="hidden_role", command="hidden-role")
+    """)
+    found = families()
+    assert found[-1].name == "hidden_role" and found[-1].results_folder == "hidden_role"
+    from benchmarks.report.load import family_labels
+    from benchmarks.report.sections import builder, generic
+
+    assert family_labels()["hidden_role"] == "hidden-role" and builder("hidden_role") is generic
+
+
+def test_an_entry_point_that_is_not_a_family_is_a_named_error(installed):
+    installed("FAMILY = {'name': 'oops'}\n")
+    with pytest.raises(FamilyError, match="not a tom_envs.family.Family"):
+        families()
+
+
+def test_bad_family_names_and_unknown_families_are_named_errors():
+    with pytest.raises(FamilyError, match="letters, digits and underscores"):
+        Family(name="two words")
+    with pytest.raises(FamilyError, match="no family 'nosuch'"):
+        family("nosuch")
+
+
+def test_shared_code_reads_the_declarations():
+    from benchmarks.data import _datasets
+    from tom_envs.download import downloads
+
+    assert [d.name for d in _datasets()] == ["common-ground", "persuasion", "negotiation"]
+    assert downloads() == {f.command: f.download for f in families() if f.download}

@@ -1,0 +1,108 @@
+"""Families as plugins: one :class:`Family` declaration each, found through an entry-point group.
+
+A task family (the matrix games, persuasion, common ground, negotiation, or yours) declares once
+what the shared code needs to know about it, and registers the declaration under the Python
+entry-point group ``tom_envs.families`` -- the built-in families exactly as a third-party package
+does, in its ``pyproject.toml``::
+
+    [project.entry-points."tom_envs.families"]
+    hidden_role = "my_package.family:FAMILY"
+
+Shared code (the CLI, the report, the dataset listing and downloads) iterates over
+:func:`families` and names none of them. The declaration holds *where* each layer's part lives, as
+``"module"`` or ``"module:attribute"`` strings imported only when used, so a family's benchmark and
+report code stay in their own layers (``tom_envs`` imports nothing above it; docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from tom_envs.errors import TomEnvsError
+
+#: The entry-point group every family is registered under (built-in ones included).
+GROUP = "tom_envs.families"
+
+
+class FamilyError(TomEnvsError, LookupError):
+    """A family declaration is malformed, or no family has the name asked for."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """What the shared code needs to know about one task family.
+
+    Attributes:
+        name: the family's name in the registry (``EnvRecord.family``), e.g. ``"common_ground"``.
+        command: the ``tom-envs`` subcommand and the name shown for it (``"common-ground"``); default
+            ``name``.
+        benchmark: the module whose import declares the family's benchmark
+            (:func:`benchmarks.family.register`), or None.
+        results_folder: the folder under ``--out`` its results files go to; default ``name``.
+        report_section: ``"module:function"`` building its report section from its results
+            (``function(family_data, figures_dir, out_dir) -> Section``), or None for the generic one.
+        download: the module that fetches its published dataset (``add_arguments(parser)``,
+            ``from_args(args)``), or None.
+        dataset: ``"module:function"`` returning its :class:`~tom_envs.download.Dataset` for
+            ``tom-envs data list``, or None.
+        probe: keyword arguments of :func:`tom_envs.checks.check_information_rule` for its ids
+            (e.g. fewer episodes for long AEC episodes).
+        order: where it comes in listings (built-in families first, in the papers' order).
+    """
+
+    name: str
+    command: str = ""
+    benchmark: str | None = None
+    results_folder: str = ""
+    report_section: str | None = None
+    download: str | None = None
+    dataset: str | None = None
+    probe: Mapping[str, Any] = field(default_factory=dict)
+    order: int = 100
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.name.replace("_", "").isalnum():
+            raise FamilyError(f"a family name is letters, digits and underscores, got {self.name!r}")
+        object.__setattr__(self, "command", self.command or self.name)
+        object.__setattr__(self, "results_folder", self.results_folder or self.name)
+
+
+def load_object(target: str) -> Any:
+    """``"module"`` (the module) or ``"module:attribute"`` (the attribute), imported now."""
+    module_name, _, attr = target.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attr) if attr else module
+
+
+@lru_cache(maxsize=1)
+def _discovered() -> tuple[Family, ...]:
+    from importlib.metadata import entry_points
+
+    found: dict[str, Family] = {}
+    for ep in entry_points(group=GROUP):
+        fam = ep.load()
+        if not isinstance(fam, Family):
+            raise FamilyError(f"the entry point {ep.name!r} of group {GROUP!r} ({ep.value}) is a "
+                              f"{type(fam).__name__}, not a tom_envs.family.Family")
+        if fam.name in found and found[fam.name] != fam:
+            raise FamilyError(f"two packages declare the family {fam.name!r} ({ep.value} and another)")
+        found[fam.name] = fam
+    return tuple(sorted(found.values(), key=lambda f: (f.order, f.name)))
+
+
+def families() -> tuple[Family, ...]:
+    """Every declared family (entry-point group :data:`GROUP`), built-in ones first."""
+    return _discovered()
+
+
+def family(name: str) -> Family:
+    """The family called ``name`` (its registry name or its command)."""
+    for fam in families():
+        if name in (fam.name, fam.command):
+            return fam
+    raise FamilyError(f"no family {name!r}; declared: {', '.join(f.name for f in families()) or 'none'} "
+                      f"(a family registers a tom_envs.family.Family under the entry-point group {GROUP!r})")

@@ -1,0 +1,31 @@
+"""The negotiation family (seed 002, ProMediate) as a plugin (:class:`tom_envs.family.Family`)."""
+
+from __future__ import annotations
+
+from tom_envs.download import Dataset
+from tom_envs.family import Family
+
+FAMILY = Family(
+    name="negotiation",
+    benchmark="benchmarks.negotiation",
+    report_section="benchmarks.report.sections:negotiation",
+    download="tom_envs.negotiation.download",
+    dataset="tom_envs.negotiation.family:dataset",
+    probe={"episodes": 10},  # long AEC episodes: the information-rule checker plays fewer
+    order=40,
+)
+
+
+def dataset() -> Dataset:
+    """ProMediate-Eval's cases, as ``tom-envs data list`` shows them."""
+    from tom_envs.negotiation.download import REPOSITORY
+    from tom_envs.registration import reader_ids
+
+    ids = reader_ids("tom_envs.negotiation.env:NegotiationEnv")
+    return Dataset("negotiation", "002 ProMediate", ids, f"https://github.com/{REPOSITORY}",
+                   "cases/<case>.json for the six cases (instruction, issues, options, config, names[, topics])",
+                   "six self-written scenarios of ours for CI (tom_envs/negotiation/scenarios); the downloaded "
+                   "cases replace them in --scenarios all",
+                   f"tom_envs.make_aec('{ids[0]}', scenario=Scenario.from_file(PATH)); "
+                   "python -m benchmarks negotiation --scenarios all (or PATH,...)",
+                   FAMILY.download)

@@ -1,0 +1,41 @@
+"""The persuasion family (seed 001, PersuasiveToM and live persuasion) as a plugin
+(:class:`tom_envs.family.Family`)."""
+
+from __future__ import annotations
+
+from tom_envs.download import Dataset
+from tom_envs.family import Family
+
+FAMILY = Family(
+    name="persuasion",
+    benchmark="benchmarks.persuasion",
+    report_section="benchmarks.report.sections:persuasion",
+    download="tom_envs.persuasion.download",
+    dataset="tom_envs.persuasion.family:dataset",
+    order=30,
+)
+
+
+def dataset() -> Dataset:
+    """PersuasiveToM's release, as ``tom-envs data list`` shows it."""
+    from tom_envs.persuasion import SAMPLE_DATA_DIR
+    from tom_envs.persuasion.data import RELEASE_QUIRKS, RELEASE_UNVERIFIED, RELEASE_VERIFIED
+    from tom_envs.persuasion.download import DEFAULT_BASE_URL
+    from tom_envs.registration import reader_ids
+
+    ids = reader_ids("tom_envs.persuasion.qa_env:PersuasiveToMEnv")
+    notes = (f"verified in the release: {', '.join(RELEASE_VERIFIED)} (they load exactly: 2,459 / 2,041 / 2,041 / "
+             "2,041 questions, 001's Table 4)",
+             f"listed in the release's tree but not verified here: {', '.join(RELEASE_UNVERIFIED)} "
+             "(their contents were not in the copy we read; "
+             "the download tries them and reports any it cannot get; our sample's files for them assume the "
+             "verified files' format)",
+             *(f"quirk, {q}: {text}" for q, text in RELEASE_QUIRKS.items()),
+             "the authors' prompts: the download also fetches the release's evaluation/evaluate.py into "
+             "DIR/evaluation/ (read as text by --protocol authors, never run; without it our prompts are used, "
+             "prompt_source 'ours')")
+    return Dataset("persuasion", "001 PersuasiveToM", ids, DEFAULT_BASE_URL,
+                   "<qtype>.json per question type (8 in Table 5; 4 verified in the release, see notes)",
+                   str(SAMPLE_DATA_DIR),
+                   f"tom_envs.make('{ids[0]}', data_dir=DIR); python -m benchmarks persuasion --data-dir DIR",
+                   FAMILY.download, notes)
