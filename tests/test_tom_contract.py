@@ -193,3 +193,15 @@ def test_the_recorder_scores_the_scored_questions_only():
         assert len(scored) < k and ep["tom_steps"] == ep["outcome"]["answered"] == len(scored)
         assert ep["tom_accuracy"] == pytest.approx(ep["outcome"]["accuracy"])
         assert sum(r["correct"] is not None for r in info["tom"]["steps"]) == len(scored)
+
+
+def test_an_env_names_its_scorer_in_its_spec():
+    """The recorder builds the scorer the spec names (the matrix games: seed 004's metrics), not one it
+    guesses from the env's attributes; a malformed name is a named error."""
+    from wrappers.tom_scorer import MatrixToMScorer
+
+    assert tom_spec_of(gym.make("tom/IPD-v0")).scorer == "wrappers.tom_scorer:MatrixToMScorer"
+    assert type(ToMScorer.for_env(gym.make("tom/IPD-v0"))) is MatrixToMScorer
+    assert type(ToMScorer.for_env(gym.make("tom/PersuasiveToM-v1"))) is ToMScorer
+    with pytest.raises(ToMContractError, match="module:Class"):
+        ToMSpec(targets={"x": spaces.Discrete(2)}, scorer="MatrixToMScorer")

@@ -76,6 +76,10 @@ class ToMSpec:
             ``"step"`` (with the step that resolved them, once the fact is public; default) or
             ``"episode"`` (only with the episode's last step: QA envs whose answers correlate
             within a dialogue). The recorders return nothing before the last step either way.
+        scorer: ``"module:Class"`` of the scorer that adds the family's own metrics (a subclass of
+            ``wrappers.ToMScorer`` taking ``(env, **options)``; the matrix games name
+            ``wrappers.tom_scorer:MatrixToMScorer`` for seed 004's ΔToM and ΔFunctional), or None
+            for the generic scorer. A string, so that an env names it without importing wrappers.
     """
 
     targets: Mapping[str, spaces.Space] = field(default_factory=dict)
@@ -84,8 +88,11 @@ class ToMSpec:
     action_is_prediction: bool = False
     group_by: str | None = None
     reveal: str = "step"
+    scorer: str | None = None
 
     def __post_init__(self) -> None:
+        if self.scorer is not None and (not isinstance(self.scorer, str) or ":" not in self.scorer):
+            raise ToMContractError(f"ToMSpec scorer is 'module:Class' (a wrappers.ToMScorer subclass), got {self.scorer!r}")
         if self.reveal not in ("step", "episode"):
             raise ToMContractError(f"ToMSpec reveal is 'step' or 'episode', got {self.reveal!r}")
         for name, space in self.targets.items():

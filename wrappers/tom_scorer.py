@@ -92,22 +92,27 @@ class ToMScorer:
 
     @classmethod
     def for_env(cls, env: Any, tom_response: str | None = None) -> "ToMScorer":
-        """The scorer for ``env``: :class:`MatrixToMScorer` for matrix games, else this generic one.
+        """The scorer ``env``'s ``tom_spec`` names (``ToMSpec.scorer``: the matrix games name
+        :class:`MatrixToMScorer`), else this generic one.
 
         ``tom_response`` (matrix games only) names the response of ΔToM's default keys
         (:data:`tom_envs.matrix.games.TOM_RESPONSES`; None: the default, ``reciprocal``).
 
         Raises:
-            TomEnvsError: ``tom_response`` given for an env that is not a matrix game.
+            TomEnvsError: ``tom_response`` given for an env whose scorer takes none.
             UnknownToMResponse: ``tom_response`` names no response.
         """
         base = getattr(env, "unwrapped", env)
-        if hasattr(getattr(base, "game", None), "stage_regret") and "partner_action" in tom_spec_of(base).targets:
-            return MatrixToMScorer(base, tom_response or DEFAULT_TOM_RESPONSE)
-        if tom_response is not None:
-            raise TomEnvsError(f"tom_response={tom_response!r} chooses ΔToM's response in the matrix games; "
-                               f"{type(base).__name__} is not one (leave tom_response out)")
-        return cls(base)
+        spec = tom_spec_of(base)
+        if spec.scorer is None:
+            if tom_response is not None:
+                raise TomEnvsError(f"tom_response={tom_response!r} chooses ΔToM's response in the matrix games; "
+                                   f"{type(base).__name__} is not one (leave tom_response out)")
+            return cls(base)
+        from tom_envs.family import load_object
+
+        scorer = load_object(spec.scorer)
+        return scorer(base) if tom_response is None else scorer(base, tom_response)
 
     # ------------------------------------------------------------------ episode
     def start(self) -> dict[str, Any]:

@@ -135,7 +135,8 @@ class MatrixGameEnv(gym.Env):
         self.render_mode = render_mode
         self.partner_distribution: PartnerDistribution = resolve_partners(self.game, partners)
         self.tom_spec = ToMSpec(targets={"partner_action": spaces.Discrete(self.game.n_partner_actions)},
-                                outcome=("return", "optimal_return", "regret"))
+                                outcome=("return", "optimal_return", "regret"),
+                                scorer="wrappers.tom_scorer:MatrixToMScorer")  # + 004's ΔToM and ΔFunctional
 
         n_a, n_b = self.game.n_actions, self.game.n_partner_actions
         self._start = n_a * n_b
