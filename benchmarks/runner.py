@@ -184,7 +184,7 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
             recorder.record_prediction(prediction)
         action = policy.act(obs, info)
         new_obs, reward, terminated, truncated, new_info = env.step(action)
-        policy.observe(new_obs, reward, terminated, truncated, new_info)
+        policy.observe(new_obs, reward, terminated, truncated, _for_policy(new_info, recorder))
         total += float(reward)
         if on_step is not None:
             kept = on_step(Step(index, obs, info, prediction, action, new_obs, reward, terminated, truncated, new_info,
@@ -230,7 +230,8 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
                 recorders[k].record_prediction(predictions[k])
             results.append(env.step(actions[k]))
         new_obs, rewards, terms, truncs, new_infos = map(list, zip(*results))
-        policy.observe_batch(new_obs, rewards, terms, truncs, new_infos)
+        policy.observe_batch(new_obs, rewards, terms, truncs,
+                             [_for_policy(i, r) for i, r in zip(new_infos, recorders)])
         for k in range(len(envs)):
             totals[k] += float(rewards[k])
             if on_step is not None:
@@ -409,6 +410,15 @@ def _summary(recorder: Any, info: dict, total: float, steps: int) -> dict[str, A
     if recorder is not None:
         return recorder.episode_summary()
     return {"return": total, "steps": steps}
+
+
+def _for_policy(info: dict, recorder: Any) -> dict:
+    """``info`` as the policy gets it: without the recorder's records, which a last step carries for
+    direct users of the wrapper (the scorer stays out of band, even across episodes: a policy that
+    plays the same dialogue again must not have been handed its scored answers)."""
+    if recorder is None or recorder.key not in info:
+        return info
+    return {k: v for k, v in info.items() if k != recorder.key}
 
 
 def _last_record(recorder: Any) -> dict | None:

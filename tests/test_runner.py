@@ -228,3 +228,40 @@ def test_play_keeps_what_the_step_hook_returns_and_seeds_the_policy_apart():
         return play(env, RandomPolicy("IPD"), env_seed, policy_seed=lambda s: 7, on_step=lambda st: st.action).steps
 
     assert moves(2) == moves(3)  # the random policy's moves come from its own seed only
+
+
+class _Hoarder(RandomPolicy):
+    """Keeps every info it is handed, by act and by observe, one by one or batched."""
+
+    def __init__(self, game: str) -> None:
+        super().__init__(game)
+        self.seen: list[dict] = []
+
+    def act(self, observation, info):
+        self.seen.append(info)
+        return super().act(observation, info)
+
+    def observe(self, observation, reward, terminated, truncated, info):
+        self.seen.append(info)
+
+    def act_batch(self, observations, infos, slots=None):
+        self.seen.extend(infos)
+        return super().act_batch(observations, infos, slots)
+
+    def observe_batch(self, observations, rewards, terminated, truncated, infos, slots=None):
+        self.seen.extend(infos)
+
+
+def test_a_policy_played_by_the_runner_never_gets_the_recorders_records():
+    """The scorer is out of band, across episodes too: the last step's ``info["tom"]`` (for direct users of
+    the wrapper) is not handed to the policy; the runner's hooks and summaries read the recorder."""
+    from benchmarks.runner import make_env, play, play_lockstep
+
+    hoarder = _Hoarder("IPD")
+    env = make_env("tom/IPD-v0", horizon=5)
+    results = [play(env, hoarder, s, on_step=lambda step: step.record) for s in range(3)]
+    assert hoarder.seen and not any("tom" in info for info in hoarder.seen)
+    assert all(len(r.steps) == 5 and r.steps[-1]["round"] == 5 and r.summary["rounds"] == 5 for r in results)
+    batched = _Hoarder("IPD")
+    play_lockstep([make_env("tom/IPD-v0", horizon=5) for _ in range(3)], batched, [0, 1, 2])
+    assert batched.seen and not any("tom" in info for info in batched.seen)
