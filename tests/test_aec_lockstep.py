@@ -13,7 +13,7 @@ from benchmarks.runner import make_env, play_aec, play_aec_lockstep
 from policies import RandomPolicy
 from policies.base import BatchSlotError
 from policies.negotiation import make_mediator
-from policies.persuasion import FixedPrinciplePersuader, SimulatedPersuadee
+from policies.persuasion import MindRandomPersuader, SimulatedMindPersuadee
 
 NEGOTIATION_IDS = ["tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1",
                    "tom/Negotiation-v1"]
@@ -51,12 +51,12 @@ def test_negotiation_in_lockstep_equals_one_by_one(mediator):
 
 def test_episodes_that_end_at_different_ticks_with_a_policy_per_seat():
     def seats() -> dict:
-        return {"persuader_0": FixedPrinciplePersuader(2), "persuadee_0": SimulatedPersuadee()}
+        return {"persuader_0": MindRandomPersuader(), "persuadee_0": SimulatedMindPersuadee()}
 
-    seeds = list(range(6))
+    seeds, horizons = list(range(6)), [2, 4, 3, 4, 2, 3]
     one_policies = seats()
-    one = [play_aec(make_env("tom/Persuasion-TwoSeat-v0"), one_policies, s) for s in seeds]
-    lock = play_aec_lockstep([make_env("tom/Persuasion-TwoSeat-v0") for _ in seeds], seats(), seeds)
+    one = [play_aec(make_env("tom/Persuasion-TwoSeat-v1", horizon=h), one_policies, s) for h, s in zip(horizons, seeds)]
+    lock = play_aec_lockstep([make_env("tom/Persuasion-TwoSeat-v1", horizon=h) for h in horizons], seats(), seeds)
     assert len({r.summary["rounds"] for r in one}) > 1  # the episodes do end at different ticks
     assert same(one, lock)
 

@@ -12,7 +12,7 @@ from tom_envs.errors import TomEnvsError
 from tom_envs.negotiation.env import MEDIATOR
 from wrappers import AECTextObservation, AECToMRecorder
 
-TEXT_IDS = ["tom/Negotiation-v1", "tom/Persuasion-TwoSeat-v0"]
+TEXT_IDS = ["tom/Negotiation-v1", "tom/Persuasion-TwoSeat-v1"]
 
 
 @pytest.mark.parametrize("env_id", TEXT_IDS)

@@ -20,7 +20,6 @@ import tom_envs
 from benchmarks.runner import _recorder, make_env
 from tests.persuasion_cheater import TWO_SEAT, V1, compare
 from tom_envs.errors import InvalidFlag
-from tom_envs.persuasion.live import PersuasionEnv
 from tom_envs.persuasion.mind_two_seat import FAITHFUL, PERSUADER
 from tom_envs.persuasion.scenarios import FAMILIES
 from wrappers import AECTextObservation, TextObservation
@@ -138,9 +137,6 @@ def test_the_oracle_flag_takes_a_bool_only(env_id, value):
         tom_envs.make(env_id, expose_state=value)
 
 
-def test_the_retired_v0_env_takes_a_bool_flag_only():
-    with pytest.raises(InvalidFlag, match="expose_state"):
-        PersuasionEnv(expose_state="false")
-    assert PersuasionEnv(expose_state=True).expose_state is True
+def test_the_oracle_flag_false_makes_the_env():
     for env_id in (V1, TWO_SEAT):
         assert tom_envs.make(env_id, expose_state=False) is not None

@@ -17,7 +17,7 @@ from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.persuasion.mind import NOTHING
 from tom_envs.persuasion.mind_env import PersuasionMindEnv
 from tom_envs.persuasion.mind_text import PERSUADER_LINES
-from tom_envs.persuasion.personas import PRINCIPLES
+from tom_envs.persuasion.principles import PRINCIPLES
 from tom_envs.persuasion.reader import ScriptedReader
 from tom_envs.persuasion.scenarios import FAMILIES
 from wrappers import TextObservation

@@ -12,7 +12,7 @@ import pytest
 
 from tom_envs.persuasion.mind import (CONCERNS, HIT, LIKING, N_OBS, NOTHING, OFF_TARGET, TONE_NOISE, TOPICS, Family,
                                       MindModel, MindPersona, obs_index)
-from tom_envs.persuasion.personas import InvalidPersona
+from tom_envs.persuasion.principles import InvalidPersona
 from tom_envs.persuasion.planning import BayesPlanner, open_loop, oracle_table, plan_value, random_value, references
 from tom_envs.persuasion.scenarios import FAMILIES, PROVENANCE
 

@@ -30,7 +30,8 @@ def test_builtin_ids_are_registered_once_in_the_tom_namespace():
 
 @pytest.mark.parametrize("old, new", [("tom/PersuasiveToM-v0", "tom/PersuasiveToM-v1"),
                                       ("tom/CommonToM-v0", "tom/CommonToM-v2"), ("tom/CommonToM-v1", "tom/CommonToM-v2"),
-                                      ("tom/Persuasion-v0", "tom/Persuasion-v1")])
+                                      ("tom/Persuasion-v0", "tom/Persuasion-v1"),
+                                      ("tom/Persuasion-TwoSeat-v0", "tom/Persuasion-TwoSeat-v1")])
 def test_a_retired_id_says_what_replaced_it(old, new):
     from tom_envs.errors import UnknownEnvironment
 

@@ -113,8 +113,12 @@ def record(env_id: str) -> EnvRecord:
 
 #: Ids once registered, and what replaced them (their env docstrings' Version History says why).
 RETIRED = {
-    "tom/Persuasion-v0": "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 class "
-                        "stays in tom_envs.persuasion.live",
+    "tom/Persuasion-v0": "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 env "
+                        "has left the package (knowing its persuadee's state was worth nothing over the best "
+                        "fixed plan)",
+    "tom/Persuasion-TwoSeat-v0": "use tom/Persuasion-TwoSeat-v1, whose persuadee seat voices a hidden desire, "
+                                "belief and intention (SimulatedMindPersuadee fills it); the v0 stance-only env "
+                                "has left the package",
     "tom/PersuasiveToM-v0": "use tom/PersuasiveToM-v1, whose answers and rewards come back when the dialogue ends; "
                            "tom/PersuasiveToM-v1 with feedback='step' behaves as v0 did",
     "tom/CommonToM-v0": "use tom/CommonToM-v2, whose answers and rewards come back when the conversation ends "
@@ -241,14 +245,6 @@ register(
     summary="live persuasion vs a persuadee with hidden desire, belief and intention (001's BDI); words read by a reader; success, regret vs the exact Bayes-optimal fair persuader",
     builtin=True,
     self_checked=True,
-)
-register(
-    "tom/Persuasion-TwoSeat-v0",
-    "tom_envs.persuasion.two_seat:PersuasionAECEnv",
-    kind="aec",
-    family="persuasion",
-    summary="legacy two seats: the persuadee states a stance, no hidden state (use v1)",
-    builtin=True,
 )
 register(
     "tom/Persuasion-TwoSeat-v1",

@@ -30,7 +30,7 @@ class TextObservation(gym.Wrapper):
     Matrix games: rules, history and round in one of 004's label sets. If the env exposes the
     partner's upcoming action (``expose_partner_action=True``), the text says which action the
     other player will choose (004's Oracle prompting). Any other env: the unwrapped env's
-    ``text()`` (e.g. ``tom/Persuasion-v0``); the space is ``Text`` up to the env's
+    ``text()`` (e.g. ``tom/Persuasion-v1``); the space is ``Text`` up to the env's
     ``text_max_length`` (default :data:`DEFAULT_MAX_LENGTH`) over printable characters and the
     env's ``text_charset``, if it states one.
 
@@ -93,7 +93,7 @@ def _text_space(base: Any) -> spaces.Text:
 class AECTextObservation(BaseWrapper):
     """A PettingZoo AEC env whose seats observe text: ``observe(agent)`` is the unwrapped env's
     ``text(agent)``, what a language model in that seat reads (e.g. ``tom/Negotiation-v1``,
-    ``tom/Persuasion-TwoSeat-v0``). Everything else (infos, rewards, the seat order) is the env's.
+    ``tom/Persuasion-TwoSeat-v1``). Everything else (infos, rewards, the seat order) is the env's.
 
     The observation space of every seat is ``Text`` up to the env's ``text_max_length`` (default
     :data:`DEFAULT_MAX_LENGTH`) over printable characters and the env's ``text_charset``, if it

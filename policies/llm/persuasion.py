@@ -22,7 +22,7 @@ from policies.llm.base import Backend
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import ReplyError
 from tom_envs.persuasion.mind import BELIEFS, CONCERNS, MIND_DESIRES, NOTHING
-from tom_envs.persuasion.personas import PRINCIPLES
+from tom_envs.persuasion.principles import PRINCIPLES
 
 PERSUADER_INSTRUCTIONS = """
 Write your next line to {ee}. First give your best guess of {ee}'s state of mind right now, then the line.

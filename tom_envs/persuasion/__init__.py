@@ -8,7 +8,7 @@ Two kinds of environment live here:
   against a simulated persuadee whose desire, belief and intention are hidden
   (:mod:`~tom_envs.persuasion.mind`), with exact references (:mod:`~tom_envs.persuasion.planning`),
   plus a two-seat PettingZoo version (:mod:`~tom_envs.persuasion.mind_two_seat`) whose persuadee seat
-  voices that mind. The v0 envs (``live.py``, ``two_seat.py``) are kept as legacy.
+  voices that mind. The retired v0 ids raise ``UnknownEnvironment`` naming these.
 
 Nothing heavy is imported here; the modules are imported on use.
 """

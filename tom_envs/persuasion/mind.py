@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 import numpy as np
 
-from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
+from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 MIND_DESIRES: tuple[str, ...] = ("no", "considering", "yes")
 BELIEFS: tuple[str, ...] = ("trusting", "wary")

@@ -12,7 +12,7 @@ from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, Unsupporte
 from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, TONES, TOPICS, Family, model_for,
                                       obs_parts)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
-from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
+from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 from tom_envs.persuasion.planning import OracleTable, oracle_for, planner_for, references
 from tom_envs.persuasion.reader import ScriptedReader, check_reading
 from tom_envs.persuasion.scenarios import FAMILIES, NAMES, PROVENANCE, family_named

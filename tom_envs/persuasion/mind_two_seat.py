@@ -14,7 +14,7 @@ from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESI
 from tom_envs.persuasion.mind_env import (HEARD, INTENTIONS, NOT_YET, draw_episode, parse_utterance_action,
                                           resolve_families)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
-from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
+from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 from tom_envs.persuasion.reader import ScriptedReader, check_reading
 from tom_envs.qa import DIALOGUE_HEADER
 from tom_envs.tom import ToMSpec

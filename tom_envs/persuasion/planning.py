@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from tom_envs.persuasion.mind import N_OBS, MindModel
-from tom_envs.persuasion.personas import PRINCIPLES, InvalidPersona
+from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 N_P = len(PRINCIPLES)
 TIE_TOL = 1e-12

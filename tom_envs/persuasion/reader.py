@@ -19,7 +19,7 @@ import numpy as np
 
 from tom_envs.errors import TomEnvsError
 from tom_envs.persuasion.mind import NOTHING
-from tom_envs.persuasion.personas import PRINCIPLES
+from tom_envs.persuasion.principles import PRINCIPLES
 
 #: Cue phrases per principle (regular expressions, matched case-insensitively on word boundaries).
 CUES: dict[str, tuple[str, ...]] = {

@@ -128,7 +128,7 @@ FAMILIES: tuple[Family, ...] = (
 
 def family_named(name: str) -> Family:
     """The built-in family called ``name``."""
-    from tom_envs.persuasion.personas import InvalidPersona
+    from tom_envs.persuasion.principles import InvalidPersona
 
     for fam in FAMILIES:
         if fam.name == name:
