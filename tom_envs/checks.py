@@ -385,11 +385,17 @@ def _hits(cols: _Columns, col: list[Hashable], idx: Sequence[int], rule: str, mo
     return hits / len(idx) if idx else 0.0
 
 
-def _split(rows: list[_Row], seed: int) -> tuple[list[_Row], list[_Row]]:
+def _halves(rows: list[_Row], seed: int) -> tuple[list[int], list[int]]:
+    """Indices of ``rows`` in two halves that share no unit (a seeded draw of half the units)."""
     units = sorted({r.unit for r in rows}, key=str)
     order = np.random.default_rng(seed).permutation(len(units))
     first = {units[i] for i in order[: len(units) // 2]}
-    return [r for r in rows if r.unit in first], [r for r in rows if r.unit not in first]
+    return [i for i, r in enumerate(rows) if r.unit in first], [i for i, r in enumerate(rows) if r.unit not in first]
+
+
+def _split(rows: list[_Row], seed: int) -> tuple[list[_Row], list[_Row]]:
+    a, b = _halves(rows, seed)
+    return [rows[i] for i in a], [rows[i] for i in b]
 
 
 def _rules(cols: _Columns) -> list[tuple[Any, str]]:
@@ -413,11 +419,7 @@ def _rules(cols: _Columns) -> list[tuple[Any, str]]:
 def _probe(train: list[_Row], test: list[_Row], public: bool) -> tuple[float, Any, str]:
     """The rule best on held-out halves of ``train`` (both ways), refitted on ``train``, scored on ``test``."""
     cols = _Columns(train + test, public)
-    units = sorted({r.unit for r in train}, key=str)
-    order = np.random.default_rng(1).permutation(len(units))
-    first = {units[i] for i in order[: len(units) // 2]}
-    a = [i for i, r in enumerate(train) if r.unit in first]
-    b = [i for i, r in enumerate(train) if r.unit not in first]
+    a, b = _halves(train, seed=1)
     every, held = list(range(len(train))), list(range(len(train), len(train) + len(test)))
     best, best_score, best_col = ("", "constant"), -1.0, cols.column("")
     for path, rule in _rules(_Columns(train, public)):
