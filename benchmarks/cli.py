@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,19 @@ __all__ = [
 
 BACKENDS = ("vllm", "openai")
 FALLBACKS = ("raise", "random")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``tom-envs`` subcommand that a family adds beside its benchmark (``Family.commands`` names
+    it as ``"module:attribute"``): its name, its one-line help, the function adding its options and
+    the one running it (``run(args) -> exit status``)."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    description: str | None = None
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):

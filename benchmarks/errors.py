@@ -15,3 +15,4 @@ class ResultsLocked(RunnerError):
     The message names the file and the holder's process id; wait for that run to finish, or give
     this run another ``--out``.
     """
+

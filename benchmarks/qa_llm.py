@@ -6,7 +6,7 @@ OpenAI-compatible backend. Episodes are played in lockstep by the evaluation run
 (:func:`benchmarks.runner.play_lockstep`: one backend call per question position and prompting
 stage serves every episode of a batch), and every answered episode is appended at once to a
 results file (:mod:`benchmarks.results`: keyed by the configuration, stamped, locked, resumable).
-See :mod:`benchmarks.persuasion` and :mod:`benchmarks.common_ground` for the command lines.
+See :mod:`benchmarks.persuasion.benchmark` and :mod:`benchmarks.common_ground.benchmark` for the command lines.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
-"""Agents that act in tom-envs environments, all behind one :class:`Policy` protocol."""
+"""Agents that act in tom-envs environments, all behind one :class:`Policy` protocol.
+
+The shared core is here (:mod:`policies.base`, :mod:`policies.sb3`, the LLM core in
+:mod:`policies.llm`); each family's agents live in its own folder (:mod:`policies.matrix`,
+:mod:`policies.persuasion`, :mod:`policies.common_ground`, :mod:`policies.negotiation`, or a
+plugin's own package).
+"""
 
 from policies.base import BasePolicy, Policy, joint_code
-from policies.scripted import FixedActionPolicy, OracleBestResponsePolicy, PartnerPolicy, RandomPolicy
+from policies.sb3 import SB3Policy  # imports no SB3 itself
 
-__all__ = [
-    "BasePolicy",
-    "FixedActionPolicy",
-    "OracleBestResponsePolicy",
-    "PartnerPolicy",
-    "Policy",
-    "RandomPolicy",
-    "joint_code",
-]
-from policies.sb3 import SB3Policy  # noqa: E402  (imports no SB3 itself)
-from policies.tabular import PartnerCountModel, TabularRMaxPolicy  # noqa: E402
-
-__all__ += ["PartnerCountModel", "SB3Policy", "TabularRMaxPolicy"]
+__all__ = ["BasePolicy", "Policy", "SB3Policy", "joint_code"]

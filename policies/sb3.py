@@ -13,7 +13,7 @@ class SB3Policy(BasePolicy):
     """Acts with a trained SB3 model (PPO, A2C, DQN, or sb3-contrib's RecurrentPPO).
 
     SB3 agents have no model of the partner, so their literal-ToM predictions, if any, come
-    from an auxiliary ``predictor`` policy (e.g. :class:`~policies.tabular.PartnerCountModel`)
+    from an auxiliary ``predictor`` policy (e.g. :class:`~policies.matrix.tabular.PartnerCountModel`)
     that watches the same episode; :attr:`tom_source` says so in results.
 
     Args:

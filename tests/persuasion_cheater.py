@@ -1,7 +1,7 @@
 """A cheating persuader with memory, and the harness that plays it against the Bayes-optimal fair persuader
 through the benchmark runner (issue 24, docs/persuasion_live.md "Information rule").
 
-:class:`CheatingPersuader` is :class:`policies.persuasion.BayesPersuader` -- the exact posterior over the
+:class:`CheatingPersuader` is :class:`policies.persuasion.scripted.BayesPersuader` -- the exact posterior over the
 persuadee's hidden state and the exact expectimax plan over it -- except that it reads *everything* the
 runner hands it: every observation entry, every info entry (recursively, ``tom`` included, with the order
 and number of keys), the reward handed to ``observe``, and its own count of calls. It looks for any of
@@ -19,7 +19,7 @@ those values that tells it more about the persuadee's hidden state than the dial
 * **held-out play**: at each turn every rule whose value it sees conditions the posterior on the
   rule's label (at the state it is about; the filter is re-run from the opening so the conditioning
   travels through later replies), and it plans with the exact Bayes planner on that posterior. With
-  no rule it is exactly :class:`~policies.persuasion.BayesPersuader` (same floats, same actions).
+  no rule it is exactly :class:`~policies.persuasion.scripted.BayesPersuader` (same floats, same actions).
 
 Wall-clock timing is left out of the tables (it is not deterministic); a leak through time would have
 to come from the env's own work, which depends only on the public posterior and table look-ups.
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from policies.base import BasePolicy
-from policies.persuasion import BayesPersuader, SimulatedMindPersuadee
+from policies.persuasion.scripted import BayesPersuader, SimulatedMindPersuadee
 
 COMPONENTS = ("persona", "desire", "belief", "intention")
 LAGS = (0, 1, 2, 3)
@@ -306,8 +306,8 @@ def true_state(base: Any) -> tuple[str, int, int, int]:
 def play_through_runner(env: Any, policy: BasePolicy, seeds: Sequence[int], two_seat: bool) -> list[int]:
     """1/0 success of ``policy`` in each seeded episode, played by :func:`benchmarks.runner.play` (v1) or
     :func:`benchmarks.runner.play_aec` with :class:`SimulatedMindPersuadee` in the persuadee seat
-    (two-seat); the policy's seed is :func:`benchmarks.persuasion_live.policy_seed` of the episode's."""
-    from benchmarks.persuasion_live import policy_seed
+    (two-seat); the policy's seed is :func:`benchmarks.persuasion.live.policy_seed` of the episode's."""
+    from benchmarks.persuasion.live import policy_seed
     from benchmarks.runner import play, play_aec
 
     out = []

@@ -10,10 +10,10 @@ import pytest
 
 from benchmarks.errors import RunnerError
 from benchmarks.runner import make_env, play_aec, play_aec_lockstep
-from policies import RandomPolicy
+from policies.matrix import RandomPolicy
 from policies.base import BatchSlotError
-from policies.negotiation import make_mediator
-from policies.persuasion import MindRandomPersuader, SimulatedMindPersuadee
+from policies.negotiation.scripted import make_mediator
+from policies.persuasion.scripted import MindRandomPersuader, SimulatedMindPersuadee
 
 NEGOTIATION_IDS = ["tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1",
                    "tom/Negotiation-v1"]

@@ -7,7 +7,7 @@ import pytest
 
 import tom_envs
 from benchmarks.runner import play_aec
-from policies.negotiation import make_mediator
+from policies.negotiation.scripted import make_mediator
 from tom_envs.errors import TomEnvsError
 from tom_envs.negotiation.env import MEDIATOR
 from wrappers import AECTextObservation, AECToMRecorder

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.matrix import partner_mean_view
+from benchmarks.matrix.benchmark import partner_mean_view
 
 ROOT = Path(__file__).resolve().parents[1]
 

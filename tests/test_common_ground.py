@@ -15,8 +15,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import tom_envs
-from benchmarks import common_ground as bench
-from policies.common_ground import (
+from benchmarks.common_ground import benchmark as bench
+from policies.common_ground.scripted import (
     CueBeliefPredictor,
     PriorRandomPolicy,
     derive_common_ground,

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from benchmarks import common_ground as bench
+from benchmarks.common_ground import benchmark as bench
 from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
 
 

@@ -10,8 +10,8 @@ import warnings
 
 import pytest
 
-from policies.common_ground import BeliefStatePolicy, derive_common_ground, gold_beliefs_cg_rules
-from policies.llm.common_ground import (PromptFileError, belief_prompt, belief_target, load_release_prompt,
+from policies.common_ground.scripted import BeliefStatePolicy, derive_common_ground, gold_beliefs_cg_rules
+from policies.common_ground.llm import (PromptFileError, belief_prompt, belief_target, load_release_prompt,
                                         parse_beliefs, parse_release_reply, release_prompt, release_prompt_path)
 from policies.llm.errors import ReplyError
 from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
@@ -188,7 +188,7 @@ def _cli(capsys, *argv):
     import argparse
     import json
 
-    from benchmarks import common_ground as bench
+    from benchmarks.common_ground import benchmark as bench
 
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks.matrix import RunnerError, evaluate, load_records, make_cell
+from benchmarks.matrix.benchmark import RunnerError, evaluate, load_records, make_cell
 
 ray = pytest.importorskip("ray")
 

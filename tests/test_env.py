@@ -188,7 +188,7 @@ def test_expose_partner_false_keeps_the_drawn_partner_out_of_info():
 
 
 def test_the_oracle_policy_says_which_flag_it_needs():
-    from policies.scripted import OracleBestResponsePolicy, OracleUnavailable
+    from policies.matrix.scripted import OracleBestResponsePolicy, OracleUnavailable
 
     env = MatrixGameEnv("IPD", partners="tit_for_tat", expose_partner=False)
     obs, info = env.reset(seed=0)

@@ -87,9 +87,9 @@ def test_common_ground_episodes_are_passes_over_the_conversations(capsys):
 
 
 def test_family_commands_are_declared_benchmarks():
-    import benchmarks.common_ground
-    import benchmarks.negotiation
-    import benchmarks.persuasion  # noqa: F401  (each registers its declaration)
+    import benchmarks.common_ground.benchmark
+    import benchmarks.negotiation.benchmark
+    import benchmarks.persuasion.benchmark  # noqa: F401  (each registers its declaration)
     from benchmarks import family
 
     for name in ("negotiation", "persuasion", "common-ground"):

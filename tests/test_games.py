@@ -110,7 +110,7 @@ def scratch_ids():
 
 
 def test_register_matrix_game_end_to_end(scratch_ids):
-    env_id = tom_envs.register_matrix_game(
+    env_id = tom_envs.matrix.register_matrix_game(
         "Chicken", payoffs=[[(0, 0), (-1, 1)], [(1, -1), (-10, -10)]], action_labels=["Swerve", "Straight"],
         partners=["tit_for_tat", "always_straight"],
     )
@@ -121,18 +121,18 @@ def test_register_matrix_game_end_to_end(scratch_ids):
     _, reward, *_ = env.step(1)
     assert reward in {1.0, -10.0}
     with pytest.raises(ValueError, match="already registered"):
-        tom_envs.register_matrix_game("Chicken", [[0, -1], [1, -10]], ["Swerve", "Straight"])
+        tom_envs.matrix.register_matrix_game("Chicken", [[0, -1], [1, -10]], ["Swerve", "Straight"])
 
 
 def test_register_matrix_game_validates_before_registering(scratch_ids):
     with pytest.raises(InvalidGame):
-        tom_envs.register_matrix_game("Broken", payoffs=[[1, 2]], action_labels=["a", "b"])
+        tom_envs.matrix.register_matrix_game("Broken", payoffs=[[1, 2]], action_labels=["a", "b"])
     with pytest.raises(UnknownPartner, match="Valid names"):
-        tom_envs.register_matrix_game("Broken2", payoffs=[[1, 2], [3, 4]], action_labels=["a", "b"], partners="nobody")
+        tom_envs.matrix.register_matrix_game("Broken2", payoffs=[[1, 2], [3, 4]], action_labels=["a", "b"], partners="nobody")
     with pytest.raises(InvalidPartner):
         from tom_envs.matrix.partners import get_partner
 
-        tom_envs.register_matrix_game("Broken3", payoffs=[[1, 2], [3, 4]], action_labels=["a", "b"],
+        tom_envs.matrix.register_matrix_game("Broken3", payoffs=[[1, 2], [3, 4]], action_labels=["a", "b"],
                                       partners=[get_partner("IPD", "tit_for_tat")])
     assert not {"tom/Broken-v0", "tom/Broken2-v0", "tom/Broken3-v0"} & set(tom_envs.REGISTRY)
 

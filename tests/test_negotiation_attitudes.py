@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.negotiation import play_episode as play
-from policies.negotiation import NoAgentMediator, SocialMediator
+from benchmarks.negotiation.benchmark import play_episode as play
+from policies.negotiation.scripted import NoAgentMediator, SocialMediator
 from tom_envs.negotiation import BUILTIN_SCENARIOS, NegotiationConfigError
 from tom_envs.negotiation.consensus import KeywordAttitudeExtractor, check_attitudes
 from tom_envs.negotiation.env import NegotiationEnv

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks import negotiation as bench
+from benchmarks.negotiation import benchmark as bench
 from tom_envs.negotiation import NegotiationConfigError
 
 
@@ -150,7 +150,7 @@ def test_the_mediator_tom_score_is_the_recorders_and_the_mediator_never_sees_it(
     env's per-turn truths by hand; nothing of it is in an info the mediator gets before the end."""
     import numpy as np
 
-    from policies.negotiation import SocialMediator
+    from policies.negotiation.scripted import SocialMediator
     from tom_envs.negotiation.env import NegotiationEnv
     from tom_envs.negotiation.scenario import resolve_scenario
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from policies.negotiation import GenericMediator, NoAgentMediator, SocialMediator
+from policies.negotiation.scripted import GenericMediator, NoAgentMediator, SocialMediator
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.negotiation import BUILTIN_SCENARIOS, NegotiationActionError, NegotiationConfigError
 from tom_envs.negotiation.env import NegotiationEnv, parallel_env

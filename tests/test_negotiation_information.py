@@ -16,7 +16,7 @@ lines carry no motivation score), and the env's boolean flag takes a bool only.
 
 The release test (``TOM_ENVS_PROMEDIATE_RELEASE=<clone of microsoft/ProMediate-Eval>``) runs the
 same counterfactuals on the six released cases, bare and wrapped as the benchmark runner wraps the
-env (:func:`benchmarks.runner.make_env`, then ``AECTextObservation`` as ``benchmarks.negotiation``),
+env (:func:`benchmarks.runner.make_env`, then ``AECTextObservation`` as ``benchmarks.negotiation.benchmark``),
 and through :func:`benchmarks.runner.play_aec` itself.
 """
 
@@ -30,7 +30,7 @@ from typing import Any, Callable
 import pytest
 
 from policies.base import BasePolicy
-from policies.negotiation import SocialMediator
+from policies.negotiation.scripted import SocialMediator
 from tom_envs.errors import InvalidFlag, UnknownEnvironment
 from tom_envs.negotiation import BUILTIN_SCENARIOS
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
@@ -241,7 +241,7 @@ def test_a_party_seat_with_public_lines_hides_its_first_choices_for_the_whole_ep
 
 def test_wrapped_as_the_runner_wraps_it_the_mediator_still_sees_nothing():
     """The same counterfactuals through ``wrappers.AECToMRecorder`` (predictions recorded each turn)
-    and the text wrapper, as :func:`benchmarks.runner.make_env` and ``benchmarks.negotiation`` wrap it."""
+    and the text wrapper, as :func:`benchmarks.runner.make_env` and ``benchmarks.negotiation.benchmark`` wrap it."""
     from wrappers import AECToMRecorder
 
     case = resolve_scenario("hopkins_hmo")
@@ -341,7 +341,7 @@ def test_release_cases_hide_every_unstated_first_choice_from_the_mediator():
 
 def test_release_cases_through_the_runner_show_the_mediator_nothing_hidden():
     """All six released cases, wrapped exactly as the benchmark runner wraps the env
-    (``benchmarks.runner.make_env`` of the id, then ``AECTextObservation`` as ``benchmarks.negotiation``)
+    (``benchmarks.runner.make_env`` of the id, then ``AECTextObservation`` as ``benchmarks.negotiation.benchmark``)
     and played by ``benchmarks.runner.play_aec``: what the runner hands the mediator (observation and
     info, to ``predict`` and ``act``) is the same in both cases until the edited party's lines differ."""
     import warnings

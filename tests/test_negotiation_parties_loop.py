@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from policies.llm.negotiation_loop import (ANYONE, IM_THRESHOLD, INTERRUPT_THRESHOLD, Item, Mind, ReleaseLoop,
+from policies.negotiation.llm.loop import (ANYONE, IM_THRESHOLD, INTERRUPT_THRESHOLD, Item, Mind, ReleaseLoop,
                                            initial_memory, similarity, words)
 from tom_envs.negotiation.render import MODE_PERSONAS
 from tom_envs.negotiation.scenario import Scenario, resolve_scenario

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.negotiation_parts import movement
-from policies.negotiation import BlindMediator, NoAgentMediator, SocialMediator, make_mediator
+from benchmarks.negotiation.parts import movement
+from policies.negotiation.scripted import BlindMediator, NoAgentMediator, SocialMediator, make_mediator
 from tom_envs.negotiation import BUILTIN_SCENARIOS
 from tom_envs.negotiation.env import NegotiationEnv
 from tom_envs.negotiation.metrics import STRATEGIES

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from policies.negotiation import SocialMediator
+from policies.negotiation.scripted import SocialMediator
 from tom_envs.negotiation import NegotiationActionError
 from tom_envs.negotiation.env import MEDIATOR, OUTCOME, NegotiationEnv
 from tom_envs.negotiation.scenario import resolve_scenario

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from benchmarks import persuasion as bench
-from policies.persuasion import RandomAnswerer
+from benchmarks.persuasion import benchmark as bench
+from policies.persuasion.scripted import RandomAnswerer
 from tom_envs.errors import DatasetError, EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
 from tom_envs.persuasion.data import ChoicesParseError, dialogues, load_dataset, parse_choices_text

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from benchmarks.persuasion_live import PersuasionBenchmarkError, format_live_table, live_rows, play_episode
-from policies.persuasion import (BayesPersuader, MindOraclePersuader, MindRandomPersuader, OpenLoopPersuader,
+from benchmarks.persuasion.live import PersuasionBenchmarkError, format_live_table, live_rows, play_episode
+from policies.persuasion.scripted import (BayesPersuader, MindOraclePersuader, MindRandomPersuader, OpenLoopPersuader,
                                  TrackingPersuader)
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.persuasion.mind import NOTHING
@@ -213,7 +213,7 @@ def test_the_scripted_reader_counts_cues_and_breaks_ties_by_what_comes_first():
 def test_the_live_command_without_policy_plays_every_scripted_persuader(capsys):
     import argparse
 
-    from benchmarks import persuasion as bench
+    from benchmarks.persuasion import benchmark as bench
 
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)

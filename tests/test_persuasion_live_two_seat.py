@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from benchmarks.persuasion_live import play_two_seat
-from policies.persuasion import BayesPersuader, MindOraclePersuader, MindRandomPersuader, SimulatedMindPersuadee
+from benchmarks.persuasion.live import play_two_seat
+from policies.persuasion.scripted import BayesPersuader, MindOraclePersuader, MindRandomPersuader, SimulatedMindPersuadee
 from tom_envs.errors import InvalidAction
 from tom_envs.persuasion.mind import WARM, obs_index, obs_parts
 from tom_envs.persuasion.mind_two_seat import AGREE, FAITHFUL, PERSUADEE, PERSUADER, PersuasionMindAECEnv

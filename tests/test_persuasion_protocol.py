@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import persuasion as bench
+from benchmarks.persuasion import benchmark as bench
 from benchmarks.qa_llm import QuestionView
 from policies.base import BasePolicy
 from policies.llm.parsing import parse_authors_cot_letter, parse_authors_letter, parse_letter
-from policies.persuasion_qa_baselines import AlwaysFirst, LongestOrKeyword
+from policies.persuasion.qa_baselines import AlwaysFirst, LongestOrKeyword
 from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
 from tom_envs.persuasion.data import RELEASE_UNVERIFIED, RELEASE_VERIFIED
 from tom_envs.persuasion.metrics import Answer, accuracy_table, stage_of, stage_table

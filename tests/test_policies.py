@@ -6,7 +6,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from policies import FixedActionPolicy, OracleBestResponsePolicy, PartnerPolicy, Policy, RandomPolicy
+from policies import Policy
+from policies.matrix import FixedActionPolicy, OracleBestResponsePolicy, PartnerPolicy, RandomPolicy
 from tom_envs.errors import InvalidAction, InvalidPartner, OracleUnavailable
 from tom_envs.matrix.games import GAMES, IPD
 from tom_envs.matrix.partners import Partner, get_partner, select_partners

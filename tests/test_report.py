@@ -24,7 +24,7 @@ import pytest
 
 from benchmarks.__main__ import main
 from benchmarks.report import build_report
-from benchmarks.report.sections import PARTNER_MEAN_LABEL
+from benchmarks.matrix.report import PARTNER_MEAN_LABEL
 from benchmarks.results import locked, runs_path
 from tests.llm.scripted_server import ScriptedServer
 from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import ResultsLocked
-from benchmarks.matrix import load_records, make_cell, run_cell
+from benchmarks.matrix.benchmark import load_records, make_cell, run_cell
 from benchmarks.results import (
     ResultsFile,
     StaleResultWarning,

@@ -13,9 +13,9 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-from benchmarks.matrix import ResultsFileWarning, evaluate, load_records, make_cell, run_cell
-from benchmarks.stats import mean_ci95
-from policies import RandomPolicy
+from benchmarks.matrix.benchmark import ResultsFileWarning, evaluate, load_records, make_cell, run_cell
+from tom_envs.stats import mean_ci95
+from policies.matrix import RandomPolicy
 from wrappers import ToMRecorder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,7 +191,7 @@ def test_aec_episodes_with_a_policy_per_seat():
 
 def test_aec_episode_scored_by_the_recorder_of_the_predictor_seat():
     from benchmarks.runner import make_env, play_aec
-    from policies.negotiation import make_mediator
+    from policies.negotiation.scripted import make_mediator
     from wrappers import AECToMRecorder
 
     env = make_env("tom/Negotiation-v1")

@@ -19,8 +19,9 @@ from tom_envs.errors import TomEnvsError
 sb3 = pytest.importorskip("stable_baselines3")
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
-from benchmarks.matrix import run_episode  # noqa: E402
-from policies import PartnerCountModel, SB3Policy  # noqa: E402
+from benchmarks.matrix.benchmark import run_episode  # noqa: E402
+from policies import SB3Policy
+from policies.matrix import PartnerCountModel  # noqa: E402
 from wrappers import ToMRecorder  # noqa: E402
 from wrappers.sb3 import SB3VecEnv  # noqa: E402
 
@@ -103,7 +104,7 @@ def test_rl_benchmark_trains_evaluates_held_out_and_resumes(tmp_path):
 
 
 def test_rl_benchmark_rejects_unknown_algorithms_and_envs(tmp_path):
-    from benchmarks.rl import RLError, algorithm, run
+    from benchmarks.matrix.rl import RLError, algorithm, run
 
     with pytest.raises(RLError, match="unknown --algo"):
         algorithm("sac")

@@ -6,9 +6,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from benchmarks.matrix import PUBLISHED_TABULAR, evaluate, meets_target
-from policies import PartnerCountModel, TabularRMaxPolicy
-from policies.tabular import InvalidTabularParameter
+from benchmarks.matrix.benchmark import PUBLISHED_TABULAR, evaluate, meets_target
+from policies.matrix import PartnerCountModel, TabularRMaxPolicy
+from policies.matrix.tabular import InvalidTabularParameter
 from tom_envs.matrix.games import RPS
 
 

@@ -41,7 +41,7 @@ def test_text_observation_wrapper(label_set):
 
 
 def test_text_observation_announces_the_partner_action_for_oracle_prompting():
-    env = TextObservation(gym.make("tom/IPD-v0", partners="always_defect", expose_partner_action=True), "canonical")
+    env = TextObservation(gym.make("tom/IPD-v0", partners="always_defect", expose_partner_action=True), label_set="canonical")
     obs, _ = env.reset(seed=0)
     assert "The other player will choose Defect in this round." in obs
 

@@ -198,9 +198,9 @@ def test_the_recorder_scores_the_scored_questions_only():
 def test_an_env_names_its_scorer_in_its_spec():
     """The recorder builds the scorer the spec names (the matrix games: seed 004's metrics), not one it
     guesses from the env's attributes; a malformed name is a named error."""
-    from wrappers.tom_scorer import MatrixToMScorer
+    from wrappers.matrix.scorer import MatrixToMScorer
 
-    assert tom_spec_of(gym.make("tom/IPD-v0")).scorer == "wrappers.tom_scorer:MatrixToMScorer"
+    assert tom_spec_of(gym.make("tom/IPD-v0")).scorer == "wrappers.matrix.scorer:MatrixToMScorer"
     assert type(ToMScorer.for_env(gym.make("tom/IPD-v0"))) is MatrixToMScorer
     assert type(ToMScorer.for_env(gym.make("tom/PersuasiveToM-v1"))) is ToMScorer
     with pytest.raises(ToMContractError, match="module:Class"):

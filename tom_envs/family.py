@@ -51,6 +51,12 @@ class Family:
             ``tom-envs data list``, or None.
         probe: keyword arguments of :func:`tom_envs.checks.check_information_rule` for its ids
             (e.g. fewer episodes for long AEC episodes).
+        commands: ``"module:attribute"`` of each further ``tom-envs`` command of the family
+            (a :class:`benchmarks.cli.Command`), e.g. the matrix family's ``demo``, ``perf``, ``rl``.
+        retired_commands: command names the family once had → what to run instead (``tom-envs
+            NAME`` then fails with that message, a named error).
+        envs: the module whose import registers the family's env ids (``tom_envs.register``
+            calls); ``import tom_envs`` imports it. None: the family registers its ids itself.
         order: where it comes in listings (built-in families first, in the papers' order).
     """
 
@@ -62,6 +68,9 @@ class Family:
     download: str | None = None
     dataset: str | None = None
     probe: Mapping[str, Any] = field(default_factory=dict)
+    commands: tuple[str, ...] = ()
+    retired_commands: Mapping[str, str] = field(default_factory=dict)
+    envs: str | None = None
     order: int = 100
 
     def __post_init__(self) -> None:

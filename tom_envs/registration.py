@@ -111,27 +111,16 @@ def record(env_id: str) -> EnvRecord:
         raise UnknownEnvironment(f"{env_id!r} is not a tom-envs id; registered ids: {', '.join(REGISTRY)}") from None
 
 
-#: Ids once registered, and what replaced them (their env docstrings' Version History says why).
-RETIRED = {
-    "tom/Persuasion-v0": "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 env "
-                        "has left the package (knowing its persuadee's state was worth nothing over the best "
-                        "fixed plan)",
-    "tom/Persuasion-TwoSeat-v0": "use tom/Persuasion-TwoSeat-v1, whose persuadee seat voices a hidden desire, "
-                                "belief and intention (SimulatedMindPersuadee fills it); the v0 stance-only env "
-                                "has left the package",
-    "tom/PersuasiveToM-v0": "use tom/PersuasiveToM-v1, whose answers and rewards come back when the dialogue ends; "
-                           "tom/PersuasiveToM-v1 with feedback='step' behaves as v0 did",
-    "tom/CommonToM-v0": "use tom/CommonToM-v2, whose answers and rewards come back when the conversation ends "
-                       "(feedback='step' returns them with each step, as v0 did)",
-    "tom/CommonToM-v1": "use tom/CommonToM-v2, which asks every question of each scored question's (sentence, "
-                       "event) group, so that counting the questions tells nothing; the scored questions are "
-                       "the same. CommonToMEnv(fillers=False) asks what v1 asked",
-    **{f"tom/Negotiation{_lvl}-v0": f"use tom/Negotiation{_lvl}-v1: an intervention without an option no longer "
-                                    "points to the parties' hidden first choices, party lines carry no motivation "
-                                    "score, the mediator's 'prediction' key is gone (score predictions with "
-                                    "wrappers.AECToMRecorder) and rewards come once, at the end"
-       for _lvl in ("", "-Easy", "-Medium", "-Hard")},
-}
+#: Ids once registered, and what replaced them (:func:`retire`; each family retires its own).
+RETIRED: dict[str, str] = {}
+
+
+def retire(env_id: str, replacement: str) -> None:
+    """Mark ``env_id`` as once registered: making it raises :class:`UnknownEnvironment` saying
+    ``replacement`` (what to use instead, and why), as Gymnasium does for retired versions."""
+    if env_id in REGISTRY:
+        raise ValueError(f"{env_id!r} is registered; unregister it before retiring it")
+    RETIRED[env_id] = replacement
 
 
 def load(entry_point: str) -> Any:
@@ -177,102 +166,3 @@ def markdown_table() -> str:
             continue
         lines.append(f"| `{r.id}` | {r.kind} | {r.family} | {r.summary} |")
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------- built-in ids (the one place)
-_MATRIX_ENV = "tom_envs.matrix.env:MatrixGameEnv"
-_MATRIX_PAR = "tom_envs.matrix.parallel_env:MatrixGameParallelEnv"
-_MATRIX_VEC = "tom_envs.matrix.vector_env:MatrixGameVectorEnv"
-_EXAMPLE_GAME = {"name": "Chicken", "payoffs": [[[0, 0], [-1, 1]], [[1, -1], [-10, -10]]], "action_labels": ["Swerve", "Straight"]}
-
-for _g, _what in (
-    ("RPS", "Rock, Paper, Scissors vs a scripted partner (004): single-action and best-response-to-last partners"),
-    ("IBS", "Iterated Battle of the Sexes vs a scripted partner (004): single-action and copy-last partners"),
-    ("IPD", "Iterated Prisoner's Dilemma vs a scripted partner (004): single-action and tit-for-tat partners"),
-):
-    register(f"tom/{_g}-v0", _MATRIX_ENV, kwargs={"game": _g}, family="matrix", summary=_what, builtin=True,
-             self_checked=True, vector_entry_point=_MATRIX_VEC)
-register(
-    "tom/MatrixGame-v0",
-    _MATRIX_ENV,
-    family="matrix",
-    summary="any two-player matrix game: `payoffs=` and `action_labels=` as kwargs",
-    example_kwargs=dict(_EXAMPLE_GAME),
-    builtin=True,
-    self_checked=True,
-    vector_entry_point=_MATRIX_VEC,
-)
-for _g in ("RPS", "IBS", "IPD"):
-    register(
-        f"tom/{_g}-Parallel-v0",
-        _MATRIX_PAR,
-        kind="parallel",
-        kwargs={"game": _g},
-        family="matrix",
-        summary=f"two learners play {_g} (PettingZoo parallel; AEC via `make_aec`)",
-        builtin=True,
-    )
-register(
-    "tom/MatrixGame-Parallel-v0",
-    _MATRIX_PAR,
-    kind="parallel",
-    family="matrix",
-    summary="two learners play any matrix game (`payoffs=`, `action_labels=`)",
-    example_kwargs=dict(_EXAMPLE_GAME),
-    builtin=True,
-)
-register(
-    "tom/CommonToM-v2",
-    "tom_envs.common_ground.env:CommonToMEnv",
-    kwargs={"split": "test", "context": "online"},
-    family="common_ground",
-    summary="Common-ToM (003): yes/no 1st-3rd order belief questions, sentence by sentence (`data_dir=`; default: bundled sample)",
-    builtin=True,
-    sb3=False,
-)
-register(
-    "tom/PersuasiveToM-v1",
-    "tom_envs.persuasion.qa_env:PersuasiveToMEnv",
-    family="persuasion",
-    summary="PersuasiveToM (001): desire/belief/intention and strategy questions, turn by turn (`data_dir=`; default: bundled sample)",
-    builtin=True,
-    sb3=False,
-)
-register(
-    "tom/Persuasion-v1",
-    "tom_envs.persuasion.mind_env:PersuasionMindEnv",
-    family="persuasion",
-    summary="live persuasion vs a persuadee with hidden desire, belief and intention (001's BDI); words read by a reader; success, regret vs the exact Bayes-optimal fair persuader",
-    builtin=True,
-    self_checked=True,
-)
-register(
-    "tom/Persuasion-TwoSeat-v1",
-    "tom_envs.persuasion.mind_two_seat:PersuasionMindAECEnv",
-    kind="aec",
-    family="persuasion",
-    summary="persuader and persuadee seats (AEC); the persuadee voices a hidden desire/belief/intention (persona in its prompt) and is rewarded for fidelity",
-    builtin=True,
-)
-_NEGOTIATION = "tom_envs.negotiation.env:NegotiationEnv"
-register(
-    "tom/Negotiation-v1",
-    _NEGOTIATION,
-    kind="aec",
-    kwargs={"scenario": "hopkins_hmo"},
-    family="negotiation",
-    summary="multi-party, multi-topic negotiation with a mediator seat (002): scripted parties, consensus tracking, CC/TLE/RL/ME/MI",
-    example_kwargs={"party_seats": "all"},
-    builtin=True,
-)
-for _lvl, _what in (("Easy", "accommodating / avoiding parties"), ("Medium", "parties with no conflict mode"),
-                    ("Hard", "competing parties")):
-    register(
-        f"tom/Negotiation-{_lvl}-v1",
-        _NEGOTIATION,
-        kind="aec",
-        kwargs={"scenario": "hopkins_hmo", "difficulty": _lvl.lower()},
-        family="negotiation",
-        summary=f"002's ProMediate-{_lvl}: {_what}; the mediator seat is `mediator_0`",
-        builtin=True,
-    )

@@ -78,7 +78,7 @@ class ToMSpec:
             within a dialogue). The recorders return nothing before the last step either way.
         scorer: ``"module:Class"`` of the scorer that adds the family's own metrics (a subclass of
             ``wrappers.ToMScorer`` taking ``(env, **options)``; the matrix games name
-            ``wrappers.tom_scorer:MatrixToMScorer`` for seed 004's ΔToM and ΔFunctional), or None
+            ``wrappers.matrix.scorer:MatrixToMScorer`` for seed 004's ΔToM and ΔFunctional), or None
             for the generic scorer. A string, so that an env names it without importing wrappers.
     """
 

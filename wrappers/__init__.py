@@ -4,7 +4,7 @@ every family), JSONL episode logs and text observations for language models."""
 from wrappers.episode_log import JSONLEpisodeLog
 from wrappers.text_obs import AECTextObservation, TextObservation
 from wrappers.tom_recorder import AECToMRecorder, ToMRecorder
-from wrappers.tom_scorer import MatrixToMScorer, ToMScorer
+from wrappers.tom_scorer import ToMScorer
 
-__all__ = ["AECTextObservation", "AECToMRecorder", "JSONLEpisodeLog", "MatrixToMScorer", "TextObservation",
+__all__ = ["AECTextObservation", "AECToMRecorder", "JSONLEpisodeLog", "TextObservation",
            "ToMRecorder", "ToMScorer"]

@@ -17,12 +17,11 @@ from tom_envs.tom import ToMContractError
 from wrappers.tom_scorer import ToMScorer
 
 
-def _scorer(env: Any, who: str, tom_response: str | None = None) -> ToMScorer:
+def _scorer(env: Any, who: str, options: dict[str, Any]) -> ToMScorer:
     try:
-        return ToMScorer.for_env(env, tom_response)
+        return ToMScorer.for_env(env, **options)
     except ToMContractError as err:
-        raise TomEnvsError(f"{who} needs an env that keeps the ToM contract (a matrix-game env such as tom/RPS-v0, a "
-                           f"QA env, any tom/ id): {err}") from None
+        raise TomEnvsError(f"{who} needs an env that keeps the ToM contract (any tom/ id): {err}") from None
 
 
 class ToMRecorder(gym.Wrapper):
@@ -44,44 +43,31 @@ class ToMRecorder(gym.Wrapper):
     start (a matrix game's drawn partner and optimal return) is :attr:`start_record`, and in the
     summary. State is cleared on reset.
 
-    For the matrix games (:class:`~wrappers.tom_scorer.MatrixToMScorer`) a step's record holds
-    ``round``, ``partner_action``, ``prediction`` (or None), ``correct``, ``tom_regret``,
-    ``tom_regret_stage``, ``tom_regret_reciprocal``, ``tom_regret_action_value``,
-    ``prediction_prob``, ``reward``, ``optimal_reward`` and ``regret`` (None for black-box
-    partners); the episode summary ``partner``, ``rounds``, ``return``, ``optimal_return``,
-    ``regret`` (ΔFunctional), ``regret_per_step``, ``tom_steps``, ``tom_accuracy`` (ToM %),
-    ``tom_response``, ``tom_regret`` (ΔToM), ``tom_regret_per_step``, ``regrets``,
-    ``tom_correct``, ``tom_regrets``, and ``tom_regret_<r>``, ``tom_regret_per_step_<r>``,
-    ``tom_regrets_<r>`` for each ΔToM response r (``stage``, ``reciprocal``, ``action_value``);
-    :attr:`start_record` holds ``partner`` and ``optimal_return``. The unsuffixed ΔToM keys follow
-    ``tom_response``.
+    A step's record holds the generic scorer's keys (``step``, the prediction(s), the truth,
+    ``correct``) and whatever the family's scorer adds (``ToMSpec.scorer``; e.g. the matrix games'
+    :class:`~wrappers.matrix.scorer.MatrixToMScorer` adds ΔToM under each response and regret).
 
     Args:
         env: a (possibly wrapped) env whose unwrapped env keeps the ToM contract.
-        tom_response: matrix games only: the ΔToM response of the unsuffixed keys
-            (``"stage"``, ``"reciprocal"`` or ``"action_value"``; None: ``"reciprocal"``, the one
-            that reproduces seed 004's tables; docs/architecture.md, "Metric definitions").
+        **scorer_options: options of the family's scorer (None values are left out), e.g. the
+            matrix games' ``tom_response`` (the ΔToM response of the unsuffixed keys:
+            ``"stage"``, ``"reciprocal"`` or ``"action_value"``; docs/architecture.md).
 
     Raises:
-        TomEnvsError: the env states no ToM targets, or ``tom_response`` is given for an env that
-            is not a matrix game.
-        UnknownToMResponse: ``tom_response`` names no response.
+        TomEnvsError: the env states no ToM targets, or ``scorer_options`` are given for an env
+            scored by the generic scorer (which takes none); the family's scorer raises its own
+            errors for bad options.
     """
 
     key = "tom"
 
-    def __init__(self, env: gym.Env, tom_response: str | None = None) -> None:
+    def __init__(self, env: gym.Env, **scorer_options: Any) -> None:
         super().__init__(env)
-        self.scorer = _scorer(env, "ToMRecorder", tom_response)
+        self.scorer = _scorer(env, "ToMRecorder", scorer_options)
         self.tom_spec = self.scorer.spec
         self.records: list[dict[str, Any]] = []
         self.last_record: dict[str, Any] | None = None
         self.start_record: dict[str, Any] = {}
-
-    @property
-    def game(self) -> Any:
-        """The matrix game of a matrix-game env (kept for callers of the matrix-only recorder)."""
-        return self.env.unwrapped.game
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
@@ -126,9 +112,9 @@ class AECToMRecorder(BaseWrapper):
 
     key = "tom"
 
-    def __init__(self, env: Any) -> None:
+    def __init__(self, env: Any, **scorer_options: Any) -> None:
         super().__init__(env)
-        self.scorer = _scorer(env, "AECToMRecorder")
+        self.scorer = _scorer(env, "AECToMRecorder", scorer_options)
         self.tom_spec = self.scorer.spec
         if self.tom_spec.predictor is None:
             raise TomEnvsError(f"{type(env.unwrapped).__name__}'s tom_spec names no predictor seat; AECToMRecorder "

@@ -159,16 +159,15 @@ def _page(results_dir: Path, sections: list[dict[str, Any]], overview: bool) -> 
             "004's point: predicting the other agents (literal ToM) and acting well on it (functional ToM) do not "
             "imply each other. Each panel puts every evaluated agent at (prediction accuracy, functional score) "
             "with 95 % CI whiskers; hollow stars are the papers' published agents where they report both, dashed "
-            "lines exact references (live persuasion: best open-loop, Bayes-optimal fair, oracle). The functional "
-            "axis is each family's own: regret per round in the matrix games, consensus change in negotiation, "
-            "success in live persuasion. The QA families (common ground, persuasion questions) measure literal ToM "
-            "only and have no panel.")},
+            "lines exact references where a family has them. The functional axis is each family's own, named on "
+            "its panel (e.g. regret per round, consensus change, success). Families whose tasks measure literal "
+            "ToM only (question answering) have no panel.")},
                    {"kind": "figure", "src": "overview.png",
                     "caption": "Literal (x) vs functional (y) ToM per family and game; regret axes are inverted so "
                                "that up is better everywhere."}]
     else:
-        blocks.append({"kind": "p", "text": "No stored results with both a literal and a functional ToM score yet "
-                                            "(matrix games, negotiation or live persuasion)."})
+        blocks.append({"kind": "p", "text": "No stored results with both a literal and a functional ToM score "
+                                            "yet."})
     if not sections:
         blocks.append({"kind": "p", "text": f"No results files (*.jsonl) under {results_dir}/<family>/ yet."})
     for s in sections:

@@ -5,9 +5,10 @@
   and :func:`build_backend` (:mod:`~policies.llm.build`);
 * the caller -- :mod:`~policies.llm.caller` (stages, bounded re-asks, fallbacks, counters), with
   :mod:`~policies.llm.parsing` and :mod:`~policies.llm.slots`; every error in :mod:`~policies.llm.errors`;
-* adapters -- matrix games (:mod:`~policies.llm.strategies`, :mod:`~policies.llm.policy`), QA envs
-  (:mod:`~policies.llm.qa`) and negotiation (:mod:`~policies.llm.negotiation`,
-  :mod:`~policies.llm.negotiation_mediator`, :mod:`~policies.llm.negotiation_judges`).
+* the generic QA answerer -- :mod:`~policies.llm.qa`.
+
+The families' LLM agents live in their own folders on top of this core (:mod:`policies.matrix.llm`,
+:mod:`policies.negotiation.llm`, ...).
 
 Importing this package is cheap: ``vllm``, ``openai`` and ``transformers`` load only when a backend
 is built.
@@ -31,16 +32,13 @@ from policies.llm.errors import (
     UnknownStrategy,
 )
 from policies.llm.openai_backend import OpenAIBackend
-from policies.llm.policy import LLMMatrixPolicy, make_llm_policy
 from policies.llm.qa import LLMQAAnswerer
-from policies.llm.strategies import STRATEGIES, build_strategy
 from policies.llm.vllm_backend import VLLMBackend
 
 __all__ = [
     "BACKEND_KINDS",
     "COUNTERS",
     "FALLBACKS",
-    "STRATEGIES",
     "Answer",
     "Ask",
     "Backend",
@@ -54,7 +52,6 @@ __all__ = [
     "InvalidPolicyConfig",
     "InvalidReply",
     "InvalidRequest",
-    "LLMMatrixPolicy",
     "LLMQAAnswerer",
     "OpenAIBackend",
     "OracleActionUnavailable",
@@ -68,7 +65,5 @@ __all__ = [
     "UnknownStrategy",
     "VLLMBackend",
     "build_backend",
-    "build_strategy",
     "check_caller_args",
-    "make_llm_policy",
 ]

@@ -53,8 +53,7 @@ from policies.llm.caller import Ask, Caller, ScoreAsk
 from policies.llm.errors import InvalidPolicyConfig, QAObservationError, ReplyError
 from policies.llm.parsing import AUTHORS_LETTERS, parse_authors_cot_letter, parse_authors_letter, parse_letter
 from policies.llm.slots import Slot, open_slots
-from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts
-from tom_envs.qa import BACKGROUND_HEADER, DIALOGUE_HEADER, LETTERS, NOTHING_SAID, QUESTION_PREFIX, option_lines
+from tom_envs.qa import QAPrompts, BACKGROUND_HEADER, DIALOGUE_HEADER, LETTERS, NOTHING_SAID, QUESTION_PREFIX, option_lines
 
 MODES = ("zero_shot", "cot")
 
@@ -78,7 +77,9 @@ AUTHORS_MAX_TOKENS = 500
 
 def _prompts(prompts: QAPrompts | Mapping[str, Any] | None) -> QAPrompts:
     if prompts is None:
-        return OUR_PROMPTS
+        raise InvalidPolicyConfig("protocol='authors' needs the protocol's prompt texts as authors_prompts= (a "
+                                  "tom_envs.qa.QAPrompts): the family defining the protocol reads them from its "
+                                  "release or gives its own (e.g. OUR_PROMPTS in its prompts module)")
     if isinstance(prompts, QAPrompts):
         return prompts
     try:
@@ -88,12 +89,11 @@ def _prompts(prompts: QAPrompts | Mapping[str, Any] | None) -> QAPrompts:
                                   f"mapping without {exc}") from None
 
 
-def authors_user_message(observation: dict, mode: str,
-                         prompts: QAPrompts | None = None) -> tuple[str, list[str]]:
+def authors_user_message(observation: dict, mode: str, prompts: QAPrompts) -> tuple[str, list[str]]:
     """The user message of the authors' layout and its option lines (without the line break).
 
     ``prompts`` are the texts (:func:`tom_envs.persuasion.prompts.read_authors_prompts` reads the
-    release's; None: :data:`~tom_envs.persuasion.prompts.OUR_PROMPTS`). The dialogue is the env's
+    release's; :data:`~tom_envs.persuasion.prompts.OUR_PROMPTS` are ours). The dialogue is the env's
     ``context`` with the newline the release's ``dialogue`` fields end with; the background is not
     shown (the release does not show it).
     """
@@ -115,8 +115,7 @@ def authors_user_message(observation: dict, mode: str,
     return text, lines
 
 
-def authors_messages(observation: dict, mode: str, system_in_user: bool = False,
-                     prompts: QAPrompts | None = None) -> Messages:
+def authors_messages(observation: dict, mode: str, prompts: QAPrompts, system_in_user: bool = False) -> Messages:
     """The authors' layout: system then user message; one user message (system text first) when
     ``system_in_user`` (the release does so for models named ``o1`` or ``gemma``)."""
     prompts = _prompts(prompts)
@@ -161,7 +160,7 @@ def _authors_ask(observation: dict, mode: str, system_in_user: bool, owner: Slot
             raise ReplyError(f"letter {letter} is beyond the env's {slots} option slots")
         return index, rule
 
-    messages = authors_messages(observation, mode, system_in_user, prompts)
+    messages = authors_messages(observation, mode, prompts, system_in_user)
     return Ask(messages[-1]["content"], parse, lambda rng: (int(rng.integers(n)), "fallback"), owner,
                messages=messages)
 
@@ -205,8 +204,9 @@ class LLMQAAnswerer(BasePolicy):
             does so for ``o1`` and ``gemma`` models; :func:`authors_system_in_user`).
         authors_prompts: authors' protocol: the prompt texts (a
             :class:`~tom_envs.persuasion.prompts.QAPrompts`, e.g. read from the release's
-            ``evaluation/evaluate.py``, or its ``texts()`` with a ``"source"``); None: ours
-            (:data:`~tom_envs.persuasion.prompts.OUR_PROMPTS`). :attr:`prompt_source` names them.
+            ``evaluation/evaluate.py``, or its ``texts()`` with a ``"source"``; ours are
+            :data:`~tom_envs.persuasion.prompts.OUR_PROMPTS`); needed with ``protocol="authors"``.
+            :attr:`prompt_source` names them.
     """
 
     makes_predictions = True
@@ -238,9 +238,9 @@ class LLMQAAnswerer(BasePolicy):
         self.mode = mode
         self.protocol = protocol
         self.system_in_user = bool(system_in_user)
-        self.authors_prompts = _prompts(authors_prompts)
+        self.authors_prompts = _prompts(authors_prompts) if protocol == "authors" else None
         #: Whose prompt texts are sent: "release", "file" or "ours" (see tom_envs.persuasion.prompts).
-        self.prompt_source = self.authors_prompts.source if protocol == "authors" else "ours"
+        self.prompt_source = self.authors_prompts.source if self.authors_prompts is not None else "ours"
         self.scoring = scoring and mode == "zero_shot" and protocol == "ours"
         self.seed = seed
         self.name = f"llm_qa_{mode}" + ("_scored" if self.scoring else "")

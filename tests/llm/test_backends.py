@@ -21,7 +21,7 @@ from policies.llm import (
     ScoreRequest,
     ScoringUnsupported,
 )
-from policies.llm.backends import continuation_logprob, render_chat
+from policies.llm.scoring import continuation_logprob, render_chat
 
 SECRET = "sk-test-0123456789abcdef-never-print-me"
 LABELS = [" Rock", " Paper", " Scissors"]

@@ -13,9 +13,9 @@ import os
 
 import pytest
 
-from benchmarks import common_ground as cg_bench
-from policies.common_ground import derive_common_ground
-from policies.llm.common_ground import load_release_prompt, release_prompt, release_prompt_path
+from benchmarks.common_ground import benchmark as cg_bench
+from policies.common_ground.scripted import derive_common_ground
+from policies.common_ground.llm import load_release_prompt, release_prompt, release_prompt_path
 from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
 from tom_envs.common_ground.env import cut_context
 from tom_envs.common_ground.questions import parse_question, resolve
@@ -128,10 +128,10 @@ def test_llm_beliefs_answers_by_the_rules_from_the_predicted_beliefs(tmp_path, c
 
 
 def test_the_release_protocol_and_the_belief_predictor_run_on_the_tiny_vllm_engine(vllm_backend):
-    from policies.common_ground import BeliefStatePolicy
-    from policies.llm.common_ground import BELIEF_LABELS, LLMBeliefPredictor, ReleaseZeroShot
+    from policies.common_ground.scripted import BeliefStatePolicy
+    from policies.common_ground.llm import BELIEF_LABELS, LLMBeliefPredictor, ReleaseZeroShot
     from tom_envs.common_ground.env import CommonToMEnv
-    from benchmarks.common_ground_llm import observations
+    from benchmarks.common_ground.llm import observations
 
     env = CommonToMEnv(split="test", context="window")
     seen = observations(env, 0, 4431)[:6]

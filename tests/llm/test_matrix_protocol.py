@@ -21,12 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.matrix import evaluate_llm, format_table
-from benchmarks.matrix_llm import format_protocol_table, parse_duration
+from benchmarks.matrix.benchmark import evaluate_llm, format_table
+from benchmarks.matrix.llm import format_protocol_table, parse_duration
 from benchmarks.records import STEPS_FORMAT, read_steps
 from policies.llm import OpenAIBackend
 from policies.llm.errors import RetryBudgetExhausted
-from policies.llm.matrix_context import ContextTooLong, check_context, plan_context
+from policies.matrix.llm.context import ContextTooLong, check_context, plan_context
 from policies.llm.scoring import render_chat
 from tests.llm.scripted_server import ScriptedServer
 

@@ -12,8 +12,8 @@ import pytest
 from benchmarks.runner import play_aec
 from policies.llm import OpenAIBackend
 from policies.llm.errors import TextObservationNeeded
-from policies.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
-from policies.negotiation_llm import (
+from policies.matrix.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
+from policies.negotiation.llm import (
     AGREEMENT_DIMENSIONS,
     MEDIATION_STRATEGIES,
     LLMAgreementJudge,
@@ -89,7 +89,7 @@ def scripted():
 def episode(env: AECTextObservation, parties: dict[str, LLMParty], mediator: LLMMediator, seed: int) -> dict:
     """One episode played by the runner, the LLM parties as one team; the env's episode summary with the
     recorder's literal-ToM score when the env is wrapped in one (as the benchmark records it)."""
-    from benchmarks.negotiation import episode_record
+    from benchmarks.negotiation.benchmark import episode_record
 
     return episode_record(env, play_aec(env, {**PartyTeam(env, parties).seats(), MEDIATOR: mediator}, seed))
 
@@ -310,7 +310,7 @@ def test_tiny_model_garbage_raises_with_raise_fallback(vllm_backend):
 
 
 def test_table_one_with_an_llm_mediator_through_the_benchmark(scripted, tmp_path):
-    from benchmarks.negotiation import evaluate, llm_mediator_factory
+    from benchmarks.negotiation.benchmark import evaluate, llm_mediator_factory
 
     server, backend = scripted
     ident = {"backend": "openai", "model": "scripted", "base_url": "loopback", "fallback": "raise"}
@@ -324,7 +324,7 @@ def test_table_one_with_an_llm_mediator_through_the_benchmark(scripted, tmp_path
 
 
 def test_table_one_in_lockstep_equals_one_by_one(scripted, tmp_path):
-    from benchmarks.negotiation import evaluate, llm_mediator_factory
+    from benchmarks.negotiation.benchmark import evaluate, llm_mediator_factory
 
     server, backend = scripted
     ident = {"backend": "openai", "model": "scripted", "base_url": "loopback", "fallback": "random"}
@@ -360,7 +360,7 @@ def test_llm_parties_with_the_llm_attitude_extractor_in_the_env(scripted):
 def test_benchmark_cli_with_llm_attitudes_keys_results_by_model(scripted, tmp_path, capsys):
     import argparse
 
-    from benchmarks import negotiation as bench
+    from benchmarks.negotiation import benchmark as bench
 
     server, _ = scripted
     parser = argparse.ArgumentParser()

@@ -12,8 +12,8 @@ import pytest
 
 from benchmarks.__main__ import main
 from benchmarks.runner import play_aec
-from policies.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
-from policies.negotiation_llm import SocialMediatorLLM, consensus_status
+from policies.matrix.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
+from policies.negotiation.llm import SocialMediatorLLM, consensus_status
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.metrics import STRATEGIES
 from wrappers import AECTextObservation

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from benchmarks.__main__ import main
-from benchmarks.negotiation import PartyTeam
+from benchmarks.negotiation.benchmark import PartyTeam
 from benchmarks.runner import env_id_for, make_env, play_aec
-from policies.negotiation_llm import LLMMediator, LLMParty
+from policies.negotiation.llm import LLMMediator, LLMParty
 from tom_envs.negotiation.env import MEDIATOR
 from wrappers import AECTextObservation
 
@@ -78,7 +78,7 @@ def _loop_episode(backend, seed: int, mode: str = "competing", budget: int = 20)
     parties = {seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
                for seat in env.possible_agents if seat != MEDIATOR}
     team = PartyTeam(env, parties)
-    from policies.negotiation import NoAgentMediator
+    from policies.negotiation.scripted import NoAgentMediator
 
     result = play_aec(env, {**team.seats(), MEDIATOR: NoAgentMediator()}, seed)
     return result.info["episode"], parties, env
@@ -185,7 +185,7 @@ def test_release_loop_parties_on_the_tiny_vllm_server_through_the_cli(openai_ser
 
 @pytest.mark.slow
 def test_release_loop_parties_on_the_in_process_vllm_engine(vllm_backend, tmp_path):
-    from benchmarks.negotiation import evaluate
+    from benchmarks.negotiation.benchmark import evaluate
 
     path = tmp_path / "small.json"
     path.write_text(json.dumps(SMALL))

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from benchmarks.perf_llm import perf_llm
+from benchmarks.matrix.perf_llm import perf_llm
 
 
 @pytest.mark.slow

@@ -9,9 +9,9 @@ import json
 import numpy as np
 import pytest
 
-from benchmarks import persuasion as bench
-from benchmarks.persuasion_live import play_episode
-from policies.llm.persuasion import LLMPersuader, LLMReader, parse_persuader_reply, parse_reading
+from benchmarks.persuasion import benchmark as bench
+from benchmarks.persuasion.live import play_episode
+from policies.persuasion.llm import LLMPersuader, LLMReader, parse_persuader_reply, parse_reading
 from tom_envs.persuasion.mind import NOTHING
 from tom_envs.persuasion.mind_env import PersuasionMindEnv
 from wrappers import TextObservation
@@ -118,8 +118,8 @@ def _two_llm_rule(content: str, seed) -> str:
 
 
 def test_two_language_models_take_both_seats_of_the_two_seat_env():
-    from benchmarks.persuasion_live import play_two_seat
-    from policies.llm.persuasion import LLMPersuadee, parse_persuadee_reply
+    from benchmarks.persuasion.live import play_two_seat
+    from policies.persuasion.llm import LLMPersuadee, parse_persuadee_reply
     from tom_envs.persuasion.mind_two_seat import AGREE, PersuasionMindAECEnv
 
     assert parse_persuadee_reply("Tone: agree\nSay: Fine.") == (AGREE, "Fine.", None)

@@ -7,7 +7,7 @@ import pytest
 
 import tom_envs  # noqa: F401  (registers the ids)
 from policies.llm.qa import LLMQAAnswerer, QAObservationError, render_body
-from policies.llm.strategies import InvalidPolicyConfig, ResampleLimitReached, parse_answer
+from policies.matrix.llm.strategies import InvalidPolicyConfig, ResampleLimitReached, parse_answer
 
 
 def answer_episode(env: gym.Env, answerer: LLMQAAnswerer, seed: int, max_questions: int = 3) -> list[dict]:

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import common_ground as cg_bench
-from benchmarks import persuasion as pers_bench
-from benchmarks.matrix import ResultsFileWarning, RunnerError
+from benchmarks.common_ground import benchmark as cg_bench
+from benchmarks.persuasion import benchmark as pers_bench
+from benchmarks.matrix.benchmark import ResultsFileWarning, RunnerError
 from tom_envs.common_ground import SAMPLE_DATA_DIR as CG_SAMPLE
 from tom_envs.persuasion import SAMPLE_DATA_DIR as PERSUASION_SAMPLE
 from tom_envs.qa import LETTERS

@@ -17,7 +17,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-from benchmarks import persuasion as pers_bench
+from benchmarks.persuasion import benchmark as pers_bench
 from benchmarks.errors import RunnerError
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import ReplyError
@@ -121,7 +121,8 @@ def test_letters_beyond_the_options_are_wrong_or_re_asked(server, tmp_path, caps
 def test_unreadable_replies_are_re_sampled_at_0_7_bounded_and_counted():
     replies = iter(["I think so", "Hard to say, really", "B"])
     with scripted_backend(lambda content, seed: next(replies)) as (server, backend):
-        answerer = LLMQAAnswerer(backend, protocol="authors", scoring=False, temperature=0.0, max_resamples=2)
+        answerer = LLMQAAnswerer(backend, protocol="authors", scoring=False, temperature=0.0, max_resamples=2,
+                                 authors_prompts=OUR_PROMPTS)
         answerer.reset(0)
         obs, info = gym.make("tom/PersuasiveToM-v1", shuffle_choices=False).reset(seed=0)
         assert answerer.act(obs, info) == 1
@@ -154,7 +155,7 @@ def test_cot_under_the_authors_protocol_reads_the_answer_is_line(server, tmp_pat
 
 def test_the_authors_messages_are_built_from_the_observation():
     obs = {"question": "Q?", "choices": ("Yes", "No", ""), "n_choices": 2, "context": "A says: hi\nB says: no"}
-    (system, user) = authors_messages(obs, "zero_shot")
+    (system, user) = authors_messages(obs, "zero_shot", OUR_PROMPTS)
     assert user["content"] == "\nDialogue:\nA says: hi\nB says: no\n\nQuestion:\nQ?\nOptions:\nA. Yes\nB. No\nAnswer:"
     assert system == {"role": "system", "content": OUR_PROMPTS.system["zero_shot"]}
     sample = read_authors_prompts(SAMPLE_SCRIPT)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.matrix import evaluate_llm, load_records
+from benchmarks.matrix.benchmark import evaluate_llm, load_records
 from benchmarks.records import STEPS_FORMAT, read_steps
 from policies.llm import OpenAIBackend
 from policies.llm.errors import RetryBudgetExhausted

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import tom_envs  # noqa: F401  (registers the ids)
-from benchmarks.matrix import run_episode
+from benchmarks.matrix.benchmark import run_episode
 from policies.llm import OpenAIBackend
-from policies.llm.policy import LLMMatrixPolicy, make_llm_policy
-from policies.llm.strategies import (
+from policies.matrix.llm.policy import LLMMatrixPolicy, make_llm_policy
+from policies.matrix.llm.strategies import (
     STRATEGIES,
     GameText,
     OracleActionUnavailable,

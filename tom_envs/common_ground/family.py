@@ -7,9 +7,11 @@ from tom_envs.family import Family
 
 FAMILY = Family(
     name="common_ground",
+    envs="tom_envs.common_ground.ids",
     command="common-ground",
-    benchmark="benchmarks.common_ground",
-    report_section="benchmarks.report.sections:common_ground",
+    benchmark="benchmarks.common_ground.benchmark",
+    report_section="benchmarks.common_ground.report:common_ground",
+    retired_commands={"common-ground-download": "use `tom-envs data download common-ground` (same options)"},
     download="tom_envs.common_ground.download",
     dataset="tom_envs.common_ground.family:dataset",
     order=20,

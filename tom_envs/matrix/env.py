@@ -14,7 +14,7 @@ from tom_envs.matrix.games import LABEL_SETS, MatrixGame
 from tom_envs.matrix.oracle import OracleSolution, solve
 from tom_envs.matrix.partners import Partner, PartnerDistribution, resolve_partners
 from tom_envs.matrix.rng import PARTNER_DRAW, episode_base, key_from, round_uniforms, uniform
-from tom_envs.matrix.text import render_state
+from tom_envs.matrix.text import render_state, text_space
 from tom_envs.tom import ToMSpec
 
 
@@ -136,7 +136,7 @@ class MatrixGameEnv(gym.Env):
         self.partner_distribution: PartnerDistribution = resolve_partners(self.game, partners)
         self.tom_spec = ToMSpec(targets={"partner_action": spaces.Discrete(self.game.n_partner_actions)},
                                 outcome=("return", "optimal_return", "regret"),
-                                scorer="wrappers.tom_scorer:MatrixToMScorer")  # + 004's ΔToM and ΔFunctional
+                                scorer="wrappers.matrix.scorer:MatrixToMScorer")  # + 004's ΔToM and ΔFunctional
 
         n_a, n_b = self.game.n_actions, self.game.n_partner_actions
         self._start = n_a * n_b
@@ -272,9 +272,24 @@ class MatrixGameEnv(gym.Env):
             return None
         return text
 
-    def text(self, partner_next_action: int | None = None) -> str:
-        """The game state for a language model (rules, history, round) in this env's label set."""
-        return render_state(self.game, self.history, self.horizon, self.label_set, partner_next_action)
+    def text(self, label_set: str | None = None) -> str:
+        """The game state for a language model (rules, history, round) in ``label_set`` (default:
+        this env's). With ``expose_partner_action=True`` it also says which action the partner will
+        choose (004's Oracle prompting), exactly what ``info["partner_next_action"]`` gives."""
+        label_set = self._label_set(label_set)
+        upcoming = self._upcoming() if self.expose_partner_action and self._t < self._T else None
+        return render_state(self.game, self.history, self.horizon, label_set, upcoming)
+
+    def text_space(self, label_set: str | None = None) -> spaces.Text:
+        """The space of :meth:`text` in ``label_set`` (default: this env's)."""
+        return text_space(self.game, self.horizon, self._label_set(label_set))
+
+    def _label_set(self, label_set: str | None) -> str:
+        if label_set is None:
+            return self.label_set
+        if label_set not in LABEL_SETS:
+            raise InvalidGame(f"unknown label_set {label_set!r}; choose one of {', '.join(LABEL_SETS)}")
+        return label_set
 
     # ------------------------------------------------------------------ ToM contract
     def tom_truth(self) -> dict[str, Any]:

@@ -6,7 +6,9 @@ from tom_envs.family import Family
 
 FAMILY = Family(
     name="matrix",
-    benchmark="benchmarks.matrix",
-    report_section="benchmarks.report.sections:matrix",
+    envs="tom_envs.matrix.ids",
+    benchmark="benchmarks.matrix.benchmark",
+    report_section="benchmarks.matrix.report:matrix",
+    commands=("benchmarks.matrix.commands:DEMO", "benchmarks.matrix.commands:PERF", "benchmarks.matrix.commands:RL"),
     order=10,
 )

@@ -9,7 +9,10 @@ The wording is ours.
 
 from __future__ import annotations
 
+import string
 from typing import Sequence
+
+from gymnasium import spaces
 
 from tom_envs.matrix.games import MatrixGame
 
@@ -88,3 +91,16 @@ def render_state(
             label = game.labels(label_set, "partner")[partner_next_action]
             parts.append(f"The other player will choose {label} in this round.")
     return "\n".join(parts)
+
+
+def text_space(game: MatrixGame, horizon: int, label_set: str) -> spaces.Text:
+    """The ``Text`` space of :func:`render_state` for ``game`` over ``horizon`` rounds: printable
+    characters and the labels' own, up to the longest state text (the longest history line in
+    every round, plus the rules and some slack)."""
+    labels = set("".join(game.labels(label_set, "focal") + game.labels(label_set, "partner")))
+    charset = frozenset(string.printable) | labels
+    worst = max(((a, b) for a in range(game.n_actions) for b in range(game.n_partner_actions)),
+                key=lambda ab: len(render_history(game, [ab], label_set)))
+    longest = len(render_rules(game, horizon, label_set)) + horizon * (
+        len(render_history(game, [worst], label_set)) + len(str(horizon)) + 2) + 200
+    return spaces.Text(max_length=longest, min_length=1, charset=charset)

@@ -18,7 +18,7 @@ can replace the formula (e.g. an LLM judge over 002's five dimensions).
 Attitudes from text: an *attitude extractor* ``extractor(party, text) -> {topic: option | None}``
 reads a spoken line and says which option it supports on each topic (None: not addressed).
 :class:`KeywordAttitudeExtractor` is the rule-based one (option wording found in the text); the
-LLM judge is :class:`policies.negotiation_llm.LLMAttitudeExtractor`. :func:`check_attitudes`
+LLM judge is :class:`policies.negotiation.llm.LLMAttitudeExtractor`. :func:`check_attitudes`
 validates what an extractor returns. The env uses one through its ``attitude_extractor=`` hook.
 """
 

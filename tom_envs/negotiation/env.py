@@ -98,7 +98,7 @@ class NegotiationEnv(TomAECEnv):
     * ``agreement``: a pairwise agreement function replacing the structural formula.
     * ``attitude_extractor``: ``extractor(party, text) -> {topic: option | None}`` reading the
       attitudes from what a party said (an LLM judge such as
-      :class:`policies.negotiation_llm.LLMAttitudeExtractor`, or the rule-based
+      :class:`policies.negotiation.llm.LLMAttitudeExtractor`, or the rule-based
       :class:`~tom_envs.negotiation.consensus.KeywordAttitudeExtractor`). Default None: the
       structured stance is the attitude (exact).
     * ``extract_from``: whose lines go through the extractor: ``"agents"`` (default; text that a

@@ -7,8 +7,9 @@ from tom_envs.family import Family
 
 FAMILY = Family(
     name="negotiation",
-    benchmark="benchmarks.negotiation",
-    report_section="benchmarks.report.sections:negotiation",
+    envs="tom_envs.negotiation.ids",
+    benchmark="benchmarks.negotiation.benchmark",
+    report_section="benchmarks.negotiation.report:negotiation",
     download="tom_envs.negotiation.download",
     dataset="tom_envs.negotiation.family:dataset",
     probe={"episodes": 10},  # long AEC episodes: the information-rule checker plays fewer

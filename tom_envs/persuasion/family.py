@@ -8,8 +8,9 @@ from tom_envs.family import Family
 
 FAMILY = Family(
     name="persuasion",
-    benchmark="benchmarks.persuasion",
-    report_section="benchmarks.report.sections:persuasion",
+    envs="tom_envs.persuasion.ids",
+    benchmark="benchmarks.persuasion.benchmark",
+    report_section="benchmarks.persuasion.report:persuasion",
     download="tom_envs.persuasion.download",
     dataset="tom_envs.persuasion.family:dataset",
     order=30,

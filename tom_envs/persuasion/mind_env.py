@@ -145,7 +145,7 @@ class PersuasionMindEnv(gym.Env):
     * ``horizon``: the turn budget (default 4; exact planning takes about a second per family at 4,
       about 13 s at 5).
     * ``reader``: what reads utterances (default :class:`~tom_envs.persuasion.reader.ScriptedReader`;
-      ``policies.llm.persuasion.LLMReader`` asks a language model).
+      ``policies.persuasion.llm.LLMReader`` asks a language model).
     * ``expose_state``: default False; a bool only (anything else, e.g. the string ``"false"``,
       raises :class:`~tom_envs.errors.InvalidFlag`). True is for the oracle only: every info then carries
       ``persona``, ``state`` (``{"persona", "desire", "belief", "intention"}`` indices) and

@@ -30,13 +30,11 @@ the release, whose questions are in ``data/``).
 from __future__ import annotations
 
 import ast
-import hashlib
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from tom_envs.errors import DatasetError
+from tom_envs.qa import QAPrompts
 
 #: Where the release keeps its evaluation script, relative to the repository root (and where the
 #: download puts it, relative to the data folder).
@@ -49,52 +47,6 @@ PROMPT_SOURCES = ("release", "file", "ours")
 
 class PromptFileError(DatasetError):
     """The authors' evaluation script is missing, unreadable, or not laid out as the release's."""
-
-
-@dataclass(frozen=True)
-class QAPrompts:
-    """The texts of the authors' protocol's messages.
-
-    Attributes:
-        system: mode -> system message.
-        user: mode -> format template of the user message up to the options, with the fields
-            ``{preamble}``, ``{dialogue}`` and ``{question}`` (literal braces doubled).
-        preamble: the CoT preamble (``{preamble}``; "" when unused).
-        option_line: format template of one option, fields ``{letter}`` and ``{choice}``; the
-            lines follow one another with nothing between them.
-        answer_cue: mode -> the text that ends the user message.
-        source: ``"release"``, ``"file"`` or ``"ours"`` (see the module docstring).
-        path: the file read, or None.
-    """
-
-    system: Mapping[str, str]
-    user: Mapping[str, str]
-    preamble: str
-    option_line: str
-    answer_cue: Mapping[str, str]
-    source: str = "ours"
-    path: str | None = field(default=None, compare=False)
-
-    def texts(self) -> dict[str, Any]:
-        """The prompt texts as plain JSON data (no source, no path)."""
-        return {"system": dict(self.system), "user": dict(self.user), "preamble": self.preamble,
-                "option_line": self.option_line, "answer_cue": dict(self.answer_cue)}
-
-    def digest(self) -> str:
-        """SHA-256 of :meth:`texts` (canonical JSON): names the prompts without their text."""
-        return hashlib.sha256(json.dumps(self.texts(), sort_keys=True).encode("utf-8")).hexdigest()
-
-    def user_message(self, mode: str, dialogue: str, question: str, choices: list[str], letters: str) -> str:
-        """The user message: the template's fields filled, one line per option, the answer cue."""
-        head = self.user[mode].format(preamble=self.preamble, dialogue=dialogue, question=question)
-        lines = "".join(self.option_line.format(letter=letters[i], choice=c) for i, c in enumerate(choices))
-        return head + lines + self.answer_cue[mode]
-
-    @classmethod
-    def from_texts(cls, texts: Mapping[str, Any], source: str, path: str | None = None) -> "QAPrompts":
-        """The inverse of :meth:`texts`."""
-        return cls(dict(texts["system"]), dict(texts["user"]), str(texts["preamble"]), str(texts["option_line"]),
-                   dict(texts["answer_cue"]), source, path)
 
 
 #: SHA-256 of the prompts read from the release's ``evaluation/evaluate.py`` (commit daade8f of

@@ -7,7 +7,7 @@ an empty line). :class:`ScriptedReader` does this with cue phrases drawn from 00
 of the principles (favours and gifts; rarity and deadlines; what others do; experts and
 evidence; small first steps and consistency; praise and common ground). A reader is any object
 with ``read(utterance: str, goal: str) -> int`` (a principle index or ``NOTHING``); an LLM
-reader that asks a language model on any backend is ``policies.llm.persuasion.LLMReader``.
+reader that asks a language model on any backend is ``policies.persuasion.llm.LLMReader``.
 """
 
 from __future__ import annotations

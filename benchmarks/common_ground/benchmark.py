@@ -1,0 +1,494 @@
+"""``python -m benchmarks common-ground``: score a policy on Common-ToM (seed 003, Table 3 layout).
+
+Examples::
+
+    python -m benchmarks common-ground --policy oracle-beliefs --format json
+    python -m benchmarks common-ground --data-dir DIR --policy random,oracle-beliefs --split test
+    python -m benchmarks common-ground --data-dir DIR --from-corpus --export OUT_DIR
+
+Without ``--data-dir`` the small sample bundled with tom-envs is used (written by us; its numbers
+say nothing about the real benchmark). The env (``tom/CommonToM-v2``) asks each scored question's
+whole (sentence, event) group, the unscored fillers among them; every row here counts the scored
+(released) questions only (:func:`tom_envs.qa.answered`), and the LLM policies are sent the fillers
+too (see docs/common_ground.md). ``--policy`` takes a comma-separated list; the JSON output
+is every policy's rows in turn (each row names its ``policy``), with ``order`` (``"all"``, 1, 2,
+3), ``n`` and ``accuracy`` (percent). ``--episodes N`` answers every conversation N times
+(pass r of conversation i with seed ``seed + r * 1000003 + i``; default 1) and pools the answers.
+
+An LLM answers with ``--policy llm`` (the generic :class:`~policies.llm.qa.LLMQAAnswerer`;
+options as in ``python -m benchmarks persuasion``)::
+
+    python -m benchmarks common-ground --policy random,oracle-beliefs,llm --backend vllm --model MODEL_DIR \\
+        [--qa-mode zero_shot|cot] [--scoring|--no-scoring] [--fallback raise|random] \\
+        [--max-resamples 10] [--max-tokens N] [--max-model-len N] [--lockstep 32] [--out results]
+    python -m benchmarks common-ground --policy llm --backend openai --base-url http://127.0.0.1:8000/v1 \\
+        --model NAME --qa-mode zero_shot --no-scoring
+
+The options are shown as ``A. No`` / ``B. Yes``. ``zero_shot`` scores the letters by
+log-probability by default on ``vllm`` and parses a generated ``The answer is X`` on ``openai``
+(or with ``--no-scoring``); ``cot`` always generates. Conversations with the same number of
+questions are answered in lockstep (one backend call per question position over up to
+``--lockstep`` of them). Every answered conversation is appended at once to a JSONL file under
+``--out/common_ground/`` keyed by the configuration (model, mode, scoring, fallback, data,
+split, context, annotator, seed), so a rerun resumes and recomputes nothing. The llm rows add
+``model``, ``qa_mode``, ``scoring``, ``parse_failures``, ``resamples`` (re-asks) and
+``fallbacks`` (answers drawn at random after ``--max-resamples`` -- not the model's answers).
+
+Two more model policies (:mod:`benchmarks.common_ground.llm`, same backend options)::
+
+    python -m benchmarks common-ground --data-dir DIR --policy llm-release,llm-beliefs --backend openai \
+        --base-url http://127.0.0.1:8000/v1 --model NAME [--prompt-file FILE] [--temperature T]
+
+``llm-release`` is 003's zero-shot protocol: the release's prompt file (``DIR/prompts/gpt-zero-shot``;
+the bundled sample has one of ours in the same format), temperature 1.0, one reply per question read
+as the authors read it (periods removed, exactly Yes or No; other replies count wrong and are counted
+in ``unparsed``). ``llm-beliefs`` is 003's explicit belief representation with the model as belief
+predictor: beliefs -> Appendix B common ground rules -> answer rules (greedy by default). Their
+rows add ``model``, ``temperature`` (and ``prompt_sha256``, ``unparsed``).
+
+The scripted policies' answered conversations are stored the same way (``--out/common_ground/
+scripted_<policy>_<hash>.jsonl``, keyed by policy, data folder, split, context, annotator and seed;
+one record per conversation and pass: ``policy``, ``cid``, ``seed``, ``questions``), so a rerun
+reads them back and ``tom-envs report`` shows their rows.
+
+The scripted ``gold-beliefs-cg-rules`` is the same pipeline on gold beliefs (the upper bound of a
+perfect belief predictor; 98.5 % on the release's test split), ``oracle-beliefs`` uses the gold
+common ground too (100 %).
+
+Data commands::
+
+    python -m benchmarks common-ground --data-dir DIR --counts            # 003's Tables 2 and 5
+    python -m benchmarks common-ground --data-dir DIR --split train --export-beliefs OUT.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from benchmarks.common_ground import llm as common_ground_llm
+from benchmarks.cli import add_run_options, comma_list, output_dir, progress_bar, split_list
+from benchmarks.family import Benchmark, register
+from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
+                               make_qa_env)
+from benchmarks.common_ground.llm import LLM_POLICIES
+from benchmarks.results import ResultsFile, results_path
+from benchmarks.runner import play as play_episode
+from policies.base import BasePolicy
+from policies.common_ground.scripted import PriorRandomPolicy, gold_beliefs_cg_rules, oracle_beliefs, predicted_beliefs
+from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
+from tom_envs.common_ground.env import CONTEXT_MODES, load_split
+from tom_envs.common_ground.metrics import summarise
+from tom_envs.common_ground.questions import export_questions
+from tom_envs.errors import DatasetError, TomEnvsError
+from tom_envs.qa import answered
+
+ENV = "tom_envs.common_ground.env:CommonToMEnv"
+SCRIPTED = ("random", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")
+POLICIES = (*SCRIPTED, LLM_POLICY, *LLM_POLICIES)
+#: Env arguments a policy needs (the gold-label policies read the labels the env exposes only on request).
+ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True},
+                                         "gold-beliefs-cg-rules": {"expose_labels": True}}
+#: 003's Table 3 (total, first, second, third order accuracy in percent) for reference.
+PUBLISHED: dict[str, tuple[float, float, float, float]] = {
+    "Random Baseline": (50.4, 50.3, 50.5, 50.4),
+    "gpt-3.5-turbo-0613 (Zero-Shot)": (57.0, 60.7, 57.7, 53.0),
+    "gpt-4-0613 (Zero-Shot)": (63.4, 65.5, 62.5, 62.1),
+    "Mistral-7B-Instruct (Zero-Shot)": (60.6, 63.3, 60.5, 58.0),
+    "Mistral-7B (Fine-Tune)": (64.0, 64.8, 63.9, 63.2),
+    "ReCoG": (71.0, 70.4, 71.3, 71.2),
+    "Human Performance": (80.0, 85.0, 80.0, 75.0),
+}
+#: How each published row was obtained (003, Section 4 and Appendix C), printed under the table.
+PUBLISHED_SETTINGS: dict[str, str] = {
+    "Random Baseline": "yes at the training split's yes-rate (its expected accuracy)",
+    "gpt-3.5-turbo-0613 (Zero-Shot)": "window of 5 sentences either side, the release's prompt, temperature 1.0",
+    "gpt-4-0613 (Zero-Shot)": "window of 5 sentences either side, the release's prompt, temperature 1.0",
+    "Mistral-7B-Instruct (Zero-Shot)": "window of 5 sentences either side, same prompt, temperature 1.0",
+    "Mistral-7B (Fine-Tune)": "LoRA r=32 alpha=64, 3 epochs, lr 2e-5 on the train split; same window",
+    "ReCoG": "FLAN-T5-base belief predictor (speaker-based window) -> common ground rules -> answer rules",
+    "Human Performance": "60 sampled test questions (20 per order), two graduate students",
+}
+#: 003's Table 2: questions by split and answer.
+PUBLISHED_TABLE2: dict[tuple[str, str], int] = {("train", "No"): 2899, ("train", "Yes"): 2371,
+                                                ("test", "No"): 1139, ("test", "Yes"): 965}
+#: 003's Table 5: questions (both splits) by Bel(A), Bel(B), CG(A), CG(B).
+PUBLISHED_TABLE5: dict[tuple[str, str, str, str], int] = {
+    ("CT-", "CT-", "RT", "RT"): 1746, ("CT+", "CT+", "JA", "JA"): 1632, ("CT+", "CT+", "IN", "IN"): 1494,
+    ("PS", "PS", "JA", "JA"): 1152, ("PS", "CT+", "JA", "JA"): 180, ("PS", "CT+", "NA", "NA"): 144,
+    ("CT-", "NB", "NA", "NA"): 90, ("PS", "PS", "NA", "NA"): 90, ("NB", "CT-", "NA", "NA"): 72,
+    ("PS", "CT-", "NA", "NA"): 72, ("CT+", "NB", "NA", "NA"): 72, ("NB", "CT+", "NA", "NA"): 54,
+    ("PS", "NB", "NA", "NA"): 54, ("CT+", "CT-", "RT", "RT"): 54, ("CT+", "PS", "JA", "JA"): 54,
+    ("CT-", "PS", "NA", "NA"): 54, ("CT-", "PS", "RT", "RT"): 36, ("CT+", "PS", "NA", "NA"): 36,
+    ("NB", "PS", "NA", "NA"): 36, ("PS", "CT-", "RT", "RT"): 36, ("PS", "PS", "IN", "IN"): 36,
+    ("CT+", "CT+", "NA", "NA"): 36, ("CT+", "CT+", "JA", "IN"): 18, ("NB", "CT+", "JA", "JA"): 18,
+    ("CT-", "PS", "NA", "JA"): 18, ("CT+", "NB", "RT", "RT"): 18, ("CT+", "CT-", "IN", "RT"): 18,
+    ("CT-", "CT+", "RT", "RT"): 18, ("CT-", "CT+", "NA", "NA"): 18, ("PS", "NB", "RT", "RT"): 18,
+}
+_REP_STRIDE = 1_000_003  # seeds of pass r: seed + r * stride + conversation index
+
+
+class CommonGroundBenchmarkError(TomEnvsError, ValueError):
+    """Bad arguments to ``python -m benchmarks common-ground``."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``common-ground`` options to ``parser``."""
+    add_run_options(parser, episodes=1, policy="random", policy_type=comma_list(name="policy name"),
+                    policy_help=f"comma-separated: {', '.join(POLICIES)}",
+                    episodes_help="passes over the conversations (pass r of conversation i: seed + r * 1000003 + i)",
+                    seed_help="conversation i uses seed + i (env and policy)")
+    parser.add_argument("--data-dir", default=None,
+                        help="folder laid out like the Common-ToM repository's data/ (cg/, questions/); "
+                             "default: bundled sample")
+    parser.add_argument("--from-corpus", action="store_true",
+                        help="generate the questions from cg/ instead of reading questions/")
+    parser.add_argument("--export", metavar="OUT_DIR", type=output_dir, default=None,
+                        help="with --from-corpus: write the generated question files (released format) to OUT_DIR "
+                             "and stop")
+    parser.add_argument("--split", choices=("test", "train", "all"), default="test", help="which conversations")
+    parser.add_argument("--context", choices=CONTEXT_MODES, default="window",
+                        help="what the answerer reads: window (5 sentences either side, as 003's results; default), "
+                             "online (up to the marked sentence) or full")
+    parser.add_argument("--counts", action="store_true",
+                        help="print the data folder's counts in the layout of 003's Table 2 (questions by split and "
+                             "answer) and Table 5 (by the speakers' labels), beside the published ones, and stop")
+    parser.add_argument("--export-beliefs", metavar="OUT", default=None,
+                        help="write belief-prediction training data of --split to the JSONL file OUT (one line per "
+                             "event and sentence: context per --context, event, the predictor's prompt and target, "
+                             "the gold labels) and stop")
+    parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
+    add_qa_llm_options(parser)
+    common_ground_llm.add_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command; returns the exit status (2 with a message on bad input or data)."""
+    try:
+        if args.export is not None:
+            return _export(args)
+        if getattr(args, "counts", False):
+            return _counts(args)
+        if getattr(args, "export_beliefs", None):
+            return _export_beliefs(args)
+        names = policy_names(args.policy)
+        llm = LLMRun.from_args(args) if LLM_POLICY in names else None
+        results = [evaluate(args, name, llm) for name in names]
+    except TomEnvsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps([row for result in results for row in result["rows"]], indent=2))
+    else:
+        print(format_table(results))
+    return 0
+
+
+def policy_names(text: str) -> list[str]:
+    """The policies of a comma-separated ``--policy`` (non-empty, no duplicates, each known)."""
+    try:
+        comma_list(POLICIES, name="policy")(text)
+    except Exception as exc:  # argparse.ArgumentTypeError
+        raise CommonGroundBenchmarkError(f"--policy: {exc}") from None
+    return split_list(text)
+
+
+def _export(args: argparse.Namespace) -> int:
+    if not args.from_corpus:
+        raise TomEnvsError("--export writes questions generated from the corpus; add --from-corpus")
+    paths = export_questions(args.data_dir, args.export)
+    if args.format == "json":
+        print(json.dumps({"exported": [str(p) for p in paths]}, indent=2))
+    else:
+        print("\n".join(f"wrote {p}" for p in paths))
+    return 0
+
+
+def counts(args: argparse.Namespace) -> dict[str, list[dict]]:
+    """Tables 2 and 5 of ``--data-dir`` (train and test splits), each row with its ``published`` count
+    (None where 003 has no such row); Table 5 also lists 003's rows this folder lacks (count 0)."""
+    from tom_envs.common_ground.counts import load_counts
+
+    found = load_counts(args.data_dir, args.from_corpus, args.annotator)
+    table2 = [{**r, "published": PUBLISHED_TABLE2.get((r["split"], r["answer"]))} for r in found["table2"]]
+    keys = ("belief_A", "belief_B", "cg_A", "cg_B")
+    table5 = [{**r, "published": PUBLISHED_TABLE5.get(tuple(r[k] for k in keys))} for r in found["table5"]]
+    seen = {tuple(r[k] for k in keys) for r in table5}
+    table5 += [{**dict(zip(keys, labels)), "count": 0, "published": n}
+               for labels, n in PUBLISHED_TABLE5.items() if labels not in seen]
+    return {"table2": table2, "table5": table5}
+
+
+def _counts(args: argparse.Namespace) -> int:
+    tables = counts(args)
+    if args.format == "json":
+        print(json.dumps(tables, indent=2))
+        return 0
+
+    def pub(value: int | None) -> str:
+        return "-" if value is None else str(value)
+
+    lines = ["Table 2: questions by split and answer", f"{'split':<6} {'answer':<6} {'count':>6} {'003':>6}"]
+    lines += [f"{r['split']:<6} {r['answer']:<6} {r['count']:>6} {pub(r['published']):>6}" for r in tables["table2"]]
+    lines += ["", "Table 5: questions by the speakers' labels (train and test)",
+              f"{'Bel(A)':<6} {'Bel(B)':<6} {'CG(A)':<6} {'CG(B)':<6} {'count':>6} {'003':>6}"]
+    lines += [f"{r['belief_A']:<6} {r['belief_B']:<6} {r['cg_A']:<6} {r['cg_B']:<6} {r['count']:>6} "
+              f"{pub(r['published']):>6}" for r in tables["table5"]]
+    total = sum(r["count"] for r in tables["table5"])
+    lines.append(f"{'Total':<27} {total:>6} {sum(PUBLISHED_TABLE5.values()):>6}")
+    source = "generated from cg/" if args.from_corpus else "questions/"
+    lines.append(f"data: {args.data_dir or 'bundled sample'} ({source})")
+    print("\n".join(lines))
+    return 0
+
+
+def _export_beliefs(args: argparse.Namespace) -> int:
+    from policies.common_ground.llm import belief_prompt, belief_target
+    from tom_envs.common_ground.env import cut_context
+    from tom_envs.common_ground.questions import parse_question
+
+    questions = load_split(args.data_dir, args.split, args.from_corpus, args.annotator)
+    seen: set[tuple[int, int, float]] = set()
+    lines = []
+    for cid in sorted(questions):
+        for row in questions[cid]:
+            key = (row.cid, row.sno, row.eno)
+            if key in seen:
+                continue
+            seen.add(key)
+            context, event = cut_context(row.context, args.context), parse_question(row.question).event
+            lines.append({"cid": row.cid, "sno": row.sno, "eno": row.eno, "annotator": row.annotator,
+                          "context_mode": args.context, "context": context, "event": event,
+                          "prompt": belief_prompt(context, event), "target": belief_target(row.belief_A, row.belief_B),
+                          "belief_A": row.belief_A, "belief_B": row.belief_B, "cg_A": row.cg_A, "cg_B": row.cg_B})
+    out = Path(args.export_beliefs)
+    if out.is_dir():
+        raise CommonGroundBenchmarkError(f"--export-beliefs {out}: is a folder; name a .jsonl file")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    if args.format == "json":
+        print(json.dumps({"exported": str(out), "examples": len(lines)}, indent=2))
+    else:
+        print(f"wrote {len(lines)} belief-prediction examples ({args.split} split) to {out}")
+    return 0
+
+
+def _random(args: argparse.Namespace) -> BasePolicy:
+    """003's random row: answers yes at the training split's yes-rate (0.5 without a training split)."""
+    try:
+        train = load_split(args.data_dir, "train", args.from_corpus, args.annotator)
+    except DatasetError as exc:
+        folder = scan(args.data_dir)
+        files = folder.corpus if args.from_corpus else folder.questions
+        if any(cid in TRAIN_CIDS for cid, _ in files):
+            raise DatasetError(f"the random baseline's yes-rate comes from the training split, which does not load: "
+                               f"{exc}") from None
+        print(f"note: no training split to set the random policy's yes-rate ({exc}); using 0.5", file=sys.stderr)
+        return PriorRandomPolicy(0.5)
+    return PriorRandomPolicy.from_questions([r for rows in train.values() for r in rows])
+
+
+#: The family's one name -> factory(args) table of scripted policies.
+FACTORIES: dict[str, Callable[[argparse.Namespace], BasePolicy]] = {
+    "random": _random, "oracle-beliefs": lambda args: oracle_beliefs(),
+    "gold-beliefs-cg-rules": lambda args: gold_beliefs_cg_rules(),
+    "predicted-beliefs": lambda args: predicted_beliefs()}
+
+
+def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy:
+    """The scripted policy ``name`` (default ``args.policy``)."""
+    name = name or args.policy
+    if name not in FACTORIES:
+        raise CommonGroundBenchmarkError(f"{name!r} is not a scripted policy; choose from {', '.join(SCRIPTED)}")
+    return FACTORIES[name](args)
+
+
+def _questions(env: Any, policy: BasePolicy, cid: int, seed: int) -> list[dict[str, Any]]:
+    """Conversation ``cid`` played by ``policy`` (seeded ``seed``): one record per question, read once
+    the conversation is over and its answers are known after the fact."""
+    infos = play_episode(env, policy, seed, options={"cid": cid}, on_step=lambda st: st.next_info).steps
+    return [{k: info[k] for k in ("cid", "sno", "eno", "order", "correct")} for info in answered(infos)]
+
+
+def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False) -> list[dict[str, Any]]:
+    """Answer every question of every conversation of ``env`` (conversation ``i``: seed ``seed + i``,
+    played by the runner); one record per question."""
+    cids = env.unwrapped.cids
+    bar = progress_bar(len(cids), f"common-ground {getattr(policy, 'name', type(policy).__name__)}", progress)
+    records = []
+    for i, cid in enumerate(cids):
+        records += _questions(env, policy, cid, seed + i)
+        bar.update(1)
+    bar.close()
+    return records
+
+
+def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, key: dict[str, Any],
+                progress: bool | None = False) -> list[dict[str, Any]]:
+    """:func:`play` over every pass ``seeds``, resumable: each conversation (``cid``, pass seed + index)
+    is read back from its results file under ``out / "common_ground"`` (keyed by ``key``: policy, data,
+    split, context, annotator, seed) if it was answered before, else played and appended at once. The
+    question records are :func:`play`'s."""
+    cids = env.unwrapped.cids
+    jobs = [(cid, s + i) for s in seeds for i, cid in enumerate(cids)]
+    path = results_path(out / "common_ground", f"scripted_{key['policy'].replace('-', '_')}", key)
+    with ResultsFile(path, key=lambda rec: (int(rec["cid"]), int(rec["seed"])),
+                     check=lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]) as done:
+        todo = done.missing(jobs)
+        bar = progress_bar(len(todo), f"common-ground {key['policy']}", progress)
+        for cid, s in todo:
+            questions = _questions(env, policy, cid, s)
+            done.append({"version": RESULTS_VERSION, "policy": key["policy"], "cid": cid, "seed": s,
+                         "questions": questions})
+            bar.update(1)
+        bar.close()
+        return [q for job in jobs for q in done[job]["questions"]]
+
+
+def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -> list[dict[str, Any]]:
+    """:func:`play` for the LLM answerer, resumable: conversation ``i`` of ``env.cids`` with seed
+    ``seeds[j]`` is read back from the results file if it was answered before, else answered (in
+    lockstep with the other pending conversations of its length) and appended at once. Question
+    records also carry the answerer's ``parse_failures`` and ``fallback``; ``llm_stats`` per
+    conversation is in the file.
+    """
+    cids = env.unwrapped.cids
+    jobs = [(cid, s + i) for s in seeds for i, cid in enumerate(cids)]
+    with llm.results("common_ground", "llm", key, lambda rec: (int(rec["cid"]), int(rec["seed"])),
+                     lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]) as done:
+        todo = done.missing(jobs)
+
+        def save(k: int, steps: list[dict], stats: dict) -> None:
+            cid, s = todo[k]
+            questions = [{**{f: info[f] for f in ("cid", "sno", "eno", "order")},
+                          "correct": bool(info["correct"]), "chosen": int(info["chosen"]),
+                          "parse_failures": st["parse_failures"], "fallback": st["fallback"]}
+                         for info, st in zip(answered([st["info"] for st in steps], with_fillers=True), steps)
+                         if info["scored"]]  # the fillers are asked (tom/CommonToM-v2) but not scored
+            done.append({"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions, "llm_stats": stats})
+
+        llm.answer(env.unwrapped, [({"cid": cid}, s) for cid, s in todo], save)
+        return [q for job in jobs for q in done[job]["questions"]]
+
+
+def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMRun | None = None) -> dict[str, Any]:
+    """Rows (one per order and ``"all"``) and the consistency analyses of one policy on one split.
+
+    ``policy_name`` defaults to ``args.policy``; ``"llm"`` needs ``llm`` (see
+    :meth:`~benchmarks.qa_llm.LLMRun.from_args`), and its rows add the answerer's counters.
+    """
+    name = policy_name or args.policy
+    env = make_qa_env(ENV, data_dir=args.data_dir, split=args.split, context=args.context,
+                      from_corpus=args.from_corpus, annotator=args.annotator, **ENV_KWARGS.get(name, {}))
+    passes = getattr(args, "episodes", 1) or 1
+    seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
+    meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids,
+            "context": args.context}
+    if name in LLM_POLICIES:
+        cfg = common_ground_llm.config(args, name)
+        key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
+               "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
+               "annotator": args.annotator, "seed": args.seed}
+        records, llm_stats = common_ground_llm.play(env, args, name, seeds, key, cfg)
+        hyper = {**{k: v for k, v in cfg.items() if k != "template"}, **llm_stats}
+    elif name == LLM_POLICY:
+        if llm is None:
+            raise CommonGroundBenchmarkError("policy 'llm' needs an LLM backend: pass --model "
+                                             "(and --backend/--base-url)")
+        key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
+               "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
+               "annotator": args.annotator, "seed": args.seed}
+        records = play_llm(env, llm, seeds, key)
+        hyper: dict[str, Any] = dict(llm.config)
+    else:
+        policy = make_policy(args, name)
+        progress = None if getattr(args, "format", "json") != "json" else False
+        if getattr(args, "out", None) is None:  # called without a results folder: nothing stored
+            records = [q for s in seeds for q in play(env, policy, s, progress)]
+        else:
+            key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
+                   "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
+                   "annotator": args.annotator, "seed": args.seed, "policy": name}
+            records = play_stored(env, policy, seeds, Path(args.out), key, progress)
+        hyper = getattr(policy, "hyperparameters", {})
+    summary = summarise(records)
+    rows = [{**row, **meta} for row in summary["rows"]]
+    if name == LLM_POLICY and llm is not None:
+        for row in rows:
+            mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
+            row.update(llm.row_identity(), **answer_counters(mine))
+    if name in LLM_POLICIES:
+        for row in rows:
+            mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
+            row.update(model=hyper["model"], temperature=hyper["temperature"], **common_ground_llm.counters(mine))
+            if name == common_ground_llm.RELEASE_POLICY:
+                row["prompt_sha256"] = hyper["prompt_sha256"]
+    rows[0].update({k: summary[k] for k in ("consistency", "r_first_second", "r_first_third", "propositions")})
+    answers = [it.answer for ep in env.unwrapped.episodes for it in ep if it.scored]  # the release's questions
+    # the random row's expectation (003's Random row is this number); None for the other policies
+    rows[0]["expected_accuracy"] = expected_accuracy(float(hyper["p_yes"]), answers) if "p_yes" in hyper else None
+    return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper}
+
+
+def expected_accuracy(p_yes: float, answers: Sequence[int]) -> float:
+    """The mean accuracy of answering yes with probability ``p_yes`` (003's Random row is this number)."""
+    yes = sum(1 for a in answers if a == 1) / len(answers)
+    return p_yes * yes + (1.0 - p_yes) * (1.0 - yes)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
+    """003's Table 3 layout: this run's policies first, then the published rows for reference."""
+    results = [result] if isinstance(result, dict) else list(result)
+    head = f"{'model':<36} {'Total':>6} {'First':>6} {'Second':>6} {'Third':>6} {'n':>6}"
+    lines = [head, "-" * len(head)]
+    for res in results:
+        rows = {r["order"]: r for r in res["rows"]}
+        lines.append(f"{res['rows'][0]['policy']:<36} "
+                     + " ".join(f"{_pct(rows[o]['accuracy']):>6}" for o in ("all", 1, 2, 3))
+                     + f" {rows['all']['n']:>6}")
+    lines += [f"{'003: ' + name:<36} " + " ".join(f"{v:>6.1f}" for v in vals) for name, vals in PUBLISHED.items()]
+    lines += [f"  003 {name}: {how}" for name, how in PUBLISHED_SETTINGS.items()]
+    modes = sorted({res["rows"][0].get("context", "?") for res in results})
+    lines.append(f"context: {', '.join(modes)} (003's rows: window, 5 sentences either side of the marked one)")
+    for res in results:
+        total = res["rows"][0]
+        if total.get("expected_accuracy") is not None:
+            lines.append(f"{total['policy']}: expected accuracy {100 * total['expected_accuracy']:.1f} % "
+                         f"(yes-rate {res['hyperparameters']['p_yes']:.3f}; the seeded draw above is one sample)")
+    for res in results:
+        r12, r13 = res["r_first_second"], res["r_first_third"]
+        who = f"{res['rows'][0]['policy']}: " if len(results) > 1 else ""
+        lines.append(f"{who}consistency (all questions of a proposition right): {_pct(res['consistency'])} % of "
+                     f"{res['propositions']} propositions; r(1st, 2nd) = {'n/a' if r12 is None else f'{r12:.2f}'}, "
+                     f"r(1st, 3rd) = {'n/a' if r13 is None else f'{r13:.2f}'}")
+        total = res["rows"][0]
+        if "fallbacks" in total:
+            how = f"{total['model']}, our prompt, {total['qa_mode']}{', scored' if total['scoring'] else ''}"
+            lines.append(f"{total['policy']} ({how}): {total['fallbacks']} random fallbacks and "
+                         f"{total['resamples']} re-asks over {total['n']} answers")
+        if total["policy"] == common_ground_llm.RELEASE_POLICY:
+            lines.append(f"{total['policy']} ({total['model']}): the release's prompt file (sha256 "
+                         f"{total['prompt_sha256']}), temperature {total['temperature']}, one reply per question "
+                         f"read as Yes/No after removing periods; {total['unparsed']} of {total['n']} replies were "
+                         "neither (counted wrong)")
+        if total["policy"] == common_ground_llm.BELIEFS_POLICY:
+            h = res["hyperparameters"]
+            lines.append(f"{total['policy']} ({total['model']}): predicted beliefs -> Appendix B common ground "
+                         f"rules -> answer rules; temperature {total['temperature']}; {h.get('fallbacks', 0)} "
+                         f"random fallbacks over {h.get('decisions', 0)} belief predictions")
+    return "\n".join(lines)
+
+
+BENCHMARK = register(Benchmark(
+    name="common-ground", family="common_ground", description=__doc__,
+    help="Common-ToM (003): score a policy in Table 3's layout, or export generated questions",
+    policies=FACTORIES, metrics=("accuracy",), episodes=1,
+    published={name: dict(zip(("all", 1, 2, 3), values)) for name, values in PUBLISHED.items()},
+    arguments=add_arguments, run=run))

@@ -1,0 +1,206 @@
+"""The Common-ToM policies that call a model beside ``--policy llm``: ``llm-release`` (003's
+zero-shot protocol with the release's prompt file) and ``llm-beliefs`` (a ReCoG-style pipeline
+whose belief predictor is the model). See :mod:`policies.common_ground.llm`.
+
+A conversation's questions do not depend on the answers given (the env shows the same questions in
+the same seeded order whatever the policy answers), so each conversation is played in two passes:
+its observations are read first (answering "No" and keeping nothing but the observations), every
+prompt of the conversation goes to the backend in ONE call (chunks of ``--lockstep`` x 64 prompts),
+and the conversation is then played by the runner with those answers, each checked against the
+question it was given for. Every answered conversation is appended at once to a results file under
+``--out/common_ground/`` keyed by the configuration, so a rerun resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+from typing import Any, Sequence
+
+from benchmarks.cli import llm_settings
+from benchmarks.errors import RunnerError
+from benchmarks.qa_llm import RESULTS_VERSION, data_key
+from benchmarks.results import ResultsFile, results_path
+from benchmarks.runner import Step
+from benchmarks.runner import play as play_episode
+from policies.base import BasePolicy
+from tom_envs.common_ground.corpus import SAMPLE_DATA_DIR
+from tom_envs.qa import answered
+
+RELEASE_POLICY = "llm-release"
+BELIEFS_POLICY = "llm-beliefs"
+LLM_POLICIES = (RELEASE_POLICY, BELIEFS_POLICY)
+_CHUNK = 64  # prompts per backend call = lockstep x _CHUNK
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``llm-release`` and ``llm-beliefs`` (the backend options are ``--policy llm``'s)."""
+    group = parser.add_argument_group("llm-release / llm-beliefs")
+    group.add_argument("--prompt-file", default=None,
+                       help="llm-release: the zero-shot prompt template (default: <data-dir>/prompts/gpt-zero-shot, "
+                            "the release's file; the bundled sample has one of ours)")
+    group.add_argument("--temperature", type=float, default=None,
+                       help="llm-release / llm-beliefs sampling temperature (default: 1.0 for llm-release as 003; "
+                            "0.0 for llm-beliefs)")
+
+
+def prompt_file(args: argparse.Namespace) -> Path:
+    """The prompt template ``llm-release`` uses."""
+    from policies.common_ground.llm import release_prompt_path
+
+    if args.prompt_file:
+        return Path(args.prompt_file)
+    return release_prompt_path(args.data_dir if args.data_dir is not None else SAMPLE_DATA_DIR)
+
+
+def config(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    """What identifies a run of ``name`` (keys its results file; never an API key)."""
+    from policies.common_ground.llm import RELEASE_MAX_TOKENS, RELEASE_TEMPERATURE, load_release_prompt
+
+    if not args.model:
+        raise RunnerError(f"--policy {name} needs --model (a local model folder for vllm, a served model name "
+                          "for openai)")
+    if args.backend == "openai" and not args.base_url:
+        raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+    settings = llm_settings(args)
+    out: dict[str, Any] = {**settings.identity(), "policy": name}
+    if name == RELEASE_POLICY:
+        template = load_release_prompt(prompt_file(args))
+        out.update(prompt_sha256=hashlib.sha256(template.encode("utf-8")).hexdigest()[:16],
+                   temperature=RELEASE_TEMPERATURE if args.temperature is None else args.temperature,
+                   max_tokens=args.max_tokens or RELEASE_MAX_TOKENS, template=template)
+    else:
+        out.update(temperature=0.0 if args.temperature is None else args.temperature,
+                   max_tokens=args.max_tokens or 24, max_resamples=settings["max_resamples"],
+                   fallback=settings["fallback"])
+    return out
+
+
+def observations(env: Any, seed: int, cid: int) -> list[dict]:
+    """The observations of conversation ``cid`` played with seed ``seed`` (answers do not change them)."""
+    obs, _ = env.reset(seed=seed, options={"cid": cid})
+    seen = [obs]
+    while True:
+        obs, _, terminated, truncated, _ = env.step(0)
+        if terminated or truncated:
+            return seen
+        seen.append(obs)
+
+
+class _Replay(BasePolicy):
+    """Plays answers decided beforehand, checking each is played on the question it was decided for."""
+
+    def __init__(self, questions: Sequence[str], actions: Sequence[int]) -> None:
+        super().__init__()
+        self.questions, self.actions, self.i = list(questions), list(actions), 0
+
+    def act(self, observation: Any, info: dict) -> int:
+        if self.i >= len(self.actions) or observation["question"] != self.questions[self.i]:
+            raise RunnerError("the env showed another question than on the first pass; the two-pass play needs "
+                              "the same questions in the same order for the same seed")
+        self.i += 1
+        return self.actions[self.i - 1]
+
+
+def _records(steps: list[Step]) -> list[dict[str, Any]]:
+    """One record per question asked in a finished conversation (fillers too, with ``scored``), once
+    its answers are known after the fact."""
+    return [{**{k: info[k] for k in ("cid", "sno", "eno", "order")}, "correct": bool(info["correct"]),
+             "chosen": int(info["chosen"]), "scored": bool(info["scored"])}
+            for info in answered([st.next_info for st in steps], with_fillers=True)]
+
+
+def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], key: dict[str, Any],
+         cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Question records of policy ``name`` on every conversation of ``env`` for every pass seed,
+    read back from the results file when answered before, and the caller's counters summed over
+    them (:data:`policies.llm.caller.COUNTERS`)."""
+    cids = env.unwrapped.cids
+    jobs = [(cid, s + i) for s in seeds for i, cid in enumerate(cids)]
+    ident = {k: v for k, v in cfg.items() if k != "template"}
+    path = results_path(Path(args.out) / "common_ground", name.replace("-", "_"), {**key, "llm": ident})
+    with ResultsFile(path, key=lambda rec: (int(rec["cid"]), int(rec["seed"])),
+                     check=lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]) as done:
+        todo = done.missing(jobs)
+        if todo:
+            from benchmarks.cli import backend_from_args
+
+            backend = backend_from_args(args)
+            try:
+                for cid, s in todo:
+                    questions, stats = _answer(env, args, name, cfg, backend, cid, s)
+                    done.append({"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions,
+                                 "llm_stats": stats})
+            finally:
+                backend.close()
+        stats: dict[str, int] = {}
+        for job in jobs:
+            for k, v in done[job].get("llm_stats", {}).items():
+                stats[k] = stats.get(k, 0) + int(v)
+        return [q for job in jobs for q in done[job]["questions"]], stats
+
+
+def _answer(env: Any, args: argparse.Namespace, name: str, cfg: dict[str, Any], backend: Any, cid: int,
+            seed: int) -> tuple[list[dict], dict]:
+    seen = observations(env, seed, cid)
+    size = max(1, int(args.lockstep)) * _CHUNK
+    chunks = [seen[i:i + size] for i in range(0, len(seen), size)]
+    if name == RELEASE_POLICY:
+        from policies.common_ground.llm import ReleaseZeroShot
+
+        model = ReleaseZeroShot(backend, cfg["template"], temperature=cfg["temperature"],
+                                max_tokens=cfg["max_tokens"], seed=args.seed)
+        owner = model.owner(seed)
+        answers = [a for chunk in chunks for a in model.answer(chunk, [owner] * len(chunk))]
+        policy: BasePolicy = _Replay([o["question"] for o in seen], [a["action"] for a in answers])
+        extra = [{"unparsed": a["unparsed"], "reply": a["reply"]} for a in answers]
+        stats = dict(owner.stats)
+    else:
+        from policies.common_ground.scripted import BeliefStatePolicy
+        from policies.common_ground.llm import LLMBeliefPredictor
+
+        predictor = LLMBeliefPredictor(backend, temperature=cfg["temperature"], max_tokens=cfg["max_tokens"],
+                                       max_resamples=cfg["max_resamples"], fallback=cfg["fallback"],
+                                       seed=args.seed * 1_000_003 + seed)
+        policy = BeliefStatePolicy(predictor)
+        policy.reset(seed)
+        for chunk in chunks:
+            policy.prepare(chunk)
+        extra = [{} for _ in seen]
+        stats = dict(predictor.stats)
+
+    # the runner resets the policy with the episode seed: keep the predictions made above
+    steps = _records(play_episode(env, _Keep(policy), seed, options={"cid": cid}, on_step=lambda st: st).steps)
+    records = []
+    for rec, more in zip(steps, extra):
+        if not rec.pop("scored"):
+            continue  # a filler (tom/CommonToM-v2 asks each scored question's whole group): asked, not scored
+        rec.update(more)
+        if rec.get("unparsed"):
+            rec["correct"] = False  # the authors' scoring: a reply that is neither Yes nor No is wrong
+        records.append(rec)
+    return records, stats
+
+
+class _Keep(BasePolicy):
+    """A policy whose ``reset`` keeps its state (the predictions made before the runner plays it)."""
+
+    def __init__(self, policy: BasePolicy) -> None:
+        super().__init__()
+        self.policy = policy
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+
+    def act(self, observation: Any, info: dict) -> Any:
+        return self.policy.act(observation, info)
+
+
+def counters(records: Sequence[dict]) -> dict[str, int]:
+    """``unparsed`` replies (llm-release) over recorded answers."""
+    return {"unparsed": sum(bool(r.get("unparsed")) for r in records)}
+
+
+__all__ = ["BELIEFS_POLICY", "LLM_POLICIES", "RELEASE_POLICY", "add_arguments", "config", "counters", "observations",
+           "play", "prompt_file"]

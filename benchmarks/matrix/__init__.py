@@ -1,0 +1,1 @@
+"""The matrix family's part of the benchmarks layer."""

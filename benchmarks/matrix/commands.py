@@ -1,0 +1,122 @@
+"""The matrix family's commands beside ``tom-envs matrix``: ``demo`` (the main job), ``perf``
+(speed benchmarks) and ``rl`` (an SB3 agent trained on some partners, tested on held-out ones).
+
+They are declared in :data:`tom_envs.matrix.family.FAMILY` (``commands``) and built by the shared
+CLI like any family's commands (:class:`benchmarks.cli.Command`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from benchmarks.cli import (
+    Command,
+    add_format_option,
+    add_llm_options,
+    add_run_options,
+    build_backend,
+    comma_list,
+    positive_float,
+    positive_int,
+    split_list,
+)
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from benchmarks.matrix.demo import main as demo
+
+    return demo(Path(args.out), args.episodes, args.seed, progress=sys.stderr.isatty())
+
+
+def _demo_arguments(parser: argparse.ArgumentParser) -> None:
+    add_run_options(parser, episodes=30, seed_help="episode i uses seed + i", output_format=False)
+
+
+DEMO = Command("demo", "the main job: reproduce seed 004's Tabular rows (Table 4)", _demo_arguments, _run_demo)
+
+
+def _run_perf(args: argparse.Namespace) -> int:
+    from benchmarks.matrix.perf import format_table, perf_matrix, perf_rl
+
+    progress = False if args.format == "json" else None  # None: a bar on a terminal
+    if args.suite == "rl":
+        res = perf_rl(steps=args.steps, progress=progress)
+        text = "\n".join(f"{k}: {v:,.1f}" if isinstance(v, float) else f"{k}: {v}" for k, v in res.items())
+    elif args.suite == "llm":
+        from benchmarks.matrix.perf_llm import perf_llm
+
+        backend = build_backend(args.backend, args.model, args.base_url, 0, args.tokenizer, args.max_model_len)
+        try:
+            res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon)
+        finally:
+            backend.close()
+        text = "\n".join(flat_lines(res))
+    else:
+        res = perf_matrix(seconds=args.seconds, progress=progress)
+        text = format_table(res)
+    print(json.dumps(res, indent=2) if args.format == "json" else text)
+    return 0
+
+
+def flat_lines(res: dict, prefix: str = "") -> list[str]:
+    """``key: value`` lines of a nested result (``scoring_paths.next-token.prefix_cache_share: 0.945``)."""
+    lines = []
+    for k, v in res.items():
+        if isinstance(v, dict):
+            lines += flat_lines(v, f"{prefix}{k}.")
+        else:
+            lines.append(f"{prefix}{k}: {v:,.3f}" if isinstance(v, float) else f"{prefix}{k}: {v}")
+    return lines
+
+
+def _perf_arguments(perf: argparse.ArgumentParser) -> None:
+    perf.add_argument("suite", choices=["matrix", "rl", "llm"], help="what to time")
+    perf.add_argument("--seconds", type=positive_float, default=0.5, help="matrix: length of each timed run (best of 3)")
+    perf.add_argument("--steps", type=positive_int, default=8192, help="rl: PPO training steps per measurement")
+    perf.add_argument("--episodes", type=positive_int, default=30, help="llm: episodes in lockstep")
+    perf.add_argument("--horizon", type=positive_int, default=10, help="llm: rounds per episode of the speed run")
+    add_format_option(perf)
+    add_llm_options(perf, title="perf llm", only=("backend", "model", "base_url", "tokenizer", "max_model_len"),
+                    max_model_len_help="vllm: context length; a 100-round history needs ~4,500")
+
+
+PERF = Command("perf", "speed benchmarks (ratios against a reference measured in the same run)", _perf_arguments,
+               _run_perf)
+
+
+def _run_rl(args: argparse.Namespace) -> int:
+    from benchmarks.matrix.rl import format_rows, run
+
+    quiet = args.format == "json"
+    rows = run(args.algo, args.env, args.train_partners, split_list(args.test_partners), args.steps, args.seed,
+               args.episodes, args.n_envs, args.horizon, Path(args.out),
+               log=(lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr)),
+               progress=False if quiet else None)
+    print(json.dumps(rows, indent=2) if quiet else format_rows(rows))
+    return 0
+
+
+def _rl_arguments(rl: argparse.ArgumentParser) -> None:
+    from benchmarks.matrix.rl import ALGOS
+    from benchmarks.runner import env_id_for
+
+    rl.add_argument("--algo", "--policy", dest="algo", choices=ALGOS, default="ppo",
+                    help="the stable-baselines3 algorithm trained and evaluated (--policy is the same option)")
+    rl.add_argument("--env", default=env_id_for("matrix", game="IPD"), help="a built-in single-agent matrix game id")
+    rl.add_argument("--train-partners", type=comma_list(name="partner"), default="single_action,tit_for_tat",
+                    help="one training distribution (comma-separated items, equal weight each)")
+    rl.add_argument("--test-partners", type=comma_list(name="partner"),
+                    default="single_action,tit_for_tat,win_stay_lose_shift,grim_trigger",
+                    help="comma-separated; each item (population or partner name) is one evaluation cell")
+    rl.add_argument("--steps", type=positive_int, default=200_000, help="training steps")
+    rl.add_argument("--n-envs", type=positive_int, default=8, help="parallel training envs")
+    rl.add_argument("--horizon", type=positive_int, default=100, help="rounds per episode")
+    add_run_options(rl, episodes=30, episodes_help="evaluation episodes per test cell (episode i uses seed + i)",
+                    seed_help="training seed; evaluation episode i uses seed + i")
+
+
+RL = Command("rl", "train an SB3 agent on some partners, evaluate on held-out ones next to the tabular agent",
+             _rl_arguments, _run_rl)

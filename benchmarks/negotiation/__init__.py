@@ -1,0 +1,1 @@
+"""The negotiation family's part of the benchmarks layer."""

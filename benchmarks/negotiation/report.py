@@ -1,0 +1,160 @@
+"""The negotiation report section (002): CC, TLE, RL, ME, MI per scenario and mediator, next to 002's Table 1.
+
+Built from the stored records only (see :mod:`benchmarks.report.sections`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from benchmarks.report import figures
+from benchmarks.report.doc import Block, num
+from benchmarks.report.load import FamilyData, ResultsFileData
+from benchmarks.report.sections import as_dict, pct, sum_opt, unknown_block, unknown_keys, write, Section
+from tom_envs.stats import mean_ci95
+
+
+NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "episode", "code", "llm_stats",
+                   "parties"}
+NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "consensus", "topic_consensus",
+                       "tom_accuracy", "tom_predictions", "attitude_source", "mi_judge", "scenario", "conflict_mode",
+                       "turns", "parties", "topics", "mediator", "tle", "rl", "drop_events", "rl_unanswered",
+                       "interventions", "mediator_turns", "metric_definitions", "other_definitions"}
+
+
+def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
+    from tom_envs.negotiation.scenario import DIFFICULTY_MODES
+
+    recs = [r for r in f.records if isinstance(r.get("episode"), dict)]
+    if not recs:
+        return None
+    eps = [r["episode"] for r in recs]
+    mode = str(recs[0].get("conflict_mode", eps[0].get("conflict_mode", "?")))
+    mediator = str(recs[0].get("mediator", "?"))
+    cfg = f.config or {}
+    llm = as_dict(cfg.get("llm"))
+    stats = [s for r in recs for s in as_dict(r.get("llm_stats")).values() if isinstance(s, dict)]
+    none = mediator == "none"
+    return {
+        "file": f, "mode": mode, "mediator": mediator, "episodes": len(eps),
+        "difficulty": next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), "?"),
+        "parties": str(recs[0].get("parties", cfg.get("parties", "scripted"))),
+        "attitudes": str(eps[0].get("attitude_source", cfg.get("attitudes", "stated"))),
+        "mi_judge": eps[0].get("mi_judge"), "model": llm.get("model"),
+        # records before the release's definitions existed were computed under the paper's (as the table reads them)
+        "definitions": str(eps[0].get("metric_definitions", "paper")),
+        "other": sorted({str(as_dict(e.get("other_definitions")).get("name")) for e in eps
+                         if as_dict(e.get("other_definitions")).get("name")}),
+        "scenarios": sorted({str(r.get("scenario")) for r in recs}),
+        "cc": mean_ci95([pct(e.get("cc")) for e in eps]),
+        "tle": mean_ci95([pct(e.get("tle_mean")) for e in eps]),
+        "rl": (None, None) if none else mean_ci95([e.get("rl_mean") for e in eps]),
+        "me": (None, None) if none else mean_ci95([pct(e.get("me_mean")) for e in eps]),
+        "mi": (None, None) if none else mean_ci95([e.get("mi_mean") for e in eps]),
+        "tom": mean_ci95([pct(e.get("tom_accuracy")) for e in eps]),
+        "llm_fallbacks": sum_opt(s.get("fallbacks") for s in stats),
+        "llm_decisions": sum_opt(s.get("decisions") for s in stats),
+        "consensus": [e.get("consensus") or [] for e in eps],
+    }
+
+
+def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
+    from benchmarks.negotiation_table import PUBLISHED
+
+    rows = [r for r in (_negotiation_row(f) for f in fam.files) if r is not None]
+    order = {"accommodating": 0, "avoiding": 1, "general": 2, "competing": 3}
+    med_order = {"none": 0, "generic": 1, "social": 2}
+    rows.sort(key=lambda r: (order.get(r["mode"], 9), r["mode"], med_order.get(_base(r["mediator"]), 9),
+                             _base(r["mediator"]), r["mediator"], r["parties"], r["attitudes"]))
+    blocks: list[Block] = [{"kind": "p", "text": (
+        f"{len(rows)} cells, {sum(r['episodes'] for r in rows)} episodes (scenarios x runs). Mean ± 95 % CI over "
+        "episodes; CC, TLE and ME in percent, RL in turns after a drop event (002 reports seconds), MI on 1-5. "
+        "Mediator ToM % is the mediator's stance predictions (party x topic) that were right. Published "
+        "reference rows (yellow, italic): 002 Table 1, GPT-4.1 as mediator backbone and as the parties (LLM "
+        "parties), mean over 6 scenarios x 5 runs; rows with scripted parties are not comparable to them in "
+        "level, only in direction.")}]
+    table_rows = []
+    last = None
+    for r in rows:
+        ident = (r["mode"], _base(r["mediator"]))  # 002's Generic/Social are LLM mediators: llm-social's reference
+        if last is not None and last != ident and last in PUBLISHED:
+            table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
+        last = ident
+        fb = "-" if r["llm_decisions"] is None else f"{r['llm_fallbacks'] or 0}/{r['llm_decisions']}"
+        table_rows.append({"cells": [
+            r["difficulty"], r["mode"], r["mediator"] + (f" ({r['model']})" if r["model"] else ""), r["parties"],
+            r["attitudes"], r["definitions"], str(r["episodes"]), str(len(r["scenarios"])), num(*r["cc"], digits=2),
+            num(*r["tle"], digits=2), num(*r["rl"], digits=2), num(*r["me"], digits=2), num(*r["mi"], digits=3),
+            num(*r["tom"], digits=1), fb]})
+    if last in PUBLISHED:
+        table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
+    blocks.append({"kind": "table", "caption": "Negotiation: 002 Table 1 metrics per conflict mode and mediator",
+                   "columns": ["difficulty", "conflict mode", "mediator", "parties", "attitudes", "metrics", "episodes",
+                               "scenarios", "CC % ↑", "TLE % ↑", "RL (turns) ↓", "ME % ↑", "MI ↑", "mediator ToM %",
+                               "LLM fallbacks/decisions"], "rows": table_rows})
+    other = sorted({o for r in rows for o in r["other"]})
+    blocks.append({"kind": "p", "text": (
+        "metrics: the definitions of CC, TLE, ME and RL a row uses ('release': ProMediate-Eval's "
+        "scripts/evaluation.py; 'paper': 002's text)"
+        + (f"; the records also hold the {', '.join(other)} definitions' values (other_definitions)." if other
+           else "."))})
+    judges = sorted({str(r["mi_judge"]) for r in rows if r["mi_judge"]})
+    if judges:
+        blocks.append({"kind": "p", "text": "MI judge: " + "; ".join(judges) + "."})
+    written: list[str] = []
+    points = [{"label": f"{r['mediator']} ({r['mode']}, {r['parties']} parties)", "x": r["tom"][0],
+               "xci": r["tom"][1], "y": r["cc"][0], "yci": r["cc"][1]} for r in rows if r["tom"][0] is not None]
+    panels = [{"title": "negotiation", "xlabel": "literal ToM: mediator stance accuracy (%)",
+               "ylabel": "functional: consensus change CC (%)", "xlim": (0, 100), "points": points}] if points else []
+    if panels:
+        src = write(figures.plane(out / "plane.png", "Negotiation: literal vs functional ToM", panels), written, root)
+        blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
+                   {"kind": "figure", "src": src, "caption": (
+                       "Each mediator cell: x = its stance-prediction accuracy, y = consensus change, whiskers = "
+                       "95 % CIs. 002 publishes no literal-ToM score, so it has no reference points here; the "
+                       "'none' mediator predicts nothing and is left out.")}]
+    by_mode: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_mode[r["mode"]].append(r)
+    curve_panels = []
+    for mode, members in by_mode.items():
+        series = []
+        for r in members:
+            b = figures.band([s for s in r["consensus"] if s])
+            if b["x"]:
+                label = r["mediator"] + ("" if r["parties"] == "scripted" else f" ({r['parties']} parties)")
+                series.append({"label": label, **b, "x": [x - 1 for x in b["x"]]})
+        if series:
+            curve_panels.append({"title": mode, "xlabel": "turn", "ylabel": "consensus (agreement)", "series": series,
+                                 "clip": (0.0, 1.0)})
+    if curve_panels:
+        src = write(figures.curves(out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels),
+                     written, root)
+        blocks += [{"kind": "h3", "text": "Consensus trajectories"},
+                   {"kind": "figure", "src": src, "caption": (
+                       "Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "
+                       "(scenarios x runs) of a cell, with 95 % bands; one panel per conflict mode (002 Figure 2 "
+                       "shows single runs).")}]
+    blocks += unknown_block(unknown_keys([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP,
+                                      NEGOTIATION_EPISODE))
+    return {"family": fam.folder, "title": "Negotiation (002)", "blocks": blocks, "panels": panels,
+            "figures": written}
+
+
+def _base(mediator: str) -> str:
+    """The mediator of 002's Table 1 a mediator of ours is compared with (``llm-social`` -> ``social``)."""
+    return mediator.removeprefix("llm-")
+
+
+def _negotiation_ref(ident: tuple[str, str], pub: dict[str, float]) -> dict[str, Any]:
+    from tom_envs.negotiation.scenario import DIFFICULTY_MODES
+
+    mode, mediator = ident
+    level = next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), "?")
+    cell = lambda k, d: num(pub.get(k), digits=d) if pub.get(k) is not None else "-"  # noqa: E731
+    return {"ref": True, "cells": [level, mode, f"002 {mediator} (GPT-4.1, published)", "llm", "stated", "002's",
+                                   "30", "6",
+                                   cell("cc", 2), cell("tle", 2), cell("rl", 2) if pub.get("rl") is None else
+                                   {**num(pub["rl"], digits=2), "text": f"{pub['rl']:.2f} s"},
+                                   cell("me", 2), cell("mi", 3), "-", "-"]}

@@ -1,0 +1,145 @@
+"""002's Table 1 for ``tom-envs negotiation``: rows from episode records, the plain-text table with
+the published values under it, and Figure 2's consensus trajectories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tom_envs.stats import mean_ci95
+
+ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"),
+        ("mi", "MI ↑", ""))
+MEDIATOR_ONLY = ("rl", "me", "mi")
+#: 002's Table 1 (GPT-4.1 as the mediator backbone; mean over 6 scenarios x 5 runs) per (conflict
+#: mode, mediator): CC, TLE and ME in percent, RL in seconds (ours counts turns), MI on 1-5.
+_TABLE_1 = {  # per conflict mode: NoAgent (CC, TLE), Generic and Social (CC, TLE, RL, ME, MI)
+    "accommodating": ((18.74, 1.05), (20.13, 1.18, 6.39, 1.18, 4.464), (22.59, 1.16, 4.00, 0.82, 4.319)),
+    "avoiding": ((17.49, 1.17), (14.31, 1.04, 25.56, 0.17, 4.260), (13.25, 0.48, 5.69, 0.89, 4.445)),
+    "general": ((11.36, 0.54), (10.93, 0.44, 5.64, 2.01, 4.292), (11.39, 0.74, 3.00, 0.25, 4.207)),
+    "competing": ((6.83, 0.50), (7.01, 0.23, 15.98, 1.75, 4.225), (10.65, 0.57, 3.71, 0.59, 4.318)),
+}
+PUBLISHED: dict[tuple[str, str], dict[str, float]] = {
+    (mode, mediator): dict(zip(("cc", "tle", "rl", "me", "mi"), values))
+    for mode, cells in _TABLE_1.items() for mediator, values in zip(("none", "generic", "social"), cells)}
+
+
+#: ``metrics`` of :func:`summarise`: the release's definitions (ProMediate-Eval ``scripts/evaluation.py``,
+#: what produced 002's Table 1) or the paper's §3.3 text (see :mod:`tom_envs.negotiation.metrics`).
+METRICS = ("release", "paper")
+
+
+def _measured(ep: dict, metrics: str) -> dict:
+    """The episode's CC/TLE/RL/ME under ``metrics`` (the summary holds the env's choice and the other)."""
+    if ep.get("metric_definitions", "paper") == metrics:
+        return ep
+    other = ep.get("other_definitions") or {}
+    if other.get("name") != metrics:
+        raise ValueError(f"episode record has no {metrics!r} metrics; rerun it with this code")
+    return {**ep, **other}
+
+
+def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], metrics: str = "release") -> dict[str, Any]:
+    """One Table 1 cell: means and 95 % CIs (percent for CC, TLE, ME; turns for RL) under ``metrics``."""
+    eps = [_measured(r["episode"], metrics) for r in records]
+    row: dict[str, Any] = {"difficulty": level, "conflict_mode": mode, "mediator": mediator, "episodes": len(eps),
+                           "metric_definitions": metrics}
+    series = {"cc": [100 * e["cc"] for e in eps],
+              "tle": [None if e["tle_mean"] is None else 100 * e["tle_mean"] for e in eps],
+              "rl": [e["rl_mean"] for e in eps],
+              "me": [None if e["me_mean"] is None else 100 * e["me_mean"] for e in eps],
+              "mi": [e["mi_mean"] for e in eps]}
+    for key, values in series.items():
+        if mediator == "none" and key in MEDIATOR_ONLY:
+            row[key], row[key + "_ci"] = None, None
+        else:
+            row[key], row[key + "_ci"] = mean_ci95(values)
+    row["drop_events"] = sum(len(e["drop_events"]) for e in eps)
+    row["rl_unanswered"] = sum(e.get("rl_unanswered") or 0 for e in eps)
+    row["interventions"] = sum(len(e["interventions"]) for e in eps) / max(1, len(eps))
+    row["mi_judge"] = None if mediator == "none" else (eps[0]["mi_judge"] if eps else None)
+    audits = [e.get("extraction") for e in eps if e.get("extraction")]
+    row["attitudes"] = eps[0].get("attitude_source", "stated") if eps else None
+    lines = sum(a["lines"] for a in audits)
+    row["extraction_agreement"] = sum(a["agree"] for a in audits) / lines if lines else None
+    stats = [s for r in records for s in r.get("llm_stats", {}).values()]
+    row["llm_decisions"] = sum(s["decisions"] for s in stats) if stats else None
+    row["llm_fallbacks"] = sum(s["fallbacks"] for s in stats) if stats else None
+    if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
+        row["parties"] = records[0].get("parties")
+    return row
+
+
+# ---------------------------------------------------------------------- output
+def _metric(key: str, unit: str, value: float | None) -> str:
+    return "-" if value is None else (f"{value:.3f}" if key == "mi" else f"{value:.2f}{'%' if unit == '%' else ''}")
+
+
+def format_table(rows: Sequence[dict]) -> str:
+    """002 Table 1's layout: one column per (conflict mode, mediator), one row per metric."""
+    heads = [f"{r['conflict_mode'][:5]}/{r['mediator']}" for r in rows]
+    width = max([13] + [len(h) for h in heads]) + 1
+    lines = ["metric     " + "".join(f"{h:>{width}}" for h in heads)]
+    lines.append("difficulty " + "".join(f"{r['difficulty']:>{width}}" for r in rows))
+    lines.append("-" * len(lines[0]))
+    lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r[key]):>{width}}" for r in rows)
+              for key, label, unit in ROWS]
+    published = [PUBLISHED.get((r["conflict_mode"], r["mediator"]), {}) for r in rows]
+    if any(published):
+        lines.append("002 Table 1 (GPT-4.1 mediators; RL in seconds):")
+        lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, p.get(key)):>{width}}" for p in published)
+                  for key, label, unit in ROWS]
+    n = rows[0]["episodes"] if rows else 0
+    lines.append(f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
+                 "(unanswered drops excluded; see rl_unanswered in --format json).")
+    defs = sorted({r.get("metric_definitions", "release") for r in rows})
+    lines.append("Metrics: " + ", ".join(
+        "the release's definitions (ProMediate-Eval scripts/evaluation.py: CC from c[0]; TLE and ME windowed; "
+        "RL over overlapping drops)" if d == "release" else "the paper's text definitions (002 §3.3)" for d in defs)
+        + ".")
+    if not any("parties" in r for r in rows):
+        lines.append("Parties: SCRIPTED (the rule-based party model of tom-envs, not 002's LLM parties): the rows "
+                     "compare mediators against that model (docs/negotiation.md), not with 002's LLM-party figures.")
+    judges = sorted({r["mi_judge"] for r in rows if r.get("mi_judge")})
+    if judges:
+        lines.append(f"MI judge: {', '.join(judges)}.")
+    fallbacks = [r for r in rows if r.get("llm_decisions")]
+    if fallbacks:
+        lines.append("LLM decisions (mediators, extractor, judge): " + ", ".join(
+            f"{r['conflict_mode'][:5]}/{r['mediator']} {r['llm_fallbacks']}/{r['llm_decisions']} random fallbacks"
+            for r in fallbacks) + ".")
+    read = [r for r in rows if r.get("extraction_agreement") is not None]
+    if read:
+        agree = sum(r["extraction_agreement"] for r in read) / len(read)
+        lines.append(f"Attitudes read from every line by an extractor ({read[0]['attitudes']}); mean agreement with "
+                     f"the stances taken: {100 * agree:.1f}%.")
+    return "\n".join(lines)
+
+
+def plot(records: dict[tuple[str, str], list[dict]], out_dir: Path) -> list[Path]:
+    """One PNG per (conflict mode, mediator, scenario): the first run's topic consensus over the
+    turns, with the mediator's interventions as vertical lines (002 Figure 2)."""
+    from tom_envs.errors import import_optional
+
+    matplotlib = import_optional("matplotlib", "bench", "--plot")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    firsts = {(mode, med, rec["scenario"]): rec for (mode, med), recs in records.items() for rec in reversed(recs)}
+    paths = []
+    for (mode, med, scenario), rec in firsts.items():
+        stem, ep = Path(scenario).stem, rec["episode"]
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        for topic, series in ep["topic_consensus"].items():
+            ax.plot(range(len(series)), series, label=topic)
+        for t in ep["mediator_turns"]:
+            ax.axvline(t, color="gray", alpha=0.5, linewidth=1)
+        ax.set(xlabel="turn", ylabel="agreement", ylim=(0, 1.02), title=f"{stem} - {mode} - {med} (seed {rec['seed']})")
+        ax.legend(fontsize=6, loc="lower right")
+        fig.tight_layout()
+        paths.append(out_dir / f"negotiation_{stem}_{mode}_{med}.png")
+        fig.savefig(paths[-1], dpi=90)
+        plt.close(fig)
+    return paths

@@ -1,0 +1,362 @@
+"""The live rows of ``python -m benchmarks persuasion --env live``: persuaders on live persuasion v1.
+
+Every persuader plays ``--episodes`` episodes in each scenario family (episode i of a family uses
+seed + i and ``options={"family": f}``), through the evaluation runner and the ToM recorder, which
+scores its desire, belief and intention predictions. One row per persuader: success, regret,
+literal ToM per state, the exact references (averaged over the families) and ``by_family``, the
+same per family. Exact references per family (:func:`tom_envs.persuasion.planning.references`):
+random, best open-loop, Bayes-optimal fair, oracle; value of tracking = Bayes-optimal fair - best
+open-loop, value of information = oracle - Bayes-optimal fair.
+
+``regret`` is against the optimal persuader with the same information: the Bayes-optimal fair
+persuader for every persuader that only sees the dialogue (summed V - Q at the exact posterior;
+in expectation Bayes-optimal success - the policy's success), the state-knowing oracle for
+``oracle`` (0 by construction). ``fair_regret`` is against the Bayes-optimal fair persuader for
+every row. The persuaders: ``random``, ``open-loop`` (the family's best fixed plan), ``tracking``
+(exact posterior, greedy rule), ``bayes`` (exact expectimax), ``oracle`` (sees the state), and
+``llm`` (:class:`policies.persuasion.llm.LLMPersuader`: writes each line; the persuadee reads it);
+``all`` names the five scripted ones (the default of ``--env live`` without ``--policy``).
+The command's ``--out`` keeps every episode (:func:`stored_episodes`; a rerun reads them back)::
+
+    python -m benchmarks persuasion --env live --policy all --episodes 300
+    python -m benchmarks persuasion --env live --policy bayes,llm --backend openai --base-url URL --model NAME
+
+The command itself (options, QA rows) is :mod:`benchmarks.persuasion.benchmark`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from benchmarks.cli import positive_int, progress_bar
+from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
+from benchmarks.runner import make_env, play
+from tom_envs.stats import mean_ci95
+from policies.base import BasePolicy
+from policies.persuasion.scripted import MIND_PERSUADERS
+from tom_envs.errors import TomEnvsError
+
+LIVE_ENV = "tom_envs.persuasion.mind_env:PersuasionMindEnv"
+#: Live persuaders by name (a class's ``env_kwargs`` go to its env); "llm" is built from the LLM options.
+LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = dict(MIND_PERSUADERS)
+LLM_PERSUADER = "llm"
+LIVE_EPISODES = 300  # default episodes per persuader and family
+LIVE_HORIZON = 4
+TARGETS = ("desire", "belief", "intention")
+
+
+class PersuasionBenchmarkError(TomEnvsError, ValueError):
+    """Bad arguments to ``python -m benchmarks persuasion``."""
+
+
+def policy_seed(seed: int) -> int:
+    """The policy's seed for an episode seeded ``seed``: derived, so that the policy's stream
+    differs from the env's (``default_rng(seed)`` would replay the env's own draws)."""
+    return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1)[0])
+
+
+class DefaultPolicy(str):
+    """The ``--policy`` default, marked: with ``--env live`` and no ``--policy`` every scripted
+    persuader plays (the QA default stays ``random``)."""
+
+
+def add_live_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--env live`` options (called by :func:`benchmarks.persuasion.benchmark.add_arguments`)."""
+    if isinstance(parser.get_default("policy"), str):
+        parser.set_defaults(policy=DefaultPolicy(parser.get_default("policy")))
+    parser.add_argument("--horizon", type=positive_int, default=LIVE_HORIZON,
+                        help=f"live: turn budget (default {LIVE_HORIZON}; exact planning takes ~1 s per family at 4, "
+                             "~13 s at 5)")
+    parser.add_argument("--families", default=None,
+                        help="live: comma-separated scenario families (default all: health, charity, shopping, "
+                             "leisure, work)")
+    parser.add_argument("--reader", choices=["scripted", "llm"], default="scripted",
+                        help="live: what reads the persuader's utterances (llm: the --model backend)")
+
+
+def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None = None) -> dict[str, Any]:
+    """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
+    scores its predictions); the env's episode summary with the recorder's ``<target>_accuracy``
+    (percent, None without predictions) for each target of the env."""
+    from benchmarks.runner import _recorder
+    from wrappers import ToMRecorder
+
+    recorded = env if _recorder(env) is not None else ToMRecorder(env)
+    result = play(recorded, policy, seed, options=options, policy_seed=policy_seed)
+    by_target = result.summary.get("tom_accuracy_by_target", {})
+    return {**result.info["episode"], **{f"{t}_accuracy": v for t, v in by_target.items()}}
+
+
+def play_two_seat(env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: int,
+                  options: dict | None = None) -> dict[str, Any]:
+    """One episode of ``tom/Persuasion-TwoSeat-v1``: both seats predict, act and observe; the persuader
+    is scored by ``wrappers.AECToMRecorder``, the persuadee (its ``strategy`` target) by a
+    ``wrappers.ToMScorer`` on ``env.seat_view()``. Returns the persuader's outcome with
+    ``<target>_accuracy`` for its targets, ``persuadee_strategy_accuracy`` and ``persuadee_return``.
+    A policy with ``reads_text = True`` (the LLM seats) is handed ``env.text(agent)`` as its observation."""
+    from tom_envs.persuasion.mind_two_seat import PERSUADEE, PERSUADER
+    from wrappers import AECToMRecorder, ToMScorer
+
+    recorded = env if isinstance(env, AECToMRecorder) else AECToMRecorder(env)
+    base = recorded.unwrapped
+    persuader.reset(policy_seed(seed))
+    persuadee.reset(policy_seed(seed + 1_000_003))
+    recorded.reset(seed=seed, options=options)
+    seat = ToMScorer(base.seat_view(PERSUADEE))
+    seat.start()
+    returns = {PERSUADER: 0.0, PERSUADEE: 0.0}
+    for agent in recorded.agent_iter(max_iter=4 * base.horizon + 4):
+        obs, reward, term, trunc, info = recorded.last()
+        returns[agent] += float(reward)
+        if term or trunc:
+            recorded.step(None)
+            continue
+        policy = persuader if agent == PERSUADER else persuadee
+        if getattr(policy, "reads_text", False):
+            obs = base.text(agent)  # an LLM seat reads its own prompt
+        if agent == PERSUADER:
+            recorded.record_prediction(persuader.predict(obs, info))
+        else:
+            seat.record_prediction(persuadee.predict(obs, info))
+        recorded.step(policy.act(obs, info))
+        if agent == PERSUADER:
+            seat.score()
+    summary = recorded.episode_summary()
+    seat_summary = seat.summary()
+    return {**summary["outcome"], **{f"{t}_accuracy": v for t, v in summary.get("tom_accuracy_by_target", {}).items()},
+            "persuadee_strategy_accuracy": seat_summary["tom_accuracy"], "persuadee_return": returns[PERSUADEE],
+            "persuader_return": returns[PERSUADER]}
+
+
+def _families(families: Any) -> list[str]:
+    from tom_envs.persuasion.mind_env import resolve_families
+
+    if isinstance(families, str):
+        families = [f.strip() for f in families.split(",") if f.strip()]
+    try:
+        return [f.name for f in resolve_families(families)]
+    except TomEnvsError as err:
+        raise PersuasionBenchmarkError(str(err)) from None
+
+
+def _summarise(eps: list[dict[str, Any]], regret_key: str) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    row["success"], row["success_ci"] = mean_ci95([100.0 * e["success"] for e in eps])
+    row["regret"], row["regret_ci"] = mean_ci95([e[regret_key] for e in eps])
+    row["fair_regret"], row["fair_regret_ci"] = mean_ci95([e["regret"] for e in eps])
+    for t in TARGETS:
+        vals = [e[f"{t}_accuracy"] for e in eps if e.get(f"{t}_accuracy") is not None]
+        row[f"{t}_accuracy"], row[f"{t}_accuracy_ci"] = mean_ci95(vals) if vals else (None, None)
+    return row
+
+
+def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = LIVE_HORIZON,
+              progress: bool | None = False, args: argparse.Namespace | None = None,
+              families: Any = None, out: str | Path | None = None) -> list[dict[str, Any]]:
+    """One row per persuader (see the module docstring); ``args`` carries the LLM options for ``llm``.
+
+    With ``out`` every episode is appended at once to a results file under ``out / "persuasion"``
+    (one file per persuader, horizon, reader and LLM identity; records keyed by scenario family and
+    seed, holding the episode summary and the family's exact references), and a rerun reads the
+    episodes it finds there instead of playing them again (:func:`stored_episodes`)."""
+    from tom_envs.persuasion.mind import model_for
+    from tom_envs.persuasion.planning import references
+    from tom_envs.persuasion.scenarios import family_named
+    from tom_envs.registration import newest_id
+
+    if episodes < 1:
+        raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")
+    if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
+        raise PersuasionBenchmarkError(f"--horizon must be a positive integer, got {horizon!r}")
+    names = _families(families if families is not None else getattr(args, "families", None))
+    known = [*LIVE_POLICIES, LLM_PERSUADER]
+    if args is not None and getattr(args, "env", None) == "live" and isinstance(getattr(args, "policy", None),
+                                                                               DefaultPolicy):
+        policies = ["all"]  # no --policy given: every scripted persuader
+    policies = [p for name in policies for p in (LIVE_POLICIES if name == "all" else [name])]
+    for name in policies:
+        if name not in known:
+            raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(known)}")
+    refs = {f: references(model_for(family_named(f)), horizon).as_dict() for f in names}
+    reader = _reader(args)
+    rows = []
+    for name in policies:
+        policy, env_kwargs, identity = _policy(name, args)
+        env = make_env(newest_id(LIVE_ENV), record=True, horizon=horizon, families=names, reader=reader, **env_kwargs)
+        if name == LLM_PERSUADER:
+            from wrappers import TextObservation
+
+            env = TextObservation(env)
+        regret_key = "oracle_regret" if env_kwargs.get("expose_state") else "regret"
+        bar = progress_bar(episodes * len(names), f"live {name}", progress)
+        by_family, all_eps = {}, []
+        stored = None
+        if out is not None:
+            key = {"version": RESULTS_VERSION, "benchmark": "persuasion-live", "env": newest_id(LIVE_ENV),
+                   "policy": name, "horizon": horizon, "reader": _reader_identity(args), **identity}
+            if name == LLM_PERSUADER:  # the answers of another server, model or resampling rule never mix
+                key["llm"] = _llm_identity(args)
+            stored = stored_episodes(Path(out), key, env, policy, names, episodes, seed, refs, bar,
+                                     "oracle" if regret_key == "oracle_regret" else "bayes")
+        for f in names:
+            eps = []
+            for i in range(episodes):
+                if stored is not None:
+                    eps.append(stored[(f, seed + i)])
+                    continue
+                eps.append(play_episode(env, policy, seed + i, options={"family": f}))
+                bar.update(1)
+            by_family[f] = {**_summarise(eps, regret_key), **{k: v for k, v in refs[f].items() if k != "family"}}
+            all_eps += eps
+        bar.close()
+        row: dict[str, Any] = {"env": "live", "version": "v1", "policy": name, "episodes": episodes,
+                               "horizon": horizon, "families": names, **identity, **_summarise(all_eps, regret_key),
+                               "regret_against": "oracle" if regret_key == "oracle_regret" else "bayes"}
+        for key in ("random", "open_loop", "bayes", "oracle", "value_of_tracking", "value_of_information"):
+            row[key] = float(np.mean([refs[f][key] for f in names]))
+        row["optimal_success"] = 100.0 * row["bayes"]
+        if hasattr(policy, "stats"):
+            row["llm_stats"] = dict(policy.stats) if stored is None else _sum_stats(
+                [stored[(f, seed + i)].get("_llm_stats", {}) for f in names for i in range(episodes)])
+        row["by_family"] = by_family
+        rows.append(row)
+    return rows
+
+
+def stored_episodes(out: Path, key: dict[str, Any], env: Any, policy: BasePolicy, families: Sequence[str],
+                    episodes: int, seed: int, refs: dict[str, dict[str, Any]], bar: Any,
+                    regret_against: str = "bayes") -> dict[tuple[str, int], dict]:
+    """The episodes (family, seed) of ``families`` x ``seed .. seed + episodes - 1``: read from the results
+    file of ``key`` under ``out / "persuasion"`` where stored, else played (as :func:`live_rows` plays
+    them) and appended at once as ``{"version", "policy", "family", "seed", "horizon", "regret_against",
+    "episode", "references", "llm_stats"}`` (``regret_against``: which regret of the episode is the row's
+    ``regret``, ``"bayes"`` -> ``episode["regret"]``, ``"oracle"`` -> ``episode["oracle_regret"]``;
+    ``references``: the family's exact success of random, best open-loop, Bayes-optimal fair and oracle
+    persuaders; ``llm_stats``: the LLM persuader's counters in that episode). Returns the episode summaries (an LLM persuader's counters under ``_llm_stats``)."""
+    path = results_path(out / "persuasion", f"live_{key['policy'].replace('-', '_')}", key)
+    jobs = [(f, seed + i) for f in families for i in range(episodes)]
+    with ResultsFile(path, key=lambda rec: (str(rec["family"]), int(rec["seed"])),
+                     check=lambda rec: (rec["episode"]["success"], rec["episode"]["regret"])) as done:
+        for f, s in done.missing(jobs):
+            before = dict(getattr(policy, "stats", {}))
+            ep = play_episode(env, policy, s, options={"family": f})
+            rec: dict[str, Any] = {"version": RESULTS_VERSION, "policy": key["policy"], "family": f, "seed": s,
+                                   "horizon": key["horizon"], "regret_against": regret_against, "episode": ep,
+                                   "references": {k: v for k, v in refs[f].items() if k != "family"}}
+            if hasattr(policy, "stats"):
+                rec["llm_stats"] = {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v
+                                    for k, v in dict(policy.stats).items()}
+            done.append(rec)
+            bar.update(1)
+        found = {job: {**done[job]["episode"], **({"_llm_stats": done[job]["llm_stats"]} if "llm_stats" in done[job]
+                                                  else {})} for job in jobs}
+    return found
+
+
+def _sum_stats(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per-episode counters summed (non-numbers: the last one)."""
+    total: dict[str, Any] = {}
+    for st in stats:
+        for k, v in st.items():
+            total[k] = total.get(k, 0) + v if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    return total
+
+
+def _llm_identity(args: argparse.Namespace | None) -> dict[str, Any]:
+    """The LLM options as they go into a results key: backend, model, base URL (openai), re-asks, fallback."""
+    backend = getattr(args, "backend", None)
+    return {"backend": backend, "model": getattr(args, "model", None),
+            "base_url": getattr(args, "base_url", None) if backend == "openai" else None,
+            "max_resamples": getattr(args, "max_resamples", 10), "fallback": getattr(args, "fallback", "raise")}
+
+
+def _reader_identity(args: argparse.Namespace | None) -> dict[str, Any]:
+    """What reads the persuader's lines, as it goes into a results key."""
+    if args is None or getattr(args, "reader", "scripted") == "scripted":
+        return {"kind": "scripted"}
+    return {"kind": "llm", **_llm_identity(args)}
+
+
+def _reader(args: argparse.Namespace | None) -> Any:
+    if args is None or getattr(args, "reader", "scripted") == "scripted":
+        return None
+    from policies.persuasion.llm import LLMReader
+
+    return LLMReader(_backend(args), max_resamples=getattr(args, "max_resamples", 10),
+                     fallback=getattr(args, "fallback", "raise"))
+
+
+_BACKENDS: dict[int, Any] = {}
+
+
+def _backend(args: argparse.Namespace) -> Any:
+    """The backend of the LLM options (built once per options object: the persuader and the reader share it)."""
+    if id(args) in _BACKENDS:
+        return _BACKENDS[id(args)][1]
+    if not getattr(args, "model", None):
+        raise PersuasionBenchmarkError("the llm persuader and --reader llm need a backend: pass --model "
+                                       "(and --backend/--base-url)")
+    from benchmarks.cli import backend_from_args
+
+    backend = backend_from_args(args)
+    _BACKENDS.clear()
+    _BACKENDS[id(args)] = (args, backend)  # the args object kept alive, so its id is not reused
+    return backend
+
+
+def _policy(name: str, args: argparse.Namespace | None) -> tuple[BasePolicy, dict[str, Any], dict[str, Any]]:
+    if name != LLM_PERSUADER:
+        factory = LIVE_POLICIES[name]
+        return factory(), dict(getattr(factory, "env_kwargs", {})), {}
+    if args is None:
+        raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
+    from policies.persuasion.llm import LLMPersuader
+
+    policy = LLMPersuader(_backend(args), max_resamples=getattr(args, "max_resamples", 10),
+                          fallback=getattr(args, "fallback", "raise"))
+    return policy, {}, {"model": getattr(args, "model", None), "backend": getattr(args, "backend", None)}
+
+
+# ---------------------------------------------------------------------- output
+def _fmt(m: float | None, ci: float | None, digits: int = 1) -> str:
+    return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
+
+
+def format_live_table(live: Sequence[dict[str, Any]]) -> list[str]:
+    """The live rows as plain-text lines: the exact references per family, then per persuader and
+    family success, regret and literal ToM per state."""
+    first = live[0]
+    out = [f"live persuasion v1: horizon {first['horizon']}, {first['episodes']} episodes per persuader and family; "
+           "exact success % per family (value of tracking = bayes - open-loop, of information = oracle - bayes)"]
+    head = f"{'family':<10} {'random':>7} {'open-loop':>9} {'bayes':>7} {'oracle':>7} {'tracking':>9} {'information':>11}"
+    out += [head, "-" * len(head)]
+    fams = first["by_family"]
+    for f, r in fams.items():
+        out.append(f"{f:<10} {100 * r['random']:>7.1f} {100 * r['open_loop']:>9.1f} {100 * r['bayes']:>7.1f} "
+                   f"{100 * r['oracle']:>7.1f} {100 * r['value_of_tracking']:>9.1f} {100 * r['value_of_information']:>11.1f}")
+    out.append(f"{'mean':<10} {100 * first['random']:>7.1f} {100 * first['open_loop']:>9.1f} {100 * first['bayes']:>7.1f} "
+               f"{100 * first['oracle']:>7.1f} {100 * first['value_of_tracking']:>9.1f} "
+               f"{100 * first['value_of_information']:>11.1f}")
+    head = (f"{'persuader':<10} {'family':<10} {'success %':>13} {'regret':>15} {'desire ToM %':>13} "
+            f"{'belief ToM %':>13} {'intention ToM %':>15}")
+    out += ["", head, "-" * len(head)]
+    for r in live:
+        for f, fr in [*r["by_family"].items(), ("all", r)]:
+            out.append(f"{r['policy']:<10} {f:<10} {_fmt(fr['success'], fr['success_ci']):>13} "
+                       f"{_fmt(fr['regret'], fr['regret_ci'], 3):>15} "
+                       f"{_fmt(fr['desire_accuracy'], fr['desire_accuracy_ci']):>13} "
+                       f"{_fmt(fr['belief_accuracy'], fr['belief_accuracy_ci']):>13} "
+                       f"{_fmt(fr['intention_accuracy'], fr['intention_accuracy_ci']):>15}")
+    if any(r["regret_against"] == "oracle" for r in live):
+        out.append("regret: against the Bayes-optimal fair persuader; the oracle's against the state-knowing oracle "
+                   "(fair_regret in --format json is against the Bayes-optimal fair persuader for every row)")
+    for r in live:
+        if "llm_stats" in r:
+            s = r["llm_stats"]
+            out.append(f"{r['policy']} ({r.get('model')}): {s.get('fallbacks', 0)} random fallbacks, "
+                       f"{s.get('parse_failures', 0)} unparsed replies over {s.get('decisions', 0)} lines")
+    return out

@@ -1,0 +1,1 @@
+"""The common ground family's part of the policies layer."""

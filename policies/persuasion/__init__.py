@@ -1,0 +1,1 @@
+"""The persuasion family's part of the policies layer."""
