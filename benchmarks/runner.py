@@ -147,7 +147,7 @@ def make_env(env_id: str, record: bool | None = None, **kwargs: Any) -> Any:
     return aec_recorder(env)
 
 
-def _recorder(env: Any) -> Any:
+def recorder_of(env: Any) -> Any:
     """The ToM recorder in ``env``'s wrapper chain, or None."""
     import wrappers
 
@@ -172,7 +172,7 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
         options: reset options (e.g. which dialogue).
         on_step: called with every :class:`Step`; its non-None results are kept in ``steps``.
     """
-    recorder = _recorder(env)
+    recorder = recorder_of(env)
     policy.reset(seed if policy_seed is None else policy_seed(seed))
     obs, info = env.reset(seed=seed, options=options)
     steps: list[Any] = []
@@ -209,7 +209,7 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
     if len(envs) != len(seeds):
         raise RunnerError(f"lockstep needs one env per episode, got {len(envs)} envs for {len(seeds)} seeds")
     opts = list(options) if options is not None else [None] * len(seeds)
-    recorders = [_recorder(env) for env in envs]
+    recorders = [recorder_of(env) for env in envs]
     policy.reset_batch([s if policy_seed is None else policy_seed(s) for s in seeds])
     obs, infos = map(list, zip(*(env.reset(seed=s, options=o) for env, s, o in zip(envs, seeds, opts))))
     step_log = getattr(policy, "last_step_log", None)
@@ -271,7 +271,7 @@ def play_aec(env: Any, policies: Any, seed: int, *, options: dict | None = None,
     seats = _Seats(policies)
     for k, pol in enumerate(seats.distinct):
         pol.reset(seats.seed(seed, policy_seed, k))
-    recorder = _recorder(env)
+    recorder = recorder_of(env)
     env.reset(seed=seed, options=options)
     episode = _AECEpisode(env, recorder)
     while episode.advance():
@@ -304,7 +304,7 @@ def play_aec_lockstep(envs: Sequence[Any], policies: Any, seeds: Sequence[int], 
     seats = _Seats(policies)
     for k, pol in enumerate(seats.distinct):
         pol.reset_batch([seats.seed(s, policy_seed, k) for s in seeds])
-    recorders = [_recorder(env) for env in envs]
+    recorders = [recorder_of(env) for env in envs]
     episodes = []
     for env, s, o, rec in zip(envs, seeds, opts, recorders):
         env.reset(seed=s, options=o)

@@ -17,7 +17,7 @@ import pytest
 from pettingzoo.utils.wrappers import BaseWrapper
 
 import tom_envs
-from benchmarks.runner import _recorder, make_env
+from benchmarks.runner import recorder_of, make_env
 from tests.persuasion_cheater import TWO_SEAT, V1, compare
 from tom_envs.errors import InvalidFlag
 from tom_envs.persuasion.mind_two_seat import FAITHFUL, PERSUADER
@@ -34,7 +34,7 @@ class HandsBackRecords(gym.Wrapper):
     def step(self, action):
         obs, reward, term, trunc, info = self.env.step(action)
         if not (term or trunc):
-            info = {**info, "tom": dict(_recorder(self.env).last_record)}
+            info = {**info, "tom": dict(recorder_of(self.env).last_record)}
         return obs, reward, term, trunc, info
 
 
@@ -43,7 +43,7 @@ class AECHandsBackRecords(BaseWrapper):
 
     def last(self, observe: bool = True):
         obs, reward, term, trunc, info = self.env.last(observe)
-        record = _recorder(self.env).last_record
+        record = recorder_of(self.env).last_record
         if self.env.agent_selection == PERSUADER and record is not None:
             info = {**info, "tom": dict(record)}
         return obs, reward, term, trunc, info

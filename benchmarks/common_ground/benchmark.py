@@ -75,6 +75,7 @@ from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
 from benchmarks.common_ground.llm import LLM_POLICIES
+from benchmarks.common_ground.published import PUBLISHED, PUBLISHED_SETTINGS  # noqa: F401  (the command's tables)
 from benchmarks.results import ResultsFile, results_path
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
@@ -92,26 +93,6 @@ POLICIES = (*SCRIPTED, LLM_POLICY, *LLM_POLICIES)
 #: Env arguments a policy needs (the gold-label policies read the labels the env exposes only on request).
 ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True},
                                          "gold-beliefs-cg-rules": {"expose_labels": True}}
-#: 003's Table 3 (total, first, second, third order accuracy in percent) for reference.
-PUBLISHED: dict[str, tuple[float, float, float, float]] = {
-    "Random Baseline": (50.4, 50.3, 50.5, 50.4),
-    "gpt-3.5-turbo-0613 (Zero-Shot)": (57.0, 60.7, 57.7, 53.0),
-    "gpt-4-0613 (Zero-Shot)": (63.4, 65.5, 62.5, 62.1),
-    "Mistral-7B-Instruct (Zero-Shot)": (60.6, 63.3, 60.5, 58.0),
-    "Mistral-7B (Fine-Tune)": (64.0, 64.8, 63.9, 63.2),
-    "ReCoG": (71.0, 70.4, 71.3, 71.2),
-    "Human Performance": (80.0, 85.0, 80.0, 75.0),
-}
-#: How each published row was obtained (003, Section 4 and Appendix C), printed under the table.
-PUBLISHED_SETTINGS: dict[str, str] = {
-    "Random Baseline": "yes at the training split's yes-rate (its expected accuracy)",
-    "gpt-3.5-turbo-0613 (Zero-Shot)": "window of 5 sentences either side, the release's prompt, temperature 1.0",
-    "gpt-4-0613 (Zero-Shot)": "window of 5 sentences either side, the release's prompt, temperature 1.0",
-    "Mistral-7B-Instruct (Zero-Shot)": "window of 5 sentences either side, same prompt, temperature 1.0",
-    "Mistral-7B (Fine-Tune)": "LoRA r=32 alpha=64, 3 epochs, lr 2e-5 on the train split; same window",
-    "ReCoG": "FLAN-T5-base belief predictor (speaker-based window) -> common ground rules -> answer rules",
-    "Human Performance": "60 sampled test questions (20 per order), two graduate students",
-}
 #: 003's Table 2: questions by split and answer.
 PUBLISHED_TABLE2: dict[tuple[str, str], int] = {("train", "No"): 2899, ("train", "Yes"): 2371,
                                                 ("test", "No"): 1139, ("test", "Yes"): 965}

@@ -11,7 +11,17 @@ from typing import Any
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, num
 from benchmarks.report.load import FamilyData
-from benchmarks.report.sections import STAGES, answerer, settings, stage_series, third, unknown_block, unknown_keys, write, Section
+from benchmarks.report.sections import (
+    STAGES,
+    answerer,
+    Section,
+    settings_text,
+    stage_accuracy,
+    third,
+    unknown_block,
+    unknown_keys,
+    write,
+)
 
 
 CG_TOP = {"version", "cid", "seed", "questions", "llm_stats", "code", "policy"}
@@ -21,7 +31,7 @@ _CG_PUBLISHED_KIND = {"Random Baseline": "scripted", "Human Performance": "human
 
 
 def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
-    from benchmarks.common_ground import PUBLISHED, PUBLISHED_SETTINGS
+    from benchmarks.common_ground.published import PUBLISHED, PUBLISHED_SETTINGS
     from tom_envs.common_ground.metrics import summarise
 
     blocks: list[Block] = [{"kind": "p", "text": (
@@ -41,7 +51,7 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
         by_order = {row["order"]: row for row in summary["rows"]}
         cfg = f.config or {}
         label, kind = answerer(f, recs)
-        settings.append(f"{label} [{f.path.name}]: {settings(f.config)}")
+        settings.append(f"{label} [{f.path.name}]: {settings_text(f.config)}")
         scripted = kind == "scripted"
         table_rows.append({"cells": [
             label, kind, str(cfg.get("context", "not stored")), str(cfg.get("split", "not stored")),
@@ -56,7 +66,7 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
         for q in questions:
             snos[q.get("cid")].add(q.get("sno") or 0)
         items = [(third(q.get("sno") or 0, snos[q.get("cid")]), bool(q.get("correct"))) for q in questions]
-        stage_series.append({"label": label, **stage_series(items, 3)})
+        stage_series.append({"label": label, **stage_accuracy(items, 3)})
     for name, values in PUBLISHED.items():
         table_rows.append({"ref": True, "cells": [
             f"003 {name} (published)", _CG_PUBLISHED_KIND.get(name, "model"), "window", "test", "-", "-",

@@ -32,6 +32,7 @@ from benchmarks.family import Benchmark, register
 from benchmarks.matrix.llm import (
     FALLBACK_NOTE, LAYOUTS, fallbacks_cell, format_ci, format_protocol_table, parse_duration,
 )
+from benchmarks.matrix.published import PUBLISHED_TABULAR  # noqa: F401  (the command's tables)
 from benchmarks.results import RESULTS_VERSION, ResultsFileWarning, append_record, read_records
 from benchmarks.runner import Cell as _CellBase
 from benchmarks.runner import cell_records, env_id_for, make_env, play, play_lockstep, run_cell
@@ -58,17 +59,6 @@ POLICIES: dict[str, Callable[[str, int], BasePolicy]] = {
     "oracle": lambda game, horizon: OracleBestResponsePolicy(),
 }
 LLM_POLICY = "llm"
-
-#: 004's Table 4 (Tabular rows): (ΔFunctional/T, ΔToM/T, ToM %). 004's ΔToM is reproduced by the
-#: ``reciprocal`` response (docs/architecture.md, "Metric definitions").
-PUBLISHED_TABULAR: dict[tuple[str, str], tuple[float, float, float]] = {
-    ("RPS", "single_action"): (0.083, 0.039, 97.4),
-    ("RPS", "tit_for_tat"): (0.224, 0.105, 93.0),
-    ("IBS", "single_action"): (0.211, 0.088, 98.7),
-    ("IBS", "tit_for_tat"): (0.468, 0.162, 98.1),
-    ("IPD", "single_action"): (0.086, 0.071, 98.6),
-    ("IPD", "tit_for_tat"): (0.248, 0.070, 98.0),
-}
 
 METRICS = ("regret_per_step", "tom_regret_per_step", "tom_accuracy")
 #: ΔToM/T under each response (tom_envs.matrix.games.TOM_RESPONSES), in every row next to METRICS.

@@ -82,7 +82,7 @@ def oracle_ms(repeats: int = 20) -> float:
     t0 = time.perf_counter()
     for _ in range(repeats):
         for game, name in cases:
-            oracle_mod._CACHE.clear()
+            oracle_mod.clear_cache()
             oracle_mod.solve(game, get_partner(game, name).automaton(), 100)
     return (time.perf_counter() - t0) / (repeats * len(cases)) * 1e3
 

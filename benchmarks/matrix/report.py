@@ -11,7 +11,16 @@ from typing import Any
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, num
 from benchmarks.report.load import FamilyData, ResultsFileData
-from benchmarks.report.sections import all_episode_keys, as_dict, slug, sum_opt, unknown_block, unknown_keys, write, Section
+from benchmarks.report.sections import (
+    all_episode_keys,
+    as_dict,
+    Section,
+    slug,
+    sum_opt,
+    unknown_block,
+    unknown_keys,
+    write,
+)
 from tom_envs.stats import mean_ci95
 
 
@@ -70,7 +79,8 @@ PARTNER_MEAN_LABEL = "weighted mean over partners"
 
 
 def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
-    from benchmarks.matrix import PUBLISHED_TABULAR, partner_mean
+    from benchmarks.matrix.benchmark import partner_mean
+    from benchmarks.matrix.published import PUBLISHED_TABULAR
     from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, TOM_RESPONSES
 
     response = DEFAULT_TOM_RESPONSE

@@ -11,7 +11,7 @@ from typing import Any
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, num
 from benchmarks.report.load import FamilyData, ResultsFileData
-from benchmarks.report.sections import as_dict, pct, sum_opt, unknown_block, unknown_keys, write, Section
+from benchmarks.report.sections import as_dict, pct, Section, sum_opt, unknown_block, unknown_keys, write
 from tom_envs.stats import mean_ci95
 
 
@@ -60,7 +60,7 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
 
 
 def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
-    from benchmarks.negotiation_table import PUBLISHED
+    from benchmarks.negotiation.published import PUBLISHED
 
     rows = [r for r in (_negotiation_row(f) for f in fam.files) if r is not None]
     order = {"accommodating": 0, "avoiding": 1, "general": 2, "competing": 3}

@@ -81,6 +81,7 @@ from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, QuestionView
                                data_key, make_qa_env)
 from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
                                         add_live_arguments, format_live_table, live_rows, play_episode, policy_seed)
+from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY  # noqa: F401  (the command's tables)
 from benchmarks.results import ResultsFile, results_path
 from benchmarks.runner import Step, play
 from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_prompts, read_authors_prompts
@@ -117,19 +118,6 @@ PROMPT_NOTES = {
             "001's Table 5",
 }
 POLICIES: dict[str, dict[str, Callable[[], BasePolicy]]] = {"qa": QA_POLICIES, "live": LIVE_POLICIES}
-#: 001's Table 5 (accuracy %, per question type in :data:`QTYPES` order) and Table 6 (consistency %
-#: of the persuadee desire, belief, intention questions) for reference.
-PUBLISHED: dict[str, dict[str, float]] = {
-    name: dict(zip(QTYPES, values)) for name, values in {
-        "Random Guess": (50.00, 25.00, 16.67, 33.33, 25.00, 25.00, 25.00, 50.00),
-        "Human": (100.00, 92.31, 78.13, 84.62, 87.85, 94.42, 86.80, 97.95),
-        "GPT-4o": (95.56, 89.47, 46.28, 67.66, 81.73, 87.81, 73.55, 96.38),
-        "GPT-4o + CoT": (93.80, 85.50, 46.92, 67.56, 84.90, 87.17, 76.90, 95.53),
-    }.items()}
-PUBLISHED_CONSISTENCY: dict[str, dict[str, float]] = {
-    "Human": {"desire_ee": 62.00, "belief_ee": 56.00, "intent_ee": 82.00},
-    "GPT-4o": {"desire_ee": 19.35, "belief_ee": 36.19, "intent_ee": 65.71},
-}
 QA_REPETITIONS = 3  # default
 _REP_STRIDE = 1_000_003  # seeds of repetition r: seed + r * stride + dialogue index
 

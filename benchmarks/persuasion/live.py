@@ -82,10 +82,10 @@ def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None =
     """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
     scores its predictions); the env's episode summary with the recorder's ``<target>_accuracy``
     (percent, None without predictions) for each target of the env."""
-    from benchmarks.runner import _recorder
+    from benchmarks.runner import recorder_of
     from wrappers import ToMRecorder
 
-    recorded = env if _recorder(env) is not None else ToMRecorder(env)
+    recorded = env if recorder_of(env) is not None else ToMRecorder(env)
     result = play(recorded, policy, seed, options=options, policy_seed=policy_seed)
     by_target = result.summary.get("tom_accuracy_by_target", {})
     return {**result.info["episode"], **{f"{t}_accuracy": v for t, v in by_target.items()}}

@@ -12,7 +12,20 @@ from typing import Any
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, num
 from benchmarks.report.load import FamilyData, ResultsFileData
-from benchmarks.report.sections import STAGES, answerer, as_dict, pct, settings, stage_series, sum_opt, third, unknown_block, unknown_keys, write, Section
+from benchmarks.report.sections import (
+    STAGES,
+    answerer,
+    as_dict,
+    pct,
+    Section,
+    settings_text,
+    stage_accuracy,
+    sum_opt,
+    third,
+    unknown_block,
+    unknown_keys,
+    write,
+)
 from tom_envs.stats import mean_ci95
 
 
@@ -37,7 +50,7 @@ def _answers(recs: Sequence[dict]) -> list[list[Any]]:
 
 
 def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
-    from benchmarks.persuasion import PUBLISHED, PUBLISHED_CONSISTENCY
+    from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY
     from tom_envs.persuasion import QTYPES
     from tom_envs.persuasion.metrics import accuracy_table, consistency_table
 
@@ -98,7 +111,7 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
                        "rows": count_rows})
     if runs:
         blocks += [{"kind": "p", "text": "Stored configurations (from the results files' .runs lines):"},
-                   {"kind": "ul", "items": [f"{run['label']} [{run['file'].path.name}]: {settings(run['file'].config)}"
+                   {"kind": "ul", "items": [f"{run['label']} [{run['file'].path.name}]: {settings_text(run['file'].config)}"
                                             for run in runs]}]
     written: list[str] = []
     series, stage_rows = [], []
@@ -114,7 +127,7 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
             items = [(third(a["turn"], turns[(dialogue[id(a)], q)]), bool(a.get("correct"))) for a in answers
                      if a["qtype"] == q]
             if items:
-                series.append({"label": f"{run['label']}: {q}", **stage_series(items, 3)})
+                series.append({"label": f"{run['label']}: {q}", **stage_accuracy(items, 3)})
         try:
             from tom_envs.persuasion.metrics import stage_table
 
@@ -261,7 +274,7 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
     blocks += [{"kind": "p", "text": f"What read the persuaders' lines: {', '.join(readers)}. Stored "
                                      "configurations (from the results files' .runs lines):"},
                {"kind": "ul", "items": list(dict.fromkeys(
-                   f"{r['policy']} [{r['file'].path.name}]: {settings(r['file'].config)}" for r in runs))}]
+                   f"{r['policy']} [{r['file'].path.name}]: {settings_text(r['file'].config)}" for r in runs))}]
     # the plane: x = literal ToM (mean state-prediction accuracy), y = success (functional), exact references as lines
     overview, section_panels = [], []
     for h in dict.fromkeys(r["horizon"] for r in runs):

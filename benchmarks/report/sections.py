@@ -36,7 +36,7 @@ def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def settings(config: dict | None, drop: Sequence[str] = ("version", "benchmark")) -> str:
+def settings_text(config: dict | None, drop: Sequence[str] = ("version", "benchmark")) -> str:
     """A configuration as ``key=value`` pairs (nested dicts flattened with dots)."""
     if config is None:
         return "not stored (no .runs line names it)"
@@ -120,7 +120,7 @@ def pct(v: Any) -> Any:
     return None if v is None else 100.0 * float(v)
 
 
-def stage_series(items: Sequence[tuple[int, bool]], stages: int) -> dict[str, list]:
+def stage_accuracy(items: Sequence[tuple[int, bool]], stages: int) -> dict[str, list]:
     """Accuracy per stage (items: (stage index, correct))."""
     xs, means, cis = [], [], []
     for s in range(stages):

@@ -94,6 +94,11 @@ def solve(game: MatrixGame, automaton: Automaton, horizon: int) -> OracleSolutio
 _CACHE: dict[tuple, OracleSolution] = {}
 
 
+def clear_cache() -> None:
+    """Forget every solved oracle (they are solved again on demand; e.g. to time :func:`solve`)."""
+    _CACHE.clear()
+
+
 def _backward_induction(game: MatrixGame, aut: Automaton, T: int) -> OracleSolution:
     R = game.focal_payoffs  # (n_a, n_b)
     P = aut.policy  # (S, n_b)
