@@ -10,8 +10,6 @@ module registers its own::
 
 from __future__ import annotations
 
-import importlib
-
 from tom_envs import errors
 from tom_envs.registration import REGISTRY, EnvRecord, ids, make, make_aec, register
 
@@ -21,11 +19,9 @@ __all__ = ["REGISTRY", "EnvRecord", "errors", "ids", "make", "make_aec", "regist
 
 
 def _register_families() -> None:
-    from tom_envs.family import families
+    from tom_envs.family import import_envs
 
-    for fam in families():
-        if fam.envs:
-            importlib.import_module(fam.envs)
+    import_envs()
 
 
 _register_families()

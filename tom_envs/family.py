@@ -108,6 +108,22 @@ def families() -> tuple[Family, ...]:
     return _discovered()
 
 
+def import_envs() -> None:
+    """Import every declared family's ``envs`` module, which registers its ids (``import tom_envs``
+    does this; a module already imported is not run again)."""
+    for fam in families():
+        if fam.envs:
+            importlib.import_module(fam.envs)
+
+
+def refresh() -> tuple[Family, ...]:
+    """Look for declarations again (after installing a family's package into a running process, e.g.
+    adding its folder to ``sys.path``) and register the ids of any new family; returns every family."""
+    _discovered.cache_clear()
+    import_envs()
+    return families()
+
+
 def family(name: str) -> Family:
     """The family called ``name`` (its registry name or its command)."""
     for fam in families():
