@@ -162,14 +162,11 @@ def add_format_option(parser: argparse.ArgumentParser | Any) -> None:
                         help="table: the paper's layout; json: the rows, nothing else on stdout")
 
 
-def add_run_options(parser: argparse.ArgumentParser, *, episodes: int | None = 30, episodes_help: str | None = None,
-                    episode_aliases: Sequence[str] = (), seed_help: str | None = None, out: str | None = "results",
-                    plot: str | None = None, policy: str | None = None, policy_help: str | None = None,
-                    policy_type: Callable[[str], Any] | None = None, output_format: bool = True) -> None:
-    """The options every benchmark reads, with the same names everywhere.
+@dataclass(frozen=True)
+class RunOptions:
+    """How a command spells the options every benchmark reads (:func:`add_run_options`).
 
-    Args:
-        parser: the command's parser.
+    Attributes:
         episodes: default of ``--episodes`` (None: the command picks, say so in ``episodes_help``).
         episodes_help: what one repetition is in this family.
         episode_aliases: old names kept working (``--runs``, ``--repetitions``).
@@ -181,19 +178,37 @@ def add_run_options(parser: argparse.ArgumentParser, *, episodes: int | None = 3
         policy_type: validator of ``--policy`` (default: a comma list).
         output_format: add ``--format``.
     """
-    parser.add_argument("--episodes", *episode_aliases, dest="episodes", type=positive_int, default=episodes,
-                        help=episodes_help or "episodes per cell (episode i uses seed + i)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help=seed_help or "the first episode's seed")
-    if out is not None:
-        parser.add_argument("--out", type=output_dir, default=out,
+
+    episodes: int | None = 30
+    episodes_help: str | None = None
+    episode_aliases: Sequence[str] = ()
+    seed_help: str | None = None
+    out: str | None = "results"
+    plot: str | None = None
+    policy: str | None = None
+    policy_help: str | None = None
+    policy_type: Callable[[str], Any] | None = None
+    output_format: bool = True
+
+
+def add_run_options(parser: argparse.ArgumentParser, options: RunOptions | None = None, **fields: Any) -> None:
+    """The options every benchmark reads, with the same names everywhere: ``--episodes``,
+    ``--seed``, ``--out``, ``--plot``, ``--format``, ``--policy`` as ``options`` (or its fields as
+    keywords, e.g. ``add_run_options(parser, episodes=5, policy="random")``) spells them."""
+    o = options if options is not None else RunOptions(**fields)
+    parser.add_argument("--episodes", *o.episode_aliases, dest="episodes", type=positive_int, default=o.episodes,
+                        help=o.episodes_help or "episodes per cell (episode i uses seed + i)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help=o.seed_help or "the first episode's seed")
+    if o.out is not None:
+        parser.add_argument("--out", type=output_dir, default=o.out,
                             help="folder of the result records (a rerun resumes from them)")
-    if plot is not None:
-        parser.add_argument("--plot", metavar="DIR", type=output_dir, default=None, help=plot)
-    if output_format:
+    if o.plot is not None:
+        parser.add_argument("--plot", metavar="DIR", type=output_dir, default=None, help=o.plot)
+    if o.output_format:
         add_format_option(parser)
-    if policy is not None:
-        parser.add_argument("--policy", type=policy_type or comma_list(name="policy"), default=policy,
-                            help=policy_help or "comma-separated policies, one cell each")
+    if o.policy is not None:
+        parser.add_argument("--policy", type=o.policy_type or comma_list(name="policy"), default=o.policy,
+                            help=o.policy_help or "comma-separated policies, one cell each")
 
 
 LLM_OPTIONS = ("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback", "max_resamples", "lockstep",
