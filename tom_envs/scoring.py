@@ -1,6 +1,6 @@
-"""What counts as a correct literal-ToM prediction: one definition, for the ToM recorder and for the
-deprecated scoring paths that some envs keep for their published info keys (docs/architecture.md,
-"Contracts")."""
+"""What counts as a correct literal-ToM prediction: one definition, used by the ToM scorer
+(:mod:`wrappers.tom_scorer`) for every family (docs/architecture.md, "Contracts"); no env scores
+predictions itself."""
 
 from __future__ import annotations
 
