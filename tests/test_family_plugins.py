@@ -9,7 +9,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from tom_envs.family import GROUP, Family, FamilyError, families, family
+from tom_envs.family import GROUP, Family, FamilyError, families, family, refresh
 
 
 @pytest.fixture
@@ -24,15 +24,12 @@ def installed(tmp_path, monkeypatch):
         (info / "entry_points.txt").write_text(f"[{GROUP}]\nfake = {value}\n", encoding="utf-8")
         monkeypatch.syspath_prepend(str(tmp_path))
         monkeypatch.delitem(sys.modules, "fake_family_pkg", raising=False)  # another test's copy
-        from tom_envs import family as module
-
-        module._discovered.cache_clear()
+        refresh()
 
     yield install
-    from tom_envs import family as module
-
     sys.modules.pop("fake_family_pkg", None)
-    module._discovered.cache_clear()
+    monkeypatch.undo()
+    refresh()
 
 
 def test_the_built_in_families_are_entry_points_of_the_group():
@@ -56,9 +53,8 @@ def test_a_third_party_family_is_found_and_listed_after_the_built_in_ones(instal
 
 
 def test_an_entry_point_that_is_not_a_family_is_a_named_error(installed):
-    installed("FAMILY = {'name': 'oops'}\n")
     with pytest.raises(FamilyError, match="not a tom_envs.family.Family"):
-        families()
+        installed("FAMILY = {'name': 'oops'}\n")
 
 
 def test_bad_family_names_and_unknown_families_are_named_errors():
@@ -74,3 +70,44 @@ def test_shared_code_reads_the_declarations():
 
     assert [d.name for d in _datasets()] == ["common-ground", "persuasion", "negotiation"]
     assert downloads() == {f.command: f.download for f in families() if f.download}
+
+
+def test_a_familys_commands_and_retired_commands_come_from_its_declaration(installed, capsys):
+    from benchmarks.__main__ import build_parser, main
+
+    installed("""
+        from benchmarks.cli import Command
+        from tom_envs.family import Family
+
+        def hello(args):
+            print(f"hello {args.name}")
+            return 0
+
+        GREET = Command("greet", "say hello", lambda p: p.add_argument("--name", default="world"), hello)
+        FAMILY = Family(name="hidden_role", command="hidden-role", commands=("fake_family_pkg:GREET",),
+                        retired_commands={"old-greet": "use `tom-envs greet`"})
+    """)
+    assert main(["greet", "--name", "you"]) == 0 and capsys.readouterr().out == "hello you\n"
+    assert main(["old-greet", "--name", "x"]) == 2
+    assert "`tom-envs old-greet` is no longer a command: use `tom-envs greet`" in capsys.readouterr().err
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert {"demo", "perf", "rl", "matrix", "greet"} <= set(commands) and "old-greet" not in commands
+
+
+def test_a_declared_command_that_is_not_a_command_is_a_named_error(installed):
+    from benchmarks.__main__ import build_parser
+
+    installed("""
+        from tom_envs.family import Family
+        GREET = print
+        FAMILY = Family(name="hidden_role", commands=("fake_family_pkg:GREET",))
+    """)
+    with pytest.raises(FamilyError, match="not a benchmarks.cli.Command"):
+        build_parser()
+
+
+def test_the_built_in_retired_command_says_what_replaced_it(capsys):
+    from benchmarks.__main__ import main
+
+    assert main(["common-ground-download", "--dest", "x"]) == 2
+    assert "use `tom-envs data download common-ground`" in capsys.readouterr().err
