@@ -111,3 +111,22 @@ def test_the_built_in_retired_command_says_what_replaced_it(capsys):
 
     assert main(["common-ground-download", "--dest", "x"]) == 2
     assert "use `tom-envs data download common-ground`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fam", families(), ids=lambda f: f.name)
+def test_every_declared_part_of_a_family_loads(fam):
+    from tom_envs.family import load_object
+
+    targets = [fam.envs, fam.benchmark, fam.report_section, fam.download, fam.dataset, *fam.commands]
+    for target in filter(None, targets):
+        assert load_object(target) is not None, target
+    if fam.report_section:
+        assert callable(load_object(fam.report_section))
+
+
+def test_the_standard_layout_names_the_familys_own_folders():
+    fam = Family.standard("hidden_role", download=True, order=50)
+    assert (fam.envs, fam.benchmark, fam.report_section, fam.download, fam.dataset) == (
+        "tom_envs.hidden_role.ids", "benchmarks.hidden_role.benchmark", "benchmarks.hidden_role.report:hidden_role",
+        "tom_envs.hidden_role.download", "tom_envs.hidden_role.family:dataset")
+    assert Family.standard("x", benchmark=None).benchmark is None

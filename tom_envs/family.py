@@ -73,6 +73,19 @@ class Family:
     envs: str | None = None
     order: int = 100
 
+    @classmethod
+    def standard(cls, name: str, *, download: bool = False, **fields: Any) -> "Family":
+        """A family laid out as the built-in ones are: its ids in ``tom_envs/<name>/ids.py``, its
+        command in ``benchmarks/<name>/benchmark.py``, its report section ``<name>`` in
+        ``benchmarks/<name>/report.py`` and, with ``download=True``, its dataset fetcher in
+        ``tom_envs/<name>/download.py`` and its ``dataset()`` in ``tom_envs/<name>/family.py``.
+        ``fields`` set the rest (or override these)."""
+        laid_out: dict[str, Any] = {"envs": f"tom_envs.{name}.ids", "benchmark": f"benchmarks.{name}.benchmark",
+                                    "report_section": f"benchmarks.{name}.report:{name}"}
+        if download:
+            laid_out.update(download=f"tom_envs.{name}.download", dataset=f"tom_envs.{name}.family:dataset")
+        return cls(name=name, **{**laid_out, **fields})
+
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").isalnum():
             raise FamilyError(f"a family name is letters, digits and underscores, got {self.name!r}")

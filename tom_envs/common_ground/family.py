@@ -5,17 +5,8 @@ from __future__ import annotations
 from tom_envs.download import Dataset
 from tom_envs.family import Family
 
-FAMILY = Family(
-    name="common_ground",
-    envs="tom_envs.common_ground.ids",
-    command="common-ground",
-    benchmark="benchmarks.common_ground.benchmark",
-    report_section="benchmarks.common_ground.report:common_ground",
-    retired_commands={"common-ground-download": "use `tom-envs data download common-ground` (same options)"},
-    download="tom_envs.common_ground.download",
-    dataset="tom_envs.common_ground.family:dataset",
-    order=20,
-)
+FAMILY = Family.standard("common_ground", download=True, command="common-ground", order=20, retired_commands={
+    "common-ground-download": "use `tom-envs data download common-ground` (same options)"})
 
 
 def dataset() -> Dataset:

@@ -4,11 +4,5 @@ from __future__ import annotations
 
 from tom_envs.family import Family
 
-FAMILY = Family(
-    name="matrix",
-    envs="tom_envs.matrix.ids",
-    benchmark="benchmarks.matrix.benchmark",
-    report_section="benchmarks.matrix.report:matrix",
-    commands=("benchmarks.matrix.commands:DEMO", "benchmarks.matrix.commands:PERF", "benchmarks.matrix.commands:RL"),
-    order=10,
-)
+FAMILY = Family.standard("matrix", order=10, commands=tuple(
+    f"benchmarks.matrix.commands:{name}" for name in ("DEMO", "PERF", "RL")))

@@ -5,16 +5,8 @@ from __future__ import annotations
 from tom_envs.download import Dataset
 from tom_envs.family import Family
 
-FAMILY = Family(
-    name="negotiation",
-    envs="tom_envs.negotiation.ids",
-    benchmark="benchmarks.negotiation.benchmark",
-    report_section="benchmarks.negotiation.report:negotiation",
-    download="tom_envs.negotiation.download",
-    dataset="tom_envs.negotiation.family:dataset",
-    probe={"episodes": 10},  # long AEC episodes: the information-rule checker plays fewer
-    order=40,
-)
+# long AEC episodes: the information-rule checker plays fewer
+FAMILY = Family.standard("negotiation", download=True, order=40, probe={"episodes": 10})
 
 
 def dataset() -> Dataset:

@@ -6,15 +6,7 @@ from __future__ import annotations
 from tom_envs.download import Dataset
 from tom_envs.family import Family
 
-FAMILY = Family(
-    name="persuasion",
-    envs="tom_envs.persuasion.ids",
-    benchmark="benchmarks.persuasion.benchmark",
-    report_section="benchmarks.persuasion.report:persuasion",
-    download="tom_envs.persuasion.download",
-    dataset="tom_envs.persuasion.family:dataset",
-    order=30,
-)
+FAMILY = Family.standard("persuasion", download=True, order=30)
 
 
 def dataset() -> Dataset:
