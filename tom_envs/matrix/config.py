@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -19,17 +20,43 @@ def check_env_args(horizon: Any, history: Any, render_mode: Any, render_modes: l
         raise UnsupportedRenderMode(f"render_mode must be one of {render_modes} or None, got {render_mode!r}")
 
 
-def build_game(game: Any, payoffs: Any, action_labels: Any, partner_action_labels: Any, name: str | None) -> MatrixGame:
+@dataclass(frozen=True)
+class CustomGame:
+    """The keywords that define a custom game instead of ``game=`` (``tom/MatrixGame-v0``):
+    ``payoffs`` (rows: focal actions, cells: (focal, partner) rewards), ``action_labels`` and the
+    optional ``partner_action_labels`` and ``name``."""
+
+    payoffs: Any = None
+    action_labels: Any = None
+    partner_action_labels: Any = None
+    name: str | None = None
+
+    @classmethod
+    def from_kwargs(cls, owner: str, kwargs: dict[str, Any]) -> "CustomGame":
+        """The custom-game keywords an env was given (``**kwargs``); any other keyword is a
+        ``TypeError`` as Python raises it for an unknown argument of ``owner``."""
+        known = {f.name for f in fields(cls)}
+        for key in kwargs:
+            if key not in known:
+                raise TypeError(f"{owner}() got an unexpected keyword argument {key!r}")
+        return cls(**kwargs)
+
+    @property
+    def given(self) -> bool:
+        return self.payoffs is not None or self.action_labels is not None
+
+
+def build_game(game: Any, custom: CustomGame = CustomGame()) -> MatrixGame:
     """The game of an env: a built-in one by name, or a custom one from payoffs and labels."""
-    if payoffs is not None or action_labels is not None:
+    if custom.given:
         if game is not None:
             raise InvalidGame("pass either game= or payoffs=/action_labels=, not both")
-        if payoffs is None or action_labels is None:
+        if custom.payoffs is None or custom.action_labels is None:
             raise InvalidGame("a custom matrix game needs both payoffs= and action_labels=")
-        fields = {"name": name or "MatrixGame", "payoffs": payoffs, "action_labels": action_labels}
-        if partner_action_labels is not None:
-            fields["partner_action_labels"] = partner_action_labels
-        return MatrixGame(**fields)
+        spec = {"name": custom.name or "MatrixGame", "payoffs": custom.payoffs, "action_labels": custom.action_labels}
+        if custom.partner_action_labels is not None:
+            spec["partner_action_labels"] = custom.partner_action_labels
+        return MatrixGame(**spec)
     if game is None:
         raise InvalidGame(
             "no game given: tom/MatrixGame-v0 needs payoffs= (rows: focal actions, cells: (focal, partner) "

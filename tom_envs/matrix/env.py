@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidGame, InvalidPartner, ResetNeeded, require_bool
-from tom_envs.matrix.config import build_game, check_env_args
+from tom_envs.matrix.config import CustomGame, build_game, check_env_args
 from tom_envs.matrix.games import LABEL_SETS, MatrixGame
 from tom_envs.matrix.oracle import OracleSolution, solve
 from tom_envs.matrix.partners import Partner, PartnerDistribution, resolve_partners
@@ -109,10 +109,6 @@ class MatrixGameEnv(gym.Env):
         self,
         game: "str | MatrixGame | dict | None" = None,
         *,
-        payoffs: Any = None,
-        action_labels: Any = None,
-        partner_action_labels: Any = None,
-        name: str | None = None,
         partners: Any = None,
         horizon: int = 100,
         history: int = 1,
@@ -121,8 +117,10 @@ class MatrixGameEnv(gym.Env):
         expose_partner: bool = False,
         label_set: str = "canonical",
         render_mode: str | None = None,
+        **custom_game: Any,
     ) -> None:
-        self.game: MatrixGame = build_game(game, payoffs, action_labels, partner_action_labels, name)
+        # payoffs=, action_labels=, partner_action_labels=, name=: a custom game (config.CustomGame)
+        self.game: MatrixGame = build_game(game, CustomGame.from_kwargs("MatrixGameEnv.__init__", custom_game))
         check_env_args(horizon, history, render_mode, self.metadata["render_modes"])
         if label_set not in LABEL_SETS:
             raise InvalidGame(f"unknown label_set {label_set!r}; choose one of {', '.join(LABEL_SETS)}")

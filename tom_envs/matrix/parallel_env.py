@@ -10,7 +10,7 @@ from pettingzoo import ParallelEnv
 
 from tom_envs.aec import Seats
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
-from tom_envs.matrix.config import build_game, check_env_args
+from tom_envs.matrix.config import CustomGame, build_game, check_env_args
 from tom_envs.matrix.games import MatrixGame
 from tom_envs.matrix.text import render_history
 from tom_envs.tom import ToMSpec
@@ -93,7 +93,7 @@ class MatrixGameParallelEnv(Seats, ParallelEnv):
         history: int = 1,
         render_mode: str | None = None,
     ) -> None:
-        self.game: MatrixGame = build_game(game, payoffs, action_labels, partner_action_labels, name)
+        self.game: MatrixGame = build_game(game, CustomGame(payoffs, action_labels, partner_action_labels, name))
         check_env_args(horizon, history, render_mode, self.metadata["render_modes"])
         self.horizon = int(horizon)
         self.history_length = int(history)
