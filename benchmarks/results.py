@@ -16,8 +16,10 @@ and a rerun resumes.
   recomputed, and the new record is appended to the file. So results are never silently reused
   after the code changed. (Uncommitted edits do not change the
   commit: commit before a run whose results you keep.)
-* **Damage.** A corrupted line is skipped with a :class:`ResultsFileWarning` (its episode is
-  recomputed); a truncated last line (a run killed mid-write) is cut off the file with a warning.
+* **Damage.** A corrupted line, or a record that is not one of the file's own (its ``check`` fails:
+  another configuration's record, a wrong shape), is moved to ``<name>.rejected`` beside the file
+  with a :class:`ResultsFileWarning` and never reused (its episode is recomputed); a truncated last
+  line (a run killed mid-write) is cut off the file with a warning.
 * **Locks.** While a run reads or writes a results file it holds an exclusive ``fcntl`` lock on a
   lock file beside it (``.<name>.lock``). A second run that reaches a file held by another process
   fails at once with :class:`~benchmarks.errors.ResultsLocked` (naming the file and the holder's
@@ -326,7 +328,8 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
     """The reusable records of ``path`` by ``key(record)`` (the first one wins); never raises on content.
 
     ``check(record)`` raises ``KeyError``/``TypeError``/``ValueError`` on a record of the wrong
-    shape. A corrupted line is skipped with a :class:`ResultsFileWarning`; a truncated last line
+    shape (or is another configuration's). A corrupted or rejected line is moved to
+    :func:`rejected_path` with a :class:`ResultsFileWarning`; a truncated last line
     (a run killed mid-write) is cut off the file with a warning, and a valid last line without its
     newline gets one, so the next append starts a clean line. With ``stamped`` (the default),
     records not stamped by the running code are moved to :func:`stale_path` with one
@@ -341,6 +344,7 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
     records: dict[Hashable, dict] = {}
     kept: list[bytes] = []
     stale: list[bytes] = []
+    rejected: list[bytes] = []
     stamps: set[str] = set()
     with locked(path):
         offset = 0
@@ -358,9 +362,10 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
                     with open(path, "r+b") as f:
                         f.truncate(start)
                     break
-                warnings.warn(f"{path}: skipping corrupted line at byte {start} ({exc}); its episode will be "
-                              "recomputed", ResultsFileWarning, stacklevel=2)
-                kept.append(raw)
+                warnings.warn(f"{path}: line at byte {start} is corrupt or not one of this file's records ({exc}); "
+                              f"moved to {rejected_path(path).name}, its episode will be recomputed",
+                              ResultsFileWarning, stacklevel=2)
+                rejected.append(raw if complete else raw + b"\n")
                 continue
             if not complete:
                 with open(path, "ab") as f:
@@ -372,8 +377,8 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
                 continue
             kept.append(raw)
             records.setdefault(k, rec)
-        if stale:
-            _set_aside(path, kept, stale)
+        if stale or rejected:
+            _set_aside(path, kept, {stale_path(path): stale, rejected_path(path): rejected})
     if stale:
         warnings.warn(f"{path}: {len(stale)} record(s) were computed by other code ({'; '.join(sorted(stamps))}; "
                       f"running {json.dumps(code_stamp(), sort_keys=True)}); they are recomputed (the old ones are "
@@ -387,12 +392,22 @@ def stale_path(path: Path) -> Path:
     return path.with_name(path.name + ".stale")
 
 
-def _set_aside(path: Path, kept: list[bytes], stale: list[bytes]) -> None:
-    """Move the ``stale`` lines of ``path`` to its :func:`stale_path` (the caller holds the lock)."""
-    with open(stale_path(path), "ab") as f:
-        f.write(b"".join(stale))
-        f.flush()
-        os.fsync(f.fileno())
+def rejected_path(path: Path) -> Path:
+    """Where the lines of a results file that are corrupt or not its own records (another
+    configuration's, a wrong shape) are set aside: ``<name>.rejected`` beside it."""
+    path = Path(path)
+    return path.with_name(path.name + ".rejected")
+
+
+def _set_aside(path: Path, kept: list[bytes], aside: Mapping[Path, list[bytes]]) -> None:
+    """Keep only the ``kept`` lines in ``path``, moving the others to their files (the caller holds the lock)."""
+    for target, lines in aside.items():
+        if not lines:
+            continue
+        with open(target, "ab") as f:
+            f.write(b"".join(lines))
+            f.flush()
+            os.fsync(f.fileno())
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as f:
         f.write(b"".join(kept))

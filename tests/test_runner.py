@@ -8,12 +8,14 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
 from benchmarks.matrix.benchmark import ResultsFileWarning, evaluate, load_records, make_cell, run_cell
+from benchmarks.results import rejected_path
 from tom_envs.stats import mean_ci95
 from policies.matrix import RandomPolicy
 from wrappers import ToMRecorder
@@ -74,7 +76,7 @@ def test_cell_key_depends_on_the_configuration():
     assert make_cell("RPS", "single_action", "tabular", 100).key == make_cell("RPS", "single_action", "tabular", 100).key
 
 
-def test_corrupted_and_truncated_lines_are_skipped_and_recomputed(tmp_path):
+def test_corrupted_lines_are_moved_aside_and_truncated_ones_cut_then_recomputed(tmp_path):
     cell = make_cell("IBS", "tit_for_tat", "tabular", 10)
     clean = run_cell(cell, range(4), tmp_path / "clean")
     run_cell(cell, range(4), tmp_path)
@@ -85,11 +87,13 @@ def test_corrupted_and_truncated_lines_are_skipped_and_recomputed(tmp_path):
     with pytest.warns(ResultsFileWarning) as caught:
         recs = run_cell(cell, range(4), tmp_path)
     messages = " ".join(str(w.message) for w in caught)
-    assert "corrupted line" in messages and "truncated" in messages
+    assert "is corrupt" in messages and "truncated" in messages
     assert [r["episode"] for r in recs] == [r["episode"] for r in clean]
-    with pytest.warns(ResultsFileWarning):  # the corrupted middle line stays, and is reported, but never crashes
+    with warnings.catch_warnings():  # the corrupted middle line was moved aside: the file reads clean now
+        warnings.simplefilter("error")
         assert sorted(load_records(path)) == [0, 1, 2, 3]
-    assert path.read_text().endswith("\n")
+    assert path.read_text().endswith("\n") and path.read_text().count("\n") == 4
+    assert rejected_path(path).read_text() == "{this is not json\n"
 
 
 def test_unknown_policy_is_a_clear_cli_error(tmp_path):
