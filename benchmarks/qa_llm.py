@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import argparse
 import copy
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import add_llm_options, llm_settings, positive_int, progress_bar
+from benchmarks.cli import add_llm_options, llm_settings, positive_int
 from benchmarks.errors import RunnerError
 from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
-from benchmarks.runner import Step, lockstep_batches, make_env, play_lockstep
+from benchmarks.runner import (Cell, EpisodeResult, PolicySeed, Step, StepHook, lockstep_batches, make_env, play,
+                               play_lockstep, run_cell)
 from tom_envs.qa import QAEnv, question_info
 
-__all__ = ["DEFAULT_LOCKSTEP", "QA_MODES", "RESULTS_VERSION", "LLMRun", "QuestionView", "add_qa_llm_options",
-           "answer_counters", "data_key", "make_qa_env", "qa_env_id", "results_path"]
+__all__ = ["DEFAULT_LOCKSTEP", "QA_MODES", "RESULTS_VERSION", "Job", "LLMRun", "QACell", "QAFile", "QuestionView",
+           "add_qa_llm_options", "answer_counters", "data_key", "make_qa_env", "qa_env_id", "results_path", "run_qa"]
 
 QA_MODES = ("zero_shot", "cot")
 DEFAULT_LOCKSTEP = 32
@@ -179,46 +180,171 @@ class LLMRun:
             row["protocol"] = self.config["protocol"]
         return row
 
-    def results(self, folder: str, stem: str, key: dict[str, Any], record_key: Callable[[dict], Hashable],
-                check: Callable[[dict], Any]) -> ResultsFile:
-        """The results file of this run for a benchmark configuration ``key`` (under ``out/folder``)."""
-        path = results_path(self.out / folder, f"{stem}_{self.config['qa_mode']}", {**key, "llm": self.config})
-        return ResultsFile(path, key=record_key, check=check)
+    def file(self, folder: str, stem: str, key: Mapping[str, Any], episode: Callable[[dict], Hashable],
+             check: Callable[[dict], Any]) -> "QAFile":
+        """The results file of this run for a benchmark configuration ``key`` (under ``out/folder``,
+        named ``<stem>_<qa_mode>_<hash>.jsonl``; the run's :attr:`config` joins the key)."""
+        return QAFile(folder, f"{stem}_{self.config['qa_mode']}", {**key, "llm": self.config}, episode, check)
 
-    def answer(self, env: QAEnv, jobs: Sequence[tuple[dict, int]],
-               on_done: Callable[[int, list[dict], dict], None]) -> None:
-        """Answer the episodes ``jobs`` (reset options, seed) with a fresh backend, in lockstep.
+    def run(self, file: "QAFile", env: QAEnv, jobs: Mapping[Job, dict],
+            to_record: Callable[[Job, EpisodeResult], dict]) -> dict[Job, dict]:
+        """Every job of ``jobs`` (``(episode, seed)`` -> reset options) answered by the LLM, by job:
+        read back from ``file`` where stored, else answered in lockstep (:func:`run_qa`) and appended.
 
-        Episodes with the same number of questions go together, at most ``lockstep`` at a time
-        (:func:`benchmarks.runner.lockstep_batches`), each on its own copy of ``env``. When a batch
-        ends, ``on_done(job index, steps, stats)`` is called per episode, where ``steps`` has per
-        question the step ``info``, ``n_choices``, ``parse_failures`` and ``fallback`` (from the
-        answerer's step log) and ``stats`` is the answerer's ``episode_stats()`` entry. Builds
-        nothing when ``jobs`` is empty.
+        The backend is built only when some job is missing, and closed when they are done. Each
+        result's ``steps`` has per question the step ``info``, ``n_choices``, ``parse_failures``,
+        ``fallback`` and ``parse_rule`` (from the answerer's step log), and ``policy_stats`` is the
+        answerer's ``episode_stats()`` entry; ``to_record`` makes the record of a job from them.
         """
-        if not jobs:
-            return
-        from policies.llm.qa import LLMQAAnswerer
+        built: list[Any] = []  # [backend, answerer] once some job needs answers
 
-        batches = lockstep_batches(jobs, self.lockstep, lambda job: len(env.episodes[env.select_episode(job[0])]))
-        pool = [copy.deepcopy(env) for _ in range(max(len(b) for b in batches))]
-        backend = self.make_backend()
-        bar = progress_bar(len(jobs), f"llm {self.config['model']}", self.progress)
+        def answerer() -> Any:
+            if not built:
+                from policies.llm.qa import LLMQAAnswerer
+
+                built.append(self.make_backend())
+                c = self.config
+                built.append(QuestionView(LLMQAAnswerer(
+                    built[0], mode=c["qa_mode"], scoring=c["scoring"], seed=self.seed,
+                    max_resamples=c["max_resamples"], fallback=c["fallback"], max_tokens=c["max_tokens"],
+                    protocol=c.get("protocol", "ours"), system_in_user=c.get("system_in_user", False),
+                    authors_prompts=c.get("authors_prompts"))))
+            return built[1]
+
+        cell = QACell(file, env, jobs, to_record, policy=answerer, on_step=_answer_step)
         try:
-            c = self.config
-            answerer = QuestionView(LLMQAAnswerer(
-                backend, mode=c["qa_mode"], scoring=c["scoring"], seed=self.seed, max_resamples=c["max_resamples"],
-                fallback=c["fallback"], max_tokens=c["max_tokens"], protocol=c.get("protocol", "ours"),
-                system_in_user=c.get("system_in_user", False), authors_prompts=c.get("authors_prompts")))
-            for batch in batches:
-                results = play_lockstep(pool[:len(batch)], answerer, [jobs[k][1] for k in batch],
-                                        options=[jobs[k][0] for k in batch], on_step=_answer_step)
-                for k, result in zip(batch, results):
-                    on_done(k, result.steps, result.policy_stats or {})
-                bar.update(len(batch))
+            return run_qa(cell, self.out, lockstep=self.lockstep, progress=self.progress)
         finally:
-            bar.close()
-            backend.close()
+            if built:
+                built[0].close()
+
+
+# ---------------------------------------------------------------------- answered episodes as runner cells
+#: A QA benchmark's unit of work: (episode key, env seed). It keys the records of a results file.
+Job = tuple[Hashable, int]
+
+
+@dataclass(frozen=True)
+class QAFile:
+    """Where a QA benchmark keeps the answered episodes of one configuration.
+
+    Attributes:
+        folder: the family's folder under ``--out``.
+        stem: the readable start of the file name (``<stem>_<hash>.jsonl``).
+        identity: the configuration the file name hashes (:func:`benchmarks.results.results_path`).
+        episode: a record's episode key (its job is ``(episode(record), record["seed"])``).
+        check: raises ``KeyError``/``TypeError``/``ValueError`` on a record of the wrong shape.
+    """
+
+    folder: str
+    stem: str
+    identity: Mapping[str, Any]
+    episode: Callable[[dict], Hashable]
+    check: Callable[[dict], Any]
+
+    def path(self, out: Path) -> Path:
+        """``out / folder / "<stem>_<hash>.jsonl"``."""
+        return results_path(Path(out) / self.folder, self.stem, self.identity)
+
+
+class _EnvPool:
+    """One env and its copies, handed out in turn (one per episode played at once); rewound before
+    every run, so the copies are made once."""
+
+    def __init__(self, env: Any) -> None:
+        self.envs, self.taken = [env], 0
+
+    def take(self) -> Any:
+        if self.taken == len(self.envs):
+            self.envs.append(copy.deepcopy(self.envs[0]))
+        self.taken += 1
+        return self.envs[self.taken - 1]
+
+
+@dataclass(frozen=True, eq=False)
+class QACell(Cell):
+    """The answered episodes of one results file as a cell of the runner
+    (:func:`benchmarks.runner.run_cell`, :func:`run_qa`): its "seeds" are :data:`Job` s.
+
+    Attributes:
+        file: the results file (:class:`QAFile`).
+        env: the QA env (copied for the episodes played at once).
+        jobs: job -> the env's reset options (which episode), in the order the caller reads them.
+        to_record: the record of a job from its :class:`~benchmarks.runner.EpisodeResult`.
+        policy: builds the policy (called once per run, only when some job is missing).
+        on_step: the runner's step hook (its non-None results are the result's ``steps``).
+        policy_seed: the policy's seed from the episode's (default: the same).
+    """
+
+    file: QAFile
+    env: Any
+    jobs: Mapping[Job, dict]
+    to_record: Callable[[Job, EpisodeResult], dict]
+    policy: Callable[[], Any] | None = None
+    on_step: StepHook | None = None
+    policy_seed: PolicySeed | None = None
+    pool: _EnvPool = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pool", _EnvPool(self.env))
+
+    def config(self) -> dict[str, Any]:
+        return dict(self.file.identity)
+
+    def slug(self) -> str:
+        return self.file.stem
+
+    def path(self, out: Path) -> Path:
+        return self.file.path(out)
+
+    def results(self, out: Path) -> ResultsFile:
+        return ResultsFile(self.path(out), key=lambda rec: (self.file.episode(rec), int(rec["seed"])),
+                           check=self.file.check)
+
+    def make_env(self) -> Any:
+        return self.pool.take()
+
+    def make_policy(self) -> Any:
+        if self.policy is None:
+            raise RunnerError(f"{self.file.stem}: no policy to answer the missing episodes with")
+        return self.policy()
+
+    def play(self, env: Any, policy: Any, seed: Job) -> EpisodeResult:  # type: ignore[override]
+        return play(env, policy, seed[1], options=self.jobs[seed], policy_seed=self.policy_seed,
+                    on_step=self.on_step)
+
+    def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[Job]) -> list[EpisodeResult]:  # type: ignore[override]
+        return play_lockstep(envs, policy, [job[1] for job in seeds], options=[self.jobs[job] for job in seeds],
+                             policy_seed=self.policy_seed, on_step=self.on_step)
+
+    def record(self, seed: Job, result: EpisodeResult) -> dict[str, Any]:  # type: ignore[override]
+        return self.to_record(seed, result)
+
+    def length(self, job: Job) -> int:
+        """The number of questions of ``job``'s episode (episodes played in lockstep share it)."""
+        base = self.env.unwrapped
+        return len(base.episodes[base.select_episode(self.jobs[job])])
+
+
+def run_qa(cell: QACell, out: Path, lockstep: int = 1, progress: bool | None = False) -> dict[Job, dict]:
+    """Every job's record of ``cell``, by job: the stored ones read back, the missing ones played by
+    the runner (:func:`benchmarks.runner.run_cell`: the file locked, each record appended the moment
+    it is done) and stored.
+
+    ``lockstep`` > 1 answers that many episodes at once (:meth:`QACell.play_batch`); episodes with
+    the same number of questions go together (:func:`benchmarks.runner.lockstep_batches`, first-seen
+    order), so a batch never waits on a finished episode.
+    """
+    jobs = list(cell.jobs)
+    if lockstep > 1:
+        groups = [[jobs[k] for k in group] for group in lockstep_batches(jobs, max(1, len(jobs)), cell.length)]
+    else:
+        groups = [jobs]
+    found: dict[Job, dict] = {}
+    for group in groups:
+        cell.pool.taken = 0
+        found.update(zip(group, run_cell(cell, group, Path(out), progress, lockstep=lockstep)))
+    return found
 
 
 def _answer_step(step: Step) -> dict[str, Any]:

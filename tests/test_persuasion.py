@@ -336,7 +336,7 @@ def test_cli_json_rows_have_qtype_n_accuracy(capsys, data_copy):
 
 
 def test_random_policy_lands_on_one_over_the_number_of_choices():
-    rows = bench.qa_rows(None, ["random"], repetitions=300, seed=0)
+    rows = bench.qa_rows(["random"], repetitions=300, seed=0)
     for row in rows:
         assert row["chance"] == pytest.approx(RANDOM_GUESS[row["qtype"]], abs=0.01)
         assert abs(row["accuracy"] - row["chance"]) < max(2.5 * row["accuracy_ci"], 1.0), row

@@ -121,7 +121,7 @@ def test_every_row_says_which_columns_the_release_can_fill(capsys):
 
 def test_an_unknown_protocol_or_a_mismatched_llm_run_is_a_named_error():
     with pytest.raises(bench.PersuasionBenchmarkError, match="unknown protocol"):
-        bench.qa_rows(None, ["random"], 1, 0, protocol="paper")
+        bench.qa_rows(["random"], 1, 0, bench.QAOptions(protocol="paper"))
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
     with pytest.raises(SystemExit):

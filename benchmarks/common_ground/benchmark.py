@@ -76,8 +76,7 @@ from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_o
                                make_qa_env)
 from benchmarks.common_ground.llm import LLM_POLICIES
 from benchmarks.common_ground.published import PUBLISHED, PUBLISHED_SETTINGS  # noqa: F401  (the command's tables)
-from benchmarks.results import ResultsFile, results_path
-from benchmarks.runner import play as play_episode
+from benchmarks.common_ground.stored import play, play_llm, play_stored
 from policies.base import BasePolicy
 from policies.common_ground.scripted import PriorRandomPolicy, gold_beliefs_cg_rules, oracle_beliefs, predicted_beliefs
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
@@ -287,74 +286,6 @@ def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy
     return FACTORIES[name](args)
 
 
-def _questions(env: Any, policy: BasePolicy, cid: int, seed: int) -> list[dict[str, Any]]:
-    """Conversation ``cid`` played by ``policy`` (seeded ``seed``): one record per question, read once
-    the conversation is over and its answers are known after the fact."""
-    infos = play_episode(env, policy, seed, options={"cid": cid}, on_step=lambda st: st.next_info).steps
-    return [{k: info[k] for k in ("cid", "sno", "eno", "order", "correct")} for info in answered(infos)]
-
-
-def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False) -> list[dict[str, Any]]:
-    """Answer every question of every conversation of ``env`` (conversation ``i``: seed ``seed + i``,
-    played by the runner); one record per question."""
-    cids = env.unwrapped.cids
-    bar = progress_bar(len(cids), f"common-ground {getattr(policy, 'name', type(policy).__name__)}", progress)
-    records = []
-    for i, cid in enumerate(cids):
-        records += _questions(env, policy, cid, seed + i)
-        bar.update(1)
-    bar.close()
-    return records
-
-
-def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, key: dict[str, Any],
-                progress: bool | None = False) -> list[dict[str, Any]]:
-    """:func:`play` over every pass ``seeds``, resumable: each conversation (``cid``, pass seed + index)
-    is read back from its results file under ``out / "common_ground"`` (keyed by ``key``: policy, data,
-    split, context, annotator, seed) if it was answered before, else played and appended at once. The
-    question records are :func:`play`'s."""
-    cids = env.unwrapped.cids
-    jobs = [(cid, s + i) for s in seeds for i, cid in enumerate(cids)]
-    path = results_path(out / "common_ground", f"scripted_{key['policy'].replace('-', '_')}", key)
-    with ResultsFile(path, key=lambda rec: (int(rec["cid"]), int(rec["seed"])),
-                     check=lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]) as done:
-        todo = done.missing(jobs)
-        bar = progress_bar(len(todo), f"common-ground {key['policy']}", progress)
-        for cid, s in todo:
-            questions = _questions(env, policy, cid, s)
-            done.append({"version": RESULTS_VERSION, "policy": key["policy"], "cid": cid, "seed": s,
-                         "questions": questions})
-            bar.update(1)
-        bar.close()
-        return [q for job in jobs for q in done[job]["questions"]]
-
-
-def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -> list[dict[str, Any]]:
-    """:func:`play` for the LLM answerer, resumable: conversation ``i`` of ``env.cids`` with seed
-    ``seeds[j]`` is read back from the results file if it was answered before, else answered (in
-    lockstep with the other pending conversations of its length) and appended at once. Question
-    records also carry the answerer's ``parse_failures`` and ``fallback``; ``llm_stats`` per
-    conversation is in the file.
-    """
-    cids = env.unwrapped.cids
-    jobs = [(cid, s + i) for s in seeds for i, cid in enumerate(cids)]
-    with llm.results("common_ground", "llm", key, lambda rec: (int(rec["cid"]), int(rec["seed"])),
-                     lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]) as done:
-        todo = done.missing(jobs)
-
-        def save(k: int, steps: list[dict], stats: dict) -> None:
-            cid, s = todo[k]
-            questions = [{**{f: info[f] for f in ("cid", "sno", "eno", "order")},
-                          "correct": bool(info["correct"]), "chosen": int(info["chosen"]),
-                          "parse_failures": st["parse_failures"], "fallback": st["fallback"]}
-                         for info, st in zip(answered([st["info"] for st in steps], with_fillers=True), steps)
-                         if info["scored"]]  # the fillers are asked (tom/CommonToM-v2) but not scored
-            done.append({"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions, "llm_stats": stats})
-
-        llm.answer(env.unwrapped, [({"cid": cid}, s) for cid, s in todo], save)
-        return [q for job in jobs for q in done[job]["questions"]]
-
-
 def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMRun | None = None) -> dict[str, Any]:
     """Rows (one per order and ``"all"``) and the consistency analyses of one policy on one split.
 
@@ -368,20 +299,17 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
     meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids,
             "context": args.context}
+    key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
+           "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
+           "annotator": args.annotator, "seed": args.seed}
     if name in LLM_POLICIES:
         cfg = common_ground_llm.config(args, name)
-        key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
-               "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
-               "annotator": args.annotator, "seed": args.seed}
         records, llm_stats = common_ground_llm.play(env, args, name, seeds, key, cfg)
         hyper = {**{k: v for k, v in cfg.items() if k != "template"}, **llm_stats}
     elif name == LLM_POLICY:
         if llm is None:
             raise CommonGroundBenchmarkError("policy 'llm' needs an LLM backend: pass --model "
                                              "(and --backend/--base-url)")
-        key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
-               "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
-               "annotator": args.annotator, "seed": args.seed}
         records = play_llm(env, llm, seeds, key)
         hyper: dict[str, Any] = dict(llm.config)
     else:
@@ -390,10 +318,7 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
         if getattr(args, "out", None) is None:  # called without a results folder: nothing stored
             records = [q for s in seeds for q in play(env, policy, s, progress)]
         else:
-            key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
-                   "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
-                   "annotator": args.annotator, "seed": args.seed, "policy": name}
-            records = play_stored(env, policy, seeds, Path(args.out), key, progress)
+            records = play_stored(env, policy, seeds, Path(args.out), {**key, "policy": name}, progress)
         hyper = getattr(policy, "hyperparameters", {})
     summary = summarise(records)
     rows = [{**row, **meta} for row in summary["rows"]]

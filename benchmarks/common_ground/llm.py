@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks.cli import llm_settings
+from benchmarks.common_ground.stored import check_questions, cid_of, jobs
 from benchmarks.errors import RunnerError
-from benchmarks.qa_llm import RESULTS_VERSION, data_key
-from benchmarks.results import ResultsFile, results_path
-from benchmarks.runner import Step
+from benchmarks.qa_llm import RESULTS_VERSION, Job, QACell, QAFile, run_qa
+from benchmarks.runner import EpisodeResult, Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
 from tom_envs.common_ground.corpus import SAMPLE_DATA_DIR
@@ -114,35 +115,63 @@ def _records(steps: list[Step]) -> list[dict[str, Any]]:
 def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], key: dict[str, Any],
          cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Question records of policy ``name`` on every conversation of ``env`` for every pass seed,
-    read back from the results file when answered before, and the caller's counters summed over
-    them (:data:`policies.llm.caller.COUNTERS`)."""
-    cids = env.unwrapped.cids
-    jobs = [(cid, s + i) for s in seeds for i, cid in enumerate(cids)]
+    read back from the results file when answered before (else answered and appended at once, by the
+    runner: :func:`benchmarks.qa_llm.run_qa`), and the caller's counters summed over them
+    (:data:`policies.llm.caller.COUNTERS`). The backend is built only when some conversation is missing."""
+    wanted = jobs(env, seeds)
     ident = {k: v for k, v in cfg.items() if k != "template"}
-    path = results_path(Path(args.out) / "common_ground", name.replace("-", "_"), {**key, "llm": ident})
-    with ResultsFile(path, key=lambda rec: (int(rec["cid"]), int(rec["seed"])),
-                     check=lambda rec: [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]) as done:
-        todo = done.missing(jobs)
-        if todo:
-            from benchmarks.cli import backend_from_args
+    built: list[Any] = []
 
-            backend = backend_from_args(args)
-            try:
-                for cid, s in todo:
-                    questions, stats = _answer(env, args, name, cfg, backend, cid, s)
-                    done.append({"version": RESULTS_VERSION, "cid": cid, "seed": s, "questions": questions,
-                                 "llm_stats": stats})
-            finally:
-                backend.close()
-        stats: dict[str, int] = {}
-        for job in jobs:
-            for k, v in done[job].get("llm_stats", {}).items():
-                stats[k] = stats.get(k, 0) + int(v)
-        return [q for job in jobs for q in done[job]["questions"]], stats
+    def backend() -> Any:
+        from benchmarks.cli import backend_from_args
+
+        built.append(backend_from_args(args))
+        return built[-1]
+
+    def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
+        return {"version": RESULTS_VERSION, "cid": job[0], "seed": job[1], "questions": result.steps,
+                "llm_stats": result.policy_stats}
+
+    file = QAFile("common_ground", name.replace("-", "_"), {**key, "llm": ident}, cid_of, check_questions)
+    cell = _ModelCell(file, env, wanted, to_record, policy=backend, run=_Run(args, name, cfg))
+    try:
+        found = run_qa(cell, Path(args.out))
+    finally:
+        for b in built:
+            b.close()
+    stats: dict[str, int] = {}
+    for job in wanted:
+        for k, v in found[job].get("llm_stats", {}).items():
+            stats[k] = stats.get(k, 0) + int(v)
+    return [q for job in wanted for q in found[job]["questions"]], stats
 
 
-def _answer(env: Any, args: argparse.Namespace, name: str, cfg: dict[str, Any], backend: Any, cid: int,
-            seed: int) -> tuple[list[dict], dict]:
+@dataclass(frozen=True)
+class _Run:
+    """What answers a conversation besides the backend: the command's options, the policy's name and its config."""
+
+    args: argparse.Namespace
+    name: str
+    cfg: dict[str, Any]
+
+
+@dataclass(frozen=True, eq=False)
+class _ModelCell(QACell):
+    """A model policy's conversations as a runner cell: the "policy" is the backend, and a conversation
+    is answered in two passes (:func:`_answer`); the result's ``steps`` are its question records and
+    ``policy_stats`` the caller's counters."""
+
+    run: _Run | None = None
+
+    def play(self, env: Any, policy: Any, seed: Job) -> EpisodeResult:  # type: ignore[override]
+        assert self.run is not None
+        cid, s = seed
+        questions, stats = _answer(env, self.run, policy, cid, s)
+        return EpisodeResult(s, {}, {}, steps=questions, policy_stats=stats)
+
+
+def _answer(env: Any, run: _Run, backend: Any, cid: int, seed: int) -> tuple[list[dict], dict]:
+    args, name, cfg = run.args, run.name, run.cfg
     seen = observations(env, seed, cid)
     size = max(1, int(args.lockstep)) * _CHUNK
     chunks = [seen[i:i + size] for i in range(0, len(seen), size)]

@@ -72,18 +72,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
 from benchmarks.family import Benchmark, register
-from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, QuestionView, add_qa_llm_options, answer_counters,
-                               data_key, make_qa_env)
+from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, Job, LLMRun, QACell, QAFile, QuestionView,
+                               add_qa_llm_options, answer_counters, data_key, make_qa_env, run_qa)
 from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
                                         add_live_arguments, format_live_table, live_rows, play_episode, policy_seed)
 from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY  # noqa: F401  (the command's tables)
-from benchmarks.results import ResultsFile, results_path
-from benchmarks.runner import Step, play
+from benchmarks.runner import EpisodeResult, Step, play
 from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_prompts, read_authors_prompts
 from policies.base import BasePolicy
 from policies.persuasion.scripted import RandomAnswerer
@@ -165,9 +165,9 @@ def run(args: argparse.Namespace) -> int:
         llm = None
         if LLM_POLICY in names:
             llm = with_prompts(LLMRun.from_args(args, protocol=args.protocol), prompts)
-        rows += qa_rows(args.data_dir, names, repetitions, args.seed,
-                        None if args.qtypes is None else split_list(args.qtypes), args.split, llm=llm,
-                        progress=progress, protocol=args.protocol, prompts=prompts, out=args.out)
+        options = QAOptions(args.data_dir, None if args.qtypes is None else split_list(args.qtypes), args.split,
+                            args.protocol, prompts, args.out, progress)
+        rows += qa_rows(names, repetitions, args.seed, options, llm=llm)
     if args.env in ("live", "both"):
         names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
         rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress, args=args,
@@ -236,37 +236,62 @@ def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
     return reps
 
 
+def _qa_key(base: Any, seed: int) -> dict[str, Any]:
+    """What keys a results file of the QA env ``base`` (its data, split and question types) and ``seed``."""
+    return {"version": RESULTS_VERSION, "benchmark": "persuasion-qa", "data_dir": data_key(base.data_dir),
+            "split": base.split, "qtypes": sorted({it.qtype for ep in base.episodes for it in ep}), "seed": seed}
+
+
+def _jobs(base: Any, repetitions: int, seed: int) -> dict[Job, dict]:
+    """Dialogue ``i`` of repetition ``r`` as a job ``(dialogue id, seed + r * stride + i)`` -> its reset options."""
+    ids = [str(ep[0].episode_id) for ep in base.episodes]
+    return {(ids[i], seed + r * _REP_STRIDE + i): {"episode": i} for r in range(repetitions) for i in range(len(ids))}
+
+
+def _dialogue(rec: dict) -> str:
+    """A QA record's episode key."""
+    return str(rec["dialogue"])
+
+
+def _check_answers(rec: dict) -> Any:
+    """Raises on a QA record without its answers."""
+    return [(a["qtype"], a["correct"], a["n_choices"]) for a in rec["answers"]]
+
+
+def _repetitions(found: dict[Job, dict], jobs: dict[Job, dict], repetitions: int) -> list[list[Answer]]:
+    """The answers per repetition (as :func:`answer_dialogues`), from the records by job."""
+    order = list(jobs)
+    n = len(order) // repetitions
+    return [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"], a["turn"])
+             for rec in (found[job] for job in order[r * n:(r + 1) * n]) for a in rec["answers"]]
+            for r in range(repetitions)]
+
+
 def stored_answers(env: Any, name: str, repetitions: int, seed: int, out: Path, protocol: str = "ours",
                    progress: bool | None = False) -> list[list[Answer]]:
     """:func:`answer_dialogues` for the scripted policy ``name``, resumable: every answered dialogue
     (dialogue ``i`` of repetition ``r``, seed ``seed + r * stride + i``, as there) is appended at once
     to a results file under ``out / "persuasion"`` keyed by the policy, protocol, data, split, question
-    types and seed, and read back instead of replayed on a rerun."""
+    types and seed, and read back instead of replayed on a rerun (the runner's
+    :func:`~benchmarks.runner.run_cell`, through :func:`benchmarks.qa_llm.run_qa`)."""
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
     base = env.unwrapped
-    qtypes = sorted({it.qtype for ep in base.episodes for it in ep})
-    key = {"version": RESULTS_VERSION, "benchmark": "persuasion-qa", "data_dir": data_key(base.data_dir),
-           "split": base.split, "qtypes": qtypes, "seed": seed, "policy": name, "protocol": protocol}
-    ids = [str(ep[0].episode_id) for ep in base.episodes]
-    jobs = [(r, i, seed + r * _REP_STRIDE + i) for r in range(repetitions) for i in range(len(ids))]
-    path = results_path(out / "persuasion", f"qa_{name.replace('-', '_')}", key)
-    with ResultsFile(path, key=lambda rec: (str(rec["dialogue"]), int(rec["seed"])),
-                     check=lambda rec: [(a["qtype"], a["correct"], a["n_choices"]) for a in rec["answers"]]) as done:
-        todo = [(r, i, s) for r, i, s in jobs if (ids[i], s) not in done]
-        bar = progress_bar(len(todo), f"qa {name}", progress)
-        policy = QuestionView(QA_POLICIES[name]())  # the question and its description only: no answer, no feedback
-        for r, i, s in todo:
-            steps = _answers(play(env, policy, s, options={"episode": i}, policy_seed=policy_seed, on_step=_step).steps)
-            done.append({"version": RESULTS_VERSION, "policy": name, "protocol": protocol, "dialogue": ids[i],
-                         "repetition": r, "seed": s,
-                         "answers": [{"qtype": a.qtype, "turn": a.turn, "correct": a.correct,
-                                      "n_choices": a.n_choices} for a in steps]})
-            bar.update(1)
-        bar.close()
-        recs = [[done[(ids[i], s)] for r_, i, s in jobs if r_ == r] for r in range(repetitions)]
-    return [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"], a["turn"]) for rec in rep
-             for a in rec["answers"]] for rep in recs]
+    jobs = _jobs(base, repetitions, seed)
+
+    def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
+        (dialogue, s), i = job, jobs[job]["episode"]
+        return {"version": RESULTS_VERSION, "policy": name, "protocol": protocol, "dialogue": dialogue,
+                "repetition": (s - seed - i) // _REP_STRIDE, "seed": s,
+                "answers": [{"qtype": a.qtype, "turn": a.turn, "correct": a.correct, "n_choices": a.n_choices}
+                            for a in _answers(result.steps)]}
+
+    file = QAFile("persuasion", f"qa_{name.replace('-', '_')}", {**_qa_key(base, seed), "policy": name,
+                                                                 "protocol": protocol}, _dialogue, _check_answers)
+    # the question and its description only: no answer, no feedback
+    cell = QACell(file, env, jobs, to_record, policy=lambda: QuestionView(QA_POLICIES[name]()), on_step=_step,
+                  policy_seed=policy_seed)
+    return _repetitions(run_qa(cell, out, progress=progress), jobs, repetitions)
 
 
 def _check_qa_policies(names: Sequence[str]) -> None:
@@ -276,23 +301,50 @@ def _check_qa_policies(names: Sequence[str]) -> None:
         raise PersuasionBenchmarkError(f"unknown QA policy {bad[0]!r}; choose from {', '.join(known)}")
 
 
-def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, seed: int,
-            qtypes: Sequence[str] | None = None, split: str = "all", llm: LLMRun | None = None,
-            progress: bool | None = False, protocol: str = "ours",
-            prompts: QAPrompts | None = None, out: str | Path | None = None) -> list[dict[str, Any]]:
-    """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy.
+@dataclass(frozen=True)
+class QAOptions:
+    """How :func:`qa_rows` puts the questions and keeps the answers (``--data-dir``, ``--qtypes``,
+    ``--split``, ``--protocol``, ``--authors-prompts``, ``--out``).
+
+    Attributes:
+        data_dir: the folder with the published files (None: the bundled sample).
+        qtypes: the question types to ask (None: all present).
+        split: ``"all"``, ``"dev"`` or ``"test"``.
+        protocol: ``"ours"`` (options reshuffled every pass) or ``"authors"`` (the published order;
+            the LLM run must have been built for it).
+        prompts: the llm's authors' prompts, named in the rows' ``prompt_file`` (:func:`with_prompts`
+            put their texts into the LLM run).
+        out: the results folder; with it the scripted policies' answered dialogues are recorded under
+            ``out / "persuasion"`` too (:func:`stored_answers`, resumable); without it they are only computed.
+        progress: a bar over the dialogues (None: on a terminal).
+
+    Raises:
+        PersuasionBenchmarkError: an unknown ``protocol``.
+    """
+
+    data_dir: str | None = None
+    qtypes: Sequence[str] | None = None
+    split: str = "all"
+    protocol: str = "ours"
+    prompts: QAPrompts | None = None
+    out: str | Path | None = None
+    progress: bool | None = False
+
+    def __post_init__(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise PersuasionBenchmarkError(f"unknown protocol {self.protocol!r}; choose from {', '.join(PROTOCOLS)}")
+
+
+def qa_rows(policies: Sequence[str], repetitions: int, seed: int, options: QAOptions = QAOptions(),
+            llm: LLMRun | None = None) -> list[dict[str, Any]]:
+    """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy, the questions put as
+    ``options`` say (:class:`QAOptions`).
 
     ``llm`` runs the ``"llm"`` policy (see :class:`LLMRun`); its rows also carry the answerer's
     counters and its answers are recorded under ``llm.out / "persuasion"`` (resumable).
-    ``protocol`` is ``"ours"`` (options reshuffled every pass) or ``"authors"`` (the published order;
-    the LLM run must have been built for it). ``prompts`` names the file the llm's authors' prompts
-    came from in the rows' ``prompt_file`` (:func:`with_prompts` put their texts into ``llm``).
-    With ``out`` the scripted policies' answered dialogues are recorded under ``out / "persuasion"``
-    too (:func:`stored_answers`, resumable); without it they are only computed.
     """
     _check_qa_policies(policies)
-    if protocol not in PROTOCOLS:
-        raise PersuasionBenchmarkError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+    protocol, prompts, out = options.protocol, options.prompts, options.out
     if LLM_POLICY in policies and llm is None:
         raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
     if llm is not None and llm.config.get("protocol", "ours") != protocol:
@@ -300,7 +352,8 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
                                        f"the questions are put under {protocol!r}; build both from the same --protocol")
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
-    env = make_qa_env(QA_ENV, data_dir=data_dir, qtypes=qtypes, split=split, shuffle_choices=protocol == "ours")
+    env = make_qa_env(QA_ENV, data_dir=options.data_dir, qtypes=options.qtypes, split=options.split,
+                      shuffle_choices=protocol == "ours")
     repeated = getattr(env, "repeated_options", {})
     loaded = {it.qtype for ep in env.episodes for it in ep}
     absent = [q for q in QTYPES if q not in loaded]  # Table 5 columns this data cannot fill
@@ -310,9 +363,9 @@ def qa_rows(data_dir: str | None, policies: Sequence[str], repetitions: int, see
         if name == LLM_POLICY and llm is not None:  # (llm is not None: checked above)
             reps, counters = llm_answers(env, llm, repetitions, seed)
         elif out is not None:
-            reps = stored_answers(env, name, repetitions, seed, Path(out), protocol, progress)
+            reps = stored_answers(env, name, repetitions, seed, Path(out), protocol, options.progress)
         else:
-            reps = answer_dialogues(env, QA_POLICIES[name](), repetitions, seed, progress)
+            reps = answer_dialogues(env, QA_POLICIES[name](), repetitions, seed, options.progress)
         consistency = {r["qtype"]: r for r in consistency_table(reps)}
         stages: dict[str, list[dict[str, Any]]] = {}
         for r in stage_table(reps):
@@ -347,34 +400,28 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
 
     Dialogue ``i`` of repetition ``r`` uses seed ``seed + r * stride + i``, as the scripted
     policies do. Finished dialogues are read back from the results file; only the others are
-    answered, and each is appended to the file as soon as it is done.
+    answered (:meth:`benchmarks.qa_llm.LLMRun.run`), and each is appended to the file as soon as it is done.
     """
-    env = env.unwrapped
-    qtypes = sorted({it.qtype for ep in env.episodes for it in ep})
-    key = {"version": RESULTS_VERSION, "benchmark": "persuasion-qa", "data_dir": data_key(env.data_dir),
-           "split": env.split, "qtypes": qtypes, "seed": seed}
-    ids = [str(ep[0].episode_id) for ep in env.episodes]
-    jobs = [(r, i, seed + r * _REP_STRIDE + i) for r in range(repetitions) for i in range(len(ids))]
-    with llm.results("persuasion", "qa_llm", key, lambda rec: (str(rec["dialogue"]), int(rec["seed"])),
-                     lambda rec: [(a["qtype"], a["correct"], a["n_choices"]) for a in rec["answers"]]) as done:
-        todo = [(r, i, s) for r, i, s in jobs if (ids[i], s) not in done]
+    base = env.unwrapped
+    key = _qa_key(base, seed)
+    qtypes = key["qtypes"]
+    jobs = _jobs(base, repetitions, seed)
 
-        def save(k: int, steps: list[dict], stats: dict) -> None:
-            r, i, s = todo[k]
-            infos = answered([st["info"] for st in steps])
-            answers = [{"qtype": info["qtype"], "turn": int(info["turn"]),
-                        "chosen": int(info["chosen"]), "correct": bool(info["correct"]),
-                        "invalid": bool(info["invalid"]), "n_choices": st["n_choices"],
-                        "parse_failures": st["parse_failures"], "fallback": st["fallback"],
-                        "parse_rule": st["parse_rule"]} for info, st in zip(infos, steps)]
-            done.append({"version": RESULTS_VERSION, "dialogue": ids[i], "repetition": r, "seed": s,
-                         "answers": answers, "llm_stats": stats})
+    def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
+        (dialogue, s), i = job, jobs[job]["episode"]
+        steps = result.steps
+        infos = answered([st["info"] for st in steps])
+        answers = [{"qtype": info["qtype"], "turn": int(info["turn"]),
+                    "chosen": int(info["chosen"]), "correct": bool(info["correct"]),
+                    "invalid": bool(info["invalid"]), "n_choices": st["n_choices"],
+                    "parse_failures": st["parse_failures"], "fallback": st["fallback"],
+                    "parse_rule": st["parse_rule"]} for info, st in zip(infos, steps)]
+        return {"version": RESULTS_VERSION, "dialogue": dialogue, "repetition": (s - seed - i) // _REP_STRIDE,
+                "seed": s, "answers": answers, "llm_stats": result.policy_stats or {}}
 
-        llm.answer(env, [({"episode": i}, s) for _, i, s in todo], save)
-        recs = [[done[(ids[i], s)] for r_, i, s in jobs if r_ == r] for r in range(repetitions)]
-    reps = [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"], a["turn"]) for rec in rep
-             for a in rec["answers"]] for rep in recs]
-    answers = [a for rep in recs for rec in rep for a in rec["answers"]]
+    found = llm.run(llm.file("persuasion", "qa_llm", key, _dialogue, _check_answers), base, jobs, to_record)
+    reps = _repetitions(found, jobs, repetitions)
+    answers = [a for job in jobs for a in found[job]["answers"]]
     counters = {}
     for q in qtypes:
         mine = [a for a in answers if a["qtype"] == q]

@@ -27,6 +27,7 @@ The command itself (options, QA rows) is :mod:`benchmarks.persuasion.benchmark`.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -34,7 +35,7 @@ import numpy as np
 
 from benchmarks.cli import positive_int, progress_bar
 from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
-from benchmarks.runner import make_env, play
+from benchmarks.runner import Cell, EpisodeResult, make_env, play, run_cell
 from tom_envs.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.persuasion.scripted import MIND_PERSUADERS
@@ -47,6 +48,8 @@ LLM_PERSUADER = "llm"
 LIVE_EPISODES = 300  # default episodes per persuader and family
 LIVE_HORIZON = 4
 TARGETS = ("desire", "belief", "intention")
+#: A live episode to play: (scenario family, seed).
+LiveJob = tuple[str, int]
 
 
 class PersuasionBenchmarkError(TomEnvsError, ValueError):
@@ -192,27 +195,27 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
 
             env = TextObservation(env)
         regret_key = "oracle_regret" if env_kwargs.get("expose_state") else "regret"
-        bar = progress_bar(episodes * len(names), f"live {name}", progress)
         by_family, all_eps = {}, []
-        stored = None
+        played: dict[LiveJob, dict[str, Any]] = {}
         if out is not None:
             key = {"version": RESULTS_VERSION, "benchmark": "persuasion-live", "env": newest_id(LIVE_ENV),
                    "policy": name, "horizon": horizon, "reader": _reader_identity(args), **identity}
             if name == LLM_PERSUADER:  # the answers of another server, model or resampling rule never mix
                 key["llm"] = _llm_identity(args)
-            stored = stored_episodes(Path(out), key, env, policy, names, episodes, seed, refs, bar,
-                                     "oracle" if regret_key == "oracle_regret" else "bayes")
+            cell = LiveCell(key, env, policy, refs, "oracle" if regret_key == "oracle_regret" else "bayes")
+            played = stored_episodes(cell, [(f, seed + i) for f in names for i in range(episodes)], Path(out),
+                                     progress)
+        else:  # no results folder: played, not stored
+            bar = progress_bar(episodes * len(names), f"live {name}", progress)
+            for f in names:
+                for i in range(episodes):
+                    played[(f, seed + i)] = play_episode(env, policy, seed + i, options={"family": f})
+                    bar.update(1)
+            bar.close()
         for f in names:
-            eps = []
-            for i in range(episodes):
-                if stored is not None:
-                    eps.append(stored[(f, seed + i)])
-                    continue
-                eps.append(play_episode(env, policy, seed + i, options={"family": f}))
-                bar.update(1)
+            eps = [played[(f, seed + i)] for i in range(episodes)]
             by_family[f] = {**_summarise(eps, regret_key), **{k: v for k, v in refs[f].items() if k != "family"}}
             all_eps += eps
-        bar.close()
         row: dict[str, Any] = {"env": "live", "version": "v1", "policy": name, "episodes": episodes,
                                "horizon": horizon, "families": names, **identity, **_summarise(all_eps, regret_key),
                                "regret_against": "oracle" if regret_key == "oracle_regret" else "bayes"}
@@ -220,41 +223,84 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
             row[key] = float(np.mean([refs[f][key] for f in names]))
         row["optimal_success"] = 100.0 * row["bayes"]
         if hasattr(policy, "stats"):
-            row["llm_stats"] = dict(policy.stats) if stored is None else _sum_stats(
-                [stored[(f, seed + i)].get("_llm_stats", {}) for f in names for i in range(episodes)])
+            row["llm_stats"] = dict(policy.stats) if out is None else _sum_stats(
+                [played[(f, seed + i)].get("_llm_stats", {}) for f in names for i in range(episodes)])
         row["by_family"] = by_family
         rows.append(row)
     return rows
 
 
-def stored_episodes(out: Path, key: dict[str, Any], env: Any, policy: BasePolicy, families: Sequence[str],
-                    episodes: int, seed: int, refs: dict[str, dict[str, Any]], bar: Any,
-                    regret_against: str = "bayes") -> dict[tuple[str, int], dict]:
-    """The episodes (family, seed) of ``families`` x ``seed .. seed + episodes - 1``: read from the results
-    file of ``key`` under ``out / "persuasion"`` where stored, else played (as :func:`live_rows` plays
-    them) and appended at once as ``{"version", "policy", "family", "seed", "horizon", "regret_against",
-    "episode", "references", "llm_stats"}`` (``regret_against``: which regret of the episode is the row's
-    ``regret``, ``"bayes"`` -> ``episode["regret"]``, ``"oracle"`` -> ``episode["oracle_regret"]``;
-    ``references``: the family's exact success of random, best open-loop, Bayes-optimal fair and oracle
-    persuaders; ``llm_stats``: the LLM persuader's counters in that episode). Returns the episode summaries (an LLM persuader's counters under ``_llm_stats``)."""
-    path = results_path(out / "persuasion", f"live_{key['policy'].replace('-', '_')}", key)
-    jobs = [(f, seed + i) for f in families for i in range(episodes)]
-    with ResultsFile(path, key=lambda rec: (str(rec["family"]), int(rec["seed"])),
-                     check=lambda rec: (rec["episode"]["success"], rec["episode"]["regret"])) as done:
-        for f, s in done.missing(jobs):
-            before = dict(getattr(policy, "stats", {}))
-            ep = play_episode(env, policy, s, options={"family": f})
-            rec: dict[str, Any] = {"version": RESULTS_VERSION, "policy": key["policy"], "family": f, "seed": s,
-                                   "horizon": key["horizon"], "regret_against": regret_against, "episode": ep,
-                                   "references": {k: v for k, v in refs[f].items() if k != "family"}}
-            if hasattr(policy, "stats"):
-                rec["llm_stats"] = {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v
-                                    for k, v in dict(policy.stats).items()}
-            done.append(rec)
-            bar.update(1)
-        found = {job: {**done[job]["episode"], **({"_llm_stats": done[job]["llm_stats"]} if "llm_stats" in done[job]
-                                                  else {})} for job in jobs}
-    return found
+@dataclass(frozen=True, eq=False)
+class LiveCell(Cell):
+    """One persuader's live episodes as a cell of the runner (:func:`benchmarks.runner.run_cell`): its
+    "seeds" are :data:`LiveJob` s, its records ``{"version", "policy", "family", "seed", "horizon",
+    "regret_against", "episode", "references", "llm_stats"}`` (``regret_against``: which regret of the
+    episode is the row's ``regret``, ``"bayes"`` -> ``episode["regret"]``, ``"oracle"`` ->
+    ``episode["oracle_regret"]``; ``references``: the family's exact success of random, best open-loop,
+    Bayes-optimal fair and oracle persuaders; ``llm_stats``: the LLM persuader's counters in that episode).
+
+    Attributes:
+        identity: what keys the results file (benchmark, env, persuader, horizon, reader, LLM).
+        env: the recorded live env.
+        policy: the persuader.
+        refs: each family's exact references (:func:`tom_envs.persuasion.planning.references`).
+        regret_against: ``"bayes"`` or ``"oracle"``.
+    """
+
+    identity: dict[str, Any]
+    env: Any
+    policy: BasePolicy
+    refs: dict[str, dict[str, Any]]
+    regret_against: str = "bayes"
+
+    def config(self) -> dict[str, Any]:
+        return dict(self.identity)
+
+    def slug(self) -> str:
+        return f"live_{self.identity['policy']}"
+
+    def path(self, out: Path) -> Path:
+        return results_path(Path(out) / "persuasion", f"live_{self.identity['policy'].replace('-', '_')}",
+                            self.identity)
+
+    def results(self, out: Path) -> ResultsFile:
+        return ResultsFile(self.path(out), key=lambda rec: (str(rec["family"]), int(rec["seed"])),
+                           check=lambda rec: (rec["episode"]["success"], rec["episode"]["regret"]))
+
+    def make_env(self) -> Any:
+        return self.env
+
+    def make_policy(self) -> BasePolicy:
+        return self.policy
+
+    def play(self, env: Any, policy: Any, seed: LiveJob) -> EpisodeResult:  # type: ignore[override]
+        family, s = seed
+        before = dict(getattr(policy, "stats", {}))
+        episode = play_episode(env, policy, s, options={"family": family})
+        stats = {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v
+                 for k, v in dict(getattr(policy, "stats", {})).items()}
+        return EpisodeResult(s, episode, {}, policy_stats=stats)
+
+    def record(self, seed: LiveJob, result: EpisodeResult) -> dict[str, Any]:  # type: ignore[override]
+        family, s = seed
+        rec: dict[str, Any] = {"version": RESULTS_VERSION, "policy": self.identity["policy"], "family": family,
+                               "seed": s, "horizon": self.identity["horizon"], "regret_against": self.regret_against,
+                               "episode": result.summary,
+                               "references": {k: v for k, v in self.refs[family].items() if k != "family"}}
+        if hasattr(self.policy, "stats"):
+            rec["llm_stats"] = result.policy_stats
+        return rec
+
+
+def stored_episodes(cell: LiveCell, jobs: Sequence[LiveJob], out: Path,
+                    progress: bool | None = False) -> dict[LiveJob, dict]:
+    """The episodes ``jobs`` of ``cell``: read from its results file under ``out / "persuasion"`` where
+    stored, else played (as :func:`live_rows` plays them) and appended at once by the runner
+    (:func:`benchmarks.runner.run_cell`). Returns the episode summaries by job (an LLM persuader's
+    counters under ``_llm_stats``)."""
+    records = run_cell(cell, list(jobs), Path(out), progress)
+    return {job: {**rec["episode"], **({"_llm_stats": rec["llm_stats"]} if "llm_stats" in rec else {})}
+            for job, rec in zip(jobs, records)}
 
 
 def _sum_stats(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
