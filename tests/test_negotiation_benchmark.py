@@ -73,9 +73,14 @@ def test_keyword_attitudes_reproduce_the_stated_table_in_their_own_files(tmp_pat
 
 def test_llm_attitudes_need_a_backend(tmp_path):
     with pytest.raises(NegotiationConfigError, match="needs an LLM backend"):
-        bench.evaluate(["hard"], ["none"], ["hopkins_hmo"], 1, 0, tmp_path, attitudes="llm")
+        bench.evaluate(_run(tmp_path, attitudes="llm"))
     with pytest.raises(NegotiationConfigError, match="unknown attitudes"):
-        bench.evaluate(["hard"], ["none"], ["hopkins_hmo"], 1, 0, tmp_path, attitudes="vibes")
+        bench.evaluate(_run(tmp_path, attitudes="vibes"))
+
+
+def _run(tmp_path, **kw):
+    return bench.NegotiationRun(levels=("hard",), mediators=("none",), scenarios=("hopkins_hmo",), runs=1, seed=0,
+                                out=tmp_path, **kw)
 
 
 def test_records_are_stamped_and_records_of_other_code_are_recomputed(tmp_path, capsys):
@@ -96,11 +101,15 @@ def test_records_are_stamped_and_records_of_other_code_are_recomputed(tmp_path, 
 
 
 def test_cells_follow_table_1_and_key_llm_runs_by_model(tmp_path):
-    cells = bench.grid(["easy", "hard"], ["none", "llm-social"], {"model": "m"})
+    def grid(levels, model):
+        return bench.grid(bench.NegotiationRun(levels=levels, mediators=("none", "llm-social"),
+                                               llm=bench.NegotiationLLM({"model": model})))
+
+    cells = grid(("easy", "hard"), "m")
     assert [(c.conflict_mode, c.mediator) for c in cells] == [
         (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "llm-social")]
     assert "llm" not in cells[0].config() and cells[1].config()["llm"] == {"model": "m"}
-    assert cells[1].path(tmp_path) != bench.grid(["easy"], ["llm-social"], {"model": "n"})[0].path(tmp_path)
+    assert cells[1].path(tmp_path) != grid(("easy",), "n")[1].path(tmp_path)
 
 
 CASE = __import__("pathlib").Path(__file__).parent / "data" / "negotiation" / "cases" / "harbour.json"

@@ -310,29 +310,33 @@ def test_tiny_model_garbage_raises_with_raise_fallback(vllm_backend):
 
 
 def test_table_one_with_an_llm_mediator_through_the_benchmark(scripted, tmp_path):
-    from benchmarks.negotiation.benchmark import evaluate, llm_mediator_factory
+    from benchmarks.negotiation.benchmark import NegotiationLLM, NegotiationRun, evaluate, llm_mediator_factory
 
     server, backend = scripted
     ident = {"backend": "openai", "model": "scripted", "base_url": "loopback", "fallback": "raise"}
-    rows, records = evaluate(["hard"], ["none", "llm-social"], ["hopkins_hmo"], 1, 0, tmp_path,
-                             llm_mediator_factory(backend, "raise"), ident)
+
+    def table() -> tuple:
+        return evaluate(NegotiationRun(levels=("hard",), mediators=("none", "llm-social"), scenarios=("hopkins_hmo",),
+                                       runs=1, out=tmp_path, llm=NegotiationLLM(ident, llm_mediator_factory(backend, "raise"))))
+
+    rows, records = table()
     assert [r["mediator"] for r in rows] == ["none", "llm-social"]
     assert rows[1]["episodes"] == 1 and "cc" in records[(rows[1]["conflict_mode"], "llm-social")][0]["episode"]
-    again, _ = evaluate(["hard"], ["none", "llm-social"], ["hopkins_hmo"], 1, 0, tmp_path,
-                        llm_mediator_factory(backend, "raise"), ident)
+    again, _ = table()
     assert again == rows  # resumed from the records
 
 
 def test_table_one_in_lockstep_equals_one_by_one(scripted, tmp_path):
-    from benchmarks.negotiation.benchmark import evaluate, llm_mediator_factory
+    from benchmarks.negotiation.benchmark import NegotiationLLM, NegotiationRun, evaluate, llm_mediator_factory
 
     server, backend = scripted
     ident = {"backend": "openai", "model": "scripted", "base_url": "loopback", "fallback": "random"}
     runs = {}
     for lockstep in (1, 3):
         before = len(server.requests)
-        rows, records = evaluate(["hard"], ["llm-social"], ["hopkins_hmo"], 3, 0, tmp_path / str(lockstep),
-                                 llm_mediator_factory(backend, "random"), ident, lockstep=lockstep)
+        rows, records = evaluate(NegotiationRun(
+            levels=("hard",), mediators=("llm-social",), scenarios=("hopkins_hmo",), runs=3, out=tmp_path / str(lockstep),
+            llm=NegotiationLLM(ident, llm_mediator_factory(backend, "random")), lockstep=lockstep))
         runs[lockstep] = (rows, records, len(server.requests) - before)
     assert runs[3][0] == runs[1][0] and runs[3][1] == runs[1][1]  # rows and records (llm_stats included)
     assert runs[3][2] == runs[1][2]  # the same requests, three episodes to a backend call

@@ -185,7 +185,7 @@ def test_release_loop_parties_on_the_tiny_vllm_server_through_the_cli(openai_ser
 
 @pytest.mark.slow
 def test_release_loop_parties_on_the_in_process_vllm_engine(vllm_backend, tmp_path):
-    from benchmarks.negotiation.benchmark import evaluate
+    from benchmarks.negotiation.benchmark import NegotiationLLM, NegotiationRun, evaluate
 
     path = tmp_path / "small.json"
     path.write_text(json.dumps(SMALL))
@@ -194,8 +194,8 @@ def test_release_loop_parties_on_the_in_process_vllm_engine(vllm_backend, tmp_pa
     def factory(scenario):
         return LLMParty(vllm_backend, scenario, fallback="random", strategy="release", **fast)
 
-    rows, records = evaluate(["hard"], ["none"], [str(path)], 1, 0, tmp_path / "res", parties="llm",
-                             party_factory=factory)
+    rows, records = evaluate(NegotiationRun(levels=("hard",), mediators=("none",), scenarios=(str(path),), runs=1,
+                                            out=tmp_path / "res", parties="llm", llm=NegotiationLLM(party=factory)))
     (rec,) = records[("competing", "none")]
     assert rec["episode"]["turns"] == 20 and rows[0]["parties"] == "llm"
     stats = rec["llm_stats"]["parties"]
