@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -11,30 +9,23 @@ from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
 from tom_envs.errors import ResetNeeded, UnsupportedRenderMode, require_bool
-from tom_envs.negotiation.actions import (MediatorMove, PartyMove, pairs, parse_mediator, parse_party,
-                                          parse_stance_prediction, stance_table)
-from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker, check_attitudes_full
+from tom_envs.negotiation.actions import pairs, parse_mediator, parse_party, parse_stance_prediction, stance_table
+from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker
 from tom_envs.negotiation.errors import NegotiationActionError, NegotiationConfigError
-from tom_envs.negotiation.metrics import (METRIC_DEFINITIONS, STRATEGIES, InterventionContext, RuleBasedJudge,
-                                          consensus_change, drop_events, mean_defined, mediator_effectiveness,
-                                          release_consensus_change, release_mediator_effectiveness,
-                                          release_response_latencies, release_topic_level_efficiency,
-                                          response_latencies, topic_level_efficiency)
-from tom_envs.negotiation.parties import Candidate, ScriptedParty
+from tom_envs.negotiation.metrics import METRIC_DEFINITIONS, STRATEGIES, RuleBasedJudge
+from tom_envs.negotiation.parties import ScriptedParty
 from tom_envs.negotiation.render import seat_text
 from tom_envs.negotiation.scenario import (CONFLICT_MODES, DIFFICULTY_MODES, MAX_TURN_BUDGET, Scenario,
                                           resolve_scenario)
-from tom_envs.negotiation.templates import mediator_line, party_line
+from tom_envs.negotiation.summary import OUTCOME, EpisodeScoring
+from tom_envs.negotiation.turns import MEDIATOR, MEDIATOR_NAME, TurnResolution
 from tom_envs.scoring import NOT_PREDICTED
 from tom_envs.tom import ToMSpec
 
-MEDIATOR = "mediator_0"
-MEDIATOR_NAME = "Mediator"
-#: the functional outcome (``tom_outcome()``): overall consensus now, its change since the start, and 002's metrics
-OUTCOME = ("consensus", "consensus_gain", "cc", "tle_mean", "rl_mean", "me_mean", "mi_mean")
+__all__ = ["MEDIATOR", "MEDIATOR_NAME", "OUTCOME", "NegotiationEnv", "env", "parallel_env"]
 
 
-class NegotiationEnv(TomAECEnv):
+class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
     """N parties negotiate M topics; an optional mediator seat decides when and how to intervene.
 
     Every conversation turn, each party offers a candidate contribution (a topic, an option, a
@@ -299,173 +290,6 @@ class NegotiationEnv(TomAECEnv):
             return ""
         return "\n".join(f"[{e['turn']}] {e['speaker']}: {e['text']}" for e in self.events)
 
-    # ------------------------------------------------------------------ a turn
-    def _resolve_turn(self) -> None:
-        cands = self._candidates()
-        move: MediatorMove = self._pending.get(MEDIATOR) or MediatorMove()
-        self.resolve(stances=self.hidden_preferences())
-        t = self.turn + 1
-        if self._conclusion is not None:
-            # the mediator closes the session (002's social mediator ends with a conclusion)
-            self.events.append({"turn": t, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "conclusion",
-                                "topic": None, "topic_index": None, "text": self._conclusion})
-            self.silence += 1
-            self.concluded = t
-            self._conclusion = None
-        elif move.strategy is not None:
-            self._intervene(move, t)
-        else:
-            self._party_speaks(cands, t)
-        self.tracker.record()
-        self.turn = t
-        self._pending = {}
-        ended = self.turn >= self.budget or self.concluded is not None
-        if ended:
-            # one reward per seat, when the episode ends: a per-turn change would depend on the attitudes
-            # of parties who have not spoken yet (their hidden first choices; the information rule)
-            after = self._stakes()
-            for a in self.agents:
-                i = None if a == MEDIATOR else int(a.split("_")[1])
-                self.rewards[a] = float(self.tracker.overall - self._start_consensus if i is None
-                                        else after[i] - self._start_stakes[i])
-            self.terminations = {a: True for a in self.agents}
-        self.infos = {a: self._info(a) for a in self.agents}
-        if ended:
-            summary = self.episode_summary()
-            for a in self.agents:
-                self.infos[a]["episode"] = summary
-
-    def _candidates(self) -> list[Candidate | None]:
-        disagreement = self._disagreement()
-        out: list[Candidate | None] = []
-        for i in range(self.n):
-            if i in self.parties:
-                out.append(self.parties[i].candidate(self.stated, int(self.silence[i]), disagreement))
-            else:
-                mv: PartyMove | None = self._pending.get(f"party_{i}")
-                out.append(None if mv is None else Candidate(i, mv.topic, mv.option, mv.act, mv.tone, mv.motivation))
-        self._external_text = {i: self._pending[f"party_{i}"].utterance for i in self.external
-                               if self._pending.get(f"party_{i}") is not None}
-        return out
-
-    def _disagreement(self) -> list[float]:
-        out = []
-        for k in range(self.m):
-            col = [int(s) for s in self.stated[:, k] if s >= 0]
-            if len(col) < 2:
-                out.append(0.5)
-                continue
-            pairs_ = [(a, b) for x, a in enumerate(col) for b in col[x + 1:]]
-            out.append(sum(a != b for a, b in pairs_) / len(pairs_))
-        return out
-
-    def _party_speaks(self, cands: Sequence[Candidate | None], t: int) -> None:
-        last = self.events[-1] if self.events else None
-        previous = last.get("party") if last is not None else None
-        # a scripted party never speaks twice in a row (the release's turn allocation; a seat's own agent
-        # decides for itself: the LLM parties' team applies the same rule)
-        live = [c for c in cands if c is not None and (c.party != previous or c.party in self.external)]
-        if not live:
-            self.events.append({"turn": t, "speaker": "(nobody)", "seat": "", "kind": "silence", "topic": None,
-                                "topic_index": None, "text": "(a pause; nobody speaks)"})
-            self.silence += 1
-            self._end_of_turn(None, None, None, None)
-            return
-        c = max(live, key=lambda c: (c.motivation, -c.party))
-        i, k, o = c.party, c.topic, c.option
-        topic = self.scenario.topics[k]
-        own = self._external_text.get(i)
-        text = own or party_line(c.act, c.tone, topic.name, topic.option_text(o), t)
-        event = {"turn": t, "speaker": self.scenario.parties[i].name, "seat": f"party_{i}", "party": i,
-                 "kind": c.act, "topic": topic.name, "topic_index": k, "option": topic.options[o].label,
-                 "tone": c.tone, "text": text}
-        stances = {k: o}
-        if self.extractor is not None and (own is not None or self.extract_from == "all"):
-            stances = self._extract(i, k, o, text, event)
-        self.events.append(event)
-        self.repeats[i] = self.repeats[i] + 1 if self.last_statement[i] == (k, o) else 0
-        self.last_statement[i] = (k, o)
-        for kk, oo in stances.items():
-            self.stated[i, kk] = oo
-            self.tracker.update(i, kk, oo)
-        for kk in set(stances) | {k} | set(event.get("proposal_topics", ())):
-            self.mentions[kk] += 1
-            self.mention_turns[kk].append(t)
-        self.silence += 1
-        self.silence[i] = 0
-        if i in self.parties:
-            self.parties[i].spoke(k, o)
-        self._end_of_turn(i, k, int(self.tracker.attitudes[i, k]), c.tone)
-
-    def _extract(self, i: int, k: int, o: int, text: str, event: dict[str, Any]) -> dict[int, int]:
-        """The attitudes ``text`` supports, by the extractor; audited against the structured stance."""
-        name = getattr(self.extractor, "name", type(self.extractor).__name__)
-        got, proposed = check_attitudes_full(self.scenario, self.extractor(i, text), f"attitude_extractor {name!r}")
-        stances = {kk: oo for kk, oo in got.items() if oo is not None}
-        if proposed:  # options proposed mid-conversation, in the party's words (no label of the scenario)
-            event["proposals"] = {self.scenario.topics[kk].name: p for kk, p in proposed.items()}
-            event["proposal_topics"] = sorted(proposed)
-            self.proposals += [{"turn": event["turn"], "party": event["speaker"],
-                                "topic": self.scenario.topics[kk].name, "text": p} for kk, p in proposed.items()]
-            self.extraction["proposals"] = self.extraction.get("proposals", 0) + len(proposed)
-        ex = self.extraction
-        ex["lines"] += 1
-        ex["agree" if stances.get(k) == o else "not_addressed" if k not in stances else "other_option"] += 1
-        ex["extra_topics"] += len(set(stances) - {k})
-        event["attitudes"] = {self.scenario.topics[kk].name: self.scenario.topics[kk].options[oo].label
-                              for kk, oo in stances.items()}
-        return stances
-
-    def _end_of_turn(self, speaker: int | None, topic: int | None, option: int | None, tone: str | None) -> None:
-        for j, party in self.parties.items():
-            own = None if topic is None else int(self.tracker.attitudes[j, topic])
-            if party.end_of_turn(speaker, topic, option, tone, own):
-                self.hardened_turns.append(self.turn + 1)
-
-    def _intervene(self, move: MediatorMove, t: int) -> None:
-        k, s = move.topic, move.strategy
-        ctx = self.context()
-        option = move.option if move.option is not None else self._stated_plurality(k)
-        topic = self.scenario.topics[k]
-        target_name = None if move.target is None else self.scenario.parties[move.target].name
-        text = move.utterance or mediator_line(STRATEGIES[s], topic.name,
-                                               None if option is None else topic.option_text(option),
-                                               target_name or "", t)
-        uptake = {self.scenario.parties[i].name: p.mediated(s, k, move.target, option, self.stated, int(self.silence[i]))
-                  for i, p in self.parties.items()}
-        reactance = [self.scenario.parties[i].name for i, p in self.parties.items() if p.last_reaction == "reactance"]
-        self.events.append({"turn": t, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "intervention",
-                            "strategy": STRATEGIES[s], "topic": topic.name, "topic_index": k, "target": target_name,
-                            "option": None if option is None else topic.options[option].label, "text": text})
-        # the judge sees the intervention's words (in events, and as "text")
-        mi = self.judge({"topic": k, "strategy": STRATEGIES[s], "target": move.target, "text": text}, ctx)
-        self.interventions.append({"turn": t, "topic": topic.name, "topic_index": k, "strategy": STRATEGIES[s],
-                                   "target": target_name, "mi": mi, "uptake": uptake, "reactance": reactance})
-        self.mediator_turns.append(t)
-        self.mentions[k] += 1
-        self.mention_turns[k].append(t)
-        self.silence += 1
-        self._end_of_turn(None, None, None, None)
-
-    def _stated_plurality(self, k: int) -> int | None:
-        """The option an intervention without one points to: the plurality of the parties' *stated*
-        stances on topic ``k`` (ties: lowest index), None when nobody has stated one (never a hidden
-        first choice: the information rule)."""
-        col = [int(s) for s in self.stated[:, k] if s >= 0]
-        if not col:
-            return None
-        counts = Counter(col)
-        return min(counts, key=lambda o: (-counts[o], o))
-
-    def _stakes(self) -> list[float]:
-        """Each party's mean acceptability of the plurality attitude per topic."""
-        acc = self.tracker.acceptability
-        plural = []
-        for k in range(self.m):
-            counts = Counter(int(s) for s in self.tracker.attitudes[:, k])
-            plural.append(min(counts, key=lambda o: (-counts[o], o)))
-        return [float(np.mean([acc(i, k)[plural[k]] for k in range(self.m)])) for i in range(self.n)]
-
     # ------------------------------------------------------------------ literal ToM
     def hidden_preferences(self) -> np.ndarray:
         """(parties, topics): each party's currently preferred option (the literal-ToM target)."""
@@ -479,15 +303,6 @@ class NegotiationEnv(TomAECEnv):
                 out[i, mv.topic] = mv.option
         return out
 
-    def tom_outcome(self) -> dict[str, Any]:
-        """Consensus now and its gain since the start, and 002's metrics so far (:data:`OUTCOME`)."""
-        if not self.started:
-            return dict.fromkeys(OUTCOME)
-        m = self._metrics()
-        hist = self.tracker.history
-        return {"consensus": hist[-1], "consensus_gain": hist[-1] - hist[0], "cc": m["cc"], "tle_mean": m["tle_mean"],
-                "rl_mean": m["rl_mean"], "me_mean": m["me_mean"], "mi_mean": m["mi_mean"]}
-
     def stance_prediction(self, prediction: Mapping[Any, Mapping[Any, Any]]) -> np.ndarray:
         """A prediction in the action dict's form, ``{party: {topic: option}}`` (names, labels or
         indices), as a value of the ``stances`` target: a (parties, topics) array holding
@@ -497,88 +312,6 @@ class NegotiationEnv(TomAECEnv):
             NegotiationActionError: an unknown party, topic or option.
         """
         return stance_table(parse_stance_prediction(dict(prediction), self.scenario, "prediction"), self.scenario)
-
-    # ------------------------------------------------------------------ context and summary
-    def context(self) -> InterventionContext:
-        """What is going wrong now (for the MI judge; built from the env's full record)."""
-        hist = self.tracker.topic_history
-        now = hist[-1]
-        recent = hist[-6:]
-        drops = tuple(k for k in range(self.m) if max(h[k] for h in recent) - now[k] > 0.1)
-        stalled = tuple(k for k in range(self.m) if len(hist) >= 7 and now[k] < 1.0
-                        and all(abs(h[k] - now[k]) < 1e-12 for h in hist[-7:]))
-        hostile = any(e.get("tone") == "firm" for e in self.events[-3:]) or any(
-            t > self.turn - 3 for t in self.hardened_turns)
-        silent = tuple(i for i in range(self.n) if self.turn >= self.n and self.silence[i] > 2 * self.n
-                       or (self.turn >= self.n and self.last_statement[i] is None))
-        repeating = tuple(int(i) for i in np.flatnonzero(self.repeats >= 1))
-        return InterventionContext(tuple(now), drops, hostile, stalled, repeating, silent)
-
-    def _metrics(self) -> dict[str, Any]:
-        """002's metrics of the episode so far (each intervention also gets its ``me``)."""
-        hist = self.tracker.history
-        topic_hist = self.tracker.topic_history
-        names = [t.name for t in self.scenario.topics]
-        series = [[h[k] for h in topic_hist] for k in range(self.m)]
-        paper_tle = {names[k]: topic_level_efficiency(topic_hist[0][k], topic_hist[-1][k], int(self.mentions[k]))
-                     for k in range(self.m)}
-        release_tle = {names[k]: release_topic_level_efficiency(series[k], self.mention_turns[k]) for k in range(self.m)}
-        paper_rl = response_latencies(hist, self.mediator_turns)
-        release_rl = [float(x) for x in release_response_latencies(hist, self.mediator_turns)]
-        paper_me, release_me = [], []
-        for iv in self.interventions:
-            iv["me_paper"] = mediator_effectiveness(series[iv["topic_index"]], iv["turn"])
-            iv["me_release"] = release_mediator_effectiveness(series[iv["topic_index"]], iv["turn"])
-            paper_me.append(iv["me_paper"])
-            release_me.append(iv["me_release"])
-        finite = [x for x in paper_rl if math.isfinite(x)]
-        paper = {"cc": consensus_change(hist), "tle": paper_tle, "tle_mean": mean_defined(list(paper_tle.values())),
-                 "rl": paper_rl, "rl_mean": float(np.mean(finite)) if finite else None,
-                 "rl_unanswered": len(paper_rl) - len(finite), "me_mean": mean_defined(paper_me)}
-        release = {"cc": release_consensus_change(hist), "tle": release_tle,
-                   "tle_mean": float(np.mean(list(release_tle.values()))), "rl": release_rl,
-                   "rl_mean": float(np.mean(release_rl)) if release_rl else None, "rl_unanswered": None,
-                   "me_mean": mean_defined(release_me)}
-        chosen, other = (release, paper) if self.metric_definitions == "release" else (paper, release)
-        for iv in self.interventions:
-            iv["me"] = iv[f"me_{self.metric_definitions}"]
-        return {**chosen, "mi_mean": mean_defined([iv["mi"]["mean"] for iv in self.interventions]),
-                "other": {k: v for k, v in other.items() if k not in ("tle", "rl")}}
-
-    def episode_summary(self) -> dict[str, Any]:
-        """All of 002's metrics for the episode so far (JSON-serialisable; inf latencies as None)."""
-        hist = self.tracker.history
-        topic_hist = self.tracker.topic_history
-        names = [t.name for t in self.scenario.topics]
-        m = self._metrics()
-        return {
-            "scenario": self.scenario.name, "conflict_mode": self.conflict_mode, "turns": self.turn,
-            "concluded": self.concluded,
-            "parties": self.n, "topics": names, "mediator": self.has_mediator,
-            "consensus": [round(x, 6) for x in hist],
-            "topic_consensus": {names[k]: [round(h[k], 6) for h in topic_hist] for k in range(self.m)},
-            "metric_definitions": self.metric_definitions,
-            "other_definitions": {"name": "paper" if self.metric_definitions == "release" else "release",
-                                  **m["other"]},
-            "cc": m["cc"], "tle": m["tle"], "tle_mean": m["tle_mean"],
-            "drop_events": [list(e) for e in drop_events(hist)],
-            "proposals": list(self.proposals),
-            "rl": [x if math.isfinite(x) else None for x in m["rl"]],
-            "rl_mean": m["rl_mean"], "rl_unanswered": m["rl_unanswered"],
-            "interventions": [{k: v for k, v in iv.items() if k != "topic_index"} for iv in self.interventions],
-            "mediator_turns": list(self.mediator_turns),
-            "me_mean": m["me_mean"], "mi_mean": m["mi_mean"],
-            "mi_judge": getattr(self.judge, "name", type(self.judge).__name__),
-            "attitude_source": "stated" if self.extractor is None else f"extracted:{self.extract_from}",
-            "extractor": None if self.extractor is None else getattr(self.extractor, "name",
-                                                                      type(self.extractor).__name__),
-            "extraction": dict(self.extraction) if self.extractor is not None else None,
-            "receptiveness": {self.scenario.parties[i].name: dict(zip(STRATEGIES, map(float, p.receptiveness)))
-                              for i, p in self.parties.items()},
-            "final_attitudes": {self.scenario.parties[i].name: {names[k]: self.scenario.topics[k].options[int(o)].label
-                                                                for k, o in enumerate(row)}
-                                for i, row in enumerate(self.tracker.attitudes)},
-        }
 
     # ------------------------------------------------------------------ info
     def public_state(self) -> dict[str, Any]:
