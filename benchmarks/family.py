@@ -16,6 +16,14 @@ env module, one ``tom_envs.register`` call and one declaration::
         published={("tom/Toy-v0", "first"): {"return": 1.0}},
     ))
 
+A factory may return one policy, or for a PettingZoo AEC env a mapping seat → policy (the runner's
+:func:`~benchmarks.runner.play_aec` and :func:`~benchmarks.runner.play_aec_lockstep` take either):
+the policy's name then names the whole table, typically the policy under test in the predictor seat
+with the family's scripted seats around it. Policies named in ``llm_policies`` are built on the LLM
+options of the command line (``--backend --model --base-url ...``): their cells carry the run's
+identity in ``policy_params`` and the options in :attr:`EnvCell.llm`, and the factory takes the
+backend from :meth:`EnvCell.backend`.
+
 Families whose command is not a grid of (cell, seed) episodes (several tables, LLM runs that share
 one engine) keep the declaration's ``run`` hook for the command and still use the shared pieces.
 """
@@ -23,13 +31,23 @@ one engine) keep the declaration's ``run`` hook for the command and still use th
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import add_run_options, comma_list, positive_int, split_list
+from benchmarks.cli import (
+    LLM_OPTIONS,
+    add_llm_options,
+    add_run_options,
+    backend_from_args,
+    comma_list,
+    llm_settings,
+    positive_int,
+    split_list,
+)
 from benchmarks.errors import RunnerError
 from benchmarks.runner import Cell, make_env, run_cell
 from tom_envs.stats import mean_ci95
@@ -40,13 +58,19 @@ Row = dict[str, Any]
 
 @dataclass(frozen=True)
 class EnvCell(Cell):
-    """A cell of a declared benchmark: one registered env id (with kwargs) × one named policy."""
+    """A cell of a declared benchmark: one registered env id (with kwargs) × one named policy.
+
+    ``llm`` holds how to build an LLM policy's backend (the LLM options of the command line, see
+    :func:`llm_fields`); it is not part of :meth:`config` (what identifies the run, backend kind,
+    model, base URL, re-asks and fallback, is in ``policy_params``) and empty for other policies.
+    """
 
     family: str
     env_id: str
     policy: str
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
     policy_params: Mapping[str, Any] = field(default_factory=dict)
+    llm: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def config(self) -> dict[str, Any]:
         from benchmarks.results import RESULTS_VERSION
@@ -62,6 +86,53 @@ class EnvCell(Cell):
 
     def make_policy(self) -> Any:
         return get(self.family).policies[self.policy](self)
+
+    def backend(self) -> Any:
+        """The LLM backend of :attr:`llm` (built once per process and options; closed at exit).
+
+        Raises:
+            RunnerError: the cell has no LLM options (its policy is not one of ``llm_policies``).
+        """
+        if not self.llm.get("model"):
+            raise RunnerError(f"policy {self.policy!r} of {self.env_id} needs an LLM backend: pass --model (and "
+                              "--backend/--base-url)")
+        key = json.dumps(dict(self.llm), sort_keys=True, default=str)
+        if key not in _BACKENDS:
+            if not _BACKENDS:
+                atexit.register(close_backends)
+            _BACKENDS[key] = backend_from_args(argparse.Namespace(**self.llm))
+        return _BACKENDS[key]
+
+
+#: The backends :meth:`EnvCell.backend` built, by their options.
+_BACKENDS: dict[str, Any] = {}
+
+
+def close_backends() -> None:
+    """Close every backend :meth:`EnvCell.backend` built (at exit; tests may call it sooner)."""
+    while _BACKENDS:
+        _BACKENDS.popitem()[1].close()
+
+
+#: The LLM options a declared benchmark's command adds for its ``llm_policies`` (``--lockstep`` is the command's own).
+DECLARED_LLM_OPTIONS = tuple(o for o in LLM_OPTIONS if o != "lockstep")
+
+
+def llm_fields(args: argparse.Namespace, policy: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(policy_params, llm)`` of a cell of the LLM policy ``policy``: the run's identity (backend,
+    model, base URL for openai, ``max_resamples``, ``fallback``; it keys the results file) and the LLM
+    options that build its backend (:attr:`EnvCell.llm`).
+
+    Raises:
+        RunnerError: no ``--model``.
+    """
+    settings = llm_settings(args)
+    if not settings["model"]:
+        raise RunnerError(f"policy {policy!r} needs an LLM backend: pass --model (and --backend/--base-url)")
+    params = {**settings.identity(), "max_resamples": settings["max_resamples"], "fallback": settings["fallback"]}
+    llm = {name: getattr(args, name, None) for name in DECLARED_LLM_OPTIONS}
+    llm["engine_arg"] = [list(pair) for pair in (llm.get("engine_arg") or [])]
+    return params, {**llm, "seed": args.seed}
 
 
 @dataclass(frozen=True)
@@ -84,6 +155,8 @@ class Benchmark:
         episodes: ``--episodes`` default.
         plot: ``plot(records by cell key, folder) -> written paths``: the family's figures (adds ``--plot DIR``).
         arguments: ``arguments(parser)`` adds family options to the generated command.
+        llm_policies: names in ``policies`` that are LLM policies: the generated command adds the LLM
+            options, and their cells carry them (:func:`llm_fields`, :meth:`EnvCell.backend`).
         run: ``run(args) -> exit status`` replaces the generated command's body (families whose
             command is not a grid of episodes); it still gets the shared options.
     """
@@ -103,6 +176,7 @@ class Benchmark:
     plot: Callable[[Mapping[str, list[dict]], Path], list[Path]] | None = None
     arguments: Callable[[argparse.ArgumentParser], None] | None = None
     run: Callable[[argparse.Namespace], int] | None = None
+    llm_policies: Sequence[str] = ()
 
     @property
     def family_name(self) -> str:
@@ -117,9 +191,12 @@ class Benchmark:
         return tom_envs.ids(family=self.family_name)
 
     def default_cells(self, args: argparse.Namespace) -> list[Cell]:
-        """Every ``--env`` id × every ``--policy``."""
+        """Every ``--env`` id × every ``--policy`` (a policy of ``llm_policies`` with the LLM options)."""
         ids = split_list(args.env) if getattr(args, "env", None) else self.ids()
-        return [EnvCell(self.family_name, env_id, pol) for env_id in ids for pol in split_list(args.policy)]
+        policies = split_list(args.policy)
+        fields = {pol: llm_fields(args, pol) if pol in self.llm_policies else ({}, {}) for pol in policies}
+        return [EnvCell(self.family_name, env_id, pol, policy_params=fields[pol][0], llm=fields[pol][1])
+                for env_id in ids for pol in policies]
 
 
 REGISTRY: dict[str, Benchmark] = {}
@@ -129,6 +206,10 @@ def register(benchmark: Benchmark) -> Benchmark:
     """Add ``benchmark`` (replacing one of the same name); returns it."""
     if not benchmark.run and not benchmark.policies:
         raise RunnerError(f"benchmark {benchmark.name!r} declares no policies (and no run hook)")
+    unknown = [p for p in benchmark.llm_policies if p not in benchmark.policies]
+    if unknown:
+        raise RunnerError(f"benchmark {benchmark.name!r}: llm_policies {unknown} are not among its policies "
+                          f"({', '.join(benchmark.policies)})")
     REGISTRY[benchmark.name] = benchmark
     return benchmark
 
@@ -161,6 +242,9 @@ def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
                             help="comma-separated registered ids of the family (default: all of them)")
         parser.add_argument("--lockstep", type=positive_int, default=1,
                             help="episodes stepped at once through the policy's batched forms")
+        if bench.llm_policies:
+            add_llm_options(parser, title=f"LLM policies (--policy {', '.join(bench.llm_policies)})", lockstep=None,
+                            only=DECLARED_LLM_OPTIONS)
     if bench.arguments is not None:
         bench.arguments(parser)
 
