@@ -104,12 +104,13 @@ def test_rl_benchmark_trains_evaluates_held_out_and_resumes(tmp_path):
 
 
 def test_rl_benchmark_rejects_unknown_algorithms_and_envs(tmp_path):
-    from benchmarks.matrix.rl import RLError, algorithm, run
+    from benchmarks.matrix.rl import RLError, Training, algorithm, run
 
     with pytest.raises(RLError, match="unknown --algo"):
         algorithm("sac")
     with pytest.raises(RLError, match="single-agent"):
-        run("ppo", "tom/IPD-Parallel-v0", "tit_for_tat", ["tit_for_tat"], 10, 0, 1, 1, 10, tmp_path)
+        run(Training("ppo", "tom/IPD-Parallel-v0", "tit_for_tat", steps=10, seed=0, n_envs=1, horizon=10), ["tit_for_tat"], 1,
+            tmp_path)
 
 
 @pytest.mark.slow

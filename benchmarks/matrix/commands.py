@@ -88,11 +88,11 @@ PERF = Command("perf", "speed benchmarks (ratios against a reference measured in
 
 
 def _run_rl(args: argparse.Namespace) -> int:
-    from benchmarks.matrix.rl import format_rows, run
+    from benchmarks.matrix.rl import Training, format_rows, run
 
     quiet = args.format == "json"
-    rows = run(args.algo, args.env, args.train_partners, split_list(args.test_partners), args.steps, args.seed,
-               args.episodes, args.n_envs, args.horizon, Path(args.out),
+    training = Training(args.algo, args.env, args.train_partners, args.steps, args.seed, args.n_envs, args.horizon)
+    rows = run(training, split_list(args.test_partners), args.episodes, Path(args.out),
                log=(lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr)),
                progress=False if quiet else None)
     print(json.dumps(rows, indent=2) if quiet else format_rows(rows))

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.matrix.benchmark import evaluate, format_table, meets_target, partner_mean_view, tom_regret_close
+from benchmarks.matrix.cells import evaluate, partner_mean_view
+from benchmarks.matrix.table import format_table, meets_target, tom_regret_close
 from tom_envs.matrix.games import GAMES
 from tom_envs.matrix.oracle import relevance
 from tom_envs.matrix.partners import resolve_partners
@@ -24,7 +25,7 @@ POPULATIONS = ["single_action", "tit_for_tat"]
 
 
 def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progress: bool = True) -> int:
-    pooled, _ = evaluate(GAMES_, POPULATIONS, ["tabular"], episodes, seed, 100, out, progress)
+    pooled, _ = evaluate(GAMES_, POPULATIONS, ["tabular"], episodes, seed, 100, out, progress=progress)
     # 004 gives "the mean estimate across opponent policies": each partner's mean, weighted by its probability
     rows = [partner_mean_view(r) for r in pooled]
     print(f"Tabular RMax vs seed 004's Table 4 ({episodes} episodes of 100 rounds per cell, mean ± 95% CI):\n")
@@ -44,7 +45,7 @@ def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progres
           "the stage-game best response in RPS and IBS, and in the IPD it cooperates when it predicts cooperation, so\n"
           "a wrong prediction costs 5 (predicted C, partner defected) or 2 (predicted D, partner cooperated). Under\n"
           "the stage-game response the IPD column is 0: defecting is the best response to any prediction.")
-    sanity, _ = evaluate(GAMES_, POPULATIONS, ["oracle", "random"], episodes, seed, 100, out, progress)
+    sanity, _ = evaluate(GAMES_, POPULATIONS, ["oracle", "random"], episodes, seed, 100, out, progress=progress)
     print("\nSanity rows: the exact best responder (regret 0) and uniform random:\n")
     print(format_table(sanity))
     print("\nRelevance of each partner population (004 §2.1; 1.0 for RPS vs single-action):")

@@ -1,5 +1,5 @@
 """004's LLM protocol on the matrix games: checkpointed lockstep batches, the wall-clock budget and
-the paper's table layouts (used by ``tom-envs matrix --policy llm``, :mod:`benchmarks.matrix.benchmark`).
+the paper's table layouts (used by ``tom-envs matrix --policy llm``, :mod:`benchmarks.matrix.llm_cells`).
 
 * :func:`play_checkpointed` -- a lockstep batch of episodes (one backend call per prompting stage
   over all of them) that journals every finished round to ``<results file>.inflight`` (fsynced), so

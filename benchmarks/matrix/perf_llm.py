@@ -38,7 +38,7 @@ from typing import Any
 import gymnasium as gym
 
 import tom_envs  # noqa: F401  (registers the ids)
-from benchmarks.matrix.benchmark import matrix_env_id
+from benchmarks.matrix.cells import matrix_env_id
 from benchmarks.runner import make_env, play_lockstep
 from policies.llm import Backend
 from policies.llm.base import ChatRequest, Generation, ScoreRequest

@@ -79,7 +79,7 @@ PARTNER_MEAN_LABEL = "weighted mean over partners"
 
 
 def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
-    from benchmarks.matrix.benchmark import partner_mean
+    from benchmarks.matrix.cells import partner_mean
     from benchmarks.matrix.published import PUBLISHED_TABULAR
     from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, TOM_RESPONSES
 

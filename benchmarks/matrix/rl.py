@@ -5,6 +5,7 @@ agent (generalisation to new partners, as Melting Pot evaluates it)."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -12,7 +13,7 @@ import gymnasium as gym
 from gymnasium.vector import AutoresetMode
 
 import tom_envs
-from benchmarks.matrix.benchmark import Cell, make_cell, run_cell, summarise
+from benchmarks.matrix.cells import Cell, make_cell, run_cell, summarise
 from benchmarks.results import code_stamp, config_key
 from benchmarks.runner import env_id_for, progress_bar
 from policies import SB3Policy
@@ -57,20 +58,54 @@ def training_env(env_id: str, partners: str, n_envs: int, seed: int, horizon: in
     return env, kind
 
 
-def train(algo: str, env_id: str, partners: str, steps: int, seed: int, n_envs: int, horizon: int, out: Path,
-          log: Any = print, progress: bool | None = False) -> tuple[Any, str]:
+@dataclass(frozen=True)
+class Training:
+    """What is trained (``tom-envs rl``'s options): the SB3 algorithm on a built-in single-agent
+    matrix game id against one training partner distribution, for ``steps`` steps over ``n_envs``
+    parallel envs of ``horizon`` rounds, seeded with ``seed``."""
+
+    algo: str = "ppo"
+    env_id: str = "tom/IPD-v0"
+    partners: str = "single_action,tit_for_tat"
+    steps: int = 200_000
+    seed: int = 0
+    n_envs: int = 8
+    horizon: int = 100
+
+    def check(self) -> str:
+        """Raise :class:`RLError` for a bad option; returns the game of ``env_id``."""
+        for name, value in (("--steps", self.steps), ("--n-envs", self.n_envs), ("--horizon", self.horizon)):
+            _check_count(name, value)
+        env_id = self.env_id
+        if env_id not in tom_envs.REGISTRY or tom_envs.REGISTRY[env_id].kind != "gymnasium":
+            raise RLError(f"--env must be a single-agent tom id, got {env_id!r}; choose from "
+                          f"{', '.join(tom_envs.ids(kind='gymnasium'))}")
+        game = tom_envs.REGISTRY[env_id].kwargs.get("game")
+        if not isinstance(game, str) or env_id != env_id_for("matrix", game=game):
+            raise RLError(f"--env must be one of the built-in matrix games ({', '.join(_builtin_games())}), "
+                          f"got {env_id!r}")
+        return game
+
+
+def _check_count(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RLError(f"{name} must be an integer >= 1, got {value!r}")
+
+
+def train(training: Training, out: Path, log: Any = print, progress: bool | None = False) -> tuple[Any, str]:
     """Train (or load the model saved by an identical earlier run of the same code); returns the
     model and its hash. The hash covers the configuration and :func:`~benchmarks.results.code_stamp`,
     so a model trained by other code is never reused."""
-    config = {"algo": algo, "env_id": env_id, "train_partners": partners, "steps": steps, "seed": seed,
-              "n_envs": n_envs, "horizon": horizon, "version": 1, "code": code_stamp()}
+    algo, env_id, steps, seed, n_envs = training.algo, training.env_id, training.steps, training.seed, training.n_envs
+    config = {"algo": algo, "env_id": env_id, "train_partners": training.partners, "steps": steps, "seed": seed,
+              "n_envs": n_envs, "horizon": training.horizon, "version": 1, "code": code_stamp()}
     key = config_key(config)
     path = out / "rl" / "models" / f"{algo}_{env_id.replace('/', '-')}_{key}.zip"
     cls, policy_name = algorithm(algo)
     if path.exists():
         log(f"loading {path} (trained earlier with the same configuration)")
         return cls.load(path, device="cpu"), key
-    env, kind = training_env(env_id, partners, n_envs, seed, horizon)
+    env, kind = training_env(env_id, training.partners, n_envs, seed, training.horizon)
     kwargs: dict[str, Any] = {"seed": seed, "verbose": 0, "device": "cpu"}
     if algo != "dqn":
         kwargs["n_steps"] = max(8, 1024 // n_envs) if algo != "a2c" else 5
@@ -106,19 +141,14 @@ def _builtin_games() -> list[str]:
             and isinstance(r.kwargs.get("game"), str)]
 
 
-def run(algo: str, env_id: str, train_partners: str, test_partners: Sequence[str], steps: int, seed: int, episodes: int,
-        n_envs: int, horizon: int, out: Path, log: Any = print, progress: bool | None = False) -> list[dict[str, Any]]:
+def run(training: Training, test_partners: Sequence[str], episodes: int, out: Path, log: Any = print,
+        progress: bool | None = False) -> list[dict[str, Any]]:
     """Train, then evaluate the agent and the tabular agent on every test cell (``progress``: bars
     for training and evaluation; None: only on a terminal)."""
-    for name, value in (("--steps", steps), ("--episodes", episodes), ("--n-envs", n_envs), ("--horizon", horizon)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise RLError(f"{name} must be an integer >= 1, got {value!r}")
-    if env_id not in tom_envs.REGISTRY or tom_envs.REGISTRY[env_id].kind != "gymnasium":
-        raise RLError(f"--env must be a single-agent tom id, got {env_id!r}; choose from {', '.join(tom_envs.ids(kind='gymnasium'))}")
-    game = tom_envs.REGISTRY[env_id].kwargs.get("game")
-    if not isinstance(game, str) or env_id != env_id_for("matrix", game=game):
-        raise RLError(f"--env must be one of the built-in matrix games ({', '.join(_builtin_games())}), got {env_id!r}")
-    model, key = train(algo, env_id, train_partners, steps, seed, n_envs, horizon, out, log, progress)
+    _check_count("--episodes", episodes)
+    game = training.check()
+    algo, seed, horizon, train_partners = training.algo, training.seed, training.horizon, training.partners
+    model, key = train(training, out, log, progress)
     trained_on = set(resolve_partners(game, train_partners).names)
     seeds = list(range(seed, seed + episodes))
     rows = []
@@ -130,8 +160,8 @@ def run(algo: str, env_id: str, train_partners: str, test_partners: Sequence[str
         for cell, records, source in ((sb3_cell, recs, "auxiliary count model"),
                                       (tab_cell, run_cell(tab_cell, seeds, out, progress), "own count model")):
             row = summarise(cell, records)
-            row.update(game=game, env_id=env_id, held_out=held_out, train_partners=train_partners, steps=steps,
-                       algo=algo, tom_source=source)
+            row.update(game=game, env_id=training.env_id, held_out=held_out, train_partners=train_partners,
+                       steps=training.steps, algo=algo, tom_source=source)
             rows.append(row)
     return rows
 

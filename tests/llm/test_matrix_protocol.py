@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.matrix.benchmark import evaluate_llm, format_table
+from benchmarks.cli import LLMSettings
+from benchmarks.matrix.benchmark import Budget, Grid, PromptOptions, RunSettings, evaluate_llm, format_table
 from benchmarks.matrix.llm import format_protocol_table, parse_duration
 from benchmarks.records import STEPS_FORMAT, read_steps
 from policies.llm import OpenAIBackend
@@ -32,6 +33,12 @@ from tests.llm.scripted_server import ScriptedServer
 
 ROOT = Path(__file__).resolve().parents[2]
 IDENT = {"backend": "openai", "model": "scripted", "base_url": "loopback"}
+
+
+def llm(ident: dict = IDENT, **options) -> LLMSettings:
+    """The LLM option group of a run (``fallback``, ``max_resamples``, ``max_model_len``...): its
+    ``identity()`` keys the cells."""
+    return LLMSettings(ident, **options)
 
 
 def labelled_reply(content: str, seed: int | None) -> str:
@@ -112,8 +119,8 @@ def test_the_plan_is_an_upper_bound_of_the_prompts_a_run_sends(tokenizer, tmp_pa
 
     server = ScriptedServer(planner)
     backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
-    evaluate_llm(["IBS"], ["tit_for_tat"], ["plans_insights"], 2, 0, 6, tmp_path, backend, IDENT, fallback="random",
-                 max_resamples=1)
+    evaluate_llm(Grid(["IBS"], ["tit_for_tat"], ["plans_insights"], 2, 0, 6), tmp_path, backend,
+                 llm(fallback="random", max_resamples=1))
     backend.close()
     server.close()
     sent = max(len(tokenizer.encode(render_chat(tokenizer, user(r["messages"][-1]["content"])),
@@ -154,10 +161,9 @@ def test_check_context_passes_what_fits(tokenizer):
 
 def test_history_window_shows_the_latest_rounds_and_is_recorded(scripted, tmp_path):
     backend = OpenAIBackend(scripted.url, "scripted", max_retries=0, timeout=10)
-    kw = {"fallback": "random", "max_resamples": 1}
-    (windowed,), recs = evaluate_llm(["RPS"], ["single_action"], ["qa"], 2, 0, 5, tmp_path, backend, IDENT,
-                                     history_window=2, **kw)
-    (full,), _ = evaluate_llm(["RPS"], ["single_action"], ["qa"], 2, 0, 5, tmp_path, backend, IDENT, **kw)
+    grid, settings = Grid(["RPS"], ["single_action"], ["qa"], 2, 0, 5), llm(fallback="random", max_resamples=1)
+    (windowed,), recs = evaluate_llm(grid, tmp_path, backend, settings, PromptOptions(history_window=2))
+    (full,), _ = evaluate_llm(grid, tmp_path, backend, settings)
     backend.close()
     assert windowed["history_window"] == 2 and windowed["settings"]["history_window"] == 2
     assert full["history_window"] is None and windowed["cell_key"] != full["cell_key"]
@@ -225,21 +231,22 @@ def _settled(server, quiet: float = 0.3, limit: float = 10.0) -> None:
 def test_a_backend_failure_mid_cell_resumes_lm_from_the_last_round(fake_openai, tmp_path):
     """LM prompting (scored on the loopback server) fails at a request of round 3; the rerun goes on
     from round 3 and its records equal an uninterrupted run's."""
-    kw = {"label_set": "neutral", "fallback": "raise", "lockstep": 2}
+    grid = Grid(["IBS"], ["tit_for_tat"], ["lm"], 2, 0, 5)
+    kw = {"llm": llm(fallback="raise"), "prompts": PromptOptions(label_set="neutral"), "run": RunSettings(lockstep=2)}
     backend = OpenAIBackend(fake_openai.url, "tiny", max_retries=0, retry_budget_s=1.0, timeout=5.0)
-    evaluate_llm(["IBS"], ["tit_for_tat"], ["lm"], 2, 0, 5, tmp_path / "whole", backend, IDENT, **kw)
+    evaluate_llm(grid, tmp_path / "whole", backend, **kw)
     per_episode_round = len(fake_openai.requests) // 10  # requests per round and episode
     fake_openai.requests.clear()
     fake_openai.script.extend(["ok"] * (2 * per_episode_round * 2 + 1))  # rounds 1-2 and one request of round 3
     fake_openai.default = 500
     with pytest.raises(RetryBudgetExhausted):
-        evaluate_llm(["IBS"], ["tit_for_tat"], ["lm"], 2, 0, 5, tmp_path / "crashed", backend, IDENT, **kw)
+        evaluate_llm(grid, tmp_path / "crashed", backend, **kw)
     (journal,) = (tmp_path / "crashed" / "matrix").glob("*.inflight")
     assert len(journal.read_text().splitlines()) == 3  # header and rounds 1-2
     _settled(fake_openai)  # a sibling request of the failed batch may still be arriving: not the rerun's
     fake_openai.default = "ok"
     fake_openai.requests.clear()
-    rows, _ = evaluate_llm(["IBS"], ["tit_for_tat"], ["lm"], 2, 0, 5, tmp_path / "crashed", backend, IDENT, **kw)
+    rows, _ = evaluate_llm(grid, tmp_path / "crashed", backend, **kw)
     backend.close()
     assert len(fake_openai.requests) == 2 * per_episode_round * 3  # rounds 3-5 only
     assert records_of(tmp_path / "crashed") == records_of(tmp_path / "whole") and rows[0]["episodes"] == 2
@@ -250,15 +257,16 @@ def test_a_backend_failure_mid_cell_resumes_lm_from_the_last_round(fake_openai, 
 
 def test_cell_keys_hold_only_what_changes_the_cell(fake_openai, tmp_path):
     backend = OpenAIBackend(fake_openai.url, "tiny", max_retries=0, timeout=5.0)
-    base = {"label_set": "neutral", "max_resamples": 0}
-    first, _ = evaluate_llm(["RPS"], ["single_action"], ["lm", "qa"], 1, 0, 2, tmp_path, backend, IDENT,
-                            fallback="random", **base)
+    def grid(*strategies: str) -> Grid:
+        return Grid(["RPS"], ["single_action"], strategies, 1, 0, 2)
+
+    first, _ = evaluate_llm(grid("lm", "qa"), tmp_path, backend, llm(fallback="random", max_resamples=0))
     sent = len(fake_openai.requests)
-    again, _ = evaluate_llm(["RPS"], ["single_action"], ["lm"], 1, 0, 2, tmp_path, backend, IDENT, fallback="raise",
-                            temperature=0.0, max_tokens=99, **base)
+    again, _ = evaluate_llm(grid("lm"), tmp_path, backend, llm(fallback="raise", max_resamples=0),
+                            PromptOptions(temperature=0.0, max_tokens=99))
     assert again[0]["cell_key"] == first[0]["cell_key"] and len(fake_openai.requests) == sent  # LM never resamples
-    other, _ = evaluate_llm(["RPS"], ["single_action"], ["qa"], 1, 0, 2, tmp_path, backend, IDENT, fallback="random",
-                            temperature=0.0, **base)
+    other, _ = evaluate_llm(grid("qa"), tmp_path, backend, llm(fallback="random", max_resamples=0),
+                            PromptOptions(temperature=0.0))
     assert other[0]["cell_key"] != first[1]["cell_key"]  # QA samples: temperature is part of its key
     backend.close()
     for row in (*first, *again, *other):
@@ -269,8 +277,8 @@ def test_cell_keys_hold_only_what_changes_the_cell(fake_openai, tmp_path):
 def test_fallbacks_and_reasks_are_counted_and_flagged(tmp_path):
     server = ScriptedServer(lambda content, seed: "no idea")
     backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
-    rows, _ = evaluate_llm(["IPD"], ["single_action"], ["qa"], 2, 0, 3, tmp_path, backend, IDENT, fallback="random",
-                           max_resamples=2)
+    rows, _ = evaluate_llm(Grid(["IPD"], ["single_action"], ["qa"], 2, 0, 3), tmp_path, backend,
+                           llm(fallback="random", max_resamples=2))
     backend.close()
     server.close()
     (row,) = rows
@@ -309,12 +317,11 @@ def test_table_layouts_keep_long_names_aligned():
 def test_time_budget_plays_at_least_the_minimum_then_stops(scripted, tmp_path):
     assert parse_duration("24h") == 86400 and parse_duration("90m") == 5400 and parse_duration("3600") == 3600
     backend = OpenAIBackend(scripted.url, "scripted", max_retries=0, timeout=10)
-    kw = {"fallback": "random", "max_resamples": 1, "lockstep": 2, "max_episodes": 6}
-    (spent,), _ = evaluate_llm(["RPS"], ["single_action"], ["qa"], 2, 0, 2, tmp_path / "a", backend, IDENT,
-                               time_budget_s=0.001, **kw)
+    grid, settings = Grid(["RPS"], ["single_action"], ["qa"], 2, 0, 2), llm(fallback="random", max_resamples=1)
+    kw = {"prompts": PromptOptions(), "run": RunSettings(lockstep=2)}
+    (spent,), _ = evaluate_llm(grid, tmp_path / "a", backend, settings, budget=Budget(0.001, 6), **kw)
     assert spent["episodes"] == 2 and spent["max_episodes"] == 6  # the minimum, then the budget was spent
-    (ample,), _ = evaluate_llm(["RPS"], ["single_action"], ["qa"], 2, 0, 2, tmp_path / "b", backend, IDENT,
-                               time_budget_s=3600, **kw)
+    (ample,), _ = evaluate_llm(grid, tmp_path / "b", backend, settings, budget=Budget(3600, 6), **kw)
     backend.close()
     assert ample["episodes"] == 6 and ample["wall_s"] > 0
     bad = run(cli(scripted.url, tmp_path / "c", "--strategies", "qa", "--time-budget", "soon"))
@@ -344,10 +351,9 @@ def test_episode_logs_store_each_prompt_once_and_the_reader_rebuilds_what_was_se
 
 def test_length_normalised_scoring_divides_by_the_label_token_counts(fake_openai, tiny_model_dir, tmp_path, tokenizer):
     backend = OpenAIBackend(fake_openai.url, "tiny", max_retries=0, timeout=5.0, tokenizer=str(tiny_model_dir))
-    kw = {"label_set": "repeated", "max_resamples": 0}
-    summed, recs_sum = evaluate_llm(["IPD"], ["single_action"], ["lm"], 1, 0, 2, tmp_path, backend, IDENT, **kw)
-    mean, recs_mean = evaluate_llm(["IPD"], ["single_action"], ["lm"], 1, 0, 2, tmp_path, backend, IDENT,
-                                   scoring="mean", **kw)
+    grid, settings = Grid(["IPD"], ["single_action"], ["lm"], 1, 0, 2), llm(max_resamples=0)
+    summed, recs_sum = evaluate_llm(grid, tmp_path, backend, settings, PromptOptions(label_set="repeated"))
+    mean, recs_mean = evaluate_llm(grid, tmp_path, backend, settings, PromptOptions(label_set="repeated", scoring="mean"))
     backend.close()
     assert summed[0]["scoring"] == "sum" and mean[0]["scoring"] == "mean"
     assert summed[0]["cell_key"] != mean[0]["cell_key"]
@@ -365,16 +371,16 @@ def test_length_normalised_scoring_divides_by_the_label_token_counts(fake_openai
 @pytest.mark.slow
 def test_tiny_model_short_context_fails_fast_then_runs_with_the_window(vllm_backend, tmp_path):
     """The real engine on the tiny model, planned against a deliberately short context."""
-    ident = {"backend": "vllm", "model": "tiny", "base_url": None}
+    grid = Grid(["RPS"], ["single_action"], ["lm", "cot"], 2, 0, 8)
+    settings = llm({"backend": "vllm", "model": "tiny", "base_url": None}, fallback="random", max_resamples=0,
+                   max_model_len=900)
     calls = vllm_backend.stats.calls
     with pytest.raises(ContextTooLong) as info:
-        evaluate_llm(["RPS"], ["single_action"], ["lm", "cot"], 2, 0, 8, tmp_path, vllm_backend, ident,
-                     fallback="random", max_resamples=0, max_model_len=900, max_tokens=16)
+        evaluate_llm(grid, tmp_path, vllm_backend, settings, PromptOptions(max_tokens=16))
     assert vllm_backend.stats.calls == calls and not (tmp_path / "matrix").exists()
     window = int(re.search(r"--history-window (\d+)", str(info.value)).group(1))
-    rows, records = evaluate_llm(["RPS"], ["single_action"], ["lm", "cot"], 2, 0, 8, tmp_path, vllm_backend, ident,
-                                 fallback="random", max_resamples=0, max_model_len=900, max_tokens=16,
-                                 history_window=window)
+    rows, records = evaluate_llm(grid, tmp_path, vllm_backend, settings, PromptOptions(max_tokens=16,
+                                                                                     history_window=window))
     assert [r["episodes"] for r in rows] == [2, 2] and all(r["history_window"] == window for r in rows)
     assert all(r["context_tokens"] <= 900 for r in rows)
     tok = vllm_backend.tokenizer
@@ -394,9 +400,9 @@ def test_tiny_model_short_context_fails_fast_then_runs_with_the_window(vllm_back
 
 @pytest.mark.slow
 def test_tiny_model_length_normalised_scoring_of_the_nonsense_labels(vllm_backend, tmp_path):
-    ident = {"backend": "vllm", "model": "tiny", "base_url": None}
-    rows, records = evaluate_llm(["IPD"], ["single_action"], ["lm"], 1, 0, 2, tmp_path, vllm_backend, ident,
-                                 label_set="nonsense", scoring="mean")
+    rows, records = evaluate_llm(Grid(["IPD"], ["single_action"], ["lm"], 1, 0, 2), tmp_path, vllm_backend,
+                                 llm({"backend": "vllm", "model": "tiny", "base_url": None}),
+                                 PromptOptions(label_set="nonsense", scoring="mean"))
     assert rows[0]["scoring"] == "mean" and rows[0]["settings"]["scoring"] == "mean"
     tok = vllm_backend.tokenizer
     for log in read_steps(next(iter(records.values()))[0]):
