@@ -140,7 +140,7 @@ def test_same_seed_same_episode_and_the_cli_plays_it_next_to_the_generic_mediato
         SocialMediatorLLM(backend, SCENARIO).reset_batch([0, 1])
 
 
-FAST = {"max_reasks": 1, "max_tokens": 8, "temperature": 1.0}
+FAST = {"max_resamples": 1, "max_tokens": 8, "temperature": 1.0}
 
 
 @pytest.mark.slow

@@ -189,7 +189,7 @@ def test_release_loop_parties_on_the_in_process_vllm_engine(vllm_backend, tmp_pa
 
     path = tmp_path / "small.json"
     path.write_text(json.dumps(SMALL))
-    fast = {"max_reasks": 1, "max_tokens": 8, "temperature": 1.0}
+    fast = {"max_resamples": 1, "max_tokens": 8, "temperature": 1.0}
 
     def factory(scenario):
         return LLMParty(vllm_backend, scenario, fallback="random", strategy="release", **fast)
