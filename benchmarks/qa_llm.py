@@ -126,6 +126,8 @@ class LLMRun:
         seed: the answerer's seed (its episode generators derive from it and the episode seed).
         lockstep: most episodes answered at once.
         progress: a bar over the episodes to answer (None: on a terminal).
+        protocol: how the questions are put (:class:`policies.llm.qa.QAProtocol`; None: ours). A
+            family that sets it names it in :attr:`config` too (its ``"protocol"`` key goes into the rows).
     """
 
     config: dict[str, Any]
@@ -134,14 +136,13 @@ class LLMRun:
     seed: int = 0
     lockstep: int = DEFAULT_LOCKSTEP
     progress: bool | None = False
+    protocol: Any = None
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace, protocol: str | None = None) -> "LLMRun":
+    def from_args(cls, args: argparse.Namespace) -> "LLMRun":
         """The run the command line asks for; bad options raise :class:`~benchmarks.errors.RunnerError`.
-
-        ``protocol`` (PersuasiveToM's ``"ours"`` or ``"authors"``, see :mod:`policies.llm.qa`) goes into
-        the run's identity and its rows; None (the families with one protocol) leaves both unchanged.
-        """
+        A family with another protocol sets :attr:`protocol` and its identity in :attr:`config`
+        (``dataclasses.replace``)."""
         if not args.model:
             raise RunnerError("--policy llm needs --model (a local model folder for vllm, a served model name "
                               "for openai)")
@@ -151,19 +152,10 @@ class LLMRun:
         if args.scoring and args.qa_mode != "zero_shot":
             raise RunnerError("--scoring applies to --qa-mode zero_shot only; cot reads a generated answer "
                               "(drop --scoring)")
-        if protocol == "authors" and args.scoring:
-            raise RunnerError("--protocol authors generates replies as the release does (sampled at T=0.7); "
-                              "drop --scoring, or use --protocol ours")
-        scoring = args.scoring if args.scoring is not None else (
-            args.qa_mode == "zero_shot" and args.backend == "vllm" and protocol != "authors")
+        scoring = args.scoring if args.scoring is not None else (args.qa_mode == "zero_shot" and args.backend == "vllm")
         config = {**settings.identity(), "qa_mode": args.qa_mode, "scoring": bool(scoring),
                   "max_resamples": settings["max_resamples"], "max_tokens": args.max_tokens,
                   "fallback": settings["fallback"]}
-        if protocol is not None:  # the families with more than one protocol name it
-            from policies.llm.qa import authors_system_in_user
-
-            config["protocol"] = protocol
-            config["system_in_user"] = protocol == "authors" and authors_system_in_user(str(args.model))
 
         def make_backend() -> Any:
             from benchmarks.cli import backend_from_args
@@ -207,8 +199,7 @@ class LLMRun:
                 built.append(QuestionView(LLMQAAnswerer(
                     built[0], mode=c["qa_mode"], scoring=c["scoring"], seed=self.seed,
                     max_resamples=c["max_resamples"], fallback=c["fallback"], max_tokens=c["max_tokens"],
-                    protocol=c.get("protocol", "ours"), system_in_user=c.get("system_in_user", False),
-                    authors_prompts=c.get("authors_prompts"))))
+                    protocol=self.protocol)))
             return built[1]
 
         cell = QACell(file, env, jobs, to_record, policy=answerer, on_step=_answer_step)

@@ -20,7 +20,7 @@ turns; printed with ``--by-stage``); the persuadee rows add Table 6's ``consiste
 
 ``--protocol ours`` (default) shows the options in a new seeded order every pass; ``--protocol
 authors`` keeps the published order and, for ``--policy llm``, uses the release's message layout
-and answer rule (see :mod:`policies.llm.qa`). Every row and table names its protocol. The texts of
+and answer rule (see :mod:`policies.persuasion.qa_protocol`). Every row and table names its protocol. The texts of
 the authors' messages are not shipped: they are read at run time from the release's
 ``evaluation/evaluate.py`` (:mod:`tom_envs.persuasion.prompts`), found next to ``--data-dir``
 (``DIR/evaluation/evaluate.py``, where ``data download persuasion`` puts it, or
@@ -84,10 +84,12 @@ from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, 
                                         add_live_arguments, format_live_table, live_rows, play_episode, policy_seed)
 from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY  # noqa: F401  (the command's tables)
 from benchmarks.runner import EpisodeResult, Step, play
+from benchmarks.errors import RunnerError
 from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_prompts, read_authors_prompts
 from policies.base import BasePolicy
 from policies.persuasion.scripted import RandomAnswerer
 from policies.persuasion.qa_baselines import AlwaysFirst, LongestOrKeyword
+from policies.persuasion.qa_protocol import AuthorsProtocol, authors_system_in_user
 from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.data import RELEASE_QUIRKS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, release_status
 from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table, stage_table
@@ -162,9 +164,7 @@ def run(args: argparse.Namespace) -> int:
         _check_qa_policies(names)
         repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
         prompts = authors_prompts(args.protocol, args.data_dir, getattr(args, "authors_prompts", None))
-        llm = None
-        if LLM_POLICY in names:
-            llm = with_prompts(LLMRun.from_args(args, protocol=args.protocol), prompts)
+        llm = llm_run(args, prompts) if LLM_POLICY in names else None
         options = QAOptions(args.data_dir, None if args.qtypes is None else split_list(args.qtypes), args.split,
                             args.protocol, prompts, args.out, progress)
         rows += qa_rows(names, repetitions, args.seed, options, llm=llm)
@@ -195,14 +195,36 @@ def authors_prompts(protocol: str, data_dir: str | None, path: str | None = None
     return OUR_PROMPTS if found is None else read_authors_prompts(found)
 
 
+def llm_run(args: argparse.Namespace, prompts: QAPrompts) -> LLMRun:
+    """The ``llm`` policy's run under ``--protocol``: the generic run of the LLM options
+    (:meth:`LLMRun.from_args`) with the protocol in its identity (``protocol``, ``system_in_user``)
+    and, under ``authors``, the protocol itself and its prompt texts (:func:`with_prompts`).
+
+    Raises:
+        RunnerError: bad LLM options, or ``--scoring`` with ``--protocol authors``.
+    """
+    llm = LLMRun.from_args(args)
+    authors = args.protocol == "authors"
+    if authors and args.scoring:
+        raise RunnerError("--protocol authors generates replies as the release does (sampled at T=0.7); "
+                          "drop --scoring, or use --protocol ours")
+    config = {**llm.config, "protocol": args.protocol,
+              "system_in_user": authors and authors_system_in_user(str(args.model))}
+    if authors:
+        config["scoring"] = False  # the release generates every reply
+    return with_prompts(dataclasses.replace(llm, config=config), prompts)
+
+
 def with_prompts(llm: LLMRun, prompts: QAPrompts) -> LLMRun:
-    """``llm`` sending ``prompts`` under the authors' protocol; the texts' source and digest join the
-    run's identity (so answers under different prompts never share a results file)."""
+    """``llm`` sending ``prompts`` under the authors' protocol (:class:`AuthorsProtocol`); the texts'
+    source and digest join the run's identity (so answers under different prompts never share a
+    results file)."""
     if llm.config.get("protocol") != "authors":
         return llm
     config = {**llm.config, "prompt_source": prompts.source, "prompt_digest": prompts.digest()[:16],
               "authors_prompts": {**prompts.texts(), "source": prompts.source}}
-    return dataclasses.replace(llm, config=config)
+    return dataclasses.replace(llm, config=config,
+                               protocol=AuthorsProtocol(prompts, bool(config.get("system_in_user", False))))
 
 
 def _step(step: Step) -> tuple[dict, int]:

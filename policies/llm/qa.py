@@ -1,4 +1,4 @@
-"""A generic LLM answerer for the question-answering envs (persuasion, common ground).
+"""A generic LLM answerer for the question-answering envs (any :class:`tom_envs.qa.QAEnv`).
 
 Any env whose observation carries ``question``, ``choices`` and ``n_choices`` (and optionally
 ``background`` and ``context``; see :class:`tom_envs.qa.QAEnv`) can be answered. Options are shown
@@ -18,42 +18,31 @@ options included), through the one caller (:class:`policies.llm.caller.Caller`).
 
 Protocols (``protocol=``):
 
-* ``"ours"`` (default): the prompts above (background, dialogue, question, options), one user
+* None (default, ``"ours"``): the prompts above (background, dialogue, question, options), one user
   message; a reply is read by :func:`~policies.llm.parsing.parse_letter` (an answer line, or a
   bare letter such as ``A``, ``A.``, ``A. Yes``, ``(A)``).
-* ``"authors"``: the layout of PersuasiveToM's release (``evaluation/evaluate.py``): a system
-  message naming persuader and persuadee, then a user message with the dialogue, the question, the
-  lettered options and an answer cue (no background), generated (never scored), up to 500 tokens.
-  The texts are data (:class:`~tom_envs.persuasion.prompts.QAPrompts`): read at run time from the
-  user's copy of the release's script (``authors_prompts=``; none of its sentences are shipped
-  here) or, without one, ours (:data:`~tom_envs.persuasion.prompts.OUR_PROMPTS`);
-  :attr:`LLMQAAnswerer.prompt_source` says which (``"release"``, ``"file"``, ``"ours"``). A reply
-  is read by the release's rule (the text before the first punctuation mark is the letter A-F;
-  with ``cot``, the word after ``The answer is``), and a reply the rule rejects is sampled again at
-  T = 0.7 -- bounded by ``max_resamples`` (the release loops without a bound) and counted. The
-  forms :func:`parse_letter` accepts (``(A)``, ``The answer is A``) are accepted too and logged as
-  ``parse_rule == "lenient"`` (the release would have sampled again). A letter beyond the
-  question's options but within the env's option slots is answered (the env scores it wrong, as
-  the release does); beyond the slots it is re-asked. The choice order is the env's: the
-  benchmark's ``--protocol authors`` turns choice shuffling off (the published order).
+* a :class:`QAProtocol`: another layout, reading rule and sampling, as a family's release puts its
+  questions (e.g. :class:`policies.persuasion.qa_protocol.AuthorsProtocol`). It makes each
+  question's decision (its messages, the rule that reads a reply, the fallback); replies are
+  generated (never scored), re-asked at the protocol's ``resample_temperature`` and capped at its
+  ``max_tokens`` by default. :attr:`LLMQAAnswerer.prompt_source` names whose prompt texts are sent.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from policies.base import BasePolicy
-from policies.llm.base import Backend, Messages
+from policies.llm.base import Backend
 from policies.llm.caller import Ask, Caller, ScoreAsk
 from policies.llm.errors import InvalidPolicyConfig, QAObservationError, ReplyError
-from policies.llm.parsing import AUTHORS_LETTERS, parse_authors_cot_letter, parse_authors_letter, parse_letter
+from policies.llm.parsing import parse_letter
 from policies.llm.slots import Slot, open_slots
-from tom_envs.qa import QAPrompts, BACKGROUND_HEADER, DIALOGUE_HEADER, LETTERS, NOTHING_SAID, QUESTION_PREFIX, option_lines
+from tom_envs.qa import BACKGROUND_HEADER, DIALOGUE_HEADER, LETTERS, NOTHING_SAID, QUESTION_PREFIX, option_lines
 
 MODES = ("zero_shot", "cot")
 
@@ -69,66 +58,29 @@ QA_COT = (
 )
 MAX_TOKENS = {"zero_shot": 16, "cot": 256}
 
-PROTOCOLS = ("ours", "authors")
-#: The release samples every reply at T = 0.7, the re-samples of an unreadable reply included.
-AUTHORS_TEMPERATURE = 0.7
-AUTHORS_MAX_TOKENS = 500
 
 
-def _prompts(prompts: QAPrompts | Mapping[str, Any] | None) -> QAPrompts:
-    if prompts is None:
-        raise InvalidPolicyConfig("protocol='authors' needs the protocol's prompt texts as authors_prompts= (a "
-                                  "tom_envs.qa.QAPrompts): the family defining the protocol reads them from its "
-                                  "release or gives its own (e.g. OUR_PROMPTS in its prompts module)")
-    if isinstance(prompts, QAPrompts):
-        return prompts
-    try:
-        return QAPrompts.from_texts(prompts, str(prompts.get("source", "file")))
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise InvalidPolicyConfig(f"authors_prompts must be a QAPrompts or its texts() with a 'source', got a "
-                                  f"mapping without {exc}") from None
+class QAProtocol(Protocol):
+    """How a family's release puts its questions to a model, as :class:`LLMQAAnswerer` takes it.
 
-
-def authors_user_message(observation: dict, mode: str, prompts: QAPrompts) -> tuple[str, list[str]]:
-    """The user message of the authors' layout and its option lines (without the line break).
-
-    ``prompts`` are the texts (:func:`tom_envs.persuasion.prompts.read_authors_prompts` reads the
-    release's; :data:`~tom_envs.persuasion.prompts.OUR_PROMPTS` are ours). The dialogue is the env's
-    ``context`` with the newline the release's ``dialogue`` fields end with; the background is not
-    shown (the release does not show it).
+    Attributes:
+        name: names the protocol (the answerer's ``name`` ends with it).
+        source: whose prompt texts are sent (e.g. ``"release"``, ``"file"``, ``"ours"``).
+        max_tokens: the default cap on generated tokens.
+        resample_temperature: the temperature of a re-asked reply (None: the answerer's).
     """
-    prompts = _prompts(prompts)
-    missing = [k for k in ("question", "choices", "n_choices") if k not in observation]
-    if missing:
-        raise QAObservationError(f"the observation has no {', '.join(missing)}; the authors' protocol answers "
-                                 "tom/PersuasiveToM-v1's questions")
-    n = int(observation["n_choices"])
-    if not 1 <= n <= len(AUTHORS_LETTERS):
-        raise QAObservationError(f"n_choices must be in 1..{len(AUTHORS_LETTERS)} for the authors' protocol "
-                                 f"(letters A-F), got {n}")
-    context = observation.get("context") or ""
-    dialogue = context + "\n" if context and not context.endswith("\n") else context
-    choices = [str(c) for c in list(observation["choices"])[:n]]
-    text = prompts.user_message(mode, dialogue, str(observation["question"]), choices, AUTHORS_LETTERS)
-    lines = [prompts.option_line.format(letter=AUTHORS_LETTERS[i], choice=c).strip("\n")
-             for i, c in enumerate(choices)]
-    return text, lines
 
+    name: str
+    max_tokens: int
+    resample_temperature: float | None
 
-def authors_messages(observation: dict, mode: str, prompts: QAPrompts, system_in_user: bool = False) -> Messages:
-    """The authors' layout: system then user message; one user message (system text first) when
-    ``system_in_user`` (the release does so for models named ``o1`` or ``gemma``)."""
-    prompts = _prompts(prompts)
-    text, _ = authors_user_message(observation, mode, prompts)
-    system = prompts.system[mode]
-    if system_in_user:
-        return [{"role": "user", "content": system + "\n" + text}]
-    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+    @property
+    def source(self) -> str: ...
 
-
-def authors_system_in_user(model: str) -> bool:
-    """The release's rule for models whose chat template takes no system message."""
-    return "o1" in model or "gemma" in model
+    def ask(self, observation: dict, mode: str, owner: Slot) -> Ask:
+        """The decision to generate for one question: messages, the reply's reading rule (value
+        ``(index, rule)``) and the fallback."""
+        ...
 
 
 def _ours_ask(prompt: str, n: int, owner: Slot) -> Ask:
@@ -143,35 +95,13 @@ def _ours_ask(prompt: str, n: int, owner: Slot) -> Ask:
     return Ask(prompt, parse, lambda rng: (int(rng.integers(n)), "fallback"), owner)
 
 
-def _authors_ask(observation: dict, mode: str, system_in_user: bool, owner: Slot, prompts: QAPrompts) -> Ask:
-    n, slots = int(observation["n_choices"]), len(observation["choices"])
-    _, lines = authors_user_message(observation, mode, prompts)
-
-    def parse(reply: str) -> tuple[int, str]:
-        letter = parse_authors_cot_letter(reply, lines) if mode == "cot" else parse_authors_letter(reply)
-        rule = "authors"
-        if letter is None:
-            index = parse_letter(reply, AUTHORS_LETTERS)
-            if index is None:
-                raise ReplyError("no letter A-F (the release's rule reads the text before the first punctuation mark)")
-            letter, rule = AUTHORS_LETTERS[index], "lenient"
-        index = AUTHORS_LETTERS.index(letter)
-        if index >= slots:
-            raise ReplyError(f"letter {letter} is beyond the env's {slots} option slots")
-        return index, rule
-
-    messages = authors_messages(observation, mode, prompts, system_in_user)
-    return Ask(messages[-1]["content"], parse, lambda rng: (int(rng.integers(n)), "fallback"), owner,
-               messages=messages)
-
-
 def render_body(observation: dict) -> tuple[str, int]:
     """The question block of an observation and its number of options."""
     missing = [k for k in ("question", "choices", "n_choices") if k not in observation]
     if missing:
         raise QAObservationError(
             f"the observation has no {', '.join(missing)}; LLMQAAnswerer answers envs whose observation is a dict "
-            "with 'question', 'choices' and 'n_choices' (tom/PersuasiveToM-v1, tom/CommonToM-v2, ...)."
+            "with 'question', 'choices' and 'n_choices' (the QA envs, tom_envs.qa.QAEnv)."
         )
     n = int(observation["n_choices"])
     if not 1 <= n <= len(LETTERS):
@@ -199,14 +129,8 @@ class LLMQAAnswerer(BasePolicy):
         fallback: ``"raise"`` or ``"random"`` after the bound.
         temperature: sampling temperature of generated replies.
         max_tokens: cap on generated tokens, or None for the mode's (or protocol's) default.
-        protocol: ``"ours"`` or ``"authors"`` (see the module docstring).
-        system_in_user: authors' protocol: put the system text into the user message (the release
-            does so for ``o1`` and ``gemma`` models; :func:`authors_system_in_user`).
-        authors_prompts: authors' protocol: the prompt texts (a
-            :class:`~tom_envs.persuasion.prompts.QAPrompts`, e.g. read from the release's
-            ``evaluation/evaluate.py``, or its ``texts()`` with a ``"source"``; ours are
-            :data:`~tom_envs.persuasion.prompts.OUR_PROMPTS`); needed with ``protocol="authors"``.
-            :attr:`prompt_source` names them.
+        protocol: None (ours) or a :class:`QAProtocol` (see the module docstring);
+            :attr:`prompt_source` names its texts.
     """
 
     makes_predictions = True
@@ -222,34 +146,30 @@ class LLMQAAnswerer(BasePolicy):
         fallback: str = "raise",
         temperature: float = 0.7,
         max_tokens: int | None = None,
-        protocol: str = "ours",
-        system_in_user: bool = False,
-        authors_prompts: QAPrompts | Mapping[str, Any] | None = None,
+        protocol: QAProtocol | None = None,
     ) -> None:
         super().__init__()
         if mode not in MODES:
             raise InvalidPolicyConfig(f"mode must be one of {MODES}, got {mode!r}.")
-        if protocol not in PROTOCOLS:
-            raise InvalidPolicyConfig(f"protocol must be one of {PROTOCOLS}, got {protocol!r}.")
-        if protocol == "authors" and scoring and mode == "zero_shot":
-            raise InvalidPolicyConfig("the authors' protocol generates replies (the release samples at T=0.7); "
-                                      "build it with scoring=False.")
+        if isinstance(protocol, str) or (protocol is not None and not callable(getattr(protocol, "ask", None))):
+            raise InvalidPolicyConfig(f"protocol must be None (ours) or a QAProtocol object (with ask()), got "
+                                      f"{protocol!r}.")
+        if protocol is not None and scoring and mode == "zero_shot":
+            raise InvalidPolicyConfig(f"the {protocol.name!r} protocol generates replies; build it with scoring=False.")
         self.backend = backend
         self.mode = mode
         self.protocol = protocol
-        self.system_in_user = bool(system_in_user)
-        self.authors_prompts = _prompts(authors_prompts) if protocol == "authors" else None
-        #: Whose prompt texts are sent: "release", "file" or "ours" (see tom_envs.persuasion.prompts).
-        self.prompt_source = self.authors_prompts.source if self.authors_prompts is not None else "ours"
-        self.scoring = scoring and mode == "zero_shot" and protocol == "ours"
+        #: Whose prompt texts are sent: "ours", or the protocol's source (e.g. "release", "file").
+        self.prompt_source = protocol.source if protocol is not None else "ours"
+        self.scoring = scoring and mode == "zero_shot" and protocol is None
         self.seed = seed
         self.name = f"llm_qa_{mode}" + ("_scored" if self.scoring else "")
-        self.name += "_authors" if protocol == "authors" else ""
-        default_tokens = AUTHORS_MAX_TOKENS if protocol == "authors" else MAX_TOKENS[mode]
+        self.name += f"_{protocol.name}" if protocol is not None else ""
+        default_tokens = protocol.max_tokens if protocol is not None else MAX_TOKENS[mode]
         tokens = max_tokens if max_tokens is not None else default_tokens
         self.caller = Caller(
             backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=tokens,
-            resample_temperature=AUTHORS_TEMPERATURE if protocol == "authors" else None,
+            resample_temperature=protocol.resample_temperature if protocol is not None else None,
         )
         self._resets = 0
         self._slots: list[Slot] = []  # type: ignore[assignment]
@@ -285,9 +205,8 @@ class LLMQAAnswerer(BasePolicy):
             slot.open_round(self.name, self._asked[i] + 1)
         todo = [i for i, s in enumerate(chosen) if "answer" not in s.cache]
         sub = [chosen[i] for i in todo]
-        if self.protocol == "authors":
-            asks = [_authors_ask(observations[i], self.mode, self.system_in_user, s, self.authors_prompts)
-                    for i, s in zip(todo, sub)]
+        if self.protocol is not None:
+            asks = [self.protocol.ask(observations[i], self.mode, s) for i, s in zip(todo, sub)]
             for slot, answer in zip(sub, self.caller.ask("answer", asks)):
                 slot.cache["answer"], slot.log["parse_rule"] = answer.value
         elif self.scoring:

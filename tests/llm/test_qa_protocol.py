@@ -21,7 +21,8 @@ from benchmarks.persuasion import benchmark as pers_bench
 from benchmarks.errors import RunnerError
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import ReplyError
-from policies.llm.qa import LLMQAAnswerer, authors_messages
+from policies.llm.qa import LLMQAAnswerer
+from policies.persuasion.qa_protocol import AuthorsProtocol, authors_messages
 from tom_envs.persuasion import SAMPLE_DATA_DIR
 from tom_envs.persuasion.prompts import OUR_PROMPTS, RELEASE_PROMPT_PATH, PromptFileError, read_authors_prompts
 
@@ -121,8 +122,8 @@ def test_letters_beyond_the_options_are_wrong_or_re_asked(server, tmp_path, caps
 def test_unreadable_replies_are_re_sampled_at_0_7_bounded_and_counted():
     replies = iter(["I think so", "Hard to say, really", "B"])
     with scripted_backend(lambda content, seed: next(replies)) as (server, backend):
-        answerer = LLMQAAnswerer(backend, protocol="authors", scoring=False, temperature=0.0, max_resamples=2,
-                                 authors_prompts=OUR_PROMPTS)
+        answerer = LLMQAAnswerer(backend, protocol=AuthorsProtocol(OUR_PROMPTS), scoring=False, temperature=0.0,
+                                 max_resamples=2)
         answerer.reset(0)
         obs, info = gym.make("tom/PersuasiveToM-v1", shuffle_choices=False).reset(seed=0)
         assert answerer.act(obs, info) == 1
