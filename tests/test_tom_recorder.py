@@ -95,8 +95,8 @@ def test_bad_predictions_are_named_errors(bad):
         env.record_prediction(bad)
 
 
-def test_recorder_needs_a_matrix_env():
-    with pytest.raises(TomEnvsError, match="matrix-game env"):
+def test_recorder_needs_an_env_that_keeps_the_tom_contract():
+    with pytest.raises(TomEnvsError, match="keeps the ToM contract"):
         ToMRecorder(gym.make("CartPole-v1"))
 
 

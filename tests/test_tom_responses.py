@@ -190,7 +190,7 @@ def test_the_recorder_option_chooses_the_default_keys(response):
 def test_bad_responses_are_named_errors():
     with pytest.raises(UnknownToMResponse, match="stage, reciprocal, action_value"):
         ToMRecorder(gym.make("tom/IPD-v0"), tom_response="greedy")
-    with pytest.raises(TomEnvsError, match="matrix games"):
+    with pytest.raises(TomEnvsError, match="generic ToMScorer, which takes no options; got tom_response"):
         ToMRecorder(gym.make("tom/CommonToM-v2"), tom_response="stage")
 
 
