@@ -67,17 +67,6 @@ def check_caller_args(
         raise InvalidPolicyConfig(f"max_tokens must be an integer >= 1 (or None), got {max_tokens!r}.")
 
 
-def resample_bound(max_resamples: Any, max_reasks: Any, default: int) -> Any:
-    """The re-ask bound from the canonical keyword or its old alias ``max_reasks`` (not both)."""
-    if max_resamples is not None and max_reasks is not None and max_resamples != max_reasks:
-        raise InvalidPolicyConfig(
-            f"give max_resamples or its old name max_reasks, not both (got {max_resamples!r} and {max_reasks!r})."
-        )
-    if max_resamples is not None:
-        return max_resamples
-    return default if max_reasks is None else max_reasks
-
-
 def user(content: str) -> Messages:
     """One user message."""
     return [{"role": "user", "content": content}]
@@ -212,8 +201,8 @@ class Caller:
 
     Args:
         backend: the model.
-        max_resamples: re-asks after the first attempt (total ``1 + max_resamples``); the old name
-            ``max_reasks`` is read as an alias.
+        max_resamples: re-asks after the first attempt (total ``1 + max_resamples``; None: 10). The
+            old name ``max_reasks`` is retired: passing it is a named error that says so.
         fallback: ``"raise"`` or ``"random"`` (flagged), see the module docstring.
         temperature: sampling temperature of generated replies.
         max_tokens: generation cap per reply, or None when every :meth:`ask` gives its own.
@@ -246,8 +235,11 @@ class Caller:
         max_reasks: int | None = None,
         resample_temperature: float | None = None,
     ) -> None:
-        bound = resample_bound(max_resamples, max_reasks, default=10)
-        name = "max_reasks" if max_resamples is None and max_reasks is not None else "max_resamples"
+        if max_reasks is not None:
+            raise InvalidPolicyConfig(f"max_reasks is the retired name of max_resamples: pass max_resamples="
+                                      f"{max_reasks!r} instead")
+        bound = 10 if max_resamples is None else max_resamples
+        name = "max_resamples"
         check_caller_args(
             max_resamples=bound, fallback=fallback, temperature=temperature, max_tokens=max_tokens, bound_name=name
         )
@@ -258,11 +250,6 @@ class Caller:
         self.temperature, self.max_tokens, self.reask_note = temperature, max_tokens, reask_note
         self.resample_temperature = resample_temperature
         self.reset(seed)
-
-    @property
-    def max_reasks(self) -> int:
-        """Old name of :attr:`max_resamples`."""
-        return self.max_resamples
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed the caller's own owner and clear its counters, log and call list."""
@@ -424,6 +411,5 @@ __all__ = [
     "ScoreAsk",
     "check_caller_args",
     "new_counters",
-    "resample_bound",
     "user",
 ]

@@ -132,15 +132,15 @@ def test_scoring_is_one_call_and_returns_probabilities(fake_openai):
     assert caller.log[0]["kind"] == "score" and caller.log[0]["logprobs"] == [-2.0, -3.0]
 
 
-def test_argument_checks_name_the_argument_and_accept_the_old_name():
+def test_argument_checks_name_the_argument_and_the_retired_name_is_a_named_error():
     with pytest.raises(InvalidPolicyConfig, match="fallback"):
         check_caller_args(max_resamples=1, fallback="default", temperature=0.7, max_tokens=None)
-    with pytest.raises(InvalidPolicyConfig, match="max_reasks"):
-        Caller(None, max_reasks=-1)  # type: ignore[arg-type]
+    with pytest.raises(InvalidPolicyConfig, match="max_resamples"):
+        Caller(None, max_resamples=-1)  # type: ignore[arg-type]
     with pytest.raises(InvalidPolicyConfig, match="temperature"):
         Caller(None, temperature=-0.5)  # type: ignore[arg-type]
     with pytest.raises(InvalidPolicyConfig, match="max_tokens"):
         Caller(None, max_tokens=0)  # type: ignore[arg-type]
-    with pytest.raises(InvalidPolicyConfig, match="not both"):
-        Caller(None, max_resamples=1, max_reasks=2)  # type: ignore[arg-type]
-    assert Caller(None, max_reasks=4).max_resamples == 4  # type: ignore[arg-type]
+    with pytest.raises(InvalidPolicyConfig, match="max_reasks is the retired name of max_resamples"):
+        Caller(None, max_reasks=4)  # type: ignore[arg-type]
+    assert Caller(None, max_resamples=4).max_resamples == 4
