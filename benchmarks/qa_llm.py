@@ -1,12 +1,18 @@
-"""What the two QA benchmarks (persuasion, common ground) share: their envs from the registry,
-their option group for the ``llm`` policy, and how that policy answers.
+"""What the QA benchmarks share: their envs from the registry, their answered episodes as runner
+cells, their option group for the ``llm`` policy, and how that policy answers.
 
-The ``llm`` policy is the generic :class:`~policies.llm.qa.LLMQAAnswerer` on a vLLM or
-OpenAI-compatible backend. Episodes are played in lockstep by the evaluation runner
-(:func:`benchmarks.runner.play_lockstep`: one backend call per question position and prompting
-stage serves every episode of a batch), and every answered episode is appended at once to a
-results file (:mod:`benchmarks.results`: keyed by the configuration, stamped, locked, resumable).
-See :mod:`benchmarks.persuasion.benchmark` and :mod:`benchmarks.common_ground.benchmark` for the command lines.
+* Answered episodes: a QA benchmark's unit of work is a :data:`Job` ``(episode key, seed)``; the
+  jobs of one configuration are a :class:`QACell` of the runner, kept in one results file
+  (:class:`QAFile`), and :func:`run_qa` plays the missing ones through
+  :func:`benchmarks.runner.run_cell` (locked, stamped, each record appended the moment it is done,
+  resumable), one by one or in lockstep batches of episodes with the same number of questions.
+* The ``llm`` policy is the generic :class:`~policies.llm.qa.LLMQAAnswerer` on a vLLM or
+  OpenAI-compatible backend (:class:`LLMRun`): episodes are played in lockstep by the runner
+  (:func:`benchmarks.runner.play_lockstep`: one backend call per question position and prompting
+  stage serves every episode of a batch). A family whose release puts its questions another way
+  passes its protocol object (:class:`policies.llm.qa.QAProtocol`) in the run.
+
+The command lines are the families' (``benchmarks/<family>/benchmark.py``).
 """
 
 from __future__ import annotations

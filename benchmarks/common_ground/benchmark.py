@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from benchmarks.common_ground import llm as common_ground_llm
-from benchmarks.cli import add_run_options, comma_list, output_dir, progress_bar, split_list
+from benchmarks.cli import add_run_options, comma_list, output_dir, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
@@ -84,7 +84,6 @@ from tom_envs.common_ground.env import CONTEXT_MODES, load_split
 from tom_envs.common_ground.metrics import summarise
 from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
-from tom_envs.qa import answered
 
 ENV = "tom_envs.common_ground.env:CommonToMEnv"
 SCRIPTED = ("random", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")
