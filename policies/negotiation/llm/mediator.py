@@ -162,7 +162,7 @@ class LLMMediator(UsesCaller, BasePolicy):
         backend: the model.
         scenario: the env's scenario.
         variant: a name in :data:`MEDIATION_STRATEGIES` (``"generic"`` or ``"social"``).
-        **caller_kwargs: ``max_resamples`` (old name ``max_reasks``), ``fallback``,
+        **caller_kwargs: ``max_resamples``, ``fallback``,
             ``temperature``, ``max_tokens``; see :class:`~policies.negotiation.llm.parties.LLMCaller`.
 
     ``act(obs, info)`` reads the seat's text ``obs`` (the env wrapped in

@@ -4,7 +4,7 @@ Every LLM decision is an :class:`~policies.llm.caller.Ask` decided by the one ca
 (:class:`~policies.llm.caller.Caller`): one prompt per decision, all decisions of a stage in ONE
 ``backend.generate`` call; replies must contain a JSON object, parsed and validated against the
 scenario. A reply that does not parse is re-asked (fresh seed, with a note saying what was wrong) up
-to ``max_resamples`` times (old name ``max_reasks``), one call per re-ask round for all pending
+to ``max_resamples`` times, one call per re-ask round for all pending
 decisions; every failure is counted. After the bound the ``fallback`` applies: ``"raise"``
 (:class:`~policies.llm.errors.ResampleLimitReached`) or ``"random"`` (a random valid value from the
 component's seeded generator, flagged in the log and counted in ``stats["fallbacks"]``) -- never a
@@ -52,11 +52,11 @@ DEFAULT_MAX_TOKENS = 256
 class LLMCaller(Caller):
     """The :class:`~policies.llm.caller.Caller` with the negotiation defaults: 2 re-asks, 256 tokens,
     and a re-ask note (:data:`~policies.negotiation.llm.prompts.REASK_NOTE`). Keyword arguments are
-    the caller's (``max_resamples`` or its old name ``max_reasks``, ``fallback``, ``temperature``,
+    the caller's (``max_resamples``, ``fallback``, ``temperature``,
     ``max_tokens``, ``seed``)."""
 
     def __init__(self, backend: Backend, **kwargs: Any) -> None:
-        if kwargs.get("max_resamples") is None and kwargs.get("max_reasks") is None:
+        if kwargs.get("max_resamples") is None:
             kwargs["max_resamples"] = DEFAULT_RESAMPLES
         kwargs.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
         super().__init__(backend, reask_note=P.REASK_NOTE, **kwargs)
@@ -237,7 +237,7 @@ class LLMParty(UsesCaller, BasePolicy):
             speaker's thought is articulated, see :mod:`policies.negotiation.llm.loop`).
         party: which party of the scenario this is (index or name; :class:`PartyTeam` sets it from the
             seat); the release loop needs it.
-        **caller_kwargs: ``max_resamples`` (old name ``max_reasks``), ``fallback``,
+        **caller_kwargs: ``max_resamples``, ``fallback``,
             ``temperature``, ``max_tokens``; see :class:`LLMCaller`.
 
     ``act(obs, info)`` reads the seat's text ``obs`` (the env wrapped in
