@@ -255,6 +255,19 @@ def test_a_backend_failure_mid_cell_resumes_lm_from_the_last_round(fake_openai, 
 # --------------------------------------------------------------------------------------------- keys, counts, tables
 
 
+def test_the_run_identity_in_the_keys_is_the_settings_identity(scripted, tmp_path):
+    """One identity per run (LLMSettings.identity): a base URL given beside an in-process vllm engine
+    does not make a second key for the same run."""
+    backend = OpenAIBackend(scripted.url, "scripted", max_retries=0, timeout=10)
+    grid = Grid(["RPS"], ["single_action"], ["qa"], 1, 0, 2)
+    vllm = {"backend": "vllm", "model": "scripted"}
+    (with_url,), _ = evaluate_llm(grid, tmp_path, backend, llm({**vllm, "base_url": "http://unused"}, fallback="random"))
+    (without,), _ = evaluate_llm(grid, tmp_path, backend, llm({**vllm, "base_url": None}, fallback="random"))
+    backend.close()
+    assert with_url["settings"]["base_url"] is None and with_url["cell_key"] == without["cell_key"]
+    assert len(list((tmp_path / "matrix").glob("*.jsonl"))) == 1
+
+
 def test_cell_keys_hold_only_what_changes_the_cell(fake_openai, tmp_path):
     backend = OpenAIBackend(fake_openai.url, "tiny", max_retries=0, timeout=5.0)
     def grid(*strategies: str) -> Grid:
