@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.matrix.benchmark import evaluate_llm, load_records
+from benchmarks.cli import LLMSettings
+from benchmarks.matrix.benchmark import Grid, PromptOptions, RunSettings, evaluate_llm, load_records
 from benchmarks.records import STEPS_FORMAT, read_steps
 from policies.llm import OpenAIBackend
 from policies.llm.errors import RetryBudgetExhausted
@@ -46,12 +47,12 @@ def test_matrix_cli_runs_llm_strategies_in_lockstep(openai_server, tmp_path):
 
 def test_a_backend_that_gives_up_keeps_the_finished_episodes(fake_openai, tmp_path):
     backend = OpenAIBackend(fake_openai.url, "tiny", max_retries=1, retry_budget_s=2.0, backoff_base=0.01, timeout=2.0)
-    ident = {"backend": "openai", "model": "tiny", "base_url": "loopback"}
-    kw = {"label_set": "canonical", "max_resamples": 0, "fallback": "random", "lockstep": 1}  # replies are fixed text
-    evaluate_llm(["RPS"], ["always_rock"], ["qa"], 1, 0, 2, tmp_path, backend, ident, **kw)
+    settings = LLMSettings(backend="openai", model="tiny", base_url="loopback", max_resamples=0, fallback="random")
+    kw = {"prompts": PromptOptions(label_set="canonical"), "run": RunSettings(lockstep=1)}  # replies are fixed text
+    evaluate_llm(Grid(["RPS"], ["always_rock"], ["qa"], 1, 0, 2), tmp_path, backend, settings, **kw)
     fake_openai.default = 500  # from now on the server fails every request
     with pytest.raises(RetryBudgetExhausted):
-        evaluate_llm(["RPS"], ["always_rock"], ["qa"], 3, 0, 2, tmp_path, backend, ident, **kw)
+        evaluate_llm(Grid(["RPS"], ["always_rock"], ["qa"], 3, 0, 2), tmp_path, backend, settings, **kw)
     (path,) = (tmp_path / "matrix").glob("*.jsonl")
     assert sorted(load_records(path)) == [0]  # the episode finished before the failure is kept, intact
     backend.close()
