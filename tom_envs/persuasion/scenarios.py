@@ -14,7 +14,9 @@ are drawn at reset from :data:`NAMES`, so the same scenario reads differently ac
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from tom_envs.persuasion.mind import Family, MindPersona
 
@@ -35,26 +37,12 @@ NAMES: tuple[str, ...] = ("Nora", "Felix", "Omar", "Jess", "Kai", "Meera", "Ines
                           "Olga", "Priya", "Rafael", "Sara", "Theo", "Uma", "Viktor", "Yara")
 
 # ---------------------------------------------------------------------- personas (shared archetypes, own weights)
-_THRIFTY = MindPersona("thrifty", "You count every euro and every hour; you want to know what you get back.",
-                       concerns=(0.55, 0.1, 0.1, 0.15, 0.1), reluctance=0.6, wariness=0.25, voice=(0.7, 0.3),
-                       warmth=0.6, touchiness=0.3)
-_PROCRASTINATOR = MindPersona("procrastinator", "You like the idea in principle but always find a reason to wait.",
-                              concerns=(0.1, 0.5, 0.1, 0.1, 0.2), reluctance=0.4, wariness=0.15, voice=(0.55, 0.25),
-                              warmth=0.8, touchiness=0.25)
-_CONFORMIST = MindPersona("conformist", "You care a lot about what people around you do and think.",
-                          concerns=(0.1, 0.1, 0.55, 0.15, 0.1), reluctance=0.5, wariness=0.2, voice=(0.6, 0.2),
-                          warmth=0.75, touchiness=0.3)
-_SKEPTIC = MindPersona("skeptic", "You need evidence before you believe anything is worth it.",
-                       concerns=(0.1, 0.05, 0.1, 0.6, 0.15), reluctance=0.75, wariness=0.45, voice=(0.6, 0.2),
-                       warmth=0.5, touchiness=0.5)
-_CAUTIOUS = MindPersona("cautious", "You are wary of big commitments and prefer small, reversible steps.",
-                        concerns=(0.1, 0.1, 0.1, 0.15, 0.55), reluctance=0.6, wariness=0.3, voice=(0.5, 0.2),
-                        warmth=0.65, touchiness=0.4)
-_BUSY = MindPersona("busy", "Your schedule is full; anything new competes with everything else.",
-                    concerns=(0.25, 0.3, 0.05, 0.1, 0.3), reluctance=0.55, wariness=0.25, voice=(0.65, 0.3),
-                    warmth=0.6, touchiness=0.35)
+# (the archetypes are data: personas.json beside this module)
+PERSONAS: tuple[MindPersona, ...] = tuple(
+    MindPersona(p["name"], p["description"], concerns=tuple(p["concerns"]), reluctance=p["reluctance"],
+                wariness=p["wariness"], voice=tuple(p["voice"]), warmth=p["warmth"], touchiness=p["touchiness"])
+    for p in json.loads((Path(__file__).with_name("personas.json")).read_text(encoding="utf-8")))
 
-PERSONAS: tuple[MindPersona, ...] = (_THRIFTY, _PROCRASTINATOR, _CONFORMIST, _SKEPTIC, _CAUTIOUS, _BUSY)
 
 
 def _family(name: str, title: str, weights: dict[str, float], scenarios: tuple[Scenario, ...]) -> Family:
