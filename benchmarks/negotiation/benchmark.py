@@ -42,7 +42,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import add_llm_options, add_run_options, comma_list, split_list
+from benchmarks.cli import add_llm_options, add_run_options, comma_list, llm_settings, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.negotiation.cells import (LLM_MEDIATORS, LOCKSTEP_MEDIATORS, POLICIES, CellSetup, NegotiationCell,
                                           cell_path, episode_record, play_episode)
@@ -227,7 +227,7 @@ def _ident(args: argparse.Namespace) -> dict[str, Any]:
     if not (any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
             or args.mi_judge == "llm" or args.parties != "scripted"):
         return {}
-    return {"backend": args.backend, "model": args.model, "base_url": args.base_url, "fallback": args.fallback}
+    return {**llm_settings(args).identity(), "fallback": args.fallback}  # the one run identity (benchmarks.cli)
 
 
 __all__ = ["ATTITUDES", "BENCHMARK", "BUDGETS", "CellSetup", "LLM_MEDIATORS", "MEDIATOR_ONLY", "MI_JUDGES", "PARTIES",
