@@ -502,12 +502,29 @@ class Cell:
         return rec
 
     def check(self, record: dict) -> None:
-        """Raise ``KeyError``/``TypeError``/``ValueError`` if ``record`` is not one of this cell's."""
+        """Raise ``KeyError``/``TypeError``/``ValueError`` if ``record`` has not the shape of this cell's."""
         record["episode"]
 
+    def owns(self, record: dict) -> None:
+        """Raise ``ValueError`` if ``record`` says it is another cell's: its ``key`` names another
+        cell key, or its ``cell`` configuration hashes to another (a file copied or renamed by hand).
+        Records that carry neither are judged by :meth:`check` alone."""
+        key = record.get("key")
+        if isinstance(key, str) and ":" in key and key.rpartition(":")[0] != self.key:
+            raise ValueError(f"a record of cell {key.rpartition(':')[0]}, not of this cell {self.key}")
+        if isinstance(record.get("cell"), Mapping) and config_key(record["cell"]) != self.key:
+            raise ValueError(f"a record of another configuration (cell key {config_key(record['cell'])}, "
+                             f"this cell's is {self.key})")
+
+    def verify(self, record: dict) -> None:
+        """:meth:`owns` then :meth:`check`: what the results file asks of each stored record."""
+        self.owns(record)
+        self.check(record)
+
     def results(self, out: Path) -> ResultsFile:
-        """The cell's results file (records by seed), to be opened with ``with``."""
-        return ResultsFile(self.path(out), key=lambda rec: int(rec["seed"]), check=self.check)
+        """The cell's results file (records by seed), to be opened with ``with``; a stored record that
+        is another cell's or of the wrong shape is set aside, never reused (:meth:`verify`)."""
+        return ResultsFile(self.path(out), key=lambda rec: int(rec["seed"]), check=self.verify)
 
 
 def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | None = None,

@@ -269,3 +269,17 @@ def test_a_policy_played_by_the_runner_never_gets_the_recorders_records():
     batched = _Hoarder("IPD")
     play_lockstep([make_env("tom/IPD-v0", horizon=5) for _ in range(3)], batched, [0, 1, 2])
     assert batched.seen and not any("tom" in info for info in batched.seen)
+
+
+def test_a_file_holding_another_cells_records_never_changes_a_row(tmp_path):
+    """A results file renamed by hand (random's records under the tabular cell's name) is not reused:
+    the foreign records are moved to <name>.rejected with a warning and the cell's own are computed."""
+    tabular, rand = make_cell("IPD", "tit_for_tat", "tabular", 20), make_cell("IPD", "tit_for_tat", "random", 20)
+    own = run_cell(tabular, range(3), tmp_path / "clean")
+    run_cell(rand, range(3), tmp_path)
+    tabular.path(tmp_path).parent.mkdir(parents=True, exist_ok=True)
+    rand.path(tmp_path).rename(tabular.path(tmp_path))
+    with pytest.warns(ResultsFileWarning, match="not of this cell"):
+        recs = run_cell(tabular, range(3), tmp_path)
+    assert [r["episode"] for r in recs] == [r["episode"] for r in own]
+    assert len(rejected_path(tabular.path(tmp_path)).read_text().splitlines()) == 3
