@@ -162,6 +162,23 @@ def add_format_option(parser: argparse.ArgumentParser | Any) -> None:
                         help="table: the paper's layout; json: the rows, nothing else on stdout")
 
 
+class OneSpelling(argparse.Action):
+    """Stores an option's value, and makes two spellings of it on one command line (``--episodes 3
+    --runs 5``: an option and its alias) a usage error rather than letting the last one win."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._spelled: dict[int, str | None] = {}  # per namespace: the spelling that set it
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        before = self._spelled.get(id(namespace))
+        if before is not None and before != option_string:
+            parser.error(f"{before} and {option_string} are two names of one option; give it once")
+        self._spelled[id(namespace)] = option_string
+        setattr(namespace, self.dest, values)
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """How a command spells the options every benchmark reads (:func:`add_run_options`).
@@ -197,6 +214,7 @@ def add_run_options(parser: argparse.ArgumentParser, options: RunOptions | None 
     keywords, e.g. ``add_run_options(parser, episodes=5, policy="random")``) spells them."""
     o = options if options is not None else RunOptions(**fields)
     parser.add_argument("--episodes", *o.episode_aliases, dest="episodes", type=positive_int, default=o.episodes,
+                        action=OneSpelling if o.episode_aliases else "store",
                         help=o.episodes_help or "episodes per cell (episode i uses seed + i)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help=o.seed_help or "the first episode's seed")
     if o.out is not None:

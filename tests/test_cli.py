@@ -187,3 +187,17 @@ def test_progress_bars_show_on_a_terminal_only(tmp_path, capsys):
     piped = subprocess.run([*args, "--out", str(tmp_path / "pipe")], capture_output=True, text=True, cwd=ROOT,
                            timeout=300)
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+@pytest.mark.parametrize("argv", [["negotiation", "--episodes", "2", "--runs", "3"],
+                                  ["rl", "--algo", "ppo", "--policy", "a2c"]])
+def test_two_names_of_one_option_on_one_command_line_are_a_usage_error(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and "two names of one option; give it once" in capsys.readouterr().err
+
+
+def test_an_alias_alone_or_an_option_repeated_is_fine():
+    args = build_parser().parse_args(["negotiation", "--runs", "3"])
+    assert args.episodes == 3
+    assert build_parser().parse_args(["negotiation", "--runs", "3", "--runs", "4"]).episodes == 4

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from benchmarks.cli import (
     Command,
+    OneSpelling,
     add_format_option,
     add_llm_options,
     add_run_options,
@@ -103,7 +104,7 @@ def _rl_arguments(rl: argparse.ArgumentParser) -> None:
     from benchmarks.matrix.rl import ALGOS
     from benchmarks.runner import env_id_for
 
-    rl.add_argument("--algo", "--policy", dest="algo", choices=ALGOS, default="ppo",
+    rl.add_argument("--algo", "--policy", dest="algo", choices=ALGOS, default="ppo", action=OneSpelling,
                     help="the stable-baselines3 algorithm trained and evaluated (--policy is the same option)")
     rl.add_argument("--env", default=env_id_for("matrix", game="IPD"), help="a built-in single-agent matrix game id")
     rl.add_argument("--train-partners", type=comma_list(name="partner"), default="single_action,tit_for_tat",
