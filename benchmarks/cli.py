@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,24 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+#: Upper bounds of the size options (a typo such as ``--episodes 100000000000`` is a usage error, said
+#: at once, not a MemoryError or a run that never ends).
+MAX_EPISODES = 1_000_000
+MAX_LOCKSTEP = 100_000
+
+
+def count(high: int) -> Callable[[str], int]:
+    """An ``argparse`` type: an integer in ``1..high``."""
+    def parse(text: str) -> int:
+        value = positive_int(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,}, got {value:,}")
+        return value
+
+    parse.__name__ = "count"  # argparse names the type in its messages
+    return parse
 
 
 def non_negative_int(text: str) -> int:
@@ -168,14 +187,16 @@ class OneSpelling(argparse.Action):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._spelled: dict[int, str | None] = {}  # per namespace: the spelling that set it
+        #: per namespace (by id, checked against a weak reference: ids are reused): the spelling that set it
+        self._spelled: dict[int, tuple[weakref.ref, str | None]] = {}
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
-        before = self._spelled.get(id(namespace))
-        if before is not None and before != option_string:
+        ref, before = self._spelled.get(id(namespace), (None, None))
+        if ref is not None and ref() is namespace and before != option_string:
             parser.error(f"{before} and {option_string} are two names of one option; give it once")
-        self._spelled[id(namespace)] = option_string
+        self._spelled = {k: v for k, v in self._spelled.items() if v[0]() is not None}
+        self._spelled[id(namespace)] = (weakref.ref(namespace), option_string)
         setattr(namespace, self.dest, values)
 
 
@@ -213,7 +234,7 @@ def add_run_options(parser: argparse.ArgumentParser, options: RunOptions | None 
     ``--seed``, ``--out``, ``--plot``, ``--format``, ``--policy`` as ``options`` (or its fields as
     keywords, e.g. ``add_run_options(parser, episodes=5, policy="random")``) spells them."""
     o = options if options is not None else RunOptions(**fields)
-    parser.add_argument("--episodes", *o.episode_aliases, dest="episodes", type=positive_int, default=o.episodes,
+    parser.add_argument("--episodes", *o.episode_aliases, dest="episodes", type=count(MAX_EPISODES), default=o.episodes,
                         action=OneSpelling if o.episode_aliases else "store",
                         help=o.episodes_help or "episodes per cell (episode i uses seed + i)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help=o.seed_help or "the first episode's seed")
@@ -271,7 +292,7 @@ def add_llm_options(parser: argparse.ArgumentParser, *, title: str = "LLM polici
                                            "raise, or a uniformly random choice (flagged and counted)")),
         "max_resamples": (("--max-resamples",), dict(type=non_negative_int, default=10,
                                                      help="re-asks after a reply that names no valid choice")),
-        "lockstep": (("--lockstep",), dict(type=positive_int, default=lockstep, help=lockstep_help
+        "lockstep": (("--lockstep",), dict(type=count(MAX_LOCKSTEP), default=lockstep, help=lockstep_help
                                            or "episodes stepped at once (one backend call per prompting stage)")),
         "scoring_path": (("--scoring-path",), dict(choices=SCORING_PATH_CHOICES, default="auto", help=(
             "how label log-probabilities are read: next-token (max_tokens=1 requests that share the prompt's prefix "

@@ -40,12 +40,13 @@ from typing import Any
 
 from benchmarks.cli import (
     LLM_OPTIONS,
+    MAX_LOCKSTEP,
     add_llm_options,
     add_run_options,
     backend_from_args,
     comma_list,
+    count,
     llm_settings,
-    positive_int,
     split_list,
 )
 from benchmarks.errors import RunnerError
@@ -240,7 +241,7 @@ def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
                         policy_help=f"comma-separated: {', '.join(policies)}")
         parser.add_argument("--env", type=comma_list(bench.ids(), name="env id"), default=None,
                             help="comma-separated registered ids of the family (default: all of them)")
-        parser.add_argument("--lockstep", type=positive_int, default=1,
+        parser.add_argument("--lockstep", type=count(MAX_LOCKSTEP), default=1,
                             help="episodes stepped at once through the policy's batched forms")
         if bench.llm_policies:
             add_llm_options(parser, title=f"LLM policies (--policy {', '.join(bench.llm_policies)})", lockstep=None,

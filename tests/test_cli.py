@@ -201,3 +201,20 @@ def test_an_alias_alone_or_an_option_repeated_is_fine():
     args = build_parser().parse_args(["negotiation", "--runs", "3"])
     assert args.episodes == 3
     assert build_parser().parse_args(["negotiation", "--runs", "3", "--runs", "4"]).episodes == 4
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["matrix", "--episodes", "100000000000"], "must be at most 1,000,000"),
+    (["negotiation", "--lockstep", "10000000"], "must be at most 100,000"),
+])
+def test_size_options_are_bounded_before_any_work(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_horizon_past_the_bound_is_a_named_error_not_a_memory_error(tmp_path, capsys):
+    assert main(["matrix", "--horizon", "1000000000", "--episodes", "1", "--policy", "random",
+                 "--out", str(tmp_path)]) == 2
+    assert "horizon must be a whole number in 1..100,000" in capsys.readouterr().err
+    assert not list(tmp_path.rglob("*.jsonl"))

@@ -86,6 +86,23 @@ def require_bool(name: str, value: object) -> bool:
                       f"(e.g. {name}=False), not a string or a number")
 
 
+class InvalidSize(TomEnvsError, ValueError):
+    """A size (a horizon, a number of episodes, a history length) is not a whole number in its range."""
+
+
+def require_count(name: str, value: object, high: int, low: int = 1) -> int:
+    """``value`` as an int in ``low..high``, or :class:`InvalidSize` naming ``name`` and the range.
+
+    The upper bound keeps a typo (``horizon=10**9``) from turning into a ``MemoryError`` deep inside
+    an allocation, or into a run that never ends: it is said at once, with the bound.
+    """
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise InvalidSize(f"{name} must be a whole number in {low:,}..{high:,}, got {value!r}")
+    return int(value)
+
+
 class DependencyNotInstalled(TomEnvsError, gym_error.DependencyNotInstalled, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 

@@ -5,17 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-import numpy as np
-
-from tom_envs.errors import InvalidGame, UnsupportedRenderMode
+from tom_envs.errors import InvalidGame, UnsupportedRenderMode, require_count
 from tom_envs.matrix.games import MatrixGame, get_game
 
 
+#: The longest episode a matrix env plays (the oracle's tables grow with it; 004 plays 100 rounds).
+MAX_HORIZON = 100_000
+
+
 def check_env_args(horizon: Any, history: Any, render_mode: Any, render_modes: list[str]) -> None:
-    """Validation shared by the single-agent and the parallel matrix envs."""
+    """Validation shared by the single-agent and the parallel matrix envs (:class:`InvalidSize`, a
+    ``ValueError``, for a horizon or history outside ``1..MAX_HORIZON``)."""
     for arg, value in (("horizon", horizon), ("history", history)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{arg} must be a positive integer, got {value!r}")
+        require_count(arg, value, MAX_HORIZON)
     if render_mode is not None and render_mode not in render_modes:
         raise UnsupportedRenderMode(f"render_mode must be one of {render_modes} or None, got {render_mode!r}")
 
