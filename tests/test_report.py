@@ -499,3 +499,20 @@ def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_
 def test_a_missing_results_folder_is_a_clear_error(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nothing"), "--out", str(tmp_path / "r")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_folder_without_results_is_a_named_error(tmp_path, capsys):
+    from benchmarks.__main__ import main
+
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty"), "--out", str(tmp_path / "rep")]) == 2
+    assert "holds no results files" in capsys.readouterr().err and not (tmp_path / "rep").exists()
+
+
+def test_a_series_label_keeps_its_style_in_every_figure():
+    from benchmarks.report.figures import styles_for
+
+    alone = styles_for(["tabular"])["tabular"]
+    assert styles_for(["random", "tabular", "llm:qa"])["tabular"] == alone
+    many = styles_for([f"agent {i}" for i in range(30)])
+    assert len({(s["color"], s["linestyle"], s["marker"]) for s in many.values()}) == 30

@@ -83,7 +83,7 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
     "reused": [family folders], "figures": [paths]}``.
 
     Raises:
-        ReportError: ``results_dir`` is not a folder.
+        ReportError: ``results_dir`` is not a folder, or holds no results files.
     """
     from benchmarks.report import figures
     from benchmarks.report.doc import to_html, to_markdown
@@ -98,10 +98,13 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
                                                       for p in [out.resolve(), *out.resolve().parents]):
         raise ReportError(f"--out {str(out)!r} is the results folder or inside a family's results folder; write the "
                           "report elsewhere (e.g. RESULTS_DIR/report or report/)")
+    folders = family_folders(results_dir)
+    if not folders:
+        raise ReportError(f"{str(results_dir)!r} holds no results files (<family>/*.jsonl): nothing to report. Pass "
+                          "the --out folder of a benchmark run (e.g. results/ after `make demo`)")
     out.mkdir(parents=True, exist_ok=True)
     state = _load_state(out)
     salt = _code_salt()
-    folders = family_folders(results_dir)
     sections, rebuilt, reused = [], [], []
     for folder in folders:
         fp = fingerprint(results_dir, folder, salt)

@@ -1,7 +1,8 @@
 """The report's figures (matplotlib, Agg, PNG): curves with 95 % bands and the literal-vs-functional plane.
 
 Overlaid series never hide each other: each has its own colour, line style and marker (markers
-every few points), bands are translucent, and the legend sits outside the axes.
+every few points), bands are translucent, and the legend sits outside the axes. A series label keeps
+its style in every figure (:func:`styles_for`), so one agent has one colour across the report.
 """
 
 from __future__ import annotations
@@ -28,10 +29,39 @@ def _plt() -> Any:
     return plt
 
 
+#: The colours series are drawn in (matplotlib's tab20, dark shades first, then the light ones).
+PALETTE = tuple(f"tab:{c}" for c in ("blue", "orange", "green", "red", "purple", "brown", "pink", "gray", "olive",
+                                     "cyan")) + ("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+                                                 "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5")
+
+
 def style(i: int) -> dict[str, Any]:
-    """The i-th series' colour, line style and marker (distinct for the first 40 series)."""
-    return {"color": f"C{i % 10}", "linestyle": LINESTYLES[i % len(LINESTYLES)],
+    """The i-th style: colour, line style and marker (distinct for the first 40)."""
+    return {"color": PALETTE[i % len(PALETTE)], "linestyle": LINESTYLES[i % len(LINESTYLES)],
             "marker": MARKERS[(i // len(LINESTYLES) + i) % len(MARKERS)]}
+
+
+def label_slot(label: str) -> int:
+    """A series label's own style index: the same label gets the same colour, line style and marker
+    in every figure of every report (a hash of the label, not its position in a figure)."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(label.encode("utf-8")).digest()[:4], "big") % 40
+
+
+def styles_for(labels: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The style of each label of one figure: its own (:func:`label_slot`), or, when two labels of the
+    figure share a slot, the next free one for the later label in sorted order (so no two series of a
+    figure look alike, and a label keeps its style wherever it meets no clash)."""
+    taken: dict[int, str] = {}
+    out = {}
+    for label in sorted(set(labels)):
+        slot = label_slot(label)
+        while slot in taken:
+            slot = (slot + 1) % 40
+        taken[slot] = label
+        out[label] = style(slot)
+    return out
 
 
 def band(series: Sequence[Sequence[float | None]]) -> dict[str, list]:
@@ -57,13 +87,14 @@ def curves(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
     "hi"}]}`` (``clip``: the bounds of the quantity, e.g. (0, 100) for a percentage, that bands stop at); the same label keeps the same style in every panel; one legend outside, right."""
     plt = _plt()
     labels = list(dict.fromkeys(s["label"] for p in panels for s in p["series"]))
+    styles = styles_for(labels)
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.6), squeeze=False)
     handles = {}
     for ax, panel in zip(axes[0], panels):
         lo_clip, hi_clip = panel.get("clip") or (float("-inf"), float("inf"))
         for s in panel["series"]:
             i = labels.index(s["label"])
-            st = style(i)
+            st = styles[s["label"]]
             every = max(1, len(s["x"]) // 10)
             start = (i * every // max(1, len(labels))) % every  # staggered: equal curves keep visible markers
             (line,) = ax.plot(s["x"], s["mean"], label=s["label"], linewidth=1.6, markersize=5, markevery=(start, every),
@@ -95,6 +126,7 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
     score (grey lines, one line style per label). With ``invert_y`` (a regret axis) up is better."""
     plt = _plt()
     labels = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if not p.get("ref")))
+    styles = styles_for(labels)
     refs = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if p.get("ref")))
     cols = min(3, max(1, len(panels)))
     rows = (len(panels) + cols - 1) // cols
@@ -111,7 +143,7 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
                 h = ax.scatter([p["x"]], [p["y"]], s=110, marker=ref_style[p["label"]], facecolors="none",
                                edgecolors="black", linewidths=1.2, zorder=3)
             else:
-                st = style(labels.index(p["label"]))
+                st = styles[p["label"]]
                 h = ax.errorbar([p["x"]], [p["y"]], xerr=[p.get("xci") or 0.0], yerr=[p.get("yci") or 0.0],
                                 fmt=st["marker"], color=st["color"], markersize=7, capsize=3, alpha=0.9, zorder=2)
             handles.setdefault(p["label"], h)
@@ -147,8 +179,9 @@ def bars_by_stage(path: Path, title: str, xlabel: str, series: Sequence[dict[str
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7.0, 3.8))
     width = 0.08
+    styles = styles_for([s["label"] for s in series])
     for i, s in enumerate(series):
-        st = style(i)
+        st = styles[s["label"]]
         offset = (i - (len(series) - 1) / 2) * width
         ax.errorbar([x + offset for x in s["x"]], s["mean"], yerr=[c or 0.0 for c in s["ci"]], label=s["label"],
                     capsize=3, markersize=6, markerfacecolor="white", **st)
