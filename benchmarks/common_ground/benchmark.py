@@ -78,15 +78,16 @@ from benchmarks.common_ground.llm import LLM_POLICIES
 from benchmarks.common_ground.published import PUBLISHED, PUBLISHED_SETTINGS  # noqa: F401  (the command's tables)
 from benchmarks.common_ground.stored import play, play_llm, play_stored
 from policies.base import BasePolicy
-from policies.common_ground.scripted import PriorRandomPolicy, gold_beliefs_cg_rules, oracle_beliefs, predicted_beliefs
+from policies.common_ground.scripted import (PriorRandomPolicy, QuestionOnlyPolicy, gold_beliefs_cg_rules, oracle_beliefs,
+                                             predicted_beliefs)
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
 from tom_envs.common_ground.env import CONTEXT_MODES, load_split
-from tom_envs.common_ground.metrics import summarise
+from tom_envs.common_ground.metrics import by_labels, question_key, summarise
 from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
 
 ENV = "tom_envs.common_ground.env:CommonToMEnv"
-SCRIPTED = ("random", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")
+SCRIPTED = ("random", "question-only", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")
 POLICIES = (*SCRIPTED, LLM_POLICY, *LLM_POLICIES)
 #: Env arguments a policy needs (the gold-label policies read the labels the env exposes only on request).
 ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True},
@@ -139,6 +140,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write belief-prediction training data of --split to the JSONL file OUT (one line per "
                              "event and sentence: context per --context, event, the predictor's prompt and target, "
                              "the gold labels) and stop")
+    parser.add_argument("--by-labels", action="store_true",
+                        help="also print each policy's accuracy per combination of the speakers' gold labels "
+                             "(003's Table 5 keys); --format json rows always carry it as by_labels")
     parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
     add_qa_llm_options(parser)
     common_ground_llm.add_arguments(parser)
@@ -162,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([row for result in results for row in result["rows"]], indent=2))
     else:
-        print(format_table(results))
+        print(format_table(results, by_label=getattr(args, "by_labels", False)))
     return 0
 
 
@@ -255,24 +259,39 @@ def _export_beliefs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _random(args: argparse.Namespace) -> BasePolicy:
-    """003's random row: answers yes at the training split's yes-rate (0.5 without a training split)."""
+def _train_rows(args: argparse.Namespace, who: str) -> list | None:
+    """The training split's question rows (for a baseline fitted on them), or None with a note when
+    the folder has no training split at all (the bundled sample's test-only folders)."""
     try:
         train = load_split(args.data_dir, "train", args.from_corpus, args.annotator)
     except DatasetError as exc:
         folder = scan(args.data_dir)
         files = folder.corpus if args.from_corpus else folder.questions
         if any(cid in TRAIN_CIDS for cid, _ in files):
-            raise DatasetError(f"the random baseline's yes-rate comes from the training split, which does not load: "
-                               f"{exc}") from None
-        print(f"note: no training split to set the random policy's yes-rate ({exc}); using 0.5", file=sys.stderr)
-        return PriorRandomPolicy(0.5)
-    return PriorRandomPolicy.from_questions([r for rows in train.values() for r in rows])
+            raise DatasetError(f"the {who} is fitted on the training split, which does not load: {exc}") from None
+        print(f"note: no training split to fit the {who} ({exc})", file=sys.stderr)
+        return None
+    return [r for rows in train.values() for r in rows]
+
+
+def _random(args: argparse.Namespace) -> BasePolicy:
+    """003's random row: answers yes at the training split's yes-rate (0.5 without a training split)."""
+    rows = _train_rows(args, "random policy's yes-rate")
+    return PriorRandomPolicy(0.5) if rows is None else PriorRandomPolicy.from_questions(rows)
+
+
+def _question_only(args: argparse.Namespace) -> BasePolicy:
+    """The question-only floor: each certainty's majority answer on the training split (without one,
+    the release's: CT+ -> No, PS -> Yes, CT- -> No)."""
+    rows = _train_rows(args, "question-only policy's answers")
+    if rows is None:
+        return QuestionOnlyPolicy({"CT+": 0, "PS": 1, "CT-": 0})
+    return QuestionOnlyPolicy.from_questions(rows)
 
 
 #: The family's one name -> factory(args) table of scripted policies.
 FACTORIES: dict[str, Callable[[argparse.Namespace], BasePolicy]] = {
-    "random": _random, "oracle-beliefs": lambda args: oracle_beliefs(),
+    "random": _random, "question-only": _question_only, "oracle-beliefs": lambda args: oracle_beliefs(),
     "gold-beliefs-cg-rules": lambda args: gold_beliefs_cg_rules(),
     "predicted-beliefs": lambda args: predicted_beliefs()}
 
@@ -332,10 +351,23 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
             if name == common_ground_llm.RELEASE_POLICY:
                 row["prompt_sha256"] = hyper["prompt_sha256"]
     rows[0].update({k: summary[k] for k in ("consistency", "r_first_second", "r_first_third", "propositions")})
+    rows[0]["by_labels"] = by_labels(records, labels_of(env))
     answers = [it.answer for ep in env.unwrapped.episodes for it in ep if it.scored]  # the release's questions
     # the random row's expectation (003's Random row is this number); None for the other policies
     rows[0]["expected_accuracy"] = expected_accuracy(float(hyper["p_yes"]), answers) if "p_yes" in hyper else None
     return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper}
+
+
+def labels_of(env: Any) -> dict[tuple, tuple[str, str, str, str]]:
+    """Each scored question's key (:func:`~tom_envs.common_ground.metrics.question_key`) -> its gold labels
+    (Bel(A), Bel(B), CG(A), CG(B)): what the per-label table groups by, read by the scorer after the fact."""
+    out = {}
+    for episode in env.unwrapped.episodes:
+        for item in episode:
+            if item.scored:
+                key = question_key({**item.meta, "chain": item.role})
+                out[key] = tuple(str(item.labels[k]) for k in ("belief_A", "belief_B", "cg_A", "cg_B"))
+    return out
 
 
 def expected_accuracy(p_yes: float, answers: Sequence[int]) -> float:
@@ -348,18 +380,29 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f}"
 
 
-def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
-    """003's Table 3 layout: this run's policies first, then the published rows for reference."""
+def format_table(result: dict[str, Any] | Sequence[dict[str, Any]], by_label: bool = False) -> str:
+    """003's Table 3 layout: this run's policies first (with macro and per-answer F1), then the published
+    rows for reference; ``by_label`` adds each policy's accuracy per gold label combination."""
     results = [result] if isinstance(result, dict) else list(result)
-    head = f"{'model':<36} {'Total':>6} {'First':>6} {'Second':>6} {'Third':>6} {'n':>6}"
+    head = (f"{'model':<36} {'Total':>6} {'First':>6} {'Second':>6} {'Third':>6} {'n':>6} {'F1 mac':>6} "
+            f"{'F1 Yes':>6} {'F1 No':>6}")
     lines = [head, "-" * len(head)]
     for res in results:
         rows = {r["order"]: r for r in res["rows"]}
         lines.append(f"{res['rows'][0]['policy']:<36} "
                      + " ".join(f"{_pct(rows[o]['accuracy']):>6}" for o in ("all", 1, 2, 3))
-                     + f" {rows['all']['n']:>6}")
+                     + f" {rows['all']['n']:>6} "
+                     + " ".join(f"{_pct(rows['all'].get(k)):>6}" for k in ("f1_macro", "f1_yes", "f1_no")))
     lines += [f"{'003: ' + name:<36} " + " ".join(f"{v:>6.1f}" for v in vals) for name, vals in PUBLISHED.items()]
     lines += [f"  003 {name}: {how}" for name, how in PUBLISHED_SETTINGS.items()]
+    lines.append("F1 (all orders, percent) as the release's src/core/evaluate.py computes it: per answer label, and "
+                 "macro = their mean (003 publishes accuracy only)")
+    for res in results:
+        total = res["rows"][0]
+        if total.get("precision_yes") is not None:
+            lines.append(f"  {total['policy']}: precision Yes {_pct(total['precision_yes'])} / No "
+                         f"{_pct(total['precision_no'])}, recall Yes {_pct(total['recall_yes'])} / No "
+                         f"{_pct(total['recall_no'])}")
     modes = sorted({res["rows"][0].get("context", "?") for res in results})
     lines.append(f"context: {', '.join(modes)} (003's rows: window, 5 sentences either side of the marked one)")
     for res in results:
@@ -388,6 +431,13 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]]) -> str:
             lines.append(f"{total['policy']} ({total['model']}): predicted beliefs -> Appendix B common ground "
                          f"rules -> answer rules; temperature {total['temperature']}; {h.get('fallbacks', 0)} "
                          f"random fallbacks over {h.get('decisions', 0)} belief predictions")
+    if by_label:
+        lines += ["", "Accuracy by the speakers' gold labels (003's Table 5 keys; scorer's view, after the fact)"]
+        for res in results:
+            lines.append(f"{res['rows'][0]['policy']}:")
+            lines.append(f"  {'Bel(A)':<6} {'Bel(B)':<6} {'CG(A)':<6} {'CG(B)':<6} {'n':>5} {'acc %':>6}")
+            lines += [f"  {r['belief_A']:<6} {r['belief_B']:<6} {r['cg_A']:<6} {r['cg_B']:<6} {r['n']:>5} "
+                      f"{_pct(r['accuracy']):>6}" for r in res["rows"][0].get("by_labels", [])]
     return "\n".join(lines)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks.cli import llm_settings
-from benchmarks.common_ground.stored import check_questions, cid_of, jobs
+from benchmarks.common_ground.stored import RECORD_KEYS, check_questions, cid_of, jobs
 from benchmarks.errors import RunnerError
 from benchmarks.qa_llm import RESULTS_VERSION, Job, QACell, QAFile, run_qa
 from benchmarks.runner import EpisodeResult, Step
@@ -107,7 +107,7 @@ class _Replay(BasePolicy):
 def _records(steps: list[Step]) -> list[dict[str, Any]]:
     """One record per question asked in a finished conversation (fillers too, with ``scored``), once
     its answers are known after the fact."""
-    return [{**{k: info[k] for k in ("cid", "sno", "eno", "order")}, "correct": bool(info["correct"]),
+    return [{**{k: info[k] for k in RECORD_KEYS if k != "correct"}, "correct": bool(info["correct"]),
              "chosen": int(info["chosen"]), "scored": bool(info["scored"])}
             for info in answered([st.next_info for st in steps], with_fillers=True)]
 

@@ -24,10 +24,16 @@ from policies.base import BasePolicy
 from tom_envs.qa import answered
 
 
+#: What a question record keeps: its identity (``cid``, ``sno``, ``eno``, ``chain``, ``belief_Q``: one question
+#: of its group), its ``order``, the gold ``answer`` (1 yes, 0 no: for precision/recall/F1) and ``correct``.
+#: Records stored before issue 29 have no ``chain``, ``belief_Q`` or ``answer``; their F1 columns are None.
+RECORD_KEYS = ("cid", "sno", "eno", "order", "chain", "belief_Q", "answer", "correct")
+
+
 def _question_records(infos: list[dict]) -> list[dict[str, Any]]:
     """One record per scored question of a finished conversation (from its step infos), once its
     answers are known after the fact."""
-    return [{k: info[k] for k in ("cid", "sno", "eno", "order", "correct")} for info in answered(infos)]
+    return [{k: info[k] for k in RECORD_KEYS} for info in answered(infos)]
 
 
 def _questions(env: Any, policy: BasePolicy, cid: int, seed: int) -> list[dict[str, Any]]:
@@ -96,7 +102,7 @@ def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
         steps = result.steps
-        questions = [{**{f: info[f] for f in ("cid", "sno", "eno", "order")},
+        questions = [{**{f: info[f] for f in RECORD_KEYS if f != "correct"},
                       "correct": bool(info["correct"]), "chosen": int(info["chosen"]),
                       "parse_failures": st["parse_failures"], "fallback": st["fallback"]}
                      for info, st in zip(answered([st["info"] for st in steps], with_fillers=True), steps)

@@ -82,7 +82,7 @@ from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, Job, LLMRun, QACell,
                                add_qa_llm_options, answer_counters, data_key, make_qa_env, run_qa)
 from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
                                         add_live_arguments, format_live_table, live_rows, play_episode, policy_seed)
-from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY  # noqa: F401  (the command's tables)
+from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY, PUBLISHED_FIGURE3, PUBLISHED_SPREAD
 from benchmarks.runner import EpisodeResult, Step, play
 from benchmarks.errors import RunnerError
 from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_prompts, read_authors_prompts
@@ -505,9 +505,7 @@ def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
     for q in present:
         if RELEASE_QUIRKS.get(q):
             out.append(f"quirk of the release, {q}: {RELEASE_QUIRKS[q]}")
-    out.append("001 Table 5 (accuracy %): " + "; ".join(
-        f"{who} " + " ".join(f"{ref[q]:.1f}" for q in present) for who, ref in PUBLISHED.items())
-        + f"  [{', '.join(present)}]")
+    out += reference_lines(present, width)
     if by_stage:
         out += ["", f"{'policy':<{width}} {'qtype':<12} {'stage':<7} {'n':>6} {'accuracy %':>10} {'errors %':>9}"]
         out += [f"{r['policy']:<{width}} {r['qtype']:<12} {s['stage']:<7} {s['n']:>6} {s['accuracy']:>10.2f} "
@@ -515,6 +513,25 @@ def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
                 for r in qa for s in r.get("stages", [])]
         out.append("001 Figure 3 layout: stage = early / middle / late third of the dialogue's question turns (from "
                    "the stored turn); errors % = share of the type's wrong answers in that stage.")
+        out += [f"001 Figure 3, {q} (the figure prints no values; the paper's text says): {PUBLISHED_FIGURE3[q]}"
+                for q in present if q in PUBLISHED_FIGURE3]
+    return out
+
+
+def reference_lines(present: Sequence[str], width: int = 8) -> list[str]:
+    """001's Table 5 (every row, accuracy ± as printed) and Table 6 (every row) for the question types
+    ``present``, in the paper's row order."""
+    w = max(width, *(len(name) for name in PUBLISHED))
+    out = ["", f"001 Table 5 (published accuracy %, ± as printed; the authors' protocol)",
+           f"{'row':<{w}}  " + " ".join(f"{q:<14}" for q in present)]
+    for who, ref in PUBLISHED.items():
+        spread = PUBLISHED_SPREAD.get(who)
+        out.append(f"{who:<{w}} " + " ".join(
+            f"{ref[q]:>6.2f}" + (f" ± {spread[q]:>5.2f}" if spread else " " * 8) for q in present))
+    cons = [q for q in present if any(q in v for v in PUBLISHED_CONSISTENCY.values())]
+    if cons:
+        out += [f"001 Table 6 (published consistency %)", f"{'row':<{w}} " + " ".join(f"{q:>14}" for q in cons)]
+        out += [f"{who:<{w}} " + " ".join(f"{ref[q]:>14.2f}" for q in cons) for who, ref in PUBLISHED_CONSISTENCY.items()]
     return out
 
 

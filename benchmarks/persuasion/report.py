@@ -82,6 +82,7 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
         stored = next((r["protocol"] for r in run["records"] if r.get("protocol")), None)
         protocol = stored or ("not stored" if cfg is None else str(as_dict(cfg.get("llm")).get(
             "protocol", cfg.get("protocol", "ours"))))
+        run["protocol"] = protocol
         acc_rows.append({"cells": [run["label"], run["kind"], protocol] + [num(run["rows"][q]["accuracy"], run["rows"][q]["accuracy_ci"],
                                                         digits=2) if q in run["rows"] else "-" for q in present]})
     for name, ref in PUBLISHED.items():
@@ -98,7 +99,7 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
             row, cons = run["rows"][q], run["consistency"].get(q)
             mine = [a for a in run["answers"] if a.get("qtype") == q]
             count_rows.append({"cells": [
-                run["label"], q, str(row["n"]), str(row["repetitions"]), num(row["chance"], digits=2),
+                run["label"], run["protocol"], q, str(row["n"]), str(row["repetitions"]), num(row["chance"], digits=2),
                 num(cons["consistency"], cons["consistency_ci"], digits=2) if cons else "-",
                 num(PUBLISHED_CONSISTENCY.get("GPT-4o", {}).get(q), digits=2)
                 if q in PUBLISHED_CONSISTENCY.get("GPT-4o", {}) else "-",
@@ -106,9 +107,17 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
                 "-" if run["kind"] == "scripted" else str(sum(bool(a.get("fallback")) for a in mine))]})
     if count_rows:
         blocks.append({"kind": "table", "caption": "PersuasiveToM: counts, chance and consistency per question type",
-                       "columns": ["answerer", "question type", "questions per pass", "passes", "chance %",
+                       "columns": ["answerer", "protocol", "question type", "questions per pass", "passes", "chance %",
                                    "consistency %", "001 GPT-4o consistency %", "parse failures", "fallbacks"],
                        "rows": count_rows})
+    table6 = [q for q in present if any(q in v for v in PUBLISHED_CONSISTENCY.values())]
+    if table6:
+        blocks.append({"kind": "table", "caption": "001 Table 6 (published): consistency % of the persuadee "
+                                                   "questions, every row (the authors' protocol)",
+                       "columns": ["answerer", "protocol"] + table6,
+                       "rows": [{"ref": True, "cells": [f"001 {name} (published)", "authors"]
+                                 + [num(ref.get(q), digits=2) if q in ref else "-" for q in table6]}
+                                for name, ref in PUBLISHED_CONSISTENCY.items()]})
     if runs:
         blocks += [{"kind": "p", "text": "Stored configurations (from the results files' .runs lines):"},
                    {"kind": "ul", "items": [f"{run['label']} [{run['file'].path.name}]: {settings_text(run['file'].config)}"

@@ -65,6 +65,58 @@ class PriorRandomPolicy(BasePolicy):
         return answer
 
 
+class QuestionOnlyPolicy(BasePolicy):
+    """The floor the question's own wording allows: the majority answer of its certainty.
+
+    Reads only ``observation["belief_Q"]`` (the question's certainty, CT+, PS or CT-, which the
+    question text states) and answers that certainty's majority answer on the training split
+    (:meth:`from_questions`). No dialogue, no beliefs: whatever a policy scores above this row it
+    owes to reading the conversation. On the release the training split gives CT+ -> No, PS -> Yes,
+    CT- -> No (59.6 % on the test split; docs/common_ground.md).
+
+    Args:
+        answers: certainty (``"CT+"``, ``"PS"``, ``"CT-"``) -> answer (1 yes, 0 no), one per certainty.
+    """
+
+    makes_predictions = True
+
+    def __init__(self, answers: dict[str, int]) -> None:
+        super().__init__()
+        from tom_envs.common_ground.env import CERTAINTIES
+
+        if set(answers) != set(CERTAINTIES) or any(a not in (YES, NO) for a in answers.values()):
+            raise TomEnvsError(f"QuestionOnlyPolicy needs one answer (0 or 1) for each of {CERTAINTIES}, "
+                               f"got {answers!r}")
+        self.answers = {c: int(answers[c]) for c in CERTAINTIES}
+        self._by_index = tuple(self.answers[c] for c in CERTAINTIES)
+
+    @classmethod
+    def from_questions(cls, rows: Sequence[QuestionRow]) -> "QuestionOnlyPolicy":
+        """Each certainty's majority answer in ``rows`` (ties and certainties without rows: No).
+
+        The certainty is read from each row's question text, as the env's observation states it."""
+        from tom_envs.common_ground.env import CERTAINTIES
+
+        yes = {c: 0 for c in CERTAINTIES}
+        total = {c: 0 for c in CERTAINTIES}
+        for row in rows:
+            certainty = parse_question(row.question).certainty
+            total[certainty] += 1
+            yes[certainty] += row.answer == "Yes"
+        return cls({c: YES if 2 * yes[c] > total[c] else NO for c in CERTAINTIES})
+
+    @property
+    def hyperparameters(self) -> dict[str, Any]:
+        return {"answers": {c: ("Yes" if a else "No") for c, a in self.answers.items()}}
+
+    def predict(self, observation: Any, info: dict) -> int:
+        """The answer (1 yes, 0 no) of the question's certainty."""
+        return self._by_index[int(observation["belief_Q"])]
+
+    def act(self, observation: Any, info: dict) -> int:
+        return self.predict(observation, info)
+
+
 class BeliefPredictor(Protocol):
     """Predicts both speakers' belief labels about an event from the dialogue.
 
