@@ -128,3 +128,9 @@ def test_pettingzoo_aec_conformance(env_id):
         from pettingzoo.test import api_test, seed_test
     api_test(tom_envs.make_aec(env_id, **REGISTRY[env_id].example_kwargs), num_cycles=50)
     seed_test(lambda: tom_envs.make_aec(env_id, **REGISTRY[env_id].example_kwargs), num_cycles=50)
+
+
+@pytest.mark.parametrize("env_id", tom_envs.ids(kind="aec") + tom_envs.ids(kind="parallel"))
+def test_gymnasium_make_of_a_pettingzoo_id_says_how_to_make_it(env_id):
+    with pytest.raises(tom_envs.errors.UnknownEnvironment, match=r"PettingZoo .* make it with tom_envs\.make"):
+        gym.make(env_id)

@@ -81,7 +81,17 @@ def register(
     if kind == "gymnasium":
         gymnasium.register(id=id, entry_point=entry_point, kwargs=dict(kwargs or {}), vector_entry_point=vector_entry_point,
                            order_enforce=not self_checked, disable_env_checker=self_checked)
+    else:  # gymnasium.make of a PettingZoo id says how to make it instead of "doesn't exist"
+        gymnasium.register(id=id, entry_point=pettingzoo_hint, kwargs={"env_id": id}, disable_env_checker=True)
     return rec
+
+
+def pettingzoo_hint(env_id: str, **kwargs: Any) -> Any:
+    """What ``gymnasium.make`` runs for a PettingZoo id: an error naming the way to make it."""
+    rec = REGISTRY[env_id]
+    how = f"tom_envs.make({env_id!r})" + (f" or tom_envs.make_aec({env_id!r})" if rec.kind == "parallel" else "")
+    raise UnknownEnvironment(f"{env_id!r} is a PettingZoo {rec.kind} env (several agents), not a Gymnasium one: "
+                             f"make it with {how}")
 
 
 def ids(kind: Kind | None = None, family: str | None = None) -> list[str]:
@@ -152,10 +162,9 @@ def make_aec(env_id: str, **kwargs: Any) -> Any:
 
 def unregister(env_id: str) -> None:
     """Remove an id (from Gymnasium's registry too); for tests and interactive sessions."""
-    rec = record(env_id)
+    record(env_id)
     del REGISTRY[env_id]
-    if rec.kind == "gymnasium":
-        gymnasium.registry.pop(env_id, None)
+    gymnasium.registry.pop(env_id, None)
 
 
 def markdown_table() -> str:
