@@ -140,6 +140,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write belief-prediction training data of --split to the JSONL file OUT (one line per "
                              "event and sentence: context per --context, event, the predictor's prompt and target, "
                              "the gold labels) and stop")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="use a split although some of its conversations' files are missing (by default an "
+                             "incomplete split is an error naming them)")
     parser.add_argument("--by-labels", action="store_true",
                         help="also print each policy's accuracy per combination of the speakers' gold labels "
                              "(003's Table 5 keys); --format json rows always carry it as by_labels")
@@ -195,7 +198,7 @@ def counts(args: argparse.Namespace) -> dict[str, list[dict]]:
     (None where 003 has no such row); Table 5 also lists 003's rows this folder lacks (count 0)."""
     from tom_envs.common_ground.counts import load_counts
 
-    found = load_counts(args.data_dir, args.from_corpus, args.annotator)
+    found = load_counts(args.data_dir, args.from_corpus, args.annotator, _partial(args))
     table2 = [{**r, "published": PUBLISHED_TABLE2.get((r["split"], r["answer"]))} for r in found["table2"]]
     keys = ("belief_A", "belief_B", "cg_A", "cg_B")
     table5 = [{**r, "published": PUBLISHED_TABLE5.get(tuple(r[k] for k in keys))} for r in found["table5"]]
@@ -233,7 +236,8 @@ def _export_beliefs(args: argparse.Namespace) -> int:
     from tom_envs.common_ground.env import cut_context
     from tom_envs.common_ground.questions import parse_question
 
-    questions = load_split(args.data_dir, args.split, args.from_corpus, args.annotator)
+    questions = load_split(args.data_dir, args.split, args.from_corpus, args.annotator,
+                           allow_partial=_partial(args))
     seen: set[tuple[int, int, float]] = set()
     lines = []
     for cid in sorted(questions):
@@ -259,11 +263,16 @@ def _export_beliefs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _partial(args: argparse.Namespace) -> bool:
+    """``--allow-partial`` (False for callers whose namespace predates it)."""
+    return bool(getattr(args, "allow_partial", False))
+
+
 def _train_rows(args: argparse.Namespace, who: str) -> list | None:
     """The training split's question rows (for a baseline fitted on them), or None with a note when
     the folder has no training split at all (the bundled sample's test-only folders)."""
     try:
-        train = load_split(args.data_dir, "train", args.from_corpus, args.annotator)
+        train = load_split(args.data_dir, "train", args.from_corpus, args.annotator, allow_partial=_partial(args))
     except DatasetError as exc:
         folder = scan(args.data_dir)
         files = folder.corpus if args.from_corpus else folder.questions
@@ -276,14 +285,14 @@ def _train_rows(args: argparse.Namespace, who: str) -> list | None:
 
 def _random(args: argparse.Namespace) -> BasePolicy:
     """003's random row: answers yes at the training split's yes-rate (0.5 without a training split)."""
-    rows = _train_rows(args, "random policy's yes-rate")
+    rows = _train_rows(args, "random policy (its yes-rate)")
     return PriorRandomPolicy(0.5) if rows is None else PriorRandomPolicy.from_questions(rows)
 
 
 def _question_only(args: argparse.Namespace) -> BasePolicy:
     """The question-only floor: each certainty's majority answer on the training split (without one,
     the release's: CT+ -> No, PS -> Yes, CT- -> No)."""
-    rows = _train_rows(args, "question-only policy's answers")
+    rows = _train_rows(args, "question-only policy")
     if rows is None:
         return QuestionOnlyPolicy({"CT+": 0, "PS": 1, "CT-": 0})
     return QuestionOnlyPolicy.from_questions(rows)
@@ -312,7 +321,8 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     """
     name = policy_name or args.policy
     env = make_qa_env(ENV, data_dir=args.data_dir, split=args.split, context=args.context,
-                      from_corpus=args.from_corpus, annotator=args.annotator, **ENV_KWARGS.get(name, {}))
+                      from_corpus=args.from_corpus, annotator=args.annotator, allow_partial=_partial(args),
+                      **ENV_KWARGS.get(name, {}))
     passes = getattr(args, "episodes", 1) or 1
     seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
     meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids,

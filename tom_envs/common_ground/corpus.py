@@ -405,22 +405,62 @@ def _files(folder: Path, pattern: re.Pattern, glob: str) -> dict[tuple[int, str]
     return found
 
 
-def split_cids(split: str | Sequence[int], available: Iterable[int]) -> list[int]:
+class IncompleteSplit(DatasetError):
+    """A named split lacks some of its conversations' files (a partial download, a deleted file): the
+    scores would silently cover fewer questions than 003's. Pass ``allow_partial=True``
+    (``--allow-partial``) to use what is there on purpose."""
+
+
+class UnknownConversation(DatasetError):
+    """A conversation id asked for (an explicit split, ``reset(options={"cid": ...})``) is not in the data."""
+
+
+#: The conversations of each named split (003: conversation 4431 is the test split, the others train).
+SPLIT_CIDS: dict[str, tuple[int, ...]] = {"test": TEST_CIDS, "train": TRAIN_CIDS, "all": tuple(sorted(TEST_CIDS + TRAIN_CIDS))}
+
+
+def split_cids(split: str | Sequence[int], available: Iterable[int], complete: bool = False,
+               where: str = "the data") -> list[int]:
     """Conversation ids of a split (``"test"``, ``"train"``, ``"all"`` or explicit ids) among ``available``.
+
+    Args:
+        complete: a named split must have every one of its conversations (:data:`SPLIT_CIDS`) in
+            ``available``; False takes what is there (the bundled sample, ``allow_partial``).
+        where: what ``available`` lists, for the messages (e.g. ``"DIR/questions/"``).
 
     Raises:
         DatasetError: unknown split name, or no conversation of the split is available.
+        IncompleteSplit: ``complete`` and a conversation of the named split is missing.
+        UnknownConversation: an explicit id that is not in ``available``.
     """
     have = sorted(set(available))
     if isinstance(split, str):
-        if split not in ("test", "train", "all"):
+        if split not in SPLIT_CIDS:
             raise DatasetError(f"unknown split {split!r}; use 'test' (conversation 4431), 'train' (the others) or 'all'")
+        missing = [c for c in SPLIT_CIDS[split] if c not in have]
+        if complete and missing and any(c in have for c in SPLIT_CIDS[split]):
+            raise IncompleteSplit(
+                f"split {split!r} is incomplete: conversation(s) {missing} have no file in {where} (have {have}); "
+                f"its scores would cover only part of 003's questions. Re-download the release (python -m benchmarks "
+                f"data download common-ground --dest DIR), or pass --allow-partial (allow_partial=True) to use the "
+                f"conversations that are there")
         wanted = [c for c in have if split == "all" or (c in TEST_CIDS) == (split == "test")]
     else:
-        wanted = [c for c in have if c in {int(x) for x in split}]
+        ids = [int(x) for x in split]
+        unknown = [c for c in ids if c not in have]
+        if unknown:
+            raise UnknownConversation(f"conversation id(s) {unknown} are not in {where} (have {have}); name "
+                                      f"conversations that are there")
+        wanted = [c for c in have if c in set(ids)]
     if not wanted:
-        raise DatasetError(f"no conversation of split {split!r} in the data (have {have}); pick another split or data folder")
+        raise DatasetError(f"no conversation of split {split!r} in {where} (have {have}); pick another split or data folder")
     return wanted
+
+
+def is_bundled_sample(folder: "DataFolder") -> bool:
+    """Whether ``folder`` is the sample bundled with tom-envs (two conversations: it makes no claim to
+    be whole, so its splits are taken as they are)."""
+    return folder.root.resolve() == SAMPLE_DATA_DIR
 
 
 def pick_annotator(folder_files: dict[tuple[int, str], Path], cid: int, annotator: str | None) -> Path:

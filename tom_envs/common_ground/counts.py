@@ -27,17 +27,19 @@ def label_counts(rows: Iterable[QuestionRow]) -> list[dict]:
     return [{"belief_A": a, "belief_B": b, "cg_A": ca, "cg_B": cb, "count": n} for (a, b, ca, cb), n in ordered]
 
 
-def load_counts(data_dir: str | Path | None, from_corpus: bool = False, annotator: str | None = None) -> dict:
+def load_counts(data_dir: str | Path | None, from_corpus: bool = False, annotator: str | None = None,
+                allow_partial: bool = False) -> dict:
     """Both tables of a data folder's train and test splits: ``{"table2": [...], "table5": [...]}``.
 
     Raises:
+        IncompleteSplit: a split lacks a conversation's file (and not ``allow_partial``).
         DatasetError: a split's files are missing or malformed.
     """
     from tom_envs.common_ground.env import load_split
 
     splits = {}
     for split in ("train", "test"):
-        questions = load_split(data_dir, split, from_corpus, annotator)
+        questions = load_split(data_dir, split, from_corpus, annotator, allow_partial=allow_partial)
         splits[split] = [r for cid in sorted(questions) for r in questions[cid]]
     return {"table2": answer_counts(splits), "table5": label_counts(r for rows in splits.values() for r in rows)}
 

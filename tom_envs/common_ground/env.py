@@ -9,9 +9,10 @@ from typing import Any, Sequence
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.common_ground.corpus import MARKER, QuestionRow, read_corpus, read_questions, scan, split_cids, pick_annotator
+from tom_envs.common_ground.corpus import (MARKER, QuestionRow, is_bundled_sample, pick_annotator, read_corpus,
+                                          read_questions, scan, split_cids, UnknownConversation)
 from tom_envs.common_ground.questions import (DEFAULT_KEEP_FRACTION, DEFAULT_SAMPLE_SEED, all_questions,
-                                             generate_questions, parse_question, with_fillers)
+                                             check_question_rows, generate_questions, parse_question, with_fillers)
 from tom_envs.errors import DatasetError, TomEnvsError, require_bool
 from tom_envs.qa import QUESTION_PREFIX, QAEnv, QAItem
 
@@ -99,8 +100,12 @@ class CommonToMEnv(QAEnv):
       last step only; ``"step"`` -- with each answer (training with per-question feedback). See
       :class:`~tom_envs.qa.QAEnv`.
     * ``render_mode``: ``"ansi"`` returns the current prompt from ``render()``.
+    * ``allow_partial``: take a named split as far as the folder has it. By default a split is whole
+      or :class:`~tom_envs.common_ground.corpus.IncompleteSplit` names the conversations whose files
+      are missing (the bundled sample, two conversations, is taken as it is); an explicit id that the
+      folder lacks is :class:`~tom_envs.common_ground.corpus.UnknownConversation`.
 
-    ``from_corpus``, ``fillers`` and ``expose_labels`` take a bool only (a string such as ``"false"``
+    ``from_corpus``, ``fillers``, ``expose_labels`` and ``allow_partial`` take a bool only (a string such as ``"false"``
     raises :class:`~tom_envs.errors.InvalidFlag`).
 
     ## Info
@@ -156,6 +161,7 @@ class CommonToMEnv(QAEnv):
         render_mode: str | None = None,
         feedback: str = "episode",
         fillers: bool = True,
+        allow_partial: bool = False,
     ) -> None:
         self.from_corpus = require_bool("from_corpus", from_corpus)
         self.fillers = require_bool("fillers", fillers)
@@ -165,7 +171,8 @@ class CommonToMEnv(QAEnv):
         self.data_dir = data_dir
         self.split = split if isinstance(split, str) else [int(c) for c in split]
         self.context_mode = context
-        asked = load_asked(data_dir, split, self.from_corpus, annotator, keep_fraction, sample_seed, self.fillers)
+        asked = load_asked(data_dir, split, self.from_corpus, annotator, keep_fraction, sample_seed, self.fillers,
+                           allow_partial)
         self.cids = sorted(asked)
         episodes = [[make_item(r, context, scored) for r, scored in asked[cid]] for cid in self.cids]
         super().__init__(episodes, QTYPES, shuffle_choices=False, strict=False, render_mode=render_mode,
@@ -218,7 +225,8 @@ class CommonToMEnv(QAEnv):
         if options and "cid" in options:
             cid = options["cid"]
             if cid not in self.cids:
-                raise TomEnvsError(f"options['cid'] must be one of this env's conversations {self.cids}, got {cid!r}")
+                raise UnknownConversation(f"options['cid'] must be one of this env's conversations {self.cids}, "
+                                          f"got {cid!r}")
             return self.cids.index(cid)
         return super().select_episode(options)
 
@@ -270,13 +278,20 @@ def cut_context(full: str, mode: str) -> str:
 
 def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
                annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
-               sample_seed: int = DEFAULT_SAMPLE_SEED, file_order: bool = False) -> dict[int, list[QuestionRow]]:
+               sample_seed: int = DEFAULT_SAMPLE_SEED, file_order: bool = False,
+               allow_partial: bool = False) -> dict[int, list[QuestionRow]]:
     """Conversation id -> its scored questions (the released ones) by sentence, then file order
     (``file_order=True``: in file order).
 
+    A named split must be whole (every conversation of 003's split has its file) unless
+    ``allow_partial`` or the folder is the bundled sample.
+
     Raises:
+        IncompleteSplit: a conversation of the named split has no file (and not ``allow_partial``).
+        UnknownConversation: an explicit conversation id that the folder does not have.
         DatasetError: the data folder lacks the needed files, or a file is malformed.
     """
+    allow_partial = require_bool("allow_partial", allow_partial)
     folder = scan(data_dir)
     files = folder.corpus if from_corpus else folder.questions
     if not files:
@@ -284,9 +299,15 @@ def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_cor
         hint = "" if from_corpus else " (or pass from_corpus=True to generate them from cg/)"
         raise DatasetError(f"{folder.root}: no {where} files{hint}")
     out: dict[int, list[QuestionRow]] = {}
-    for cid in split_cids(split, (c for c, _ in files)):
+    sub = "cg/" if from_corpus else "questions/"
+    complete = not allow_partial and not is_bundled_sample(folder)
+    for cid in split_cids(split, (c for c, _ in files), complete, f"{folder.root / sub}"):
         path = pick_annotator(files, cid, annotator)
-        rows = generate_questions(read_corpus(path), keep_fraction, sample_seed) if from_corpus else read_questions(path)
+        if from_corpus:
+            rows = generate_questions(read_corpus(path), keep_fraction, sample_seed)
+        else:
+            rows = read_questions(path)
+            check_question_rows(rows, path, cid)  # InconsistentQuestion names the file and record
         if not file_order:
             rows = sorted(rows, key=lambda r: r.sno)  # stable: file order within a sentence
         if rows:
@@ -298,7 +319,8 @@ def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_cor
 
 def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
                annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
-               sample_seed: int = DEFAULT_SAMPLE_SEED, fillers: bool = True) -> dict[int, list[tuple[QuestionRow, bool]]]:
+               sample_seed: int = DEFAULT_SAMPLE_SEED, fillers: bool = True,
+               allow_partial: bool = False) -> dict[int, list[tuple[QuestionRow, bool]]]:
     """Conversation id -> the questions the env asks, by sentence, each with whether it is scored.
 
     The scored questions are :func:`load_split`'s. With ``fillers`` (the default), every (sentence,
@@ -312,7 +334,8 @@ def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_cor
     """
     fillers = require_bool("fillers", fillers)
     from_corpus = require_bool("from_corpus", from_corpus)
-    scored = load_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed, file_order=True)
+    scored = load_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed, file_order=True,
+                        allow_partial=allow_partial)
     if not fillers:
         return {cid: [(r, True) for r in sorted(rows, key=lambda r: r.sno)] for cid, rows in scored.items()}
     folder = scan(data_dir)

@@ -456,3 +456,52 @@ def with_fillers(scored: Sequence[QuestionRow], generated: Sequence[QuestionRow]
         keys.add(key)
     groups = {(r.sno, r.eno) for r in scored}
     return [(r, (r.sno, r.eno, r.question) in keys) for r in generated if (r.sno, r.eno) in groups]
+
+
+# ---------------------------------------------------------------------- cross-checks of released rows
+
+
+class InconsistentQuestion(DatasetError):
+    """A row of a question file contradicts itself or its file: its question text does not follow the
+    template, its ``order``/``belief_Q`` disagree with the text, its answer is not what its labels give
+    (:func:`resolve`), its ``cid`` is not the file's, or it repeats an earlier row."""
+
+
+def check_question_rows(rows: Sequence[QuestionRow], path: str | Path, cid: int | None = None) -> None:
+    """Cross-check the rows of one question file (row ``i`` is record ``i + 1`` of ``path``).
+
+    Args:
+        rows: the file's rows (:func:`~tom_envs.common_ground.corpus.read_questions`), in file order.
+        path: the file, for the messages.
+        cid: the conversation the file's name says (None: not checked).
+
+    Raises:
+        InconsistentQuestion: naming the file, the record and what disagrees.
+    """
+    seen: dict[tuple, int] = {}
+    for number, row in enumerate(rows, start=1):
+        where = f"{path}, record {number}"
+        try:
+            parsed = parse_question(row.question)
+        except ValueError as exc:
+            raise InconsistentQuestion(f"{where}: {exc}; a question reads 'Based on the conversation, ... "
+                                       f"believes it is <certainly|possibly|certainly not> true that <event>?'") from None
+        if parsed.order != row.order:
+            raise InconsistentQuestion(f"{where}: order column {row.order}, but the question's text is of order "
+                                       f"{parsed.order} ({'>'.join(parsed.chain)})")
+        if parsed.certainty != row.belief_Q:
+            raise InconsistentQuestion(f"{where}: belief_Q column {row.belief_Q}, but the question's text asks "
+                                       f"{parsed.certainty}")
+        if cid is not None and row.cid != cid:
+            raise InconsistentQuestion(f"{where}: cid column {row.cid}, but the file is conversation {cid}'s")
+        expected = resolve(parsed.order, parsed.certainty, parsed.chain, {"A": row.belief_A, "B": row.belief_B},
+                           {"A": row.cg_A, "B": row.cg_B})
+        if ("Yes" if expected else "No") != row.answer:
+            raise InconsistentQuestion(
+                f"{where}: answer {row.answer}, but its labels (Bel(A) {row.belief_A}, Bel(B) {row.belief_B}, "
+                f"CG(A) {row.cg_A}, CG(B) {row.cg_B}) give {'Yes' if expected else 'No'} for this question")
+        key = (row.sno, row.eno, row.question)
+        if key in seen:
+            raise InconsistentQuestion(f"{where}: repeats record {seen[key]} (sentence {row.sno}, event {row.eno:g}, "
+                                       f"the same question)")
+        seen[key] = number
