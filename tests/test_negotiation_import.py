@@ -114,7 +114,7 @@ RELEASE_FIRST_AND_BLOCKED = {
         'Delling': [('a', ['e']), ('a', []), ('d', []), ('d', ['a'])],
         'Gordon': [('d', ['a', 'b']), ('c', []), ('a', []), ('a', [])],
         'Langton': [('e', ['a', 'b']), ('a', []), ('a', []), ('a', [])],
-        'Ross': [('c', []), ('a', []), ('a', []), ('a', ['d'])],
+        'Ross': [('c', []), ('a', []), ('a', []), ('a', [])],  # (d) $60M blocks no option of the file (issue 28)
         'Stiles': [('a', []), ('a', ['c']), ('b', []), ('d', ['a'])],
     },
     'river': {

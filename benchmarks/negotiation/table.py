@@ -56,7 +56,43 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], met
     row["llm_fallbacks"] = sum(s["fallbacks"] for s in stats) if stats else None
     if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
         row["parties"] = records[0].get("parties")
+    row.update(outcome_row(eps, metrics))
     return row
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    xs = [float(v) for v in values if v is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def outcome_row(eps: Sequence[dict], metrics: str = "release") -> dict[str, Any]:
+    """A row's outcome keys (issue 28; None where no episode has them, e.g. records of older code):
+    ``deals`` (topics with a deal per episode), ``full_deal_rate``, ``blocked_agreements`` and
+    ``blocked_stances`` (totals), ``utility`` (the parties' mean utility), ``nash_product`` and
+    ``nash_share`` (of the best package's), ``pareto_rate``, the release's ``success_rate`` /
+    ``success_rate_max`` / ``mediator_frequency`` (means), ``drops`` (per episode, under ``metrics``)
+    and ``rl_defined`` (episodes whose RL is defined)."""
+    have = [e for e in eps if "deals" in e]
+    if not have:
+        return dict.fromkeys(OUTCOME_ROW)
+    share = [None if not e["nash_product_max"] else e["nash_product"] / e["nash_product_max"] for e in have]
+    return {"deals": _mean([e["deals"] for e in have]), "full_deal_rate": _mean([e["full_deal"] for e in have]),
+            "blocked_agreements": sum(e["blocked_agreements"] for e in have),
+            "blocked_stances": sum(len(e["blocked_stances"]) for e in have),
+            "utility": _mean([_mean(list(e["utilities"].values())) for e in have]),
+            "nash_product": _mean([e["nash_product"] for e in have]), "nash_share": _mean(share),
+            "pareto_rate": _mean([e["pareto_efficient"] for e in have]),
+            "success_rate": _mean([e["success_rate"] for e in have]),
+            "success_rate_max": _mean([e["success_rate_max"] for e in have]),
+            "mediator_frequency": _mean([e["mediator_frequency"] for e in have]),
+            "drops": _mean([e["drops"][metrics] for e in have]),
+            "rl_defined": sum(1 for e in eps if e.get("rl_mean") is not None)}
+
+
+#: the keys :func:`outcome_row` adds to a row
+OUTCOME_ROW = ("deals", "full_deal_rate", "blocked_agreements", "blocked_stances", "utility", "nash_product",
+               "nash_share", "pareto_rate", "success_rate", "success_rate_max", "mediator_frequency", "drops",
+               "rl_defined")
 
 
 # ---------------------------------------------------------------------- output

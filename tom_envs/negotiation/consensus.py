@@ -5,7 +5,7 @@ complete); a party's attitude on a topic changes only when it states a stance on
 
 Agreement of parties i and j on topic k (the default structural formula)::
 
-    A_ijk = 1                                   if s_i == s_j
+    A_ijk = 1                                   if s_i == s_j and neither i nor j blocks it
     A_ijk = 0.5 * (acc_i(s_j) + acc_j(s_i)) / 2  otherwise
 
 where ``s`` are the current attitudes and ``acc_i(o)`` is i's acceptability of option o
@@ -14,6 +14,15 @@ unacceptable). So agreeing on the same option scores 1, and different options sc
 more when each finds the other's option tolerable. Topic consensus is the mean over pairs; overall
 consensus the mean over topics. Any callable ``agreement(scenario, i, j, k, s_i, s_j) -> float``
 can replace the formula (e.g. an LLM judge over 002's five dimensions).
+
+**Blocked options** (issue 28). An option a party blocks (``TopicPreference.unacceptable``: the release's
+"Unacceptable", "Block:", "Strongly against" ...; "barely acceptable" is acceptable) is never consensus
+for that party: when i and j hold the same option and either of them blocks it, the pair scores as two
+different options would, ``(acc_i(o) + acc_j(o)) / 4`` (at most 0.25, the blocking party's
+acceptability being 0). This holds for a custom ``agreement`` too (the pair's score is the lower of
+the two), so a topic on which the parties "agree" on an option one of them blocks is never full
+consensus. Scripted parties never state an option they block, so their runs score as before; LLM
+and external parties may, and those stances are counted (the summary's ``blocked_stances``).
 
 Attitudes from text: an *attitude extractor* ``extractor(party, text) -> {topic: option | None}``
 reads a spoken line and says which option it supports on each topic (None: not addressed).
@@ -43,10 +52,10 @@ AttitudeExtractor = Callable[[int, str], Mapping[int, "int | None"]]
 def structural_agreement(scenario: Scenario, i: int, j: int, topic: int, s_i: int, s_j: int,
                          _cache: dict | None = None) -> float:
     """The default pairwise agreement (module docstring) of parties i, j on ``topic``."""
-    if s_i == s_j:
-        return 1.0
     acc_i = scenario.acceptability(i, topic)
     acc_j = scenario.acceptability(j, topic)
+    if s_i == s_j and not (scenario.blocks(i, topic, s_i) or scenario.blocks(j, topic, s_j)):
+        return 1.0
     return 0.25 * (acc_i[s_j] + acc_j[s_i])
 
 
@@ -65,8 +74,13 @@ class ConsensusTracker:
         self._custom = agreement
         # precomputed acceptability: acc[i][k] is a list over options
         self._acc = [[scenario.acceptability(i, k) for k in range(m)] for i in range(n)]
+        #: blocked[i][k]: the option indices party i blocks on topic k
+        self.blocked = [[frozenset(o for o in range(len(scenario.topics[k].options)) if scenario.blocks(i, k, o))
+                         for k in range(m)] for i in range(n)]
         self.topic_history: list[list[float]] = []
         self.history: list[float] = []
+        # topic consensus is recomputed only for the topics whose attitudes changed since the last record
+        self._topic_now: list[float | None] = [None] * m
         self.record()
 
     def acceptability(self, party: int, topic: int) -> list[float]:
@@ -75,24 +89,41 @@ class ConsensusTracker:
 
     def pair_agreement(self, i: int, j: int, k: int) -> float:
         s_i, s_j = int(self.attitudes[i, k]), int(self.attitudes[j, k])
+        blocked = s_i == s_j and (s_i in self.blocked[i][k] or s_j in self.blocked[j][k])
+        structural = 0.25 * (self._acc[i][k][s_j] + self._acc[j][k][s_i]) if s_i != s_j or blocked else 1.0
         if self._custom is not None:
-            return float(self._custom(self.scenario, i, j, k, s_i, s_j))
-        if s_i == s_j:
-            return 1.0
-        return 0.25 * (self._acc[i][k][s_j] + self._acc[j][k][s_i])
+            custom = float(self._custom(self.scenario, i, j, k, s_i, s_j))
+            return min(custom, structural) if blocked else custom
+        return structural
 
     def topic_consensus(self) -> list[float]:
         """Current consensus per topic (mean pairwise agreement)."""
         m = len(self.scenario.topics)
-        return [float(np.mean([self.pair_agreement(i, j, k) for i, j in self.pairs])) for k in range(m)]
+        return [self._topic(k) for k in range(m)]
+
+    def _topic(self, k: int) -> float:
+        return float(np.mean([self.pair_agreement(i, j, k) for i, j in self.pairs]))
 
     def update(self, party: int, topic: int, option: int) -> None:
         """A party stated ``option`` on ``topic``."""
+        if self.attitudes[party, topic] != option:
+            self._topic_now[topic] = None
         self.attitudes[party, topic] = option
 
+    def blocked_agreement(self, k: int) -> bool:
+        """Whether every party holds the same option on topic ``k`` and some party blocks it."""
+        col = self.attitudes[:, k]
+        o = int(col[0])
+        return bool((col == o).all()) and any(o in row[k] for row in self.blocked)
+
     def record(self) -> None:
-        """Append the current topic and overall consensus to the history."""
-        topics = self.topic_consensus()
+        """Append the current topic and overall consensus to the history (a custom agreement is asked
+        again every turn; the structural score only for the topics whose attitudes changed)."""
+        if self._custom is not None:
+            topics = self.topic_consensus()
+        else:
+            topics = [self._topic(k) if v is None else v for k, v in enumerate(self._topic_now)]
+            self._topic_now = list(topics)
         self.topic_history.append(topics)
         self.history.append(float(np.mean(topics)))
 

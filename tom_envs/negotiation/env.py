@@ -227,6 +227,8 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         self.mentions = np.zeros(self.m, dtype=np.int64)
         self.mention_turns: list[list[int]] = [[] for _ in range(self.m)]
         self.proposals: list[dict[str, Any]] = []
+        #: stances a party took on an option it blocks itself (end-of-episode only: the blocks are private)
+        self.blocked_stances: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.interventions: list[dict[str, Any]] = []
         self.mediator_turns: list[int] = []

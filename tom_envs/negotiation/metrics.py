@@ -173,6 +173,51 @@ def release_response_latencies(series: Sequence[float], mediator_turns: Sequence
     return out
 
 
+def release_drops(series: Sequence[float], tau: float = DROP_TAU, window: int = WINDOW) -> list[int]:
+    """The drop indices RL is computed over in the release: every j >= ``window`` with
+    ``c[j - window] - c[j] > tau`` (overlapping). Their count is ``drops["release"]`` (RL is only
+    defined when one is followed by a mediator line)."""
+    return [j for j in range(window, len(series)) if series[j - window] - series[j] > tau]
+
+
+SUCCESS_THRESHOLD = 0.9
+
+
+def release_success_rate(topic_series: Sequence[Sequence[float]], use_max: bool = False,
+                         threshold: float = SUCCESS_THRESHOLD, window: int = WINDOW) -> float:
+    """The release's success rate (``evaluate_success_rate``; ``evaluate_success_rate_max`` with
+    ``use_max``): the share of topics whose mean (max) agreement over the last ``window`` values of
+    its series (initial score included) is at least ``threshold``; topics with fewer values are left
+    out, and 0 when none is left."""
+    done = [s for s in topic_series if len(s) >= window]
+    if not done:
+        return 0.0
+    hits = sum(1 for s in done if (max(s[-window:]) if use_max else sum(s[-window:]) / window) >= threshold)
+    return hits / len(done)
+
+
+def release_mediator_frequency(speakers: Sequence[str]) -> float:
+    """The release's mediator frequency (``evaluate_frequency``) over a conversation's speaker names, one
+    per line: (lines whose speaker name contains "Mediator" - 1) / lines -- the release's conversations
+    open with a mediator line, which the -1 leaves out; 0 for no line."""
+    if not speakers:
+        return 0
+    return (sum(1 for s in speakers if "Mediator" in s) - 1) / len(speakers)
+
+
+def mediator_frequency(mediator_lines: int, turns: int) -> float | None:
+    """Our episodes' mediator frequency: mediator lines (interventions and a conclusion) per turn (our
+    episodes have no opening line, so nothing is subtracted); None for no turn."""
+    return mediator_lines / turns if turns else None
+
+
+def behaviour_score(scores: dict[str, Any]) -> float:
+    """The release's ``get_average_behavior_scores``: the mean of the dimensions' ``score`` values that are
+    not -1 (the judge's "no such issue"), 0 when none is."""
+    vals = [v["score"] for v in scores.values() if isinstance(v, dict) and v.get("score") != -1]
+    return sum(vals) / len(vals) if vals else 0
+
+
 # ---------------------------------------------------------------------- mediator intelligence
 @dataclass(frozen=True)
 class InterventionContext:

@@ -37,6 +37,7 @@ are ranked after the mentioned acceptable ones and listed in ``unstated``.
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 import warnings
@@ -76,12 +77,19 @@ def read_promediate(path: str | Path, name: str | None = None, strict: bool = Fa
     strict = require_bool("strict", strict)
     p = Path(path)
     data = _load_json(p)
-    missing = [k for k in ("instruction", "issues", "options", "names") if k not in data]
+    missing = [k for k in ("instruction", "issues", "options", "config", "names") if k not in data]
     if missing:
         raise ScenarioError(f"{p}: missing keys {missing}; a ProMediate case has instruction, issues, options, "
                             "config and names (topics optional)")
     if not isinstance(data["names"], dict):
         raise ScenarioError(f"{p}: 'names' must map each participant to its profile text")
+    if not data["names"]:
+        raise ScenarioError(f"{p}: 'names' is empty; it maps each participant (and the Mediator) to its profile text")
+    if not isinstance(data["config"], dict):
+        raise ScenarioError(f"{p}: 'config' must map each participant to its turn-taking settings (im_threshold, "
+                            f"interrupt_threshold, system1_prob), got {type(data['config']).__name__}")
+    for who, cfg in data["config"].items():
+        _turn_taking(cfg, f"{p}: config[{who!r}]")
     issues, options = str(data["issues"]), str(data["options"])
     topics = _topics(issues, data.get("topics"), p)
     blocks = _blocks(options)
@@ -148,6 +156,11 @@ def _topics(issues: str, given: Any, p: Path) -> list[tuple[str, str]]:
         elif found and line.strip() and not re.match(r"^\s*key concerns\s*:?\s*$", line, re.IGNORECASE):
             found[-1][1].append(line.strip(" -"))
     pairs = [(n, " ".join(q).strip()) for n, q in found]
+    if given is not None and (not isinstance(given, list) or not all(isinstance(t, str) and t.strip() for t in given)):
+        raise ScenarioError(f"{p}: 'topics' must be a list of topic names (strings), got {given!r}")
+    if given and pairs and len(given) != len(pairs):
+        raise ScenarioError(f"{p}: 'topics' names {len(given)} topic(s) but 'issues' has {len(pairs)} "
+                            f"({', '.join(n for n, _ in pairs)}); list every topic of the case, in its order")
     if given:
         names = [str(t).strip() for t in given]
         questions = {n.casefold(): q for n, q in pairs}
@@ -287,7 +300,7 @@ def _refs(sentence: str, topic: dict, number: int) -> list[str]:
         return None
 
     for m in re.finditer(r"\((\d?[A-Za-z]|\d)\)", sentence):
-        add(m.start(), by_token(m.group(1)))
+        add(m.start(), _by_amount(topic, by_token(m.group(1)), sentence[m.end():]))
     for m in re.finditer(r"\b(?:options?|packages?)\s*#?\s*(\d+[A-Za-z]?|[A-Za-z])\b((?:\s*(?:,|and|or|&)\s*#?\s*"
                          r"(?:\d+[A-Za-z]?|[A-Za-z])\b)*)", sentence, re.IGNORECASE):
         add(m.start(), by_token(m.group(1)))
@@ -307,6 +320,34 @@ def _refs(sentence: str, topic: dict, number: int) -> list[str]:
             if len(t) >= 4 and t in low:
                 add(low.index(t), o["label"])
     return [lab for _, lab in sorted(found)]
+
+
+_AMOUNT = re.compile(r"\$\s?\d[\d,.]*\s*(?:million|billion|[mb]\b)?", re.IGNORECASE)
+
+
+def _amounts(text: str) -> list[str]:
+    return [re.sub(r"[\s,$]", "", a.casefold()) for a in _AMOUNT.findall(text)]
+
+
+def _by_amount(topic: dict, label: str | None, after: str) -> str | None:
+    """The option a marker names, checked against the amount written after it: a profile's own list may
+    label other amounts than the file's options (Flagship: the parties' (a)-(d) read $150/$100/$80/$60
+    million, the file's $150/$120/$100/$80 million). The option whose text has that amount is meant
+    ("(c) $80 million" is the file's (d)); an amount no option has names no option of the file
+    ("(d) $60 million" blocks nothing). Without an amount right after the marker, the label stands."""
+    head = re.split(r"\bis\b|:|;", after, maxsplit=1)[0][:40]
+    said = _amounts(head)
+    if label is None or not said:
+        return label
+    by_label = {o["label"]: _amounts(o["text"]) for o in topic["options"]}
+    if not by_label.get(label) or said[0] in by_label[label]:
+        return label
+    return next((lab for lab, amounts in by_label.items() if said[0] in amounts), ABSENT)
+
+
+#: what :func:`_refs` returns for an option a profile names that the file does not list (an amount none
+#: of the file's options has); a stated choice on it ranks nothing, and the next stated option leads
+ABSENT = "\0absent"
 
 
 def _sentences(text: str) -> list[str]:
@@ -381,6 +422,7 @@ def _read_topic(section: str, topic: dict, number: int) -> dict | None:
     """A party's stated preference on one topic, or None when no first choice is stated."""
     ranks: dict[str, tuple[float, int]] = {}
     unacceptable: list[str] = []
+    absent_first = False  # the stated first choice is an option the file does not list
     for k, (rank, unacc, text) in enumerate(_statements(section)):
         sents = _sentences(text)
         head = sents[0] if sents else text
@@ -388,6 +430,10 @@ def _read_topic(section: str, topic: dict, number: int) -> dict | None:
         if not refs and len(sents) > 1:
             head = " ".join(sents[:2])
             refs = _refs(head, topic, number)
+        if refs == [ABSENT]:
+            absent_first = absent_first or rank == 1
+            continue
+        refs = [r for r in refs if r != ABSENT]
         if not refs:
             continue
         multi = rank >= BARELY_RANK or bool(re.search(r"\b(?:and|or)\b|either|&", head, re.IGNORECASE))
@@ -398,7 +444,8 @@ def _read_topic(section: str, topic: dict, number: int) -> dict | None:
                 ranks[lab] = (rank, 100 * k + j)
             if unacc and rank >= 2 and lab not in unacceptable:
                 unacceptable.append(lab)
-    if not any(r == 1 for r, _ in ranks.values()):
+    if not any(r == 1 for r, _ in ranks.values()) and not (absent_first and any(r < BARELY_RANK for r, _ in
+                                                                                   ranks.values())):
         return None
     return _complete(topic, ranks, unacceptable)
 
@@ -463,11 +510,16 @@ def _priorities(opinions: str, topics: list[dict]) -> list[str]:
     return [name for _, _, name in sorted(order)] if order else []
 
 
-def _turn_taking(cfg: Any) -> dict | None:
+def _turn_taking(cfg: Any, where: str = "config") -> dict | None:
+    """A config entry's thresholds; a :class:`ScenarioError` for one that is not a finite number."""
     if not isinstance(cfg, dict):
         return None
     keys = ("im_threshold", "interrupt_threshold", "system1_prob")
     out = {k: cfg[k] for k in keys if k in cfg}
+    for k, v in out.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ScenarioError(f"{where}: {k} must be a finite number (the release uses 1.0-5.0 thresholds and a "
+                                f"0-1 probability), got {v!r}")
     return out or None
 
 

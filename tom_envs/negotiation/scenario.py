@@ -110,9 +110,9 @@ class TurnTaking(BaseModel):
     (system-1) reply. The release's loop (``multiparty_conversation_negotiate.py``) uses them."""
 
     model_config = ConfigDict(extra="forbid")
-    im_threshold: float | None = None
-    interrupt_threshold: float | None = None
-    system1_prob: float | None = None
+    im_threshold: float | None = Field(default=None, allow_inf_nan=False)
+    interrupt_threshold: float | None = Field(default=None, allow_inf_nan=False)
+    system1_prob: float | None = Field(default=None, allow_inf_nan=False)
 
 
 class MediatorProfile(BaseModel):
@@ -178,6 +178,12 @@ class Scenario(BaseModel):
                     raise ValueError(f"party {p.name!r} has no preference for topic {name!r}; add "
                                      f'"{name}": {{"ranking": {topic.labels}}} to its preferences')
                 _check_preference(p.name, topic, p.preferences[name])
+        if self.turn_budget is None:
+            derived = self.turns_per_party_topic * len(self.parties) * len(self.topics)
+            if derived > MAX_TURN_BUDGET:
+                raise ValueError(f"turns_per_party_topic x parties x topics = {self.turns_per_party_topic} x "
+                                 f"{len(self.parties)} x {len(self.topics)} = {derived} turns, above the cap of "
+                                 f"{MAX_TURN_BUDGET}; lower turns_per_party_topic or set turn_budget")
         return self
 
     # ------------------------------------------------------------------ derived
@@ -211,6 +217,12 @@ class Scenario(BaseModel):
         else:
             out = [1.0 if n == 1 else (n - 1 - r) / (n - 1) for r in self.rank_matrix(party, topic)]
         return [0.0 if label in pref.unacceptable else v for label, v in zip(t.labels, out)]
+
+    def blocks(self, party: int, topic: int, option: int) -> bool:
+        """Whether ``party`` blocks option index ``option`` of ``topic`` (its ``unacceptable`` list: the
+        release's "Unacceptable", "Block:", "Strongly against"; "barely acceptable" is acceptable)."""
+        t = self.topics[topic]
+        return t.options[option].label in self.parties[party].preferences[t.name].unacceptable
 
     def top_option(self, party: int, topic: int) -> int:
         """Index of the party's first choice on the topic."""
@@ -282,6 +294,10 @@ def _check_preference(party: str, topic: Topic, pref: TopicPreference) -> None:
         bad_u = {k: v for k, v in pref.utilities.items() if not math.isfinite(v)}
         if bad_u:
             raise ValueError(f"{where}: utilities must be finite numbers, got {bad_u}")
+        spread = max(pref.utilities.values()) - min(pref.utilities.values())
+        if not math.isfinite(spread):
+            raise ValueError(f"{where}: utilities span {min(pref.utilities.values())} .. {max(pref.utilities.values())}"
+                             ", a range too wide for a float (it overflows when normalised); rescale them, e.g. to 0..1")
         for better, worse in zip(pref.ranking, pref.ranking[1:]):
             if pref.utilities[worse] > pref.utilities[better]:
                 raise ValueError(f"{where}: utilities contradict the ranking: {worse!r} is ranked below {better!r} but "

@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 
 from tom_envs.negotiation.metrics import (STRATEGIES, InterventionContext, consensus_change, drop_events, mean_defined,
-                                          mediator_effectiveness, release_consensus_change,
-                                          release_mediator_effectiveness, release_response_latencies,
-                                          release_topic_level_efficiency, response_latencies, topic_level_efficiency)
+                                          mediator_effectiveness, mediator_frequency, release_consensus_change,
+                                          release_drops, release_mediator_effectiveness, release_response_latencies,
+                                          release_success_rate, release_topic_level_efficiency, response_latencies,
+                                          topic_level_efficiency)
+from tom_envs.negotiation.outcomes import OutcomeScorer
 
 #: the functional outcome (``tom_outcome()``): overall consensus now, its change since the start, and 002's metrics
 OUTCOME = ("consensus", "consensus_gain", "cc", "tle_mean", "rl_mean", "me_mean", "mi_mean")
@@ -87,8 +89,29 @@ class EpisodeScoring:
         return {**chosen, "mi_mean": mean_defined([iv["mi"]["mean"] for iv in self.interventions]),
                 "other": {k: v for k, v in other.items() if k not in ("tle", "rl")}}
 
+    def outcome(self) -> dict[str, Any]:
+        """The outcome of the final attitudes (:mod:`tom_envs.negotiation.outcomes`): agreed option per
+        topic, deals, agreements on blocked options, party utilities (by name), Nash product, Pareto."""
+        if getattr(self, "_outcome_scorer", None) is None:
+            self._outcome_scorer = OutcomeScorer(self.tracker._acc, self.tracker.blocked)
+        out = self._outcome_scorer.score(self.tracker.attitudes, self.scenario.topics)
+        out["utilities"] = dict(zip(self.scenario.party_names, out["utilities"]))
+        return out
+
+    def release_extras(self) -> dict[str, Any]:
+        """The release's remaining metrics of the episode: success rate (mean, and max, of each topic's
+        last 10 values >= 0.9), mediator frequency, drop counts under both definitions (beside RL)."""
+        hist = self.tracker.history
+        series = [[h[k] for h in self.tracker.topic_history] for k in range(self.m)]
+        lines = len(self.mediator_turns) + (self.concluded is not None)
+        return {"success_rate": release_success_rate(series), "success_rate_max": release_success_rate(series, True),
+                "mediator_frequency": mediator_frequency(lines, self.turn),
+                "drops": {"release": len(release_drops(hist)), "paper": len(drop_events(hist))}}
+
     def episode_summary(self) -> dict[str, Any]:
-        """All of 002's metrics for the episode so far (JSON-serialisable; inf latencies as None)."""
+        """All of 002's metrics for the episode so far (JSON-serialisable; inf latencies as None), the
+        outcome (:meth:`outcome`), the release's remaining metrics (:meth:`release_extras`) and the
+        stances parties took on options they block themselves (``blocked_stances``)."""
         hist = self.tracker.history
         topic_hist = self.tracker.topic_history
         names = [t.name for t in self.scenario.topics]
@@ -120,4 +143,5 @@ class EpisodeScoring:
             "final_attitudes": {self.scenario.parties[i].name: {names[k]: self.scenario.topics[k].options[int(o)].label
                                                                 for k, o in enumerate(row)}
                                 for i, row in enumerate(self.tracker.attitudes)},
+            **self.outcome(), **self.release_extras(), "blocked_stances": list(self.blocked_stances),
         }

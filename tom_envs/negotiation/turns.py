@@ -110,6 +110,10 @@ class TurnResolution:
         for kk, oo in stances.items():
             self.stated[i, kk] = oo
             self.tracker.update(i, kk, oo)
+            if oo in self.tracker.blocked[i][kk]:  # kept for the summary; never in the public event
+                self.blocked_stances.append({"turn": t, "party": event["speaker"],
+                                             "topic": self.scenario.topics[kk].name,
+                                             "option": self.scenario.topics[kk].options[oo].label})
         for kk in set(stances) | {k} | set(event.get("proposal_topics", ())):
             self.mentions[kk] += 1
             self.mention_turns[kk].append(t)

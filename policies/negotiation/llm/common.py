@@ -33,6 +33,24 @@ def checked(fn: Callable[..., Any], *args: Any) -> Any:
         raise ReplyError(str(exc)) from None
 
 
+def reply_option(scenario: Scenario, topic: int, value: Any, source: str) -> int:
+    """The option a reply names: the prompts ask for an option *label*, so a JSON number is read as the
+    label it spells (``{"option": 1}`` is label "1" on IAS, whose labels are 1, 2, 3 -- never index 1,
+    which is label "2"); a :class:`ReplyError` when it names no option of ``topic``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ReplyError(f"{source}: an option is a label, got {value!r}")
+    if isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer()):
+        value = str(int(value))
+    if not isinstance(value, str):
+        raise ReplyError(f"{source}: an option is a label (a string), got {value!r}")
+    labels = scenario.topics[topic].labels
+    if value.strip() not in labels and value.strip().strip("()") not in labels:
+        raise ReplyError(f"{source}: unknown option {value!r} for topic {scenario.topics[topic].name!r}; "
+                         f"answer with one of the labels {labels}")
+    value = value.strip() if value.strip() in labels else value.strip().strip("()")
+    return labels.index(value)
+
+
 def parse_articulation(text: str) -> dict:
     """A party's worded line from a reply's JSON object: ``act`` (propose/accept, default propose),
     ``tone`` (one of TONES, default neutral) and a non-empty ``utterance``; else :class:`ReplyError`."""
@@ -83,4 +101,4 @@ class PartyStrategy:
 
 
 __all__ = ["HISTORY", "PartyStrategy", "ask_for", "checked", "parse_articulation", "random_rating", "random_topic_option",
-           "recent_lines"]
+           "recent_lines", "reply_option"]

@@ -25,9 +25,10 @@ from policies.negotiation.llm import prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Answer, Ask
 from policies.llm.errors import ReplyError
+from policies.negotiation.llm.common import reply_option
 from policies.negotiation.llm.parties import LLMCaller, UsesCaller, checked, topics_text
 from policies.llm.parsing import extract_json, score_1_5
-from tom_envs.negotiation.actions import option_index, party_index, topic_index
+from tom_envs.negotiation.actions import party_index, topic_index
 from tom_envs.negotiation.consensus import ProposedOption
 from tom_envs.negotiation.metrics import MI_DIMENSIONS, InterventionContext
 from tom_envs.negotiation.scenario import Scenario
@@ -73,7 +74,7 @@ class LLMAttitudeExtractor(UsesCaller):
                                          f"got {o!r}")
                     out[k] = ProposedOption(text.strip())
                 else:
-                    out[k] = None if o is None else checked(option_index, sc, k, o, "attitudes")
+                    out[k] = None if o is None else reply_option(sc, k, o, "attitudes")
             missing = [t.name for k, t in enumerate(sc.topics) if k not in out]
             if missing:
                 raise ReplyError(f"attitudes missing for topics {missing}")

@@ -43,9 +43,9 @@ from policies.negotiation.llm import prompts as P
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
 from policies.negotiation.llm.common import (HISTORY, PartyStrategy, ask_for, checked, parse_articulation, random_rating,
-                                             random_topic_option, recent_lines)
+                                             random_topic_option, recent_lines, reply_option)
 from policies.llm.parsing import extract_json, rating_1_5
-from tom_envs.negotiation.actions import option_index, topic_index
+from tom_envs.negotiation.actions import topic_index
 from tom_envs.negotiation.render import MODE_PERSONAS, preferences_block, topics_block
 from tom_envs.negotiation.scenario import Scenario
 
@@ -311,7 +311,7 @@ class ReleaseLoop(PartyStrategy):
                 if "topic" not in th or "option" not in th:
                     raise ReplyError("each thought needs 'topic' and 'option'")
                 k = checked(topic_index, sc, th["topic"], "thought")
-                o = checked(option_index, sc, k, th["option"], "thought")
+                o = reply_option(sc, k, th["option"], "thought")
                 stimuli = th.get("stimuli") or []
                 if not isinstance(stimuli, list) or not all(isinstance(s, str) for s in stimuli):
                     raise ReplyError("'stimuli' must be a list of ids such as \"CON#3\"")

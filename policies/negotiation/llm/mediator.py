@@ -30,10 +30,10 @@ from policies.llm.caller import Ask
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
 from policies.negotiation.llm.parties import (LLMCaller, UsesCaller, checked, one_episode_at_a_time, party_names, seat_text,
                                      topics_text)
-from policies.negotiation.llm.common import random_rating, recent_lines
+from policies.negotiation.llm.common import random_rating, recent_lines, reply_option
 from policies.llm.parsing import extract_json, rating_1_5
 from tom_envs.errors import require_bool
-from tom_envs.negotiation.actions import option_index, party_index, stance_table, topic_index
+from tom_envs.negotiation.actions import party_index, stance_table, topic_index
 from tom_envs.negotiation.metrics import STRATEGIES
 from tom_envs.negotiation.scenario import Scenario
 
@@ -89,7 +89,7 @@ class SocialMediation(MediationStrategy):
                 out[i] = {}
                 for t, o in per.items():
                     k = checked(topic_index, sc, t, "prediction")
-                    out[i][k] = checked(option_index, sc, k, o, "prediction")
+                    out[i][k] = reply_option(sc, k, o, "prediction")
             missing = [(sc.parties[i].name, t.name) for i in range(len(sc.parties)) for k, t in enumerate(sc.topics)
                        if k not in out.get(i, {})]
             if missing:

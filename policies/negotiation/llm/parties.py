@@ -34,10 +34,11 @@ from policies.negotiation.llm import prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError, TextObservationNeeded, UnknownStrategy
-from policies.negotiation.llm.common import PartyStrategy, ask_for, checked, parse_articulation, random_topic_option
+from policies.negotiation.llm.common import (PartyStrategy, ask_for, checked, parse_articulation, random_topic_option,
+                                             reply_option)
 from policies.llm.parsing import extract_json, score_1_5
 from tom_envs.errors import require_bool
-from tom_envs.negotiation.actions import option_index, party_index, topic_index
+from tom_envs.negotiation.actions import party_index, topic_index
 from tom_envs.negotiation.errors import NegotiationActionError
 from tom_envs.negotiation.scenario import Scenario
 
@@ -174,7 +175,7 @@ class InnerThoughts(PartyStrategy):
             if "topic" not in obj or "option" not in obj:
                 raise ReplyError("the JSON object needs 'topic' and 'option'")
             k = checked(topic_index, sc, obj["topic"], "thought")
-            o = checked(option_index, sc, k, obj["option"], "thought")
+            o = reply_option(sc, k, obj["option"], "thought")
             thought = obj.get("thought", "")
             if not isinstance(thought, str):
                 raise ReplyError("'thought' must be a string")

@@ -1,0 +1,235 @@
+"""Issue 28: blocked options, the outcome keys of an episode (agreed option per topic, deals, utilities,
+Nash product, Pareto efficiency), the release's remaining metrics, and the bad inputs that are named errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tom_envs.negotiation.consensus import ConsensusTracker
+from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
+from tom_envs.negotiation.errors import ScenarioError
+from tom_envs.negotiation.metrics import (release_drops, release_mediator_frequency, release_success_rate)
+from tom_envs.negotiation.outcomes import OUTCOME_KEYS
+from tom_envs.negotiation.scenario import Scenario, load_builtin
+
+RELEASE = os.environ.get("TOM_ENVS_PROMEDIATE_RELEASE")
+CASES = ("hmo", "flagship", "river", "ias", "williams", "francis")
+SAMPLE = Path(__file__).parent / "data" / "negotiation" / "cases" / "harbour.json"
+
+
+def _scripted_seats(env: NegotiationEnv, script) -> dict:
+    """Play an env whose party seats follow ``script(seat, turn) -> action`` (the seats take turns: the
+    one whose index is the turn modulo the parties is the most motivated); the mediator passes."""
+    env.reset(seed=0)
+    while not all(env.terminations.values()):
+        seat = env.agent_selection
+        if seat == MEDIATOR:
+            env.step(0)
+            continue
+        action = dict(script(seat, env.turn))
+        action["motivation"] = 1.0 if int(seat.split("_")[1]) == env.turn % env.n else 0.1
+        env.step(action)
+    return env.infos[MEDIATOR]["episode"]
+
+
+def _blocked_topic(sc: Scenario) -> tuple[int, int, list[int]]:
+    """A topic, an option some party blocks on it, and the parties blocking it."""
+    for k, t in enumerate(sc.topics):
+        for o in range(len(t.options)):
+            who = [i for i in range(len(sc.parties)) if sc.blocks(i, k, o)]
+            if who:
+                return k, o, who
+    raise AssertionError("no blocked option")
+
+
+def test_agreeing_on_a_blocked_option_is_never_full_consensus():
+    sc = load_builtin("hopkins_hmo")
+    k, o, blockers = _blocked_topic(sc)
+    t = sc.topics[k]
+    env = NegotiationEnv(scenario=sc, party_seats="all", turn_budget=20, conflict_mode="general")
+    ep = _scripted_seats(env, lambda seat, turn: {"topic": t.name, "option": t.options[o].label})
+    assert all(row[t.name] == t.options[o].label for row in ep["final_attitudes"].values())
+    assert ep["agreed"][t.name] == t.options[o].label  # they all hold it ...
+    assert ep["topic_consensus"][t.name][-1] < 0.5  # ... and it is not consensus for the blocking party
+    assert ep["blocked_agreements"] == 1 and ep["blocked_agreement_topics"] == [t.name]
+    assert ep["deals"] == 0 and ep["full_deal"] is False
+    flagged = {(s["party"], s["topic"], s["option"]) for s in ep["blocked_stances"]}
+    assert flagged == {(sc.parties[i].name, t.name, t.options[o].label) for i in blockers}
+    # the flag is end-of-episode only: no public event says that a stance is on a blocked option
+    assert not any("blocked" in e for e in env.events)
+
+
+def test_the_same_agreement_on_an_acceptable_option_is_a_deal_with_utilities():
+    sc = load_builtin("hopkins_hmo")
+    k, o, _ = _blocked_topic(sc)
+    t = sc.topics[k]
+    ok = next(x for x in range(len(t.options)) if not any(sc.blocks(i, k, x) for i in range(len(sc.parties))))
+    env = NegotiationEnv(scenario=sc, party_seats="all", turn_budget=20, conflict_mode="general")
+    ep = _scripted_seats(env, lambda seat, turn: {"topic": t.name, "option": t.options[ok].label})
+    assert ep["topic_consensus"][t.name][-1] == 1.0 and ep["blocked_agreements"] == 0 and ep["deals"] >= 1
+    for i, p in enumerate(sc.parties):  # utility: mean over topics of the deal's acceptability, 0 without a deal
+        deals = [(kk, tt.labels.index(ep["agreed"][tt.name])) for kk, tt in enumerate(sc.topics)
+                 if ep["agreed"][tt.name] is not None]
+        want = sum(sc.acceptability(i, kk)[oo] for kk, oo in deals) / len(sc.topics)
+        assert ep["utilities"][p.name] == pytest.approx(want)
+    assert ep["nash_product"] == pytest.approx(math.prod(ep["utilities"].values()))
+    assert 0 < ep["nash_product_max"] <= 1 and ep["pareto_efficient"] is False  # 4 topics without a deal
+
+
+def test_a_full_deal_on_the_best_package_is_pareto_efficient():
+    sc = load_builtin("hopkins_hmo")
+    acc = [[sc.acceptability(i, k) for k in range(len(sc.topics))] for i in range(len(sc.parties))]
+    # the package with the largest Nash product is Pareto efficient
+    import itertools
+    best = max(itertools.product(*[range(len(t.options)) for t in sc.topics]),
+               key=lambda pk: math.prod(sum(acc[i][k][o] for k, o in enumerate(pk)) for i in range(len(sc.parties))))
+    tracker = ConsensusTracker(sc)
+    for i in range(len(sc.parties)):
+        for k, o in enumerate(best):
+            tracker.update(i, k, o)
+    from tom_envs.negotiation.outcomes import OutcomeScorer
+
+    out = OutcomeScorer(tracker._acc, tracker.blocked).score(tracker.attitudes, sc.topics)
+    assert out["full_deal"] and out["deals"] == len(sc.topics) and out["pareto_efficient"] is True
+    assert out["nash_product"] == pytest.approx(out["nash_product_max"])
+
+
+def test_a_custom_agreement_cannot_score_a_blocked_agreement_as_full():
+    sc = load_builtin("hopkins_hmo")
+    k, o, blockers = _blocked_topic(sc)
+    tracker = ConsensusTracker(sc, agreement=lambda *args: 1.0)
+    for i in range(len(sc.parties)):
+        tracker.update(i, k, o)
+    tracker.record()
+    assert tracker.topic_history[-1][k] < 1.0 and tracker.blocked_agreement(k)
+
+
+def test_scripted_runs_have_every_outcome_key_and_no_blocked_agreement():
+    env = NegotiationEnv(scenario="ias", conflict_mode="accommodating")
+    ep = _scripted_seats(env, None)
+    assert set(OUTCOME_KEYS) <= set(ep)
+    assert ep["blocked_agreements"] == 0 and ep["blocked_stances"] == []  # scripted parties never state a block
+    assert set(ep) >= {"success_rate", "success_rate_max", "mediator_frequency", "drops"}
+    json.dumps(ep)  # JSON-serialisable
+
+
+@pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PROMEDIATE_RELEASE to a clone of microsoft/ProMediate-Eval")
+@pytest.mark.parametrize("case", CASES)
+def test_release_cases_score_an_agreement_on_a_blocked_option_below_full(case):
+    sc = Scenario.from_promediate(Path(RELEASE) / "cases" / f"{case}.json")
+    k, o, _ = _blocked_topic(sc)
+    t = sc.topics[k]
+    env = NegotiationEnv(scenario=sc, party_seats="all", turn_budget=20)
+    ep = _scripted_seats(env, lambda seat, turn: {"topic": t.name, "option": t.options[o].label})
+    assert ep["blocked_agreements"] >= 1 and ep["topic_consensus"][t.name][-1] < 1.0
+    assert ep["agreed"][t.name] == t.options[o].label and t.name in ep["blocked_agreement_topics"]
+
+
+# ---------------------------------------------------------------------- the release's remaining metrics
+def test_success_rate_frequency_and_drops_follow_the_release():
+    topics = [[0.95] * 12, [0.5] * 11 + [0.95], [0.1] * 5]  # the last one is too short: left out
+    assert release_success_rate(topics) == 0.5
+    assert release_success_rate(topics, use_max=True) == 1.0
+    assert release_success_rate([]) == 0.0
+    assert release_mediator_frequency(["Mediator", "Ana", "Mediator", "Ben"]) == 0.25  # (2 - 1) / 4
+    series = [1.0] * 10 + [0.8, 0.8, 0.8]
+    assert release_drops(series) == [10, 11, 12]
+
+
+# ---------------------------------------------------------------------- bad input
+def _hmo_dict() -> dict:
+    return load_builtin("hopkins_hmo").model_dump()
+
+
+def test_a_derived_turn_budget_above_the_cap_is_an_error():
+    d = _hmo_dict()
+    d["parties"] = [dict(d["parties"][0], name=f"P{i}") for i in range(40)]
+    d["turns_per_party_topic"] = 64  # 64 x 40 x 5 = 12,800 turns
+    with pytest.raises(ScenarioError, match="12800 turns, above the cap"):
+        Scenario.from_dict(d)
+
+
+def test_utilities_whose_range_overflows_are_an_error():
+    d = _hmo_dict()
+    t = d["topics"][0]["name"]
+    pref = d["parties"][0]["preferences"][t]
+    pref["utilities"] = {lab: (1e308 if x == 0 else -1e308) for x, lab in enumerate(pref["ranking"])}
+    with pytest.raises(ScenarioError, match="too wide for a float"):
+        Scenario.from_dict(d)
+
+
+def _case(tmp_path, edit) -> Path:
+    case = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    edit(case)
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    return path
+
+
+def _set_nan(case):
+    name = next(iter(case["config"]))
+    case["config"][name]["im_threshold"] = float("nan")
+
+
+@pytest.mark.parametrize("edit, message", [
+    (_set_nan, "im_threshold must be a finite number"),
+    (lambda c: c.pop("config"), r"missing keys \['config'\]"),
+    (lambda c: c.__setitem__("config", [1]), "'config' must map"),
+    (lambda c: c.__setitem__("names", {}), "'names' is empty"),
+])
+def test_bad_promediate_cases_are_named_errors(tmp_path, edit, message):
+    with pytest.raises(ScenarioError, match=message):
+        Scenario.from_promediate(_case(tmp_path, edit))
+
+
+@pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PROMEDIATE_RELEASE to a clone of microsoft/ProMediate-Eval")
+def test_a_topics_list_that_drops_topics_is_an_error(tmp_path):
+    case = json.loads((Path(RELEASE) / "cases" / "hmo.json").read_text(encoding="utf-8"))
+    case["topics"] = case["topics"][:1]
+    path = tmp_path / "hmo.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    with pytest.raises(ScenarioError, match="'topics' names 1 topic"):
+        Scenario.from_promediate(path)
+
+
+def test_a_json_number_in_an_llm_reply_is_an_option_label():
+    from policies.llm.errors import ReplyError
+    from policies.negotiation.llm.common import reply_option
+
+    sc = load_builtin("ias")
+    k = next(k for k, t in enumerate(sc.topics) if t.labels[:2] == ["1", "2"])
+    assert reply_option(sc, k, 1, "thought") == 0  # label "1", not index 1 (label "2")
+    assert reply_option(sc, k, "2", "thought") == 1
+    with pytest.raises(ReplyError, match="unknown option"):
+        reply_option(sc, k, 9, "thought")
+    with pytest.raises(ReplyError, match="a label"):
+        reply_option(sc, k, True, "thought")
+
+
+def test_outcome_of_scripted_episode_is_deterministic():
+    a = _scripted_seats(NegotiationEnv(scenario="flagship", conflict_mode="competing"), None)
+    b = _scripted_seats(NegotiationEnv(scenario="flagship", conflict_mode="competing"), None)
+    assert {k: a[k] for k in OUTCOME_KEYS} == {k: b[k] for k in OUTCOME_KEYS}
+    assert np.isfinite(a["nash_product"])
+
+
+@pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PROMEDIATE_RELEASE to a clone of microsoft/ProMediate-Eval")
+def test_json_rows_on_the_six_release_cases_carry_the_outcome_keys(tmp_path, capsys, monkeypatch):
+    from benchmarks.__main__ import main
+    from benchmarks.negotiation.table import OUTCOME_ROW
+
+    monkeypatch.setenv("TOM_ENVS_PROMEDIATE_CASES", str(Path(RELEASE) / "cases"))
+    assert main(["negotiation", "--scenarios", "release", "--policy", "none,social", "--mode", "hard", "--episodes",
+                 "1", "--out", str(tmp_path), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all(set(OUTCOME_ROW) <= set(r) and r["blocked_agreements"] == 0 for r in rows)
+    assert all(r["episodes"] == 6 for r in rows)
+    records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
+               for line in path.read_text().splitlines()]
+    assert len(records) == 12 and all(set(OUTCOME_KEYS) <= set(rec["episode"]) for rec in records)
