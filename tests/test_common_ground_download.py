@@ -13,6 +13,7 @@ import pytest
 
 from tom_envs.common_ground import SAMPLE_DATA_DIR, scan
 from tom_envs.common_ground import download as dl
+from tom_envs.download import IncompleteDownload
 from tom_envs.errors import DatasetError
 
 
@@ -69,7 +70,7 @@ def test_download_keeps_existing_files_unless_forced(server, tmp_path):
 
 
 def test_download_reports_missing_files_and_rejects_malformed_ones(server, tmp_path):
-    with pytest.raises(dl.DownloadError, match="HTTP 404"):
+    with pytest.raises(dl.DownloadError, match=r"nothing was fetched.*questions/4248_Magda_yn_questions.csv.gz.*HTTP 404"):
         dl.download(tmp_path / "a", cids=(4248,), parts=("questions",), base_url=server["base_url"])
     with pytest.raises(dl.DownloadError, match="no corpus file"):
         dl.download(tmp_path / "b", cids=(4248,), parts=("cg",), listing_url=server["listing_url"])
@@ -119,9 +120,11 @@ def test_download_against_the_release_layout_fetches_what_exists_and_reports_the
             entry["download_url"] = entry["download_url"].replace("4245_Magda_sample.tsv", entry["name"])
     (server["root"] / "api" / "cg.json").write_text(json.dumps(listing))
     dest = tmp_path / "data"
-    paths = dl.download(dest, cids=(4245, 4310, 4431), parts=dl.PARTS, base_url=server["base_url"],
-                        listing_url=server["listing_url"])
-    assert sorted(p.relative_to(dest).as_posix() for p in paths) == [
+    # what exists is fetched and saved; the folder is partial, so the download fails naming what is missing
+    with pytest.raises(IncompleteDownload, match=r"questions/4310_Magda_yn_questions.csv.gz.*cg/4310\*Magda\*.tsv"):
+        dl.download(dest, cids=(4245, 4310, 4431), parts=dl.PARTS, base_url=server["base_url"],
+                    listing_url=server["listing_url"])
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
         "cg/4245_PlatinumMagdaFULL_230615.tsv", "cg/4431_Magda_sample.tsv", "prompts/gpt-zero-shot",
         "questions/4245_Magda_yn_questions.csv.gz", "questions/4431_Magda_yn_questions.csv.gz"]
     err = capsys.readouterr().err
@@ -136,9 +139,10 @@ def test_the_prompt_file_is_validated_and_reported_when_missing_upstream(server,
         dl.download(tmp_path / "a", cids=(4431,), parts=("prompts",), base_url=server["base_url"])
     assert not (tmp_path / "a" / "prompts" / "gpt-zero-shot").exists()
     prompt.unlink()
-    paths = dl.download(tmp_path / "b", cids=(4431,), parts=("questions", "prompts"), base_url=server["base_url"])
-    assert [p.name for p in paths] == ["4431_Magda_yn_questions.csv.gz"]
-    assert "skipped prompts/gpt-zero-shot: not found" in capsys.readouterr().err
+    with pytest.raises(IncompleteDownload, match="missing upstream .*prompts/gpt-zero-shot"):
+        dl.download(tmp_path / "b", cids=(4431,), parts=("questions", "prompts"), base_url=server["base_url"])
+    assert [p.name for p in (tmp_path / "b").rglob("*") if p.is_file()] == ["4431_Magda_yn_questions.csv.gz"]
+    assert "skipped prompts/gpt-zero-shot: missing upstream" in capsys.readouterr().err
 
 
 def test_an_unreachable_listing_names_the_listing_option(tmp_path):

@@ -86,7 +86,7 @@ def test_download_fetches_what_the_release_has_and_reports_the_rest(release_site
     assert names == sorted([*(f"{q}.json" for q in RELEASE_VERIFIED), "evaluate.py"])
     for qtype in RELEASE_UNVERIFIED:
         assert f"skipped {qtype}.json: missing upstream" in err
-    assert f"4 of 8 files in {dest}" in err and "evaluate.py" not in err
+    assert f"5 of 9 files in {dest}" in err and "evaluate.py" not in err  # eight question files and the script
     for qtype in RELEASE_VERIFIED:
         assert (dest / f"{qtype}.json").read_bytes() == (release_site["data"] / f"{qtype}.json").read_bytes()
     assert (dest / RELEASE_PROMPT_PATH).read_bytes() == release_site["script"].read_bytes()

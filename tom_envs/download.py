@@ -18,6 +18,7 @@ A family module provides ``add_arguments(parser)`` and ``from_args(args) -> list
 from __future__ import annotations
 
 import argparse
+import http.client
 import importlib
 import os
 import re
@@ -59,8 +60,23 @@ def downloads() -> dict[str, str]:
 
 
 class DownloadError(TomEnvsError, ConnectionError):
-    """A file could not be fetched (bad address, network, HTTP status, nothing to fetch); the
-    message names the address."""
+    """A file could not be fetched (bad address, network, HTTP status, a transfer cut short, nothing to
+    fetch); the message names the address.
+
+    Attributes:
+        status: the HTTP status of an error answer (e.g. 404), else None.
+        unreachable: True when the server could not be reached at all (no point trying other files).
+    """
+
+    def __init__(self, message: str, status: int | None = None, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.unreachable = unreachable
+
+
+class IncompleteDownload(DownloadError):
+    """Some files of a download could not be had (missing upstream, cut short, malformed): the ones
+    that could are saved, and the message lists every one that could not."""
 
 
 def check_url(url: str) -> None:
@@ -72,20 +88,35 @@ def check_url(url: str) -> None:
 def fetch(url: str, timeout: float = 30.0, url_option: str = "--base-url") -> bytes:
     """The body of ``url``; ``url_option`` is the command-line option that sets it (named in errors).
 
+    The body's size is checked against the answer's ``Content-Length`` when it has one.
+
     Raises:
-        DownloadError: not an http(s) address, an HTTP error status, or no connection.
+        DownloadError: not an http(s) address, an HTTP error status (``status``), no connection
+            (``unreachable``), or a transfer cut short or otherwise broken (any ``http.client`` error).
     """
     check_url(url)
     request = urllib.request.Request(url, headers={"User-Agent": "tom-envs", "Accept": "*/*"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http(s) checked above)
-            return response.read()
+            expected = response.headers.get("Content-Length")
+            data = response.read()
     except urllib.error.HTTPError as exc:
         raise DownloadError(f"could not fetch {url}: HTTP {exc.code} ({exc.reason}); check the address, "
-                            f"or pass {url_option} for a mirror") from None
+                            f"or pass {url_option} for a mirror", status=exc.code) from None
+    except http.client.IncompleteRead as exc:
+        expected_n = "?" if exc.expected is None else len(exc.partial) + exc.expected
+        raise DownloadError(f"could not fetch {url}: the transfer was cut short ({len(exc.partial)} of {expected_n} "
+                            f"bytes); try again, or pass {url_option} for a mirror") from None
+    except http.client.HTTPException as exc:  # RemoteDisconnected, BadStatusLine, LineTooLong, ...
+        raise DownloadError(f"could not fetch {url}: the server's answer was broken ({type(exc).__name__}: {exc}); "
+                            f"try again, or pass {url_option} for a mirror") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise DownloadError(f"could not fetch {url}: cannot connect ({exc}); check your network, "
-                            f"or pass {url_option} for a mirror") from None
+                            f"or pass {url_option} for a mirror", unreachable=True) from None
+    if expected is not None and expected.strip().isdigit() and int(expected) != len(data):
+        raise DownloadError(f"could not fetch {url}: got {len(data)} bytes, but the server announced "
+                            f"{int(expected)} (Content-Length); try again, or pass {url_option} for a mirror")
+    return data
 
 
 def save_validated(data: bytes, target: Path, validate: Callable[[Path], Any], source: str = "") -> Path:
@@ -111,7 +142,9 @@ def save_validated(data: bytes, target: Path, validate: Callable[[Path], Any], s
         os.replace(tmp, target)
     except DatasetError as exc:
         where = f"{source}: " if source else ""
-        raise DatasetError(f"{where}downloaded {target.name} is malformed, not saved: {exc}") from None
+        message = str(exc).replace(str(tmp), str(target))  # name the file as it would be, never the part file
+        message = message.removeprefix(f"{target}: ")  # named once, below
+        raise DatasetError(f"{where}downloaded {target} is malformed, not saved: {message}") from None
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -126,6 +159,85 @@ def fetch_validated(url: str, target: Path, validate: Callable[[Path], Any], tim
     if target.exists() and not overwrite:
         return target
     return save_validated(fetch(url, timeout), target, validate, url)
+
+
+class Fetcher:
+    """One download of several files, the same in every family: each file is tried in turn and kept
+    if it validates (:func:`fetch_validated`); a file missing upstream (HTTP 404), cut short, broken
+    or malformed is reported on stderr by its destination path and the others are still fetched;
+    :meth:`finish` then fails, naming every file that could not be had, unless all were (files that
+    are ``required=False`` may be missing upstream). An unreachable server stops at once.
+
+    Args:
+        dest: the folder the names are relative to.
+        timeout: seconds per request.
+        overwrite: fetch again files already present.
+    """
+
+    def __init__(self, dest: Path, timeout: float = 30.0, overwrite: bool = False) -> None:
+        self.dest, self.timeout, self.overwrite = Path(dest), timeout, overwrite
+        self.present: list[Path] = []
+        self.missing: list[str] = []   # required files missing upstream (404)
+        self.optional: list[str] = []  # files not required, missing upstream
+        self.failed: list[str] = []    # cut short, broken, malformed: one message each
+        self.malformed = False
+
+    def get(self, url: str, name: str, validate: Callable[[Path], Any], required: bool = True,
+            note: str = "", label: str | None = None) -> Path | None:
+        """Fetch ``url`` into ``dest / name`` if ``validate`` reads it (kept if already there); None if
+        it could not be had (reported on stderr with ``note``; ``label``, default ``name``, is how the
+        summary lists it).
+
+        Raises:
+            DownloadError: the server cannot be reached at all.
+        """
+        target = self.dest / name
+        try:
+            path = fetch_validated(url, target, validate, self.timeout, self.overwrite)
+        except DownloadError as exc:
+            if exc.unreachable:
+                raise
+            if exc.status == 404:
+                print(f"skipped {name}: missing upstream, {url} answers 404 (not saved to {target}){note}",
+                      file=sys.stderr)
+                (self.missing if required else self.optional).append(label or name)
+            else:
+                print(f"skipped {name}: {exc}", file=sys.stderr)
+                self.failed.append(f"{target}: {exc}")
+            return None
+        except DatasetError as exc:
+            print(f"skipped {name}: {exc}", file=sys.stderr)
+            self.failed.append(str(exc))
+            self.malformed = True
+            return None
+        self.present.append(path)
+        return path
+
+    def finish(self, source: str) -> list[Path]:
+        """The paths now present; a summary on stderr.
+
+        Raises:
+            IncompleteDownload: a required file is missing upstream or a file was cut short or broken
+                (the others are saved); ``DatasetError`` instead when a file was malformed.
+            DownloadError: nothing at all could be had.
+        """
+        wanted = len(self.present) + len(self.missing) + len(self.optional) + len(self.failed)
+        print(f"{len(self.present)} of {wanted} files in {self.dest}"
+              + (f"; missing upstream: {', '.join(self.missing + self.optional)}" if self.missing or self.optional else "")
+              + (f"; {len(self.failed)} not saved" if self.failed else ""), file=sys.stderr)
+        problems = [f"missing upstream at {source}: {', '.join(self.missing)}"] if self.missing else []
+        problems += self.failed
+        kept = f" (the {len(self.present)} other file(s) are saved in {self.dest})" if self.present else ""
+        if self.malformed:
+            raise DatasetError("; ".join(problems) + kept)
+        if not self.present and not self.failed:
+            raise DownloadError(f"nothing was fetched from {source}: every file asked for "
+                                f"({', '.join(self.missing + self.optional) or 'none'}) answers HTTP 404; check the "
+                                "address options")
+        if problems:
+            raise IncompleteDownload(f"the download is incomplete: {'; '.join(problems)}{kept}; run it again, or "
+                                     f"point the address options at a mirror")
+        return self.present
 
 
 def positive_seconds(text: str) -> float:
@@ -145,11 +257,18 @@ def add_timeout_argument(parser: argparse.ArgumentParser, default: float) -> Non
                         help=f"seconds per request (default: {default:g})")
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace, from_args: Callable[[argparse.Namespace], Sequence[Path]]) -> int:
     """Run a download command: print the paths now present and return 0, or print ``error: ...``
     on stderr and return 2 on a bad argument, a failed fetch or a malformed file."""
     try:
-        paths = from_args(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning  # a loader's warning as one line, never a source line
+            paths = from_args(args)
     except TomEnvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

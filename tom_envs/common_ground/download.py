@@ -10,8 +10,9 @@ are found through the repository's directory listing (GitHub's contents API). Ev
 validated with the loaders before it is moved into place (see :mod:`tom_envs.download`); existing
 files are kept unless ``--force``. A corpus file belongs to an annotator whose name it contains, as
 the release's own loader finds ``{cid}*{annotator}*.tsv`` (``4248_PlatinumMagdaFULL_230615.tsv``).
-What exists is fetched; a conversation missing from the listing or a question file answering 404
-is reported on stderr as skipped (an error only when nothing at all was fetched). Both addresses can be pointed elsewhere (a mirror, or a local
+Every file asked for is tried; a conversation missing from the listing, a file answering 404, a transfer cut
+short or a malformed file is reported on stderr as skipped, the others are still fetched, and the command then
+fails (exit status 2) naming every file it could not have: a partial folder is never reported as a success. Both addresses can be pointed elsewhere (a mirror, or a local
 test server).
 """
 
@@ -28,7 +29,7 @@ from typing import Any, Callable, Sequence
 from tom_envs.common_ground.corpus import (DEFAULT_ANNOTATOR, TEST_CIDS, TRAIN_CIDS, annotator_name, read_corpus,
                                           read_questions)
 from tom_envs.common_ground.prompts import RELEASE_PROMPT_FILE, load_release_prompt
-from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch, fetch_validated
+from tom_envs.download import DownloadError, Fetcher, add_timeout_argument, alias_main, check_url, fetch
 from tom_envs.download import run as run_download
 from tom_envs.errors import TomEnvsError
 
@@ -119,7 +120,10 @@ def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = 
         The paths of the files now present (fetched or kept).
 
     Raises:
-        DownloadError: a fetch failed. DatasetError: a fetched file is malformed (it is not saved).
+        IncompleteDownload: a file is missing upstream (or from the listing), or was cut short or broken;
+            the others are fetched and saved first (:class:`tom_envs.download.Fetcher`, the same rules as
+            every family's download). DownloadError: the server cannot be reached, or nothing could be
+            had. DatasetError: a fetched file is malformed (it is not saved; the others are).
     """
     unknown = set(parts) - set(PARTS)
     if unknown:
@@ -133,28 +137,23 @@ def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = 
             wanted.append(("questions", name, f"{base_url.rstrip('/')}/questions/{name}"))
     if "prompts" in parts:
         wanted.append(("prompts", RELEASE_PROMPT_FILE, f"{base_url.rstrip('/')}/prompts/{RELEASE_PROMPT_FILE}"))
+    unlisted: list[int] = []
     if "cg" in parts:
         have = _present_corpus(dest / "cg", annotator)
         todo = [c for c in cids if force or c not in have]
         urls = corpus_urls(listing_url, todo, annotator, timeout) if todo else {}
+        listed = {int(name.split("_", 1)[0]) for name in urls}
+        unlisted = [c for c in todo if c not in listed]
         wanted += [("cg", name, url) for name, url in urls.items()]
         wanted += [("cg", have[c].name, None) for c in cids if c in have and have[c].name not in urls]
-    present: list[Path] = []
-    missing: list[str] = []
+    fetcher = Fetcher(dest, timeout, force)
     for part, name, url in wanted:
         if url is None:
-            present.append(dest / part / name)
-            continue
-        try:
-            present.append(fetch_validated(url, dest / part / name, _validator(part, name), timeout, force))
-        except DownloadError as exc:
-            if "HTTP 404" not in str(exc):
-                raise
-            print(f"skipped {part}/{name}: not found at {url}", file=sys.stderr)
-            missing.append(str(exc))
-    if not present:
-        raise DownloadError(f"nothing was fetched: {'; '.join(missing) or 'no file was asked for'}")
-    return present
+            fetcher.present.append(dest / part / name)
+        else:
+            fetcher.get(url, f"{part}/{name}", _validator(part, name))
+    fetcher.missing += [f"cg/{cid}*{annotator}*.tsv" for cid in unlisted]
+    return fetcher.finish(base_url)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,8 +9,10 @@ Table 4 counts); the other four (desire_er, belief_er, intent_er, belief_ee) cou
 inspected, so each is tried and reported if it cannot be had. Every file is fetched from
 ``<base-url>/<qtype>.json`` and validated with the loader before it is moved into place (see
 :mod:`tom_envs.download`): what exists is fetched, a file answering 404 is reported on stderr as
-missing upstream, a malformed one is not saved and named, and the command fails only when nothing
-usable is in the folder afterwards (no empty folder is left behind). Use ``--base-url`` for a
+missing upstream, a malformed, cut-short or broken one is not saved and named, and the others are still
+fetched. The command then fails (exit status 2, naming what is missing) when a file could not be had,
+except the four unverified ones and the evaluation script, which may be missing upstream; no empty
+folder is left behind. Use ``--base-url`` for a
 mirror or a pinned commit.
 
 The release's evaluation script (``evaluation/evaluate.py``, next to ``data/`` in the repository)
@@ -29,9 +31,9 @@ import argparse
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Iterable
 
-from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch_validated
+from tom_envs.download import DownloadError, Fetcher, add_timeout_argument, alias_main, check_url
 from tom_envs.download import run as run_download
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES
@@ -74,9 +76,11 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
         script last. Files answering 404 are reported on stderr (``missing upstream``) and skipped.
 
     Raises:
-        DownloadError: no connection (or another HTTP error than 404), or none of the files could
-            be had. DatasetError: an unknown type, or a fetched file is malformed (it is not saved;
-            the well-formed ones fetched before and after it are).
+        IncompleteDownload: a verified file (:data:`RELEASE_VERIFIED`) is missing upstream, or a file
+            was cut short or broken; the others are saved (:class:`tom_envs.download.Fetcher`, the
+            same rules as every family's download). DownloadError: no connection, or none of the files
+            could be had. DatasetError: an unknown type, or a fetched file is malformed (it is not
+            saved; the well-formed ones fetched before and after it are).
     """
     wanted = list(dict.fromkeys(qtypes))
     unknown = [q for q in wanted if q not in QTYPES]
@@ -90,48 +94,23 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
         check_url(script_url)
     out = Path(out_dir)
     existed = out.exists()
-    present: list[Path] = []
-    missing: list[str] = []
-    malformed: list[str] = []
-
-    def fetch_one(url: str, name: str, validate: Callable[[Path], Any], missing_as: str, note: str = "") -> None:
-        """Fetch ``url`` into ``out / name`` if ``validate`` reads it; a 404 or a malformed file is
-        reported and noted, any other failure raised."""
-        try:
-            present.append(fetch_validated(url, out / name, validate, timeout, overwrite))
-        except DownloadError as exc:
-            if "HTTP 404" not in str(exc):
-                raise
-            print(f"skipped {name}: missing upstream, {url} answers 404{note}", file=sys.stderr)
-            missing.append(missing_as)
-        except DatasetError as exc:
-            print(f"skipped {name}: {exc}", file=sys.stderr)
-            malformed.append(str(exc))
-
+    fetcher = Fetcher(out, timeout, overwrite)
     try:
         for qtype in wanted:
-            fetch_one(f"{base_url.rstrip('/')}/{qtype}.json", f"{qtype}.json", partial(load_file, qtype=qtype), qtype,
-                      "" if qtype in RELEASE_VERIFIED else " (one of the four files not verified here)")
-        if prompts and present:
-            fetch_one(script_url, RELEASE_PROMPT_PATH, read_authors_prompts, RELEASE_PROMPT_PATH,
-                      " (--protocol authors will use our prompts)")
+            verified = qtype in RELEASE_VERIFIED
+            fetcher.get(f"{base_url.rstrip('/')}/{qtype}.json", f"{qtype}.json", partial(load_file, qtype=qtype),
+                        required=verified, note="" if verified else " (one of the four files not verified here)",
+                        label=qtype)
+        if prompts and fetcher.present:
+            fetcher.get(script_url, RELEASE_PROMPT_PATH, read_authors_prompts, required=False,
+                        note=" (--protocol authors will use our prompts)")
     finally:
         script_dir = (out / RELEASE_PROMPT_PATH).parent
         if script_dir.is_dir() and not any(script_dir.iterdir()):
             script_dir.rmdir()  # a script that was not saved leaves no folder behind
         if not existed and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # never leave an empty folder behind
-    if present:
-        questions = [p for p in present if p.suffix == ".json"]
-        print(f"{len(questions)} of {len(wanted)} files in {out}"
-              + (f"; missing upstream: {', '.join(missing)}" if missing else "")
-              + (f"; {len(malformed)} malformed, not saved" if malformed else ""), file=sys.stderr)
-    if malformed:
-        raise DatasetError("; ".join(malformed) + (f" (the other files are in {out})" if present else ""))
-    if not present:
-        raise DownloadError(f"nothing was fetched from {base_url}: every file asked for ({', '.join(missing)}) "
-                            "answers 404; check --base-url")
-    return present
+    return fetcher.finish(base_url)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
