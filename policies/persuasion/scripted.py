@@ -49,6 +49,7 @@ class _MindPolicy(BasePolicy):
         self.belief: np.ndarray | None = None
         self.horizon = 0
         self._turn = -1
+        self.version = 1
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -56,13 +57,13 @@ class _MindPolicy(BasePolicy):
 
     def _sync(self, observation: Any, info: dict) -> int:
         """Bring the belief up to the current turn; returns the turn (0-based)."""
-        from tom_envs.persuasion.mind import model_for, obs_index
-        from tom_envs.persuasion.scenarios import family_named
+        from tom_envs.persuasion.mind import obs_index
 
         obs = np.asarray(observation)
         turn = int(info["turn"])
         if self.model is None or turn == 0 and self._turn != 0:
-            self.model = model_for(family_named(info["family"]))
+            self.model = _model(info)
+            self.version = int(info.get("version", 1))
             self.horizon = int(info["horizon"])
             self.belief = self.model.open_belief(obs_index(int(obs[0]), int(obs[1])))
             self._turn = 0
@@ -85,6 +86,33 @@ class _MindPolicy(BasePolicy):
         return {t: int(np.argmax(self.marginal(t))) for t in ("desire", "belief", "intention")}
 
 
+def _model(info: dict) -> Any:
+    """The compiled model of the episode's family: v2's when ``info["version"]`` is 2 (``tom/Persuasion-v2``)."""
+    if int(info.get("version", 1)) == 2:
+        from tom_envs.persuasion.mind_v2 import model_v2_for
+        from tom_envs.persuasion.scenarios import family_v2_named
+
+        return model_v2_for(family_v2_named(info["family"]))
+    from tom_envs.persuasion.mind import model_for
+    from tom_envs.persuasion.scenarios import family_named
+
+    return model_for(family_named(info["family"]))
+
+
+def _references(model: Any, horizon: int, version: int) -> Any:
+    from tom_envs.persuasion.planning import references
+    from tom_envs.persuasion.planning_v2 import references_v2
+
+    return (references_v2 if version == 2 else references)(model, horizon)
+
+
+def _planner(model: Any, horizon: int, version: int) -> Any:
+    from tom_envs.persuasion.planning import planner_for
+    from tom_envs.persuasion.planning_v2 import point_planner_for
+
+    return (point_planner_for if version == 2 else planner_for)(model, horizon)
+
+
 class MindRandomPersuader(_MindPolicy):
     """A uniformly random principle each turn; uniformly random desire (no/considering), belief and intention."""
 
@@ -101,10 +129,8 @@ class OpenLoopPersuader(_MindPolicy):
     played whatever the persuadee says; it predicts the prior's most probable state (no tracking)."""
 
     def act(self, observation: Any, info: dict) -> int:
-        from tom_envs.persuasion.planning import references
-
         turn = self._sync(observation, info)
-        return references(self.model, self.horizon).plan[turn]
+        return _references(self.model, self.horizon, self.version).plan[turn]
 
     def predict(self, observation: Any, info: dict) -> dict[str, int]:
         from tom_envs.persuasion.mind import distribution
@@ -137,13 +163,13 @@ class TrackingPersuader(_MindPolicy):
 
 class BayesPersuader(_MindPolicy):
     """The Bayes-optimal fair persuader: the exact posterior and the exact expectimax plan over it
-    (:class:`tom_envs.persuasion.planning.BayesPlanner`); zero expected regret by construction."""
+    (v1: :class:`tom_envs.persuasion.planning.BayesPlanner`; zero expected regret by construction), or on v2
+    the lookahead over the point-based lower bound (:class:`tom_envs.persuasion.planning_v2.PointPlanner`:
+    it achieves at least ``bayes_success``, within ``bayes_upper - bayes_success`` of the optimum)."""
 
     def act(self, observation: Any, info: dict) -> int:
-        from tom_envs.persuasion.planning import planner_for
-
         turn = self._sync(observation, info)
-        return planner_for(self.model, self.horizon).action(self.belief, turn)
+        return _planner(self.model, self.horizon, self.version).action(self.belief, turn)
 
 
 class MindOraclePersuader(BasePolicy):
@@ -154,14 +180,12 @@ class MindOraclePersuader(BasePolicy):
     env_kwargs = {"expose_state": True}
 
     def act(self, observation: Any, info: dict) -> int:
-        from tom_envs.persuasion.mind import model_for
         from tom_envs.persuasion.planning import oracle_for
-        from tom_envs.persuasion.scenarios import family_named
 
         if "state_index" not in info:
             raise InvalidAction("MindOraclePersuader reads the hidden state: make the env with expose_state=True "
                                 "(MindOraclePersuader.env_kwargs)")
-        table = oracle_for(model_for(family_named(info["family"])), int(info["horizon"]))
+        table = oracle_for(_model(info), int(info["horizon"]))
         return table.action(int(info["turn"]), int(info["state_index"]))
 
     def predict(self, observation: Any, info: dict) -> dict[str, int]:
@@ -170,8 +194,57 @@ class MindOraclePersuader(BasePolicy):
         return {k: int(info["state"][k]) for k in ("desire", "belief", "intention")}
 
 
-MIND_PERSUADERS = {"random": MindRandomPersuader, "open-loop": OpenLoopPersuader, "tracking": TrackingPersuader,
-                   "bayes": BayesPersuader, "oracle": MindOraclePersuader}
+class EchoPersuader(MindRandomPersuader):
+    """Model-free "echo" (issue 27): liking after a cold reply; else the principle that answers the
+    concern the persuadee voiced last; else commitment. It reads only the last reply (no model, no
+    memory); predictions are random (it keeps no state)."""
+
+    def act(self, observation: Any, info: dict) -> int:
+        from tom_envs.persuasion.mind import COLD, LIKING
+
+        obs = np.asarray(observation)
+        tone, topic = int(obs[0]), int(obs[1])
+        if tone == COLD:
+            return LIKING
+        return topic - 1 if topic else 4  # concern c is answered by principle c; 4 commitment
+
+
+class EchoMemoryPersuader(MindRandomPersuader):
+    """Model-free "echo with memory": liking after a cold reply; else the principle answering the concern
+    voiced most often so far (ties: the latest), skipping a principle that just drew no warmth twice in a row;
+    else the family-free default commitment. Counts words, keeps no model of the persuadee."""
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._counts = np.zeros(5)
+        self._last: list[int] = []
+
+    def act(self, observation: Any, info: dict) -> int:
+        from tom_envs.persuasion.mind import COLD, LIKING, WARM
+
+        obs = np.asarray(observation)
+        tone, topic = int(obs[0]), int(obs[1])
+        if int(info["turn"]) == 0:
+            self._counts, self._last = np.zeros(5), []
+        if tone == WARM:
+            self._counts[:] = 0  # an argument landed: that concern is settled, listen afresh
+        if topic:
+            self._counts[topic - 1] += 1 + 0.01 * int(info["turn"])
+        if tone == COLD:
+            choice = LIKING
+        elif self._counts.max() > 0:
+            order = np.argsort(-self._counts, kind="stable")
+            stale = len(self._last) >= 2 and self._last[-1] == self._last[-2] and tone != WARM
+            choice = int(order[1] if stale and self._counts[order[1]] > 0 else order[0])
+        else:
+            choice = 4
+        self._last.append(choice)
+        return choice
+
+
+MIND_PERSUADERS = {"random": MindRandomPersuader, "echo": EchoPersuader, "echo-memory": EchoMemoryPersuader,
+                   "open-loop": OpenLoopPersuader, "tracking": TrackingPersuader, "bayes": BayesPersuader,
+                   "oracle": MindOraclePersuader}
 
 
 
@@ -193,5 +266,5 @@ class SimulatedMindPersuadee(BasePolicy):
         return {"strategy": topic - 1 if topic else (heard if heard <= N_PRINCIPLES else 0)}
 
 
-__all__ = ["BayesPersuader", "MIND_PERSUADERS", "MindOraclePersuader", "MindRandomPersuader",
+__all__ = ["BayesPersuader", "EchoMemoryPersuader", "EchoPersuader", "MIND_PERSUADERS", "MindOraclePersuader", "MindRandomPersuader",
            "OpenLoopPersuader", "RandomAnswerer", "SimulatedMindPersuadee", "TrackingPersuader"]

@@ -29,6 +29,14 @@ register(
     summary="persuader and persuadee seats (AEC); the persuadee voices a hidden desire/belief/intention (persona in its prompt) and is rewarded for fidelity",
     builtin=True,
 )
+register(
+    "tom/Persuasion-v2",
+    "tom_envs.persuasion.mind_env_v2:PersuasionMindV2Env",
+    family="persuasion",
+    summary="live persuasion v2: a persuadee whose words are evidence, not labels (noisy, indirect, misleading replies; trust in tone; walk-outs); a reader of negation, insults, nonsense and stuffing; bounded references to horizon 10",
+    builtin=True,
+    self_checked=True,
+)
 
 retire("tom/Persuasion-v0", "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 env "
                         "has left the package (knowing its persuadee's state was worth nothing over the best "

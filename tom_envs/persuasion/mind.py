@@ -251,7 +251,7 @@ class MindModel:
 
     @cached_property
     def _flat(self) -> np.ndarray:
-        return self.kernel.reshape(N_STRATEGIES, self.n_states, self.n_states * N_OBS)
+        return self.kernel.reshape(self.kernel.shape[0], self.n_states, self.n_states * N_OBS)
 
     @cached_property
     def marginals(self) -> dict[str, np.ndarray]:

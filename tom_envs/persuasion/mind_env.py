@@ -32,14 +32,16 @@ HEARD_NOTHING, NOT_YET = NOTHING, NOTHING + 1
 HEARD: tuple[str, ...] = (*PRINCIPLES, "nothing")
 
 
-def resolve_families(families: Any) -> tuple[Family, ...]:
-    """None / ``"all"`` (the five built-in families), a name, a :class:`Family`, or a list of those."""
+def resolve_families(families: Any, builtin: tuple[Family, ...] = FAMILIES) -> tuple[Family, ...]:
+    """None / ``"all"`` (the five built-in families: ``builtin``, v1's by default), a name, a :class:`Family`,
+    or a list of those."""
     if families is None or families == "all":
-        return FAMILIES
+        return builtin
     items = [families] if isinstance(families, (str, Family)) else families
     if not isinstance(items, (list, tuple)) or not items:
         raise InvalidPersona(f"families is a family name, a Family or a non-empty list of those, got {families!r}")
-    out = tuple(f if isinstance(f, Family) else family_named(f) for f in items)
+    by_name = {f.name: f for f in builtin}
+    out = tuple(f if isinstance(f, Family) else by_name[f] if f in by_name else family_named(f) for f in items)
     if len({f.name for f in out}) != len(out):
         raise InvalidPersona(f"family names repeat in {[f.name for f in out]}")
     for f in out:
@@ -60,9 +62,10 @@ def draw_episode(env: Any, options: dict, rng: np.random.Generator) -> tuple[int
         raise InvalidPersona(f"family {options['family']!r} is not in this env ({', '.join(names)})")
     env.family_index = names.index(options["family"]) if "family" in options else int(rng.integers(len(names)))
     env.family = env.families[env.family_index]
-    env.model = model_for(env.family)
-    env.planner = planner_for(env.model, env.horizon)
-    env.refs = references(env.model, env.horizon)
+    version = getattr(env, "mind_version", None)  # v2 (tom_envs.persuasion.mind_env_v2.V2) or v1's functions
+    env.model = (version.model if version else model_for)(env.family)
+    env.planner = (version.planner if version else planner_for)(env.model, env.horizon)
+    env.refs = (version.references if version else references)(env.model, env.horizon)
     env.scenario = env.family.scenarios[int(rng.integers(len(env.family.scenarios)))]
     a, b = rng.choice(len(NAMES), size=2, replace=False)
     env.names = {"persuader": NAMES[int(a)], "persuadee": NAMES[int(b)]}

@@ -122,3 +122,37 @@ def family_named(name: str) -> Family:
         if fam.name == name:
             return fam
     raise InvalidPersona(f"unknown scenario family {name!r}; choose from {', '.join(f.name for f in FAMILIES)}")
+
+
+# ---------------------------------------------------------------------- v2: the same families, personas with v2 traits
+def _persona_v2(row: dict) -> "MindPersonaV2":
+    from tom_envs.persuasion.mind_v2 import MindPersonaV2, V2Traits
+
+    t = row["v2"]
+    traits = V2Traits(tuple(t["candour"]), tuple(t["mislead"]), int(t["front"]), float(t["tone_noise"]),
+                      float(t["reactance"]), float(t.get("leave", 0.0)),
+                      float(t.get("drift", 0.0)))
+    return MindPersonaV2(row["name"], row["description"], concerns=tuple(row["concerns"]), reluctance=row["reluctance"],
+                         wariness=row["wariness"], voice=tuple(row["voice"]), warmth=row["warmth"],
+                         touchiness=row["touchiness"], v2=traits)
+
+
+def _families_v2() -> tuple[Family, ...]:
+    rows = {p["name"]: _persona_v2(p)
+            for p in json.loads((Path(__file__).with_name("personas.json")).read_text(encoding="utf-8"))}
+    return tuple(Family(f.name, f.title, tuple(rows[p.name] for p in f.personas), f.weights, f.scenarios)
+                 for f in FAMILIES)
+
+
+#: v2's families: v1's scenarios and persona weights, personas with their v2 traits (``personas.json``'s ``"v2"``).
+FAMILIES_V2: tuple[Family, ...] = _families_v2()
+
+
+def family_v2_named(name: str) -> Family:
+    """The built-in v2 family called ``name``."""
+    from tom_envs.persuasion.principles import InvalidPersona
+
+    for fam in FAMILIES_V2:
+        if fam.name == name:
+            return fam
+    raise InvalidPersona(f"unknown scenario family {name!r}; choose from {', '.join(f.name for f in FAMILIES_V2)}")

@@ -1,0 +1,181 @@
+"""Live persuasion v2: a persuadee that must be read, not echoed (``tom/Persuasion-v2``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from gymnasium import spaces
+
+from tom_envs.errors import EpisodeEnded, ResetNeeded, UnsupportedRenderMode, require_bool
+from tom_envs.persuasion.mind import TONES, TOPICS, obs_parts
+from tom_envs.persuasion.mind_env import PersuasionMindEnv, draw_episode, parse_utterance_action, resolve_families
+from tom_envs.persuasion.mind_text import agree_line, persuader_line
+from tom_envs.persuasion.mind_text_v2 import leave_line, reply_line_v2
+from tom_envs.persuasion.mind_v2 import HEARD_V2, N_STRATEGIES_V2, model_v2_for
+from tom_envs.persuasion.planning import oracle_for
+from tom_envs.persuasion.planning_v2 import MAX_HORIZON, check_horizon_v2, point_planner_for, references_v2
+from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
+from tom_envs.persuasion.reader import ReaderError
+from tom_envs.persuasion.reader_v2 import ReaderV2
+from tom_envs.persuasion.scenarios import FAMILIES_V2
+
+NOT_YET_V2 = N_STRATEGIES_V2  # the "heard" entry before the first line
+
+
+@dataclass(frozen=True)
+class MindVersion:
+    """What a live-persuasion version compiles and plans with (read by ``draw_episode``)."""
+
+    model: Callable[[Any], Any]
+    planner: Callable[[Any, int], Any]
+    references: Callable[[Any, int], Any]
+
+
+V2 = MindVersion(model_v2_for, point_planner_for, references_v2)
+
+
+def check_reading_v2(value: object, reader: object = None) -> int:
+    """A reader's output as an int in 0..8 (the principles, nothing, stuffed, hostile).
+
+    Raises:
+        ReaderError: anything else, naming the reader and what came back.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 0 <= value < N_STRATEGIES_V2:
+        raise ReaderError(f"the reader {type(reader).__name__} returned {value!r}; a v2 reader returns 0..5 (a "
+                          "principle), 6 (nothing), 7 (stuffed) or 8 (hostile)")
+    return int(value)
+
+
+class PersuasionMindV2Env(PersuasionMindEnv):
+    """Persuade a persuadee whose words are evidence about its mind, not labels of it (v2).
+
+    Everything of :class:`~tom_envs.persuasion.mind_env.PersuasionMindEnv` (v1) holds, except:
+
+    * the persuadee (:mod:`tom_envs.persuasion.mind_v2`) voices its concern at persona-specific
+      rates, often indirectly, sometimes not at all and sometimes misleadingly (a front concern);
+      its trust shows in its tone with persona-specific noise; its concern may drift; a wary
+      persuadee may walk away (the episode ends, reward 0, ``info["left"]`` True);
+    * the reader (:class:`~tom_envs.persuasion.reader_v2.ReaderV2` by default) hears negation,
+      hostility, nonsense and keyword stuffing: an insult reads as ``hostile``, a pitch naming three
+      principles as ``stuffed``, both with reactance; nonsense reads as ``nothing``;
+    * references (:mod:`tom_envs.persuasion.planning_v2`) are bounds computed in seconds per family up to
+      horizon 10: ``bayes_success`` is the guaranteed value of the point-based Bayes persuader,
+      ``bayes_upper`` bounds the Bayes-optimal value from above; ``horizon`` > 10 raises
+      :class:`~tom_envs.persuasion.planning_v2.UnsupportedHorizon`.
+
+    ## Observation Space
+    ``MultiDiscrete([3, 6, 10, n_families, horizon + 1])``: tone, topic (0 none, 1 + c: concern c
+    voiced), the strategy read in the last line (0-5 principles, 6 nothing, 7 stuffed, 8 hostile,
+    9 before the first), family, turns left.
+
+    ## Info
+    v1's, plus ``version`` (2) and, in steps, ``left`` (the persuadee walked away); the episode summary adds
+    ``left`` and ``bayes_upper``.
+
+    ## Version History
+    * v2: noisy, indirect and misleading replies at persona-specific rates; tone noise; concern drift;
+      walking away; a reader of negation, hostility, nonsense and stuffing; bounded references to T = 10.
+    """
+
+    mind_version = V2
+
+    def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
+                 render_mode: str | None = None) -> None:
+        check_horizon_v2(horizon)
+        if render_mode not in (None, "ansi"):
+            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.families = resolve_families(families, FAMILIES_V2)
+        for f in self.families:
+            model_v2_for(f)  # a v1 persona raises here, naming the fix
+        self.horizon = int(horizon)
+        self.reader = ReaderV2() if reader is None else reader
+        if not callable(getattr(self.reader, "read", None)):
+            raise InvalidPersona(f"reader needs a read(utterance, goal) method, got {reader!r}")
+        self.expose_state = require_bool("expose_state", expose_state)
+        self.render_mode = render_mode
+        self.action_space = spaces.Discrete(len(PRINCIPLES))
+        self.observation_space = spaces.MultiDiscrete([len(TONES), len(TOPICS), NOT_YET_V2 + 1, len(self.families),
+                                                       self.horizon + 1])
+        self._started, self._done = False, True
+        self._truth: dict[str, int] = {}
+        self.left = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super(PersuasionMindEnv, self).reset(seed=seed)
+        options = dict(options or {})
+        rng = self.np_random
+        self.state_index, reply = draw_episode(self, options, rng)
+        self.oracle = oracle_for(self.model, self.horizon)
+        self.posterior = self.model.open_belief(reply)
+        self.tone, self.topic = obs_parts(reply)
+        self.heard_last = NOT_YET_V2
+        self.turn, self.agreed, self.left = 0, False, False
+        self.transcript = [f"{self.names['persuadee']} says: {reply_line_v2(self.tone, self.topic, rng)}"]
+        self._regrets, self._oracle_regrets, self._heard = [], [], []
+        self._truth = {}
+        self._started, self._done = True, False
+        return self._obs(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if not self._started:
+            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
+        if self._done:
+            raise EpisodeEnded("the persuasion is over (agreement, walk-out or turn budget used); call env.reset().")
+        declared, utterance = parse_utterance_action(action)
+        rng = self.np_random
+        if utterance is None:
+            strategy = int(declared)  # type: ignore[arg-type]
+            utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
+            declared = None
+        else:
+            strategy = check_reading_v2(self.reader.read(utterance, self.scenario.goal), self.reader)
+        st = self.model.state(self.state_index)
+        self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
+        regret = self.planner.gap(self.posterior, self.turn, strategy)
+        self._regrets.append(regret)
+        self._oracle_regrets.append(self.oracle.gap(self.turn, self.state_index, strategy))
+        self._heard.append(HEARD_V2[strategy])
+        agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
+        self.turn += 1
+        self.heard_last = strategy
+        self.transcript.append(f"{self.names['persuader']} says: {utterance}")
+        if agreed:
+            self.agreed = True
+            text = agree_line(self.scenario.goal, rng)
+        elif s2 is None:
+            self.left = True
+            text = leave_line(rng)
+        else:
+            self.state_index = int(s2)
+            self.tone, self.topic = obs_parts(int(reply))  # type: ignore[arg-type]
+            if self.turn < self.horizon:
+                self.posterior = self.model.update(self.posterior, strategy, int(reply))  # type: ignore[arg-type]
+            text = reply_line_v2(self.tone, self.topic, rng)
+        self.transcript.append(f"{self.names['persuadee']} says: {text}")
+        self._done = agreed or self.left or self.turn >= self.horizon
+        info = {**self._info(), "utterance": utterance, "heard": HEARD_V2[strategy],
+                "declared": None if declared is None else PRINCIPLES[declared], "reply": text, "success": agreed,
+                "left": self.left}
+        if self.expose_state:
+            info["regret"] = regret
+        if self._done:
+            info["episode"] = self.episode_summary()
+        return self._obs(), float(agreed), self._done, False, info
+
+    def text(self) -> str:
+        out = super().text()
+        if self.left:
+            out = out.replace("The conversation is over.", "The conversation is over: the persuadee walked away.")
+        return out
+
+    def episode_summary(self) -> dict[str, Any]:
+        return {**super().episode_summary(), "left": self.left, "bayes_upper": self.refs.bayes_upper}
+
+    def _info(self) -> dict[str, Any]:
+        return {**super()._info(), "version": 2}
+
+
+__all__ = ["MAX_HORIZON", "MindVersion", "NOT_YET_V2", "PersuasionMindV2Env", "V2", "check_reading_v2"]
