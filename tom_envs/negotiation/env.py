@@ -297,8 +297,7 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         """(parties, topics): each party's currently preferred option (the literal-ToM target)."""
         out = np.array(self.tracker.attitudes, copy=True)
         for i, p in self.parties.items():
-            for k in range(self.m):
-                out[i, k] = p.preferred(k, [None if s < 0 else int(s) for s in self.stated[:, k]])
+            out[i] = p.preferences_now(self.stated)
         for i in self.external:
             mv = self._pending.get(f"party_{i}")
             if mv is not None:

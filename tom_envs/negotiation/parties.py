@@ -39,6 +39,7 @@ from the env's seed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -120,9 +121,15 @@ class ScriptedParty:
         self.acc = [np.asarray(scenario.acceptability(index, k)) for k in range(m)]
         unacc = scenario.parties[index].preferences
         self.allowed = [np.array([o.label not in unacc[t.name].unacceptable for o in t.options]) for t in scenario.topics]
+        # plain-list copies for :meth:`preferred` (the hot path: the same float operations, without numpy's
+        # per-call overhead on arrays of 2-5 options)
+        self._acc_list = [a.tolist() for a in self.acc]
+        self._allowed_list = [a.tolist() for a in self.allowed]
+        self._prefs: tuple[int, bytes, list[int]] | None = None  # (turn, stated, preferred per topic) of candidate()
         self.top = [scenario.top_option(index, k) for k in range(m)]
         prios = priority_topics(scenario, index)
         self.priority = np.array([PRIORITY_FACTOR if k in prios else 1.0 for k in range(m)])
+        self._priority_list = self.priority.tolist()
         self.openness = np.full(m, self.profile.openness)
         self.base = np.full(m, self.profile.openness)  # raised by drift and by mediator moves that help
         self.deviation = np.zeros(m)
@@ -145,16 +152,34 @@ class ScriptedParty:
 
     def preferred(self, topic: int, stated: Sequence[int | None]) -> int:
         """The option the party currently prefers on ``topic`` given the others' stated stances."""
-        counts = np.zeros(len(self.acc[topic]))
-        others = [s for j, s in enumerate(stated) if j != self.index and s is not None]
-        for s in others:
-            counts[s] += 1
-        support = counts / max(1, self.n_parties - 1)
-        score = self.acc[topic] + self.effective_openness(topic) * support + self.bonus[topic]
-        score = np.where(self.allowed[topic], score, -np.inf)
-        best = float(score.max())
-        ties = [o for o in range(len(score)) if score[o] >= best - 1e-9]
-        return max(ties, key=lambda o: (self.acc[topic][o], -o))
+        return self._choose(topic, stated, self.effective_openness(topic))
+
+    def _choose(self, topic: int, stated: Sequence[int | None], eff: float) -> int:
+        """argmax over allowed options of acc + eff * support + bonus (ties within 1e-9: the most
+        acceptable, then the lowest index), option by option in plain floats: the same IEEE operations
+        in the same order as the vectorised form, so the same choices."""
+        acc, allowed, bonus = self._acc_list[topic], self._allowed_list[topic], self.bonus[topic].tolist()
+        n = len(acc)
+        counts = [0.0] * n
+        me = self.index
+        for j, s in enumerate(stated):
+            if s is not None and j != me:
+                counts[s] += 1
+        d = float(max(1, self.n_parties - 1))
+        score = [acc[o] + eff * (counts[o] / d) + bonus[o] if allowed[o] else -math.inf for o in range(n)]
+        floor = max(score) - 1e-9
+        choice = -1
+        for o in range(n):
+            if score[o] >= floor and (choice < 0 or acc[o] > acc[choice]):
+                choice = o
+        return choice
+
+    def preferences_now(self, stated: np.ndarray) -> list[int]:
+        """:meth:`preferred` on every topic given the (parties, topics) stated stances (-1: none); the
+        values :meth:`candidate` computed this turn when it has (nothing has changed the party since)."""
+        if self._prefs is not None and self._prefs[0] == self.turn and self._prefs[1] == stated.tobytes():
+            return list(self._prefs[2])
+        return [self.preferred(k, [None if s < 0 else int(s) for s in stated[:, k]]) for k in range(len(self.acc))]
 
     def candidate(self, stated: np.ndarray, silence: int, disagreement: Sequence[float]) -> Candidate:
         """This turn's candidate contribution.
@@ -168,18 +193,25 @@ class ScriptedParty:
         if p.probe > 0 and self.rng.random() < p.probe:
             self._probe(stated)
         best: tuple[float, int, int] | None = None
+        prefs = []
+        cols = [[None if s < 0 else s for s in row] for row in stated.T.tolist()]
+        grievance, openness = self.grievance.tolist(), self.openness.tolist()
+        # one draw per topic, in topic order (one call for all: the same numbers as one call each)
+        jitter = self.rng.uniform(0.0, 0.15, size=len(self.acc)).tolist()
         for k in range(len(self.acc)):
-            col = [None if s < 0 else int(s) for s in stated[:, k]]
-            pref = self.preferred(k, col)
+            col = cols[k]
+            pref = self._choose(k, col, max(0.0, openness[k] - grievance[k]) * self._priority_list[k])
+            prefs.append(pref)
             novelty = 1.0 if col[self.index] is None or col[self.index] != pref else 0.0
-            m = 0.25 + 0.35 * novelty + p.contest_weight * disagreement[k] + 0.3 * min(1.0, float(self.grievance[k]))
+            m = 0.25 + 0.35 * novelty + p.contest_weight * disagreement[k] + 0.3 * min(1.0, grievance[k])
             if self.invited == k:
                 m += 0.5
-            m += 0.02 * min(silence, 10) + float(self.rng.uniform(0.0, 0.15))
+            m += 0.02 * min(silence, 10) + jitter[k]
             if best is None or m > best[0]:
                 best = (m, k, pref)
+        self._prefs = (self.turn, stated.tobytes(), prefs)
         motivation, k, pref = best
-        others = {int(s) for j, s in enumerate(stated[:, k]) if j != self.index and s >= 0}
+        others = {s for j, s in enumerate(cols[k]) if j != self.index and s is not None}
         if pref != self.top[k] and pref in others:
             act, tone = "accept", "conciliatory"
         elif pref != self.top[k]:
@@ -227,7 +259,7 @@ class ScriptedParty:
         # openness = a rising base (concession) + a mean-reverting deviation (the mode's volatility)
         self.base = self.base + p.drift
         self.deviation = (1.0 - REVERSION) * self.deviation + p.volatility * self.rng.standard_normal(len(self.openness))
-        self.openness = np.clip(self.base + self.deviation, 0.0, MAX_OPENNESS)
+        self.openness = np.minimum(np.maximum(self.base + self.deviation, 0.0), MAX_OPENNESS)  # np.clip, faster
         self.grievance *= GRIEVANCE_DECAY
         if p.tentative < 1.0:
             self.bonus = [b * p.tentative for b in self.bonus]
@@ -307,7 +339,7 @@ class ScriptedParty:
         else:
             self.last_reaction = "ignored" if fits else "no_fit"
         self.base = np.minimum(MAX_OPENNESS, self.base)
-        self.openness = np.clip(self.base + self.deviation, 0.0, MAX_OPENNESS)
+        self.openness = np.minimum(np.maximum(self.base + self.deviation, 0.0), MAX_OPENNESS)  # np.clip, faster
         return took_up
 
     def _help(self, name: str, k: int, option: int | None) -> None:
