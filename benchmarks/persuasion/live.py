@@ -1,4 +1,4 @@
-"""The live rows of ``python -m benchmarks persuasion --env live``: persuaders on live persuasion v1.
+"""The live rows of ``python -m benchmarks persuasion --env live``: persuaders on live persuasion (v2 by default, ``--live-env tom/Persuasion-v1``).
 
 Every persuader plays ``--episodes`` episodes in each scenario family (episode i of a family uses
 seed + i and ``options={"family": f}``), through the evaluation runner and the ToM recorder, which
@@ -15,7 +15,10 @@ in expectation Bayes-optimal success - the policy's success), the state-knowing 
 every row. The persuaders: ``random``, ``open-loop`` (the family's best fixed plan), ``tracking``
 (exact posterior, greedy rule), ``bayes`` (exact expectimax), ``oracle`` (sees the state), and
 ``llm`` (:class:`policies.persuasion.llm.LLMPersuader`: writes each line; the persuadee reads it);
-``all`` names the five scripted ones (the default of ``--env live`` without ``--policy``).
+``echo`` and ``echo-memory`` (model-free rules: answer the concern voiced, liking after a cold reply);
+``all`` names these seven scripted ones (the default of ``--env live`` without ``--policy``). The Bayes
+persuader speaking (``bayes-plain``, ``bayes-stuffed``, ``bayes-insult``, ``bayes-keywords``:
+:mod:`policies.persuasion.speaking`) probes the reader.
 The command's ``--out`` keeps every episode (:func:`stored_episodes`; a rerun reads them back)::
 
     python -m benchmarks persuasion --env live --policy all --episodes 300
@@ -39,11 +42,14 @@ from benchmarks.runner import Cell, EpisodeResult, make_env, play, run_cell
 from tom_envs.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.persuasion.scripted import MIND_PERSUADERS
+from policies.persuasion.speaking import SPEAKING_PERSUADERS
 from tom_envs.errors import TomEnvsError
 
-LIVE_ENV = "tom_envs.persuasion.mind_env:PersuasionMindEnv"
+LIVE_ENV = "tom_envs.persuasion.mind_env:PersuasionMindEnv"  # v1's class (kept: an import of other modules)
+#: The live envs ``--live-env`` selects, by id; the first is the default.
+LIVE_IDS: tuple[str, ...] = ("tom/Persuasion-v2", "tom/Persuasion-v1")
 #: Live persuaders by name (a class's ``env_kwargs`` go to its env); "llm" is built from the LLM options.
-LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = dict(MIND_PERSUADERS)
+LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = {**MIND_PERSUADERS, **SPEAKING_PERSUADERS}
 LLM_PERSUADER = "llm"
 LIVE_EPISODES = 300  # default episodes per persuader and family
 LIVE_HORIZON = 4
@@ -72,8 +78,10 @@ def add_live_arguments(parser: argparse.ArgumentParser) -> None:
     if isinstance(parser.get_default("policy"), str):
         parser.set_defaults(policy=DefaultPolicy(parser.get_default("policy")))
     parser.add_argument("--horizon", type=positive_int, default=LIVE_HORIZON,
-                        help=f"live: turn budget (default {LIVE_HORIZON}; exact planning takes ~1 s per family at 4, "
-                             "~13 s at 5)")
+                        help=f"live: turn budget (default {LIVE_HORIZON}; v2: 1..10, bounds in seconds per family; "
+                             "v1: exact planning, ~1 s per family at 4, ~13 s at 5)")
+    parser.add_argument("--live-env", choices=list(LIVE_IDS), default=LIVE_IDS[0],
+                        help=f"live: the env played, by id (default {LIVE_IDS[0]}; {LIVE_IDS[1]} stays selectable)")
     parser.add_argument("--families", default=None,
                         help="live: comma-separated scenario families (default all: health, charity, shopping, "
                              "leisure, work)")
@@ -166,11 +174,6 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
     (one file per persuader, horizon, reader and LLM identity; records keyed by scenario family and
     seed, holding the episode summary and the family's exact references), and a rerun reads the
     episodes it finds there instead of playing them again (:func:`stored_episodes`)."""
-    from tom_envs.persuasion.mind import model_for
-    from tom_envs.persuasion.planning import references
-    from tom_envs.persuasion.scenarios import family_named
-    from tom_envs.registration import newest_id
-
     if episodes < 1:
         raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
@@ -180,16 +183,19 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
     if args is not None and getattr(args, "env", None) == "live" and isinstance(getattr(args, "policy", None),
                                                                                DefaultPolicy):
         policies = ["all"]  # no --policy given: every scripted persuader
-    policies = [p for name in policies for p in (LIVE_POLICIES if name == "all" else [name])]
+    policies = [p for name in policies for p in (MIND_PERSUADERS if name == "all" else [name])]
     for name in policies:
         if name not in known:
             raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(known)}")
-    refs = {f: references(model_for(family_named(f)), horizon).as_dict() for f in names}
+    env_id = str(getattr(args, "live_env", None) or LIVE_IDS[0])
+    if env_id not in LIVE_IDS:
+        raise PersuasionBenchmarkError(f"--live-env {env_id!r}: choose from {', '.join(LIVE_IDS)}")
+    refs = _references(env_id, names, horizon)
     reader = _reader(args)
     rows = []
     for name in policies:
         policy, env_kwargs, identity = _policy(name, args)
-        env = make_env(newest_id(LIVE_ENV), record=True, horizon=horizon, families=names, reader=reader, **env_kwargs)
+        env = make_env(env_id, record=True, horizon=horizon, families=names, reader=reader, **env_kwargs)
         if name == LLM_PERSUADER:
             from wrappers import TextObservation
 
@@ -198,7 +204,7 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         by_family, all_eps = {}, []
         played: dict[LiveJob, dict[str, Any]] = {}
         if out is not None:
-            key = {"version": RESULTS_VERSION, "benchmark": "persuasion-live", "env": newest_id(LIVE_ENV),
+            key = {"version": RESULTS_VERSION, "benchmark": "persuasion-live", "env": env_id,
                    "policy": name, "horizon": horizon, "reader": _reader_identity(args), **identity}
             if name == LLM_PERSUADER:  # the answers of another server, model or resampling rule never mix
                 key["llm"] = _llm_identity(args)
@@ -216,11 +222,14 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
             eps = [played[(f, seed + i)] for i in range(episodes)]
             by_family[f] = {**_summarise(eps, regret_key), **{k: v for k, v in refs[f].items() if k != "family"}}
             all_eps += eps
-        row: dict[str, Any] = {"env": "live", "version": "v1", "policy": name, "episodes": episodes,
+        row: dict[str, Any] = {"env": "live", "version": env_id.rsplit("-", 1)[-1], "env_id": env_id,
+                               "policy": name, "episodes": episodes,
                                "horizon": horizon, "families": names, **identity, **_summarise(all_eps, regret_key),
                                "regret_against": "oracle" if regret_key == "oracle_regret" else "bayes"}
-        for key in ("random", "open_loop", "bayes", "oracle", "value_of_tracking", "value_of_information"):
-            row[key] = float(np.mean([refs[f][key] for f in names]))
+        for key in ("random", "open_loop", "bayes", "oracle", "value_of_tracking", "value_of_information",
+                    "bayes_upper", "open_loop_upper"):
+            if key in refs[names[0]]:
+                row[key] = float(np.mean([refs[f][key] for f in names]))
         row["optimal_success"] = 100.0 * row["bayes"]
         if hasattr(policy, "stats"):
             row["llm_stats"] = dict(policy.stats) if out is None else _sum_stats(
@@ -228,6 +237,24 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         row["by_family"] = by_family
         rows.append(row)
     return rows
+
+
+def _references(env_id: str, names: Sequence[str], horizon: int) -> dict[str, dict[str, Any]]:
+    """Each family's references for the env ``env_id`` (v1: exact; v2: bounds, a named error past horizon 10)."""
+    if env_id == "tom/Persuasion-v1":
+        from tom_envs.persuasion.mind import model_for
+        from tom_envs.persuasion.planning import references
+        from tom_envs.persuasion.scenarios import family_named
+
+        return {f: references(model_for(family_named(f)), horizon).as_dict() for f in names}
+    from tom_envs.persuasion.mind_v2 import model_v2_for
+    from tom_envs.persuasion.planning_v2 import references_v2
+    from tom_envs.persuasion.scenarios import family_v2_named
+
+    try:
+        return {f: references_v2(model_v2_for(family_v2_named(f)), horizon).as_dict() for f in names}
+    except TomEnvsError as err:
+        raise PersuasionBenchmarkError(f"--horizon {horizon}: {err}") from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -376,23 +403,28 @@ def format_live_table(live: Sequence[dict[str, Any]]) -> list[str]:
     """The live rows as plain-text lines: the exact references per family, then per persuader and
     family success, regret and literal ToM per state."""
     first = live[0]
-    out = [f"live persuasion v1: horizon {first['horizon']}, {first['episodes']} episodes per persuader and family; "
-           "exact success % per family (value of tracking = bayes - open-loop, of information = oracle - bayes)"]
-    head = f"{'family':<10} {'random':>7} {'open-loop':>9} {'bayes':>7} {'oracle':>7} {'tracking':>9} {'information':>11}"
+    bounds = "bayes_upper" in first
+    what = ("references per family: random, oracle exact; bayes = guaranteed value of the point-based Bayes "
+            "persuader, bayes<= its upper bound; open-loop exact to T=6, else the beam plan's value, ol<= its "
+            "upper bound" if bounds else "exact success % per family")
+    out = [f"live persuasion {first.get('env_id', 'tom/Persuasion-v1')}: horizon {first['horizon']}, "
+           f"{first['episodes']} episodes per persuader and family; {what} (value of tracking = bayes - open-loop, "
+           "of information = oracle - bayes)"]
+    extra = f" {'bayes<=':>8} {'ol<=':>7}" if bounds else ""
+    head = (f"{'family':<10} {'random':>7} {'open-loop':>9} {'bayes':>7}{extra} {'oracle':>7} {'tracking':>9} "
+            f"{'information':>11}")
     out += [head, "-" * len(head)]
     fams = first["by_family"]
-    for f, r in fams.items():
-        out.append(f"{f:<10} {100 * r['random']:>7.1f} {100 * r['open_loop']:>9.1f} {100 * r['bayes']:>7.1f} "
+    for f, r in [*fams.items(), ("mean", first)]:
+        up = f" {100 * r['bayes_upper']:>8.1f} {100 * r['open_loop_upper']:>7.1f}" if bounds else ""
+        out.append(f"{f:<10} {100 * r['random']:>7.1f} {100 * r['open_loop']:>9.1f} {100 * r['bayes']:>7.1f}{up} "
                    f"{100 * r['oracle']:>7.1f} {100 * r['value_of_tracking']:>9.1f} {100 * r['value_of_information']:>11.1f}")
-    out.append(f"{'mean':<10} {100 * first['random']:>7.1f} {100 * first['open_loop']:>9.1f} {100 * first['bayes']:>7.1f} "
-               f"{100 * first['oracle']:>7.1f} {100 * first['value_of_tracking']:>9.1f} "
-               f"{100 * first['value_of_information']:>11.1f}")
-    head = (f"{'persuader':<10} {'family':<10} {'success %':>13} {'regret':>15} {'desire ToM %':>13} "
+    head = (f"{'persuader':<11} {'family':<10} {'success %':>13} {'regret':>15} {'desire ToM %':>13} "
             f"{'belief ToM %':>13} {'intention ToM %':>15}")
     out += ["", head, "-" * len(head)]
     for r in live:
         for f, fr in [*r["by_family"].items(), ("all", r)]:
-            out.append(f"{r['policy']:<10} {f:<10} {_fmt(fr['success'], fr['success_ci']):>13} "
+            out.append(f"{r['policy']:<11} {f:<10} {_fmt(fr['success'], fr['success_ci']):>13} "
                        f"{_fmt(fr['regret'], fr['regret_ci'], 3):>15} "
                        f"{_fmt(fr['desire_accuracy'], fr['desire_accuracy_ci']):>13} "
                        f"{_fmt(fr['belief_accuracy'], fr['belief_accuracy_ci']):>13} "
