@@ -188,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished episodes are saved, rerun the same command to resume", file=sys.stderr)
         return 130
+    finally:
+        from benchmarks.cli import server_summary
+
+        for line in server_summary():  # a run that survived server trouble says so
+            print(line, file=sys.stderr)
 
 
 if __name__ == "__main__":

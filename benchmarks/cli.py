@@ -251,7 +251,9 @@ def add_run_options(parser: argparse.ArgumentParser, options: RunOptions | None 
 
 
 LLM_OPTIONS = ("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback", "max_resamples", "lockstep",
-               "scoring_path", "engine_arg")
+               "scoring_path", "engine_arg", "timeout", "max_retries", "retry_budget")
+#: The server options' defaults (those of :class:`policies.llm.OpenAIBackend`).
+SERVER_DEFAULTS = {"timeout": 60.0, "max_retries": 6, "retry_budget": 120.0}
 #: How a backend gets label log-probabilities (``policies.llm.scoring.SCORING_PATHS`` plus ``auto``).
 SCORING_PATH_CHOICES = ("auto", "next-token", "prompt-logprobs")
 
@@ -301,6 +303,14 @@ def add_llm_options(parser: argparse.ArgumentParser, *, title: str = "LLM polici
         "engine_arg": (("--engine-arg",), dict(action="append", type=engine_arg, default=[], metavar="KEY=VALUE",
                                                help="vllm: one more vllm.LLM argument (repeatable; values read as "
                                                     "JSON, else text), e.g. gpu_memory_utilization=0.8")),
+        "timeout": (("--timeout",), dict(type=positive_float, default=SERVER_DEFAULTS["timeout"], metavar="SECONDS",
+                                         help="openai: seconds per HTTP attempt")),
+        "max_retries": (("--max-retries",), dict(type=non_negative_int, default=SERVER_DEFAULTS["max_retries"],
+                                                 help="openai: most retries of one request (timeouts, 408/409/429/5xx, "
+                                                      "garbled replies)")),
+        "retry_budget": (("--retry-budget",), dict(type=positive_float, default=SERVER_DEFAULTS["retry_budget"],
+                                                   metavar="SECONDS", help="openai: seconds after the start of a call "
+                                                   "during which retries may still start")),
     }
     llm = parser.add_argument_group(title)
     for name in LLM_OPTIONS:
@@ -326,27 +336,62 @@ def llm_settings(args: argparse.Namespace) -> LLMSettings:
                        tokenizer=getattr(args, "tokenizer", None), max_model_len=getattr(args, "max_model_len", None),
                        fallback=getattr(args, "fallback", "raise"), max_resamples=getattr(args, "max_resamples", 10),
                        scoring_path=getattr(args, "scoring_path", "auto"),
-                       engine_args=dict(getattr(args, "engine_arg", None) or []))
+                       engine_args=dict(getattr(args, "engine_arg", None) or []),
+                       server={k: getattr(args, k, None) if getattr(args, k, None) is not None else v
+                               for k, v in SERVER_DEFAULTS.items()})
 
 
 # ---------------------------------------------------------------------- backends
 def build_backend(kind: str, model: str | None, base_url: str | None = None, seed: int = 0,
                   tokenizer: str | None = None, max_model_len: int | None = None, scoring_path: str = "auto",
-                  engine_args: dict[str, Any] | None = None) -> Any:
+                  options: dict[str, Any] | None = None) -> Any:
     """The LLM backend named on the command line: :func:`policies.llm.build_backend` (the one
     builder; imported only when a backend is needed). Its ``BackendConfigError`` is a
-    ``TomEnvsError``, so the command prints ``error: ...`` and exits with 2. ``engine_args``
-    (``--engine-arg``) go to the in-process vllm engine only."""
+    ``TomEnvsError``, so the command prints ``error: ...`` and exits with 2. ``options`` are the
+    backend's own keywords: the in-process vllm engine's (``--engine-arg``), or the server client's
+    (``--timeout --max-retries --retry-budget``: ``timeout``, ``max_retries``, ``retry_budget_s``).
+    Every backend built here is summarised on stderr when the command ends (:func:`server_summary`)."""
     from policies.llm import build_backend as build
 
-    if engine_args and kind != "vllm":
-        raise RunnerError("--engine-arg configures the in-process vllm engine; drop it with --backend openai")
-    return build(kind, model, base_url=base_url, seed=seed, tokenizer=tokenizer, max_model_len=max_model_len,
-                 scoring_path=scoring_path, **(engine_args or {}))
+    backend = build(kind, model, base_url=base_url, seed=seed, tokenizer=tokenizer, max_model_len=max_model_len,
+                    scoring_path=scoring_path, **(options or {}))
+    BUILT.append(backend)
+    return backend
+
+
+#: The backends :func:`build_backend` built in this process (for :func:`server_summary`).
+BUILT: list[Any] = []
+
+
+def server_summary() -> list[str]:
+    """One line per backend built by the command line that met trouble (retried requests), to be
+    printed on stderr when the command ends; forgets them."""
+    lines = []
+    for backend in BUILT:
+        stats = getattr(backend, "stats", None)
+        if stats is not None and getattr(stats, "retries", 0):
+            where = getattr(backend, "base_url", None) or type(backend).__name__
+            lines.append(f"note: the server at {where} needed {stats.retries} retried attempt(s) over {stats.requests} "
+                         "request(s) (timeouts, 408/409/429/5xx or garbled replies); every record holds a served "
+                         "reply (raise --max-retries / --retry-budget if runs stop on a flaky server)")
+    BUILT.clear()
+    return lines
 
 
 def backend_from_args(args: argparse.Namespace, seed: int | None = None) -> Any:
-    """:func:`build_backend` from the LLM option group (seed: ``args.seed`` unless given)."""
+    """:func:`build_backend` from the LLM option group (seed: ``args.seed`` unless given).
+
+    Raises:
+        RunnerError: ``--engine-arg`` with ``--backend openai``.
+    """
     s = llm_settings(args)
+    if s["engine_args"] and s["backend"] != "vllm":
+        raise RunnerError("--engine-arg configures the in-process vllm engine; drop it with --backend openai")
+    if s["backend"] == "openai":
+        server = s["server"]
+        options = {"timeout": server["timeout"], "max_retries": server["max_retries"],
+                   "retry_budget_s": server["retry_budget"]}
+    else:
+        options = s["engine_args"]
     return build_backend(s["backend"], s["model"], s["base_url"], args.seed if seed is None else seed,
-                         s["tokenizer"], s["max_model_len"], s["scoring_path"], s["engine_args"])
+                         s["tokenizer"], s["max_model_len"], s["scoring_path"], options)
