@@ -140,6 +140,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--qtypes", type=comma_list(QTYPES, name="question type"), default=None,
                         help="comma-separated question types (default: all present)")
     parser.add_argument("--split", choices=["all", "dev", "test"], default="all", help="which dialogues")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="qa: use the files present although one of the release's verified files is missing "
+                             "(by default an error naming them)")
     parser.add_argument("--repetitions", type=positive_int, default=None,
                         help=f"qa: full passes over the dialogues (default {QA_REPETITIONS}; --episodes with --env qa)")
     add_live_arguments(parser)
@@ -166,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         prompts = authors_prompts(args.protocol, args.data_dir, getattr(args, "authors_prompts", None))
         llm = llm_run(args, prompts) if LLM_POLICY in names else None
         options = QAOptions(args.data_dir, None if args.qtypes is None else split_list(args.qtypes), args.split,
-                            args.protocol, prompts, args.out, progress)
+                            args.protocol, prompts, args.out, progress, getattr(args, "allow_partial", False))
         rows += qa_rows(names, repetitions, args.seed, options, llm=llm)
     if args.env in ("live", "both"):
         names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
@@ -339,6 +342,8 @@ class QAOptions:
         out: the results folder; with it the scripted policies' answered dialogues are recorded under
             ``out / "persuasion"`` too (:func:`stored_answers`, resumable); without it they are only computed.
         progress: a bar over the dialogues (None: on a terminal).
+        allow_partial: without ``qtypes``, use the files present although a verified file of the
+            release is missing (``--allow-partial``).
 
     Raises:
         PersuasionBenchmarkError: an unknown ``protocol``.
@@ -351,6 +356,7 @@ class QAOptions:
     prompts: QAPrompts | None = None
     out: str | Path | None = None
     progress: bool | None = False
+    allow_partial: bool = False
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -375,7 +381,7 @@ def qa_rows(policies: Sequence[str], repetitions: int, seed: int, options: QAOpt
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
     env = make_qa_env(QA_ENV, data_dir=options.data_dir, qtypes=options.qtypes, split=options.split,
-                      shuffle_choices=protocol == "ours")
+                      shuffle_choices=protocol == "ours", allow_partial=options.allow_partial)
     repeated = getattr(env, "repeated_options", {})
     loaded = {it.qtype for ep in env.episodes for it in ep}
     absent = [q for q in QTYPES if q not in loaded]  # Table 5 columns this data cannot fill

@@ -241,6 +241,9 @@ def load_file(path: Path, qtype: str) -> list[Question]:
                            "download the file again or fix it by hand") from None
     if not isinstance(raw, list):
         raise DatasetError(f"{path}: expected a JSON list of records, got {type(raw).__name__}")
+    if not raw:
+        raise DatasetError(f"{path}: holds no records (an empty list); a {qtype} file lists its questions. "
+                           "Download it again, or remove it and leave the type out (--qtypes)")
     questions = [Question(qtype, _validate(path, i, rec), str(path), i) for i, rec in enumerate(raw)]
     first: dict[str, int] = {}
     for q in questions:
@@ -274,22 +277,33 @@ def _short(err: dict) -> str:
     return "missing field" if err["type"] == "missing" else str(err["msg"]).removeprefix("Value error, ")
 
 
+class IncompleteRelease(DatasetError):
+    """A data folder lacks some of the release's verified files (:data:`RELEASE_VERIFIED`): a table of
+    it would silently leave those columns out. Name the types you mean (``qtypes``/``--qtypes``) or pass
+    ``allow_partial=True`` (``--allow-partial``)."""
+
+
 def load_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | str | None = None,
-                 require_all: bool = False) -> dict[str, list[Question]]:
+                 require_all: bool = False, allow_partial: bool = True) -> dict[str, list[Question]]:
     """Read the question files found in ``data_dir`` (default: the bundled sample).
 
     Args:
-        data_dir: folder holding any subset of ``<qtype>.json`` files.
+        data_dir: folder holding ``<qtype>.json`` files.
         qtypes: the types wanted (a list, or one comma-separated string); each must have its file.
             Default: every file present.
         require_all: with ``qtypes=None``, every one of the eight files must be there.
+        allow_partial: with ``qtypes=None``, take whatever files are present (the default, for a
+            folder of one's own); False needs the four verified files of the release
+            (:data:`RELEASE_VERIFIED`), as ``python -m benchmarks persuasion`` does unless
+            ``--allow-partial``.
 
     Returns:
         Validated questions per type, in Table 5's column order.
 
     Raises:
-        DatasetError: no such folder, an unknown type, a wanted file missing, no file at all, or a
-            bad record.
+        IncompleteRelease: ``qtypes=None``, not ``allow_partial``, and a verified file is missing.
+        DatasetError: no such folder, an unknown type, a wanted file missing, no file at all, an empty
+            file, or a bad record.
     """
     folder = Path(data_dir) if data_dir is not None else SAMPLE_DATA_DIR
     if not folder.exists():
@@ -312,6 +326,12 @@ def load_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | str
     if not present:
         raise DatasetError(f"{folder}: none of the PersuasiveToM files ({', '.join(q + '.json' for q in QTYPES)}). "
                            f"{missing_hint(list(QTYPES), folder)}")
+    lacking = [q for q in RELEASE_VERIFIED if q not in present]
+    if qtypes is None and lacking and not allow_partial:
+        raise IncompleteRelease(
+            f"{folder}: the release's file(s) {', '.join(q + '.json' for q in lacking)} are missing, so their Table 5 "
+            f"columns would silently drop out. {missing_hint(lacking, folder)} Or name the types to use "
+            f"(--qtypes {','.join(present)}), or pass --allow-partial (allow_partial=True) to use the files present")
     return {q: load_file(folder / f"{q}.json", q) for q in present}
 
 

@@ -7,7 +7,7 @@ from typing import Iterable, Sequence
 
 from gymnasium import spaces
 
-from tom_envs.errors import DatasetError
+from tom_envs.errors import DatasetError, require_bool
 from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.data import ROLES, Question, dialogues, load_dataset, repeated_options, split_dialogues
 from tom_envs.qa import QAEnv, QAItem
@@ -98,6 +98,10 @@ class PersuasiveToMEnv(QAEnv):
     * ``feedback``: ``"episode"`` (default) -- answers and rewards come back with the dialogue's
       last step only; ``"step"`` -- with each answer (training with per-question feedback). See
       :class:`~tom_envs.qa.QAEnv`.
+    * ``allow_partial``: with ``qtypes=None``, use the files present (default True, a folder of one's
+      own); False needs the release's four verified files, else
+      :class:`~tom_envs.persuasion.data.IncompleteRelease` names the missing ones (what
+      ``python -m benchmarks persuasion`` asks unless ``--allow-partial``).
 
     ## Info
     Nothing returned with a question determines its answer (the information rule,
@@ -137,9 +141,10 @@ class PersuasiveToMEnv(QAEnv):
 
     def __init__(self, data_dir: str | Path | None = None, qtypes: Iterable[str] | None = None,
                  split: "str | Sequence[str]" = "all", shuffle_choices: bool = True, strict: bool = False,
-                 render_mode: str | None = None, expose_labels: bool = False, feedback: str = "episode") -> None:
+                 render_mode: str | None = None, expose_labels: bool = False, feedback: str = "episode",
+                 allow_partial: bool = True) -> None:
         data = load_dataset(data_dir, qtypes if qtypes is None or isinstance(qtypes, str) else list(qtypes),
-                            require_all=strict)
+                            require_all=strict, allow_partial=require_bool("allow_partial", allow_partial))
         if not any(data.values()):
             raise DatasetError(f"{data_dir}: the question files hold no records")
         self.data_dir = data_dir
