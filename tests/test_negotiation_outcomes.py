@@ -233,3 +233,34 @@ def test_json_rows_on_the_six_release_cases_carry_the_outcome_keys(tmp_path, cap
     records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
                for line in path.read_text().splitlines()]
     assert len(records) == 12 and all(set(OUTCOME_KEYS) <= set(rec["episode"]) for rec in records)
+
+
+# ---------------------------------------------------------------------- silent ignores, LLM-path reporting
+def test_lockstep_that_no_cell_can_use_is_an_error_and_a_partial_one_a_warning(tmp_path):
+    from benchmarks.negotiation.benchmark import NegotiationRun, evaluate
+    from tom_envs.negotiation.errors import NegotiationConfigError, NegotiationWarning
+
+    run = NegotiationRun(levels=("hard",), mediators=("social",), scenarios=("ias",), runs=1, out=tmp_path,
+                         progress=False, lockstep=4)
+    with pytest.raises(NegotiationConfigError, match="applies to the LLM mediators"):
+        evaluate(run)
+    from dataclasses import replace
+
+    from benchmarks.negotiation.benchmark import _check_lockstep
+
+    with pytest.raises(NegotiationConfigError, match="LLM parties play one episode at a time"):
+        _check_lockstep(replace(run, parties="llm"))
+
+    with pytest.warns(NegotiationWarning, match="the mediators social play one episode at a time"):
+        _check_lockstep(replace(run, mediators=("social", "llm-social")))
+
+
+def test_a_component_that_only_fell_back_is_flagged_in_the_table():
+    from benchmarks.negotiation.table import format_table, summarise
+
+    rec = {"episode": _scripted_seats(NegotiationEnv(scenario="ias", conflict_mode="general"), None),
+           "llm_stats": {"parties": {"decisions": 40, "fallbacks": 40}, "mediator": {"decisions": 10, "fallbacks": 1}}}
+    row = summarise("medium", "general", "llm-social", [rec])
+    assert row["llm_fallbacks_by"]["parties"] == {"decisions": 40, "fallbacks": 40} and row["llm_all_random"] == ["parties"]
+    text = format_table([row])
+    assert "(mediator, extractor, judge, parties)" in text and "WARNING: every decision was a random fallback" in text

@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -53,7 +54,7 @@ from benchmarks.negotiation.settings import (ATTITUDES, BUDGETS, MI_JUDGES, PART
 from benchmarks.negotiation.table import METRICS, MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
 from benchmarks.runner import run_cell
 from policies.negotiation.scripted import MEDIATORS as SCRIPTED_MEDIATORS
-from tom_envs.negotiation.errors import NegotiationConfigError
+from tom_envs.negotiation.errors import NegotiationConfigError, NegotiationWarning
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, resolve_scenario
 
 
@@ -194,6 +195,7 @@ def evaluate(run: NegotiationRun) -> tuple[list[dict], dict[tuple[str, str], lis
     rows use ("release" or "paper"; each record holds both).
     """
     run.needs_llm()
+    _check_lockstep(run)
     setup = CellSetup({name: resolve_scenario(name) for name in run.scenarios}, run.parts(), run.llm.mediator)
     rows, records = [], {}
     for cell in grid(run):
@@ -206,6 +208,24 @@ def evaluate(run: NegotiationRun) -> tuple[list[dict], dict[tuple[str, str], lis
         rows.append(summarise(cell.difficulty, cell.conflict_mode, cell.mediator, recs, run.metrics))
         rows[-1].update(movement(recs))
     return rows, records
+
+
+def _check_lockstep(run: NegotiationRun) -> None:
+    """``--lockstep`` > 1 applies to LLM mediators of :data:`LOCKSTEP_MEDIATORS` with scripted parties only:
+    a :class:`NegotiationConfigError` when no cell of the grid can use it, a warning naming the cells that
+    play one episode at a time when some can."""
+    if run.lockstep <= 1:
+        return
+    if run.parties != "scripted":
+        raise NegotiationConfigError(f"--lockstep {run.lockstep}: LLM parties play one episode at a time (their "
+                                     "team keeps per-episode memories); drop --lockstep or use scripted parties")
+    alone = [m for m in run.mediators if m not in LOCKSTEP_MEDIATORS]
+    if len(alone) == len(run.mediators):
+        raise NegotiationConfigError(f"--lockstep {run.lockstep} applies to the LLM mediators "
+                                     f"{', '.join(LOCKSTEP_MEDIATORS)} only; none of {', '.join(run.mediators)} is one")
+    if alone:
+        warnings.warn(f"--lockstep {run.lockstep}: the mediators {', '.join(alone)} play one episode at a time "
+                      f"(lockstep applies to {', '.join(LOCKSTEP_MEDIATORS)})", NegotiationWarning, stacklevel=3)
 
 
 def grid(run: NegotiationRun) -> list[NegotiationCell]:

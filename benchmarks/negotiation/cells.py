@@ -148,7 +148,10 @@ class NegotiationCell(Cell):
         mediator = mediator_for(table.scenario)
         result = play_aec(env, mediator if team is None else {**team.seats(), _mediator_seat(): mediator}, s)
         own = {"mediator": dict(mediator.stats)} if isinstance(getattr(mediator, "stats", None), dict) else {}
-        return replace(result, summary=episode_record(env, result), policy_stats=_counters(own, parts, team))
+        summary = episode_record(env, result)
+        if team is not None:  # the LLM parties' thoughts, motivation and turn-allocation predictions, per turn
+            summary["party_log"] = list(team.log)
+        return replace(result, summary=summary, policy_stats=_counters(own, parts, team))
 
     def play_batch(self, tables: Sequence["ScenarioTable"], mediator_for: Callable[[Scenario], BasePolicy],
                    seeds: Sequence[EpisodeKey]) -> list[EpisodeResult]:

@@ -20,7 +20,13 @@ NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "
 NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "consensus", "topic_consensus",
                        "tom_accuracy", "tom_predictions", "attitude_source", "mi_judge", "scenario", "conflict_mode",
                        "turns", "parties", "topics", "mediator", "tle", "rl", "drop_events", "rl_unanswered",
-                       "interventions", "mediator_turns", "metric_definitions", "other_definitions"}
+                       "interventions", "mediator_turns", "metric_definitions", "other_definitions",
+                       # issue 28: the outcome table and the transcript view
+                       "agreed", "deals", "full_deal", "blocked_agreements", "blocked_agreement_topics", "utilities",
+                       "nash_product", "nash_product_max", "pareto_efficient", "success_rate", "success_rate_max",
+                       "mediator_frequency", "drops", "blocked_stances", "transcript"}
+#: lines of the transcript view
+TRANSCRIPT_LINES = 40
 
 
 def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
@@ -56,7 +62,54 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
         "llm_fallbacks": sum_opt(s.get("fallbacks") for s in stats),
         "llm_decisions": sum_opt(s.get("decisions") for s in stats),
         "consensus": [e.get("consensus") or [] for e in eps],
+        "outcomes": _outcomes(eps, str(eps[0].get("metric_definitions", "release"))),
+        "transcript": next(((r, r["episode"]["transcript"]) for r in recs if r["episode"].get("transcript")), None),
     }
+
+
+def _outcomes(eps: list[dict], definitions: str) -> dict[str, Any] | None:
+    """The row's outcome keys (:func:`benchmarks.negotiation.table.outcome_row`), None for older records."""
+    from benchmarks.negotiation.table import outcome_row
+
+    row = outcome_row(eps, definitions if definitions in ("release", "paper") else "release")
+    return None if row["deals"] is None else row
+
+
+def _outcome_blocks(rows: list[dict]) -> list[Block]:
+    """The outcome table (agreed options, utilities, efficiency, blocked agreements, the release's success
+    rates, mediator frequency, drops) and a readable transcript of one episode."""
+    have = [r for r in rows if r["outcomes"] is not None]
+    blocks: list[Block] = []
+    if have:
+        fmt = lambda v, d=2: "-" if v is None else f"{v:.{d}f}"  # noqa: E731
+        blocks += [{"kind": "h3", "text": "Outcomes"}, {"kind": "table", "caption": (
+            "Negotiation outcomes per cell: deals (topics agreed on an option no party blocks, per episode), "
+            "full deals (every topic), agreements on a blocked option and stances on one's own blocked option "
+            "(totals), the parties' mean utility, the Nash product as a share of the best package's, Pareto-"
+            "efficient outcomes, the release's success rate (mean / max of a topic's last 10 turns >= 0.9), "
+            "mediator lines per turn, consensus drops per episode, episodes whose RL is defined"),
+            "columns": ["conflict mode", "mediator", "parties", "deals", "full deal %", "blocked agreements",
+                        "blocked stances", "utility", "Nash share", "Pareto %", "success", "success (max)",
+                        "mediator freq.", "drops", "RL defined"],
+            "rows": [{"cells": [r["mode"], r["mediator"], r["parties"], fmt(o["deals"]), fmt(pct(o["full_deal_rate"]), 1),
+                                str(o["blocked_agreements"]), str(o["blocked_stances"]), fmt(o["utility"], 3),
+                                fmt(o["nash_share"], 3), fmt(pct(o["pareto_rate"]), 1), fmt(o["success_rate"]),
+                                fmt(o["success_rate_max"]), fmt(o["mediator_frequency"], 3), fmt(o["drops"]),
+                                f"{o['rl_defined']}/{r['episodes']}"]}
+                     for r in have for o in [r["outcomes"]]]}]
+    shown = next((r for r in rows if r["transcript"] is not None and r["mediator"] != "none"),
+                 next((r for r in rows if r["transcript"] is not None), None))
+    if shown is not None:
+        rec, lines = shown["transcript"]
+        text = "\n".join(f"[{e.get('turn')}] {e.get('speaker')}: {e.get('text')}" for e in lines[:TRANSCRIPT_LINES])
+        more = len(lines) - TRANSCRIPT_LINES
+        blocks += [{"kind": "h3", "text": "A transcript"},
+                   {"kind": "p", "text": (f"{rec.get('scenario')}, {shown['mode']}, mediator {shown['mediator']}, "
+                                          f"seed {rec.get('seed')} (the records' episode.transcript"
+                                          + (f"; first {TRANSCRIPT_LINES} of {len(lines)} lines" if more > 0 else "")
+                                          + ").")},
+                   {"kind": "code", "text": text}]
+    return blocks
 
 
 def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
@@ -136,6 +189,7 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
                        "Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "
                        "(scenarios x runs) of a cell, with 95 % bands; one panel per conflict mode (002 Figure 2 "
                        "shows single runs).")}]
+    blocks += _outcome_blocks(rows)
     blocks += unknown_block(unknown_keys([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP,
                                       NEGOTIATION_EPISODE))
     return {"family": fam.folder, "title": "Negotiation (002)", "blocks": blocks, "panels": panels,

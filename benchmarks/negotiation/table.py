@@ -54,6 +54,15 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], met
     stats = [s for r in records for s in r.get("llm_stats", {}).values()]
     row["llm_decisions"] = sum(s["decisions"] for s in stats) if stats else None
     row["llm_fallbacks"] = sum(s["fallbacks"] for s in stats) if stats else None
+    if stats:  # per component (mediator, extractor, mi_judge, parties): a part that only ever fell back is flagged
+        by: dict[str, dict[str, int]] = {}
+        for r in records:
+            for who, s in r.get("llm_stats", {}).items():
+                tally = by.setdefault(who, {"fallbacks": 0, "decisions": 0})
+                tally["fallbacks"] += s["fallbacks"]
+                tally["decisions"] += s["decisions"]
+        row["llm_fallbacks_by"] = by
+        row["llm_all_random"] = sorted(w for w, t in by.items() if t["decisions"] and t["fallbacks"] == t["decisions"])
     if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
         row["parties"] = records[0].get("parties")
     row.update(outcome_row(eps, metrics))
@@ -130,9 +139,14 @@ def format_table(rows: Sequence[dict]) -> str:
         lines.append(f"MI judge: {', '.join(judges)}.")
     fallbacks = [r for r in rows if r.get("llm_decisions")]
     if fallbacks:
-        lines.append("LLM decisions (mediators, extractor, judge): " + ", ".join(
+        lines.append("LLM decisions (mediator, extractor, judge, parties): " + ", ".join(
             f"{r['conflict_mode'][:5]}/{r['mediator']} {r['llm_fallbacks']}/{r['llm_decisions']} random fallbacks"
             for r in fallbacks) + ".")
+        broken = [f"{r['conflict_mode'][:5]}/{r['mediator']} ({', '.join(r['llm_all_random'])})" for r in fallbacks
+                  if r.get("llm_all_random")]
+        if broken:
+            lines.append("WARNING: every decision was a random fallback in " + "; ".join(broken)
+                         + " -- those cells measure random play, not the model (check the backend and the replies).")
     read = [r for r in rows if r.get("extraction_agreement") is not None]
     if read:
         agree = sum(r["extraction_agreement"] for r in read) / len(read)

@@ -25,6 +25,11 @@ class AttitudeExtractionError(NegotiationError, ValueError):
     """An attitude extractor returned something that is not ``{topic: option or None}`` for the scenario."""
 
 
+class NegotiationWarning(UserWarning):
+    """A setting that applies to only part of what was asked (named in the message), e.g. ``--lockstep``
+    with mediators that play one episode at a time."""
+
+
 class PromediateFormatWarning(UserWarning):
     """A ProMediate-Eval case was imported with a part kept as plain text (named in the message)."""
 

@@ -144,4 +144,5 @@ class EpisodeScoring:
                                                                 for k, o in enumerate(row)}
                                 for i, row in enumerate(self.tracker.attitudes)},
             **self.outcome(), **self.release_extras(), "blocked_stances": list(self.blocked_stances),
+            "transcript": [dict(e) for e in self.events],
         }

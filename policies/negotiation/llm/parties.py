@@ -322,6 +322,10 @@ class PartyTeam(BasePolicy):
             if party.party is None and seat.startswith("party_"):
                 party.party = int(seat.split("_")[1])
         self._pending: dict[str, Any] = {}
+        #: per turn the parties decided: ``{"turn", "parties": {name: what it thought}}`` -- each party's
+        #: thoughts, their motivation scores, the predicted turn allocation, the thought it voiced and how
+        #: it was worded, and which stages fell back to random (its ``last``); the record's ``party_log``
+        self.log: list[dict[str, Any]] = []
 
     def seats(self) -> dict[str, PartyTeam]:
         """Seat -> this team, for the runner's seat -> policy mapping."""
@@ -339,6 +343,7 @@ class PartyTeam(BasePolicy):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._pending = {}
+        self.log = []
         for i, party in enumerate(self.parties.values()):
             party.reset(None if seed is None else seed + 1 + i)
 
@@ -354,7 +359,21 @@ class PartyTeam(BasePolicy):
             state = {"events": base.events, "turn": base.turn, "conflict_mode": getattr(base, "conflict_mode", None)}
             actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.observe(a) for a in live], state)
             self._pending = dict(zip(live, actions))
+            names = base.scenario.party_names
+            self.log.append({"turn": base.turn + 1, "parties": {
+                names[int(a.split("_")[1])]: _jsonable(self.parties[a].last) for a in live}})
         return self._pending.pop(seat)
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with numpy scalars as plain numbers and tuples as lists (for the results file)."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 __all__ = [
