@@ -1,0 +1,161 @@
+"""Data integrity of the QA families (issue 29): a split is whole or a named error says what is missing
+(``--allow-partial`` for those who mean it); unknown conversation ids are errors; every released row is
+cross-checked (template, order and certainty vs its text, answer vs its labels, cid vs its file, duplicates)
+with an error naming the file and the record; an empty PersuasiveToM file is an error, not a dropped column."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+
+import pytest
+
+from benchmarks.common_ground import benchmark as cg_bench
+from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
+from tom_envs.common_ground.corpus import IncompleteSplit, UnknownConversation, write_questions
+from tom_envs.common_ground.env import CommonToMEnv, load_split
+from tom_envs.common_ground.questions import InconsistentQuestion
+from tom_envs.errors import DatasetError, InvalidFlag
+from tom_envs.persuasion import SAMPLE_DATA_DIR as PERSUASION_SAMPLE
+from tom_envs.persuasion.data import RELEASE_VERIFIED, IncompleteRelease, load_dataset
+
+QFILE = "4431_Magda_yn_questions.csv.gz"
+
+
+@pytest.fixture(autouse=True)
+def _results_in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+def _args(bench, *argv):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+@pytest.fixture
+def release_like(tmp_path):
+    """The bundled sample laid out as a whole release: conversations 4245 (train) and 4431 (test) copied, and
+    4248, 4310 (train) as copies of 4245's files under their names (the same rows, cid column rewritten)."""
+    root = tmp_path / "data"
+    shutil.copytree(SAMPLE_DATA_DIR, root)
+    rows = read_questions(root / "questions" / "4245_Magda_yn_questions.csv.gz")
+    for cid in (4248, 4310):
+        write_questions([r.model_copy(update={"cid": cid}) for r in rows], root / "questions" /
+                        f"{cid}_Magda_yn_questions.csv.gz")
+        shutil.copy(root / "cg" / "4245_Magda_sample.tsv", root / "cg" / f"{cid}_Magda_sample.tsv")
+    return root
+
+
+# ---------------------------------------------------------------------- Common-ToM: whole splits
+def test_a_whole_folder_loads_and_a_deleted_file_is_a_named_error(release_like, capsys):
+    assert sorted(load_split(release_like, "train")) == [4245, 4248, 4310]
+    (release_like / "questions" / "4248_Magda_yn_questions.csv.gz").unlink()
+    with pytest.raises(IncompleteSplit, match=r"split 'train' is incomplete: conversation\(s\) \[4248\].*--allow-partial"):
+        load_split(release_like, "train")
+    assert sorted(load_split(release_like, "train", allow_partial=True)) == [4245, 4310]
+    assert sorted(load_split(release_like, "test")) == [4431]  # the test split is whole
+    for argv in (["--counts"], ["--split", "train", "--policy", "question-only"],
+                 ["--split", "test", "--policy", "random"]):  # random's yes-rate comes from the training split
+        assert cg_bench.run(_args(cg_bench, "--data-dir", str(release_like), *argv)) == 2
+        assert "incomplete" in capsys.readouterr().err
+    assert cg_bench.run(_args(cg_bench, "--data-dir", str(release_like), "--counts", "--allow-partial")) == 0
+    with pytest.raises(InvalidFlag):
+        CommonToMEnv(data_dir=release_like, allow_partial="yes")
+
+
+def test_unknown_conversation_ids_are_errors(release_like):
+    with pytest.raises(UnknownConversation, match=r"\[9999\]"):
+        load_split(release_like, [4431, 9999])
+    env = CommonToMEnv(data_dir=release_like, split=[4431])
+    with pytest.raises(UnknownConversation, match="9999"):
+        env.reset(seed=0, options={"cid": 9999})
+
+
+# ---------------------------------------------------------------------- Common-ToM: rows cross-checked
+def _edit(root, i, **update):
+    path = root / "questions" / QFILE
+    rows = read_questions(path)
+    rows[i] = rows[i].model_copy(update=update)
+    write_questions(rows, path)
+    return rows
+
+
+def _flip_order(row):
+    """The order column off by one (the text keeps its chain)."""
+    return {"order": 1 if row.order != 1 else 2}
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: {"answer": "No" if r.answer == "Yes" else "Yes"}, r"record 5: answer .* give"),
+    (_flip_order, r"record 5: order column .* text is of order"),
+    (lambda r: {"belief_Q": "PS" if r.belief_Q != "PS" else "CT+"}, r"record 5: belief_Q column"),
+    (lambda r: {"cid": 4245}, r"record 5: cid column 4245, but the file is conversation 4431's"),
+    (lambda r: {"question": "Is the sky blue?"}, r"record 5: not a Common-ToM question"),
+])
+def test_a_bad_row_is_a_named_error_with_file_and_record(release_like, edit, message):
+    row = read_questions(release_like / "questions" / QFILE)[4]
+    _edit(release_like, 4, **edit(row))
+    with pytest.raises(InconsistentQuestion, match=message) as exc:
+        load_split(release_like, "test")
+    assert QFILE in str(exc.value) and isinstance(exc.value, DatasetError)
+
+
+def test_a_duplicate_row_is_a_named_error(release_like):
+    path = release_like / "questions" / QFILE
+    rows = read_questions(path)
+    write_questions(rows + [rows[2]], path)
+    with pytest.raises(InconsistentQuestion, match=rf"record {len(rows) + 1}: repeats record 3"):
+        load_split(release_like, "test")
+
+
+def test_the_released_sample_passes_every_cross_check():
+    assert sum(len(v) for v in load_split(None, "all").values()) == sum(
+        len(read_questions(p)) for p in (SAMPLE_DATA_DIR / "questions").iterdir())
+
+
+# ---------------------------------------------------------------------- PersuasiveToM
+@pytest.fixture
+def persuasion_release(tmp_path):
+    root = tmp_path / "pers"
+    root.mkdir()
+    for q in RELEASE_VERIFIED:
+        shutil.copy(PERSUASION_SAMPLE / f"{q}.json", root / f"{q}.json")
+    return root
+
+
+def _persuasion(*argv):
+    from benchmarks.__main__ import main
+
+    return main(["persuasion", *argv])
+
+
+def test_a_deleted_persuasion_file_fails_the_command_unless_allowed(persuasion_release, capsys):
+    argv = ["--data-dir", str(persuasion_release), "--policy", "always-first", "--repetitions", "1", "--format", "json"]
+    assert _persuasion(*argv) == 0
+    capsys.readouterr()
+    (persuasion_release / "judge_qa.json").unlink()
+    assert _persuasion(*argv) == 2
+    err = capsys.readouterr().err
+    assert "judge_qa.json are missing" in err and "--allow-partial" in err
+    with pytest.raises(IncompleteRelease):
+        load_dataset(persuasion_release, allow_partial=False)
+    assert _persuasion(*argv, "--allow-partial") == 0
+    assert [r["qtype"] for r in json.loads(capsys.readouterr().out)] == ["desire_ee", "intent_ee", "behavior_qa"]
+    assert _persuasion(*argv, "--qtypes", "desire_ee") == 0  # named types: what they name
+
+
+def test_an_empty_persuasion_file_is_an_error_not_a_dropped_column(persuasion_release, capsys):
+    (persuasion_release / "desire_ee.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"desire_ee.json: holds no records"):
+        load_dataset(persuasion_release)
+    assert _persuasion("--data-dir", str(persuasion_release), "--policy", "always-first", "--repetitions", "1") == 2
+    assert "holds no records" in capsys.readouterr().err
+
+
+def test_unknown_dialogue_ids_are_errors():
+    from tom_envs.persuasion.qa_env import PersuasiveToMEnv
+
+    with pytest.raises(DatasetError, match="not in the data"):
+        PersuasiveToMEnv(split=["2", "no-such-dialogue"])
