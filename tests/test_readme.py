@@ -20,10 +20,9 @@ def test_readme_python_examples_run(tmp_path, monkeypatch):
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
     assert len(blocks) >= 4
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
     try:
-        for block in blocks:
-            exec(compile(block, str(README), "exec"), namespace)
+        for block in blocks:  # each block on its own, as it runs when pasted alone
+            exec(compile(block, str(README), "exec"), {"__name__": "__main__"})
     finally:
         import tom_envs
 
@@ -44,10 +43,17 @@ def _command_lines(text: str) -> list[str]:
 
 
 def _argv(line: str) -> list[str]:
-    """A README line as argv: optional ``[...]`` parts included, the first of ``a|b`` alternatives,
-    ``...`` (more options) dropped."""
-    line = re.sub(r"\[([^\]]*)\]", r"\1", line)
-    return [tok.split("|")[0] if "|" in tok and "://" not in tok else tok for tok in line.split() if tok != "..."]
+    """A README line as argv, exactly as a shell would split it (no placeholders: a line is run as pasted)."""
+    import shlex
+
+    return shlex.split(line)
+
+
+def test_readme_command_lines_are_pastable():
+    """No ``[optional]`` parts, ``a|b`` alternatives or ``...`` in a command line: each one runs as pasted."""
+    for line in _command_lines(README.read_text(encoding="utf-8")):
+        code = line.split("  #")[0]
+        assert not re.search(r"\[[^\]]*\]|(?<![:/])\|(?!\|)|(^|\s)\.\.\.(\s|$)", code), line
 
 
 def test_readme_command_lines_parse():
