@@ -222,6 +222,9 @@ class QAEnv(gym.Env):
         expose_labels: return ``next_labels`` (the answer and gold labels of the question now
             shown) with every question: the documented flag for oracle baselines; default False.
         feedback: ``"episode"`` (default) or ``"step"``: when answers and rewards come back (above).
+        option_slots: at least this many option slots (actions), beyond the longest question's options;
+            the extra slots are masked, so an answer there is scored wrong (e.g. 6, letters A-F, for a
+            protocol whose answerer may name any of them, as PersuasiveToM's authors' script does).
 
     Raises:
         TomEnvsError: no episodes, an empty episode, an unknown question type or feedback mode.
@@ -232,7 +235,10 @@ class QAEnv(gym.Env):
 
     def __init__(self, episodes: Sequence[Sequence[QAItem]], qtypes: Sequence[str], shuffle_choices: bool = False,
                  strict: bool = False, render_mode: str | None = None, expose_labels: bool = False,
-                 feedback: str = "episode") -> None:
+                 feedback: str = "episode", option_slots: int | None = None) -> None:
+        if option_slots is not None and (isinstance(option_slots, bool) or not isinstance(option_slots, int)
+                                         or not 1 <= option_slots <= len(LETTERS)):
+            raise TomEnvsError(f"option_slots must be an int in 1..{len(LETTERS)} (or None), got {option_slots!r}")
         shuffle_choices = require_bool("shuffle_choices", shuffle_choices)
         strict = require_bool("strict", strict)
         expose_labels = require_bool("expose_labels", expose_labels)
@@ -253,7 +259,7 @@ class QAEnv(gym.Env):
         self.feedback = feedback
         self.strict = strict
         self.render_mode = render_mode
-        self.max_choices = max(len(it.choices) for ep in self.episodes for it in ep)
+        self.max_choices = max(option_slots or 0, *(len(it.choices) for ep in self.episodes for it in ep))
         texts = [render_question(it) for ep in self.episodes for it in ep]
         chars = set(string.printable) | {c for t in texts for c in t}
         charset = frozenset(chars)

@@ -360,6 +360,7 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
             row.update(model=hyper["model"], temperature=hyper["temperature"], **common_ground_llm.counters(mine))
             if name == common_ground_llm.RELEASE_POLICY:
                 row["prompt_sha256"] = hyper["prompt_sha256"]
+                row.update(common_ground_llm.request_row(args, cfg))
     rows[0].update({k: summary[k] for k in ("consistency", "r_first_second", "r_first_third", "propositions")})
     rows[0]["by_labels"] = by_labels(records, labels_of(env))
     answers = [it.answer for ep in env.unwrapped.episodes for it in ep if it.scored]  # the release's questions
@@ -436,6 +437,10 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]], by_label: bo
                          f"{total['prompt_sha256']}), temperature {total['temperature']}, one reply per question "
                          f"read as Yes/No after removing periods; {total['unparsed']} of {total['n']} replies were "
                          "neither (counted wrong)")
+            if total.get("request"):
+                lines.append(f"{total['policy']} request: {total['request']}; set on the command line: "
+                             f"{', '.join(total['set_by_user']) or 'none'}; sent beyond the authors' requests "
+                             f"(temperature only): {', '.join(total['beyond_authors']) or 'none'}")
         if total["policy"] == common_ground_llm.BELIEFS_POLICY:
             h = res["hyperparameters"]
             lines.append(f"{total['policy']} ({total['model']}): predicted beliefs -> Appendix B common ground "

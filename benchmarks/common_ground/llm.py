@@ -226,10 +226,27 @@ class _Keep(BasePolicy):
         return self.policy.act(observation, info)
 
 
+#: The request parameters of 003's ``bin/openai_zero_shot.py``: one user message at temperature 1.0, nothing else
+#: (no generation cap, no seed).
+AUTHORS_REQUEST: dict[str, Any] = {"temperature": 1.0}
+
+
+def request_row(args: argparse.Namespace, cfg: dict[str, Any]) -> dict[str, Any]:
+    """What ``llm-release`` sends beside the prompt, for its rows: ``request`` (the parameters),
+    ``set_by_user`` (those the command line set: ``--temperature``, ``--max-tokens``) and
+    ``beyond_authors`` (parameters the authors' requests do not send: a generation cap, which the
+    backends need, and a per-request sampling seed, which makes a run repeatable)."""
+    user = [name for name, value in (("temperature", args.temperature), ("max_tokens", args.max_tokens))
+            if value is not None]
+    request = {"temperature": cfg["temperature"], "max_tokens": cfg["max_tokens"], "seed": "per request"}
+    return {"request": request, "set_by_user": user,
+            "beyond_authors": [k for k in request if k not in AUTHORS_REQUEST]}
+
+
 def counters(records: Sequence[dict]) -> dict[str, int]:
     """``unparsed`` replies (llm-release) over recorded answers."""
     return {"unparsed": sum(bool(r.get("unparsed")) for r in records)}
 
 
-__all__ = ["BELIEFS_POLICY", "LLM_POLICIES", "RELEASE_POLICY", "add_arguments", "config", "counters", "observations",
+__all__ = ["AUTHORS_REQUEST", "BELIEFS_POLICY", "LLM_POLICIES", "RELEASE_POLICY", "add_arguments", "request_row", "config", "counters", "observations",
            "play", "prompt_file"]

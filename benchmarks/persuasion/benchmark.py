@@ -89,8 +89,9 @@ from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_pro
 from policies.base import BasePolicy
 from policies.persuasion.scripted import RandomAnswerer
 from policies.persuasion.qa_baselines import AlwaysFirst, LongestOrKeyword
-from policies.persuasion.qa_protocol import AuthorsProtocol, authors_system_in_user
+from policies.persuasion.qa_protocol import AUTHORS_REQUEST, AuthorsProtocol, authors_system_in_user
 from tom_envs.persuasion import QTYPES
+from tom_envs.persuasion.data import ANSWER_LETTERS as AUTHORS_LETTERS
 from tom_envs.persuasion.data import RELEASE_QUIRKS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, release_status
 from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table, stage_table
 from tom_envs.qa import answered
@@ -381,7 +382,8 @@ def qa_rows(policies: Sequence[str], repetitions: int, seed: int, options: QAOpt
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
     env = make_qa_env(QA_ENV, data_dir=options.data_dir, qtypes=options.qtypes, split=options.split,
-                      shuffle_choices=protocol == "ours", allow_partial=options.allow_partial)
+                      shuffle_choices=protocol == "ours", allow_partial=options.allow_partial,
+                      option_slots=len(AUTHORS_LETTERS) if protocol == "authors" else None)
     repeated = getattr(env, "repeated_options", {})
     loaded = {it.qtype for ep in env.episodes for it in ep}
     absent = [q for q in QTYPES if q not in loaded]  # Table 5 columns this data cannot fill
@@ -458,8 +460,21 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
             rule = "fallback" if a["fallback"] else str(a.get("parse_rule"))
             rules[rule] = rules.get(rule, 0) + 1
         counters[q] = {**llm.row_identity(), **answer_counters(mine), "parse_rules": rules,
-                       "invalid_answers": sum(bool(a.get("invalid")) for a in mine)}
+                       "invalid_answers": sum(bool(a.get("invalid")) for a in mine), **_request_row(llm)}
     return reps, counters
+
+
+def _request_row(llm: LLMRun) -> dict[str, Any]:
+    """Under ``--protocol authors``: the request parameters sent (``request``), those the command line set
+    (``set_by_user``) and those sent beyond the release's requests (``beyond_authors``: the per-request
+    sampling seed that makes a run repeatable, and any value the user changed)."""
+    if llm.config.get("protocol") != "authors":
+        return {}
+    user = llm.config.get("max_tokens")
+    request = {"temperature": AUTHORS_REQUEST["temperature"], "max_tokens": user or AUTHORS_REQUEST["max_tokens"],
+               "seed": "per request"}
+    return {"request": request, "set_by_user": ["max_tokens"] if user is not None else [],
+            "beyond_authors": [k for k, v in request.items() if AUTHORS_REQUEST.get(k) != v]}
 
 
 # ---------------------------------------------------------------------- output
@@ -498,6 +513,10 @@ def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
                    f"{sum(r['resamples'] for r in mine)} re-asks over {sum(r['n'] * r['repetitions'] for r in mine)} "
                    f"answers; answers read by rule: {', '.join(f'{k} {v}' for k, v in sorted(rules.items()))}")
         if first.get("protocol") == "authors":
+            if first.get("request"):
+                out.append(f"{name} request: {first['request']}; set on the command line: "
+                           f"{', '.join(first['set_by_user']) or 'none'}; beyond the release's requests: "
+                           f"{', '.join(first['beyond_authors']) or 'none'}")
             source = first.get("prompt_source") or "ours"
             out.append(f"{name} prompts: {source} -- " + PROMPT_NOTES[source].format(path=first.get("prompt_file")))
     present = list(dict.fromkeys(r["qtype"] for r in qa))

@@ -14,7 +14,8 @@ at T = 0.7 -- bounded by the answerer's ``max_resamples`` (the release loops wit
 counted. The forms :func:`~policies.llm.parsing.parse_letter` accepts (``(A)``, ``The answer is A``)
 are accepted too and logged as ``parse_rule == "lenient"`` (the release would have sampled again). A
 letter beyond the question's options but within the env's option slots is answered (the env scores
-it wrong, as the release does); beyond the slots it is re-asked. The choice order is the env's: the
+it wrong, as the release does); the benchmark's ``--protocol authors`` gives the env six slots
+(``option_slots=6``), so every letter A-F is answered; an env with fewer slots re-asks a letter beyond them. The choice order is the env's: the
 benchmark's ``--protocol authors`` turns choice shuffling off (the published order).
 """
 
@@ -34,6 +35,8 @@ from tom_envs.qa import QAPrompts
 #: The release samples every reply at T = 0.7, the re-samples of an unreadable reply included.
 AUTHORS_TEMPERATURE = 0.7
 AUTHORS_MAX_TOKENS = 500
+#: The request parameters of the release's ``evaluation/evaluate.py`` beside the messages (no seed).
+AUTHORS_REQUEST = {"temperature": AUTHORS_TEMPERATURE, "max_tokens": AUTHORS_MAX_TOKENS}
 
 
 def as_prompts(prompts: QAPrompts | Mapping[str, Any] | None) -> QAPrompts:
@@ -135,7 +138,8 @@ class AuthorsProtocol:
                 letter, rule = AUTHORS_LETTERS[index], "lenient"
             index = AUTHORS_LETTERS.index(letter)
             if index >= slots:
-                raise ReplyError(f"letter {letter} is beyond the env's {slots} option slots")
+                raise ReplyError(f"letter {letter} is beyond the env's {slots} option slots (make the env with "
+                                 f"option_slots=6 to have it answered and scored wrong, as the release does)")
             return index, rule
 
         messages = authors_messages(observation, mode, prompts, self.system_in_user)
@@ -143,5 +147,5 @@ class AuthorsProtocol:
                    messages=messages)
 
 
-__all__ = ["AUTHORS_MAX_TOKENS", "AUTHORS_TEMPERATURE", "AuthorsProtocol", "as_prompts", "authors_messages",
+__all__ = ["AUTHORS_MAX_TOKENS", "AUTHORS_REQUEST", "AUTHORS_TEMPERATURE", "AuthorsProtocol", "as_prompts", "authors_messages",
            "authors_system_in_user", "authors_user_message"]

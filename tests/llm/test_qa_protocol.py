@@ -108,15 +108,20 @@ def test_our_protocol_reads_the_same_forms(server, tmp_path, capsys, reply):
     assert rows[0]["parse_failures"] == 0
 
 
-def test_letters_beyond_the_options_are_wrong_or_re_asked(server, tmp_path, capsys):
+def test_letters_beyond_the_options_are_answered_and_scored_wrong_as_the_authors_script_does(server, tmp_path,
+                                                                                            capsys):
     server.box["reply"] = "D"  # desire_ee has three options; the sample's env has six option slots
     row = cli(capsys, *llm_argv(server, tmp_path, "--protocol", "authors", "--qtypes", "desire_ee,intent_er"))[1]
     assert row["qtype"] == "desire_ee" and row["accuracy"] == 0.0 and row["invalid_answers"] == row["n"]
-    server.box["reply"] = "F"  # with three option slots only: re-asked, then the flagged random fallback
-    rows = cli(capsys, *llm_argv(server, tmp_path / "f", "--protocol", "authors", "--qtypes", "desire_ee",
-                                 "--max-resamples", "1", "--fallback", "random"))
-    assert rows[0]["fallbacks"] == rows[0]["n"] and rows[0]["parse_failures"] == 2 * rows[0]["n"]
-    assert rows[0]["parse_rules"] == {"fallback": rows[0]["n"]}
+    # judge_qa alone has two options: the authors' protocol still gives the env six slots (letters A-F), so
+    # "F" is one request per question, answered and scored wrong -- never re-asked until the run aborts
+    server.box["reply"] = "F"
+    before = len(server.requests)
+    (row,) = cli(capsys, *llm_argv(server, tmp_path / "f", "--protocol", "authors", "--qtypes", "judge_qa",
+                                   "--max-resamples", "1", "--fallback", "raise"))
+    assert row["accuracy"] == 0.0 and row["invalid_answers"] == row["n"] and row["fallbacks"] == 0
+    assert row["parse_failures"] == 0 and row["parse_rules"] == {"authors": row["n"]}
+    assert len(server.requests) - before == row["n"]
 
 
 def test_unreadable_replies_are_re_sampled_at_0_7_bounded_and_counted():
@@ -275,3 +280,16 @@ def test_tiny_model_under_the_authors_protocol(openai_server, tmp_path, capsys):
                for a in record["answers"])
     print("tiny model, authors protocol:", [(r["qtype"], r["accuracy"], r["parse_rules"], r["resamples"])
                                             for r in rows])
+
+
+def test_authors_rows_say_which_request_parameters_were_set(server, tmp_path, capsys):
+    server.box["reply"] = "A"
+    (row,) = cli(capsys, *llm_argv(server, tmp_path, "--protocol", "authors", "--qtypes", "judge_qa"))
+    assert row["request"] == {"temperature": 0.7, "max_tokens": 500, "seed": "per request"}
+    assert row["set_by_user"] == [] and row["beyond_authors"] == ["seed"]
+    assert {b["max_tokens"] for b in server.requests} == {500} and {b["temperature"] for b in server.requests} == {0.7}
+    (row,) = cli(capsys, *llm_argv(server, tmp_path / "t", "--protocol", "authors", "--qtypes", "judge_qa",
+                                   "--max-tokens", "32"))
+    assert row["set_by_user"] == ["max_tokens"] and row["beyond_authors"] == ["max_tokens", "seed"]
+    (row,) = cli(capsys, *llm_argv(server, tmp_path / "o", "--qtypes", "judge_qa"))
+    assert "request" not in row  # our protocol makes no claim to the authors' parameters

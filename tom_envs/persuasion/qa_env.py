@@ -98,6 +98,8 @@ class PersuasiveToMEnv(QAEnv):
     * ``feedback``: ``"episode"`` (default) -- answers and rewards come back with the dialogue's
       last step only; ``"step"`` -- with each answer (training with per-question feedback). See
       :class:`~tom_envs.qa.QAEnv`.
+    * ``option_slots``: at least this many option slots (the benchmark's ``--protocol authors``
+      passes 6: the authors' script reads any letter A-F and scores one beyond the options wrong).
     * ``allow_partial``: with ``qtypes=None``, use the files present (default True, a folder of one's
       own); False needs the release's four verified files, else
       :class:`~tom_envs.persuasion.data.IncompleteRelease` names the missing ones (what
@@ -142,7 +144,7 @@ class PersuasiveToMEnv(QAEnv):
     def __init__(self, data_dir: str | Path | None = None, qtypes: Iterable[str] | None = None,
                  split: "str | Sequence[str]" = "all", shuffle_choices: bool = True, strict: bool = False,
                  render_mode: str | None = None, expose_labels: bool = False, feedback: str = "episode",
-                 allow_partial: bool = True) -> None:
+                 allow_partial: bool = True, option_slots: int | None = None) -> None:
         data = load_dataset(data_dir, qtypes if qtypes is None or isinstance(qtypes, str) else list(qtypes),
                             require_all=strict, allow_partial=require_bool("allow_partial", allow_partial))
         if not any(data.values()):
@@ -152,7 +154,8 @@ class PersuasiveToMEnv(QAEnv):
         #: Per type, the questions whose options repeat (kept as published; a quirk of the release).
         self.repeated_options = repeated_options(data)
         super().__init__(build_episodes(data, split), QTYPES, shuffle_choices=shuffle_choices, strict=strict,
-                         render_mode=render_mode, expose_labels=expose_labels, feedback=feedback)
+                         render_mode=render_mode, expose_labels=expose_labels, feedback=feedback,
+                         option_slots=option_slots)
         self._widen_text_spaces()
         self.observation_space = spaces.Dict({**self.observation_space.spaces, "role": spaces.Discrete(2)})
 
