@@ -52,8 +52,7 @@ def test_a_corrupted_training_file_is_an_error_not_a_coin_flip(tmp_path, capsys)
     shutil.copytree(SAMPLE_DATA_DIR, tmp_path / "data")
     bad = tmp_path / "data" / "questions" / "4245_Magda_yn_questions.csv.gz"
     bad.write_bytes(gzip.compress(gzip.decompress(bad.read_bytes()).replace(b",Yes,", b",Maybe,", 1)))
-    # a copy of the bundled sample is two conversations of four: partial on purpose
-    assert bench.run(_args("--data-dir", str(tmp_path / "data"), "--policy", "random", "--allow-partial")) == 2
+    assert bench.run(_args("--data-dir", str(tmp_path / "data"), "--policy", "random")) == 2
     err = capsys.readouterr().err
     assert "training split" in err and "4245_Magda_yn_questions.csv.gz" in err
 

@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks.common_ground import benchmark as cg_bench
 from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
-from tom_envs.common_ground.corpus import IncompleteSplit, UnknownConversation, write_questions
+from tom_envs.common_ground.corpus import SAMPLE_MARKER, IncompleteSplit, UnknownConversation, write_questions
 from tom_envs.common_ground.env import CommonToMEnv, load_split
 from tom_envs.common_ground.questions import InconsistentQuestion
 from tom_envs.errors import DatasetError, InvalidFlag
@@ -40,6 +40,7 @@ def release_like(tmp_path):
     4248, 4310 (train) as copies of 4245's files under their names (the same rows, cid column rewritten)."""
     root = tmp_path / "data"
     shutil.copytree(SAMPLE_DATA_DIR, root)
+    (root / SAMPLE_MARKER).unlink()  # no longer the sample: a folder that claims to be whole
     rows = read_questions(root / "questions" / "4245_Magda_yn_questions.csv.gz")
     for cid in (4248, 4310):
         write_questions([r.model_copy(update={"cid": cid}) for r in rows], root / "questions" /
@@ -63,6 +64,15 @@ def test_a_whole_folder_loads_and_a_deleted_file_is_a_named_error(release_like, 
     assert cg_bench.run(_args(cg_bench, "--data-dir", str(release_like), "--counts", "--allow-partial")) == 0
     with pytest.raises(InvalidFlag):
         CommonToMEnv(data_dir=release_like, allow_partial="yes")
+
+
+def test_the_sample_and_its_copies_are_partial_on_purpose(tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(SAMPLE_DATA_DIR, copy)
+    assert sorted(load_split(copy, "train")) == [4245]  # marked SAMPLE.md: taken as it is
+    (copy / SAMPLE_MARKER).unlink()
+    with pytest.raises(IncompleteSplit, match=r"\[4248, 4310\]"):
+        load_split(copy, "train")
 
 
 def test_unknown_conversation_ids_are_errors(release_like):

@@ -35,10 +35,13 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
     from tom_envs.common_ground.metrics import summarise
 
     blocks: list[Block] = [{"kind": "p", "text": (
-        "Stored runs of `tom-envs common-ground`: the scripted answerers (random, oracle-beliefs, "
+        "Stored runs of `tom-envs common-ground`: the scripted answerers (random, question-only -- the floor "
+        "the question's wording allows, 59.6 % on the release's test split --, oracle-beliefs, "
         "gold-beliefs-cg-rules, predicted-beliefs) and the model answerers (llm, llm-release, llm-beliefs), each "
         "conversation and pass as its command stored it. Accuracy in percent with a "
-        "95 % normal-approximation CI over questions (as the command prints). Published reference rows: 003's "
+        "95 % normal-approximation CI over questions (as the command prints); F1 macro over the answers Yes and "
+        "No as the release's src/core/evaluate.py computes it ('-' for records stored before it was kept). "
+        "Published reference rows: 003's "
         "Table 3, with the settings under which each was obtained; 003's rows read a window of 5 sentences either "
         "side of the marked one (context 'window').")}]
     table_rows, stage_series, settings = [], [], []
@@ -59,6 +62,7 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
             *[num(by_order.get(o, {}).get("accuracy"), by_order.get(o, {}).get("ci95"), digits=1)
               for o in ("all", 1, 2, 3)],
             str(by_order.get("all", {}).get("n", len(questions))), num(summary.get("consistency"), digits=1),
+            num(by_order.get("all", {}).get("f1_macro"), digits=1),
             "-" if scripted else str(sum(int(q.get("parse_failures") or 0) for q in questions)),
             "-" if scripted else str(sum(bool(q.get("fallback")) for q in questions)), "stored run"]})
         # stages: thirds of the sentences its conversation has questions about, by rank (as 001's Figure 3 layout)
@@ -70,11 +74,11 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
     for name, values in PUBLISHED.items():
         table_rows.append({"ref": True, "cells": [
             f"003 {name} (published)", _CG_PUBLISHED_KIND.get(name, "model"), "window", "test", "-", "-",
-            *[num(v, digits=1) for v in values], "-", "-", "-",
+            *[num(v, digits=1) for v in values], "-", "-", "-", "-",
             "-", PUBLISHED_SETTINGS.get(name, "")]})
     blocks.append({"kind": "table", "caption": "Common-ToM: accuracy by belief order (003 Table 3 layout)",
                    "columns": ["answerer", "kind", "context", "split", "conversations", "answered passes", "Total %",
-                               "First %", "Second %", "Third %", "questions", "consistency %", "parse failures",
+                               "First %", "Second %", "Third %", "questions", "consistency %", "F1 macro %", "parse failures",
                                "fallbacks", "settings"], "rows": table_rows})
     if settings:
         blocks += [{"kind": "p", "text": "Stored configurations (from the results files' .runs lines):"},

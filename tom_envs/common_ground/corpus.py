@@ -457,10 +457,15 @@ def split_cids(split: str | Sequence[int], available: Iterable[int], complete: b
     return wanted
 
 
+#: The file that marks a data folder as tom-envs' sample (or a copy of it): partial on purpose.
+SAMPLE_MARKER = "SAMPLE.md"
+
+
 def is_bundled_sample(folder: "DataFolder") -> bool:
-    """Whether ``folder`` is the sample bundled with tom-envs (two conversations: it makes no claim to
-    be whole, so its splits are taken as they are)."""
-    return folder.root.resolve() == SAMPLE_DATA_DIR
+    """Whether ``folder`` is the sample bundled with tom-envs or a copy of it (it holds
+    :data:`SAMPLE_MARKER`): two conversations of four, partial on purpose, so its splits are taken as
+    they are."""
+    return folder.root.resolve() == SAMPLE_DATA_DIR or (folder.root / SAMPLE_MARKER).is_file()
 
 
 def pick_annotator(folder_files: dict[tuple[int, str], Path], cid: int, annotator: str | None) -> Path:
