@@ -6,6 +6,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+import tom_envs
+
 from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidGame, InvalidPartner, ResetNeeded
 from tom_envs.matrix.env import MatrixGameEnv
 from tom_envs.matrix.games import IPD, RPS
@@ -194,3 +196,15 @@ def test_the_oracle_policy_says_which_flag_it_needs():
     obs, info = env.reset(seed=0)
     with pytest.raises(OracleUnavailable, match="expose_partner=True"):
         OracleBestResponsePolicy().act(obs, info)
+
+
+@pytest.mark.parametrize("options, message", [("partner", "takes a dict"), ({"partnr": "tit_for_tat"}, "unknown options")])
+def test_bad_reset_options_are_named_errors(options, message):
+    from tom_envs.errors import InvalidOptions
+
+    envs = [gym.make("tom/IPD-v0"), gym.make_vec("tom/IPD-v0", num_envs=2, vectorization_mode="vector_entry_point")]
+    if isinstance(options, str):  # PettingZoo envs take any dict (its API test passes keys they don't read)
+        envs.append(tom_envs.make("tom/IPD-Parallel-v0"))
+    for env in envs:
+        with pytest.raises(InvalidOptions, match=message):
+            env.reset(seed=0, options=options)

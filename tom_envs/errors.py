@@ -103,6 +103,27 @@ def require_count(name: str, value: object, high: int, low: int = 1) -> int:
     return int(value)
 
 
+class InvalidOptions(TomEnvsError, ValueError):
+    """``reset(options=...)`` was given something other than a dict, or a key the env does not read."""
+
+
+def check_options(options: object, known: "tuple[str, ...] | frozenset[str] | None", owner: str) -> dict:
+    """``options`` of a ``reset`` as a dict (None: empty), or :class:`InvalidOptions` when it is not
+    a mapping or holds a key outside ``known`` (a misspelt key would otherwise be ignored silently).
+    ``known=None`` accepts any key (PettingZoo's API test passes options an env does not read)."""
+    from collections.abc import Mapping
+
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise InvalidOptions(f"{owner}.reset(options=...) takes a dict, got {type(options).__name__} {options!r}")
+    unknown = [] if known is None else sorted(str(k) for k in options if k not in known)
+    if unknown:
+        raise InvalidOptions(f"{owner}.reset got unknown options {unknown}; it reads "
+                             f"{', '.join(sorted(known)) if known else 'none'}")
+    return dict(options)
+
+
 class DependencyNotInstalled(TomEnvsError, gym_error.DependencyNotInstalled, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 

@@ -8,7 +8,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidGame, InvalidPartner, ResetNeeded, require_bool
+from tom_envs.errors import (
+    EpisodeEnded,
+    InvalidAction,
+    InvalidGame,
+    InvalidPartner,
+    ResetNeeded,
+    check_options,
+    require_bool,
+)
 from tom_envs.matrix.config import CustomGame, build_game, check_env_args
 from tom_envs.matrix.games import LABEL_SETS, MatrixGame
 from tom_envs.matrix.oracle import OracleSolution, solve
@@ -16,6 +24,10 @@ from tom_envs.matrix.partners import Partner, PartnerDistribution, resolve_partn
 from tom_envs.matrix.rng import PARTNER_DRAW, episode_base, key_from, round_uniforms, uniform
 from tom_envs.matrix.text import render_state, text_space
 from tom_envs.tom import ToMSpec
+
+
+#: The keys ``reset(options=...)`` reads: ``partner`` forces a member of the partner distribution.
+RESET_OPTIONS = frozenset({"partner"})
 
 
 class MatrixGameEnv(gym.Env):
@@ -195,7 +207,7 @@ class MatrixGameEnv(gym.Env):
         # the episode's random stream (tom_envs.matrix.rng): counter 0 draws the partner, 1 + t round t
         base = episode_base(self._key, self._episode)
         dist = self.partner_distribution
-        forced = (options or {}).get("partner")
+        forced = None if options is None else check_options(options, RESET_OPTIONS, "MatrixGameEnv").get("partner")
         if forced is None:
             idx = dist.index_for(uniform(base, PARTNER_DRAW))
         elif forced in dist.names:
@@ -304,6 +316,12 @@ class MatrixGameEnv(gym.Env):
         oracle = self.oracle
         optimal = None if oracle is None else float(oracle.optimal_rewards[:t].sum())
         return {"return": ret, "optimal_return": optimal, "regret": None if optimal is None else optimal - ret}
+
+    @property
+    def scalar_observation(self) -> bool:
+        """Whether an observation is the last joint-action code alone (``history=1`` without the
+        round), rather than a vector."""
+        return self._scalar_obs
 
     # ------------------------------------------------------------------ ground truth (read-only)
     @property

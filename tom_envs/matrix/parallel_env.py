@@ -9,7 +9,7 @@ from gymnasium import logger, spaces
 from pettingzoo import ParallelEnv
 
 from tom_envs.aec import Seats
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
+from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, check_options
 from tom_envs.matrix.config import CustomGame, build_game, check_env_args
 from tom_envs.matrix.games import MatrixGame
 from tom_envs.matrix.text import render_history
@@ -133,6 +133,8 @@ class MatrixGameParallelEnv(Seats, ParallelEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict[str, Any], dict[str, dict]]:
+        if options is not None:
+            check_options(options, None, "MatrixGameParallelEnv")  # a dict; PettingZoo passes keys it reads none of
         self.reseed(seed)
         self.agents = self.possible_agents[:]
         self._t, self._T = 0, self.horizon

@@ -15,8 +15,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidPartner, ResetNeeded, TomEnvsError
-from tom_envs.matrix.env import MatrixGameEnv
+from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidPartner, ResetNeeded, TomEnvsError, check_options
+from tom_envs.matrix.env import RESET_OPTIONS, MatrixGameEnv
 from tom_envs.matrix.oracle import solve
 from tom_envs.matrix.rng import PARTNER_DRAW, episode_base_np, key_from, uniform_np
 
@@ -109,12 +109,13 @@ class MatrixGameVectorEnv(VectorEnv):
         self._b_of_code = np.tile(np.arange(n_b), n_a).astype(np.min_scalar_type(n_b))  # small: less memory traffic
         self._start_code = n_a * n_b
         self._n_a, self._n_b = n_a, n_b
-        self._scalar_obs = self._proto._scalar_obs
+        self._scalar_obs = self._proto.scalar_observation
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: "int | Sequence[int] | None" = None, options: dict | None = None) -> tuple[Any, dict]:
-        if options and "reset_mask" in options:
+        if options and isinstance(options, dict) and "reset_mask" in options:
             raise TomEnvsError("partial resets are not supported: the sub-envs run in lockstep and reset together")
+        options = check_options(options, RESET_OPTIONS, "MatrixGameVectorEnv")
         if seed is not None:
             seeds = [seed + i for i in range(self.num_envs)] if isinstance(seed, (int, np.integer)) else list(seed)
             if len(seeds) != self.num_envs:
@@ -127,7 +128,7 @@ class MatrixGameVectorEnv(VectorEnv):
             self._episode = 0
         else:
             self._episode += 1
-        return self._reset_all((options or {}).get("partner"))
+        return self._reset_all(options.get("partner"))
 
     def _reset_all(self, forced: str | None = None) -> tuple[Any, dict]:
         self._bases = episode_base_np(self._keys, self._episode)
