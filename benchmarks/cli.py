@@ -81,12 +81,16 @@ def _float(text: str) -> float:
     return value
 
 
+def _int_from(text: str, low: int, says: str) -> int:
+    value = _int(text)
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {says}, got {value}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An integer >= 1."""
-    value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+    return _int_from(text, 1, "at least 1")
 
 
 #: Upper bounds of the size options (a typo such as ``--episodes 100000000000`` is a usage error, said
@@ -109,10 +113,7 @@ def count(high: int) -> Callable[[str], int]:
 
 def non_negative_int(text: str) -> int:
     """An integer >= 0."""
-    value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return _int_from(text, 0, "0 or more")
 
 
 def positive_float(text: str) -> float:
