@@ -184,10 +184,14 @@ def test_tracking_reads_the_state_better_than_the_prior_and_random():
 
 # ---------------------------------------------------------------------- the benchmark
 def test_live_rows_per_family_with_references_and_value_of_tracking():
+    import argparse
+
+    v1 = argparse.Namespace(live_env="tom/Persuasion-v1")  # v1 stays selectable by id (v2 is the default)
     rows = {r["policy"]: r for r in live_rows(["random", "open-loop", "tracking", "bayes", "oracle"], episodes=30,
-                                              seed=0, families="health,work")}
+                                              seed=0, families="health,work", args=v1)}
     for r in rows.values():
         assert set(r["by_family"]) == {"health", "work"} and r["episodes"] == 30 and r["version"] == "v1"
+        assert r["env_id"] == "tom/Persuasion-v1"
         assert r["value_of_tracking"] >= 0.10 and r["value_of_information"] > 0
         for key in ("success", "regret", "fair_regret", "desire_accuracy", "belief_accuracy", "intention_accuracy"):
             assert key in r and all(key in fr for fr in r["by_family"].values())
@@ -219,7 +223,8 @@ def test_the_live_command_without_policy_plays_every_scripted_persuader(capsys):
     bench.add_arguments(parser)
     assert bench.run(parser.parse_args(["--env", "live", "--episodes", "2", "--families", "work", "--format", "json"])) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [r["policy"] for r in rows] == ["random", "open-loop", "tracking", "bayes", "oracle"]
+    assert [r["policy"] for r in rows] == ["random", "echo", "echo-memory", "open-loop", "tracking", "bayes", "oracle"]
+    assert {r["env_id"] for r in rows} == {"tom/Persuasion-v2"}  # v2 by default, named in every row
     assert parser.parse_args(["--env", "qa"]).policy == "random"  # the QA default is unchanged
 
 
