@@ -166,3 +166,22 @@ def test_information_rule_bare_and_as_the_runner_wraps_it():
 
     assert check_information_rule("tom/Persuasion-v2", episodes=80).ok
     assert check_information_rule(make_env("tom/Persuasion-v2", record=True), episodes=80).ok
+
+
+# ---------------------------------------------------------------------- the two-seat twin
+def test_two_seat_twin_faithful_persuadee_and_walkouts():
+    from benchmarks.persuasion.live import play_two_seat
+    from policies.persuasion.scripted import BayesPersuader, SimulatedMindPersuadee
+    from tom_envs.persuasion.mind_two_seat_v2 import LEAVE
+
+    env = tom_envs.make_aec("tom/Persuasion-TwoSeat-v2", families="charity", horizon=3)
+    res = [play_two_seat(env, BayesPersuader(), SimulatedMindPersuadee(), s) for s in range(30)]
+    assert all(r["fidelity"] == 1.0 and r["regret"] == pytest.approx(0.0, abs=1e-12) for r in res)
+    assert 0.3 < np.mean([r["success"] for r in res]) < 0.95
+    env.reset(seed=1)
+    env.step(FAITHFUL_OPENING := 19)  # the opening, as the mind does
+    env.step({"utterance": "You idiot."})  # hostile: the mind may leave; a seat that leaves when it did not is unfaithful
+    allowed = env.unwrapped._allowed(LEAVE)
+    assert allowed == (env.unwrapped.drawn == LEAVE) and FAITHFUL_OPENING == 19
+    with pytest.raises(tom_envs.errors.InvalidAction):
+        env.step(21)

@@ -37,6 +37,14 @@ register(
     builtin=True,
     self_checked=True,
 )
+register(
+    "tom/Persuasion-TwoSeat-v2",
+    "tom_envs.persuasion.mind_two_seat_v2:PersuasionMindV2AECEnv",
+    kind="aec",
+    family="persuasion",
+    summary="two seats on live persuasion v2 (AEC): the persuadee seat voices v2's mind (noisy, misleading, walk-outs) and is rewarded for fidelity",
+    builtin=True,
+)
 
 retire("tom/Persuasion-v0", "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 env "
                         "has left the package (knowing its persuadee's state was worth nothing over the best "
