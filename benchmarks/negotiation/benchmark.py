@@ -49,7 +49,8 @@ from benchmarks.negotiation.cells import (LLM_MEDIATORS, LOCKSTEP_MEDIATORS, POL
                                           cell_path, episode_record, play_episode)
 from benchmarks.negotiation.parts import (PartyTeam, format_movement, llm_extractor_factory, llm_judge_factory,
                                           llm_mediator_factory, llm_party_factory, movement)
-from benchmarks.negotiation.settings import (ATTITUDES, BUDGETS, MI_JUDGES, PARTIES, NegotiationLLM, NegotiationRun,
+from benchmarks.negotiation.settings import (AGREEMENTS, ATTITUDES, BUDGETS, MI_JUDGES, PARTIES, NegotiationLLM,
+                                             NegotiationRun,
                                              default_budget)
 from benchmarks.negotiation.table import METRICS, MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
 from benchmarks.runner import run_cell
@@ -78,6 +79,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default) or the paper's text (002 §3.3); every record holds both")
     parser.add_argument("--mi-judge", choices=MI_JUDGES, default="rule-based",
                         help="who scores interventions: the rule-based judge, or the LLM judge on --backend/--model")
+    parser.add_argument("--agreement", choices=AGREEMENTS, default="structural",
+                        help="who scores each pair's agreement on a topic: the structural formula (default) or the LLM "
+                             "agreement judge on --backend/--model (five 1-5 dimensions, as the release's consensus "
+                             "pipeline; an agreement on a blocked option is never scored as full consensus)")
     parser.add_argument("--parties", choices=PARTIES, default="scripted",
                         help="who plays the party seats: the env's scripted parties, or LLM parties on "
                              "--backend/--model: 'llm' follows the release's loop (memory and saliency, two "
@@ -91,7 +96,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
-    add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm)",
+    add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
+                                  "--agreement llm)",
                     only=("backend", "model", "base_url", "max_model_len", "fallback", "lockstep", "scoring_path",
                           "engine_arg"), lockstep=1,
                     lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
@@ -175,7 +181,8 @@ def _settings(args: argparse.Namespace, llm: NegotiationLLM, levels: Sequence[st
     """The command line's grid and part choices (scenarios, runs and seeds left at their defaults)."""
     return NegotiationRun(levels=tuple(levels), mediators=tuple(mediators), metrics=getattr(args, "metrics", "release"),
                           parties=args.parties, budget=getattr(args, "budget", None), attitudes=args.attitudes,
-                          mi_judge=args.mi_judge, llm=llm, lockstep=getattr(args, "lockstep", 1))
+                          mi_judge=args.mi_judge, llm=llm, lockstep=getattr(args, "lockstep", 1),
+                          agreement=getattr(args, "agreement", "structural"))
 
 
 # ---------------------------------------------------------------------- the grid
@@ -231,7 +238,7 @@ def _check_lockstep(run: NegotiationRun) -> None:
 def grid(run: NegotiationRun) -> list[NegotiationCell]:
     """Table 1's cells, in its column order: every conflict mode of ``run.levels`` x ``run.mediators``."""
     return [NegotiationCell(level, mode, med, dict(run.llm.ident) or None, run.attitudes, run.mi_judge, run.parties,
-                            run.turn_budget)
+                            run.turn_budget, run.agreement)
             for level in run.levels for mode in DIFFICULTY_MODES[level] for med in run.mediators]
 
 
@@ -245,7 +252,8 @@ def cells(args: argparse.Namespace) -> list[NegotiationCell]:
 def _ident(args: argparse.Namespace) -> dict[str, Any]:
     """Which LLM decides, reads or judges (none: empty)."""
     if not (any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
-            or args.mi_judge == "llm" or args.parties != "scripted"):
+            or args.mi_judge == "llm" or args.parties != "scripted"
+            or getattr(args, "agreement", "structural") == "llm"):
         return {}
     return {**llm_settings(args).identity(), "fallback": args.fallback}  # the one run identity (benchmarks.cli)
 

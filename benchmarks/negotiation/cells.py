@@ -82,13 +82,14 @@ class NegotiationCell(Cell):
     mi_judge: str = "rule-based"
     parties: str = "scripted"
     budget: str = "paper"
+    agreement: str = "structural"
     setup: CellSetup | None = field(default=None, compare=False, repr=False)
 
     def config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": self.conflict_mode,
                                   "mediator": self.mediator}
         if self.llm and (self.mediator in LLM_MEDIATORS or self.attitudes == "llm" or self.mi_judge == "llm"
-                         or self.parties != "scripted"):
+                         or self.parties != "scripted" or self.agreement == "llm"):
             config["llm"] = dict(self.llm)
         if self.attitudes != "stated":
             config["attitudes"] = self.attitudes
@@ -98,6 +99,8 @@ class NegotiationCell(Cell):
             config["parties"] = self.parties
         if self.budget != "paper":
             config["budget"] = self.budget
+        if self.agreement != "structural":
+            config["agreement"] = self.agreement
         return config
 
     def slug(self) -> str:
@@ -228,7 +231,7 @@ def _counters(counters: dict[str, dict], parts: Mapping[str, Any], team: PartyTe
     """``counters`` and the LLM parts' counters (calls, parse failures, fallbacks) by who keeps them."""
     return {**counters, **{who: dict(part.stats) for who, part in
                            [("extractor", parts.get("attitude_extractor")), ("mi_judge", parts.get("mi_judge")),
-                            ("parties", team)] if isinstance(getattr(part, "stats", None), dict)}}
+                            ("agreement", parts.get("agreement")), ("parties", team)] if isinstance(getattr(part, "stats", None), dict)}}
 
 
 def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any] | None = None,

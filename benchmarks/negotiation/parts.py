@@ -50,6 +50,14 @@ def llm_party_factory(backend: Any, fallback: str = "raise", strategy: str = "re
     return lambda scenario: LLMParty(backend, scenario, fallback=fallback, strategy=strategy)
 
 
+def llm_agreement_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
+    """Builds the LLM agreement judge (:class:`~policies.negotiation.llm.LLMAgreementJudge`: five 1-5
+    dimensions per pair and topic, the release's consensus scoring) on ``backend``, one per scenario."""
+    from policies.negotiation.llm import LLMAgreementJudge
+
+    return lambda scenario: LLMAgreementJudge(backend, fallback=fallback)
+
+
 def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
     """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
     from policies.negotiation.llm import LLMMIJudge
@@ -75,6 +83,8 @@ class Parts:
     judge_factory: Any = None
     party_factory: Any = None  # LLM parties in every party seat (None: the env's scripted parties)
     budget: str = "paper"  # "release": the release loop's 4 x parties x topics turns
+    agreement: str = "structural"  # "llm": the LLM agreement judge scores every pair (the env's agreement=)
+    agreement_factory: Any = None
 
     def __call__(self, scenario: Scenario) -> dict[str, Any]:
         from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
@@ -86,6 +96,8 @@ class Parts:
             out["extract_from"] = "all"
         if self.mi_judge == "llm":
             out["mi_judge"] = self.judge_factory(scenario)
+        if self.agreement == "llm":
+            out["agreement"] = self.agreement_factory(scenario)
         if self.party_factory is not None:
             out["party_seats"] = "all"
         if self.budget == "release":
@@ -154,5 +166,6 @@ def format_movement(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "format_movement", "llm_extractor_factory", "llm_judge_factory",
+__all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "format_movement", "llm_agreement_factory",
+           "llm_extractor_factory", "llm_judge_factory",
            "llm_mediator_factory", "llm_party_factory", "movement", "release_budget"]

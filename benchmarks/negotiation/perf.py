@@ -2,7 +2,7 @@
 
 ::
 
-    python -m benchmarks.negotiation.perf --against <commit> [--cases DIR] [--episodes 1] [--repeats 3] \\
+    python -m benchmarks.negotiation.perf --against <commit> [--cases DIR] [--episodes 5] [--repeats 3] \\
         [--policy none,generic,social] [--mode easy,medium,hard]
 
 Checks the earlier commit out into a temporary git worktree, then runs the same command line
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--against", required=True, help="the reference commit")
     parser.add_argument("--cases", default=None, help="folder of the six ProMediate case files (default: downloaded)")
-    parser.add_argument("--episodes", type=int, default=1)
+    parser.add_argument("--episodes", type=int, default=5, help="runs per case and cell (the benchmark's default 5)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--policy", default="none,generic,social")
     parser.add_argument("--mode", default="easy,medium,hard")

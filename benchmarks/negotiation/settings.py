@@ -21,6 +21,7 @@ ATTITUDES = ("stated", "keyword", "llm")
 MI_JUDGES = ("rule-based", "llm")
 PARTIES = ("scripted", "llm", "llm-inner-thoughts")
 BUDGETS = ("paper", "release")
+AGREEMENTS = ("structural", "llm")
 
 
 def default_budget(parties: str, budget: str | None = None) -> str:
@@ -47,16 +48,18 @@ class NegotiationLLM:
     extractor: Callable[[Any], Any] | None = None
     judge: Callable[[Any], Any] | None = None
     party: Callable[[Any], Any] | None = None
+    agreement: Callable[[Any], Any] | None = None
 
     @classmethod
     def on(cls, backend: Any, ident: Mapping[str, Any], fallback: str, parties: str) -> "NegotiationLLM":
         """Every LLM part on ``backend`` (LLM parties think as ``parties`` says)."""
-        from benchmarks.negotiation.parts import (llm_extractor_factory, llm_judge_factory, llm_mediator_factory,
-                                                  llm_party_factory)
+        from benchmarks.negotiation.parts import (llm_agreement_factory, llm_extractor_factory, llm_judge_factory,
+                                                  llm_mediator_factory, llm_party_factory)
 
         return cls(dict(ident), llm_mediator_factory(backend, fallback), llm_extractor_factory(backend, fallback),
                    llm_judge_factory(backend, fallback),
-                   llm_party_factory(backend, fallback, "inner_thoughts" if parties == "llm-inner-thoughts" else "release"))
+                   llm_party_factory(backend, fallback, "inner_thoughts" if parties == "llm-inner-thoughts" else "release"),
+                   llm_agreement_factory(backend, fallback))
 
 
 def _choice(value: str, choices: tuple[str, ...], what: str) -> None:
@@ -80,6 +83,8 @@ class NegotiationRun:
         budget: turns per episode, ``paper`` or ``release`` (None: the default for ``parties``).
         attitudes: where consensus tracking takes the attitudes from: ``stated``, ``keyword``, ``llm``.
         mi_judge: who scores interventions: ``rule-based`` or ``llm``.
+        agreement: who scores each pair's agreement on a topic: ``structural`` (the formula of
+            :mod:`tom_envs.negotiation.consensus`) or ``llm`` (:class:`~policies.negotiation.llm.LLMAgreementJudge`).
         llm: the LLM parts (:class:`NegotiationLLM`).
         lockstep: > 1 plays up to that many episodes of a scenario together when an LLM mediator
             sits with scripted parties (:func:`benchmarks.runner.play_aec_lockstep`).
@@ -100,6 +105,7 @@ class NegotiationRun:
     llm: NegotiationLLM = field(default_factory=NegotiationLLM)
     lockstep: int = 1
     progress: bool | None = False
+    agreement: str = "structural"
 
     def __post_init__(self) -> None:
         for name in ("levels", "mediators", "scenarios"):
@@ -110,6 +116,7 @@ class NegotiationRun:
         _choice(self.parties, PARTIES, "parties")
         _choice(self.turn_budget, BUDGETS, "budget")
         _choice(self.metrics, METRICS, "metrics")
+        _choice(self.agreement, AGREEMENTS, "agreement")
         unknown = [level for level in self.levels if level not in DIFFICULTY_MODES]
         if unknown:
             raise NegotiationConfigError(f"unknown difficulty levels {unknown}; choose from {', '.join(DIFFICULTY_MODES)}")
@@ -128,17 +135,20 @@ class NegotiationRun:
             raise NegotiationConfigError("attitudes 'llm' needs an LLM backend (--backend/--model)")
         if self.mi_judge == "llm" and self.llm.judge is None:
             raise NegotiationConfigError("MI judge 'llm' needs an LLM backend (--backend/--model)")
+        if self.agreement == "llm" and self.llm.agreement is None:
+            raise NegotiationConfigError("agreement 'llm' needs an LLM backend (--backend/--model)")
         if self.parties != "scripted" and self.llm.party is None:
             raise NegotiationConfigError(f"parties {self.parties!r} need an LLM backend (--backend/--model)")
 
     def parts(self) -> Parts:
         """The env's attitude source, MI judge, party seats and turn budget, per scenario."""
         return Parts(self.attitudes, self.mi_judge, self.llm.extractor, self.llm.judge,
-                     self.llm.party if self.parties != "scripted" else None, self.turn_budget)
+                     self.llm.party if self.parties != "scripted" else None, self.turn_budget, self.agreement,
+                     self.llm.agreement)
 
     def keys(self) -> list[tuple[str, int]]:
         """Every (scenario, seed) episode of a cell, scenario by scenario."""
         return [(name, s) for name in self.scenarios for s in range(self.seed, self.seed + self.runs)]
 
 
-__all__ = ["ATTITUDES", "BUDGETS", "MI_JUDGES", "NegotiationLLM", "NegotiationRun", "PARTIES", "default_budget"]
+__all__ = ["AGREEMENTS", "ATTITUDES", "BUDGETS", "MI_JUDGES", "NegotiationLLM", "NegotiationRun", "PARTIES", "default_budget"]

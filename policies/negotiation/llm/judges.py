@@ -110,6 +110,12 @@ class LLMAgreementJudge(UsesCaller):
         self.cache: dict[PairKey, float] = {}
         self.scores: dict[PairKey, dict[str, int] | None] = {}
 
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed and forget the cached ratings (an episode's scores never depend on the episodes before it)."""
+        super().reset(seed)
+        self.cache.clear()
+        self.scores.clear()
+
     def _key(self, i: int, j: int, k: int, s_i: int, s_j: int) -> PairKey:
         return (i, j, k, s_i, s_j) if i <= j else (j, i, k, s_j, s_i)
 
