@@ -264,3 +264,13 @@ def test_a_component_that_only_fell_back_is_flagged_in_the_table():
     assert row["llm_fallbacks_by"]["parties"] == {"decisions": 40, "fallbacks": 40} and row["llm_all_random"] == ["parties"]
     text = format_table([row])
     assert "(mediator, extractor, judge, parties)" in text and "WARNING: every decision was a random fallback" in text
+
+
+def test_the_llm_agreement_judge_needs_a_backend():
+    from benchmarks.negotiation.benchmark import NegotiationRun
+    from tom_envs.negotiation.errors import NegotiationConfigError
+
+    with pytest.raises(NegotiationConfigError, match="agreement 'llm' needs an LLM backend"):
+        NegotiationRun(agreement="llm").needs_llm()
+    with pytest.raises(NegotiationConfigError, match="unknown agreement"):
+        NegotiationRun(agreement="gpt")

@@ -25,7 +25,6 @@ Definitions (the episode summary's keys; ``docs/negotiation.md`` lists them):
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
@@ -100,9 +99,4 @@ class OutcomeScorer:
                 "pareto_efficient": pareto}
 
 
-def all_packages(sizes: list[int]) -> list[tuple[int, ...]]:
-    """Every package (one option index per topic), in the order of :meth:`OutcomeScorer.packages`."""
-    return list(itertools.product(*[range(s) for s in sizes]))
-
-
-__all__ = ["OUTCOME_KEYS", "OutcomeScorer", "all_packages"]
+__all__ = ["OUTCOME_KEYS", "OutcomeScorer"]
