@@ -123,3 +123,12 @@ def test_every_row_of_001_s_tables_5_and_6_is_data_and_printed(capsys):
         assert f"\n{name} " in out
     assert "001 Table 6" in out and "001 Figure 3, desire_ee" in out
     assert len(re.findall(r"^GPT-4o +\d", out, flags=re.M)) == 2  # its Table 5 and its Table 6 row
+
+
+def test_every_table_shows_the_floor_and_it_equals_the_played_policy(capsys):
+    assert cg_bench.run(_args(cg_bench, "--policy", "question-only", "--format", "json")) == 0
+    played = {r["order"]: r for r in json.loads(capsys.readouterr().out)}
+    assert cg_bench.run(_args(cg_bench, "--policy", "random")) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("question-only floor")]
+    figures = " / ".join(f"{played[o]['accuracy']:.1f}" for o in ("all", 1, 2, 3))
+    assert f": {figures} %" in line and f"n = {played['all']['n']}" in line

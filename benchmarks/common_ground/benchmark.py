@@ -82,7 +82,7 @@ from policies.common_ground.scripted import (PriorRandomPolicy, QuestionOnlyPoli
                                              predicted_beliefs)
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
 from tom_envs.common_ground.env import CONTEXT_MODES, load_split
-from tom_envs.common_ground.metrics import by_labels, question_key, summarise
+from tom_envs.common_ground.metrics import accuracy_rows, by_labels, question_key, summarise
 from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
 
@@ -168,9 +168,31 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.format == "json":
         print(json.dumps([row for result in results for row in result["rows"]], indent=2))
-    else:
-        print(format_table(results, by_label=getattr(args, "by_labels", False)))
+        return 0
+    table = format_table(results, by_label=getattr(args, "by_labels", False))
+    if "question-only" not in names:
+        try:
+            table += "\n" + floor_line(args)
+        except TomEnvsError as exc:  # e.g. no training split to fit it on: say so, the table stands
+            table += f"\nquestion-only floor: not computed ({exc})"
+    print(table)
     return 0
+
+
+def floor_line(args: argparse.Namespace) -> str:
+    """The question-only floor of ``--split`` as one line of the text table (every table shows it): its
+    answers depend on the question's certainty alone, so it is scored straight from the split's rows (the
+    same numbers as ``--policy question-only``)."""
+    policy = _question_only(args)
+    rows = [r for rs in load_split(args.data_dir, args.split, args.from_corpus, args.annotator,
+                                   allow_partial=_partial(args)).values() for r in rs]
+    records = [{"order": r.order, "answer": int(r.answer == "Yes"),
+                "correct": policy.answers[r.belief_Q] == int(r.answer == "Yes")} for r in rows]
+    by_order = {row["order"]: row for row in accuracy_rows(records)}
+    return ("question-only floor (each certainty's majority answer on the training split; --policy question-only): "
+            + " / ".join(f"{_pct(by_order[o]['accuracy'])}" for o in ("all", 1, 2, 3))
+            + f" % (total / first / second / third), F1 macro {_pct(by_order['all']['f1_macro'])}, "
+              f"n = {by_order['all']['n']}")
 
 
 def policy_names(text: str) -> list[str]:
