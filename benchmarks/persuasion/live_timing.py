@@ -1,8 +1,8 @@
 """How long live persuasion v2 takes to reset, per family (issue 27's "T = 8 resets in under 10 s").
 
 A reset of ``tom/Persuasion-v2`` computes the family's references and the Bayes persuader's vectors
-once per (family, horizon) (:mod:`tom_envs.persuasion.planning_v2`); this measures that first reset,
-with the caches emptied before each family, and, as a reference measured in the same run, v1's exact
+once per (family, horizon) (:mod:`tom_envs.persuasion.planning_v2`); this measures making the env and its first
+reset, with the caches emptied before each family, and, as a reference measured in the same run, v1's exact
 planning at T = 4 for the same family (``--no-v1`` skips it)::
 
     python -m benchmarks.persuasion.live_timing --horizons 4,8,10
@@ -16,15 +16,16 @@ import time
 
 
 def reset_seconds(env_id: str, family: str, horizon: int) -> float:
-    """Wall-clock seconds of the first reset of ``env_id`` in ``family`` at ``horizon`` (caches emptied)."""
+    """Wall-clock seconds to make ``env_id`` for ``family`` at ``horizon`` and reset it once (caches emptied:
+    the model's compilation and all planning included)."""
     import tom_envs
     from tom_envs.persuasion import mind, mind_v2, planning, planning_v2
 
     for store in (mind._MODELS, mind_v2._MODELS, planning._PLANNERS, planning._TABLES, planning._REFS,
                   planning_v2._PLANNERS, planning_v2._REFS):
         store.clear()
-    env = tom_envs.make(env_id, families=family, horizon=horizon).unwrapped
     start = time.perf_counter()
+    env = tom_envs.make(env_id, families=family, horizon=horizon).unwrapped
     env.reset(seed=0)
     return time.perf_counter() - start
 
