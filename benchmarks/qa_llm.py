@@ -106,7 +106,7 @@ def add_qa_llm_options(parser: argparse.ArgumentParser) -> None:
     own options (``--qa-mode``, ``--scoring``, ``--max-tokens``)."""
     llm = add_llm_options(parser, title="LLM answerer (--policy llm)", lockstep=DEFAULT_LOCKSTEP,
                           only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples",
-                                "lockstep", "scoring_path", "engine_arg"),
+                                "lockstep", "scoring_path", "engine_arg", "timeout", "max_retries", "retry_budget"),
                           lockstep_help="episodes answered at once (one backend call per question position)")
     llm.add_argument("--qa-mode", choices=QA_MODES, default="zero_shot",
                      help="zero_shot: answer at once; cot: think step by step, then 'The answer is X'")
