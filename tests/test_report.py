@@ -49,8 +49,8 @@ def _tom_envs(*argv: str) -> str:
 SCRIPTED_QA_AND_LIVE = (
     ["common-ground", "--policy", "random,oracle-beliefs,predicted-beliefs", "--episodes", "2"],
     ["persuasion", "--env", "qa", "--policy", "random,always-first", "--repetitions", "2"],
-    ["persuasion", "--env", "live", "--policy", "random,open-loop,bayes,oracle", "--episodes", "3", "--horizon", "3",
-     "--families", "health,charity"],
+    ["persuasion", "--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "random,open-loop,bayes,oracle",
+     "--episodes", "3", "--horizon", "3", "--families", "health,charity"],
 )
 
 
@@ -75,8 +75,8 @@ def _runs(res: Path, data: Path) -> dict[str, str]:
             ["common-ground", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring", "--data-dir", str(data)],
             ["persuasion", "--env", "qa", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring",
              "--repetitions", "2"],
-            ["persuasion", "--env", "live", "--policy", "llm", *llm, "--fallback", "random", "--max-resamples", "0",
-             "--episodes", "2", "--horizon", "3", "--families", "health"],
+            ["persuasion", "--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "llm", *llm, "--fallback",
+             "random", "--max-resamples", "0", "--episodes", "2", "--horizon", "3", "--families", "health"],
         ):
             _tom_envs(*argv, "--out", str(res), "--format", "json")
     finally:
@@ -251,7 +251,7 @@ def test_matrix_table_equals_the_results_files(built):
 
 def test_negotiation_table_equals_the_results_files(built):
     root, out, _, _, _ = built
-    rows = _table(_page(out), "Negotiation")
+    rows = _table(_page(out), "Negotiation: 002 Table 1")
     for path in sorted((root / "res" / "negotiation").glob("*.jsonl")):
         recs = _records(path)
         eps = [r["episode"] for r in recs]
@@ -430,7 +430,7 @@ def test_live_persuasion_rows_equal_the_results_files(built):
             assert _value(mine[f"exact: {name}"]["success %"]) == pytest.approx(100 * exact[k], abs=EXACT)
             assert _value(mine[f"exact: {name}"]["fair regret"]) == pytest.approx(exact["bayes"] - exact[k], abs=EXACT)
             assert stored[k] == exact[k]
-    table = _table(page, "Live persuasion: exact references")
+    table = _table(page, "Live persuasion: references per scenario family")
     assert {r["family"]["text"] for r in table} == {"charity", "health"} and all(r["ref"] for r in table)
     html = (out / "index.html").read_text(encoding="utf-8")
     assert "Not drawn (no state predictions): llm (scripted)." in html  # the llm persuader predicts nothing
@@ -491,7 +491,7 @@ def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_
         assert "being written by process" in html and "1 line(s) skipped" in html
         assert build_report(res, out)["rebuilt"] == ["negotiation"]  # redone while the writer holds the lock
     assert path.read_bytes() == partial  # the report changed nothing
-    rows = [r for r in _table(_page(out), "Negotiation") if not r["ref"] and r["mediator"]["text"] == "social"]
+    rows = [r for r in _table(_page(out), "Negotiation: 002 Table 1") if not r["ref"] and r["mediator"]["text"] == "social"]
     assert len(rows) == 1
     assert rows[0]["episodes"]["text"] == "2"  # only complete lines count
 

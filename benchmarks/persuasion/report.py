@@ -32,7 +32,8 @@ from tom_envs.stats import mean_ci95
 PERSUASION_TOP = {"version", "dialogue", "repetition", "seed", "answers", "llm_stats", "code", "policy", "protocol",
                   "family", "horizon", "regret_against", "episode", "references"}
 LIVE_EPISODE = {"family", "persona", "success", "turns", "regret", "oracle_regret", "bayes_success", "oracle_success",
-                "open_loop_success", "heard", "desire_accuracy", "belief_accuracy", "intention_accuracy"}
+                "open_loop_success", "heard", "desire_accuracy", "belief_accuracy", "intention_accuracy", "left",
+                "bayes_upper"}
 
 
 def _answers(recs: Sequence[dict]) -> list[list[Any]]:
@@ -202,12 +203,28 @@ def _live_stats(recs: Sequence[dict]) -> dict[str, Any]:
     return out
 
 
+def _group(group: tuple[str, Any]) -> str:
+    """A run group's name: its env id (without the namespace) and horizon, ``Persuasion-v2, H=4``."""
+    env, h = group
+    return f"{env.removeprefix('tom/')}, H={'-' if h is None else h}"
+
+
+def _reference_name(ref: dict, key: str, name: str) -> str:
+    """How a reference row is named: ``exact: ...``, or, where the env gives a bound (v2 past small
+    horizons), ``lower bound: ... (upper U %)``."""
+    upper = ref.get(f"{key}_upper")
+    exact = ref.get(f"{key}_exact", upper is None or upper == ref.get(key))
+    if exact:
+        return f"exact: {name}"
+    return f"lower bound: {name} (upper {100.0 * float(upper):.1f} %)"
+
+
 def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
                      written: list[str]) -> tuple[list[Block], list[dict]]:
     """The live persuasion env's subsection: exact references per family, success / regret / literal ToM per
     persuader and family, and the literal-vs-functional plane (one panel per horizon, all families, for the
     overview; one per family in the section's figure)."""
-    blocks: list[Block] = [{"kind": "h3", "text": "Live persuasion (v1): success, regret and literal ToM"}]
+    blocks: list[Block] = [{"kind": "h3", "text": "Live persuasion: success, regret and literal ToM"}]
     runs = []
     for f in files:
         recs = [r for r in f.records if _is_live(r)]
@@ -215,9 +232,10 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
         policy = str(recs[0].get("policy") or cfg.get("policy", "?"))
         model = cfg.get("model")
         reader = as_dict(cfg.get("reader"))
+        env = str(cfg.get("env") or "tom/Persuasion-v1")  # runs before v2 stored no env: they played v1
         for h in sorted({r.get("horizon") for r in recs}, key=str):
             mine = [r for r in recs if r.get("horizon") == h]
-            runs.append({"file": f, "policy": policy, "model": model, "horizon": h, "records": mine,
+            runs.append({"file": f, "policy": policy, "model": model, "horizon": (env, h), "records": mine,
                          "kind": "LLM" if model or policy == "llm" else "scripted",
                          "reader": str(reader.get("kind", "not stored")) + (f" ({reader['model']})"
                                                                           if reader.get("model") else ""),
@@ -236,19 +254,22 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
         "whose regret is against the state-knowing oracle (column 'regret vs'); fair regret: against the "
         "Bayes-optimal fair persuader for every row. Literal ToM per state: the share of the persuader's desire, "
         "belief and intention predictions that were right (the ToM recorder's scores); literal ToM % is their "
-        "mean per episode. The exact references (yellow, italic) are the family's exact success probabilities "
-        "of the best open-loop plan, the Bayes-optimal fair persuader and the oracle, computed by planning, "
-        "not sampled; the regret columns of those rows are their fair regret (Bayes-optimal fair minus them).")})
+        "mean per episode. The references (yellow, italic) are the family's success probabilities of the best "
+        "open-loop plan, the Bayes-optimal fair persuader and the oracle, computed by planning, not sampled: exact "
+        "where the row says so, else a lower bound with its upper bound in the name (tom/Persuasion-v2 past small "
+        "horizons); the regret columns of those rows are their fair regret (Bayes-optimal fair minus them).")})
     ref_rows = []
     for (h, fam_name), ref in sorted(refs.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
-        ref_rows.append({"ref": True, "cells": [fam_name, "-" if h is None else str(h)] + [
+        ref_rows.append({"ref": True, "cells": [fam_name, _group(h)] + [
             num(pct(ref.get(k)), digits=1) for k in ("random", "open_loop", "bayes", "oracle",
                                                       "value_of_tracking", "value_of_information")]})
-    blocks.append({"kind": "table", "caption": "Live persuasion: exact references per scenario family",
-                   "columns": ["family", "horizon", "random %", "best open-loop %", "Bayes-optimal fair %",
+    blocks.append({"kind": "table", "caption": "Live persuasion: references per scenario family (exact, or lower "
+                                               "bounds where the env gives bounds)",
+                   "columns": ["family", "env, horizon", "random %", "best open-loop %", "Bayes-optimal fair %",
                                "oracle %", "value of tracking", "value of information"], "rows": ref_rows})
     rows = []
-    order = {p: i for i, p in enumerate(("random", "open-loop", "tracking", "bayes", "oracle"))}
+    order = {p: i for i, p in enumerate(("random", "echo", "echo-memory", "open-loop", "tracking", "bayes", "bayes-plain",
+                                         "bayes-stuffed", "bayes-insult", "bayes-keywords", "oracle"))}
     runs.sort(key=lambda r: (str(r["horizon"]), order.get(r["policy"], 9), r["policy"], str(r["model"])))
     for h in dict.fromkeys(r["horizon"] for r in runs):
         fams = sorted({fm for r in runs if r["horizon"] == h for fm in r["families"]})
@@ -261,7 +282,7 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
                 fb = "-" if st["decisions"] is None else f"{st['fallbacks'] or 0}/{st['decisions']}"
                 rows.append({"cells": [
                     run["policy"] + (f" ({run['model']})" if run["model"] else ""), run["kind"], fam_name,
-                    "-" if h is None else str(h), str(st["episodes"]), num(*st["success"], digits=1),
+                    _group(h), str(st["episodes"]), num(*st["success"], digits=1),
                     num(*st["regret"], digits=3), st["against"], num(*st["fair_regret"], digits=3),
                     *[num(*st[t], digits=1) for t in LIVE_TARGETS], num(*st["literal"], digits=1), fb]})
             if fam_name == "all":
@@ -272,11 +293,11 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
                     continue
                 fair = None if ref.get("bayes") is None else float(ref["bayes"]) - float(ref[k])
                 rows.append({"ref": True, "cells": [
-                    f"exact: {name}", "reference", fam_name, "-" if h is None else str(h), "-",
+                    _reference_name(ref, k, name), "reference", fam_name, _group(h), "-",
                     num(pct(ref[k]), digits=1), "-", "-", num(fair, digits=3), "-", "-", "-", "-", "-"]})
     blocks.append({"kind": "table", "caption": "Live persuasion: success, regret and literal ToM per persuader "
                                                "and scenario family",
-                   "columns": ["persuader", "kind", "family", "horizon", "episodes", "success %", "regret",
+                   "columns": ["persuader", "kind", "family", "env, horizon", "episodes", "success %", "regret",
                                "regret vs", "fair regret", "desire ToM %", "belief ToM %", "intention ToM %",
                                "literal ToM %", "LLM fallbacks/decisions"], "rows": rows})
     readers = sorted({r["reader"] for r in runs})
@@ -306,7 +327,7 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
             fam_refs = [refs[(h, fm)] for fm in (fams if fam_name == "all" else [fam_name]) if (h, fm) in refs]
             lines = [{"label": f"exact {name}", "y": 100.0 * sum(float(r[k]) for r in fam_refs) / len(fam_refs)}
                      for k, name in LIVE_REFERENCES if fam_refs and all(r.get(k) is not None for r in fam_refs)]
-            panel = {"title": f"persuasion live, H={h}, " + ("all families" if fam_name == "all" else fam_name),
+            panel = {"title": f"{_group(h)}, " + ("all families" if fam_name == "all" else fam_name),
                      "xlabel": "literal ToM: mean desire/belief/intention accuracy (%)", "xlim": (0, 100),
                      "ylabel": "functional: success (%)", "ylim": (0, 100), "points": points, "hlines": lines,
                      "skipped": skipped}
