@@ -224,35 +224,57 @@ class PersuasionMindEnv(gym.Env):
             utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
             declared = None
         else:
-            strategy = check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
+            strategy = self._read_line(utterance)
         st = self.model.state(self.state_index)
         self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
         regret = self.planner.gap(self.posterior, self.turn, strategy)
         self._regrets.append(regret)
         self._oracle_regrets.append(self.oracle.gap(self.turn, self.state_index, strategy))
-        self._heard.append(HEARD[strategy])
+        self._heard.append(self.HEARD_NAMES[strategy])
         agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
         self.turn += 1
         self.heard_last = strategy
         self.transcript.append(f"{self.names['persuader']} says: {utterance}")
-        if agreed:
-            self.agreed = True
-            text = agree_line(self.scenario.goal, rng)
-        else:
-            self.state_index = int(s2)  # type: ignore[arg-type]
-            self.tone, self.topic = obs_parts(int(reply))  # type: ignore[arg-type]
-            if self.turn < self.horizon:
-                self.posterior = self.model.update(self.posterior, strategy, int(reply))  # type: ignore[arg-type]
-            text = reply_line(self.tone, self.topic, rng)
+        text = self._persuadee_turn(agreed, s2, reply, strategy, rng)
         self.transcript.append(f"{self.names['persuadee']} says: {text}")
-        self._done = agreed or self.turn >= self.horizon
-        info = {**self._info(), "utterance": utterance, "heard": HEARD[strategy],
-                "declared": None if declared is None else PRINCIPLES[declared], "reply": text, "success": agreed}
+        self._done = self._over(agreed)
+        info = {**self._info(), "utterance": utterance, "heard": self.HEARD_NAMES[strategy],
+                "declared": None if declared is None else PRINCIPLES[declared], "reply": text, "success": agreed,
+                **self._step_extra()}
         if self.expose_state:
             info["regret"] = regret
         if self._done:
             info["episode"] = self.episode_summary()
         return self._obs(), float(agreed), self._done, False, info
+
+    # ------------------------------------------------------------------ what a version changes (v2 overrides)
+    #: What the persuadee heard, by strategy index (``info["heard"]``).
+    HEARD_NAMES: tuple[str, ...] = HEARD
+
+    def _read_line(self, utterance: str) -> int:
+        """The strategy the reader hears in a written line."""
+        return check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
+
+    def _reply_text(self, rng: np.random.Generator) -> str:
+        return reply_line(self.tone, self.topic, rng)
+
+    def _persuadee_turn(self, agreed: bool, s2: Any, reply: Any, strategy: int, rng: np.random.Generator) -> str:
+        """The persuadee's answer to the line just heard (its state moves; the belief is updated); its text."""
+        if agreed:
+            self.agreed = True
+            return agree_line(self.scenario.goal, rng)
+        self.state_index = int(s2)
+        self.tone, self.topic = obs_parts(int(reply))
+        if self.turn < self.horizon:
+            self.posterior = self.model.update(self.posterior, strategy, int(reply))
+        return self._reply_text(rng)
+
+    def _over(self, agreed: bool) -> bool:
+        return agreed or self.turn >= self.horizon
+
+    def _step_extra(self) -> dict[str, Any]:
+        """Keys a version adds to each step's info."""
+        return {}
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -8,10 +8,9 @@ from typing import Any, Callable
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, ResetNeeded, UnsupportedRenderMode, require_bool
+from tom_envs.errors import EpisodeEnded, UnsupportedRenderMode, require_bool
 from tom_envs.persuasion.mind import TONES, TOPICS, obs_parts
-from tom_envs.persuasion.mind_env import PersuasionMindEnv, draw_episode, parse_utterance_action, resolve_families
-from tom_envs.persuasion.mind_text import agree_line, persuader_line
+from tom_envs.persuasion.mind_env import PersuasionMindEnv, draw_episode, resolve_families
 from tom_envs.persuasion.mind_text_v2 import leave_line, reply_line_v2
 from tom_envs.persuasion.mind_v2 import HEARD_V2, N_STRATEGIES_V2, model_v2_for
 from tom_envs.persuasion.planning import oracle_for
@@ -120,50 +119,30 @@ class PersuasionMindV2Env(PersuasionMindEnv):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if self._done:
+        if self._done and self._started:
             raise EpisodeEnded("the persuasion is over (agreement, walk-out or turn budget used); call env.reset().")
-        declared, utterance = parse_utterance_action(action)
-        rng = self.np_random
-        if utterance is None:
-            strategy = int(declared)  # type: ignore[arg-type]
-            utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
-            declared = None
-        else:
-            strategy = check_reading_v2(self.reader.read(utterance, self.scenario.goal), self.reader)
-        st = self.model.state(self.state_index)
-        self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
-        regret = self.planner.gap(self.posterior, self.turn, strategy)
-        self._regrets.append(regret)
-        self._oracle_regrets.append(self.oracle.gap(self.turn, self.state_index, strategy))
-        self._heard.append(HEARD_V2[strategy])
-        agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
-        self.turn += 1
-        self.heard_last = strategy
-        self.transcript.append(f"{self.names['persuader']} says: {utterance}")
-        if agreed:
-            self.agreed = True
-            text = agree_line(self.scenario.goal, rng)
-        elif s2 is None:
+        return super().step(action)
+
+    # ------------------------------------------------------------------ what v2 changes in a step
+    HEARD_NAMES = HEARD_V2
+
+    def _read_line(self, utterance: str) -> int:
+        return check_reading_v2(self.reader.read(utterance, self.scenario.goal), self.reader)
+
+    def _reply_text(self, rng: np.random.Generator) -> str:
+        return reply_line_v2(self.tone, self.topic, rng)
+
+    def _persuadee_turn(self, agreed: bool, s2: Any, reply: Any, strategy: int, rng: np.random.Generator) -> str:
+        if not agreed and s2 is None:  # the persuadee walks out
             self.left = True
-            text = leave_line(rng)
-        else:
-            self.state_index = int(s2)
-            self.tone, self.topic = obs_parts(int(reply))  # type: ignore[arg-type]
-            if self.turn < self.horizon:
-                self.posterior = self.model.update(self.posterior, strategy, int(reply))  # type: ignore[arg-type]
-            text = reply_line_v2(self.tone, self.topic, rng)
-        self.transcript.append(f"{self.names['persuadee']} says: {text}")
-        self._done = agreed or self.left or self.turn >= self.horizon
-        info = {**self._info(), "utterance": utterance, "heard": HEARD_V2[strategy],
-                "declared": None if declared is None else PRINCIPLES[declared], "reply": text, "success": agreed,
-                "left": self.left}
-        if self.expose_state:
-            info["regret"] = regret
-        if self._done:
-            info["episode"] = self.episode_summary()
-        return self._obs(), float(agreed), self._done, False, info
+            return leave_line(rng)
+        return super()._persuadee_turn(agreed, s2, reply, strategy, rng)
+
+    def _over(self, agreed: bool) -> bool:
+        return agreed or self.left or self.turn >= self.horizon
+
+    def _step_extra(self) -> dict[str, Any]:
+        return {"left": self.left}
 
     def text(self) -> str:
         out = super().text()
