@@ -14,7 +14,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from tom_envs.persuasion import QTYPES
 from tom_envs.stats import mean_ci95
@@ -64,11 +64,7 @@ def accuracy_table(repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str
     """
     reps = [list(r) for r in repetitions]
     rows = []
-    for qtype in qtypes:
-        per_rep = [[a for a in rep if a.qtype == qtype] for rep in reps]
-        per_rep = [answers for answers in per_rep if answers]
-        if not per_rep:
-            continue
+    for qtype, per_rep in _by_type(reps, qtypes):
         values = [100.0 * sum(a.correct for a in answers) / len(answers) for answers in per_rep]
         acc, ci = mean_ci95(values)
         first = per_rep[0]
@@ -76,6 +72,14 @@ def accuracy_table(repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str
                      "accuracy_sd": sample_sd(values),
                      "chance": 100.0 * sum(1.0 / a.n_choices for a in first) / len(first)})
     return rows
+
+
+def _by_type(reps: Sequence[list[Answer]], qtypes: Sequence[str]) -> Iterator[tuple[str, list[list[Answer]]]]:
+    """Per question type with answers: the type and its answers in each repetition that has any."""
+    for qtype in qtypes:
+        per_rep = [answers for answers in ([a for a in rep if a.qtype == qtype] for rep in reps) if answers]
+        if per_rep:
+            yield qtype, per_rep
 
 
 def stage_of(turn: int, turns: Sequence[int]) -> str:
@@ -97,11 +101,7 @@ def stage_table(repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str] =
     if any(a.turn is None for rep in reps for a in rep):
         raise ValueError("stage_table needs the turn of every answer (Answer.turn)")
     rows = []
-    for qtype in qtypes:
-        mine = [[a for a in rep if a.qtype == qtype] for rep in reps]
-        mine = [answers for answers in mine if answers]
-        if not mine:
-            continue
+    for qtype, mine in _by_type(reps, qtypes):
         turns: dict[str, set[int]] = defaultdict(set)
         for a in mine[0]:
             turns[a.dialogue].add(int(a.turn))  # type: ignore[arg-type]
