@@ -107,3 +107,22 @@ def test_recorder_reads_the_partner_from_the_env_not_from_info():
     assert hidden.start_record == shown.start_record == {"partner": "tit_for_tat", "optimal_return": 26.0}
     assert "tom" not in a[0] and "tom" not in b[0]
     assert a[-1]["tom"] == b[-1]["tom"] and a[-1]["tom"]["episode"]["regret"] == 6
+
+
+def test_a_second_prediction_in_one_step_is_a_named_error():
+    env = ToMRecorder(gym.make("tom/RPS-v0"))
+    env.reset(seed=0)
+    env.record_prediction(0)
+    with pytest.raises(TomEnvsError, match="already recorded"):
+        env.record_prediction(1)
+    env.record_prediction(None)  # withdrawn: a new one is fine
+    env.record_prediction(1)
+    env.step(0)
+    assert env.last_record["prediction"] == 1
+
+
+def test_an_episode_log_path_that_is_a_folder_is_a_named_error(tmp_path):
+    from wrappers import JSONLEpisodeLog
+
+    with pytest.raises(TomEnvsError, match="needs a file path"):
+        JSONLEpisodeLog(gym.make("tom/RPS-v0"), tmp_path)

@@ -11,6 +11,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from tom_envs.errors import TomEnvsError
+
 
 def to_jsonable(value: Any) -> Any:
     """A JSON-friendly copy of ``value``: numpy scalars/arrays become Python numbers/lists,
@@ -57,6 +59,9 @@ class JSONLEpisodeLog(gym.Wrapper):
     def __init__(self, env: gym.Env, path: "str | os.PathLike[str]") -> None:
         super().__init__(env)
         self.path = Path(path)
+        if self.path.is_dir():
+            raise TomEnvsError(f"JSONLEpisodeLog needs a file path, got the folder {str(self.path)!r} (e.g. "
+                               f"{str(self.path / 'episodes.jsonl')!r})")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._episode = -1
         self._record: dict[str, Any] | None = None

@@ -68,18 +68,29 @@ class ToMRecorder(gym.Wrapper):
         self.records: list[dict[str, Any]] = []
         self.last_record: dict[str, Any] | None = None
         self.start_record: dict[str, Any] = {}
+        self._predicted = False  # a prediction is recorded for the coming step
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         self.start_record = self.scorer.start()
         self.records, self.last_record = [], None
+        self._predicted = False
         return obs, info
 
     def record_prediction(self, prediction: Any) -> None:
-        """The agent's prediction for the coming step (None: no prediction)."""
+        """The agent's prediction for the coming step (None withdraws a recorded one).
+
+        Raises:
+            TomEnvsError: a second prediction for the same step (withdraw the first with None).
+        """
+        if prediction is not None and self._predicted:
+            raise TomEnvsError("a prediction for this step is already recorded; record one per step, or withdraw "
+                               "it first with record_prediction(None)")
         self.scorer.record_prediction(prediction)
+        self._predicted = prediction is not None
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
+        self._predicted = False
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.last_record = self.scorer.score(reward, action, info)
         self.records.append(self.last_record)
