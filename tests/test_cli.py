@@ -218,3 +218,8 @@ def test_a_horizon_past_the_bound_is_a_named_error_not_a_memory_error(tmp_path, 
                  "--out", str(tmp_path)]) == 2
     assert "horizon must be a whole number in 1..100,000" in capsys.readouterr().err
     assert not list(tmp_path.rglob("*.jsonl"))
+
+
+def test_rl_checks_its_test_partners_before_training(tmp_path, capsys):
+    assert main(["rl", "--test-partners", "nosuch", "--steps", "200000", "--out", str(tmp_path)]) == 2
+    assert "no partner named 'nosuch'" in capsys.readouterr().err and not (tmp_path / "rl").exists()

@@ -148,12 +148,13 @@ def run(training: Training, test_partners: Sequence[str], episodes: int, out: Pa
     _check_count("--episodes", episodes)
     game = training.check()
     algo, seed, horizon, train_partners = training.algo, training.seed, training.horizon, training.partners
-    model, key = train(training, out, log, progress)
     trained_on = set(resolve_partners(game, train_partners).names)
+    tests = {pop: set(resolve_partners(game, pop).names) for pop in test_partners}  # bad names fail before training
+    model, key = train(training, out, log, progress)
     seeds = list(range(seed, seed + episodes))
     rows = []
     for pop in test_partners:
-        held_out = not set(resolve_partners(game, pop).names) <= trained_on
+        held_out = not tests[pop] <= trained_on
         sb3_cell = Cell(game, pop, algo, horizon, {"model": key, "predictor": "count_model"})
         recs = run_cell(sb3_cell, seeds, out, progress, factory=lambda: SB3Policy(model, PartnerCountModel(game), name=algo))
         tab_cell = make_cell(game, pop, "tabular", horizon)
