@@ -49,9 +49,12 @@ def _argv(line: str) -> list[str]:
     return shlex.split(line)
 
 
+DOCS = sorted((README.parent / "docs").glob("*.md"))
+
+
 def test_readme_command_lines_are_pastable():
     """No ``[optional]`` parts, ``a|b`` alternatives or ``...`` in a command line: each one runs as pasted."""
-    for line in _command_lines(README.read_text(encoding="utf-8")):
+    for line in [line for doc in (README, *DOCS) for line in _command_lines(doc.read_text(encoding="utf-8"))]:
         code = line.split("  #")[0]
         assert not re.search(r"\[[^\]]*\]|(?<![:/])\|(?!\|)|(^|\s)\.\.\.(\s|$)", code), line
 
@@ -61,6 +64,7 @@ def test_readme_command_lines_parse():
 
     lines = _command_lines(README.read_text(encoding="utf-8"))
     assert len(lines) >= 15 and any(line.startswith("--version") for line in lines)
+    lines += [line for doc in DOCS for line in _command_lines(doc.read_text(encoding="utf-8"))]
     for line in lines:
         argv = _argv(line)
         try:
