@@ -188,13 +188,16 @@ class MindModel:
         opening: ``Z0[s, o]`` = P(opening reply o | s).
     """
 
+    #: How many strategies the kernel has (v1: the six principles and NOTHING).
+    n_strategies = N_STRATEGIES
+
     def __init__(self, family: Family) -> None:
         self.family = family
         self.n_personas = len(family.personas)
         self.n_states = self.n_personas * 2 * 2 * len(CONCERNS)
         S, C = self.n_states, len(CONCERNS)
-        K = np.zeros((N_STRATEGIES, S, S, N_OBS))
-        succ = np.zeros((N_STRATEGIES, S))
+        K = np.zeros((self.n_strategies, S, S, N_OBS))
+        succ = np.zeros((self.n_strategies, S))
         init = np.zeros(S)
         Z0 = np.zeros((S, N_OBS))
         for k, persona in enumerate(family.personas):
@@ -205,21 +208,34 @@ class MindModel:
                         s = self.index(MindState(k, d, b, c))
                         init[s] = (family.prior[k] * (persona.reluctance if d == NO else 1 - persona.reluctance)
                                    * (persona.wariness if b == WARY else 1 - persona.wariness) * pi[c])
-                        Z0[s] = self._reply(persona, landed=False, belief=b, concern=c)
-                        for a in range(N_STRATEGIES):
-                            for landed, b2, concern_dist, prob in _moves(persona, b, c, a):
+                        Z0[s] = self._reply(persona, False, b, c)
+                        for a in range(self.n_strategies):
+                            for step, b2, concern_dist, prob in self._moves(persona, d, b, c, a):
                                 if prob <= 0.0:
                                     continue
-                                if landed and d == CONSIDERING:
+                                if step > 0 and d == CONSIDERING:
                                     succ[a, s] += prob
                                     continue
-                                d2 = d + 1 if landed else d
+                                d2 = min(max(d + step, NO), CONSIDERING)
+                                prob *= self._stays(persona, a, step, b2)
                                 for c2 in np.flatnonzero(concern_dist):
                                     s2 = self.index(MindState(k, d2, b2, int(c2)))
-                                    K[a, s, s2] += prob * concern_dist[c2] * self._reply(persona, landed, b2, int(c2))
+                                    K[a, s, s2] += prob * concern_dist[c2] * self._reply(persona, step > 0, b2, int(c2))
         for arr in (K, succ, init, Z0):
             arr.flags.writeable = False
         self.kernel, self.success, self.initial, self.opening = K, succ, init, Z0
+
+    # ------------------------------------------------------------------ what a version changes (v2 overrides)
+    @staticmethod
+    def _moves(persona: MindPersona, d: int, b: int, c: int, a: int) -> list[tuple[int, int, np.ndarray, float]]:
+        """(desire step, next belief, next-concern distribution, probability) of strategy ``a`` at (d, b, c);
+        a step up from ``considering`` is agreement."""
+        return _moves(persona, b, c, a)
+
+    @staticmethod
+    def _stays(persona: MindPersona, a: int, step: int, b2: int) -> float:
+        """The probability that the persuadee stays in the conversation after such a move (v1: always)."""
+        return 1.0
 
     @staticmethod
     def _reply(persona: MindPersona, landed: bool, belief: int, concern: int) -> np.ndarray:
@@ -233,6 +249,12 @@ class MindModel:
         v = persona.voice[belief]
         topic[0], topic[1 + concern] = 1.0 - v, v
         return np.outer(tone, topic).ravel()
+
+    @staticmethod
+    def _pick(cum: np.ndarray, u: float) -> int | None:
+        """The outcome index of the uniform draw ``u`` in the cumulative row ``cum`` (v1: the last one past
+        the end, float rounding); None would be the persuadee walking away."""
+        return min(int(np.searchsorted(cum, u, side="right")), cum.size - 1)
 
     # ------------------------------------------------------------------ indexing
     def index(self, state: MindState) -> int:
@@ -289,15 +311,17 @@ class MindModel:
         return s, _draw(rng, self.opening[s])
 
     def sample_step(self, s: int, strategy: int, rng: np.random.Generator) -> tuple[bool, int | None, int | None]:
-        """(agreed, next state, reply) after ``strategy`` at state ``s``: one draw from ``rng``."""
+        """(agreed, next state, reply) after ``strategy`` at state ``s``: one draw from ``rng``; the persuadee
+        walked away when it did not agree and the next state is None (v2 only)."""
         p_yes = float(self.success[strategy, s])
         row = self._flat[strategy, s]
         u = rng.random()
         if u < p_yes:
             return True, None, None
         cum = p_yes + np.cumsum(row)
-        k = int(np.searchsorted(cum, u, side="right"))
-        k = min(k, row.size - 1)
+        k = self._pick(cum, u)
+        if k is None:
+            return False, None, None
         while row[k] == 0.0:  # float rounding at the very end of the row
             k -= 1
         s2, o = divmod(k, N_OBS)
@@ -343,12 +367,17 @@ def _draw(rng: np.random.Generator, p: np.ndarray) -> int:
 _MODELS: dict[str, MindModel] = {}
 
 
+def cached_model(store: dict, family: Family, build: type[MindModel]) -> MindModel:
+    """``store``'s compiled model of ``family``, built by ``build(family)`` on first use."""
+    key = repr((family.name, family.personas, family.weights))
+    if key not in store:
+        store[key] = build(family)
+    return store[key]
+
+
 def model_for(family: Family) -> MindModel:
     """The (cached) compiled model of ``family``."""
-    key = repr((family.name, family.personas, family.weights))
-    if key not in _MODELS:
-        _MODELS[key] = MindModel(family)
-    return _MODELS[key]
+    return cached_model(_MODELS, family, MindModel)
 
 
 def distribution(belief: np.ndarray, model: MindModel, target: str) -> np.ndarray:
@@ -357,5 +386,5 @@ def distribution(belief: np.ndarray, model: MindModel, target: str) -> np.ndarra
 
 
 __all__ = ["ANSWERS", "BELIEFS", "CONCERNS", "CONCERN_TEXT", "Family", "LIKING", "MIND_DESIRES", "MindModel",
-           "MindPersona", "MindState", "NOTHING", "N_OBS", "N_STRATEGIES", "TONES", "TOPICS", "distribution",
-           "model_for", "obs_index", "obs_parts"]
+           "MindPersona", "MindState", "NOTHING", "N_OBS", "N_STRATEGIES", "TONES", "TOPICS", "cached_model",
+           "distribution", "model_for", "obs_index", "obs_parts"]

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tom_envs.persuasion.mind import (ANSWERS, CONCERNS, CONSIDERING, HIT, LIKING, N_OBS, NO, NOTHING, OFF_TARGET, TONES,
-                                      TOPICS, TRUSTING, WARY, COLD, FLAT, WARM, Family, MindModel, MindPersona, MindState)
+from tom_envs.persuasion.mind import (ANSWERS, CONCERNS, HIT, LIKING, NOTHING, OFF_TARGET, TONES, TOPICS, TRUSTING, WARY,
+                                      COLD, CONSIDERING, FLAT, WARM, Family, MindModel, MindPersona, cached_model)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 STUFFED = NOTHING + 1  # a line naming several principles at once: a sales pitch
@@ -111,58 +111,31 @@ class MindModelV2(MindModel):
             if not isinstance(p, MindPersonaV2):
                 raise InvalidPersona(f"family {family.name!r}: v2 needs MindPersonaV2 personas (v2 traits), got "
                                      f"{type(p).__name__} {p.name!r}")
-        self.family = family
-        self.n_personas = len(family.personas)
-        self.n_states = self.n_personas * 2 * 2 * len(CONCERNS)
-        S, C = self.n_states, len(CONCERNS)
-        K = np.zeros((N_STRATEGIES_V2, S, S, N_OBS))
-        succ = np.zeros((N_STRATEGIES_V2, S))
-        init = np.zeros(S)
-        Z0 = np.zeros((S, N_OBS))
-        for k, persona in enumerate(family.personas):
-            pi = persona.concern_probs
-            for d in (NO, CONSIDERING):
-                for b in (TRUSTING, WARY):
-                    for c in range(C):
-                        s = self.index(MindState(k, d, b, c))
-                        init[s] = (family.prior[k] * (persona.reluctance if d == NO else 1 - persona.reluctance)
-                                   * (persona.wariness if b == WARY else 1 - persona.wariness) * pi[c])
-                        Z0[s] = reply_v2(persona, False, b, c)
-                        for a in range(N_STRATEGIES_V2):
-                            for step, b2, concern_dist, prob in moves_v2(persona, d, b, c, a):
-                                if prob <= 0.0:
-                                    continue
-                                if step > 0 and d == CONSIDERING:
-                                    succ[a, s] += prob
-                                    continue
-                                d2 = min(max(d + step, NO), CONSIDERING)
-                                if step <= 0 and b2 == WARY:  # a wary persuadee may walk away (failure)
-                                    prob *= 1.0 - min(1.0, persona.v2.leave * (2.0 if a == HOSTILE else 1.0))
-                                for c2 in np.flatnonzero(concern_dist):
-                                    s2 = self.index(MindState(k, d2, b2, int(c2)))
-                                    K[a, s, s2] += prob * concern_dist[c2] * reply_v2(persona, step > 0, b2, int(c2))
-        for arr in (K, succ, init, Z0):
-            arr.flags.writeable = False
-        self.kernel, self.success, self.initial, self.opening = K, succ, init, Z0
+        super().__init__(family)
 
-    def sample_step(self, s: int, strategy: int, rng: np.random.Generator) -> tuple[bool, int | None, int | None]:
-        """(agreed, next state, reply) after ``strategy`` at ``s`` (one draw from ``rng``); the persuadee
-        walked away when it did not agree and the next state is None."""
-        p_yes = float(self.success[strategy, s])
-        row = self._flat[strategy, s]
-        u = rng.random()
-        if u < p_yes:
-            return True, None, None
-        cum = p_yes + np.cumsum(row)
+    @staticmethod
+    def _moves(persona: MindPersona, d: int, b: int, c: int, a: int) -> list[tuple[int, int, np.ndarray, float]]:
+        return moves_v2(persona, d, b, c, a)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _stays(persona: MindPersona, a: int, step: int, b2: int) -> float:
+        """A wary persuadee may walk away after a line that did not land (failure)."""
+        if step <= 0 and b2 == WARY:
+            return 1.0 - min(1.0, persona.v2.leave * (2.0 if a == HOSTILE else 1.0))  # type: ignore[attr-defined]
+        return 1.0
+
+    @staticmethod
+    def _reply(persona: MindPersona, landed: bool, belief: int, concern: int) -> np.ndarray:
+        return reply_v2(persona, landed, belief, concern)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _pick(cum: np.ndarray, u: float) -> int | None:
+        """As v1, but a row that sums below 1 leaves the rest to walking away (None)."""
         if u >= cum[-1]:
             if cum[-1] < 1.0 - 1e-12:
-                return False, None, None  # walked away
+                return None  # walked away
             u = cum[-1] * (1.0 - 1e-15)  # float rounding at the very end of the row
-        k = int(np.searchsorted(cum, u, side="right"))
-        while row[k] == 0.0:
-            k -= 1
-        s2, o = divmod(k, N_OBS)
-        return False, int(s2), int(o)
+        return int(np.searchsorted(cum, u, side="right"))
 
 
 def reply_v2(persona: MindPersonaV2, landed: bool, belief: int, concern: int) -> np.ndarray:
@@ -222,10 +195,7 @@ _MODELS: dict[str, MindModelV2] = {}
 
 def model_v2_for(family: Family) -> MindModelV2:
     """The (cached) compiled v2 model of ``family``."""
-    key = repr((family.name, family.personas, family.weights))
-    if key not in _MODELS:
-        _MODELS[key] = MindModelV2(family)
-    return _MODELS[key]
+    return cached_model(_MODELS, family, MindModelV2)  # type: ignore[return-value]
 
 
 __all__ = ["HEARD_V2", "HOSTILE", "MindModelV2", "MindPersonaV2", "N_STRATEGIES_V2", "STUFFED", "V2Traits",
