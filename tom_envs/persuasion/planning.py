@@ -103,7 +103,49 @@ def open_loop(model: MindModel, horizon: int) -> tuple[float, tuple[int, ...]]:
     return float(best[0]), tuple(best[1])
 
 
-class BayesPlanner:
+class Planner:
+    """What a fair persuader's planner answers, given its ``q_values(belief, t)`` over every strategy (a
+    subclass computes them): the value, the best principle and the gap of a strategy at a belief.
+
+    Attributes:
+        model: the family's model.
+        horizon: the turn budget T.
+    """
+
+    model: MindModel
+    horizon: int
+
+    def q_values(self, belief: np.ndarray, t: int) -> np.ndarray:
+        """``Q(b, t, a)`` for every strategy (each planner computes its own)."""
+        raise NotImplementedError(f"{type(self).__name__} must define q_values(belief, t)")
+
+    def value(self, belief: np.ndarray, t: int) -> float:
+        """``V(b, t)``: the best success probability from turn ``t`` (0 at the budget)."""
+        if t >= self.horizon:
+            return 0.0
+        return float(self.q_values(belief, t)[:N_P].max())
+
+    def action(self, belief: np.ndarray, t: int) -> int:
+        """The best principle (lowest on ties)."""
+        return lowest_best(self.q_values(belief, t)[:N_P])
+
+    def gap(self, belief: np.ndarray, t: int, strategy: int) -> float:
+        """V - Q of ``strategy`` at this belief: the success probability it gives away."""
+        q = self.q_values(belief, t)
+        return float(q[:N_P].max() - q[strategy])
+
+    def initial_value(self) -> float:
+        """The value before the opening reply."""
+        return self.over_openings(lambda b: self.value(b, 0))
+
+    def over_openings(self, f: Any) -> float:
+        """``f(belief)`` averaged over the opening replies (the belief after each)."""
+        joint = self.model.initial[:, None] * self.model.opening
+        po = joint.sum(axis=0)
+        return float(sum(po[o] * f(joint[:, o] / po[o]) for o in np.flatnonzero(po > 1e-14)))
+
+
+class BayesPlanner(Planner):
     """The Bayes-optimal fair persuader's values: exact expectimax over beliefs (memoised).
 
     Args:
@@ -145,27 +187,6 @@ class BayesPlanner:
         q.flags.writeable = False
         self._memo[key] = q
         return q
-
-    def value(self, belief: np.ndarray, t: int) -> float:
-        """``V(b, t)``: the best success probability from turn ``t`` (0 at the budget)."""
-        if t >= self.horizon:
-            return 0.0
-        return float(self.q_values(belief, t)[:N_P].max())
-
-    def action(self, belief: np.ndarray, t: int) -> int:
-        """The Bayes-optimal principle (lowest on ties)."""
-        return lowest_best(self.q_values(belief, t)[:N_P])
-
-    def gap(self, belief: np.ndarray, t: int, strategy: int) -> float:
-        """V - Q of ``strategy`` at this belief: the success probability it gives away (>= 0)."""
-        q = self.q_values(belief, t)
-        return float(q[:N_P].max() - q[strategy])
-
-    def initial_value(self) -> float:
-        """The Bayes-optimal success probability before the opening reply."""
-        joint = self.model.initial[:, None] * self.model.opening
-        po = joint.sum(axis=0)
-        return float(sum(po[o] * self.value(joint[:, o] / po[o], 0) for o in np.flatnonzero(po > 1e-14)))
 
 
 @dataclass(frozen=True)
@@ -212,7 +233,7 @@ _TABLES: dict[tuple[int, int], OracleTable] = {}
 _REFS: dict[tuple[int, int], References] = {}
 
 
-def _cached(store: dict, model: MindModel, horizon: int, build: Any) -> Any:
+def cached(store: dict, model: MindModel, horizon: int, build: Any) -> Any:
     """``store``'s entry for (model, horizon), built by ``build(model, horizon)`` on first use."""
     key = (id(model), int(horizon))
     if key not in store:
@@ -222,17 +243,17 @@ def _cached(store: dict, model: MindModel, horizon: int, build: Any) -> Any:
 
 def oracle_for(model: MindModel, horizon: int) -> OracleTable:
     """The (cached) oracle table of a model and horizon."""
-    return _cached(_TABLES, model, horizon, oracle_table)
+    return cached(_TABLES, model, horizon, oracle_table)
 
 
 def planner_for(model: MindModel, horizon: int) -> BayesPlanner:
     """The (cached, memo shared) planner of a model and horizon."""
-    return _cached(_PLANNERS, model, horizon, BayesPlanner)
+    return cached(_PLANNERS, model, horizon, BayesPlanner)
 
 
 def references(model: MindModel, horizon: int) -> References:
     """Oracle, Bayes-optimal fair, best open-loop and random success probabilities (cached)."""
-    return _cached(_REFS, model, horizon, _references)
+    return cached(_REFS, model, horizon, _references)
 
 
 def _references(model: MindModel, horizon: int) -> References:

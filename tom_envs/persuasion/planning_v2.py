@@ -32,7 +32,8 @@ import numpy as np
 
 from tom_envs.errors import TomEnvsError
 from tom_envs.persuasion.mind import LIKING, N_OBS, WARY, MindModel
-from tom_envs.persuasion.planning import TIE_TOL, lowest_best, oracle_for, random_value
+from tom_envs.persuasion.planning import (Planner, References, TIE_TOL, cached, lowest_best, oracle_for,
+                                          random_value)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 N_P = len(PRINCIPLES)
@@ -56,7 +57,7 @@ def check_horizon_v2(horizon: Any) -> int:
     return int(horizon)
 
 
-class PointPlanner:
+class PointPlanner(Planner):
     """Point-based lower bound (and the persuader that achieves it) plus the informed upper bound.
 
     Args:
@@ -126,21 +127,10 @@ class PointPlanner:
         sc = (W.reshape(-1, S) @ belief).reshape(A, O, m)
         return self._succ @ belief + sc.max(axis=2).sum(axis=1)
 
-    def value(self, belief: np.ndarray, t: int) -> float:
-        if t >= self.horizon:
-            return 0.0
-        return float(self.q_values(belief, t)[:N_P].max())
-
-    def action(self, belief: np.ndarray, t: int) -> int:
-        return lowest_best(self.q_values(belief, t)[:N_P])
-
     def gap(self, belief: np.ndarray, t: int, strategy: int) -> float:
-        q = self.q_values(belief, t)
-        return float(max(q[:N_P].max() - q[strategy], 0.0))
-
-    def initial_value(self) -> float:
-        """The lower bound before the opening reply (the lookahead persuader achieves at least this)."""
-        return self._over_openings(lambda b: self.value(b, 0))
+        """V - Q of ``strategy`` on the lower bound, at least 0 (``initial_value`` is the lower bound before the
+        opening reply: the lookahead persuader achieves at least this)."""
+        return max(super().gap(belief, t, strategy), 0.0)
 
     # ------------------------------------------------------------------ upper bound
     def _informed_bound(self) -> list[np.ndarray]:
@@ -168,12 +158,7 @@ class PointPlanner:
         return best
 
     def initial_upper(self) -> float:
-        return self._over_openings(lambda b: self.upper(b, 0))
-
-    def _over_openings(self, f: Any) -> float:
-        joint = self.model.initial[:, None] * self.model.opening
-        po = joint.sum(axis=0)
-        return float(sum(po[o] * f(joint[:, o] / po[o]) for o in np.flatnonzero(po > 1e-14)))
+        return self.over_openings(lambda b: self.upper(b, 0))
 
     # ------------------------------------------------------------------ belief points
     def _collect(self, rng: np.random.Generator, alphas: list[np.ndarray] | None) -> list[np.ndarray]:
@@ -256,35 +241,22 @@ def open_loop_upper(model: MindModel, horizon: int) -> float:
 
 
 @dataclass(frozen=True)
-class ReferencesV2:
-    """v2's references of one family at one horizon (success probabilities; ``*_upper`` bound the best)."""
+class ReferencesV2(References):
+    """v2's references of one family at one horizon: v1's (:class:`~tom_envs.persuasion.planning.References`:
+    success probabilities, the gaps between them), ``bayes`` a lower bound and ``open_loop`` exact or a lower
+    bound, plus the upper bounds ``bayes_upper`` and ``open_loop_upper`` and whether ``open_loop`` is exact."""
 
-    family: str
-    horizon: int
-    oracle: float
-    bayes: float
     bayes_upper: float
-    open_loop: float
     open_loop_upper: float
     open_loop_exact: bool
-    plan: tuple[int, ...]
-    random: float
-
-    @property
-    def value_of_tracking(self) -> float:
-        return self.bayes - self.open_loop
-
-    @property
-    def value_of_information(self) -> float:
-        return self.oracle - self.bayes
 
     def as_dict(self) -> dict[str, Any]:
-        return {"family": self.family, "horizon": self.horizon, "oracle": self.oracle, "bayes": self.bayes,
-                "bayes_upper": self.bayes_upper, "bayes_error": self.bayes_upper - self.bayes,
-                "open_loop": self.open_loop, "open_loop_upper": self.open_loop_upper,
-                "open_loop_exact": self.open_loop_exact, "open_loop_plan": [PRINCIPLES[a] for a in self.plan],
-                "random": self.random, "value_of_tracking": self.value_of_tracking,
-                "value_of_information": self.value_of_information}
+        v1 = super().as_dict()
+        keys = ("family", "horizon", "oracle", "bayes", "bayes_upper", "bayes_error", "open_loop", "open_loop_upper",
+                "open_loop_exact", "open_loop_plan", "random", "value_of_tracking", "value_of_information")
+        more = {"bayes_upper": self.bayes_upper, "bayes_error": self.bayes_upper - self.bayes,
+                "open_loop_upper": self.open_loop_upper, "open_loop_exact": self.open_loop_exact}
+        return {k: more[k] if k in more else v1[k] for k in keys}
 
 
 _PLANNERS: dict[tuple[int, int], PointPlanner] = {}
@@ -293,25 +265,23 @@ _REFS: dict[tuple[int, int], ReferencesV2] = {}
 
 def point_planner_for(model: MindModel, horizon: int) -> PointPlanner:
     """The (cached) point-based planner of a model and horizon."""
-    key = (id(model), check_horizon_v2(horizon))
-    if key not in _PLANNERS:
-        _PLANNERS[key] = PointPlanner(model, horizon)
-    return _PLANNERS[key]
+    return cached(_PLANNERS, model, check_horizon_v2(horizon), PointPlanner)
 
 
 def references_v2(model: MindModel, horizon: int) -> ReferencesV2:
     """Oracle (exact), Bayes (bounds), best open-loop (exact or beam + bound), random (exact); cached."""
-    key = (id(model), check_horizon_v2(horizon))
-    if key not in _REFS:
-        planner = point_planner_for(model, horizon)
-        ol, plan, exact = open_loop_v2(model, horizon)
-        upper = planner.initial_upper()
-        _REFS[key] = ReferencesV2(model.family.name, int(horizon),
-                                  float(model.initial @ oracle_for(model, horizon).values[0]),
-                                  planner.initial_value(), upper, ol, ol if exact else min(open_loop_upper(model, horizon),
-                                                                                          upper),
-                                  exact, plan, random_value(model, horizon))
-    return _REFS[key]
+    return cached(_REFS, model, check_horizon_v2(horizon), _references_v2)
+
+
+def _references_v2(model: MindModel, horizon: int) -> ReferencesV2:
+    planner = point_planner_for(model, horizon)
+    ol, plan, exact = open_loop_v2(model, horizon)
+    upper = planner.initial_upper()
+    return ReferencesV2(family=model.family.name, horizon=int(horizon),
+                        oracle=float(model.initial @ oracle_for(model, horizon).values[0]),
+                        bayes=planner.initial_value(), bayes_upper=upper, open_loop=ol,
+                        open_loop_upper=ol if exact else min(open_loop_upper(model, horizon), upper),
+                        open_loop_exact=exact, plan=plan, random=random_value(model, horizon))
 
 
 __all__ = ["MAX_HORIZON", "PointPlanner", "ReferencesV2", "UnsupportedHorizon", "check_horizon_v2", "open_loop_upper",
