@@ -99,7 +99,46 @@ def parse_utterance_action(action: Any) -> tuple[int | None, str | None]:
     return int(action), text
 
 
-class PersuasionMindEnv(gym.Env):
+class MindSetup:
+    """What a live-persuasion env checks and sets up at construction, by version (v1 here; v2 overrides the
+    class attributes and hooks: :class:`tom_envs.persuasion.mind_env_v2.V2Setup`). Shared by the single-seat
+    and the two-seat env."""
+
+    #: The built-in families (``families=None`` or ``"all"``).
+    BUILTIN_FAMILIES: tuple[Family, ...] = FAMILIES
+    #: The "heard" entry before the first line (one past the last strategy).
+    NOT_YET_INDEX = NOT_YET
+    #: What the horizon counts (in the error for a bad one).
+    HORIZON_IS = "the turn budget"
+
+    def _setup(self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any) -> None:
+        """Check and set ``families``, ``horizon``, ``reader``, ``expose_state`` and ``render_mode``."""
+        self._check_horizon(horizon)
+        if render_mode not in (None, "ansi"):
+            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.families = resolve_families(families, self.BUILTIN_FAMILIES)
+        self._check_families()
+        self.horizon = int(horizon)
+        self.reader = self._take_reader(reader)
+        self.expose_state = require_bool("expose_state", expose_state)
+        self.render_mode = render_mode
+
+    def _check_horizon(self, horizon: Any) -> None:
+        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+            raise InvalidPersona(f"horizon is {self.HORIZON_IS}, a positive integer; got {horizon!r}")
+
+    def _check_families(self) -> None:
+        """Nothing in v1 (its families compile at reset)."""
+
+    @staticmethod
+    def _default_reader() -> Any:
+        return ScriptedReader()
+
+    def _take_reader(self, reader: Any) -> Any:
+        return self._default_reader() if reader is None else reader
+
+
+class PersuasionMindEnv(MindSetup, gym.Env):
     """Persuade a simulated persuadee with a hidden desire, belief and intention (seed 001's BDI).
 
     At every reset a scenario family, a scenario of it, two names and a persona from the family's
@@ -176,20 +215,10 @@ class PersuasionMindEnv(gym.Env):
 
     def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
                  render_mode: str | None = None) -> None:
-        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-            raise InvalidPersona(f"horizon is the turn budget, a positive integer; got {horizon!r}")
-        if render_mode not in (None, "ansi"):
-            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        self.families = resolve_families(families)
-        self.horizon = int(horizon)
-        self.reader = ScriptedReader() if reader is None else reader
-        if not callable(getattr(self.reader, "read", None)):
-            raise InvalidPersona(f"reader needs a read(utterance, goal) method, got {reader!r}")
-        self.expose_state = require_bool("expose_state", expose_state)
-        self.render_mode = render_mode
+        self._setup(families, horizon, reader, expose_state, render_mode)
         self.action_space = spaces.Discrete(len(PRINCIPLES))
-        self.observation_space = spaces.MultiDiscrete([len(TONES), len(TOPICS), NOT_YET + 1, len(self.families),
-                                                       self.horizon + 1])
+        self.observation_space = spaces.MultiDiscrete([len(TONES), len(TOPICS), self.NOT_YET_INDEX + 1,
+                                                       len(self.families), self.horizon + 1])
         self._started, self._done = False, True
         self._truth: dict[str, int] = {}
 
@@ -202,9 +231,9 @@ class PersuasionMindEnv(gym.Env):
         self.oracle: OracleTable = oracle_for(self.model, self.horizon)
         self.posterior = self.model.open_belief(reply)  # the fair persuader's exact belief (never returned)
         self.tone, self.topic = obs_parts(reply)
-        self.heard_last = NOT_YET
+        self.heard_last = self.NOT_YET_INDEX
         self.turn, self.agreed = 0, False
-        self.transcript = [f"{self.names['persuadee']} says: {reply_line(self.tone, self.topic, rng)}"]
+        self.transcript = [f"{self.names['persuadee']} says: {self._reply_text(rng)}"]
         self._regrets: list[float] = []
         self._oracle_regrets: list[float] = []
         self._heard: list[str] = []
@@ -250,6 +279,12 @@ class PersuasionMindEnv(gym.Env):
     # ------------------------------------------------------------------ what a version changes (v2 overrides)
     #: What the persuadee heard, by strategy index (``info["heard"]``).
     HEARD_NAMES: tuple[str, ...] = HEARD
+
+    def _take_reader(self, reader: Any) -> Any:
+        reader = super()._take_reader(reader)
+        if not callable(getattr(reader, "read", None)):
+            raise InvalidPersona(f"reader needs a read(utterance, goal) method, got {reader!r}")
+        return reader
 
     def _read_line(self, utterance: str) -> int:
         """The strategy the reader hears in a written line."""
@@ -329,5 +364,5 @@ class PersuasionMindEnv(gym.Env):
                         dtype=np.int64)
 
 
-__all__ = ["HEARD", "INTENTIONS", "PROVENANCE", "PersuasionMindEnv", "draw_episode", "parse_utterance_action",
-           "resolve_families"]
+__all__ = ["HEARD", "INTENTIONS", "MindSetup", "PROVENANCE", "PersuasionMindEnv", "draw_episode",
+           "parse_utterance_action", "resolve_families"]

@@ -6,16 +6,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, UnsupportedRenderMode, require_bool
-from tom_envs.persuasion.mind import TONES, TOPICS, obs_parts
-from tom_envs.persuasion.mind_env import PersuasionMindEnv, draw_episode, resolve_families
+from tom_envs.errors import EpisodeEnded
+from tom_envs.persuasion.mind_env import MindSetup, PersuasionMindEnv
 from tom_envs.persuasion.mind_text_v2 import leave_line, reply_line_v2
 from tom_envs.persuasion.mind_v2 import HEARD_V2, N_STRATEGIES_V2, model_v2_for
-from tom_envs.persuasion.planning import oracle_for
 from tom_envs.persuasion.planning_v2 import MAX_HORIZON, check_horizon_v2, point_planner_for, references_v2
-from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 from tom_envs.persuasion.reader import ReaderError
 from tom_envs.persuasion.reader_v2 import ReaderV2
 from tom_envs.persuasion.scenarios import FAMILIES_V2
@@ -48,7 +44,27 @@ def check_reading_v2(value: object, reader: object = None) -> int:
     return int(value)
 
 
-class PersuasionMindV2Env(PersuasionMindEnv):
+class V2Setup(MindSetup):
+    """v2's construction (both v2 envs): v2's families (compiled at once: a v1 persona raises, naming the fix),
+    horizon 1..:data:`MAX_HORIZON`, :class:`~tom_envs.persuasion.reader_v2.ReaderV2` by default, v2's strategies."""
+
+    BUILTIN_FAMILIES = FAMILIES_V2
+    NOT_YET_INDEX = NOT_YET_V2
+    mind_version = V2
+
+    def _check_horizon(self, horizon: Any) -> None:
+        check_horizon_v2(horizon)
+
+    def _check_families(self) -> None:
+        for f in self.families:
+            model_v2_for(f)
+
+    @staticmethod
+    def _default_reader() -> Any:
+        return ReaderV2()
+
+
+class PersuasionMindV2Env(V2Setup, PersuasionMindEnv):
     """Persuade a persuadee whose words are evidence about its mind, not labels of it (v2).
 
     Everything of :class:`~tom_envs.persuasion.mind_env.PersuasionMindEnv` (v1) holds, except:
@@ -79,44 +95,14 @@ class PersuasionMindV2Env(PersuasionMindEnv):
       walking away; a reader of negation, hostility, nonsense and stuffing; bounded references to T = 10.
     """
 
-    mind_version = V2
-
     def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
                  render_mode: str | None = None) -> None:
-        check_horizon_v2(horizon)
-        if render_mode not in (None, "ansi"):
-            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        self.families = resolve_families(families, FAMILIES_V2)
-        for f in self.families:
-            model_v2_for(f)  # a v1 persona raises here, naming the fix
-        self.horizon = int(horizon)
-        self.reader = ReaderV2() if reader is None else reader
-        if not callable(getattr(self.reader, "read", None)):
-            raise InvalidPersona(f"reader needs a read(utterance, goal) method, got {reader!r}")
-        self.expose_state = require_bool("expose_state", expose_state)
-        self.render_mode = render_mode
-        self.action_space = spaces.Discrete(len(PRINCIPLES))
-        self.observation_space = spaces.MultiDiscrete([len(TONES), len(TOPICS), NOT_YET_V2 + 1, len(self.families),
-                                                       self.horizon + 1])
-        self._started, self._done = False, True
-        self._truth: dict[str, int] = {}
+        super().__init__(families, horizon, reader, expose_state, render_mode)
         self.left = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        super(PersuasionMindEnv, self).reset(seed=seed)
-        options = dict(options or {})
-        rng = self.np_random
-        self.state_index, reply = draw_episode(self, options, rng)
-        self.oracle = oracle_for(self.model, self.horizon)
-        self.posterior = self.model.open_belief(reply)
-        self.tone, self.topic = obs_parts(reply)
-        self.heard_last = NOT_YET_V2
-        self.turn, self.agreed, self.left = 0, False, False
-        self.transcript = [f"{self.names['persuadee']} says: {reply_line_v2(self.tone, self.topic, rng)}"]
-        self._regrets, self._oracle_regrets, self._heard = [], [], []
-        self._truth = {}
-        self._started, self._done = True, False
-        return self._obs(), self._info()
+        self.left = False
+        return super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._done and self._started:
@@ -157,4 +143,5 @@ class PersuasionMindV2Env(PersuasionMindEnv):
         return {**super()._info(), "version": 2}
 
 
-__all__ = ["MAX_HORIZON", "MindVersion", "NOT_YET_V2", "PersuasionMindV2Env", "V2", "check_reading_v2"]
+__all__ = ["MAX_HORIZON", "MindVersion", "NOT_YET_V2", "PersuasionMindV2Env", "V2", "V2Setup",
+           "check_reading_v2"]
