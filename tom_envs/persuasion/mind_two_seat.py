@@ -8,14 +8,13 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
-from tom_envs.errors import InvalidAction, UnsupportedRenderMode, require_bool
+from tom_envs.errors import InvalidAction
 from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, WARM,
                                       obs_parts)
-from tom_envs.persuasion.mind_env import (HEARD, INTENTIONS, NOT_YET, draw_episode, parse_utterance_action,
-                                          resolve_families)
+from tom_envs.persuasion.mind_env import HEARD, INTENTIONS, MindSetup, draw_episode, parse_utterance_action
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
-from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.reader import ScriptedReader, check_reading
+from tom_envs.persuasion.principles import PRINCIPLES
+from tom_envs.persuasion.reader import check_reading
 from tom_envs.qa import DIALOGUE_HEADER
 from tom_envs.tom import ToMSpec
 
@@ -44,7 +43,7 @@ class PersuadeeSeatView:
         return {"fidelity": self._env.fidelity(), "replies": len(self._env._faithful)}
 
 
-class PersuasionMindAECEnv(TomAECEnv):
+class PersuasionMindAECEnv(MindSetup, TomAECEnv):
     """A persuader seat and a persuadee seat; the persuadee's mind is the v1 model's hidden state.
 
     At reset a family, scenario, names and a persona are drawn as in
@@ -92,6 +91,12 @@ class PersuasionMindAECEnv(TomAECEnv):
     """
 
     metadata = {"name": "tom_persuasion_two_seat_v1", "render_modes": ["ansi"], "is_parallelizable": False}
+    HORIZON_IS = "the number of persuader lines"
+    #: What a version changes (v2 overrides these and the hooks under "what a version changes"): the persuadee
+    #: seat's action count, its reply forms (in the error for a bad one) and its seat view.
+    N_REPLY_ACTIONS = N_REPLIES
+    REPLY_FORMS = f"{AGREE} agree, {FAITHFUL} as its mind does"
+    SEAT_VIEW: type[PersuadeeSeatView] = PersuadeeSeatView
     tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
                                 "intention": spaces.Discrete(len(CONCERNS))},
                        outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success", "fidelity",
@@ -101,19 +106,13 @@ class PersuasionMindAECEnv(TomAECEnv):
     def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
                  render_mode: str | None = None) -> None:
         super().__init__()
-        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-            raise InvalidPersona(f"horizon is the number of persuader lines, a positive integer; got {horizon!r}")
-        if render_mode not in (None, "ansi"):
-            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        self.families = resolve_families(families)
-        self.horizon = int(horizon)
-        self.reader = ScriptedReader() if reader is None else reader
-        self.expose_state = require_bool("expose_state", expose_state)
-        self.render_mode = render_mode
+        self._setup(families, horizon, reader, expose_state, render_mode)
         self.possible_agents = [PERSUADER, PERSUADEE]
-        high = np.array([len(TONES) - 1, len(TOPICS) - 1, NOT_YET, len(self.families) - 1, self.horizon], dtype=np.int64)
+        high = np.array([len(TONES) - 1, len(TOPICS) - 1, self.NOT_YET_INDEX, len(self.families) - 1, self.horizon],
+                        dtype=np.int64)
         self.observation_spaces = {a: spaces.Box(0, high, shape=(5,), dtype=np.int64) for a in self.possible_agents}
-        self.action_spaces = {PERSUADER: spaces.Discrete(len(PRINCIPLES)), PERSUADEE: spaces.Discrete(N_REPLIES)}
+        self.action_spaces = {PERSUADER: spaces.Discrete(len(PRINCIPLES)),
+                              PERSUADEE: spaces.Discrete(self.N_REPLY_ACTIONS)}
         self._truth: dict[str, int] = {}
         self._seat_truth: dict[str, int] = {}
         self._faithful: list[bool] = []
@@ -124,7 +123,7 @@ class PersuasionMindAECEnv(TomAECEnv):
         options = dict(options or {})
         self.state_index, self.drawn = draw_episode(self, options, rng)
         self.mind_agreed, self.landed, self.opening = False, False, True
-        self.tone, self.topic, self.heard_last = 0, 0, NOT_YET
+        self.tone, self.topic, self.heard_last = 0, 0, self.NOT_YET_INDEX
         self.round, self.agreed = 0, False
         self.posterior: np.ndarray | None = None
         self._regrets: list[float] = []
@@ -149,7 +148,7 @@ class PersuasionMindAECEnv(TomAECEnv):
         """The persuadee seat's ToM contract (see :class:`PersuadeeSeatView`)."""
         if agent != PERSUADEE:
             raise InvalidAction(f"seat_view is the persuadee seat's ({PERSUADEE}); the persuader's is the env's tom_spec")
-        return PersuadeeSeatView(self)
+        return self.SEAT_VIEW(self)
 
     # ------------------------------------------------------------------ ToM contract
     def tom_truth(self) -> dict[str, int]:
@@ -203,21 +202,18 @@ class PersuasionMindAECEnv(TomAECEnv):
             strategy = int(declared)  # type: ignore[arg-type]
             utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
         else:
-            strategy = check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
+            strategy = self._read_line(utterance)
         self._seat_truth = {"strategy": strategy}
-        if self.mind_agreed:
+        final = self._final_draw()
+        if final is not None:
             self._truth = {}
-            self.drawn = AGREE
+            self.drawn = final
         else:
             st = self.model.state(self.state_index)
             self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
             if self.posterior is not None:
                 self._regrets.append(self.planner.gap(self.posterior, self.round, strategy))
-            agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
-            if agreed:
-                self.mind_agreed, self.drawn = True, AGREE
-            else:
-                self.state_index, self.drawn = int(s2), int(reply)  # type: ignore[arg-type]
+            self._mind_moves(st, *self.model.sample_step(self.state_index, strategy, rng))
         self._strategy = strategy
         self.heard_last = strategy
         self.transcript.append(f"{self.names['persuader']} says: {utterance}")
@@ -245,11 +241,13 @@ class PersuasionMindAECEnv(TomAECEnv):
             line = text if text is not None else agree_line(self.scenario.goal, rng)
             self.rewards[PERSUADER] = 1.0
         else:
-            self.tone, self.topic = obs_parts(reply)
-            line = text if text is not None else reply_line(self.tone, self.topic, rng)
-            self._track(reply, opening)
+            line = self._end_line(reply, text, rng)  # type: ignore[assignment]
+            if line is None:
+                self.tone, self.topic = obs_parts(reply)
+                line = text if text is not None else self._reply_text(rng)
+                self._track(reply, opening)
         self.transcript.append(f"{self.names['persuadee']} says: {line}")
-        if self.agreed or self.round >= self.horizon:
+        if self._over():
             self.terminations = {a: True for a in self.agents}
         self.agent_selection = PERSUADER
 
@@ -257,11 +255,37 @@ class PersuasionMindAECEnv(TomAECEnv):
         if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
             action = int(action)
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= int(action) < N_REPLIES:
-            raise InvalidAction(f"the persuadee replies with an index in 0..{N_REPLIES - 1} (0-17 tone * 6 + topic, "
-                                f"{AGREE} agree, {FAITHFUL} as its mind does), optionally as "
-                                f"{{'action': i, 'utterance': text}}; got {action!r}")
+                or not 0 <= int(action) < self.N_REPLY_ACTIONS:
+            raise InvalidAction(f"the persuadee replies with an index in 0..{self.N_REPLY_ACTIONS - 1} (0-17 tone * 6 + "
+                                f"topic, {self.REPLY_FORMS}), optionally as {{'action': i, 'utterance': text}}; "
+                                f"got {action!r}")
         return int(action)
+
+    # ------------------------------------------------------------------ what a version changes (v2 overrides)
+    def _read_line(self, utterance: str) -> int:
+        """The strategy the reader hears in a written line."""
+        return check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
+
+    def _final_draw(self) -> int | None:
+        """The persuadee's reply once its mind has ended the persuasion (:data:`AGREE`), else None."""
+        return AGREE if self.mind_agreed else None
+
+    def _mind_moves(self, st: Any, agreed: bool, s2: int | None, reply: int | None) -> None:
+        """The persuadee's mind after a line (from state ``st``): agreed, or its next state and drawn reply."""
+        if agreed:
+            self.mind_agreed, self.drawn = True, AGREE
+        else:
+            self.state_index, self.drawn = int(s2), int(reply)  # type: ignore[arg-type]
+
+    def _end_line(self, reply: int, text: str | None, rng: np.random.Generator) -> str | None:
+        """The line of a reply that ends the persuasion other than agreeing (none in v1), else None."""
+        return None
+
+    def _reply_text(self, rng: np.random.Generator) -> str:
+        return reply_line(self.tone, self.topic, rng)
+
+    def _over(self) -> bool:
+        return self.agreed or self.round >= self.horizon
 
     def _allowed(self, reply: int) -> bool:
         """Whether the persona's mind could have given ``reply`` now."""

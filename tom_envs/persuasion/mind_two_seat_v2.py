@@ -7,19 +7,12 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import InvalidAction
-from tom_envs.persuasion.mind import N_OBS, TONES, TOPICS, obs_parts
-from tom_envs.persuasion.mind_env import parse_utterance_action, resolve_families
-from tom_envs.persuasion.mind_env_v2 import NOT_YET_V2, V2, check_reading_v2
-from tom_envs.persuasion.mind_text import agree_line, persuader_line
+from tom_envs.persuasion.mind import N_OBS
+from tom_envs.persuasion.mind_env_v2 import V2Setup, check_reading_v2
 from tom_envs.persuasion.mind_text_v2 import leave_line, reply_line_v2
 from tom_envs.persuasion.mind_two_seat import (AGREE, FAITHFUL, PERSUADEE, PERSUADER, PersuadeeSeatView,
                                                PersuasionMindAECEnv)
-from tom_envs.persuasion.mind_v2 import HEARD_V2, model_v2_for, reply_v2
-from tom_envs.persuasion.planning_v2 import check_horizon_v2
-from tom_envs.persuasion.principles import PRINCIPLES
-from tom_envs.persuasion.reader_v2 import ReaderV2
-from tom_envs.persuasion.scenarios import FAMILIES_V2
+from tom_envs.persuasion.mind_v2 import HEARD_V2, reply_v2
 from tom_envs.tom import ToMSpec
 
 LEAVE = N_OBS + 2  # the persuadee's reply "I'm leaving" (the persuasion failed)
@@ -37,7 +30,7 @@ class PersuadeeSeatViewV2(PersuadeeSeatView):
         self.tom_spec = PERSUADEE_SPEC_V2
 
 
-class PersuasionMindV2AECEnv(PersuasionMindAECEnv):
+class PersuasionMindV2AECEnv(V2Setup, PersuasionMindAECEnv):
     """The two-seat twin of ``tom/Persuasion-v2``: v1's two-seat env
     (:class:`~tom_envs.persuasion.mind_two_seat.PersuasionMindAECEnv`) with v2's mind, reader, text and
     references (:mod:`tom_envs.persuasion.mind_env_v2`).
@@ -59,103 +52,45 @@ class PersuasionMindV2AECEnv(PersuasionMindAECEnv):
     """
 
     metadata = {"name": "tom_persuasion_two_seat_v2", "render_modes": ["ansi"], "is_parallelizable": False}
-    mind_version = V2
+    N_REPLY_ACTIONS = N_REPLIES_V2
+    REPLY_FORMS = f"{AGREE} agree, {FAITHFUL} as its mind does, {LEAVE} leave"
+    SEAT_VIEW = PersuadeeSeatViewV2
 
     def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
                  render_mode: str | None = None) -> None:
-        check_horizon_v2(horizon)
-        super().__init__(families, horizon, ReaderV2() if reader is None else reader, expose_state, render_mode)
-        self.families = resolve_families(families, FAMILIES_V2)
-        for f in self.families:
-            model_v2_for(f)
-        high = np.array([len(TONES) - 1, len(TOPICS) - 1, NOT_YET_V2, len(self.families) - 1, self.horizon],
-                        dtype=np.int64)
-        self.observation_spaces = {a: spaces.Box(0, high, shape=(5,), dtype=np.int64) for a in self.possible_agents}
-        self.action_spaces = {PERSUADER: spaces.Discrete(len(PRINCIPLES)), PERSUADEE: spaces.Discrete(N_REPLIES_V2)}
+        super().__init__(families, horizon, reader, expose_state, render_mode)
         self.left, self.mind_left, self._landed = False, False, False
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         super().reset(seed, options)
-        self.heard_last = NOT_YET_V2
         self.left, self.mind_left, self._landed = False, False, False
 
-    def seat_view(self, agent: str = PERSUADEE) -> PersuadeeSeatViewV2:
-        if agent != PERSUADEE:
-            raise InvalidAction(f"seat_view is the persuadee seat's ({PERSUADEE}); the persuader's is the env's tom_spec")
-        return PersuadeeSeatViewV2(self)
+    # ------------------------------------------------------------------ what v2 changes in a turn
+    def _read_line(self, utterance: str) -> int:
+        return check_reading_v2(self.reader.read(utterance, self.scenario.goal), self.reader)
 
-    def _persuader_turn(self, action: Any) -> None:
-        declared, utterance = parse_utterance_action(action)
-        rng = self.np_random
-        if utterance is None:
-            strategy = int(declared)  # type: ignore[arg-type]
-            utterance = persuader_line(PRINCIPLES[strategy], self.scenario.goal, rng)
-        else:
-            strategy = check_reading_v2(self.reader.read(utterance, self.scenario.goal), self.reader)
-        self._seat_truth = {"strategy": strategy}
-        if self.mind_agreed or self.mind_left:
-            self._truth = {}
-            self.drawn = AGREE if self.mind_agreed else LEAVE
-        else:
-            st = self.model.state(self.state_index)
-            self._truth = {"desire": st.desire, "belief": st.belief, "intention": st.concern}
-            if self.posterior is not None:
-                self._regrets.append(self.planner.gap(self.posterior, self.round, strategy))
-            agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
-            if agreed:
-                self.mind_agreed, self.drawn = True, AGREE
-            elif s2 is None:
-                self.mind_left, self.drawn = True, LEAVE
-            else:
-                self._landed = self.model.state(int(s2)).desire > st.desire
-                self.state_index, self.drawn = int(s2), int(reply)  # type: ignore[arg-type]
-        self._strategy = strategy
-        self.heard_last = strategy
-        self.transcript.append(f"{self.names['persuader']} says: {utterance}")
-        self.agent_selection = PERSUADEE
+    def _final_draw(self) -> int | None:
+        return LEAVE if self.mind_left else super()._final_draw()
 
-    def _persuadee_turn(self, action: Any) -> None:
-        if isinstance(action, dict):
-            reply, text = self._parse_reply(action.get("action", FAITHFUL)), action.get("utterance")
-            if text is not None and not isinstance(text, str):
-                raise InvalidAction(f"the utterance must be a string, got {text!r}")
-        else:
-            reply, text = self._parse_reply(action), None
-        if reply == FAITHFUL:
-            reply = self.drawn
-        allowed = self._allowed(reply)
-        self._truth, self._seat_truth = {}, {}
-        rng = self.np_random
-        opening, self.opening = self.opening, False
-        if not opening:
-            self._faithful.append(allowed)
-            self.rewards[PERSUADEE] = float(allowed)
-            self.round += 1
-        if reply == AGREE:
-            self.agreed = True
-            line = text if text is not None else agree_line(self.scenario.goal, rng)
-            self.rewards[PERSUADER] = 1.0
-        elif reply == LEAVE:
-            self.left = True
-            line = text if text is not None else leave_line(rng)
-        else:
-            self.tone, self.topic = obs_parts(reply)
-            line = text if text is not None else reply_line_v2(self.tone, self.topic, rng)
-            self._track(reply, opening)
-        self.transcript.append(f"{self.names['persuadee']} says: {line}")
-        if self.agreed or self.left or self.round >= self.horizon:
-            self.terminations = {a: True for a in self.agents}
-        self.agent_selection = PERSUADER
+    def _mind_moves(self, st: Any, agreed: bool, s2: int | None, reply: int | None) -> None:
+        if not agreed and s2 is None:  # the persuadee walks out
+            self.mind_left, self.drawn = True, LEAVE
+            return
+        if not agreed:
+            self._landed = self.model.state(int(s2)).desire > st.desire  # type: ignore[arg-type]
+        super()._mind_moves(st, agreed, s2, reply)
 
-    def _parse_reply(self, action: Any) -> int:
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = int(action)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= int(action) < N_REPLIES_V2:
-            raise InvalidAction(f"the persuadee replies with an index in 0..{N_REPLIES_V2 - 1} (0-17 tone * 6 + topic, "
-                                f"{AGREE} agree, {FAITHFUL} as its mind does, {LEAVE} leave), optionally as "
-                                f"{{'action': i, 'utterance': text}}; got {action!r}")
-        return int(action)
+    def _end_line(self, reply: int, text: str | None, rng: np.random.Generator) -> str | None:
+        if reply != LEAVE:
+            return None
+        self.left = True
+        return text if text is not None else leave_line(rng)
+
+    def _reply_text(self, rng: np.random.Generator) -> str:
+        return reply_line_v2(self.tone, self.topic, rng)
+
+    def _over(self) -> bool:
+        return self.agreed or self.left or self.round >= self.horizon
 
     def _allowed(self, reply: int) -> bool:
         """Whether the persona's v2 mind could have given ``reply`` now."""
