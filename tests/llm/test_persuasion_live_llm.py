@@ -61,8 +61,8 @@ def test_replies_are_parsed_into_a_line_and_predictions():
 def test_the_llm_persuader_runs_on_the_loopback_server_and_its_words_are_read(capsys):
     server = ScriptedServer(_rule(ARGUE), garbage=2, bad_reply="")
     try:
-        rows = _cli(capsys, "--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "llm,bayes", "--episodes", "6", "--families", "health",
-                    "--backend", "openai", "--base-url", server.url, "--model", "scripted", "--max-resamples", "3")
+        rows = _cli(capsys, "--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "llm,bayes", "--episodes", "6",
+                    "--families", "health", "--backend", "openai", "--base-url", server.url, "--model", "scripted", "--max-resamples", "3")
     finally:
         server.close()
     llm = rows[0]
