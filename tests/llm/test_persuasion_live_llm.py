@@ -62,7 +62,8 @@ def test_the_llm_persuader_runs_on_the_loopback_server_and_its_words_are_read(ca
     server = ScriptedServer(_rule(ARGUE), garbage=2, bad_reply="")
     try:
         rows = _cli(capsys, "--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "llm,bayes", "--episodes", "6",
-                    "--families", "health", "--backend", "openai", "--base-url", server.url, "--model", "scripted", "--max-resamples", "3")
+                    "--families", "health", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
+                    "--max-resamples", "3")
     finally:
         server.close()
     llm = rows[0]
