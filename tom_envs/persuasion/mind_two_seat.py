@@ -256,9 +256,9 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
             action = int(action)
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
                 or not 0 <= int(action) < self.N_REPLY_ACTIONS:
-            raise InvalidAction(f"the persuadee replies with an index in 0..{self.N_REPLY_ACTIONS - 1} (0-17 tone * 6 + "
-                                f"topic, {self.REPLY_FORMS}), optionally as {{'action': i, 'utterance': text}}; "
-                                f"got {action!r}")
+            raise InvalidAction(f"the persuadee replies with an index in 0..{self.N_REPLY_ACTIONS - 1} (0-17 "
+                                f"tone * 6 + topic, {self.REPLY_FORMS}), optionally as "
+                                f"{{'action': i, 'utterance': text}}; got {action!r}")
         return int(action)
 
     # ------------------------------------------------------------------ what a version changes (v2 overrides)

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tom_envs.persuasion.mind import (ANSWERS, CONCERNS, HIT, LIKING, NOTHING, OFF_TARGET, TONES, TOPICS, TRUSTING, WARY,
-                                      COLD, CONSIDERING, FLAT, WARM, Family, MindModel, MindPersona, cached_model)
+from tom_envs.persuasion.mind import (ANSWERS, CONCERNS, HIT, LIKING, NOTHING, OFF_TARGET, TONES, TOPICS, TRUSTING,
+                                      WARY, COLD, CONSIDERING, FLAT, WARM, Family, MindModel, MindPersona, cached_model)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 STUFFED = NOTHING + 1  # a line naming several principles at once: a sales pitch
