@@ -9,13 +9,13 @@ not show. A section is ``{"family", "title", "blocks", "panels"}``: ``blocks`` f
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, num
+from benchmarks.report.doc import Block
 from benchmarks.report.load import FamilyData, ResultsFileData
 from tom_envs.stats import mean_ci95
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 from gymnasium import spaces

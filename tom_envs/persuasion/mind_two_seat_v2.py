@@ -10,7 +10,7 @@ from gymnasium import spaces
 from tom_envs.persuasion.mind import N_OBS
 from tom_envs.persuasion.mind_env_v2 import V2Setup, check_reading_v2
 from tom_envs.persuasion.mind_text_v2 import leave_line, reply_line_v2
-from tom_envs.persuasion.mind_two_seat import (AGREE, FAITHFUL, PERSUADEE, PERSUADER, PersuadeeSeatView,
+from tom_envs.persuasion.mind_two_seat import (AGREE, FAITHFUL, PERSUADEE, PersuadeeSeatView,
                                                PersuasionMindAECEnv)
 from tom_envs.persuasion.mind_v2 import HEARD_V2, reply_v2
 from tom_envs.tom import ToMSpec

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from tom_envs.errors import DatasetError
 from tom_envs.qa import QAPrompts
