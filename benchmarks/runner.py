@@ -98,7 +98,7 @@ class EpisodeResult:
 # ---------------------------------------------------------------------- envs from the registry
 def env_id_for(family: str, kind: str = "gymnasium", **kwargs: Any) -> str:
     """The registered id of ``family`` and ``kind`` whose default kwargs include ``kwargs`` (the newest
-    version when several match), e.g. ``env_id_for("matrix", game="RPS") == "tom/RPS-v0"``."""
+    version when several match), e.g. ``env_id_for(family, game="RPS")`` for a family whose ids take a ``game``."""
     matches = [rec.id for rec in tom_envs.REGISTRY.values()
                if rec.family == family and rec.kind == kind and all(rec.kwargs.get(k) == v for k, v in kwargs.items())]
     if not matches:

@@ -4,7 +4,6 @@ and 001's full Table 5/6 rows printed beside ours."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -25,15 +24,8 @@ from tom_envs.persuasion import QTYPES
 RELEASE = os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE")
 
 
-@pytest.fixture(autouse=True)
-def _results_in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-
-
-def _args(bench, *argv):
-    parser = argparse.ArgumentParser()
-    bench.add_arguments(parser)
-    return parser.parse_args(list(argv))
+from tests.qa_helpers import command_args as _args
+from tests.qa_helpers import results_in_tmp  # noqa: F401  (autouse: each test in its own folder)
 
 
 # ---------------------------------------------------------------------- F1 as the release computes it

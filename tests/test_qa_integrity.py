@@ -5,7 +5,6 @@ with an error naming the file and the record; an empty PersuasiveToM file is an 
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 
@@ -23,15 +22,8 @@ from tom_envs.persuasion.data import RELEASE_VERIFIED, IncompleteRelease, load_d
 QFILE = "4431_Magda_yn_questions.csv.gz"
 
 
-@pytest.fixture(autouse=True)
-def _results_in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-
-
-def _args(bench, *argv):
-    parser = argparse.ArgumentParser()
-    bench.add_arguments(parser)
-    return parser.parse_args(list(argv))
+from tests.qa_helpers import command_args as _args
+from tests.qa_helpers import results_in_tmp  # noqa: F401  (autouse: each test in its own folder)
 
 
 @pytest.fixture
