@@ -12,11 +12,11 @@ STAMP  := $(VENV)/.installed
 HAS_GPU := $(shell command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && echo yes)
 ifeq ($(HAS_GPU),yes)
   CONSTRAINTS :=
-  EXTRAS      := rl,axelrod,llm,ray,bench,dev
+  EXTRAS      := rl,axelrod,llm,ray,bench,inspect,lm-eval,dev
   TORCH_FIRST :=
 else
   CONSTRAINTS := -c constraints-cpu.txt
-  EXTRAS      := rl,axelrod,llm-cpu,ray,bench,dev
+  EXTRAS      := rl,axelrod,llm-cpu,ray,bench,inspect,lm-eval,dev
   TORCH_FIRST := $(PIP) install -q $(CONSTRAINTS) torch
 endif
 

@@ -57,6 +57,9 @@ class Family:
             NAME`` then fails with that message, a named error).
         envs: the module whose import registers the family's env ids (``tom_envs.register``
             calls); ``import tom_envs`` imports it. None: the family registers its ids itself.
+        rl: ``"module:attribute"`` of each of the family's RL settings (a ``benchmarks.rl.RLTask``
+            naming the ids it trains on, their train/test splits and the functional outcome), read
+            by ``tom-envs rl --env ID`` (docs/rl.md).
         order: where it comes in listings (built-in families first, in the papers' order).
     """
 
@@ -71,6 +74,7 @@ class Family:
     commands: tuple[str, ...] = ()
     retired_commands: Mapping[str, str] = field(default_factory=dict)
     envs: str | None = None
+    rl: tuple[str, ...] = ()
     order: int = 100
 
     @classmethod

@@ -5,7 +5,8 @@ from __future__ import annotations
 from tom_envs.download import Dataset
 from tom_envs.family import Family
 
-FAMILY = Family.standard("common_ground", download=True, command="common-ground", order=20, retired_commands={
+FAMILY = Family.standard("common_ground", download=True, command="common-ground", order=20,
+                          rl=("benchmarks.common_ground.rl:TASK",), retired_commands={
     "common-ground-download": "use `tom-envs data download common-ground` (same options)"})
 
 

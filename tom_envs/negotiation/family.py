@@ -6,7 +6,7 @@ from tom_envs.download import Dataset
 from tom_envs.family import Family
 
 # long AEC episodes: the information-rule checker plays fewer
-FAMILY = Family.standard("negotiation", download=True, order=40, probe={"episodes": 10})
+FAMILY = Family.standard("negotiation", download=True, order=40, rl=("benchmarks.negotiation.rl:TASK",), probe={"episodes": 10})
 
 
 def dataset() -> Dataset:

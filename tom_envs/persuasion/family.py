@@ -6,7 +6,8 @@ from __future__ import annotations
 from tom_envs.download import Dataset
 from tom_envs.family import Family
 
-FAMILY = Family.standard("persuasion", download=True, order=30)
+FAMILY = Family.standard("persuasion", download=True, order=30,
+                           rl=("benchmarks.persuasion.rl:LIVE", "benchmarks.persuasion.rl_qa:QA"))
 
 
 def dataset() -> Dataset:
