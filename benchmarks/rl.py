@@ -40,6 +40,18 @@ class RLTask:
         references: ``references(env_id, split, seeds)`` -> rows of the family's scripted
             references played on the same split and seeds (same keys as the RL rows), or None.
         notes: one line per thing a reader of the rows should know (shown under the table).
+        episodes: the default number of evaluation episodes per training seed (``--episodes``).
+        reset_options: ``reset_options(env_id, split, i)`` -> the reset options of the ``i``-th
+            evaluation episode (e.g. ``{"episode": i}`` to play each dialogue of a split once), or
+            None: episodes differ by their seed only.
+        make_vec_env: ``make_vec_env(env_id, split, n_envs)`` -> a Gymnasium ``VectorEnv`` with
+            same-step autoreset that trains faster than ``n_envs`` single envs (the matrix games'
+            native vector env), or None where none applies; None: SB3's ``DummyVecEnv`` over
+            ``make_env``.
+        data_dir: ``make_env`` takes a ``data_dir=`` keyword (the dataset folder, ``--data-dir``).
+        observation: keyword arguments of :class:`wrappers.VectorizeObservation` for this task's
+            envs (e.g. ``{"skip": ("text",), "buckets": 256}``).
+        n_envs: the default number of parallel training envs (``--n-envs``).
     """
 
     env_ids: tuple[str, ...]
@@ -53,3 +65,9 @@ class RLTask:
     seat: str | None = None
     references: Callable[[str, str, Sequence[int]], list[Row]] | None = None
     notes: tuple[str, ...] = ()
+    episodes: int = 30
+    reset_options: Callable[[str, str, int], Mapping[str, Any] | None] | None = None
+    make_vec_env: Callable[[str, str, int], Any] | None = None
+    data_dir: bool = False
+    observation: Mapping[str, Any] = field(default_factory=dict)
+    n_envs: int = 8
