@@ -1,0 +1,141 @@
+"""What a family declares to appear as Inspect AI tasks, and where the harness finds it.
+
+A family puts its Inspect tasks in ``benchmarks/<family>/inspect_tasks.py`` (the package of its
+``Family.benchmark`` module, ``inspect_tasks``): a ``TASKS`` tuple of
+
+* :class:`QATask`: a question-answering env as a dataset of Samples, one per scored question, each
+  put to the model with the family's protocol (its messages, reading rule and re-asks) and scored
+  as the family's benchmark scores it (the env's gold answer; accuracy overall and per group);
+* :class:`EpisodeTask`: an env played as an agentic task, one Sample per episode (seed): a solver
+  plays the episode through the suite's runner with the family's LLM policy on the eval's model,
+  and the other LLM seats on Inspect model roles; the scorer reads the ToM recorder's episode
+  summary (literal ToM: ``tom_accuracy`` and per-target accuracies; functional: the family's
+  outcome), the same numbers the family's command averages into its rows.
+
+The harness (:mod:`benchmarks.harnesses.inspect_tasks`) registers each declaration as the Inspect
+task ``tom_envs/<name>``; it names no family.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["EpisodeRun", "EpisodeTask", "QAItem", "QARun", "QATask", "declared_tasks"]
+
+#: The module, inside a family's benchmark package, that declares its Inspect tasks.
+MODULE = "inspect_tasks"
+
+
+@dataclass(frozen=True)
+class QAItem:
+    """One scored question of a QA task (a Sample).
+
+    Attributes:
+        id: unique within the task (e.g. ``"<dialogue>:<question index>"``).
+        observation: what the policy sees for this question (the env's observation; answers given
+            earlier never change it).
+        answer: the gold option index (the scorer's; never shown to the model).
+        group: the row it is also scored in (question type or order), or None.
+        messages: the chat messages the protocol sends (shown as the Sample's input).
+        metadata: anything else worth keeping in the log (dialogue id, turn, ...).
+    """
+
+    id: str
+    observation: Any
+    answer: int
+    group: str | None
+    messages: list[dict[str, Any]]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class QARun:
+    """One question answered by the family's protocol: its settings (task parameters) and the backend."""
+
+    options: Mapping[str, Any]
+    backend: Any
+    seed: int
+
+
+@dataclass(frozen=True)
+class QATask:
+    """A QA env as an Inspect task.
+
+    Attributes:
+        name: the task's name (``inspect eval tom_envs/<name>``).
+        env_id: the registered id it reads.
+        items: ``items(options) -> [QAItem]``: the scored questions (``options``: the task parameters,
+            ``data_dir`` and the family's own).
+        answer: ``answer(run) -> (index or None, details)``: the family's protocol answers one
+            question on ``run.backend`` (None: a reply the protocol counts wrong); runs in a worker
+            thread.
+        options: the task parameters the family takes beyond the shared ones, with their defaults.
+        description: one line for docs and ``--help``-like listings.
+    """
+
+    name: str
+    env_id: str
+    items: Callable[[Mapping[str, Any]], Sequence[QAItem]]
+    answer: Callable[[QARun, Any], tuple[int | None, dict[str, Any]]]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class EpisodeRun:
+    """One episode to play: the env id, its seed, the task parameters and the backends by role
+    (``None``: the eval's model; other keys: the declaration's ``roles``)."""
+
+    env_id: str
+    seed: int
+    options: Mapping[str, Any]
+    backends: Mapping[str | None, Any]
+
+
+@dataclass(frozen=True)
+class EpisodeTask:
+    """An env played as an agentic Inspect task.
+
+    Attributes:
+        name: the task's name (``inspect eval tom_envs/<name>``).
+        env_id: the registered id played by default (``-T env=ID`` picks another the play accepts).
+        play: ``play(run) -> record``: one episode through the suite's runner, the record as the
+            family's command stores it (its ``episode`` is the recorder's summary); runs in a
+            worker thread.
+        metrics: keys of the episode summary, or of its functional ``outcome``, scored per episode
+            and averaged (:func:`benchmarks.family.metric`).
+        roles: Inspect model roles of the other LLM seats (``--model-role NAME=MODEL``); a role not
+            bound uses the eval's model.
+        options: the task parameters the family takes beyond the shared ones, with their defaults.
+        description: one line for docs.
+    """
+
+    name: str
+    env_id: str
+    play: Callable[[EpisodeRun], dict[str, Any]]
+    metrics: Sequence[str]
+    roles: Sequence[str] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+def declared_tasks() -> list[QATask | EpisodeTask]:
+    """Every declared family's Inspect tasks, families in their listing order."""
+    from tom_envs.family import families
+
+    found: list[QATask | EpisodeTask] = []
+    for fam in families():
+        if not fam.benchmark:
+            continue
+        name = f"{fam.benchmark.rpartition('.')[0] or fam.benchmark}.{MODULE}"
+        try:
+            spec = importlib.util.find_spec(name)
+        except ModuleNotFoundError:
+            spec = None
+        if spec is not None:
+            found.extend(importlib.import_module(name).TASKS)
+    return found
