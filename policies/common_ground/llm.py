@@ -33,9 +33,11 @@ from tom_envs.common_ground.prompts import (RELEASE_PROMPT_FILE, PromptFileError
 
 #: 003's decoding for the GPT and Mistral zero-shot rows (Appendix C).
 RELEASE_TEMPERATURE = 1.0
-#: Generation cap of a release-prompt reply: an answer is exactly "Yes" or "No", so a longer reply
-#: is wrong under the authors' reading however it ends.
-RELEASE_MAX_TOKENS = 16
+#: The release's requests (``bin/openai_zero_shot.py``) carry no generation cap and no seed, so by
+#: default neither do ours (``max_tokens=None``). A cap of a few tokens loses nothing under the
+#: authors' reading (an answer is exactly "Yes" or "No", so a longer reply is wrong however it ends):
+#: ``--max-tokens 16`` is a cheaper run that scores the same.
+RELEASE_MAX_TOKENS = None
 RELEASE_ANSWERS = ("No", "Yes")  # action 0, 1
 BELIEF_LABELS = ("CT+", "PS", "CT-", "NB")
 
@@ -60,8 +62,9 @@ class ReleaseZeroShot:
         backend: the model (:mod:`policies.llm.base`).
         template: the prompt template (:func:`load_release_prompt`).
         temperature: sampling temperature (003: 1.0).
-        max_tokens: generation cap per reply.
-        seed: with an episode seed, seeds the sampling seeds of that episode's questions.
+        max_tokens: generation cap per reply, or None (default) for none, as the release's requests.
+        seed: with an episode seed, seeds the sampling seeds of that episode's questions. The seed is
+            not sent to a server (the release's requests carry none); an in-process engine uses it.
 
     Attributes:
         stats: the caller's counters over all episodes answered.
@@ -70,11 +73,11 @@ class ReleaseZeroShot:
     name = "release-zero-shot"
 
     def __init__(self, backend: Any, template: str, *, temperature: float = RELEASE_TEMPERATURE,
-                 max_tokens: int = RELEASE_MAX_TOKENS, seed: int = 0) -> None:
+                 max_tokens: int | None = RELEASE_MAX_TOKENS, seed: int = 0) -> None:
         check_caller_args(max_resamples=0, fallback="raise", temperature=temperature, max_tokens=max_tokens)
         self.template, self.seed = template, int(seed)
         self.caller = Caller(backend, max_resamples=0, fallback="raise", temperature=temperature,
-                             max_tokens=max_tokens, seed=seed)
+                             max_tokens=max_tokens, seed=seed, uncapped=max_tokens is None, send_seed=False)
 
     def owner(self, episode_seed: int) -> EventLog:
         """The owner of one episode's questions (its sampling seeds come from (seed, episode seed))."""

@@ -28,22 +28,31 @@ class ChatRequest:
 
     Attributes:
         messages: OpenAI-style chat messages (``{"role": ..., "content": ...}``).
-        max_tokens: upper bound on generated tokens (>= 1).
+        max_tokens: upper bound on generated tokens (>= 1), or None for no cap: a server gets no
+            ``max_tokens`` (its own default applies, as in a request that names none), an in-process
+            engine generates up to the model's length.
         temperature: sampling temperature (0 = greedy).
         seed: per-request sampling seed; the same seed gives the same text on vLLM.
         stop: strings that end generation (not included in the text).
+        send_seed: False: a server gets no ``seed`` (a request exactly as a protocol that sends none,
+            e.g. the papers' own scripts); an in-process engine, to which nothing is sent, still
+            samples with ``seed`` so that a run repeats.
     """
 
     messages: Messages
-    max_tokens: int
+    max_tokens: int | None
     temperature: float
     seed: int | None
     stop: list[str] | None = None
+    send_seed: bool = True
 
     def __post_init__(self) -> None:
         check_messages(self.messages, "ChatRequest.messages")
-        if not isinstance(self.max_tokens, int) or self.max_tokens < 1:
-            raise InvalidRequest(f"ChatRequest.max_tokens must be an int >= 1, got {self.max_tokens!r}.")
+        if self.max_tokens is not None and (isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int)
+                                            or self.max_tokens < 1):
+            raise InvalidRequest(f"ChatRequest.max_tokens must be an int >= 1 or None, got {self.max_tokens!r}.")
+        if not isinstance(self.send_seed, bool):
+            raise InvalidRequest(f"ChatRequest.send_seed must be a bool, got {self.send_seed!r}.")
         if self.temperature < 0:
             raise InvalidRequest(f"ChatRequest.temperature must be >= 0, got {self.temperature!r}.")
 

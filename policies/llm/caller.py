@@ -212,6 +212,10 @@ class Caller:
             reply was unusable); None re-sends the prompt unchanged with a fresh seed.
         resample_temperature: sampling temperature of re-asks (attempts after the first); None
             uses ``temperature`` for every attempt.
+        uncapped: requests carry no generation cap (:class:`~policies.llm.base.ChatRequest`
+            ``max_tokens=None``), as a protocol whose requests name none; ``max_tokens`` must then be None.
+        send_seed: False: servers get no per-request ``seed`` (in-process engines still use it, so a
+            run repeats; ``ChatRequest.send_seed``).
 
     Attributes:
         calls: ``(stage, decisions)`` of every backend call since the last :meth:`reset`.
@@ -234,6 +238,8 @@ class Caller:
         reask_note: str | None = None,
         max_reasks: int | None = None,
         resample_temperature: float | None = None,
+        uncapped: bool = False,
+        send_seed: bool = True,
     ) -> None:
         if max_reasks is not None:
             raise InvalidPolicyConfig(f"max_reasks is the retired name of max_resamples: pass max_resamples="
@@ -243,6 +249,13 @@ class Caller:
         check_caller_args(
             max_resamples=bound, fallback=fallback, temperature=temperature, max_tokens=max_tokens, bound_name=name
         )
+        for flag, value in (("uncapped", uncapped), ("send_seed", send_seed)):
+            if not isinstance(value, bool):
+                raise InvalidPolicyConfig(f"{flag} must be True or False, got {value!r}.")
+        if uncapped and max_tokens is not None:
+            raise InvalidPolicyConfig(f"uncapped=True sends no generation cap, but max_tokens={max_tokens!r} was "
+                                      "given: pass one or the other.")
+        self.uncapped, self.send_seed = uncapped, send_seed
         self.backend, self.max_resamples, self.fallback = backend, bound, fallback
         if resample_temperature is not None:
             check_caller_args(max_resamples=bound, fallback=fallback, temperature=resample_temperature,
@@ -348,13 +361,15 @@ class Caller:
     def _owner(self, ask: Ask | ScoreAsk) -> Owner:
         return self.owner if ask.owner is None else ask.owner
 
-    def _tokens(self, max_tokens: int | None) -> int:
+    def _tokens(self, max_tokens: int | None) -> int | None:
         tokens = self.max_tokens if max_tokens is None else max_tokens
+        if tokens is None and self.uncapped:
+            return None
         if tokens is None:
             raise InvalidPolicyConfig("no max_tokens: give the Caller a max_tokens, or pass one to ask().")
         return tokens
 
-    def _request(self, ask: Ask, owner: Owner, attempt: int, error: str, tokens: int) -> ChatRequest:
+    def _request(self, ask: Ask, owner: Owner, attempt: int, error: str, tokens: int | None) -> ChatRequest:
         note = self.reask_note.format(error=error) if attempt and self.reask_note is not None else ""
         if ask.messages is None:
             messages = user(ask.prompt + note)
@@ -366,7 +381,7 @@ class Caller:
         if attempt and self.resample_temperature is not None:
             temperature = self.resample_temperature
         seed = int(owner.rng.integers(0, SEED_BOUND))
-        return ChatRequest(messages, tokens, temperature, seed)
+        return ChatRequest(messages, tokens, temperature, seed, send_seed=self.send_seed)
 
     def _count_call(self, stage: str, owners: Sequence[Owner]) -> None:
         self.calls.append((stage, len(owners)))

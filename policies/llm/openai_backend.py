@@ -318,13 +318,15 @@ class OpenAIBackend(Backend):
 
     # -- chat
     async def _chat(self, request: ChatRequest, budget: _Budget) -> Generation:
-        optional = {k: v for k, v in (("seed", request.seed), ("stop", request.stop)) if v is not None}
+        # only what the request names: no cap and no seed where the caller sends none (ChatRequest)
+        sent = (("max_tokens", request.max_tokens), ("seed", request.seed if request.send_seed else None),
+                ("stop", request.stop))
+        optional = {k: v for k, v in sent if v is not None}
 
         async def attempt(timeout: float) -> Any:
             return await self._client.chat.completions.with_raw_response.create(
                 model=self.model,
                 messages=request.messages,
-                max_tokens=request.max_tokens,
                 temperature=request.temperature,
                 timeout=timeout,
                 **optional,

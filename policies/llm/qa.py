@@ -68,6 +68,8 @@ class QAProtocol(Protocol):
         source: whose prompt texts are sent (e.g. ``"release"``, ``"file"``, ``"ours"``).
         max_tokens: the default cap on generated tokens.
         resample_temperature: the temperature of a re-asked reply (None: the answerer's).
+        send_seed: (optional, default True) False where the protocol's requests carry no seed: a
+            server then gets none (``ChatRequest.send_seed``).
     """
 
     name: str
@@ -170,6 +172,7 @@ class LLMQAAnswerer(BasePolicy):
         self.caller = Caller(
             backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=tokens,
             resample_temperature=protocol.resample_temperature if protocol is not None else None,
+            send_seed=bool(getattr(protocol, "send_seed", True)),
         )
         self._resets = 0
         self._slots: list[Slot] = []  # type: ignore[assignment]

@@ -111,6 +111,8 @@ class AuthorsProtocol:
     name = "authors"
     max_tokens = AUTHORS_MAX_TOKENS
     resample_temperature = AUTHORS_TEMPERATURE
+    #: the release's requests carry no seed: a server gets none (an in-process engine keeps it, to repeat)
+    send_seed = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "prompts", as_prompts(self.prompts))

@@ -144,3 +144,28 @@ def test_argument_checks_name_the_argument_and_the_retired_name_is_a_named_error
     with pytest.raises(InvalidPolicyConfig, match="max_reasks is the retired name of max_resamples"):
         Caller(None, max_reasks=4)  # type: ignore[arg-type]
     assert Caller(None, max_resamples=4).max_resamples == 4
+
+
+def test_an_uncapped_caller_that_sends_no_seed_sends_neither_to_a_server():
+    """A protocol whose requests name no cap and no seed (the papers' own scripts) is sent as such;
+    the default request keeps both (the cap bounds the reply, the seed repeats a run)."""
+    from .scripted_server import ScriptedServer
+
+    server = ScriptedServer(lambda content, seed: "Yes")
+    backend = OpenAIBackend(server.url, "scripted")
+    try:
+        bare = Caller(backend, max_resamples=0, temperature=1.0, uncapped=True, send_seed=False, seed=3)
+        assert bare.text("t", [Ask("Q")]) == ["Yes"]
+        (body,) = server.requests
+        assert "max_tokens" not in body and "max_completion_tokens" not in body and "seed" not in body
+        Caller(backend, max_resamples=0, max_tokens=5, seed=3).text("t", [Ask("Q")])
+        assert server.requests[-1]["max_tokens"] == 5 and "seed" in server.requests[-1]
+    finally:
+        backend.close()
+        server.close()
+
+
+@pytest.mark.parametrize("kwargs", [{"uncapped": True, "max_tokens": 4}, {"uncapped": 1}, {"send_seed": "no"}])
+def test_contradictory_or_malformed_request_flags_are_named_errors(kwargs):
+    with pytest.raises(InvalidPolicyConfig):
+        Caller(object(), **kwargs)
