@@ -70,7 +70,7 @@ def config(args: argparse.Namespace, name: str) -> dict[str, Any]:
         template = load_release_prompt(prompt_file(args))
         out.update(prompt_sha256=hashlib.sha256(template.encode("utf-8")).hexdigest()[:16],
                    temperature=RELEASE_TEMPERATURE if args.temperature is None else args.temperature,
-                   max_tokens=args.max_tokens or RELEASE_MAX_TOKENS, template=template)
+                   max_tokens=args.max_tokens if args.max_tokens is not None else RELEASE_MAX_TOKENS, template=template)
     else:
         out.update(temperature=0.0 if args.temperature is None else args.temperature,
                    max_tokens=args.max_tokens or 24, max_resamples=settings["max_resamples"],
@@ -234,11 +234,14 @@ AUTHORS_REQUEST: dict[str, Any] = {"temperature": 1.0}
 def request_row(args: argparse.Namespace, cfg: dict[str, Any]) -> dict[str, Any]:
     """What ``llm-release`` sends beside the prompt, for its rows: ``request`` (the parameters),
     ``set_by_user`` (those the command line set: ``--temperature``, ``--max-tokens``) and
-    ``beyond_authors`` (parameters the authors' requests do not send: a generation cap, which the
-    backends need, and a per-request sampling seed, which makes a run repeatable)."""
+    ``beyond_authors`` (parameters the authors' requests do not send: a generation cap, only when
+    ``--max-tokens`` sets one). No seed is sent, as in the authors' requests (an in-process engine,
+    to which nothing is sent, still samples with per-question seeds so that a run repeats)."""
     user = [name for name, value in (("temperature", args.temperature), ("max_tokens", args.max_tokens))
             if value is not None]
-    request = {"temperature": cfg["temperature"], "max_tokens": cfg["max_tokens"], "seed": "per request"}
+    request = {"temperature": cfg["temperature"]}
+    if cfg["max_tokens"] is not None:
+        request["max_tokens"] = cfg["max_tokens"]
     return {"request": request, "set_by_user": user,
             "beyond_authors": [k for k in request if k not in AUTHORS_REQUEST]}
 

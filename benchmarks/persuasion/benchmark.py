@@ -466,13 +466,13 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
 
 def _request_row(llm: LLMRun) -> dict[str, Any]:
     """Under ``--protocol authors``: the request parameters sent (``request``), those the command line set
-    (``set_by_user``) and those sent beyond the release's requests (``beyond_authors``: the per-request
-    sampling seed that makes a run repeatable, and any value the user changed)."""
+    (``set_by_user``) and those sent beyond the release's requests (``beyond_authors``: any value the
+    user changed). No seed is sent, as in the release's requests (an in-process engine, to which nothing
+    is sent, still samples with per-question seeds so that a run repeats)."""
     if llm.config.get("protocol") != "authors":
         return {}
     user = llm.config.get("max_tokens")
-    request = {"temperature": AUTHORS_REQUEST["temperature"], "max_tokens": user or AUTHORS_REQUEST["max_tokens"],
-               "seed": "per request"}
+    request = {"temperature": AUTHORS_REQUEST["temperature"], "max_tokens": user or AUTHORS_REQUEST["max_tokens"]}
     return {"request": request, "set_by_user": ["max_tokens"] if user is not None else [],
             "beyond_authors": [k for k, v in request.items() if AUTHORS_REQUEST.get(k) != v]}
 
