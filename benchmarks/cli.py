@@ -11,7 +11,10 @@ Every command reads the same names (docs/architecture.md, "One spine"):
 * ``type=`` validators (:func:`positive_int`, :func:`non_negative_int`, :func:`positive_float`,
   :func:`output_dir`, :func:`existing_file`, :func:`comma_list`), so a bad flag value is a usage
   error (exit status 2, ``error: ...``) and never a traceback;
-* :class:`HelpFormatter` -- shows every option's default and keeps descriptions as written.
+* :class:`HelpFormatter` -- shows every option's default and keeps descriptions as written;
+* :func:`add_executor_options` -- ``--executor local|ray`` and the Ray options, on every benchmark
+  command (:mod:`benchmarks.distributed`); under an executor, :func:`backend_from_args` hands out
+  :class:`BackendHandle` s, which a worker process rebuilds from their options (:func:`backends_as`).
 
 A long run shows a progress bar on a terminal: :func:`progress_bar` (tqdm on stderr).
 """
@@ -19,9 +22,10 @@ A long run shows a progress bar on a terminal: :func:`progress_bar` (tqdm on std
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,8 +34,9 @@ from benchmarks.errors import RunnerError
 from benchmarks.runner import progress_bar
 
 __all__ = [
-    "BACKENDS", "FALLBACKS", "HelpFormatter", "LLMSettings", "add_format_option", "add_llm_options", "add_run_options",
-    "backend_from_args", "build_backend", "comma_list", "existing_file", "llm_settings", "non_negative_int",
+    "BACKENDS", "EXECUTORS", "FALLBACKS", "BackendHandle", "HelpFormatter", "LLMSettings", "add_executor_options",
+    "add_format_option", "add_llm_options", "add_run_options", "backend_from_args", "backend_spec", "backends_as", "share_backends",
+    "build_backend", "comma_list", "existing_file", "llm_settings", "non_negative_int",
     "output_dir", "positive_float", "positive_int", "progress_bar", "split_list",
 ]
 
@@ -382,9 +387,21 @@ def server_summary() -> list[str]:
 def backend_from_args(args: argparse.Namespace, seed: int | None = None) -> Any:
     """:func:`build_backend` from the LLM option group (seed: ``args.seed`` unless given).
 
+    Under an executor that plays cells in other processes (:func:`backends_as`), the backend is a
+    :class:`BackendHandle` instead: built where it is first used, and sent to a worker as its
+    options, where each worker builds it once and shares it with every cell it plays.
+
     Raises:
         RunnerError: ``--engine-arg`` with ``--backend openai``.
     """
+    spec = backend_spec(args, seed)
+    if _BACKEND_MODE[-1] == "direct":
+        return build_backend(*spec)
+    return BackendHandle(spec) if _BACKEND_MODE[-1] == "handle" else shared_backend(spec)
+
+
+def backend_spec(args: argparse.Namespace, seed: int | None = None) -> tuple:
+    """The arguments of :func:`build_backend` that the LLM option group names (see :func:`backend_from_args`)."""
     s = llm_settings(args)
     if s["engine_args"] and s["backend"] != "vllm":
         raise RunnerError("--engine-arg configures the in-process vllm engine; drop it with --backend openai")
@@ -394,5 +411,121 @@ def backend_from_args(args: argparse.Namespace, seed: int | None = None) -> Any:
                    "retry_budget_s": server["retry_budget"]}
     else:
         options = s["engine_args"]
-    return build_backend(s["backend"], s["model"], s["base_url"], args.seed if seed is None else seed,
-                         s["tokenizer"], s["max_model_len"], s["scoring_path"], options)
+    return (s["backend"], s["model"], s["base_url"], args.seed if seed is None else seed, s["tokenizer"],
+            s["max_model_len"], s["scoring_path"], dict(options))
+
+
+# ---------------------------------------------------------------------- backends in other processes
+#: How :func:`backend_from_args` hands out backends: "direct" (built at once, the default), "handle"
+#: (a :class:`BackendHandle`: the driver of an executor), "shared" (one per options per process: an
+#: executor's worker). Set with :func:`backends_as`.
+_BACKEND_MODE: list[str] = ["direct"]
+#: A worker's backends by options (:func:`shared_backend`).
+_SHARED: dict[str, "BackendHandle"] = {}
+
+
+@contextlib.contextmanager
+def backends_as(mode: str) -> Iterator[None]:
+    """Within the block, :func:`backend_from_args` returns backends as ``mode`` says (see
+    :data:`_BACKEND_MODE`): an executor sets "handle" in its driver and "shared" in its workers."""
+    if mode not in ("direct", "handle", "shared"):
+        raise RunnerError(f"unknown backend mode {mode!r}; choose direct, handle or shared")
+    _BACKEND_MODE.append(mode)
+    try:
+        yield
+    finally:
+        _BACKEND_MODE.pop()
+
+
+def share_backends() -> None:
+    """Make this process an executor's worker for good: :func:`backend_from_args` hands out its one
+    shared backend per options from now on (:func:`shared_backend`)."""
+    _BACKEND_MODE[:] = ["shared"]
+
+
+class BackendHandle:
+    """A backend named by its options (:func:`backend_spec`), built on first use.
+
+    It stands for the backend (every attribute is the built backend's) and pickles as its options:
+    a cell whose policy holds one can be sent to another process (an executor's worker), where it
+    becomes that process's shared backend of the same options (:func:`shared_backend`), built once
+    and used by every cell the worker plays. ``close`` closes what this handle built; a shared one
+    lives as long as its process.
+    """
+
+    def __init__(self, spec: tuple, shared: bool = False) -> None:
+        _check_spec(spec)
+        self.spec, self.shared = spec, shared
+        self._backend: Any = None
+
+    @property
+    def backend(self) -> Any:
+        """The backend (built now if it was not yet)."""
+        if self._backend is None:
+            self._backend = build_backend(*self.spec)
+        return self._backend
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("spec", "shared", "_backend"):
+            raise AttributeError(name)
+        return getattr(self.backend, name)
+
+    def close(self) -> None:
+        if self._backend is not None and not self.shared:
+            self._backend.close()
+            self._backend = None
+
+    def __reduce__(self) -> tuple:
+        return shared_backend, (self.spec,)
+
+
+def shared_backend(spec: tuple) -> BackendHandle:
+    """This process's one backend of ``spec`` (a worker's: its cells share it; never closed by them)."""
+    key = json.dumps(spec, sort_keys=True, default=str)
+    if key not in _SHARED:
+        _SHARED[key] = BackendHandle(spec, shared=True)
+    return _SHARED[key]
+
+
+def _check_spec(spec: tuple) -> None:
+    """What :func:`policies.llm.build_backend` would refuse, said at once (not in a worker later)."""
+    from policies.llm.errors import BackendConfigError
+
+    kind, model, base_url = spec[:3]
+    if not model:
+        raise BackendConfigError("an LLM backend needs --model (a local model folder for vllm, a served model name "
+                                 "for openai)")
+    if kind == "openai" and not base_url:
+        raise BackendConfigError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+
+
+# ---------------------------------------------------------------------- past one machine
+EXECUTORS = ("local", "ray")
+
+
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    """``--executor local|ray`` and the Ray options (``--ray-address --ray-num-cpus --ray-workers
+    --ray-worker-gpus --ray-chunk``): every benchmark command has them (benchmarks/distributed.py)."""
+    dist = parser.add_argument_group("past one machine (benchmarks/distributed.py, docs/distributed.md)")
+    dist.add_argument("--executor", choices=EXECUTORS, default="local",
+                      help="ray: the missing episodes are played by Ray workers (LLM policies: each worker holds "
+                           "its own backend); the driver writes the results as they arrive")
+    dist.add_argument("--ray-address", default=None,
+                      help="join a running cluster ('auto', 'HOST:6379', 'ray://host:10001'); default: start a "
+                           "local one that ends with the command")
+    dist.add_argument("--ray-num-cpus", type=positive_int, default=None,
+                      help="CPUs of the local Ray instance (default: all)")
+    dist.add_argument("--ray-workers", type=positive_int, default=None,
+                      help="Ray workers (actors) playing episodes (default: one per CPU of the cluster, or per "
+                           "--ray-worker-gpus share of its GPUs)")
+    dist.add_argument("--ray-worker-gpus", type=_non_negative_float, default=0.0,
+                      help="GPUs each worker reserves (1 for an in-process vllm engine per worker)")
+    dist.add_argument("--ray-chunk", type=positive_int, default=None,
+                      help="episodes per piece of work sent to a worker (default: 25, or --lockstep when larger)")
+
+
+def _non_negative_float(text: str) -> float:
+    value = _float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value

@@ -1,100 +1,320 @@
-"""Evaluation grids past one machine: the matrix grid's episodes as Ray tasks.
+"""Evaluation past one process: every benchmark command's missing episodes on Ray workers.
 
 ::
 
-    tom-envs matrix --policy tabular,oracle --games RPS,IBS,IPD --episodes 300 \\
-        --executor ray [--ray-address auto] [--ray-chunk 25]
+    tom-envs matrix --policy tabular,oracle --episodes 300 --executor ray [--ray-address auto]
+    tom-envs persuasion --policy llm --backend openai --base-url URL --model M --executor ray --ray-workers 8
 
-Each cell's missing episodes (those not yet in its results file) are cut into chunks of
-``--ray-chunk`` seeds; each chunk is one Ray task that plays its episodes exactly as the
-in-process runner does (:func:`benchmarks.runner.cell_records`) and returns the records. The
-driver holds the lock of every cell's results file for the run (:mod:`benchmarks.results`) and
-appends each task's records to the cell's JSONL file the moment the task finishes, so a
-run that is stopped keeps every finished chunk and a rerun resumes; the rows are computed from the
-files afterwards, identical to an in-process run with the same seeds (episode i always uses seed
-+ i, whatever worker plays it).
+Every benchmark command has ``--executor local|ray`` (:func:`benchmarks.cli.add_executor_options`);
+with ``ray`` the command runs inside :func:`executor_from_args`, and every cell the runner plays
+(:func:`benchmarks.runner.run_cell`, through which every family plays its episodes) hands the seeds
+its results file lacks to the :class:`RayExecutor` (:func:`benchmarks.runner.executing`) instead of
+playing them in the process. Families name no Ray: they call ``run_cell`` as always (a family that
+knows all its cells at once may hand them over together with :meth:`RayExecutor.run`, so cells are
+played side by side, as ``tom-envs matrix`` does).
 
-Without ``--ray-address`` a local Ray instance is started (``--ray-num-cpus`` workers, default:
-all cores) and stopped at the end; ``auto`` or ``ray://host:10001`` joins an existing cluster,
-whose nodes need tom-envs installed (``pip install 'tom-envs[ray]'``). Ray is imported only here,
-only when asked for. LLM policies keep their one in-process engine (batched lockstep) and are not
-distributed this way.
+* **Workers.** A pool of Ray actors (``--ray-workers``, default one per CPU of the cluster or per
+  ``--ray-worker-gpus`` share of its GPUs) each plays pieces of ``--ray-chunk`` episodes of a cell
+  exactly as the in-process runner does (:func:`benchmarks.runner.cell_records`, in lockstep batches
+  of ``--lockstep``) and returns the records. LLM policies: the command's backend is a
+  :class:`benchmarks.cli.BackendHandle` (its options, not an engine or a connection), and each
+  worker builds its own backend from those options once and keeps it for every cell it plays (an
+  in-process vLLM engine on the worker's GPU, or a client of the OpenAI-compatible server).
+* **Records.** The driver holds every results file's lock (:mod:`benchmarks.results`) and appends a
+  piece's records as soon as it and the pieces before it are back, in seed order, so a results file
+  is byte for byte the in-process run's, and a run stopped at any point resumes to the same file
+  (pieces that finished early wait for the earlier ones in memory; the driver sends a cell at most
+  two pieces per worker ahead of what it has written).
+* **No orphans.** Without ``--ray-address`` a local Ray instance is started for the command, in a
+  temporary folder of its own, and stopped when it ends, also on SIGTERM or SIGINT (the handlers
+  stop it) and when the driver is killed outright: a watchdog process
+  (:mod:`benchmarks.distributed_watchdog`) notices the driver's end and stops what is left of that
+  instance (Ray's own agents outlive a killed driver). Joining a cluster (``auto``, ``HOST:6379``,
+  ``ray://host:10001``) leaves the cluster running; the command's actors end with it.
+
+Ray is imported only here, only when asked for (``pip install 'tom-envs[ray]'``); docs/distributed.md
+has the multi-node recipe and measured figures.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import importlib
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
+from benchmarks.cli import backends_as, share_backends
 from benchmarks.errors import RunnerError
-from benchmarks.runner import Cell, cell_records, progress_bar
+from benchmarks.runner import Cell, cell_records, executing, progress_bar
 from tom_envs.errors import import_optional
 
+__all__ = ["RayExecutor", "Worker", "executor_from_args"]
 
-def _play_chunk(cell: Cell, seeds: list[int], lockstep: int) -> list[dict]:
-    """The Ray task: the records of ``seeds`` in ``cell``."""
-    return list(cell_records(cell, seeds, lockstep=lockstep))
+#: Episodes per piece when ``--ray-chunk`` is not given (or ``--lockstep``, when larger).
+DEFAULT_CHUNK = 25
+#: How many pieces a cell may have in flight or waiting, per worker, past the last one written.
+WINDOW_PER_WORKER = 2
+
+
+@contextlib.contextmanager
+def executor_from_args(args: argparse.Namespace) -> Iterator["RayExecutor | None"]:
+    """The executor of the command line, active for the block: None with ``--executor local`` (the
+    default), else a :class:`RayExecutor` that every :func:`~benchmarks.runner.run_cell` of the block
+    hands its missing episodes to, LLM backends handed out as handles (:func:`benchmarks.cli.backends_as`)."""
+    if getattr(args, "executor", "local") != "ray":
+        yield None
+        return
+    ex = RayExecutor(args.ray_address, args.ray_num_cpus, args.ray_chunk, getattr(args, "ray_workers", None),
+                     getattr(args, "ray_worker_gpus", 0.0))
+    with ex, backends_as("handle"), executing(ex):
+        yield ex
+
+
+class Worker:
+    """A Ray worker (one actor): plays pieces of cells and returns their records.
+
+    It imports every declared family's benchmark (the cells name their policies by family) and
+    shares one LLM backend per options among all the cells it plays (:func:`benchmarks.cli.share_backends`).
+    """
+
+    def __init__(self) -> None:
+        from tom_envs.family import families
+
+        share_backends()
+        for fam in families():
+            if fam.benchmark:
+                importlib.import_module(fam.benchmark)
+
+    def play(self, cell: Cell, seeds: list, lockstep: int, factory: Callable[[], Any] | None) -> list[dict]:
+        return list(cell_records(cell, seeds, factory, lockstep=lockstep))
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+@dataclass
+class _Job:
+    """One cell's missing episodes cut into pieces, and what of them is written."""
+
+    cell: Cell
+    results: Any  # the open ResultsFile
+    pieces: list[list]
+    factory: Callable[[], Any] | None = None
+    sent: int = 0  # pieces handed to workers
+    written: int = 0  # pieces appended to the file
+    back: dict[int, list[dict]] = field(default_factory=dict)  # pieces back, not yet written
 
 
 class RayExecutor:
-    """Runs the missing episodes of grid cells as Ray tasks; the driver writes the results.
+    """Plays the missing episodes of cells on a pool of Ray workers; the driver writes the results.
+
+    Use it as a context manager (a command does, through :func:`executor_from_args`); a call of
+    :meth:`run` or :meth:`fill` outside one opens and closes a session for itself.
 
     Args:
-        address: ``None`` starts a local Ray instance for the run; ``"auto"`` or a ``ray://``
-            address joins a running cluster. Ignored when Ray is already initialised.
+        address: ``None`` starts a local Ray instance for the session (stopped at its end, or when
+            the driver dies); ``"auto"``, ``"HOST:6379"`` or a ``ray://`` address joins a running
+            cluster. Ignored when Ray is already initialised in this process.
         num_cpus: CPUs of the local instance (default: all).
-        chunk: episodes per task (smaller: finer progress and less lost on a stop; larger: less
-            overhead).
+        chunk: episodes per piece of work (default: 25, or the lockstep size when larger; fewer
+            when a cell has fewer episodes than that per worker).
+        workers: Ray workers (default: one per CPU of the cluster, or per ``worker_gpus`` share of its GPUs).
+        worker_gpus: GPUs each worker reserves (1 for an in-process vLLM engine per worker).
     """
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None, chunk: int = 25) -> None:
-        if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
-            raise RunnerError(f"--ray-chunk must be an integer >= 1, got {chunk!r}")
-        if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or num_cpus < 1):
-            raise RunnerError(f"--ray-num-cpus must be an integer >= 1, got {num_cpus!r}")
+    def __init__(self, address: str | None = None, num_cpus: int | None = None, chunk: int | None = None,
+                 workers: int | None = None, worker_gpus: float = 0.0) -> None:
+        for name, value in (("--ray-chunk", chunk), ("--ray-num-cpus", num_cpus), ("--ray-workers", workers)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise RunnerError(f"{name} must be an integer >= 1, got {value!r}")
+        if isinstance(worker_gpus, bool) or not isinstance(worker_gpus, (int, float)) or not worker_gpus >= 0:
+            raise RunnerError(f"--ray-worker-gpus must be a number >= 0, got {worker_gpus!r}")
         self.address, self.num_cpus, self.chunk = address, num_cpus, chunk
-        self.tasks = 0  # tasks submitted by the last run
+        self.workers, self.worker_gpus = workers, float(worker_gpus)
+        self.tasks = 0  # pieces sent by the last run or fill
+        self._ray: Any = None
+        self._pool: list[Any] = []
+        self._started = False
+        self._depth = 0
+        self._watchdog: subprocess.Popen | None = None
+        self._temp_dir: str | None = None
+        self._handlers: dict[int, Any] = {}
 
-    def run(self, cells: Sequence[Cell], seeds: Sequence[int], out: Path, lockstep: int = 1,
-            progress: bool | None = False) -> int:
-        """Play every missing (cell, seed) episode; returns how many records were written."""
+    # ------------------------------------------------------------------ the session
+    def __enter__(self) -> "RayExecutor":
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self.close()
+
+    def _connect(self) -> Any:
+        if self._ray is not None:
+            return self._ray
         ray = import_optional("ray", "ray", "the Ray executor (--executor ray)")
-        with contextlib.ExitStack() as stack:
-            files = {cell.key: stack.enter_context(cell.results(out)) for cell in cells}
-            work = []
-            for cell in cells:
-                todo = files[cell.key].missing(seeds)
-                work += [(cell, todo[i : i + self.chunk]) for i in range(0, len(todo), self.chunk)]
-            self.tasks = len(work)
-            if not work:
-                return 0
-            return self._run(ray, work, files, lockstep, progress)
-
-    def _run(self, ray: Any, work: list, files: dict, lockstep: int, progress: bool | None) -> int:
-        started = not ray.is_initialized()
-        if started:
+        if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "ERROR", "log_to_driver": False}
             if self.address is None:
-                kwargs["num_cpus"] = self.num_cpus
+                self._temp_dir = tempfile.mkdtemp(prefix="tomray-", dir="/tmp" if os.path.isdir("/tmp") else None)
+                self._watchdog = _start_watchdog(self._temp_dir)
+                self._catch_signals()
+                kwargs.update(num_cpus=self.num_cpus, _temp_dir=self._temp_dir)
             ray.init(address=self.address, **kwargs)
-        written = 0
-        bar = progress_bar(sum(len(s) for _, s in work), "ray episodes", progress)
-        try:
-            task = ray.remote(_play_chunk)
-            pending = {task.remote(cell, chunk, max(1, int(lockstep))): cell for cell, chunk in work}
-            while pending:
-                ready, _ = ray.wait(list(pending), num_returns=1)
-                for ref in ready:
-                    cell = pending.pop(ref)
-                    records = ray.get(ref)
-                    for record in records:
-                        files[cell.key].append(record)
-                    written += len(records)
-                    bar.update(len(records))
-        finally:
-            bar.close()
-            if started:
-                ray.shutdown()
-        return written
+            self._started = True
+        self._ray = ray
+        return ray
 
+    def _workers(self) -> list[Any]:
+        """The pool of workers (started on first use)."""
+        if not self._pool:
+            ray = self._connect()
+            n = self.workers or _default_workers(ray.cluster_resources(), self.worker_gpus)
+            actor = ray.remote(num_cpus=1, num_gpus=self.worker_gpus)(Worker)
+            self._pool = [actor.remote() for _ in range(n)]
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the workers, and the local Ray instance if this executor started it."""
+        ray, self._ray = self._ray, None
+        try:
+            if ray is not None:
+                for worker in self._pool:
+                    with contextlib.suppress(Exception):
+                        ray.kill(worker)
+                if self._started:
+                    ray.shutdown()
+        finally:
+            self._pool, self._started = [], False
+            self._restore_signals()
+            if self._watchdog is not None:
+                _stop_watchdog(self._watchdog)
+                self._watchdog = None
+            if self._temp_dir is not None:
+                shutil.rmtree(self._temp_dir, ignore_errors=True)
+                self._temp_dir = None
+
+    def _catch_signals(self) -> None:
+        """SIGTERM ends the command as SIGINT does (the session is closed on the way out)."""
+        with contextlib.suppress(ValueError):  # not the main thread: the watchdog still cleans up
+            if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+                self._handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, _terminate)
+
+    def _restore_signals(self) -> None:
+        while self._handlers:
+            signum, handler = self._handlers.popitem()
+            with contextlib.suppress(ValueError):
+                signal.signal(signum, handler)
+
+    # ------------------------------------------------------------------ the work
+    def run(self, cells: Sequence[Cell], seeds: Sequence, out: Path, lockstep: int = 1,
+            progress: bool | None = False) -> int:
+        """Play every missing (cell, seed) episode of ``cells`` side by side; returns how many records were written."""
+        with contextlib.ExitStack() as stack:
+            files = [stack.enter_context(cell.results(out)) for cell in cells]
+            return self._play([(cell, f.missing(seeds), f, None) for cell, f in zip(cells, files)], lockstep, progress)
+
+    def fill(self, cell: Cell, seeds: Sequence, results: Any, lockstep: int = 1,
+             factory: Callable[[], Any] | None = None, progress: bool | None = False) -> int:
+        """Play ``seeds`` of ``cell`` and append their records to the open results file ``results``
+        (what :func:`benchmarks.runner.run_cell` asks of an executor)."""
+        return self._play([(cell, list(seeds), results, factory)], lockstep, progress)
+
+    def _play(self, work: list[tuple], lockstep: int, progress: bool | None) -> int:
+        lockstep = max(1, int(lockstep))
+        with self:
+            workers = self._workers()
+            jobs = [_Job(cell, results, self._cut(todo, lockstep, len(workers)), factory)
+                    for cell, todo, results, factory in work if todo]
+            self.tasks = sum(len(job.pieces) for job in jobs)
+            bar = progress_bar(sum(len(p) for job in jobs for p in job.pieces), "ray episodes", progress)
+            try:
+                return self._dispatch(jobs, workers, lockstep, bar)
+            finally:
+                bar.close()
+
+    def _cut(self, todo: list, lockstep: int, workers: int) -> list[list]:
+        size = self.chunk or max(1, min(max(DEFAULT_CHUNK, lockstep), math.ceil(len(todo) / workers)))
+        return [todo[i:i + size] for i in range(0, len(todo), size)]
+
+    def _dispatch(self, jobs: list[_Job], workers: list[Any], lockstep: int, bar: Any) -> int:
+        ray, idle, running, written = self._ray, list(workers), {}, 0
+        window = WINDOW_PER_WORKER * len(workers)
+        while True:
+            for job in jobs:
+                while idle and job.sent < len(job.pieces) and job.sent < job.written + window:
+                    worker = idle.pop()
+                    ref = worker.play.remote(job.cell, job.pieces[job.sent], lockstep, job.factory)
+                    running[ref] = (job, job.sent, worker)
+                    job.sent += 1
+            if not running:
+                return written
+            ready, _ = ray.wait(list(running), num_returns=1)
+            job, index, worker = running.pop(ready[0])
+            idle.append(worker)
+            job.back[index] = _get(ray, ready[0])
+            while job.written in job.back:  # in seed order: the file is the in-process run's
+                for record in job.back.pop(job.written):
+                    job.results.append(record)
+                    written += 1
+                    bar.update(1)
+                job.written += 1
+
+
+def _get(ray: Any, ref: Any) -> list[dict]:
+    """A piece's records; a worker's error raised as itself (a named error stays one)."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as err:
+        cause = getattr(err, "cause", None)
+        if isinstance(cause, Exception):
+            raise cause from None
+        raise
+
+
+def _default_workers(resources: dict[str, float], worker_gpus: float) -> int:
+    cpus = max(1, int(resources.get("CPU", 1)))
+    if worker_gpus > 0:
+        gpus = int(resources.get("GPU", 0) // worker_gpus)
+        if gpus < 1:
+            raise RunnerError(f"--ray-worker-gpus {worker_gpus:g}: the Ray cluster has {resources.get('GPU', 0):g} "
+                              "GPUs; give fewer GPUs per worker, or 0 for workers without one")
+        return min(cpus, gpus)
+    return cpus
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _start_watchdog(temp_dir: str) -> subprocess.Popen | None:
+    """The process that stops the local Ray instance in ``temp_dir`` when this driver ends, however it
+    ends (None, with a warning, without psutil)."""
+    try:
+        import psutil  # noqa: F401  (the watchdog's)
+    except ImportError:
+        print("warning: psutil is not installed, so a local Ray instance is not watched: if this command is "
+              "killed (SIGKILL), Ray's agents may outlive it (pip install psutil)", file=sys.stderr)
+        return None
+    return subprocess.Popen([sys.executable, "-m", "benchmarks.distributed_watchdog", str(os.getpid()), temp_dir],
+                            stdin=subprocess.PIPE, start_new_session=True, close_fds=True)
+
+
+def _stop_watchdog(proc: subprocess.Popen) -> None:
+    """Tell the watchdog the instance was stopped (it clears what is left of it and ends)."""
+    with contextlib.suppress(OSError, ValueError):
+        proc.stdin.write(b"stop\n")
+        proc.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=15)

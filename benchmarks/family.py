@@ -5,7 +5,8 @@ cells (by default every registered env id of the family × every ``--policy``), 
 rows, its table and its published reference numbers. :func:`register` adds it to :data:`REGISTRY`,
 and ``tom-envs`` (:mod:`benchmarks.__main__`) builds one subcommand per registered declaration with
 the shared options (:func:`benchmarks.cli.add_run_options`: ``--episodes --seed --out --format
---plot --policy``, plus ``--env`` to pick ids); the runner (:mod:`benchmarks.runner`) plays the
+--plot --policy``, plus ``--env`` to pick ids, and on every benchmark command ``--executor`` with the
+Ray options, :func:`benchmarks.cli.add_executor_options`); the runner (:mod:`benchmarks.runner`) plays the
 cells and the results module (:mod:`benchmarks.results`) makes them resumable. A new family is its
 env module, one ``tom_envs.register`` call and one declaration::
 
@@ -40,6 +41,7 @@ from typing import Any
 
 from benchmarks.cli import (
     LLM_OPTIONS,
+    add_executor_options,
     MAX_LOCKSTEP,
     add_llm_options,
     add_run_options,
@@ -50,7 +52,7 @@ from benchmarks.cli import (
     split_list,
 )
 from benchmarks.errors import RunnerError
-from benchmarks.runner import Cell, make_env, run_cell
+from benchmarks.runner import Cell, current_executor, make_env, run_cell
 from tom_envs.stats import mean_ci95
 
 PolicyFactory = Callable[["EnvCell"], Any]
@@ -248,6 +250,7 @@ def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
                             only=DECLARED_LLM_OPTIONS)
     if bench.arguments is not None:
         bench.arguments(parser)
+    add_executor_options(parser)
 
 
 def evaluate(bench: Benchmark, cells: Sequence[Cell], episodes: int, seed: int, out: Path, progress: bool | None = False,
@@ -301,11 +304,24 @@ def format_rows(rows: Sequence[Row], bench: Benchmark) -> str:
 
 
 def run_command(bench: Benchmark, args: argparse.Namespace) -> int:
-    """The generated command: the declaration's cells through the runner; rows as a table or JSON."""
-    if bench.run is not None:
-        return bench.run(args)
+    """The generated command (or the declaration's ``run`` hook) under the command line's executor
+    (``--executor``, :func:`benchmarks.distributed.executor_from_args`: with ``ray`` every cell's
+    missing episodes are played by Ray workers and written here, the same records as in process)."""
+    from benchmarks.distributed import executor_from_args
+
+    with executor_from_args(args):
+        if bench.run is not None:
+            return bench.run(args)
+        return _generated(bench, args)
+
+
+def _generated(bench: Benchmark, args: argparse.Namespace) -> int:
+    """The generated command's body: the declaration's cells through the runner; rows as a table or JSON."""
     cells = bench.cells(args) if bench.cells is not None else bench.default_cells(args)
     progress = args.format != "json" and None  # None: a bar only on a terminal
+    executor = current_executor()
+    if executor is not None:  # every cell's missing episodes side by side
+        executor.run(cells, list(range(args.seed, args.seed + args.episodes)), Path(args.out), args.lockstep, progress)
     rows, records = evaluate(bench, cells, args.episodes, args.seed, Path(args.out), progress, args.lockstep)
     print(json.dumps(rows, indent=2) if args.format == "json" else (bench.table or format_rows)(rows, bench))
     if getattr(args, "plot", None) and bench.plot is not None:

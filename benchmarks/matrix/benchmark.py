@@ -39,7 +39,7 @@ from benchmarks.matrix.llm_cells import Budget, LLMCell, PromptOptions, evaluate
 from benchmarks.matrix.published import PUBLISHED_TABULAR
 from benchmarks.matrix.table import ESTIMATORS, format_table, meets_target, plot, tom_regret_close
 from benchmarks.results import RESULTS_VERSION, ResultsFileWarning, append_record, read_records
-from benchmarks.runner import cell_records, run_cell
+from benchmarks.runner import cell_records, current_executor, run_cell
 from policies.matrix.llm.strategies import SCORING
 from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, LABEL_SETS, TOM_RESPONSES
 
@@ -77,7 +77,8 @@ def _is_partner_item(_: str) -> bool:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``tom-envs matrix``'s options (the shared run options, the grid, Ray, the LLM group)."""
+    """``tom-envs matrix``'s options (the shared run options, the grid, the LLM group; the Ray options are
+    every benchmark command's, :func:`benchmarks.cli.add_executor_options`)."""
     add_run_options(parser, episodes=30, seed_help="episode i uses seed + i (env, partner draw and policy)",
                     plot="write PNGs of regret and ToM accuracy per round into DIR", policy="tabular",
                     policy_type=comma_list([*POLICIES, LLM_POLICY], name="policy"),
@@ -87,13 +88,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--partners", type=comma_list(name="partner population"), default="single_action,tit_for_tat",
                         help="comma-separated partner populations (or partner names), one cell each")
     parser.add_argument("--horizon", type=positive_int, default=100, help="rounds per episode")
-    dist = parser.add_argument_group("past one machine (benchmarks/distributed.py)")
-    dist.add_argument("--executor", choices=["local", "ray"], default="local",
-                      help="ray: the missing episodes run as Ray tasks; the driver writes the results as they arrive")
-    dist.add_argument("--ray-address", default=None,
-                      help="join a running cluster ('auto', 'ray://host:10001'); default: start a local one")
-    dist.add_argument("--ray-num-cpus", type=positive_int, default=None, help="CPUs of the local Ray instance (default: all)")
-    dist.add_argument("--ray-chunk", type=positive_int, default=25, help="episodes per Ray task")
     llm = add_llm_options(parser, lockstep=None,
                           lockstep_help="episodes stepped at once through batched policy calls (default: 1; all "
                                         "episodes for llm)",
@@ -140,10 +134,10 @@ def run(args: argparse.Namespace) -> int:
         if policies != [LLM_POLICY]:
             raise RunnerError("--policy llm runs alone (its cells are --strategies); run the scripted policies "
                               "in another command")
-        if args.executor != "local":
-            raise RunnerError("--executor ray distributes the scripted and tabular grid; --policy llm keeps one "
-                              "in-process engine that batches all episodes (drop --executor, or serve the model "
-                              "and point --backend openai at it)")
+        if current_executor() is not None:
+            raise RunnerError("--executor ray does not run --policy llm yet: 004's protocol journals each lockstep "
+                              "batch round by round in this process (drop --executor; the other commands' LLM cells "
+                              "run on Ray workers)")
         backend = backend_from_args(args)
         try:
             rows, records = evaluate_llm(
@@ -156,10 +150,7 @@ def run(args: argparse.Namespace) -> int:
         if args.time_budget is not None or args.max_episodes is not None:
             raise RunnerError("--time-budget and --max-episodes are 004's protocol for --policy llm; the scripted and "
                               "tabular policies play --episodes episodes per cell")
-        if args.executor == "ray":
-            from benchmarks.distributed import RayExecutor
-
-            settings = replace(settings, executor=RayExecutor(args.ray_address, args.ray_num_cpus, args.ray_chunk))
+        settings = replace(settings, executor=current_executor())  # --executor ray: the cells side by side
         rows, records = evaluate_grid(grid, Path(args.out), replace(settings, lockstep=args.lockstep or 1))
     if args.format == "json":
         print(json.dumps(rows, indent=2))
