@@ -70,8 +70,8 @@ class QATask:
         env_id: the registered id it reads.
         items: ``items(options) -> [QAItem]``: the scored questions (``options``: the task parameters,
             ``data_dir`` and the family's own).
-        answer: ``answer(run) -> (index or None, details)``: the family's protocol answers one
-            question on ``run.backend`` (None: a reply the protocol counts wrong); runs in a worker
+        answer: ``answer(run, item) -> (index or None, details)``: the family's protocol answers
+            one question (a :class:`QAItem`) on ``run.backend`` (None: a reply the protocol counts wrong); runs in a worker
             thread.
         options: the task parameters the family takes beyond the shared ones, with their defaults.
         description: one line for docs and ``--help``-like listings.
@@ -80,20 +80,22 @@ class QATask:
     name: str
     env_id: str
     items: Callable[[Mapping[str, Any]], Sequence[QAItem]]
-    answer: Callable[[QARun, Any], tuple[int | None, dict[str, Any]]]
+    answer: Callable[[QARun, QAItem], tuple[int | None, dict[str, Any]]]
     options: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
 
 
 @dataclass(frozen=True)
 class EpisodeRun:
-    """One episode to play: the env id, its seed, the task parameters and the backends by role
-    (``None``: the eval's model; other keys: the declaration's ``roles``)."""
+    """One episode to play: the env id, its seed, the task parameters, the backends by role
+    (``None``: the eval's model; other keys: the declaration's ``roles``) and what else names the
+    episode (the declaration's ``episodes``: e.g. a scenario)."""
 
     env_id: str
     seed: int
     options: Mapping[str, Any]
     backends: Mapping[str | None, Any]
+    episode: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ class EpisodeTask:
             bound uses the eval's model.
         options: the task parameters the family takes beyond the shared ones, with their defaults.
         description: one line for docs.
+        episodes: ``episodes(options) -> [(id, seed, episode)]``: the Samples, when an episode is
+            more than a seed (e.g. a scenario × seed); default: seeds ``seed .. seed + episodes - 1``.
     """
 
     name: str
@@ -121,6 +125,7 @@ class EpisodeTask:
     roles: Sequence[str] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
+    episodes: Callable[[Mapping[str, Any]], Sequence[tuple[str, int, Mapping[str, Any]]]] | None = None
 
 
 def declared_tasks() -> list[QATask | EpisodeTask]:

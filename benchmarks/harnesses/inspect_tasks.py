@@ -82,7 +82,7 @@ def answer_question(spec: QATask, options: Mapping[str, Any], items: Mapping[str
         backend = InspectBackend(get_model())
         item = items[str(state.sample_id)]
         run = QARun(options, backend, int(options["seed"]))
-        index, details = await run_in_worker(lambda: spec.answer(run, item.observation))
+        index, details = await run_in_worker(lambda: spec.answer(run, item))
         state.store.set(RECORD, {"index": index, **_jsonable(details)})
         state.output = ModelOutput.from_content(str(backend.name), backend.replies[-1] if backend.replies else "")
         state.completed = True
@@ -112,9 +112,11 @@ def episode_task(spec: EpisodeTask, options: Mapping[str, Any]) -> Task:
     first, n = int(options["seed"]), int(options["episodes"])
     if n < 1:
         raise InspectTaskError(f"episodes must be at least 1, got {n}")
-    samples = [Sample(id=seed, input=f"Play episode seed={seed} of {options['env']}.", metadata={"seed": seed})
-               for seed in range(first, first + n)]
-    return Task(dataset=MemoryDataset(samples, name=f"{options['env']} seeds {first}..{first + n - 1}"),
+    episodes = (spec.episodes(options) if spec.episodes is not None
+                else [(str(seed), seed, {}) for seed in range(first, first + n)])
+    samples = [Sample(id=key, input=f"Play episode {key} of {options['env']} (seed {seed}).",
+                      metadata={"seed": seed, "episode": _jsonable(dict(extra))}) for key, seed, extra in episodes]
+    return Task(dataset=MemoryDataset(samples, name=f"{options['env']} ({len(samples)} episodes)"),
                 solver=play_episode(spec, options), scorer=episode_summary(list(spec.metrics)), name=spec.name,
                 metadata={"env_id": options["env"], "roles": list(spec.roles), "options": _jsonable(options)})
 
@@ -129,7 +131,8 @@ def play_episode(spec: EpisodeTask, options: Mapping[str, Any]) -> Solver:
         backends: dict[str | None, Any] = {None: InspectBackend(main)}
         for role in spec.roles:
             backends[role] = InspectBackend(get_model(role=role), role)
-        run = EpisodeRun(str(options["env"]), int(state.metadata["seed"]), options, backends)
+        run = EpisodeRun(str(options["env"]), int(state.metadata["seed"]), options, backends,
+                         dict(state.metadata.get("episode") or {}))
         record = await run_in_worker(lambda: spec.play(run))
         state.store.set(RECORD, _jsonable(record))
         state.output = ModelOutput.from_content(str(main), _summary_line(record.get("episode", {}), spec.metrics))
