@@ -162,12 +162,15 @@ def summary_means() -> Any:
 @scorer(metrics=[summary_means()])
 def episode_summary(metrics: Sequence[str]) -> Any:
     """The episode's metrics from the ToM recorder's summary (a summary key or one of its functional
-    ``outcome`` values, :func:`benchmarks.family.metric`); a metric the episode has not is left out."""
+    ``outcome`` values, :func:`benchmarks.family.metric`; a record's ``row``, the episode's values in
+    the units of the family's rows, comes first); a metric the episode has not is left out."""
     from benchmarks.family import metric as summary_metric
 
     async def score(state: TaskState, target: Target) -> Score:
-        episode = (state.store.get(RECORD) or {}).get("episode", {})
-        values = {k: summary_metric(episode, k) for k in metrics}
+        record = state.store.get(RECORD) or {}
+        episode = record.get("episode", {})
+        # a family whose rows are not plain means of summary keys gives each episode's row values
+        values = {k: summary_metric({**episode, **record.get("row", {})}, k) for k in metrics}
         kept = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         kept.update({k: float(v) for k, v in values.items() if isinstance(v, bool)})
         return Score(value=kept or {"episodes": 1.0}, metadata={"episode": episode})

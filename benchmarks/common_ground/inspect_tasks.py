@@ -1,0 +1,81 @@
+"""The common-ground family as an Inspect AI task (docs/harnesses.md).
+
+``common_tom`` (``tom/CommonToM-v2``): Common-ToM's yes/no belief questions under 003's zero-shot
+protocol, as ``tom-envs common-ground --policy llm-release`` puts them: the release's prompt
+template (``<data_dir>/prompts/gpt-zero-shot``; the bundled sample has one of ours) filled with the
+conversation window and the question, one user message at T = 1.0, no generation cap and no seed
+sent, read by the release's rule (periods removed, exactly Yes or No; any other reply counts wrong,
+never re-asked) through :class:`policies.common_ground.llm.ReleaseZeroShot`. One Sample per scored
+question of each conversation (conversation ``i`` seeded ``seed + i``, the benchmark's first pass;
+the whole-group fillers of v2 are asked by the env, not scored, and left out); accuracy overall and
+per belief order (``group``), as the benchmark's rows.
+
+Task parameters beyond the shared ones: ``split`` (test, train, all), ``prompt_file``,
+``temperature``, ``max_tokens``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from benchmarks.harnesses.inspect_spec import QAItem, QARun, QATask
+
+OPTIONS = {"split": "test", "prompt_file": None, "temperature": None, "max_tokens": None}
+
+
+def _template(options: Mapping[str, Any]) -> str:
+    from pathlib import Path
+
+    from policies.common_ground.llm import load_release_prompt, release_prompt_path
+    from tom_envs.common_ground.corpus import SAMPLE_DATA_DIR
+
+    path = options["prompt_file"] or release_prompt_path(options["data_dir"] or SAMPLE_DATA_DIR)
+    return load_release_prompt(Path(path))
+
+
+def items(options: Mapping[str, Any]) -> list[QAItem]:
+    """Every scored question of the split's conversations, with the release's prompt and the gold answer."""
+    from benchmarks.common_ground.benchmark import ENV
+    from benchmarks.qa_llm import make_qa_env
+    from policies.common_ground.llm import release_prompt
+    from tom_envs.qa import answered
+
+    env = make_qa_env(ENV, data_dir=options["data_dir"], split=options["split"])
+    template, seed = _template(options), int(options["seed"])
+    out = []
+    for i, cid in enumerate(env.cids):
+        obs, _ = env.reset(seed=seed + i, options={"cid": cid})
+        seen, infos = [obs], []
+        while True:
+            obs, _, terminated, truncated, info = env.step(0)
+            infos.append(info)
+            if terminated or truncated:
+                break
+            seen.append(obs)
+        for k, (o, fact) in enumerate(zip(seen, answered(infos, with_fillers=True))):
+            if not fact["scored"]:
+                continue
+            prompt = release_prompt(template, o["context"], o["question"])
+            out.append(QAItem(f"{cid}:{k}", o, int(fact["answer"]), f"order_{fact['order']}",
+                              [{"role": "user", "content": prompt}],
+                              {"cid": int(cid), "sno": int(fact["sno"]), "order": int(fact["order"]),
+                               "episode_seed": seed + i}))
+    return out
+
+
+def answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
+    """003's zero-shot protocol on one question; None for a reply that is neither Yes nor No."""
+    from policies.common_ground.llm import RELEASE_MAX_TOKENS, RELEASE_TEMPERATURE, ReleaseZeroShot
+
+    opts = run.options
+    model = ReleaseZeroShot(run.backend, _template(opts),
+                            temperature=RELEASE_TEMPERATURE if opts["temperature"] is None else float(opts["temperature"]),
+                            max_tokens=RELEASE_MAX_TOKENS if opts["max_tokens"] is None else int(opts["max_tokens"]),
+                            seed=run.seed)
+    got = model.answer([item.observation], [model.owner(int(item.metadata["episode_seed"]))])[0]
+    return (None if got["unparsed"] else int(got["action"])), {"label": got["label"], "reply": got["reply"]}
+
+
+TASKS = (QATask(name="common_tom", env_id="tom/CommonToM-v2", items=items, answer=answer, options=OPTIONS,
+                description="Common-ToM's belief questions under 003's zero-shot protocol"),)
