@@ -4,6 +4,7 @@ checkers, is deterministic under a seed, and survives a pickle round trip."""
 from __future__ import annotations
 
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -25,7 +26,8 @@ def test_builtin_ids_are_registered_once_in_the_tom_namespace():
     for env_id in ("tom/RPS-v0", "tom/IBS-v0", "tom/IPD-v0", "tom/MatrixGame-v0"):
         assert env_id in REGISTRY and env_id in gym.registry
     assert all(i.startswith("tom/") for i in REGISTRY)
-    assert all(gym.registry[i].entry_point == REGISTRY[i].entry_point for i in SINGLE)
+    assert all(getattr(gym.registry[i].entry_point, "target", gym.registry[i].entry_point) == REGISTRY[i].entry_point
+               for i in SINGLE)
 
 
 @pytest.mark.parametrize("old, new", [("tom/PersuasiveToM-v0", "tom/PersuasiveToM-v1"),
@@ -136,3 +138,24 @@ def test_pettingzoo_aec_conformance(env_id):
 def test_gymnasium_make_of_a_pettingzoo_id_says_how_to_make_it(env_id):
     with pytest.raises(tom_envs.errors.UnknownEnvironment, match=r"PettingZoo .* make it with tom_envs\.make"):
         gym.make(env_id)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: gym.make("tom/RPS-v0", game="IPD"), "make 'tom/IPD-v0' instead"),
+    (lambda: tom_envs.make("tom/RPS-v0", game="IPD"), "make 'tom/IPD-v0' instead"),
+    (lambda: gym.make_vec("tom/IPD-v0", num_envs=2, vectorization_mode="vector_entry_point", game="RPS"),
+     "make 'tom/RPS-v0' instead"),
+    (lambda: tom_envs.make("tom/IBS-Parallel-v0", game="Chicken"), "make 'tom/MatrixGame-Parallel-v0' with game=..."),
+    (lambda: tom_envs.make_aec("tom/Negotiation-Easy-v1", difficulty="hard"), "make 'tom/Negotiation-Hard-v1' instead"),
+])
+def test_a_kwarg_that_contradicts_the_id_is_a_named_error_naming_the_id_to_make(make, message):
+    from tom_envs.errors import ContradictoryKwargs
+
+    with pytest.raises(ContradictoryKwargs, match=re.escape(message)):
+        make()
+
+
+def test_pinned_kwargs_may_be_repeated_and_other_defaults_changed():
+    assert gym.make("tom/RPS-v0", game="RPS").unwrapped.game.name == "RPS"
+    assert gym.make("tom/IPD-v0", render_mode="ansi").render_mode == "ansi"  # the creator exposes the class metadata
+    assert tom_envs.make("tom/CommonToM-v2", split="train").unwrapped.split == "train"  # a default, not pinned

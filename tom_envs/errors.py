@@ -103,6 +103,11 @@ def require_count(name: str, value: object, high: int, low: int = 1) -> int:
     return int(value)
 
 
+class ContradictoryKwargs(TomEnvsError, ValueError):
+    """A keyword argument contradicts the id it is made with (``gymnasium.make("tom/RPS-v0", game="IPD")``):
+    the message names the id to make instead."""
+
+
 class InvalidOptions(TomEnvsError, ValueError):
     """``reset(options=...)`` was given something other than a dict, or a key the env does not read."""
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import gymnasium
 
-from tom_envs.errors import UnknownEnvironment
+from tom_envs.errors import ContradictoryKwargs, UnknownEnvironment
 
 Kind = Literal["gymnasium", "parallel", "aec"]
 
@@ -39,6 +39,9 @@ class EnvRecord:
             conformance tests instead.
         sb3: its spaces are ones stable-baselines3 accepts (text/dict QA envs are not); the
             conformance tests run SB3's checker only on those.
+        pinned: the names in ``kwargs`` whose values *are* the id (``tom/RPS-v0`` is the game RPS):
+            making the id with another value is :class:`~tom_envs.errors.ContradictoryKwargs`, through
+            :func:`make` and ``gymnasium.make`` alike. Other ``kwargs`` are defaults a caller may change.
     """
 
     id: str
@@ -51,6 +54,47 @@ class EnvRecord:
     builtin: bool = False
     self_checked: bool = False
     sb3: bool = True
+    pinned: tuple[str, ...] = ()
+
+    def check_kwargs(self, kwargs: dict[str, Any]) -> None:
+        """Raise :class:`~tom_envs.errors.ContradictoryKwargs` if ``kwargs`` change a pinned value."""
+        for name in self.pinned:
+            if name in kwargs and not _same(kwargs[name], self.kwargs[name]):
+                others = [r.id for r in REGISTRY.values() if r.entry_point == self.entry_point and r.kind == self.kind
+                          and name in r.pinned and _same(r.kwargs[name], kwargs[name])]
+                free = [r.id for r in REGISTRY.values() if r.entry_point == self.entry_point and r.kind == self.kind
+                        and name not in r.kwargs]
+                hint = f"make {others[0]!r} instead" if others else (
+                    f"make {free[0]!r} with {name}=... instead" if free else f"leave {name} out")
+                raise ContradictoryKwargs(f"{self.id!r} is {name}={self.kwargs[name]!r}; {name}={kwargs[name]!r} "
+                                          f"contradicts the id: {hint}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # e.g. arrays: compare by identity only
+        return a is b
+
+
+class PinnedEntryPoint:
+    """Gymnasium's entry point of an id with pinned kwargs: checks them (:meth:`EnvRecord.check_kwargs`),
+    then makes the env from ``"module:Class"``. Gymnasium hands its creator the id's kwargs merged
+    with the caller's, so a value that differs from the pinned one is the caller's."""
+
+    def __init__(self, env_id: str, target: str) -> None:
+        self.env_id, self.target = env_id, target
+
+    @property
+    def metadata(self) -> dict[str, Any]:  # gymnasium.make reads the creator's render modes
+        return dict(getattr(load(self.target), "metadata", {}))
+
+    def __call__(self, **kwargs: Any) -> Any:
+        record(self.env_id).check_kwargs(kwargs)
+        return load(self.target)(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"PinnedEntryPoint({self.env_id!r}, {self.target!r})"
 
 
 REGISTRY: dict[str, EnvRecord] = {}
@@ -69,17 +113,24 @@ def register(
     self_checked: bool = False,
     vector_entry_point: str | None = None,
     sb3: bool = True,
+    pinned: tuple[str, ...] = (),
 ) -> EnvRecord:
-    """Add an id to the registry (and to Gymnasium's, for single-agent ids)."""
+    """Add an id to the registry (and to Gymnasium's, for single-agent ids); ``pinned`` names the
+    ``kwargs`` that define the id (:attr:`EnvRecord.pinned`)."""
     if not id.startswith("tom/"):
         raise ValueError(f"tom-envs ids live in the 'tom/' namespace, got {id!r}")
     if id in REGISTRY:
         raise ValueError(f"{id!r} is already registered; bump the version suffix for a changed task")
+    pinned = tuple(pinned)
+    if any(name not in (kwargs or {}) for name in pinned):
+        raise ValueError(f"{id!r}: pinned names {pinned} must be keys of its kwargs {sorted(kwargs or {})}")
     rec = EnvRecord(id, entry_point, kind, dict(kwargs or {}), family, summary, dict(example_kwargs or {}), builtin,
-                    self_checked, sb3)
+                    self_checked, sb3, pinned)
     REGISTRY[id] = rec
     if kind == "gymnasium":
-        gymnasium.register(id=id, entry_point=entry_point, kwargs=dict(kwargs or {}), vector_entry_point=vector_entry_point,
+        creator: Any = PinnedEntryPoint(id, entry_point) if pinned else entry_point
+        vector: Any = PinnedEntryPoint(id, vector_entry_point) if pinned and vector_entry_point else vector_entry_point
+        gymnasium.register(id=id, entry_point=creator, kwargs=dict(kwargs or {}), vector_entry_point=vector,
                            order_enforce=not self_checked, disable_env_checker=self_checked)
     else:  # gymnasium.make of a PettingZoo id says how to make it instead of "doesn't exist"
         gymnasium.register(id=id, entry_point=pettingzoo_hint, kwargs={"env_id": id}, disable_env_checker=True)
@@ -144,6 +195,7 @@ def make(env_id: str, **kwargs: Any) -> Any:
     rec = record(env_id)
     if rec.kind == "gymnasium":
         return gymnasium.make(env_id, **kwargs)
+    rec.check_kwargs(kwargs)
     return load(rec.entry_point)(**{**rec.kwargs, **kwargs})
 
 

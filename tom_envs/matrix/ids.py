@@ -16,7 +16,7 @@ for _g, _what in (
     ("IPD", "Iterated Prisoner's Dilemma vs a scripted partner (004): single-action and tit-for-tat partners"),
 ):
     register(f"tom/{_g}-v0", _MATRIX_ENV, kwargs={"game": _g}, family="matrix", summary=_what, builtin=True,
-             self_checked=True, vector_entry_point=_MATRIX_VEC)
+             self_checked=True, vector_entry_point=_MATRIX_VEC, pinned=("game",))
 register(
     "tom/MatrixGame-v0",
     _MATRIX_ENV,
@@ -33,6 +33,7 @@ for _g in ("RPS", "IBS", "IPD"):
         _MATRIX_PAR,
         kind="parallel",
         kwargs={"game": _g},
+        pinned=("game",),
         family="matrix",
         summary=f"two learners play {_g} (PettingZoo parallel; AEC via `make_aec`)",
         builtin=True,

@@ -23,6 +23,7 @@ for _lvl, _what in (("Easy", "accommodating / avoiding parties"), ("Medium", "pa
         _NEGOTIATION,
         kind="aec",
         kwargs={"scenario": "hopkins_hmo", "difficulty": _lvl.lower()},
+        pinned=("difficulty",),
         family="negotiation",
         summary=f"002's ProMediate-{_lvl}: {_what}; the mediator seat is `mediator_0`",
         builtin=True,
