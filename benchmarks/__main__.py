@@ -70,6 +70,15 @@ def _add_registry(sub: Any) -> None:
     reg.set_defaults(func=_cmd_registry)
 
 
+def _add_rl(sub: Any) -> None:
+    from benchmarks import rl as _rl
+
+    rl = _parser(sub, "rl", "train stable-baselines3 agents on any family's env and test them on a held-out split "
+                 "next to its references (docs/rl.md)", description=_rl.__doc__)
+    _rl.add_arguments(rl)
+    rl.set_defaults(func=_rl.run_command)
+
+
 def _add_data(sub: Any) -> None:
     from benchmarks import data as _data
 
@@ -135,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_text(), help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_families(sub)
+    # the shared commands, beside the families' (one line each)
+    _add_rl(sub)
     _add_data(sub)
     _add_report(sub)
     _add_registry(sub)

@@ -1,10 +1,12 @@
 """Gymnasium and PettingZoo wrappers: the ToM recorder (literal + functional ToM, one scorer for
-every family), JSONL episode logs and text observations for language models."""
+every family), JSONL episode logs, text observations for language models and flat vector
+observations for RL libraries (:class:`VectorizeObservation`, docs/rl.md)."""
 
 from wrappers.episode_log import JSONLEpisodeLog
 from wrappers.text_obs import AECTextObservation, TextObservation
 from wrappers.tom_recorder import AECToMRecorder, ToMRecorder
 from wrappers.tom_scorer import ToMScorer
+from wrappers.vectorize import VectorizeObservation, hash_text
 
 __all__ = ["AECTextObservation", "AECToMRecorder", "JSONLEpisodeLog", "TextObservation",
-           "ToMRecorder", "ToMScorer"]
+           "ToMRecorder", "ToMScorer", "VectorizeObservation", "hash_text"]

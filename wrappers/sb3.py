@@ -92,3 +92,30 @@ class SB3VecEnv(_vec_env.VecEnv):
                 if mask is None or mask[i]:
                     out[i][key] = values[i]
         return out
+
+
+class VecVectorizeObservation(_vec_env.VecEnvWrapper):
+    """An SB3 ``VecEnv`` whose observations are flattened as :class:`wrappers.VectorizeObservation`
+    flattens a single env's (the same vectors, batched; a native vector env of ``Discrete``
+    observations is one-hot encoded with one table lookup per step).
+
+    Args:
+        venv: an SB3 ``VecEnv`` (e.g. :class:`SB3VecEnv` over a native vector env).
+        **options: :class:`wrappers.vectorize.Vectorizer`'s ``buckets`` and ``skip``.
+    """
+
+    def __init__(self, venv: Any, **options: Any) -> None:
+        from wrappers.vectorize import Vectorizer
+
+        self.vectorizer = Vectorizer(venv.observation_space, **options)
+        super().__init__(venv, observation_space=self.vectorizer.space)
+
+    def reset(self) -> Any:
+        return self.vectorizer.batch(self.venv.reset())
+
+    def step_wait(self) -> Any:
+        obs, reward, dones, infos = self.venv.step_wait()
+        for info in infos:
+            if "terminal_observation" in info:
+                info["terminal_observation"] = self.vectorizer(info["terminal_observation"])
+        return self.vectorizer.batch(obs), reward, dones, infos

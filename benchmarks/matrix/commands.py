@@ -1,5 +1,5 @@
-"""The matrix family's commands beside ``tom-envs matrix``: ``demo`` (the main job), ``perf``
-(speed benchmarks) and ``rl`` (an SB3 agent trained on some partners, tested on held-out ones).
+"""The matrix family's commands beside ``tom-envs matrix``: ``demo`` (the main job) and ``perf``
+(speed benchmarks). RL training is the shared ``tom-envs rl --env ID`` (:mod:`benchmarks.rl`).
 
 They are declared in :data:`tom_envs.matrix.family.FAMILY` (``commands``) and built by the shared
 CLI like any family's commands (:class:`benchmarks.cli.Command`).
@@ -86,38 +86,3 @@ def _perf_arguments(perf: argparse.ArgumentParser) -> None:
 
 PERF = Command("perf", "speed benchmarks (ratios against a reference measured in the same run)", _perf_arguments,
                _run_perf)
-
-
-def _run_rl(args: argparse.Namespace) -> int:
-    from benchmarks.matrix.rl import Training, format_rows, run
-
-    quiet = args.format == "json"
-    training = Training(args.algo, args.env, args.train_partners, args.steps, args.seed, args.n_envs, args.horizon)
-    rows = run(training, split_list(args.test_partners), args.episodes, Path(args.out),
-               log=(lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr)),
-               progress=False if quiet else None)
-    print(json.dumps(rows, indent=2) if quiet else format_rows(rows))
-    return 0
-
-
-def _rl_arguments(rl: argparse.ArgumentParser) -> None:
-    from benchmarks.matrix.rl import ALGOS
-    from benchmarks.runner import env_id_for
-
-    rl.add_argument("--algo", "--policy", dest="algo", choices=ALGOS, default="ppo", action=OneSpelling,
-                    help="the stable-baselines3 algorithm trained and evaluated (--policy is the same option)")
-    rl.add_argument("--env", default=env_id_for("matrix", game="IPD"), help="a built-in single-agent matrix game id")
-    rl.add_argument("--train-partners", type=comma_list(name="partner"), default="single_action,tit_for_tat",
-                    help="one training distribution (comma-separated items, equal weight each)")
-    rl.add_argument("--test-partners", type=comma_list(name="partner"),
-                    default="single_action,tit_for_tat,win_stay_lose_shift,grim_trigger",
-                    help="comma-separated; each item (population or partner name) is one evaluation cell")
-    rl.add_argument("--steps", type=positive_int, default=200_000, help="training steps")
-    rl.add_argument("--n-envs", type=positive_int, default=8, help="parallel training envs")
-    rl.add_argument("--horizon", type=positive_int, default=100, help="rounds per episode")
-    add_run_options(rl, episodes=30, episodes_help="evaluation episodes per test cell (episode i uses seed + i)",
-                    seed_help="training seed; evaluation episode i uses seed + i")
-
-
-RL = Command("rl", "train an SB3 agent on some partners, evaluate on held-out ones next to the tabular agent",
-             _rl_arguments, _run_rl)

@@ -5,4 +5,4 @@ from __future__ import annotations
 from tom_envs.family import Family
 
 FAMILY = Family.standard("matrix", order=10, rl=("benchmarks.matrix.rl:TASK",), commands=tuple(
-    f"benchmarks.matrix.commands:{name}" for name in ("DEMO", "PERF", "RL")))
+    f"benchmarks.matrix.commands:{name}" for name in ("DEMO", "PERF")))
