@@ -60,6 +60,9 @@ class RLTask:
         n_envs: the default number of parallel training envs (``--n-envs``).
         algo_steps: algorithm -> its default ``--steps`` where it differs from ``steps`` (a
             recurrent policy's steps cost more).
+        split_size: ``split_size(env_id, split, **make_env's keywords)`` -> the number of distinct
+            episodes of ``split`` (dialogues, conversations), which ``reset_options`` plays in turn:
+            the default ``--episodes`` then, and its most; None: episodes are drawn by seed.
         unsupported: ids of the family RL does not train on -> a sentence saying why and what to
             run instead (``tom-envs rl --env ID`` fails with it).
     """
@@ -83,6 +86,7 @@ class RLTask:
     n_envs: int = 8
     algo_steps: Mapping[str, int] = field(default_factory=dict)
     unsupported: Mapping[str, str] = field(default_factory=dict)
+    split_size: Callable[..., int] | None = None
 
 
 # ---------------------------------------------------------------------- the declared tasks
@@ -205,8 +209,15 @@ class RLRun:
             raise RLError(f"--data-dir: {self.env_id}'s task reads no dataset folder; leave the option out")
         import_optional("stable_baselines3", "rl", "tom-envs rl")
         self._check_algo(task)
-        return family, task, replace(self, steps=self.steps or task.algo_steps.get(self.algo, task.steps), episodes=self.episodes or task.episodes,
-                                     n_envs=self.n_envs or task.n_envs)
+        episodes = self.episodes or task.episodes
+        if task.split_size is not None:
+            size = task.split_size(self.env_id, self.split, **self.env_kwargs)
+            if self.episodes is not None and self.episodes > size:
+                raise RLError(f"--episodes {self.episodes}: the {self.split} split of {self.env_id} has {size} "
+                              f"episode(s), each evaluated once; give at most {size}")
+            episodes = self.episodes or size
+        return family, task, replace(self, steps=self.steps or task.algo_steps.get(self.algo, task.steps),
+                                     episodes=episodes, n_envs=self.n_envs or task.n_envs)
 
     def _check_algo(self, task: RLTask) -> None:
         from benchmarks.rl_train import algorithm, wrapped
@@ -214,6 +225,14 @@ class RLRun:
 
         algorithm(self.algo)  # sb3-contrib present for its algorithms
         env = wrapped(task.make_env(self.env_id, "train", **self.env_kwargs), task.observation)
+        tested = wrapped(task.make_env(self.env_id, self.split, **self.env_kwargs), task.observation)
+        tested.close()
+        if env.layout != tested.layout:
+            differ = sorted({"/".join(map(str, a[0])) for a, b in zip(env.layout, tested.layout) if a != b})
+            env.close()
+            raise RLError(f"{self.env_id}: the {self.split} split's observations flatten differently from the train "
+                          f"split's (at {', '.join(differ) or 'the end'}); the task must leave those entries out "
+                          "(RLTask.observation's skip)")
         try:
             if self.algo == "maskable_ppo" and env.mask_slice is None:
                 raise RLError(f"--algo maskable_ppo needs an observation with an action_mask; {self.env_id}'s has "
@@ -289,11 +308,11 @@ def format_rows(rows: Sequence[Row], task: RLTask | None = None) -> str:
     if not rows:
         return "(no rows)"
     outcome = rows[0]["outcome"]
-    head = f"{'policy':<16} {'split':<6} {'seeds':>5} {outcome:>18} {'ToM %':>14}  ToM from"
+    head = f"{'policy':<18} {'split':<6} {'seeds':>5} {outcome:>18} {'ToM %':>14}  ToM from"
     lines = [f"{rows[0]['env_id']} ({'higher' if rows[0]['higher_is_better'] else 'lower'} {outcome} is better)",
              head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['policy']:<16} {r['split']:<6} {len(r['seeds']) or '-':>5} "
+        lines.append(f"{r['policy']:<18} {r['split']:<6} {len(r['seeds']) or '-':>5} "
                      f"{_fmt(r[outcome], r[outcome + '_ci']):>18} {_fmt(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>14}"
                      f"  {r['tom_source'] or 'none'}")
     if task is not None:
