@@ -10,7 +10,8 @@ question of each conversation (conversation ``i`` seeded ``seed + i``, the bench
 the whole-group fillers of v2 are asked by the env, not scored, and left out); accuracy overall and
 per belief order (``group``), as the benchmark's rows.
 
-Task parameters beyond the shared ones: ``split`` (test, train, all), ``prompt_file``,
+Task parameters beyond the shared ones: ``split`` (test, train, all), ``context`` (the
+conversation shown: window, the command's default; online; full), ``prompt_file``,
 ``temperature``, ``max_tokens``.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 
 from benchmarks.harnesses.inspect_spec import QAItem, QARun, QATask
 
-OPTIONS = {"split": "test", "prompt_file": None, "temperature": None, "max_tokens": None}
+OPTIONS = {"split": "test", "context": "window", "prompt_file": None, "temperature": None, "max_tokens": None}
 
 
 def _template(options: Mapping[str, Any]) -> str:
@@ -41,7 +42,7 @@ def items(options: Mapping[str, Any]) -> list[QAItem]:
     from policies.common_ground.llm import release_prompt
     from tom_envs.qa import answered
 
-    env = make_qa_env(ENV, data_dir=options["data_dir"], split=options["split"])
+    env = make_qa_env(ENV, data_dir=options["data_dir"], split=options["split"], context=options["context"])
     template, seed = _template(options), int(options["seed"])
     out = []
     for i, cid in enumerate(env.cids):

@@ -1,0 +1,214 @@
+"""The suite as Inspect AI tasks (benchmarks/harnesses/inspect_*.py; docs/harnesses.md, issue 31).
+
+Each family's task runs end to end through ``inspect_ai.eval`` with ``mockllm/model`` replying by a
+rule, and its scores are compared with the family's own command run on the same replies (the same
+rule behind the loopback OpenAI-compatible server, tests/llm/scripted_server.py): equal numbers.
+One task also runs against that server through Inspect's ``openai-api`` provider, and once through
+the ``inspect eval tom_envs/<task>`` command line (the entry point).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_ai")
+
+from inspect_ai import eval as inspect_eval  # noqa: E402
+from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
+
+from tests.llm.scripted_server import ScriptedServer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Inspect's own retry settings trip a tenacity deprecation we cannot fix from here.
+#: Inspect's eval loop leaves anyio memory streams to the garbage collector (a ResourceWarning at exit).
+pytestmark = [pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+              pytest.mark.filterwarnings("ignore::ResourceWarning")]
+
+
+def _h(content: str) -> int:
+    return zlib.crc32(content.encode())
+
+
+def matrix_rule(content: str, seed) -> str:
+    return f"Answer: {'JF'[_h(content) % 2]}"
+
+
+def qa_letters_rule(content: str, seed) -> str:
+    return ("A", "B.", "C", "B")[_h(content) % 4]
+
+
+def yes_no_rule(content: str, seed) -> str:
+    return ("Yes.", "No", "Maybe", "No.")[_h(content) % 4]
+
+
+def live_rule(content: str, seed) -> str:
+    if content.startswith("Which persuasion principle"):
+        return ("authority", "none", "Scarcity.")[_h(content) % 3]
+    return ("Desire: no\nBelief: trusting\nIntention: doubt\nLine: Experts recommend it, the evidence is solid.",
+            "Desire: considering\nBelief: wary\nIntention: cost\nLine: Only today, and it is cheap.")[_h(content) % 2]
+
+
+def negotiation_rule(content: str, seed) -> str:
+    from tests.llm.test_negotiation_llm import scripted_reply
+
+    return scripted_reply(content, seed)
+
+
+def mock(rule) -> object:
+    """``mockllm/model`` answering the last message by ``rule(content, seed)``."""
+
+    def output(messages, tools, tool_choice, config):
+        out = ModelOutput.from_content("mockllm", rule(messages[-1].text, config.seed))
+        out.usage = ModelUsage(input_tokens=5, output_tokens=5, total_tokens=10)  # no tokenizer download
+        return out
+
+    return get_model("mockllm/model", custom_outputs=output, memoize=False)
+
+
+def inspect_scores(task_name: str, model, tmp_path: Path, model_roles=None, **params) -> dict[str, float]:
+    from benchmarks.harnesses.inspect_tasks import TASKS
+
+    logs = inspect_eval(TASKS[task_name](**params), model=model, model_roles=model_roles,
+                        log_dir=str(tmp_path / "logs"), display="none")
+    log = logs[0]
+    assert log.status == "success", log.error
+    return {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
+
+
+def suite_rows(rule, tmp_path: Path, *argv: str) -> list[dict]:
+    """The family's own command on ``rule``'s replies from the loopback server; its JSON rows."""
+    from benchmarks.__main__ import main
+
+    server = ScriptedServer(rule)
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            rc = main([*argv, "--backend", "openai", "--base-url", server.url, "--model", "scripted",
+                       "--format", "json", "--out", str(tmp_path / "out")])
+    finally:
+        server.close()
+    assert rc == 0
+    return json.loads(buf.getvalue())
+
+
+def test_importing_the_suite_does_not_import_inspect():
+    code = ("import sys, benchmarks, benchmarks.harnesses, benchmarks.__main__, tom_envs; "
+            "assert 'inspect_ai' not in sys.modules, 'inspect_ai imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_every_family_has_a_task():
+    from benchmarks.harnesses.inspect_spec import declared_tasks
+    from tom_envs.family import families
+
+    tasks = declared_tasks()
+    envs = {t.env_id for t in tasks}
+    assert {"tom/IPD-v0", "tom/PersuasiveToM-v1", "tom/Persuasion-v2", "tom/CommonToM-v2",
+            "tom/Negotiation-v1"} <= envs
+    import tom_envs
+
+    covered = {tom_envs.REGISTRY[e].family for e in envs}
+    assert covered >= {f.name for f in families() if f.benchmark and f.benchmark.startswith("benchmarks.")}
+
+
+def test_an_unknown_task_parameter_is_a_named_error():
+    from benchmarks.harnesses.inspect_tasks import TASKS, InspectTaskError
+
+    with pytest.raises(InspectTaskError, match="takes no parameter horizn"):
+        TASKS["ipd"](horizn=3)
+
+
+@pytest.mark.slow
+def test_matrix_task_scores_equal_the_suites(tmp_path):
+    got = inspect_scores("ipd", mock(matrix_rule), tmp_path, episodes=3, horizon=4, partners="tit_for_tat")
+    row, = suite_rows(matrix_rule, tmp_path, "matrix", "--policy", "llm", "--strategies", "qa", "--games", "IPD",
+                      "--partners", "tit_for_tat", "--episodes", "3", "--horizon", "4")
+    for key in ("regret_per_step", "tom_regret_per_step", "tom_accuracy"):
+        assert got[key] == pytest.approx(row[key], abs=1e-12), key
+
+
+@pytest.mark.slow
+def test_persuasive_tom_task_scores_equal_the_suites_authors_protocol(tmp_path):
+    got = inspect_scores("persuasive_tom", mock(qa_letters_rule), tmp_path, qtypes="desire_er,belief_ee")
+    rows = suite_rows(qa_letters_rule, tmp_path, "persuasion", "--env", "qa", "--policy", "llm", "--protocol",
+                      "authors", "--no-scoring", "--repetitions", "1", "--qtypes", "desire_er,belief_ee")
+    by_type = {r["qtype"]: r for r in rows if r.get("policy") == "llm" and "qtype" in r}
+    assert set(by_type) >= {"desire_er", "belief_ee"}
+    for qtype in ("desire_er", "belief_ee"):
+        assert 100 * got[qtype] == pytest.approx(by_type[qtype]["accuracy"], abs=1e-9), qtype
+
+
+@pytest.mark.slow
+def test_common_tom_task_scores_equal_the_suites_release_protocol(tmp_path):
+    got = inspect_scores("common_tom", mock(yes_no_rule), tmp_path)
+    rows = suite_rows(yes_no_rule, tmp_path, "common-ground", "--policy", "llm-release")
+    by_order = {str(r["order"]): r for r in rows}
+    assert 100 * got["accuracy"] == pytest.approx(by_order["all"]["accuracy"], abs=1e-9)
+    for order in ("1", "2", "3"):
+        assert 100 * got[f"order_{order}"] == pytest.approx(by_order[order]["accuracy"], abs=1e-9), order
+
+
+@pytest.mark.slow
+def test_live_persuasion_task_scores_equal_the_suites_with_the_reader_on_a_role(tmp_path):
+    reader = mock(live_rule)
+    got = inspect_scores("persuasion", mock(live_rule), tmp_path, model_roles={"persuadee": reader}, episodes=1,
+                         reader="llm")
+    row, = suite_rows(live_rule, tmp_path, "persuasion", "--env", "live", "--policy", "llm", "--episodes", "1",
+                      "--reader", "llm")
+    assert 100 * got["success"] == pytest.approx(row["success"], abs=1e-9)
+    assert got["regret"] == pytest.approx(row["regret"], abs=1e-12)
+    for target in ("desire", "belief", "intention"):
+        assert got[f"{target}_accuracy"] == pytest.approx(row[f"{target}_accuracy"], abs=1e-9), target
+
+
+@pytest.mark.slow
+def test_negotiation_task_scores_equal_the_suites_with_llm_parties_on_a_role(tmp_path):
+    got = inspect_scores("negotiation", mock(negotiation_rule), tmp_path,
+                         model_roles={"parties": mock(negotiation_rule)}, episodes=1, scenarios="hopkins_hmo",
+                         conflict_mode="general", mediator="llm-generic")
+    row, = suite_rows(negotiation_rule, tmp_path, "negotiation", "--mediator", "llm-generic", "--mode", "medium",
+                      "--scenarios", "hopkins_hmo", "--episodes", "1")
+    for key in ("cc", "tle", "rl", "me", "mi"):
+        if row[key] is None:
+            assert key not in got, key
+        else:
+            assert got[key] == pytest.approx(row[key], abs=1e-9), key
+
+
+@pytest.mark.slow
+def test_a_task_runs_against_the_loopback_server_and_from_the_command_line(tmp_path):
+    """``openai-api/scripted/scripted`` on the loopback server, through the Python API and through
+    ``inspect eval tom_envs/ipd`` (the entry point): the same scores as mockllm on the same rule."""
+    server = ScriptedServer(matrix_rule)
+    env = {**os.environ, "SCRIPTED_BASE_URL": server.url, "SCRIPTED_API_KEY": "none",
+           "INSPECT_LOG_DIR": str(tmp_path / "cli"), "INSPECT_DISPLAY": "none"}
+    try:
+        os.environ.update(SCRIPTED_BASE_URL=server.url, SCRIPTED_API_KEY="none")
+        via_server = inspect_scores("ipd", get_model("openai-api/scripted/scripted", memoize=False), tmp_path,
+                                    episodes=2, horizon=3)
+        cli = subprocess.run([str(Path(sys.executable).parent / "inspect"), "eval", "tom_envs/ipd",
+                              "--model", "openai-api/scripted/scripted", "-T", "episodes=2", "-T", "horizon=3",
+                              "--log-format", "json"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120)
+    finally:
+        os.environ.pop("SCRIPTED_BASE_URL", None)
+        os.environ.pop("SCRIPTED_API_KEY", None)
+        server.close()
+    assert cli.returncode == 0, cli.stderr[-3000:]
+    with_mock = inspect_scores("ipd", mock(matrix_rule), tmp_path, episodes=2, horizon=3)
+    assert via_server == with_mock
+    log, = (tmp_path / "cli").glob("*.json")
+    data = json.loads(log.read_text())
+    assert data["status"] == "success" and data["eval"]["task_registry_name"] == "tom_envs/ipd"
+    cli_scores = {k: v["value"] for s in data["results"]["scores"] for k, v in s["metrics"].items()}
+    assert cli_scores == pytest.approx(with_mock)
