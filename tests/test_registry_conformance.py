@@ -159,3 +159,18 @@ def test_pinned_kwargs_may_be_repeated_and_other_defaults_changed():
     assert gym.make("tom/RPS-v0", game="RPS").unwrapped.game.name == "RPS"
     assert gym.make("tom/IPD-v0", render_mode="ansi").render_mode == "ansi"  # the creator exposes the class metadata
     assert tom_envs.make("tom/CommonToM-v2", split="train").unwrapped.split == "train"  # a default, not pinned
+
+
+@pytest.mark.parametrize("env_id", sorted(REGISTRY))
+def test_every_env_names_a_misspelt_or_non_dict_reset_option(env_id):
+    """A reset option an env does not read would be ignored silently: every id names it instead."""
+    from tom_envs.errors import InvalidOptions
+
+    rec = REGISTRY[env_id]
+    env = tom_envs.make(env_id, **rec.example_kwargs)
+    if rec.kind == "parallel":
+        pytest.skip("parallel matrix envs read no options and accept PettingZoo's probe keys (test_parallel_env)")
+    for options in ({"no_such_option": 1}, "episode=0"):
+        with pytest.raises(InvalidOptions):
+            env.reset(seed=0, options=options)
+    env.reset(seed=0, options={})  # an empty dict is no option at all

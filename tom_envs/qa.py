@@ -17,7 +17,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, TomEnvsError, require_bool
+from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, TomEnvsError, check_options, require_bool
 from tom_envs.tom import ToMSpec
 
 #: Option letters, in order; a question has at most this many options.
@@ -232,6 +232,8 @@ class QAEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"]}
+    #: the keys ``reset(options=...)`` reads (another key is :class:`~tom_envs.errors.InvalidOptions`)
+    reset_options: tuple[str, ...] = ("episode",)
 
     def __init__(self, episodes: Sequence[Sequence[QAItem]], qtypes: Sequence[str], shuffle_choices: bool = False,
                  strict: bool = False, render_mode: str | None = None, expose_labels: bool = False,
@@ -300,6 +302,7 @@ class QAEnv(gym.Env):
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
+        options = check_options(options, self.reset_options, type(self).__name__)
         self._episode = self.episodes[self.select_episode(options)]
         self._i = 0
         self._started = True

@@ -147,6 +147,7 @@ class CommonToMEnv(QAEnv):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    reset_options = ("episode", "cid")
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
-from tom_envs.errors import ResetNeeded, UnsupportedRenderMode, require_bool
+from tom_envs.errors import ResetNeeded, UnsupportedRenderMode, check_options, require_bool
 from tom_envs.negotiation.actions import pairs, parse_mediator, parse_party, parse_stance_prediction, stance_table
 from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker
 from tom_envs.negotiation.errors import NegotiationActionError, NegotiationConfigError
@@ -214,6 +214,8 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # reads no options: a dict, with at most the key PettingZoo's API tests pass to every env
+        check_options(options, ("options",), type(self).__name__)
         rng = self.reseed(seed)
         self.conflict_mode = self._modes[int(rng.integers(len(self._modes)))] if len(self._modes) > 1 else self._modes[0]
         seeds = rng.integers(0, 2**63 - 1, size=self.n)

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode, require_bool
+from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode, check_options, require_bool
 from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, TONES, TOPICS, Family, model_for,
                                       obs_parts)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
@@ -49,6 +49,12 @@ def resolve_families(families: Any, builtin: tuple[Family, ...] = FAMILIES) -> t
             raise InvalidPersona(f"family {f.name!r} has no scenarios (give Family(..., scenarios=(Scenario(goal, "
                                  "background), ...)))")
     return out
+
+
+#: The keys ``reset(options=...)`` of the live persuasion envs reads (another is InvalidOptions).
+RESET_OPTIONS = ("family", "persona")
+#: ... and the key PettingZoo's API tests pass to any AEC env's reset (read by none).
+AEC_RESET_OPTIONS = (*RESET_OPTIONS, "options")
 
 
 def draw_episode(env: Any, options: dict, rng: np.random.Generator) -> tuple[int, int]:
@@ -225,7 +231,7 @@ class PersuasionMindEnv(MindSetup, gym.Env):
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        options = dict(options or {})
+        options = check_options(options, RESET_OPTIONS, type(self).__name__)
         rng = self.np_random
         self.state_index, reply = draw_episode(self, options, rng)
         self.oracle: OracleTable = oracle_for(self.model, self.horizon)

@@ -8,10 +8,11 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
-from tom_envs.errors import InvalidAction
+from tom_envs.errors import InvalidAction, check_options
 from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, WARM,
                                       obs_parts)
-from tom_envs.persuasion.mind_env import HEARD, INTENTIONS, MindSetup, draw_episode, parse_utterance_action
+from tom_envs.persuasion.mind_env import (AEC_RESET_OPTIONS, HEARD, INTENTIONS, MindSetup, draw_episode,
+                                         parse_utterance_action)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
 from tom_envs.persuasion.principles import PRINCIPLES
 from tom_envs.persuasion.reader import check_reading
@@ -120,7 +121,7 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
     # ------------------------------------------------------------------ AEC
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng = self.reseed(seed)
-        options = dict(options or {})
+        options = check_options(options, AEC_RESET_OPTIONS, type(self).__name__)
         self.state_index, self.drawn = draw_episode(self, options, rng)
         self.mind_agreed, self.landed, self.opening = False, False, True
         self.tone, self.topic, self.heard_last = 0, 0, self.NOT_YET_INDEX
