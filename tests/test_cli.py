@@ -42,11 +42,13 @@ BAD = [
     ["matrix", "--scoring-path", "fastest"],
     ["matrix", "--engine-arg", "no-equals-sign"],
     ["common-ground", "--engine-arg", "=1"],
-    ["rl", "--n-envs", "0"],
-    ["rl", "--episodes", "0"],
-    ["rl", "--steps", "0"],
-    ["rl", "--test-partners", ""],
-    ["rl", "--out", "{file}"],
+    ["rl", "--env", "tom/IPD-v0", "--n-envs", "0"],
+    ["rl", "--env", "tom/IPD-v0", "--episodes", "0"],
+    ["rl", "--env", "tom/IPD-v0", "--steps", "0"],
+    ["rl", "--env", "tom/IPD-v0", "--seeds", "0"],
+    ["rl", "--env", "tom/IPD-v0", "--algo", "sac"],
+    ["rl", "--env", "tom/IPD-v0", "--data-dir", "{file}"],
+    ["rl", "--env", "tom/IPD-v0", "--out", "{file}"],
     ["perf", "matrix", "--seconds", "0"],
     ["perf", "matrix", "--seconds", "nan"],
     ["perf", "rl", "--steps", "0"],
@@ -148,7 +150,7 @@ def test_a_file_system_failure_is_a_message_not_a_traceback(capsys):
 
 
 def test_rl_reads_policy_as_the_algorithm():
-    args = build_parser().parse_args(["rl", "--policy", "a2c"])
+    args = build_parser().parse_args(["rl", "--env", "tom/IPD-v0", "--policy", "a2c"])
     assert args.algo == "a2c"
 
 
@@ -190,7 +192,7 @@ def test_progress_bars_show_on_a_terminal_only(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [["negotiation", "--episodes", "2", "--runs", "3"],
-                                  ["rl", "--algo", "ppo", "--policy", "a2c"]])
+                                  ["rl", "--env", "tom/IPD-v0", "--algo", "ppo", "--policy", "a2c"]])
 def test_two_names_of_one_option_on_one_command_line_are_a_usage_error(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -220,6 +222,6 @@ def test_a_horizon_past_the_bound_is_a_named_error_not_a_memory_error(tmp_path, 
     assert not list(tmp_path.rglob("*.jsonl"))
 
 
-def test_rl_checks_its_test_partners_before_training(tmp_path, capsys):
-    assert main(["rl", "--test-partners", "nosuch", "--steps", "200000", "--out", str(tmp_path)]) == 2
-    assert "no partner named 'nosuch'" in capsys.readouterr().err and not (tmp_path / "rl").exists()
+def test_rl_checks_its_split_before_training(tmp_path, capsys):
+    assert main(["rl", "--env", "tom/IPD-v0", "--split", "nosuch", "--steps", "200000", "--out", str(tmp_path)]) == 2
+    assert "--split 'nosuch' is not a split" in capsys.readouterr().err and not (tmp_path / "rl").exists()

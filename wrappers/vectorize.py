@@ -176,7 +176,7 @@ class Vectorizer:
         return np.stack([self(row) for row in rows])
 
 
-class VectorizeObservation(gym.ObservationWrapper):
+class VectorizeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """Makes any observation a flat ``Box(float32)`` vector (the rules are in this module's docstring).
 
     Args:
@@ -196,7 +196,8 @@ class VectorizeObservation(gym.ObservationWrapper):
     """
 
     def __init__(self, env: gym.Env, buckets: int = 256, skip: Sequence[str] = ()) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, buckets=buckets, skip=tuple(skip))
+        gym.ObservationWrapper.__init__(self, env)
         self.vectorizer = Vectorizer(env.observation_space, buckets, skip)
         self.observation_space = self.vectorizer.space
         self.mask_slice = self.vectorizer.mask_slice
