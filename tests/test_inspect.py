@@ -130,9 +130,9 @@ def test_an_unknown_task_parameter_is_a_named_error():
 
 @pytest.mark.slow
 def test_matrix_task_scores_equal_the_suites(tmp_path):
-    got = inspect_scores("ipd", mock(matrix_rule), tmp_path, episodes=3, horizon=4, partners="tit_for_tat")
+    got = inspect_scores("ipd", mock(matrix_rule), tmp_path, episodes=2, horizon=4, partners="tit_for_tat")
     row, = suite_rows(matrix_rule, tmp_path, "matrix", "--policy", "llm", "--strategies", "qa", "--games", "IPD",
-                      "--partners", "tit_for_tat", "--episodes", "3", "--horizon", "4")
+                      "--partners", "tit_for_tat", "--episodes", "2", "--horizon", "4")
     for key in ("regret_per_step", "tom_regret_per_step", "tom_accuracy"):
         assert got[key] == pytest.approx(row[key], abs=1e-12), key
 
@@ -162,9 +162,9 @@ def test_common_tom_task_scores_equal_the_suites_release_protocol(tmp_path):
 def test_live_persuasion_task_scores_equal_the_suites_with_the_reader_on_a_role(tmp_path):
     reader = mock(live_rule)
     got = inspect_scores("persuasion", mock(live_rule), tmp_path, model_roles={"persuadee": reader}, episodes=1,
-                         reader="llm")
+                         reader="llm", families="health,work")
     row, = suite_rows(live_rule, tmp_path, "persuasion", "--env", "live", "--policy", "llm", "--episodes", "1",
-                      "--reader", "llm")
+                      "--reader", "llm", "--families", "health,work")
     assert 100 * got["success"] == pytest.approx(row["success"], abs=1e-9)
     assert got["regret"] == pytest.approx(row["regret"], abs=1e-12)
     for target in ("desire", "belief", "intention"):
@@ -175,9 +175,9 @@ def test_live_persuasion_task_scores_equal_the_suites_with_the_reader_on_a_role(
 def test_negotiation_task_scores_equal_the_suites_with_llm_parties_on_a_role(tmp_path):
     got = inspect_scores("negotiation", mock(negotiation_rule), tmp_path,
                          model_roles={"parties": mock(negotiation_rule)}, episodes=1, scenarios="hopkins_hmo",
-                         conflict_mode="general", mediator="llm-generic")
+                         conflict_mode="general", mediator="llm-generic", parties="llm")
     row, = suite_rows(negotiation_rule, tmp_path, "negotiation", "--mediator", "llm-generic", "--mode", "medium",
-                      "--scenarios", "hopkins_hmo", "--episodes", "1")
+                      "--scenarios", "hopkins_hmo", "--episodes", "1", "--parties", "llm")
     for key in ("cc", "tle", "rl", "me", "mi"):
         if row[key] is None:
             assert key not in got, key
