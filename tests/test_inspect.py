@@ -212,3 +212,28 @@ def test_a_task_runs_against_the_loopback_server_and_from_the_command_line(tmp_p
     assert data["status"] == "success" and data["eval"]["task_registry_name"] == "tom_envs/ipd"
     cli_scores = {k: v["value"] for s in data["results"]["scores"] for k, v in s["metrics"].items()}
     assert cli_scores == pytest.approx(with_mock)
+
+
+@pytest.mark.slow
+def test_two_seat_persuasion_task_scores_equal_the_suites_with_the_persuadee_on_a_role(tmp_path):
+    """Both seats language models: the persuader the eval's model, the persuadee the ``persuadee``
+    role; the same episodes as :func:`benchmarks.persuasion.live.play_two_seat` on the loopback server."""
+    from benchmarks.persuasion.live import _families, play_two_seat
+    from benchmarks.runner import make_env
+    from policies.llm import OpenAIBackend
+    from policies.persuasion.llm import LLMPersuadee, LLMPersuader
+    from tests.llm.test_persuasion_live_llm import _two_llm_rule
+
+    got = inspect_scores("persuasion_two_seat", mock(_two_llm_rule), tmp_path,
+                         model_roles={"persuadee": mock(_two_llm_rule)}, episodes=2, families="work")
+    server = ScriptedServer(_two_llm_rule)
+    backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
+    try:
+        env = make_env("tom/Persuasion-TwoSeat-v2", record=True, horizon=4, families=_families("work"))
+        eps = [play_two_seat(env, LLMPersuader(backend), LLMPersuadee(backend), s, options={"family": "work"})
+               for s in (0, 1)]
+    finally:
+        backend.close()
+        server.close()
+    for key in ("success", "regret", "persuadee_strategy_accuracy", "fidelity", "intention_accuracy"):
+        assert got[key] == pytest.approx(sum(float(e[key]) for e in eps) / 2, abs=1e-12), key

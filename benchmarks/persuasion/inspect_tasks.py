@@ -15,6 +15,12 @@
   (family, seed), as ``tom-envs persuasion --env live --policy llm`` plays them; scores per
   episode: ``success``, ``regret`` (against the Bayes-optimal fair persuader), and the literal ToM
   per state (``desire_accuracy``, ``belief_accuracy``, ``intention_accuracy``, percent).
+* ``persuasion_two_seat`` (``tom/Persuasion-TwoSeat-v2``): both seats are language models, the
+  persuader the eval's model and the persuadee (:class:`policies.persuasion.llm.LLMPersuadee`,
+  reading its own prompt: persona and current mind) the model role ``persuadee``; one Sample per
+  (family, seed), played by :func:`benchmarks.persuasion.live.play_two_seat`. Scores: the
+  persuader's ``success``, ``regret`` and literal ToM per state, the persuadee's literal ToM
+  (``persuadee_strategy_accuracy``: the persuader's next strategy, percent) and its ``fidelity``.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, QAItem, Q
 
 QA_OPTIONS = {"qtypes": None, "split": "all", "authors_prompts": None, "qa_mode": "zero_shot", "max_tokens": None}
 LIVE_OPTIONS = {"families": None, "reader": "scripted"}
+TWO_SEAT_METRICS = ("success", "regret", "desire_accuracy", "belief_accuracy", "intention_accuracy",
+                    "persuadee_strategy_accuracy", "fidelity", "persuadee_return")
 LIVE_METRICS = ("success", "regret", "desire_accuracy", "belief_accuracy", "intention_accuracy")
 
 
@@ -124,10 +132,29 @@ def live_play(run: EpisodeRun) -> dict[str, Any]:
     return {"family": run.episode["family"], "seed": run.seed, "episode": episode}
 
 
+def two_seat_play(run: EpisodeRun) -> dict[str, Any]:
+    """One two-seat episode, both seats language models (the persuadee on its role)."""
+    from benchmarks.persuasion.live import LIVE_HORIZON, _families, play_two_seat
+    from benchmarks.runner import make_env
+    from policies.persuasion.llm import LLMPersuadee, LLMPersuader
+
+    opts = run.options
+    resamples, fallback = int(opts["max_resamples"]), str(opts["fallback"])
+    env = make_env(run.env_id, record=True, horizon=int(opts["horizon"] or LIVE_HORIZON),
+                   families=_families(opts["families"]))
+    episode = play_two_seat(env, LLMPersuader(run.backends[None], max_resamples=resamples, fallback=fallback),
+                            LLMPersuadee(run.backends["persuadee"], max_resamples=resamples, fallback=fallback),
+                            run.seed, options={"family": run.episode["family"]})
+    return {"family": run.episode["family"], "seed": run.seed, "episode": episode}
+
+
 TASKS = (
     QATask(name="persuasive_tom", env_id="tom/PersuasiveToM-v1", items=qa_items, answer=qa_answer,
            options=QA_OPTIONS, description="PersuasiveToM's questions under the authors' protocol"),
     EpisodeTask(name="persuasion", env_id="tom/Persuasion-v2", play=live_play, metrics=LIVE_METRICS,
                 roles=("persuadee",), options=LIVE_OPTIONS, episodes=live_episodes,
                 description="live persuasion: the model persuades; the persuadee's reader on a model role"),
+    EpisodeTask(name="persuasion_two_seat", env_id="tom/Persuasion-TwoSeat-v2", play=two_seat_play,
+                metrics=TWO_SEAT_METRICS, roles=("persuadee",), options={"families": None}, episodes=live_episodes,
+                description="two-seat live persuasion: the model persuades, the persuadee role answers"),
 )
