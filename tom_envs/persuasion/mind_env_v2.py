@@ -10,7 +10,7 @@ import numpy as np
 from tom_envs.errors import EpisodeEnded
 from tom_envs.persuasion.mind_env import MindSetup, PersuasionMindEnv
 from tom_envs.persuasion.mind_text_v2 import leave_line, reply_line_v2
-from tom_envs.persuasion.mind_v2 import HEARD_V2, N_STRATEGIES_V2, model_v2_for
+from tom_envs.persuasion.mind_v2 import HEARD_V2, N_STRATEGIES_V2, model_v2_for, restrict_personas
 from tom_envs.persuasion.planning_v2 import MAX_HORIZON, check_horizon_v2, point_planner_for, references_v2
 from tom_envs.persuasion.reader import ReaderError
 from tom_envs.persuasion.reader_v2 import ReaderV2
@@ -86,6 +86,14 @@ class PersuasionMindV2Env(V2Setup, PersuasionMindEnv):
     voiced), the strategy read in the last line (0-5 principles, 6 nothing, 7 stuffed, 8 hostile,
     9 before the first), family, turns left.
 
+    ## Arguments
+    v1's, plus ``personas``: None (every persona of each family, the default) or persona names (a name or a
+    list: thrifty, procrastinator, conformist, skeptic, cautious, busy): each family keeps only those, its
+    prior renormalised over them, and the references are computed for that prior (held-out personas for
+    training; :func:`~tom_envs.persuasion.mind_v2.restrict_personas`). A name no family has raises
+    :class:`~tom_envs.persuasion.mind_v2.UnknownPersona`; a family left with none of them,
+    :class:`~tom_envs.persuasion.principles.InvalidPersona`.
+
     ## Info
     v1's, plus ``version`` (2) and, in steps, ``left`` (the persuadee walked away); the episode summary adds
     ``left`` and ``bayes_upper``.
@@ -93,11 +101,15 @@ class PersuasionMindV2Env(V2Setup, PersuasionMindEnv):
     ## Version History
     * v2: noisy, indirect and misleading replies at persona-specific rates; tone noise; concern drift;
       walking away; a reader of negation, hostility, nonsense and stuffing; bounded references to T = 10.
+      Later, same dynamics and default: ``personas=`` restricts the personas drawn (issue 26).
     """
 
     def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, personas: Any = None) -> None:
         super().__init__(families, horizon, reader, expose_state, render_mode)
+        if personas is not None:
+            self.families = restrict_personas(self.families, personas)
+            self._check_families()
         self.left = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:

@@ -28,6 +28,7 @@ and the bounds of :mod:`tom_envs.persuasion.planning_v2` compute with it; the v2
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -190,6 +191,40 @@ def moves_v2(persona: MindPersonaV2, d: int, b: int, c: int, a: int) -> list[tup
             (0, TRUSTING, keep, miss * (1.0 - persona.touchiness))]
 
 
+class UnknownPersona(InvalidPersona):
+    """A persona name that none of an env's families has (``personas=``)."""
+
+
+def restrict_personas(families: tuple[Family, ...], personas: Any) -> tuple[Family, ...]:
+    """``families`` (in the same order, so a family keeps its index in the observation) each keeping only
+    the personas named in ``personas`` (a name or a list of names), its prior renormalised over them: the
+    way to hold personas out of training (``PersuasionMindV2Env(personas=...)``; v1 and the two-seat envs
+    take the result as ``families=``). Works on v1's and v2's families alike.
+
+    Raises:
+        UnknownPersona: a name no family has (the known names are listed).
+        InvalidPersona: ``personas`` empty or not names, or a family left with none of them.
+    """
+    names = [personas] if isinstance(personas, str) else personas
+    if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
+        raise InvalidPersona(f"personas is a persona name or a non-empty list of names, got {personas!r}")
+    known = sorted({p.name for f in families for p in f.personas})
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UnknownPersona(f"unknown persona(s) {', '.join(map(repr, unknown))}; the families here have "
+                             f"{', '.join(known)}")
+    out = []
+    for f in families:
+        keep = [i for i, p in enumerate(f.personas) if p.name in names]
+        if not keep:
+            raise InvalidPersona(f"family {f.name!r} ({', '.join(p.name for p in f.personas)}) has none of the "
+                                 f"personas {', '.join(names)}; name one of its personas too, or leave the family out "
+                                 "(families=...)")
+        out.append(Family(f.name, f.title, tuple(f.personas[i] for i in keep), tuple(f.weights[i] for i in keep),
+                          f.scenarios))
+    return tuple(out)
+
+
 _MODELS: dict[str, MindModelV2] = {}
 
 
@@ -198,5 +233,5 @@ def model_v2_for(family: Family) -> MindModelV2:
     return cached_model(_MODELS, family, MindModelV2)  # type: ignore[return-value]
 
 
-__all__ = ["HEARD_V2", "HOSTILE", "MindModelV2", "MindPersonaV2", "N_STRATEGIES_V2", "STUFFED", "V2Traits",
-           "WARM_SHOWN", "model_v2_for", "moves_v2", "reply_v2"]
+__all__ = ["HEARD_V2", "HOSTILE", "MindModelV2", "MindPersonaV2", "N_STRATEGIES_V2", "STUFFED", "UnknownPersona",
+           "V2Traits", "WARM_SHOWN", "model_v2_for", "moves_v2", "reply_v2", "restrict_personas"]

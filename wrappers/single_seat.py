@@ -1,0 +1,199 @@
+"""One seat of a PettingZoo AEC env as a Gymnasium env: the other seats are played by given policies.
+
+:class:`SingleSeat` is how a single-agent learner (stable-baselines3, a Gymnasium tool) trains one
+seat of a multi-seat env: the persuader seat of ``tom/Persuasion-TwoSeat-v2`` against the
+scripted persuadee, or a party seat of the negotiation env against the mediator a benchmark names.
+The seat sees exactly what the AEC env shows it (``env.last()`` at its turn: its observation, its
+info, its reward; the information rule, docs/architecture.md) and nothing of the other seats'
+observations, infos or the policies' state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from tom_envs.errors import EpisodeEnded, ResetNeeded, TomEnvsError
+from tom_envs.tom import ToMSpec, tom_spec_of
+
+
+class SingleSeatError(TomEnvsError, ValueError):
+    """A :class:`SingleSeat` built on a seat the env lacks, or without a policy for another seat."""
+
+
+def other_seed(seed: int, index: int) -> int:
+    """The seed of the ``index``-th other seat's policy in an episode seeded ``seed`` (an independent stream,
+    so a policy's draws never replay the env's)."""
+    return int(np.random.SeedSequence([seed, 0x5EA7, index]).generate_state(1)[0])
+
+
+class SingleSeat(gym.Env):
+    """The Gymnasium env of ``seat`` of the AEC env ``aec_env``, the other seats played by ``others``.
+
+    A ``step(action)`` plays the seat's action, then every other seat's turn (each asked with
+    ``act(observation, info)``, its own view from ``env.last()``; a finished seat's dead step is taken)
+    until the seat is to act again or is done. The reward is the sum of the seat's rewards over
+    those steps; ``terminated`` / ``truncated`` are the seat's flags. When the seat is done the
+    episode is played to its end (the other seats may still act), so ``tom_outcome()`` is final.
+
+    **The ToM contract** (:mod:`tom_envs.tom`) is this env's own (it is its own ``unwrapped``), so
+    :class:`wrappers.ToMRecorder` scores it as any Gymnasium env: ``tom_spec`` is the AEC env's (its
+    ``predictor`` is the seat whose predictions are scored); ``tom_truth()`` after a step is what the
+    underlying steps resolved since the seat's action (merged; empty when the seat is not the
+    predictor: a seat that is not scored has nothing to predict); ``tom_outcome()`` is the AEC env's.
+    ``text()`` is the AEC env's ``text(seat)`` where it has one (for
+    :class:`wrappers.TextObservation`).
+
+    **Seeding**: ``reset(seed=s)`` resets the AEC env with ``s`` and each other seat's policy with
+    :func:`other_seed` of ``s`` (the policies in the order of ``others``); ``reset()`` without a seed
+    goes on with the env's generator and draws the policies' seeds from a generator seeded by the
+    last seed given. Same seed, same actions: same trajectory.
+
+    Args:
+        aec_env: a PettingZoo AEC env (e.g. ``tom_envs.make_aec(id)``).
+        seat: the agent name of the trained seat (one of ``aec_env.possible_agents``).
+        others: agent name -> a policy (the suite's Policy protocol, ``policies/base.py``: ``reset(seed)`` and
+            ``act(observation, info)``, as :func:`benchmarks.runner.play_aec` calls them) for every other agent.
+
+    Raises:
+        SingleSeatError: ``seat`` is not an agent of the env, or an agent other than ``seat`` has no
+            policy, or ``others`` names the seat itself or an agent the env lacks.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, aec_env: Any, seat: str, others: Mapping[str, Any]) -> None:
+        agents = list(aec_env.possible_agents)
+        if seat not in agents:
+            raise SingleSeatError(f"seat {seat!r} is not an agent of {type(aec_env).__name__} "
+                                  f"({', '.join(agents)})")
+        if not isinstance(others, Mapping):
+            raise SingleSeatError(f"others maps each other agent to its policy, got {type(others).__name__}")
+        stray = [a for a in others if a not in agents or a == seat]
+        if stray:
+            raise SingleSeatError(f"others names {', '.join(map(repr, stray))}: give policies for the other agents "
+                                  f"of the env only ({', '.join(a for a in agents if a != seat)})")
+        missing = [a for a in agents if a != seat and a not in others]
+        if missing:
+            raise SingleSeatError(f"no policy for {', '.join(map(repr, missing))}; SingleSeat plays every other seat "
+                                  "with a policy (others={agent: policy})")
+        for a, pol in others.items():
+            if not callable(getattr(pol, "act", None)) or not callable(getattr(pol, "reset", None)):
+                raise SingleSeatError(f"the policy for {a!r} needs reset(seed) and act(observation, info) "
+                                      f"(policies.base.Policy), got {type(pol).__name__}")
+        self.aec = aec_env
+        self.seat = seat
+        self.others = dict(others)
+        self.observation_space = aec_env.observation_space(seat)
+        self.action_space = aec_env.action_space(seat)
+        self.render_mode = getattr(aec_env, "render_mode", None)
+        self._seeds = np.random.default_rng()
+        self._truth: dict[str, Any] = {}
+        self._started = False
+        self._done = True
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seeds = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EA7]))
+            seeds = [other_seed(int(seed), k) for k in range(len(self.others))]
+        else:
+            seeds = [int(s) for s in self._seeds.integers(2**63 - 1, size=len(self.others))]
+        for pol, s in zip(self.others.values(), seeds):
+            pol.reset(s)
+        self.aec.reset(seed=seed, options=options)
+        self._truth = {}
+        self._started, self._done = True, False
+        obs, reward, terminated, truncated, info = self._advance()
+        if terminated or truncated:  # the seat never got a turn
+            self._done = True
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        if not self._started:
+            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
+        if self._done:
+            raise EpisodeEnded(f"the seat {self.seat!r} is done; call env.reset().")
+        self._truth = {}
+        self._step_aec(action)
+        reward = self._seat_reward()
+        obs, more, terminated, truncated, info = self._advance()
+        self._done = terminated or truncated
+        return obs, reward + more, terminated, truncated, info
+
+    def render(self) -> Any:
+        return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()
+
+    # ------------------------------------------------------------------ ToM contract and text
+    @property
+    def tom_spec(self) -> ToMSpec:
+        return tom_spec_of(self.aec)
+
+    def tom_truth(self) -> dict[str, Any]:
+        """What the AEC env's steps since the seat's last action resolved (empty unless the seat is the predictor)."""
+        return dict(self._truth)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        return self.aec.unwrapped.tom_outcome()
+
+    def text(self) -> str:
+        text = getattr(self.aec, "text", None)
+        if text is None:
+            raise TomEnvsError(f"{type(self.aec).__name__} has no text(agent) for language models")
+        return text(self.seat)
+
+    # ------------------------------------------------------------------ helpers
+    def _step_aec(self, action: Any) -> None:
+        self.aec.step(action)
+        if self.tom_spec.predictor == self.seat:
+            self._truth.update(self.aec.unwrapped.tom_truth())
+
+    def _seat_reward(self) -> float:
+        return float(getattr(self.aec, "rewards", {}).get(self.seat, 0.0))
+
+    def _advance(self) -> tuple[Any, float, bool, bool, dict]:
+        """Play the other seats until the seat acts or is done: its observation, the reward it got on the way,
+        its flags and info. When the seat is done, the rest of the episode is played out."""
+        env, reward = self.aec, 0.0
+        while env.agents:
+            agent = env.agent_selection
+            if agent == self.seat:
+                obs, _, terminated, truncated, info = env.last()
+                if not (terminated or truncated):
+                    return obs, reward, False, False, info
+                self._finish()
+                return obs, reward, bool(terminated), bool(truncated), info
+            self._play_other(agent)
+            reward += self._seat_reward()
+        # the seat left the env without a turn of its own being done (every agent removed at once)
+        obs = env.observe(self.seat)
+        info = dict(getattr(env, "infos", {}).get(self.seat, {}))
+        terminated, truncated = env.terminations.get(self.seat, True), env.truncations.get(self.seat, False)
+        return obs, reward, bool(terminated), bool(truncated), info
+
+    def _play_other(self, agent: str) -> None:
+        obs, _, terminated, truncated, info = self.aec.last()
+        if terminated or truncated:
+            self._step_aec(None)
+            return
+        self._step_aec(self.others[agent].act(obs, info))
+
+    def _finish(self) -> None:
+        """The seat is done: take its dead step and play the others to the end of the episode."""
+        env = self.aec
+        while env.agents:
+            agent = env.agent_selection
+            if agent == self.seat:
+                self._step_aec(None)
+            else:
+                self._play_other(agent)
+
+
+__all__ = ["SingleSeat", "SingleSeatError", "other_seed"]
