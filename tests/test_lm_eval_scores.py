@@ -208,3 +208,37 @@ def test_lm_evals_logged_replies_scored_by_the_suites_code_give_lm_evals_scores(
             accuracy_table([answers])[0]["accuracy"] / 100, abs=1e-12)
         for c in consistency_table([answers]):
             assert _metric(res, f"{PT_GROUP}_{qtype}", "consistency") == pytest.approx(c["consistency"] / 100)
+
+
+def test_the_tiny_hf_model_runs_the_exported_tasks_with_the_chat_layout(runs, tmp_path_factory):
+    """lm-eval's ``hf`` model on the tests' tiny random Llama (CPU), two questions per task: the prompt it
+    generates from is the tokenizer's chat template over the exported messages, and its scores are the
+    suite's code on its logged replies. lm-eval's ``hf`` model needs ``accelerate`` (``lm-eval[hf]``)."""
+    pytest.importorskip("accelerate", reason="lm-eval's hf model needs accelerate (pip install 'lm-eval[hf]')")
+    from lm_eval.tasks import TaskManager
+    from transformers import AutoTokenizer
+
+    from benchmarks.harnesses.lm_eval_family import adapter_of
+    from tests.llm.tiny_model import build_tiny_llama
+
+    model = build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+    tasks = [f"{CG_GROUP}_order_3", f"{PT_GROUP}_intent_ee"]
+    res = lm_eval.simple_evaluate(
+        model="hf", model_args=f"pretrained={model},device=cpu,dtype=float32", tasks=tasks, limit=2,
+        task_manager=TaskManager(include_path=str(runs["out"]), include_defaults=False), log_samples=True,
+        apply_chat_template=True, gen_kwargs="max_gen_toks=6")
+    tokenizer = AutoTokenizer.from_pretrained(model)
+    for task, family, group in zip(tasks, ("common_ground", "persuasion"), (CG_GROUP, PT_GROUP)):
+        scoring = json.loads((runs["out"] / group / "scoring.json").read_text(encoding="utf-8"))
+        scorer = adapter_of(family).scorer(scoring)
+        samples = res["samples"][task]
+        assert len(samples) == 2
+        for s in samples:
+            doc = s["doc"]
+            messages = ([{"role": "system", "content": doc["system"]}] if "system" in doc else []) + [
+                {"role": "user", "content": doc["prompt"]}]
+            (context, _gen_kwargs), = s["arguments"]
+            assert context == tokenizer.apply_chat_template(
+                messages, tokenize=False, add_generation_prompt=True)
+        accs = [scorer.score(s["doc"], s["filtered_resps"][0])["acc"] for s in samples]
+        assert _metric(res, task, "acc") == pytest.approx(sum(accs) / len(accs))
