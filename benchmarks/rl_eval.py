@@ -70,11 +70,22 @@ def probe_for(task: Any, plan: ProbePlan, model: Any, out: Path, log: Callable[.
     """The fitted probe (loaded when an identical earlier run saved it): the agent plays the train
     split's episodes greedily; each decision's :func:`~policies.sb3.agent_state` is paired with
     the truth the recorder records for that step."""
-    from policies.sb3 import SB3Policy, is_recurrent
+    from benchmarks.rl_train import one_thread
 
     path = plan.path(out)
     if path.exists():
         return Probe.load(path)
+    with one_thread():
+        probe = _fit(task, plan, model)
+    probe.save(path)
+    log(f"fitted the probe on {sum(probe.trained_on['rows'].values())} decisions of {plan.episodes} train-split "
+        "episodes")
+    return probe
+
+
+def _fit(task: Any, plan: ProbePlan, model: Any) -> Probe:
+    from policies.sb3 import SB3Policy, is_recurrent
+
     training = plan.training
     env = recorded_env(task, training.env_id, "train", training.env_kwargs)
     layout = target_layout(tom_spec_of(env.unwrapped))
@@ -90,11 +101,8 @@ def probe_for(task: Any, plan: ProbePlan, model: Any, out: Path, log: Callable[.
     for i, seed in enumerate(plan.seeds):
         play(env, policy, seed, options=episode_options(task, training.env_id, "train", i), on_step=keep)
     env.close()
-    probe = fit_probe(features, truths, layout, probe_source(is_recurrent(model), plan.episodes),
-                      {"split": "train", "env_id": training.env_id, "episodes": plan.seeds})
-    probe.save(path)
-    log(f"fitted the probe on {len(features)} decisions of {plan.episodes} train-split episodes")
-    return probe
+    return fit_probe(features, truths, layout, probe_source(is_recurrent(model), plan.episodes),
+                     {"split": "train", "env_id": training.env_id, "episodes": plan.seeds})
 
 
 # ---------------------------------------------------------------------- evaluation cells

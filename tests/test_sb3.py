@@ -1,5 +1,5 @@
-"""stable-baselines3 on tom-envs: the VecEnv adapter, SB3 models as policies, the rl benchmark,
-and two learners through SuperSuit."""
+"""stable-baselines3 on tom-envs: the VecEnv adapter, SB3 models as policies, and two learners
+through SuperSuit (``tom-envs rl`` itself: tests/test_rl.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,14 @@ from wrappers import ToMRecorder  # noqa: E402
 from wrappers.sb3 import SB3VecEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    from benchmarks.rl_train import one_thread
+
+    with one_thread():  # small networks: one thread is fastest, and shared machines stay usable
+        yield
 
 
 def native(n, **kw):
@@ -85,32 +93,22 @@ def test_recurrent_ppo_keeps_its_state_across_rounds():
     assert ep["rounds"] == 10 and policy._state is not None
 
 
-@pytest.mark.slow
-def test_rl_benchmark_trains_evaluates_held_out_and_resumes(tmp_path):
-    args = [sys.executable, "-m", "benchmarks", "rl", "--algo", "a2c", "--env", "tom/IPD-v0", "--train-partners",
-            "single_action,tit_for_tat", "--test-partners", "tit_for_tat,grim_trigger", "--steps", "256",
-            "--episodes", "2", "--n-envs", "4", "--out", str(tmp_path), "--format", "json"]
-    first = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert first.returncode == 0, first.stderr
-    rows = json.loads(first.stdout)
-    assert [(r["policy"], r["partners"], r["held_out"]) for r in rows] == [
-        ("a2c", "tit_for_tat", False), ("tabular", "tit_for_tat", False),
-        ("a2c", "grim_trigger", True), ("tabular", "grim_trigger", True)]
-    assert {r["tom_source"] for r in rows} == {"auxiliary count model", "own count model"}
-    assert all(isinstance(r["regret_per_step"], float) for r in rows)
-    assert len(list((tmp_path / "rl" / "models").glob("*.zip"))) == 1
-    second = subprocess.run(args[:-2] + ["--format", "table"], capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert second.returncode == 0 and "loading" in second.stderr and "held out" in second.stdout
+def test_sb3_policy_hands_the_probe_its_state_and_acts_once_per_step():
+    model = sb3.PPO("MlpPolicy", native(2, partners="tit_for_tat"), n_steps=16, batch_size=32, seed=0, verbose=0, device="cpu")
+    seen = []
 
+    class Probe:
+        source = "a test probe"
 
-def test_rl_benchmark_rejects_unknown_algorithms_and_envs(tmp_path):
-    from benchmarks.matrix.rl import RLError, Training, algorithm, run
+        def predict(self, feature):
+            seen.append(feature)
+            return 0
 
-    with pytest.raises(RLError, match="unknown --algo"):
-        algorithm("sac")
-    with pytest.raises(RLError, match="single-agent"):
-        run(Training("ppo", "tom/IPD-Parallel-v0", "tit_for_tat", steps=10, seed=0, n_envs=1, horizon=10), ["tit_for_tat"], 1,
-            tmp_path)
+    policy = SB3Policy(model, probe=Probe())
+    env = ToMRecorder(gym.make("tom/RPS-v0", partners="tit_for_tat", horizon=5))
+    ep = run_episode(env, policy, seed=0)
+    assert ep["tom_steps"] == 5 and policy.tom_source == "a test probe"
+    assert len(seen) == 5 and all(f.shape == (64,) for f in seen)  # the actor's last latent layer
 
 
 @pytest.mark.slow

@@ -1,0 +1,156 @@
+"""``tom-envs rl``: the RLTask contract over every declared task, training, the probe, resuming,
+determinism and named errors (docs/rl.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+from benchmarks.rl import RLError, RLRun, RLTask, run, task_for, tasks  # noqa: E402
+from benchmarks.rl_eval import PROBE_SEED0, ProbePlan, probe_for  # noqa: E402
+from benchmarks.rl_train import ALGOS, Training, train, wrapped  # noqa: E402
+from tom_envs.family import families, load_object  # noqa: E402
+
+DECLARED = [(fam.name, target) for fam in families() for target in fam.rl]
+ROW_KEYS = {"family", "env_id", "algo", "steps", "split", "seeds", "policy", "tom_accuracy", "tom_accuracy_ci",
+            "tom_source"}
+
+
+def _quiet(*args):
+    pass
+
+
+def test_every_family_declares_rl_tasks():
+    assert {name for name, _ in DECLARED} == {fam.name for fam in families() if fam.rl}
+    assert len(DECLARED) >= 4
+
+
+@pytest.mark.parametrize("family, target", DECLARED, ids=[t for _, t in DECLARED])
+def test_every_id_of_a_declared_task_builds_its_splits_with_vector_observations(family, target):
+    from stable_baselines3.common.env_checker import check_env
+
+    task = load_object(target)
+    assert isinstance(task, RLTask) and task.env_ids and {"train", "test"} <= set(task.splits)
+    for k, env_id in enumerate(task.env_ids):
+        assert task_for(env_id)[1] is task
+        for split in ("train", "test"):
+            env = wrapped(task.make_env(env_id, split), task.observation)
+            if k == 0:
+                check_env(env, warn=False)  # SB3's checker: a flat float Box the env's observations belong to
+            obs, _ = env.reset(seed=3)
+            for _ in range(20):
+                assert env.observation_space.contains(obs)
+                obs, _, terminated, truncated, _ = env.step(env.action_space.sample())
+                if terminated or truncated:
+                    obs, _ = env.reset()
+            env.close()
+
+
+def _run(tmp_path, env_id="tom/IPD-v0", algo="ppo", **kw):
+    config = RLRun(env_id, algo, **{"steps": 256, "seeds": 1, "episodes": 2, "n_envs": 2, **kw})
+    return run(config, tmp_path, log=_quiet)
+
+
+@pytest.mark.parametrize("algo", [a for a in ALGOS if a != "maskable_ppo"])
+def test_each_algorithm_trains_briefly_on_a_matrix_game(tmp_path, algo):
+    if algo in ("recurrent_ppo",):
+        pytest.importorskip("sb3_contrib")
+    rows = _run(tmp_path, algo=algo, steps=128 if algo != "recurrent_ppo" else 64)
+    agent, *refs = rows
+    assert ROW_KEYS | {"regret", "regret_ci"} <= set(agent)
+    assert agent["policy"] == algo and agent["split"] == "test" and agent["seeds"] == [0]
+    assert agent["tom_source"].startswith("probe on the " + ("LSTM hidden state" if algo == "recurrent_ppo"
+                                                               else "policy network's last latent layer"))
+    assert isinstance(agent["tom_accuracy"], float) and isinstance(agent["regret"], float)
+    assert [r["policy"] for r in refs] == ["tabular"] and refs[0]["tom_source"] == "own count model"
+
+
+@pytest.mark.parametrize("algo", ["maskable_ppo", "ppo"])
+def test_qa_agents_train_with_masks_and_answer_as_their_prediction(tmp_path, algo):
+    pytest.importorskip("sb3_contrib")
+    rows = _run(tmp_path, "tom/CommonToM-v2", algo, episodes=None, seeds=2)
+    agent = rows[0]
+    assert ROW_KEYS | {"accuracy", "accuracy_ci"} <= set(agent) and agent["seeds"] == [0, 1]
+    assert agent["tom_source"] == "the action (the answer is the prediction)"
+    assert agent["accuracy"] == pytest.approx(agent["tom_accuracy"])  # every scored answer is a prediction
+    assert {r["policy"] for r in rows[1:]} == {"question-only", "random"}
+    assert not list((tmp_path / "rl" / "models").glob("*probe*"))
+
+
+def test_a_rerun_loads_the_models_and_records_without_training_again(tmp_path):
+    first = _run(tmp_path, seeds=2)
+    files = {p: p.read_bytes() for p in (tmp_path / "rl").rglob("*") if p.is_file() and p.suffix != ".runs"}
+    messages = []
+    second = run(RLRun("tom/IPD-v0", "ppo", steps=256, seeds=2, episodes=2, n_envs=2), tmp_path, log=messages.append)
+    assert second == first
+    assert sum("loading" in m for m in messages) == 2 and not any(m.startswith("trained") for m in messages)
+    assert {p: p.read_bytes() for p in files} == files  # nothing rewritten
+
+
+def test_same_seed_same_rows(tmp_path):
+    assert _run(tmp_path / "a") == _run(tmp_path / "b")
+
+
+def test_the_probe_is_fitted_on_train_split_episodes_only(tmp_path):
+    _, task = task_for("tom/IPD-v0")
+    splits = []
+
+    def recording(env_id, split, **kw):
+        splits.append(split)
+        return task.make_env(env_id, split, **kw)
+
+    spy = dataclasses.replace(task, make_env=recording)
+    training = Training("tom/IPD-v0", "ppo", 128, 0, 2)
+    model = train(spy, training, tmp_path, _quiet)
+    probe = probe_for(spy, ProbePlan(training, 3), model, tmp_path, _quiet)
+    assert set(splits) == {"train"}
+    assert probe.trained_on["split"] == "train" and probe.trained_on["episodes"] == [PROBE_SEED0 + i for i in range(3)]
+    assert probe.trained_on["rows"] == {"partner_action": 300}
+    pred = probe.predict(np.zeros(probe.mean.shape))
+    assert pred in (0, 1)
+
+
+@pytest.mark.parametrize("config, message", [
+    (RLRun("tom/NoSuch-v0"), "is not a registered id; ids RL agents train on: "),
+    (RLRun("tom/IPD-Parallel-v0"), "no family declares an RL task for 'tom/IPD-Parallel-v0'"),
+    (RLRun("tom/MatrixGame-v0"), "a custom game needs its payoffs"),
+    (RLRun("tom/IPD-v0", split="dev"), "--split 'dev' is not a split"),
+    (RLRun("tom/IPD-v0", seat="player_0"), "--seat is for multi-agent ids"),
+    (RLRun("tom/IPD-v0", "maskable_ppo"), "needs an observation with an action_mask"),
+    (RLRun("tom/IPD-v0", "sac"), "unknown --algo 'sac'"),
+    (RLRun("tom/IPD-v0", seeds=0), "--seeds must be an integer >= 1"),
+    (RLRun("tom/IPD-v0", data_dir="."), "reads no dataset folder"),
+    (RLRun("tom/CommonToM-v2", episodes=5), "has 1 episode(s), each evaluated once"),
+])
+def test_bad_options_are_named_errors_before_any_training(tmp_path, config, message):
+    with pytest.raises(RLError) as exc:
+        run(config, tmp_path, log=_quiet)
+    assert message in str(exc.value)
+    assert not (tmp_path / "rl").exists()
+
+
+def test_every_declared_id_is_listed_once():
+    found = tasks()
+    assert "tom/IPD-v0" in found and found["tom/IPD-v0"][0] == "matrix"
+
+
+@pytest.mark.slow
+def test_the_command_prints_json_rows_and_resumes(tmp_path):
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    args = [sys.executable, "-m", "benchmarks", "rl", "--env", "tom/IPD-v0", "--algo", "a2c", "--steps", "200",
+            "--seeds", "2", "--episodes", "2", "--n-envs", "2", "--out", str(tmp_path), "--format", "json"]
+    first = subprocess.run(args, capture_output=True, text=True, cwd=root, timeout=600)
+    assert first.returncode == 0, first.stderr
+    rows = json.loads(first.stdout)
+    assert [r["policy"] for r in rows] == ["a2c", "tabular"] and rows[0]["seeds"] == [0, 1]
+    second = subprocess.run(args[:-2], capture_output=True, text=True, cwd=root, timeout=600)
+    assert second.returncode == 0 and second.stderr.count("loading") == 2 and "ToM from" in second.stdout
