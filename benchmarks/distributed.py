@@ -64,6 +64,9 @@ __all__ = ["RayExecutor", "Worker", "executor_from_args"]
 DEFAULT_CHUNK = 25
 #: How many pieces a cell may have in flight or waiting, per worker, past the last one written.
 WINDOW_PER_WORKER = 2
+#: Worker pools by (the driver's Ray node, Ray job, workers, GPUs per worker), kept for the next executor of this process
+#: on a Ray instance that outlives executors (one a notebook or a test started).
+_POOLS: dict[tuple, list[Any]] = {}
 
 
 @contextlib.contextmanager
@@ -93,7 +96,8 @@ class Worker:
         share_backends()
         for fam in families():
             if fam.benchmark:
-                importlib.import_module(fam.benchmark)
+                with contextlib.suppress(Exception):  # a cell that needs a broken one says so when it is played
+                    importlib.import_module(fam.benchmark)
 
     def play(self, cell: Cell, seeds: list, lockstep: int, factory: Callable[[], Any] | None) -> list[dict]:
         return list(cell_records(cell, seeds, factory, lockstep=lockstep))
@@ -177,25 +181,38 @@ class RayExecutor:
         return ray
 
     def _workers(self) -> list[Any]:
-        """The pool of workers (started on first use)."""
+        """The pool of workers (started on first use; on a Ray instance this executor did not start,
+        the pool of an earlier executor of this process with the same shape is used again, its
+        backends built already)."""
         if not self._pool:
             ray = self._connect()
             n = self.workers or _default_workers(ray.cluster_resources(), self.worker_gpus)
-            actor = ray.remote(num_cpus=1, num_gpus=self.worker_gpus)(Worker)
-            self._pool = [actor.remote() for _ in range(n)]
+            context = ray.get_runtime_context()
+            key = (context.get_node_id(), context.get_job_id(), n, self.worker_gpus)
+            if self._started or key not in _POOLS:
+                actor = ray.remote(num_cpus=1, num_gpus=self.worker_gpus)(Worker)
+                _POOLS[key] = [actor.remote() for _ in range(n)]
+            self._pool = _POOLS[key]
         return self._pool
 
+    def _drop_pool(self) -> None:
+        """Stop the workers (after an error, or with the instance this executor started)."""
+        for key in [k for k, pool in _POOLS.items() if pool is self._pool]:
+            del _POOLS[key]
+        for worker in self._pool:
+            with contextlib.suppress(Exception):
+                self._ray.kill(worker)
+        self._pool = []
+
     def close(self) -> None:
-        """Stop the workers, and the local Ray instance if this executor started it."""
-        ray, self._ray = self._ray, None
+        """Stop the local Ray instance if this executor started it (and its workers with it)."""
         try:
-            if ray is not None:
-                for worker in self._pool:
-                    with contextlib.suppress(Exception):
-                        ray.kill(worker)
-                if self._started:
-                    ray.shutdown()
+            if self._ray is not None and self._started:
+                self._drop_pool()
+                _POOLS.clear()
+                self._ray.shutdown()
         finally:
+            self._ray = None
             self._pool, self._started = [], False
             self._restore_signals()
             if self._watchdog is not None:
@@ -241,6 +258,9 @@ class RayExecutor:
             bar = progress_bar(sum(len(p) for job in jobs for p in job.pieces), "ray episodes", progress)
             try:
                 return self._dispatch(jobs, workers, lockstep, bar)
+            except BaseException:
+                self._drop_pool()  # pieces may still run on them: not reused
+                raise
             finally:
                 bar.close()
 
@@ -279,7 +299,7 @@ def _get(ray: Any, ref: Any) -> list[dict]:
     except ray.exceptions.RayTaskError as err:
         cause = getattr(err, "cause", None)
         if isinstance(cause, Exception):
-            raise cause from None
+            raise cause from err
         raise
 
 

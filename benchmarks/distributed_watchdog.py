@@ -29,7 +29,7 @@ GRACE_S = 3.0
 def _noted(driver: psutil.Process, temp_dir: str) -> dict[tuple[int, float], psutil.Process]:
     found: dict[tuple[int, float], psutil.Process] = {}
     try:
-        tops = [p for p in driver.children() if temp_dir in " ".join(_cmdline(p))]
+        tops = [p for p in driver.children() if p.pid != os.getpid() and temp_dir in " ".join(_cmdline(p))]
     except psutil.Error:
         return found
     for top in tops:
@@ -101,9 +101,10 @@ def main(argv: list[str]) -> int:
         if readable:
             os.read(fd, 64)
             break  # "stop" (the driver stopped the instance itself) or EOF (the driver ended)
-    procs = [p for p in noted.values() if p.pid != driver_pid]
+    mine = (driver_pid, os.getpid())
+    procs = [p for p in noted.values() if p.pid not in mine]
     seen = {p.pid for p in procs}
-    procs += [p for p in _raylet_children(raylets) if p.pid not in seen and p.pid != driver_pid]
+    procs += [p for p in _raylet_children(raylets) if p.pid not in seen and p.pid not in mine]
     _stop(procs)
     shutil.rmtree(temp_dir, ignore_errors=True)
     return 0
