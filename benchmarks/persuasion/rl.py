@@ -47,8 +47,12 @@ SPLITS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "test": (TEST_PERSONAS, TRAIN_FAMILIES),
     "test-family": (TRAIN_PERSONAS, TEST_FAMILIES),
 }
-#: The scripted persuaders played on the same split and seeds (``policies.persuasion.scripted``).
-REFERENCES = ("random", "echo", "echo-memory", "open-loop", "tracking", "bayes", "oracle")
+#: The scripted persuaders played on the same split and seeds (``policies.persuasion.scripted``; the oracle
+#: needs ``expose_state=True``: its exact value is the ``exact oracle`` row).
+REFERENCES = ("random", "echo", "echo-memory", "open-loop", "tracking", "bayes")
+#: The env's exact references (``tom_outcome()`` keys) -> their rows' policy names.
+EXACT = {"open_loop_success": "exact best open-loop", "bayes_success": "exact bayes (lower bound)",
+         "oracle_success": "exact oracle"}
 
 
 class UnknownSplit(TomEnvsError, ValueError):
@@ -72,6 +76,24 @@ class SplitFamilies(gym.Wrapper):
         if "family" not in options:
             options["family"] = self.names[int(self._rng.integers(len(self.names)))]
         return self.env.reset(seed=seed, options=options)
+
+
+class EpisodeReturn(gym.Wrapper):
+    """Adds stable-baselines3's ``"r"`` (return) and ``"l"`` (length) to the env's own end-of-episode
+    ``info["episode"]`` (its summary, kept whole): SB3 reads those two keys from any ``info["episode"]``
+    and fails without them. Public values only (the rewards and steps the agent already had)."""
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        self._return, self._length = 0.0, 0
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._return += float(reward)
+        self._length += 1
+        if (terminated or truncated) and isinstance(info.get("episode"), dict):
+            info = {**info, "episode": {**info["episode"], "r": self._return, "l": self._length}}
+        return obs, reward, terminated, truncated, info
 
 
 class AsMultiDiscrete(gym.ObservationWrapper):
@@ -119,7 +141,7 @@ def make_env(env_id: str, split: str) -> Any:
 
             aec = tom_envs.make_aec(env_id, horizon=HORIZON, families=list(kept))
             env = AsMultiDiscrete(SingleSeat(aec, PERSUADER, {PERSUADEE: SimulatedMindPersuadee()}))
-    return SplitFamilies(env, families)
+    return EpisodeReturn(SplitFamilies(env, families))
 
 
 def references(env_id: str, split: str, seeds: Sequence[int]) -> list[Row]:
@@ -127,10 +149,33 @@ def references(env_id: str, split: str, seeds: Sequence[int]) -> list[Row]:
     from benchmarks.rl_eval import reference_rows
     from policies.persuasion.scripted import MIND_PERSUADERS
 
-    policies = {name: (MIND_PERSUADERS[name], "the persuader's own prediction (exact posterior or state)"
-                       if name in ("tracking", "bayes", "open-loop", "oracle") else "random prediction")
+    policies = {name: (MIND_PERSUADERS[name], "the persuader's own prediction (its posterior or prior)"
+                       if name in ("tracking", "bayes", "open-loop") else "random prediction")
                 for name in REFERENCES}
-    return reference_rows(LIVE, env_id, split, seeds, policies, "persuasion")
+    rows = reference_rows(LIVE, env_id, split, seeds, policies, "persuasion")
+    return exact_rows(env_id, split, seeds, rows[0]) + rows
+
+
+def exact_rows(env_id: str, split: str, seeds: Sequence[int], template: Row) -> list[Row]:
+    """The env's exact references of episodes ``seeds`` (read at reset: they depend on the family drawn and
+    the split's prior only) as rows shaped like ``template``, the success being the reference's value."""
+    from tom_envs.stats import mean_ci95
+
+    env = make_env(env_id, split)
+    values: dict[str, list[float]] = {key: [] for key in EXACT}
+    for seed in seeds:
+        env.reset(seed=seed)
+        out = env.unwrapped.tom_outcome()
+        for key in EXACT:
+            values[key].append(float(out[key]))
+    env.close()
+    rows = []
+    for key, name in EXACT.items():
+        mean, ci = mean_ci95(values[key])
+        rows.append({**template, "policy": name, "success": mean, "success_ci": ci, "tom_accuracy": None,
+                     "tom_accuracy_ci": None, "tom_source": "exact value of the split's prior (no agent)",
+                     "per_seed": []})
+    return rows
 
 
 LIVE_IDS = (V2, V1, TWO_SEAT_V2, TWO_SEAT_V1)
@@ -145,7 +190,7 @@ LIVE = RLTask(
         "test-family": f"held-out family {', '.join(TEST_FAMILIES)} with the training personas it has "
                        "(procrastinator, conformist)",
     },
-    steps=60_000,
+    steps=40_000,
     horizon=HORIZON,
     hyper={
         "ppo": {"n_steps": 64, "batch_size": 128, "learning_rate": 1e-3, "ent_coef": 0.01, "gamma": 1.0,

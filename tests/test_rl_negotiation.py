@@ -1,0 +1,124 @@
+"""The negotiation mediator's RL task (benchmarks.negotiation.rl:TASK): splits, the case mix, SB3 training."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from benchmarks.negotiation import rl
+from policies.negotiation.scripted import make_mediator
+from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS
+from wrappers import ToMRecorder
+
+
+def test_splits_are_disjoint_and_name_built_in_cases():
+    assert set(rl.TRAIN_CASES).isdisjoint(rl.TEST_CASES)
+    assert set(rl.TRAIN_CASES) | set(rl.TEST_CASES) == set(BUILTIN_SCENARIOS)
+    assert set(rl.TASK.env_ids) == set(rl.MODES) and rl.TASK.seat == "mediator_0" and rl.TASK.outcome == "cc"
+    for env_id, (train_modes, held) in rl.MODES.items():
+        train = rl.split_pairs(env_id, "train")
+        test = rl.split_pairs(env_id, "test")
+        assert {c for c, _ in train}.isdisjoint({c for c, _ in test})
+        if held is not None:
+            assert held not in train_modes
+            assert {m for _, m in rl.split_pairs(env_id, "test-mode")} == {held}
+        else:
+            with pytest.raises(rl.UnknownCase, match="one conflict mode"):
+                rl.split_pairs(env_id, "test-mode")
+
+
+def test_unknown_names_are_named_errors():
+    with pytest.raises(rl.UnknownCase, match="'atlantis'"):
+        rl.case_pairs(["ias", "atlantis"], ["general"])
+    with pytest.raises(rl.UnknownCase, match="'stubborn'"):
+        rl.case_pairs(["ias"], ["stubborn"])
+    with pytest.raises(rl.UnknownCase, match="validation"):
+        rl.make_env("tom/Negotiation-v1", "validation")
+    with pytest.raises(rl.UnknownCase, match="not a negotiation id"):
+        rl.make_env("tom/Persuasion-v2", "train")
+
+
+@pytest.mark.parametrize("env_id", rl.IDS)
+def test_every_id_builds_train_and_test_envs_on_their_cases(env_id):
+    for split in ("train", "test"):
+        env = rl.make_env(env_id, split)
+        pairs = set(rl.split_pairs(env_id, split))
+        obs, _ = env.reset(seed=1)
+        assert env.observation_space.contains(obs) and (env.case, env.mode) in pairs
+        obs, reward, terminated, truncated, _ = env.step(env.action_space.n - 1)  # the last topic slot: may pass
+        assert env.observation_space.contains(obs) and not terminated
+        env.close()
+
+
+def test_case_mix_keeps_gymnasium_checks_seeds_and_the_action_code():
+    from gymnasium.utils.env_checker import check_env
+
+    env = rl.make_env("tom/Negotiation-v1", "train")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env, skip_render_check=True)
+
+    def run(seed):
+        obs, _ = env.reset(seed=seed)
+        out, rng = [obs.tolist()], np.random.default_rng(seed)
+        done = False
+        while not done:
+            obs, reward, terminated, truncated, _ = env.step(int(rng.integers(env.action_space.n)))
+            out.append((obs.tolist(), reward))
+            done = terminated or truncated
+        return out, env.case, env.mode, env.tom_outcome()["cc"]
+
+    assert run(4) == run(4)
+    assert len({(c, m) for _, c, m, _ in (run(s) for s in range(8))}) > 1
+    env.reset(seed=0)
+    m = env.current.aec.unwrapped.m
+    assert env._code(0) == 0 and env._code(1 + 2 * rl.MAX_TOPICS + 1) == 1 + 2 * m + 1  # strategy 2, topic 1
+    assert env._code(1 + rl.MAX_TOPICS - 1) == (0 if m < rl.MAX_TOPICS else rl.MAX_TOPICS)
+
+
+def test_features_read_only_the_mediators_observation():
+    """Two envs of the same case whose scripted parties differ only in private receptiveness give the same
+    features until a party says something different: the features are a function of the observation."""
+    env = rl.make_env("tom/Negotiation-v1", "test")
+    obs, _ = env.reset(seed=2)
+    base = env.current.aec.unwrapped
+    again = rl.mediator_features(base.observe("mediator_0"), base.n, base.m, base.s_max)
+    assert np.array_equal(obs, again)
+    assert obs.min() >= 0.0 and obs.max() <= 1.0 and obs.shape == (rl.N_FEATURES,)
+
+
+def test_the_recorder_scores_padded_stance_predictions():
+    env = ToMRecorder(rl.make_env("tom/Negotiation-v1", "test"))
+    policy = rl.PaddedPredictions(make_mediator("social"))
+    policy.reset(0)
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        env.record_prediction(policy.predict(obs, info))
+        obs, _, terminated, truncated, info = env.step(policy.act(obs, info))
+        done = terminated or truncated
+    summary = env.episode_summary()
+    assert summary["tom_accuracy"] is not None and "cc" in summary["outcome"]
+    padded = rl.pad_stances(np.ones((2, 3))).reshape(rl.MAX_PARTIES, rl.MAX_TOPICS)
+    assert padded[:2, :3].min() == 1 and (padded[2:] == -1).all() and (padded[:, 3:] == -1).all()
+
+
+@pytest.mark.slow
+def test_sb3_trains_a_few_hundred_steps_on_the_train_split():
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        venv = DummyVecEnv([lambda: Monitor(rl.make_env("tom/Negotiation-Hard-v1", "train"))] * 2)
+        venv.seed(0)
+        model = PPO("MlpPolicy", venv, seed=0, device="cpu", **{**rl.TASK.hyper["ppo"], "n_steps": 128,
+                                                                "batch_size": 64})
+        model.learn(256)
+    env = rl.make_env("tom/Negotiation-Hard-v1", "test")
+    obs, _ = env.reset(seed=0)
+    action, _ = model.predict(obs, deterministic=True)
+    assert env.action_space.contains(int(action)) and np.isfinite(env.step(int(action))[1])
