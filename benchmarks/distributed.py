@@ -8,7 +8,7 @@
 Every benchmark command has ``--executor local|ray`` (:func:`benchmarks.cli.add_executor_options`);
 with ``ray`` the command runs inside :func:`executor_from_args`, and every cell the runner plays
 (:func:`benchmarks.runner.run_cell`, through which every family plays its episodes) hands the seeds
-its results file lacks to the :class:`RayExecutor` (:func:`benchmarks.runner.executing`) instead of
+its results file lacks to the :class:`RayExecutor` (:func:`benchmarks.distributed_scope.executing`) instead of
 playing them in the process. Families name no Ray: they call ``run_cell`` as always (a family that
 knows all its cells at once may hand them over together with :meth:`RayExecutor.run`, so cells are
 played side by side, as ``tom-envs matrix`` does).
@@ -55,7 +55,8 @@ from typing import Any
 
 from benchmarks.cli import backends_as, share_backends
 from benchmarks.errors import RunnerError
-from benchmarks.runner import Cell, cell_records, executing, progress_bar
+from benchmarks.distributed_scope import executing
+from benchmarks.runner import Cell, cell_records, progress_bar
 from tom_envs.errors import import_optional
 
 __all__ = ["RayExecutor", "Worker", "executor_from_args"]

@@ -52,7 +52,8 @@ from benchmarks.cli import (
     split_list,
 )
 from benchmarks.errors import RunnerError
-from benchmarks.runner import Cell, current_executor, make_env, run_cell
+from benchmarks.distributed_scope import current_executor
+from benchmarks.runner import Cell, make_env, run_cell
 from tom_envs.stats import mean_ci95
 
 PolicyFactory = Callable[["EnvCell"], Any]

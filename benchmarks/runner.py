@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tom_envs
+from benchmarks.distributed_scope import current_executor
 from benchmarks.errors import RunnerError
 from benchmarks.results import ResultsFile, config_key
 
@@ -550,28 +550,6 @@ def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | 
             yield cell.record(seed, result)
 
 
-#: The executors :func:`run_cell` hands missing episodes to, innermost last (:func:`executing`).
-_EXECUTORS: list[Any] = []
-
-
-@contextmanager
-def executing(executor: Any) -> Iterator[Any]:
-    """Within the block, :func:`run_cell` has ``executor`` play the missing episodes (None: played
-    here). An executor has ``fill(cell, seeds, results, lockstep=, factory=, progress=)``: play ``seeds``
-    of ``cell`` somewhere and append their records to the open results file ``results`` as they come
-    (:class:`benchmarks.distributed.RayExecutor`)."""
-    _EXECUTORS.append(executor)
-    try:
-        yield executor
-    finally:
-        _EXECUTORS.pop()
-
-
-def current_executor() -> Any:
-    """The executor of the innermost :func:`executing` block, or None (episodes played in this process)."""
-    return _EXECUTORS[-1] if _EXECUTORS else None
-
-
 def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool | None = False,
              factory: Callable[[], Any] | None = None, lockstep: int = 1) -> list[dict]:
     """Every seed's record of ``cell``, playing only the seeds its results file lacks.
@@ -579,9 +557,8 @@ def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool | None 
     The file is locked for the whole run (a concurrent run on the same file fails with
     :class:`~benchmarks.errors.ResultsLocked`); each record (each lockstep batch) is appended the
     moment it is done, so a killed run loses at most the episodes in flight. ``progress``: a bar
-    over the episodes to play (None: only when stderr is a terminal). Inside :func:`executing`, the
-    executor plays the missing seeds (in other processes or machines) and this process appends
-    their records as they arrive: the same records, in the same file.
+    over the episodes to play (None: only when stderr is a terminal). Under an executor
+    (:mod:`benchmarks.distributed_scope`) it plays them elsewhere and this process appends them.
     """
     with cell.results(out) as results:
         todo = results.missing(seeds)

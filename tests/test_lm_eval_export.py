@@ -91,8 +91,8 @@ def test_the_task_yaml_generates_with_the_authors_request_and_the_suites_hooks(s
     out, _ = sample
     text = (out / PT / f"{PT}_desire_ee.yaml").read_text(encoding="utf-8")
     for line in ("output_type: generate_until", "doc_to_text: prompt", "doc_to_target: answer",
-                 "process_results: !function utils.process_results_desire_ee", "aggregation: !function utils.agg_consistency",
-                 "description: system", "  temperature: 0.7", "  until: []"):
+                 "process_results: !function utils.process_results_desire_ee",
+                 "aggregation: !function utils.agg_consistency", "description: system", "  temperature: 0.7", "  until: []"):
         assert line in text, line
     group = (out / CG / f"_{CG}.yaml").read_text(encoding="utf-8")
     assert f"group: \"{CG}\"" in group and "weight_by_size: true" in group and f"{CG}_all" not in group
@@ -139,6 +139,9 @@ def test_the_command_exports_one_family_and_a_rerun_replaces_it_keeping_the_othe
     assert [f["family"] for f in manifest["families"]] == ["common_ground", "persuasion"]
     assert family(manifest, "persuasion")["split"] == "test" and not (out / PT / "stale.yaml").exists()
     assert (out / CG / f"{CG}_all.yaml").is_file()
+    again = export(ExportRequest(out, ("common_ground",)))  # the family's name works as its command
+    assert [f["family"] for f in again["families"]] == ["common_ground", "persuasion"]
+    assert family(again, "persuasion")["split"] == "test"
 
 
 def test_system_in_user_and_cot_put_the_questions_as_the_suites_protocol_does(tmp_path):

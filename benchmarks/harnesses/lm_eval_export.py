@@ -70,7 +70,8 @@ def chosen(request: ExportRequest) -> list[tuple[Any, LMEvalFamily]]:
             have; ``--data-dir`` or ``--authors-prompts`` with more than one family.
     """
     found = adapters()
-    names = list(request.families) or list(found)
+    by_name = {fam.name: command for command, (fam, _) in found.items()}  # a family's name works as its command
+    names = [by_name.get(n, n) for n in request.families] or list(found)
     unknown = [n for n in names if n not in found]
     if unknown:
         raise LMEvalExportError(f"unknown family {unknown[0]!r} for the lm-eval export; choose from "
@@ -102,15 +103,21 @@ def export(request: ExportRequest) -> dict[str, Any]:
     out = Path(request.out).expanduser()
     _check_out(out)
     pairs = chosen(request)
+    for _, adapter in pairs:
+        folder = out / adapter.prefix
+        if folder.exists() and not (folder / MARKER).is_file():
+            raise LMEvalExportError(f"{folder} exists and was not written by tom-envs export lm-eval; remove it or "
+                                    "choose another output folder")
     exports = [(fam, adapter, adapter.export(request.source)) for fam, adapter in pairs]  # all data read first
     out.mkdir(parents=True, exist_ok=True)
     entries = [_write_family(out, fam, adapter, data) for fam, adapter, data in exports]
+    written = {e["family"] for e in entries}
+    kept = [e for e in _read_manifest(out).get("families", []) if e.get("family") not in written
+            and (out / str(e.get("folder", ""))).is_dir()]  # a former export of another family, still there
+    order = [fam.name for fam, _ in adapters().values()]
+    families = sorted(kept + entries, key=lambda e: order.index(e["family"]) if e["family"] in order else len(order))
     manifest = {"harness": HARNESS, "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "code": _code(), "include_path": str(out.resolve()), "families": entries}
-    old = _read_manifest(out)
-    kept = [e for e in old.get("families", []) if e.get("family") not in {x["family"] for x in entries}
-            and (out / e.get("folder", "")).is_dir()]
-    manifest["families"] = kept + entries
+                "code": _code(), "include_path": str(out.resolve()), "families": families}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 
@@ -139,11 +146,8 @@ def _code() -> dict[str, Any]:
 
 def _write_family(out: Path, fam: Any, adapter: LMEvalFamily, data: FamilyExport) -> dict[str, Any]:
     folder = out / adapter.prefix
-    if folder.exists():
-        if not (folder / MARKER).is_file():
-            raise LMEvalExportError(f"{folder} exists and was not written by tom-envs export lm-eval; remove it or "
-                                    "choose another output folder")
-        shutil.rmtree(folder)  # a former export of this family: replaced whole (no stale task of another split)
+    if folder.exists():  # a former export of this family (checked by export()): replaced whole, no stale task
+        shutil.rmtree(folder)
     (folder / "data").mkdir(parents=True)
     (folder / MARKER).write_text("written by tom-envs export lm-eval\n", encoding="utf-8")
     suite = sorted({m.name for t in data.tasks for m in t.metrics if m.aggregation == "suite"})

@@ -39,7 +39,8 @@ from benchmarks.matrix.llm_cells import Budget, LLMCell, PromptOptions, evaluate
 from benchmarks.matrix.published import PUBLISHED_TABULAR
 from benchmarks.matrix.table import ESTIMATORS, format_table, meets_target, plot, tom_regret_close
 from benchmarks.results import RESULTS_VERSION, ResultsFileWarning, append_record, read_records
-from benchmarks.runner import cell_records, current_executor, run_cell
+from benchmarks.distributed_scope import current_executor
+from benchmarks.runner import cell_records, run_cell
 from policies.matrix.llm.strategies import SCORING
 from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, LABEL_SETS, TOM_RESPONSES
 
