@@ -174,6 +174,7 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
         on_step: called with every :class:`Step`; its non-None results are kept in ``steps``.
     """
     recorder = recorder_of(env)
+    _check_fit(policy, [env])
     policy.reset(seed if policy_seed is None else policy_seed(seed))
     obs, info = env.reset(seed=seed, options=options)
     steps: list[Any] = []
@@ -211,6 +212,7 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
         raise RunnerError(f"lockstep needs one env per episode, got {len(envs)} envs for {len(seeds)} seeds")
     opts = list(options) if options is not None else [None] * len(seeds)
     recorders = [recorder_of(env) for env in envs]
+    _check_fit(policy, envs)
     policy.reset_batch([s if policy_seed is None else policy_seed(s) for s in seeds])
     obs, infos = map(list, zip(*(env.reset(seed=s, options=o) for env, s, o in zip(envs, seeds, opts))))
     step_log = getattr(policy, "last_step_log", None)
@@ -253,6 +255,14 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
     stats = list(stats_of()) if stats_of is not None else [None] * len(envs)
     return [EpisodeResult(s, _summary(r, i, t, index), i, st, ps)
             for s, r, i, t, st, ps in zip(seeds, recorders, infos, totals, steps, stats)]
+
+
+def _check_fit(policy: Any, envs: Sequence[Any]) -> None:
+    """A policy built for another task (``check_env``: another game or horizon) fails before the episode."""
+    check = getattr(policy, "check_env", None)
+    if check is not None:
+        for env in envs:
+            check(env)
 
 
 def play_aec(env: Any, policies: Any, seed: int, *, options: dict | None = None,

@@ -72,6 +72,10 @@ class BasePolicy:
     def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool, info: dict) -> None:
         """Feedback after a step (learning agents use it; scripted ones ignore it)."""
 
+    def check_env(self, env: Any) -> None:
+        """Raise :class:`PolicyMismatch` if the policy was built for another task than ``env``'s (another
+        game, another horizon); the runner calls it before every episode. Default: fits any env."""
+
     # ------------------------------------------------------------------ batched (lockstep) forms
     def reset_batch(self, seeds: Sequence[int | None]) -> None:
         """Open one independent slot per episode."""
@@ -119,6 +123,11 @@ def select_slots(opened: Sequence[Any], n: int, slots: Sequence[int] | None) -> 
         raise BatchSlotError(f"slots={picked!r} must give one distinct index in 0..{len(opened) - 1} for each of the "
                              f"{n} observations (the episodes opened by reset_batch)")
     return [opened[i] for i in picked]
+
+
+class PolicyMismatch(TomEnvsError, ValueError):
+    """A policy was built for another task than the env it is asked to play (another game, another
+    horizon): the message says what to build it with."""
 
 
 class BatchSlotError(TomEnvsError, ValueError):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 from policies import Policy
-from policies.matrix import FixedActionPolicy, OracleBestResponsePolicy, PartnerPolicy, RandomPolicy
+from policies.matrix import FixedActionPolicy, OracleBestResponsePolicy, PartnerPolicy, RandomPolicy, TabularRMaxPolicy
 from tom_envs.errors import InvalidAction, InvalidPartner, OracleUnavailable
 from tom_envs.matrix.games import GAMES, IPD
 from tom_envs.matrix.partners import Partner, get_partner, select_partners
@@ -139,3 +141,31 @@ def test_batched_forms_equal_single_episodes(make_policy):
     assert batched == single
     with pytest.raises(ValueError, match="reset_batch"):
         policy.act_batch(obs[:2], infos[:2])
+
+
+@pytest.mark.parametrize("policy, kwargs, message", [
+    (lambda: TabularRMaxPolicy("RPS", horizon=100), {}, "build it with game='IPD'"),
+    (lambda: RandomPolicy("RPS"), {}, "build it with game='IPD'"),
+    (lambda: TabularRMaxPolicy("IPD", horizon=100), {"horizon": 10}, "build it with horizon=10"),
+    (lambda: TabularRMaxPolicy("IPD", horizon=10), {}, "build it with horizon=100"),
+])
+def test_a_policy_built_for_another_game_or_horizon_fails_before_the_episode(policy, kwargs, message):
+    from benchmarks.runner import make_env, play, play_lockstep
+    from policies.base import PolicyMismatch
+
+    env = make_env("tom/IPD-v0", record=True, **kwargs)
+    with pytest.raises(PolicyMismatch, match=re.escape(message)):
+        play(env, policy(), seed=0)
+    with pytest.raises(PolicyMismatch, match=re.escape(message)):
+        play_lockstep([env], policy(), [0])
+
+
+def test_the_count_model_only_needs_the_action_counts():
+    from benchmarks.runner import make_env
+    from policies.base import PolicyMismatch
+    from policies.matrix import PartnerCountModel
+
+    game = {"name": "Chicken", "payoffs": [[[0, 0], [-1, 1]], [[1, -1], [-10, -10]]], "action_labels": ["S", "T"]}
+    PartnerCountModel("IPD").check_env(make_env("tom/MatrixGame-v0", record=True, game=game))  # 2 x 2 as IPD
+    with pytest.raises(PolicyMismatch, match="build it with game='RPS'"):
+        PartnerCountModel("IPD").check_env(make_env("tom/RPS-v0", record=True))

@@ -8,10 +8,27 @@ from typing import Any
 import numpy as np
 
 from tom_envs.errors import InvalidAction, InvalidPartner, OracleUnavailable
-from tom_envs.matrix.games import MatrixGame, get_game
+from tom_envs.matrix.games import GAMES, MatrixGame, get_game
 from tom_envs.matrix.oracle import OracleSolution
 from tom_envs.matrix.partners import Partner, get_partner
-from policies.base import BasePolicy, joint_code
+from policies.base import BasePolicy, PolicyMismatch, joint_code
+
+
+def check_game(game: "MatrixGame | tuple[str, int, int]", env: Any, who: str) -> None:
+    """Raise :class:`~policies.base.PolicyMismatch` if ``env`` (a matrix-game env, possibly wrapped)
+    plays another game than ``game``: a :class:`MatrixGame` must be the env's (same payoffs), a
+    ``(name, actions, partner actions)`` triple (learners that know only the action counts, not the
+    payoffs) must have the env's action counts. Envs without a ``game`` are left alone."""
+    other = getattr(getattr(env, "unwrapped", env), "game", None)
+    if not isinstance(other, MatrixGame):
+        return
+    name, n_a, n_b = (game.name, game.n_actions, game.n_partner_actions) if isinstance(game, MatrixGame) else game
+    if (n_a, n_b) == (other.n_actions, other.n_partner_actions) and (
+            not isinstance(game, MatrixGame) or game.payoffs == other.payoffs):
+        return
+    raise PolicyMismatch(f"{who} was built for {name} ({n_a} x {n_b} actions), but this env plays {other.name} "
+                         f"({other.n_actions} x {other.n_partner_actions}): build it with game={other.name!r}"
+                         + ("" if other.name in GAMES else " (the env's MatrixGame)"))
 
 
 class RandomPolicy(BasePolicy):
@@ -23,6 +40,9 @@ class RandomPolicy(BasePolicy):
     def __init__(self, game: "str | MatrixGame") -> None:
         super().__init__()
         self.game = get_game(game)
+
+    def check_env(self, env: Any) -> None:
+        check_game(self.game, env, "the random policy")
 
     def act(self, observation: Any, info: dict) -> int:
         return int(self.rng.integers(self.game.n_actions))

@@ -50,11 +50,17 @@ class PartnerCountModel(BasePolicy):
             raise InvalidTabularParameter(f"ties must be one of {', '.join(PREDICTION_TIES)}, got {ties!r}")
         self.ties = ties
         g = get_game(game)
+        self._built_for = (g.name, g.n_actions, g.n_partner_actions)  # action counts only, no payoffs
         self.n_b = g.n_partner_actions
         self.n_s = g.n_actions * g.n_partner_actions + 1
         self.name = "count_model"
         self._counts = np.zeros((self.n_s, self.n_b), dtype=np.int64)
         self._state = self.n_s - 1
+
+    def check_env(self, env: Any) -> None:
+        from policies.matrix.scripted import check_game
+
+        check_game(self._built_for, env, "the partner count model")
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -126,6 +132,7 @@ class TabularRMaxPolicy(BasePolicy):
         g = get_game(game)
         if horizon < 1 or m < 1:
             raise InvalidTabularParameter(f"horizon and m must be positive, got horizon={horizon}, m={m}")
+        self._built_for = (g.name, g.n_actions, g.n_partner_actions)  # action counts only, no payoffs
         self.n_a, self.n_b = g.n_actions, g.n_partner_actions
         self.n_s = self.n_a * self.n_b + 1  # joint actions plus the start state
         self.horizon = int(horizon)
@@ -154,6 +161,17 @@ class TabularRMaxPolicy(BasePolicy):
         self._last_action: int | None = None
         self._plan: np.ndarray | None = None  # Q[h, s, a] for h = rounds left, valid from _plan_t
         self._plan_t = 0
+
+    def check_env(self, env: Any) -> None:
+        """The env plays this game over this many rounds (the plan is for ``horizon`` rounds)."""
+        from policies.base import PolicyMismatch
+        from policies.matrix.scripted import check_game
+
+        check_game(self._built_for, env, "the tabular agent")
+        rounds = getattr(getattr(env, "unwrapped", env), "horizon", None)
+        if isinstance(rounds, int) and rounds != self.horizon:
+            raise PolicyMismatch(f"the tabular agent plans for {self.horizon} rounds, but this env's episodes last "
+                                 f"{rounds}: build it with horizon={rounds}")
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
