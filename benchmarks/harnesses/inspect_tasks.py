@@ -62,11 +62,12 @@ def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[s
 
 # ---------------------------------------------------------------------- QA tasks
 def qa_task(spec: QATask, options: Mapping[str, Any]) -> Task:
-    """A QA declaration as a Task: its scored questions as Samples, answered by its protocol."""
+    """A QA declaration as a Task: its scored questions as Samples, answered by its protocol. The
+    gold option is the Sample's target only (the scorer's): no metadata a solver reads holds it."""
     items = list(spec.items(options))
     by_id = {item.id: item for item in items}
     samples = [Sample(id=item.id, input=chat_messages(item.messages), target=str(item.answer),
-                      metadata={"group": item.group or "all", "answer": item.answer, **dict(item.metadata)})
+                      metadata={"group": item.group or "all", **dict(item.metadata)})
                for item in items]
     return Task(dataset=MemoryDataset(samples, name=f"{spec.env_id} ({len(samples)} questions)"),
                 solver=answer_question(spec, options, by_id), scorer=chosen_option(), name=spec.name,
