@@ -102,6 +102,16 @@ class MatrixGameVectorEnv(VectorEnv):
         self._code_det = a_idx * n_b + b_det
         self._next_det = nxt[g_idx, a_idx, b_det] * n_a
         self._next_full = (nxt * n_a).reshape(-1)  # by (gs + a) * n_b + b
+        # Deterministic partners step on one lookup: the state is kept as code << S | gs (the last joint
+        # action code above the partner-state index), so that one table indexed by state + action gives
+        # the next state, whose high bits are the code the observation shows (no other lookup needed).
+        self._S = int(G * n_a).bit_length()
+        n_codes = n_a * n_b + 1
+        self._step_det = np.zeros(n_codes << self._S, dtype=np.int64)
+        for code in range(n_codes):  # every code may precede every (gs + a)
+            base = code << self._S
+            self._step_det[base:base + G * n_a] = (self._code_det << self._S) | self._next_det
+        self._b_bits = n_b - 1 if n_b & (n_b - 1) == 0 else None
         cdf = np.cumsum(policy, axis=1)
         cdf[:, -1] = 1.0
         self._cdf = cdf
@@ -142,6 +152,7 @@ class MatrixGameVectorEnv(VectorEnv):
         else:
             raise InvalidPartner(f"options['partner']={forced!r} is not in this env's partners: {', '.join(dist.names)}")
         self._gs = self._start_gs.take(self._pidx)
+        self._state: np.ndarray | None = None  # code << S | gs while deterministic steps run (then _gs is None)
         self._idx = np.empty(self.num_envs, dtype=np.int64)
         self._t = 0
         self._running, self._needs_reset = True, False
@@ -169,14 +180,20 @@ class MatrixGameVectorEnv(VectorEnv):
             zeros = np.zeros(self.num_envs, dtype=bool)
             return obs, np.zeros(self.num_envs), zeros, zeros.copy(), info
         a = self._actions(actions)
-        # Temporaries go to preallocated buffers: only the returned arrays are fresh. (Many fresh
-        # 512 KiB arrays per step make glibc trim and re-fault the heap, tripling the step time.)
-        idx = np.add(self._gs, a, out=self._idx)
+        # Deterministic partners: one lookup (the packed state, see _build_tables) and a shift give the
+        # code; the returned arrays are fresh, the index sum goes to a preallocated buffer.
         if self._all_deterministic and self._pending_b is None:
-            code = self._code_det.take(idx)
-            self._next_det.take(idx, out=self._gs)
-            b = self._b_of_code.take(code)
+            if self._state is None:  # every code's rows are alike: the code bits may start at 0
+                self._state, self._gs = self._gs, None
+            self._state = self._step_det.take(np.add(self._state, a, out=self._idx))
+            code = np.right_shift(self._state, self._S)
+            if self._b_bits is None:
+                b = self._b_of_code.take(code)
+            else:
+                b = np.bitwise_and(code, self._b_bits, out=np.empty(self.num_envs, self._b_of_code.dtype),
+                                   casting="unsafe")
         else:
+            idx = np.add(self._current_gs(), a, out=self._idx)
             b = self._partner_now(idx)
             code = a * self._n_b + b
             self._gs = self._next_full.take(idx * self._n_b + b)
@@ -229,8 +246,14 @@ class MatrixGameVectorEnv(VectorEnv):
             b[stochastic] = (u[:, None] >= self._cdf[g]).sum(axis=1)
         return b
 
+    def _current_gs(self) -> np.ndarray:
+        """The partners' global states times n_a (leaving the packed form of deterministic steps)."""
+        if self._gs is None:
+            self._gs, self._state = np.bitwise_and(self._state, (1 << self._S) - 1), None
+        return self._gs
+
     def _upcoming(self) -> np.ndarray:
-        self._pending_b = self._draw(self._gs)
+        self._pending_b = self._draw(self._current_gs())
         return self._pending_b.copy()
 
     def _observation(self) -> np.ndarray:
@@ -248,7 +271,7 @@ class MatrixGameVectorEnv(VectorEnv):
             a = a.astype(np.int64)
         if a.shape != (self.num_envs,):
             raise InvalidAction(f"expected {self.num_envs} actions (one per sub-env), got shape {a.shape}")
-        if self.num_envs and (a.min() < 0 or a.max() >= self._n_a):
+        if self.num_envs and a.view(np.uint64).max() >= self._n_a:  # one pass: negatives wrap to huge
             bad = np.flatnonzero((a < 0) | (a >= self._n_a))
             raise InvalidAction(
                 f"actions of sub-envs {bad[:5].tolist()} are outside Discrete({self._n_a}): {a[bad[:5]].tolist()}; pass "
