@@ -126,6 +126,8 @@ def test_an_unknown_task_parameter_is_a_named_error():
 
     with pytest.raises(InspectTaskError, match="takes no parameter horizn"):
         TASKS["ipd"](horizn=3)
+    with pytest.raises(InspectTaskError, match="tom/RPS-v0.*is not one of them"):
+        TASKS["ipd"](env="tom/Negotiation-v1")
 
 
 @pytest.mark.slow

@@ -70,10 +70,9 @@ def answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
     from policies.common_ground.llm import RELEASE_MAX_TOKENS, RELEASE_TEMPERATURE, ReleaseZeroShot
 
     opts = run.options
-    model = ReleaseZeroShot(run.backend, _template(opts),
-                            temperature=RELEASE_TEMPERATURE if opts["temperature"] is None else float(opts["temperature"]),
-                            max_tokens=RELEASE_MAX_TOKENS if opts["max_tokens"] is None else int(opts["max_tokens"]),
-                            seed=run.seed)
+    temperature = RELEASE_TEMPERATURE if opts["temperature"] is None else float(opts["temperature"])
+    max_tokens = RELEASE_MAX_TOKENS if opts["max_tokens"] is None else int(opts["max_tokens"])
+    model = ReleaseZeroShot(run.backend, _template(opts), temperature=temperature, max_tokens=max_tokens, seed=run.seed)
     got = model.answer([item.observation], [model.owner(int(item.metadata["episode_seed"]))])[0]
     return (None if got["unparsed"] else int(got["action"])), {"label": got["label"], "reply": got["reply"]}
 

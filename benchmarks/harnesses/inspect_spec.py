@@ -24,7 +24,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EpisodeRun", "EpisodeTask", "QAItem", "QARun", "QATask", "declared_tasks"]
+from tom_envs.errors import TomEnvsError
+
+__all__ = ["EpisodeRun", "EpisodeTask", "InspectTaskError", "QAItem", "QARun", "QATask", "declared_tasks"]
+
+class InspectTaskError(TomEnvsError, ValueError):
+    """A task parameter the task does not take, or a value it cannot use (the message says which)."""
+
 
 #: The module, inside a family's benchmark package, that declares its Inspect tasks.
 MODULE = "inspect_tasks"
@@ -71,8 +77,8 @@ class QATask:
         items: ``items(options) -> [QAItem]``: the scored questions (``options``: the task parameters,
             ``data_dir`` and the family's own).
         answer: ``answer(run, item) -> (index or None, details)``: the family's protocol answers
-            one question (a :class:`QAItem`) on ``run.backend`` (None: a reply the protocol counts wrong); runs in a worker
-            thread.
+            one question (a :class:`QAItem`) on ``run.backend`` (None: a reply the protocol counts
+            wrong); runs in a worker thread.
         options: the task parameters the family takes beyond the shared ones, with their defaults.
         description: one line for docs and ``--help``-like listings.
     """

@@ -32,7 +32,8 @@ from inspect_ai.scorer import (CORRECT, INCORRECT, Score, SampleScore, Target, a
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from benchmarks.harnesses.inspect_backend import InspectBackend, chat_messages, run_in_worker
-from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, QARun, QATask, declared_tasks
+from benchmarks.harnesses.inspect_spec import (EpisodeRun, EpisodeTask, InspectTaskError, QARun, QATask,
+                                               declared_tasks)
 
 #: The namespace of the tasks (``inspect eval tom_envs/<task>``): the suite's import package, as the
 #: entry point is named.
@@ -44,10 +45,6 @@ SHARED = {"env": None, "episodes": 10, "seed": 0, "horizon": None, "data_dir": N
           "fallback": "raise"}
 
 
-class InspectTaskError(ValueError):
-    """A task parameter the task does not take, or a value it cannot use (the message says which)."""
-
-
 def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[str, Any]:
     """The shared parameters and the family's, defaults filled in; an unknown name is an error."""
     known = {**SHARED, **spec.options}
@@ -57,6 +54,14 @@ def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[s
                                f"{', '.join(sorted(known))} (-T NAME=VALUE)")
     options = {**known, **{k: v for k, v in given.items() if v is not None}}
     options["env"] = options["env"] or spec.env_id
+    import tom_envs
+
+    mine, theirs = tom_envs.REGISTRY[spec.env_id], tom_envs.REGISTRY.get(str(options["env"]))
+    if theirs is None or (theirs.family, theirs.kind, theirs.entry_point) != (mine.family, mine.kind, mine.entry_point):
+        same = [r.id for r in tom_envs.REGISTRY.values()
+                if (r.family, r.kind, r.entry_point) == (mine.family, mine.kind, mine.entry_point)]
+        raise InspectTaskError(f"tom_envs/{spec.name} plays {', '.join(same)}; -T env={options['env']} is not one of "
+                               "them (another family's id has its own task)")
     return options
 
 

@@ -3,7 +3,8 @@
 ``negotiation`` (``tom/Negotiation-v1``): ProMediate's mediation with the eval's model as the LLM
 mediator (``mediator``: ``llm-generic``, ``llm-social``, ``llm-social-paper``, or a scripted one),
 in one conflict mode (``conflict_mode``; its difficulty level's registered env), on each scenario
-(``scenarios``, default the built-in six) × seed, as a Table 1 cell of ``tom-envs negotiation``
+(``scenarios``, default the built-in six) × seed (the conflict mode picks the registered id;
+``-T env`` may name that id only), as a Table 1 cell of ``tom-envs negotiation``
 plays it (:class:`benchmarks.negotiation.cells.NegotiationCell`). The other LLM seats bind through
 model roles: ``parties`` (with ``parties=llm`` or ``llm-inner-thoughts``: every party seat,
 :class:`policies.negotiation.llm.LLMParty`) and ``judge`` (``attitudes=llm``, ``mi_judge=llm``,
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask
+from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTaskError
 
 OPTIONS = {"mediator": "llm-generic", "conflict_mode": "general", "scenarios": None, "parties": "scripted",
            "attitudes": "stated", "mi_judge": "rule-based", "agreement": "structural", "metrics": "release",
@@ -52,7 +53,14 @@ def play(run: EpisodeRun) -> dict[str, Any]:
     mode, mediator = str(opts["conflict_mode"]), str(opts["mediator"])
     level = next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), None)
     if level is None:
-        raise ValueError(f"conflict_mode {mode!r}: choose from {', '.join(m for ms in DIFFICULTY_MODES.values() for m in ms)}")
+        raise InspectTaskError(f"-T conflict_mode {mode!r}: choose from "
+                               f"{', '.join(m for ms in DIFFICULTY_MODES.values() for m in ms)}")
+    import tom_envs
+
+    named = tom_envs.REGISTRY[run.env_id].kwargs.get("difficulty")
+    if named is not None and named != level:
+        raise InspectTaskError(f"-T env={run.env_id} is the {named} level, but -T conflict_mode={mode} is of the "
+                               f"{level} level: the conflict mode picks the env (drop -T env)")
     fallback = str(opts["fallback"])
     main, parties, judge = run.backends[None], run.backends["parties"], run.backends["judge"]
     ident = {"backend": "inspect", "model": main.name, "base_url": None, "fallback": fallback}

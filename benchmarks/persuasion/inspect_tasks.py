@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, QAItem, QARun, QATask
+from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTaskError, QAItem, QARun, QATask
 
 QA_OPTIONS = {"qtypes": None, "split": "all", "authors_prompts": None, "qa_mode": "zero_shot", "max_tokens": None}
 LIVE_OPTIONS = {"families": None, "reader": "scripted"}
@@ -124,7 +124,7 @@ def live_play(run: EpisodeRun) -> dict[str, Any]:
     if opts["reader"] == "llm":
         reader = LLMReader(run.backends["persuadee"], max_resamples=resamples, fallback=fallback)
     elif opts["reader"] != "scripted":
-        raise ValueError(f"reader must be scripted or llm, got {opts['reader']!r}")
+        raise InspectTaskError(f"-T reader must be scripted or llm, got {opts['reader']!r}")
     env = TextObservation(make_env(run.env_id, record=True, horizon=int(opts["horizon"] or LIVE_HORIZON),
                                    families=_families(opts["families"]), reader=reader))
     policy = LLMPersuader(run.backends[None], max_resamples=resamples, fallback=fallback)
