@@ -79,15 +79,16 @@ class PersuasiveToMExport:
         return PersuasiveToMScorer(scoring)
 
 
-def observations(env: Any) -> list[tuple[dict, Any]]:
-    """Every question of ``env`` as (the observation the suite's answerer gets, its item), dialogue
-    ``i`` played with seed ``i`` (the order is published: the seed changes nothing shown)."""
+def observations(env: Any) -> list[tuple[dict, Any, int]]:
+    """Every question of ``env`` as (the observation the suite's answerer gets, its item, the shown
+    index of its right option), dialogue ``i`` played with seed ``i`` (the order is published: the
+    seed changes nothing shown)."""
     base = env.unwrapped
     out = []
     for i in range(len(base.episodes)):
         obs, _ = base.reset(seed=i, options={"episode": i})
         while True:
-            out.append((obs, base.current_item))  # the item: the exporter's view of the answer (ground truth)
+            out.append((obs, base.current_item, base.current_answer))  # the exporter's view: ground truth
             obs, _, terminated, truncated, _ = base.step(0)
             if terminated or truncated:
                 break
@@ -101,10 +102,9 @@ def documents(env: Any, protocol: Any, mode: str) -> list[dict[str, Any]]:
     from tom_envs.persuasion.data import ANSWER_LETTERS
 
     docs = []
-    for obs, item in observations(env):
+    for obs, item, answer in observations(env):
         messages = protocol.ask(obs, mode, None).messages
         n = int(obs["n_choices"])
-        answer = list(obs["choices"][:n]).index(item.choices[item.answer])
         doc = {"id": f"{item.meta['source']}:{item.meta['record']}", "qtype": item.qtype,
                "dialogue": str(item.episode_id), "dialogue_id": item.meta["dialogue_id"], "turn": int(item.turn),
                "role": item.role, "context": obs["context"], "question": obs["question"],
