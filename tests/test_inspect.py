@@ -75,21 +75,28 @@ def mock(rule) -> object:
     return get_model("mockllm/model", custom_outputs=output, memoize=False)
 
 
-def inspect_scores(task_name: str, model, tmp_path: Path, model_roles=None, **params) -> dict[str, float]:
+def inspect_log(task_name: str, model, tmp_path: Path, model_roles=None, **params):
     from benchmarks.harnesses.inspect_tasks import TASKS
 
     logs = inspect_eval(TASKS[task_name](**params), model=model, model_roles=model_roles,
                         log_dir=str(tmp_path / "logs"), display="none")
-    log = logs[0]
-    assert log.status == "success", log.error
+    assert logs[0].status == "success", logs[0].error
+    return logs[0]
+
+
+def inspect_scores(task_name: str, model, tmp_path: Path, model_roles=None, **params) -> dict[str, float]:
+    log = inspect_log(task_name, model, tmp_path, model_roles, **params)
     return {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
 
 
-def suite_rows(rule, tmp_path: Path, *argv: str) -> list[dict]:
-    """The family's own command on ``rule``'s replies from the loopback server; its JSON rows."""
+def suite_rows(rule, tmp_path: Path, *argv: str, requests: list | None = None) -> list[dict]:
+    """The family's own command on ``rule``'s replies from the loopback server; its JSON rows (the
+    request bodies the server got are appended to ``requests``)."""
     from benchmarks.__main__ import main
 
     server = ScriptedServer(rule)
+    if requests is not None:
+        server.requests = requests
     buf = io.StringIO()
     try:
         with contextlib.redirect_stdout(buf):
@@ -132,11 +139,21 @@ def test_an_unknown_task_parameter_is_a_named_error():
 
 @pytest.mark.slow
 def test_matrix_task_scores_equal_the_suites(tmp_path):
-    got = inspect_scores("ipd", mock(matrix_rule), tmp_path, episodes=2, horizon=4, partners="tit_for_tat")
+    log = inspect_log("ipd", mock(matrix_rule), tmp_path, episodes=2, horizon=4, partners="tit_for_tat")
+    got = {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
+    requests: list[dict] = []
     row, = suite_rows(matrix_rule, tmp_path, "matrix", "--policy", "llm", "--strategies", "qa", "--games", "IPD",
-                      "--partners", "tit_for_tat", "--episodes", "2", "--horizon", "4")
+                      "--partners", "tit_for_tat", "--episodes", "2", "--horizon", "4", requests=requests)
     for key in ("regret_per_step", "tom_regret_per_step", "tom_accuracy"):
         assert got[key] == pytest.approx(row[key], abs=1e-12), key
+    # every request of the suite's run is an Inspect model call, with the same messages, seed and temperature
+    from inspect_ai.log import resolve_sample_attachments
+
+    calls = [e for sample in log.samples for e in resolve_sample_attachments(sample).events if e.event == "model"]
+    assert len(calls) == len(requests) > 0
+    sent = sorted((r["messages"][-1]["content"], r.get("seed"), r.get("temperature")) for r in requests)
+    made = sorted((c.input[-1].text, c.config.seed, c.config.temperature) for c in calls)
+    assert made == sent
 
 
 @pytest.mark.slow
@@ -152,8 +169,23 @@ def test_persuasive_tom_task_scores_equal_the_suites_authors_protocol(tmp_path):
 
 @pytest.mark.slow
 def test_common_tom_task_scores_equal_the_suites_release_protocol(tmp_path):
-    got = inspect_scores("common_tom", mock(yes_no_rule), tmp_path)
-    rows = suite_rows(yes_no_rule, tmp_path, "common-ground", "--policy", "llm-release")
+    from inspect_ai.log import resolve_sample_attachments
+
+    log = inspect_log("common_tom", mock(yes_no_rule), tmp_path)
+    got = {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
+    requests: list[dict] = []
+    rows = suite_rows(yes_no_rule, tmp_path, "common-ground", "--policy", "llm-release", requests=requests)
+    # the release's requests: one user message at T = 1.0, no seed and no generation cap, as the suite sends them;
+    # the suite also asks v2's unscored fillers (each question on its own: they change no score), Inspect does not
+    from collections import Counter
+
+    calls = [e for sample in log.samples for e in resolve_sample_attachments(sample).events if e.event == "model"]
+    made = Counter((len(c.input), c.input[-1].text, c.config.seed, c.config.temperature, c.config.max_tokens)
+                   for c in calls)
+    sent = Counter((len(r["messages"]), r["messages"][-1]["content"], r.get("seed"), r.get("temperature"),
+                    r.get("max_tokens")) for r in requests)
+    assert sum(made.values()) == len(log.samples) == rows[0]["n"] and made <= sent
+    assert all(m[2] is None and m[3] == 1.0 and m[4] is None for m in made)
     by_order = {str(r["order"]): r for r in rows}
     assert 100 * got["accuracy"] == pytest.approx(by_order["all"]["accuracy"], abs=1e-9)
     for order in ("1", "2", "3"):
