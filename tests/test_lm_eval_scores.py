@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import zlib
 from collections import Counter
 from pathlib import Path
@@ -242,3 +243,44 @@ def test_the_tiny_hf_model_runs_the_exported_tasks_with_the_chat_layout(runs, tm
                 messages, tokenize=False, add_generation_prompt=True)
         accs = [scorer.score(s["doc"], s["filtered_resps"][0])["acc"] for s in samples]
         assert _metric(res, task, "acc") == pytest.approx(sum(accs) / len(accs))
+
+
+CG_RELEASE = os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE")
+PT_RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
+
+
+@pytest.mark.skipif(not (CG_RELEASE and PT_RELEASE), reason="set TOM_ENVS_COMMON_TOM_RELEASE and "
+                                                             "TOM_ENVS_PERSUASION_RELEASE")
+@pytest.mark.filterwarnings("ignore:.*no Event text:UserWarning")  # the release's textless events (documented)
+def test_on_the_releases_lm_evals_scores_equal_the_suites(tmp_path):
+    """The releases' Common-ToM test split (2,104 questions) and PersuasiveToM's judge_qa (2,041), with the
+    release's prompt file and the authors' evaluate.py texts: lm-eval's scores are the suite's rows."""
+    from lm_eval.tasks import TaskManager
+
+    from benchmarks.harnesses.lm_eval_family import Source
+
+    pt_data = str(Path(PT_RELEASE) / "data")
+    export(ExportRequest(tmp_path / "tasks", ("common-ground",), Source(data_dir=CG_RELEASE)))
+    manifest = export(ExportRequest(tmp_path / "tasks", ("persuasion",), Source(data_dir=pt_data)))
+    assert [f["prompt_source"] for f in manifest["families"]] == ["file", "release"]
+    server = ScriptedServer(scripted_reply)
+    try:
+        llm = ["--backend", "openai", "--base-url", server.url, "--model", "scripted", "--out", str(tmp_path / "s")]
+        cg = {r["order"]: r for r in _suite(cg_bench, ["--data-dir", CG_RELEASE, "--policy", "llm-release", *llm])}
+        (pt,) = _suite(pers_bench, ["--data-dir", pt_data, "--qtypes", "judge_qa", "--protocol", "authors",
+                                    "--policy", "llm", "--repetitions", "1", *llm])
+        res = lm_eval.simple_evaluate(
+            model="local-chat-completions",
+            model_args=f"base_url={server.url}/chat/completions,model=scripted,num_concurrent=4,max_retries=1",
+            tasks=[CG_GROUP, f"{CG_GROUP}_all", f"{PT_GROUP}_judge_qa"], log_samples=False, apply_chat_template=True,
+            task_manager=TaskManager(include_path=str(tmp_path / "tasks"), include_defaults=False))
+    finally:
+        server.close()
+    assert cg["all"]["n"] == 2104 and pt["n"] == 2041
+    assert _metric(res, CG_GROUP, "acc") == pytest.approx(cg["all"]["accuracy"] / 100, abs=1e-12)
+    for order in (1, 2, 3):
+        assert _metric(res, f"{CG_GROUP}_order_{order}", "acc") == pytest.approx(cg[order]["accuracy"] / 100,
+                                                                              abs=1e-12)
+    for key in ("f1_macro", "f1_yes", "f1_no", "consistency"):
+        assert _metric(res, f"{CG_GROUP}_all", key) == pytest.approx(cg["all"][key] / 100, abs=1e-12), key
+    assert _metric(res, f"{PT_GROUP}_judge_qa", "acc") == pytest.approx(pt["accuracy"] / 100, abs=1e-12)
