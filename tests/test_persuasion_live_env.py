@@ -8,6 +8,8 @@ import json
 import gymnasium as gym
 import numpy as np
 import pytest
+
+import tom_envs
 from gymnasium.utils.env_checker import check_env
 
 from benchmarks.persuasion.live import PersuasionBenchmarkError, format_live_table, live_rows, play_episode
@@ -257,3 +259,14 @@ def test_a_misbehaving_reader_and_a_family_without_scenarios_are_named_errors():
     bare = Family("bare", "bare", FAMILIES[0].personas, FAMILIES[0].weights)
     with pytest.raises(Exception, match="no scenarios"):
         PersuasionMindEnv(families=[bare])
+
+
+@pytest.mark.parametrize("env_id", ["tom/Persuasion-v1", "tom/Persuasion-TwoSeat-v1"])
+def test_v1_names_a_horizon_past_what_its_exact_planning_supports_instead_of_hanging(env_id):
+    from tom_envs.persuasion.planning import V1_MAX_HORIZON, references
+    from tom_envs.persuasion.planning_v2 import UnsupportedHorizon
+
+    with pytest.raises(UnsupportedHorizon, match="tom/Persuasion-v2"):
+        tom_envs.make(env_id, horizon=V1_MAX_HORIZON + 1)
+    with pytest.raises(UnsupportedHorizon):  # the references a benchmark computes before any env
+        references(None, 40)

@@ -13,7 +13,7 @@ from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, 
                                       obs_parts)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.planning import OracleTable, oracle_for, planner_for, references
+from tom_envs.persuasion.planning import OracleTable, check_horizon_v1, oracle_for, planner_for, references
 from tom_envs.persuasion.reader import ScriptedReader, check_reading
 from tom_envs.persuasion.scenarios import FAMILIES, NAMES, PROVENANCE, family_named
 from tom_envs.qa import DIALOGUE_HEADER
@@ -132,6 +132,7 @@ class MindSetup:
     def _check_horizon(self, horizon: Any) -> None:
         if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
             raise InvalidPersona(f"horizon is {self.HORIZON_IS}, a positive integer; got {horizon!r}")
+        check_horizon_v1(horizon)  # exact planning at reset grows exponentially: a named error, not a hang
 
     def _check_families(self) -> None:
         """Nothing in v1 (its families compile at reset)."""

@@ -42,6 +42,23 @@ def _check_horizon(horizon: int) -> int:
     return int(horizon)
 
 
+#: The longest turn budget v1 plans for (exact planning: ~2 s per family at 4, ~30 s at 5, ~2 minutes
+#: and 1 GB at 6, growing exponentially; v2 bounds its references instead and goes to 10).
+V1_MAX_HORIZON = 5
+
+
+def check_horizon_v1(horizon: int) -> int:
+    """``horizon`` if v1's exact planning supports it, else a named error (never a hang)."""
+    horizon = _check_horizon(horizon)
+    if horizon > V1_MAX_HORIZON:
+        from tom_envs.persuasion.planning_v2 import UnsupportedHorizon
+
+        raise UnsupportedHorizon(f"live persuasion v1 plans exactly, which takes about 30 s per family at a turn "
+                                 f"budget of {V1_MAX_HORIZON} and minutes to hours past it; got {horizon}. Pass "
+                                 f"horizon <= {V1_MAX_HORIZON}, or use tom/Persuasion-v2 (turn budgets up to 10)")
+    return horizon
+
+
 def lowest_best(q: np.ndarray) -> int:
     """The lowest index within :data:`TIE_TOL` of the maximum."""
     return int(np.flatnonzero(q >= q.max() - TIE_TOL)[0])
@@ -247,13 +264,14 @@ def oracle_for(model: MindModel, horizon: int) -> OracleTable:
 
 
 def planner_for(model: MindModel, horizon: int) -> BayesPlanner:
-    """The (cached, memo shared) planner of a model and horizon."""
-    return cached(_PLANNERS, model, horizon, BayesPlanner)
+    """The (cached, memo shared) planner of a model and horizon (1..:data:`V1_MAX_HORIZON`)."""
+    return cached(_PLANNERS, model, check_horizon_v1(horizon), BayesPlanner)
 
 
 def references(model: MindModel, horizon: int) -> References:
-    """Oracle, Bayes-optimal fair, best open-loop and random success probabilities (cached)."""
-    return cached(_REFS, model, horizon, _references)
+    """Oracle, Bayes-optimal fair, best open-loop and random success probabilities (cached;
+    horizons 1..:data:`V1_MAX_HORIZON`)."""
+    return cached(_REFS, model, check_horizon_v1(horizon), _references)
 
 
 def _references(model: MindModel, horizon: int) -> References:
