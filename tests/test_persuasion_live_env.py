@@ -8,10 +8,9 @@ import json
 import gymnasium as gym
 import numpy as np
 import pytest
-
-import tom_envs
 from gymnasium.utils.env_checker import check_env
 
+import tom_envs
 from benchmarks.persuasion.live import PersuasionBenchmarkError, format_live_table, live_rows, play_episode
 from policies.persuasion.scripted import (BayesPersuader, MindOraclePersuader, MindRandomPersuader, OpenLoopPersuader,
                                  TrackingPersuader)
