@@ -245,6 +245,39 @@ def test_the_tiny_hf_model_runs_the_exported_tasks_with_the_chat_layout(runs, tm
         assert _metric(res, task, "acc") == pytest.approx(sum(accs) / len(accs))
 
 
+def test_the_cot_tasks_read_replies_as_the_suites_cot_protocol(tmp_path):
+    """--qa-mode cot: the CoT layout and the word after "The answer is" (then the lenient forms), in both."""
+    from lm_eval.tasks import TaskManager
+
+    from benchmarks.harnesses.lm_eval_family import Source
+
+    manifest = export(ExportRequest(tmp_path / "tasks", ("persuasion",), Source(qa_mode="cot")))
+    counts = _counts({"manifest": manifest}, "persuasion")
+    cot = ("The answer is B.", "Let me think. The answer is A", "C", "The answer is F")
+
+    def reply(content: str, seed: object = None) -> str:
+        return cot[zlib.crc32(content.encode("utf-8")) % len(cot)]
+
+    server = ScriptedServer(reply)
+    try:
+        rows = _suite(pers_bench, ["--policy", "llm", "--protocol", "authors", "--qa-mode", "cot", "--repetitions",
+                                   "1", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
+                                   "--out", str(tmp_path / "pt")])
+        res = lm_eval.simple_evaluate(
+            model="local-chat-completions",
+            model_args=f"base_url={server.url}/chat/completions,model=scripted,num_concurrent=1,max_retries=1",
+            tasks=[PT_GROUP], log_samples=False, apply_chat_template=True,
+            task_manager=TaskManager(include_path=str(tmp_path / "tasks"), include_defaults=False))
+    finally:
+        server.close()
+    assert set(counts) == {f"cot_{r['qtype']}" for r in rows}
+    assert 0 < sum(r["accuracy"] for r in rows) < 100 * len(rows)
+    for row in rows:
+        assert row["parse_failures"] == 0 and row["qa_mode"] == "cot"
+        task = f"{PT_GROUP}_cot_{row['qtype']}"
+        assert _metric(res, task, "acc") == pytest.approx(row["accuracy"] / 100, abs=1e-12), row["qtype"]
+
+
 CG_RELEASE = os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE")
 PT_RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
 
