@@ -40,12 +40,12 @@ DEMO = Command("demo", "the main job: reproduce seed 004's Tabular rows (Table 4
 
 
 def _run_perf(args: argparse.Namespace) -> int:
-    from benchmarks.matrix.perf import format_table, perf_matrix, perf_rl
+    from benchmarks.matrix.perf import format_rl, format_table, perf_matrix, perf_rl
 
     progress = False if args.format == "json" else None  # None: a bar on a terminal
     if args.suite == "rl":
-        res = perf_rl(steps=args.steps, progress=progress)
-        text = "\n".join(f"{k}: {v:,.1f}" if isinstance(v, float) else f"{k}: {v}" for k, v in res.items())
+        res = perf_rl(steps=args.steps, progress=progress, seconds=args.seconds)
+        text = format_rl(res)
     elif args.suite == "llm":
         from benchmarks.matrix.perf_llm import perf_llm
 
@@ -75,8 +75,10 @@ def flat_lines(res: dict, prefix: str = "") -> list[str]:
 
 def _perf_arguments(perf: argparse.ArgumentParser) -> None:
     perf.add_argument("suite", choices=["matrix", "rl", "llm"], help="what to time")
-    perf.add_argument("--seconds", type=positive_float, default=0.5, help="matrix: length of each timed run (best of 3)")
-    perf.add_argument("--steps", type=positive_int, default=8192, help="rl: PPO training steps per measurement")
+    perf.add_argument("--seconds", type=positive_float, default=0.5,
+                      help="matrix: length of each timed run (best of 3); rl: of each env-stepping run")
+    perf.add_argument("--steps", type=positive_int, default=8192,
+                      help="rl: PPO training steps per measurement (one per RL task, the tasks of every family)")
     perf.add_argument("--episodes", type=positive_int, default=30, help="llm: episodes in lockstep")
     perf.add_argument("--horizon", type=positive_int, default=10, help="llm: rounds per episode of the speed run")
     add_format_option(perf)

@@ -213,11 +213,16 @@ def format_table(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def perf_rl(steps: int = 8192, n_envs: int = 8, progress: bool | None = False) -> dict[str, Any]:
-    """SB3 PPO training throughput on single envs (DummyVecEnv) vs the native vector env
-    (``progress``: a bar over the two measurements; None: only on a terminal)."""
+def perf_rl(steps: int = 8192, n_envs: int = 8, progress: bool | None = False, seconds: float = 1.0) -> dict[str, Any]:
+    """``perf rl``: env-steps/s of every declared RL task's training loop (one line each,
+    :func:`benchmarks.rl_perf.perf_tasks`), SB3 PPO training throughput on single envs
+    (DummyVecEnv) vs the native vector env (IPD vs tit-for-tat, the keys of earlier versions), and
+    the native vector env at 65,536 envs against the numpy bound, measured in the same run
+    (``progress``: a bar over the measurements; None: only on a terminal)."""
     from gymnasium.vector import AutoresetMode
 
+    from benchmarks.rl_perf import perf_tasks
+    from benchmarks.rl_train import one_thread
     from tom_envs.errors import import_optional
     from wrappers.sb3 import SB3VecEnv
 
@@ -228,14 +233,34 @@ def perf_rl(steps: int = 8192, n_envs: int = 8, progress: bool | None = False) -
     native = SB3VecEnv(gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point",
                                     partners="tit_for_tat", autoreset_mode=AutoresetMode.SAME_STEP))
     out: dict[str, Any] = {"algo": "ppo", "env_id": env_id, "n_envs": n_envs, "steps": steps}
-    bar = progress_bar(2, "perf rl", progress)
-    for name, env in (("single_env", single), ("vector_env", native)):
-        model = sb3.PPO("MlpPolicy", env, n_steps=max(8, 1024 // n_envs), seed=0, verbose=0, device="cpu")
-        model.learn(total_timesteps=2048)  # warm-up (torch's first calls are slow), not timed
-        t0 = time.perf_counter()
-        model.learn(total_timesteps=steps)
-        out[f"{name}_train_steps_per_s"] = steps / (time.perf_counter() - t0)
-        bar.update(1)
-    bar.close()
+    bar = progress_bar(4, "perf rl", progress)
+    with one_thread():
+        for name, env in (("single_env", single), ("vector_env", native)):
+            model = sb3.PPO("MlpPolicy", env, n_steps=max(8, 1024 // n_envs), seed=0, verbose=0, device="cpu")
+            model.learn(total_timesteps=2048)  # warm-up (torch's first calls are slow), not timed
+            t0 = time.perf_counter()
+            model.learn(total_timesteps=steps)
+            out[f"{name}_train_steps_per_s"] = steps / (time.perf_counter() - t0)
+            bar.update(1)
     out["vector_vs_single"] = out["vector_env_train_steps_per_s"] / out["single_env_train_steps_per_s"]
+    out["vector_65536_steps_per_s"] = vector_steps_per_s(65536, seconds / 2)
+    out["numpy_bound_65536_steps_per_s"] = numpy_bound_steps_per_s(65536, seconds / 2)
+    out["vector_65536_vs_numpy_bound"] = out["vector_65536_steps_per_s"] / out["numpy_bound_65536_steps_per_s"]
+    bar.update(1)
+    out["tasks"] = perf_tasks(steps, seconds, progress=False)
+    bar.update(1)
+    bar.close()
     return out
+
+
+def format_rl(res: dict[str, Any]) -> str:
+    """``perf rl`` as text: one line per task, then the matrix vector env's figures."""
+    from benchmarks.rl_perf import format_lines
+
+    lines = format_lines(res["tasks"])
+    lines.append(f"PPO on {res['env_id']} vs tit_for_tat, {res['n_envs']} envs: native vector env "
+                 f"{res['vector_env_train_steps_per_s']:,.0f} steps/s, single envs {res['single_env_train_steps_per_s']:,.0f} "
+                 f"({res['vector_vs_single']:.2f}x)")
+    lines.append(f"native vector env at 65,536 envs: {res['vector_65536_steps_per_s']:,.0f} steps/s, "
+                 f"{res['vector_65536_vs_numpy_bound']:.2f}x the numpy bound ({res['numpy_bound_65536_steps_per_s']:,.0f})")
+    return "\n".join(lines)
