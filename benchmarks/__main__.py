@@ -86,6 +86,14 @@ def _add_data(sub: Any) -> None:
     _data.add_arguments(data)
 
 
+def _add_export(sub: Any) -> None:
+    from benchmarks.harnesses.lm_eval_export import EXPORT
+
+    cmd = _parser(sub, EXPORT.name, EXPORT.help, description=EXPORT.description)
+    EXPORT.add_arguments(cmd)
+    cmd.set_defaults(func=EXPORT.run)
+
+
 # ---------------------------------------------------------------------- family commands
 def _add_families(sub: Any) -> None:
     """Each declared family's commands (``Family.commands``, then its benchmark: importing its
@@ -147,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     # the shared commands, beside the families' (one line each)
     _add_rl(sub)
     _add_data(sub)
+    _add_export(sub)
     _add_report(sub)
     _add_registry(sub)
     _use_formatter(parser)

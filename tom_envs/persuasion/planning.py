@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from tom_envs.errors import TomEnvsError
 from tom_envs.persuasion.mind import N_OBS, MindModel
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
@@ -42,6 +43,10 @@ def _check_horizon(horizon: int) -> int:
     return int(horizon)
 
 
+class UnsupportedHorizon(TomEnvsError, ValueError):
+    """A turn budget past what live persuasion plans for (v1: 1..:data:`V1_MAX_HORIZON`; v2: 1..10)."""
+
+
 #: The longest turn budget v1 plans for (exact planning: ~2 s per family at 4, ~30 s at 5, ~2 minutes
 #: and 1 GB at 6, growing exponentially; v2 bounds its references instead and goes to 10).
 V1_MAX_HORIZON = 5
@@ -51,8 +56,6 @@ def check_horizon_v1(horizon: int) -> int:
     """``horizon`` if v1's exact planning supports it, else a named error (never a hang)."""
     horizon = _check_horizon(horizon)
     if horizon > V1_MAX_HORIZON:
-        from tom_envs.persuasion.planning_v2 import UnsupportedHorizon
-
         raise UnsupportedHorizon(f"live persuasion v1 plans exactly, which takes about 30 s per family at a turn "
                                  f"budget of {V1_MAX_HORIZON} and minutes to hours past it; got {horizon}. Pass "
                                  f"horizon <= {V1_MAX_HORIZON}, or use tom/Persuasion-v2 (turn budgets up to 10)")

@@ -30,10 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from tom_envs.errors import TomEnvsError
 from tom_envs.persuasion.mind import LIKING, N_OBS, WARY, MindModel
-from tom_envs.persuasion.planning import (Planner, References, TIE_TOL, cached, lowest_best, oracle_for,
-                                          random_value)
+from tom_envs.persuasion.planning import (Planner, References, TIE_TOL, UnsupportedHorizon, cached, lowest_best,
+                                          oracle_for, random_value)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 N_P = len(PRINCIPLES)
@@ -42,10 +41,6 @@ OPEN_LOOP_EXACT = 6
 BEAM = 3000
 POINTS = 160  # belief points per turn and collection pass
 TRAJECTORIES = 400
-
-
-class UnsupportedHorizon(TomEnvsError, ValueError):
-    """A turn budget outside what live persuasion v2 plans for (1..MAX_HORIZON)."""
 
 
 def check_horizon_v2(horizon: Any) -> int:
