@@ -207,6 +207,9 @@ class RLRun:
             raise RLError(f"{self.env_id}'s task names no trained seat (RLTask.seat)")
         if self.data_dir is not None and not task.data_dir:
             raise RLError(f"--data-dir: {self.env_id}'s task reads no dataset folder; leave the option out")
+        if self.data_dir is not None and not Path(self.data_dir).is_dir():
+            raise RLError(f"--data-dir {self.data_dir!r} is not a folder; give the dataset's folder "
+                          "(tom-envs data download fetches it)")
         import_optional("stable_baselines3", "rl", "tom-envs rl")
         self._check_algo(task)
         episodes = self.episodes or task.episodes
@@ -320,12 +323,6 @@ def format_rows(rows: Sequence[Row], task: RLTask | None = None) -> str:
     return "\n".join(lines)
 
 
-def _existing_dir(text: str) -> str:
-    if not Path(text).is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a folder (give the dataset's folder)")
-    return text
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``tom-envs rl``'s options."""
     from benchmarks.cli import OneSpelling, add_format_option, count, non_negative_int, output_dir
@@ -343,7 +340,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes", type=count(1_000_000), default=None,
                         help="evaluation episodes per training seed (default: the task's)")
     parser.add_argument("--n-envs", type=count(4096), default=None, help="parallel training envs (default: the task's)")
-    parser.add_argument("--data-dir", type=_existing_dir, default=None,
+    parser.add_argument("--data-dir", default=None,
                         help="the dataset folder of tasks that read one (default: the env's own default)")
     parser.add_argument("--out", type=output_dir, default="results",
                         help="folder of the models and result records (a rerun resumes from them)")

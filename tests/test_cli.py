@@ -47,7 +47,6 @@ BAD = [
     ["rl", "--env", "tom/IPD-v0", "--steps", "0"],
     ["rl", "--env", "tom/IPD-v0", "--seeds", "0"],
     ["rl", "--env", "tom/IPD-v0", "--algo", "sac"],
-    ["rl", "--env", "tom/IPD-v0", "--data-dir", "{file}"],
     ["rl", "--env", "tom/IPD-v0", "--out", "{file}"],
     ["perf", "matrix", "--seconds", "0"],
     ["perf", "matrix", "--seconds", "nan"],

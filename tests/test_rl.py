@@ -127,6 +127,7 @@ def test_the_probe_is_fitted_on_train_split_episodes_only(tmp_path):
     (RLRun("tom/IPD-v0", seeds=0), "--seeds must be an integer >= 1"),
     (RLRun("tom/IPD-v0", data_dir="."), "reads no dataset folder"),
     (RLRun("tom/CommonToM-v2", episodes=5), "has 1 episode(s), each evaluated once"),
+    (RLRun("tom/CommonToM-v2", data_dir="/nonexistent/folder"), "is not a folder"),
 ])
 def test_bad_options_are_named_errors_before_any_training(tmp_path, config, message):
     with pytest.raises(RLError) as exc:
