@@ -34,6 +34,11 @@ ifneq ($(HAS_GPU),yes)
 	@# ("operator torchvision::nms does not exist") and would break transformers. Not needed.
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec triton
 endif
+	@# Debian's Chromium for the report's browser test, where this runs as root with apt (else that test skips)
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  { timeout 600 apt-get install -y -q chromium >/dev/null 2>&1 || \
+	    { timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 600 apt-get install -y -q chromium >/dev/null 2>&1; }; }; } || \
+	  echo "note: Debian's chromium is not installed: the report's browser test will be skipped"
 	touch $(STAMP)
 
 test: install

@@ -516,3 +516,74 @@ def test_a_series_label_keeps_its_style_in_every_figure():
     assert styles_for(["random", "tabular", "llm:qa"])["tabular"] == alone
     many = styles_for([f"agent {i}" for i in range(30)])
     assert len({(s["color"], s["linestyle"], s["marker"]) for s in many.values()}) == 30
+
+
+# ---------------------------------------------------------------------- in a browser
+#: A script run by the browser after the page's load: each image's load state and its size on screen.
+_IMAGE_PROBE = """<script>
+window.addEventListener('load', () => {
+  const out = [...document.images].map(img => { const r = img.getBoundingClientRect();
+    return {src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0,
+            natural: [img.naturalWidth, img.naturalHeight], shown: [r.width, r.height]}; });
+  const pre = document.createElement('pre'); pre.id = 'image-probe'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+#: The window the page is read in, and the least an image may be shrunk to in it: at 100 dpi the figures'
+#: 8-point legends are 11 pixels high, 8 pixels at this scale.
+WINDOW, LEAST_SCALE = (1280, 1600), 0.75
+
+
+def _browser() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.skip("no chromium on this machine (Debian package `chromium`: `make install` installs it where it "
+                    "runs as root with apt)")
+    return found
+
+
+def _images_in_browser(page_dir: Path, tmp: Path) -> list[dict]:
+    """Open a copy of the report in headless Chromium; what the probe script saw after the page loaded."""
+    import html
+    import re
+    import subprocess
+
+    copy = tmp / "page"
+    shutil.copytree(page_dir, copy)
+    index = copy / "index.html"
+    index.write_text(index.read_text(encoding="utf-8").replace("</body>", _IMAGE_PROBE + "</body>"), encoding="utf-8")
+    cmd = [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={tmp / 'profile'}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
+           "--virtual-time-budget=10000", "--dump-dom", index.as_uri()]
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
+    found = re.search(r'<pre id="image-probe">(.*?)</pre>', dom, re.S)
+    assert found is not None, f"the page's load event never ran in {cmd[0]}: {dom[:300]!r}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+def test_in_a_browser_every_figure_loads_and_is_shown_at_a_readable_size(built, tmp_path):
+    _, out, _, _, _ = built
+    images = _images_in_browser(out, tmp_path)
+    assert sorted(i["src"] for i in images) == sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
+    broken = [i["src"] for i in images if not i["loaded"]]
+    assert broken == [], f"broken images: {broken}"
+    shrunk = {i["src"]: round(i["shown"][0] / i["natural"][0], 2) for i in images
+              if i["shown"][0] < LEAST_SCALE * i["natural"][0]}
+    assert shrunk == {}, f"figures shown too small to read in a {WINDOW[0]}-pixel window (scale): {shrunk}"
+
+
+def test_the_browser_check_finds_a_broken_and_a_shrunk_figure(built, tmp_path):
+    """The check can fail: one figure deleted, one replaced by a far wider image."""
+    _, out, _, _, _ = built
+    page = tmp_path / "report"
+    shutil.copytree(out, page)
+    pngs = sorted(page.rglob("*.png"))
+    pngs[0].unlink()
+    from PIL import Image
+
+    Image.new("RGB", (4000, 300), "white").save(pngs[1])
+    images = {i["src"]: i for i in _images_in_browser(page, tmp_path / "b")}
+    assert not images[pngs[0].relative_to(page).as_posix()]["loaded"]
+    wide = images[pngs[1].relative_to(page).as_posix()]
+    assert wide["loaded"] and wide["shown"][0] < LEAST_SCALE * wide["natural"][0]

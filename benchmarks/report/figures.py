@@ -82,15 +82,27 @@ def band(series: Sequence[Sequence[float | None]]) -> dict[str, list]:
     return {"x": x, "mean": mean, "lo": lo, "hi": hi, "n": n}
 
 
+#: Panels per row: a figure of more columns is shown shrunk on a page (a 1,280-pixel window shows an image at
+#: most ~1,180 pixels wide), and its 8-point legend and tick labels become unreadable (the report's browser test).
+MAX_COLUMNS = 2
+
+
+def _grid(plt: Any, n: int, width: float, height: float) -> tuple[Any, Any]:
+    """A figure of ``n`` panels of ``width`` x ``height`` inches, :data:`MAX_COLUMNS` to a row."""
+    cols = min(MAX_COLUMNS, max(1, n))
+    rows = (max(1, n) + cols - 1) // cols
+    return plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+
+
 def curves(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
     """Panels side by side, each ``{"title", "xlabel", "ylabel", "clip", "series": [{"label", "x", "mean", "lo",
     "hi"}]}`` (``clip``: the bounds of the quantity, e.g. (0, 100) for a percentage, that bands stop at); the same label keeps the same style in every panel; one legend outside, right."""
     plt = _plt()
     labels = list(dict.fromkeys(s["label"] for p in panels for s in p["series"]))
     styles = styles_for(labels)
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.6), squeeze=False)
+    fig, axes = _grid(plt, len(panels), 5.2, 3.6)
     handles = {}
-    for ax, panel in zip(axes[0], panels):
+    for ax, panel in zip(axes.flat, panels):
         lo_clip, hi_clip = panel.get("clip") or (float("-inf"), float("inf"))
         for s in panel["series"]:
             i = labels.index(s["label"])
@@ -107,6 +119,8 @@ def curves(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
             span = hi_clip - lo_clip
             ax.set_ylim(lo_clip - 0.03 * span, hi_clip + 0.03 * span)
         ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
     fig.suptitle(title)
     fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
                title="mean, 95 % band", title_fontsize=8)
@@ -128,9 +142,7 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]]) -> Path:
     labels = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if not p.get("ref")))
     styles = styles_for(labels)
     refs = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if p.get("ref")))
-    cols = min(3, max(1, len(panels)))
-    rows = (len(panels) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 4.0 * rows), squeeze=False)
+    fig, axes = _grid(plt, len(panels), 4.6, 4.0)
     handles = {}
     ref_marks = itertools.cycle(("*", "p", "h", "8", "d"))
     ref_style = {label: next(ref_marks) for label in refs}
