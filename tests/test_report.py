@@ -587,3 +587,14 @@ def test_the_browser_check_finds_a_broken_and_a_shrunk_figure(built, tmp_path):
     assert not images[pngs[0].relative_to(page).as_posix()]["loaded"]
     wide = images[pngs[1].relative_to(page).as_posix()]
     assert wide["loaded"] and wide["shown"][0] < LEAST_SCALE * wide["natural"][0]
+
+
+def test_intervals_are_shown_only_for_three_values_or_more():
+    from benchmarks.report.doc import estimate, num
+
+    assert num(*estimate([0.5]), digits=2)["text"] == "0.50 (n = 1)"
+    two = estimate([45.0, 47.0])
+    assert two[1] is None and num(*two, digits=2) == {"text": "46.00 (n = 2)", "value": 46.0, "ci": None}
+    three = estimate([1.0, 2.0, 3.0])
+    assert three[2] == 3 and num(*three, digits=1)["text"] == f"2.0 ± {three[1]:.1f}" and three[1] > 0
+    assert estimate([None, 1.0]) == (1.0, None, 1) and num(*estimate([])) == "n/a"

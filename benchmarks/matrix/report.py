@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, num
+from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
     all_episode_keys,
@@ -53,9 +53,9 @@ def _matrix_row(f: ResultsFileData, response: str) -> dict[str, Any] | None:
         "horizon": cell.get("horizon"), "model": params.get("model"), "label_set": params.get("label_set"),
         "kind": "LLM" if params.get("model") or policy.startswith("llm") else "scripted",
         "episodes": len(eps),
-        "regret": mean_ci95([e.get("regret_per_step") for e in eps]),
-        "dtom": mean_ci95([_dtom(e, response) for e in eps]),
-        "tom": mean_ci95([e.get("tom_accuracy") for e in eps]),
+        "regret": estimate([e.get("regret_per_step") for e in eps]),
+        "dtom": estimate([_dtom(e, response) for e in eps]),
+        "tom": estimate([e.get("tom_accuracy") for e in eps]),
         "fallbacks": sum_opt(s.get("fallbacks") for s in stats),
         "parse_failures": sum_opt(s.get("parse_failures") for s in stats),
         "regrets": [e.get("regrets") or [] for e in eps],
@@ -122,9 +122,9 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
                                     ("tom", [e.get("tom_accuracy") for e in sub])):
                     entry[key], entry[key + "_ci"] = mean_ci95(values)
                 partner_rows.append({"cells": [game, partners, _agent(r), name, str(len(sub)),
-                                               num(entry["regret"], entry["regret_ci"]),
-                                               num(entry["dtom"], entry["dtom_ci"]),
-                                               num(entry["tom"], entry["tom_ci"], digits=1)]})
+                                               num(entry["regret"], entry["regret_ci"], len(sub)),
+                                               num(entry["dtom"], entry["dtom_ci"], len(sub)),
+                                               num(entry["tom"], entry["tom_ci"], len(sub), digits=1)]})
             est = partner_mean(game, partners, per, keys=("regret", "dtom", "tom"))
             if est is not None:  # 004's "mean estimate across opponent policies" (the demo compares this one)
                 partner_rows.append({"cells": [game, partners, _agent(r), PARTNER_MEAN_LABEL,

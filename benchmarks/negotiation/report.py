@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, num
+from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import as_dict, pct, Section, sum_opt, unknown_block, unknown_keys, write
-from tom_envs.stats import mean_ci95
 
 
 NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "episode", "code", "llm_stats",
@@ -53,12 +52,12 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
         "other": sorted({str(as_dict(e.get("other_definitions")).get("name")) for e in eps
                          if as_dict(e.get("other_definitions")).get("name")}),
         "scenarios": sorted({str(r.get("scenario")) for r in recs}),
-        "cc": mean_ci95([pct(e.get("cc")) for e in eps]),
-        "tle": mean_ci95([pct(e.get("tle_mean")) for e in eps]),
-        "rl": (None, None) if none else mean_ci95([e.get("rl_mean") for e in eps]),
-        "me": (None, None) if none else mean_ci95([pct(e.get("me_mean")) for e in eps]),
-        "mi": (None, None) if none else mean_ci95([e.get("mi_mean") for e in eps]),
-        "tom": mean_ci95([pct(e.get("tom_accuracy")) for e in eps]),
+        "cc": estimate([pct(e.get("cc")) for e in eps]),
+        "tle": estimate([pct(e.get("tle_mean")) for e in eps]),
+        "rl": (None, None) if none else estimate([e.get("rl_mean") for e in eps]),
+        "me": (None, None) if none else estimate([pct(e.get("me_mean")) for e in eps]),
+        "mi": (None, None) if none else estimate([e.get("mi_mean") for e in eps]),
+        "tom": estimate([pct(e.get("tom_accuracy")) for e in eps]),
         "llm_fallbacks": sum_opt(s.get("fallbacks") for s in stats),
         "llm_decisions": sum_opt(s.get("decisions") for s in stats),
         "consensus": [e.get("consensus") or [] for e in eps],

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, num
+from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
     STAGES,
@@ -26,7 +26,6 @@ from benchmarks.report.sections import (
     unknown_keys,
     write,
 )
-from tom_envs.stats import mean_ci95
 
 
 PERSUASION_TOP = {"version", "dialogue", "repetition", "seed", "answers", "llm_stats", "code", "policy", "protocol",
@@ -192,11 +191,11 @@ def _live_stats(recs: Sequence[dict]) -> dict[str, Any]:
     against = {str(r.get("regret_against", "bayes")) for r in recs}
     key = "oracle_regret" if against == {"oracle"} else "regret"
     out: dict[str, Any] = {
-        "episodes": len(eps), "success": mean_ci95([100.0 * float(e.get("success")) for e in eps]),
-        "regret": mean_ci95([e.get(key) for e in eps]), "fair_regret": mean_ci95([e.get("regret") for e in eps]),
-        "against": "/".join(sorted(against)), "literal": mean_ci95([_literal(e) for e in eps])}
+        "episodes": len(eps), "success": estimate([100.0 * float(e.get("success")) for e in eps]),
+        "regret": estimate([e.get(key) for e in eps]), "fair_regret": estimate([e.get("regret") for e in eps]),
+        "against": "/".join(sorted(against)), "literal": estimate([_literal(e) for e in eps])}
     for t in LIVE_TARGETS:
-        out[t] = mean_ci95([e.get(f"{t}_accuracy") for e in eps])
+        out[t] = estimate([e.get(f"{t}_accuracy") for e in eps])
     stats = [as_dict(r.get("llm_stats")) for r in recs]
     out["fallbacks"] = sum_opt(s.get("fallbacks") for s in stats)
     out["decisions"] = sum_opt(s.get("decisions") for s in stats)

@@ -18,6 +18,8 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from tom_envs.stats import mean_ci95
+
 Block = dict[str, Any]
 
 CSS = """
@@ -128,11 +130,27 @@ def to_html(title: str, blocks: Sequence[Block]) -> str:
             f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
 
 
-def num(value: float | None, ci: float | None = None, digits: int = 3, scale: float = 1.0) -> Any:
-    """A number cell: ``mean ± ci`` rounded to ``digits`` (``n/a`` for None), exact values kept."""
+#: The fewest values a 95 % interval is shown for: with fewer, cells say ``(n = 1)`` / ``(n = 2)`` instead (a
+#: Student-t interval of two values spans about six standard errors either side; of one, nothing).
+MIN_CI_N = 3
+
+
+def estimate(values: Sequence[float | None]) -> tuple[float | None, float | None, int]:
+    """``(mean, 95 % half-width, n)`` over the values that are not None; the half-width is None for fewer
+    than :data:`MIN_CI_N` values (figures then draw no whisker, :func:`num` says ``n``)."""
+    xs = [float(v) for v in values if v is not None]
+    mean, ci = mean_ci95(xs)
+    return mean, (ci if len(xs) >= MIN_CI_N else None), len(xs)
+
+
+def num(value: float | None, ci: float | None = None, n: int | None = None, *, digits: int = 3,
+        scale: float = 1.0) -> Any:
+    """A number cell: ``mean ± ci`` rounded to ``digits`` (``n/a`` for None), exact values kept; with ``n``
+    below :data:`MIN_CI_N` no interval but ``mean (n = 1)``."""
     if value is None:
         return "n/a"
     v = value * scale
-    c = None if ci is None else ci * scale
-    text = f"{v:.{digits}f}" + ("" if c is None else f" ± {c:.{digits}f}")
+    few = n is not None and n < MIN_CI_N
+    c = None if ci is None or few else ci * scale
+    text = f"{v:.{digits}f}" + (f" (n = {n})" if few else "" if c is None else f" ± {c:.{digits}f}")
     return {"text": text, "value": v, "ci": c}
