@@ -134,3 +134,10 @@ def test_misuse_is_a_named_error():
         done = terminated or truncated
     with pytest.raises(tom_envs.errors.EpisodeEnded):
         env.step(0)
+
+
+@pytest.mark.slow
+def test_the_information_checker_passes_on_the_wrapped_seat():
+    from tom_envs.checks import check_information_rule
+
+    check_information_rule(_persuader_env, episodes=80)  # raises InformationLeak naming a leak

@@ -1,8 +1,8 @@
 """One seat of a PettingZoo AEC env as a Gymnasium env: the other seats are played by given policies.
 
 :class:`SingleSeat` is how a single-agent learner (stable-baselines3, a Gymnasium tool) trains one
-seat of a multi-seat env: the persuader seat of ``tom/Persuasion-TwoSeat-v2`` against the
-scripted persuadee, or a party seat of the negotiation env against the mediator a benchmark names.
+seat of a multi-seat env against the scripted or trained partners a benchmark names (a family's
+``RLTask.make_env`` builds it for its AEC ids).
 The seat sees exactly what the AEC env shows it (``env.last()`` at its turn: its observation, its
 info, its reward; the information rule, docs/architecture.md) and nothing of the other seats'
 observations, infos or the policies' state.

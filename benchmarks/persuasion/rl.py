@@ -190,7 +190,7 @@ LIVE = RLTask(
         "test-family": f"held-out family {', '.join(TEST_FAMILIES)} with the training personas it has "
                        "(procrastinator, conformist)",
     },
-    steps=40_000,
+    steps=80_000,
     horizon=HORIZON,
     hyper={
         "ppo": {"n_steps": 64, "batch_size": 128, "learning_rate": 1e-3, "ent_coef": 0.01, "gamma": 1.0,
