@@ -296,6 +296,9 @@ def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | Non
         refs = task.references(config.env_id, config.split, seeds, **config.env_kwargs) if config.env_kwargs \
             else task.references(config.env_id, config.split, seeds)
         rows += [dict(r, steps=r.get("steps"), algo=r.get("algo")) for r in refs]
+    from benchmarks.rl_eval import store_rows
+
+    store_rows(rows, out)
     return rows
 
 

@@ -219,3 +219,24 @@ def reference_rows(task: Any, env_id: str, split: str, seeds: Sequence[int], pol
         env.close()
         rows.append(row(task, RowInfo(family, env_id, split, name, None, None, source, task.seat), {0: records}))
     return rows
+
+
+#: The file of every run's rows under ``--out`` (what the report's RL section reads).
+ROWS_FILE = "rows.jsonl"
+
+
+def row_key(r: Mapping[str, Any]) -> str:
+    """A row's identity: its env, split, policy, algorithm, budget, seeds and episodes."""
+    return config_key({k: r.get(k) for k in ("env_id", "split", "policy", "algo", "steps", "seeds", "episodes")})
+
+
+def store_rows(rows: Sequence[Row], out: Path) -> None:
+    """Keep ``rows`` in ``out/rl/rows.jsonl`` (one record per row identity; a rerun's identical rows are
+    not appended again), for the report."""
+    from benchmarks.results import ResultsFile
+
+    with ResultsFile(Path(out) / RLCell.family / ROWS_FILE, key=lambda rec: rec["key"],
+                     check=lambda rec: rec["row"]["env_id"]) as results:
+        for r in rows:
+            if row_key(r) not in results:
+                results.append({"key": row_key(r), "row": dict(r)})

@@ -155,3 +155,16 @@ def test_the_command_prints_json_rows_and_resumes(tmp_path):
     assert [r["policy"] for r in rows] == ["a2c", "tabular"] and rows[0]["seeds"] == [0, 1]
     second = subprocess.run(args[:-2], capture_output=True, text=True, cwd=root, timeout=600)
     assert second.returncode == 0 and second.stderr.count("loading") == 2 and "ToM from" in second.stdout
+
+
+def test_the_report_shows_rl_rows_next_to_their_references_on_the_plane(tmp_path):
+    from benchmarks.report import build_report
+
+    _run(tmp_path / "results")
+    _run(tmp_path / "results")  # a rerun adds no second copy of the rows
+    rows_file = tmp_path / "results" / "rl" / "rows.jsonl"
+    assert len(rows_file.read_text().splitlines()) == 2
+    report = build_report(tmp_path / "results", tmp_path / "report")
+    text = report["markdown"].read_text()
+    assert "RL agents (tom-envs rl)" in text and "| ppo | test | 256 | 1 |" in text and "| tabular | test |" in text
+    assert (tmp_path / "report" / "rl" / "plane.png").is_file() and (tmp_path / "report" / "overview.png").is_file()

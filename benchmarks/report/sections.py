@@ -162,6 +162,10 @@ def builder(folder: str) -> Callable[[FamilyData, Path, Path], Section]:
     for fam in families():
         if fam.results_folder == folder and fam.report_section:
             return load_object(fam.report_section)
+    from benchmarks.report import rl
+
+    if folder == rl.FOLDER:  # tom-envs rl's rows, every family's
+        return rl.section
     return generic
 
 

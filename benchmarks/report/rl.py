@@ -1,0 +1,83 @@
+"""The report's RL section: ``tom-envs rl``'s rows (``<results>/rl/rows.jsonl``), one table per env
+with the RL agents next to the references they ran beside, and a literal-vs-functional panel per env
+that joins the report's overview (docs/rl.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchmarks.report.load import FamilyData
+
+#: The results folder ``tom-envs rl`` writes (``benchmarks.rl_eval.RLCell.family``).
+FOLDER = "rl"
+ROWS_FILE = "rows.jsonl"
+
+
+def _fmt(value: Any, ci: Any, digits: int) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.{digits}f} ± {ci:.{digits}f}" if ci is not None else f"{value:.{digits}f}"
+
+
+def _rows(fam: FamilyData) -> list[dict[str, Any]]:
+    """The stored rows, the newest run of each identity (files read in order, later lines win)."""
+    found: dict[tuple, dict[str, Any]] = {}
+    for f in fam.files:
+        if f.path.name != ROWS_FILE:
+            continue
+        for rec in f.records:
+            r = rec.get("row")
+            if isinstance(r, dict) and r.get("env_id") and r.get("outcome"):
+                found[(r["env_id"], r.get("split"), r.get("policy"), r.get("algo"), r.get("steps"),
+                       tuple(r.get("seeds") or ()))] = r
+    return list(found.values())
+
+
+def _panel(env_id: str, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    outcome = rows[0]["outcome"]
+    points = [{"label": f"{r['policy']} ({r['split']})" if r.get("algo") else r["policy"], "x": r.get("tom_accuracy"),
+               "xci": r.get("tom_accuracy_ci"), "y": r.get(outcome), "yci": r.get(f"{outcome}_ci")}
+              for r in rows if r.get("tom_accuracy") is not None and r.get(outcome) is not None]
+    if not points or outcome == "accuracy":  # QA: the answer is the prediction, both axes say the same
+        return None
+    return {"title": f"{env_id}: RL agents", "xlabel": "ToM % (RL: probe on the agent's state)", "ylabel": outcome,
+            "invert_y": not rows[0].get("higher_is_better", True), "xlim": (0, 100), "points": points}
+
+
+def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
+    """The RL section from the stored rows only."""
+    rows = _rows(fam)
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
+        "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
+        "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
+        "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
+        "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md).")}]
+    panels = []
+    for env_id in sorted({r["env_id"] for r in rows}):
+        mine = [r for r in rows if r["env_id"] == env_id]
+        mine.sort(key=lambda r: (r.get("algo") is None, str(r.get("split")), str(r.get("policy")), r.get("steps") or 0))
+        outcome = mine[0]["outcome"]
+        table = [{"cells": [r["policy"], str(r.get("split")), str(r.get("steps") or "-"), str(len(r.get("seeds") or [])
+                                                                                           or "-"),
+                            _fmt(r.get(outcome), r.get(f"{outcome}_ci"), 3),
+                            _fmt(r.get("tom_accuracy"), r.get("tom_accuracy_ci"), 1), str(r.get("tom_source") or "none")]}
+                 for r in mine]
+        better = "higher" if mine[0].get("higher_is_better", True) else "lower"
+        blocks.append({"kind": "table", "caption": f"{env_id} ({better} {outcome} is better)",
+                       "columns": ["policy", "split", "steps", "seeds", outcome, "ToM %", "ToM from"], "rows": table})
+        panel = _panel(env_id, mine)
+        if panel is not None:
+            panels.append(panel)
+    if not rows:
+        blocks.append({"kind": "p", "text": "No RL rows stored yet (run `tom-envs rl --env ID --out THIS_FOLDER`)."})
+    figures: list[str] = []
+    if panels:
+        from benchmarks.report import figures as figs
+        from benchmarks.report.sections import write
+
+        src = write(figs.plane(out / "plane.png", "RL agents: literal vs functional ToM", panels), figures, root)
+        blocks.append({"kind": "figure", "src": src, "caption": "RL agents and their references: ToM % (x) "
+                       "against the functional outcome (y; regret axes inverted, up is better)."})
+    return {"family": fam.folder, "title": "RL agents (tom-envs rl)", "blocks": blocks, "panels": panels,
+            "figures": figures}
