@@ -70,14 +70,12 @@ class _Leaf:
         self.path = path
         self.space = space
         self.buckets = buckets
-        if raw or isinstance(space, spaces.MultiBinary):
-            self.kind, self.size = "raw", int(np.prod(space.shape))
-            self.low, self.high = np.zeros(self.size), np.ones(self.size)
-            if isinstance(space, spaces.Box):
-                self.low, self.high = space.low.reshape(-1).astype(np.float64), space.high.reshape(-1).astype(np.float64)
-        elif isinstance(space, spaces.Box):
+        if isinstance(space, spaces.Box):
             self.kind, self.size = "raw", int(np.prod(space.shape))
             self.low, self.high = space.low.reshape(-1).astype(np.float64), space.high.reshape(-1).astype(np.float64)
+        elif raw or isinstance(space, spaces.MultiBinary):  # an action mask: its 0/1 values, not one-hot
+            self.kind, self.size = "raw", int(np.prod(space.shape))
+            self.low, self.high = np.zeros(self.size), np.ones(self.size)
         elif isinstance(space, spaces.Discrete):
             self.kind, self.size = "onehot", int(space.n)
             self.low, self.high = np.zeros(self.size), np.ones(self.size)
