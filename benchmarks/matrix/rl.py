@@ -82,7 +82,7 @@ TASK = RLTask(
     algo_steps={"recurrent_ppo": 30_000},
     horizon=HORIZON,
     hyper={"ppo": {"n_steps": 256, "batch_size": 256},
-           "recurrent_ppo": {"n_steps": 128, "batch_size": 256,
+           "recurrent_ppo": {"n_steps": 128, "batch_size": 512, "n_epochs": 5,
                              "policy_kwargs": {"lstm_hidden_size": 32, "net_arch": [32]}}},
     references=references,
     notes=("regret = ΔFunctional over the 100 rounds (divide by 100 for 004's ΔFunctional/T)",
