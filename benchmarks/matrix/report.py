@@ -65,12 +65,14 @@ def _matrix_row(f: ResultsFileData, response: str) -> dict[str, Any] | None:
     }
 
 
-def _agent(row: dict) -> str:
-    """A figure label: the policy, the model (a local model folder by its last part; tables keep it whole)
-    and the label set."""
+def _agent(row: dict, horizon: bool = False) -> str:
+    """A figure label: the policy, the model (a local model folder by its last part; tables keep it whole),
+    the label set and, for figures (``horizon``), the horizon T: runs that differ in any of them never share a
+    figure label or style (tables have a T column)."""
     model = str(row.get("model") or "")
     bits = [model.rstrip("/").rsplit("/", 1)[-1]] if model else []
     bits += [f"labels {row['label_set']}"] if row.get("label_set") else []  # label sets overlaid stay apart
+    bits += [f"T={row['horizon']}"] if horizon and row.get("horizon") is not None else []
     return row["policy"] + (f" ({', '.join(bits)})" if bits else "")
 
 
@@ -147,7 +149,7 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
     # the literal-vs-functional plane, one panel per game
     panels = []
     for game in sorted({r["game"] for r in rows}):
-        points = [{"label": f"{_agent(r)} vs {r['partners']}", "x": r["tom"][0], "xci": r["tom"][1],
+        points = [{"label": f"{_agent(r, horizon=True)} vs {r['partners']}", "x": r["tom"][0], "xci": r["tom"][1],
                    "y": r["regret"][0], "yci": r["regret"][1]} for r in rows if r["game"] == game]
         points += [{"label": f"004 Tabular vs {p}", "x": v[2], "y": v[0], "ref": True}
                    for (g, p), v in sorted(PUBLISHED_TABULAR.items()) if g == game]
@@ -174,12 +176,12 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
             for r in sorted(members, key=lambda r: (r["kind"], r["policy"], str(r["model"]))):
                 b = figures.band([s for s in r[key] if s])
                 if b["x"]:
-                    series.append({"label": _agent(r), **b})
+                    series.append({"label": _agent(r, horizon=True), **b})
             if series:
                 panels_c.append({"title": title, "xlabel": "round", "ylabel": ylabel, "series": series, "clip": clip})
         if not panels_c:
             continue
-        n = ", ".join(f"{_agent(r)}: {r['episodes']}" for r in members)
+        n = ", ".join(f"{_agent(r, horizon=True)}: {r['episodes']}" for r in members)
         src = write(figures.curves(out / f"rounds_{slug(game)}_{slug(partners)}.png", f"{game} vs {partners}",
                                     panels_c), written, root)
         blocks.append({"kind": "figure", "src": src, "caption": (
