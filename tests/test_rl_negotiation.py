@@ -122,3 +122,10 @@ def test_sb3_trains_a_few_hundred_steps_on_the_train_split():
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, deterministic=True)
     assert env.action_space.contains(int(action)) and np.isfinite(env.step(int(action))[1])
+
+
+def test_reference_rows_are_the_scripted_mediators_on_the_split():
+    rows = rl.references("tom/Negotiation-Hard-v1", "test", [0])
+    assert [r["policy"] for r in rows] == list(rl.REFERENCES)
+    assert all(r["split"] == "test" and r["outcome"] == "cc" and r["cc"] is not None for r in rows)
+    assert next(r for r in rows if r["policy"] == "social")["tom_accuracy"] is not None

@@ -113,3 +113,13 @@ def test_sb3_trains_a_few_hundred_steps_on_the_train_split():
             action, _ = model.predict(obs, deterministic=True)
             assert env.action_space.contains(int(action))
             assert np.isfinite(env.step(int(action))[1])
+
+
+def test_reference_rows_carry_the_exact_references_and_the_scripted_persuaders():
+    rows = rl.references("tom/Persuasion-v2", "test", [0, 1])
+    names = [r["policy"] for r in rows]
+    assert names == [*rl.EXACT.values(), *rl.REFERENCES]
+    exact = {r["policy"]: r["success"] for r in rows[:3]}
+    assert exact["exact best open-loop"] < exact["exact bayes (lower bound)"] < exact["exact oracle"]
+    assert all(r["split"] == "test" and r["env_id"] == "tom/Persuasion-v2" and r["outcome"] == "success"
+               for r in rows)
