@@ -65,9 +65,16 @@ __all__ = ["RayExecutor", "Worker", "executor_from_args"]
 DEFAULT_CHUNK = 25
 #: How many pieces a cell may have in flight or waiting, per worker, past the last one written.
 WINDOW_PER_WORKER = 2
-#: Worker pools by (the driver's Ray node, Ray job, workers, GPUs per worker), kept for the next executor of this process
-#: on a Ray instance that outlives executors (one a notebook or a test started).
+#: The worker pool kept for the next executor of this process on a Ray instance that outlives executors
+#: (one a notebook or a test started), by (the driver's Ray node, Ray job, workers, GPUs per worker);
+#: at most one (a pool holds its CPUs for life).
 _POOLS: dict[tuple, list[Any]] = {}
+
+
+#: The Ray options (flag, ``args`` name, default), which mean nothing without ``--executor ray``.
+_RAY_OPTIONS = (("--ray-address", "ray_address", None), ("--ray-num-cpus", "ray_num_cpus", None),
+                ("--ray-workers", "ray_workers", None), ("--ray-worker-gpus", "ray_worker_gpus", 0.0),
+                ("--ray-chunk", "ray_chunk", None))
 
 
 @contextlib.contextmanager
@@ -76,6 +83,10 @@ def executor_from_args(args: argparse.Namespace) -> Iterator["RayExecutor | None
     default), else a :class:`RayExecutor` that every :func:`~benchmarks.runner.run_cell` of the block
     hands its missing episodes to, LLM backends handed out as handles (:func:`benchmarks.cli.backends_as`)."""
     if getattr(args, "executor", "local") != "ray":
+        given = [flag for flag, name, default in _RAY_OPTIONS if getattr(args, name, default) != default]
+        if given:
+            raise RunnerError(f"{', '.join(given)} configure{'s' if len(given) == 1 else ''} the Ray executor; add "
+                              "--executor ray (or drop them)")
         yield None
         return
     ex = RayExecutor(args.ray_address, args.ray_num_cpus, args.ray_chunk, getattr(args, "ray_workers", None),
@@ -132,7 +143,8 @@ class RayExecutor:
             cluster. Ignored when Ray is already initialised in this process.
         num_cpus: CPUs of the local instance (default: all).
         chunk: episodes per piece of work (default: 25, or the lockstep size when larger; fewer
-            when a cell has fewer episodes than that per worker).
+            when a cell has fewer episodes than that per worker), rounded up to a multiple of the
+            lockstep size (a worker's lockstep batches are then the in-process run's).
         workers: Ray workers (default: one per CPU of the cluster, or per ``worker_gpus`` share of its GPUs).
         worker_gpus: GPUs each worker reserves (1 for an in-process vLLM engine per worker).
     """
@@ -187,11 +199,20 @@ class RayExecutor:
         backends built already)."""
         if not self._pool:
             ray = self._connect()
-            n = self.workers or _default_workers(ray.cluster_resources(), self.worker_gpus)
+            resources = ray.cluster_resources()
+            n = self.workers or _default_workers(resources, self.worker_gpus)
+            _check_fits(resources, n, self.worker_gpus)
             context = ray.get_runtime_context()
             key = (context.get_node_id(), context.get_job_id(), n, self.worker_gpus)
             if self._started or key not in _POOLS:
-                actor = ray.remote(num_cpus=1, num_gpus=self.worker_gpus)(Worker)
+                for other in list(_POOLS):  # a kept pool holds its CPUs: stop it before starting another
+                    for worker in _POOLS.pop(other):
+                        with contextlib.suppress(Exception):
+                            ray.kill(worker)
+                # more workers than CPUs share them (an actor holds its CPUs for life: a whole one each
+                # would leave the rest waiting forever)
+                cpus = min(1.0, max(1.0, resources.get("CPU", 1.0)) / n)
+                actor = ray.remote(num_cpus=cpus, num_gpus=self.worker_gpus)(Worker)
                 _POOLS[key] = [actor.remote() for _ in range(n)]
             self._pool = _POOLS[key]
         return self._pool
@@ -251,10 +272,14 @@ class RayExecutor:
 
     def _play(self, work: list[tuple], lockstep: int, progress: bool | None) -> int:
         lockstep = max(1, int(lockstep))
+        work = [w for w in work if w[1]]
+        self.tasks = 0
+        if not work:  # everything is stored: no Ray to start
+            return 0
         with self:
             workers = self._workers()
             jobs = [_Job(cell, results, self._cut(todo, lockstep, len(workers)), factory)
-                    for cell, todo, results, factory in work if todo]
+                    for cell, todo, results, factory in work]
             self.tasks = sum(len(job.pieces) for job in jobs)
             bar = progress_bar(sum(len(p) for job in jobs for p in job.pieces), "ray episodes", progress)
             try:
@@ -266,7 +291,10 @@ class RayExecutor:
                 bar.close()
 
     def _cut(self, todo: list, lockstep: int, workers: int) -> list[list]:
+        """Pieces of ``todo``: a multiple of ``lockstep`` each, so the lockstep batches are the in-process
+        run's (an engine's numbers can depend on what is batched together)."""
         size = self.chunk or max(1, min(max(DEFAULT_CHUNK, lockstep), math.ceil(len(todo) / workers)))
+        size = math.ceil(size / lockstep) * lockstep
         return [todo[i:i + size] for i in range(0, len(todo), size)]
 
     def _dispatch(self, jobs: list[_Job], workers: list[Any], lockstep: int, bar: Any) -> int:
@@ -313,6 +341,13 @@ def _default_workers(resources: dict[str, float], worker_gpus: float) -> int:
                               "GPUs; give fewer GPUs per worker, or 0 for workers without one")
         return min(cpus, gpus)
     return cpus
+
+
+def _check_fits(resources: dict[str, float], workers: int, worker_gpus: float) -> None:
+    if worker_gpus > 0 and workers * worker_gpus > resources.get("GPU", 0) + 1e-9:
+        raise RunnerError(f"--ray-workers {workers} x --ray-worker-gpus {worker_gpus:g} needs "
+                          f"{workers * worker_gpus:g} GPUs; the Ray cluster has {resources.get('GPU', 0):g} (give fewer "
+                          "workers or a smaller share each)")
 
 
 def _terminate(signum: int, frame: Any) -> None:

@@ -136,6 +136,14 @@ def test_bad_executor_arguments_raise_named_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["negotiation", "--executor", "spark"])
     assert "invalid choice: 'spark'" in capsys.readouterr().err
+    assert main(["negotiation", "--ray-workers", "2", "--out", str(tmp_path)]) == 2
+    assert "--ray-workers configures the Ray executor; add --executor ray" in capsys.readouterr().err
+
+
+def test_more_workers_than_cpus_share_them_and_gpus_are_checked(local_ray, tmp_path, capsys):
+    _same_in_ray(capsys, tmp_path, "hidden-role", "--policy", "tally", "--episodes", "8", workers=3)
+    with pytest.raises(RunnerError, match="needs 2 GPUs; the Ray cluster has 0"):
+        RayExecutor(workers=2, worker_gpus=1)._workers()
 
 
 # ---------------------------------------------------------------------- every family's command, scripted
@@ -274,12 +282,9 @@ def _alive(p: psutil.Process) -> bool:
         return False
 
 
-def test_a_killed_driver_leaves_no_ray_process_and_resumes(local_ray, tmp_path, capsys):
+def test_a_killed_driver_leaves_no_ray_process_and_resumes(local_ray, tmp_path, capsys, monkeypatch):
     """SIGKILL and SIGTERM (two runs side by side): nothing of their Ray instances is left, and a
     rerun writes the files an uninterrupted run writes."""
-    from benchmarks.results import git_commit
-
-    git_commit.cache_clear()  # the subprocesses stamp their records with HEAD as it is now
     procs = {signum: (_start(tmp_path / signum.name), tmp_path / signum.name)
              for signum in (signal.SIGKILL, signal.SIGTERM)}
     seen = _kill_midway(procs)
@@ -291,6 +296,10 @@ def test_a_killed_driver_leaves_no_ray_process_and_resumes(local_ray, tmp_path, 
     assert procs[signal.SIGKILL][0].returncode == -signal.SIGKILL
     # SIGTERM: an orderly exit (SystemExit; Ray's own handler exits with the signal's number)
     assert procs[signal.SIGTERM][0].returncode in (signal.SIGTERM, 128 + signal.SIGTERM), _log(tmp_path / "SIGTERM")
+    # the reruns are the killed runs' code (a checkout that commits meanwhile would make their records stale)
+    stamp = json.loads(next(line for p in (tmp_path / "SIGKILL").rglob("*.jsonl")
+                            for line in p.read_text().splitlines()))["code"]
+    monkeypatch.setattr("benchmarks.results.git_commit", lambda: stamp["commit"])
     here = _cli(capsys, *KILL_GRID, "--out", str(tmp_path / "here"))
     for signum, (_, out) in procs.items():
         partial = sum(len(p.read_text().splitlines()) for p in out.rglob("*.jsonl"))
