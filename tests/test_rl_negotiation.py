@@ -85,8 +85,12 @@ def test_features_read_only_the_mediators_observation():
     obs, _ = env.reset(seed=2)
     base = env.current.aec.unwrapped
     again = rl.mediator_features(base.observe("mediator_0"), base.n, base.m, base.s_max)
-    assert np.array_equal(obs, again)
-    assert obs.min() >= 0.0 and obs.max() <= 1.0 and obs.shape == (rl.N_FEATURES,)
+    assert np.array_equal(obs[:rl.N_FEATURES], again)
+    assert obs.min() >= 0.0 and obs.max() <= 1.0 and obs.shape == (rl.N_FEATURES + rl.N_OWN,)
+    assert obs[rl.N_FEATURES:].tolist() == [1.0, 0.0]  # no move of its own yet
+    code = 1 + rl.MAX_TOPICS * 2  # strategy 2 on topic 0
+    obs, *_ = env.step(code)
+    assert obs[rl.N_FEATURES:].tolist() == pytest.approx([0.1, 1 / 3])
 
 
 def test_the_recorder_scores_padded_stance_predictions():

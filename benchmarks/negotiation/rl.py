@@ -12,7 +12,8 @@ action space:
   topic slots); per topic slot whether it exists, the share of parties that stated a stance on it,
   the share holding the most-stated option and whether every party states the same one; per party
   slot whether it exists, its silence (turns since it spoke / budget) and the share of topics it
-  stated; the mean plurality share and the case's size. All in [0, 1].
+  stated; the mean plurality share and the case's size; then what the agent knows of its own moves
+  (:data:`N_OWN`: turns since its last intervention, its interventions in the last 10 turns). All in [0, 1].
 * **action**: ``Discrete(1 + 4 * MAX_TOPICS)``: 0 passes, ``1 + s * MAX_TOPICS + k`` is 002's
   strategy ``s`` (facilitative, evaluative, transformative, problem-solving) on topic ``k``, as the
   env's own code ``1 + s * m + k``; a topic slot the case lacks passes. Any other action (a dict
@@ -61,6 +62,9 @@ MODES: dict[str, tuple[tuple[str, ...], str | None]] = {
 MAX_PARTIES, MAX_TOPICS, MAX_OPTIONS = 6, 5, 5
 N_STRATEGIES = 4
 N_FEATURES = 2 + (MAX_PARTIES + 2) + (MAX_TOPICS + 1) + (N_STRATEGIES + 1) + 4 * MAX_TOPICS + 3 * MAX_PARTIES + 3
+#: what the agent knows of its own moves: turns since its last intervention / 10 (at most 1), its
+#: interventions in the last 10 turns / 3 (at most 1)
+N_OWN = 2
 REFERENCES = ("none", "blind", "generic", "social")
 
 
@@ -119,7 +123,7 @@ class CaseMix(gym.Env):
 
         self.env_id, self.pairs = env_id, tuple(pairs)
         self._envs: dict[tuple[str, str], Any] = {}
-        self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES,), np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES + N_OWN,), np.float32)
         self.action_space = spaces.Discrete(1 + N_STRATEGIES * MAX_TOPICS)
         values = np.full(MAX_PARTIES * MAX_TOPICS, 1 + MAX_OPTIONS, dtype=np.int64)
         self.tom_spec = ToMSpec(targets={"stances": spaces.MultiDiscrete(values, start=np.full(values.shape, -1))},
@@ -151,13 +155,17 @@ class CaseMix(gym.Env):
         self.case, self.mode = pair
         self.current = self._env(pair)
         self._return, self._length = 0.0, 0
+        self._moves: list[int] = []  # turns of the agent's own interventions
         obs, info = self.current.reset(seed=seed, options=options)
         return self._features(obs), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self.current is None:
             raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        obs, reward, terminated, truncated, info = self.current.step(self._code(action))
+        code = self._code(action)
+        if not (isinstance(code, int) and code == 0):
+            self._moves.append(self._length)
+        obs, reward, terminated, truncated, info = self.current.step(code)
         self._return += float(reward)
         self._length += 1
         if (terminated or truncated) and isinstance(info.get("episode"), dict):
@@ -182,8 +190,13 @@ class CaseMix(gym.Env):
         return 0 if k >= m else 1 + s * m + k
 
     def _features(self, obs: Any) -> np.ndarray:
+        """The observation's features (:func:`mediator_features`) and the agent's own moves (:data:`N_OWN`)."""
         base = self.current.aec.unwrapped
-        return mediator_features(obs, base.n, base.m, base.s_max)
+        now = self._length
+        since = (now - self._moves[-1]) if self._moves else 10
+        recent = sum(1 for t in self._moves if now - t < 10)
+        own = np.array([min(since, 10) / 10, min(recent, 3) / 3], dtype=np.float32)
+        return np.concatenate([mediator_features(obs, base.n, base.m, base.s_max), own])
 
     # ------------------------------------------------------------------ ToM contract
     def tom_truth(self) -> dict[str, Any]:
@@ -321,5 +334,5 @@ TASK = RLTask(
     n_envs=4,
 )
 
-__all__ = ["CaseMix", "MAX_OPTIONS", "MAX_PARTIES", "MAX_TOPICS", "MODES", "TASK", "TEST_CASES", "TRAIN_CASES",
+__all__ = ["CaseMix", "N_FEATURES", "N_OWN", "MAX_OPTIONS", "MAX_PARTIES", "MAX_TOPICS", "MODES", "TASK", "TEST_CASES", "TRAIN_CASES",
            "UnknownCase", "case_pairs", "make_env", "mediator_features", "pad_stances", "split_pairs"]
