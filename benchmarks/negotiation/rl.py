@@ -334,5 +334,5 @@ TASK = RLTask(
     n_envs=4,
 )
 
-__all__ = ["CaseMix", "N_FEATURES", "N_OWN", "MAX_OPTIONS", "MAX_PARTIES", "MAX_TOPICS", "MODES", "TASK", "TEST_CASES", "TRAIN_CASES",
-           "UnknownCase", "case_pairs", "make_env", "mediator_features", "pad_stances", "split_pairs"]
+__all__ = ["CaseMix", "MAX_OPTIONS", "MAX_PARTIES", "MAX_TOPICS", "MODES", "N_FEATURES", "N_OWN", "TASK", "TEST_CASES",
+           "TRAIN_CASES", "UnknownCase", "case_pairs", "make_env", "mediator_features", "pad_stances", "split_pairs"]
