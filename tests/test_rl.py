@@ -141,20 +141,17 @@ def test_every_declared_id_is_listed_once():
     assert "tom/IPD-v0" in found and found["tom/IPD-v0"][0] == "matrix"
 
 
-@pytest.mark.slow
-def test_the_command_prints_json_rows_and_resumes(tmp_path):
-    import subprocess
-    import sys
+def test_the_command_prints_json_rows_and_resumes(tmp_path, capsys):
+    from benchmarks.__main__ import main
 
-    root = Path(__file__).resolve().parents[1]
-    args = [sys.executable, "-m", "benchmarks", "rl", "--env", "tom/IPD-v0", "--algo", "a2c", "--steps", "200",
-            "--seeds", "2", "--episodes", "2", "--n-envs", "2", "--out", str(tmp_path), "--format", "json"]
-    first = subprocess.run(args, capture_output=True, text=True, cwd=root, timeout=600)
-    assert first.returncode == 0, first.stderr
-    rows = json.loads(first.stdout)
+    argv = ["rl", "--env", "tom/IPD-v0", "--algo", "a2c", "--steps", "200", "--seeds", "2", "--episodes", "2",
+            "--n-envs", "2", "--out", str(tmp_path)]
+    assert main([*argv, "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
     assert [r["policy"] for r in rows] == ["a2c", "tabular"] and rows[0]["seeds"] == [0, 1]
-    second = subprocess.run(args[:-2], capture_output=True, text=True, cwd=root, timeout=600)
-    assert second.returncode == 0 and second.stderr.count("loading") == 2 and "ToM from" in second.stdout
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    assert printed.err.count("loading") == 2 and "ToM from" in printed.out and "note: regret" in printed.out
 
 
 def test_the_report_shows_rl_rows_next_to_their_references_on_the_plane(tmp_path):
