@@ -132,7 +132,10 @@ def test_bad_executor_arguments_raise_named_errors(tmp_path, capsys):
         with pytest.raises(RunnerError, match=flag):
             RayExecutor(**kwargs)
     assert main(["matrix", "--policy", "llm", "--executor", "ray", "--model", "m", "--out", str(tmp_path)]) == 2
-    assert "--executor ray does not run --policy llm yet" in capsys.readouterr().err
+    assert "--policy llm with --executor ray needs --backend openai" in capsys.readouterr().err
+    assert main(["matrix", "--policy", "llm", "--executor", "ray", "--model", "m", "--backend", "openai", "--base-url",
+                 "http://127.0.0.1:9/v1", "--time-budget", "1h", "--out", str(tmp_path)]) == 2
+    assert "--time-budget with --executor ray" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["negotiation", "--executor", "spark"])
     assert "invalid choice: 'spark'" in capsys.readouterr().err
@@ -228,6 +231,29 @@ def test_llm_cells_of_live_persuasion_and_negotiation(local_ray, tmp_path, capsy
                  "--families", "health", "--horizon", "4", *_llm(server(_rule(ARGUE)).url))
     _same_in_ray(capsys, tmp_path / "negotiation", "negotiation", "--mediator", "llm-generic", "--mode", "hard",
                  "--scenarios", "hopkins_hmo", "--runs", "2", *_llm(server(scripted_reply).url)[:-2])
+
+
+def test_llm_cells_of_the_matrix_protocol(local_ray, tmp_path, capsys, server):
+    """004's strategies: each worker plays a cell's lockstep batch (journaled round by round) as a client
+    of the server; the records equal the in-process ones but for ``wall_s``, which no two runs share."""
+    from tests.llm.test_matrix_protocol import labelled_reply
+
+    argv = ["matrix", "--policy", "llm", "--strategies", "qa,cot", "--games", "RPS,IPD", "--partners", "single_action",
+            "--episodes", "3", "--horizon", "5", "--fallback", "random", "--max-resamples", "1", "--format", "json",
+            *_llm(server(labelled_reply).url)[:-2]]
+    here = json.loads(_cli(capsys, *argv, "--out", str(tmp_path / "here")))
+    there = json.loads(_cli(capsys, *argv, "--out", str(tmp_path / "ray"), "--executor", "ray", "--ray-workers", "2"))
+
+    def timeless(rows_or_files):
+        if isinstance(rows_or_files, list):
+            return [{k: v for k, v in row.items() if k != "wall_s"} for row in rows_or_files]
+        return {name: [{k: v for k, v in json.loads(line).items() if k != "wall_s"} for line in text.splitlines()]
+                for name, text in rows_or_files.items()}
+
+    assert timeless(there) == timeless(here) and len(here) == 4
+    files = _files(tmp_path / "here")
+    assert len(files) == 4 and timeless(_files(tmp_path / "ray")) == timeless(files)
+    assert not list((tmp_path / "ray").rglob("*.inflight"))  # every batch's journal gone once its records were written
 
 
 # ---------------------------------------------------------------------- killing the driver

@@ -136,9 +136,8 @@ def run(args: argparse.Namespace) -> int:
             raise RunnerError("--policy llm runs alone (its cells are --strategies); run the scripted policies "
                               "in another command")
         if current_executor() is not None:
-            raise RunnerError("--executor ray does not run --policy llm yet: 004's protocol journals each lockstep "
-                              "batch round by round in this process (drop --executor; the other commands' LLM cells "
-                              "run on Ray workers)")
+            _check_llm_on_ray(args)
+            settings = replace(settings, progress=False)  # no bars: a cell's round bar cannot go to a worker
         backend = backend_from_args(args)
         try:
             rows, records = evaluate_llm(
@@ -162,6 +161,18 @@ def run(args: argparse.Namespace) -> int:
             if args.format != "json":
                 print(f"wrote {path}")
     return 0
+
+
+def _check_llm_on_ray(args: argparse.Namespace) -> None:
+    """What ``--policy llm`` cannot do under ``--executor ray`` yet (each worker plays a cell's lockstep
+    batches with its own client of the server; the driver plans the context and writes the records)."""
+    if args.time_budget is not None:
+        raise RunnerError("--time-budget with --executor ray: the budget is charged with each batch's wall time in "
+                          "this process, which a Ray worker does not report back yet (drop one of them)")
+    if args.backend != "openai":
+        raise RunnerError("--policy llm with --executor ray needs --backend openai (each worker a client of the "
+                          "server): the context is planned here with the backend's tokenizer, which for vllm would "
+                          "start an engine in this process too (serve the model with vllm serve instead)")
 
 
 BENCHMARK = register(Benchmark(
