@@ -17,6 +17,7 @@ conversation shown: window, the command's default; online; full), ``prompt_file`
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,13 +27,18 @@ OPTIONS = {"split": "test", "context": "window", "prompt_file": None, "temperatu
 
 
 def _template(options: Mapping[str, Any]) -> str:
+    return _release_template(options["prompt_file"], options["data_dir"])
+
+
+@functools.lru_cache(maxsize=8)
+def _release_template(prompt_file: str | None, data_dir: str | None) -> str:
+    """The release's prompt template, read once per file (not per question)."""
     from pathlib import Path
 
     from policies.common_ground.llm import load_release_prompt, release_prompt_path
     from tom_envs.common_ground.corpus import SAMPLE_DATA_DIR
 
-    path = options["prompt_file"] or release_prompt_path(options["data_dir"] or SAMPLE_DATA_DIR)
-    return load_release_prompt(Path(path))
+    return load_release_prompt(Path(prompt_file or release_prompt_path(data_dir or SAMPLE_DATA_DIR)))
 
 
 def items(options: Mapping[str, Any]) -> list[QAItem]:

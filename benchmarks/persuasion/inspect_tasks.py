@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,10 +52,16 @@ def _qa_env(options: Mapping[str, Any]) -> Any:
 
 
 def _protocol(options: Mapping[str, Any]) -> Any:
+    return _authors_protocol(options["data_dir"], options["authors_prompts"])
+
+
+@functools.lru_cache(maxsize=8)
+def _authors_protocol(data_dir: str | None, path: str | None) -> Any:
+    """The protocol with its prompt texts, read once per data folder and prompt file (not per question)."""
     from benchmarks.persuasion.benchmark import authors_prompts
     from policies.persuasion.qa_protocol import AuthorsProtocol
 
-    return AuthorsProtocol(authors_prompts("authors", options["data_dir"], options["authors_prompts"]))
+    return AuthorsProtocol(authors_prompts("authors", data_dir, path))
 
 
 def qa_items(options: Mapping[str, Any]) -> list[QAItem]:
