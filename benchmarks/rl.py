@@ -117,7 +117,7 @@ def _declared(broken: dict[str, str] | None) -> list[tuple[str, RLTask]]:
         for target in fam.rl:
             try:
                 task = load_object(target)
-            except (ImportError, AttributeError) as exc:
+            except Exception as exc:  # noqa: BLE001 - a family module that fails to load, for any reason
                 if broken is None:
                     raise
                 broken[target] = f"{type(exc).__name__}: {exc}"
