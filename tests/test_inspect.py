@@ -271,3 +271,18 @@ def test_two_seat_persuasion_task_scores_equal_the_suites_with_the_persuadee_on_
         server.close()
     for key in ("success", "regret", "persuadee_strategy_accuracy", "fidelity", "intention_accuracy"):
         assert got[key] == pytest.approx(sum(float(e[key]) for e in eps) / 2, abs=1e-12), key
+
+
+@pytest.mark.skipif(not os.environ.get("TOM_ENVS_PERSUASION_RELEASE"), reason="TOM_ENVS_PERSUASION_RELEASE not set")
+def test_persuasive_tom_task_on_the_release_puts_every_question_with_the_release_prompts():
+    """On the release's data the task holds its 2,459 desire_ee questions (001's Table 4), put with the
+    prompt texts read from the release's evaluation/evaluate.py (source ``release``)."""
+    from benchmarks.harnesses.inspect_tasks import TASKS
+    from benchmarks.persuasion.inspect_tasks import _authors_protocol
+
+    data = str(Path(os.environ["TOM_ENVS_PERSUASION_RELEASE"]) / "data")
+    task = TASKS["persuasive_tom"](data_dir=data, qtypes="desire_ee")
+    assert len(task.dataset) == 2459
+    assert _authors_protocol(data, None).prompts.source == "release"
+    first = task.dataset[0].input
+    assert [m.role for m in first] == ["system", "user"] and "Answer:" in first[-1].text
