@@ -215,8 +215,10 @@ def _register(spec: QATask | EpisodeTask) -> Any:
 
     factory.__name__ = factory.__qualname__ = spec.name.replace("-", "_")
     factory.__doc__ = spec.description
-    # Inspect names an extension's task after the top-level package of the module defining it; the
-    # tasks are the suite's, so they are named in its import package (the entry point's name).
+    # Inspect names an extension's task after the installed package of the module defining it. The
+    # tasks are the suite's, named in its import package (the entry point's name): where Inspect
+    # sees tom_envs as an installed package they are its tasks; elsewhere (an editable checkout
+    # whose egg-info is on sys.path hides the install) they keep their module and take the name.
     factory.__module__ = NAMESPACE
     try:
         from inspect_ai._util.package import get_installed_package_name
@@ -224,6 +226,8 @@ def _register(spec: QATask | EpisodeTask) -> Any:
         prefixed = get_installed_package_name(factory) == NAMESPACE
     except ImportError:  # pragma: no cover - an Inspect without it
         prefixed = False
+    if not prefixed:
+        factory.__module__ = __name__
     return task(name=spec.name if prefixed else f"{NAMESPACE}/{spec.name}")(factory)
 
 
