@@ -74,9 +74,10 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     figures: list[str] = []
     if panels:
         from benchmarks.report import figures as figs
-        from benchmarks.report.sections import write
 
-        src = write(figs.plane(out / "plane.png", "RL agents: literal vs functional ToM", panels), figures, root)
+        path = figs.plane(out / "plane.png", "RL agents: literal vs functional ToM", panels)
+        src = path.relative_to(root).as_posix()
+        figures.append(src)
         blocks.append({"kind": "figure", "src": src, "caption": "RL agents and their references: ToM % (x) "
                        "against the functional outcome (y; regret axes inverted, up is better)."})
     return {"family": fam.folder, "title": "RL agents (tom-envs rl)", "blocks": blocks, "panels": panels,
