@@ -521,8 +521,8 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
     dist.add_argument("--ray-worker-gpus", type=_non_negative_float, default=0.0,
                       help="GPUs each worker reserves (1 for an in-process vllm engine per worker)")
     dist.add_argument("--ray-chunk", type=positive_int, default=None,
-                      help="episodes per piece of work sent to a worker, rounded up to a multiple of --lockstep (default: 25, "
-                           "or --lockstep when larger)")
+                      help="episodes per piece of work sent to a worker, rounded up to a multiple of the lockstep size "
+                           "(default: 25, or the lockstep size when larger)")
 
 
 def _non_negative_float(text: str) -> float:

@@ -114,9 +114,6 @@ class Worker:
     def play(self, cell: Cell, seeds: list, lockstep: int, factory: Callable[[], Any] | None) -> list[dict]:
         return list(cell_records(cell, seeds, factory, lockstep=lockstep))
 
-    def pid(self) -> int:
-        return os.getpid()
-
 
 @dataclass
 class _Job:
