@@ -135,6 +135,11 @@ def checked_config(fn: Callable[..., Any], *args: Any) -> Any:
 # --------------------------------------------------------------------------------------------- party strategies
 
 
+def _index(party: Any, position: int) -> int:
+    """The party's index in the scenario (the env's tie-break), else its position in the team."""
+    return party.party if getattr(party, "party", None) is not None else position
+
+
 class InnerThoughts(PartyStrategy):
     """Inner Thoughts: a private thought (topic, option) -> motivation (1-5) -> articulation."""
 
@@ -147,19 +152,28 @@ class InnerThoughts(PartyStrategy):
         speakers = [parties[j] for j in speaking]
         chosen = [(parties[j], texts[j], thoughts[j].value) for j in speaking]
         scores = ask_for(speakers, lead, "motivation", [self.motivation(*c) for c in chosen])
-        words = ask_for(speakers, lead, "articulation", [self.articulation(*c) for c in chosen])
+        # only the most motivated of the team can take the floor (the env gives it to the highest motivation,
+        # ties to the lowest party index): the others' lines would never be said, so they are not worded
+        top = max(range(len(speaking)), key=lambda n: (scores[n].value, -_index(parties[speaking[n]], speaking[n])),
+                  default=None)
+        worded = [] if top is None else [speaking[top]]
+        words = dict(zip(worded, ask_for([parties[j] for j in worded], lead, "articulation",
+                                         [self.articulation(*chosen[top])] if top is not None else [])))
         actions: list[Any] = [0] * len(parties)
         for p, a in zip(parties, thoughts):
             p.last = {"thought": a.value, "fallback": {"thought": a.fallback}}
-        for j, s, w in zip(speaking, scores, words):
-            th = thoughts[j].value
-            action = {"topic": th["topic"], "option": th["option"], "act": w.value["act"], "tone": w.value["tone"],
+        for j, s in zip(speaking, scores):
+            th, w = thoughts[j].value, words.get(j)
+            said = w.value if w is not None else {"act": "propose", "tone": "neutral", "utterance": None}
+            action = {"topic": th["topic"], "option": th["option"], "act": said["act"], "tone": said["tone"],
                       "motivation": (s.value - 1) / 4.0}
-            if w.value["utterance"] is not None:
-                action["utterance"] = w.value["utterance"]
+            if said["utterance"] is not None:
+                action["utterance"] = said["utterance"]
             actions[j] = action
-            parties[j].last.update({"score": s.value, "articulation": w.value, "action": action})
-            parties[j].last["fallback"].update({"motivation": s.fallback, "articulation": w.fallback})
+            parties[j].last.update({"score": s.value, "articulation": w.value if w is not None else None,
+                                    "action": action})
+            parties[j].last["fallback"].update({"motivation": s.fallback,
+                                                "articulation": w.fallback if w is not None else None})
         return actions
 
     @staticmethod
