@@ -118,6 +118,21 @@ def question_info(info: dict) -> dict:
     return dict(info)
 
 
+def walk(env: Any, seed: int | None, options: dict | None = None) -> tuple[list[dict], list[dict]]:
+    """Play one episode of a QA env answering option 0 throughout: ``(observations, step infos)``, one
+    observation per question, in asking order. Answers change nothing the env shows, so these are the
+    questions any policy would be asked with this seed and these options (what batched answerers and
+    exporters read ahead; :func:`answered` then gives what the step infos say after the fact)."""
+    obs, _ = env.reset(seed=seed, options=options)
+    seen, infos = [obs], []
+    while True:
+        obs, _, terminated, truncated, info = env.step(0)
+        infos.append(info)
+        if terminated or truncated:
+            return seen, infos
+        seen.append(obs)
+
+
 def answered(infos: Sequence[dict], with_fillers: bool = False) -> list[dict]:
     """Per scored question of one finished episode, in asking order, the info of the step that
     answered it with what is known after the fact (``answer``, ``correct``, ``scored``, the item's

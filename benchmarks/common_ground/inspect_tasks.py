@@ -46,20 +46,13 @@ def items(options: Mapping[str, Any]) -> list[QAItem]:
     from benchmarks.common_ground.benchmark import ENV
     from benchmarks.qa_llm import make_qa_env
     from policies.common_ground.llm import release_prompt
-    from tom_envs.qa import answered
+    from tom_envs.qa import answered, walk
 
     env = make_qa_env(ENV, data_dir=options["data_dir"], split=options["split"], context=options["context"])
     template, seed = _template(options), int(options["seed"])
     out = []
     for i, cid in enumerate(env.cids):
-        obs, _ = env.reset(seed=seed + i, options={"cid": cid})
-        seen, infos = [obs], []
-        while True:
-            obs, _, terminated, truncated, info = env.step(0)
-            infos.append(info)
-            if terminated or truncated:
-                break
-            seen.append(obs)
+        seen, infos = walk(env, seed + i, {"cid": cid})
         for k, (o, fact) in enumerate(zip(seen, answered(infos, with_fillers=True))):
             if not fact["scored"]:
                 continue

@@ -80,13 +80,9 @@ def config(args: argparse.Namespace, name: str) -> dict[str, Any]:
 
 def observations(env: Any, seed: int, cid: int) -> list[dict]:
     """The observations of conversation ``cid`` played with seed ``seed`` (answers do not change them)."""
-    obs, _ = env.reset(seed=seed, options={"cid": cid})
-    seen = [obs]
-    while True:
-        obs, _, terminated, truncated, _ = env.step(0)
-        if terminated or truncated:
-            return seen
-        seen.append(obs)
+    from tom_envs.qa import walk
+
+    return walk(env, seed, {"cid": cid})[0]
 
 
 class _Replay(BasePolicy):

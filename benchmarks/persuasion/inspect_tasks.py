@@ -68,19 +68,12 @@ def qa_items(options: Mapping[str, Any]) -> list[QAItem]:
     """Every scored question of the dialogues (dialogue ``i`` seeded ``seed + i``, as the benchmark's
     first repetition), with the authors' messages and the gold option."""
     from policies.llm.slots import open_slots
-    from tom_envs.qa import answered
+    from tom_envs.qa import answered, walk
 
     env, protocol, seed = _qa_env(options), _protocol(options), int(options["seed"])
     items = []
     for i in range(len(env.episodes)):
-        obs, _ = env.reset(seed=seed + i, options={"episode": i})
-        seen, infos = [obs], []
-        while True:
-            obs, _, terminated, truncated, info = env.step(0)
-            infos.append(info)
-            if terminated or truncated:
-                break
-            seen.append(obs)
+        seen, infos = walk(env, seed + i, {"episode": i})
         slot = open_slots(0, 0, [seed + i])[0]
         for k, (o, fact) in enumerate(zip(seen, answered(infos, with_fillers=True))):
             if not fact.get("scored", True):
