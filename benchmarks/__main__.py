@@ -171,6 +171,15 @@ def _use_formatter(parser: argparse.ArgumentParser) -> None:
                 _use_formatter(sub)
 
 
+def _note_given(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str]) -> None:
+    """``args.given``: the options of the command written on the command line (:func:`benchmarks.cli.not_applicable`)."""
+    from benchmarks.cli import given_options
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and args.command in action.choices:
+            args.given = given_options(action.choices[args.command], argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``tom-envs`` with ``argv`` (default: the process's arguments); returns the exit status.
 
@@ -182,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     if retired:  # a named error, not argparse's "invalid choice"
         print(f"error: {retired}", file=sys.stderr)
         return 2
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _note_given(parser, args, sys.argv[1:] if argv is None else list(argv))
     from benchmarks.results import set_command
     from tom_envs.errors import TomEnvsError
 

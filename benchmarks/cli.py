@@ -151,6 +151,41 @@ def existing_file(text: str) -> str:
     return text
 
 
+def given_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
+    """The ``dest`` of every option of ``parser`` written in ``argv`` (``--name`` or ``--name=value``, and
+    argparse's unambiguous abbreviations): what the user set, as opposed to a default. ``tom-envs`` keeps
+    it as ``args.given`` for :func:`not_applicable`."""
+    strings = parser._option_string_actions
+    given = set()
+    for token in argv:
+        if not token.startswith("--") or token == "--":
+            continue
+        key = token.split("=", 1)[0]
+        action = strings.get(key)
+        if action is None:
+            matches = {strings[s] for s in strings if s.startswith(key)}
+            action = matches.pop() if len(matches) == 1 else None
+        if action is not None:
+            given.add(action.dest)
+    return given
+
+
+def not_applicable(args: argparse.Namespace, dests: Sequence[str], why: str) -> None:
+    """A named error for options written on the command line that would change nothing ``why`` (e.g.
+    ``"without --policy llm"``): an option silently ignored reads as if it had been used. Only what the
+    user wrote counts (``args.given``, set by ``tom-envs``; a namespace built elsewhere has none).
+
+    Raises:
+        RunnerError: naming the options and why they do not apply.
+    """
+    given = getattr(args, "given", None) or set()
+    used = [d for d in dests if d in given]
+    if used:
+        flags = ", ".join("--" + d.replace("_", "-") for d in used)
+        raise RunnerError(f"{flags} {'does' if len(used) == 1 else 'do'} nothing {why}: drop "
+                          f"{'it' if len(used) == 1 else 'them'}")
+
+
 def split_list(text: str) -> list[str]:
     """The non-empty items of a comma-separated list, stripped (no validation)."""
     return [x.strip() for x in text.split(",") if x.strip()]

@@ -49,6 +49,7 @@ from benchmarks.cli import (
     comma_list,
     count,
     llm_settings,
+    not_applicable,
     split_list,
 )
 from benchmarks.errors import RunnerError
@@ -318,6 +319,8 @@ def run_command(bench: Benchmark, args: argparse.Namespace) -> int:
 
 def _generated(bench: Benchmark, args: argparse.Namespace) -> int:
     """The generated command's body: the declaration's cells through the runner; rows as a table or JSON."""
+    if bench.llm_policies and not set(split_list(args.policy)) & set(bench.llm_policies):
+        not_applicable(args, DECLARED_LLM_OPTIONS, f"without an LLM policy (--policy {', '.join(bench.llm_policies)})")
     cells = bench.cells(args) if bench.cells is not None else bench.default_cells(args)
     progress = args.format != "json" and None  # None: a bar only on a terminal
     executor = current_executor()

@@ -224,3 +224,23 @@ def test_a_horizon_past_the_bound_is_a_named_error_not_a_memory_error(tmp_path, 
 def test_rl_checks_its_split_before_training(tmp_path, capsys):
     assert main(["rl", "--env", "tom/IPD-v0", "--split", "nosuch", "--steps", "200000", "--out", str(tmp_path)]) == 2
     assert "--split 'nosuch' is not a split" in capsys.readouterr().err and not (tmp_path / "rl").exists()
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["matrix", "--policy", "tabular", "--strategies", "qa", "--games", "IPD"], "--strategies does nothing without "
+     "--policy llm"),
+    (["matrix", "--policy", "random", "--model", "m", "--fallback", "random"], "--model, --fallback do nothing"),
+    (["persuasion", "--env", "live", "--qtypes", "desire_ee"], "--qtypes does nothing with --env live"),
+    (["persuasion", "--env", "qa", "--hor", "3"], "--horizon does nothing with --env qa"),  # an abbreviation too
+    (["common-ground", "--counts", "--export-beliefs", "x"], "--counts and --export-beliefs are different jobs"),
+])
+def test_an_option_that_would_change_nothing_is_a_named_error(argv, named, tmp_path, capsys):
+    assert main([*argv, "--episodes", "1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert named in err and "Traceback" not in err
+    assert not any(tmp_path.iterdir())  # before any work
+
+
+def test_options_that_apply_are_still_accepted(tmp_path, capsys):
+    assert main(["persuasion", "--env", "both", "--qtypes", "desire_ee", "--horizon", "2", "--episodes", "1",
+                 "--repetitions", "1", "--families", "health", "--out", str(tmp_path)]) == 0

@@ -71,6 +71,7 @@ from typing import Any, Callable, Sequence
 
 from benchmarks.common_ground import llm as common_ground_llm
 from benchmarks.cli import add_run_options, comma_list, output_dir, split_list
+from benchmarks.errors import RunnerError
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
@@ -154,6 +155,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the command; returns the exit status (2 with a message on bad input or data)."""
     try:
+        modes = [f for f, on in (("--export", args.export is not None), ("--counts", getattr(args, "counts", False)),
+                                 ("--export-beliefs", bool(getattr(args, "export_beliefs", None)))) if on]
+        if len(modes) > 1:
+            raise RunnerError(f"{' and '.join(modes)} are different jobs of this command (each prints or writes its "
+                              "own output): run one at a time")
         if args.export is not None:
             return _export(args)
         if getattr(args, "counts", False):

@@ -19,12 +19,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.cli import (
+    LLM_OPTIONS,
     add_llm_options,
     add_run_options,
     backend_from_args,
     build_backend,
     comma_list,
     llm_settings,
+    not_applicable,
     positive_int,
     split_list,
 )
@@ -147,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             backend.close()
     else:
+        not_applicable(args, [*(o for o in LLM_OPTIONS if o != "lockstep"), "strategies", "label_set", "temperature",
+                              "max_tokens", "history_window", "scoring"], "without --policy llm")
         if args.time_budget is not None or args.max_episodes is not None:
             raise RunnerError("--time-budget and --max-episodes are 004's protocol for --policy llm; the scripted and "
                               "tabular policies play --episodes episodes per cell")

@@ -76,7 +76,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
+from benchmarks.cli import add_run_options, comma_list, not_applicable, positive_int, progress_bar, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, Job, LLMRun, QACell, QAFile, QuestionView,
                                add_qa_llm_options, answer_counters, data_key, make_qa_env, run_qa)
@@ -163,6 +163,12 @@ def run(args: argparse.Namespace) -> int:
     """Run the command; prints the rows and returns the exit status."""
     rows: list[dict[str, Any]] = []
     progress = None if args.format != "json" else False
+    if args.env == "live":
+        not_applicable(args, ["qtypes", "split", "repetitions", "protocol", "authors_prompts", "by_stage",
+                              "allow_partial", "data_dir"], "with --env live (PersuasiveToM's question options: --env qa or both)")
+    if args.env == "qa":
+        not_applicable(args, ["horizon", "live_env", "families", "reader", "live_policy"],
+                       "with --env qa (live persuasion's options: --env live or both)")
     if args.env in ("qa", "both"):
         names = split_list(args.policy) if args.env == "qa" else ["random"]
         _check_qa_policies(names)
