@@ -244,3 +244,19 @@ def test_an_option_that_would_change_nothing_is_a_named_error(argv, named, tmp_p
 def test_options_that_apply_are_still_accepted(tmp_path, capsys):
     assert main(["persuasion", "--env", "both", "--qtypes", "desire_ee", "--horizon", "2", "--episodes", "1",
                  "--repetitions", "1", "--families", "health", "--out", str(tmp_path)]) == 0
+
+
+def test_plot_writes_the_family_figures_on_every_benchmark_command(tmp_path, capsys):
+    """--plot DIR is on every benchmark command; the QA families draw their report figures there."""
+    out, figs = tmp_path / "res", tmp_path / "figs"
+    assert main(["common-ground", "--policy", "random", "--out", str(out), "--plot", str(figs)]) == 0
+    assert main(["persuasion", "--env", "both", "--policy", "random", "--repetitions", "1", "--episodes", "2",
+                 "--families", "health", "--horizon", "2", "--out", str(out), "--plot", str(figs)]) == 0
+    printed = capsys.readouterr().out
+    written = sorted(p.relative_to(figs).as_posix() for p in figs.rglob("*.png"))
+    assert written == ["common_ground/stages.png", "persuasion/live_plane.png", "persuasion/stages.png"]
+    assert all(f"wrote {figs / w}" in printed for w in written)
+    parser = build_parser()
+    for name in ("matrix", "common-ground", "persuasion", "negotiation"):
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        assert "--plot" in sub.choices[name]._option_string_actions, name

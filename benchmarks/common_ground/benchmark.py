@@ -119,6 +119,8 @@ class CommonGroundBenchmarkError(TomEnvsError, ValueError):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``common-ground`` options to ``parser``."""
     add_run_options(parser, episodes=1, policy="random", policy_type=comma_list(name="policy name"),
+                    plot="write the family's report figures (accuracy by dialogue stage) over the results in --out "
+                         "into this folder",
                     policy_help=f"comma-separated: {', '.join(POLICIES)}",
                     episodes_help="passes over the conversations (pass r of conversation i: seed + r * 1000003 + i)",
                     seed_help="conversation i uses seed + i (env and policy)")
@@ -172,9 +174,12 @@ def run(args: argparse.Namespace) -> int:
     except TomEnvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    plotted = _plot(args)
     if args.format == "json":
         print(json.dumps([row for result in results for row in result["rows"]], indent=2))
         return 0
+    for path in plotted:
+        print(f"wrote {path}")
     table = format_table(results, by_label=getattr(args, "by_labels", False))
     if "question-only" not in names:
         try:
@@ -183,6 +188,15 @@ def run(args: argparse.Namespace) -> int:
             table += f"\nquestion-only floor: not computed ({exc})"
     print(table)
     return 0
+
+
+def _plot(args: argparse.Namespace) -> list[Path]:
+    """``--plot DIR``: the family's report figures (accuracy by dialogue stage) over the results in ``--out``."""
+    if not getattr(args, "plot", None):
+        return []
+    from benchmarks.report import family_figures
+
+    return family_figures(Path(args.out), "common_ground", Path(args.plot))
 
 
 def floor_line(args: argparse.Namespace) -> str:

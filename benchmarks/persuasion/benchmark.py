@@ -130,6 +130,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", choices=["qa", "live", "both"], default="qa",
                         help="qa: PersuasiveToM questions; live: the live persuasion env; both: the two lists")
     add_run_options(parser, episodes=None, policy="random", policy_type=comma_list(name="policy name"),
+                    plot="write the family's report figures (accuracy by dialogue stage, the live plane) over the "
+                         "results in --out into this folder",
                     episodes_help=f"live: episodes per persuader (default {LIVE_EPISODES}); with --env qa and no "
                                   f"--repetitions: full passes over the dialogues (default {QA_REPETITIONS})",
                     seed_help="live episode i uses seed + i; dialogue i of pass r uses seed + r * 1000003 + i",
@@ -183,6 +185,12 @@ def run(args: argparse.Namespace) -> int:
         rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress, args=args,
                           out=args.out)
     print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows, by_stage=args.by_stage))
+    if getattr(args, "plot", None):
+        from benchmarks.report import family_figures
+
+        for path in family_figures(Path(args.out), "persuasion", Path(args.plot)):
+            if args.format != "json":
+                print(f"wrote {path}")
     return 0
 
 

@@ -143,6 +143,24 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
             "figures": figs}
 
 
+def family_figures(results_dir: Path, family: str, plot_dir: Path) -> list[Path]:
+    """The figures of one family's report section over its results in ``results_dir`` (every stored run of
+    the family there, as the report draws them), written into ``plot_dir``: what ``--plot DIR`` of a
+    family's command writes, into ``plot_dir/<results folder>/`` as in the report (families sharing a
+    ``--plot`` folder keep their own figures). [] when ``results_dir`` holds none of the family's results."""
+    from benchmarks.report.load import family_folders, read_family
+    from benchmarks.report.sections import builder
+    from tom_envs.family import family as declared
+
+    folder = declared(family).results_folder
+    results_dir, plot_dir = Path(results_dir), Path(plot_dir)
+    if not results_dir.is_dir() or folder not in family_folders(results_dir):
+        return []
+    (plot_dir / folder).mkdir(parents=True, exist_ok=True)
+    section = builder(folder)(read_family(results_dir, folder), plot_dir / folder, plot_dir)
+    return [plot_dir / src for src in section.get("figures", [])]
+
+
 def _page(results_dir: Path, sections: list[dict[str, Any]], overview: bool) -> list[dict[str, Any]]:
     from benchmarks.results import current_command, git_commit
     from tom_envs import __version__
