@@ -98,11 +98,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
     add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
                                   "--agreement llm)",
-                    only=("backend", "model", "base_url", "max_model_len", "fallback", "lockstep", "scoring_path",
-                          "engine_arg", "timeout", "max_retries", "retry_budget"), lockstep=1,
+                    only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples", "lockstep",
+                          "scoring_path", "engine_arg", "timeout", "max_retries", "retry_budget"), lockstep=1,
                     lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
                                   "per stage for all of them; records equal those of a run one by one)",
                     max_model_len_help="vllm: context length (transcripts grow with the turns)")
+    for action in parser._actions:  # each LLM part has its own default number of re-asks
+        if action.dest == "max_resamples":
+            action.default = None
+            action.help = ("re-asks after an unusable reply, for every LLM part (mediator, parties, judges, extractor; "
+                           "default: 2, each part's own)")
 
 
 def _names(text: str, flag: str, item: str, choices: Sequence[str] | None = None) -> list[str]:
@@ -152,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         from benchmarks.cli import backend_from_args
 
         backend = backend_from_args(args)
-        llm = NegotiationLLM.on(backend, ident, args.fallback, args.parties)
+        llm = NegotiationLLM.on(backend, ident, args.fallback, args.parties, args.max_resamples)
     try:
         rows, records = evaluate(replace(_settings(args, llm, levels, mediators), scenarios=tuple(scenarios),
                                          runs=args.episodes, seed=args.seed, out=Path(args.out),
@@ -255,7 +260,10 @@ def _ident(args: argparse.Namespace) -> dict[str, Any]:
             or args.mi_judge == "llm" or args.parties != "scripted"
             or getattr(args, "agreement", "structural") == "llm"):
         return {}
-    return {**llm_settings(args).identity(), "fallback": args.fallback}  # the one run identity (benchmarks.cli)
+    ident = {**llm_settings(args).identity(), "fallback": args.fallback}  # the one run identity (benchmarks.cli)
+    if args.max_resamples is not None:  # keyed only when set: runs with each part's default keep their keys
+        ident["max_resamples"] = args.max_resamples
+    return ident
 
 
 __all__ = ["ATTITUDES", "BENCHMARK", "BUDGETS", "CellSetup", "LLM_MEDIATORS", "MEDIATOR_ONLY", "MI_JUDGES", "PARTIES",

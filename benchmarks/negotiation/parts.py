@@ -21,7 +21,7 @@ from tom_envs.negotiation.scenario import Scenario
 LLMMediatorFactory = Callable[[str, Scenario], BasePolicy]
 
 
-def llm_mediator_factory(backend: Any, fallback: str = "raise") -> LLMMediatorFactory:
+def llm_mediator_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None) -> LLMMediatorFactory:
     """Builds ``llm-generic`` / ``llm-social`` mediators (:class:`~policies.negotiation.llm.LLMMediator`)
     and ``llm-social-paper`` (002's social mediator as the release builds it,
     :class:`~policies.negotiation.llm.SocialMediatorLLM`) on ``backend`` for a scenario."""
@@ -29,40 +29,46 @@ def llm_mediator_factory(backend: Any, fallback: str = "raise") -> LLMMediatorFa
 
     def factory(name: str, scenario: Any) -> BasePolicy:
         if name == "llm-social-paper":
-            return SocialMediatorLLM(backend, scenario, fallback=fallback)
-        return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], fallback=fallback)
+            return SocialMediatorLLM(backend, scenario, fallback=fallback, max_resamples=max_resamples)
+        return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], fallback=fallback,
+                           max_resamples=max_resamples)
 
     return factory
 
 
-def llm_extractor_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
+def llm_extractor_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
+                          ) -> Callable[[Scenario], Any]:
     """Builds the LLM attitude extractor on ``backend`` for a scenario."""
     from policies.negotiation.llm import LLMAttitudeExtractor
 
-    return lambda scenario: LLMAttitudeExtractor(backend, scenario, fallback=fallback)
+    return lambda scenario: LLMAttitudeExtractor(backend, scenario, fallback=fallback, max_resamples=max_resamples)
 
 
-def llm_party_factory(backend: Any, fallback: str = "raise", strategy: str = "release") -> Callable[[Scenario], Any]:
+def llm_party_factory(backend: Any, fallback: str = "raise", strategy: str = "release",
+                      max_resamples: int | None = None) -> Callable[[Scenario], Any]:
     """Builds one LLM party (:class:`~policies.negotiation.llm.LLMParty`) on ``backend`` for a scenario;
     ``strategy`` ``"release"`` (the release's loop) or ``"inner_thoughts"``."""
     from policies.negotiation.llm import LLMParty
 
-    return lambda scenario: LLMParty(backend, scenario, fallback=fallback, strategy=strategy)
+    return lambda scenario: LLMParty(backend, scenario, fallback=fallback, strategy=strategy,
+                                     max_resamples=max_resamples)
 
 
-def llm_agreement_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
+def llm_agreement_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
+                          ) -> Callable[[Scenario], Any]:
     """Builds the LLM agreement judge (:class:`~policies.negotiation.llm.LLMAgreementJudge`: five 1-5
     dimensions per pair and topic, the release's consensus scoring) on ``backend``, one per scenario."""
     from policies.negotiation.llm import LLMAgreementJudge
 
-    return lambda scenario: LLMAgreementJudge(backend, fallback=fallback)
+    return lambda scenario: LLMAgreementJudge(backend, fallback=fallback, max_resamples=max_resamples)
 
 
-def llm_judge_factory(backend: Any, fallback: str = "raise") -> Callable[[Scenario], Any]:
+def llm_judge_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
+                      ) -> Callable[[Scenario], Any]:
     """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
     from policies.negotiation.llm import LLMMIJudge
 
-    return lambda scenario: LLMMIJudge(backend, scenario, fallback=fallback)
+    return lambda scenario: LLMMIJudge(backend, scenario, fallback=fallback, max_resamples=max_resamples)
 
 
 def release_budget(scenario: Scenario) -> int:

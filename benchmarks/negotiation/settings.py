@@ -51,15 +51,19 @@ class NegotiationLLM:
     agreement: Callable[[Any], Any] | None = None
 
     @classmethod
-    def on(cls, backend: Any, ident: Mapping[str, Any], fallback: str, parties: str) -> "NegotiationLLM":
-        """Every LLM part on ``backend`` (LLM parties think as ``parties`` says)."""
+    def on(cls, backend: Any, ident: Mapping[str, Any], fallback: str, parties: str,
+           max_resamples: int | None = None) -> "NegotiationLLM":
+        """Every LLM part on ``backend`` (LLM parties think as ``parties`` says; ``max_resamples``: re-asks
+        after an unusable reply, None for each part's default)."""
         from benchmarks.negotiation.parts import (llm_agreement_factory, llm_extractor_factory, llm_judge_factory,
                                                   llm_mediator_factory, llm_party_factory)
 
-        return cls(dict(ident), llm_mediator_factory(backend, fallback), llm_extractor_factory(backend, fallback),
-                   llm_judge_factory(backend, fallback),
-                   llm_party_factory(backend, fallback, "inner_thoughts" if parties == "llm-inner-thoughts" else "release"),
-                   llm_agreement_factory(backend, fallback))
+        strategy = "inner_thoughts" if parties == "llm-inner-thoughts" else "release"
+        return cls(dict(ident), llm_mediator_factory(backend, fallback, max_resamples),
+                   llm_extractor_factory(backend, fallback, max_resamples),
+                   llm_judge_factory(backend, fallback, max_resamples),
+                   llm_party_factory(backend, fallback, strategy, max_resamples),
+                   llm_agreement_factory(backend, fallback, max_resamples))
 
 
 def _choice(value: str, choices: tuple[str, ...], what: str) -> None:

@@ -427,3 +427,25 @@ def test_the_mi_judge_reads_the_mediators_words_and_the_extractor_free_text_prop
             assert any(f'saying: "{text}"' in prompt for text in said)
         assert ep["proposals"] and all(p["topic"] == first and p["text"] == "a pilot year first"
                                        for p in ep["proposals"])
+
+
+def test_max_resamples_reaches_every_llm_part_and_keys_the_run_only_when_set(scripted, tmp_path, capsys):
+    """--max-resamples is honoured by the negotiation command (every LLM part's re-asks); runs with the parts'
+    default keep their results keys."""
+    server, _ = scripted
+    server.garbage = 10_000  # no reply ever parses: every decision takes 1 + max_resamples calls, then falls back
+    base = ["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo", "--runs", "1",
+            "--backend", "openai", "--base-url", server.url, "--model", "scripted", "--fallback", "random",
+            "--format", "json"]
+    from benchmarks.__main__ import main
+
+    assert main([*base, "--out", str(tmp_path / "a"), "--max-resamples", "0"]) == 0
+    zero = len(server.requests)
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["llm_fallbacks"] == row["llm_decisions"] > 0 and zero == row["llm_decisions"]  # one try each
+    assert main([*base, "--out", str(tmp_path / "b")]) == 0  # the default: 2 re-asks per decision
+    (again,) = json.loads(capsys.readouterr().out)
+    assert len(server.requests) - zero == 3 * again["llm_decisions"]
+    configs = [json.loads(p.read_text().splitlines()[0])["config"]
+               for p in sorted(tmp_path.glob("*/negotiation/*.jsonl.runs"))]
+    assert [c["llm"].get("max_resamples") for c in configs] == [0, None], configs
