@@ -221,8 +221,9 @@ def reference_rows(task: Any, env_id: str, split: str, seeds: Sequence[int], pol
     return rows
 
 
-#: The file of every run's rows under ``--out`` (what the report's RL section reads).
-ROWS_FILE = "rows.jsonl"
+#: The files of each run's rows under ``--out/rl/`` (what the report's RL section reads): one per env id,
+#: split and algorithm, so a run with other code sets aside only its own earlier rows.
+ROWS_PREFIX = "rows_"
 
 
 def row_key(r: Mapping[str, Any]) -> str:
@@ -230,12 +231,18 @@ def row_key(r: Mapping[str, Any]) -> str:
     return config_key({k: r.get(k) for k in ("env_id", "split", "policy", "algo", "steps", "seeds", "episodes")})
 
 
+def rows_path(out: Path, env_id: str, split: str, algo: str) -> Path:
+    """The rows file of one run's configuration."""
+    return Path(out) / RLCell.family / f"{ROWS_PREFIX}{algo}_{env_id.replace('/', '-')}_{split}.jsonl"
+
+
 def store_rows(rows: Sequence[Row], out: Path) -> None:
-    """Keep ``rows`` in ``out/rl/rows.jsonl`` (one record per row identity; a rerun's identical rows are
-    not appended again), for the report."""
+    """Keep a run's ``rows`` (the RL row first) in its rows file (one record per row identity; a
+    rerun's identical rows are not appended again), for the report."""
     from benchmarks.results import ResultsFile
 
-    with ResultsFile(Path(out) / RLCell.family / ROWS_FILE, key=lambda rec: rec["key"],
+    first = rows[0]
+    with ResultsFile(rows_path(out, first["env_id"], first["split"], first["algo"]), key=lambda rec: rec["key"],
                      check=lambda rec: rec["row"]["env_id"]) as results:
         for r in rows:
             if row_key(r) not in results:

@@ -159,7 +159,7 @@ def test_the_report_shows_rl_rows_next_to_their_references_on_the_plane(tmp_path
 
     _run(tmp_path / "results")
     _run(tmp_path / "results")  # a rerun adds no second copy of the rows
-    rows_file = tmp_path / "results" / "rl" / "rows.jsonl"
+    rows_file = tmp_path / "results" / "rl" / "rows_ppo_tom-IPD-v0_test.jsonl"
     assert len(rows_file.read_text().splitlines()) == 2
     report = build_report(tmp_path / "results", tmp_path / "report")
     text = report["markdown"].read_text()

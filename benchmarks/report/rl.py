@@ -1,4 +1,4 @@
-"""The report's RL section: ``tom-envs rl``'s rows (``<results>/rl/rows.jsonl``), one table per env
+"""The report's RL section: ``tom-envs rl``'s rows (``<results>/rl/rows_*.jsonl``), one table per env
 with the RL agents next to the references they ran beside, and a literal-vs-functional panel per env
 that joins the report's overview (docs/rl.md)."""
 
@@ -11,7 +11,7 @@ from benchmarks.report.load import FamilyData
 
 #: The results folder ``tom-envs rl`` writes (``benchmarks.rl_eval.RLCell.family``).
 FOLDER = "rl"
-ROWS_FILE = "rows.jsonl"
+ROWS_PREFIX = "rows_"  # benchmarks.rl_eval.ROWS_PREFIX
 
 
 def _fmt(value: Any, ci: Any, digits: int) -> str:
@@ -21,10 +21,10 @@ def _fmt(value: Any, ci: Any, digits: int) -> str:
 
 
 def _rows(fam: FamilyData) -> list[dict[str, Any]]:
-    """The stored rows, the newest run of each identity (files read in order, later lines win)."""
+    """The stored rows (one per identity: the last line read wins)."""
     found: dict[tuple, dict[str, Any]] = {}
     for f in fam.files:
-        if f.path.name != ROWS_FILE:
+        if not f.path.name.startswith(ROWS_PREFIX):
             continue
         for rec in f.records:
             r = rec.get("row")
