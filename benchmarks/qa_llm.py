@@ -105,14 +105,16 @@ def add_qa_llm_options(parser: argparse.ArgumentParser) -> None:
     """The shared LLM option group (:func:`benchmarks.cli.add_llm_options`) plus the QA answerer's
     own options (``--qa-mode``, ``--scoring``, ``--max-tokens``)."""
     llm = add_llm_options(parser, title="LLM answerer (--policy llm)", lockstep=DEFAULT_LOCKSTEP,
-                          only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples",
-                                "lockstep", "scoring_path", "engine_arg", "timeout", "max_retries", "retry_budget"),
+                          only=("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback",
+                                "max_resamples", "lockstep", "scoring_path", "engine_arg", "timeout", "max_retries",
+                                "retry_budget"),
                           lockstep_help="episodes answered at once (one backend call per question position)")
     llm.add_argument("--qa-mode", choices=QA_MODES, default="zero_shot",
                      help="zero_shot: answer at once; cot: think step by step, then 'The answer is X'")
     llm.add_argument("--scoring", action=argparse.BooleanOptionalAction, default=None,
                      help="zero_shot: score the option letters by log-probability, or (--no-scoring) parse a "
-                          "generated 'The answer is X' (default: scoring on vllm, generation on openai)")
+                          "generated 'The answer is X' (default: scoring on vllm, generation on openai; scoring on "
+                          "openai needs --tokenizer for the chat template)")
     llm.add_argument("--max-tokens", type=positive_int, default=None,
                      help="cap on generated tokens (default: 16 for zero_shot, 256 for cot)")
 

@@ -137,7 +137,9 @@ def test_the_shared_options_have_the_same_names_everywhere():
     assert llm_flags <= {s for a in parsers[("matrix",)]._actions for s in a.option_strings}
     for name in ("common-ground", "persuasion", "negotiation"):  # each family's subset, with the engine options
         flags = {s for a in parsers[(name,)]._actions for s in a.option_strings}
-        assert {"--backend", "--model", "--base-url", "--scoring-path", "--engine-arg"} <= flags, name
+        assert {"--backend", "--model", "--base-url", "--engine-arg", "--max-resamples", "--plot"} <= flags, name
+        # the scoring options only where something is scored by log-probability (the QA answerers)
+        assert ({"--scoring-path", "--tokenizer"} <= flags) == (name != "negotiation"), name
 
 
 def test_a_file_system_failure_is_a_message_not_a_traceback(capsys):
@@ -260,3 +262,14 @@ def test_plot_writes_the_family_figures_on_every_benchmark_command(tmp_path, cap
     for name in ("matrix", "common-ground", "persuasion", "negotiation"):
         (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         assert "--plot" in sub.choices[name]._option_string_actions, name
+
+
+def test_tokenizer_reaches_the_qa_answerers_backend_settings():
+    """QA scoring through an OpenAI-compatible server needs the chat template: --tokenizer is on both QA commands."""
+    from benchmarks.cli import llm_settings
+
+    parser = build_parser()
+    for name in ("common-ground", "persuasion"):
+        args = parser.parse_args([name, "--policy", "llm", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
+                                  "--model", "m", "--tokenizer", "tok", "--scoring"])
+        assert llm_settings(args)["tokenizer"] == "tok" and args.scoring is True

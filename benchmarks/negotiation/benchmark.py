@@ -99,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
                                   "--agreement llm)",
                     only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples", "lockstep",
-                          "scoring_path", "engine_arg", "timeout", "max_retries", "retry_budget"), lockstep=1,
+                          "engine_arg", "timeout", "max_retries", "retry_budget"), lockstep=1,  # no part scores
                     lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
                                   "per stage for all of them; records equal those of a run one by one)",
                     max_model_len_help="vllm: context length (transcripts grow with the turns)")
