@@ -162,6 +162,12 @@ def outcome_of(summary: Mapping[str, Any], name: str) -> Any:
     return summary.get(name)
 
 
+def _mean_ci(values: Sequence[Any]) -> tuple[float | None, float | None]:
+    """Mean and 95 % CI half-width; no CI (None) from a single value, where there is no spread to measure."""
+    mean, ci = mean_ci95(values)
+    return mean, ci if len([v for v in values if v is not None]) > 1 else None
+
+
 def _episode_values(task: Any, records: Sequence[dict]) -> tuple[list[float], list[float]]:
     outcomes = [outcome_of(r["episode"], task.outcome) for r in records]
     toms = [r["episode"].get("tom_accuracy") for r in records]
@@ -184,18 +190,19 @@ class RowInfo:
 
 def row(task: Any, info: RowInfo, by_seed: Mapping[int, Sequence[dict]]) -> Row:
     """The row of one agent: its outcome and ToM % averaged over episodes per training seed, then
-    mean and 95 % CI over the training seeds (one seed, or a reference: the CI over episodes)."""
+    mean and 95 % CI over the training seeds (one seed, or a reference: the CI over episodes; None from
+    one value)."""
     per_seed = []
     for seed, records in by_seed.items():
         outcomes, toms = _episode_values(task, records)
         per_seed.append({"seed": seed, task.outcome: mean_ci95(outcomes)[0], "tom_accuracy": mean_ci95(toms)[0],
                          "episodes": len(records)})
     if len(per_seed) > 1:
-        outcome = mean_ci95([s[task.outcome] for s in per_seed])
-        tom = mean_ci95([s["tom_accuracy"] for s in per_seed])
+        outcome = _mean_ci([s[task.outcome] for s in per_seed])
+        tom = _mean_ci([s["tom_accuracy"] for s in per_seed])
     else:
         outcomes, toms = _episode_values(task, next(iter(by_seed.values())))
-        outcome, tom = mean_ci95(outcomes), mean_ci95(toms)
+        outcome, tom = _mean_ci(outcomes), _mean_ci(toms)
     return {"family": info.family, "env_id": info.env_id, "algo": info.algo, "steps": info.steps, "split": info.split,
             "seeds": [s["seed"] for s in per_seed] if info.algo else [], "policy": info.policy,
             "episodes": sum(s["episodes"] for s in per_seed), "outcome": task.outcome,
