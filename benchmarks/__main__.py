@@ -74,7 +74,7 @@ def _add_rl(sub: Any) -> None:
     from benchmarks import rl as _rl
 
     rl = _parser(sub, "rl", "train stable-baselines3 agents on any family's env and test them on a held-out split "
-                 "next to its references (docs/rl.md)", description=_rl.__doc__)
+                 "next to its references (docs/rl.md)", description=_rl.DESCRIPTION)
     _rl.add_arguments(rl)
     rl.set_defaults(func=_rl.run_command)
 

@@ -20,6 +20,14 @@ from benchmarks.rl_train import ALGOS, RLError
 
 Row = dict[str, Any]
 
+#: ``tom-envs rl --help``'s description.
+DESCRIPTION = """Train stable-baselines3 / sb3-contrib agents on the train split of any family's env (observations
+flattened by wrappers.VectorizeObservation; vectorized envs), test them on a held-out split with the ToM
+recorder, and print one row per agent beside the family's references: the functional outcome and ToM %
+(from a probe fitted on the agent's internal state on train-split episodes, or the answer itself on QA
+envs), each with a 95 % CI over the training seeds. Models and records go under --out; a rerun resumes.
+A wrong --env lists the ids that have an RL task. See docs/rl.md."""
+
 
 @dataclass(frozen=True)
 class RLTask:
