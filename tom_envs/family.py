@@ -52,7 +52,7 @@ class Family:
         probe: keyword arguments of :func:`tom_envs.checks.check_information_rule` for its ids
             (e.g. fewer episodes for long AEC episodes).
         commands: ``"module:attribute"`` of each further ``tom-envs`` command of the family
-            (a :class:`benchmarks.cli.Command`), e.g. the matrix family's ``demo``, ``perf``, ``rl``.
+            (a :class:`benchmarks.cli.Command`), e.g. the matrix family's ``demo``, ``perf``.
         retired_commands: command names the family once had → what to run instead (``tom-envs
             NAME`` then fails with that message, a named error).
         envs: the module whose import registers the family's env ids (``tom_envs.register``
