@@ -524,14 +524,9 @@ def shared_backend(spec: tuple) -> BackendHandle:
 
 def _check_spec(spec: tuple) -> None:
     """What :func:`policies.llm.build_backend` would refuse, said at once (not in a worker later)."""
-    from policies.llm.errors import BackendConfigError
+    from policies.llm.build import check_backend_options
 
-    kind, model, base_url = spec[:3]
-    if not model:
-        raise BackendConfigError("an LLM backend needs --model (a local model folder for vllm, a served model name "
-                                 "for openai)")
-    if kind == "openai" and not base_url:
-        raise BackendConfigError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+    check_backend_options(*spec[:3])
 
 
 # ---------------------------------------------------------------------- past one machine

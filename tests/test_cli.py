@@ -235,6 +235,10 @@ def test_rl_checks_its_split_before_training(tmp_path, capsys):
     (["persuasion", "--env", "live", "--qtypes", "desire_ee"], "--qtypes does nothing with --env live"),
     (["persuasion", "--env", "qa", "--hor", "3"], "--horizon does nothing with --env qa"),  # an abbreviation too
     (["common-ground", "--counts", "--export-beliefs", "x"], "--counts and --export-beliefs are different jobs"),
+    (["persuasion", "--repetitions", "2"], "--episodes and --repetitions both set the passes"),
+    (["matrix", "--policy", "llm", "--backend", "openai", "--base-url", "notaurl", "--model", "m"],
+     "--base-url 'notaurl' is not an http(s) URL"),
+    (["matrix", "--policy", "llm", "--backend", "vllm", "--model", "/no/such/model"], "no such model folder"),
 ])
 def test_an_option_that_would_change_nothing_is_a_named_error(argv, named, tmp_path, capsys):
     assert main([*argv, "--episodes", "1", "--out", str(tmp_path)]) == 2

@@ -171,6 +171,9 @@ def run(args: argparse.Namespace) -> int:
     if args.env == "qa":
         not_applicable(args, ["horizon", "live_env", "families", "reader", "live_policy"],
                        "with --env qa (live persuasion's options: --env live or both)")
+        if args.episodes and args.repetitions:  # both count the passes over the questions here: one would win
+            raise RunnerError("--episodes and --repetitions both set the passes over PersuasiveToM's questions with "
+                              "--env qa; give one (with --env both, --episodes counts live episodes)")
     if args.env in ("qa", "both"):
         names = split_list(args.policy) if args.env == "qa" else ["random"]
         _check_qa_policies(names)

@@ -42,18 +42,45 @@ def build_backend(
     # vLLM logs to stdout by default; a CLI's stdout is for the table / JSON only
     os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
 
+    check_backend_options(kind, model, base_url)
+    if kind == "vllm":
+        sizes = {"max_model_len": max_model_len} if max_model_len else {}
+        return VLLMBackend(model, seed=seed, **sizes, **backend_kwargs)
+    return OpenAIBackend(base_url, model, tokenizer=tokenizer, **backend_kwargs)
+
+
+def check_backend_options(kind: str, model: str | None, base_url: str | None) -> None:
+    """What can be told wrong before anything starts (no engine start-up, no retries against a URL that
+    can never answer): a missing model, a vllm model given as a local path that does not exist, a missing
+    or malformed base URL, an unknown kind.
+
+    Raises:
+        BackendConfigError: saying which and how to fix it.
+    """
+    from urllib.parse import urlsplit
+
     if not model:
         raise BackendConfigError(
             "an LLM backend needs --model (a local model folder for vllm, a served model name for openai)"
         )
     if kind == "vllm":
-        sizes = {"max_model_len": max_model_len} if max_model_len else {}
-        return VLLMBackend(model, seed=seed, **sizes, **backend_kwargs)
+        # a path (absolute, relative to here, or under a folder that exists here) must be a folder; anything
+        # else may be a Hugging Face id ("org/name"), which vllm resolves itself
+        looks_local = model.startswith(("/", "./", "../", "~")) or (
+            os.sep in model and os.path.isdir(model.split(os.sep, 1)[0]))
+        if looks_local and not os.path.isdir(os.path.expanduser(model)):
+            raise BackendConfigError(f"--model {model!r}: no such model folder; give the folder of a downloaded model "
+                                     "(with config.json) or a Hugging Face id such as 'org/name'")
+        return
     if kind == "openai":
         if not base_url:
             raise BackendConfigError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
-        return OpenAIBackend(base_url, model, tokenizer=tokenizer, **backend_kwargs)
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise BackendConfigError(f"--base-url {base_url!r} is not an http(s) URL; give the server's base URL "
+                                     "with its scheme, e.g. http://127.0.0.1:8000/v1")
+        return
     raise BackendConfigError(f"unknown --backend {kind!r}; choose vllm or openai")
 
 
-__all__ = ["BACKEND_KINDS", "build_backend"]
+__all__ = ["BACKEND_KINDS", "build_backend", "check_backend_options"]
