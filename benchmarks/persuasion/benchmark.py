@@ -76,12 +76,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from benchmarks.cli import add_run_options, comma_list, not_applicable, positive_int, progress_bar, split_list
+from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, Job, LLMRun, QACell, QAFile, QuestionView,
                                add_qa_llm_options, answer_counters, data_key, make_qa_env, run_qa)
 from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
-                                        add_live_arguments, format_live_table, live_rows, play_episode, policy_seed)
+                                        add_live_arguments, check_env_options, format_live_table, live_rows,
+                                        play_episode, policy_seed)
 from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY, PUBLISHED_FIGURE3, PUBLISHED_SPREAD
 from benchmarks.runner import EpisodeResult, Step, play
 from benchmarks.errors import RunnerError
@@ -165,15 +166,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the command; prints the rows and returns the exit status."""
     rows: list[dict[str, Any]] = []
     progress = None if args.format != "json" else False
-    if args.env == "live":
-        not_applicable(args, ["qtypes", "split", "repetitions", "protocol", "authors_prompts", "by_stage",
-                              "allow_partial", "data_dir"], "with --env live (PersuasiveToM's question options: --env qa or both)")
-    if args.env == "qa":
-        not_applicable(args, ["horizon", "live_env", "families", "reader", "live_policy"],
-                       "with --env qa (live persuasion's options: --env live or both)")
-        if args.episodes and args.repetitions:  # both count the passes over the questions here: one would win
-            raise RunnerError("--episodes and --repetitions both set the passes over PersuasiveToM's questions with "
-                              "--env qa; give one (with --env both, --episodes counts live episodes)")
+    check_env_options(args)
     if args.env in ("qa", "both"):
         names = split_list(args.policy) if args.env == "qa" else ["random"]
         _check_qa_policies(names)

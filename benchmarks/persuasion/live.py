@@ -36,7 +36,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from benchmarks.cli import positive_int, progress_bar
+from benchmarks.cli import not_applicable, positive_int, progress_bar
+from benchmarks.errors import RunnerError
 from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
 from benchmarks.runner import Cell, EpisodeResult, make_env, play, run_cell
 from tom_envs.stats import mean_ci95
@@ -71,6 +72,25 @@ def policy_seed(seed: int) -> int:
 class DefaultPolicy(str):
     """The ``--policy`` default, marked: with ``--env live`` and no ``--policy`` every scripted
     persuader plays (the QA default stays ``random``)."""
+
+
+def check_env_options(args: argparse.Namespace) -> None:
+    """The options of the other ``--env`` would change nothing: named errors (:func:`benchmarks.cli.not_applicable`);
+    under ``--env qa`` ``--episodes`` and ``--repetitions`` both count the passes over the questions (one would win).
+
+    Raises:
+        RunnerError: naming the options.
+    """
+    if args.env == "live":
+        not_applicable(args, ["qtypes", "split", "repetitions", "protocol", "authors_prompts", "by_stage",
+                              "allow_partial", "data_dir"],
+                       "with --env live (PersuasiveToM's question options: --env qa or both)")
+    if args.env == "qa":
+        not_applicable(args, ["horizon", "live_env", "families", "reader", "live_policy"],
+                       "with --env qa (live persuasion's options: --env live or both)")
+        if args.episodes and args.repetitions:
+            raise RunnerError("--episodes and --repetitions both set the passes over PersuasiveToM's questions with "
+                              "--env qa; give one (with --env both, --episodes counts live episodes)")
 
 
 def add_live_arguments(parser: argparse.ArgumentParser) -> None:
