@@ -71,9 +71,9 @@ def plugin_site(tmp_path_factory):
         families_module._discovered.cache_clear()
 
 
-@pytest.fixture(scope="module")
-def local_ray(plugin_site):
-    """One local Ray instance of 2 CPUs for the module (started with the executor's watchdog)."""
+def two_cpu_ray():
+    """One local Ray instance of 2 CPUs (started as the executor starts its own: with the watchdog); a
+    generator for module fixtures."""
     if ray.is_initialized():
         ray.shutdown()
     session = RayExecutor(num_cpus=2)
@@ -82,6 +82,12 @@ def local_ray(plugin_site):
         yield session
     finally:
         session.close()
+
+
+@pytest.fixture(scope="module")
+def local_ray(plugin_site):
+    """One local Ray instance of 2 CPUs for the module."""
+    yield from two_cpu_ray()
 
 
 def _files(out: Path) -> dict[str, bytes]:

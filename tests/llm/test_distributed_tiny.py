@@ -10,23 +10,15 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("psutil")
 
-from benchmarks.distributed import RayExecutor  # noqa: E402
-from tests.test_distributed import _same_in_ray  # noqa: E402
+from tests.test_distributed import _same_in_ray, two_cpu_ray  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def local_ray():
-    """A local Ray instance of 2 CPUs (started as the executor starts its own: with the watchdog)."""
-    if ray.is_initialized():
-        ray.shutdown()
-    session = RayExecutor(num_cpus=2)
-    session._connect()
-    try:
-        yield session
-    finally:
-        session.close()
+    """A local Ray instance of 2 CPUs for the module."""
+    yield from two_cpu_ray()
 
 
 def test_an_llm_cell_on_the_tiny_model_gives_the_same_records_on_two_ray_workers(local_ray, openai_server, tmp_path,
