@@ -39,12 +39,14 @@ def _replay(state: dict[str, Any]) -> tuple[list[np.ndarray], list[dict]]:
     n, m = len(state["parties"]), len(state["topics"])
     stated = np.full((n, m), -1, dtype=np.int64)
     history = [stated.copy()]
-    for e in state["events"]:
+    # the opening line (tom/Negotiation-v2) states nothing and is no party's contribution
+    events = [e for e in state["events"] if e.get("kind") != "opening"]
+    for e in events:
         if e.get("party") is not None and e.get("option") is not None:
             k = e["topic_index"]
             stated[e["party"], k] = state["options"][k].index(e["option"])
         history.append(stated.copy())
-    return history, [e for e in state["events"] if e.get("party") is not None]
+    return history, [e for e in events if e.get("party") is not None]
 
 
 def proxy_agreement(stated: np.ndarray) -> list[float]:

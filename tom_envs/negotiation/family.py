@@ -14,7 +14,7 @@ def dataset() -> Dataset:
     from tom_envs.negotiation.download import REPOSITORY
     from tom_envs.registration import reader_ids
 
-    ids = reader_ids("tom_envs.negotiation.env:NegotiationEnv")
+    ids = reader_ids("tom_envs.negotiation.env:NegotiationEnv") + reader_ids("tom_envs.negotiation.env_v2:NegotiationEnvV2")
     return Dataset("negotiation", "002 ProMediate", ids, f"https://github.com/{REPOSITORY}",
                    "cases/<case>.json for the six cases (instruction, issues, options, config, names[, topics])",
                    "six self-written scenarios of ours for CI (tom_envs/negotiation/scenarios); the downloaded "

@@ -98,6 +98,10 @@ class EpisodeScoring:
         out["utilities"] = dict(zip(self.scenario.party_names, out["utilities"]))
         return out
 
+    def _frequency_lines(self) -> int:
+        """The mediator frequency's denominator: the turns (v1 has no opening line; v2 counts it)."""
+        return self.turn
+
     def release_extras(self) -> dict[str, Any]:
         """The release's remaining metrics of the episode: success rate (mean, and max, of each topic's
         last 10 values >= 0.9), mediator frequency, drop counts under both definitions (beside RL)."""
@@ -105,7 +109,7 @@ class EpisodeScoring:
         series = [[h[k] for h in self.tracker.topic_history] for k in range(self.m)]
         lines = len(self.mediator_turns) + (self.concluded is not None)
         return {"success_rate": release_success_rate(series), "success_rate_max": release_success_rate(series, True),
-                "mediator_frequency": mediator_frequency(lines, self.turn),
+                "mediator_frequency": mediator_frequency(lines, self._frequency_lines()),
                 "drops": {"release": len(release_drops(hist)), "paper": len(drop_events(hist))}}
 
     def episode_summary(self) -> dict[str, Any]:
