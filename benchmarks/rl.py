@@ -50,7 +50,11 @@ class RLTask:
             seeds a run finishes within 10 minutes on a 2-core machine.
         horizon: the episode length used for training and testing where the env takes one, else None.
         hyper: algorithm name -> extra stable-baselines3 keyword arguments for this task.
-        seat: the trained seat's agent name for AEC ids (named in rows), None for Gymnasium ids.
+        seat: the trained seat's agent name on the task's multi-agent ids (named in their rows), None
+            for a task of Gymnasium ids only; where ``seats`` is given, the default ``--seat``.
+        seats: the seats ``--seat`` may name on the task's multi-agent ids (e.g. both players of a
+            two-learner parallel game), or empty: only ``seat`` trains. With seats, ``make_env`` and
+            ``references`` take ``seat=`` for those ids (part of every model's, record's and row file's key).
         references: ``references(env_id, split, seeds)`` -> rows of the family's scripted
             references played on the same split and seeds (same keys as the RL rows), or None.
         notes: one line per thing a reader of the rows should know (shown under the table).
@@ -73,6 +77,12 @@ class RLTask:
             the default ``--episodes`` then, and its most; None: episodes are drawn by seed.
         unsupported: ids of the family RL does not train on -> a sentence saying why and what to
             run instead (``tom-envs rl --env ID`` fails with it).
+        env_kwargs: ``make_env``, ``make_vec_env`` and ``references`` take the env's own keyword
+            arguments (``--env-kwargs``, passed on to the env's constructor; e.g. a custom matrix
+            game's ``payoffs``).
+        task_kwargs: the env's keyword arguments the task sets itself (``--env-kwargs`` may not name them).
+        needs_kwargs: id -> the env keyword arguments ``--env-kwargs`` must give for it (e.g. a custom
+            game's ``payoffs`` and ``action_labels``).
     """
 
     env_ids: tuple[str, ...]
@@ -95,6 +105,10 @@ class RLTask:
     algo_steps: Mapping[str, int] = field(default_factory=dict)
     unsupported: Mapping[str, str] = field(default_factory=dict)
     split_size: Callable[..., int] | None = None
+    seats: tuple[str, ...] = ()
+    env_kwargs: bool = False
+    task_kwargs: tuple[str, ...] = ()
+    needs_kwargs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------- the declared tasks
@@ -171,10 +185,11 @@ class RLRun:
         seeds: ``--seeds``, the number of training seeds (``seed .. seed + seeds - 1``).
         seed: ``--seed``, the first training seed.
         split: ``--split``, the split evaluated on (``train`` or ``test``).
-        seat: ``--seat`` (AEC ids: must be the task's seat).
+        seat: ``--seat`` (multi-agent ids: the task's seat, or one of its ``seats``).
         episodes: ``--episodes``, evaluation episodes per training seed.
         n_envs: ``--n-envs``, parallel training envs.
         data_dir: ``--data-dir``, the dataset folder (tasks that read one).
+        env_kwargs: ``--env-kwargs``, the env's own keyword arguments (tasks with ``env_kwargs``).
     """
 
     env_id: str
@@ -187,6 +202,7 @@ class RLRun:
     episodes: int | None = None
     n_envs: int | None = None
     data_dir: str | None = None
+    env_kwargs: Mapping[str, Any] | None = None
 
     def resolved(self) -> tuple[str, RLTask, "RLRun"]:
         """The family, the task and this run with the task's defaults filled in.
@@ -207,12 +223,15 @@ class RLRun:
         if self.split not in task.splits:
             raise RLError(f"--split {self.split!r} is not a split of {self.env_id}'s task; its splits: "
                           + "; ".join(f"{k} ({v})" for k, v in task.splits.items()))
-        aec = tom_envs.REGISTRY[self.env_id].kind != "gymnasium"
-        if self.seat is not None and self.seat != task.seat:
-            raise RLError(f"--seat {self.seat!r}: RL agents on {self.env_id} train the seat {task.seat!r}"
-                          if task.seat else f"--seat is for multi-agent ids; {self.env_id} has one seat")
-        if aec and task.seat is None:
+        multi = tom_envs.REGISTRY[self.env_id].kind != "gymnasium"
+        if self.seat is not None and not multi:
+            raise RLError(f"--seat is for multi-agent ids; {self.env_id} has one seat")
+        if self.seat is not None and self.seat != task.seat and self.seat not in task.seats:
+            raise RLError(f"--seat {self.seat!r}: RL agents on {self.env_id} train "
+                          + (f"one of the seats {', '.join(task.seats)}" if task.seats else f"the seat {task.seat!r}"))
+        if multi and task.seat is None:
             raise RLError(f"{self.env_id}'s task names no trained seat (RLTask.seat)")
+        check_env_kwargs(self.env_id, task, self.env_kwargs)
         if self.data_dir is not None and not task.data_dir:
             raise RLError(f"--data-dir: {self.env_id}'s task reads no dataset folder; leave the option out")
         if self.data_dir is not None and not Path(self.data_dir).is_dir():
@@ -222,21 +241,22 @@ class RLRun:
         self._check_algo(task)
         episodes = self.episodes or task.episodes
         if task.split_size is not None:
-            size = task.split_size(self.env_id, self.split, **self.env_kwargs)
+            size = task.split_size(self.env_id, self.split, **self.make_kwargs(task))
             if self.episodes is not None and self.episodes > size:
                 raise RLError(f"--episodes {self.episodes}: the {self.split} split of {self.env_id} has {size} "
                               f"episode(s), each evaluated once; give at most {size}")
             episodes = self.episodes or size
         return family, task, replace(self, steps=self.steps or task.algo_steps.get(self.algo, task.steps),
-                                     episodes=episodes, n_envs=self.n_envs or task.n_envs)
+                                     episodes=episodes, n_envs=self.n_envs or task.n_envs,
+                                     seat=(self.seat or task.seat) if multi else None)
 
     def _check_algo(self, task: RLTask) -> None:
         from benchmarks.rl_train import algorithm, wrapped
         from gymnasium import spaces
 
         algorithm(self.algo)  # sb3-contrib present for its algorithms
-        env = wrapped(task.make_env(self.env_id, "train", **self.env_kwargs), task.observation)
-        tested = wrapped(task.make_env(self.env_id, self.split, **self.env_kwargs), task.observation)
+        env = wrapped(_made(task, self.env_id, "train", self.make_kwargs(task), self.env_kwargs), task.observation)
+        tested = wrapped(task.make_env(self.env_id, self.split, **self.make_kwargs(task)), task.observation)
         tested.close()
         if env.layout != tested.layout:
             differ = sorted({"/".join(map(str, a[0])) for a, b in zip(env.layout, tested.layout) if a != b})
@@ -253,9 +273,70 @@ class RLRun:
         finally:
             env.close()
 
-    @property
-    def env_kwargs(self) -> dict[str, Any]:
-        return {} if self.data_dir is None else {"data_dir": self.data_dir}
+    def make_kwargs(self, task: RLTask) -> dict[str, Any]:
+        """What the task's ``make_env`` (and ``references``) take besides the id and the split: the
+        dataset folder, the seat (tasks with ``seats``) and the env kwargs; part of every key."""
+        import tom_envs
+
+        out: dict[str, Any] = {} if self.data_dir is None else {"data_dir": self.data_dir}
+        if task.seats and tom_envs.REGISTRY[self.env_id].kind != "gymnasium":
+            out["seat"] = self.seat or task.seat
+        return {**out, **dict(self.env_kwargs or {})}
+
+
+def check_env_kwargs(env_id: str, task: RLTask, env_kwargs: Mapping[str, Any] | None) -> None:
+    """``--env-kwargs`` checked against the task and the env's constructor, before anything is made.
+
+    Raises:
+        RLError: not a mapping of names, a task that takes none, a name the task sets itself or the
+            env's constructor does not take, a value that contradicts the id (a pinned keyword such
+            as ``game``), or kwargs an id needs (a custom game's payoffs) missing.
+    """
+    import inspect
+
+    from tom_envs.errors import ContradictoryKwargs
+    from tom_envs.registration import load, record
+
+    rec = record(env_id)
+    needed = [k for k in task.needs_kwargs.get(env_id, ()) if k not in (env_kwargs or {})]
+    if needed:
+        example = json.dumps({k: v for k, v in rec.example_kwargs.items()}, separators=(",", ":"))
+        raise RLError(f"{env_id} needs {', '.join(needed)} in --env-kwargs (a JSON object of the env's keyword "
+                      f"arguments), e.g. --env-kwargs '{example}'")
+    if env_kwargs is None:
+        return
+    if not isinstance(env_kwargs, Mapping) or not all(isinstance(k, str) for k in env_kwargs):
+        raise RLError(f"--env-kwargs is a JSON object of the env's keyword arguments, got {env_kwargs!r}")
+    if not task.env_kwargs:
+        raise RLError(f"--env-kwargs: {env_id}'s task passes no keyword arguments to its env; leave the option out")
+    fixed = sorted(set(env_kwargs) & set(task.task_kwargs))
+    if fixed:
+        raise RLError(f"--env-kwargs names {', '.join(fixed)}, which {env_id}'s task sets itself (its splits and "
+                      "horizon); leave them out")
+    params = inspect.signature(load(rec.entry_point)).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        unknown = sorted(set(env_kwargs) - {n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL})
+        if unknown:
+            raise RLError(f"--env-kwargs names {', '.join(unknown)}, which {env_id}'s env does not take; it takes "
+                          + ", ".join(n for n in params if n not in task.task_kwargs))
+    try:
+        rec.check_kwargs(dict(env_kwargs))
+    except ContradictoryKwargs as err:
+        raise RLError(f"--env-kwargs: {err}") from None
+
+
+def _made(task: RLTask, env_id: str, split: str, kwargs: Mapping[str, Any], env_kwargs: Mapping[str, Any] | None) -> Any:
+    """The task's env, an env that rejects ``--env-kwargs`` (an unknown name, a bad game) as an :class:`RLError`."""
+    from tom_envs.errors import TomEnvsError
+
+    if not env_kwargs:
+        return task.make_env(env_id, split, **kwargs)
+    try:
+        return task.make_env(env_id, split, **kwargs)
+    except TypeError as err:
+        raise RLError(f"--env-kwargs: {env_id}'s env does not take them ({err})") from None
+    except TomEnvsError as err:
+        raise RLError(f"--env-kwargs: {env_id}'s env rejects them: {err}") from None
 
 
 def run(config: RLRun, out: Path, log: Callable[..., Any] = print, progress: bool | None = False) -> list[Row]:
@@ -276,11 +357,12 @@ def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | Non
     from policies.sb3 import SB3Policy
 
     family, task, config = config.resolved()
-    probing = needs_probe(task, config.env_id, config.env_kwargs)
+    kwargs = config.make_kwargs(task)
+    probing = needs_probe(task, config.env_id, kwargs)
     by_seed: dict[int, list[dict]] = {}
     source = "the action (the answer is the prediction)" if not probing else None
     for seed in range(config.seed, config.seed + config.seeds):
-        training = Training(config.env_id, config.algo, config.steps, seed, config.n_envs, config.env_kwargs,
+        training = Training(config.env_id, config.algo, config.steps, seed, config.n_envs, kwargs,
                             dict(task.hyper.get(config.algo, {})))
         model = train(task, training, out, log, progress)
         probe = probe_for(task, ProbePlan(training, config.episodes), model, out, log) if probing else None
@@ -288,25 +370,27 @@ def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | Non
         identity = {"model": training.key, "probe": None if probe is None else ProbePlan(training, config.episodes).key}
 
         def factory(model: Any = model, probe: Any = probe) -> Any:
-            env = task.make_env(config.env_id, config.split, **config.env_kwargs)
+            env = task.make_env(config.env_id, config.split, **kwargs)
             from benchmarks.rl_train import wrapped
 
             mask = wrapped(env, task.observation).mask_slice if config.algo == "maskable_ppo" else None
             env.close()
             return SB3Policy(model, name=config.algo, probe=probe, mask=mask)
 
-        cell = RLCell(task, config.env_id, config.split, config.algo, identity, factory, config.env_kwargs)
+        cell = RLCell(task, config.env_id, config.split, config.algo, identity, factory, kwargs)
         by_seed[seed] = evaluate(cell, config.episodes, out, progress)
-    info = RowInfo(family, config.env_id, config.split, config.algo, config.algo, config.steps, source, task.seat)
+    info = RowInfo(family, config.env_id, config.split, config.algo, config.algo, config.steps, source, config.seat)
     rows = [row(task, info, by_seed)]
     if task.references is not None:
         seeds = list(range(config.episodes))
-        refs = task.references(config.env_id, config.split, seeds, **config.env_kwargs) if config.env_kwargs \
+        refs = task.references(config.env_id, config.split, seeds, **kwargs) if kwargs \
             else task.references(config.env_id, config.split, seeds)
         rows += [dict(r, steps=r.get("steps"), algo=r.get("algo")) for r in refs]
+    if config.env_kwargs:  # rows of a run with --env-kwargs say so (and are keyed by them)
+        rows = [dict(r, env_kwargs=dict(config.env_kwargs)) for r in rows]
     from benchmarks.rl_eval import store_rows
 
-    store_rows(rows, out)
+    store_rows(rows, out, config.seat if task.seats and "seat" in kwargs else None)
     return rows
 
 
@@ -334,6 +418,20 @@ def format_rows(rows: Sequence[Row], task: RLTask | None = None) -> str:
     return "\n".join(lines)
 
 
+def json_object(text: str) -> dict[str, Any]:
+    """``--env-kwargs``: a JSON object (argparse says what is wrong with anything else)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"is not JSON ({err.msg} at character {err.pos}): give a JSON object such as "
+                                         "'{\"payoffs\": [[[3, 3], [0, 5]], [[5, 0], [1, 1]]], \"action_labels\": "
+                                         "[\"C\", \"D\"]}'") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object of keyword arguments ({{\"name\": value, ...}}), "
+                                         f"got {type(value).__name__} {text!r}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``tom-envs rl``'s options."""
     from benchmarks.cli import OneSpelling, add_format_option, count, non_negative_int, output_dir
@@ -347,12 +445,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=count(100), default=3, help="training seeds; rows carry CIs over them")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first training seed")
     parser.add_argument("--split", default="test", help="the split evaluated on: train or test (the task's splits)")
-    parser.add_argument("--seat", default=None, help="multi-agent ids: the trained seat (must be the task's)")
+    parser.add_argument("--seat", default=None, help="multi-agent ids: the trained seat (the task's, or one of its "
+                        "seats: player_0 or player_1 of the two-learner matrix games, default player_0)")
     parser.add_argument("--episodes", type=count(1_000_000), default=None,
                         help="evaluation episodes per training seed (default: the task's)")
     parser.add_argument("--n-envs", type=count(4096), default=None, help="parallel training envs (default: the task's)")
     parser.add_argument("--data-dir", default=None,
                         help="the dataset folder of tasks that read one (default: the env's own default)")
+    parser.add_argument("--env-kwargs", type=json_object, default=None, metavar="JSON",
+                        help="the env's own keyword arguments as a JSON object, for tasks that take them (the matrix "
+                        "games; a custom game's payoffs: tom/MatrixGame-v0 needs them), e.g. '{\"payoffs\": "
+                        "[[[3, 3], [0, 5]], [[5, 0], [1, 1]]], \"action_labels\": [\"C\", \"D\"]}'; part of every key")
     parser.add_argument("--out", type=output_dir, default="results",
                         help="folder of the models and result records (a rerun resumes from them)")
     add_format_option(parser)
@@ -362,7 +465,7 @@ def run_command(args: argparse.Namespace) -> int:
     """``tom-envs rl``: rows as a table, or JSON with ``--format json``."""
     quiet = args.format == "json"
     config = RLRun(args.env, args.algo, args.steps, args.seeds, args.seed, args.split, args.seat, args.episodes,
-                   args.n_envs, args.data_dir)
+                   args.n_envs, args.data_dir, args.env_kwargs)
     rows = run(config, Path(args.out), log=(lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr)),
                progress=False if quiet else None)
     print(json.dumps(rows, indent=2) if quiet else format_rows(rows, task_for(args.env)[1]))

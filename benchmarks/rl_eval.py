@@ -224,7 +224,8 @@ def reference_rows(task: Any, env_id: str, split: str, seeds: Sequence[int], pol
         records = [{"episode": play(env, policy, s, options=episode_options(task, env_id, split, s)).summary}
                    for s in seeds]
         env.close()
-        rows.append(row(task, RowInfo(family, env_id, split, name, None, None, source, task.seat), {0: records}))
+        seat = kwargs.get("seat") if task.seats else task.seat  # a task with seats: the chosen one, none on its Gymnasium ids
+        rows.append(row(task, RowInfo(family, env_id, split, name, None, None, source, seat), {0: records}))
     return rows
 
 
@@ -234,22 +235,26 @@ ROWS_PREFIX = "rows_"
 
 
 def row_key(r: Mapping[str, Any]) -> str:
-    """A row's identity: its env, split, policy, algorithm, budget, seeds and episodes."""
-    return config_key({k: r.get(k) for k in ("env_id", "split", "policy", "algo", "steps", "seeds", "episodes")})
+    """A row's identity: its env, split, policy, algorithm, budget, seeds and episodes (and its
+    ``env_kwargs``, in the rows of runs given ``--env-kwargs``)."""
+    keys = ("env_id", "split", "policy", "algo", "steps", "seeds", "episodes") + (("env_kwargs",) if "env_kwargs" in r else ())
+    return config_key({k: r.get(k) for k in keys})
 
 
-def rows_path(out: Path, env_id: str, split: str, algo: str) -> Path:
-    """The rows file of one run's configuration."""
-    return Path(out) / RLCell.family / f"{ROWS_PREFIX}{algo}_{env_id.replace('/', '-')}_{split}.jsonl"
+def rows_path(out: Path, env_id: str, split: str, algo: str, seat: str | None = None) -> Path:
+    """The rows file of one run's configuration (tasks whose seat is chosen: one per seat)."""
+    env = env_id.replace('/', '-') + ("" if seat is None else f"_{seat}")
+    return Path(out) / RLCell.family / f"{ROWS_PREFIX}{algo}_{env}_{split}.jsonl"
 
 
-def store_rows(rows: Sequence[Row], out: Path) -> None:
+def store_rows(rows: Sequence[Row], out: Path, seat: str | None = None) -> None:
     """Keep a run's ``rows`` (the RL row first) in its rows file (one record per row identity; a
-    rerun's identical rows are not appended again), for the report."""
+    rerun's identical rows are not appended again), for the report; ``seat``: the chosen seat of a
+    task with ``seats`` (its own file)."""
     from benchmarks.results import ResultsFile
 
     first = rows[0]
-    with ResultsFile(rows_path(out, first["env_id"], first["split"], first["algo"]), key=lambda rec: rec["key"],
+    with ResultsFile(rows_path(out, first["env_id"], first["split"], first["algo"], seat), key=lambda rec: rec["key"],
                      check=lambda rec: rec["row"]["env_id"]) as results:
         for r in rows:
             if row_key(r) not in results:

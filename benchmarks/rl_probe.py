@@ -57,7 +57,10 @@ class Probe:
     """A fitted probe: one softmax classifier per target component.
 
     Attributes:
-        targets: target name -> ``("discrete", start, n)`` or ``("multi", starts, nvec)``.
+        targets: target name -> ``("discrete", start, n)`` or ``("multi", starts, nvec, shape)``: a
+            ``MultiDiscrete`` target's elements flattened in C order (``starts``, ``nvec``), one
+            classifier per element, and the target's shape, which its predictions take again (a
+            ``(k, n)`` target is predicted element by element and handed back as a ``(k, n)`` array).
         mean, scale: the features' standardisation (from the training rows).
         weights: target name -> one ``(W, b)`` per component.
         source: how the predictions are made (rows' ``tom_source``).
@@ -76,12 +79,13 @@ class Probe:
         """The prediction for one decision (a bare value for a single target, else ``{target: value}``)."""
         x = (np.asarray(feature, dtype=np.float64) - self.mean) / self.scale
         out: dict[str, Any] = {}
-        for name, (kind, start, n) in self.targets.items():
+        for name, (kind, start, n, *shape) in self.targets.items():
             classes = [int(np.argmax(x @ w + b)) for w, b in self.weights[name]]
             if kind == "discrete":
                 out[name] = int(start) + classes[0]
             else:
-                out[name] = np.asarray(start) + np.asarray(classes, dtype=np.int64)
+                flat = np.asarray(start, dtype=np.int64) + np.asarray(classes, dtype=np.int64)
+                out[name] = flat.reshape(shape[0] if shape else (-1,))
         return next(iter(out.values())) if len(out) == 1 else out
 
     def save(self, path: Path) -> None:
@@ -89,7 +93,8 @@ class Probe:
         for name, comps in self.weights.items():
             for i, (w, b) in enumerate(comps):
                 arrays[f"w:{name}:{i}"], arrays[f"b:{name}:{i}"] = w, b
-        meta = {"targets": {k: [t[0], np.asarray(t[1]).tolist(), np.asarray(t[2]).tolist()] for k, t in self.targets.items()},
+        meta = {"targets": {k: [t[0], np.asarray(t[1]).tolist(), np.asarray(t[2]).tolist(), *[list(x) for x in t[3:]]]
+                            for k, t in self.targets.items()},
                 "source": self.source, "trained_on": self.trained_on}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".partial")
@@ -101,21 +106,22 @@ class Probe:
     def load(cls, path: Path) -> "Probe":
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
-            targets = {k: (t[0], t[1], t[2]) for k, t in meta["targets"].items()}
+            targets = {k: (t[0], t[1], t[2], *[tuple(x) for x in t[3:]]) for k, t in meta["targets"].items()}
             weights = {name: [(data[f"w:{name}:{i}"], data[f"b:{name}:{i}"])
                               for i in range(1 if t[0] == "discrete" else len(t[2]))] for name, t in targets.items()}
             return cls(targets, data["mean"], data["scale"], weights, meta["source"], meta["trained_on"])
 
 
 def target_layout(spec: Any) -> dict[str, tuple]:
-    """Each probed target's ``(kind, start, n)`` from the env's ``tom_spec``; only ``Discrete``
-    and ``MultiDiscrete`` targets can be probed (others are left out)."""
+    """Each probed target's layout from the env's ``tom_spec`` (:class:`Probe`'s ``targets``): only
+    ``Discrete`` and ``MultiDiscrete`` targets (of any shape) can be probed (others are left out)."""
     out: dict[str, tuple] = {}
     for name, space in spec.targets.items():
         if isinstance(space, spaces.Discrete):
             out[name] = ("discrete", int(space.start), int(space.n))
         elif isinstance(space, spaces.MultiDiscrete):
-            out[name] = ("multi", np.asarray(space.start).reshape(-1).tolist(), np.asarray(space.nvec).reshape(-1).tolist())
+            out[name] = ("multi", np.asarray(space.start).reshape(-1).tolist(), np.asarray(space.nvec).reshape(-1).tolist(),
+                         tuple(int(d) for d in np.shape(space.nvec)))
     return out
 
 
@@ -128,7 +134,7 @@ def fit_probe(features: list[np.ndarray], truths: list[dict[str, Any]], layout: 
     scale = x_all.std(axis=0) + 1e-6 if len(x_all) else np.ones(0)
     weights: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
     rows: dict[str, int] = {}
-    for name, (kind, start, n) in layout.items():
+    for name, (kind, start, n, *_) in layout.items():
         idx = [k for k, t in enumerate(truths) if t.get(name) is not None]
         rows[name] = len(idx)
         x = (x_all[idx] - mean) / scale if idx else np.zeros((0, x_all.shape[1] if x_all.ndim == 2 else 0))

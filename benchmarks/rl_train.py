@@ -104,17 +104,23 @@ def wrapped(env: Any, observation: Mapping[str, Any]) -> Any:
 def training_env(task: Any, training: Training) -> tuple[Any, str]:
     """An SB3 ``VecEnv`` of ``training.n_envs`` train-split envs: the task's native vector env where it
     has one (``make_vec_env``), else SB3's ``DummyVecEnv`` over ``make_env`` with vector
-    observations; returns it and which kind it is."""
-    make_vec = task.make_vec_env(training.env_id, "train", training.n_envs) if task.make_vec_env else None
+    observations; returns it and which kind it is.
+
+    Either way it is wrapped in SB3's ``VecMonitor``, which writes ``info["episode"] = {"r", "l", "t"}``
+    at every episode end: SB3 logs ``info["episode"]["r"]`` of any info holding an ``"episode"`` key,
+    and some envs put their own episode summary there (live persuasion v1, negotiation), which made
+    SB3 fail with ``KeyError: 'r'`` in envs built without a Monitor."""
+    vec_env = import_optional("stable_baselines3.common.vec_env", "rl", "Training RL baselines")
+    kwargs = dict(training.env_kwargs)
+    make_vec = task.make_vec_env(training.env_id, "train", training.n_envs, **kwargs) if task.make_vec_env else None
     if make_vec is not None:
         from wrappers.sb3 import SB3VecEnv, VecVectorizeObservation
 
         env, kind = VecVectorizeObservation(SB3VecEnv(make_vec), **dict(task.observation)), "native vector env"
     else:
-        vec_env = import_optional("stable_baselines3.common.vec_env", "rl", "Training RL baselines")
-        make: Callable[[], Any] = lambda: wrapped(task.make_env(training.env_id, "train", **training.env_kwargs),
-                                                  task.observation)
+        make: Callable[[], Any] = lambda: wrapped(task.make_env(training.env_id, "train", **kwargs), task.observation)
         env, kind = vec_env.DummyVecEnv([make] * training.n_envs), "single envs (DummyVecEnv)"
+    env = vec_env.VecMonitor(env)
     env.seed(training.seed)
     return env, kind
 

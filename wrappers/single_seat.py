@@ -30,6 +30,32 @@ def other_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, 0x5EA7, index]).generate_state(1)[0])
 
 
+def check_seats(env: Any, seat: str, others: Any) -> None:
+    """Check that ``seat`` is an agent of the PettingZoo env ``env`` (AEC or parallel) and that ``others``
+    maps every other agent, and only those, to a policy with ``reset(seed)`` and ``act(observation, info)``.
+
+    Raises:
+        SingleSeatError: naming what is wrong and what to pass instead.
+    """
+    agents = list(env.possible_agents)
+    if seat not in agents:
+        raise SingleSeatError(f"seat {seat!r} is not an agent of {type(env).__name__} ({', '.join(agents)})")
+    if not isinstance(others, Mapping):
+        raise SingleSeatError(f"others maps each other agent to its policy, got {type(others).__name__}")
+    stray = [a for a in others if a not in agents or a == seat]
+    if stray:
+        raise SingleSeatError(f"others names {', '.join(map(repr, stray))}: give policies for the other agents "
+                              f"of the env only ({', '.join(a for a in agents if a != seat)})")
+    missing = [a for a in agents if a != seat and a not in others]
+    if missing:
+        raise SingleSeatError(f"no policy for {', '.join(map(repr, missing))}; a seat wrapper plays every other seat "
+                              "with a policy (others={agent: policy})")
+    for a, pol in others.items():
+        if not callable(getattr(pol, "act", None)) or not callable(getattr(pol, "reset", None)):
+            raise SingleSeatError(f"the policy for {a!r} needs reset(seed) and act(observation, info) "
+                                  f"(policies.base.Policy), got {type(pol).__name__}")
+
+
 class SingleSeat(gym.Env):
     """The Gymnasium env of ``seat`` of the AEC env ``aec_env``, the other seats played by ``others``.
 
@@ -66,24 +92,7 @@ class SingleSeat(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, aec_env: Any, seat: str, others: Mapping[str, Any]) -> None:
-        agents = list(aec_env.possible_agents)
-        if seat not in agents:
-            raise SingleSeatError(f"seat {seat!r} is not an agent of {type(aec_env).__name__} "
-                                  f"({', '.join(agents)})")
-        if not isinstance(others, Mapping):
-            raise SingleSeatError(f"others maps each other agent to its policy, got {type(others).__name__}")
-        stray = [a for a in others if a not in agents or a == seat]
-        if stray:
-            raise SingleSeatError(f"others names {', '.join(map(repr, stray))}: give policies for the other agents "
-                                  f"of the env only ({', '.join(a for a in agents if a != seat)})")
-        missing = [a for a in agents if a != seat and a not in others]
-        if missing:
-            raise SingleSeatError(f"no policy for {', '.join(map(repr, missing))}; SingleSeat plays every other seat "
-                                  "with a policy (others={agent: policy})")
-        for a, pol in others.items():
-            if not callable(getattr(pol, "act", None)) or not callable(getattr(pol, "reset", None)):
-                raise SingleSeatError(f"the policy for {a!r} needs reset(seed) and act(observation, info) "
-                                      f"(policies.base.Policy), got {type(pol).__name__}")
+        check_seats(aec_env, seat, others)
         self.aec = aec_env
         self.seat = seat
         self.others = dict(others)
@@ -196,4 +205,4 @@ class SingleSeat(gym.Env):
                 self._play_other(agent)
 
 
-__all__ = ["SingleSeat", "SingleSeatError", "other_seed"]
+__all__ = ["SingleSeat", "SingleSeatError", "check_seats", "other_seed"]

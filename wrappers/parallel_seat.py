@@ -1,0 +1,148 @@
+"""One seat of a PettingZoo ``ParallelEnv`` as a Gymnasium env: the other seats are played by given policies.
+
+:class:`ParallelSeat` is :class:`wrappers.SingleSeat`'s counterpart for parallel envs (every live agent
+acts at once): a single-agent learner (stable-baselines3, a Gymnasium tool) trains one seat against
+the scripted or trained partners a benchmark names (a family's ``RLTask.make_env`` builds it for its
+parallel ids). Each step asks every other live seat's policy for its action from that seat's own
+last observation and info (what the parallel env returned it the step before), then steps the env
+with everyone's actions at once, so no seat sees another's action of the same round. The trained
+seat sees exactly what the env shows it (its observation, its info, its reward; the information
+rule, docs/architecture.md), nothing of the other seats' observations, infos or the policies' state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from tom_envs.errors import EpisodeEnded, ResetNeeded
+from tom_envs.tom import ToMSpec, tom_spec_of
+from wrappers.single_seat import check_seats, other_seed
+
+
+class ParallelSeat(gym.Env):
+    """The Gymnasium env of ``seat`` of the parallel env ``parallel_env``, the other seats played by ``others``.
+
+    ``step(action)`` steps the parallel env once with the seat's ``action`` and, for every other live
+    agent, ``others[agent].act(observation, info)`` of that agent's own last observation and info.
+    The reward, ``terminated`` and ``truncated`` are the seat's. When the seat is done but other
+    agents are not, they play on (their policies' actions only) to the end of the episode, so
+    ``tom_outcome()`` is final.
+
+    **The ToM contract** (:mod:`tom_envs.tom`) is this env's own (it is its own ``unwrapped``), so
+    :class:`wrappers.ToMRecorder` scores it as any Gymnasium env. Its ``tom_spec`` is the parallel
+    env's with ``predictor`` set to the seat, and its targets those the seat predicts: a spec naming
+    no predictor whose targets are named by agents (each seat predicts the others', e.g. the matrix
+    games' ``player_0`` / ``player_1``: the other seat's action) keeps the other agents' targets;
+    a spec whose predictor is the seat keeps them all; a spec whose predictor is another seat keeps
+    them too, but the seat is not scored (``tom_truth()`` is empty, as in :class:`SingleSeat`).
+    ``tom_truth()`` after a step is the parallel env's, restricted to those targets;
+    ``tom_outcome()`` is the parallel env's.
+
+    **Seeding**: ``reset(seed=s)`` resets the parallel env with ``s`` and each other seat's policy
+    with :func:`wrappers.single_seat.other_seed` of ``s`` (the policies in the order of ``others``);
+    ``reset()`` without a seed goes on with the env's generator and draws the policies' seeds from
+    a generator seeded by the last seed given. Same seed, same actions: same trajectory.
+
+    Args:
+        parallel_env: a PettingZoo ``ParallelEnv`` (e.g. ``tom_envs.make("tom/IPD-Parallel-v0")``).
+        seat: the agent name of the trained seat (one of ``parallel_env.possible_agents``).
+        others: agent name -> a policy (the suite's Policy protocol, ``policies/base.py``:
+            ``reset(seed)`` and ``act(observation, info)``) for every other agent.
+
+    Raises:
+        SingleSeatError: ``seat`` is not an agent of the env, or an agent other than ``seat`` has no
+            policy, or ``others`` names the seat itself or an agent the env lacks.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, parallel_env: Any, seat: str, others: Mapping[str, Any]) -> None:
+        check_seats(parallel_env, seat, others)
+        self.par = parallel_env
+        self.seat = seat
+        self.others = dict(others)
+        self.observation_space = parallel_env.observation_space(seat)
+        self.action_space = parallel_env.action_space(seat)
+        self.render_mode = getattr(parallel_env, "render_mode", None)
+        self._seeds = np.random.default_rng()
+        self._obs: dict[str, Any] = {}
+        self._infos: dict[str, Any] = {}
+        self._truth: dict[str, Any] = {}
+        self._started = False
+        self._done = True
+        spec = tom_spec_of(parallel_env)
+        self._scored = spec.predictor in (None, seat)
+        targets = {k: v for k, v in spec.targets.items() if not (spec.predictor is None and k == seat)}
+        self._spec = replace(spec, targets=targets, predictor=seat)
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seeds = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EA7]))
+            seeds = [other_seed(int(seed), k) for k in range(len(self.others))]
+        else:
+            seeds = [int(s) for s in self._seeds.integers(2**63 - 1, size=len(self.others))]
+        for pol, s in zip(self.others.values(), seeds):
+            pol.reset(s)
+        self._obs, self._infos = self.par.reset(seed=seed, options=options)
+        self._truth = {}
+        self._started, self._done = True, self.seat not in self.par.agents
+        return self._obs[self.seat], dict(self._infos.get(self.seat, {}))
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        if not self._started:
+            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
+        if self._done:
+            raise EpisodeEnded(f"the seat {self.seat!r} is done; call env.reset().")
+        self._truth = {}
+        obs, rewards, terms, truncs = self._step_all(action)
+        terminated, truncated = bool(terms.get(self.seat, False)), bool(truncs.get(self.seat, False))
+        info = dict(self._infos.get(self.seat, {}))
+        self._done = terminated or truncated or self.seat not in self.par.agents
+        if self._done:
+            while self.par.agents:  # the others play on to the end of the episode
+                self._step_all(None)
+        return obs, float(rewards.get(self.seat, 0.0)), terminated, truncated, info
+
+    def render(self) -> Any:
+        return self.par.render()
+
+    def close(self) -> None:
+        self.par.close()
+
+    # ------------------------------------------------------------------ ToM contract
+    @property
+    def tom_spec(self) -> ToMSpec:
+        return self._spec
+
+    def tom_truth(self) -> dict[str, Any]:
+        """The parallel env's truths of the last step, restricted to the seat's targets (empty when not scored)."""
+        return dict(self._truth)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        return self.par.unwrapped.tom_outcome() if hasattr(self.par, "unwrapped") else self.par.tom_outcome()
+
+    # ------------------------------------------------------------------ helpers
+    def _step_all(self, action: Any) -> tuple[Any, dict, dict, dict]:
+        """One parallel step (the seat's ``action`` unless None: the seat is done); returns the seat's
+        observation and everyone's rewards and flags."""
+        actions = {} if action is None else {self.seat: action}
+        for agent in self.par.agents:
+            if agent != self.seat:
+                actions[agent] = self.others[agent].act(self._obs.get(agent), dict(self._infos.get(agent, {})))
+        obs, rewards, terms, truncs, infos = self.par.step(actions)
+        self._obs = {**self._obs, **obs}
+        self._infos = infos
+        if self._scored:
+            base = getattr(self.par, "unwrapped", self.par)
+            self._truth.update({k: v for k, v in base.tom_truth().items() if k in self._spec.targets})
+        return self._obs.get(self.seat), rewards, terms, truncs
+
+
+__all__ = ["ParallelSeat"]
