@@ -74,6 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="'all' (the released ProMediate cases once downloaded, else our six), 'builtin', "
                              f"'release', or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario / "
                              "ProMediate case file paths (e.g. data/promediate/cases/hmo.json)")
+    parser.add_argument("--env", default="tom/Negotiation-v1",
+                        help="the version of the ids played, named by its base id: tom/Negotiation-v1 (default; "
+                             "the parties act before the mediator in each turn) or tom/Negotiation-v2 (the release's "
+                             "order: the mediator decides first, the parties only when it passes; the release's "
+                             "opening line); --mode picks its -Easy/-Medium/-Hard ids")
     parser.add_argument("--metrics", choices=METRICS, default="release",
                         help="definitions of CC/TLE/RL/ME: the release's code (ProMediate-Eval scripts/evaluation.py; "
                              "default) or the paper's text (002 §3.3); every record holds both")
@@ -187,7 +192,24 @@ def _settings(args: argparse.Namespace, llm: NegotiationLLM, levels: Sequence[st
     return NegotiationRun(levels=tuple(levels), mediators=tuple(mediators), metrics=getattr(args, "metrics", "release"),
                           parties=args.parties, budget=getattr(args, "budget", None), attitudes=args.attitudes,
                           mi_judge=args.mi_judge, llm=llm, lockstep=getattr(args, "lockstep", 1),
-                          agreement=getattr(args, "agreement", "structural"))
+                          agreement=getattr(args, "agreement", "structural"),
+                          env_version=env_version(getattr(args, "env", None)))
+
+
+def env_version(env_id: str | None) -> int:
+    """``--env``: the version of a base id of the family (``tom/Negotiation-v2`` -> 2; None -> 1)."""
+    import tom_envs
+
+    if env_id is None:
+        return 1
+    bases = [rec.id for rec in tom_envs.REGISTRY.values() if rec.family == "negotiation" and rec.kind == "aec"
+             and "difficulty" not in rec.kwargs]
+    if env_id not in bases:
+        hint = (" (a level's id: name its base id and pick the level with --mode)"
+                if env_id in tom_envs.REGISTRY and tom_envs.REGISTRY[env_id].family == "negotiation" else "")
+        raise NegotiationConfigError(f"--env {env_id!r} is not a base id of the negotiation family{hint}; choose from "
+                                     f"{', '.join(bases)}")
+    return int(env_id.rsplit("-v", 1)[1])
 
 
 # ---------------------------------------------------------------------- the grid
@@ -243,7 +265,7 @@ def _check_lockstep(run: NegotiationRun) -> None:
 def grid(run: NegotiationRun) -> list[NegotiationCell]:
     """Table 1's cells, in its column order: every conflict mode of ``run.levels`` x ``run.mediators``."""
     return [NegotiationCell(level, mode, med, dict(run.llm.ident) or None, run.attitudes, run.mi_judge, run.parties,
-                            run.turn_budget, run.agreement)
+                            run.turn_budget, run.agreement, env_version=run.env_version)
             for level in run.levels for mode in DIFFICULTY_MODES[level] for med in run.mediators]
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from benchmarks.negotiation.parts import LLMMediatorFactory, Parts, PartyTeam
 from benchmarks.results import RESULTS_VERSION, ResultsFile
-from benchmarks.runner import Cell, EpisodeResult, env_id_for, make_env, play_aec, play_aec_lockstep, recorder_of
+from benchmarks.runner import Cell, EpisodeResult, make_env, play_aec, play_aec_lockstep, recorder_of
 from policies.base import BasePolicy
 from policies.negotiation.scripted import MEDIATORS as SCRIPTED_MEDIATORS
 from policies.negotiation.scripted import make_mediator
@@ -84,6 +84,7 @@ class NegotiationCell(Cell):
     budget: str = "paper"
     agreement: str = "structural"
     setup: CellSetup | None = field(default=None, compare=False, repr=False)
+    env_version: int = 1  # 2: tom/Negotiation-*-v2 (the release's turn order and opening line)
 
     def config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": self.conflict_mode,
@@ -101,6 +102,8 @@ class NegotiationCell(Cell):
             config["budget"] = self.budget
         if self.agreement != "structural":
             config["agreement"] = self.agreement
+        if self.env_version != 1:  # keyed only off v1: v1 runs keep their keys
+            config["env_version"] = self.env_version
         return config
 
     def slug(self) -> str:
@@ -132,8 +135,10 @@ class NegotiationCell(Cell):
         from wrappers import AECTextObservation
 
         parts = self.required_setup().parts(scenario)
-        env = AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty=self.difficulty),
-                                          scenario=scenario, conflict_mode=self.conflict_mode, **parts))
+        # v2 opens with the release's line: the mediator's, or a random party's in NoAgent (mediator "none")
+        opening = {"opening": "party"} if self.env_version != 1 and self.mediator == "none" else {}
+        env = AECTextObservation(make_env(level_env_id(self.difficulty, self.env_version), scenario=scenario,
+                                          conflict_mode=self.conflict_mode, **parts, **opening))
         if hasattr(parts.get("mi_judge"), "bind"):
             parts["mi_judge"].bind(env)
         if seed is not None:
@@ -182,6 +187,8 @@ class NegotiationCell(Cell):
             rec["llm_stats"] = result.policy_stats
         if self.parties != "scripted":
             rec["parties"] = self.parties
+        if self.env_version != 1:
+            rec["env_version"] = self.env_version
         return rec
 
     def required_setup(self) -> CellSetup:
@@ -213,6 +220,32 @@ class ScenarioTable:
             self.env, self.parts = self.cell.seat(self.scenario)
             self.team = setup.parts.team(self.env, self.scenario)
         return self.env, self.parts, self.team
+
+
+def env_versions() -> tuple[int, ...]:
+    """The versions of the family's registered ids (1: ``tom/Negotiation-v1`` and its levels, 2: v2)."""
+    import tom_envs
+
+    return tuple(sorted({_version(rec.id) for rec in tom_envs.REGISTRY.values()
+                         if rec.family == "negotiation" and rec.kind == "aec"}))
+
+
+def level_env_id(difficulty: str, version: int = 1) -> str:
+    """The registered id of difficulty level ``difficulty`` in version ``version`` (``tom/Negotiation-Hard-v2``).
+    Picked by version, never "the newest": a new version must not change what an existing command plays."""
+    import tom_envs
+
+    found = [rec.id for rec in tom_envs.REGISTRY.values() if rec.family == "negotiation" and rec.kind == "aec"
+             and rec.kwargs.get("difficulty") == difficulty and _version(rec.id) == version]
+    if not found:
+        raise NegotiationConfigError(f"no registered negotiation id of level {difficulty!r} in version v{version}; "
+                                     f"versions: {', '.join(f'v{v}' for v in env_versions())}")
+    return found[0]
+
+
+def _version(env_id: str) -> int:
+    tail = env_id.rsplit("-v", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
 
 
 def _mediator_seat() -> str:
@@ -271,4 +304,4 @@ def episode_record(env: Any, result: Any) -> dict[str, Any]:
 
 
 __all__ = ["CellSetup", "EpisodeKey", "LLM_MEDIATORS", "LOCKSTEP_MEDIATORS", "NegotiationCell", "POLICIES",
-           "ScenarioTable", "cell_path", "episode_record", "play_episode"]
+           "ScenarioTable", "cell_path", "env_versions", "episode_record", "level_env_id", "play_episode"]

@@ -89,6 +89,8 @@ class NegotiationRun:
         mi_judge: who scores interventions: ``rule-based`` or ``llm``.
         agreement: who scores each pair's agreement on a topic: ``structural`` (the formula of
             :mod:`tom_envs.negotiation.consensus`) or ``llm`` (:class:`~policies.negotiation.llm.LLMAgreementJudge`).
+        env_version: the version of the ids played (1: ``tom/Negotiation-*-v1``; 2: v2, the release's turn
+            order and opening line).
         llm: the LLM parts (:class:`NegotiationLLM`).
         lockstep: > 1 plays up to that many episodes of a scenario together when an LLM mediator
             sits with scripted parties (:func:`benchmarks.runner.play_aec_lockstep`).
@@ -110,6 +112,7 @@ class NegotiationRun:
     lockstep: int = 1
     progress: bool | None = False
     agreement: str = "structural"
+    env_version: int = 1
 
     def __post_init__(self) -> None:
         for name in ("levels", "mediators", "scenarios"):
@@ -121,6 +124,11 @@ class NegotiationRun:
         _choice(self.turn_budget, BUDGETS, "budget")
         _choice(self.metrics, METRICS, "metrics")
         _choice(self.agreement, AGREEMENTS, "agreement")
+        from benchmarks.negotiation.cells import env_versions
+
+        if self.env_version not in env_versions():
+            raise NegotiationConfigError(f"unknown env version {self.env_version!r}; registered: "
+                                         f"{', '.join(map(str, env_versions()))}")
         unknown = [level for level in self.levels if level not in DIFFICULTY_MODES]
         if unknown:
             raise NegotiationConfigError(f"unknown difficulty levels {unknown}; choose from {', '.join(DIFFICULTY_MODES)}")
