@@ -404,17 +404,26 @@ def build_backend(kind: str, model: str | None, base_url: str | None = None, see
 BUILT: list[Any] = []
 
 
+#: How :func:`server_summary` names each fault kind (:data:`policies.llm.base.FAULT_KINDS`).
+FAULT_WORDS = {"http_4xx": "HTTP 408/409/429", "http_5xx": "HTTP 5xx", "timeout": "timed out",
+               "connection": "connection failed", "invalid_reply": "invalid reply"}
+
+
 def server_summary() -> list[str]:
     """One line per backend built by the command line that met trouble (retried requests), to be
-    printed on stderr when the command ends; forgets them."""
+    printed on stderr when the command ends; forgets them. The records and rows count the same
+    retries per episode (``llm_faults``, ``llm_retries``...: :func:`benchmarks.runner.fault_columns`)."""
     lines = []
     for backend in BUILT:
         stats = getattr(backend, "stats", None)
         if stats is not None and getattr(stats, "retries", 0):
             where = getattr(backend, "base_url", None) or type(backend).__name__
-            lines.append(f"note: the server at {where} needed {stats.retries} retried attempt(s) over {stats.requests} "
-                         "request(s) (timeouts, 408/409/429/5xx or garbled replies); every record holds a served "
-                         "reply (raise --max-retries / --retry-budget if runs stop on a flaky server)")
+            kinds = ", ".join(f"{n} {FAULT_WORDS.get(k, k)}" for k, n in (getattr(stats, "faults", None) or {}).items()
+                              if n)
+            lines.append(f"note: the server at {where} needed {stats.retries} retried attempt(s) ({kinds}) over "
+                         f"{stats.requests} request(s); every record holds a served reply and counts its episode's "
+                         "retries in llm_faults (raise --max-retries / --retry-budget / --timeout if runs stop on a "
+                         "flaky or slow server)")
     BUILT.clear()
     return lines
 

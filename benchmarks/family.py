@@ -54,6 +54,7 @@ from benchmarks.cli import (
 )
 from benchmarks.errors import RunnerError
 from benchmarks.distributed_scope import current_executor
+from benchmarks.results import fault_columns
 from benchmarks.runner import Cell, make_env, run_cell
 from tom_envs.stats import mean_ci95
 
@@ -276,13 +277,15 @@ def metric(episode: Mapping[str, Any], key: str) -> Any:
 
 def summarise(cell: Cell, records: Sequence[dict], metrics: Sequence[str]) -> Row:
     """A row: the cell's identity, ``episodes``, then mean and 95 % CI (``_ci``) of each metric
-    (:func:`metric`) over episodes (episodes where it is None are left out; None when none has it)."""
+    (:func:`metric`) over episodes (episodes where it is None are left out; None when none has it);
+    an LLM policy's row adds the server retries its episodes took (:func:`~benchmarks.runner.fault_columns`)."""
     config = cell.config()
     row: Row = {k: config[k] for k in ("env_id", "policy") if k in config}
     row.update(episodes=len(records), cell_key=cell.key)
     for key in metrics:
         values = [metric(r["episode"], key) for r in records]
         row[key], row[key + "_ci"] = mean_ci95([v for v in values if v is not None])
+    row.update(fault_columns(records))
     return row
 
 

@@ -32,7 +32,10 @@ and a rerun resumes.
   line (:func:`set_command`, else ``sys.argv``), the pid, the code stamp, the configuration the
   file's name hashes (when :func:`config_key` hashed it in this process) and a sha256 of every
   folder the configuration names as ``data_dir``. Records themselves carry nothing time- or
-  run-dependent, so two runs of the same configuration write equal records.
+  run-dependent, so two runs of the same configuration write equal records, with two exceptions
+  that say how a result was obtained, never what it is: an LLM episode's ``llm_faults`` (the
+  retries its server requests took, :data:`benchmarks.runner.FAULTS_FIELD`; zeros on a server
+  without trouble) and the matrix LLM cells' ``wall_s``.
 * **Reading without interfering.** :func:`scan_records` reads the complete lines of a file without
   locking or changing it, and :func:`lock_holder` says which process holds its lock (from
   ``/proc/locks``, without taking it), so a report can read while an evaluation writes.
@@ -60,6 +63,11 @@ try:  # POSIX only; elsewhere results files are written unlocked
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
+#: The record field of an LLM episode's backend faults: the retries its server requests took, by cause
+#: (``{"retries", "http_4xx", "http_5xx", "timeout", "connection", "invalid_reply"}``, zeros in a run without
+#: trouble; :func:`policies.llm.base.new_faults`). Records of scripted policies carry none (they stay as they
+#: were). Faults never change a record's result or its key: they say how the replies were obtained.
+FAULTS_FIELD = "llm_faults"
 #: Bump when the meaning of a recorded result changes in any family (every record becomes stale).
 RESULTS_VERSION = 1
 #: The record field holding the stamp of the code that computed it.
@@ -72,6 +80,21 @@ class ResultsFileWarning(UserWarning):
 
 class StaleResultWarning(ResultsFileWarning):
     """Records of a results file were computed by another version or commit; they are recomputed."""
+
+
+def fault_columns(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """A row's backend-fault columns: the records' :data:`FAULTS_FIELD` summed, as ``llm_retries``,
+    ``llm_http_4xx``, ``llm_http_5xx``, ``llm_timeout``, ``llm_connection``, ``llm_invalid_reply``;
+    ``{}`` when no record carries faults (scripted policies: their rows stay as they were)."""
+    counted = [r[FAULTS_FIELD] for r in records if isinstance(r, Mapping) and isinstance(r.get(FAULTS_FIELD), Mapping)]
+    if not counted:
+        return {}
+    from policies.llm.base import add_faults, new_faults
+
+    total = new_faults()
+    for faults in counted:
+        add_faults(total, faults)
+    return {f"llm_{kind}": count for kind, count in total.items()}
 
 
 # ---------------------------------------------------------------------- keys and stamps

@@ -25,6 +25,9 @@ Grids: a :class:`Cell` says how to make its env and policy and what one record h
 :func:`run_cell` runs the seeds missing from the cell's results file (see
 :mod:`benchmarks.results`: locked, stamped, resumable) and returns every seed's record;
 :func:`cell_records` yields the records without writing (what a Ray task returns).
+
+Backend faults: :func:`cell_records` moves the retries an LLM episode's requests took out of its
+counters into its record (:data:`benchmarks.results.FAULTS_FIELD`; rows: ``results.fault_columns``).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from typing import Any
 import tom_envs
 from benchmarks.distributed_scope import current_executor
 from benchmarks.errors import RunnerError
-from benchmarks.results import ResultsFile, config_key
+from benchmarks.results import FAULTS_FIELD, ResultsFile, config_key
 
 PolicySeed = Callable[[int], int]
 StepHook = Callable[["Step"], Any]
@@ -557,7 +560,18 @@ def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | 
         else:
             results = cell.play_batch(envs[:len(batch)], policy, batch)
         for seed, result in zip(batch, results):
-            yield cell.record(seed, result)
+            yield _record(cell, seed, result)
+
+
+def _record(cell: Cell, seed: Any, result: EpisodeResult) -> dict:
+    """``cell.record``, the episode's backend faults (the caller's count per request) moved into ``llm_faults``."""
+    from policies.llm.caller import split_faults
+
+    result.policy_stats, faults = split_faults(result.policy_stats)
+    rec = cell.record(seed, result)
+    if faults is not None and isinstance(rec, dict):
+        rec.setdefault(FAULTS_FIELD, faults)
+    return rec
 
 
 def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool | None = False,

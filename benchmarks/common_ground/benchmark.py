@@ -372,15 +372,16 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
            "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
            "annotator": args.annotator, "seed": args.seed}
+    faults: dict[str, int] = {}  # the server retries of a model's run (LLM policies)
     if name in LLM_POLICIES:
         cfg = common_ground_llm.config(args, name)
-        records, llm_stats = common_ground_llm.play(env, args, name, seeds, key, cfg)
+        records, llm_stats, faults = common_ground_llm.play(env, args, name, seeds, key, cfg)
         hyper = {**{k: v for k, v in cfg.items() if k != "template"}, **llm_stats}
     elif name == LLM_POLICY:
         if llm is None:
             raise CommonGroundBenchmarkError("policy 'llm' needs an LLM backend: pass --model "
                                              "(and --backend/--base-url)")
-        records = play_llm(env, llm, seeds, key)
+        records, faults = play_llm(env, llm, seeds, key)
         hyper: dict[str, Any] = dict(llm.config)
     else:
         policy = make_policy(args, name)
@@ -392,6 +393,9 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
         hyper = getattr(policy, "hyperparameters", {})
     summary = summarise(records)
     rows = [{**row, **meta} for row in summary["rows"]]
+    for row in rows:  # a model's retries are the conversations', not one order's: on the "all" row only
+        if row["order"] == "all" and name in (LLM_POLICY, *LLM_POLICIES):
+            row.update(faults)
     if name == LLM_POLICY and llm is not None:
         for row in rows:
             mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]

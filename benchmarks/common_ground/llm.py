@@ -23,6 +23,7 @@ from benchmarks.cli import llm_settings
 from benchmarks.common_ground.stored import RECORD_KEYS, check_questions, cid_of, jobs
 from benchmarks.errors import RunnerError
 from benchmarks.qa_llm import RESULTS_VERSION, Job, QACell, QAFile, run_qa
+from benchmarks.results import fault_columns
 from benchmarks.runner import EpisodeResult, Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
@@ -109,11 +110,12 @@ def _records(steps: list[Step]) -> list[dict[str, Any]]:
 
 
 def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], key: dict[str, Any],
-         cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+         cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int], dict[str, int]]:
     """Question records of policy ``name`` on every conversation of ``env`` for every pass seed,
     read back from the results file when answered before (else answered and appended at once, by the
     runner: :func:`benchmarks.qa_llm.run_qa`), and the caller's counters summed over them
-    (:data:`policies.llm.caller.COUNTERS`). The backend is built only when some conversation is missing."""
+    (:data:`policies.llm.caller.COUNTERS`), and the server retries their requests took
+    (:func:`benchmarks.runner.fault_columns`). The backend is built only when some conversation is missing."""
     wanted = jobs(env, seeds)
     ident = {k: v for k, v in cfg.items() if k != "template"}
     built: list[Any] = []
@@ -139,7 +141,8 @@ def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], ke
     for job in wanted:
         for k, v in found[job].get("llm_stats", {}).items():
             stats[k] = stats.get(k, 0) + int(v)
-    return [q for job in wanted for q in found[job]["questions"]], stats
+    faults = fault_columns([found[job] for job in wanted])
+    return [q for job in wanted for q in found[job]["questions"]], stats, faults
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from benchmarks.cli import progress_bar
 from benchmarks.qa_llm import RESULTS_VERSION, Job, LLMRun, QACell, QAFile, run_qa
+from benchmarks.results import fault_columns
 from benchmarks.runner import EpisodeResult, Step
 from benchmarks.runner import play as play_episode
 from policies.base import BasePolicy
@@ -91,12 +92,14 @@ def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, k
     return [q for job in wanted for q in found[job]["questions"]]
 
 
-def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -> list[dict[str, Any]]:
+def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int],
+             key: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """:func:`play` for the LLM answerer, resumable: conversation ``i`` of ``env.cids`` with seed
     ``seeds[j]`` is read back from the results file if it was answered before, else answered (in
     lockstep with the other pending conversations of its length, :meth:`benchmarks.qa_llm.LLMRun.run`)
     and appended at once. Question records also carry the answerer's ``parse_failures`` and
-    ``fallback``; ``llm_stats`` per conversation is in the file.
+    ``fallback``; ``llm_stats`` per conversation is in the file. Also returns the server retries the
+    conversations' requests took (:func:`benchmarks.runner.fault_columns`).
     """
     wanted = jobs(env, seeds)
 
@@ -111,4 +114,4 @@ def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]) -
                 "llm_stats": result.policy_stats or {}}
 
     found = llm.run(llm.file("common_ground", "llm", key, cid_of, check_questions), env.unwrapped, wanted, to_record)
-    return [q for job in wanted for q in found[job]["questions"]]
+    return [q for job in wanted for q in found[job]["questions"]], fault_columns([found[job] for job in wanted])

@@ -18,7 +18,7 @@ from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 import tom_envs
 from benchmarks.errors import RunnerError
-from benchmarks.results import RESULTS_VERSION, read_records
+from benchmarks.results import RESULTS_VERSION, fault_columns, read_records
 from benchmarks.runner import Cell as _CellBase
 from benchmarks.runner import env_id_for, make_env, play, play_lockstep, run_cell
 from policies import BasePolicy
@@ -178,7 +178,9 @@ def summarise(cell: Cell, records: Sequence[dict], tom_response: str = DEFAULT_T
     ``tom_regret_per_step`` is ΔToM/T under ``tom_response`` (named in the row's ``tom_response``);
     ``tom_regret_per_step_stage``, ``..._reciprocal`` and ``..._action_value`` are there for every
     response (None where it does not apply: action values of black-box partners). Every row and
-    per-partner entry carries :data:`COUNTS` (re-asks and random fallbacks of LLM policies)."""
+    per-partner entry carries :data:`COUNTS` (re-asks and random fallbacks of LLM policies); a row of
+    an LLM policy also the server retries its episodes took (:func:`benchmarks.runner.fault_columns`:
+    ``llm_retries``, ``llm_http_5xx``, ...)."""
     check_tom_response(tom_response)
     eps = [r["episode"] for r in records]
     row: dict[str, Any] = {"game": cell.game, "partners": cell.partners, "policy": cell.policy, "episodes": len(eps),
@@ -186,6 +188,7 @@ def summarise(cell: Cell, records: Sequence[dict], tom_response: str = DEFAULT_T
     row.update(_metrics(eps, tom_response))
     row["return"], row["return_ci"] = mean_ci95([e["return"] for e in eps])
     row.update(_counts(eps))
+    row.update(fault_columns(records))
     per_partner: dict[str, dict[str, Any]] = {}
     for name in sorted({e["partner"] for e in eps}):
         sub = [e for e in eps if e["partner"] == name]

@@ -58,7 +58,8 @@ under ``--out/persuasion/`` whose name is keyed by the configuration (model, mod
 fallback, data, split, question types, seed), so a rerun resumes and recomputes nothing. The llm
 rows add ``model``, ``qa_mode``, ``scoring`` and the answerer's counters over all repetitions:
 ``parse_failures`` (replies naming no option), ``resamples`` (re-asks) and ``fallbacks``
-(answers drawn at random after the bound -- not the model's answers).
+(answers drawn at random after the bound -- not the model's answers), and the run's server retries
+(``llm_retries``, ``llm_http_5xx``, ...: :func:`benchmarks.runner.fault_columns`, on each qtype row).
 
 The scripted answerers' dialogues are stored the same way (``--out/persuasion/qa_<policy>_<hash>.jsonl``,
 keyed by policy, protocol, data, split, question types and seed), and so are the live episodes
@@ -84,6 +85,7 @@ from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, 
                                         add_live_arguments, check_env_options, format_live_table, live_rows,
                                         play_episode, policy_seed)
 from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY, PUBLISHED_FIGURE3, PUBLISHED_SPREAD
+from benchmarks.results import fault_columns
 from benchmarks.runner import EpisodeResult, Step, play
 from benchmarks.errors import RunnerError
 from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_prompts, read_authors_prompts
@@ -461,6 +463,7 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
 
     found = llm.run(llm.file("persuasion", "qa_llm", key, _dialogue, _check_answers), base, jobs, to_record)
     reps = _repetitions(found, jobs, repetitions)
+    faults = fault_columns([found[job] for job in jobs])
     answers = [a for job in jobs for a in found[job]["answers"]]
     counters = {}
     for q in qtypes:
@@ -470,7 +473,7 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
             rule = "fallback" if a["fallback"] else str(a.get("parse_rule"))
             rules[rule] = rules.get(rule, 0) + 1
         counters[q] = {**llm.row_identity(), **answer_counters(mine), "parse_rules": rules,
-                       "invalid_answers": sum(bool(a.get("invalid")) for a in mine), **_request_row(llm)}
+                       "invalid_answers": sum(bool(a.get("invalid")) for a in mine), **_request_row(llm), **faults}
     return reps, counters
 
 

@@ -38,10 +38,11 @@ import numpy as np
 
 from benchmarks.cli import not_applicable, positive_int, progress_bar
 from benchmarks.errors import RunnerError
-from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
+from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, ResultsFile, fault_columns, results_path
 from benchmarks.runner import Cell, EpisodeResult, make_env, play, run_cell
 from tom_envs.stats import mean_ci95
 from policies.base import BasePolicy
+from policies.llm.caller import split_faults
 from policies.persuasion.scripted import MIND_PERSUADERS
 from policies.persuasion.speaking import SPEAKING_PERSUADERS
 from tom_envs.errors import TomEnvsError
@@ -251,9 +252,15 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
             if key in refs[names[0]]:
                 row[key] = float(np.mean([refs[f][key] for f in names]))
         row["optimal_success"] = 100.0 * row["bayes"]
-        if hasattr(policy, "stats"):
-            row["llm_stats"] = dict(policy.stats) if out is None else _sum_stats(
-                [played[(f, seed + i)].get("_llm_stats", {}) for f in names for i in range(episodes)])
+        if hasattr(policy, "stats"):  # an LLM persuader: its counters, and the server retries it met
+            jobs = [(f, seed + i) for f in names for i in range(episodes)]
+            if out is None:
+                row["llm_stats"], faults = split_faults(dict(policy.stats))
+                row.update(fault_columns([{FAULTS_FIELD: faults}] if faults is not None else []))
+            else:
+                row["llm_stats"] = _sum_stats([played[job].get("_llm_stats", {}) for job in jobs])
+                row.update(fault_columns([{FAULTS_FIELD: played[job]["_llm_faults"]} for job in jobs
+                                          if "_llm_faults" in played[job]]))
         row["by_family"] = by_family
         rows.append(row)
     return rows
@@ -344,9 +351,10 @@ def stored_episodes(cell: LiveCell, jobs: Sequence[LiveJob], out: Path,
     """The episodes ``jobs`` of ``cell``: read from its results file under ``out / "persuasion"`` where
     stored, else played (as :func:`live_rows` plays them) and appended at once by the runner
     (:func:`benchmarks.runner.run_cell`). Returns the episode summaries by job (an LLM persuader's
-    counters under ``_llm_stats``)."""
+    counters under ``_llm_stats``, the server retries its requests took under ``_llm_faults``)."""
     records = run_cell(cell, list(jobs), Path(out), progress)
-    return {job: {**rec["episode"], **({"_llm_stats": rec["llm_stats"]} if "llm_stats" in rec else {})}
+    return {job: {**rec["episode"], **({"_llm_stats": rec["llm_stats"]} if "llm_stats" in rec else {}),
+                  **({"_llm_faults": rec[FAULTS_FIELD]} if FAULTS_FIELD in rec else {})}
             for job, rec in zip(jobs, records)}
 
 

@@ -14,13 +14,33 @@ backend call per prompting stage. The implementations live in :mod:`policies.llm
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 from policies.llm.errors import InvalidRequest
 
 Messages = list[dict[str, Any]]
+
+#: Why a backend retried a request; every retry has exactly one: an HTTP status worth retrying
+#: (408/409/429 are ``http_4xx``, 500/502/503/... ``http_5xx``), an attempt that timed out
+#: (``timeout``), a connection that failed (``connection``), or an HTTP 200 whose body was not a
+#: valid completion (``invalid_reply``).
+FAULT_KINDS = ("http_4xx", "http_5xx", "timeout", "connection", "invalid_reply")
+
+
+def new_faults() -> dict[str, int]:
+    """Zeroed fault counts of one request (or episode): ``retries`` and one count per :data:`FAULT_KINDS`
+    (``retries`` is their sum)."""
+    return {"retries": 0, **dict.fromkeys(FAULT_KINDS, 0)}
+
+
+def add_faults(into: dict[str, int], faults: Mapping[str, int]) -> dict[str, int]:
+    """Add the counts of ``faults`` (the :func:`new_faults` shape) to ``into``; returns ``into``."""
+    for key, value in faults.items():
+        into[key] = into.get(key, 0) + int(value)
+    return into
 
 @dataclass(frozen=True)
 class ChatRequest:
@@ -107,6 +127,7 @@ class BackendStats:
         prefix_cache_hit_tokens: prompt tokens served from the prefix cache, or None when the
             engine or server does not report it.
         retries: retried HTTP attempts (OpenAI backend).
+        faults: the retried attempts by cause (:data:`FAULT_KINDS`); they add up to ``retries``.
     """
 
     calls: int = 0
@@ -115,6 +136,12 @@ class BackendStats:
     completion_tokens: int = 0
     prefix_cache_hit_tokens: int | None = None
     retries: int = 0
+    faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
+
+    def add_fault(self, kind: str) -> None:
+        """Count one retried attempt caused by ``kind`` (one of :data:`FAULT_KINDS`)."""
+        self.retries += 1
+        self.faults[kind] = self.faults.get(kind, 0) + 1
 
     def add_usage(self, prompt: int, completion: int, cached: int | None) -> None:
         """Count one served request."""
@@ -123,6 +150,18 @@ class BackendStats:
         self.completion_tokens += completion
         if cached is not None:
             self.prefix_cache_hit_tokens = (self.prefix_cache_hit_tokens or 0) + cached
+
+
+def charge_faults(faults: list[dict[str, int]], uses: Sequence[set[int]], sent: Sequence[dict[str, int]]) -> None:
+    """Add the faults of each prompt a call sent (``sent[q]``) to the first request that needed it.
+
+    ``faults[i]`` are request ``i``'s counts and ``uses[i]`` the prompts it needed (a scoring call
+    sends a prompt shared by several requests once): its retries are the first such request's."""
+    seen: set[int] = set()
+    for i, used in enumerate(uses):
+        for q in sorted(used - seen):
+            add_faults(faults[i], sent[q])
+        seen |= used
 
 
 def check_messages(messages: Any, what: str) -> None:
@@ -142,6 +181,10 @@ class Backend(abc.ABC):
     """What LLM strategies need from a model: batched sampling and batched scoring.
 
     Backends are context managers; :meth:`close` releases the engine or connections.
+
+    A backend that retries failed attempts (a server client) says, after each call, what every
+    request of it met on the way (:meth:`last_faults`), so the caller can count them where the
+    request belongs (an episode's counters): retries never change a reply, only how it was obtained.
     """
 
     stats: BackendStats
@@ -175,6 +218,21 @@ class Backend(abc.ABC):
             ScoringUnsupported: the backend cannot return the log-probabilities it needs.
         """
 
+    def last_faults(self) -> list[dict[str, int]]:
+        """Per request of the last :meth:`generate` or :meth:`score` call made from this thread, in
+        order, its retries and their causes (:func:`new_faults`); ``[]`` when that call met none that
+        the backend counts (an in-process engine retries nothing) or no call was made. A scoring call
+        may send one prompt for several requests: its retries count for the first request that needed it."""
+        local = self.__dict__.get("_fault_local")
+        return list(getattr(local, "faults", [])) if local is not None else []
+
+    def _note_faults(self, faults: list[dict[str, int]]) -> None:
+        """Keep ``faults`` (one entry per request of the call just made) for :meth:`last_faults` (per thread)."""
+        local = self.__dict__.get("_fault_local")
+        if local is None:
+            local = self.__dict__.setdefault("_fault_local", threading.local())
+        local.faults = faults
+
     @abc.abstractmethod
     def close(self) -> None:
         """Release the engine or the connections; the backend is unusable afterwards."""
@@ -185,4 +243,5 @@ class Backend(abc.ABC):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-__all__ = ["Backend", "BackendStats", "ChatRequest", "Generation", "Messages", "ScoreRequest", "check_messages"]
+__all__ = ["FAULT_KINDS", "Backend", "BackendStats", "ChatRequest", "Generation", "Messages", "ScoreRequest",
+           "add_faults", "charge_faults", "check_messages", "new_faults"]

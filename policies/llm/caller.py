@@ -14,6 +14,13 @@ Who an ask belongs to is its :class:`Owner`: the generator its sampling seeds an
 from, the counters it adds to (:data:`COUNTERS`, one naming everywhere) and the log it writes. A
 matrix or QA episode slot is an owner (:class:`policies.llm.slots.Slot`); a negotiation component's
 default owner is an :class:`EventLog`.
+
+Backend faults: a server client retries failed attempts (HTTP 5xx, timeouts, invalid replies) and
+says after each call which request met which (:meth:`~policies.llm.base.Backend.last_faults`). The
+caller adds each request's counts to its owner's counters as :data:`FAULT_COUNTERS`, only when
+there are any (a run without faults keeps exactly the counters it had), so every episode knows the
+retries its own requests took. :func:`split_faults` takes them out of an episode's counters again:
+the runner stores them in the record as ``llm_faults`` (:mod:`benchmarks.runner`).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from policies.llm.base import Backend, ChatRequest, Generation, Messages, ScoreRequest
+from policies.llm.base import FAULT_KINDS, Backend, ChatRequest, Generation, Messages, ScoreRequest, new_faults
 from policies.llm.errors import InvalidPolicyConfig, ReplyError, ResampleLimitReached
 from policies.llm.scoring import softmax
 
@@ -33,6 +40,9 @@ FALLBACKS = ("raise", "random")
 #: The counters every owner keeps: backend calls it took part in, prompts sent for it, decisions
 #: asked, replies that did not parse, and random fallbacks.
 COUNTERS = ("backend_calls", "requests", "decisions", "parse_failures", "fallbacks")
+#: An owner's fault counters (present only once a request of it was retried): retried attempts, and
+#: by cause (:data:`policies.llm.base.FAULT_KINDS`). A record's ``llm_faults`` holds them without the prefix.
+FAULT_COUNTERS = ("llm_retries", *(f"llm_{kind}" for kind in FAULT_KINDS))
 #: Sampling seeds are drawn from ``[0, SEED_BOUND)``.
 SEED_BOUND = 2**31 - 1
 
@@ -65,6 +75,37 @@ def check_caller_args(
         raise InvalidPolicyConfig(f"temperature must be a number >= 0, got {temperature!r}.")
     if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
         raise InvalidPolicyConfig(f"max_tokens must be an integer >= 1 (or None), got {max_tokens!r}.")
+
+
+def split_faults(stats: Any) -> tuple[Any, dict[str, int] | None]:
+    """An episode's counters without the fault counters, and the faults as a record stores them.
+
+    ``stats`` is one owner's counters (a dict with the :data:`COUNTERS`), or a mapping of such
+    counters (an AEC episode's: by policy). Returns ``(stats without FAULT_COUNTERS, faults)``, the
+    faults summed over every set of counters in the :func:`~policies.llm.base.new_faults` shape
+    (zeros when no request was retried), or ``(stats, None)`` when ``stats`` holds no caller's
+    counters (a scripted policy's, or None): only an LLM caller's episodes carry faults.
+    """
+    if not isinstance(stats, dict):
+        return stats, None
+    if _is_counters(stats):
+        faults = new_faults()
+        for name in FAULT_COUNTERS:
+            faults[name.removeprefix("llm_")] += int(stats.get(name, 0))
+        return {k: v for k, v in stats.items() if k not in FAULT_COUNTERS}, faults
+    if stats and all(isinstance(v, dict) for v in stats.values()) and any(_is_counters(v) for v in stats.values()):
+        total = new_faults()
+        rest = {}
+        for key, value in stats.items():
+            rest[key], faults = split_faults(value)
+            for name, count in (faults or {}).items():
+                total[name] += count
+        return rest, total
+    return stats, None
+
+
+def _is_counters(stats: dict) -> bool:
+    return all(name in stats for name in COUNTERS)
 
 
 def user(content: str) -> Messages:
@@ -318,6 +359,7 @@ class Caller:
             requests = [self._request(asks[i], owners[i], attempt, errors[i], tokens) for i in pending]
             replies = self.backend.generate(requests)
             self._count_call(stage, [owners[i] for i in pending])
+            self._count_faults([owners[i] for i in pending])
             still = []
             for i, request, reply in zip(pending, requests, replies):
                 value, error = _parse(asks[i].parse, reply.text)
@@ -350,6 +392,7 @@ class Caller:
         for owner in owners:
             owner.stats["decisions"] += 1
         self._count_call(stage, owners)
+        self._count_faults(owners)
         out = []
         for ask, owner, row in zip(asks, owners, rows):
             probs = softmax(row if ask.lengths is None else [x / n for x, n in zip(row, ask.lengths)])
@@ -393,6 +436,18 @@ class Caller:
                 counted.add(id(owner.stats))
                 owner.stats["backend_calls"] += 1
 
+    def _count_faults(self, owners: Sequence[Owner]) -> None:
+        """Add the retries each request of the backend call just made met to its owner's counters
+        (:data:`FAULT_COUNTERS`, only those that are not zero)."""
+        read = getattr(self.backend, "last_faults", None)
+        faults = list(read()) if callable(read) else []
+        if len(faults) != len(owners):  # a backend that counts none (in-process engines)
+            return
+        for owner, counts in zip(owners, faults):
+            for kind, count in counts.items():
+                if count:
+                    owner.stats[f"llm_{kind}"] = owner.stats.get(f"llm_{kind}", 0) + int(count)
+
     def _fall_back(self, stage: str, ask: Ask, owner: Owner, failures: int, problem: str) -> Answer:
         if self.fallback == "raise" or ask.random is None:
             raise ResampleLimitReached(
@@ -417,6 +472,7 @@ def _parse(parse: Callable[[str], Any] | None, text: str) -> tuple[Any, str | No
 
 __all__ = [
     "COUNTERS",
+    "FAULT_COUNTERS",
     "FALLBACKS",
     "Answer",
     "Ask",
@@ -426,5 +482,6 @@ __all__ = [
     "ScoreAsk",
     "check_caller_args",
     "new_counters",
+    "split_faults",
     "user",
 ]

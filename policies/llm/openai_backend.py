@@ -15,7 +15,8 @@ from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from policies.llm.base import Backend, BackendStats, ChatRequest, Generation, ScoreRequest
+from policies.llm.base import (Backend, BackendStats, ChatRequest, Generation, ScoreRequest, add_faults,
+                               charge_faults, new_faults)
 from policies.llm.errors import BackendError, InvalidReply, InvalidRequest, RetryBudgetExhausted, ScoringUnsupported
 from policies.llm.scoring import check_scoring_path, continuation_logprob, plan_next_token_scores, plan_token_scores
 from tom_envs.errors import import_optional
@@ -63,6 +64,11 @@ _RETRY_STATUSES = frozenset({408, 409, 429})
 _NO_SCORING_STATUSES = frozenset({400, 404, 405, 422, 501})
 # How much of a bad reply an error message quotes.
 _QUOTE_CHARS = 200
+# What raises the retry bounds, in the API and on the command line.
+_RAISE_HINT = ("raise max_retries / retry_budget_s (on the tom-envs command line: --max-retries N / "
+               "--retry-budget SECONDS)")
+_TIMEOUT_HINT = ("; the attempts timed out: raise timeout (--timeout SECONDS, "
+                 "the seconds one attempt may take)")
 
 
 class _BadReply(Exception):
@@ -78,7 +84,9 @@ class OpenAIBackend(Backend):
     while the call's ``retry_budget_s`` lasts; so one call takes at most about
     ``retry_budget_s + timeout`` seconds. A reply with HTTP 200 whose body is not a valid completion
     (not JSON, HTML, a wrong shape, ``choices: []``) counts as a failed attempt too; when the retries
-    run out it raises :class:`~policies.llm.errors.InvalidReply`, quoting what came back.
+    run out it raises :class:`~policies.llm.errors.InvalidReply`, quoting what came back. Every retry
+    is counted by cause (:data:`~policies.llm.base.FAULT_KINDS`) in ``stats`` and, per request of the
+    call, in :meth:`last_faults` (what the caller adds to each request's episode).
 
     Scoring (``scoring_path``, see :mod:`policies.llm.scoring`) uses the completions endpoint:
 
@@ -164,7 +172,11 @@ class OpenAIBackend(Backend):
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
         """Chat completions, run concurrently (see :meth:`Backend.generate`)."""
         self.stats.calls += 1
-        return self._run(lambda budget: [self._chat(r, budget) for r in requests])
+        faults = [new_faults() for _ in requests]
+        self._note_faults([])
+        generations = self._run(lambda budget: [self._chat(r, budget, f) for r, f in zip(requests, faults)])
+        self._note_faults(faults)
+        return generations
 
     @property
     def tokenizer(self) -> Any:
@@ -174,6 +186,13 @@ class OpenAIBackend(Backend):
     def score(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
         """Score continuations on the backend's scoring path (see the class docstring and :meth:`Backend.score`)."""
         self.stats.calls += 1
+        self._note_faults([])
+        faults = [new_faults() for _ in requests]
+        scores = self._score(requests, faults)
+        self._note_faults(faults)
+        return scores
+
+    def _score(self, requests: Sequence[ScoreRequest], faults: list[dict[str, int]]) -> list[list[float]]:
         check_scoring_path(self.scoring_path)
         if any(r.is_chat for r in requests) and self._tokenizer is None:
             raise InvalidRequest(
@@ -189,7 +208,7 @@ class OpenAIBackend(Backend):
         if self._tokenizer is not None and self.scoring_path != "prompt-logprobs":
             if self.scoring_path == "next-token" or self._next_token_refused is None:
                 try:
-                    scores = self._score_next_token(requests)
+                    scores = self._score_next_token(requests, faults)
                 except ScoringUnsupported as exc:
                     if self.scoring_path == "next-token":
                         raise
@@ -198,7 +217,10 @@ class OpenAIBackend(Backend):
                     self.last_scoring_path = "next-token"
                     return scores
         try:
-            scores = self._score_tokens(requests) if self._tokenizer is not None else self._score_texts(requests)
+            if self._tokenizer is not None:
+                scores = self._score_tokens(requests, faults)
+            else:
+                scores = self._score_texts(requests, faults)
         except ScoringUnsupported as exc:
             if self.scoring_path == "auto":
                 raise ScoringUnsupported(self._neither_message(str(exc))) from None
@@ -217,23 +239,39 @@ class OpenAIBackend(Backend):
             runner.close()
 
     # -- scoring
-    def _score_next_token(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
+    def _score_next_token(self, requests: Sequence[ScoreRequest], faults: list[dict[str, int]]) -> list[list[float]]:
         plan = plan_next_token_scores(self._tokenizer, requests)
-        answers = self._run(lambda budget: [self._next_token(list(p), list(t), budget) for p, t in plan.queries])
+        uses = [{q for plus, minus in row for q, _ in (*plus, *minus)} for row in plan.items]
+        sent = [new_faults() for _ in plan.queries]
+        try:
+            answers = self._run(lambda budget: [self._next_token(list(p), list(t), budget, f)
+                                                for (p, t), f in zip(plan.queries, sent)])
+        finally:
+            charge_faults(faults, uses, sent)
         return plan.combine(answers)
 
-    def _score_tokens(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
+    def _score_tokens(self, requests: Sequence[ScoreRequest], faults: list[dict[str, int]]) -> list[list[float]]:
         plan = plan_token_scores(self._tokenizer, requests)
-        logprobs = self._run(lambda budget: [self._echo(list(ids), budget) for ids in plan.sequences])
+        uses = [{n for item in row for n in (item.full, item.prompt) if n is not None} for row in plan.items]
+        sent = [new_faults() for _ in plan.sequences]
+        try:
+            logprobs = self._run(lambda budget: [self._echo(list(ids), budget, f) for ids, f in zip(plan.sequences, sent)])
+        finally:
+            charge_faults(faults, uses, sent)
         return plan.combine([lps for _, lps in logprobs])
 
-    def _score_texts(self, requests: Sequence[ScoreRequest]) -> list[list[float]]:
+    def _score_texts(self, requests: Sequence[ScoreRequest], faults: list[dict[str, int]]) -> list[list[float]]:
         prompts = [str(r.messages_or_prompt) for r in requests]
         texts: dict[str, int] = {}  # unique texts to echo, in first-seen order
         for prompt, r in zip(prompts, requests):
             for text in [prompt, *(prompt + c for c in r.continuations)]:
                 texts.setdefault(text, len(texts))
-        echoes = self._run(lambda budget: [self._echo(t, budget) for t in texts])
+        uses = [{texts[t] for t in [p, *(p + c for c in r.continuations)]} for p, r in zip(prompts, requests)]
+        sent = [new_faults() for _ in texts]
+        try:
+            echoes = self._run(lambda budget: [self._echo(t, budget, f) for t, f in zip(texts, sent)])
+        finally:
+            charge_faults(faults, uses, sent)
         out = []
         for prompt, r in zip(prompts, requests):
             prompt_keys, prompt_lps = echoes[texts[prompt]]
@@ -244,7 +282,8 @@ class OpenAIBackend(Backend):
             out.append(row)
         return out
 
-    async def _next_token(self, prefix: list[int], tokens: list[int], budget: _Budget) -> dict[int, float]:
+    async def _next_token(self, prefix: list[int], tokens: list[int], budget: _Budget,
+                          faults: dict[str, int]) -> dict[int, float]:
         """``{token id: log p(token | prefix)}`` for ``tokens``, from one ``max_tokens=1`` completion."""
         what = "scoring request (completions with max_tokens=1, logprobs=1, logprob_token_ids)"
         extra = {"logprob_token_ids": tokens, "return_tokens_as_token_ids": True}
@@ -255,7 +294,7 @@ class OpenAIBackend(Backend):
                 timeout=timeout,
             )  # fmt: skip
 
-        data = await self._with_retries(attempt, budget, what, "completion", scoring=True)
+        data = await self._with_retries(attempt, budget, what, "completion", faults, scoring=True)
         logprobs = data["choices"][0].get("logprobs") or {}
         steps = logprobs.get("top_logprobs") or []
         step = steps[0] if steps and isinstance(steps[0], dict) else {}
@@ -288,7 +327,8 @@ class OpenAIBackend(Backend):
                 found[t] = step[text]
         return found
 
-    async def _echo(self, prompt: str | list[int], budget: _Budget) -> tuple[list[Hashable], list[float | None]]:
+    async def _echo(self, prompt: str | list[int], budget: _Budget,
+                    faults: dict[str, int]) -> tuple[list[Hashable], list[float | None]]:
         """Token keys and log-probabilities of ``prompt`` as the server tokenizes it."""
         what = "scoring request (completions with echo=True, logprobs=1)"
 
@@ -297,7 +337,7 @@ class OpenAIBackend(Backend):
                 model=self.model, prompt=prompt, echo=True, logprobs=1, max_tokens=0, temperature=0.0, timeout=timeout
             )
 
-        data = await self._with_retries(attempt, budget, what, "completion", scoring=True)
+        data = await self._with_retries(attempt, budget, what, "completion", faults, scoring=True)
         lp = data["choices"][0].get("logprobs") or {}
         token_logprobs = lp.get("token_logprobs")
         if not token_logprobs:
@@ -317,7 +357,7 @@ class OpenAIBackend(Backend):
         return keys[:n], list(token_logprobs[:n])
 
     # -- chat
-    async def _chat(self, request: ChatRequest, budget: _Budget) -> Generation:
+    async def _chat(self, request: ChatRequest, budget: _Budget, faults: dict[str, int]) -> Generation:
         # only what the request names: no cap and no seed where the caller sends none (ChatRequest)
         sent = (("max_tokens", request.max_tokens), ("seed", request.seed if request.send_seed else None),
                 ("stop", request.stop))
@@ -332,7 +372,7 @@ class OpenAIBackend(Backend):
                 **optional,
             )
 
-        data = await self._with_retries(attempt, budget, "chat completion", "chat")
+        data = await self._with_retries(attempt, budget, "chat completion", "chat", faults)
         usage = data.get("usage") or {}
         generation = Generation(
             text=data["choices"][0]["message"].get("content") or "",
@@ -360,9 +400,11 @@ class OpenAIBackend(Backend):
             raise
 
     async def _with_retries(
-        self, attempt: Callable[[float], Awaitable[Any]], budget: _Budget, what: str, kind: str, scoring: bool = False
+        self, attempt: Callable[[float], Awaitable[Any]], budget: _Budget, what: str, kind: str,
+        faults: dict[str, int], scoring: bool = False,
     ) -> dict:
-        """The JSON body of the first valid reply to ``attempt``, retrying server faults and bad 200s."""
+        """The JSON body of the first valid reply to ``attempt``, retrying server faults and bad 200s;
+        every retry is counted by its cause in ``stats`` and in ``faults`` (the request's)."""
         for retry in range(self.max_retries + 1):
             try:
                 async with self._semaphore:
@@ -374,11 +416,14 @@ class OpenAIBackend(Backend):
                 delay = self._backoff(retry, exc)
                 if retry == self.max_retries or delay > budget.remaining():
                     raise self._exhausted(exc, what, retry) from None
+                cause = self._fault_kind(exc)
             except _BadReply as bad:
                 delay = self._backoff(retry, None)
                 if retry == self.max_retries or delay > budget.remaining():
                     raise self._invalid_reply(str(bad), what, retry) from None
-            self.stats.retries += 1
+                cause = "invalid_reply"
+            self.stats.add_fault(cause)
+            add_faults(faults, {"retries": 1, cause: 1})
             await asyncio.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
@@ -387,6 +432,14 @@ class OpenAIBackend(Backend):
             return True
         status = getattr(exc, "status_code", None)
         return status is not None and (status in _RETRY_STATUSES or (status >= 500 and status != 501))
+
+    def _fault_kind(self, exc: Exception) -> str:
+        """The cause of a retried attempt (:data:`~policies.llm.base.FAULT_KINDS`)."""
+        if isinstance(exc, self._openai.APITimeoutError):
+            return "timeout"
+        if isinstance(exc, self._openai.APIConnectionError):
+            return "connection"
+        return "http_4xx" if (getattr(exc, "status_code", None) or 500) < 500 else "http_5xx"
 
     def _backoff(self, retry: int, exc: Exception | None) -> float:
         delay = self._jitter.uniform(0.0, min(self.backoff_max, self.backoff_base * 2**retry))
@@ -404,7 +457,8 @@ class OpenAIBackend(Backend):
         return InvalidReply(
             f"{what} to {self.base_url} got HTTP 200 without a valid completion {retries + 1} times and used up "
             f"{self._used_up(retries)}; last reply: {self._scrub(detail)}. Check that base_url points at an "
-            "OpenAI-compatible API (ending in /v1), not a web page or a proxy's error page, and the server's log."
+            "OpenAI-compatible API (ending in /v1), not a web page or a proxy's error page, and the server's log; "
+            f"{_RAISE_HINT}."
         )
 
     def _exhausted(self, exc: Exception, what: str, retries: int) -> RetryBudgetExhausted:
@@ -412,7 +466,7 @@ class OpenAIBackend(Backend):
         return RetryBudgetExhausted(
             f"{what} to {self.base_url} failed {retries + 1} times and used up {reason}; last error: "
             f"{self._describe(exc)}. Check that the server is up and not overloaded, lower max_concurrency, "
-            "or raise max_retries / retry_budget_s."
+            f"or {_RAISE_HINT}{_TIMEOUT_HINT if self._fault_kind(exc) == 'timeout' else ''}."
         )
 
     def _final_error(self, exc: Exception, what: str, scoring: bool) -> BackendError:
