@@ -17,6 +17,7 @@ from typing import Any
 from benchmarks.report import figures
 from benchmarks.report.doc import Block
 from benchmarks.report.load import FamilyData, ResultsFileData
+from benchmarks.results import FAULTS_FIELD, fault_columns
 from tom_envs.stats import mean_ci95
 
 Section = dict[str, Any]
@@ -54,7 +55,9 @@ def settings_text(config: dict | None, drop: Sequence[str] = ("version", "benchm
 
 
 def unknown_keys(records: Iterable[dict], known: set[str], episode_known: set[str] | None = None) -> list[str]:
-    """Record keys (``episode.<key>`` inside the episode summary) that no table or figure shows."""
+    """Record keys (``episode.<key>`` inside the episode summary) that no table or figure shows (an LLM
+    episode's ``llm_faults`` is shown by every family's provenance: :func:`fault_item`)."""
+    known = known | {FAULTS_FIELD}
     top: set[str] = set()
     inner: set[str] = set()
     for rec in records:
@@ -69,6 +72,18 @@ def unknown_block(keys: list[str]) -> list[Block]:
         return []
     return [{"kind": "p", "text": "Stored but not shown in this section (keys of the records): " + ", ".join(keys)
              + "."}]
+
+
+def fault_item(records: Sequence[dict]) -> list[str]:
+    """The server retries the LLM episodes of ``records`` took (their ``llm_faults``), as one provenance
+    line; none when no record counts them (scripted policies, or records written before they were counted)."""
+    counted = [r for r in records if isinstance(r.get(FAULTS_FIELD), dict)]
+    if not counted:
+        return []
+    total = fault_columns(counted)
+    kinds = ", ".join(f"{k.removeprefix('llm_')} {v}" for k, v in total.items() if v and k != "llm_retries")
+    return [f"server retries: {total['llm_retries']} over {len(counted)} LLM record(s)" + (f" ({kinds})" if kinds else "")
+            + "; a retried request was served in the end (each record's llm_faults)"]
 
 
 def file_notes(fam: FamilyData) -> list[Block]:
@@ -208,6 +223,7 @@ def provenance(fam: FamilyData) -> list[Block]:
             if src.get("model"):
                 models.add(str(src["model"]))
     items.append("models: " + (", ".join(sorted(models)) if models else "none (scripted policies), or not stored"))
+    items += fault_item([rec for f in fam.files for rec in f.records])
     checksums = {d: c for run in runs for d, c in as_dict(run.get("data_checksums")).items()}
     if checksums:
         items += [f"data folder {d}: sha256 {c}" for d, c in sorted(checksums.items())]
