@@ -10,6 +10,7 @@ import pytest
 from benchmarks.negotiation import rl
 from policies.negotiation.scripted import make_mediator
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS
+from tom_envs.errors import InvalidAction
 from wrappers import ToMRecorder
 
 
@@ -73,9 +74,51 @@ def test_case_mix_keeps_gymnasium_checks_seeds_and_the_action_code():
     assert run(4) == run(4)
     assert len({(c, m) for _, c, m, _ in (run(s) for s in range(8))}) > 1
     env.reset(seed=0)
-    m = env.current.aec.unwrapped.m
-    assert env._code(0) == 0 and env._code(1 + 2 * rl.MAX_TOPICS + 1) == 1 + 2 * m + 1  # strategy 2, topic 1
-    assert env._code(1 + rl.MAX_TOPICS - 1) == (0 if m < rl.MAX_TOPICS else rl.MAX_TOPICS)
+    assert env.action_space.n == 1 + len(rl.MOVES) and env._move(0) == 0
+    assert env._move({"strategy": "facilitative", "topic": 0}) == {"strategy": "facilitative", "topic": 0}
+    with pytest.raises(InvalidAction, match="invite"):
+        env._move(env.action_space.n)
+
+
+def test_moves_are_aimed_by_public_rules_and_wait_their_gap():
+    from benchmarks.negotiation.rl_moves import MIN_GAP, Moves, plurality, proxy
+
+    stated = np.array([[0, -1], [1, -1], [1, 2]])  # 3 parties, 2 topics; -1: not stated
+    assert proxy(stated).tolist() == pytest.approx([1 / 3, 0.5]) and plurality(stated[:, 0]) == 1
+    assert plurality(stated[:, 0], exclude=1) == 0 and plurality(stated[:, 1], exclude=2) is None
+    moves = Moves(3, 2, 3)
+    obs = np.concatenate([[3, 5, 25, 1, 0, 4], np.where(stated < 0, 3, stated).ravel(), [3] * 6, [4, 1, 0]])
+    moves.see(obs)
+    assert moves.move("invite") == {"strategy": "facilitative", "topic": 1}  # two parties unheard on topic 1
+    assert moves.move("draw_out") == {"strategy": "facilitative", "topic": 1, "target": 0}  # the quietest party
+    # party 1 spoke last and holds 1 on topic 0, where the others split 0 / 1 (plurality: the lower, 0)
+    assert moves.move("reality_test") == {"strategy": "evaluative", "topic": 0, "target": 1, "option": 0}
+    assert moves.move("problem_solve") == {"strategy": "problem_solving", "topic": 0, "option": 1}
+    assert moves.move("transform") == {"strategy": "transformative", "topic": 0}  # no fall yet: the last topic
+    features = moves.features()
+    assert features.shape == (rl.N_MOVE_FEATURES,) and features.min() >= 0 and features.max() <= 1
+    moves.intervened()
+    for gap in range(1, MIN_GAP + 1):
+        obs[1], obs[2] = 5 + gap, 25 - gap
+        moves.see(obs)
+        assert (moves.move("transform") is None) == (gap < MIN_GAP)
+
+
+def test_the_training_split_rewards_each_turns_consensus_change_summing_to_the_envs_reward():
+    rewards = {}
+    for split in ("train", "test"):
+        env = rl.make_env("tom/Negotiation-Hard-v1", split)
+        env.pairs = (("ias", "competing"),)
+        env.reset(seed=3)
+        got, done = [], False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(5)
+            got.append(reward)
+            done = terminated or truncated
+        rewards[split] = got
+        assert sum(got) == pytest.approx(env.tom_outcome()["consensus_gain"]) == pytest.approx(info["episode"]["r"])
+    assert rewards["test"][:-1] == [0.0] * (len(rewards["test"]) - 1)  # the env's reward: once, at the end
+    assert sum(1 for r in rewards["train"] if r != 0) > 1
 
 
 def test_features_read_only_the_mediators_observation():
@@ -86,11 +129,12 @@ def test_features_read_only_the_mediators_observation():
     base = env.current.aec.unwrapped
     again = rl.mediator_features(base.observe("mediator_0"), base.n, base.m, base.s_max)
     assert np.array_equal(obs[:rl.N_FEATURES], again)
-    assert obs.min() >= 0.0 and obs.max() <= 1.0 and obs.shape == (rl.N_FEATURES + rl.N_OWN,)
-    assert obs[rl.N_FEATURES:].tolist() == [1.0, 0.0]  # no move of its own yet
-    code = 1 + rl.MAX_TOPICS * 2  # strategy 2 on topic 0
-    obs, *_ = env.step(code)
-    assert obs[rl.N_FEATURES:].tolist() == pytest.approx([0.1, 1 / 3])
+    assert obs.min() >= 0.0 and obs.max() <= 1.0 and obs.shape == (rl.N_FEATURES + rl.N_MOVE_FEATURES,)
+    own = rl.N_FEATURES + 2 * len(rl.MOVES)
+    assert obs[own:own + 3].tolist() == [1.0, 0.0, 0.0]  # no move of its own yet
+    obs, *_ = env.step(1 + rl.MOVES.index("invite"))  # nobody has spoken: every party is unheard
+    assert obs[own:own + 3].tolist() == pytest.approx([0.1, 1 / 3, 1.0])
+    assert env.current.aec.unwrapped.events[-1]["strategy"] == "facilitative"
 
 
 def test_the_recorder_scores_padded_stance_predictions():

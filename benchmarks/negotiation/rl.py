@@ -12,12 +12,29 @@ action space:
   topic slots); per topic slot whether it exists, the share of parties that stated a stance on it,
   the share holding the most-stated option and whether every party states the same one; per party
   slot whether it exists, its silence (turns since it spoke / budget) and the share of topics it
-  stated; the mean plurality share and the case's size; then what the agent knows of its own moves
-  (:data:`N_OWN`: turns since its last intervention, its interventions in the last 10 turns). All in [0, 1].
-* **action**: ``Discrete(1 + 4 * MAX_TOPICS)``: 0 passes, ``1 + s * MAX_TOPICS + k`` is 002's
-  strategy ``s`` (facilitative, evaluative, transformative, problem-solving) on topic ``k``, as the
-  env's own code ``1 + s * m + k``; a topic slot the case lacks passes. Any other action (a dict
-  with an utterance) goes to the env as it is (the scripted references' moves).
+  stated; the mean plurality share and the case's size; then :meth:`Moves.features
+  <benchmarks.negotiation.rl_moves.Moves.features>` (:data:`N_MOVE_FEATURES`, from the same
+  observations as they came, turn by turn, and the agent's own moves): per move whether it has
+  something to aim at and how much, turns since the agent's last move, its moves in the last 10
+  turns, whether the last line was its own, and the last turn's change in public agreement. All in [0, 1].
+* **action** (version 2: ``Discrete(1 + len(MOVES))``): 0 passes, ``1 + i`` is the aimed move
+  :data:`MOVES` ``[i]`` of :mod:`benchmarks.negotiation.rl_moves` -- invite (facilitative to the topic
+  with the most unheard parties), draw_out (facilitative to the quietest party), reality_test
+  (evaluative to a holdout, pointing at the others' plurality), problem_solve (problem-solving on the
+  least agreed topic, around the stated plurality), transform (transformative on the topic whose public
+  agreement fell most, else the last line's): each aimed by a public rule, so the agent chooses
+  *whether* and *which kind* of move, and the rule *where*. A move with nothing to aim at, or fewer than
+  ``MIN_GAP`` (4) turns after the agent's previous move, passes: the parties' patience (mistimed moves
+  provoke reactance) is then not something every random policy breaks at the start of training, which
+  made PPO settle on never intervening with the per-topic action set (version 1,
+  ``Discrete(1 + 4 * MAX_TOPICS)``, strategy x topic slot, no target and no option: on the held-out
+  cases every seed passed always). Any other action (a dict with an utterance) goes to the env as it is
+  (the scripted references' moves).
+* **reward**: on the ``train`` split, each turn's change of the env's consensus (``per_turn``); the turns'
+  rewards sum to the env's own episode reward (final minus initial consensus), which they replace. That
+  consensus starts from the parties' hidden first choices, so this per-turn reward is for training only:
+  nothing of it reaches the observation (the features above read the observation alone), and the other
+  splits give the env's reward as it is (once, at the end).
 
 Splits (cases: :data:`tom_envs.negotiation.scenario.BUILTIN_SCENARIOS`; modes by id, :data:`MODES`):
 
@@ -28,8 +45,8 @@ Splits (cases: :data:`tom_envs.negotiation.scenario.BUILTIN_SCENARIOS`; modes by
 * ``test-mode`` (held-out cases and conflict mode): the held-out cases in the mode training never
   meets (``tom/Negotiation-v1`` and ``-Easy-``: avoiding); Medium and Hard have one mode each.
 
-Outcome: ``cc`` (002's consensus change, release definition, ``tom_outcome()``); the reward is the
-env's (final minus initial consensus, ``consensus_gain``). References: the scripted mediators
+Outcome: ``cc`` (002's consensus change, release definition, ``tom_outcome()``). How often the agents
+intervene, and with which strategies: :mod:`benchmarks.negotiation.rl_interventions`. References: the scripted mediators
 (``none``, ``blind``, ``generic``, ``social``) on the same split and seeds. docs/negotiation.md
 ("RL") has the figures.
 """
@@ -48,6 +65,8 @@ from policies.base import BasePolicy
 from tom_envs.errors import ResetNeeded, TomEnvsError
 from tom_envs.tom import ToMSpec
 
+from benchmarks.negotiation.rl_moves import MOVES, N_MOVE_FEATURES, Moves
+
 MEDIATOR = "mediator_0"
 IDS = ("tom/Negotiation-v1", "tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1")
 TRAIN_CASES = ("williams_medical_center", "hopkins_hmo", "st_francis_hospital", "ias")
@@ -62,9 +81,6 @@ MODES: dict[str, tuple[tuple[str, ...], str | None]] = {
 MAX_PARTIES, MAX_TOPICS, MAX_OPTIONS = 6, 5, 5
 N_STRATEGIES = 4
 N_FEATURES = 2 + (MAX_PARTIES + 2) + (MAX_TOPICS + 1) + (N_STRATEGIES + 1) + 4 * MAX_TOPICS + 3 * MAX_PARTIES + 3
-#: what the agent knows of its own moves: turns since its last intervention / 10 (at most 1), its
-#: interventions in the last 10 turns / 3 (at most 1)
-N_OWN = 2
 REFERENCES = ("none", "blind", "generic", "social")
 
 
@@ -118,13 +134,13 @@ class CaseMix(gym.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, env_id: str, pairs: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, env_id: str, pairs: Sequence[tuple[str, str]], per_turn: bool = False) -> None:
         from tom_envs.negotiation.summary import OUTCOME
 
-        self.env_id, self.pairs = env_id, tuple(pairs)
+        self.env_id, self.pairs, self.per_turn = env_id, tuple(pairs), per_turn
         self._envs: dict[tuple[str, str], Any] = {}
-        self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES + N_OWN,), np.float32)
-        self.action_space = spaces.Discrete(1 + N_STRATEGIES * MAX_TOPICS)
+        self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES + N_MOVE_FEATURES,), np.float32)
+        self.action_space = spaces.Discrete(1 + len(MOVES))
         values = np.full(MAX_PARTIES * MAX_TOPICS, 1 + MAX_OPTIONS, dtype=np.int64)
         self.tom_spec = ToMSpec(targets={"stances": spaces.MultiDiscrete(values, start=np.full(values.shape, -1))},
                                 outcome=OUTCOME)
@@ -155,17 +171,25 @@ class CaseMix(gym.Env):
         self.case, self.mode = pair
         self.current = self._env(pair)
         self._return, self._length = 0.0, 0
-        self._moves: list[int] = []  # turns of the agent's own interventions
         obs, info = self.current.reset(seed=seed, options=options)
+        base = self.current.aec.unwrapped
+        self.moves = Moves(base.n, base.m, base.s_max)
+        self._consensus = base.tracker.history[-1]
         return self._features(obs), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self.current is None:
             raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        code = self._code(action)
-        if not (isinstance(code, int) and code == 0):
-            self._moves.append(self._length)
-        obs, reward, terminated, truncated, info = self.current.step(code)
+        move = self._move(action)
+        if _intervenes(move):
+            self.moves.intervened()
+        obs, reward, terminated, truncated, info = self.current.step(move)
+        if self.per_turn:
+            # the change of the env's consensus over this turn: the turns' rewards sum to the env's own
+            # episode reward (final minus initial consensus), which they replace
+            history = self.current.aec.unwrapped.tracker.history
+            reward = history[-1] - self._consensus
+            self._consensus = history[-1]
         self._return += float(reward)
         self._length += 1
         if (terminated or truncated) and isinstance(info.get("episode"), dict):
@@ -173,7 +197,9 @@ class CaseMix(gym.Env):
             info = {**info, "episode": {**info["episode"], "r": self._return, "l": self._length}}
         return self._features(obs), reward, terminated, truncated, info
 
-    def _code(self, action: Any) -> Any:
+    def _move(self, action: Any) -> Any:
+        """The env's action for ``action``: 0 (pass), a move of :data:`MOVES` aimed by :class:`Moves` (0 when it
+        has nothing to aim at), or a structured move (a dict) as it is."""
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
             action = action.reshape(())[()]
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -182,21 +208,18 @@ class CaseMix(gym.Env):
         if not 0 <= code < self.action_space.n:
             from tom_envs.errors import InvalidAction
 
-            raise InvalidAction(f"the mediator's action is in 0..{self.action_space.n - 1}, got {action!r}")
+            raise InvalidAction(f"the mediator's action is in 0..{self.action_space.n - 1} (0 passes, 1 + i is "
+                                f"{', '.join(f'{i + 1} {n}' for i, n in enumerate(MOVES))}), got {action!r}")
         if code == 0:
             return 0
-        s, k = divmod(code - 1, MAX_TOPICS)
-        m = self.current.aec.unwrapped.m
-        return 0 if k >= m else 1 + s * m + k
+        move = self.moves.move(MOVES[code - 1])
+        return 0 if move is None else move
 
     def _features(self, obs: Any) -> np.ndarray:
-        """The observation's features (:func:`mediator_features`) and the agent's own moves (:data:`N_OWN`)."""
+        """The observation's features (:func:`mediator_features`) and the moves' (:meth:`Moves.features`)."""
         base = self.current.aec.unwrapped
-        now = self._length
-        since = (now - self._moves[-1]) if self._moves else 10
-        recent = sum(1 for t in self._moves if now - t < 10)
-        own = np.array([min(since, 10) / 10, min(recent, 3) / 3], dtype=np.float32)
-        return np.concatenate([mediator_features(obs, base.n, base.m, base.s_max), own])
+        self.moves.see(obs)
+        return np.concatenate([mediator_features(obs, base.n, base.m, base.s_max), self.moves.features()])
 
     # ------------------------------------------------------------------ ToM contract
     def tom_truth(self) -> dict[str, Any]:
@@ -221,6 +244,13 @@ class CaseMix(gym.Env):
     def close(self) -> None:
         for env in self._envs.values():
             env.close()
+
+
+def _intervenes(move: Any) -> bool:
+    """Whether the env's mediator action ``move`` is an intervention (not a pass or a conclusion)."""
+    if isinstance(move, dict):
+        return bool(move.get("intervene", "strategy" in move))
+    return not isinstance(move, (bool, np.bool_)) and isinstance(move, (int, np.integer)) and int(move) != 0
 
 
 def pad_stances(table: Any) -> np.ndarray:
@@ -275,7 +305,7 @@ def case_pairs(cases: Sequence[str], modes: Sequence[str]) -> list[tuple[str, st
 
 def make_env(env_id: str, split: str) -> CaseMix:
     """The mediator's Gymnasium env of ``env_id`` on ``split``."""
-    return CaseMix(env_id, split_pairs(env_id, split))
+    return CaseMix(env_id, split_pairs(env_id, split), per_turn=split == "train")
 
 
 class PaddedPredictions(BasePolicy):
@@ -329,10 +359,14 @@ TASK = RLTask(
     seat=MEDIATOR,
     references=references,
     notes=("the mediator seat is trained; every party is the env's scripted party; cc is 002's consensus change "
-           "(release definition); the reward is final minus initial consensus",),
+           "(release definition)",
+           "the agent passes or makes one of five aimed moves (benchmarks/negotiation/rl_moves.py), at most one every "
+           "4 turns; its training reward is each turn's change of the env's consensus (summing to final minus "
+           "initial consensus, the env's reward); intervention rates: python -m "
+           "benchmarks.negotiation.rl_interventions",),
     episodes=60,
     n_envs=4,
 )
 
-__all__ = ["CaseMix", "MAX_OPTIONS", "MAX_PARTIES", "MAX_TOPICS", "MODES", "N_FEATURES", "N_OWN", "TASK", "TEST_CASES",
+__all__ = ["CaseMix", "MAX_OPTIONS", "MAX_PARTIES", "MAX_TOPICS", "MODES", "MOVES", "N_FEATURES", "N_MOVE_FEATURES", "TASK", "TEST_CASES",
            "TRAIN_CASES", "UnknownCase", "case_pairs", "make_env", "mediator_features", "pad_stances", "split_pairs"]
