@@ -346,7 +346,8 @@ def test_release_cases_through_the_runner_show_the_mediator_nothing_hidden():
     info, to ``predict`` and ``act``) is the same in both cases until the edited party's lines differ."""
     import warnings
 
-    from benchmarks.runner import env_id_for, make_env, play_aec
+    from benchmarks.negotiation.cells import level_env_id
+    from benchmarks.runner import make_env, play_aec
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -369,7 +370,7 @@ def test_release_cases_through_the_runner_show_the_mediator_nothing_hidden():
             self.seen.append(json.dumps([observation, info], sort_keys=True, default=str))
             return self.inner.act(observation, info)
 
-    env_id = env_id_for("negotiation", "aec", difficulty="hard")
+    env_id = level_env_id("hard", 1)
     for case in cases:
         for (party, topic, other), make in zip(_pairs(case), [_social, _prober] * 50):
             seen, events = [], []

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from benchmarks.__main__ import main
-from benchmarks.runner import env_id_for, make_env, play_aec
+from benchmarks.negotiation.cells import level_env_id
+from benchmarks.runner import make_env, play_aec
 from policies.negotiation.llm import LLMParty, PartyTeam
 from policies.negotiation.scripted import NoAgentMediator
 from tom_envs.negotiation.env import MEDIATOR
@@ -42,7 +43,7 @@ def test_llm_parties_agreeing_on_a_blocked_option_is_not_full_consensus(blocked)
     _, backend = blocked
     k = [t.name for t in SCENARIO.topics].index(TOPIC)
     blocker = next(p.name for i, p in enumerate(SCENARIO.parties) if SCENARIO.blocks(i, k, 2))
-    env = AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty="medium"), record=False,
+    env = AECTextObservation(make_env(level_env_id("medium", 1), record=False,
                                       scenario=SCENARIO, party_seats="all", turn_budget=30))
     parties = {seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
                for seat in env.possible_agents if seat != MEDIATOR}

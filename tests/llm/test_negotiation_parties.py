@@ -9,7 +9,8 @@ import pytest
 
 from benchmarks.__main__ import main
 from benchmarks.negotiation.benchmark import PartyTeam
-from benchmarks.runner import env_id_for, make_env, play_aec
+from benchmarks.negotiation.cells import level_env_id
+from benchmarks.runner import make_env, play_aec
 from policies.negotiation.llm import LLMMediator, LLMParty
 from tom_envs.negotiation.env import MEDIATOR
 from wrappers import AECTextObservation
@@ -25,7 +26,7 @@ def scripted():
 
 
 def _episode(backend, seed: int) -> tuple[dict, dict, object]:
-    env = AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty="medium"), record=False,
+    env = AECTextObservation(make_env(level_env_id("medium", 1), record=False,
                                       scenario=SCENARIO, party_seats="all", turn_budget=20))
     parties = {seat: LLMParty(backend, SCENARIO, fallback="raise") for seat in env.possible_agents if seat != MEDIATOR}
     team = PartyTeam(env, parties)
@@ -73,7 +74,7 @@ def test_llm_parties_need_a_model(tmp_path, capsys):
 
 # --------------------------------------------------------------------------------------------- the release's loop
 def _loop_episode(backend, seed: int, mode: str = "competing", budget: int = 20):
-    env = AECTextObservation(make_env(env_id_for("negotiation", "aec", difficulty="hard"), record=False,
+    env = AECTextObservation(make_env(level_env_id("hard", 1), record=False,
                                       scenario=SCENARIO, party_seats="all", turn_budget=budget, conflict_mode=mode))
     parties = {seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
                for seat in env.possible_agents if seat != MEDIATOR}
