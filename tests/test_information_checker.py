@@ -13,6 +13,7 @@ import inspect
 import os
 
 import gymnasium as gym
+import numpy as np
 import pytest
 from pettingzoo.utils.wrappers import BaseWrapper
 
@@ -255,3 +256,35 @@ def test_the_checker_reads_timing_when_asked():
     assert any("'time'" in s and "desire" in s for s in report.leaks), str(report)
     quiet = check_information_rule(SlowWhenDesiring(tom_envs.make("tom/Persuasion-v1")), episodes=120, strict=False)
     assert quiet.ok, str(quiet)  # without timing=True the clock is not read
+
+
+# ---------------------------------------------------------------------- wrappers that re-encode the observation
+class AppendNextAction(gym.ObservationWrapper):
+    """A wrapper that really leaks: the partner's coming action appended to the (vector) observation."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        low, high = env.observation_space.low, env.observation_space.high
+        self.observation_space = gym.spaces.Box(np.append(low, 0).astype(np.float32), np.append(high, 9).astype(np.float32))
+
+    def observation(self, obs):
+        base = self.env.unwrapped
+        upcoming = base._upcoming() if base.round < base.horizon else 0
+        return np.append(obs, np.float32(upcoming))
+
+
+@pytest.mark.parametrize("env_id", ["tom/IPD-v0", "tom/IBS-v0", "tom/RPS-v0"])
+def test_a_vectorized_env_is_judged_on_its_own_observation(env_id):
+    """VectorizeObservation's one-hot of the last joint action holds nothing the env did not show."""
+    env = wrappers.ToMRecorder(wrappers.VectorizeObservation(gym.make(env_id)))
+    report = check_information_rule(env, strict=False)
+    assert report.ok, str(report)
+    assert "step" not in vars(env.unwrapped) and "reset" not in vars(env.unwrapped)  # the checker's tap is gone
+
+
+@pytest.mark.parametrize("env_id", ["tom/IPD-v0", "tom/RPS-v0"])
+def test_a_wrapper_that_appends_the_hidden_truth_is_still_caught(env_id):
+    env = AppendNextAction(wrappers.VectorizeObservation(gym.make(env_id)))
+    report = check_information_rule(env, strict=False)
+    last = env.observation_space.shape[0] - 1
+    assert any(s.startswith(f"obs[{last}] equals the partner_action resolved 0 step(s)") for s in report.leaks), str(report)

@@ -35,12 +35,15 @@ def test_every_family_declares_rl_tasks():
 def test_every_id_of_a_declared_task_builds_its_splits_with_vector_observations(family, target):
     from stable_baselines3.common.env_checker import check_env
 
+    import tom_envs
+
     task = load_object(target)
     assert isinstance(task, RLTask) and task.env_ids and {"train", "test"} <= set(task.splits)
     for k, env_id in enumerate(task.env_ids):
         assert task_for(env_id)[1] is task
+        kwargs = {name: tom_envs.REGISTRY[env_id].example_kwargs[name] for name in task.needs_kwargs.get(env_id, ())}
         for split in ("train", "test"):
-            env = wrapped(task.make_env(env_id, split), task.observation)
+            env = wrapped(task.make_env(env_id, split, **kwargs), task.observation)
             if k == 0:
                 check_env(env, warn=False)  # SB3's checker: a flat float Box the env's observations belong to
             obs, _ = env.reset(seed=3)
@@ -116,10 +119,34 @@ def test_the_probe_is_fitted_on_train_split_episodes_only(tmp_path):
     assert pred in (0, 1)
 
 
+@pytest.fixture
+def untrained_id():
+    """A registered id no family's RL task trains on."""
+    import tom_envs
+
+    tom_envs.register("tom/NoRLTask-v0", "tom_envs.matrix.env:MatrixGameEnv", kwargs={"game": "IPD"})
+    yield "tom/NoRLTask-v0"
+    tom_envs.registration.unregister("tom/NoRLTask-v0")
+
+
+def test_an_id_without_a_task_is_a_named_error(tmp_path, untrained_id):
+    with pytest.raises(RLError, match="no family declares an RL task for 'tom/NoRLTask-v0'"):
+        run(RLRun(untrained_id), tmp_path, log=_quiet)
+
+
 @pytest.mark.parametrize("config, message", [
     (RLRun("tom/NoSuch-v0"), "is not a registered id; ids RL agents train on: "),
-    (RLRun("tom/IPD-Parallel-v0"), "no family declares an RL task for 'tom/IPD-Parallel-v0'"),
-    (RLRun("tom/MatrixGame-v0"), "a custom game needs its payoffs"),
+    (RLRun("tom/MatrixGame-v0"), "tom/MatrixGame-v0 needs payoffs, action_labels in --env-kwargs"),
+    (RLRun("tom/MatrixGame-Parallel-v0", seat="player_1"), "needs payoffs, action_labels in --env-kwargs"),
+    (RLRun("tom/IPD-Parallel-v0", seat="player_2"), "train one of the seats player_0, player_1"),
+    (RLRun("tom/IPD-v0", env_kwargs={"game": "RPS"}), "game='RPS' contradicts the id: make 'tom/RPS-v0' instead"),
+    (RLRun("tom/IPD-Parallel-v0", env_kwargs={"game": "RPS"}), "contradicts the id: make 'tom/RPS-Parallel-v0'"),
+    (RLRun("tom/IPD-v0", env_kwargs={"partners": "tit_for_tat"}), "names partners, which tom/IPD-v0's task sets itself"),
+    (RLRun("tom/IPD-Parallel-v0", env_kwargs={"colour": 1}), "names colour, which tom/IPD-Parallel-v0's env does not take"),
+    (RLRun("tom/IPD-v0", env_kwargs={"colour": 1}), "tom/IPD-v0's env does not take them"),
+    (RLRun("tom/IPD-v0", env_kwargs={"history": 0}), "tom/IPD-v0's env rejects them: history must be"),
+    (RLRun("tom/IPD-v0", env_kwargs=[1]), "--env-kwargs is a JSON object"),
+    (RLRun("tom/CommonToM-v2", env_kwargs={"split": "all"}), "task passes no keyword arguments to its env"),
     (RLRun("tom/IPD-v0", split="dev"), "--split 'dev' is not a split"),
     (RLRun("tom/IPD-v0", seat="player_0"), "--seat is for multi-agent ids"),
     (RLRun("tom/IPD-v0", "maskable_ppo"), "needs an observation with an action_mask"),
@@ -165,3 +192,39 @@ def test_the_report_shows_rl_rows_next_to_their_references_on_the_plane(tmp_path
     text = report["markdown"].read_text()
     assert "RL agents (tom-envs rl)" in text and "| ppo | test | 256 | 1 |" in text and "| tabular | test |" in text
     assert (tmp_path / "report" / "rl" / "plane.png").is_file() and (tmp_path / "report" / "overview.png").is_file()
+
+
+class _SummaryInInfo:
+    """A task env whose info carries its own ``"episode"`` summary at the end (as live persuasion v1 and
+    negotiation do): SB3 reads ``info["episode"]["r"]`` of any such info unless a Monitor overwrites it."""
+
+    def __new__(cls):
+        import gymnasium as gym
+        from gymnasium import spaces
+
+        class Env(gym.Env):
+            observation_space, action_space = spaces.Discrete(3), spaces.Discrete(2)
+
+            def reset(self, *, seed=None, options=None):
+                super().reset(seed=seed)
+                self.t = 0
+                return 0, {}
+
+            def step(self, action):
+                self.t += 1
+                done = self.t == 4
+                return self.t % 3, float(action), done, False, ({"episode": {"summary": "mine"}} if done else {})
+
+        return Env()
+
+
+def test_training_needs_no_monitor_from_the_user():
+    from stable_baselines3 import PPO
+
+    from benchmarks.rl_train import training_env
+
+    task = RLTask(env_ids=("tom/IPD-v0",), make_env=lambda env_id, split: _SummaryInInfo(), outcome="return")
+    venv, _ = training_env(task, Training("tom/IPD-v0", "ppo", 64, 0, 2))
+    model = PPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=0, device="cpu")
+    model.learn(total_timesteps=64, log_interval=1)  # logs ep_rew_mean each rollout: no KeyError 'r'
+    assert model.ep_info_buffer and all(set(ep) >= {"r", "l"} for ep in model.ep_info_buffer)

@@ -1,16 +1,12 @@
 """The information-rule checker: plays an env the way cheating policies would (docs/architecture.md, contract 4).
 
-Like Gymnasium's ``check_env``, :func:`check_information_rule` is made of small named probes, each
-reporting a figure and, on failure, a sentence naming the leak. A probe reads *everything* an env
-returns to the policy -- every observation and info entry (recursively), the reward, the step
-index, counts and positions in the sequence (how many steps each observation entry has stayed the
-same, how long its previous run was), and with memory, the last value every entry took earlier in
-the episode -- and compares what that buys with what the same probe gets from the public part of
-the observation alone (the current observation: for a question-answering env, the question as
-asked). The judge reads the truth from the unwrapped env's ToM contract (``tom_truth()``), which no
-policy gets.
-
-Probes:
+Like Gymnasium's ``check_env``, :func:`check_information_rule` is made of small named probes, each reporting a
+figure and, on failure, a sentence naming the leak. A probe reads *everything* an env returns to the policy -- every
+observation and info entry (recursively), the reward, the step index, counts and positions in the sequence (how many
+steps each observation entry has stayed the same, how long its previous run was), and with memory, the last value
+every entry took earlier in the episode -- and compares what that buys with what the same probe gets from the public
+part of the observation alone (the current observation: for a question-answering env, the question as asked). The
+judge reads the truth from the unwrapped env's ToM contract (``tom_truth()``), which no policy gets. Probes:
 
 * ``tables`` -- value → answer / value → hidden-state tables. For every target the env resolves, one
   rule per returned value (and per pair of values): "the value is the answer" or "the majority truth
@@ -20,18 +16,12 @@ Probes:
 * ``future`` -- no returned value equals the truth that the coming step (or one of the two after it)
   resolves more often than the last truth revealed does, or than independent values with the same
   frequencies would (``z`` standard errors). This one also reads the observation itself, so it
-  catches an answer or a hidden state written into the observation.
+  catches an answer or a hidden state written into the observation; a wrapped env is judged on its
+  own observation's elements (:func:`_reencoded`: a wrapper's one-hot of them is no leak).
 
-Pass the env as a registered id (made with the registry's example arguments and ``kwargs``), as an
-env instance wrapped exactly as your runner wraps it (:func:`benchmarks.runner.make_env` does the
-benchmark's wrapping), or as a zero-argument factory. The step index is always read; wall-clock
-timing (how long each call took) only with ``timing=True``, since it is not deterministic.
-
-Example::
-
-    from tom_envs.checks import check_information_rule
-    report = check_information_rule("tom/PersuasiveToM-v1")     # raises InformationLeak on a leak
-    print(report)                                                # every probe's figures
+Pass a registered id, an env wrapped exactly as your runner wraps it (:func:`benchmarks.runner.make_env`),
+or a zero-argument factory (:func:`check_information_rule`). Example: ``print(check_information_rule(
+"tom/PersuasiveToM-v1"))`` shows every probe's figures (a leak raises :class:`InformationLeak`).
 """
 
 from __future__ import annotations
@@ -40,6 +30,7 @@ import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -65,8 +56,7 @@ class ProbeResult:
     """One probe's figures.
 
     Attributes:
-        name: the probe (``tables`` or ``future``).
-        target: the ToM target it predicts.
+        name: the probe (``tables`` or ``future``); ``target``: the ToM target it predicts.
         score: accuracy of the probe reading everything returned (held-out units).
         public: accuracy of the same probe reading only the public part of the observation.
         chance: accuracy needing no information (majority truth of the training units, or 1/options).
@@ -157,30 +147,31 @@ def flatten(prefix: str, value: Any, out: dict[str, Hashable]) -> None:
 class _Reader:
     """What a cheating policy with memory knows before a decision, as ``{path: value}``.
 
-    ``obs.*`` is the public part (the current observation; with ``question``, a QA env's description
-    of the question shown, ``question.*``, as :func:`tom_envs.qa.question_info` reads it: its order,
-    chain, certainty asked about are in its text too; with ``history``, also the previous observation,
-    ``mem.obs.*``: envs whose truths follow the play, where remembering what was seen is fair). Everything else is what a policy could also read: ``info.*``, ``reward`` (of the step that
-    led here), ``step``, and for every top-level observation entry ``run.<key>`` (steps it has stayed
-    the same: a question's position in its turn) and ``prev_run.<key>`` (the length of its previous
-    run: the size of the last group), ``seen.<path>`` for every public value (how many times this very
-    value was shown before in the episode: a question's rank among those about its event), and
-    ``mem.<path>`` (the last value each returned path took earlier in the episode).
-    """
+    The public part: ``obs.*`` (the current observation), ``own.*`` (the unwrapped env's own, where
+    wrappers change it), with ``question`` a QA env's description of the question shown
+    (``question.*``, :func:`tom_envs.qa.question_info`: its order, chain and certainty are in its text
+    too), with ``history`` the previous observation (``mem.obs.*``: envs whose truths follow the play).
+    The rest: ``info.*``, ``reward`` (of the step that led here), ``step``, per top-level observation
+    entry ``run.<key>`` (steps it stayed the same: a question's position in its turn) and
+    ``prev_run.<key>`` (its previous run's length: the last group's size), ``seen.<path>`` per public
+    value (times this value was shown before: a question's rank in its group), ``mem.<path>`` (the
+    last value of each returned path earlier in the episode)."""
 
     def __init__(self, history: bool = False, question: bool = False) -> None:
         self.history = history  # the previous observation is public too (envs whose truths follow the play)
         self.question = question  # a QA env: the shown question's own description in the info is public
-        self.step = 0
+        self.step, self.seen = 0, Counter()
         self.last: dict[str, Hashable] = {}
+        self.memory: dict[str, Hashable] = {}
         self.runs: dict[str, int] = {}
         self.prev_runs: dict[str, int] = {}
-        self.memory: dict[str, Hashable] = {}
-        self.seen: Counter = Counter()
 
-    def read(self, obs: Any, info: Any, reward: Any, elapsed: float | None = None) -> dict[str, Hashable]:
+    def read(self, obs: Any, info: Any, reward: Any, elapsed: float | None = None,
+             own: Any = None) -> dict[str, Hashable]:
         out: dict[str, Hashable] = {}
         flatten("obs", obs, out)
+        if own is not None and hashable(own[0]) != hashable(obs):  # the env's own, under wrappers re-encoding it
+            flatten("own", own[0], out)
         if self.question and isinstance(info, dict):
             from tom_envs.qa import question_info
 
@@ -268,26 +259,48 @@ def _timed(timing: bool, call: Any, *args: Any, **kwargs: Any) -> tuple[Any, flo
     return out, (time.perf_counter() - start if timing else None)
 
 
+@contextmanager
+def _own_observation(env: Any) -> Iterator[list]:
+    """``[(observation,)]``: the last observation the unwrapped env returned itself under ``env``'s
+    wrappers (its ``reset`` / ``step`` tapped meanwhile); ``[None]`` for an unwrapped env."""
+    base, last = env.unwrapped, [None]
+    saved = {} if base is env else {name: vars(base).get(name) for name in ("reset", "step")}
+
+    def tap(call: Any) -> Any:
+        def tapped(*args: Any, **kwargs: Any) -> Any:
+            last[0] = (out := call(*args, **kwargs))[:1]  # (observation,) of reset's or step's tuple
+            return out
+        return tapped
+
+    for name in saved:
+        setattr(base, name, tap(getattr(base, name)))
+    try:
+        yield last
+    finally:
+        for name, method in saved.items():
+            delattr(base, name) if method is None else setattr(base, name, method)
+
+
 def _play_gym(env: Any, options: list[dict | None], repeats: int, seed: int, max_steps: int,
               history: bool, timing: bool) -> Iterator[list[tuple]]:
-    base = env.unwrapped
-    rng = np.random.default_rng(seed)
-    for r in range(repeats):
-        for e, opt in enumerate(options):
-            s = seed + 1000 * r + e
-            env.action_space.seed(s)
-            (obs, info), elapsed = _timed(timing, env.reset, seed=s, options=opt)
-            reader, reward, trace = _Reader(history, question=not history), None, []
-            for _ in range(max_steps):
-                seen = reader.read(obs, info, reward, elapsed)
-                n = _n_options(env.action_space, obs)
-                action = int(rng.integers(n)) if isinstance(obs, dict) and "n_choices" in obs else env.action_space.sample()
-                turn = obs.get("turn") if isinstance(obs, dict) else None
-                (obs, reward, term, trunc, info), elapsed = _timed(timing, env.step, action)
-                trace.append((seen, _truths(base), (e, hashable(turn)), n, _whole(base)))
-                if term or trunc:
-                    break
-            yield trace
+    base, rng = env.unwrapped, np.random.default_rng(seed)
+    with _own_observation(env) as own:
+        for r in range(repeats):
+            for e, opt in enumerate(options):
+                s = seed + 1000 * r + e
+                env.action_space.seed(s)
+                (obs, info), elapsed = _timed(timing, env.reset, seed=s, options=opt)
+                reader, reward, trace = _Reader(history, question=not history), None, []
+                for _ in range(max_steps):
+                    seen = reader.read(obs, info, reward, elapsed, own[0])
+                    n = _n_options(env.action_space, obs)
+                    action = int(rng.integers(n)) if isinstance(obs, dict) and "n_choices" in obs else env.action_space.sample()
+                    turn = obs.get("turn") if isinstance(obs, dict) else None
+                    (obs, reward, term, trunc, info), elapsed = _timed(timing, env.step, action)
+                    trace.append((seen, _truths(base), (e, hashable(turn)), n, _whole(base)))
+                    if term or trunc:
+                        break
+                yield trace
 
 
 def _play_parallel(env: Any, episodes: int, seed: int, max_steps: int, timing: bool) -> Iterator[list[tuple]]:
@@ -314,8 +327,7 @@ def _play_aec(env: Any, episodes: int, seed: int, max_steps: int, predictor: str
         s = seed + e
         _, elapsed = _timed(timing, env.reset, seed=s)
         readers: dict[str, _Reader] = {}
-        view: dict | None = None
-        trace: list[tuple] = []
+        view, trace = None, []
         for agent in env.agent_iter(max_iter=max_steps):
             obs, reward, term, trunc, info = env.last()
             if predictor is None or agent == predictor:
@@ -343,9 +355,7 @@ class _Columns:
 
     def __init__(self, rows: list[_Row], public: bool) -> None:
         self.rows, self.public = rows, public
-        self.targets = [r.target for r in rows]
-        self.ys = [r.y for r in rows]
-        self.ns = [r.n for r in rows]
+        self.targets, self.ys, self.ns = [r.target for r in rows], [r.y for r in rows], [r.n for r in rows]
         self._cache: dict[Any, list[Hashable]] = {}
 
     def column(self, path: Any) -> list[Hashable]:
@@ -451,7 +461,20 @@ def _table_probe(rows: list[_Row], target: str, z: float) -> ProbeResult:
 
 
 # ---------------------------------------------------------------------- the future probe
-def _future_probe(traces: list[list[tuple]], target: str, z: float) -> ProbeResult:
+def _reencoded(traces: list[list[tuple]]) -> set[str]:
+    """The returned observation paths that are a function of the env's own observation (``own.*``, read
+    where wrappers change it) over the run: a wrapper's re-encodings (``wrappers.VectorizeObservation``'s
+    one-hot), which hold nothing the env did not show; the future probe reads the env's own elements
+    instead. A path that is not (a wrapper appending a hidden truth) is probed as any returned value."""
+    values: dict[str, dict[tuple, set]] = defaultdict(dict)
+    for seen, *_ in (step for trace in traces for step in trace):
+        own = tuple((p, v) for p, v in seen["all"].items() if p.startswith("own"))
+        for path in (p for p in seen["all"] if own and p.startswith("obs")):
+            values[path].setdefault(own, set()).add(seen["all"][path])
+    return {path for path, by_own in values.items() if all(len(v) == 1 for v in by_own.values())}
+
+
+def _future_probe(traces: list[list[tuple]], target: str, z: float, reencoded: set[str]) -> ProbeResult:
     worst = ProbeResult("future", target, 0.0, 0.0, 0.0, 0.0)
     for lag in LAGS:
         same: dict[str, list[bool]] = defaultdict(list)
@@ -466,8 +489,8 @@ def _future_probe(traces: list[list[tuple]], target: str, z: float) -> ProbeResu
                 if t and target in trace[t - 1][4]:
                     persist.append(trace[t - 1][4][target] == y)
                 for path, v in trace[t][0]["all"].items():
-                    if path.startswith(("mem.", "run.", "prev_run.", "seen.")) or path == "step":
-                        continue  # the table probe reads those; equality with a count is chance
+                    if path.startswith(("mem.", "run.", "prev_run.", "seen.")) or path == "step" or path in reencoded:
+                        continue  # the table probe reads those; equality with a count is chance; re-encodings: own.*
                     same[path].append(v == y and type(v) is not bool)
                     pairs[path].append((v, y))
         for path, hits in same.items():
@@ -491,9 +514,7 @@ def _build(env: Any, kwargs: dict[str, Any]) -> tuple[Any, str]:
     if isinstance(env, str):
         from tom_envs.registration import record
 
-        rec = record(env)
-        made_kwargs = {**rec.example_kwargs, **kwargs}
-        return (make_any(env, **made_kwargs), env)
+        return make_any(env, **{**record(env).example_kwargs, **kwargs}), env
     if kwargs:
         raise TomEnvsError("check_information_rule takes kwargs only with a registered id; build the env yourself "
                            "and pass it instead")
@@ -529,18 +550,14 @@ def check_information_rule(env: Any, *, episodes: int | None = None, repeats: in
         env: a registered id (made with its example arguments and ``kwargs``), an env instance
             (wrapped as your runner wraps it: the probes read what the wrappers return), or a
             zero-argument factory of one.
-        episodes: episodes to play (dataset envs: the first ``episodes`` of the data; default all;
-            others: default 40).
-        repeats: plays of every episode under other seeds (default 6 for question-answering envs, 1
-            otherwise).
-        seed: the first seed.
+        episodes: episodes to play (dataset envs: the first ``episodes`` of the data, default all; others 40).
+        repeats: plays of every episode under other seeds (default 6 for question-answering envs, else 1).
+        seed: the first seed; ``z``: standard errors of slack; ``max_steps``: steps per episode at most.
         unit: how held-out units are cut for question-answering envs: ``"turn"`` (a dialogue turn's
-            questions) or ``"episode"`` (a whole dialogue: use it where answers persist within a
-            dialogue, so a table keyed on the dialogue cannot learn the dataset's labels).
-        z: standard errors of slack.
-        max_steps: steps per episode at most.
+            questions) or ``"episode"`` (a whole dialogue: where answers persist within a dialogue, so a
+            table keyed on the dialogue cannot learn the dataset's labels).
         timing: also read how long each call took (``time``: its quartile over the run). Off by
-            default: wall-clock time is not deterministic, so a report with it may vary between runs.
+            default: wall-clock time is not deterministic (the step index is always read).
         strict: raise :class:`InformationLeak` when a probe finds a leak (default); False: only report.
 
     Returns:
@@ -571,20 +588,13 @@ def check_information_rule(env: Any, *, episodes: int | None = None, repeats: in
             for target, y in truth.items():
                 unit_key = (episode, turn) if unit == "turn" and turn is not None else e
                 rows_by_target[target.split("[")[0]].append(_Row(seen["all"], seen["public"], target, y, unit_key, n, e))
-    results = []
+    results, reencoded = [], _reencoded(traces)
     for target in sorted(rows_by_target):
         results.append(_table_probe(rows_by_target[target], target, z))
-        results.append(_future_probe(traces, target, z))
+        results.append(_future_probe(traces, target, z, reencoded))
     report = InformationReport(name, results)
     if strict and not report.ok:
         raise InformationLeak(f"{name} hands a policy what it is scored on:\n" + "\n".join(f"* {s}" for s in report.leaks)
                               + "\nKeep ground truth out of band (tom_truth / the recorder's records) and return it "
                               "only when the episode ends (docs/architecture.md, contract 4).")
     return report
-
-
-def targets_of(env: Any) -> list[str]:
-    """The literal-ToM target names of ``env`` (for messages and tests)."""
-    return list(tom_spec_of(env).targets)
-
-
