@@ -37,7 +37,7 @@ __all__ = [
     "BACKENDS", "EXECUTORS", "FALLBACKS", "BackendHandle", "HelpFormatter", "LLMSettings", "add_executor_options",
     "add_format_option", "add_llm_options", "add_run_options", "backend_from_args", "backend_spec", "backends_as", "share_backends",
     "build_backend", "comma_list", "existing_file", "llm_settings", "non_negative_int",
-    "output_dir", "positive_float", "positive_int", "progress_bar", "split_list",
+    "output_dir", "positive_float", "positive_int", "progress_bar", "refuse_options", "split_list", "Refused",
 ]
 
 BACKENDS = ("vllm", "openai")
@@ -184,6 +184,28 @@ def not_applicable(args: argparse.Namespace, dests: Sequence[str], why: str) -> 
         flags = ", ".join("--" + d.replace("_", "-") for d in used)
         raise RunnerError(f"{flags} {'does' if len(used) == 1 else 'do'} nothing {why}: drop "
                           f"{'it' if len(used) == 1 else 'them'}")
+
+
+class Refused(argparse.Action):
+    """An option of the shared vocabulary that does not apply to this command: writing it is a usage error
+    (exit status 2) that says why, instead of argparse's "unrecognized arguments" (:func:`refuse_options`)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, why: str = "", **kwargs: Any) -> None:
+        kwargs.update(nargs="?", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        super().__init__(option_strings, dest, **kwargs)
+        self.why = why
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        parser.error(f"{option_string} does not apply to `{parser.prog}`: {self.why}")
+
+
+def refuse_options(parser: argparse.ArgumentParser, options: dict[str, str]) -> None:
+    """Declare options of the shared vocabulary (``--plot``, ``--policy``, ...) that ``parser``'s command
+    does not take, each with why (:class:`Refused`; hidden from ``--help``); a flag the command has is left alone."""
+    for flag, why in options.items():
+        if flag not in parser._option_string_actions:
+            parser.add_argument(flag, action=Refused, why=why)
 
 
 def split_list(text: str) -> list[str]:

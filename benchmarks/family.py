@@ -50,6 +50,7 @@ from benchmarks.cli import (
     count,
     llm_settings,
     not_applicable,
+    refuse_options,
     split_list,
 )
 from benchmarks.errors import RunnerError
@@ -254,6 +255,26 @@ def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
     if bench.arguments is not None:
         bench.arguments(parser)
     add_executor_options(parser)
+    _refuse_absent_llm_options(parser, bench.name)
+
+
+#: Why a command with an LLM group may leave out one of its options (:func:`_refuse_absent_llm_options`).
+_NO_LLM_OPTION = {
+    "tokenizer": "it renders the chat template to score labels by log-probability through a server, and no LLM "
+                 "part of `{name}` scores",
+    "scoring_path": "no LLM part of `{name}` scores labels by log-probability",
+}
+
+
+def _refuse_absent_llm_options(parser: argparse.ArgumentParser, name: str) -> None:
+    """A command that takes ``--backend`` names every other LLM option it leaves out, with why
+    (:func:`benchmarks.cli.refuse_options`): the LLM group is one vocabulary."""
+    flags = parser._option_string_actions
+    if "--backend" not in flags:
+        return
+    absent = {f"--{o.replace('_', '-')}": _NO_LLM_OPTION.get(o, "`{name}`'s LLM parts do not read it").format(name=name)
+              for o in LLM_OPTIONS if f"--{o.replace('_', '-')}" not in flags}
+    refuse_options(parser, absent)
 
 
 def evaluate(bench: Benchmark, cells: Sequence[Cell], episodes: int, seed: int, out: Path, progress: bool | None = False,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,9 +23,9 @@ from benchmarks.runner import progress_bar
 from tom_envs.errors import import_optional
 
 
-def env_steps_per_s(venv: Any, seconds: float) -> float:
+def env_steps_per_s(venv: Any, seconds: float, seed: int = 0) -> float:
     """Env-steps per second of an SB3 ``VecEnv`` stepped with (fixed, seeded) random actions."""
-    venv.action_space.seed(0)
+    venv.action_space.seed(seed)
     actions = [np.array([venv.action_space.sample() for _ in range(venv.num_envs)]) for _ in range(16)]
     venv.reset()
     n, t0 = 0, time.perf_counter()
@@ -40,7 +41,7 @@ def train_steps_per_s(venv: Any, training: Training) -> float:
     """Env-steps per second of SB3 PPO learning ``training.steps`` steps on ``venv``."""
     sb3 = import_optional("stable_baselines3", "rl", "perf rl")
     kwargs = {**default_hyper("ppo", venv.num_envs), **dict(training.hyper)}
-    model = sb3.PPO("MlpPolicy", venv, seed=0, verbose=0, device="cpu", **kwargs)
+    model = sb3.PPO("MlpPolicy", venv, seed=training.seed, verbose=0, device="cpu", **kwargs)
     model.learn(total_timesteps=model.n_steps * venv.num_envs)  # warm-up (torch's first calls are slow), not timed
     t0 = time.perf_counter()
     model.learn(total_timesteps=training.steps)
@@ -50,13 +51,15 @@ def train_steps_per_s(venv: Any, training: Training) -> float:
 def _measure(task: Any, training: Training, seconds: float) -> tuple[str, float, float]:
     venv, kind = training_env(task, training)
     try:
-        return kind, env_steps_per_s(venv, seconds), train_steps_per_s(venv, training)
+        return kind, env_steps_per_s(venv, seconds, training.seed), train_steps_per_s(venv, training)
     finally:
         venv.close()
 
 
-def perf_tasks(steps: int = 8192, seconds: float = 1.0, progress: bool | None = False) -> list[dict[str, Any]]:
-    """One line per declared RL task (``progress``: a bar over the tasks; None: only on a terminal)."""
+def perf_tasks(steps: int = 8192, seconds: float = 1.0, progress: bool | None = False, seed: int = 0,
+               emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """One line per declared RL task (``progress``: a bar over the tasks; None: only on a terminal), each
+    handed to ``emit`` the moment it is measured; ``seed``: PPO's, the training envs' and the random actions'."""
     declared: dict[int, tuple[str, str, Any]] = {}
     for env_id, (family, task) in tasks().items():
         declared.setdefault(id(task), (family, env_id, task))
@@ -64,7 +67,7 @@ def perf_tasks(steps: int = 8192, seconds: float = 1.0, progress: bool | None = 
     lines = []
     with one_thread():
         for family, env_id, task in declared.values():
-            training = Training(env_id, "ppo", steps, 0, task.n_envs, {}, dict(task.hyper.get("ppo", {})))
+            training = Training(env_id, "ppo", steps, seed, task.n_envs, {}, dict(task.hyper.get("ppo", {})))
             kind, env_sps, train_sps = _measure(task, training, seconds)
             line: dict[str, Any] = {"family": family, "env_id": env_id, "envs": kind, "n_envs": task.n_envs,
                                     "env_steps_per_s": env_sps, "train_steps_per_s": train_sps}
@@ -74,6 +77,8 @@ def perf_tasks(steps: int = 8192, seconds: float = 1.0, progress: bool | None = 
                             reference_train_steps_per_s=ref_train, env_vs_reference=env_sps / ref_env,
                             train_vs_reference=train_sps / ref_train)
             lines.append(line)
+            if emit is not None:
+                emit(line)
             bar.update(1)
     bar.close()
     return lines

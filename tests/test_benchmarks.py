@@ -56,6 +56,32 @@ def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
     before = [f.read_bytes() for f in files]
     assert run_cli("demo", "--out", str(tmp_path)) == out  # a rerun resumes: same table, nothing appended
     assert [f.read_bytes() for f in files] == before
+    res = json.loads(run_cli("demo", "--out", str(tmp_path), "--format", "json", "--plot", str(tmp_path / "fig")))
+    assert [f.read_bytes() for f in files] == before  # the same rows, read back
+    assert len(res["rows"]) == 6 and all(r["meets_target"] and r["tom_within_003"] for r in res["rows"])
+    assert {(r["game"], r["partners"]) for r in res["rows"]} == {(g, p) for g in ("RPS", "IBS", "IPD")
+                                                                 for p in ("single_action", "tit_for_tat")}
+    assert {r["policy"] for r in res["sanity"]} == {"oracle", "random"} and len(res["sanity"]) == 12
+    assert {"game": "RPS", "partners": "single_action", "relevance": 1.0} in res["relevance"]
+    assert sorted(Path(p).name for p in res["figures"]) == sorted(p.name for p in (tmp_path / "fig").glob("*.png"))
+    assert len(res["figures"]) == 12  # regret and ToM per cell
+    table = {(r["game"], r["partners"]): r for r in res["rows"]}
+    assert f"{table[('IPD', 'tit_for_tat')]['regret_per_step']:.3f}" in out  # the numbers the table printed
+
+
+def test_perf_writes_each_figure_under_out_as_it_is_measured_with_its_seed(tmp_path):
+    res = json.loads(run_cli("perf", "matrix", "--seconds", "0.02", "--seed", "5", "--out", str(tmp_path),
+                             "--format", "json"))
+    lines = [json.loads(line) for line in (tmp_path / "perf" / "matrix.jsonl").read_text().splitlines()]
+    figures = {line["figure"]: line["value"] for line in lines}
+    assert {line["seed"] for line in lines} == {5} and res["seed"] == 5 and len({line["run"] for line in lines}) == 1
+    for key in ("reference_steps_per_s", "make_steps_per_s", "vector_65536_steps_per_s", "oracle_ms_per_episode"):
+        assert figures[key] == res[key]
+    assert figures["result"] == res and all("code" in line for line in lines)
+    run_cli("perf", "matrix", "--seconds", "0.02", "--out", str(tmp_path))  # another run appends its own lines
+    again = [json.loads(line) for line in (tmp_path / "perf" / "matrix.jsonl").read_text().splitlines()]
+    assert again[:len(lines)] == lines and {line["seed"] for line in again[len(lines):]} == {0}
+    assert len({line["run"] for line in again}) == 2
 
 
 def test_partner_mean_weights_each_partners_mean_by_its_probability(tmp_path):

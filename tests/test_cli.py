@@ -12,6 +12,7 @@ import pytest
 
 from benchmarks import family
 from benchmarks.__main__ import build_parser, main
+from benchmarks.cli import Refused
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,8 +117,8 @@ def test_every_option_has_help_and_its_default_is_shown(path):
     parser = dict(_commands(build_parser()))[path]
     formatter = parser._get_formatter()
     for action in parser._actions:
-        if isinstance(action, (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction)):
-            continue
+        if isinstance(action, (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction, Refused)):
+            continue  # (a refused option is hidden: giving it is an error that says why, test_cli_vocabulary.py)
         assert action.help, f"{' '.join(path)} {action.option_strings or action.dest} has no help"
         if action.required:
             continue  # a positional argument or a required option has no default
@@ -138,8 +139,11 @@ def test_the_shared_options_have_the_same_names_everywhere():
     for name in ("common-ground", "persuasion", "negotiation"):  # each family's subset, with the engine options
         flags = {s for a in parsers[(name,)]._actions for s in a.option_strings}
         assert {"--backend", "--model", "--base-url", "--engine-arg", "--max-resamples", "--plot"} <= flags, name
-        # the scoring options only where something is scored by log-probability (the QA answerers)
-        assert ({"--scoring-path", "--tokenizer"} <= flags) == (name != "negotiation"), name
+        # the scoring options only where something is scored by log-probability (the QA answerers); elsewhere
+        # giving them is an error that says why (benchmarks.cli.Refused)
+        scoring = [a for flag, a in parsers[(name,)]._option_string_actions.items()
+                   if flag in ("--scoring-path", "--tokenizer")]
+        assert len(scoring) == 2 and {isinstance(a, Refused) for a in scoring} == {name == "negotiation"}, name
 
 
 def test_a_file_system_failure_is_a_message_not_a_traceback(capsys):

@@ -18,47 +18,68 @@ from benchmarks.cli import (
     add_format_option,
     add_llm_options,
     add_run_options,
+    backend_spec,
     build_backend,
     comma_list,
+    non_negative_int,
+    not_applicable,
+    output_dir,
     positive_float,
     positive_int,
+    refuse_options,
     split_list,
 )
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    from benchmarks.matrix.demo import DemoOutput
     from benchmarks.matrix.demo import main as demo
 
-    return demo(Path(args.out), args.episodes, args.seed, progress=sys.stderr.isatty())
+    return demo(Path(args.out), args.episodes, args.seed, progress=args.format != "json" and sys.stderr.isatty(),
+                output=DemoOutput(args.format, args.plot))
 
 
 def _demo_arguments(parser: argparse.ArgumentParser) -> None:
-    add_run_options(parser, episodes=30, seed_help="episode i uses seed + i", output_format=False)
+    add_run_options(parser, episodes=30, seed_help="episode i uses seed + i",
+                    plot="write each cell's per-round regret and ToM figures into DIR")
+    fixed = ("the demo plays its fixed rows (tabular; oracle and random as sanity rows) in this process: evaluate "
+             "other policies, LLMs or grids with `tom-envs matrix`")
+    refuse_options(parser, {flag: fixed for flag in ("--policy", "--backend", "--model", "--base-url", "--lockstep",
+                                                     "--executor")})
 
 
 DEMO = Command("demo", "the main job: reproduce seed 004's Tabular rows (Table 4)", _demo_arguments, _run_demo)
 
 
 def _run_perf(args: argparse.Namespace) -> int:
-    from benchmarks.matrix.perf import format_rl, format_table, perf_matrix, perf_rl
+    from benchmarks.matrix.perf import PerfRun, figure_log, format_rl, format_table, perf_matrix, perf_rl
 
     progress = False if args.format == "json" else None  # None: a bar on a terminal
+    llm_only = ["episodes", "horizon", "backend", "model", "base_url", "tokenizer", "max_model_len", "engine_arg",
+                "timeout", "max_retries", "retry_budget"]
+    not_applicable(args, {"matrix": ["steps", *llm_only], "rl": llm_only, "llm": ["steps", "seconds"]}[args.suite],
+                   f"in `perf {args.suite}`")
+    emit = figure_log(args.out, args.suite, args.seed)
+    run = PerfRun(args.seed, emit)
     if args.suite == "rl":
-        res = perf_rl(steps=args.steps, progress=progress, seconds=args.seconds)
+        res = perf_rl(steps=args.steps, progress=progress, seconds=args.seconds, run=run)
         text = format_rl(res)
     elif args.suite == "llm":
         from benchmarks.matrix.perf_llm import perf_llm
 
-        backend = build_backend(args.backend, args.model, args.base_url, 0, args.tokenizer, args.max_model_len)
+        backend = build_backend(*backend_spec(args, args.seed))  # --engine-arg / the server options too
         try:
-            res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon)
+            res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon, run=run)
         finally:
             backend.close()
         text = "\n".join(flat_lines(res))
     else:
-        res = perf_matrix(seconds=args.seconds, progress=progress)
+        res = perf_matrix(seconds=args.seconds, progress=progress, run=run)
         text = format_table(res)
+    emit("result", res)
     print(json.dumps(res, indent=2) if args.format == "json" else text)
+    if args.out is not None and args.format != "json":
+        print(f"figures: {emit.path}")  # type: ignore[attr-defined]
     return 0
 
 
@@ -81,9 +102,25 @@ def _perf_arguments(perf: argparse.ArgumentParser) -> None:
                       help="rl: PPO training steps per measurement (one per RL task, the tasks of every family)")
     perf.add_argument("--episodes", type=positive_int, default=30, help="llm: episodes in lockstep")
     perf.add_argument("--horizon", type=positive_int, default=10, help="llm: rounds per episode of the speed run")
+    perf.add_argument("--seed", type=non_negative_int, default=0,
+                      help="seeds what perf randomises: env resets and the random actions of the stepping loops, "
+                           "PPO's seed (rl), the LLM episodes' seeds (llm)")
+    perf.add_argument("--out", type=output_dir, default=None,
+                      help="also append every figure the moment it is measured to DIR/perf/<suite>.jsonl (JSON lines, "
+                           "stamped with the code and the run; default: print only)")
     add_format_option(perf)
-    add_llm_options(perf, title="perf llm", only=("backend", "model", "base_url", "tokenizer", "max_model_len"),
+    refuse_options(perf, {"--plot": "perf measures speed and draws nothing: its figures go to stdout and --out",
+                          "--policy": "perf times fixed workloads (see the suite's help)"})
+    add_llm_options(perf, title="perf llm", only=("backend", "model", "base_url", "tokenizer", "max_model_len",
+                                                 "engine_arg", "timeout", "max_retries", "retry_budget"),
                     max_model_len_help="vllm: context length; a 100-round history needs ~4,500")
+    refuse_options(perf, {
+        "--scoring-path": "perf llm measures every scoring path the backend serves (scoring_paths in its figures)",
+        "--lockstep": "perf llm steps all --episodes in lockstep, then one by one: the ratio it measures",
+        "--fallback": "perf llm times fixed requests (its generation run re-asks nothing and falls back at random)",
+        "--max-resamples": "perf llm times fixed requests (its generation run re-asks nothing and falls back at "
+                           "random)",
+        "--executor": "perf times this process"})
 
 
 PERF = Command("perf", "speed benchmarks (ratios against a reference measured in the same run)", _perf_arguments,

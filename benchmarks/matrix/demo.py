@@ -7,15 +7,18 @@ ToM % >= published - 3; ΔToM/T within 0.03 of 004's, under the default ``recipr
 docs/architecture.md). The means are 004's "mean estimate across opponent policies" (each partner's
 mean weighted by its probability, the rows' ``partner_mean``); the pooled means follow per partner.
 The oracle best responder and uniform random follow as sanity rows.
-Results are written to ``results/`` as they are produced; a rerun resumes.
+Results are written to ``results/`` (``--out``) as they are produced; a rerun resumes. ``--format
+json`` prints the same as one JSON object, ``--plot DIR`` draws each cell's per-round figures.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.matrix.cells import evaluate, partner_mean_view
-from benchmarks.matrix.table import format_table, meets_target, tom_regret_close
+from benchmarks.matrix.table import format_table, meets_target, plot, tom_regret_close
 from tom_envs.matrix.games import GAMES
 from tom_envs.matrix.oracle import relevance
 from tom_envs.matrix.partners import resolve_partners
@@ -24,37 +27,67 @@ GAMES_ = ["RPS", "IBS", "IPD"]
 POPULATIONS = ["single_action", "tit_for_tat"]
 
 
-def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progress: bool = True) -> int:
-    pooled, _ = evaluate(GAMES_, POPULATIONS, ["tabular"], episodes, seed, 100, out, progress=progress)
+@dataclass(frozen=True)
+class DemoOutput:
+    """What the demo writes beside its records: ``format`` (``table``: the tables and notes; ``json``: one
+    JSON object, nothing else on stdout) and ``plot`` (a folder for the matrix figures, or None)."""
+
+    format: str = "table"
+    plot: str | None = None
+
+
+def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progress: bool = True,
+         output: DemoOutput | None = None) -> int:
+    """Run the demo (resuming from ``out``); print its tables, or with ``output.format == "json"`` one JSON
+    object (``rows``: the Tabular rows as 004's partner means, ``meets_target`` and ``tom_within_003`` per
+    row, ``sanity``, ``relevance``, ``records``, ``report``) and nothing else; ``output.plot``: the matrix
+    figures of every cell (:func:`benchmarks.matrix.table.plot`) into that folder."""
+    output = output or DemoOutput()
+    text = output.format != "json"
+    say = print if text else (lambda *a, **k: None)
+    pooled, records = evaluate(GAMES_, POPULATIONS, ["tabular"], episodes, seed, 100, out, progress=progress)
     # 004 gives "the mean estimate across opponent policies": each partner's mean, weighted by its probability
     rows = [partner_mean_view(r) for r in pooled]
-    print(f"Tabular RMax vs seed 004's Table 4 ({episodes} episodes of 100 rounds per cell, mean ± 95% CI):\n")
-    print(format_table(rows, published=True))
+    say(f"Tabular RMax vs seed 004's Table 4 ({episodes} episodes of 100 rounds per cell, mean ± 95% CI):\n")
+    say(format_table(rows, published=True))
     met = sum(meets_target(r) for r in rows)
-    print(f"\n{met}/{len(rows)} cells meet the target (regret/T <= 1.5 x published + 0.03, ToM % >= published - 3).")
+    say(f"\n{met}/{len(rows)} cells meet the target (regret/T <= 1.5 x published + 0.03, ToM % >= published - 3).")
     close = sum(tom_regret_close(r) for r in rows)
-    print(f"{close}/{len(rows)} cells have ΔToM/T within 0.03 of 004's.")
+    say(f"{close}/{len(rows)} cells have ΔToM/T within 0.03 of 004's.")
     for r in pooled:  # the pooled mean follows the partner draws of the seeds: show both where they differ
         if len(r["per_partner"]) > 1:
             parts = ", ".join(f"{name} {e['tom_regret_per_step']:.3f} ({e['episodes']} episodes)"
                               for name, e in r["per_partner"].items())
-            print(f"  {r['game']} {r['partners']}: ΔToM/T by partner: {parts}; pooled over episodes "
-                  f"{r['tom_regret_per_step']:.3f} ({'within' if tom_regret_close(r) else 'not within'} 0.03)")
-    print("ΔToM/T charges each wrong prediction with the cost of acting on it. The reciprocal response (best\n"
-          "response with a one-step look-ahead at a partner that answers in kind) reproduces 004's tables; it equals\n"
-          "the stage-game best response in RPS and IBS, and in the IPD it cooperates when it predicts cooperation, so\n"
-          "a wrong prediction costs 5 (predicted C, partner defected) or 2 (predicted D, partner cooperated). Under\n"
-          "the stage-game response the IPD column is 0: defecting is the best response to any prediction.")
-    sanity, _ = evaluate(GAMES_, POPULATIONS, ["oracle", "random"], episodes, seed, 100, out, progress=progress)
-    print("\nSanity rows: the exact best responder (regret 0) and uniform random:\n")
-    print(format_table(sanity))
-    print("\nRelevance of each partner population (004 §2.1; 1.0 for RPS vs single-action):")
+            say(f"  {r['game']} {r['partners']}: ΔToM/T by partner: {parts}; pooled over episodes "
+                f"{r['tom_regret_per_step']:.3f} ({'within' if tom_regret_close(r) else 'not within'} 0.03)")
+    say("ΔToM/T charges each wrong prediction with the cost of acting on it. The reciprocal response (best\n"
+        "response with a one-step look-ahead at a partner that answers in kind) reproduces 004's tables; it equals\n"
+        "the stage-game best response in RPS and IBS, and in the IPD it cooperates when it predicts cooperation, so\n"
+        "a wrong prediction costs 5 (predicted C, partner defected) or 2 (predicted D, partner cooperated). Under\n"
+        "the stage-game response the IPD column is 0: defecting is the best response to any prediction.")
+    sanity, sanity_records = evaluate(GAMES_, POPULATIONS, ["oracle", "random"], episodes, seed, 100, out,
+                                      progress=progress)
+    say("\nSanity rows: the exact best responder (regret 0) and uniform random:\n")
+    say(format_table(sanity))
+    say("\nRelevance of each partner population (004 §2.1; 1.0 for RPS vs single-action):")
+    relevance_rows = []
     for game in GAMES_:
         for pop in POPULATIONS:
             dist = resolve_partners(game, pop)
-            print(f"  {game} {pop:<14} {relevance(GAMES[game], dist.partners, dist.weights):.3f}")
-    print(f"\nEpisode records: {out.resolve()}/matrix/*.jsonl (rerunning resumes from them)")
+            value = relevance(GAMES[game], dist.partners, dist.weights)
+            relevance_rows.append({"game": game, "partners": pop, "relevance": value})
+            say(f"  {game} {pop:<14} {value:.3f}")
+    say(f"\nEpisode records: {out.resolve()}/matrix/*.jsonl (rerunning resumes from them)")
     from benchmarks.report import build_report  # the report of everything under out (docs/report.md)
 
-    print(f"Report: {build_report(out, out / 'report')['index'].resolve()}")
+    report = build_report(out, out / "report")["index"].resolve()
+    say(f"Report: {report}")
+    figures = plot({**records, **sanity_records}, Path(output.plot)) if output.plot else []
+    for path in figures:
+        say(f"wrote {path}")
+    if not text:
+        print(json.dumps({"rows": [{**r, "meets_target": meets_target(r), "tom_within_003": tom_regret_close(r)}
+                                   for r in rows], "sanity": sanity, "relevance": relevance_rows,
+                          "records": str((out / "matrix").resolve()), "report": str(report),
+                          "figures": [str(p) for p in figures]}, indent=2))
     return 0

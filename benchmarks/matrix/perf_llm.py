@@ -38,6 +38,7 @@ from typing import Any
 import gymnasium as gym
 
 import tom_envs  # noqa: F401  (registers the ids)
+from benchmarks.matrix.perf import PerfRun
 from benchmarks.matrix.cells import matrix_env_id
 from benchmarks.runner import make_env, play_lockstep
 from policies.llm import Backend
@@ -88,15 +89,16 @@ def _lockstep(policy: LLMMatrixPolicy, game: str, horizon: int, seeds: Sequence[
     return [result.steps for result in play_lockstep(envs, policy, seeds, on_step=lambda step: step.action)]
 
 
-def _episode(backend: Backend, strategy: str, game: str, horizon: int, **kwargs: Any) -> list[dict[str, float]]:
+def _episode(backend: Backend, strategy: str, game: str, horizon: int, seed: int = 0,
+             **kwargs: Any) -> list[dict[str, float]]:
     """One episode from a cold prefix cache; per round: prompt tokens sent, of them cached, seconds."""
     reset = getattr(backend, "reset_prefix_cache", None)
     if reset is not None:
         reset()
     policy = make_llm_policy(strategy, backend, game, horizon=horizon, **kwargs)
     env = gym.make(matrix_env_id(game), horizon=horizon)
-    policy.reset(0)
-    obs, info = env.reset(seed=0)
+    policy.reset(seed)
+    obs, info = env.reset(seed=seed)
     rounds = []
     stats = backend.stats
     for _ in range(horizon):
@@ -137,10 +139,10 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or b == 0 else a / b
 
 
-def _speed(backend: Backend, game: str, episodes: int, horizon: int) -> dict[str, Any]:
-    seeds = list(range(episodes))
+def _speed(backend: Backend, game: str, episodes: int, horizon: int, seed: int = 0) -> dict[str, Any]:
+    seeds = list(range(seed, seed + episodes))
     decisions = episodes * horizon
-    _lockstep(make_llm_policy("lm", backend, game, horizon=horizon), game, 1, [0])  # warm-up
+    _lockstep(make_llm_policy("lm", backend, game, horizon=horizon), game, 1, [seed])  # warm-up
 
     policy = make_llm_policy("lm", backend, game, horizon=horizon)
     calls0 = backend.stats.calls
@@ -164,8 +166,9 @@ def _speed(backend: Backend, game: str, episodes: int, horizon: int) -> dict[str
     }
 
 
-def _long_episode(backend: Backend, game: str, horizon: int, growth_at: tuple[int, int]) -> dict[str, Any]:
-    rounds = _computed(_episode(backend, "lm", game, horizon))
+def _long_episode(backend: Backend, game: str, horizon: int, growth_at: tuple[int, int],
+                  seed: int = 0) -> dict[str, Any]:
+    rounds = _computed(_episode(backend, "lm", game, horizon, seed))
     n = max(len(rounds), 1)
     low, high = growth_at
     cost = (_at(rounds, low, "computed"), _at(rounds, high, "computed"))
@@ -206,6 +209,7 @@ def perf_llm(
     game: str = "RPS",
     cache_horizon: int = 100,
     growth_at: tuple[int, int] = (10, 100),
+    run: PerfRun = PerfRun(),
 ) -> dict[str, Any]:
     """Lockstep vs one-request-at-a-time decisions/s, prefix-cache shares and cost growth on ``backend``,
     for each of its scoring paths.
@@ -217,6 +221,8 @@ def perf_llm(
         game: the matrix game.
         cache_horizon: rounds of the long episode (004's T = 100).
         growth_at: the two rounds whose cost per round is compared (``cost_growth``).
+        run: ``--seed`` (the episodes' seeds: ``seed .. seed + episodes - 1``; the long episodes' ``seed``) and
+            where each path's figures go the moment they are measured (:class:`~benchmarks.matrix.perf.PerfRun`).
 
     Returns:
         JSON-ready figures. Top level (the default scoring path): ``batched_decisions_per_s``,
@@ -240,18 +246,22 @@ def perf_llm(
                 backend.scoring_path = path
             recorder = _Recorder(backend)
             try:
-                figures = _speed(backend, game, episodes, horizon)
-                figures.update(_long_episode(recorder, game, cache_horizon, growth_at))
+                figures = _speed(backend, game, episodes, horizon, run.seed)
+                figures.update(_long_episode(recorder, game, cache_horizon, growth_at, run.seed))
             except ScoringUnsupported as exc:
                 per_path[path] = {"error": str(exc)}
+                run.emit(f"scoring_paths.{path}", per_path[path])
                 continue
             per_path[path] = figures
+            run.emit(f"scoring_paths.{path}", {k: v for k, v in figures.items() if k != "decisions_made"})
             scored[path] = recorder.scored
     finally:
         if original is not None:
             backend.scoring_path = original
-    generation = _episode(backend, "qa", game, cache_horizon, max_resamples=0, fallback="random", max_tokens=1)
+    generation = _episode(backend, "qa", game, cache_horizon, run.seed, max_resamples=0, fallback="random",
+                          max_tokens=1)
     share, rounds = _share(generation), len(generation)
+    run.emit("prefix_cache_share", share)
     served = [p for p in paths if "error" not in per_path[p]]
     if not served:
         raise ScoringUnsupported(f"perf llm: the backend cannot score on any path: {per_path}")
@@ -286,6 +296,7 @@ def perf_llm(
         "cache_horizon": cache_horizon,
         "growth_at": list(growth_at),
         "game": game,
+        "seed": run.seed,
         "model": getattr(backend, "model", type(backend).__name__),
         "targets": TARGETS,
     })  # fmt: skip
