@@ -49,7 +49,8 @@ from benchmarks.negotiation.cells import (LLM_MEDIATORS, LOCKSTEP_MEDIATORS, POL
                                           cell_path, episode_record, play_episode)
 from benchmarks.negotiation.parts import (PartyTeam, format_movement, llm_extractor_factory, llm_judge_factory,
                                           llm_mediator_factory, llm_party_factory, movement)
-from benchmarks.negotiation.settings import (AGREEMENTS, ATTITUDES, BUDGETS, MI_JUDGES, PARTIES, NegotiationLLM,
+from benchmarks.negotiation.settings import (AGREEMENTS, ATTITUDES, BEHAVIOUR_JUDGES, BUDGETS, MI_JUDGES, PARTIES,
+                                             NegotiationLLM,
                                              NegotiationRun,
                                              default_budget)
 from benchmarks.negotiation.table import METRICS, MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
@@ -88,6 +89,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who scores each pair's agreement on a topic: the structural formula (default) or the LLM "
                              "agreement judge on --backend/--model (five 1-5 dimensions, as the release's consensus "
                              "pipeline; an agreement on a blocked option is never scored as full consensus)")
+    parser.add_argument("--behaviour-judge", choices=BEHAVIOUR_JUDGES, default=None,
+                        help="after each episode, judge every mediator line with the release's behaviour prompts "
+                             "(scripts/behavior_evaluation.py) on --backend/--model: 'simple' as its script runs, "
+                             "'all' also its monitoring and planning prompts; rows get monitoring_score, "
+                             "planning_score, simple_score")
     parser.add_argument("--parties", choices=PARTIES, default="scripted",
                         help="who plays the party seats: the env's scripted parties, or LLM parties on "
                              "--backend/--model: 'llm' follows the release's loop (memory and saliency, two "
@@ -102,7 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
     add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
-                                  "--agreement llm)",
+                                  "--agreement llm; --behaviour-judge)",
                     only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples", "lockstep",
                           "engine_arg", "timeout", "max_retries", "retry_budget"), lockstep=1,  # no part scores
                     lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
@@ -193,7 +199,8 @@ def _settings(args: argparse.Namespace, llm: NegotiationLLM, levels: Sequence[st
                           parties=args.parties, budget=getattr(args, "budget", None), attitudes=args.attitudes,
                           mi_judge=args.mi_judge, llm=llm, lockstep=getattr(args, "lockstep", 1),
                           agreement=getattr(args, "agreement", "structural"),
-                          env_version=env_version(getattr(args, "env", None)))
+                          env_version=env_version(getattr(args, "env", None)),
+                          behaviour_judge=getattr(args, "behaviour_judge", None))
 
 
 def env_version(env_id: str | None) -> int:
@@ -230,7 +237,8 @@ def evaluate(run: NegotiationRun) -> tuple[list[dict], dict[tuple[str, str], lis
     """
     run.needs_llm()
     _check_lockstep(run)
-    setup = CellSetup({name: resolve_scenario(name) for name in run.scenarios}, run.parts(), run.llm.mediator)
+    setup = CellSetup({name: resolve_scenario(name) for name in run.scenarios}, run.parts(), run.llm.mediator,
+                      run.llm.behaviour)
     rows, records = [], {}
     for cell in grid(run):
         if cell.mediator in LLM_MEDIATORS and run.llm.mediator is None:
@@ -265,7 +273,8 @@ def _check_lockstep(run: NegotiationRun) -> None:
 def grid(run: NegotiationRun) -> list[NegotiationCell]:
     """Table 1's cells, in its column order: every conflict mode of ``run.levels`` x ``run.mediators``."""
     return [NegotiationCell(level, mode, med, dict(run.llm.ident) or None, run.attitudes, run.mi_judge, run.parties,
-                            run.turn_budget, run.agreement, env_version=run.env_version)
+                            run.turn_budget, run.agreement, env_version=run.env_version,
+                            behaviour_judge=run.behaviour_judge)
             for level in run.levels for mode in DIFFICULTY_MODES[level] for med in run.mediators]
 
 
@@ -280,7 +289,7 @@ def _ident(args: argparse.Namespace) -> dict[str, Any]:
     """Which LLM decides, reads or judges (none: empty)."""
     if not (any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
             or args.mi_judge == "llm" or args.parties != "scripted"
-            or getattr(args, "agreement", "structural") == "llm"):
+            or getattr(args, "agreement", "structural") == "llm" or getattr(args, "behaviour_judge", None)):
         return {}
     ident = {**llm_settings(args).identity(), "fallback": args.fallback}  # the one run identity (benchmarks.cli)
     if args.max_resamples is not None:  # keyed only when set: runs with each part's default keep their keys

@@ -62,6 +62,7 @@ class CellSetup:
     scenarios: Mapping[str, Scenario]
     parts: Parts
     llm_mediator: LLMMediatorFactory | None = None
+    behaviour: Callable[[str], Any] | None = None  # the release's behaviour judge by --behaviour-judge choice
 
 
 @dataclass(frozen=True)
@@ -85,12 +86,13 @@ class NegotiationCell(Cell):
     agreement: str = "structural"
     setup: CellSetup | None = field(default=None, compare=False, repr=False)
     env_version: int = 1  # 2: tom/Negotiation-*-v2 (the release's turn order and opening line)
+    behaviour_judge: str | None = None  # the release's behaviour prompts asked after each episode (simple, all)
 
     def config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": self.conflict_mode,
                                   "mediator": self.mediator}
         if self.llm and (self.mediator in LLM_MEDIATORS or self.attitudes == "llm" or self.mi_judge == "llm"
-                         or self.parties != "scripted" or self.agreement == "llm"):
+                         or self.parties != "scripted" or self.agreement == "llm" or self.behaviour_judge):
             config["llm"] = dict(self.llm)
         if self.attitudes != "stated":
             config["attitudes"] = self.attitudes
@@ -104,6 +106,8 @@ class NegotiationCell(Cell):
             config["agreement"] = self.agreement
         if self.env_version != 1:  # keyed only off v1: v1 runs keep their keys
             config["env_version"] = self.env_version
+        if self.behaviour_judge is not None:  # keyed only when set
+            config["behaviour_judge"] = self.behaviour_judge
         return config
 
     def slug(self) -> str:
@@ -159,7 +163,19 @@ class NegotiationCell(Cell):
         summary = episode_record(env, result)
         if team is not None:  # the LLM parties' thoughts, motivation and turn-allocation predictions, per turn
             summary["party_log"] = list(team.log)
+        own.update(self._judge_behaviour(table, env, summary, s))
         return replace(result, summary=summary, policy_stats=_counters(own, parts, team))
+
+    def _judge_behaviour(self, table: "ScenarioTable", env: Any, summary: dict[str, Any], seed: int) -> dict[str, dict]:
+        """With ``behaviour_judge``: the release's behaviour scores of the episode's mediator lines into
+        ``summary`` (:meth:`~policies.negotiation.llm.behaviour.LLMBehaviourJudge.score_episode`); the judge's
+        counters by name (none without it)."""
+        if self.behaviour_judge is None:
+            return {}
+        judge = table.behaviour_judge()
+        judge.reset(seed)
+        summary.update(judge.score_episode(env.unwrapped.events))
+        return {"behaviour_judge": dict(judge.stats)}
 
     def play_batch(self, tables: Sequence["ScenarioTable"], mediator_for: Callable[[Scenario], BasePolicy],
                    seeds: Sequence[EpisodeKey]) -> list[EpisodeResult]:
@@ -173,9 +189,11 @@ class NegotiationCell(Cell):
             seats = [self.seat(scenario, s) for s in batch]
             mediator = mediator_for(scenario)
             played = play_aec_lockstep([env for env, _ in seats], mediator, batch)
-            for (env, parts), result, stats in zip(seats, played, mediator.episode_stats()):
-                out.append(replace(result, summary=episode_record(env, result),
-                                   policy_stats=_counters({"mediator": stats}, parts, None)))
+            table = ScenarioTable(self)
+            for (env, parts), result, stats, s in zip(seats, played, mediator.episode_stats(), batch):
+                summary = episode_record(env, result)
+                own = {"mediator": stats, **self._judge_behaviour(table, env, summary, s)}
+                out.append(replace(result, summary=summary, policy_stats=_counters(own, parts, None)))
         return out
 
     def record(self, seed: EpisodeKey, result: EpisodeResult) -> dict[str, Any]:
@@ -211,6 +229,17 @@ class ScenarioTable:
         self.env: Any = None
         self.parts: dict[str, Any] = {}
         self.team: PartyTeam | None = None
+        self._behaviour: Any = None
+
+    def behaviour_judge(self) -> Any:
+        """The cell's behaviour judge (built on first use, from the setup's factory)."""
+        if self._behaviour is None:
+            factory = self.cell.required_setup().behaviour
+            if factory is None:
+                raise NegotiationConfigError(f"behaviour judge {self.cell.behaviour_judge!r} needs an LLM backend "
+                                             "(--backend/--model)")
+            self._behaviour = factory(self.cell.behaviour_judge)
+        return self._behaviour
 
     def on(self, name: str) -> tuple[Any, dict[str, Any], PartyTeam | None]:
         """The env, parts and party team (None: scripted parties) of scenario ``name``."""

@@ -57,6 +57,7 @@ def play(run: EpisodeRun) -> dict[str, Any]:
                                f"{', '.join(m for ms in DIFFICULTY_MODES.values() for m in ms)}")
     import tom_envs
 
+    version = int(run.env_id.rsplit("-v", 1)[1])  # -T env=tom/Negotiation-v2 plays the v2 ids
     named = tom_envs.REGISTRY[run.env_id].kwargs.get("difficulty")
     if named is not None and named != level:
         raise InspectTaskError(f"-T env={run.env_id} is the {named} level, but -T conflict_mode={mode} is of the "
@@ -72,11 +73,11 @@ def play(run: EpisodeRun) -> dict[str, Any]:
     settings = NegotiationRun(levels=(level,), mediators=(mediator,), scenarios=(name,), seed=run.seed,
                               metrics=str(opts["metrics"]), parties=str(opts["parties"]), budget=opts["budget"],
                               attitudes=str(opts["attitudes"]), mi_judge=str(opts["mi_judge"]), llm=llm,
-                              agreement=str(opts["agreement"]))
+                              agreement=str(opts["agreement"]), env_version=version)
     settings.needs_llm()
     setup = CellSetup({name: resolve_scenario(name)}, settings.parts(), llm.mediator)
     cell = NegotiationCell(level, mode, mediator, ident, settings.attitudes, settings.mi_judge, settings.parties,
-                           settings.turn_budget, settings.agreement, setup=setup)
+                           settings.turn_budget, settings.agreement, setup=setup, env_version=version)
     record = cell.record((name, run.seed), cell.play(cell.make_env(), cell.make_policy(), (name, run.seed)))
     ep = _measured(record["episode"], settings.metrics)
     row = {"cc": 100 * ep["cc"], "tle": None if ep["tle_mean"] is None else 100 * ep["tle_mean"], "rl": ep["rl_mean"],

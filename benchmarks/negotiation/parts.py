@@ -63,6 +63,16 @@ def llm_agreement_factory(backend: Any, fallback: str = "raise", max_resamples: 
     return lambda scenario: LLMAgreementJudge(backend, fallback=fallback, max_resamples=max_resamples)
 
 
+def llm_behaviour_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
+                          ) -> Callable[[str], Any]:
+    """Builds the release's behaviour judge (:class:`~policies.negotiation.llm.behaviour.LLMBehaviourJudge`) on
+    ``backend`` for a ``--behaviour-judge`` choice (``simple``: the release's script as it runs; ``all``)."""
+    from policies.negotiation.llm.behaviour import JUDGE_KINDS, LLMBehaviourJudge
+
+    return lambda choice: LLMBehaviourJudge(backend, JUDGE_KINDS[choice], fallback=fallback,
+                                            max_resamples=max_resamples)
+
+
 def llm_judge_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
                       ) -> Callable[[Scenario], Any]:
     """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
@@ -172,6 +182,6 @@ def format_movement(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "format_movement", "llm_agreement_factory",
+__all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "format_movement", "llm_agreement_factory", "llm_behaviour_factory",
            "llm_extractor_factory", "llm_judge_factory",
            "llm_mediator_factory", "llm_party_factory", "movement", "release_budget"]

@@ -22,6 +22,8 @@ MI_JUDGES = ("rule-based", "llm")
 PARTIES = ("scripted", "llm", "llm-inner-thoughts")
 BUDGETS = ("paper", "release")
 AGREEMENTS = ("structural", "llm")
+#: ``--behaviour-judge``: the release's prompts asked per mediator line (``simple`` as its script runs, or all three)
+BEHAVIOUR_JUDGES = ("simple", "all")
 
 
 def default_budget(parties: str, budget: str | None = None) -> str:
@@ -41,6 +43,8 @@ class NegotiationLLM:
         extractor: ``factory(scenario)`` of the LLM attitude extractor (``attitudes="llm"``).
         judge: ``factory(scenario)`` of the LLM MI judge (``mi_judge="llm"``).
         party: ``factory(scenario)`` of one LLM party (``parties`` other than ``"scripted"``).
+        agreement: ``factory(scenario)`` of the LLM agreement judge (``agreement="llm"``).
+        behaviour: ``factory(choice)`` of the release's behaviour judge (``behaviour_judge``).
     """
 
     ident: Mapping[str, Any] = field(default_factory=dict)
@@ -49,21 +53,23 @@ class NegotiationLLM:
     judge: Callable[[Any], Any] | None = None
     party: Callable[[Any], Any] | None = None
     agreement: Callable[[Any], Any] | None = None
+    behaviour: Callable[[str], Any] | None = None
 
     @classmethod
     def on(cls, backend: Any, ident: Mapping[str, Any], fallback: str, parties: str,
            max_resamples: int | None = None) -> "NegotiationLLM":
         """Every LLM part on ``backend`` (LLM parties think as ``parties`` says; ``max_resamples``: re-asks
         after an unusable reply, None for each part's default)."""
-        from benchmarks.negotiation.parts import (llm_agreement_factory, llm_extractor_factory, llm_judge_factory,
-                                                  llm_mediator_factory, llm_party_factory)
+        from benchmarks.negotiation.parts import (llm_agreement_factory, llm_behaviour_factory, llm_extractor_factory,
+                                                  llm_judge_factory, llm_mediator_factory, llm_party_factory)
 
         strategy = "inner_thoughts" if parties == "llm-inner-thoughts" else "release"
         return cls(dict(ident), llm_mediator_factory(backend, fallback, max_resamples),
                    llm_extractor_factory(backend, fallback, max_resamples),
                    llm_judge_factory(backend, fallback, max_resamples),
                    llm_party_factory(backend, fallback, strategy, max_resamples),
-                   llm_agreement_factory(backend, fallback, max_resamples))
+                   llm_agreement_factory(backend, fallback, max_resamples),
+                   llm_behaviour_factory(backend, fallback, max_resamples))
 
 
 def _choice(value: str, choices: tuple[str, ...], what: str) -> None:
@@ -89,6 +95,8 @@ class NegotiationRun:
         mi_judge: who scores interventions: ``rule-based`` or ``llm``.
         agreement: who scores each pair's agreement on a topic: ``structural`` (the formula of
             :mod:`tom_envs.negotiation.consensus`) or ``llm`` (:class:`~policies.negotiation.llm.LLMAgreementJudge`).
+        behaviour_judge: None (default), or the release's behaviour prompts asked of every mediator line after
+            each episode on the LLM (``simple`` or ``all``; :mod:`policies.negotiation.llm.behaviour`).
         env_version: the version of the ids played (1: ``tom/Negotiation-*-v1``; 2: v2, the release's turn
             order and opening line).
         llm: the LLM parts (:class:`NegotiationLLM`).
@@ -113,6 +121,7 @@ class NegotiationRun:
     progress: bool | None = False
     agreement: str = "structural"
     env_version: int = 1
+    behaviour_judge: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("levels", "mediators", "scenarios"):
@@ -124,6 +133,8 @@ class NegotiationRun:
         _choice(self.turn_budget, BUDGETS, "budget")
         _choice(self.metrics, METRICS, "metrics")
         _choice(self.agreement, AGREEMENTS, "agreement")
+        if self.behaviour_judge is not None:
+            _choice(self.behaviour_judge, BEHAVIOUR_JUDGES, "behaviour judge")
         from benchmarks.negotiation.cells import env_versions
 
         if self.env_version not in env_versions():
@@ -149,6 +160,8 @@ class NegotiationRun:
             raise NegotiationConfigError("MI judge 'llm' needs an LLM backend (--backend/--model)")
         if self.agreement == "llm" and self.llm.agreement is None:
             raise NegotiationConfigError("agreement 'llm' needs an LLM backend (--backend/--model)")
+        if self.behaviour_judge is not None and self.llm.behaviour is None:
+            raise NegotiationConfigError("--behaviour-judge needs an LLM backend (--backend/--model)")
         if self.parties != "scripted" and self.llm.party is None:
             raise NegotiationConfigError(f"parties {self.parties!r} need an LLM backend (--backend/--model)")
 
@@ -163,4 +176,4 @@ class NegotiationRun:
         return [(name, s) for name in self.scenarios for s in range(self.seed, self.seed + self.runs)]
 
 
-__all__ = ["AGREEMENTS", "ATTITUDES", "BUDGETS", "MI_JUDGES", "NegotiationLLM", "NegotiationRun", "PARTIES", "default_budget"]
+__all__ = ["AGREEMENTS", "ATTITUDES", "BEHAVIOUR_JUDGES", "BUDGETS", "MI_JUDGES", "NegotiationLLM", "NegotiationRun", "PARTIES", "default_budget"]

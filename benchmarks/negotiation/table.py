@@ -66,7 +66,16 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], met
     if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
         row["parties"] = records[0].get("parties")
     row.update(outcome_row(eps, metrics))
+    judged = [e for e in eps if "behaviour" in e]
+    if judged:  # --behaviour-judge: the release's names (results_summary.csv); None where nothing was judged
+        for key in BEHAVIOUR_ROW:
+            row[key] = _mean([e.get(key) for e in judged])
     return row
+
+
+#: the row keys of the release's behaviour scores (``--behaviour-judge``; a row has them only then): the mean over
+#: episodes of each episode's mean over its judged mediator lines
+BEHAVIOUR_ROW = ("monitoring_score", "planning_score", "simple_score")
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

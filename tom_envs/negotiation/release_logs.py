@@ -164,6 +164,22 @@ def read_release_run(conversation: str | Path, scores: str | Path | None = None,
     return ReleaseRun(tuple(lines), tuple(speakers), tuple(texts), aggregated, beh)
 
 
+def release_lines(events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Our transcript's lines as the release's conversation summary writes them, one per event (the opening
+    line, ``tom/Negotiation-v2``, first): ``🔄 Turn {i+1}: {speaker}: "{text}"``. A line break inside an
+    utterance stays in its line (the release's ``split("\\n")`` would cut it into lines of its own)."""
+    return [f'🔄 Turn {i + 1}: {e["speaker"]}: "{e["text"]}"' for i, e in enumerate(events)]
+
+
+def write_release_conversation(events: Sequence[Mapping[str, Any]], path: str | Path) -> Path:
+    """Write ``events`` as a ``conversation.txt`` in the release's layout (a header, the summary marker,
+    :func:`release_lines`), which :func:`read_release_run` and the release's scripts read."""
+    path = Path(path)
+    body = "".join(f"{line}\n" for line in release_lines(events))
+    path.write_text(f"\n==== 🏁 End of Conversation 🏁 ====\n{SUMMARY_MARKER}\n{body}", encoding="utf-8")
+    return path
+
+
 def _behaviour(run: ReleaseRun, key: str) -> float | None:
     if not run.behaviour:
         return None
@@ -221,5 +237,5 @@ def release_run_metrics(run: ReleaseRun, addressed: Mapping[int, Sequence[str]] 
     return out
 
 
-__all__ = ["ReleaseLogError", "ReleaseRun", "SUMMARY_MARKER", "process_scores", "read_release_run",
-           "release_run_metrics"]
+__all__ = ["ReleaseLogError", "ReleaseRun", "SUMMARY_MARKER", "process_scores", "read_release_run", "release_lines",
+           "release_run_metrics", "write_release_conversation"]
