@@ -15,7 +15,7 @@ from benchmarks.report.sections import as_dict, pct, Section, sum_opt, unknown_b
 
 
 NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "episode", "code", "llm_stats",
-                   "parties"}
+                   "parties", "env_version"}
 NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "consensus", "topic_consensus",
                        "tom_accuracy", "tom_predictions", "attitude_source", "mi_judge", "scenario", "conflict_mode",
                        "turns", "parties", "topics", "mediator", "tle", "rl", "drop_events", "rl_unanswered",
@@ -23,7 +23,9 @@ NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "conse
                        # issue 28: the outcome table and the transcript view
                        "agreed", "deals", "full_deal", "blocked_agreements", "blocked_agreement_topics", "utilities",
                        "nash_product", "nash_product_max", "pareto_efficient", "success_rate", "success_rate_max",
-                       "mediator_frequency", "drops", "blocked_stances", "transcript"}
+                       "mediator_frequency", "drops", "blocked_stances", "transcript",
+                       # --behaviour-judge: the release's behaviour scores
+                       "behaviour", "behaviour_judge", "monitoring_score", "planning_score", "simple_score"}
 #: lines of the transcript view
 TRANSCRIPT_LINES = 40
 

@@ -132,6 +132,8 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
     ``episode``). Score with ``wrappers.AECToMRecorder``.
 
     ## Version History
+    * v2 (``tom/Negotiation-v2``, :class:`~tom_envs.negotiation.env_v2.NegotiationEnvV2`): the release's turn
+      order (the mediator first, the party seats only when it passes) and its opening line.
     * v1: the information rule (issue 24). An intervention without an option points to the plurality
       of the *stated* stances, or to none when nobody has stated one (v0 filled it from the parties'
       hidden first choices and published it in the event and the line); party lines no longer carry
