@@ -2,13 +2,14 @@
 
 ``negotiation`` (``tom/Negotiation-v1``): ProMediate's mediation with the eval's model as the LLM
 mediator (``mediator``: ``llm-generic``, ``llm-social``, ``llm-social-paper``, or a scripted one),
-in one conflict mode (``conflict_mode``; its difficulty level's registered env), on each scenario
+in one conflict mode (``conflict_mode``; its difficulty level's registered env, in the version of ``-T env``), on each scenario
 (``scenarios``, default the built-in six) × seed (the conflict mode picks the registered id;
 ``-T env`` may name that id only), as a Table 1 cell of ``tom-envs negotiation``
 plays it (:class:`benchmarks.negotiation.cells.NegotiationCell`). The other LLM seats bind through
 model roles: ``parties`` (with ``parties=llm`` or ``llm-inner-thoughts``: every party seat,
 :class:`policies.negotiation.llm.LLMParty`) and ``judge`` (``attitudes=llm``, ``mi_judge=llm``,
-``agreement=llm``); unbound roles use the eval's model. Scores per episode, in the table's units:
+``agreement=llm``, ``behaviour_judge=simple|all``: the release's behaviour scores of the mediator lines, in
+the record); unbound roles use the eval's model. Scores per episode, in the table's units:
 ``cc``, ``tle``, ``me`` (percent), ``rl`` (turns), ``mi`` (1-5) under ``metrics`` (release or
 paper definitions), and the mediator's literal ToM ``tom_accuracy`` (share of stance cells right).
 """
@@ -22,7 +23,7 @@ from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTa
 
 OPTIONS = {"mediator": "llm-generic", "conflict_mode": "general", "scenarios": None, "parties": "scripted",
            "attitudes": "stated", "mi_judge": "rule-based", "agreement": "structural", "metrics": "release",
-           "budget": None}
+           "budget": None, "behaviour_judge": None}
 METRICS = ("cc", "tle", "rl", "me", "mi", "tom_accuracy")
 
 
@@ -68,16 +69,18 @@ def play(run: EpisodeRun) -> dict[str, Any]:
     on = {name: NegotiationLLM.on(b, ident, fallback, str(opts["parties"])) for name, b in
           (("main", main), ("parties", parties), ("judge", judge))}
     llm = NegotiationLLM(ident, on["main"].mediator, on["judge"].extractor, on["judge"].judge, on["parties"].party,
-                         on["judge"].agreement)
+                         on["judge"].agreement, on["judge"].behaviour)
+    behaviour = None if opts.get("behaviour_judge") is None else str(opts["behaviour_judge"])
     name = str(run.episode["scenario"])
     settings = NegotiationRun(levels=(level,), mediators=(mediator,), scenarios=(name,), seed=run.seed,
                               metrics=str(opts["metrics"]), parties=str(opts["parties"]), budget=opts["budget"],
                               attitudes=str(opts["attitudes"]), mi_judge=str(opts["mi_judge"]), llm=llm,
-                              agreement=str(opts["agreement"]), env_version=version)
+                              agreement=str(opts["agreement"]), env_version=version, behaviour_judge=behaviour)
     settings.needs_llm()
-    setup = CellSetup({name: resolve_scenario(name)}, settings.parts(), llm.mediator)
+    setup = CellSetup({name: resolve_scenario(name)}, settings.parts(), llm.mediator, llm.behaviour)
     cell = NegotiationCell(level, mode, mediator, ident, settings.attitudes, settings.mi_judge, settings.parties,
-                           settings.turn_budget, settings.agreement, setup=setup, env_version=version)
+                           settings.turn_budget, settings.agreement, setup=setup, env_version=version,
+                           behaviour_judge=behaviour)
     record = cell.record((name, run.seed), cell.play(cell.make_env(), cell.make_policy(), (name, run.seed)))
     ep = _measured(record["episode"], settings.metrics)
     row = {"cc": 100 * ep["cc"], "tle": None if ep["tle_mean"] is None else 100 * ep["tle_mean"], "rl": ep["rl_mean"],
