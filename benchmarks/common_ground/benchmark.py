@@ -32,7 +32,9 @@ questions are answered in lockstep (one backend call per question position over 
 ``--out/common_ground/`` keyed by the configuration (model, mode, scoring, fallback, data,
 split, context, annotator, seed), so a rerun resumes and recomputes nothing. The llm rows add
 ``model``, ``qa_mode``, ``scoring``, ``parse_failures``, ``resamples`` (re-asks) and
-``fallbacks`` (answers drawn at random after ``--max-resamples`` -- not the model's answers).
+``fallbacks`` (answers drawn at random after ``--max-resamples`` -- not the model's answers), and every
+model policy's rows the server retries of its run (``llm_retries``, ``llm_http_5xx``, ...:
+:func:`benchmarks.results.fault_columns`; each conversation's record holds its own in ``llm_faults``).
 
 Two more model policies (:mod:`benchmarks.common_ground.llm`, same backend options)::
 
@@ -393,9 +395,8 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
         hyper = getattr(policy, "hyperparameters", {})
     summary = summarise(records)
     rows = [{**row, **meta} for row in summary["rows"]]
-    for row in rows:  # a model's retries are the conversations', not one order's: on the "all" row only
-        if row["order"] == "all" and name in (LLM_POLICY, *LLM_POLICIES):
-            row.update(faults)
+    for row in rows:  # a model's retries are its run's (a conversation's requests serve every order): on each row
+        row.update(faults)
     if name == LLM_POLICY and llm is not None:
         for row in rows:
             mine = [r for r in records if row["order"] == "all" or r["order"] == row["order"]]
