@@ -123,11 +123,11 @@ def _view(env: NegotiationEnv, wrapped: Any, agent: str, final: bool) -> str:
 
 
 def episode(case: Scenario, seed: int, mediator: BasePolicy, mode: str, seats: dict[int, BasePolicy] | None = None,
-            watch: tuple[str, ...] = (MEDIATOR,), wrap: Callable[[NegotiationEnv], Any] | None = None
-            ) -> tuple[list[tuple[int, str, str]], list[dict]]:
+            watch: tuple[str, ...] = (MEDIATOR,), wrap: Callable[[NegotiationEnv], Any] | None = None,
+            env_class: type = NegotiationEnv) -> tuple[list[tuple[int, str, str]], list[dict]]:
     """One episode; per decision of a watched seat (turn, seat, view), and the transcript."""
     seats = seats or {}
-    env = NegotiationEnv(scenario=case, conflict_mode=mode, party_seats=sorted(seats), render_mode="ansi")
+    env = env_class(scenario=case, conflict_mode=mode, party_seats=sorted(seats), render_mode="ansi")
     inner = env if wrap is None else wrap(env)
     wrapped = AECTextObservation(inner)
     recorder = inner if hasattr(inner, "record_prediction") else None
@@ -164,10 +164,11 @@ def cut_turn(a: list[dict], b: list[dict], party: int) -> int:
 
 
 def check_pair(case: Scenario, other: Scenario, party: int, seed: int, mode: str, make_mediator,
-               wrap=None) -> dict[str, Any]:
+               wrap=None, env_class: type = NegotiationEnv) -> dict[str, Any]:
     """Play both cases; assert the mediator's views agree before the party's lines first differ.
     Returns what happened at the cut (for the figures)."""
-    (va, ea), (vb, eb) = (episode(c, seed, make_mediator(c), mode, wrap=wrap) for c in (case, other))
+    (va, ea), (vb, eb) = (episode(c, seed, make_mediator(c), mode, wrap=wrap, env_class=env_class)
+                          for c in (case, other))
     cut = cut_turn(ea, eb, party)
     before = [(x, y) for x, y in zip(va, vb) if x[0] < cut]
     assert len(before) == len([x for x in va if x[0] < cut]) == len([y for y in vb if y[0] < cut])
@@ -183,7 +184,7 @@ def check_pair(case: Scenario, other: Scenario, party: int, seed: int, mode: str
 
 
 def check_scripted_seat(case: Scenario, other: Scenario, party: int, seed: int, mode: str, make_mediator,
-                        wrap=None) -> None:
+                        wrap=None, env_class: type = NegotiationEnv) -> None:
     """The party in an external seat with a fixed public script, one more party seat watched too: every
     view of the mediator and of that seat is the same until the end (summary and terminal reward aside)."""
     m = len(case.topics)
@@ -192,7 +193,8 @@ def check_scripted_seat(case: Scenario, other: Scenario, party: int, seed: int, 
     runs = []
     for c in (case, other):
         seats = {party: Script(m, n_options), witness: Script(m, n_options)}
-        runs.append(episode(c, seed, make_mediator(c), mode, seats, watch=(MEDIATOR, f"party_{witness}"), wrap=wrap))
+        runs.append(episode(c, seed, make_mediator(c), mode, seats, watch=(MEDIATOR, f"party_{witness}"), wrap=wrap,
+                            env_class=env_class))
     (va, ea), (vb, eb) = runs
     assert ea == eb, (case.name, party, seed, mode)
     assert va == vb, (case.name, party, seed, mode)
@@ -237,6 +239,22 @@ def test_a_party_seat_with_public_lines_hides_its_first_choices_for_the_whole_ep
     for party, topic, other in _pairs(case):
         if party == 0 or topic == 0:
             check_scripted_seat(case, other, party, 3 + topic, "general", _prober)
+
+
+@pytest.mark.parametrize("name", ["hopkins_hmo", "ias"])
+def test_v2_the_mediator_first_and_the_opening_line_still_hide_every_unstated_first_choice(name):
+    """tom/Negotiation-v2 (the mediator acts first, the parties only when it passes; the opening line): the
+    same counterfactuals, every (party, topic) with the probing mediator, and the scripted-seat check on the
+    first party's topics."""
+    from tom_envs.negotiation.env_v2 import NegotiationEnvV2
+
+    case = resolve_scenario(name)
+    stats = [check_pair(case, other, party, party + 7 * topic, "competing", _prober, env_class=NegotiationEnvV2)
+             for party, topic, other in _pairs(case)]
+    assert stats and any(s["cut"] > 1 for s in stats)
+    for party, topic, other in _pairs(case):
+        if party == 0:
+            check_scripted_seat(case, other, party, 3 + topic, "general", _prober, env_class=NegotiationEnvV2)
 
 
 def test_wrapped_as_the_runner_wraps_it_the_mediator_still_sees_nothing():
