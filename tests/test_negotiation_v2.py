@@ -18,7 +18,7 @@ from tom_envs.negotiation.errors import NegotiationConfigError
 
 
 def _party_action(env, agent):
-    """A fixed stance for every party seat: topic 0, its first option, firm."""
+    """A fixed stance for every party seat: topic 0, its first option."""
     return {"topic": 0, "option": 0, "act": "propose", "tone": "neutral", "motivation": 0.5}
 
 
