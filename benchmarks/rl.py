@@ -303,10 +303,10 @@ def check_env_kwargs(env_id: str, task: RLTask, env_kwargs: Mapping[str, Any] | 
         example = json.dumps({k: v for k, v in rec.example_kwargs.items()}, separators=(",", ":"))
         raise RLError(f"{env_id} needs {', '.join(needed)} in --env-kwargs (a JSON object of the env's keyword "
                       f"arguments), e.g. --env-kwargs '{example}'")
-    if env_kwargs is None:
-        return
-    if not isinstance(env_kwargs, Mapping) or not all(isinstance(k, str) for k in env_kwargs):
+    if env_kwargs is not None and (not isinstance(env_kwargs, Mapping) or not all(isinstance(k, str) for k in env_kwargs)):
         raise RLError(f"--env-kwargs is a JSON object of the env's keyword arguments, got {env_kwargs!r}")
+    if not env_kwargs:  # none, or {}: nothing to pass on
+        return
     if not task.env_kwargs:
         raise RLError(f"--env-kwargs: {env_id}'s task passes no keyword arguments to its env; leave the option out")
     fixed = sorted(set(env_kwargs) & set(task.task_kwargs))
