@@ -82,8 +82,9 @@ def fault_item(records: Sequence[dict]) -> list[str]:
         return []
     total = fault_columns(counted)
     kinds = ", ".join(f"{k.removeprefix('llm_')} {v}" for k, v in total.items() if v and k != "llm_retries")
-    return [f"server retries: {total['llm_retries']} over {len(counted)} LLM record(s)" + (f" ({kinds})" if kinds else "")
-            + "; a retried request was served in the end (each record's llm_faults)"]
+    causes = f" ({kinds})" if kinds else ""
+    return [f"server retries: {total['llm_retries']} over {len(counted)} LLM record(s){causes}; a retried request "
+            "was served in the end (each record's llm_faults)"]
 
 
 def file_notes(fam: FamilyData) -> list[Block]:

@@ -255,7 +255,8 @@ class OpenAIBackend(Backend):
         uses = [{n for item in row for n in (item.full, item.prompt) if n is not None} for row in plan.items]
         sent = [new_faults() for _ in plan.sequences]
         try:
-            logprobs = self._run(lambda budget: [self._echo(list(ids), budget, f) for ids, f in zip(plan.sequences, sent)])
+            logprobs = self._run(lambda budget: [self._echo(list(ids), budget, f)
+                                                 for ids, f in zip(plan.sequences, sent)])
         finally:
             charge_faults(faults, uses, sent)
         return plan.combine([lps for _, lps in logprobs])
