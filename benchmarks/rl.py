@@ -445,17 +445,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=count(100), default=3, help="training seeds; rows carry CIs over them")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first training seed")
     parser.add_argument("--split", default="test", help="the split evaluated on: train or test (the task's splits)")
-    parser.add_argument("--seat", default=None, help="multi-agent ids: the trained seat (the task's, or one of its "
-                        "seats: player_0 or player_1 of the two-learner matrix games, default player_0)")
+    parser.add_argument("--seat", default=None, help="multi-agent ids: the trained seat, the task's or one of the seats "
+                        "it lets you choose (default: the task's; a wrong one lists them)")
     parser.add_argument("--episodes", type=count(1_000_000), default=None,
                         help="evaluation episodes per training seed (default: the task's)")
     parser.add_argument("--n-envs", type=count(4096), default=None, help="parallel training envs (default: the task's)")
     parser.add_argument("--data-dir", default=None,
                         help="the dataset folder of tasks that read one (default: the env's own default)")
     parser.add_argument("--env-kwargs", type=json_object, default=None, metavar="JSON",
-                        help="the env's own keyword arguments as a JSON object, for tasks that take them (the matrix "
-                        "games; a custom game's payoffs: tom/MatrixGame-v0 needs them), e.g. '{\"payoffs\": "
-                        "[[[3, 3], [0, 5]], [[5, 0], [1, 1]]], \"action_labels\": [\"C\", \"D\"]}'; part of every key")
+                        help="the env's own keyword arguments as a JSON object, for tasks that pass them on (a custom "
+                        "game's payoffs and action labels, which its id needs: without them the error says what to "
+                        "pass), e.g. '{\"payoffs\": [[[3, 3], [0, 5]], [[5, 0], [1, 1]]], \"action_labels\": "
+                        "[\"C\", \"D\"]}'; part of every model's, record's and row's key")
     parser.add_argument("--out", type=output_dir, default="results",
                         help="folder of the models and result records (a rerun resumes from them)")
     add_format_option(parser)

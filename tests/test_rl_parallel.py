@@ -207,7 +207,7 @@ def test_the_help_names_the_new_options(capsys):
     with pytest.raises(SystemExit):
         main(["rl", "--help"])
     out = capsys.readouterr().out
-    assert "--env-kwargs JSON" in out and "player_0 or player_1" in out
+    assert "--env-kwargs JSON" in out and "custom game's payoffs" in out and "seats it lets you choose" in out
 
 
 def test_a_seat_observation_is_the_parallel_envs_space():
