@@ -293,3 +293,31 @@ def test_common_ground_rows_carry_the_runs_retries(server, tmp_path, capsys):
     assert [r["order"] for r in rows] == ["all", 1, 2, 3]
     # the run's: a conversation's requests serve every order
     assert {(r["llm_retries"], r["llm_http_5xx"], r["llm_timeout"]) for r in rows} == {(1, 1, 0)}
+
+
+# --------------------------------------------------------------------------------------------- the server options
+def command(name: str, url: str) -> list[str]:
+    """A short LLM run of each family's command against ``url``."""
+    llm = ["--backend", "openai", "--base-url", url, "--fallback", "random", "--format", "json"]
+    return {
+        "matrix": ["matrix", "--policy", "llm", "--strategies", "qa", "--model", "x", "--games", "RPS", "--partners",
+                   "single_action", "--horizon", "2", "--episodes", "1", *llm],
+        "common-ground": ["common-ground", "--policy", "llm", "--model", "x", *llm],
+        "persuasion": ["persuasion", "--policy", "llm", "--model", "x", "--repetitions", "1", *llm],
+        "negotiation": ["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo",
+                        "--runs", "1", "--model", "x", *llm],
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["matrix", "common-ground", "persuasion", "negotiation"])
+@pytest.mark.parametrize("fault,options,says", [
+    (500, ["--max-retries", "0"], "--max-retries N"),
+    ("hang", ["--timeout", "0.3", "--max-retries", "0"], "raise timeout (--timeout SECONDS"),
+    (503, ["--retry-budget", "0.001"], "the call's retry budget of 0.001 s"),
+])
+def test_the_server_options_of_every_command_reach_its_backend(server, tmp_path, capsys, name, fault, options, says):
+    """Each bound stops the run where it should, with a named error that names the options to raise."""
+    server.script.extend([fault])
+    assert main([*command(name, server.url), "--out", str(tmp_path), *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and says in err and "Traceback" not in err
