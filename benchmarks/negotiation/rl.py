@@ -60,12 +60,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from benchmarks.negotiation.rl_moves import MOVES, N_MOVE_FEATURES, Moves
 from benchmarks.rl import RLTask, Row
 from policies.base import BasePolicy
 from tom_envs.errors import ResetNeeded, TomEnvsError
 from tom_envs.tom import ToMSpec
-
-from benchmarks.negotiation.rl_moves import MOVES, N_MOVE_FEATURES, Moves
 
 MEDIATOR = "mediator_0"
 IDS = ("tom/Negotiation-v1", "tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1")
