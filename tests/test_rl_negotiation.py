@@ -177,3 +177,22 @@ def test_reference_rows_are_the_scripted_mediators_on_the_split():
     assert [r["policy"] for r in rows] == list(rl.REFERENCES)
     assert all(r["split"] == "test" and r["outcome"] == "cc" and r["cc"] is not None for r in rows)
     assert next(r for r in rows if r["policy"] == "social")["tom_accuracy"] is not None
+
+
+def test_intervention_rates_count_the_mediators_moves(tmp_path):
+    from benchmarks.negotiation import rl_interventions as ri
+
+    blind = make_mediator("blind")
+    got = ri.rates("tom/Negotiation-Hard-v1", "test", lambda env, obs, info: blind.act(obs, info), [0])
+    turns = rl.make_env("tom/Negotiation-Hard-v1", "test")
+    turns.reset(seed=0)
+    budget = turns.current.aec.unwrapped.budget
+    assert got["rate"] == pytest.approx(((budget - 1) // 3) / budget) and got["strategies"] == {"transformative": 1.0}
+    assert ri.rates("tom/Negotiation-Hard-v1", "test", lambda env, obs, info: 0, [0])["rate"] == 0.0
+    models = tmp_path / "rl" / "models"
+    models.mkdir(parents=True)
+    for name in ("ppo_tom-Negotiation-Hard-v1_s0_aaaa.zip", "ppo_tom-Negotiation-Hard-v1_s0_aaaa_probe_bb.npz",
+                 "ppo_tom-Negotiation-Hard-v1_s1_cccc.zip", "ppo_tom-Negotiation-v1_s0_dddd.zip"):
+        (models / name).write_bytes(b"")
+    assert {s: p.name for s, p in ri.saved_models("tom/Negotiation-Hard-v1", tmp_path).items()} == {
+        0: "ppo_tom-Negotiation-Hard-v1_s0_aaaa.zip", 1: "ppo_tom-Negotiation-Hard-v1_s1_cccc.zip"}
