@@ -564,6 +564,12 @@ def _check_spec(spec: tuple) -> None:
 EXECUTORS = ("local", "ray")
 
 
+#: The options :func:`add_executor_options` adds (commands without them refuse them all with one reason).
+EXECUTOR_FLAGS = ("--executor", "--ray-address", "--ray-num-cpus", "--ray-workers", "--ray-worker-gpus", "--ray-chunk")
+#: The LLM group's flags (:data:`LLM_OPTIONS` as written on the command line).
+LLM_FLAGS = tuple("--" + o.replace("_", "-") for o in LLM_OPTIONS)
+
+
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
     """``--executor local|ray`` and the Ray options (``--ray-address --ray-num-cpus --ray-workers
     --ray-worker-gpus --ray-chunk``): every benchmark command has them (benchmarks/distributed.py)."""

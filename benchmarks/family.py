@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.cli import (
+    LLM_FLAGS,
     LLM_OPTIONS,
     add_executor_options,
     MAX_LOCKSTEP,
@@ -267,10 +268,11 @@ _NO_LLM_OPTION = {
 
 
 def _refuse_absent_llm_options(parser: argparse.ArgumentParser, name: str) -> None:
-    """A command that takes ``--backend`` names every other LLM option it leaves out, with why
-    (:func:`benchmarks.cli.refuse_options`): the LLM group is one vocabulary."""
+    """A command names every LLM option it leaves out, with why (:func:`benchmarks.cli.refuse_options`):
+    the LLM group is one vocabulary (without ``--backend`` the command has no LLM policy at all)."""
     flags = parser._option_string_actions
     if "--backend" not in flags:
+        refuse_options(parser, {flag: f"`{name}` declares no LLM policy" for flag in LLM_FLAGS})
         return
     absent = {f"--{o.replace('_', '-')}": _NO_LLM_OPTION.get(o, "`{name}`'s LLM parts do not read it").format(name=name)
               for o in LLM_OPTIONS if f"--{o.replace('_', '-')}" not in flags}

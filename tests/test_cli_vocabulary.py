@@ -1,9 +1,10 @@
 """One option vocabulary (issue 30): the docs say every command reads the same options. This walks every command
 ``tom-envs`` builds (the shared commands, every family's commands and benchmarks, plugins included) and checks it:
 
-* every command that makes results takes ``--format``, ``--seed``, ``--out`` and ``--plot`` -- or, where one of
-  them does not apply, names it and says why (a :class:`benchmarks.cli.Refused` option: ``error: --plot does not
-  apply to ...``), never argparse's bare "unrecognized arguments";
+* every command that makes results takes ``--format``, ``--seed``, ``--out`` and ``--plot``, the LLM group and
+  the executor group -- or, where one of them does not apply, names it and says why (a
+  :class:`benchmarks.cli.Refused` option: ``error: --plot does not apply to ...``), never argparse's bare
+  "unrecognized arguments";
 * every command takes ``--format`` (listed gaps aside, each with its reason);
 * a command with an LLM group (``--backend``) has every LLM option, or refuses it with a reason;
 * every refusal is a usage error (exit status 2) that prints its reason.
@@ -16,7 +17,7 @@ import argparse
 import pytest
 
 from benchmarks.__main__ import build_parser, main
-from benchmarks.cli import LLM_OPTIONS, Refused
+from benchmarks.cli import EXECUTOR_FLAGS, LLM_FLAGS, LLM_OPTIONS, Refused
 
 #: The shared vocabulary of a command that makes results.
 SHARED = ("--format", "--seed", "--out", "--plot")
@@ -69,7 +70,7 @@ def test_the_walk_finds_every_kind_of_command():
 @pytest.mark.parametrize("name", sorted(result_commands()))
 def test_every_command_that_makes_results_reads_the_shared_options_or_says_why_not(name):
     parser = commands()[name]
-    for flag in SHARED:
+    for flag in (*SHARED, *LLM_FLAGS, *EXECUTOR_FLAGS):
         action = option(parser, flag)
         assert action is not None, f"`tom-envs {name}` neither takes {flag} nor says why it does not apply"
         if isinstance(action, Refused):

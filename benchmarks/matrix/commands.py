@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 from benchmarks.cli import (
+    EXECUTOR_FLAGS,
+    LLM_FLAGS,
     Command,
     OneSpelling,
     add_format_option,
@@ -44,8 +46,7 @@ def _demo_arguments(parser: argparse.ArgumentParser) -> None:
                     plot="write each cell's per-round regret and ToM figures into DIR")
     fixed = ("the demo plays its fixed rows (tabular; oracle and random as sanity rows) in this process: evaluate "
              "other policies, LLMs or grids with `tom-envs matrix`")
-    refuse_options(parser, {flag: fixed for flag in ("--policy", "--backend", "--model", "--base-url", "--lockstep",
-                                                     "--executor")})
+    refuse_options(parser, {flag: fixed for flag in ("--policy", *LLM_FLAGS, *EXECUTOR_FLAGS)})
 
 
 DEMO = Command("demo", "the main job: reproduce seed 004's Tabular rows (Table 4)", _demo_arguments, _run_demo)
@@ -120,7 +121,7 @@ def _perf_arguments(perf: argparse.ArgumentParser) -> None:
         "--fallback": "perf llm times fixed requests (its generation run re-asks nothing and falls back at random)",
         "--max-resamples": "perf llm times fixed requests (its generation run re-asks nothing and falls back at "
                            "random)",
-        "--executor": "perf times this process"})
+        **{flag: "perf times this process" for flag in EXECUTOR_FLAGS}})
 
 
 PERF = Command("perf", "speed benchmarks (ratios against a reference measured in the same run)", _perf_arguments,
