@@ -31,7 +31,7 @@ from benchmarks.records import STEPS_FORMAT, PromptEncoder
 from benchmarks.results import code_stamp
 from benchmarks.runner import EpisodeResult
 
-__all__ = ["FALLBACK_NOTE", "LAYOUTS", "STRATEGY_TITLES", "Journal", "fallbacks_cell", "format_ci",
+__all__ = ["FALLBACK_NOTE", "retry_note", "LAYOUTS", "STRATEGY_TITLES", "Journal", "fallbacks_cell", "format_ci",
            "format_protocol_table", "parse_duration", "play_checkpointed"]
 
 #: 004's names of the prompting strategies (the tables' row labels).
@@ -207,6 +207,19 @@ def format_ci(m: float | None, ci: float | None, digits: int) -> str:
     return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
 
 
+def retry_note(rows: Sequence[dict]) -> list[str]:
+    """A line saying how many server retries the rows' episodes needed, by cause (none when they needed none)."""
+    total = sum(int(r.get("llm_retries") or 0) for r in rows)
+    if not total:
+        return []
+    from policies.llm.caller import FAULT_COUNTERS
+
+    causes = ", ".join(f"{n} {k.removeprefix('llm_')}" for k in FAULT_COUNTERS[1:]
+                       if (n := sum(int(r.get(k) or 0) for r in rows)))
+    return [f"Server retries: {total} ({causes}); every record holds a served reply (llm_faults per episode, "
+            "llm_retries... in the JSON rows)."]
+
+
 def fallbacks_cell(n: Any) -> str:
     """A fallback count, marked ``!`` when there are any (see :data:`FALLBACK_NOTE`)."""
     return f"{n}{'!' if n else ''}"
@@ -280,6 +293,7 @@ def format_protocol_table(rows: Sequence[dict], layout: str = "table2") -> str:
         lines.append("Cells: ΔFunctional/T, mean ± 95% CI over episodes.")
     if any(r.get("fallbacks") for r in rows):
         lines.append(FALLBACK_NOTE)
+    lines += retry_note(rows)
     llm = [r for r in rows if r.get("strategy")]
     windows = sorted({r.get("history_window") for r in llm}, key=lambda w: -1 if w is None else w)
     scorings = sorted({r["scoring"] for r in llm if r.get("scoring")})

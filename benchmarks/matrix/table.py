@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-from benchmarks.matrix.llm import FALLBACK_NOTE, fallbacks_cell, format_ci
+from benchmarks.matrix.llm import FALLBACK_NOTE, fallbacks_cell, format_ci, retry_note
 from benchmarks.matrix.published import PUBLISHED_TABULAR
 from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, TOM_RESPONSES
 
@@ -55,6 +55,7 @@ def format_table(rows: Sequence[dict], published: bool = False) -> str:
         lines.append(line)
     if any(r.get("fallbacks") for r in rows):
         lines.append(FALLBACK_NOTE)
+    lines += retry_note(rows)
     estimators = sorted({r["estimator"] for r in rows if r.get("estimator")})
     if estimators:
         lines.append("Estimator: " + " / ".join(ESTIMATORS[e] for e in estimators) + ".")

@@ -246,6 +246,10 @@ def test_injected_faults_are_counted_in_their_episodes_records_and_the_row(serve
     assert [p.name for p in (tmp_path / "faulty" / "matrix").glob("*.jsonl")] == \
         [p.name for p in (tmp_path / "clean" / "matrix").glob("*.jsonl")]
     assert "needed 4 retried attempt(s) (2 HTTP 5xx, 1 timed out, 1 invalid reply)" in err
+    from benchmarks.matrix.benchmark import format_table
+
+    assert "Server retries: 4 (2 http_5xx, 1 timeout, 1 invalid_reply)" in format_table(rows)
+    assert "Server retries" not in format_table([{**rows[0], "llm_retries": 0}])
     assert main(["report", str(tmp_path / "faulty"), "--out", str(tmp_path / "report")]) == 0
     page = (tmp_path / "report" / "index.md").read_text()
     assert "server retries: 4 over 2 LLM record(s) (http_5xx 2, timeout 1, invalid_reply 1)" in page
