@@ -46,7 +46,9 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
     return {
         "file": f, "mode": mode, "mediator": mediator, "episodes": len(eps),
         "difficulty": next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), "?"),
-        "parties": str(recs[0].get("parties", cfg.get("parties", "scripted"))),
+        # a tom/Negotiation-v2 cell (the release's turn order and opening line) says so beside its parties
+        "parties": str(recs[0].get("parties", cfg.get("parties", "scripted")))
+        + (f" (v{cfg['env_version']})" if cfg.get("env_version", 1) != 1 else ""),
         "attitudes": str(eps[0].get("attitude_source", cfg.get("attitudes", "stated"))),
         "mi_judge": eps[0].get("mi_judge"), "model": llm.get("model"),
         # records before the release's definitions existed were computed under the paper's (as the table reads them)
@@ -65,7 +67,18 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
         "consensus": [e.get("consensus") or [] for e in eps],
         "outcomes": _outcomes(eps, str(eps[0].get("metric_definitions", "release"))),
         "transcript": next(((r, r["episode"]["transcript"]) for r in recs if r["episode"].get("transcript")), None),
+        "behaviour": _behaviour_scores(eps),
     }
+
+
+def _behaviour_scores(eps: list[dict]) -> dict[str, Any] | None:
+    """The release's behaviour scores of a cell (``--behaviour-judge``), None when it was not judged."""
+    from benchmarks.negotiation.table import BEHAVIOUR_ROW
+
+    judged = [e for e in eps if "behaviour" in e]
+    if not judged:
+        return None
+    return {key: estimate([e.get(key) for e in judged]) for key in BEHAVIOUR_ROW}
 
 
 def _outcomes(eps: list[dict], definitions: str) -> dict[str, Any] | None:
@@ -98,6 +111,18 @@ def _outcome_blocks(rows: list[dict]) -> list[Block]:
                                 fmt(o["success_rate_max"]), fmt(o["mediator_frequency"], 3), fmt(o["drops"]),
                                 f"{o['rl_defined']}/{r['episodes']}"]}
                      for r in have for o in [r["outcomes"]]]}]
+    judged = [r for r in rows if r["behaviour"] is not None]
+    if judged:
+        blocks += [{"kind": "h3", "text": "Behaviour scores"}, {"kind": "table", "caption": (
+            "The release's behaviour scores of the mediator lines (--behaviour-judge: its "
+            "scripts/behavior_evaluation.py prompts on the run's judge model): per line the mean of the four "
+            "dimensions' 1-5 scores that apply, averaged over the lines, then over episodes; 'n/a' where a prompt "
+            "was not asked or no line was judged"),
+            "columns": ["conflict mode", "mediator", "parties", "monitoring", "planning", "simple"],
+            "rows": [{"cells": [r["mode"], r["mediator"], r["parties"],
+                                *(num(*r["behaviour"][k], digits=2) for k in ("monitoring_score", "planning_score",
+                                                                               "simple_score"))]}
+                     for r in judged]}]
     shown = next((r for r in rows if r["transcript"] is not None and r["mediator"] != "none"),
                  next((r for r in rows if r["transcript"] is not None), None))
     if shown is not None:

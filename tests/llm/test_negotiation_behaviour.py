@@ -141,6 +141,12 @@ def test_negotiation_behaviour_judge_keys_the_release_scores_into_rows_and_recor
     assert len(judged_recs) == 2 and len(records) == 4  # keyed apart from the runs without the judge
     social_rec = next(r for r in judged_recs if r["mediator"] == "social")["episode"]
     assert [e["turn"] for e in social_rec["behaviour"]] == social_rec["mediator_turns"]
+    # the report shows them, and marks the v2 cells
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "report")]) == 0
+    page = (tmp_path / "report" / "index.md").read_text(encoding="utf-8")
+    assert "### Behaviour scores" in page and (
+        "| competing | social | scripted (v2) | 0.00 (n = 1) | 5.00 (n = 1) | 3.00 (n = 1) |") in page
+    capsys.readouterr()
     # a judge needs a model
     assert main([*argv, "--behaviour-judge", "simple"]) == 2
     assert "--model" in capsys.readouterr().err
