@@ -78,3 +78,18 @@ def test_release_loop_parties_hear_the_opening_and_are_asked_only_when_the_media
     assert len(team.log) == len(said)
     prompts = [m["content"] for req in server.requests for m in req["messages"] if m["role"] == "user"]
     assert any(OPENING_LINE in p for p in prompts if "Form up to" in p)
+
+
+def test_an_llm_mediator_in_lockstep_on_v2_equals_one_by_one(scripted, tmp_path, capsys):
+    server, _ = scripted
+    episodes = []
+    for lockstep in ("1", "2"):
+        out = tmp_path / lockstep
+        assert main(["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo",
+                     "--episodes", "2", "--env", "tom/Negotiation-v2", "--lockstep", lockstep, "--backend", "openai",
+                     "--base-url", server.url, "--model", "scripted", "--out", str(out), "--format", "json"]) == 0
+        episodes.append([json.loads(line)["episode"] for path in sorted((out / "negotiation").glob("*.jsonl"))
+                         for line in path.read_text().splitlines()])
+    capsys.readouterr()
+    assert len(episodes[0]) == 2 and episodes[0] == episodes[1]
+    assert all(ep["transcript"][0]["text"] == OPENING_LINE for ep in episodes[0])
