@@ -309,6 +309,10 @@ def check_env_kwargs(env_id: str, task: RLTask, env_kwargs: Mapping[str, Any] | 
         return
     if not task.env_kwargs:
         raise RLError(f"--env-kwargs: {env_id}'s task passes no keyword arguments to its env; leave the option out")
+    own = sorted(set(env_kwargs) & {"seat", "data_dir"})
+    if own:
+        raise RLError(f"--env-kwargs names {', '.join(own)}: give {' and '.join('--' + k.replace('_', '-') for k in own)} "
+                      "instead")
     fixed = sorted(set(env_kwargs) & set(task.task_kwargs))
     if fixed:
         raise RLError(f"--env-kwargs names {', '.join(fixed)}, which {env_id}'s task sets itself (its splits and "

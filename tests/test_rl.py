@@ -146,6 +146,7 @@ def test_an_id_without_a_task_is_a_named_error(tmp_path, untrained_id):
     (RLRun("tom/IPD-v0", env_kwargs={"colour": 1}), "tom/IPD-v0's env does not take them"),
     (RLRun("tom/IPD-v0", env_kwargs={"history": 0}), "tom/IPD-v0's env rejects them: history must be"),
     (RLRun("tom/IPD-v0", env_kwargs=[1]), "--env-kwargs is a JSON object"),
+    (RLRun("tom/IPD-Parallel-v0", env_kwargs={"seat": "player_1"}), "--env-kwargs names seat: give --seat instead"),
     (RLRun("tom/CommonToM-v2", env_kwargs={"split": "all"}), "task passes no keyword arguments to its env"),
     (RLRun("tom/IPD-v0", split="dev"), "--split 'dev' is not a split"),
     (RLRun("tom/IPD-v0", seat="player_0"), "--seat is for multi-agent ids"),
@@ -218,6 +219,7 @@ class _SummaryInInfo:
         return Env()
 
 
+@pytest.mark.slow
 def test_training_needs_no_monitor_from_the_user():
     from stable_baselines3 import PPO
 
