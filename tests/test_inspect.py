@@ -135,6 +135,8 @@ def test_an_unknown_task_parameter_is_a_named_error():
         TASKS["ipd"](horizn=3)
     with pytest.raises(InspectTaskError, match="tom/RPS-v0.*is not one of them"):
         TASKS["ipd"](env="tom/Negotiation-v1")
+    with pytest.raises(InspectTaskError, match="tom/Negotiation-v2.*is not one of them"):
+        TASKS["negotiation"](env="tom/Persuasion-v2")
 
 
 @pytest.mark.slow
@@ -217,6 +219,24 @@ def test_negotiation_task_scores_equal_the_suites_with_llm_parties_on_a_role(tmp
             assert key not in got, key
         else:
             assert got[key] == pytest.approx(row[key], abs=1e-9), key
+
+
+@pytest.mark.slow
+def test_negotiation_task_plays_v2_as_the_suites_env_option_does(tmp_path):
+    """``-T env=tom/Negotiation-v2`` (another env class: the mediator first) is accepted and
+    plays the v2 id of its level, as ``negotiation --env tom/Negotiation-v2`` does."""
+    from benchmarks.harnesses.inspect_tasks import RECORD
+
+    log = inspect_log("negotiation", mock(negotiation_rule), tmp_path, env="tom/Negotiation-v2", episodes=1,
+                      scenarios="hopkins_hmo", conflict_mode="general", mediator="llm-generic")
+    got = {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
+    row, = suite_rows(negotiation_rule, tmp_path, "negotiation", "--env", "tom/Negotiation-v2", "--mediator",
+                      "llm-generic", "--mode", "medium", "--scenarios", "hopkins_hmo", "--episodes", "1")
+    for key in ("cc", "tle", "me"):
+        assert got[key] == pytest.approx(row[key], abs=1e-9), key
+    record = log.samples[0].store[RECORD]
+    assert record["env_version"] == 2  # the v2 id was played (v1 records carry no env_version)
+    assert record["episode"]["transcript"][0]["kind"] == "opening"
 
 
 @pytest.mark.slow

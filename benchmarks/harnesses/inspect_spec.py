@@ -122,6 +122,8 @@ class EpisodeTask:
         description: one line for docs.
         episodes: ``episodes(options) -> [(id, seed, episode)]``: the Samples, when an episode is
             more than a seed (e.g. a scenario × seed); default: seeds ``seed .. seed + episodes - 1``.
+        also_plays: ids of another env class the play accepts too (``-T env=ID``), e.g. a later
+            version of the env; ids of ``env_id``'s own class are always accepted.
     """
 
     name: str
@@ -132,6 +134,7 @@ class EpisodeTask:
     options: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
     episodes: Callable[[Mapping[str, Any]], Sequence[tuple[str, int, Mapping[str, Any]]]] | None = None
+    also_plays: Sequence[str] = ()
 
 
 def declared_tasks() -> list[QATask | EpisodeTask]:

@@ -56,10 +56,11 @@ def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[s
     options["env"] = options["env"] or spec.env_id
     import tom_envs
 
-    mine, theirs = tom_envs.REGISTRY[spec.env_id], tom_envs.REGISTRY.get(str(options["env"]))
-    if theirs is None or (theirs.family, theirs.kind, theirs.entry_point) != (mine.family, mine.kind, mine.entry_point):
-        same = [r.id for r in tom_envs.REGISTRY.values()
-                if (r.family, r.kind, r.entry_point) == (mine.family, mine.kind, mine.entry_point)]
+    mine = tom_envs.REGISTRY[spec.env_id]
+    same = [r.id for r in tom_envs.REGISTRY.values()
+            if (r.family, r.kind, r.entry_point) == (mine.family, mine.kind, mine.entry_point)]
+    same += [i for i in getattr(spec, "also_plays", ()) if i not in same]
+    if str(options["env"]) not in same:
         raise InspectTaskError(f"tom_envs/{spec.name} plays {', '.join(same)}; -T env={options['env']} is not one of "
                                "them (another family's id has its own task)")
     return options

@@ -21,6 +21,9 @@ from typing import Any
 
 from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTaskError
 
+#: tom/Negotiation-v2 and its levels (the release's turn order), played with -T env=...
+V2_IDS = ("tom/Negotiation-v2", "tom/Negotiation-Easy-v2", "tom/Negotiation-Medium-v2", "tom/Negotiation-Hard-v2")
+
 OPTIONS = {"mediator": "llm-generic", "conflict_mode": "general", "scenarios": None, "parties": "scripted",
            "attitudes": "stated", "mi_judge": "rule-based", "agreement": "structural", "metrics": "release",
            "budget": None, "behaviour_judge": None}
@@ -92,5 +95,5 @@ def play(run: EpisodeRun) -> dict[str, Any]:
 
 
 TASKS = (EpisodeTask(name="negotiation", env_id="tom/Negotiation-v1", play=play, metrics=METRICS,
-                     roles=("parties", "judge"), options=OPTIONS, episodes=episodes,
+                     roles=("parties", "judge"), options=OPTIONS, episodes=episodes, also_plays=V2_IDS,
                      description="ProMediate mediation: the model mediates; LLM parties and judges on model roles"),)
