@@ -161,6 +161,11 @@ def test_both_seats_train_with_their_own_models_records_and_rows(tmp_path):
     assert kept == ["rows_ppo_tom-IBS-Parallel-v0_player_0_test.jsonl", "rows_ppo_tom-IBS-Parallel-v0_player_1_test.jsonl"]
     default = run(RLRun("tom/IBS-Parallel-v0", "ppo", steps=128, seeds=1, episodes=2, n_envs=2), tmp_path, log=_quiet)
     assert default == rows["player_0"]  # --seat defaults to player_0: the same keys, loaded
+    from benchmarks.report import build_report
+
+    text = build_report(tmp_path, tmp_path / "report")["markdown"].read_text()
+    for seat in ("player_0", "player_1"):  # one table per seat: neither hides the other's rows
+        assert text.count(f"tom/IBS-Parallel-v0 seat {seat} (lower regret is better)") == 1, seat
 
 
 @pytest.mark.slow
@@ -178,6 +183,11 @@ def test_a_custom_game_trains_from_env_kwargs_keyed_into_models_and_rows(tmp_pat
     capsys.readouterr()
     assert len(list((tmp_path / "rl" / "models").glob("ppo_*.zip"))) == 2  # other payoffs: another model
     assert len((tmp_path / "rl" / "rows_ppo_tom-MatrixGame-v0_test.jsonl").read_text().splitlines()) == 4
+    from benchmarks.report import build_report
+
+    text = build_report(tmp_path, tmp_path / "report")["markdown"].read_text()
+    for game in (CHICKEN, other):  # one table per custom game
+        assert text.count(f"tom/MatrixGame-v0 {json.dumps(game, sort_keys=True)} (") == 1
 
 
 @pytest.mark.parametrize("text, message", [

@@ -4,6 +4,7 @@ that joins the report's overview (docs/rl.md)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,20 @@ def _rows(fam: FamilyData) -> list[dict[str, Any]]:
         for rec in f.records:
             r = rec.get("row")
             if isinstance(r, dict) and r.get("env_id") and r.get("outcome"):
-                found[(r["env_id"], r.get("split"), r.get("policy"), r.get("algo"), r.get("steps"),
+                found[(_group(r), r.get("split"), r.get("policy"), r.get("algo"), r.get("steps"),
                        tuple(r.get("seeds") or ()))] = r
     return list(found.values())
+
+
+def _group(row: dict[str, Any]) -> str:
+    """What a table holds: the env id, and the trained seat and env kwargs where a row names them
+    (two seats of one parallel id, or two custom games, are different tables)."""
+    label = str(row["env_id"])
+    if row.get("seat") is not None:
+        label += f" seat {row['seat']}"
+    if row.get("env_kwargs"):
+        label += " " + json.dumps(row["env_kwargs"], sort_keys=True)
+    return label
 
 
 def _panel(env_id: str, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -54,8 +66,8 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
         "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md).")}]
     panels = []
-    for env_id in sorted({r["env_id"] for r in rows}):
-        mine = [r for r in rows if r["env_id"] == env_id]
+    for env_id in sorted({_group(r) for r in rows}):
+        mine = [r for r in rows if _group(r) == env_id]
         mine.sort(key=lambda r: (r.get("algo") is None, str(r.get("split")), str(r.get("policy")), r.get("steps") or 0))
         outcome = mine[0]["outcome"]
         table = [{"cells": [r["policy"], str(r.get("split")), str(r.get("steps") or "-"), str(len(r.get("seeds") or [])
