@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import RunnerError
+from benchmarks.results import FAULT_WORDS
 from benchmarks.runner import progress_bar
 
 __all__ = [
@@ -426,14 +427,10 @@ def build_backend(kind: str, model: str | None, base_url: str | None = None, see
 BUILT: list[Any] = []
 
 
-#: How :func:`server_summary` names each fault kind (:data:`policies.llm.base.FAULT_KINDS`).
-FAULT_WORDS = {"http_4xx": "HTTP 408/409/429", "http_5xx": "HTTP 5xx", "timeout": "timed out",
-               "connection": "connection failed", "invalid_reply": "invalid reply"}
-
-
 def server_summary() -> list[str]:
     """One line per backend built by the command line that met trouble (retried requests), to be
-    printed on stderr when the command ends; forgets them. The records and rows count the same
+    printed on stderr when the command ends (or, when none was built here, what the records this process wrote
+    met: their backends ran in Ray workers); forgets them. The records and rows count the same
     retries per episode (``llm_faults``, ``llm_retries``...: :func:`benchmarks.runner.fault_columns`)."""
     lines = []
     for backend in BUILT:
@@ -446,8 +443,11 @@ def server_summary() -> list[str]:
                          f"{stats.requests} request(s); every record holds a served reply and counts its episode's "
                          "retries in llm_faults (raise --max-retries / --retry-budget / --timeout if runs stop on a "
                          "flaky or slow server)")
+    from benchmarks.results import appended_faults_note
+
+    note = appended_faults_note()  # what the records written here met, wherever their backends ran (Ray workers)
     BUILT.clear()
-    return lines
+    return lines or note
 
 
 def backend_from_args(args: argparse.Namespace, seed: int | None = None) -> Any:

@@ -68,6 +68,9 @@ except ImportError:  # pragma: no cover - Windows
 #: trouble; :func:`policies.llm.base.new_faults`). Records of scripted policies carry none (they stay as they
 #: were). Faults never change a record's result or its key: they say how the replies were obtained.
 FAULTS_FIELD = "llm_faults"
+#: The server retries of the records this process appended through :class:`ResultsFile`, by cause (wherever
+#: their episodes were played: here, or in Ray workers); :func:`benchmarks.cli.server_summary` reports them.
+APPENDED_FAULTS: dict[str, int] = {}
 #: Bump when the meaning of a recorded result changes in any family (every record becomes stale).
 RESULTS_VERSION = 1
 #: The record field holding the stamp of the code that computed it.
@@ -95,6 +98,24 @@ def fault_columns(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     for faults in counted:
         add_faults(total, faults)
     return {f"llm_{kind}": count for kind, count in total.items()}
+
+
+#: How a fault kind reads in a note (:data:`policies.llm.base.FAULT_KINDS`).
+FAULT_WORDS = {"http_4xx": "HTTP 408/409/429", "http_5xx": "HTTP 5xx", "timeout": "timed out",
+               "connection": "connection failed", "invalid_reply": "invalid reply"}
+
+
+def appended_faults_note() -> list[str]:
+    """A note on the server retries of the records this process appended (:data:`APPENDED_FAULTS`), if any;
+    forgets them."""
+    counts = dict(APPENDED_FAULTS)
+    APPENDED_FAULTS.clear()
+    if not counts.get("retries"):
+        return []
+    kinds = ", ".join(f"{n} {FAULT_WORDS.get(k, k)}" for k, n in counts.items() if n and k != "retries")
+    return [f"note: the episodes written by this run needed {counts['retries']} retried server attempt(s) ({kinds}), "
+            "counted in their records' llm_faults (raise --max-retries / --retry-budget / --timeout if runs stop on "
+            "a flaky or slow server)"]
 
 
 # ---------------------------------------------------------------------- keys and stamps
@@ -492,7 +513,11 @@ class ResultsFile:
         return [k for k in keys if k not in self.records]
 
     def append(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """Stamp, append and sync ``record``; returns it as written (also kept under its key)."""
+        """Stamp, append and sync ``record``; returns it as written (also kept under its key). Its server
+        retries (:data:`FAULTS_FIELD`) are added to :data:`APPENDED_FAULTS`."""
         out = append_record(self.path, record)
         self.records.setdefault(self.key(out), out)
+        if isinstance(out.get(FAULTS_FIELD), Mapping):
+            for kind, count in out[FAULTS_FIELD].items():
+                APPENDED_FAULTS[kind] = APPENDED_FAULTS.get(kind, 0) + int(count)
         return out
