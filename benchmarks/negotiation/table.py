@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.negotiation.published import PUBLISHED  # noqa: F401  (the command's tables)
+from benchmarks.results import fault_columns
 from tom_envs.stats import mean_ci95
 
 ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"),
@@ -63,6 +64,7 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], met
                 tally["decisions"] += s["decisions"]
         row["llm_fallbacks_by"] = by
         row["llm_all_random"] = sorted(w for w, t in by.items() if t["decisions"] and t["fallbacks"] == t["decisions"])
+    row.update(fault_columns(records))  # server retries of every LLM part (none: scripted rows keep their keys)
     if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
         row["parties"] = records[0].get("parties")
     row.update(outcome_row(eps, metrics))

@@ -300,6 +300,19 @@ def test_common_ground_rows_carry_the_runs_retries(server, tmp_path, capsys):
     assert {(r["llm_retries"], r["llm_http_5xx"], r["llm_timeout"]) for r in rows} == {(1, 1, 0)}
 
 
+def test_negotiation_rows_carry_the_retries_of_their_records(server, tmp_path, capsys):
+    server.script.extend([500, "garbage"])
+    assert main(["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo", "--runs",
+                 "1", "--backend", "openai", "--base-url", server.url, "--model", "x", "--fallback", "random",
+                 "--max-retries", "3", "--format", "json", "--out", str(tmp_path)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    records = [json.loads(line) for path in (tmp_path / "negotiation").rglob("*.jsonl")
+               for line in path.read_text().splitlines()]
+    assert fault_columns(records)["llm_retries"] == 2
+    llm_rows = [r for r in rows if "llm_retries" in r]
+    assert [(r["llm_retries"], r["llm_http_5xx"], r["llm_invalid_reply"]) for r in llm_rows] == [(2, 1, 1)]
+
+
 # --------------------------------------------------------------------------------------------- the server options
 def command(name: str, url: str) -> list[str]:
     """A short LLM run of each family's command against ``url``."""
