@@ -21,12 +21,8 @@ from benchmarks.cli import EXECUTOR_FLAGS, LLM_FLAGS, LLM_OPTIONS, Refused
 
 #: The shared vocabulary of a command that makes results.
 SHARED = ("--format", "--seed", "--out", "--plot")
-#: Commands without --format yet, and why (not yet built; each is named in issue 30's closing note).
-FORMAT_GAPS = {
-    "data download common-ground": "benchmarks/data.py prints the files it fetched; a JSON form is not built",
-    "data download persuasion": "benchmarks/data.py prints the files it fetched; a JSON form is not built",
-    "data download negotiation": "benchmarks/data.py prints the files it fetched; a JSON form is not built",
-}
+#: Commands without --format, and why (none now).
+FORMAT_GAPS: dict[str, str] = {}
 
 
 def commands() -> dict[str, argparse.ArgumentParser]:

@@ -102,7 +102,11 @@ def test_data_download_and_list_commands(server, tmp_path, capsys):
 
     assert main(["data", "download", "common-ground", "--dest", str(tmp_path / "d"), "--conversations", "4431",
                  "--base-url", server["base_url"], "--listing-url", server["listing_url"]]) == 0
-    assert len(capsys.readouterr().out.split()) == 3  # corpus, questions, prompt file
+    files = capsys.readouterr().out.split()
+    assert len(files) == 3  # corpus, questions, prompt file
+    assert main(["data", "download", "common-ground", "--dest", str(tmp_path / "d"), "--conversations", "4431",
+                 "--base-url", server["base_url"], "--listing-url", server["listing_url"], "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"files": files}
     assert main(["data", "list", "--format", "json"]) == 0
     listed = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
     assert set(listed) == {"persuasion", "common-ground", "negotiation"}

@@ -272,8 +272,19 @@ def run(args: argparse.Namespace, from_args: Callable[[argparse.Namespace], Sequ
     except TomEnvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print("\n".join(str(p) for p in paths))
+    if getattr(args, "format", "table") == "json":
+        import json
+
+        print(json.dumps({"files": [str(p) for p in paths]}, indent=2))
+    else:
+        print("\n".join(str(p) for p in paths))
     return 0
+
+
+def _add_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=["table", "json"], default="table",
+                        help='output format: the paths now present one per line, or {"files": [...]} '
+                             "(default: %(default)s)")
 
 
 def add_commands(subparsers: Any, helps: dict[str, str] | None = None) -> None:
@@ -283,6 +294,7 @@ def add_commands(subparsers: Any, helps: dict[str, str] | None = None) -> None:
         parser = subparsers.add_parser(name, help=(helps or {}).get(name), description=module.__doc__,
                                        formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(parser)
+        _add_format(parser)
         parser.set_defaults(func=lambda args, m=module: run(args, m.from_args))
 
 
@@ -302,6 +314,7 @@ def alias_main(name: str, argv: Sequence[str] | None = None, prog: str | None = 
     parser = argparse.ArgumentParser(prog=prog, description=module.__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     module.add_arguments(parser)
+    _add_format(parser)
     return run(parser.parse_args(argv), module.from_args)
 
 
