@@ -1,7 +1,7 @@
 """``tom-envs perf rl``'s shared part: env-steps per second of every declared RL task's training
 loop (:mod:`benchmarks.rl`), one line per task, measured in one run.
 
-For each task (its first id, the train split, its default number of envs) it times the training
+For each task (its first id of each env class, the train split, its default number of envs) it times the training
 envs exactly as ``tom-envs rl`` builds them (:func:`benchmarks.rl_train.training_env`: vector
 observations, the task's native vector env where it has one) stepped with random actions, and SB3
 PPO learning on them (after one untimed warm-up rollout). Where a task has a native vector env,
@@ -60,9 +60,11 @@ def perf_tasks(steps: int = 8192, seconds: float = 1.0, progress: bool | None = 
                emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """One line per declared RL task (``progress``: a bar over the tasks; None: only on a terminal), each
     handed to ``emit`` the moment it is measured; ``seed``: PPO's, the training envs' and the random actions'."""
-    declared: dict[int, tuple[str, str, Any]] = {}
-    for env_id, (family, task) in tasks().items():
-        declared.setdefault(id(task), (family, env_id, task))
+    import tom_envs
+
+    declared: dict[tuple[int, str], tuple[str, str, Any]] = {}
+    for env_id, (family, task) in tasks().items():  # a task's first id of each env class (e.g. a Parallel id's seat)
+        declared.setdefault((id(task), str(tom_envs.REGISTRY[env_id].entry_point)), (family, env_id, task))
     bar = progress_bar(len(declared), "perf rl", progress)
     lines = []
     with one_thread():
@@ -71,7 +73,7 @@ def perf_tasks(steps: int = 8192, seconds: float = 1.0, progress: bool | None = 
             kind, env_sps, train_sps = _measure(task, training, seconds)
             line: dict[str, Any] = {"family": family, "env_id": env_id, "envs": kind, "n_envs": task.n_envs,
                                     "env_steps_per_s": env_sps, "train_steps_per_s": train_sps}
-            if task.make_vec_env is not None:
+            if task.make_vec_env is not None and kind.startswith("native"):  # (a Parallel id's seat has none)
                 _, ref_env, ref_train = _measure(dataclasses.replace(task, make_vec_env=None), training, seconds)
                 line.update(reference="single envs (DummyVecEnv)", reference_env_steps_per_s=ref_env,
                             reference_train_steps_per_s=ref_train, env_vs_reference=env_sps / ref_env,

@@ -37,6 +37,10 @@ def test_perf_rl_json():
     res = json.loads(run_cli("perf", "rl", "--steps", "256", "--format", "json"))
     assert res["single_env_train_steps_per_s"] > 0 and res["vector_env_train_steps_per_s"] > 0
     assert res["vector_vs_single"] == pytest.approx(res["vector_env_train_steps_per_s"] / res["single_env_train_steps_per_s"])
+    lines = {line["env_id"]: line for line in res["tasks"]}  # each task's first id of each env class
+    assert {"tom/RPS-v0", "tom/RPS-Parallel-v0", "tom/Persuasion-v2", "tom/Negotiation-v1"} <= set(lines)
+    assert lines["tom/RPS-v0"]["envs"] == "native vector env" and "env_vs_reference" in lines["tom/RPS-v0"]
+    assert "reference" not in lines["tom/RPS-Parallel-v0"]  # trained on single envs: nothing to compare
 
 
 def test_perf_matrix_table():
