@@ -42,7 +42,7 @@ from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, ResultsFile, fault
 from benchmarks.runner import Cell, EpisodeResult, make_env, play, run_cell
 from tom_envs.stats import mean_ci95
 from policies.base import BasePolicy
-from policies.llm.caller import split_faults
+from policies.llm.caller import FAULT_COUNTERS, split_faults
 from policies.persuasion.scripted import MIND_PERSUADERS
 from policies.persuasion.speaking import SPEAKING_PERSUADERS
 from tom_envs.errors import TomEnvsError
@@ -229,10 +229,11 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
                    "policy": name, "horizon": horizon, "reader": _reader_identity(args), **identity}
             if name == LLM_PERSUADER:  # the answers of another server, model or resampling rule never mix
                 key["llm"] = _llm_identity(args)
-            cell = LiveCell(key, env, policy, refs, "oracle" if regret_key == "oracle_regret" else "bayes")
+            cell = LiveCell(key, env, policy, refs, "oracle" if regret_key == "oracle_regret" else "bayes", reader)
             played = stored_episodes(cell, [(f, seed + i) for f in names for i in range(episodes)], Path(out),
                                      progress)
         else:  # no results folder: played, not stored
+            reader_before = dict(getattr(reader, "stats", {}))
             bar = progress_bar(episodes * len(names), f"live {name}", progress)
             for f in names:
                 for i in range(episodes):
@@ -259,6 +260,14 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
                 row.update(fault_columns([{FAULTS_FIELD: faults}] if faults is not None else []))
             else:
                 row["llm_stats"] = _sum_stats([played[job].get("_llm_stats", {}) for job in jobs])
+                row.update(fault_columns([{FAULTS_FIELD: played[job]["_llm_faults"]} for job in jobs
+                                          if "_llm_faults" in played[job]]))
+        elif reader is not None:  # a scripted persuader read by an LLM: the reader's server retries
+            if out is None:
+                _, faults = split_faults(_counters_since(reader.stats, reader_before))
+                row.update(fault_columns([{FAULTS_FIELD: faults}] if faults is not None else []))
+            else:
+                jobs = [(f, seed + i) for f in names for i in range(episodes)]
                 row.update(fault_columns([{FAULTS_FIELD: played[job]["_llm_faults"]} for job in jobs
                                           if "_llm_faults" in played[job]]))
         row["by_family"] = by_family
@@ -299,6 +308,8 @@ class LiveCell(Cell):
         policy: the persuader.
         refs: each family's exact references (:func:`tom_envs.persuasion.planning.references`).
         regret_against: ``"bayes"`` or ``"oracle"``.
+        reader: the env's LLM reader (``--reader llm``) or None: the server retries its requests
+            took in an episode go into the record's ``llm_faults`` with the persuader's.
     """
 
     identity: dict[str, Any]
@@ -306,6 +317,7 @@ class LiveCell(Cell):
     policy: BasePolicy
     refs: dict[str, dict[str, Any]]
     regret_against: str = "bayes"
+    reader: Any = None
 
     def config(self) -> dict[str, Any]:
         return dict(self.identity)
@@ -330,9 +342,17 @@ class LiveCell(Cell):
     def play(self, env: Any, policy: Any, seed: LiveJob) -> EpisodeResult:  # type: ignore[override]
         family, s = seed
         before = dict(getattr(policy, "stats", {}))
+        read_before = dict(getattr(self.reader, "stats", {}))
         episode = play_episode(env, policy, s, options={"family": family})
-        stats = {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v
-                 for k, v in dict(getattr(policy, "stats", {})).items()}
+        stats: Any = _counters_since(getattr(policy, "stats", {}), before)
+        if self.reader is not None:  # the reader's retries join the persuader's (the runner moves them to llm_faults)
+            read = _counters_since(self.reader.stats, read_before)
+            if hasattr(policy, "stats"):
+                for name in FAULT_COUNTERS:
+                    if read.get(name):
+                        stats[name] = stats.get(name, 0) + read[name]
+            else:
+                stats = {"reader": read}
         return EpisodeResult(s, episode, {}, policy_stats=stats)
 
     def record(self, seed: LiveJob, result: EpisodeResult) -> dict[str, Any]:  # type: ignore[override]
@@ -356,6 +376,11 @@ def stored_episodes(cell: LiveCell, jobs: Sequence[LiveJob], out: Path,
     return {job: {**rec["episode"], **({"_llm_stats": rec["llm_stats"]} if "llm_stats" in rec else {}),
                   **({"_llm_faults": rec[FAULTS_FIELD]} if FAULTS_FIELD in rec else {})}
             for job, rec in zip(jobs, records)}
+
+
+def _counters_since(stats: Any, before: dict[str, Any]) -> dict[str, Any]:
+    """A caller's counters now minus ``before`` (non-numbers as they are now)."""
+    return {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v for k, v in dict(stats).items()}
 
 
 def _sum_stats(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:

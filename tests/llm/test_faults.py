@@ -300,6 +300,25 @@ def test_common_ground_rows_carry_the_runs_retries(server, tmp_path, capsys):
     assert {(r["llm_retries"], r["llm_http_5xx"], r["llm_timeout"]) for r in rows} == {(1, 1, 0)}
 
 
+@pytest.mark.parametrize("persuader", ["bayes-plain", "llm"])
+def test_live_persuasion_counts_the_llm_readers_retries_with_the_persuaders(server, tmp_path, capsys, persuader):
+    """``--reader llm``: the reader inside the env meets the faults; its retries are the episode's."""
+    server.script.extend([500, "garbage"])
+    argv = ["persuasion", "--env", "live", "--policy", persuader, "--reader", "llm", "--backend", "openai",
+            "--base-url", server.url, "--model", "x", "--fallback", "random", "--max-resamples", "0",
+            "--max-retries", "3", "--episodes", "1", "--families", "health", "--format", "json"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    row, = json.loads(capsys.readouterr().out)
+    records = [json.loads(line) for path in (tmp_path / "persuasion").glob("*.jsonl")
+               for line in path.read_text().splitlines()]
+    assert fault_columns(records)["llm_retries"] == 2 and len(records) == 1
+    assert (row["llm_retries"], row["llm_http_5xx"], row["llm_invalid_reply"]) == (2, 1, 1)
+    server.script.extend([503])
+    assert main(argv) == 0  # not stored: the row counts the run's
+    row, = json.loads(capsys.readouterr().out)
+    assert (row["llm_retries"], row["llm_http_5xx"]) == (1, 1)
+
+
 def test_negotiation_rows_carry_the_retries_of_their_records(server, tmp_path, capsys):
     server.script.extend([500, "garbage"])
     assert main(["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo", "--runs",
