@@ -123,3 +123,19 @@ def test_reference_rows_carry_the_exact_references_and_the_scripted_persuaders()
     assert exact["exact best open-loop"] < exact["exact bayes (lower bound)"] < exact["exact oracle"]
     assert all(r["split"] == "test" and r["env_id"] == "tom/Persuasion-v2" and r["outcome"] == "success"
                for r in rows)
+
+
+def test_env_kwargs_reach_the_task_envs_and_reference_rows_and_bad_ones_are_named_errors():
+    """``--env-kwargs`` on live persuasion (e.g. ``expose_state``, the oracle setting): the train and test
+    envs and the reference rows are made with them; the task's own kwargs and bad values are RLError."""
+    from benchmarks.rl import RLError, RLRun
+
+    env = rl.make_env("tom/Persuasion-v2", "test", expose_state=True)
+    _, info = env.reset(seed=0)
+    assert "state" in info and env.unwrapped.expose_state is True
+    rows = rl.references("tom/Persuasion-v2", "test", [0, 1], expose_state=True)
+    assert [r["policy"] for r in rows] == [*rl.EXACT.values(), *rl.REFERENCES]
+    for given, says in [({"horizon": 3}, "horizon"), ({"expose_state": "yes"}, "expose_state"),
+                        ({"nosuch": 1}, "nosuch")]:
+        with pytest.raises(RLError, match=says):
+            RLRun("tom/Persuasion-v2", "ppo", env_kwargs=given).resolved()

@@ -119,8 +119,9 @@ def split_of(split: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return SPLITS[split]
 
 
-def make_env(env_id: str, split: str) -> Any:
-    """The persuader's Gymnasium env of ``env_id`` on ``split`` (horizon :data:`HORIZON`)."""
+def make_env(env_id: str, split: str, **env_kwargs: Any) -> Any:
+    """The persuader's Gymnasium env of ``env_id`` on ``split`` (horizon :data:`HORIZON`); ``env_kwargs``:
+    the env's own keyword arguments from ``--env-kwargs`` (e.g. ``{"expose_state": true}``, the oracle setting)."""
     import tom_envs
     from tom_envs.persuasion.mind_v2 import restrict_personas
     from tom_envs.persuasion.scenarios import FAMILIES, FAMILIES_V2
@@ -130,21 +131,21 @@ def make_env(env_id: str, split: str) -> Any:
         raise TomEnvsError(f"{env_id!r} is not a live persuasion id ({', '.join(LIVE_IDS)})")
     version2 = env_id in (V2, TWO_SEAT_V2)
     if env_id == V2:
-        env: Any = tom_envs.make(env_id, horizon=HORIZON, personas=list(personas))
+        env: Any = tom_envs.make(env_id, horizon=HORIZON, personas=list(personas), **env_kwargs)
     else:
         kept = restrict_personas(FAMILIES_V2 if version2 else FAMILIES, list(personas))
         if env_id == V1:
-            env = tom_envs.make(env_id, horizon=HORIZON, families=list(kept))
+            env = tom_envs.make(env_id, horizon=HORIZON, families=list(kept), **env_kwargs)
         else:
             from policies.persuasion.scripted import SimulatedMindPersuadee
             from wrappers.single_seat import SingleSeat
 
-            aec = tom_envs.make_aec(env_id, horizon=HORIZON, families=list(kept))
+            aec = tom_envs.make_aec(env_id, horizon=HORIZON, families=list(kept), **env_kwargs)
             env = AsMultiDiscrete(SingleSeat(aec, PERSUADER, {PERSUADEE: SimulatedMindPersuadee()}))
     return EpisodeReturn(SplitFamilies(env, families))
 
 
-def references(env_id: str, split: str, seeds: Sequence[int]) -> list[Row]:
+def references(env_id: str, split: str, seeds: Sequence[int], **env_kwargs: Any) -> list[Row]:
     """Rows of the scripted persuaders (:data:`REFERENCES`) on ``split``, episodes ``seeds``, beside the RL rows."""
     from benchmarks.rl_eval import reference_rows
     from policies.persuasion.scripted import MIND_PERSUADERS
@@ -152,16 +153,17 @@ def references(env_id: str, split: str, seeds: Sequence[int]) -> list[Row]:
     policies = {name: (MIND_PERSUADERS[name], "the persuader's own prediction (its posterior or prior)"
                        if name in ("tracking", "bayes", "open-loop") else "random prediction")
                 for name in REFERENCES}
-    rows = reference_rows(LIVE, env_id, split, seeds, policies, "persuasion")
-    return exact_rows(env_id, split, seeds, rows[0]) + rows
+    rows = reference_rows(LIVE, env_id, split, seeds, policies, "persuasion", env_kwargs)
+    return exact_rows(env_id, split, seeds, rows[0], env_kwargs) + rows
 
 
-def exact_rows(env_id: str, split: str, seeds: Sequence[int], template: Row) -> list[Row]:
+def exact_rows(env_id: str, split: str, seeds: Sequence[int], template: Row,
+               env_kwargs: dict[str, Any] | None = None) -> list[Row]:
     """The env's exact references of episodes ``seeds`` (read at reset: they depend on the family drawn and
     the split's prior only) as rows shaped like ``template``, the success being the reference's value."""
     from tom_envs.stats import mean_ci95
 
-    env = make_env(env_id, split)
+    env = make_env(env_id, split, **(env_kwargs or {}))
     values: dict[str, list[float]] = {key: [] for key in EXACT}
     for seed in seeds:
         env.reset(seed=seed)
@@ -200,6 +202,8 @@ LIVE = RLTask(
     },
     seat=PERSUADER,
     references=references,
+    env_kwargs=True,
+    task_kwargs=("horizon", "personas", "families", "reader"),
     notes=(
         f"horizon T = {HORIZON}; the references (bayes_success, open_loop_success, oracle_success in "
         "tom_outcome()) are exact for the split's prior; the scripted persuaders plan with the family's full prior",
