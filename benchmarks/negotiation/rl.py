@@ -352,7 +352,7 @@ TASK = RLTask(
         "test": f"held-out cases {', '.join(TEST_CASES)}; the same modes",
         "test-mode": f"held-out cases {', '.join(TEST_CASES)} in the held-out mode avoiding (tom/Negotiation-v1, Easy)",
     },
-    steps=60_000,
+    steps=30_000,
     hyper={"ppo": {"n_steps": 256, "batch_size": 256, "learning_rate": 3e-4, "ent_coef": 0.03, "gamma": 1.0,
                    "n_epochs": 5}},
     seat=MEDIATOR,
