@@ -492,10 +492,19 @@ class Cell:
         raise NotImplementedError
 
     def play(self, env: Any, policy: Any, seed: int) -> EpisodeResult:
-        """One episode (single-agent envs: :func:`play`; AEC envs: :func:`play_aec`)."""
+        """One episode (single-agent envs: :func:`play`; AEC envs: :func:`play_aec`), with the
+        policies' ``episode_stats()`` as :meth:`play_batch` keeps them (so the server retries an
+        episode's requests met reach its record one by one as in lockstep)."""
         if hasattr(env, "agent_iter"):
-            return play_aec(env, policy, seed)
-        return play(env, policy, seed)
+            result = play_aec(env, policy, seed)
+            distinct = _Seats(policy).distinct
+            stats = [list(pol.episode_stats()) if hasattr(pol, "episode_stats") else None for pol in distinct]
+            result.policy_stats = _policy_stats(stats, 0)
+            return result
+        result = play(env, policy, seed)
+        if hasattr(policy, "episode_stats"):
+            result.policy_stats = (list(policy.episode_stats()) or [None])[0]
+        return result
 
     def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[int]) -> list[EpisodeResult]:
         """Episodes in lockstep (single-agent envs: :func:`play_lockstep` keeping the policy's step
