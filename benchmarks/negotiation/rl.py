@@ -67,7 +67,9 @@ from tom_envs.errors import ResetNeeded, TomEnvsError
 from tom_envs.tom import ToMSpec
 
 MEDIATOR = "mediator_0"
-IDS = ("tom/Negotiation-v1", "tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1")
+IDS = ("tom/Negotiation-v1", "tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1",
+       # v2: the release's turn order (the mediator first) and its opening line; same cases, modes and features
+       "tom/Negotiation-v2", "tom/Negotiation-Easy-v2", "tom/Negotiation-Medium-v2", "tom/Negotiation-Hard-v2")
 TRAIN_CASES = ("williams_medical_center", "hopkins_hmo", "st_francis_hospital", "ias")
 TEST_CASES = ("flagship", "river_basin")
 #: id -> (training modes, the held-out mode or None)
@@ -77,6 +79,7 @@ MODES: dict[str, tuple[tuple[str, ...], str | None]] = {
     "tom/Negotiation-Medium-v1": (("general",), None),
     "tom/Negotiation-Hard-v1": (("competing",), None),
 }
+MODES.update({v1.replace("-v1", "-v2"): modes for v1, modes in list(MODES.items())})
 MAX_PARTIES, MAX_TOPICS, MAX_OPTIONS = 6, 5, 5
 N_STRATEGIES = 4
 N_FEATURES = 2 + (MAX_PARTIES + 2) + (MAX_TOPICS + 1) + (N_STRATEGIES + 1) + 4 * MAX_TOPICS + 3 * MAX_PARTIES + 3
