@@ -16,15 +16,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-import gymnasium as gym
-import numpy as np
-
-from tom_envs.errors import EpisodeEnded, ResetNeeded
 from tom_envs.tom import ToMSpec, tom_spec_of
-from wrappers.single_seat import check_seats, other_seed
+from wrappers.single_seat import _Seated
 
 
-class ParallelSeat(gym.Env):
+class ParallelSeat(_Seated):
     """The Gymnasium env of ``seat`` of the parallel env ``parallel_env``, the other seats played by ``others``.
 
     ``step(action)`` steps the parallel env once with the seat's ``action`` and, for every other live
@@ -59,22 +55,11 @@ class ParallelSeat(gym.Env):
             policy, or ``others`` names the seat itself or an agent the env lacks.
     """
 
-    metadata = {"render_modes": ["ansi"]}
-
     def __init__(self, parallel_env: Any, seat: str, others: Mapping[str, Any]) -> None:
-        check_seats(parallel_env, seat, others)
+        self._seat(parallel_env, seat, others)
         self.par = parallel_env
-        self.seat = seat
-        self.others = dict(others)
-        self.observation_space = parallel_env.observation_space(seat)
-        self.action_space = parallel_env.action_space(seat)
-        self.render_mode = getattr(parallel_env, "render_mode", None)
-        self._seeds = np.random.default_rng()
         self._obs: dict[str, Any] = {}
         self._infos: dict[str, Any] = {}
-        self._truth: dict[str, Any] = {}
-        self._started = False
-        self._done = True
         spec = tom_spec_of(parallel_env)
         self._scored = spec.predictor in (None, seat)
         targets = {k: v for k, v in spec.targets.items() if not (spec.predictor is None and k == seat)}
@@ -83,24 +68,13 @@ class ParallelSeat(gym.Env):
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         super().reset(seed=seed)
-        if seed is not None:
-            self._seeds = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EA7]))
-            seeds = [other_seed(int(seed), k) for k in range(len(self.others))]
-        else:
-            seeds = [int(s) for s in self._seeds.integers(2**63 - 1, size=len(self.others))]
-        for pol, s in zip(self.others.values(), seeds):
-            pol.reset(s)
+        self._reset_others(seed)
         self._obs, self._infos = self.par.reset(seed=seed, options=options)
-        self._truth = {}
         self._started, self._done = True, self.seat not in self.par.agents
         return self._obs[self.seat], dict(self._infos.get(self.seat, {}))
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if self._done:
-            raise EpisodeEnded(f"the seat {self.seat!r} is done; call env.reset().")
-        self._truth = {}
+        self._check_step()
         obs, rewards, terms, truncs = self._step_all(action)
         terminated, truncated = bool(terms.get(self.seat, False)), bool(truncs.get(self.seat, False))
         info = dict(self._infos.get(self.seat, {}))

@@ -56,7 +56,46 @@ def check_seats(env: Any, seat: str, others: Any) -> None:
                                   f"(policies.base.Policy), got {type(pol).__name__}")
 
 
-class SingleSeat(gym.Env):
+class _Seated(gym.Env):
+    """What :class:`SingleSeat` and :class:`wrappers.parallel_seat.ParallelSeat` share: the seat, the
+    other seats' policies (each reset with its own seed stream), the seat's spaces, and the call-order
+    checks of ``step``."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def _seat(self, env: Any, seat: str, others: Mapping[str, Any]) -> None:
+        check_seats(env, seat, others)
+        self.seat = seat
+        self.others = dict(others)
+        self.observation_space = env.observation_space(seat)
+        self.action_space = env.action_space(seat)
+        self.render_mode = getattr(env, "render_mode", None)
+        self._seeds = np.random.default_rng()
+        self._truth: dict[str, Any] = {}
+        self._started = False
+        self._done = True
+
+    def _reset_others(self, seed: int | None) -> None:
+        """Reset every other seat's policy: from ``seed`` (independent streams), else from the
+        generator the last seeded reset left."""
+        if seed is not None:
+            self._seeds = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EA7]))
+            seeds = [other_seed(int(seed), k) for k in range(len(self.others))]
+        else:
+            seeds = [int(s) for s in self._seeds.integers(2**63 - 1, size=len(self.others))]
+        for pol, s in zip(self.others.values(), seeds):
+            pol.reset(s)
+        self._truth = {}
+
+    def _check_step(self) -> None:
+        if not self._started:
+            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
+        if self._done:
+            raise EpisodeEnded(f"the seat {self.seat!r} is done; call env.reset().")
+        self._truth = {}
+
+
+class SingleSeat(_Seated):
     """The Gymnasium env of ``seat`` of the AEC env ``aec_env``, the other seats played by ``others``.
 
     A ``step(action)`` plays the seat's action, then every other seat's turn (each asked with
@@ -89,33 +128,15 @@ class SingleSeat(gym.Env):
             policy, or ``others`` names the seat itself or an agent the env lacks.
     """
 
-    metadata = {"render_modes": ["ansi"]}
-
     def __init__(self, aec_env: Any, seat: str, others: Mapping[str, Any]) -> None:
-        check_seats(aec_env, seat, others)
+        self._seat(aec_env, seat, others)
         self.aec = aec_env
-        self.seat = seat
-        self.others = dict(others)
-        self.observation_space = aec_env.observation_space(seat)
-        self.action_space = aec_env.action_space(seat)
-        self.render_mode = getattr(aec_env, "render_mode", None)
-        self._seeds = np.random.default_rng()
-        self._truth: dict[str, Any] = {}
-        self._started = False
-        self._done = True
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         super().reset(seed=seed)
-        if seed is not None:
-            self._seeds = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5EA7]))
-            seeds = [other_seed(int(seed), k) for k in range(len(self.others))]
-        else:
-            seeds = [int(s) for s in self._seeds.integers(2**63 - 1, size=len(self.others))]
-        for pol, s in zip(self.others.values(), seeds):
-            pol.reset(s)
+        self._reset_others(seed)
         self.aec.reset(seed=seed, options=options)
-        self._truth = {}
         self._started, self._done = True, False
         obs, reward, terminated, truncated, info = self._advance()
         if terminated or truncated:  # the seat never got a turn
@@ -123,11 +144,7 @@ class SingleSeat(gym.Env):
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if self._done:
-            raise EpisodeEnded(f"the seat {self.seat!r} is done; call env.reset().")
-        self._truth = {}
+        self._check_step()
         self._step_aec(action)
         reward = self._seat_reward()
         obs, more, terminated, truncated, info = self._advance()
