@@ -89,7 +89,7 @@ class EpisodeResult:
             ``info["episode"]`` (AEC).
         info: the last info of the episode.
         steps: the non-None values the ``on_step`` hook returned, in order.
-        policy_stats: the policy's ``episode_stats()`` entry for the episode (lockstep), if it has one.
+        policy_stats: the policy's ``episode_stats()`` entry for the episode, if it has one.
     """
 
     seed: int
@@ -492,18 +492,12 @@ class Cell:
         raise NotImplementedError
 
     def play(self, env: Any, policy: Any, seed: int) -> EpisodeResult:
-        """One episode (single-agent envs: :func:`play`; AEC envs: :func:`play_aec`), with the
-        policies' ``episode_stats()`` as :meth:`play_batch` keeps them (so the server retries an
-        episode's requests met reach its record one by one as in lockstep)."""
-        if hasattr(env, "agent_iter"):
-            result = play_aec(env, policy, seed)
-            distinct = _Seats(policy).distinct
-            stats = [list(pol.episode_stats()) if hasattr(pol, "episode_stats") else None for pol in distinct]
-            result.policy_stats = _policy_stats(stats, 0)
-            return result
-        result = play(env, policy, seed)
-        if hasattr(policy, "episode_stats"):
-            result.policy_stats = (list(policy.episode_stats()) or [None])[0]
+        """One episode (single-agent envs: :func:`play`; AEC envs: :func:`play_aec`), the policies'
+        ``episode_stats()`` kept as :meth:`play_batch` keeps them (an episode's server retries too)."""
+        aec = hasattr(env, "agent_iter")
+        result = play_aec(env, policy, seed) if aec else play(env, policy, seed)
+        stats = [list(p.episode_stats()) if hasattr(p, "episode_stats") else None for p in _Seats(policy).distinct]
+        result.policy_stats = _policy_stats(stats, 0) if aec else (stats[0] or [None])[0]
         return result
 
     def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[int]) -> list[EpisodeResult]:
@@ -564,10 +558,8 @@ def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | 
     envs = [cell.make_env() for _ in range(min(size, len(seeds)))]
     for start in range(0, len(seeds), size):
         batch = list(seeds[start:start + size])
-        if size == 1:
-            results = [cell.play(envs[0], policy, batch[0])]
-        else:
-            results = cell.play_batch(envs[:len(batch)], policy, batch)
+        results = [cell.play(envs[0], policy, batch[0])] if size == 1 \
+            else cell.play_batch(envs[:len(batch)], policy, batch)
         for seed, result in zip(batch, results):
             yield _record(cell, seed, result)
 
@@ -599,11 +591,8 @@ def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool | None 
         if todo and executor is not None:
             executor.fill(cell, todo, results, lockstep=lockstep, factory=factory, progress=progress)
         elif todo:
-            bar = progress_bar(len(todo), cell.slug().replace("_", " "), progress)
-            try:
+            with progress_bar(len(todo), cell.slug().replace("_", " "), progress) as bar:
                 for record in cell_records(cell, todo, factory, lockstep):
                     results.append(record)
                     bar.update(1)
-            finally:
-                bar.close()
         return [results[s] for s in seeds]
