@@ -1,0 +1,76 @@
+"""What the information-rule checker reports: one :class:`ProbeResult` per probe and target, gathered in an
+:class:`InformationReport`; a leak found is an :class:`InformationLeak`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tom_envs.errors import TomEnvsError
+
+
+class InformationLeak(TomEnvsError, AssertionError):
+    """An env, or a wrapper around it, hands a policy what it is scored on (the message names the value)."""
+
+
+@dataclass
+class ProbeResult:
+    """One probe's figures.
+
+    Attributes:
+        name: the probe (``tables`` or ``future``); ``target``: the ToM target it predicts.
+        score: accuracy of the probe reading everything returned (held-out units).
+        public: accuracy of the same probe reading only the public part of the observation.
+        chance: accuracy needing no information (majority truth of the training units, or 1/options).
+        margin: ``z`` binomial standard errors of the held-out sample.
+        feature: the returned value (or pair) the best rule reads; ``rule`` its kind.
+        n_test: held-out decisions; ``leaks``: one sentence per leak found (empty: passed).
+    """
+
+    name: str
+    target: str
+    score: float
+    public: float
+    chance: float
+    margin: float
+    feature: Any = ""
+    rule: str = ""
+    n_test: int = 0
+    leaks: list[str] = field(default_factory=list)
+
+    @property
+    def gain(self) -> float:
+        """What reading everything adds over the public part (accuracy points, 0-1)."""
+        return self.score - self.public
+
+
+@dataclass
+class InformationReport:
+    """Every probe's result for one env; :attr:`leaks` lists the sentences of those that failed."""
+
+    env: str
+    results: list[ProbeResult]
+
+    @property
+    def leaks(self) -> list[str]:
+        return [s for r in self.results for s in r.leaks]
+
+    @property
+    def ok(self) -> bool:
+        return not self.leaks
+
+    def result(self, name: str, target: str | None = None) -> ProbeResult:
+        """The result of probe ``name`` (for ``target``; the first one when None)."""
+        for r in self.results:
+            if r.name == name and (target is None or r.target == target):
+                return r
+        raise KeyError(f"no {name!r} probe result for {target!r} in the report of {self.env}")
+
+    def __str__(self) -> str:
+        lines = [f"information rule, {self.env}: {'no leak found' if self.ok else f'{len(self.leaks)} leak(s)'}"]
+        for r in self.results:
+            lines.append(f"  {r.name:6s} {r.target}: everything {100 * r.score:.1f} %, public part {100 * r.public:.1f} %, "
+                         f"chance {100 * r.chance:.1f} % (margin {100 * r.margin:.1f}, {r.n_test} held out; "
+                         f"best: {r.rule} of {r.feature!r})")
+        return "\n".join(lines + [f"  LEAK: {s}" for s in self.leaks])
+
