@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks import policy_seeds
 from benchmarks.cli import backends_as, share_backends
 from benchmarks.errors import RunnerError
 from benchmarks.distributed_scope import executing
@@ -111,8 +112,12 @@ class Worker:
                 with contextlib.suppress(Exception):  # a cell that needs a broken one says so when it is played
                     importlib.import_module(fam.benchmark)
 
-    def play(self, cell: Cell, seeds: list, lockstep: int, factory: Callable[[], Any] | None) -> list[dict]:
-        return list(cell_records(cell, seeds, factory, lockstep=lockstep))
+    def play(self, cell: Cell, seeds: list, lockstep: int, factory: Callable[[], Any] | None,
+             entropy: int | None = None) -> list[dict]:
+        """The records of ``seeds``, the policies seeded from the driver's policy ``entropy`` for the cell
+        (:mod:`benchmarks.policy_seeds`: the stored one on a resume), so a worker's records are the in-process run's."""
+        with policy_seeds.scope(entropy):
+            return list(cell_records(cell, seeds, factory, lockstep=lockstep))
 
 
 @dataclass
@@ -123,6 +128,7 @@ class _Job:
     results: Any  # the open ResultsFile
     pieces: list[list]
     factory: Callable[[], Any] | None = None
+    entropy: int | None = None  # the policy entropy of the cell (stored records', else the run's)
     sent: int = 0  # pieces handed to workers
     written: int = 0  # pieces appended to the file
     back: dict[int, list[dict]] = field(default_factory=dict)  # pieces back, not yet written
@@ -275,7 +281,8 @@ class RayExecutor:
             return 0
         with self:
             workers = self._workers()
-            jobs = [_Job(cell, results, self._cut(todo, lockstep, len(workers)), factory)
+            jobs = [_Job(cell, results, self._cut(todo, lockstep, len(workers)), factory,
+                         policy_seeds.of_records(results.records.values()))
                     for cell, todo, results, factory in work]
             self.tasks = sum(len(job.pieces) for job in jobs)
             bar = progress_bar(sum(len(p) for job in jobs for p in job.pieces), "ray episodes", progress)
@@ -301,7 +308,7 @@ class RayExecutor:
             for job in jobs:
                 while idle and job.sent < len(job.pieces) and job.sent < job.written + window:
                     worker = idle.pop()
-                    ref = worker.play.remote(job.cell, job.pieces[job.sent], lockstep, job.factory)
+                    ref = worker.play.remote(job.cell, job.pieces[job.sent], lockstep, job.factory, job.entropy)
                     running[ref] = (job, job.sent, worker)
                     job.sent += 1
             if not running:

@@ -63,15 +63,20 @@ class QuestionView:
     description of the question now shown; a step's after-the-fact keys -- the answer just given,
     its letter, whether it was right -- are dropped), and ``observe`` gets reward 0.0: an answer
     learnt from one question would give away later ones of the same dialogue (a persuadee's desire
-    rarely changes between turns). Everything else (``last_step_log``, ``episode_stats``, ``name``,
-    ...) is the wrapped policy's.
+    rarely changes between turns). The runner reads ``check_env`` (it gets the env's frozen description,
+    never the env), ``last_step_log``, ``episode_stats``, ``name`` and ``makes_predictions`` from the wrapped
+    policy (each missing when the wrapped policy lacks it); nothing else is forwarded: the view opens no
+    attribute path to anything.
     """
 
     def __init__(self, policy: Any) -> None:
         self.policy = policy
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.policy, name)
+    check_env = property(lambda self: self.policy.check_env)
+    last_step_log = property(lambda self: self.policy.last_step_log)
+    episode_stats = property(lambda self: self.policy.episode_stats)
+    name = property(lambda self: self.policy.name)
+    makes_predictions = property(lambda self: self.policy.makes_predictions)
 
     def reset(self, seed: int | None = None) -> None:
         self.policy.reset(seed)

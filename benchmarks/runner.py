@@ -39,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import tom_envs
+from benchmarks import policy_seeds
+from benchmarks.channels import _check_fit, _for_policy, _policy_seed, seat_seed
 from benchmarks.distributed_scope import current_executor
 from benchmarks.errors import RunnerError
 from benchmarks.results import FAULTS_FIELD, ResultsFile, config_key
@@ -172,13 +174,14 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
         env: a Gymnasium env, usually wrapped in :class:`~wrappers.ToMRecorder` (then the policy's
             ``predict`` goes to the recorder before every step).
         policy: implements ``reset``/``act``/``observe`` (and ``predict``), see :mod:`policies.base`.
-        seed: the env's seed; the policy's is ``policy_seed(seed)`` (default: ``seed``).
+        seed: the env's seed; the policy's is ``policy_seed(seed)`` (default: :func:`benchmarks.policy_seeds.policy_seed`,
+            the run's own stream: no function of ``seed`` a policy could invert).
         options: reset options (e.g. which dialogue).
         on_step: called with every :class:`Step`; its non-None results are kept in ``steps``.
     """
     recorder = recorder_of(env)
     _check_fit(policy, [env])
-    policy.reset(seed if policy_seed is None else policy_seed(seed))
+    policy.reset(_policy_seed(seed, policy_seed))
     obs, info = env.reset(seed=seed, options=options)
     steps: list[Any] = []
     total, index = 0.0, 0
@@ -216,7 +219,7 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
     opts = list(options) if options is not None else [None] * len(seeds)
     recorders = [recorder_of(env) for env in envs]
     _check_fit(policy, envs)
-    policy.reset_batch([s if policy_seed is None else policy_seed(s) for s in seeds])
+    policy.reset_batch([_policy_seed(s, policy_seed) for s in seeds])
     obs, infos = map(list, zip(*(env.reset(seed=s, options=o) for env, s, o in zip(envs, seeds, opts))))
     step_log = getattr(policy, "last_step_log", None)
     steps: list[list[Any]] = [[] for _ in envs]
@@ -260,14 +263,6 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
             for s, r, i, t, st, ps in zip(seeds, recorders, infos, totals, steps, stats)]
 
 
-def _check_fit(policy: Any, envs: Sequence[Any]) -> None:
-    """A policy built for another task (``check_env``: another game or horizon) fails before the episode."""
-    check = getattr(policy, "check_env", None)
-    if check is not None:
-        for env in envs:
-            check(env)
-
-
 def play_aec(env: Any, policies: Any, seed: int, *, options: dict | None = None,
              policy_seed: PolicySeed | None = None) -> EpisodeResult:
     """One PettingZoo AEC episode of ``env`` (seeded ``seed``).
@@ -278,9 +273,9 @@ def play_aec(env: Any, policies: Any, seed: int, *, options: dict | None = None,
             before each of its steps).
         policies: one policy for every seat that asks for an action, or a mapping seat → policy
             (a seat without one is a :class:`~benchmarks.errors.RunnerError`).
-        seed, options, policy_seed: as :func:`play`. Every distinct policy is reset once: a single
-            one with ``policy_seed(seed)``, several (in the mapping's order) with
-            :func:`seat_seed` of it, so two copies of one stochastic policy do not mirror each other.
+        seed, options, policy_seed: as :func:`play`. Every distinct policy is reset once: the ``k``-th (in the
+            mapping's order) with the run's policy stream for seat ``k`` (given ``policy_seed``: a single one with
+            ``policy_seed(seed)``, several with :func:`seat_seed` of it), so two copies do not mirror each other.
     """
     seats = _Seats(policies)
     for k, pol in enumerate(seats.distinct):
@@ -362,9 +357,10 @@ class _Seats:
             raise RunnerError(f"no policy for seat {agent!r}; give one for each of {', '.join(self.table)}")
         return pol
 
-    def seed(self, seed: int, policy_seed: PolicySeed | None, index: int) -> int:
-        base = seed if policy_seed is None else policy_seed(seed)
-        return base if len(self.distinct) == 1 else seat_seed(base, index)
+    def seed(self, seed: int, policy_seed: PolicySeed | None, index: int) -> int | None:
+        if policy_seed is None:
+            return policy_seeds.policy_seed(seed, seat=index)
+        return policy_seed(seed) if len(self.distinct) == 1 else seat_seed(policy_seed(seed), index)
 
 
 class _AECEpisode:
@@ -413,26 +409,10 @@ def _policy_stats(stats: Sequence[list | None], episode: int) -> dict[str, Any] 
     return kept or None
 
 
-def seat_seed(seed: int, index: int) -> int:
-    """The seed of the ``index``-th distinct policy of an AEC episode seeded ``seed`` (independent streams)."""
-    import numpy as np
-
-    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
-
-
 def _summary(recorder: Any, info: dict, total: float, steps: int) -> dict[str, Any]:
     if recorder is not None:
         return recorder.episode_summary()
     return {"return": total, "steps": steps}
-
-
-def _for_policy(info: dict, recorder: Any) -> dict:
-    """``info`` as the policy gets it: without the recorder's records, which a last step carries for
-    direct users of the wrapper (the scorer stays out of band, even across episodes: a policy that
-    plays the same dialogue again must not have been handed its scored answers)."""
-    if recorder is None or recorder.key not in info:
-        return info
-    return {k: v for k, v in info.items() if k != recorder.key}
 
 
 def _last_record(recorder: Any) -> dict | None:
@@ -570,8 +550,10 @@ def _record(cell: Cell, seed: Any, result: EpisodeResult) -> dict:
 
     result.policy_stats, faults = split_faults(result.policy_stats)
     rec = cell.record(seed, result)
-    if faults is not None and isinstance(rec, dict):
-        rec.setdefault(FAULTS_FIELD, faults)
+    if isinstance(rec, dict):
+        rec.setdefault(policy_seeds.FIELD, str(policy_seeds.run_entropy()))  # replays and resumes the policies
+        if faults is not None:
+            rec.setdefault(FAULTS_FIELD, faults)
     return rec
 
 
@@ -583,9 +565,10 @@ def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool | None 
     :class:`~benchmarks.errors.ResultsLocked`); each record (each lockstep batch) is appended the
     moment it is done, so a killed run loses at most the episodes in flight. ``progress``: a bar
     over the episodes to play (None: only when stderr is a terminal). Under an executor
-    (:mod:`benchmarks.distributed_scope`) it plays them elsewhere and this process appends them.
+    (:mod:`benchmarks.distributed_scope`) it plays them elsewhere and this process appends them. The policies
+    are seeded from the policy entropy the stored records name, else the run's (:mod:`benchmarks.policy_seeds`).
     """
-    with cell.results(out) as results:
+    with cell.results(out) as results, policy_seeds.scope(policy_seeds.of_records(results.records.values())):
         todo = results.missing(seeds)
         executor = current_executor()
         if todo and executor is not None:

@@ -72,9 +72,11 @@ class BasePolicy:
     def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool, info: dict) -> None:
         """Feedback after a step (learning agents use it; scripted ones ignore it)."""
 
-    def check_env(self, env: Any) -> None:
-        """Raise :class:`PolicyMismatch` if the policy was built for another task than ``env``'s (another
-        game, another horizon); the runner calls it before every episode. Default: fits any env."""
+    def check_env(self, description: Any) -> None:
+        """Raise :class:`PolicyMismatch` if the policy was built for another task than the env's (another
+        game, another horizon); the runner calls it before every episode with the env's frozen, picklable
+        :class:`tom_envs.description.EnvDescription` (id, kwargs, spaces, horizon, agents), never with the env
+        itself (docs/architecture.md, "Information rule"). Default: fits any env."""
 
     # ------------------------------------------------------------------ batched (lockstep) forms
     def reset_batch(self, seeds: Sequence[int | None]) -> None:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import gymnasium as gym
 import pytest
+
+# one policy entropy for the whole session (and the commands it starts): two runs of a stochastic policy compare
+# equal, as two runs of a user who pins it do (benchmarks.policy_seeds)
+os.environ.setdefault("TOM_ENVS_POLICY_ENTROPY", "0x7E57")
 
 import tom_envs  # noqa: F401  (registers the ids)
 from tom_envs.registration import REGISTRY

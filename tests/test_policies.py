@@ -166,6 +166,8 @@ def test_the_count_model_only_needs_the_action_counts():
     from policies.matrix import PartnerCountModel
 
     game = {"name": "Chicken", "payoffs": [[[0, 0], [-1, 1]], [[1, -1], [-10, -10]]], "action_labels": ["S", "T"]}
-    PartnerCountModel("IPD").check_env(make_env("tom/MatrixGame-v0", record=True, game=game))  # 2 x 2 as IPD
+    from tom_envs.description import describe
+
+    PartnerCountModel("IPD").check_env(describe(make_env("tom/MatrixGame-v0", record=True, game=game)))  # 2 x 2
     with pytest.raises(PolicyMismatch, match="build it with game='RPS'"):
-        PartnerCountModel("IPD").check_env(make_env("tom/RPS-v0", record=True))
+        PartnerCountModel("IPD").check_env(describe(make_env("tom/RPS-v0", record=True)))

@@ -14,6 +14,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
+from benchmarks import policy_seeds
 from benchmarks.matrix.benchmark import ResultsFileWarning, evaluate, load_records, make_cell, run_cell
 from benchmarks.results import rejected_path
 from tom_envs.stats import mean_ci95
@@ -36,7 +37,7 @@ def test_runner_numbers_equal_the_recorders(tmp_path):
     for seed in range(10, 14):
         env = ToMRecorder(gym.make("tom/RPS-v0", partners="always_rock", horizon=5))
         pol = RandomPolicy("RPS")
-        pol.reset(seed)
+        pol.reset(policy_seeds.policy_seed(seed))  # the run's policy stream, not the env seed
         obs, info = env.reset(seed=seed)
         while True:
             env.record_prediction(pol.predict(obs, info))

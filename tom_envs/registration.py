@@ -196,7 +196,10 @@ def make(env_id: str, **kwargs: Any) -> Any:
     if rec.kind == "gymnasium":
         return gymnasium.make(env_id, **kwargs)
     rec.check_kwargs(kwargs)
-    return load(rec.entry_point)(**{**rec.kwargs, **kwargs})
+    merged = {**rec.kwargs, **kwargs}
+    env = load(rec.entry_point)(**merged)
+    env.tom_made = (env_id, merged)  # the id and kwargs, for tom_envs.description.describe (public configuration)
+    return env
 
 
 def make_aec(env_id: str, **kwargs: Any) -> Any:

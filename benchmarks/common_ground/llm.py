@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from benchmarks import policy_seeds
 from benchmarks.cli import llm_settings
 from benchmarks.common_ground.stored import RECORD_KEYS, check_questions, cid_of, jobs
 from benchmarks.errors import RunnerError
@@ -179,7 +180,7 @@ def _answer(env: Any, run: _Run, backend: Any, cid: int, seed: int) -> tuple[lis
 
         model = ReleaseZeroShot(backend, cfg["template"], temperature=cfg["temperature"],
                                 max_tokens=cfg["max_tokens"], seed=args.seed)
-        owner = model.owner(seed)
+        owner = model.owner(policy_seeds.policy_seed(seed))  # the run's policy stream, not the env's seed
         answers = [a for chunk in chunks for a in model.answer(chunk, [owner] * len(chunk))]
         policy: BasePolicy = _Replay([o["question"] for o in seen], [a["action"] for a in answers])
         extra = [{"unparsed": a["unparsed"], "reply": a["reply"]} for a in answers]
@@ -190,9 +191,9 @@ def _answer(env: Any, run: _Run, backend: Any, cid: int, seed: int) -> tuple[lis
 
         predictor = LLMBeliefPredictor(backend, temperature=cfg["temperature"], max_tokens=cfg["max_tokens"],
                                        max_resamples=cfg["max_resamples"], fallback=cfg["fallback"],
-                                       seed=args.seed * 1_000_003 + seed)
+                                       seed=policy_seeds.policy_seed(seed, seat=1))
         policy = BeliefStatePolicy(predictor)
-        policy.reset(seed)
+        policy.reset(policy_seeds.policy_seed(seed))
         for chunk in chunks:
             policy.prepare(chunk)
         extra = [{} for _ in seen]

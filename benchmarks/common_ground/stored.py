@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks.cli import progress_bar
-from benchmarks.qa_llm import RESULTS_VERSION, Job, LLMRun, QACell, QAFile, run_qa
+from benchmarks.qa_llm import RESULTS_VERSION, Job, LLMRun, QACell, QAFile, QuestionView, run_qa
 from benchmarks.results import fault_columns
 from benchmarks.runner import EpisodeResult, Step
 from benchmarks.runner import play as play_episode
@@ -48,9 +48,12 @@ def _next_info(step: Step) -> dict:
 
 def play(env: Any, policy: BasePolicy, seed: int, progress: bool | None = False) -> list[dict[str, Any]]:
     """Answer every question of every conversation of ``env`` (conversation ``i``: seed ``seed + i``,
-    played by the runner); one record per question."""
+    played by the runner); one record per question. The policy sees each question and its description only
+    (:class:`benchmarks.qa_llm.QuestionView`): a conversation's answers, which its last step returns, never
+    reach it, so the next pass over the same conversation finds nothing it was told."""
     cids = env.unwrapped.cids
     bar = progress_bar(len(cids), f"common-ground {getattr(policy, 'name', type(policy).__name__)}", progress)
+    policy = policy if isinstance(policy, QuestionView) else QuestionView(policy)
     records = []
     for i, cid in enumerate(cids):
         records += _questions(env, policy, cid, seed + i)
@@ -79,8 +82,10 @@ def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, k
     """:func:`play` over every pass ``seeds``, resumable: each conversation (``cid``, pass seed + index)
     is read back from its results file under ``out / "common_ground"`` (keyed by ``key``: policy, data,
     split, context, annotator, seed) if it was answered before, else played by the runner and appended
-    at once (:func:`benchmarks.qa_llm.run_qa`). The question records are :func:`play`'s."""
+    at once (:func:`benchmarks.qa_llm.run_qa`). The question records are :func:`play`'s; as there, the policy
+    sees the questions only (no answer after a conversation, so none in a later pass)."""
     wanted = jobs(env, seeds)
+    policy = policy if isinstance(policy, QuestionView) else QuestionView(policy)
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
         return {"version": RESULTS_VERSION, "policy": key["policy"], "cid": job[0], "seed": job[1],

@@ -36,6 +36,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from benchmarks import policy_seeds
 from benchmarks.cli import not_applicable, positive_int, progress_bar
 from benchmarks.errors import RunnerError
 from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, ResultsFile, fault_columns, results_path
@@ -64,10 +65,11 @@ class PersuasionBenchmarkError(TomEnvsError, ValueError):
     """Bad arguments to ``python -m benchmarks persuasion``."""
 
 
-def policy_seed(seed: int) -> int:
-    """The policy's seed for an episode seeded ``seed``: derived, so that the policy's stream
-    differs from the env's (``default_rng(seed)`` would replay the env's own draws)."""
-    return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1)[0])
+def policy_seed(seed: int, seat: int = 0) -> int | None:
+    """The seed of the episode's ``seat``-th policy (0: the persuader, 1: a two-seat persuadee): the run's policy
+    stream (:func:`benchmarks.policy_seeds.policy_seed`), which no table over env seeds inverts (a fixed hash
+    of ``seed`` would let a persuader rebuild the episode's persona in a shadow env)."""
+    return policy_seeds.policy_seed(seed, seat=seat)
 
 
 class DefaultPolicy(str):
@@ -136,7 +138,7 @@ def play_two_seat(env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: 
     recorded = env if isinstance(env, AECToMRecorder) else AECToMRecorder(env)
     base = recorded.unwrapped
     persuader.reset(policy_seed(seed))
-    persuadee.reset(policy_seed(seed + 1_000_003))
+    persuadee.reset(policy_seed(seed, seat=1))
     recorded.reset(seed=seed, options=options)
     seat = ToMScorer(base.seat_view(PERSUADEE))
     seat.start()

@@ -14,13 +14,14 @@ from tom_envs.matrix.partners import Partner, get_partner
 from policies.base import BasePolicy, PolicyMismatch, joint_code
 
 
-def check_game(game: "MatrixGame | tuple[str, int, int]", env: Any, who: str) -> None:
-    """Raise :class:`~policies.base.PolicyMismatch` if ``env`` (a matrix-game env, possibly wrapped)
-    plays another game than ``game``: a :class:`MatrixGame` must be the env's (same payoffs), a
-    ``(name, actions, partner actions)`` triple (learners that know only the action counts, not the
-    payoffs) must have the env's action counts. Envs without a ``game`` are left alone."""
-    other = getattr(getattr(env, "unwrapped", env), "game", None)
-    if not isinstance(other, MatrixGame):
+def check_game(game: "MatrixGame | tuple[str, int, int]", description: Any, who: str) -> None:
+    """Raise :class:`~policies.base.PolicyMismatch` if the env ``description`` describes (a
+    :class:`tom_envs.description.EnvDescription`, what the runner hands ``check_env``) plays another game than
+    ``game``: a :class:`MatrixGame` must be the env's (same payoffs), a ``(name, actions, partner actions)`` triple
+    (learners that know only the action counts, not the payoffs) must have the env's action counts. Envs that
+    play no matrix game (no ``game``/``payoffs`` among their kwargs) are left alone."""
+    other = game_of(description)
+    if other is None:
         return
     name, n_a, n_b = (game.name, game.n_actions, game.n_partner_actions) if isinstance(game, MatrixGame) else game
     if (n_a, n_b) == (other.n_actions, other.n_partner_actions) and (
@@ -29,6 +30,31 @@ def check_game(game: "MatrixGame | tuple[str, int, int]", env: Any, who: str) ->
     raise PolicyMismatch(f"{who} was built for {name} ({n_a} x {n_b} actions), but this env plays {other.name} "
                          f"({other.n_actions} x {other.n_partner_actions}): build it with game={other.name!r}"
                          + ("" if other.name in GAMES else " (the env's MatrixGame)"))
+
+
+def game_of(description: Any) -> MatrixGame | None:
+    """The matrix game an env description's kwargs name (its ``game``, or a custom game's ``payoffs`` and labels),
+    None when they name none or do not build one.
+
+    Raises:
+        PolicyMismatch: ``description`` is not an :class:`~tom_envs.description.EnvDescription` (a policy is
+            checked against the description the runner hands over, never against an env object).
+    """
+    from tom_envs.description import EnvDescription
+    from tom_envs.errors import InvalidGame
+    from tom_envs.matrix.config import CustomGame, build_game
+
+    if not isinstance(description, EnvDescription):
+        raise PolicyMismatch(f"check_env takes the env's description (tom_envs.description.describe(env)), got "
+                             f"{type(description).__name__}")
+    kwargs = description.kwargs
+    custom = {k: kwargs[k] for k in ("payoffs", "action_labels", "partner_action_labels", "name") if k in kwargs}
+    if kwargs.get("game") is None and not custom:
+        return None
+    try:
+        return build_game(kwargs.get("game"), CustomGame.from_kwargs("check_env", custom))
+    except (InvalidGame, TypeError, ValueError, KeyError):
+        return None
 
 
 class RandomPolicy(BasePolicy):
@@ -41,8 +67,8 @@ class RandomPolicy(BasePolicy):
         super().__init__()
         self.game = get_game(game)
 
-    def check_env(self, env: Any) -> None:
-        check_game(self.game, env, "the random policy")
+    def check_env(self, description: Any) -> None:
+        check_game(self.game, description, "the random policy")
 
     def act(self, observation: Any, info: dict) -> int:
         return int(self.rng.integers(self.game.n_actions))

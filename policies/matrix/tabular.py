@@ -57,10 +57,10 @@ class PartnerCountModel(BasePolicy):
         self._counts = np.zeros((self.n_s, self.n_b), dtype=np.int64)
         self._state = self.n_s - 1
 
-    def check_env(self, env: Any) -> None:
+    def check_env(self, description: Any) -> None:
         from policies.matrix.scripted import check_game
 
-        check_game(self._built_for, env, "the partner count model")
+        check_game(self._built_for, description, "the partner count model")
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -162,13 +162,14 @@ class TabularRMaxPolicy(BasePolicy):
         self._plan: np.ndarray | None = None  # Q[h, s, a] for h = rounds left, valid from _plan_t
         self._plan_t = 0
 
-    def check_env(self, env: Any) -> None:
-        """The env plays this game over this many rounds (the plan is for ``horizon`` rounds)."""
+    def check_env(self, description: Any) -> None:
+        """The env (its :class:`~tom_envs.description.EnvDescription`) plays this game over this many rounds (the
+        plan is for ``horizon`` rounds)."""
         from policies.base import PolicyMismatch
         from policies.matrix.scripted import check_game
 
-        check_game(self._built_for, env, "the tabular agent")
-        rounds = getattr(getattr(env, "unwrapped", env), "horizon", None)
+        check_game(self._built_for, description, "the tabular agent")
+        rounds = description.horizon
         if isinstance(rounds, int) and rounds != self.horizon:
             raise PolicyMismatch(f"the tabular agent plans for {self.horizon} rounds, but this env's episodes last "
                                  f"{rounds}: build it with horizon={rounds}")
