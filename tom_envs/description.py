@@ -32,7 +32,8 @@ class EnvDescription:
     Attributes:
         id: the registered id (``"tom/RPS-v0"``), None for an env made without the registry.
         kind: ``"gymnasium"`` or ``"aec"``.
-        kwargs: the keyword arguments the env was made with, registry defaults included (a deep copy).
+        kwargs: the keyword arguments the env was made with, registry defaults included (a deep copy; a live
+            object that cannot be copied, e.g. an LLM reader, appears as ``"<TypeName>"``).
         observation_space, action_space: the policy's spaces (Gymnasium: the outermost wrapper's; AEC: a mapping
             agent → space). Copies, reseeded with a fixed seed: they share no generator with the env.
         horizon: the configured episode length (a ``horizon`` argument or attribute, else the spec's
@@ -86,11 +87,23 @@ def _identity(chain: list[Any]) -> tuple[str | None, dict[str, Any], int | None]
     for e in reversed(chain):
         spec = getattr(e, "spec", None)
         if spec is not None and getattr(spec, "id", None):
-            return spec.id, copy.deepcopy(dict(spec.kwargs or {})), getattr(spec, "max_episode_steps", None)
+            return spec.id, _copy_kwargs(spec.kwargs or {}), getattr(spec, "max_episode_steps", None)
         stamp = getattr(e, "tom_made", None)
         if isinstance(stamp, tuple) and len(stamp) == 2:
-            return stamp[0], copy.deepcopy(dict(stamp[1])), None
+            return stamp[0], _copy_kwargs(stamp[1]), None
     return None, {}, None
+
+
+def _copy_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of each keyword argument; one that cannot be copied (a live object such as an LLM reader
+    holding a backend) is described by its type's name only (``"<LLMReader>"``)."""
+    out: dict[str, Any] = {}
+    for k, v in kwargs.items():
+        try:
+            out[k] = copy.deepcopy(v)
+        except Exception:  # noqa: BLE001 -- any object that refuses copying
+            out[k] = f"<{type(v).__name__}>"
+    return out
 
 
 def _copy(space: Any) -> Any:

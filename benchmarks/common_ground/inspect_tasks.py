@@ -66,13 +66,14 @@ def items(options: Mapping[str, Any]) -> list[QAItem]:
 
 def answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
     """003's zero-shot protocol on one question; None for a reply that is neither Yes nor No."""
+    from benchmarks.policy_seeds import policy_seed
     from policies.common_ground.llm import RELEASE_MAX_TOKENS, RELEASE_TEMPERATURE, ReleaseZeroShot
 
     opts = run.options
     temperature = RELEASE_TEMPERATURE if opts["temperature"] is None else float(opts["temperature"])
     max_tokens = RELEASE_MAX_TOKENS if opts["max_tokens"] is None else int(opts["max_tokens"])
     model = ReleaseZeroShot(run.backend, _template(opts), temperature=temperature, max_tokens=max_tokens, seed=run.seed)
-    got = model.answer([item.observation], [model.owner(int(item.metadata["episode_seed"]))])[0]
+    got = model.answer([item.observation], [model.owner(policy_seed(int(item.metadata["episode_seed"])))])[0]
     return (None if got["unparsed"] else int(got["action"])), {"label": got["label"], "reply": got["reply"]}
 
 

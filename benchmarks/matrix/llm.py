@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import policy_seeds
 from benchmarks.errors import RunnerError
 from benchmarks.records import STEPS_FORMAT, PromptEncoder
 from benchmarks.results import code_stamp
@@ -149,7 +150,7 @@ def play_checkpointed(envs: Sequence[Any], policy: Any, seeds: Sequence[int], jo
         ``policy_stats``: the policy's counters) and the wall time the batch took, resumed rounds included.
     """
     done = journal.resume(seeds) if journal is not None else []
-    policy.reset_batch(list(seeds))
+    policy.reset_batch([policy_seeds.policy_seed(s) for s in seeds])  # the run's policy stream, not the env's
     obs, infos = map(list, zip(*(env.reset(seed=s) for env, s in zip(envs, seeds))))
     encoders = [PromptEncoder() for _ in seeds]
     steps: list[list[dict]] = [[] for _ in seeds]

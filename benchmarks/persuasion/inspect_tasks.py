@@ -88,6 +88,7 @@ def qa_items(options: Mapping[str, Any]) -> list[QAItem]:
 
 def qa_answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
     """The generic answerer under the authors' protocol, as ``--protocol authors --policy llm`` builds it."""
+    from benchmarks.policy_seeds import policy_seed
     from policies.llm.qa import LLMQAAnswerer
 
     opts = run.options
@@ -95,7 +96,7 @@ def qa_answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
                              max_resamples=int(opts["max_resamples"]), fallback=str(opts["fallback"]),
                              max_tokens=None if opts["max_tokens"] is None else int(opts["max_tokens"]),
                              protocol=_protocol(opts))
-    answerer.reset(int(item.metadata["episode_seed"]))
+    answerer.reset(policy_seed(int(item.metadata["episode_seed"])))  # the run's policy stream, not the env seed
     index = answerer.act(item.observation, {})
     log = answerer.last_step_log()[0]
     return int(index), {"parse_rule": log.get("parse_rule"), "stats": answerer.episode_stats()[0]}
