@@ -20,7 +20,7 @@ else
   TORCH_FIRST := $(PIP) install -q $(CONSTRAINTS) torch
 endif
 
-.PHONY: install test demo bench report readme clean
+.PHONY: install test demo bench report results readme clean
 
 install: $(STAMP)
 
@@ -57,6 +57,12 @@ bench: install
 # the HTML + Markdown report of everything under results/ (make demo writes it too: results/report/)
 report: install
 	$(PY) -m benchmarks report results --out results/report
+
+# docs/results/: the real model (smollm2-135m) in every family beside the floors and references, from records
+# (docs/results/records; a rerun resumes, so this only plays what is missing), then the report built from them
+results: install
+	$(PY) -m benchmarks batch docs/results/commands.txt
+	$(PY) -m benchmarks report docs/results/records --out docs/results
 
 readme: install
 	$(PY) -m benchmarks registry --update-readme README.md

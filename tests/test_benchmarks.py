@@ -49,7 +49,7 @@ def test_perf_matrix_table():
 
 
 def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
-    out = run_cli("demo", "--out", str(tmp_path))
+    out = run_cli("demo", "--out", str(tmp_path), "--no-real-model")
     assert "6/6 cells meet the target" in out and "004 ΔF/T" in out
     assert "004 ΔToM" in out and "6/6 cells have ΔToM/T within 0.03 of 004's" in out
     assert "Estimator: mean over each partner's episodes, weighted by the partner's probability" in out
@@ -58,7 +58,7 @@ def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
     files = sorted((tmp_path / "matrix").glob("*.jsonl"))
     assert len(files) == 18  # 6 cells x (tabular, oracle, random)
     before = [f.read_bytes() for f in files]
-    assert run_cli("demo", "--out", str(tmp_path)) == out  # a rerun resumes: same table, nothing appended
+    assert run_cli("demo", "--out", str(tmp_path), "--no-real-model") == out  # a rerun resumes: same table, nothing appended
     assert [f.read_bytes() for f in files] == before
     res = json.loads(run_cli("demo", "--out", str(tmp_path), "--format", "json", "--plot", str(tmp_path / "fig")))
     assert [f.read_bytes() for f in files] == before  # the same rows, read back
@@ -71,6 +71,13 @@ def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
     assert len(res["figures"]) == 12  # regret and ToM per cell
     table = {(r["game"], r["partners"]): r for r in res["rows"]}
     assert f"{table[('IPD', 'tit_for_tat')]['regret_per_step']:.3f}" in out  # the numbers the table printed
+    # the real model's cell (smollm2-135m in vLLM), beside the scripted rows of the same cell and horizon
+    real = {r["policy"]: r for r in res["real_model"]}
+    assert set(real) == {"llm:lm", "tabular", "random", "oracle"}
+    llm = real["llm:lm"]
+    assert llm["model"] == "smollm2-135m" and llm["horizon"] == 20 and llm["episodes"] == 2
+    assert llm["decisions"] == 2 * 2 * 20 and llm["fallbacks"] == 0  # LM scoring always names a label
+    assert llm["settings"]["model_identity"]["file_sha256"].startswith("b179c952")
 
 
 def test_perf_writes_each_figure_under_out_as_it_is_measured_with_its_seed(tmp_path):

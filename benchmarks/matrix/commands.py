@@ -38,14 +38,16 @@ def _run_demo(args: argparse.Namespace) -> int:
     from benchmarks.matrix.demo import main as demo
 
     return demo(Path(args.out), args.episodes, args.seed, progress=args.format != "json" and sys.stderr.isatty(),
-                output=DemoOutput(args.format, args.plot))
+                output=DemoOutput(args.format, args.plot, real_model=not args.no_real_model))
 
 
 def _demo_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_options(parser, episodes=30, seed_help="episode i uses seed + i",
                     plot="write each cell's per-round regret and ToM figures into DIR")
-    fixed = ("the demo plays its fixed rows (tabular; oracle and random as sanity rows) in this process: evaluate "
-             "other policies, LLMs or grids with `tom-envs matrix`")
+    parser.add_argument("--no-real-model", action="store_true",
+                        help="leave out the real model's cell (smollm2-135m in vLLM: about a minute on 2 cores)")
+    fixed = ("the demo plays its fixed rows (tabular; oracle and random as sanity rows; the real model's cell) in "
+             "this process: evaluate other policies, LLMs or grids with `tom-envs matrix`")
     refuse_options(parser, {flag: fixed for flag in ("--policy", *LLM_FLAGS, *EXECUTOR_FLAGS)})
 
 

@@ -34,6 +34,7 @@ class DemoOutput:
 
     format: str = "table"
     plot: str | None = None
+    real_model: bool = True
 
 
 def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progress: bool = True,
@@ -77,6 +78,7 @@ def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progres
             value = relevance(GAMES[game], dist.partners, dist.weights)
             relevance_rows.append({"game": game, "partners": pop, "relevance": value})
             say(f"  {game} {pop:<14} {value:.3f}")
+    llm_rows = real_model_cell(out, seed, progress, say) if output.real_model else []
     say(f"\nEpisode records: {out.resolve()}/matrix/*.jsonl (rerunning resumes from them)")
     from benchmarks.report import build_report  # the report of everything under out (docs/report.md)
 
@@ -88,6 +90,46 @@ def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progres
     if not text:
         print(json.dumps({"rows": [{**r, "meets_target": meets_target(r), "tom_within_003": tom_regret_close(r)}
                                    for r in rows], "sanity": sanity, "relevance": relevance_rows,
+                          "real_model": llm_rows,
                           "records": str((out / "matrix").resolve()), "report": str(report),
                           "figures": [str(p) for p in figures]}, indent=2))
     return 0
+
+
+#: The demo's real-model cell: 004's LM prompting (label scoring: no parsing, no sampling) by the real small
+#: model on IPD vs tit-for-tat, short enough for a 2-core CPU, beside the scripted rows of the same cell and T.
+REAL_MODEL_CELL = {"game": "IPD", "partners": "tit_for_tat", "strategy": "lm", "horizon": 20, "episodes": 2}
+
+
+def real_model_cell(out: Path, seed: int, progress: bool, say) -> list[dict]:
+    """The real small model (``smollm2-135m``, :mod:`policies.llm.models`) on :data:`REAL_MODEL_CELL`, in vLLM in
+    this process, printed beside tabular, random and the oracle on the same cell and horizon; returns all rows."""
+    import argparse
+
+    from benchmarks.cli import build_backend, llm_settings
+    from benchmarks.matrix.benchmark import add_arguments
+    from benchmarks.matrix.cells import Grid, RunSettings
+    from benchmarks.matrix.llm_cells import evaluate_llm
+    from policies.llm.models import DEFAULT_MODEL
+
+    c = REAL_MODEL_CELL
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--policy", "llm", "--model", DEFAULT_MODEL, "--max-model-len", "4096", "--seed",
+                              str(seed)])
+    grid = Grid([c["game"]], [c["partners"]], [c["strategy"]], c["episodes"], seed, c["horizon"])
+    scripted, _ = evaluate(grid.games, grid.partners, ["tabular", "random", "oracle"], c["episodes"] * 15, seed,
+                           c["horizon"], out, progress=progress)
+    say(f"\nA real model: {DEFAULT_MODEL} (SmolLM2-135M-Instruct, in vLLM on this machine), 004's LM prompting on "
+        f"{c['game']} vs {c['partners']}, T = {c['horizon']}, {c['episodes']} episodes, beside the scripted rows of "
+        "the same cell:\n")
+    backend = build_backend("vllm", DEFAULT_MODEL, seed=seed, max_model_len=4096)
+    try:
+        rows, _ = evaluate_llm(grid, out, backend, llm_settings(args), run=RunSettings(progress=progress,
+                                                                                        lockstep=c["episodes"]))
+    finally:
+        backend.close()
+    say(format_table(rows + scripted))
+    say("The model's row is a real 135M model's, read against the floors beside it (random; tabular learns the "
+        "partner;\nthe oracle is exact). docs/results/ has it in every family (make results).")
+    return rows + scripted

@@ -396,9 +396,12 @@ def _sum_stats(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def _llm_identity(args: argparse.Namespace | None) -> dict[str, Any]:
     """The LLM options as they go into a results key: backend, model, base URL (openai), re-asks, fallback."""
+    from benchmarks.models import run_model_identity
+
     backend = getattr(args, "backend", None)
     return {"backend": backend, "model": getattr(args, "model", None),
             "base_url": getattr(args, "base_url", None) if backend == "openai" else None,
+            "model_identity": run_model_identity(backend or "vllm", getattr(args, "model", None)),
             "max_resamples": getattr(args, "max_resamples", 10), "fallback": getattr(args, "fallback", "raise")}
 
 

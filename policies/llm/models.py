@@ -205,6 +205,8 @@ def prepare(name: str, *, force: bool = False, check_logits: bool = False) -> Pa
     with _lock(target.parent / f".{target.name}.lock"):
         if not force and _complete(target, model):  # another process converted it while we waited
             return target
+        for stale in target.parent.glob(f".{target.name}.*.partial"):  # left by a killed conversion (we hold the lock)
+            shutil.rmtree(stale, ignore_errors=True)
         source = verify(model)
         work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
         try:

