@@ -54,12 +54,21 @@ def _demo_arguments(parser: argparse.ArgumentParser) -> None:
 DEMO = Command("demo", "the main job: reproduce seed 004's Tabular rows (Table 4)", _demo_arguments, _run_demo)
 
 
+def _reference_folder(args: argparse.Namespace, backend: object) -> str | None:
+    """The model folder the transformers reference loads: the vllm backend's own (a known name's converted
+    folder, or a local folder); None for a server (its weights are not here)."""
+    import os
+
+    folder = getattr(backend, "model", None) if args.backend == "vllm" else None
+    return folder if folder and os.path.isfile(os.path.join(folder, "config.json")) else None
+
+
 def _run_perf(args: argparse.Namespace) -> int:
     from benchmarks.matrix.perf import PerfRun, figure_log, format_rl, format_table, perf_matrix, perf_rl
 
     progress = False if args.format == "json" else None  # None: a bar on a terminal
-    llm_only = ["episodes", "horizon", "backend", "model", "base_url", "tokenizer", "max_model_len", "engine_arg",
-                "timeout", "max_retries", "retry_budget"]
+    llm_only = ["episodes", "horizon", "reference_episodes", "backend", "model", "base_url", "tokenizer",
+                "max_model_len", "engine_arg", "timeout", "max_retries", "retry_budget"]
     not_applicable(args, {"matrix": ["steps", *llm_only], "rl": llm_only, "llm": ["steps", "seconds"]}[args.suite],
                    f"in `perf {args.suite}`")
     emit = figure_log(args.out, args.suite, args.seed)
@@ -72,7 +81,9 @@ def _run_perf(args: argparse.Namespace) -> int:
 
         backend = build_backend(*backend_spec(args, args.seed))  # --engine-arg / the server options too
         try:
-            res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon, run=run)
+            res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon, run=run,
+                           reference_folder=_reference_folder(args, backend),
+                           reference_episodes=args.reference_episodes)
         finally:
             backend.close()
         text = "\n".join(flat_lines(res))
@@ -105,6 +116,8 @@ def _perf_arguments(perf: argparse.ArgumentParser) -> None:
                       help="rl: PPO training steps per measurement (one per RL task, the tasks of every family)")
     perf.add_argument("--episodes", type=positive_int, default=30, help="llm: episodes in lockstep")
     perf.add_argument("--horizon", type=positive_int, default=10, help="llm: rounds per episode of the speed run")
+    perf.add_argument("--reference-episodes", type=positive_int, default=2,
+                      help="llm: episodes the plain transformers loop plays (vllm on a local folder or known model)")
     perf.add_argument("--seed", type=non_negative_int, default=0,
                       help="seeds what perf randomises: env resets and the random actions of the stepping loops, "
                            "PPO's seed (rl), the LLM episodes' seeds (llm)")

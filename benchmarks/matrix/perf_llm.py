@@ -49,6 +49,9 @@ from policies.llm.scoring import SCORING_PATHS
 
 TARGETS = {
     "speedup": 5.0,
+    "speedup_vs_transformers": 5.0,
+    "qa_speedup_vs_transformers": 5.0,
+    "lm_scoring_time_growth": 2.0,
     "prefix_cache_share": 0.8,
     "lm_scoring_prefix_cache_share": 0.8,
     "lm_scoring_cost_growth": 2.0,
@@ -201,6 +204,31 @@ def _compare(a: _Scored, b: _Scored) -> tuple[int, float]:
     return compared, diff
 
 
+def versus_transformers(backend: Backend, folder: str, game: str, episodes: int, horizon: int,
+                        reference_episodes: int, seed: int = 0) -> dict[str, Any]:
+    """Decisions/s of the suite's batched path (``episodes`` in lockstep on ``backend``) against a plain
+    transformers loop on the same model folder (:class:`~benchmarks.matrix.perf_transformers.TransformersLoop`,
+    ``reference_episodes`` one after the other, one request at a time), for LM prompting (label scoring) and
+    QA prompting (one generated reply per decision, no re-asks)."""
+    from benchmarks.matrix.perf_transformers import TransformersLoop, time_decisions
+
+    qa = {"max_resamples": 0, "fallback": "random", "max_tokens": 16}
+    seeds, ref_seeds = list(range(seed, seed + episodes)), list(range(seed, seed + reference_episodes))
+    reference = TransformersLoop(folder)
+    out: dict[str, Any] = {"reference": "transformers, one request at a time (generate / one forward per label)",
+                           "reference_episodes": reference_episodes}
+    for name, kwargs in (("lm", {}), ("qa", qa)):
+        batched = time_decisions(lambda: _lockstep(make_llm_policy(name, backend, game, horizon=horizon, **kwargs),
+                                                   game, horizon, seeds), episodes * horizon)
+        plain = time_decisions(lambda: [_lockstep(make_llm_policy(name, reference, game, horizon=horizon, **kwargs),
+                                                  game, horizon, [s]) for s in ref_seeds], reference_episodes * horizon)
+        prefix = "" if name == "lm" else "qa_"
+        out.update({f"{prefix}batched_decisions_per_s": batched, f"{prefix}transformers_decisions_per_s": plain,
+                    f"{prefix}speedup_vs_transformers": batched / plain})
+    reference.close()
+    return out
+
+
 def perf_llm(
     backend: Backend,
     episodes: int = 30,
@@ -210,6 +238,8 @@ def perf_llm(
     cache_horizon: int = 100,
     growth_at: tuple[int, int] = (10, 100),
     run: PerfRun = PerfRun(),
+    reference_folder: str | None = None,
+    reference_episodes: int = 2,
 ) -> dict[str, Any]:
     """Lockstep vs one-request-at-a-time decisions/s, prefix-cache shares and cost growth on ``backend``,
     for each of its scoring paths.
@@ -223,6 +253,9 @@ def perf_llm(
         growth_at: the two rounds whose cost per round is compared (``cost_growth``).
         run: ``--seed`` (the episodes' seeds: ``seed .. seed + episodes - 1``; the long episodes' ``seed``) and
             where each path's figures go the moment they are measured (:class:`~benchmarks.matrix.perf.PerfRun`).
+        reference_folder: the model's folder, to time a plain transformers loop on it (:func:`versus_transformers`:
+            ``speedup_vs_transformers``, ``qa_speedup_vs_transformers``); None leaves that reference out.
+        reference_episodes: episodes the transformers loop plays (it is slow: its decisions/s is what counts).
 
     Returns:
         JSON-ready figures. Top level (the default scoring path): ``batched_decisions_per_s``,
@@ -275,9 +308,14 @@ def perf_llm(
         "lm_scoring_prefix_cache_share": main["prefix_cache_share"],
         "lm_scoring_computed_prompt_tokens_per_decision": main["computed_prompt_tokens_per_decision"],
         "lm_scoring_cost_growth": main["cost_growth"],
+        "lm_scoring_time_growth": main["time_growth"],
         "scoring_path": main_path,
         "cache_rounds": rounds,
     }
+    if reference_folder is not None:
+        versus = versus_transformers(backend, reference_folder, game, episodes, horizon, reference_episodes, run.seed)
+        run.emit("versus_transformers", versus)
+        result.update(versus)
     old = "prompt-logprobs"
     if main_path != old and old in scored:
         compared, diff = _compare(scored[main_path], scored[old])
