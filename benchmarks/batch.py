@@ -2,8 +2,11 @@
 
 Each non-blank line of ``FILE`` that does not start with ``#`` is one command line, written as on a shell
 (``tom-envs matrix --policy llm --model smollm2-135m ...``; the leading ``tom-envs`` is optional; a trailing
-``\\`` continues a line). The commands run in order, in this process, with LLM backends handed out as shared
-ones (:func:`benchmarks.cli.backends_as`): every command whose LLM options are the same (backend, model, seed,
+``\\`` continues a line; ``${NAME}`` is the environment variable NAME, and a line naming an unset one is
+skipped with a note, e.g. a line that reads a dataset release from ``${TOM_ENVS_COMMON_TOM_RELEASE}``).
+
+The commands run in order, in this process, with LLM backends handed out as shared ones
+(:func:`benchmarks.cli.backends_as`): every command whose LLM options are the same (backend, model, seed,
 context length, engine arguments) uses one engine, started once, instead of one each -- on a CPU the start is
 most of a short command's wall time. Every command writes its records as it would alone, so a rerun of the
 batch resumes each of them. The batch stops at the first command that fails and names it (exit status: that
@@ -13,6 +16,8 @@ command's). ``make results`` runs ``docs/results/commands.txt`` this way (docs/r
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import shlex
 import sys
 import time
@@ -21,17 +26,23 @@ from pathlib import Path
 from tom_envs.errors import TomEnvsError
 
 
+#: ``${NAME}`` in a command line: replaced by the environment variable; a line naming an unset one is skipped.
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
 class BatchFileError(TomEnvsError, ValueError):
     """A batch file that cannot be read as a list of ``tom-envs`` command lines."""
 
 
-def read_commands(path: Path) -> list[tuple[int, list[str]]]:
-    """The (line number, argv) of every command in ``path`` (see the module doc).
+def read_commands(path: Path, skipped: list[tuple[int, str]] | None = None) -> list[tuple[int, list[str]]]:
+    """The (line number, argv) of every command in ``path`` (see the module doc); a line naming an unset
+    ``${VARIABLE}`` is left out and listed in ``skipped`` as (line number, why).
 
     Raises:
         BatchFileError: an unbalanced quote, a nested ``batch``, or no command at all.
     """
     commands: list[tuple[int, list[str]]] = []
+    skipped = [] if skipped is None else skipped
     pending, start = "", 0
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.strip()
@@ -43,6 +54,11 @@ def read_commands(path: Path) -> list[tuple[int, list[str]]]:
             pending += line[:-1] + " "
             continue
         text, pending = pending + line, ""
+        missing = [name for name in _VARIABLE.findall(text) if not os.environ.get(name)]
+        if missing:
+            skipped.append((start, f"needs ${{{missing[0]}}} (unset)"))
+            continue
+        text = _VARIABLE.sub(lambda m: os.environ[m.group(1)], text)
         try:
             argv = shlex.split(text, comments=True)
         except ValueError as exc:
@@ -75,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.file.is_file():
         raise BatchFileError(f"no batch file {args.file}")
-    commands = read_commands(args.file)
+    skipped: list[tuple[int, str]] = []
+    commands = read_commands(args.file, skipped)
+    for number, why in skipped:
+        print(f"[batch] {args.file}:{number}: skipped: {why}", file=sys.stderr)
     if args.dry_run:
         for number, argv in commands:
             print(f"{args.file}:{number}: tom-envs {shlex.join(argv)}")
