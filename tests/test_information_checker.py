@@ -62,9 +62,15 @@ def probe_settings(env_id: str) -> dict:
 @pytest.mark.parametrize("wrapping", WRAPPINGS)
 @pytest.mark.parametrize("env_id", list(REGISTRY))
 def test_no_probe_finds_a_leak(env_id, wrapping, tmp_path):
-    report = check_information_rule(wrapped(env_id, wrapping, tmp_path), strict=False, **probe_settings(env_id))
+    settings = probe_settings(env_id)
+    report = check_information_rule(wrapped(env_id, wrapping, tmp_path), strict=False, **settings)
     assert isinstance(report, InformationReport) and report.results
     assert report.ok, str(report)
+    if report.verdict == "no power" and settings.get("episodes"):  # the default size has none: use one that has
+        settings["episodes"] *= 3
+        report = check_information_rule(wrapped(env_id, wrapping, tmp_path), strict=False, **settings)
+        assert report.ok, str(report)
+    assert report.powered and report.verdict == "no leak", str(report)  # every target's planted control was caught
 
 
 # ---------------------------------------------------------------------- planted leaks
@@ -159,7 +165,7 @@ def test_the_checker_finds_no_leak_on_the_common_tom_release_test_split(wrapping
     report = check_information_rule(env, repeats=1, unit="turn", strict=False)
     print(report)
     tables = report.result("tables", "answer")
-    assert tables.n_test > 100 and tables.gain <= 0.02 and report.ok, str(report)
+    assert tables.n_test > 100 and tables.gain <= 0.02 and report.verdict == "no leak", str(report)  # release-sized: its control is caught
 
 
 def test_a_numpy_bool_is_a_bool():
@@ -187,7 +193,7 @@ def test_the_checker_finds_no_leak_on_the_persuasive_tom_release(qtypes):
         env = wrapped("tom/PersuasiveToM-v1", wrapping, data_dir=data, qtypes=qtypes)
         report = check_information_rule(env, repeats=1, unit="episode", strict=False)
         print(report)
-        assert report.result("tables", "answer").n_test > 100 and report.ok, str(report)
+        assert report.result("tables", "answer").n_test > 100 and report.verdict == "no leak", str(report)
 
 
 PROMEDIATE = os.environ.get("TOM_ENVS_PROMEDIATE_RELEASE")
@@ -204,9 +210,10 @@ def test_the_checker_finds_no_leak_at_the_mediator_seat_of_a_released_case(case)
     from tom_envs.negotiation.scenario import Scenario
 
     scenario = Scenario.from_file(Path(PROMEDIATE) / "cases" / f"{case}.json")
-    report = check_information_rule(make_env("tom/Negotiation-v1", scenario=scenario), episodes=10, strict=False)
+    settings = probe_settings("tom/Negotiation-v1")
+    report = check_information_rule(make_env("tom/Negotiation-v1", scenario=scenario), strict=False, **settings)
     print(report)
-    assert report.ok, str(report)
+    assert report.verdict == "no leak", str(report)
 
 
 def counted_questions_env(ordered: bool):

@@ -3,6 +3,7 @@ traced as (what the policy read, the truths the step resolved, its unit, its opt
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ import numpy as np
 
 from tom_envs.checks.features import Reader, hashable
 
+
 @dataclass
 class Row:
     x: dict[str, Hashable]  # everything returned before the decision
@@ -22,6 +24,8 @@ class Row:
     unit: Hashable  # rows of one unit are never split between training and held-out halves
     n: int  # options (for the chance rate)
     episode: int
+    suffix: str = ""  # the target element's index as a path suffix ("[0][2]" for stances[0, 2])
+    planted: dict[str, Hashable] | None = None  # the positive control: the step's whole truth, "control.*"
 
 
 def _whole(base: Any) -> dict[str, Hashable]:
@@ -84,61 +88,194 @@ def _own_observation(env: Any) -> Iterator[list]:
             delattr(base, name) if method is None else setattr(base, name, method)
 
 
-def play_gym(env: Any, options: list[dict | None], repeats: int, seed: int, max_steps: int,
-              history: bool, timing: bool) -> Iterator[list[tuple]]:
-    base, rng = env.unwrapped, np.random.default_rng(seed)
+@dataclass
+class Plan:
+    """How one run plays: ``seed`` the first env seed, ``repeats`` plays of each episode under other seeds,
+    ``passes`` plays of the whole run with the same seeds (the runner's passes), ``remember`` whether a
+    policy keeps, across passes, the truths revealed when each episode ended (keyed by what it was shown),
+    ``shadow`` the env seed a policy could rebuild from its own seed (None: no shadow; see
+    :mod:`tom_envs.checks.channels`), ``declared`` public path patterns, ``history`` / ``question`` as
+    :class:`~tom_envs.checks.features.Reader`."""
+
+    seed: int = 0
+    repeats: int = 1
+    max_steps: int = 10_000
+    timing: bool = False
+    passes: int = 1
+    remember: bool = False
+    shadow: Any = None  # Callable[[int], int] | None: env seed → the seed a policy could rebuild it with
+    declared: tuple[str, ...] = ()
+    history: bool = False
+    question: bool = False
+
+    def reader(self) -> Reader:
+        return Reader(self.history, self.question, self.declared)
+
+
+def _memory_key(public: dict[str, Hashable]) -> Hashable:
+    return tuple(sorted((p, v) for p, v in public.items() if not p.startswith(("mem.", "shadow."))))
+
+
+class _Passes:
+    """What a policy remembers across passes: per item shown (its public part), the truths revealed when
+    its episode ended."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan, self.known = plan, {}
+
+    def read(self, seen: dict) -> None:
+        if self.plan.remember:
+            for target, y in self.known.get(_memory_key(seen["public"]), {}).items():
+                seen["all"][f"passes.{target}"] = y
+
+    def reveal(self, trace: list[tuple]) -> None:
+        if self.plan.remember:
+            for seen, truths, *_ in trace:
+                self.known.setdefault(_memory_key(seen["public"]), {}).update(truths)
+
+
+class _Shadow:
+    """A copy of the env a policy rebuilds from its own seed and steps ahead with the action it is about to
+    take: its truths (``shadow.<target>``) are what the policy would know (runner channel: seeds). The
+    public part reads the same copy rebuilt from a seed no policy shares (what anyone can simulate: a
+    dataset env's fixed labels), so that only what the policy's seed adds counts."""
+
+    def __init__(self, env: Any, plan: Plan) -> None:
+        self.copies = [] if plan.shadow is None else [(copy.deepcopy(env), plan.shadow, "all"),
+                                                      (copy.deepcopy(env), _unshared, "public")]
+        self.live = [False] * len(self.copies)
+
+    def reset(self, seed: int, options: Any = None) -> None:
+        kwargs = {} if options is None else {"options": options}
+        for k, (env, derive, _) in enumerate(self.copies):
+            env.reset(seed=int(derive(seed)), **kwargs)
+            self.live[k] = True
+
+    def step(self, action: Any, seens: list[dict], agent: str | None = None) -> None:
+        for k, (env, _, part) in enumerate(self.copies):
+            if self.live[k]:
+                self.live[k] = _step_copy(env, action, agent)
+            if self.live[k]:
+                for target, y in _truths(env.unwrapped).items():
+                    for seen in seens:
+                        seen[part][f"shadow.{target}"] = y
+
+
+def _unshared(seed: int) -> int:
+    return (seed * 7919 + 104_729) % 2**31
+
+
+def _step_copy(env: Any, action: Any, agent: str | None) -> bool:
+    """Step a shadow copy; False once it ended or diverged (another seat to play, a refused action)."""
+    try:
+        if agent is None:
+            *_, term, trunc, _ = env.step(action)
+            return not (term or trunc)
+        if env.agent_selection != agent:
+            return False
+        env.step(action)
+        return bool(env.agents)
+    except Exception:  # noqa: BLE001 -- a shadow that diverged tells nothing more
+        return False
+
+
+def play_gym(env: Any, options: list[dict | None], plan: Plan) -> Iterator[tuple[str | None, list[tuple]]]:
+    base, rng = env.unwrapped, np.random.default_rng(plan.seed)
+    shadow, passes = _Shadow(env, plan), _Passes(plan)
     with _own_observation(env) as own:
-        for r in range(repeats):
-            for e, opt in enumerate(options):
-                s = seed + 1000 * r + e
-                env.action_space.seed(s)
-                (obs, info), elapsed = _timed(timing, env.reset, seed=s, options=opt)
-                reader, reward, trace = Reader(history, question=not history), None, []
-                for _ in range(max_steps):
-                    seen = reader.read(obs, info, reward, elapsed, own[0])
-                    n = _n_options(env.action_space, obs)
-                    action = int(rng.integers(n)) if isinstance(obs, dict) and "n_choices" in obs else env.action_space.sample()
-                    turn = obs.get("turn") if isinstance(obs, dict) else None
-                    (obs, reward, term, trunc, info), elapsed = _timed(timing, env.step, action)
-                    trace.append((seen, _truths(base), (e, hashable(turn)), n, _whole(base)))
-                    if term or trunc:
-                        break
-                yield trace
+        for _ in range(plan.passes):
+            for r in range(plan.repeats):
+                for e, opt in enumerate(options):
+                    s = plan.seed + 1000 * r + e
+                    env.action_space.seed(s)
+                    (obs, info), elapsed = _timed(plan.timing, env.reset, seed=s, options=opt)
+                    shadow.reset(s, opt)
+                    reader, reward, trace = plan.reader(), None, []
+                    for _ in range(plan.max_steps):
+                        seen = reader.read(obs, info, reward, elapsed, own[0])
+                        passes.read(seen)
+                        n = _n_options(env.action_space, obs)
+                        qa = isinstance(obs, dict) and "n_choices" in obs
+                        action = int(rng.integers(n)) if qa else env.action_space.sample()
+                        shadow.step(action, [seen])
+                        turn = obs.get("turn") if isinstance(obs, dict) else None
+                        (obs, reward, term, trunc, info), elapsed = _timed(plan.timing, env.step, action)
+                        trace.append((seen, _truths(base), (e, hashable(turn)), n, _whole(base)))
+                        if term or trunc:
+                            break
+                    passes.reveal(trace)
+                    yield None, trace
 
 
-def play_parallel(env: Any, episodes: int, seed: int, max_steps: int, timing: bool) -> Iterator[list[tuple]]:
+def play_parallel(env: Any, episodes: int, plan: Plan) -> Iterator[tuple[str | None, list[tuple]]]:
+    """Per joint step, for every seat: its observation, info and reward (what the parallel API hands it).
+    One trace per seat and episode, as :func:`play_aec`."""
+    base = getattr(env, "unwrapped", env)
     for e in range(episodes):
-        s = seed + e
-        (obs, infos), elapsed = _timed(timing, env.reset, seed=s)
+        s = plan.seed + e
+        (obs, infos), elapsed = _timed(plan.timing, env.reset, seed=s)
         for agent in env.possible_agents:
             env.action_space(agent).seed(s)
-        reader, rewards, trace = Reader(history=True), None, []
-        while env.agents and len(trace) < max_steps:
-            seen = reader.read(obs, infos, rewards, elapsed)
+        readers = {a: plan.reader() for a in env.possible_agents}
+        traces: dict[str, list[tuple]] = {a: [] for a in env.possible_agents}
+        rewards: dict = {}
+        for _ in range(plan.max_steps):
+            if not env.agents:
+                break
+            views = {a: readers[a].read(obs.get(a), infos.get(a, {}), rewards.get(a), elapsed)
+                     for a in env.agents}
             actions = {a: env.action_space(a).sample() for a in env.agents}
-            (obs, rewards, _, _, infos), elapsed = _timed(timing, env.step, actions)
-            trace.append((seen, _truths(env), (e, None), 2, _whole(env)))
-        yield trace
+            (obs, rewards, _, _, infos), elapsed = _timed(plan.timing, env.step, actions)
+            truths, whole = _truths(base), _whole(base)
+            for a, seen in views.items():
+                traces[a].append((seen, truths, (e, None), 2, whole))
+        for a in env.possible_agents:
+            yield a, traces[a]
 
 
-def play_aec(env: Any, episodes: int, seed: int, max_steps: int, predictor: str | None,
-              timing: bool) -> Iterator[list[tuple]]:
-    """Per step of any seat: what the predictor seat (every seat, without one) last received, and the
-    truths the step resolved. Other seats may know their own minds; the seat scored on ToM may not."""
+def _seat_dict(env: Any, name: str) -> dict:
+    """``env.infos`` / ``env.rewards`` as the outermost wrapper shows them (the unwrapped env's where a
+    wrapper does not forward them; empty where neither has them)."""
+    for holder in (env, getattr(env, "unwrapped", env)):
+        try:
+            found = getattr(holder, name)
+        except AttributeError:
+            continue
+        if isinstance(found, dict):
+            return found
+    return {}
+
+
+def play_aec(env: Any, episodes: int, plan: Plan, seats: list[str]) -> Iterator[tuple[str | None, list[tuple]]]:
+    """Per step of any seat, for each of ``seats``: everything that seat has received by then -- its
+    observation, its ``infos`` entry and reward as they stand after every step of every seat (what
+    ``aec_to_parallel`` and ``last()`` hand it) -- and the truths the step resolved. One trace per seat
+    and episode; which targets a seat may know itself is decided by the caller."""
     base = env.unwrapped
+    shadow = _Shadow(env, plan)
     for e in range(episodes):
-        s = seed + e
-        _, elapsed = _timed(timing, env.reset, seed=s)
-        readers: dict[str, Reader] = {}
-        view, trace = None, []
-        for agent in env.agent_iter(max_iter=max_steps):
+        s = plan.seed + e
+        _, elapsed = _timed(plan.timing, env.reset, seed=s)
+        shadow.reset(s)
+        readers = {a: plan.reader() for a in seats}
+        traces: dict[str, list[tuple]] = {a: [] for a in seats}
+        draws = np.random.default_rng([s, 0xC4EC])  # the actions' seeds: no two episodes share a sequence
+        for agent in env.agent_iter(max_iter=plan.max_steps):
+            views = {}
             obs, reward, term, trunc, info = env.last()
-            if predictor is None or agent == predictor:
-                view = readers.setdefault(agent, Reader(history=True)).read(obs, info, reward, elapsed)
+            infos, rewards = _seat_dict(env, "infos"), _seat_dict(env, "rewards")
+            for a in seats:
+                if a == agent:  # its turn: what last() hands it, and its infos entry as aec_to_parallel reads it
+                    views[a] = readers[a].read(obs, {**dict(infos.get(a, {})), **dict(info)}, reward, elapsed)
+                elif a in env.agents:  # another seat acts: what aec_to_parallel hands this one meanwhile
+                    views[a] = readers[a].read(env.observe(a), dict(infos.get(a, {})), rewards.get(a), elapsed)
             space = env.action_space(agent)
-            space.seed(s + len(trace))
-            _, elapsed = _timed(timing, env.step, None if term or trunc else space.sample())
-            if view is not None:
-                trace.append((view, _truths(base), (e, None), int(getattr(space, "n", 2)), _whole(base)))
-        yield trace
-
+            space.seed(int(draws.integers(2**31)))
+            action = None if term or trunc else space.sample()
+            shadow.step(action, list(views.values()), agent)
+            _, elapsed = _timed(plan.timing, env.step, action)
+            truths, whole, n = _truths(base), _whole(base), int(getattr(space, "n", 2))
+            for a, seen in views.items():
+                traces[a].append((seen, truths, (e, None), n, whole))
+        for a in seats:
+            yield a, traces[a]

@@ -6,7 +6,10 @@ from tom_envs.download import Dataset
 from tom_envs.family import Family
 
 # long AEC episodes: the information-rule checker plays fewer
-FAMILY = Family.standard("negotiation", download=True, order=40, rl=("benchmarks.negotiation.rl:TASK",), probe={"episodes": 10})
+FAMILY = Family.standard("negotiation", download=True, order=40, rl=("benchmarks.negotiation.rl:TASK",), probe={
+    # the information-rule checker: every seat's info["state"] is the public record (topics, options, stated
+    # stances, silence); each party knows its own stances
+    "episodes": 10, "declare": {"public": ["info.state.*"], "known": {"party_*": ["stances[{i},"]}}})
 
 
 def dataset() -> Dataset:

@@ -7,7 +7,11 @@ from tom_envs.download import Dataset
 from tom_envs.family import Family
 
 FAMILY = Family.standard("persuasion", download=True, order=30,
-                           rl=("benchmarks.persuasion.rl:LIVE", "benchmarks.persuasion.rl_qa:QA"))
+                           rl=("benchmarks.persuasion.rl:LIVE", "benchmarks.persuasion.rl_qa:QA"),
+                           # the information-rule checker: the case shown to the persuader (its family, goal,
+                           # names) is public; the persuadee seat knows its own mind
+                           probe={"declare": {"public": ["info.family", "info.goal", "info.names.*"],
+                                              "known": {"persuadee_*": ["desire", "belief", "intention"]}}})
 
 
 def dataset() -> Dataset:
