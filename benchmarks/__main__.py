@@ -115,6 +115,7 @@ def _add_batch(sub: Any) -> None:
     cmd = _parser(sub, "batch", "run a file of tom-envs command lines in one process, sharing one LLM engine",
                   description=_batch.__doc__)
     _batch.add_arguments(cmd)
+    cmd.set_defaults(func=lambda args: _batch.run(args, main))
 
 
 def _add_export(sub: Any) -> None:

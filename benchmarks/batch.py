@@ -21,6 +21,7 @@ import re
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tom_envs.errors import TomEnvsError
@@ -82,11 +83,10 @@ def read_commands(path: Path, skipped: list[tuple[int, str]] | None = None) -> l
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="one tom-envs command line per line (# comments, \\ continues)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands and stop")
-    parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from benchmarks.__main__ import main
+def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
+    """Run the batch file ``args.file``, each command through ``main`` (``tom-envs``'s own entry point)."""
     from benchmarks.cli import _SHARED, backends_as
 
     if not args.file.is_file():

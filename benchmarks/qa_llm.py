@@ -323,7 +323,11 @@ class QACell(Cell):
                              policy_seed=self.policy_seed, on_step=self.on_step)
 
     def record(self, seed: Job, result: EpisodeResult) -> dict[str, Any]:  # type: ignore[override]
-        return self.to_record(seed, result)
+        """The family's record of the job, with the file's identity as ``cell`` (for an LLM run: the model's
+        exact identity, :meth:`benchmarks.cli.LLMSettings.identity`) unless the family wrote its own."""
+        rec = self.to_record(seed, result)
+        rec.setdefault("cell", self.config())
+        return rec
 
     def length(self, job: Job) -> int:
         """The number of questions of ``job``'s episode (episodes played in lockstep share it)."""

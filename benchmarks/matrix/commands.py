@@ -81,9 +81,9 @@ def _run_perf(args: argparse.Namespace) -> int:
 
         backend = build_backend(*backend_spec(args, args.seed))  # --engine-arg / the server options too
         try:
+            folder = _reference_folder(args, backend)
             res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon, run=run,
-                           reference_folder=_reference_folder(args, backend),
-                           reference_episodes=args.reference_episodes)
+                           reference=(folder, args.reference_episodes) if folder else None)
         finally:
             backend.close()
         text = "\n".join(flat_lines(res))

@@ -238,8 +238,7 @@ def perf_llm(
     cache_horizon: int = 100,
     growth_at: tuple[int, int] = (10, 100),
     run: PerfRun = PerfRun(),
-    reference_folder: str | None = None,
-    reference_episodes: int = 2,
+    reference: tuple[str, int] | None = None,
 ) -> dict[str, Any]:
     """Lockstep vs one-request-at-a-time decisions/s, prefix-cache shares and cost growth on ``backend``,
     for each of its scoring paths.
@@ -253,9 +252,9 @@ def perf_llm(
         growth_at: the two rounds whose cost per round is compared (``cost_growth``).
         run: ``--seed`` (the episodes' seeds: ``seed .. seed + episodes - 1``; the long episodes' ``seed``) and
             where each path's figures go the moment they are measured (:class:`~benchmarks.matrix.perf.PerfRun`).
-        reference_folder: the model's folder, to time a plain transformers loop on it (:func:`versus_transformers`:
-            ``speedup_vs_transformers``, ``qa_speedup_vs_transformers``); None leaves that reference out.
-        reference_episodes: episodes the transformers loop plays (it is slow: its decisions/s is what counts).
+        reference: (the model's folder, episodes) to time a plain transformers loop on that folder for that many
+            episodes (:func:`versus_transformers`: ``speedup_vs_transformers``, ``qa_speedup_vs_transformers``; the
+            loop is slow, its decisions/s is what counts); None leaves that reference out.
 
     Returns:
         JSON-ready figures. Top level (the default scoring path): ``batched_decisions_per_s``,
@@ -312,8 +311,8 @@ def perf_llm(
         "scoring_path": main_path,
         "cache_rounds": rounds,
     }
-    if reference_folder is not None:
-        versus = versus_transformers(backend, reference_folder, game, episodes, horizon, reference_episodes, run.seed)
+    if reference is not None:
+        versus = versus_transformers(backend, reference[0], game, episodes, horizon, reference[1], run.seed)
         run.emit("versus_transformers", versus)
         result.update(versus)
     old = "prompt-logprobs"
