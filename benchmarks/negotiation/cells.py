@@ -315,7 +315,9 @@ def play_episode(env: Any, mediator: Any, seed: int, team: PartyTeam | None = No
 def episode_record(env: Any, result: Any) -> dict[str, Any]:
     """The env's episode summary (``result.info["episode"]``) with the mediator's literal-ToM score from
     the ToM recorder in ``env``'s wrapper chain, read after the episode: ``tom_accuracy`` (a share, of
-    the cells predicted; None without predictions) and ``tom_predictions`` (cells predicted)."""
+    the cells predicted; None without predictions), ``tom_predictions`` (cells predicted) and
+    ``tom_cells`` (the counts on unstated and changing cells, :func:`~benchmarks.negotiation.stance_cells.episode_cells`)."""
+    from benchmarks.negotiation.stance_cells import episode_cells
     from tom_envs.scoring import NOT_PREDICTED
 
     episode = dict(result.info["episode"])
@@ -329,6 +331,8 @@ def episode_record(env: Any, result: Any) -> dict[str, Any]:
     acc = result.summary.get("tom_accuracy") if recorder is not None else None
     episode["tom_accuracy"] = None if acc is None or not cells else float(acc) / 100.0
     episode["tom_predictions"] = cells
+    if recorder is not None:
+        episode["tom_cells"] = episode_cells(recorder.records, env.unwrapped.public_state(), str(episode.get("scenario")))
     return episode
 
 

@@ -8,12 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.negotiation.published import PUBLISHED  # noqa: F401  (the command's tables)
+from benchmarks.negotiation.stance_cells import cell_columns
 from benchmarks.results import fault_columns
 from tom_envs.stats import mean_ci95
 
 ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"),
         ("mi", "MI ↑", ""))
 MEDIATOR_ONLY = ("rl", "me", "mi")
+#: the mediator's stance ToM (:mod:`benchmarks.negotiation.stance_cells`): on every predicted cell, on unstated
+#: and on changing cells, each beside the no-ToM prior on the same cells; "(n)" the cells predicted
+TOM_ROWS = (("tom", "ToM all", "%"), ("tom_unstated", "ToM unstat.", "%"), ("tom_unstated_prior", " prior", "%"),
+            ("tom_unstated_n", " (n)", "n"), ("tom_unstated_prior_all", " prior all", "%"),
+            ("tom_changing", "ToM chang.", "%"), ("tom_changing_prior", " prior", "%"), ("tom_changing_n", " (n)", "n"),
+            ("tom_changing_prior_all", " prior all", "%"))
 #: ``metrics`` of :func:`summarise`: the release's definitions (ProMediate-Eval ``scripts/evaluation.py``,
 #: what produced 002's Table 1) or the paper's §3.3 text (see :mod:`tom_envs.negotiation.metrics`).
 METRICS = ("release", "paper")
@@ -68,6 +75,8 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], met
     if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
         row["parties"] = records[0].get("parties")
     row.update(outcome_row(eps, metrics))
+    row["tom"] = _mean([None if e.get("tom_accuracy") is None else 100 * e["tom_accuracy"] for e in eps])
+    row.update(cell_columns([e.get("tom_cells") for e in eps]))  # stance ToM on unstated / changing cells vs the prior
     judged = [e for e in eps if "behaviour" in e]
     if judged:  # --behaviour-judge: the release's names (results_summary.csv); None where nothing was judged
         for key in BEHAVIOUR_ROW:
@@ -117,7 +126,11 @@ OUTCOME_ROW = ("deals", "full_deal_rate", "blocked_agreements", "blocked_stances
 
 # ---------------------------------------------------------------------- output
 def _metric(key: str, unit: str, value: float | None) -> str:
-    return "-" if value is None else (f"{value:.3f}" if key == "mi" else f"{value:.2f}{'%' if unit == '%' else ''}")
+    if value is None:
+        return "-"
+    if unit == "n":
+        return str(int(value))
+    return f"{value:.3f}" if key == "mi" else f"{value:.2f}{'%' if unit == '%' else ''}"
 
 
 def format_table(rows: Sequence[dict]) -> str:
@@ -129,6 +142,9 @@ def format_table(rows: Sequence[dict]) -> str:
     lines.append("-" * len(lines[0]))
     lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r[key]):>{width}}" for r in rows)
               for key, label, unit in ROWS]
+    if any(r.get("tom") is not None for r in rows):
+        lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r.get(key)):>{width}}" for r in rows)
+                  for key, label, unit in TOM_ROWS]
     published = [PUBLISHED.get((r["conflict_mode"], r["mediator"]), {}) for r in rows]
     if any(published):
         lines.append("002 Table 1 (GPT-4.1 mediators; RL in seconds):")
@@ -137,6 +153,11 @@ def format_table(rows: Sequence[dict]) -> str:
     n = rows[0]["episodes"] if rows else 0
     lines.append(f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
                  "(unanswered drops excluded; see rl_unanswered in --format json).")
+    if any(r.get("tom") is not None for r in rows):
+        lines.append("ToM: the mediator's stance predictions right (%), on all cells it predicted, on cells the party "
+                     "had not stated, on cells whose stance changes in the episode; 'prior': the best fixed guess per "
+                     "(case, party, topic) learned from the episodes, on the same cells ('prior all': on every cell of the "
+                     "kind); a figure means ToM only above its prior.")
     defs = sorted({r.get("metric_definitions", "release") for r in rows})
     lines.append("Metrics: " + ", ".join(
         "the release's definitions (ProMediate-Eval scripts/evaluation.py: CC from c[0]; TLE and ME windowed; "
