@@ -110,3 +110,26 @@ def test_negotiation_with_the_real_model_as_mediator(shared_engine, tmp_path, ca
     (row,) = rows
     assert row["mediator"] == "llm-generic"
     assert carries_identity(records(tmp_path))
+
+
+def test_the_real_model_in_the_persuadee_seat(shared_engine):
+    """tom/Persuasion-TwoSeat-v2 with the model in both seats (the persuadee seat reads its own prompt: persona
+    and current mind), up to three turns, on the same shared engine as the commands above."""
+    import argparse
+
+    from benchmarks.cli import add_llm_options, backend_from_args
+    from benchmarks.persuasion.live import play_two_seat
+    from benchmarks.runner import make_env
+    from policies.persuasion.llm import LLMPersuadee, LLMPersuader
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int)
+    add_llm_options(parser)
+    backend = backend_from_args(parser.parse_args(LLM))  # the module's one engine
+    env = make_env("tom/Persuasion-TwoSeat-v2", record=True, horizon=3)
+    persuadee = LLMPersuadee(backend, max_resamples=1, fallback="random")
+    episode = play_two_seat(env, LLMPersuader(backend, max_resamples=1, fallback="random"), persuadee, seed=0)
+    accuracy = episode["persuadee_strategy_accuracy"]  # None: the episode ended before a scored prediction
+    assert accuracy is None or 0.0 <= accuracy <= 100.0
+    assert isinstance(episode["persuadee_return"], float)
+    assert persuadee.stats["decisions"] > 0  # the seat asked the model
