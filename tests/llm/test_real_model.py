@@ -133,3 +133,22 @@ def test_the_real_model_in_the_persuadee_seat(shared_engine):
     assert accuracy is None or 0.0 <= accuracy <= 100.0
     assert isinstance(episode["persuadee_return"], float)
     assert persuadee.stats["decisions"] > 0  # the seat asked the model
+
+
+def test_a_prompt_longer_than_the_real_models_context_is_a_named_error(shared_engine, tmp_path, capsys):
+    """Planned before anything plays (the longest prompt of T=1000 rounds against --max-model-len 4096), and at
+    the engine for a single request: named errors that say how to fix it, no traceback."""
+    from benchmarks.__main__ import main
+    from benchmarks.cli import _SHARED
+    from policies.llm.base import ChatRequest
+    from policies.llm.errors import InvalidRequest
+
+    capsys.readouterr()
+    assert main(["matrix", "--policy", "llm", *LLM, "--strategies", "lm", "--games", "RPS", "--partners",
+                 "single_action", "--horizon", "1000", "--episodes", "1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--max-model-len" in err and "--history-window" in err and "Traceback" not in err
+    assert not list(tmp_path.rglob("*.jsonl"))  # nothing played
+    (handle,) = [h for h in _SHARED.values() if h._backend is not None]
+    with pytest.raises(InvalidRequest, match="max_model_len is 4096"):
+        handle.backend.generate([ChatRequest([{"role": "user", "content": "Rock " * 5000}], 4, 0.0, 0)])
