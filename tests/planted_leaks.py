@@ -6,6 +6,9 @@
   in one place a seat reads.
 * :class:`FalseBelief` -- a one-question false-belief task: the object's real location is public (declared:
   ``tom_public``) and usually equals the believer's belief, which is hidden.
+* :class:`HintInOwnText` / :class:`AnswerInOwnObservation` / :class:`DesireInOwnObservation` -- envs that
+  write the truth into their *own* observation (no wrapper): a note in the middle of the QA text, an extra
+  observation field, an element appended to the live persuasion observation.
 * Gymnasium wrappers planting a value in the info, the observation, the observation's text or the reward.
 """
 
@@ -16,10 +19,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from tom_envs.persuasion.mind_env import PersuasionMindEnv
+from tom_envs.persuasion.qa_env import PersuasiveToMEnv
+from tom_envs.qa import QUESTION_PREFIX
 from tom_envs.tom import ToMSpec
 
 COIN_LEAKS = ("none", "guesser_info_before_first_guess", "guesser_info_own_turn", "guesser_info_while_others_act", "bystander_obs",
-              "bystander_info", "guesser_reward", "guesser_info_at_reset_only", "guesser_info_noisy")
+              "guesser_obs", "bystander_info", "guesser_reward", "guesser_info_at_reset_only", "guesser_info_noisy")
 
 
 class CoinAEC(AECEnv):
@@ -35,6 +41,10 @@ class CoinAEC(AECEnv):
         self.possible_agents = ["holder", "bystander", "guesser"]
         self.tom_spec = ToMSpec(targets={"coin": spaces.Discrete(3)}, predictor="guesser")
         self.tom_known = {"holder": ["coin"]}
+        # public: the round (observation and info); the coin shown to the holder is its own (obs[1] elsewhere
+        # shows 9, or the coin where ``leak`` plants it: an undeclared element of the env's own observation)
+        self.tom_public = ("obs[0]", "info.round")
+        self.tom_private = {"holder": ["obs[1]"]}
         self._obs_space = spaces.Box(0, 10, shape=(2,), dtype=np.int64)
         self._truth: dict = {}
 
@@ -183,3 +193,31 @@ def answer_index(base, rng):
     """A QA env's answer of the question now shown, as the index of its shown option."""
     item = base.current_item
     return base._order.index(item.answer) if item is not None else 0
+
+
+# ---------------------------------------------------------------------- envs planting in their own observation
+class HintInOwnText(PersuasiveToMEnv):
+    """PersuasiveToM writing the shown question's answer (its option index) into the middle of its *own*
+    ``obs["text"]``, between the dialogue and the question: neither its first nor its last word."""
+
+    def _observe(self):
+        obs, info = super()._observe()
+        head, sep, tail = obs["text"].partition(QUESTION_PREFIX)
+        obs["text"] = f"{head}(between us: option {answer_index(self, None)} is the one)\n{sep}{tail}"
+        return obs, info
+
+
+class AnswerInOwnObservation(PersuasiveToMEnv):
+    """PersuasiveToM with an extra observation field ``hint``: the shown question's answer index."""
+
+    def _observe(self):
+        obs, info = super()._observe()
+        obs["hint"] = answer_index(self, None)
+        return obs, info
+
+
+class DesireInOwnObservation(PersuasionMindEnv):
+    """Live persuasion appending the persuadee's hidden desire to its own observation (``obs[5]``)."""
+
+    def _obs(self):
+        return np.append(super()._obs(), self.model.state(self.state_index).desire).astype(np.int64)

@@ -41,6 +41,16 @@ that must pass (docs/architecture.md, the information rule's checker).
 | 36 | runner_seed_is_env_seed           | runner: the policy seeded with the env's seed (RPS random partners)| channel: seeds; shadow env     |
 | 37 | runner_seed_derived               | runner: SeedSequence([seed, 0x5EED]) (a table inverts it)          | channel: seeds; shadow env     |
 | 38 | runner_passes_with_memory         | runner: pass 2 by a policy that kept pass 1's revealed answers     | passes.* memory                |
+| 39 | aec_own_obs_guesser               | coin AEC: the coin in the guesser's own observation (obs[1])       | undeclared element of own obs  |
+| 40 | aec_own_obs_bystander             | coin AEC: the coin in the bystander's own observation              | undeclared element, @bystander |
+| 41 | qa_own_text_hint_middle           | PersuasiveToM itself: "option <answer>" mid-text, before the question| the composed text's rest      |
+| 42 | qa_own_obs_field                  | PersuasiveToM itself: the answer index in an extra obs field       | undeclared element of own obs  |
+| 43 | own_obs_appended                  | Persuasion-v1 itself: the hidden desire appended to its observation| undeclared element of own obs  |
+
+Kinds 39-43 are written by the env itself, no wrapper: the public part is what the env declares public
+(``tom_public``, ``tom_private``, ``tom_composed``), never "everything the env emits", so a hidden value in an
+undeclared element of the env's own observation, or anywhere in its own text outside the declared parts, is a
+candidate like any info key.
 
 No leak (must pass): the coin AEC with none planted (the holder knows the coin: declared ``tom_known``), a
 false-belief task whose real location (told in the info) is public (declared ``tom_public``), and the runner as it is now
@@ -56,7 +66,8 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 import tom_envs
 import wrappers
-from tests.planted_leaks import CoinAEC, FalseBelief, _Plant, answer_index, upcoming
+from tests.planted_leaks import (AnswerInOwnObservation, CoinAEC, DesireInOwnObservation, FalseBelief, HintInOwnText, _Plant,
+                                 answer_index, upcoming)
 from tests.test_information_checker import AECRecorderOfOld, AppendNextAction, RecorderOfOld, counted_questions_env
 from tom_envs.checks import RunnerChannels, check_information_rule
 
@@ -153,6 +164,11 @@ PLANTED = {
         lambda s: int(np.random.SeedSequence([s, 0x5EED]).generate_state(1)[0]))}, "shadow."),
     "runner_passes_with_memory": (lambda: tom_envs.make("tom/PersuasiveToM-v1"),
                                   {"runner": RunnerChannels(passes=2, remember=True), "repeats": 1}, "passes.answer"),
+    "aec_own_obs_guesser": (lambda: CoinAEC("guesser_obs"), {}, "obs[1]"),
+    "aec_own_obs_bystander": (lambda: CoinAEC("bystander_obs"), {}, "coin@bystander"),
+    "qa_own_text_hint_middle": (HintInOwnText, {}, "obs.text#rest"),
+    "qa_own_obs_field": (AnswerInOwnObservation, {}, "obs.hint"),
+    "own_obs_appended": (DesireInOwnObservation, {"episodes": 80}, "obs[5]"),
 }
 
 

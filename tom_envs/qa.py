@@ -165,8 +165,19 @@ def answered(infos: Sequence[dict], with_fillers: bool = False) -> list[dict]:
     return [dict(f) for f in facts if with_fillers or f.get("scored", True)]
 
 
+#: what every QA env declares public (the information rule's checker, :mod:`tom_envs.checks`)
+QA_PUBLIC = ("obs.context", "obs.question", "obs.background", "obs.choices", "obs.choices[*]", "obs.n_choices",
+             "obs.qtype", "obs.turn", "obs.action_mask", "obs.action_mask[*]", "question.*")
+
+
 class QAEnv(gym.Env):
     """Answer a dialogue's questions turn by turn; one question per step.
+
+    Information rule (docs/architecture.md, contract 4): ``tom_public`` declares what a policy may read as
+    the question's public part (the observation's fields and the shown question's description,
+    ``question.*``); ``tom_composed`` declares ``text`` as made of the context, question, background and
+    options, so that the checker cuts those out of it and reads what is left (the template) as a
+    candidate: a hint written anywhere into the text is caught.
 
     Subclasses pass the episodes (lists of :class:`QAItem` in asking order) and document their
     data; this base handles spaces, stepping, choice shuffling, rewards and errors.
@@ -250,6 +261,11 @@ class QAEnv(gym.Env):
     #: the keys ``reset(options=...)`` reads (another key is :class:`~tom_envs.errors.InvalidOptions`)
     reset_options: tuple[str, ...] = ("episode",)
 
+    #: the text a language model reads, made of these public fields (and a template)
+    tom_composed = {"obs.text": ("obs.context", "obs.question", "obs.background", "obs.choices[*]")}
+    #: observation fields a subclass adds, public too
+    extra_public: tuple[str, ...] = ()
+
     def __init__(self, episodes: Sequence[Sequence[QAItem]], qtypes: Sequence[str], shuffle_choices: bool = False,
                  strict: bool = False, render_mode: str | None = None, expose_labels: bool = False,
                  feedback: str = "episode", option_slots: int | None = None) -> None:
@@ -292,6 +308,7 @@ class QAEnv(gym.Env):
             "action_mask": spaces.MultiBinary(self.max_choices),
         })
         self.action_space = spaces.Discrete(self.max_choices)
+        self.tom_public = QA_PUBLIC + tuple(f"obs.{k}" for k in self.extra_public)
         self.tom_spec = ToMSpec(targets={"answer": spaces.Discrete(self.max_choices)},
                                 outcome=("accuracy", "answered", "correct"), action_is_prediction=True, group_by="qtype",
                                 reveal=feedback)

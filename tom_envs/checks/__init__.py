@@ -7,8 +7,10 @@ counts and positions in the sequence, the last value every entry took earlier in
 numbers inside strings, the ranks of numeric sequences, numbers binned and rounded; in AEC envs every seat's view
 after every step (:mod:`~tom_envs.checks.play`); and with ``runner=``, the runner's channels
 (:mod:`~tom_envs.checks.channels`: the description, the policy seeds through a shadow env, the passes). It
-compares what that buys with what the same probe gets from the public part (the current observation, a QA
-env's question as asked, what the env or family declares public). The judge reads the truth from the unwrapped
+compares what that buys with what the same probe gets from the public part: what the env or its family
+**declares** public (``tom_public``, ``tom_private`` per seat, ``tom_composed`` texts; ``declare=``), with
+the earlier values of those where truths follow the play -- never "everything the env itself emits", so an
+undeclared element of the env's own observation, an info key or a word of a text is a candidate leak. The judge reads the truth from the unwrapped
 env's ToM contract (``tom_truth()``), which no policy gets. Probes (:mod:`~tom_envs.checks.probes`):
 
 * ``tables`` -- value → truth tables on held-out units, against the same tables on the public part.
@@ -129,8 +131,9 @@ def check_information_rule(env: Any, *, episodes: int | None = None, repeats: in
             default: wall-clock time is not deterministic (the step index is always read).
         strict: raise :class:`InformationLeak` when a probe finds a leak (default); False: only report.
         declare: what is no leak (:class:`~tom_envs.checks.channels.Declared`): ``{"public": [path
-            patterns], "known": {seat pattern: [target prefixes]}}``, added to the unwrapped env's own
-            ``tom_public`` / ``tom_known``.
+            patterns], "private": {seat pattern: [path patterns]}, "composed": {text path: [path patterns]},
+            "known": {seat pattern: [target prefixes]}}``, added to the unwrapped env's own ``tom_public`` /
+            ``tom_private`` / ``tom_composed`` / ``tom_known``. Nothing undeclared is public.
         runner: the runner's channels to model (:class:`~tom_envs.checks.channels.RunnerChannels`: the
             description handed to ``check_env``, the policy seeds, the passes); None: the env alone.
 
@@ -150,7 +153,7 @@ def check_information_rule(env: Any, *, episodes: int | None = None, repeats: in
     declared, runner = Declared.of(base, declare), runner or RunnerChannels()
     qa = spec.action_is_prediction and not hasattr(env, "possible_agents")
     plan = Plan(seed=seed, repeats=repeats or (6 if qa else 1), max_steps=max_steps, timing=timing,
-                passes=runner.passes, remember=runner.remember, declared=declared.public)
+                passes=runner.passes, remember=runner.remember, declared=declared)
     channels: list[ProbeResult] = []
     if runner.description is not None:
         channels.append(check_description(runner.description))

@@ -47,25 +47,48 @@ class RunnerChannels:
 
 @dataclass(frozen=True)
 class Declared:
-    """What an env (``tom_public`` / ``tom_known`` attributes of the unwrapped env) or its family
-    (``Family.probe["declare"]``) says is no leak.
+    """What an env (``tom_public`` / ``tom_private`` / ``tom_composed`` / ``tom_known`` attributes of the
+    unwrapped env) or its family (``Family.probe["declare"]``) says is no leak. Nothing else is public:
+    every undeclared observation element, info key, reward and word of a text is a candidate leak.
 
     Attributes:
-        public: ``fnmatch`` patterns of returned paths that are public (``"obs.location"``,
-            ``"info.true_location"``): the public part reads them, the future probe compares with them.
+        public: patterns of returned paths (:func:`~tom_envs.checks.features.pattern`: ``*`` and ``?`` wildcards, brackets literal)
+            that every seat may read (``"obs[0]"``, ``"info.partner_action"``, ``"info.state.*"``): the
+            public part reads them (and, where truths follow the play, their earlier values), the future
+            probe compares with them. Paths of the env's *own* observation: under a wrapper that changes
+            it they name the unwrapped env's (``own.*``), and the wrapper's additions stay candidates.
+        private: seat pattern → path patterns public *to that seat* (what it knows of itself: a
+            negotiating party's own preferences), the honest context of that seat's probes.
+        composed: text path → patterns of the public elements it is made of (``{"obs.text": ["obs.context",
+            "obs.question", "obs.choices[*]"]}``): the text is public as far as those explain it; what is
+            left once their values are cut out of it (``<path>#rest``: the template, and any hint put
+            anywhere in it) is a candidate, read whole and by its first and last word and last number.
         known: seat pattern → target-element prefixes that seat knows itself (``{"party_*":
             ["stances[{i},"]}``: party 3 knows ``stances[3, *]``; ``{i}`` is the seat name's last number).
     """
 
     public: tuple[str, ...] = ()
     known: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    private: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    composed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, base: Any, declare: Mapping[str, Any] | None) -> "Declared":
         declare = dict(declare or {})
+
+        def merged(attr: str, key: str) -> dict[str, tuple[str, ...]]:
+            found = {**dict(getattr(base, attr, {}) or {}), **dict(declare.get(key, {}))}
+            return {k: tuple(v) for k, v in found.items()}
+
         public = tuple(getattr(base, "tom_public", ())) + tuple(declare.get("public", ()))
-        known = {**dict(getattr(base, "tom_known", {}) or {}), **dict(declare.get("known", {}))}
-        return cls(public, {k: tuple(v) for k, v in known.items()})
+        return cls(public, merged("tom_known", "known"), merged("tom_private", "private"),
+                   merged("tom_composed", "composed"))
+
+    def for_seat(self, seat: str | None) -> tuple[str, ...]:
+        """The path patterns public to ``seat`` (None: a single-agent env's policy): the public ones, its
+        private ones and the composed texts themselves."""
+        own = [p for s, ps in self.private.items() if seat is not None and fnmatchcase(seat, s) for p in ps]
+        return self.public + tuple(own) + tuple(self.composed)
 
     def knows(self, seat: str | None, element: str) -> bool:
         """Whether ``seat`` knows the target element ``element`` itself (its own mind)."""

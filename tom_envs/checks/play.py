@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from tom_envs.checks.features import Reader, hashable
+from tom_envs.checks.channels import Declared
+from tom_envs.checks.features import Reader, hashable, pattern
 
 
 @dataclass
@@ -104,12 +105,14 @@ class Plan:
     passes: int = 1
     remember: bool = False
     shadow: Any = None  # Callable[[int], int] | None: env seed → the seed a policy could rebuild it with
-    declared: tuple[str, ...] = ()
+    declared: Declared = Declared()
     history: bool = False
     question: bool = False
 
-    def reader(self) -> Reader:
-        return Reader(self.history, self.question, self.declared)
+    def reader(self, seat: str | None = None) -> Reader:
+        """A fresh reader for ``seat``'s view: what is public to it (:meth:`Declared.for_seat`)."""
+        composed = {path: pattern(parts) for path, parts in self.declared.composed.items()}
+        return Reader(self.history, self.question, pattern(self.declared.for_seat(seat)), composed)
 
 
 def _memory_key(public: dict[str, Hashable]) -> Hashable:
@@ -216,7 +219,7 @@ def play_parallel(env: Any, episodes: int, plan: Plan) -> Iterator[tuple[str | N
         (obs, infos), elapsed = _timed(plan.timing, env.reset, seed=s)
         for agent in env.possible_agents:
             env.action_space(agent).seed(s)
-        readers = {a: plan.reader() for a in env.possible_agents}
+        readers = {a: plan.reader(a) for a in env.possible_agents}
         traces: dict[str, list[tuple]] = {a: [] for a in env.possible_agents}
         rewards: dict = {}
         for _ in range(plan.max_steps):
@@ -253,11 +256,12 @@ def play_aec(env: Any, episodes: int, plan: Plan, seats: list[str]) -> Iterator[
     and episode; which targets a seat may know itself is decided by the caller."""
     base = env.unwrapped
     shadow = _Shadow(env, plan)
+    wrapped = base is not env and callable(getattr(base, "observe", None))  # else: no own observation to read
     for e in range(episodes):
         s = plan.seed + e
         _, elapsed = _timed(plan.timing, env.reset, seed=s)
         shadow.reset(s)
-        readers = {a: plan.reader() for a in seats}
+        readers = {a: plan.reader(a) for a in seats}
         traces: dict[str, list[tuple]] = {a: [] for a in seats}
         draws = np.random.default_rng([s, 0xC4EC])  # the actions' seeds: no two episodes share a sequence
         for agent in env.agent_iter(max_iter=plan.max_steps):
@@ -265,10 +269,11 @@ def play_aec(env: Any, episodes: int, plan: Plan, seats: list[str]) -> Iterator[
             obs, reward, term, trunc, info = env.last()
             infos, rewards = _seat_dict(env, "infos"), _seat_dict(env, "rewards")
             for a in seats:
+                own = (base.observe(a),) if wrapped and a in env.agents else None  # the env's own, under wrappers
                 if a == agent:  # its turn: what last() hands it, and its infos entry as aec_to_parallel reads it
-                    views[a] = readers[a].read(obs, {**dict(infos.get(a, {})), **dict(info)}, reward, elapsed)
+                    views[a] = readers[a].read(obs, {**dict(infos.get(a, {})), **dict(info)}, reward, elapsed, own)
                 elif a in env.agents:  # another seat acts: what aec_to_parallel hands this one meanwhile
-                    views[a] = readers[a].read(env.observe(a), dict(infos.get(a, {})), rewards.get(a), elapsed)
+                    views[a] = readers[a].read(env.observe(a), dict(infos.get(a, {})), rewards.get(a), elapsed, own)
             space = env.action_space(agent)
             space.seed(int(draws.integers(2**31)))
             action = None if term or trunc else space.sample()

@@ -6,13 +6,12 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Hashable
-from fnmatch import fnmatchcase
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from tom_envs.checks.features import COUNTERS, base_path
+from tom_envs.checks.features import COUNTERS
 from tom_envs.checks.play import Row
 from tom_envs.checks.report import ProbeResult
 
@@ -213,7 +212,7 @@ def table_probe(rows: list[Row], target: str, z: float, control: bool = True) ->
     result = ProbeResult("tables", target, score, base, chance, margin, feature, rule, n_eff)
     if score - base > margin:
         result.leaks.append(f"a {rule} rule on {feature!r} predicts {target} on {100 * score:.1f} % of {n_eff} held-out "
-                            f"decisions; reading only the public part of the observation gives {100 * base:.1f} % "
+                            f"decisions; reading only the declared public part gives {100 * base:.1f} % "
                             f"(margin {100 * margin:.1f})")
     if not control:
         return [result]
@@ -230,13 +229,14 @@ def table_probe(rows: list[Row], target: str, z: float, control: bool = True) ->
 
 # ---------------------------------------------------------------------- the future probe
 def reencoded(traces: list[list[tuple]]) -> set[str]:
-    """The returned observation paths that are a function of the env's own observation (``own.*``, read
-    where wrappers change it) over the run: a wrapper's re-encodings (``wrappers.VectorizeObservation``'s
-    one-hot), which hold nothing the env did not show; the future probe reads the env's own elements
-    instead. A path that is not (a wrapper appending a hidden truth) is probed as any returned value."""
+    """The returned observation paths that are a function of the *declared public* elements of the env's
+    own observation (``own.*``, read where wrappers change it) over the run: a wrapper's re-encodings of
+    what is public (``wrappers.VectorizeObservation``'s one-hot of the last joint action), which hold
+    nothing public did not; the future probe reads the env's own elements instead. A path that is not (a
+    wrapper appending a hidden truth, or re-encoding an undeclared element) is probed as any returned value."""
     values: dict[str, dict[tuple, set]] = defaultdict(dict)
     for seen, *_ in (step for trace in traces for step in trace):
-        own = tuple((p, v) for p, v in seen["all"].items() if p.startswith("own"))
+        own = tuple((p, v) for p, v in seen["public"].items() if p.startswith("own"))
         for path in (p for p in seen["all"] if own and p.startswith("obs")):
             values[path].setdefault(own, set()).add(seen["all"][path])
     return {path for path, by_own in values.items() if all(len(v) == 1 for v in by_own.values())}
@@ -272,8 +272,8 @@ def future_probe(traces: list[list[tuple]], target: str, z: float, copies: set[s
     """No returned value outside the public part equals the truth of ``target`` the coming step (or one of
     the ``LAGS`` after it) resolves more often than the public part does: the last truth revealed
     (persistence), independent values with the same frequencies, and the best public value (the
-    observation's, and those declared public by ``declared`` patterns: a false-belief task's real
-    location, which the belief usually equals). Every step
+    declared public elements: a false-belief task's real location, which the belief usually equals; the
+    ``declared`` patterns are the reader's, kept for callers). Every step
     before an episode's first truth is resolved is also compared with that truth without the persistence
     baseline (nothing was revealed yet): a persistent hidden state in an info, a reward, a memory."""
     worst = ProbeResult("future", name or target, 0.0, 0.0, 0.0, 0.0)
@@ -289,7 +289,7 @@ def future_probe(traces: list[list[tuple]], target: str, z: float, copies: set[s
         if len(resolved):
             first_truth[start:start + resolved[0] + 1] = codes[resolved[0]]
         start += len(trace)
-    public = {p for p in columns if p in shown_paths or (declared and any(fnmatchcase(base_path(p), d) for d in declared))}
+    public = {p for p in columns if p in shown_paths}  # what the seat's reader declared public
     for lag, first in [(-1, True)] + [(lag, False) for lag in LAGS]:
         later = np.full(len(steps), -1, dtype=np.int64)  # the truth resolved lag steps after each step
         same_trace = np.zeros(len(steps), dtype=bool)

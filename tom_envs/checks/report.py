@@ -22,7 +22,7 @@ class ProbeResult:
             probe reading the target planted -- or ``channel``: a runner channel checked as such);
             ``target``: the ToM target it predicts (``target@seat`` for another seat's view).
         score: accuracy of the probe reading everything returned (held-out units).
-        public: accuracy of the same probe reading only the public part of the observation.
+        public: accuracy of the same probe reading only the declared public part (and its history).
         chance: accuracy needing no information (majority truth of the training units, or 1/options).
         margin: ``z`` binomial standard errors of the held-out sample.
         feature: the returned value (or pair) the best rule reads; ``rule`` its kind.

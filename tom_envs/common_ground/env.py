@@ -180,6 +180,8 @@ class CommonToMEnv(QAEnv):
                          expose_labels=expose_labels, feedback=feedback)
         self._widen_text_spaces()
 
+    extra_public = ("chain", "belief_Q")  # the information rule: the question's chain and certainty are public
+
     # ------------------------------------------------------------------ prompts
     def _widen_text_spaces(self) -> None:
         """Size the Text spaces for this env's own prompt (yes/no wording instead of lettered options)."""

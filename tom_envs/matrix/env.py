@@ -144,6 +144,10 @@ class MatrixGameEnv(gym.Env):
         self.label_set = label_set
         self.render_mode = render_mode
         self.partner_distribution: PartnerDistribution = resolve_partners(self.game, partners)
+        # the information rule's public part: the joint actions played (and the round), the partner's action
+        # of the step just played
+        self.tom_public = ("obs", *(f"obs[{i}]" for i in range(self.history_length + self.include_round)),
+                           "info.partner_action")
         self.tom_spec = ToMSpec(targets={"partner_action": spaces.Discrete(self.game.n_partner_actions)},
                                 outcome=("return", "optimal_return", "regret"),
                                 scorer="wrappers.matrix.scorer:MatrixToMScorer")  # + 004's ΔToM and ΔFunctional

@@ -111,6 +111,8 @@ class MatrixGameParallelEnv(Seats, ParallelEnv):
             obs_spaces = {agent: spaces.MultiDiscrete([self._start + 1] * self.history_length) for agent in self.possible_agents}
         self.observation_spaces = obs_spaces
         self.action_spaces = {ROW: spaces.Discrete(n_a), COL: spaces.Discrete(n_b)}
+        # the information rule's public part: the joint actions played
+        self.tom_public = ("obs", *(f"obs[{i}]" for i in range(self.history_length)))
         self.tom_spec = ToMSpec(targets={ROW: spaces.Discrete(n_a), COL: spaces.Discrete(n_b)},
                                 outcome=(f"return_{ROW}", f"return_{COL}"))
         # per joint action j = a * n_b + b: (row code, column code, row reward, column reward).

@@ -200,6 +200,16 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         stances = spaces.MultiDiscrete(values, start=np.full(values.shape, NOT_PREDICTED, dtype=np.int64))
         self.tom_spec = ToMSpec(targets={"stances": stances}, outcome=OUTCOME,
                                 predictor=MEDIATOR if self.has_mediator else None)
+        # the information rule (docs/architecture.md, contract 4): public, the record every seat sees -- the
+        # observation's head (seat, turn, turns left, last speaker, topic, strategy), the stated stances and
+        # the silences, and info["state"]; a party's own preference ranks (obs) and case (info["self"]) are
+        # public to that party only, and it knows its own stances
+        ranks = 6 + self.n * self.m
+        rank_end = ranks + self.m * self.s_max
+        self.tom_public = tuple(f"obs[{i}]" for i in [*range(ranks), *range(rank_end, len(high))]) + (
+            "info.turn", "info.state.*")
+        self.tom_private = {"party_*": tuple(f"obs[{i}]" for i in range(ranks, rank_end)) + ("obs", "info.self.*")}
+        self.tom_known = {"party_*": ("stances[{i},",)}
 
     # ------------------------------------------------------------------ spaces
     def _obs_high(self) -> np.ndarray:

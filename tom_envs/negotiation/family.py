@@ -5,11 +5,11 @@ from __future__ import annotations
 from tom_envs.download import Dataset
 from tom_envs.family import Family
 
-# long AEC episodes: the information-rule checker plays fewer
-FAMILY = Family.standard("negotiation", download=True, order=40, rl=("benchmarks.negotiation.rl:TASK",), probe={
-    # the information-rule checker: every seat's info["state"] is the public record (topics, options, stated
-    # stances, silence); each party knows its own stances
-    "episodes": 10, "declare": {"public": ["info.state.*"], "known": {"party_*": ["stances[{i},"]}}})
+# long AEC episodes: the information-rule checker plays fewer. What is public (the record every seat sees:
+# the observation's head, stated stances and silences, info["state"]) and what a party knows of itself is
+# declared on the env (NegotiationEnv.tom_public / tom_private / tom_known)
+FAMILY = Family.standard("negotiation", download=True, order=40, rl=("benchmarks.negotiation.rl:TASK",),
+                         probe={"episodes": 10})
 
 
 def dataset() -> Dataset:

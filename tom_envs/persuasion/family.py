@@ -6,12 +6,10 @@ from __future__ import annotations
 from tom_envs.download import Dataset
 from tom_envs.family import Family
 
+# the information-rule checker: what is public (the case shown, what was said) and what the persuadee seat
+# knows of itself is declared on the envs (mind_env.MIND_PUBLIC, the QA envs' tom_public / tom_composed)
 FAMILY = Family.standard("persuasion", download=True, order=30,
-                           rl=("benchmarks.persuasion.rl:LIVE", "benchmarks.persuasion.rl_qa:QA"),
-                           # the information-rule checker: the case shown to the persuader (its family, goal,
-                           # names) is public; the persuadee seat knows its own mind
-                           probe={"declare": {"public": ["info.family", "info.goal", "info.names.*"],
-                                              "known": {"persuadee_*": ["desire", "belief", "intention"]}}})
+                           rl=("benchmarks.persuasion.rl:LIVE", "benchmarks.persuasion.rl_qa:QA"))
 
 
 def dataset() -> Dataset:

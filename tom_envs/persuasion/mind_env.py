@@ -145,6 +145,14 @@ class MindSetup:
         return self._default_reader() if reader is None else reader
 
 
+#: the information rule's public part of the live persuasion envs: the observation (the persuadee's last
+#: tone, the topic, what it heard, the family, the rounds left), the case shown (family, names, goal), and
+#: what was said: the persuader's utterance as heard, the persuadee's reply and declaration, the outcome
+MIND_PUBLIC = ("obs[0]", "obs[1]", "obs[2]", "obs[3]", "obs[4]", "info.turn", "info.round", "info.horizon",
+               "info.family", "info.names.*", "info.goal", "info.version", "info.utterance", "info.heard", "info.declared", "info.reply", "info.success",
+               "info.left")
+
+
 class PersuasionMindEnv(MindSetup, gym.Env):
     """Persuade a simulated persuadee with a hidden desire, belief and intention (seed 001's BDI).
 
@@ -216,6 +224,7 @@ class PersuasionMindEnv(MindSetup, gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    tom_public = MIND_PUBLIC
     tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
                                 "intention": spaces.Discrete(len(CONCERNS))},
                        outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success"))

@@ -11,8 +11,8 @@ from tom_envs.aec import TomAECEnv
 from tom_envs.errors import InvalidAction, check_options
 from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, WARM,
                                       obs_parts)
-from tom_envs.persuasion.mind_env import (AEC_RESET_OPTIONS, HEARD, INTENTIONS, MindSetup, draw_episode,
-                                         parse_utterance_action)
+from tom_envs.persuasion.mind_env import (AEC_RESET_OPTIONS, HEARD, INTENTIONS, MIND_PUBLIC, MindSetup,
+                                         draw_episode, parse_utterance_action)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
 from tom_envs.persuasion.principles import PRINCIPLES
 from tom_envs.persuasion.reader import check_reading
@@ -98,6 +98,8 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
     N_REPLY_ACTIONS = N_REPLIES
     REPLY_FORMS = f"{AGREE} agree, {FAITHFUL} as its mind does"
     SEAT_VIEW: type[PersuadeeSeatView] = PersuadeeSeatView
+    tom_public = MIND_PUBLIC
+    tom_known = {PERSUADEE: ("desire", "belief", "intention")}  # the persuadee seat knows its own mind
     tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
                                 "intention": spaces.Discrete(len(CONCERNS))},
                        outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success", "fidelity",

@@ -159,6 +159,8 @@ class PersuasiveToMEnv(QAEnv):
         self._widen_text_spaces()
         self.observation_space = spaces.Dict({**self.observation_space.spaces, "role": spaces.Discrete(2)})
 
+    extra_public = ("role",)  # the information rule: the role asked about is public
+
     def _widen_text_spaces(self) -> None:
         """Room for the preamble line in ``text`` (the base sizes it for the bare prompt)."""
         old = self.observation_space["text"]
