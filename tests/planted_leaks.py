@@ -19,6 +19,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from tom_envs.common_ground.env import CommonToMEnv
+from tom_envs.matrix.env import MatrixGameEnv
 from tom_envs.persuasion.mind_env import PersuasionMindEnv
 from tom_envs.persuasion.qa_env import PersuasiveToMEnv
 from tom_envs.qa import QUESTION_PREFIX
@@ -221,3 +223,25 @@ class DesireInOwnObservation(PersuasionMindEnv):
 
     def _obs(self):
         return np.append(super()._obs(), self.model.state(self.state_index).desire).astype(np.int64)
+
+
+class HintInOwnConversation(CommonToMEnv):
+    """Common-ToM writing the shown question's answer index into the middle of its own text, as a word
+    ("yes" / "no") after the conversation: a candidate only once the declared parts are cut out."""
+
+    def _observe(self):
+        obs, info = super()._observe()
+        head, sep, tail = obs["text"].partition("Question")
+        obs["text"] = f"{head}(psst: {('no', 'yes')[answer_index(self, None) % 2]} is right)\n{sep}{tail}"
+        return obs, info
+
+
+class PartnerInOwnHistory(MatrixGameEnv):
+    """RPS with a two-step history whose own observation appends the partner's coming action: the whole
+    observation is declared (``obs``) and so are its two history elements, but not the third."""
+
+    def __init__(self):
+        super().__init__("RPS", history=2)
+
+    def _observation(self):
+        return np.append(super()._observation(), upcoming(self, None)).astype(np.int64)

@@ -46,8 +46,10 @@ that must pass (docs/architecture.md, the information rule's checker).
 | 41 | qa_own_text_hint_middle           | PersuasiveToM itself: "option <answer>" mid-text, before the question| the composed text's rest      |
 | 42 | qa_own_obs_field                  | PersuasiveToM itself: the answer index in an extra obs field       | undeclared element of own obs  |
 | 43 | own_obs_appended                  | Persuasion-v1 itself: the hidden desire appended to its observation| undeclared element of own obs  |
+| 44 | matrix_own_history_appended       | RPS itself (history 2): the coming partner action appended to obs  | a declared sequence, not whole |
+| 45 | common_tom_own_text_word          | Common-ToM itself: "yes"/"no" mid-text, after the conversation     | the composed text's rest       |
 
-Kinds 39-43 are written by the env itself, no wrapper: the public part is what the env declares public
+Kinds 39-45 are written by the env itself, no wrapper: the public part is what the env declares public
 (``tom_public``, ``tom_private``, ``tom_composed``), never "everything the env emits", so a hidden value in an
 undeclared element of the env's own observation, or anywhere in its own text outside the declared parts, is a
 candidate like any info key.
@@ -66,8 +68,8 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 import tom_envs
 import wrappers
-from tests.planted_leaks import (AnswerInOwnObservation, CoinAEC, DesireInOwnObservation, FalseBelief, HintInOwnText, _Plant,
-                                 answer_index, upcoming)
+from tests.planted_leaks import (AnswerInOwnObservation, CoinAEC, DesireInOwnObservation, FalseBelief,
+                                 HintInOwnConversation, HintInOwnText, PartnerInOwnHistory, _Plant, answer_index, upcoming)
 from tests.test_information_checker import AECRecorderOfOld, AppendNextAction, RecorderOfOld, counted_questions_env
 from tom_envs.checks import RunnerChannels, check_information_rule
 
@@ -169,6 +171,8 @@ PLANTED = {
     "qa_own_text_hint_middle": (HintInOwnText, {}, "obs.text#rest"),
     "qa_own_obs_field": (AnswerInOwnObservation, {}, "obs.hint"),
     "own_obs_appended": (DesireInOwnObservation, {"episodes": 80}, "obs[5]"),
+    "matrix_own_history_appended": (PartnerInOwnHistory, {}, "obs[2]"),
+    "common_tom_own_text_word": (HintInOwnConversation, {}, "obs.text#rest"),
 }
 
 
@@ -240,3 +244,28 @@ def test_a_run_without_power_says_so():
     report = check_information_rule("tom/Persuasion-v1", episodes=4, strict=False)
     assert report.ok and not report.powered and report.verdict == "no power", str(report)
     assert "no power" in str(report)
+
+
+# ---------------------------------------------------------------------- what a declaration covers
+def test_declared_paths_are_literal_and_a_sequence_is_public_only_whole():
+    from tom_envs.checks.features import Reader, pattern
+
+    p = pattern(("obs[0]", "obs[1]", "info.state.*"))
+    assert p.match("obs[0]") and not p.match("obs0") and p.match("info.state.events[3].text")
+    appended = Reader(public=pattern(("obs", "obs[0]", "obs[1]"))).read(np.array([1, 2, 7]), {}, None)["public"]
+    assert "obs[0]" in appended and "obs[2]" not in appended and "obs" not in appended  # declared whole, but not
+    whole = Reader(public=pattern(("obs[0]", "obs[1]", "obs[2]"))).read(np.array([1, 2, 7]), {}, None)["public"]
+    assert "obs" in whole and "argmax:obs" in whole  # every element declared: the sequence and its ranks are
+
+
+def test_a_composed_text_is_read_for_what_its_declared_parts_leave():
+    from tom_envs.checks.features import Reader, pattern
+
+    reader = Reader(public=pattern(("obs.question", "obs.choices[*]", "obs.text")),  # as Declared.for_seat makes it
+                    composed={"obs.text": pattern(("obs.question", "obs.choices[*]"))})
+    obs = {"question": "Where will Sally look?", "choices": ("basket", "box"),
+           "text": "Story.\nQuestion: Where will Sally look? (it is 1)\nA) basket\nB) box"}
+    seen = reader.read(obs, {}, None)
+    assert seen["all"]["obs.text#rest"] == "story question it is 1 a b"
+    assert seen["all"]["num:obs.text#rest"] == 1 and "num:obs.text#rest" not in seen["public"]
+    assert "obs.text" in seen["public"] and "last:obs.text" not in seen["public"]  # whole, not the words inside
