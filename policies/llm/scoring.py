@@ -161,9 +161,12 @@ def render_chat(tokenizer: Any, messages: Messages) -> str:
 
 def _tokenize(tokenizer: Any, request: ScoreRequest) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
     """The prompt's token ids and those of prompt + each continuation."""
+    from policies.llm.tokens import encoder_for
+
     text, special = _render_prompt(tokenizer, request)
-    prompt_ids = tuple(tokenizer.encode(text, add_special_tokens=special))
-    return prompt_ids, [tuple(tokenizer.encode(text + c, add_special_tokens=special)) for c in request.continuations]
+    encode = encoder_for(tokenizer).encode  # a growing prompt is not encoded again from its start
+    prompt_ids = encode(text, add_special_tokens=special)
+    return prompt_ids, [encode(text + c, add_special_tokens=special) for c in request.continuations]
 
 
 def plan_token_scores(tokenizer: Any, requests: Sequence[ScoreRequest]) -> _TokenPlan:

@@ -152,7 +152,9 @@ class VLLMBackend(Backend):
         return self._llm
 
     def _encode_chat(self, messages: Messages) -> list[int]:
-        return self._tokenizer.encode(render_chat(self._tokenizer, messages), add_special_tokens=False)
+        from policies.llm.tokens import encoder_for
+
+        return list(encoder_for(self._tokenizer).encode(render_chat(self._tokenizer, messages)))
 
     def _token_prompt(self, ids: Sequence[int]) -> dict:
         if len(ids) >= self.max_model_len:
