@@ -118,3 +118,14 @@ def test_a_prior_guessing_mediator_scores_exactly_the_prior():
     row = cell_columns(cells)
     assert row["tom_unstated"] == pytest.approx(row["tom_unstated_prior"]) == pytest.approx(row["tom_unstated_prior_all"])
     assert row["tom_changing"] == pytest.approx(row["tom_changing_prior"])
+
+
+def test_the_report_shows_each_figure_beside_its_prior():
+    from benchmarks.negotiation.report import _beside_prior
+
+    episodes, _ = _play("tom/Negotiation-Easy-v1", False, seeds=range(2))
+    cols = cell_columns([e["tom_cells"] for e in episodes])
+    assert _beside_prior(cols, "changing") == (f"{cols['tom_changing']:.1f} vs {cols['tom_changing_prior']:.1f} "
+                                               f"({cols['tom_changing_n']:,})")
+    assert _beside_prior(cols, "unstated") == f"- (prior {cols['tom_unstated_prior_all']:.1f})"  # it abstains there
+    assert _beside_prior(cell_columns([None]), "changing") == "-"  # records of older code

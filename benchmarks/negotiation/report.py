@@ -8,6 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from benchmarks.negotiation.stance_cells import cell_columns
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
@@ -17,7 +18,7 @@ from benchmarks.report.sections import as_dict, pct, Section, sum_opt, unknown_b
 NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "episode", "code", "llm_stats",
                    "parties", "env_version"}
 NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "consensus", "topic_consensus",
-                       "tom_accuracy", "tom_predictions", "attitude_source", "mi_judge", "scenario", "conflict_mode",
+                       "tom_accuracy", "tom_predictions", "tom_cells", "attitude_source", "mi_judge", "scenario", "conflict_mode",
                        "turns", "parties", "topics", "mediator", "tle", "rl", "drop_events", "rl_unanswered",
                        "interventions", "mediator_turns", "metric_definitions", "other_definitions",
                        # issue 28: the outcome table and the transcript view
@@ -62,6 +63,7 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
         "me": (None, None) if none else estimate([pct(e.get("me_mean")) for e in eps]),
         "mi": (None, None) if none else estimate([e.get("mi_mean") for e in eps]),
         "tom": estimate([pct(e.get("tom_accuracy")) for e in eps]),
+        "tom_cells": cell_columns([e.get("tom_cells") for e in eps]),
         "llm_fallbacks": sum_opt(s.get("fallbacks") for s in stats),
         "llm_decisions": sum_opt(s.get("decisions") for s in stats),
         "consensus": [e.get("consensus") or [] for e in eps],
@@ -149,7 +151,9 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     blocks: list[Block] = [{"kind": "p", "text": (
         f"{len(rows)} cells, {sum(r['episodes'] for r in rows)} episodes (scenarios x runs). Mean ± 95 % CI over "
         "episodes; CC, TLE and ME in percent, RL in turns after a drop event (002 reports seconds), MI on 1-5. "
-        "Mediator ToM % is the mediator's stance predictions (party x topic) that were right. Published "
+        "Mediator ToM % is the mediator's stance predictions (party x topic) that were right; beside it, the same on "
+        "cells the party had not stated and on cells whose stance changes, each 'vs' the no-ToM prior (the best "
+        "fixed guess per case, party and topic) on the same cells, with their count. Published "
         "reference rows (yellow, italic): 002 Table 1, GPT-4.1 as mediator backbone and as the parties (LLM "
         "parties), mean over 6 scenarios x 5 runs; rows with scripted parties are not comparable to them in "
         "level, only in direction.")}]
@@ -165,13 +169,14 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
             r["difficulty"], r["mode"], r["mediator"] + (f" ({r['model']})" if r["model"] else ""), r["parties"],
             r["attitudes"], r["definitions"], str(r["episodes"]), str(len(r["scenarios"])), num(*r["cc"], digits=2),
             num(*r["tle"], digits=2), num(*r["rl"], digits=2), num(*r["me"], digits=2), num(*r["mi"], digits=3),
-            num(*r["tom"], digits=1), fb]})
+            num(*r["tom"], digits=1), _beside_prior(r["tom_cells"], "unstated"), _beside_prior(r["tom_cells"], "changing"),
+            fb]})
     if last in PUBLISHED:
         table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
     blocks.append({"kind": "table", "caption": "Negotiation: 002 Table 1 metrics per conflict mode and mediator",
                    "columns": ["difficulty", "conflict mode", "mediator", "parties", "attitudes", "metrics", "episodes",
                                "scenarios", "CC % ↑", "TLE % ↑", "RL (turns) ↓", "ME % ↑", "MI ↑", "mediator ToM %",
-                               "LLM fallbacks/decisions"], "rows": table_rows})
+                               "ToM unstated % vs prior", "ToM changing % vs prior", "LLM fallbacks/decisions"], "rows": table_rows})
     other = sorted({o for r in rows for o in r["other"]})
     blocks.append({"kind": "p", "text": (
         "metrics: the definitions of CC, TLE, ME and RL a row uses ('release': ProMediate-Eval's "
@@ -227,6 +232,18 @@ def _base(mediator: str) -> str:
     return mediator.removeprefix("llm-")
 
 
+def _beside_prior(cols: dict[str, Any], kind: str) -> str:
+    """``"87.8 vs 58.2 (5,810)"``: the mediator's stance accuracy on the cells of ``kind`` it predicted, the
+    no-ToM prior on the same cells and their count; ``"- (prior 92.2)"`` where it predicted none of them (the
+    prior on all such cells); "-" without counts (:mod:`benchmarks.negotiation.stance_cells`)."""
+    if cols.get(f"tom_{kind}_cells") is None:
+        return "-"
+    if not cols[f"tom_{kind}_n"]:
+        prior = cols[f"tom_{kind}_prior_all"]
+        return "-" if prior is None else f"- (prior {prior:.1f})"
+    return f"{cols[f'tom_{kind}']:.1f} vs {cols[f'tom_{kind}_prior']:.1f} ({cols[f'tom_{kind}_n']:,})"
+
+
 def _negotiation_ref(ident: tuple[str, str], pub: dict[str, float]) -> dict[str, Any]:
     from tom_envs.negotiation.scenario import DIFFICULTY_MODES
 
@@ -237,4 +254,4 @@ def _negotiation_ref(ident: tuple[str, str], pub: dict[str, float]) -> dict[str,
                                    "30", "6",
                                    cell("cc", 2), cell("tle", 2), cell("rl", 2) if pub.get("rl") is None else
                                    {**num(pub["rl"], digits=2), "text": f"{pub['rl']:.2f} s"},
-                                   cell("me", 2), cell("mi", 3), "-", "-"]}
+                                   cell("me", 2), cell("mi", 3), "-", "-", "-", "-"]}
