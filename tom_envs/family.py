@@ -50,7 +50,9 @@ class Family:
         dataset: ``"module:function"`` returning its :class:`~tom_envs.download.Dataset` for
             ``tom-envs data list``, or None.
         probe: keyword arguments of :func:`tom_envs.checks.check_information_rule` for its ids
-            (e.g. fewer episodes for long AEC episodes).
+            (e.g. fewer episodes for long AEC episodes; ``declare``: what is public, per seat, composed
+            or known, beside the envs' own ``tom_public`` / ``tom_private`` / ``tom_composed`` /
+            ``tom_known`` -- nothing undeclared is public).
         commands: ``"module:attribute"`` of each further ``tom-envs`` command of the family
             (a :class:`benchmarks.cli.Command`), e.g. the matrix family's ``demo``, ``perf``.
         retired_commands: command names the family once had → what to run instead (``tom-envs
