@@ -16,6 +16,9 @@ command's). ``make results`` runs ``docs/results/commands.txt`` this way (docs/r
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import os
 import re
 import shlex
@@ -83,6 +86,9 @@ def read_commands(path: Path, skipped: list[tuple[int, str]] | None = None) -> l
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="one tom-envs command line per line (# comments, \\ continues)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands and stop")
+    parser.add_argument("--format", choices=["table", "json"], default="table",
+                        help="table: each command's own output; json: only one JSON object at the end (the commands "
+                             "run, their exit status and seconds, the lines skipped)")
 
 
 def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
@@ -96,9 +102,48 @@ def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
     for number, why in skipped:
         print(f"[batch] {args.file}:{number}: skipped: {why}", file=sys.stderr)
     if args.dry_run:
-        for number, argv in commands:
+        if args.format == "json":
+            print(json.dumps({"commands": [{"line": n, "argv": a} for n, a in commands],
+                              "skipped": [{"line": n, "why": w} for n, w in skipped]}, indent=2))
+        for number, argv in commands if args.format != "json" else []:
             print(f"{args.file}:{number}: tom-envs {shlex.join(argv)}")
         return 0
+    done: list[dict] = []
+    status = 0
+    try:
+        with backends_as("shared"):
+            for i, (number, argv) in enumerate(commands, 1):
+                status = _one(main, argv, f"[batch {i}/{len(commands)}]", args.format == "json", done, number)
+                if status:
+                    print(f"error: {args.file}:{number}: `tom-envs {shlex.join(argv)}` failed (exit {status}); the "
+                          "commands before it kept their records: fix it and rerun the batch to resume",
+                          file=sys.stderr)
+                    break
+    finally:
+        for handle in list(_SHARED.values()):  # the shared engines end with the batch
+            if handle._backend is not None:
+                handle._backend.close()
+        _SHARED.clear()
+    if args.format == "json":
+        print(json.dumps({"commands": done, "skipped": [{"line": n, "why": w} for n, w in skipped]}, indent=2))
+    return status
+
+
+def _one(main: Callable[[list[str]], int], argv: list[str], tag: str, quiet: bool, done: list[dict],
+         number: int) -> int:
+    """Run one command line through ``main`` (its stdout dropped when ``quiet``); its summary goes to ``done``."""
+    print(f"{tag} tom-envs {shlex.join(argv)}", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()) if quiet else contextlib.nullcontext():
+        try:
+            status = main(argv)
+        except SystemExit as exc:  # argparse's usage errors
+            status = exc.code if isinstance(exc.code, int) else 2
+    sys.stdout.flush()
+    seconds = time.perf_counter() - started
+    print(f"{tag} exit {status} after {seconds:.0f} s", file=sys.stderr, flush=True)
+    done.append({"line": number, "argv": argv, "exit": status, "seconds": round(seconds, 1)})
+    return status
     try:
         with backends_as("shared"):
             for i, (number, argv) in enumerate(commands, 1):

@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     path = sub.add_parser("path", help="print the converted folder (for tools that take a model folder: "
                           "inspect's vllm/ and hf/ providers, lm-eval's hf pretrained=)")
     path.add_argument("name", choices=sorted(MODELS), help="a known model's short name")
+    path.add_argument("--format", choices=["table", "json"], default="table", help="output format")
     path.set_defaults(func=_path)
     ver = sub.add_parser("verify", help="check the installed file's size and sha256 against the pin")
     ver.add_argument("name", choices=sorted(MODELS), help="a known model's short name")
@@ -75,7 +76,8 @@ def _prepare(args: argparse.Namespace) -> int:
 def _path(args: argparse.Namespace) -> int:
     from policies.llm.models import prepare
 
-    print(prepare(args.name))
+    folder = prepare(args.name)
+    print(json.dumps({"name": args.name, "folder": str(folder)}) if args.format == "json" else folder)
     return 0
 
 

@@ -90,7 +90,7 @@ def test_a_command_with_an_llm_group_has_every_llm_option_or_says_why_not():
         checked += 1
         for dest in LLM_OPTIONS:
             flag = "--" + dest.replace("_", "-")
-            if name == "perf" and dest in ("fallback", "max_resamples", "lockstep", "scoring_path"):
+            if name == "perf" and dest in ("fallback", "max_resamples", "lockstep"):
                 assert isinstance(option(parser, flag), Refused)
             assert option(parser, flag) is not None, f"`tom-envs {name}` has an LLM group without {flag}"
     assert checked >= 5  # matrix, common-ground, persuasion, negotiation, perf

@@ -68,7 +68,7 @@ def _run_perf(args: argparse.Namespace) -> int:
 
     progress = False if args.format == "json" else None  # None: a bar on a terminal
     llm_only = ["episodes", "horizon", "reference_episodes", "backend", "model", "base_url", "tokenizer",
-                "max_model_len", "engine_arg", "timeout", "max_retries", "retry_budget"]
+                "max_model_len", "engine_arg", "timeout", "max_retries", "retry_budget", "scoring_path"]
     not_applicable(args, {"matrix": ["steps", *llm_only], "rl": llm_only, "llm": ["steps", "seconds"]}[args.suite],
                    f"in `perf {args.suite}`")
     emit = figure_log(args.out, args.suite, args.seed)
@@ -81,9 +81,11 @@ def _run_perf(args: argparse.Namespace) -> int:
 
         backend = build_backend(*backend_spec(args, args.seed))  # --engine-arg / the server options too
         try:
-            folder = _reference_folder(args, backend)
-            res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon, run=run,
-                           reference=(folder, args.reference_episodes) if folder else None)
+            from benchmarks.matrix.perf_llm import LLMPerfOptions
+
+            paths = (args.scoring_path,) if args.scoring_path != "auto" else None  # one path; auto: every one
+            options = LLMPerfOptions(_reference_folder(args, backend), args.reference_episodes, paths)
+            res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon, run=run, options=options)
         finally:
             backend.close()
         text = "\n".join(flat_lines(res))
@@ -128,10 +130,10 @@ def _perf_arguments(perf: argparse.ArgumentParser) -> None:
     refuse_options(perf, {"--plot": "perf measures speed and draws nothing: its figures go to stdout and --out",
                           "--policy": "perf times fixed workloads (see the suite's help)"})
     add_llm_options(perf, title="perf llm", only=("backend", "model", "base_url", "tokenizer", "max_model_len",
-                                                 "engine_arg", "timeout", "max_retries", "retry_budget"),
+                                                 "engine_arg", "timeout", "max_retries", "retry_budget",
+                                                 "scoring_path"),
                     max_model_len_help="vllm: context length; a 100-round history needs ~4,500")
     refuse_options(perf, {
-        "--scoring-path": "perf llm measures every scoring path the backend serves (scoring_paths in its figures)",
         "--lockstep": "perf llm steps all --episodes in lockstep, then one by one: the ratio it measures",
         "--fallback": "perf llm times fixed requests (its generation run re-asks nothing and falls back at random)",
         "--max-resamples": "perf llm times fixed requests (its generation run re-asks nothing and falls back at "

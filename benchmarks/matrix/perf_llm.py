@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -204,6 +205,17 @@ def _compare(a: _Scored, b: _Scored) -> tuple[int, float]:
     return compared, diff
 
 
+@dataclass(frozen=True)
+class LLMPerfOptions:
+    """What else ``perf llm`` measures: ``reference_folder`` (a model folder: time a plain transformers loop on it
+    for ``reference_episodes`` episodes, :func:`versus_transformers`; None leaves that reference out) and
+    ``scoring_paths`` (the paths to measure; None: every path the backend has)."""
+
+    reference_folder: str | None = None
+    reference_episodes: int = 2
+    scoring_paths: tuple[str, ...] | None = None
+
+
 def versus_transformers(backend: Backend, folder: str, game: str, episodes: int, horizon: int,
                         reference_episodes: int, seed: int = 0) -> dict[str, Any]:
     """Decisions/s of the suite's batched path (``episodes`` in lockstep on ``backend``) against a plain
@@ -238,7 +250,7 @@ def perf_llm(
     cache_horizon: int = 100,
     growth_at: tuple[int, int] = (10, 100),
     run: PerfRun = PerfRun(),
-    reference: tuple[str, int] | None = None,
+    options: LLMPerfOptions = LLMPerfOptions(),
 ) -> dict[str, Any]:
     """Lockstep vs one-request-at-a-time decisions/s, prefix-cache shares and cost growth on ``backend``,
     for each of its scoring paths.
@@ -252,9 +264,7 @@ def perf_llm(
         growth_at: the two rounds whose cost per round is compared (``cost_growth``).
         run: ``--seed`` (the episodes' seeds: ``seed .. seed + episodes - 1``; the long episodes' ``seed``) and
             where each path's figures go the moment they are measured (:class:`~benchmarks.matrix.perf.PerfRun`).
-        reference: (the model's folder, episodes) to time a plain transformers loop on that folder for that many
-            episodes (:func:`versus_transformers`: ``speedup_vs_transformers``, ``qa_speedup_vs_transformers``; the
-            loop is slow, its decisions/s is what counts); None leaves that reference out.
+        options: the transformers reference and the scoring paths to measure (:class:`LLMPerfOptions`).
 
     Returns:
         JSON-ready figures. Top level (the default scoring path): ``batched_decisions_per_s``,
@@ -267,7 +277,7 @@ def perf_llm(
         ``episodes``, ``horizon``, ``game``, ``model``, ``targets``.
     """
     original = getattr(backend, "scoring_path", None)
-    paths = list(SCORING_PATHS) if original is not None else ["default"]
+    paths = list(options.scoring_paths or SCORING_PATHS) if original is not None else ["default"]
     if original in SCORING_PATHS:  # the backend's own path first, so the top level is its figures
         paths.sort(key=lambda p: p != original)
     per_path: dict[str, dict[str, Any]] = {}
@@ -311,8 +321,9 @@ def perf_llm(
         "scoring_path": main_path,
         "cache_rounds": rounds,
     }
-    if reference is not None:
-        versus = versus_transformers(backend, reference[0], game, episodes, horizon, reference[1], run.seed)
+    if options.reference_folder is not None:
+        versus = versus_transformers(backend, options.reference_folder, game, episodes, horizon,
+                                     options.reference_episodes, run.seed)
         run.emit("versus_transformers", versus)
         result.update(versus)
     old = "prompt-logprobs"
