@@ -82,7 +82,7 @@ def test_the_matrix_protocol_on_the_real_model(shared_engine, tmp_path, capsys):
 
 def test_persuasive_tom_authors_protocol_on_the_real_model(shared_engine, tmp_path, capsys):
     rows = run_json(capsys, "persuasion", "--env", "qa", "--policy", "llm", "--protocol", "authors", "--qtypes",
-                    "desire_ee", *LLM, "--out", str(tmp_path))
+                    "desire_ee", "--repetitions", "1", "--max-tokens", "32", *LLM, "--out", str(tmp_path))
     (row,) = [r for r in rows if r["policy"] == "llm"]
     assert row["n"] > 0 and 0 <= row["accuracy"] <= 100
     assert {"parse_failures", "resamples", "fallbacks"} <= set(row)
