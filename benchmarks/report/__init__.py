@@ -168,7 +168,7 @@ def _page(results_dir: Path, sections: list[dict[str, Any]], overview: bool) -> 
     commit = git_commit()
     blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
         f"Generated {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())} from the results in "
-        f"{results_dir.resolve()} by tom-envs {__version__}"
+        f"{results_dir} by tom-envs {__version__}"
         + (f" (commit {commit[:12]})" if commit else " (not a git checkout)")
         + f"; {sum(s.get('records', 0) for s in sections)} records in {len(sections)} result folders. Every number "
         "is computed from the stored records (nothing is rerun); yellow italic rows are published reference "
