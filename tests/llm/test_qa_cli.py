@@ -29,7 +29,8 @@ from tom_envs.qa import LETTERS
 from .scripted_server import ScriptedServer
 
 OPTION_LINE = re.compile(r"^([A-J])\. (.*)$", re.MULTILINE)
-LLM_KEYS = {"model", "qa_mode", "scoring", "parse_failures", "resamples", "fallbacks", "llm_retries", "llm_http_4xx",
+LLM_KEYS = {"model", "model_identity", "qa_mode", "scoring", "parse_failures", "resamples", "fallbacks", "llm_retries",
+            "llm_http_4xx",
             "llm_http_5xx", "llm_timeout", "llm_connection", "llm_invalid_reply"}
 #: The persuasion llm rows also say which rule read each answer and how many letters named no option shown.
 PERSUASION_LLM_KEYS = LLM_KEYS | {"parse_rules", "invalid_answers"}
