@@ -363,6 +363,9 @@ class LiveCell(Cell):
                                "seed": s, "horizon": self.identity["horizon"], "regret_against": self.regret_against,
                                "episode": result.summary,
                                "references": {k: v for k, v in self.refs[family].items() if k != "family"}}
+        for part in ("llm", "reader"):  # the model's exact identity (persuader, reader) in every record
+            if isinstance(self.identity.get(part), dict) and self.identity[part].get("model_identity"):
+                rec[part] = self.identity[part]
         if hasattr(self.policy, "stats"):
             rec["llm_stats"] = result.policy_stats
         return rec
