@@ -77,6 +77,11 @@ class HiddenRoleEnv(TomAECEnv):
     v0: the first version.
     """
 
+    # what the information-rule checker may treat as public (nothing undeclared is): the table everyone sees (what
+    # was said, the votes, the phase and round, one's own seat), and each seat's own role, known to that seat only
+    tom_public = ("obs.phase", "obs.round", "obs.me", "obs.said", "obs.said[*]", "obs.votes", "obs.votes[*]")
+    tom_private = {"player_*": ("obs.role",)}
+
     metadata = {"name": "tom_hidden_role_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, n_players: int = 4, rounds: int = 2, render_mode: str | None = None) -> None:
