@@ -67,7 +67,7 @@ def test_an_llm_policy_of_a_declaration_is_played_on_the_llm_options(declared, t
     assert llm["return"] == scissors["return"] and len(server.requests) == 2 * 100  # the model always says 2
     (path,) = (tmp_path / "llm_toy").glob("*_llm_*.jsonl")
     cell = json.loads(path.read_text().splitlines()[0])["cell"]
-    assert cell["policy_params"] == {"backend": "openai", "model": "scripted", "base_url": server.url,
+    assert cell["policy_params"] == {"backend": "openai", "model": "scripted", "base_url": server.url, "model_identity": None,
                                      "max_resamples": 1, "fallback": "raise"}
     assert "llm" not in cell and "tokenizer" not in json.dumps(cell)  # how to build it is not its identity
     plain = json.loads(next((tmp_path / "llm_toy").glob("*_scissors_*.jsonl")).read_text().splitlines()[0])["cell"]
