@@ -10,7 +10,9 @@ observations, infos or the policies' state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from fnmatch import fnmatchcase
 from typing import Any
 
 import gymnasium as gym
@@ -74,6 +76,32 @@ class _Seated(gym.Env):
         self._truth: dict[str, Any] = {}
         self._started = False
         self._done = True
+
+    # ------------------------------------------------------------------ what the seat may read (contract 4)
+    def _declared_inner(self) -> Any:
+        inner = getattr(self, "aec", None) or getattr(self, "par", None)
+        return getattr(inner, "unwrapped", inner)
+
+    @property
+    def tom_public(self) -> tuple[str, ...]:
+        """The seat's observation is the inner env's for this seat: what the inner env declares public, and
+        what it declares private to this seat (its own), is public to the one policy this env serves."""
+        inner = self._declared_inner()
+        own = [p for s, ps in dict(getattr(inner, "tom_private", {}) or {}).items()
+               if fnmatchcase(self.seat, s) for p in ps]
+        return tuple(getattr(inner, "tom_public", ())) + tuple(own)
+
+    @property
+    def tom_composed(self) -> dict[str, tuple[str, ...]]:
+        return dict(getattr(self._declared_inner(), "tom_composed", {}) or {})
+
+    @property
+    def tom_known(self) -> dict[str, tuple[str, ...]]:
+        """What the seat knows of itself (the inner env's ``tom_known`` for this seat, its ``{i}`` resolved)."""
+        index = (re.findall(r"\d+", self.seat) or [""])[-1]
+        known = dict(getattr(self._declared_inner(), "tom_known", {}) or {})
+        mine = [p.format(i=index) for s, ps in known.items() if fnmatchcase(self.seat, s) for p in ps]
+        return {self.seat: tuple(mine)} if mine else {}
 
     def _reset_others(self, seed: int | None) -> None:
         """Reset every other seat's policy: from ``seed`` (independent streams), else from the
