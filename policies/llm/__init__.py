@@ -1,8 +1,9 @@
 """The LLM layer: model backends, the one batched caller, and the policies built on them.
 
 * backends -- :mod:`~policies.llm.base` (request types, the :class:`Backend` interface),
-  :mod:`~policies.llm.scoring`, :mod:`~policies.llm.vllm_backend`, :mod:`~policies.llm.openai_backend`,
-  and :func:`build_backend` (:mod:`~policies.llm.build`);
+  :mod:`~policies.llm.scoring`, :mod:`~policies.llm.vllm_backend`, :mod:`~policies.llm.openai_backend`
+  (with :mod:`~policies.llm.openai_retry`, :mod:`~policies.llm.openai_scoring` and
+  :mod:`~policies.llm.openai_replies`), and :func:`build_backend` (:mod:`~policies.llm.build`);
 * the caller -- :mod:`~policies.llm.caller` (stages, bounded re-asks, fallbacks, counters), with
   :mod:`~policies.llm.parsing` and :mod:`~policies.llm.slots`; every error in :mod:`~policies.llm.errors`;
 * the generic QA answerer -- :mod:`~policies.llm.qa`.
