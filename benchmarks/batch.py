@@ -93,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
     """Run the batch file ``args.file``, each command through ``main`` (``tom-envs``'s own entry point)."""
-    from benchmarks.cli import _SHARED, backends_as
+    from benchmarks.cli_backends import _SHARED, backends_as
 
     if not args.file.is_file():
         raise BatchFileError(f"no batch file {args.file}")

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import policy_seeds
-from benchmarks.cli import backends_as, share_backends
+from benchmarks.cli_backends import backends_as, share_backends
 from benchmarks.errors import RunnerError
 from benchmarks.distributed_scope import executing
 from benchmarks.runner import Cell, cell_records, progress_bar

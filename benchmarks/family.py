@@ -39,21 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import (
-    LLM_FLAGS,
-    LLM_OPTIONS,
-    add_executor_options,
-    MAX_LOCKSTEP,
-    add_llm_options,
-    add_run_options,
-    backend_from_args,
-    comma_list,
-    count,
-    llm_settings,
-    not_applicable,
-    refuse_options,
-    split_list,
-)
+from benchmarks.cli import add_executor_options, add_run_options, not_applicable, refuse_options
+from benchmarks.cli_backends import backend_from_args
+from benchmarks.cli_llm import LLM_FLAGS, LLM_OPTIONS, add_llm_options, llm_settings
+from benchmarks.cli_types import MAX_LOCKSTEP, comma_list, count, split_list
 from benchmarks.errors import RunnerError
 from benchmarks.distributed_scope import current_executor
 from benchmarks.results import fault_columns

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import add_llm_options, llm_settings, positive_int
+from benchmarks.cli_llm import add_llm_options, llm_settings
+from benchmarks.cli_types import positive_int
 from benchmarks.errors import RunnerError
 from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
 from benchmarks.runner import (Cell, EpisodeResult, PolicySeed, Step, StepHook, lockstep_batches, make_env, play,
@@ -171,7 +172,7 @@ class LLMRun:
                   "fallback": settings["fallback"]}
 
         def make_backend() -> Any:
-            from benchmarks.cli import backend_from_args
+            from benchmarks.cli_backends import backend_from_args
 
             return backend_from_args(args)
 

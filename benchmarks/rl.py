@@ -438,7 +438,8 @@ def json_object(text: str) -> dict[str, Any]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``tom-envs rl``'s options."""
-    from benchmarks.cli import OneSpelling, add_format_option, count, non_negative_int, output_dir
+    from benchmarks.cli import OneSpelling, add_format_option
+    from benchmarks.cli_types import count, non_negative_int, output_dir
 
     parser.add_argument("--env", required=True, help="a registered id some family's RL task trains on "
                         "(a wrong one lists them)")

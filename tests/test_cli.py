@@ -165,7 +165,7 @@ def test_progress_bars_show_on_a_terminal_only(tmp_path, capsys):
     import struct
     import termios
 
-    from benchmarks.cli import progress_bar
+    from benchmarks.runner import progress_bar
 
     bar = progress_bar(3, "quiet")  # stderr is not a terminal here
     bar.update(3)
@@ -274,7 +274,7 @@ def test_plot_writes_the_family_figures_on_every_benchmark_command(tmp_path, cap
 
 def test_tokenizer_reaches_the_qa_answerers_backend_settings():
     """QA scoring through an OpenAI-compatible server needs the chat template: --tokenizer is on both QA commands."""
-    from benchmarks.cli import llm_settings
+    from benchmarks.cli_llm import llm_settings
 
     parser = build_parser()
     for name in ("common-ground", "persuasion"):

@@ -17,7 +17,8 @@ import argparse
 import pytest
 
 from benchmarks.__main__ import build_parser, main
-from benchmarks.cli import EXECUTOR_FLAGS, LLM_FLAGS, LLM_OPTIONS, Refused
+from benchmarks.cli import EXECUTOR_FLAGS, Refused
+from benchmarks.cli_llm import LLM_FLAGS, LLM_OPTIONS
 
 #: The shared vocabulary of a command that makes results.
 SHARED = ("--format", "--seed", "--out", "--plot")
@@ -114,7 +115,7 @@ def test_every_refused_option_is_a_usage_error_that_says_why(name, flag, why, ca
 
 
 def test_the_server_options_reach_perf_llms_backend():
-    from benchmarks.cli import backend_spec
+    from benchmarks.cli_backends import backend_spec
 
     args = commands()["perf"].parse_args(["llm", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
                                           "--model", "m", "--timeout", "3", "--max-retries", "2",

@@ -72,7 +72,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from benchmarks.common_ground import llm as common_ground_llm
-from benchmarks.cli import add_run_options, comma_list, output_dir, split_list
+from benchmarks.cli import add_run_options
+from benchmarks.cli_types import comma_list, output_dir, split_list
 from benchmarks.errors import RunnerError
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,

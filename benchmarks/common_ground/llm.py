@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import policy_seeds
-from benchmarks.cli import llm_settings
+from benchmarks.cli_llm import llm_settings
 from benchmarks.common_ground.stored import RECORD_KEYS, check_questions, cid_of, jobs
 from benchmarks.errors import RunnerError
 from benchmarks.qa_llm import RESULTS_VERSION, Job, QACell, QAFile, run_qa
@@ -122,7 +122,7 @@ def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], ke
     built: list[Any] = []
 
     def backend() -> Any:
-        from benchmarks.cli import backend_from_args
+        from benchmarks.cli_backends import backend_from_args
 
         built.append(backend_from_args(args))
         return built[-1]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchmarks.cli import progress_bar
+from benchmarks.runner import progress_bar
 from benchmarks.qa_llm import RESULTS_VERSION, Job, LLMRun, QACell, QAFile, QuestionView, run_qa
 from benchmarks.results import fault_columns
 from benchmarks.runner import EpisodeResult, Step

@@ -33,7 +33,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import Command, output_dir
+from benchmarks.cli import Command
+from benchmarks.cli_types import output_dir
 from benchmarks.harnesses.lm_eval_family import (FamilyExport, LMEvalExportError, LMEvalFamily, Metric, Source,
                                                  TaskData, adapters)
 from benchmarks.harnesses.lm_eval_scoring import AGG_PREFIX, SCORING_FILE, hook_name

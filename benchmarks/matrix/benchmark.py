@@ -18,18 +18,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.cli import (
-    LLM_OPTIONS,
-    add_llm_options,
-    add_run_options,
-    backend_from_args,
-    build_backend,
-    comma_list,
-    llm_settings,
-    not_applicable,
-    positive_int,
-    split_list,
-)
+from benchmarks.cli import add_run_options, not_applicable
+from benchmarks.cli_backends import backend_from_args, build_backend
+from benchmarks.cli_llm import LLM_OPTIONS, add_llm_options, llm_settings
+from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.errors import RunnerError
 from benchmarks.family import Benchmark, register
 from benchmarks.matrix.cells import (

@@ -14,23 +14,16 @@ from pathlib import Path
 
 from benchmarks.cli import (
     EXECUTOR_FLAGS,
-    LLM_FLAGS,
     Command,
     OneSpelling,
     add_format_option,
-    add_llm_options,
     add_run_options,
-    backend_spec,
-    build_backend,
-    comma_list,
-    non_negative_int,
     not_applicable,
-    output_dir,
-    positive_float,
-    positive_int,
     refuse_options,
-    split_list,
 )
+from benchmarks.cli_backends import backend_spec, build_backend
+from benchmarks.cli_llm import LLM_FLAGS, add_llm_options
+from benchmarks.cli_types import comma_list, non_negative_int, output_dir, positive_float, positive_int, split_list
 
 
 def _run_demo(args: argparse.Namespace) -> int:

@@ -106,7 +106,8 @@ def real_model_cell(out: Path, seed: int, progress: bool, say) -> list[dict]:
     this process, printed beside tabular, random and the oracle on the same cell and horizon; returns all rows."""
     import argparse
 
-    from benchmarks.cli import build_backend, llm_settings
+    from benchmarks.cli_backends import build_backend
+    from benchmarks.cli_llm import llm_settings
     from benchmarks.matrix.benchmark import add_arguments
     from benchmarks.matrix.cells import Grid, RunSettings
     from benchmarks.matrix.llm_cells import evaluate_llm

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from benchmarks.cli import LLMSettings
+from benchmarks.cli_llm import LLMSettings
 from benchmarks.errors import RunnerError
 from benchmarks.matrix.cells import Cell, Grid, RunSettings, summarise
 from benchmarks.matrix.llm import Journal, play_checkpointed

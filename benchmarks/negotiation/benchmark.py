@@ -43,7 +43,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import add_llm_options, add_run_options, comma_list, llm_settings, split_list
+from benchmarks.cli import add_run_options
+from benchmarks.cli_llm import add_llm_options, llm_settings
+from benchmarks.cli_types import comma_list, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.negotiation.cells import (LLM_MEDIATORS, LOCKSTEP_MEDIATORS, POLICIES, CellSetup, NegotiationCell,
                                           cell_path, episode_record, play_episode)
@@ -165,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     llm = NegotiationLLM()
     ident = _ident(args)
     if ident:
-        from benchmarks.cli import backend_from_args
+        from benchmarks.cli_backends import backend_from_args
 
         backend = backend_from_args(args)
         llm = NegotiationLLM.on(backend, ident, args.fallback, args.parties, args.max_resamples)

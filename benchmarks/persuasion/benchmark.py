@@ -77,7 +77,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from benchmarks.cli import add_run_options, comma_list, positive_int, progress_bar, split_list
+from benchmarks.cli import add_run_options
+from benchmarks.cli_types import comma_list, positive_int, split_list
+from benchmarks.runner import progress_bar
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, Job, LLMRun, QACell, QAFile, QuestionView,
                                add_qa_llm_options, answer_counters, data_key, make_qa_env, run_qa)

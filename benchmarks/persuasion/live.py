@@ -37,7 +37,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from benchmarks import policy_seeds
-from benchmarks.cli import not_applicable, positive_int, progress_bar
+from benchmarks.cli import not_applicable
+from benchmarks.cli_types import positive_int
+from benchmarks.runner import progress_bar
 from benchmarks.errors import RunnerError
 from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, ResultsFile, fault_columns, results_path
 from benchmarks.runner import Cell, EpisodeResult, make_env, play, run_cell
@@ -434,7 +436,7 @@ def _backend(args: argparse.Namespace) -> Any:
     if not getattr(args, "model", None):
         raise PersuasionBenchmarkError("the llm persuader and --reader llm need a backend: pass --model "
                                        "(and --backend/--base-url)")
-    from benchmarks.cli import backend_from_args
+    from benchmarks.cli_backends import backend_from_args
 
     backend = backend_from_args(args)
     _BACKENDS.clear()

@@ -204,7 +204,8 @@ def _page(results_dir: Path, sections: list[dict[str, Any]], overview: bool) -> 
 # ---------------------------------------------------------------------- the command
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``tom-envs report``'s options."""
-    from benchmarks.cli import add_format_option, output_dir
+    from benchmarks.cli import add_format_option
+    from benchmarks.cli_types import output_dir
 
     parser.add_argument("results", metavar="RESULTS_DIR", help="the --out folder of benchmark runs (e.g. results)")
     parser.add_argument("--out", type=output_dir, default="report",

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.cli import LLMSettings
+from benchmarks.cli_llm import LLMSettings
 from benchmarks.matrix.benchmark import Budget, Grid, PromptOptions, RunSettings, evaluate_llm, format_table
 from benchmarks.matrix.llm import format_protocol_table, parse_duration
 from benchmarks.records import STEPS_FORMAT, read_steps

@@ -36,7 +36,7 @@ def real_model() -> Path:
 @pytest.fixture(scope="module")
 def shared_engine(real_model: Path, engine_env: dict[str, str]):
     """Every command of the module on one engine of the real model (built by the first command that needs it)."""
-    from benchmarks.cli import _SHARED, backends_as
+    from benchmarks.cli_backends import _SHARED, backends_as
 
     with backends_as("shared"):
         yield
@@ -136,7 +136,8 @@ def _backend():
     """The module's one engine (the spec of :data:`LLM`, as the commands above build it)."""
     import argparse
 
-    from benchmarks.cli import add_llm_options, backend_from_args
+    from benchmarks.cli_backends import backend_from_args
+    from benchmarks.cli_llm import add_llm_options
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int)
@@ -165,7 +166,7 @@ def test_a_prompt_longer_than_the_real_models_context_is_a_named_error(shared_en
     """Planned before anything plays (the longest prompt of T=1000 rounds against --max-model-len 4096), and at
     the engine for a single request: named errors that say how to fix it, no traceback."""
     from benchmarks.__main__ import main
-    from benchmarks.cli import _SHARED
+    from benchmarks.cli_backends import _SHARED
     from policies.llm.base import ChatRequest
     from policies.llm.errors import InvalidRequest
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import LLMSettings
+from benchmarks.cli_llm import LLMSettings
 from benchmarks.matrix.benchmark import Grid, PromptOptions, RunSettings, evaluate_llm, load_records
 from benchmarks.records import STEPS_FORMAT, read_steps
 from policies.llm import OpenAIBackend

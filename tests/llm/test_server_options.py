@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 
 from benchmarks.__main__ import main
-from benchmarks.cli import add_llm_options, backend_from_args
+from benchmarks.cli_backends import backend_from_args
+from benchmarks.cli_llm import add_llm_options
 
 
 def _argv(server, tmp_path, *extra):
