@@ -46,7 +46,8 @@ from benchmarks.cli_types import MAX_LOCKSTEP, comma_list, count, split_list
 from benchmarks.errors import RunnerError
 from benchmarks.distributed_scope import current_executor
 from benchmarks.results import fault_columns
-from benchmarks.runner import Cell, make_env, run_cell
+from benchmarks.runner import Cell, run_cell
+from benchmarks.runner_envs import make_env
 from tom_envs.stats import mean_ci95
 
 PolicyFactory = Callable[["EnvCell"], Any]

@@ -28,8 +28,9 @@ from benchmarks.cli_llm import add_llm_options, llm_settings
 from benchmarks.cli_types import positive_int
 from benchmarks.errors import RunnerError
 from benchmarks.results import RESULTS_VERSION, ResultsFile, results_path
-from benchmarks.runner import (Cell, EpisodeResult, PolicySeed, Step, StepHook, lockstep_batches, make_env, play,
-                               play_lockstep, run_cell)
+from benchmarks.runner import Cell, run_cell
+from benchmarks.runner_envs import make_env
+from benchmarks.runner_episodes import EpisodeResult, PolicySeed, Step, StepHook, lockstep_batches, play, play_lockstep
 from tom_envs.qa import QAEnv, question_info
 
 __all__ = ["DEFAULT_LOCKSTEP", "QA_MODES", "RESULTS_VERSION", "Job", "LLMRun", "QACell", "QAFile", "QuestionView",

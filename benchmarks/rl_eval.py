@@ -14,7 +14,8 @@ import numpy as np
 from benchmarks.results import config_key
 from benchmarks.rl_probe import PROBE_SETTINGS, Probe, fit_probe, probe_source, target_layout
 from benchmarks.rl_train import Training, wrapped
-from benchmarks.runner import Cell, EpisodeResult, play, run_cell
+from benchmarks.runner import Cell, run_cell
+from benchmarks.runner_episodes import EpisodeResult, play
 from tom_envs.stats import mean_ci95
 from tom_envs.tom import tom_spec_of
 

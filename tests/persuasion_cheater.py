@@ -308,7 +308,8 @@ def play_through_runner(env: Any, policy: BasePolicy, seeds: Sequence[int], two_
     :func:`benchmarks.runner.play_aec` with :class:`SimulatedMindPersuadee` in the persuadee seat
     (two-seat); the policy's seed is :func:`benchmarks.persuasion.live.policy_seed` of the episode's."""
     from benchmarks.persuasion.live import policy_seed
-    from benchmarks.runner import play, play_aec
+    from benchmarks.runner_aec import play_aec
+    from benchmarks.runner_episodes import play
 
     out = []
     if two_seat:
@@ -385,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     import argparse
     import time
 
-    from benchmarks.runner import make_env
+    from benchmarks.runner_envs import make_env
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--train", type=int, default=1000)

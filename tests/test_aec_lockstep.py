@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from benchmarks.errors import RunnerError
-from benchmarks.runner import make_env, play_aec, play_aec_lockstep
+from benchmarks.runner_aec import play_aec, play_aec_lockstep
+from benchmarks.runner_envs import make_env
 from policies.matrix import RandomPolicy
 from policies.base import BatchSlotError
 from policies.negotiation.scripted import make_mediator

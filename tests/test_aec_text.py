@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import tom_envs
-from benchmarks.runner import play_aec
+from benchmarks.runner_aec import play_aec
 from policies.negotiation.scripted import make_mediator
 from tom_envs.errors import TomEnvsError
 from tom_envs.negotiation.env import MEDIATOR

@@ -273,7 +273,7 @@ def test_two_seat_persuasion_task_scores_equal_the_suites_with_the_persuadee_on_
     """Both seats language models: the persuader the eval's model, the persuadee the ``persuadee``
     role; the same episodes as :func:`benchmarks.persuasion.live.play_two_seat` on the loopback server."""
     from benchmarks.persuasion.live import _families, play_two_seat
-    from benchmarks.runner import make_env
+    from benchmarks.runner_envs import make_env
     from policies.llm import OpenAIBackend
     from policies.persuasion.llm import LLMPersuadee, LLMPersuader
     from tests.llm.test_persuasion_live_llm import _two_llm_rule

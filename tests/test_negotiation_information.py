@@ -365,7 +365,8 @@ def test_release_cases_through_the_runner_show_the_mediator_nothing_hidden():
     import warnings
 
     from benchmarks.negotiation.cells import level_env_id
-    from benchmarks.runner import make_env, play_aec
+    from benchmarks.runner_aec import play_aec
+    from benchmarks.runner_envs import make_env
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.negotiation.cells import play_episode
 from benchmarks.negotiation.stance_cells import COLUMNS, cell_columns
 from benchmarks.negotiation.table import format_table, summarise
-from benchmarks.runner import make_env, recorder_of
+from benchmarks.runner_envs import make_env, recorder_of
 from policies.negotiation.scripted import SocialMediator
 from tom_envs.scoring import NOT_PREDICTED
 

@@ -17,7 +17,7 @@ import pytest
 from pettingzoo.utils.wrappers import BaseWrapper
 
 import tom_envs
-from benchmarks.runner import recorder_of, make_env
+from benchmarks.runner_envs import recorder_of, make_env
 from tests.persuasion_cheater import TWO_SEAT, V1, compare
 from tom_envs.errors import InvalidFlag
 from tom_envs.persuasion.mind_two_seat import FAITHFUL, PERSUADER

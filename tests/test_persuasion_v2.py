@@ -161,7 +161,7 @@ def test_stuffed_and_insulting_lines_do_worse_than_plain():
 # ---------------------------------------------------------------------- information rule
 @pytest.mark.slow
 def test_information_rule_bare_and_as_the_runner_wraps_it():
-    from benchmarks.runner import make_env
+    from benchmarks.runner_envs import make_env
     from tom_envs.checks import check_information_rule
 
     assert check_information_rule("tom/Persuasion-v2", episodes=80).ok

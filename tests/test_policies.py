@@ -150,7 +150,8 @@ def test_batched_forms_equal_single_episodes(make_policy):
     (lambda: TabularRMaxPolicy("IPD", horizon=10), {}, "build it with horizon=100"),
 ])
 def test_a_policy_built_for_another_game_or_horizon_fails_before_the_episode(policy, kwargs, message):
-    from benchmarks.runner import make_env, play, play_lockstep
+    from benchmarks.runner_envs import make_env
+    from benchmarks.runner_episodes import play, play_lockstep
     from policies.base import PolicyMismatch
 
     env = make_env("tom/IPD-v0", record=True, **kwargs)
@@ -161,7 +162,7 @@ def test_a_policy_built_for_another_game_or_horizon_fails_before_the_episode(pol
 
 
 def test_the_count_model_only_needs_the_action_counts():
-    from benchmarks.runner import make_env
+    from benchmarks.runner_envs import make_env
     from policies.base import PolicyMismatch
     from policies.matrix import PartnerCountModel
 

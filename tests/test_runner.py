@@ -166,7 +166,7 @@ def test_lockstep_batches_give_the_same_episodes_as_one_by_one(tmp_path, policy)
 def test_env_ids_come_from_the_registry_newest_version_first():
     import tom_envs
     from benchmarks.errors import RunnerError
-    from benchmarks.runner import env_id_for
+    from benchmarks.runner_envs import env_id_for
 
     assert env_id_for("matrix", game="RPS") == "tom/RPS-v0"
     assert env_id_for("matrix", kind="parallel", game="IPD") == "tom/IPD-Parallel-v0"
@@ -181,7 +181,8 @@ def test_env_ids_come_from_the_registry_newest_version_first():
 
 
 def test_aec_episodes_with_a_policy_per_seat():
-    from benchmarks.runner import make_env, play_aec
+    from benchmarks.runner_aec import play_aec
+    from benchmarks.runner_envs import make_env
 
     env = make_env("tom/RPS-Parallel-v0", horizon=6)
     seats = {"player_0": RandomPolicy("RPS"), "player_1": RandomPolicy("RPS")}
@@ -195,7 +196,8 @@ def test_aec_episodes_with_a_policy_per_seat():
 
 
 def test_aec_episode_scored_by_the_recorder_of_the_predictor_seat():
-    from benchmarks.runner import make_env, play_aec
+    from benchmarks.runner_aec import play_aec
+    from benchmarks.runner_envs import make_env
     from policies.negotiation.scripted import make_mediator
     from wrappers import AECToMRecorder
 
@@ -208,7 +210,8 @@ def test_aec_episode_scored_by_the_recorder_of_the_predictor_seat():
 
 def test_lockstep_needs_episodes_of_one_length():
     from benchmarks.errors import RunnerError
-    from benchmarks.runner import lockstep_batches, make_env, play_lockstep
+    from benchmarks.runner_envs import make_env
+    from benchmarks.runner_episodes import lockstep_batches, play_lockstep
 
     envs = [make_env("tom/RPS-v0", horizon=3), make_env("tom/RPS-v0", horizon=5)]
     with pytest.raises(RunnerError, match="ended at different steps"):
@@ -219,7 +222,8 @@ def test_lockstep_needs_episodes_of_one_length():
 
 
 def test_play_keeps_what_the_step_hook_returns_and_seeds_the_policy_apart():
-    from benchmarks.runner import make_env, play
+    from benchmarks.runner_envs import make_env
+    from benchmarks.runner_episodes import play
 
     env = make_env("tom/IPD-v0", partners="tit_for_tat", horizon=6)
     result = play(env, RandomPolicy("IPD"), 2,
@@ -260,7 +264,8 @@ class _Hoarder(RandomPolicy):
 def test_a_policy_played_by_the_runner_never_gets_the_recorders_records():
     """The scorer is out of band, across episodes too: the last step's ``info["tom"]`` (for direct users of
     the wrapper) is not handed to the policy; the runner's hooks and summaries read the recorder."""
-    from benchmarks.runner import make_env, play, play_lockstep
+    from benchmarks.runner_envs import make_env
+    from benchmarks.runner_episodes import play, play_lockstep
 
     hoarder = _Hoarder("IPD")
     env = make_env("tom/IPD-v0", horizon=5)

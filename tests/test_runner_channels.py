@@ -18,7 +18,9 @@ import pytest
 
 import tom_envs  # noqa: F401  (registers the ids)
 from benchmarks import policy_seeds
-from benchmarks.runner import make_env, play, play_aec, play_lockstep
+from benchmarks.runner_aec import play_aec
+from benchmarks.runner_envs import make_env
+from benchmarks.runner_episodes import play, play_lockstep
 from policies.base import BasePolicy
 from tom_envs.description import EnvDescription, describe
 

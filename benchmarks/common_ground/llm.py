@@ -25,8 +25,8 @@ from benchmarks.common_ground.stored import RECORD_KEYS, check_questions, cid_of
 from benchmarks.errors import RunnerError
 from benchmarks.qa_llm import RESULTS_VERSION, Job, QACell, QAFile, run_qa
 from benchmarks.results import fault_columns
-from benchmarks.runner import EpisodeResult, Step
-from benchmarks.runner import play as play_episode
+from benchmarks.runner_episodes import EpisodeResult, Step
+from benchmarks.runner_episodes import play as play_episode
 from policies.base import BasePolicy
 from tom_envs.common_ground.corpus import SAMPLE_DATA_DIR
 from tom_envs.qa import answered

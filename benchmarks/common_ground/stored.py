@@ -19,8 +19,8 @@ from typing import Any, Sequence
 from benchmarks.runner import progress_bar
 from benchmarks.qa_llm import RESULTS_VERSION, Job, LLMRun, QACell, QAFile, QuestionView, run_qa
 from benchmarks.results import fault_columns
-from benchmarks.runner import EpisodeResult, Step
-from benchmarks.runner import play as play_episode
+from benchmarks.runner_episodes import EpisodeResult, Step
+from benchmarks.runner_episodes import play as play_episode
 from policies.base import BasePolicy
 from tom_envs.qa import answered
 

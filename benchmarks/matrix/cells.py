@@ -20,7 +20,9 @@ import tom_envs
 from benchmarks.errors import RunnerError
 from benchmarks.results import RESULTS_VERSION, fault_columns, read_records
 from benchmarks.runner import Cell as _CellBase
-from benchmarks.runner import env_id_for, make_env, play, play_lockstep, run_cell
+from benchmarks.runner import run_cell
+from benchmarks.runner_envs import env_id_for, make_env
+from benchmarks.runner_episodes import play, play_lockstep
 from policies import BasePolicy
 from policies.matrix import OracleBestResponsePolicy, RandomPolicy, TabularRMaxPolicy
 from tom_envs.errors import TomEnvsError

@@ -30,7 +30,7 @@ from benchmarks import policy_seeds
 from benchmarks.errors import RunnerError
 from benchmarks.records import STEPS_FORMAT, PromptEncoder
 from benchmarks.results import code_stamp
-from benchmarks.runner import EpisodeResult
+from benchmarks.runner_episodes import EpisodeResult
 
 __all__ = ["FALLBACK_NOTE", "retry_note", "LAYOUTS", "STRATEGY_TITLES", "Journal", "fallbacks_cell", "format_ci",
            "format_protocol_table", "parse_duration", "play_checkpointed"]

@@ -19,7 +19,8 @@ from benchmarks.errors import RunnerError
 from benchmarks.matrix.cells import Cell, Grid, RunSettings, summarise
 from benchmarks.matrix.llm import Journal, play_checkpointed
 from benchmarks.records import STEPS_FORMAT
-from benchmarks.runner import EpisodeResult, progress_bar, run_cell
+from benchmarks.runner import progress_bar, run_cell
+from benchmarks.runner_episodes import EpisodeResult
 from policies import BasePolicy
 
 __all__ = ["Budget", "LLMCell", "PromptOptions", "evaluate_llm"]

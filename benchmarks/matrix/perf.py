@@ -20,7 +20,8 @@ from gymnasium import spaces
 
 import tom_envs  # noqa: F401  (registers the ids)
 from benchmarks.results import append_record
-from benchmarks.runner import env_id_for, progress_bar
+from benchmarks.runner import progress_bar
+from benchmarks.runner_envs import env_id_for
 
 Emit = Callable[[str, Any], None]
 

@@ -41,7 +41,8 @@ import gymnasium as gym
 import tom_envs  # noqa: F401  (registers the ids)
 from benchmarks.matrix.perf import PerfRun
 from benchmarks.matrix.cells import matrix_env_id
-from benchmarks.runner import make_env, play_lockstep
+from benchmarks.runner_envs import make_env
+from benchmarks.runner_episodes import play_lockstep
 from policies.llm import Backend
 from policies.llm.base import ChatRequest, Generation, ScoreRequest
 from policies.llm.errors import InvalidRequest, ScoringUnsupported

@@ -28,7 +28,7 @@ from gymnasium.vector import AutoresetMode
 import tom_envs
 from benchmarks.rl import RLTask, Row
 from benchmarks.rl_eval import reference_rows
-from benchmarks.runner import env_id_for
+from benchmarks.runner_envs import env_id_for
 from tom_envs.errors import TomEnvsError
 from tom_envs.matrix.games import MatrixGame
 from tom_envs.matrix.oracle import OracleSolution, solve

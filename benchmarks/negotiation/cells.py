@@ -22,7 +22,10 @@ import numpy as np
 
 from benchmarks.negotiation.parts import LLMMediatorFactory, Parts, PartyTeam
 from benchmarks.results import RESULTS_VERSION, ResultsFile
-from benchmarks.runner import Cell, EpisodeResult, make_env, play_aec, play_aec_lockstep, recorder_of
+from benchmarks.runner import Cell
+from benchmarks.runner_aec import play_aec, play_aec_lockstep
+from benchmarks.runner_envs import make_env, recorder_of
+from benchmarks.runner_episodes import EpisodeResult
 from policies.base import BasePolicy
 from policies.negotiation.scripted import MEDIATORS as SCRIPTED_MEDIATORS
 from policies.negotiation.scripted import make_mediator

@@ -88,7 +88,7 @@ from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, 
                                         play_episode, policy_seed)
 from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY, PUBLISHED_FIGURE3, PUBLISHED_SPREAD
 from benchmarks.results import fault_columns
-from benchmarks.runner import EpisodeResult, Step, play
+from benchmarks.runner_episodes import EpisodeResult, Step, play
 from benchmarks.errors import RunnerError
 from tom_envs.persuasion.prompts import OUR_PROMPTS, QAPrompts, find_release_prompts, read_authors_prompts
 from policies.base import BasePolicy

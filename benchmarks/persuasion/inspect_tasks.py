@@ -115,7 +115,7 @@ def live_episodes(options: Mapping[str, Any]) -> list[tuple[str, int, dict[str, 
 def live_play(run: EpisodeRun) -> dict[str, Any]:
     """One live episode with the LLM persuader, as :func:`benchmarks.persuasion.live.live_rows` plays it."""
     from benchmarks.persuasion.live import LIVE_HORIZON, _families, play_episode
-    from benchmarks.runner import make_env
+    from benchmarks.runner_envs import make_env
     from policies.persuasion.llm import LLMPersuader, LLMReader
     from wrappers import TextObservation
 
@@ -136,7 +136,7 @@ def live_play(run: EpisodeRun) -> dict[str, Any]:
 def two_seat_play(run: EpisodeRun) -> dict[str, Any]:
     """One two-seat episode, both seats language models (the persuadee on its role)."""
     from benchmarks.persuasion.live import LIVE_HORIZON, _families, play_two_seat
-    from benchmarks.runner import make_env
+    from benchmarks.runner_envs import make_env
     from policies.persuasion.llm import LLMPersuadee, LLMPersuader
 
     opts = run.options

@@ -39,10 +39,11 @@ import numpy as np
 from benchmarks import policy_seeds
 from benchmarks.cli import not_applicable
 from benchmarks.cli_types import positive_int
-from benchmarks.runner import progress_bar
 from benchmarks.errors import RunnerError
 from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, ResultsFile, fault_columns, results_path
-from benchmarks.runner import Cell, EpisodeResult, make_env, play, run_cell
+from benchmarks.runner import Cell, progress_bar, run_cell
+from benchmarks.runner_envs import make_env
+from benchmarks.runner_episodes import EpisodeResult, play
 from tom_envs.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.llm.caller import FAULT_COUNTERS, split_faults
@@ -118,7 +119,7 @@ def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None =
     """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
     scores its predictions); the env's episode summary with the recorder's ``<target>_accuracy``
     (percent, None without predictions) for each target of the env."""
-    from benchmarks.runner import recorder_of
+    from benchmarks.runner_envs import recorder_of
     from wrappers import ToMRecorder
 
     recorded = env if recorder_of(env) is not None else ToMRecorder(env)

@@ -9,7 +9,7 @@ import zlib
 import numpy as np
 import pytest
 
-from benchmarks.runner import play_aec
+from benchmarks.runner_aec import play_aec
 from policies.llm import OpenAIBackend
 from policies.llm.errors import TextObservationNeeded
 from policies.matrix.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
@@ -235,7 +235,7 @@ def test_llm_parties_refuse_lockstep_across_episodes_by_name(scripted):
 
 @pytest.mark.parametrize("variant", ["social", "generic"])
 def test_llm_mediator_in_lockstep_equals_one_by_one_with_one_call_per_stage(scripted, variant):
-    from benchmarks.runner import play_aec_lockstep
+    from benchmarks.runner_aec import play_aec_lockstep
 
     server, backend = scripted
     seeds = [0, 1, 2]

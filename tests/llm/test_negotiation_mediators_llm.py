@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from benchmarks.__main__ import main
-from benchmarks.runner import play_aec
+from benchmarks.runner_aec import play_aec
 from policies.matrix.llm.strategies import InvalidPolicyConfig, ResampleLimitReached
 from policies.negotiation.llm import SocialMediatorLLM, consensus_status
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv

@@ -10,7 +10,8 @@ import pytest
 from benchmarks.__main__ import main
 from benchmarks.negotiation.benchmark import PartyTeam
 from benchmarks.negotiation.cells import level_env_id
-from benchmarks.runner import make_env, play_aec
+from benchmarks.runner_aec import play_aec
+from benchmarks.runner_envs import make_env
 from policies.negotiation.llm import LLMMediator, LLMParty
 from tom_envs.negotiation.env import MEDIATOR
 from wrappers import AECTextObservation

@@ -109,7 +109,7 @@ def test_negotiation_with_the_real_model_as_mediator(shared_engine):
     wrapped as the command wraps it (its text form; the scripted parties act inside the env). A whole episode is
     20+ mediator turns, tens of minutes on a 2-core CPU: docs/results has those."""
     from benchmarks.negotiation.cells import level_env_id
-    from benchmarks.runner import make_env
+    from benchmarks.runner_envs import make_env
     from policies.negotiation.llm.mediator import LLMMediator
     from tom_envs.negotiation.scenario import load_builtin
     from wrappers import AECTextObservation
@@ -149,7 +149,7 @@ def test_the_real_model_in_the_persuadee_seat(shared_engine):
     """tom/Persuasion-TwoSeat-v2 with the model in both seats (the persuadee seat reads its own prompt: persona
     and current mind), up to three turns, on the same shared engine as the commands above."""
     from benchmarks.persuasion.live import play_two_seat
-    from benchmarks.runner import make_env
+    from benchmarks.runner_envs import make_env
     from policies.persuasion.llm import LLMPersuadee, LLMPersuader
 
     backend = _backend()
