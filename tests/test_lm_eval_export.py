@@ -145,7 +145,7 @@ def test_the_command_exports_one_family_and_a_rerun_replaces_it_keeping_the_othe
 
 
 def test_system_in_user_and_cot_put_the_questions_as_the_suites_protocol_does(tmp_path):
-    from benchmarks.persuasion.benchmark import QA_ENV
+    from benchmarks.persuasion.qa_answers import QA_ENV
     from benchmarks.qa_llm import make_qa_env
     from policies.persuasion.qa_protocol import AuthorsProtocol
     from tom_envs.persuasion.prompts import OUR_PROMPTS

@@ -17,6 +17,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from benchmarks.persuasion import benchmark as bench
+from benchmarks.persuasion.qa_answers import answer_dialogues
+from benchmarks.persuasion.qa_scoring import qa_rows
 from policies.persuasion.scripted import RandomAnswerer
 from tom_envs.errors import DatasetError, EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
@@ -315,7 +317,7 @@ def test_a_perfect_answerer_scores_100_everywhere():
     env = PersuasiveToMEnv()
     policy = Perfect()
     policy._env = env
-    reps = bench.answer_dialogues(env, policy, 2, 0)
+    reps = answer_dialogues(env, policy, 2, 0)
     assert all(r["accuracy"] == 100.0 for r in accuracy_table(reps))
     assert all(r["consistency"] == 100.0 for r in consistency_table(reps))
 
@@ -336,7 +338,7 @@ def test_cli_json_rows_have_qtype_n_accuracy(capsys, data_copy):
 
 
 def test_random_policy_lands_on_one_over_the_number_of_choices():
-    rows = bench.qa_rows(["random"], repetitions=300, seed=0)
+    rows = qa_rows(["random"], repetitions=300, seed=0)
     for row in rows:
         assert row["chance"] == pytest.approx(RANDOM_GUESS[row["qtype"]], abs=0.01)
         assert abs(row["accuracy"] - row["chance"]) < max(2.5 * row["accuracy_ci"], 1.0), row

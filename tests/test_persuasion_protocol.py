@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.persuasion import benchmark as bench
-from benchmarks.qa_llm import QuestionView
+from benchmarks.persuasion.qa_answers import QA_ENV, answer_dialogues
+from benchmarks.persuasion.qa_scoring import QAOptions, qa_rows
+from benchmarks.qa_llm import QuestionView, make_qa_env
 from policies.base import BasePolicy
 from policies.llm.parsing import parse_authors_cot_letter, parse_authors_letter, parse_letter
 from policies.persuasion.qa_baselines import AlwaysFirst, LongestOrKeyword
@@ -121,7 +123,7 @@ def test_every_row_says_which_columns_the_release_can_fill(capsys):
 
 def test_an_unknown_protocol_or_a_mismatched_llm_run_is_a_named_error():
     with pytest.raises(bench.PersuasionBenchmarkError, match="unknown protocol"):
-        bench.qa_rows(["random"], 1, 0, bench.QAOptions(protocol="paper"))
+        qa_rows(["random"], 1, 0, QAOptions(protocol="paper"))
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
     with pytest.raises(SystemExit):
@@ -149,20 +151,20 @@ class Spy(BasePolicy):
 
 def test_the_benchmark_hands_a_policy_no_answer_and_no_feedback():
     spy = Spy()
-    env = bench.make_qa_env(bench.QA_ENV)
-    reps = bench.answer_dialogues(env, spy, 1, 0)
+    env = make_qa_env(QA_ENV)
+    reps = answer_dialogues(env, spy, 1, 0)
     assert spy.infos and all(not {"answer", "answer_key", "correct", "chosen", "choice_order"} & set(i)
                              for i in spy.infos)
     assert set(spy.rewards) == {0.0}
     # reading the (absent) previous answer is then the same as always answering the first option shown
-    first = bench.answer_dialogues(env, AlwaysFirst(), 1, 0)
+    first = answer_dialogues(env, AlwaysFirst(), 1, 0)
     assert [a.correct for a in reps[0]] == [a.correct for a in first[0]]
 
 
 def test_question_view_passes_the_description_of_the_question_shown():
     spy = Spy()
     view = QuestionView(spy)
-    env = bench.make_qa_env(bench.QA_ENV)
+    env = make_qa_env(QA_ENV)
     view.reset(0)
     obs, info = env.reset(seed=0, options={"episode": 0})
     for _ in range(5):

@@ -270,7 +270,7 @@ def test_common_ground_pass_two_gains_nothing_from_memory():
 
 
 def test_persuasive_tom_pass_two_gains_nothing_from_memory():
-    from benchmarks.persuasion.benchmark import answer_dialogues
+    from benchmarks.persuasion.qa_answers import answer_dialogues
 
     env = gym.make("tom/PersuasiveToM-v1").unwrapped
     agent = MemoryAgent()

@@ -40,7 +40,7 @@ LIVE_METRICS = ("success", "regret", "desire_accuracy", "belief_accuracy", "inte
 
 # ---------------------------------------------------------------------- QA: the authors' protocol
 def _qa_env(options: Mapping[str, Any]) -> Any:
-    from benchmarks.persuasion.benchmark import QA_ENV
+    from benchmarks.persuasion.qa_answers import QA_ENV
     from benchmarks.qa_llm import make_qa_env
     from policies.llm.parsing import AUTHORS_LETTERS
 
@@ -58,7 +58,7 @@ def _protocol(options: Mapping[str, Any]) -> Any:
 @functools.lru_cache(maxsize=8)
 def _authors_protocol(data_dir: str | None, path: str | None) -> Any:
     """The protocol with its prompt texts, read once per data folder and prompt file (not per question)."""
-    from benchmarks.persuasion.benchmark import authors_prompts
+    from benchmarks.persuasion.qa_prompts import authors_prompts
     from policies.persuasion.qa_protocol import AuthorsProtocol
 
     return AuthorsProtocol(authors_prompts("authors", data_dir, path))

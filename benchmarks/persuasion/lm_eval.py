@@ -41,7 +41,8 @@ class PersuasiveToMExport:
 
     def export(self, source: Source) -> FamilyExport:
         """Every question of the split as a document, in the suite's order (dialogue by dialogue)."""
-        from benchmarks.persuasion.benchmark import QA_ENV, authors_prompts
+        from benchmarks.persuasion.qa_answers import QA_ENV
+        from benchmarks.persuasion.qa_prompts import authors_prompts
         from benchmarks.qa_llm import data_key, make_qa_env, qa_env_id
         from policies.persuasion.qa_protocol import AUTHORS_MAX_TOKENS, AUTHORS_TEMPERATURE, AuthorsProtocol
         from tom_envs.persuasion import QTYPES
