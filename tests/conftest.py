@@ -66,7 +66,8 @@ def game_name(request) -> str:
 # shared engine is one per worker that uses it: the tests of one file go to one worker (its module fixtures,
 # e.g. the real model's engine, start once), and every test on the tiny model's in-process engine or server
 # (tests/llm/conftest.py, package scope) goes to one worker, so that engine and server start once.
-TINY_ENGINE_FIXTURES = {"vllm_backend", "openai_server"}
+# (also asked for by name through `request.getfixturevalue(which)`, `which` a parameter: read the parameters too)
+TINY_ENGINE_FIXTURES = {"vllm_backend", "openai_server", "server_backend"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
@@ -74,5 +75,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("xdist_group"):
             continue
-        group = "tiny-engine" if TINY_ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())) else item.nodeid.split("::")[0]
+        names = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None:
+            names |= {v for v in callspec.params.values() if isinstance(v, str)}
+        group = "tiny-engine" if TINY_ENGINE_FIXTURES & names else item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))
