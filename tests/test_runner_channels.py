@@ -74,6 +74,37 @@ def test_an_aec_env_is_described_with_its_seats():
     assert pickle.dumps(describe(env)) == pickle.dumps(d)
 
 
+def test_an_object_argument_is_described_by_its_public_view_only():
+    """A negotiation env made with a Scenario object (every release case, every --scenarios file): the mediator's
+    ``check_env`` gets the case's topics and options, never a party's preferences or persona (their first
+    choices are the mediator's literal-ToM target at reset)."""
+    from tom_envs.checks.channels import check_description
+    from tom_envs.negotiation.scenario import Scenario
+    from wrappers import SingleSeat
+
+    scenario = tom_envs.make_aec("tom/Negotiation-v1").unwrapped.scenario
+    assert isinstance(scenario, Scenario)
+    seat = SingleSeat(tom_envs.make_aec("tom/Negotiation-v1", scenario=scenario), "mediator_0", {})
+    spy = Spy(int(seat.action_space.n))
+    play(seat, spy, 0)
+    d = spy.checked[0]
+    public = d.kwargs["scenario"]
+    assert public["topics"] == [t.model_dump() for t in scenario.topics] and public["parties"] == scenario.party_names
+    text = pickle.dumps(d)
+    for party in scenario.parties:
+        assert party.persona.encode() not in text or not party.persona
+        for pref in party.preferences.values():  # the ranking, in order, is nowhere in the description
+            assert repr(pref.ranking).encode() not in text and "ranking" not in repr(d)
+    assert check_description(d).leaks == []
+
+    class Holder:  # an object that declares nothing public is named, never handed over
+        secret = 42
+    d = describe(tom_envs.make_aec("tom/Negotiation-v1", scenario=scenario))
+    from tom_envs.description import public_value
+    assert public_value(Holder()) == "<Holder>" and public_value({"x": [Holder(), 1.5]}) == {"x": ["<Holder>", 1.5]}
+    assert isinstance(d.kwargs["scenario"], dict)
+
+
 def test_question_view_forwards_no_attribute():
     from benchmarks.qa_llm import QuestionView
 

@@ -11,9 +11,12 @@ reference to the env, no generator and nothing drawn at reset.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from tom_envs.errors import TomEnvsError
 
@@ -32,8 +35,10 @@ class EnvDescription:
     Attributes:
         id: the registered id (``"tom/RPS-v0"``), None for an env made without the registry.
         kind: ``"gymnasium"`` or ``"aec"``.
-        kwargs: the keyword arguments the env was made with, registry defaults included (a deep copy; a live
-            object that cannot be copied, e.g. an LLM reader, appears as ``"<TypeName>"``).
+        kwargs: the keyword arguments the env was made with, registry defaults included, as
+            :func:`public_value` hands them over: plain data copied, an object by its declared public view
+            (``tom_public_view()``) or else by its type's name only (``"<Scenario>"`` has none of its parties'
+            preferences).
         observation_space, action_space: the policy's spaces (Gymnasium: the outermost wrapper's; AEC: a mapping
             agent → space). Copies, reseeded with a fixed seed: they share no generator with the env.
         horizon: the configured episode length (a ``horizon`` argument or attribute, else the spec's
@@ -95,15 +100,29 @@ def _identity(chain: list[Any]) -> tuple[str | None, dict[str, Any], int | None]
 
 
 def _copy_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """A deep copy of each keyword argument; one that cannot be copied (a live object such as an LLM reader
-    holding a backend) is described by its type's name only (``"<LLMReader>"``)."""
-    out: dict[str, Any] = {}
-    for k, v in kwargs.items():
-        try:
-            out[k] = copy.deepcopy(v)
-        except Exception:  # noqa: BLE001 -- any object that refuses copying
-            out[k] = f"<{type(v).__name__}>"
-    return out
+    """Each keyword argument as a policy may read it (:func:`public_value`)."""
+    return {k: public_value(v) for k, v in kwargs.items()}
+
+
+def public_value(value: Any) -> Any:
+    """``value`` as a description hands it over: plain data (text, numbers, paths, arrays, and lists, tuples and
+    mappings of them) copied; an object that declares what of it is public (``tom_public_view()``, e.g. a
+    negotiation :class:`~tom_envs.negotiation.scenario.Scenario`: its topics and options, never a party's
+    preferences) by that view; any other object by its type's name only (``"<LLMReader>"``). An object passed
+    as a keyword argument may carry what the env keeps hidden (a scenario's preferences, a partner's
+    automaton), so nothing of it is handed over unless it says what is public."""
+    if isinstance(value, (str, bytes, int, float, bool, type(None), np.generic, os.PathLike)):
+        return copy.copy(value)
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        return value.copy()
+    if isinstance(value, Mapping):
+        return {public_value(k): public_value(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(public_value(v) for v in value)
+    view = getattr(value, "tom_public_view", None)
+    if callable(view) and not isinstance(value, type):
+        return copy.deepcopy(view())  # what the object declares public, as it declares it
+    return f"<{type(value).__name__}>"
 
 
 def _copy(space: Any) -> Any:

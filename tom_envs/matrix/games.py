@@ -104,6 +104,11 @@ class MatrixGame(BaseModel):
         except ValidationError as err:
             raise InvalidGame(_fmt_validation_error(data.get("name"), err)) from None
 
+    def tom_public_view(self) -> "MatrixGame":
+        """The whole game is public (its payoffs and labels: what every player of a matrix game knows), so an
+        env description hands it over as it is (:func:`tom_envs.description.public_value`)."""
+        return self
+
     # ------------------------------------------------------------------ validation
     @field_validator("name")
     @classmethod

@@ -198,6 +198,14 @@ class Scenario(BaseModel):
     def party_names(self) -> list[str]:
         return [p.name for p in self.parties]
 
+    def tom_public_view(self) -> dict[str, Any]:
+        """What of the case every seat may know (the env description a policy's ``check_env`` gets,
+        :func:`tom_envs.description.public_value`): its name, title, background, topics with their options,
+        the parties' names and the turn budget -- never a party's preferences, persona, priorities or
+        turn-taking thresholds, which the mediator has to infer."""
+        return {"name": self.name, "title": self.title, "background": self.background,
+                "topics": [t.model_dump() for t in self.topics], "parties": self.party_names, "budget": self.budget}
+
     def rank_matrix(self, party: int, topic: int) -> list[int]:
         """Rank (0 = best) of each option of ``topic`` for ``party``, in option order."""
         t = self.topics[topic]
