@@ -48,6 +48,7 @@ that must pass (docs/architecture.md, the information rule's checker).
 | 43 | own_obs_appended                  | Persuasion-v1 itself: the hidden desire appended to its observation| undeclared element of own obs  |
 | 44 | matrix_own_history_appended       | RPS itself (history 2): the coming partner action appended to obs  | a declared sequence, not whole |
 | 45 | common_tom_own_text_word          | Common-ToM itself: "yes"/"no" mid-text, after the conversation     | the composed text's rest       |
+| 46 | runner_passes_with_memory_parallel | runner: pass 2 of a parallel env's seats that kept pass 1's truths | passes.* memory, per seat      |
 
 Kinds 39-45 are written by the env itself, no wrapper: the public part is what the env declares public
 (``tom_public``, ``tom_private``, ``tom_composed``), never "everything the env emits", so a hidden value in an
@@ -149,6 +150,8 @@ PLANTED = {
         lambda s: int(np.random.SeedSequence([s, 0x5EED]).generate_state(1)[0]))}, "shadow."),
     "runner_passes_with_memory": (lambda: tom_envs.make("tom/PersuasiveToM-v1"),
                                   {"runner": RunnerChannels(passes=2, remember=True), "repeats": 1}, "passes.answer"),
+    "runner_passes_with_memory_parallel": (lambda: tom_envs.make("tom/RPS-Parallel-v0"),
+                                           {"runner": RunnerChannels(passes=2, remember=True)}, "passes.player_"),
     "aec_own_obs_guesser": (lambda: CoinAEC("guesser_obs"), {}, "obs[1]"),
     "aec_own_obs_bystander": (lambda: CoinAEC("bystander_obs"), {}, "coin@bystander"),
     "qa_own_text_hint_middle": (HintInOwnText, {}, "obs.text#rest"),

@@ -90,7 +90,9 @@ def _rows(traces: list[tuple[str | None, list[tuple]]], unit: str, declared: Dec
             for target, y in truth.items():
                 if declared.knows(seat, target):
                     continue
-                unit_key = (episode, turn) if unit == "turn" and turn is not None else e
+                # the item, the same in every pass and repeat (so that no table learns an item in one pass and
+                # is tested on it in another): a dialogue turn, else the seat's episode
+                unit_key = (episode, turn) if unit == "turn" and turn is not None else (seat, episode)
                 index = target[len(target.split("[")[0]):]
                 suffix = "".join(f"[{i}]" for i in re.findall(r"-?\d+", index))
                 rows[target.split("[")[0] + suffix_of].append(

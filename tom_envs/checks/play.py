@@ -4,6 +4,7 @@ traced as (what the policy read, the truths the step resolved, its unit, its opt
 from __future__ import annotations
 
 import copy
+import re
 import time
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
@@ -44,6 +45,13 @@ def _truths(base: Any) -> dict[str, Hashable]:
         else:
             out[k] = hashable(v)
     return out
+
+
+def readable(prefix: str, target: str) -> str:
+    """The path under which a channel hands a policy the truth of ``target`` (``passes.answer``), an element
+    of an array target as the probes read an element (``stances[0, 2]`` → ``shadow.stances[0][2]``)."""
+    name, _, index = target.partition("[")
+    return f"{prefix}.{name}" + "".join(f"[{i}]" for i in re.findall(r"-?\d+", index))
 
 
 def _n_options(space: Any, obs: Any) -> int:
@@ -120,21 +128,32 @@ def _memory_key(public: dict[str, Hashable]) -> Hashable:
 
 
 class _Passes:
-    """What a policy remembers across passes: per item shown (its public part), the truths revealed when
-    its episode ended."""
+    """What a policy remembers across passes: per item shown -- its place in the run (episode, and the
+    decision's index in it: a policy counts) and what it was shown there (its public part) -- the truths
+    revealed when its episode ended. Call :meth:`start` at each episode, :meth:`read` at each decision in
+    order, :meth:`reveal` with the episode's trace (one entry per decision read)."""
 
     def __init__(self, plan: Plan) -> None:
         self.plan, self.known = plan, {}
+        self.episode: Hashable = None
+        self.step = 0
+
+    def start(self, episode: Hashable) -> None:
+        self.episode, self.step = episode, 0
+
+    def _key(self, public: dict[str, Hashable], step: int) -> Hashable:
+        return self.episode, step, _memory_key(public)
 
     def read(self, seen: dict) -> None:
         if self.plan.remember:
-            for target, y in self.known.get(_memory_key(seen["public"]), {}).items():
-                seen["all"][f"passes.{target}"] = y
+            for target, y in self.known.get(self._key(seen["public"], self.step), {}).items():
+                seen["all"][readable("passes", target)] = y
+        self.step += 1
 
     def reveal(self, trace: list[tuple]) -> None:
         if self.plan.remember:
-            for seen, truths, *_ in trace:
-                self.known.setdefault(_memory_key(seen["public"]), {}).update(truths)
+            for step, (seen, truths, *_) in enumerate(trace):
+                self.known.setdefault(self._key(seen["public"], step), {}).update(truths)
 
 
 class _Shadow:
@@ -161,7 +180,7 @@ class _Shadow:
             if self.live[k]:
                 for target, y in _truths(env.unwrapped).items():
                     for seen in seens:
-                        seen[part][f"shadow.{target}"] = y
+                        seen[part][readable("shadow", target)] = y
 
 
 def _unshared(seed: int) -> int:
@@ -193,6 +212,7 @@ def play_gym(env: Any, options: list[dict | None], plan: Plan) -> Iterator[tuple
                     env.action_space.seed(s)
                     (obs, info), elapsed = _timed(plan.timing, env.reset, seed=s, options=opt)
                     shadow.reset(s, opt)
+                    passes.start((r, e))
                     reader, reward, trace = plan.reader(), None, []
                     for _ in range(plan.max_steps):
                         seen = reader.read(obs, info, reward, elapsed, own[0])
@@ -214,11 +234,13 @@ def play_parallel(env: Any, episodes: int, plan: Plan) -> Iterator[tuple[str | N
     """Per joint step, for every seat: its observation, info and reward (what the parallel API hands it).
     One trace per seat and episode, as :func:`play_aec`."""
     base = getattr(env, "unwrapped", env)
-    for e in range(episodes):
+    memory = {a: _Passes(plan) for a in env.possible_agents}  # what each seat's policy keeps across passes
+    for e in (e for _ in range(plan.passes) for e in range(episodes)):
         s = plan.seed + e
         (obs, infos), elapsed = _timed(plan.timing, env.reset, seed=s)
         for agent in env.possible_agents:
             env.action_space(agent).seed(s)
+            memory[agent].start(e)
         readers = {a: plan.reader(a) for a in env.possible_agents}
         traces: dict[str, list[tuple]] = {a: [] for a in env.possible_agents}
         rewards: dict = {}
@@ -227,12 +249,15 @@ def play_parallel(env: Any, episodes: int, plan: Plan) -> Iterator[tuple[str | N
                 break
             views = {a: readers[a].read(obs.get(a), infos.get(a, {}), rewards.get(a), elapsed)
                      for a in env.agents}
+            for a, seen in views.items():
+                memory[a].read(seen)
             actions = {a: env.action_space(a).sample() for a in env.agents}
             (obs, rewards, _, _, infos), elapsed = _timed(plan.timing, env.step, actions)
             truths, whole = _truths(base), _whole(base)
             for a, seen in views.items():
                 traces[a].append((seen, truths, (e, None), 2, whole))
         for a in env.possible_agents:
+            memory[a].reveal(traces[a])
             yield a, traces[a]
 
 
@@ -257,10 +282,13 @@ def play_aec(env: Any, episodes: int, plan: Plan, seats: list[str]) -> Iterator[
     base = env.unwrapped
     shadow = _Shadow(env, plan)
     wrapped = base is not env and callable(getattr(base, "observe", None))  # else: no own observation to read
-    for e in range(episodes):
+    memory = {a: _Passes(plan) for a in seats}  # what each seat's policy keeps across passes
+    for e in (e for _ in range(plan.passes) for e in range(episodes)):
         s = plan.seed + e
         _, elapsed = _timed(plan.timing, env.reset, seed=s)
         shadow.reset(s)
+        for a in seats:
+            memory[a].start(e)
         readers = {a: plan.reader(a) for a in seats}
         traces: dict[str, list[tuple]] = {a: [] for a in seats}
         draws = np.random.default_rng([s, 0xC4EC])  # the actions' seeds: no two episodes share a sequence
@@ -277,10 +305,13 @@ def play_aec(env: Any, episodes: int, plan: Plan, seats: list[str]) -> Iterator[
             space = env.action_space(agent)
             space.seed(int(draws.integers(2**31)))
             action = None if term or trunc else space.sample()
+            for a, seen in views.items():
+                memory[a].read(seen)
             shadow.step(action, list(views.values()), agent)
             _, elapsed = _timed(plan.timing, env.step, action)
             truths, whole, n = _truths(base), _whole(base), int(getattr(space, "n", 2))
             for a, seen in views.items():
                 traces[a].append((seen, truths, (e, None), n, whole))
         for a in seats:
+            memory[a].reveal(traces[a])
             yield a, traces[a]
