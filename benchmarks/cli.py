@@ -68,8 +68,8 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if "default" in text.lower():
-            return text
+        if "default" in text.lower() or isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+            return text  # a flag's default is its absence ("--no-prompts (default: True)" read as on by default)
         return super()._get_help_string(action)
 
 
