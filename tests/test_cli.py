@@ -122,6 +122,9 @@ def test_every_option_has_help_and_its_default_is_shown(path):
         assert action.help, f"{' '.join(path)} {action.option_strings or action.dest} has no help"
         if action.required:
             continue  # a positional argument or a required option has no default
+        if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+            assert "(default: " not in formatter._get_help_string(action), (path, action.dest)
+            continue  # a flag's default is its absence: "--no-prompts (default: True)" read as on by default
         assert "default" in formatter._get_help_string(action).lower(), (path, action.dest)
 
 
