@@ -46,9 +46,10 @@ endif
 	  echo "note: Debian's chromium is not installed: the report's browser test will be skipped"
 	touch $(STAMP)
 
-# every core: a file's tests stay on one worker, and the tiny engine's tests on one (tests/conftest.py)
+# every core: a file's tests stay on one worker, and the tiny engine's tests on one; the longest groups first
+# (tests/conftest.py)
 test: install
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 demo: install
 	$(PY) -m benchmarks demo

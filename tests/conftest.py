@@ -70,6 +70,12 @@ def game_name(request) -> str:
 TINY_ENGINE_FIXTURES = {"vllm_backend", "openai_server", "server_backend"}
 
 
+# The longest groups are handed out first (`make test` passes --no-loadscope-reorder: xdist would otherwise order
+# groups by their number of tests, and the real model's seven long tests started last, on one worker, alone).
+LONGEST_FIRST = ("tests/llm/test_real_model.py", "tiny-engine", "tests/llm/test_real_model_harnesses.py",
+                 "tests/test_benchmarks.py", "tests/test_information_checker.py", "tests/test_models.py")
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
@@ -81,3 +87,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             names |= {v for v in callspec.params.values() if isinstance(v, str)}
         group = "tiny-engine" if TINY_ENGINE_FIXTURES & names else item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))
+
+    def rank(item: pytest.Item) -> int:
+        group = item.get_closest_marker("xdist_group").args[0]
+        return LONGEST_FIRST.index(group) if group in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: within a group, and for the rest, the collection order

@@ -168,14 +168,14 @@ SMALL = {
 
 @pytest.mark.slow
 def test_release_loop_parties_on_the_tiny_vllm_server_through_the_cli(openai_server, tmp_path, capsys):
-    """The real vLLM server on the tiny model: garbage replies are re-asked, then the random fallback
-    decides; the Table 1 run completes and counts them."""
+    """The real vLLM server on the tiny model, through the command: a garbage reply falls back to a random
+    choice at once (``--max-resamples 0``); the Table 1 run completes and counts them."""
     path = tmp_path / "small.json"
     path.write_text(json.dumps(SMALL))
     argv = ["negotiation", "--parties", "llm", "--policy", "social", "--mode", "hard", "--scenarios", str(path),
             "--episodes", "1", "--backend", "openai", "--base-url", openai_server, "--model", "tiny",
-            "--fallback", "random", "--out", str(tmp_path / "res"), "--format", "json"]
-    assert main(argv) == 0
+            "--fallback", "random", "--max-resamples", "0", "--out", str(tmp_path / "res"), "--format", "json"]
+    assert main(argv) == 0  # no re-ask here (each is another 256-token reply; the in-process test below re-asks)
     rows = json.loads(capsys.readouterr().out)
     assert [(r["mediator"], r["parties"]) for r in rows] == [("social", "llm")]
     assert all(r["llm_decisions"] > 0 and 0 < r["llm_fallbacks"] <= r["llm_decisions"] for r in rows)
