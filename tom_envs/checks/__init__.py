@@ -27,7 +27,6 @@ or a zero-argument factory (:func:`check_information_rule`). Example: ``print(ch
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Hashable, Mapping
 from typing import Any
@@ -36,7 +35,7 @@ import numpy as np
 
 from tom_envs.checks.channels import Declared, RunnerChannels, check_description, check_seeds, shadow_seed
 from tom_envs.checks.features import flatten, hashable, numeric_features
-from tom_envs.checks.play import Plan, Row, episode_options, play_aec, play_gym, play_parallel
+from tom_envs.checks.play import Plan, Row, element_suffix, episode_options, play_aec, play_gym, play_parallel
 from tom_envs.checks.probes import LAGS, MAX_PAIRS, Z, future_probe, reencoded, table_probe
 from tom_envs.checks.report import InformationLeak, InformationReport, ProbeResult
 from tom_envs.errors import TomEnvsError
@@ -93,8 +92,7 @@ def _rows(traces: list[tuple[str | None, list[tuple]]], unit: str, declared: Dec
                 # the item, the same in every pass and repeat (so that no table learns an item in one pass and
                 # is tested on it in another): a dialogue turn, else the seat's episode
                 unit_key = (episode, turn) if unit == "turn" and turn is not None else (seat, episode)
-                index = target[len(target.split("[")[0]):]
-                suffix = "".join(f"[{i}]" for i in re.findall(r"-?\d+", index))
+                suffix = element_suffix(target)
                 rows[target.split("[")[0] + suffix_of].append(
                     Row(seen["all"], seen["public"], target, y, unit_key, n, e, suffix, planted))
     return rows

@@ -47,11 +47,15 @@ def _truths(base: Any) -> dict[str, Hashable]:
     return out
 
 
+def element_suffix(target: str) -> str:
+    """The element index of a target as a path suffix (``stances[0, 2]`` → ``"[0][2]"``; ``answer`` → ``""``)."""
+    return "".join(f"[{i}]" for i in re.findall(r"-?\d+", target.partition("[")[2]))
+
+
 def readable(prefix: str, target: str) -> str:
     """The path under which a channel hands a policy the truth of ``target`` (``passes.answer``), an element
     of an array target as the probes read an element (``stances[0, 2]`` → ``shadow.stances[0][2]``)."""
-    name, _, index = target.partition("[")
-    return f"{prefix}.{name}" + "".join(f"[{i}]" for i in re.findall(r"-?\d+", index))
+    return f"{prefix}.{target.partition('[')[0]}{element_suffix(target)}"
 
 
 def _n_options(space: Any, obs: Any) -> int:
