@@ -45,7 +45,7 @@ from typing import Any
 
 from benchmarks.cli import add_run_options
 from benchmarks.cli_llm import add_llm_options, llm_settings
-from benchmarks.cli_types import comma_list, split_list
+from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.family import Benchmark, register
 from benchmarks.negotiation.cells import (LLM_MEDIATORS, LOCKSTEP_MEDIATORS, POLICIES, CellSetup, NegotiationCell,
                                           cell_path, episode_record, play_episode)
@@ -109,13 +109,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
-    add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
+    group = add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
                                   "--agreement llm; --behaviour-judge)",
                     only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples", "lockstep",
                           "engine_arg", "timeout", "max_retries", "retry_budget"), lockstep=1,  # no part scores
                     lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
                                   "per stage for all of them; records equal those of a run one by one)",
                     max_model_len_help="vllm: context length (transcripts grow with the turns)")
+    group.add_argument("--max-tokens", type=positive_int, default=None,
+                       help="the cap on every generated reply of every LLM part (default: each part's own: 256 "
+                            "tokens, 5000 for the behaviour judge, as the release); a short cap keeps a small model that never stops "
+                            "from spending minutes per decision")
     for action in parser._actions:  # each LLM part has its own default number of re-asks
         if action.dest == "max_resamples":
             action.default = None
@@ -170,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         from benchmarks.cli_backends import backend_from_args
 
         backend = backend_from_args(args)
-        llm = NegotiationLLM.on(backend, ident, args.fallback, args.parties, args.max_resamples)
+        llm = NegotiationLLM.on(backend, ident, args.fallback, args.parties, args.max_resamples, args.max_tokens)
     try:
         rows, records = evaluate(replace(_settings(args, llm, levels, mediators), scenarios=tuple(scenarios),
                                          runs=args.episodes, seed=args.seed, out=Path(args.out),
@@ -296,6 +300,8 @@ def _ident(args: argparse.Namespace) -> dict[str, Any]:
     ident = {**llm_settings(args).identity(), "fallback": args.fallback}  # the one run identity (benchmarks.cli)
     if args.max_resamples is not None:  # keyed only when set: runs with each part's default keep their keys
         ident["max_resamples"] = args.max_resamples
+    if getattr(args, "max_tokens", None) is not None:  # likewise
+        ident["max_tokens"] = args.max_tokens
     return ident
 
 

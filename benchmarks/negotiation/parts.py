@@ -2,7 +2,8 @@
 parties (a :class:`~policies.negotiation.llm.parties.PartyTeam` in every party seat, re-exported here), the
 attitude source and the MI judge.
 
-The builders take a backend and a fallback and return ``factory(scenario)`` (mediators:
+The builders take a backend, a fallback, the re-asks and the generation cap (None: each part's own
+default) and return ``factory(scenario)`` (mediators:
 ``factory(name, scenario)``); :class:`Parts` turns the command's choices into the env's keyword
 arguments and the party team, per scenario.
 """
@@ -21,64 +22,74 @@ from tom_envs.negotiation.scenario import Scenario
 LLMMediatorFactory = Callable[[str, Scenario], BasePolicy]
 
 
-def llm_mediator_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None) -> LLMMediatorFactory:
+def _caller(fallback: str, max_resamples: int | None, max_tokens: int | None) -> dict[str, Any]:
+    """The caller settings every LLM part takes (None: the part's own default re-asks / generation cap)."""
+    return {"fallback": fallback, "max_resamples": max_resamples, "max_tokens": max_tokens}
+
+
+def llm_mediator_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
+                         max_tokens: int | None = None) -> LLMMediatorFactory:
     """Builds ``llm-generic`` / ``llm-social`` mediators (:class:`~policies.negotiation.llm.LLMMediator`)
     and ``llm-social-paper`` (002's social mediator as the release builds it,
     :class:`~policies.negotiation.llm.SocialMediatorLLM`) on ``backend`` for a scenario."""
     from policies.negotiation.llm import LLMMediator, SocialMediatorLLM
 
+    kw = _caller(fallback, max_resamples, max_tokens)
+
     def factory(name: str, scenario: Any) -> BasePolicy:
         if name == "llm-social-paper":
-            return SocialMediatorLLM(backend, scenario, fallback=fallback, max_resamples=max_resamples)
-        return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], fallback=fallback,
-                           max_resamples=max_resamples)
+            return SocialMediatorLLM(backend, scenario, **kw)
+        return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], **kw)
 
     return factory
 
 
-def llm_extractor_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
-                          ) -> Callable[[Scenario], Any]:
+def llm_extractor_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
+                          max_tokens: int | None = None) -> Callable[[Scenario], Any]:
     """Builds the LLM attitude extractor on ``backend`` for a scenario."""
     from policies.negotiation.llm import LLMAttitudeExtractor
 
-    return lambda scenario: LLMAttitudeExtractor(backend, scenario, fallback=fallback, max_resamples=max_resamples)
+    kw = _caller(fallback, max_resamples, max_tokens)
+    return lambda scenario: LLMAttitudeExtractor(backend, scenario, **kw)
 
 
 def llm_party_factory(backend: Any, fallback: str = "raise", strategy: str = "release",
-                      max_resamples: int | None = None) -> Callable[[Scenario], Any]:
+                      max_resamples: int | None = None, max_tokens: int | None = None) -> Callable[[Scenario], Any]:
     """Builds one LLM party (:class:`~policies.negotiation.llm.LLMParty`) on ``backend`` for a scenario;
     ``strategy`` ``"release"`` (the release's loop) or ``"inner_thoughts"``."""
     from policies.negotiation.llm import LLMParty
 
-    return lambda scenario: LLMParty(backend, scenario, fallback=fallback, strategy=strategy,
-                                     max_resamples=max_resamples)
+    kw = _caller(fallback, max_resamples, max_tokens)
+    return lambda scenario: LLMParty(backend, scenario, strategy=strategy, **kw)
 
 
-def llm_agreement_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
-                          ) -> Callable[[Scenario], Any]:
+def llm_agreement_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
+                          max_tokens: int | None = None) -> Callable[[Scenario], Any]:
     """Builds the LLM agreement judge (:class:`~policies.negotiation.llm.LLMAgreementJudge`: five 1-5
     dimensions per pair and topic, the release's consensus scoring) on ``backend``, one per scenario."""
     from policies.negotiation.llm import LLMAgreementJudge
 
-    return lambda scenario: LLMAgreementJudge(backend, fallback=fallback, max_resamples=max_resamples)
+    kw = _caller(fallback, max_resamples, max_tokens)
+    return lambda scenario: LLMAgreementJudge(backend, **kw)
 
 
-def llm_behaviour_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
-                          ) -> Callable[[str], Any]:
+def llm_behaviour_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
+                          max_tokens: int | None = None) -> Callable[[str], Any]:
     """Builds the release's behaviour judge (:class:`~policies.negotiation.llm.behaviour.LLMBehaviourJudge`) on
     ``backend`` for a ``--behaviour-judge`` choice (``simple``: the release's script as it runs; ``all``)."""
     from policies.negotiation.llm.behaviour import JUDGE_KINDS, LLMBehaviourJudge
 
-    return lambda choice: LLMBehaviourJudge(backend, JUDGE_KINDS[choice], fallback=fallback,
-                                            max_resamples=max_resamples)
+    kw = _caller(fallback, max_resamples, max_tokens)
+    return lambda choice: LLMBehaviourJudge(backend, JUDGE_KINDS[choice], **kw)
 
 
-def llm_judge_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None
-                      ) -> Callable[[Scenario], Any]:
+def llm_judge_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
+                      max_tokens: int | None = None) -> Callable[[Scenario], Any]:
     """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
     from policies.negotiation.llm import LLMMIJudge
 
-    return lambda scenario: LLMMIJudge(backend, scenario, fallback=fallback, max_resamples=max_resamples)
+    kw = _caller(fallback, max_resamples, max_tokens)
+    return lambda scenario: LLMMIJudge(backend, scenario, **kw)
 
 
 def release_budget(scenario: Scenario) -> int:

@@ -57,19 +57,21 @@ class NegotiationLLM:
 
     @classmethod
     def on(cls, backend: Any, ident: Mapping[str, Any], fallback: str, parties: str,
-           max_resamples: int | None = None) -> "NegotiationLLM":
+           max_resamples: int | None = None, max_tokens: int | None = None) -> "NegotiationLLM":
         """Every LLM part on ``backend`` (LLM parties think as ``parties`` says; ``max_resamples``: re-asks
-        after an unusable reply, None for each part's default)."""
+        after an unusable reply, ``max_tokens``: the cap on each generated reply; None for each part's
+        default)."""
         from benchmarks.negotiation.parts import (llm_agreement_factory, llm_behaviour_factory, llm_extractor_factory,
                                                   llm_judge_factory, llm_mediator_factory, llm_party_factory)
 
         strategy = "inner_thoughts" if parties == "llm-inner-thoughts" else "release"
-        return cls(dict(ident), llm_mediator_factory(backend, fallback, max_resamples),
-                   llm_extractor_factory(backend, fallback, max_resamples),
-                   llm_judge_factory(backend, fallback, max_resamples),
-                   llm_party_factory(backend, fallback, strategy, max_resamples),
-                   llm_agreement_factory(backend, fallback, max_resamples),
-                   llm_behaviour_factory(backend, fallback, max_resamples))
+        caps = (max_resamples, max_tokens)
+        return cls(dict(ident), llm_mediator_factory(backend, fallback, *caps),
+                   llm_extractor_factory(backend, fallback, *caps),
+                   llm_judge_factory(backend, fallback, *caps),
+                   llm_party_factory(backend, fallback, strategy, *caps),
+                   llm_agreement_factory(backend, fallback, *caps),
+                   llm_behaviour_factory(backend, fallback, *caps))
 
 
 def _choice(value: str, choices: tuple[str, ...], what: str) -> None:

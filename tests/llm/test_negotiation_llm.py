@@ -449,3 +449,35 @@ def test_max_resamples_reaches_every_llm_part_and_keys_the_run_only_when_set(scr
     configs = [json.loads(p.read_text().splitlines()[0])["config"]
                for p in sorted(tmp_path.glob("*/negotiation/*.jsonl.runs"))]
     assert [c["llm"].get("max_resamples") for c in configs] == [0, None], configs
+
+
+def test_max_tokens_caps_every_request_and_keys_the_run_only_when_set(scripted, tmp_path, capsys):
+    """--max-tokens caps every generated reply of the negotiation command's LLM parts (mediator, parties, MI judge);
+    without it each part keeps its own cap (256), and the results key is the one runs without the option had."""
+    server, _ = scripted
+    base = ["negotiation", "--policy", "llm-generic", "--parties", "llm", "--mi-judge", "llm", "--mode", "hard",
+            "--scenarios", "hopkins_hmo", "--runs", "1", "--budget", "paper", "--backend", "openai",
+            "--base-url", server.url, "--model", "scripted", "--fallback", "random", "--format", "json"]
+    from benchmarks.__main__ import main
+
+    assert main([*base, "--out", str(tmp_path / "a"), "--max-tokens", "48"]) == 0
+    capped = list(server.requests)
+    capsys.readouterr()
+    assert main([*base, "--out", str(tmp_path / "b")]) == 0
+    default = server.requests[len(capped):]
+    capsys.readouterr()
+    assert len(capped) > 20 and {b.get("max_tokens") for b in capped} == {48}  # the chat bodies, every one
+    assert {b.get("max_tokens") for b in default} == {256}
+    configs = [json.loads(p.read_text().splitlines()[0])["config"]
+               for p in sorted(tmp_path.glob("*/negotiation/*.jsonl.runs"))]
+    assert [c["llm"].get("max_tokens") for c in configs] == [48, None], configs
+    names = [sorted(p.name for p in (tmp_path / d / "negotiation").glob("*.jsonl")) for d in "ab"]
+    assert names[0] != names[1]  # a capped run is its own cell, never resumed into an uncapped one
+
+
+def test_max_tokens_must_be_a_positive_count(capsys):
+    from benchmarks.__main__ import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["negotiation", "--policy", "llm-generic", "--max-tokens", "0"])
+    assert exc.value.code == 2 and "--max-tokens" in capsys.readouterr().err

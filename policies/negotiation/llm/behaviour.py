@@ -116,7 +116,8 @@ class LLMBehaviourJudge(UsesCaller):
             raise InvalidPolicyConfig(f"behaviour judge kinds must be among {KINDS}, got {list(kinds)}")
         self.kinds = tuple(k for k in KINDS if k in kinds)
         kwargs.setdefault("temperature", TEMPERATURE)
-        kwargs.setdefault("max_tokens", MAX_TOKENS)
+        if kwargs.get("max_tokens") is None:  # None: the release's cap
+            kwargs["max_tokens"] = MAX_TOKENS
         kwargs.setdefault("send_seed", False)
         self.caller = LLMCaller(backend, **kwargs)
 

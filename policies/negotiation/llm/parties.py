@@ -59,7 +59,8 @@ class LLMCaller(Caller):
     def __init__(self, backend: Backend, **kwargs: Any) -> None:
         if kwargs.get("max_resamples") is None:
             kwargs["max_resamples"] = DEFAULT_RESAMPLES
-        kwargs.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
+        if kwargs.get("max_tokens") is None:  # None: the negotiation default, never an uncapped reply
+            kwargs["max_tokens"] = DEFAULT_MAX_TOKENS
         super().__init__(backend, reask_note=P.REASK_NOTE, **kwargs)
 
 
