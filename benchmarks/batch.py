@@ -38,9 +38,12 @@ class BatchFileError(TomEnvsError, ValueError):
     """A batch file that cannot be read as a list of ``tom-envs`` command lines."""
 
 
-def read_commands(path: Path, skipped: list[tuple[int, str]] | None = None) -> list[tuple[int, list[str]]]:
+def read_commands(path: Path, skipped: list[tuple[int, str]] | None = None,
+                  written: dict[int, list[str]] | None = None) -> list[tuple[int, list[str]]]:
     """The (line number, argv) of every command in ``path`` (see the module doc); a line naming an unset
-    ``${VARIABLE}`` is left out and listed in ``skipped`` as (line number, why).
+    ``${VARIABLE}`` is left out and listed in ``skipped`` as (line number, why). ``written`` (if given) gets each
+    command's argv as the file writes it, ``${VARIABLE}`` kept: what the records' ``.runs`` lines name, so that
+    they show no folder of the machine that ran them.
 
     Raises:
         BatchFileError: an unbalanced quote, a nested ``batch``, or no command at all.
@@ -62,25 +65,33 @@ def read_commands(path: Path, skipped: list[tuple[int, str]] | None = None) -> l
         if missing:
             skipped.append((start, f"needs ${{{missing[0]}}} (unset)"))
             continue
-        text = _VARIABLE.sub(lambda m: os.environ[m.group(1)], text)
-        try:
-            argv = shlex.split(text, comments=True)
-        except ValueError as exc:
-            raise BatchFileError(f"{path}:{start}: {exc}; quote each argument as on a shell") from None
-        if argv and argv[0] == "tom-envs":
-            argv = argv[1:]
-        if argv[:3] == ["python", "-m", "benchmarks"]:
-            argv = argv[3:]
+        as_written, text = text, _VARIABLE.sub(lambda m: os.environ[m.group(1)], text)
+        argv = _argv(path, start, text)
         if not argv:
             continue
         if argv[0] == "batch":
             raise BatchFileError(f"{path}:{start}: a batch cannot run another batch")
         commands.append((start, argv))
+        if written is not None:
+            written[start] = _argv(path, start, as_written)
     if pending:
         raise BatchFileError(f"{path}: the last line ends with '\\' but nothing follows it")
     if not commands:
         raise BatchFileError(f"{path} holds no command (one `tom-envs COMMAND ...` per line; # starts a comment)")
     return commands
+
+
+def _argv(path: Path, start: int, text: str) -> list[str]:
+    """The argv of a command line, without a leading ``tom-envs`` or ``python -m benchmarks``."""
+    try:
+        argv = shlex.split(text, comments=True)
+    except ValueError as exc:
+        raise BatchFileError(f"{path}:{start}: {exc}; quote each argument as on a shell") from None
+    if argv and argv[0] == "tom-envs":
+        argv = argv[1:]
+    if argv[:3] == ["python", "-m", "benchmarks"]:
+        argv = argv[3:]
+    return argv
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,11 +105,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
     """Run the batch file ``args.file``, each command through ``main`` (``tom-envs``'s own entry point)."""
     from benchmarks.cli_backends import _SHARED, backends_as
+    from benchmarks.results import written_as
 
     if not args.file.is_file():
         raise BatchFileError(f"no batch file {args.file}")
     skipped: list[tuple[int, str]] = []
-    commands = read_commands(args.file, skipped)
+    written: dict[int, list[str]] = {}
+    commands = read_commands(args.file, skipped, written)
     for number, why in skipped:
         print(f"[batch] {args.file}:{number}: skipped: {why}", file=sys.stderr)
     if args.dry_run:
@@ -113,7 +126,8 @@ def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
     try:
         with backends_as("shared"):
             for i, (number, argv) in enumerate(commands, 1):
-                status = _one(main, argv, f"[batch {i}/{len(commands)}]", args.format == "json", done, number)
+                with written_as(["tom-envs", *written[number]]):
+                    status = _one(main, argv, f"[batch {i}/{len(commands)}]", args.format == "json", done, number)
                 if status:
                     print(f"error: {args.file}:{number}: `tom-envs {shlex.join(argv)}` failed (exit {status}); the "
                           "commands before it kept their records: fix it and rerun the batch to resume",
@@ -144,26 +158,3 @@ def _one(main: Callable[[list[str]], int], argv: list[str], tag: str, quiet: boo
     print(f"{tag} exit {status} after {seconds:.0f} s", file=sys.stderr, flush=True)
     done.append({"line": number, "argv": argv, "exit": status, "seconds": round(seconds, 1)})
     return status
-    try:
-        with backends_as("shared"):
-            for i, (number, argv) in enumerate(commands, 1):
-                print(f"[batch {i}/{len(commands)}] tom-envs {shlex.join(argv)}", file=sys.stderr, flush=True)
-                started = time.perf_counter()
-                try:
-                    status = main(argv)
-                except SystemExit as exc:  # argparse's usage errors
-                    status = exc.code if isinstance(exc.code, int) else 2
-                sys.stdout.flush()
-                print(f"[batch {i}/{len(commands)}] exit {status} after {time.perf_counter() - started:.0f} s",
-                      file=sys.stderr, flush=True)
-                if status:
-                    print(f"error: {args.file}:{number}: `tom-envs {shlex.join(argv)}` failed (exit {status}); the "
-                          "commands before it kept their records: fix it and rerun the batch to resume",
-                          file=sys.stderr)
-                    return status
-    finally:
-        for handle in list(_SHARED.values()):  # the shared engines end with the batch
-            if handle._backend is not None:
-                handle._backend.close()
-        _SHARED.clear()
-    return 0

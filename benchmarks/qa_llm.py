@@ -376,5 +376,18 @@ def answer_counters(answers: Sequence[dict]) -> dict[str, int]:
 
 
 def data_key(data_dir: Any) -> str | None:
-    """A data folder as it goes into a results key (absolute), None for the bundled sample."""
-    return None if data_dir is None else str(Path(data_dir).resolve())
+    """A data folder as it goes into a results key and the records: None for the bundled sample, else
+    ``<folder name>@<sha256 of its files>`` (:func:`benchmarks.results.folder_checksum`; the ``.runs`` lines and the
+    report show that checksum as the data's).
+
+    The same data gives the same key wherever it lies (a copy of a release elsewhere resumes its records, and no
+    record names a folder of the machine that made it); other data, or an edited file, gives another key. A path that
+    is not a folder stays as it is (the loader names the problem)."""
+    if data_dir is None:
+        return None
+    from benchmarks.results import folder_checksum
+
+    path = Path(data_dir).resolve()
+    if not path.is_dir():
+        return str(path)
+    return f"{path.name}@{folder_checksum(str(path))}"

@@ -48,6 +48,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -242,6 +243,7 @@ def append_record(path: Path, record: Mapping[str, Any], stamp: bool = True) -> 
 
 # ---------------------------------------------------------------------- runs (provenance beside the records)
 _COMMAND: list[str] | None = None
+_WRITTEN: list[str] | None = None  # the command as a batch file writes it (written_as)
 _NOTED: set[Path] = set()  # results files this process has written its run line for
 
 
@@ -251,8 +253,23 @@ def set_command(argv: Iterable[str] | None) -> None:
     _COMMAND = None if argv is None else [str(a) for a in argv]
 
 
+@contextlib.contextmanager
+def written_as(argv: Iterable[str]) -> Iterator[None]:
+    """Within the block, the ``.runs`` lines name ``argv`` whatever :func:`set_command` is given: ``tom-envs batch``
+    names each command as its file writes it (``${TOM_ENVS_COMMON_TOM_RELEASE}/data``, not the folder it stood for)."""
+    global _WRITTEN
+    saved, _WRITTEN = _WRITTEN, [str(a) for a in argv]
+    try:
+        yield
+    finally:
+        _WRITTEN = saved
+
+
 def current_command() -> list[str]:
-    """The command line the ``.runs`` lines name: the one :func:`set_command` gave, else ``sys.argv``."""
+    """The command line the ``.runs`` lines name: :func:`written_as`'s, else the one :func:`set_command` gave, else
+    ``sys.argv``."""
+    if _WRITTEN is not None:
+        return list(_WRITTEN)
     return list(_COMMAND) if _COMMAND is not None else list(sys.argv)
 
 
@@ -288,12 +305,18 @@ def folder_checksum(folder: str) -> str:
     return digest.hexdigest()
 
 
+#: A data folder named by its checksum: ``<folder name>@<sha256>``.
+_CHECKSUMMED = re.compile(r"[^/\\]+@[0-9a-f]{64}")
+
+
 def _data_dirs(config: Any) -> dict[str, str]:
     """Every existing folder a configuration names under a ``data_dir`` key (at any depth) -> its checksum."""
     found: dict[str, str] = {}
     if isinstance(config, Mapping):
         for k, v in config.items():
-            if k == "data_dir" and isinstance(v, str) and Path(v).is_dir():
+            if k == "data_dir" and isinstance(v, str) and _CHECKSUMMED.fullmatch(v):  # benchmarks.qa_llm.data_key's
+                found[v] = v.rsplit("@", 1)[1]
+            elif k == "data_dir" and isinstance(v, str) and Path(v).is_dir():
                 found[v] = folder_checksum(str(Path(v).resolve()))
             else:
                 found.update(_data_dirs(v))

@@ -123,6 +123,31 @@ def test_a_promediate_case_file_is_a_scenario(tmp_path, capsys):
     assert rows[0]["episodes"] == 1
 
 
+def test_a_case_file_is_stored_under_its_name_and_hash_never_its_folder(tmp_path, capsys):
+    """Records of a case file name the file and its content hash, not the folder it was read from: a copy elsewhere
+    resumes them (nothing is played again), an edited copy is a new scenario, and no machine's folder is written."""
+    import hashlib
+    import shutil
+
+    first, moved = tmp_path / "a" / CASE.name, tmp_path / "b" / CASE.name
+    for path in (first, moved):
+        path.parent.mkdir()
+        shutil.copy(CASE, path)
+    args = dict(format="json", mode="hard", mediator="none", runs="1")
+    assert bench.run(_args(tmp_path, scenarios=str(first), **args)) == 0
+    (path,) = (tmp_path / "res" / "negotiation").glob("*.jsonl")
+    text = path.read_text()
+    key = f"{CASE.name}@{hashlib.sha256(CASE.read_bytes()).hexdigest()[:12]}"
+    assert json.loads(text.splitlines()[0])["scenario"] == key and str(tmp_path) not in text
+    capsys.readouterr()
+    assert bench.run(_args(tmp_path, scenarios=str(moved), **args)) == 0
+    assert path.read_text() == text  # resumed from the first copy's record
+    moved.write_text(moved.read_text().replace("}", " }", 1))  # the same case, other bytes: another scenario
+    assert bench.run(_args(tmp_path, scenarios=str(moved), **args)) == 0
+    assert len(path.read_text().splitlines()) == 2
+    assert bench.scenario_key("ias") == "ias"  # built-in names as they are
+
+
 def test_all_takes_the_downloaded_cases_when_present(tmp_path, monkeypatch, capsys):
     import shutil
 

@@ -54,7 +54,7 @@ from benchmarks.negotiation.parts import (PartyTeam, format_movement, llm_extrac
 from benchmarks.negotiation.settings import (AGREEMENTS, ATTITUDES, BEHAVIOUR_JUDGES, BUDGETS, MI_JUDGES, PARTIES,
                                              NegotiationLLM,
                                              NegotiationRun,
-                                             default_budget)
+                                             default_budget, scenario_key)
 from benchmarks.negotiation.table import METRICS, MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
 from benchmarks.runner import run_cell
 from policies.negotiation.scripted import MEDIATORS as SCRIPTED_MEDIATORS
@@ -243,7 +243,7 @@ def evaluate(run: NegotiationRun) -> tuple[list[dict], dict[tuple[str, str], lis
     """
     run.needs_llm()
     _check_lockstep(run)
-    setup = CellSetup({name: resolve_scenario(name) for name in run.scenarios}, run.parts(), run.llm.mediator,
+    setup = CellSetup({scenario_key(name): resolve_scenario(name) for name in run.scenarios}, run.parts(), run.llm.mediator,
                       run.llm.behaviour)
     rows, records = [], {}
     for cell in grid(run):

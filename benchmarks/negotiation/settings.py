@@ -174,8 +174,29 @@ class NegotiationRun:
                      self.llm.agreement)
 
     def keys(self) -> list[tuple[str, int]]:
-        """Every (scenario, seed) episode of a cell, scenario by scenario."""
-        return [(name, s) for name in self.scenarios for s in range(self.seed, self.seed + self.runs)]
+        """Every (scenario, seed) episode of a cell, scenario by scenario (scenarios by :func:`scenario_key`)."""
+        return [(scenario_key(name), s) for name in self.scenarios for s in range(self.seed, self.seed + self.runs)]
 
 
-__all__ = ["AGREEMENTS", "ATTITUDES", "BEHAVIOUR_JUDGES", "BUDGETS", "MI_JUDGES", "NegotiationLLM", "NegotiationRun", "PARTIES", "default_budget"]
+def scenario_key(name: str) -> str:
+    """The name a scenario's episodes are stored under in a cell's results file: a built-in name as it is; a
+    scenario or ProMediate case file as ``<file name>@<sha256 of its bytes, first 12 hex digits>``.
+
+    So the same file gives the same key wherever it lies (records name no folder of the machine that made them, and
+    a copy elsewhere resumes them), an edited file gets a new key (its episodes are played again, never resumed
+    from the old ones), and a released case never takes the key of the built-in scenario of the same name.
+    """
+    import hashlib
+
+    if name in BUILTIN_SCENARIOS:
+        return name
+    path = Path(name)
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return name  # not a readable file: resolve_scenario names the problem when the scenario is loaded
+    return f"{path.name}@{digest}"
+
+
+__all__ = ["AGREEMENTS", "ATTITUDES", "BEHAVIOUR_JUDGES", "BUDGETS", "MI_JUDGES", "NegotiationLLM", "NegotiationRun", "PARTIES",
+           "default_budget", "scenario_key"]
