@@ -146,6 +146,8 @@ def test_a_case_file_is_stored_under_its_name_and_hash_never_its_folder(tmp_path
     assert bench.run(_args(tmp_path, scenarios=str(moved), **args)) == 0
     assert len(path.read_text().splitlines()) == 2
     assert bench.scenario_key("ias") == "ias"  # built-in names as they are
+    builtin = bench.run(_args(tmp_path, scenarios="ias", **args))
+    assert builtin == 0 and len(list((tmp_path / "res" / "negotiation").glob("*.jsonl"))) == 2  # never pooled
 
 
 def test_all_takes_the_downloaded_cases_when_present(tmp_path, monkeypatch, capsys):

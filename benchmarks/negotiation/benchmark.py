@@ -277,18 +277,21 @@ def _check_lockstep(run: NegotiationRun) -> None:
 
 
 def grid(run: NegotiationRun) -> list[NegotiationCell]:
-    """Table 1's cells, in its column order: every conflict mode of ``run.levels`` x ``run.mediators``."""
+    """Table 1's cells, in its column order: every conflict mode of ``run.levels`` x ``run.mediators`` (cells of
+    scenario or case files, e.g. the released ProMediate cases, apart from those of our built-in scenarios)."""
+    files = any(name not in BUILTIN_SCENARIOS for name in run.scenarios)
     return [NegotiationCell(level, mode, med, dict(run.llm.ident) or None, run.attitudes, run.mi_judge, run.parties,
                             run.turn_budget, run.agreement, env_version=run.env_version,
-                            behaviour_judge=run.behaviour_judge)
+                            behaviour_judge=run.behaviour_judge, case_files=files)
             for level in run.levels for mode in DIFFICULTY_MODES[level] for med in run.mediators]
 
 
 def cells(args: argparse.Namespace) -> list[NegotiationCell]:
     """The cells the command line asks for (the declaration's ``cells``)."""
-    return grid(_settings(args, NegotiationLLM(_ident(args)),
-                          _names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES)),
-                          _names(args.mediator, "--mediator", "mediator", list(POLICIES))))
+    return grid(replace(_settings(args, NegotiationLLM(_ident(args)),
+                                  _names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES)),
+                                  _names(args.mediator, "--mediator", "mediator", list(POLICIES))),
+                        scenarios=tuple(scenario_list(args.scenarios))))
 
 
 def _ident(args: argparse.Namespace) -> dict[str, Any]:

@@ -90,6 +90,7 @@ class NegotiationCell(Cell):
     setup: CellSetup | None = field(default=None, compare=False, repr=False)
     env_version: int = 1  # 2: tom/Negotiation-*-v2 (the release's turn order and opening line)
     behaviour_judge: str | None = None  # the release's behaviour prompts asked after each episode (simple, all)
+    case_files: bool = False  # scenarios from files (the released cases): never pooled with the built-in ones
 
     def config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": self.conflict_mode,
@@ -111,6 +112,8 @@ class NegotiationCell(Cell):
             config["env_version"] = self.env_version
         if self.behaviour_judge is not None:  # keyed only when set
             config["behaviour_judge"] = self.behaviour_judge
+        if self.case_files:  # keyed only when set: the built-in scenarios' cells keep their keys
+            config["case_files"] = True
         return config
 
     def slug(self) -> str:

@@ -57,6 +57,7 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
         "other": sorted({str(as_dict(e.get("other_definitions")).get("name")) for e in eps
                          if as_dict(e.get("other_definitions")).get("name")}),
         "scenarios": sorted({str(r.get("scenario")) for r in recs}),
+        "case_files": bool(cfg.get("case_files")),
         "cc": estimate([pct(e.get("cc")) for e in eps]),
         "tle": estimate([pct(e.get("tle_mean")) for e in eps]),
         "rl": (None, None) if none else estimate([e.get("rl_mean") for e in eps]),
@@ -167,7 +168,8 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
         fb = "-" if r["llm_decisions"] is None else f"{r['llm_fallbacks'] or 0}/{r['llm_decisions']}"
         table_rows.append({"cells": [
             r["difficulty"], r["mode"], r["mediator"] + (f" ({r['model']})" if r["model"] else ""), r["parties"],
-            r["attitudes"], r["definitions"], str(r["episodes"]), str(len(r["scenarios"])), num(*r["cc"], digits=2),
+            r["attitudes"], r["definitions"], str(r["episodes"]), str(len(r["scenarios"])) + (" (case files)" if r["case_files"] else ""),
+            num(*r["cc"], digits=2),
             num(*r["tle"], digits=2), num(*r["rl"], digits=2), num(*r["me"], digits=2), num(*r["mi"], digits=3),
             num(*r["tom"], digits=1), _beside_prior(r["tom_cells"], "unstated"), _beside_prior(r["tom_cells"], "changing"),
             fb]})
