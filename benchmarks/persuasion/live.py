@@ -408,14 +408,15 @@ def _llm_identity(args: argparse.Namespace | None) -> dict[str, Any]:
     return {"backend": backend, "model": getattr(args, "model", None),
             "base_url": getattr(args, "base_url", None) if backend == "openai" else None,
             "model_identity": run_model_identity(backend or "vllm", getattr(args, "model", None)),
-            "max_resamples": getattr(args, "max_resamples", 10), "fallback": getattr(args, "fallback", "raise")}
+            "max_resamples": getattr(args, "max_resamples", 10), "fallback": getattr(args, "fallback", "raise"),
+            **({} if getattr(args, "max_tokens", None) is None else {"max_tokens": args.max_tokens})}  # keyed when set
 
 
 def _reader_identity(args: argparse.Namespace | None) -> dict[str, Any]:
     """What reads the persuader's lines, as it goes into a results key."""
     if args is None or getattr(args, "reader", "scripted") == "scripted":
         return {"kind": "scripted"}
-    return {"kind": "llm", **_llm_identity(args)}
+    return {"kind": "llm", **{k: v for k, v in _llm_identity(args).items() if k != "max_tokens"}}  # reads 8 tokens
 
 
 def _reader(args: argparse.Namespace | None) -> Any:
@@ -453,8 +454,9 @@ def _policy(name: str, args: argparse.Namespace | None) -> tuple[BasePolicy, dic
         raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
     from policies.persuasion.llm import LLMPersuader
 
+    cap = getattr(args, "max_tokens", None)  # --max-tokens: the persuader's lines (default: the persuader's own, 160)
     policy = LLMPersuader(_backend(args), max_resamples=getattr(args, "max_resamples", 10),
-                          fallback=getattr(args, "fallback", "raise"))
+                          fallback=getattr(args, "fallback", "raise"), **({} if cap is None else {"max_tokens": cap}))
     return policy, {}, {"model": getattr(args, "model", None), "backend": getattr(args, "backend", None)}
 
 

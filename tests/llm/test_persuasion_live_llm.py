@@ -73,6 +73,22 @@ def test_the_llm_persuader_runs_on_the_loopback_server_and_its_words_are_read(ca
     assert llm["fair_regret"] > 0  # always authority: not the Bayes-optimal plan
 
 
+def test_max_tokens_caps_the_persuaders_lines_and_keys_the_run_only_when_set(capsys, tmp_path):
+    server = ScriptedServer(_rule(ARGUE))
+    base = ["--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "llm", "--episodes", "2", "--families",
+            "health", "--backend", "openai", "--base-url", server.url, "--model", "scripted"]
+    try:
+        _cli(capsys, *base, "--max-tokens", "24", "--out", str(tmp_path / "a"))
+        capped = list(server.requests)
+        _cli(capsys, *base, "--out", str(tmp_path / "b"))
+    finally:
+        server.close()
+    assert capped and {r.get("max_tokens") for r in capped} == {24}
+    assert {r.get("max_tokens") for r in server.requests[len(capped):]} == {160}  # the persuader's own default
+    names = [sorted(p.name for p in (tmp_path / d).rglob("*.jsonl")) for d in "ab"]
+    assert names[0] and names[0] != names[1]  # a capped run is its own cell
+
+
 def test_a_model_that_says_nothing_useful_scores_nothing():
     with scripted_backend(_rule(BLAH)) as (server, backend):
         env = TextObservation(PersuasionMindEnv(families="charity"))

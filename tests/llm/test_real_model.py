@@ -98,7 +98,7 @@ def test_common_tom_zero_shot_on_the_real_model(shared_engine, tmp_path, capsys)
 
 def test_live_persuasion_with_the_real_model_as_persuader_and_reader(shared_engine, tmp_path, capsys):
     rows = run_json(capsys, "persuasion", "--env", "live", "--policy", "llm", "--reader", "llm", "--horizon", "2",
-                    "--episodes", "2", "--lockstep", "2", *LLM, "--out", str(tmp_path))
+                    "--episodes", "2", "--lockstep", "2", "--max-tokens", "48", *LLM, "--out", str(tmp_path))
     (row,) = rows
     assert row["policy"] == "llm" and row["episodes"] == 2
     assert carries_identity(records(tmp_path))
