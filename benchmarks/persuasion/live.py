@@ -213,6 +213,13 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
     for name in policies:
         if name not in known:
             raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(known)}")
+    silent = [name for name in policies if name in MIND_PERSUADERS]
+    if silent and getattr(args, "reader", "scripted") == "llm":
+        raise PersuasionBenchmarkError(
+            f"--reader llm reads the persuaders' words, but {', '.join(silent)} act by principle index (the env writes a "
+            "templated line it never reads), so their rows would be the scripted reader's; choose persuaders that "
+            f"speak: {LLM_PERSUADER}, {', '.join(SPEAKING_PERSUADERS)} (e.g. bayes-plain: the Bayes persuader in plain "
+            "words), or drop --reader llm")
     env_id = str(getattr(args, "live_env", None) or LIVE_IDS[0])
     if env_id not in LIVE_IDS:
         raise PersuasionBenchmarkError(f"--live-env {env_id!r}: choose from {', '.join(LIVE_IDS)}")

@@ -89,6 +89,15 @@ def test_max_tokens_caps_the_persuaders_lines_and_keys_the_run_only_when_set(cap
     assert names[0] and names[0] != names[1]  # a capped run is its own cell
 
 
+def test_an_llm_reader_with_persuaders_that_never_speak_is_a_named_error(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--format", "json", "--env", "live", "--policy", "bayes,bayes-plain", "--reader", "llm",
+                              "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "x"])
+    with pytest.raises(Exception, match="bayes act by principle index.*bayes-plain"):
+        bench.run(args)
+
+
 def test_a_model_that_says_nothing_useful_scores_nothing():
     with scripted_backend(_rule(BLAH)) as (server, backend):
         env = TextObservation(PersuasionMindEnv(families="charity"))
