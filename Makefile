@@ -62,7 +62,7 @@ bench: install
 report: install
 	$(PY) -m benchmarks report results --out results/report
 
-# docs/results/: the real model (smollm2-135m) in every family beside the floors and references, from records
+# docs/results/: the real models (smollm2-135m, gemma3-270m) in every family beside the floors and references, from records
 # (docs/results/records; a rerun resumes, so this only plays what is missing), then the report built from them
 results: install
 	$(PY) -m benchmarks batch docs/results/commands.txt

@@ -116,7 +116,8 @@ def test_negotiation_with_the_real_model_as_mediator(shared_engine):
 
     scenario = load_builtin("flagship")
     env = AECTextObservation(make_env(level_env_id("hard"), scenario=scenario, conflict_mode="competing"))
-    mediator = LLMMediator(_backend(), scenario, variant="generic", max_resamples=1, fallback="random")
+    mediator = LLMMediator(_backend(), scenario, variant="generic", max_resamples=1, fallback="random",
+                           max_tokens=96)  # as docs/results plays it (uncapped, the model runs to 256 tokens)
     env.reset(seed=0)
     mediator.reset(0)
     acted = 0
