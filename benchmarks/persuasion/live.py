@@ -365,19 +365,24 @@ class LiveCell(Cell):
                         stats[name] = stats.get(name, 0) + read[name]
             else:
                 stats = {"reader": read}
+            episode = {**episode, "_reader_stats": {k: v for k, v in read.items() if k not in FAULT_COUNTERS}}
         return EpisodeResult(s, episode, {}, policy_stats=stats)
 
     def record(self, seed: LiveJob, result: EpisodeResult) -> dict[str, Any]:  # type: ignore[override]
         family, s = seed
+        summary = dict(result.summary)
+        reader_stats = summary.pop("_reader_stats", None)
         rec: dict[str, Any] = {"version": RESULTS_VERSION, "policy": self.identity["policy"], "family": family,
                                "seed": s, "horizon": self.identity["horizon"], "regret_against": self.regret_against,
-                               "episode": result.summary,
+                               "episode": summary,
                                "references": {k: v for k, v in self.refs[family].items() if k != "family"}}
         for part in ("llm", "reader"):  # the model's exact identity (persuader, reader) in every record
             if isinstance(self.identity.get(part), dict) and self.identity[part].get("model_identity"):
                 rec[part] = self.identity[part]
         if hasattr(self.policy, "stats"):
             rec["llm_stats"] = result.policy_stats
+        if reader_stats is not None:  # the LLM reader's decisions, parse failures and fallbacks in this episode
+            rec["reader_stats"] = reader_stats
         return rec
 
 

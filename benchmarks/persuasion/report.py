@@ -29,7 +29,7 @@ from benchmarks.report.sections import (
 
 
 PERSUASION_TOP = {"version", "dialogue", "repetition", "seed", "answers", "llm_stats", "code", "policy", "protocol",
-                  "family", "horizon", "regret_against", "episode", "references"}
+                  "family", "horizon", "regret_against", "episode", "references", "reader_stats"}
 LIVE_EPISODE = {"family", "persona", "success", "turns", "regret", "oracle_regret", "bayes_success", "oracle_success",
                 "open_loop_success", "heard", "desire_accuracy", "belief_accuracy", "intention_accuracy", "left",
                 "bayes_upper"}
@@ -196,7 +196,8 @@ def _live_stats(recs: Sequence[dict]) -> dict[str, Any]:
         "against": "/".join(sorted(against)), "literal": estimate([_literal(e) for e in eps])}
     for t in LIVE_TARGETS:
         out[t] = estimate([e.get(f"{t}_accuracy") for e in eps])
-    stats = [as_dict(r.get("llm_stats")) for r in recs]
+    stats = [as_dict(r.get("llm_stats") if "fallbacks" in as_dict(r.get("llm_stats")) else r.get("reader_stats"))
+             for r in recs]  # an LLM persuader's counters, else an LLM reader's
     out["fallbacks"] = sum_opt(s.get("fallbacks") for s in stats)
     out["decisions"] = sum_opt(s.get("decisions") for s in stats)
     return out
@@ -279,8 +280,9 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
                     continue
                 st = _live_stats(mine)
                 fb = "-" if st["decisions"] is None else f"{st['fallbacks'] or 0}/{st['decisions']}"
+                read_by = f", read by {run['reader']}" if run["reader"].startswith("llm") else ""
                 rows.append({"cells": [
-                    run["policy"] + (f" ({run['model']})" if run["model"] else ""), run["kind"], fam_name,
+                    run["policy"] + (f" ({run['model']})" if run["model"] else "") + read_by, run["kind"], fam_name,
                     _group(h), str(st["episodes"]), num(*st["success"], digits=1),
                     num(*st["regret"], digits=3), st["against"], num(*st["fair_regret"], digits=3),
                     *[num(*st[t], digits=1) for t in LIVE_TARGETS], num(*st["literal"], digits=1), fb]})

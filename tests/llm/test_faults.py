@@ -313,6 +313,8 @@ def test_live_persuasion_counts_the_llm_readers_retries_with_the_persuaders(serv
                for line in path.read_text().splitlines()]
     assert fault_columns(records)["llm_retries"] == 2 and len(records) == 1
     assert (row["llm_retries"], row["llm_http_5xx"], row["llm_invalid_reply"]) == (2, 1, 1)
+    (rec,) = records  # the reader's own counters are kept with the episode, whoever persuades
+    assert rec["reader_stats"]["decisions"] >= 1 and "retries" not in rec["reader_stats"]
     server.script.extend([503])
     assert main(argv) == 0  # not stored: the row counts the run's
     row, = json.loads(capsys.readouterr().out)
