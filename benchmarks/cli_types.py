@@ -110,6 +110,9 @@ def comma_list(choices: Sequence[str] | None = None, *, name: str = "item",
         items = split_list(text)
         if not items:
             raise argparse.ArgumentTypeError(f"expected a comma-separated list ({name}, ...), got {text!r}")
+        if len(items) != len(text.split(",")):
+            raise argparse.ArgumentTypeError(f"empty {name} in {text!r} (two commas in a row, or one at an end); "
+                                             f"write the list as {','.join(items)}")
         seen = {x for x in items if items.count(x) > 1}
         if seen:
             raise argparse.ArgumentTypeError(f"{name} {', '.join(sorted(seen))} given twice")

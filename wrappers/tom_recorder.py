@@ -24,6 +24,12 @@ def _scorer(env: Any, who: str, options: dict[str, Any]) -> ToMScorer:
         raise TomEnvsError(f"{who} needs an env that keeps the ToM contract (any tom/ id): {err}") from None
 
 
+def _check_started(recorder: Any, who: str) -> None:
+    if not recorder._started:
+        raise TomEnvsError(f"{who}.record_prediction() was called before reset(): there is no episode to score it "
+                           "in; call reset() first, then record the prediction for the coming step")
+
+
 class ToMRecorder(gym.Wrapper):
     """Scores the literal-ToM predictions and the functional outcome of any tom-envs Gymnasium env.
 
@@ -69,20 +75,24 @@ class ToMRecorder(gym.Wrapper):
         self.last_record: dict[str, Any] | None = None
         self.start_record: dict[str, Any] = {}
         self._predicted = False  # a prediction is recorded for the coming step
+        self._started = False  # reset() was called (a prediction before it would be scored against nothing)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         self.start_record = self.scorer.start()
         self.records, self.last_record = [], None
         self._predicted = False
+        self._started = True
         return obs, info
 
     def record_prediction(self, prediction: Any) -> None:
         """The agent's prediction for the coming step (None withdraws a recorded one).
 
         Raises:
-            TomEnvsError: a second prediction for the same step (withdraw the first with None).
+            TomEnvsError: a second prediction for the same step (withdraw the first with None), or a
+                prediction before the first ``reset()``.
         """
+        _check_started(self, "ToMRecorder")
         if prediction is not None and self._predicted:
             raise TomEnvsError("a prediction for this step is already recorded; record one per step, or withdraw "
                                "it first with record_prediction(None)")
@@ -134,14 +144,21 @@ class AECToMRecorder(BaseWrapper):
         self.records: list[dict[str, Any]] = []
         self.last_record: dict[str, Any] | None = None
         self.start_record: dict[str, Any] = {}
+        self._started = False  # reset() was called
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.env.reset(seed=seed, options=options)
         self.start_record = self.scorer.start()
         self.records, self.last_record = [], None
+        self._started = True
 
     def record_prediction(self, prediction: Any) -> None:
-        """The predictor's prediction of the target(s) the coming steps resolve (None: none)."""
+        """The predictor's prediction of the target(s) the coming steps resolve (None: none).
+
+        Raises:
+            TomEnvsError: a prediction before the first ``reset()``.
+        """
+        _check_started(self, "AECToMRecorder")
         self.scorer.record_prediction(prediction)
 
     def step(self, action: Any) -> None:

@@ -83,7 +83,8 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
     "reused": [family folders], "figures": [paths]}``.
 
     Raises:
-        ReportError: ``results_dir`` is not a folder, or holds no results files.
+        ReportError: ``results_dir`` is not a folder, holds no results files, or holds only unreadable
+            records (and none is being written).
     """
     from benchmarks.report import figures
     from benchmarks.report.doc import to_html, to_markdown
@@ -118,6 +119,8 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
             section = builder(folder)(fam, target, out)
             section["provenance"] = provenance(fam)
             section["records"] = fam.records
+            section["skipped"] = sum(f.skipped for f in fam.files)
+            section["writing"] = bool(fam.writing)
             _atomic_write(target / "section.json", json.dumps(section, ensure_ascii=False))
             state["families"][folder] = fp
             rebuilt.append(folder)
@@ -127,6 +130,11 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
     for gone in [f for f in state["families"] if f not in folders]:  # results folders removed since last time
         shutil.rmtree(out / gone, ignore_errors=True)
         del state["families"][gone]
+    if not any(s.get("records", 0) or s.get("writing") for s in sections):
+        bad = sum(s.get("skipped", 0) for s in sections)
+        raise ReportError(f"{str(results_dir)!r} holds results files but no readable record ({bad} line(s) unreadable "
+                          "or incomplete, none being written): nothing to report. The files are corrupt or cut; "
+                          "rerun the benchmark with the same --out (it resumes and rewrites what it cannot read)")
     overview = out / "overview.png"
     panels = [p for s in sections for p in s.get("panels", [])]
     if panels and (rebuilt or not overview.is_file() or state.get("overview") != folders):

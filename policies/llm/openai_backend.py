@@ -24,6 +24,17 @@ from policies.llm.scoring import check_scoring_path
 from tom_envs.errors import import_optional
 
 
+def _check_base_url(base_url: object) -> None:
+    """An http(s) URL with a host (what the openai client needs), else :class:`InvalidRequest` at construction
+    (not a connection error on the first request)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url) if isinstance(base_url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidRequest(f"base_url {base_url!r} is not an http(s) URL with a host; give the server's URL, "
+                             "e.g. http://127.0.0.1:8000/v1")
+
+
 class OpenAIBackend(ServerScoring, RetryingCalls, Backend):
     """Any OpenAI-compatible server (OpenAI, vLLM's ``api_server``, ...) through the async ``openai`` SDK.
 
@@ -90,6 +101,7 @@ class OpenAIBackend(ServerScoring, RetryingCalls, Backend):
         _check_positive(max_concurrency=max_concurrency, timeout=timeout, backoff_max=backoff_max)
         if max_retries < 0 or retry_budget_s < 0 or backoff_base < 0:
             raise InvalidRequest("max_retries, retry_budget_s and backoff_base must be >= 0.")
+        _check_base_url(base_url)
         openai = import_optional("openai", "llm-cpu", "OpenAIBackend")
         self.base_url = base_url
         self.model = model

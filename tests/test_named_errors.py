@@ -1,0 +1,68 @@
+"""Bad input the API and the CLI used to accept silently (issue 44's list): each is now a named error that says
+what was wrong and how to fix it."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import tom_envs  # noqa: F401  (registers the ids)
+from benchmarks.__main__ import main
+from benchmarks.report import ReportError, build_report
+from tom_envs.errors import TomEnvsError
+from wrappers import AECToMRecorder, ToMRecorder
+
+
+def test_a_prediction_before_reset_is_a_named_error_not_dropped():
+    env = ToMRecorder(gym.make("tom/IPD-v0"))
+    with pytest.raises(TomEnvsError, match=r"before reset\(\).*call reset\(\) first"):
+        env.record_prediction(1)
+    env.reset(seed=0)
+    env.record_prediction(1)  # after reset it is taken, and scored on the step
+    env.step(0)
+    assert env.last_record["correct"] in (True, False)
+
+
+def test_a_prediction_before_reset_is_a_named_error_in_the_aec_recorder_too():
+    from tom_envs.negotiation import NegotiationEnv
+
+    env = AECToMRecorder(NegotiationEnv(scenario="hopkins_hmo", conflict_mode="general"))
+    with pytest.raises(TomEnvsError, match="AECToMRecorder.record_prediction"):
+        env.record_prediction({"stances": {}})
+
+
+@pytest.mark.parametrize("url", ["not a url", "127.0.0.1:8000/v1", "ftp://host/v1", "http://", ""])
+def test_the_openai_backend_refuses_a_base_url_that_is_not_one(url):
+    pytest.importorskip("openai")
+    from policies.llm import InvalidRequest, OpenAIBackend
+
+    with pytest.raises(InvalidRequest, match="not an http.s. URL with a host"):
+        OpenAIBackend(base_url=url, model="m")
+
+
+@pytest.mark.parametrize("games", ["IPD,,RPS", "IPD,", ",IPD"])
+def test_an_empty_list_item_is_a_usage_error(games, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["matrix", "--games", games, "--episodes", "1", "--out", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "empty game" in capsys.readouterr().err
+    assert not any(tmp_path.rglob("*.jsonl"))
+
+
+def test_a_report_over_only_corrupt_records_fails_with_a_message(tmp_path, capsys):
+    res = tmp_path / "res"
+    assert main(["matrix", "--games", "IPD", "--partners", "tit_for_tat", "--policy", "random", "--episodes", "2",
+                 "--horizon", "5", "--out", str(res)]) == 0
+    files = list(res.rglob("*.jsonl"))
+    assert files
+    good = build_report(res, tmp_path / "ok")
+    assert good["rebuilt"] == ["matrix"]
+    for f in files:
+        f.write_text("{not json\n" + json.dumps([1, 2]) + "\n")
+    with pytest.raises(ReportError, match="no readable record"):
+        build_report(res, tmp_path / "report", force=True)
+    capsys.readouterr()
+    assert main(["report", str(res), "--out", str(tmp_path / "report2")]) != 0
+    assert "no readable record" in capsys.readouterr().err
