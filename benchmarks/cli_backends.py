@@ -172,3 +172,7 @@ def _check_spec(spec: tuple) -> None:
     from policies.llm.build import check_backend_options
 
     check_backend_options(*spec[:3])
+    if spec[4] is not None:  # --tokenizer: a folder it names must exist and hold a tokenizer (no hub retries)
+        from policies.llm.sources import check_source
+
+        check_source(spec[4], "tokenizer")

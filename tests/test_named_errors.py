@@ -66,3 +66,37 @@ def test_a_report_over_only_corrupt_records_fails_with_a_message(tmp_path, capsy
     capsys.readouterr()
     assert main(["report", str(res), "--out", str(tmp_path / "report2")]) != 0
     assert "no readable record" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value, what, message", [
+    ("path/to/model", "model", "no such model folder"),
+    ("./missing-model", "model", "no such model folder"),
+    ("~/surely/not/here", "tokenizer", "no such tokenizer folder"),
+    ("EMPTY_FOLDER", "model", "has no config.json"),
+    ("EMPTY_FOLDER", "tokenizer", "has no tokenizer.json or tokenizer_config.json or tokenizer.model"),
+])
+def test_a_model_or_tokenizer_path_is_checked_before_any_engine_or_hub(value, what, message, tmp_path):
+    from policies.llm import BackendConfigError
+    from policies.llm.sources import check_source
+
+    value = str(tmp_path) if value == "EMPTY_FOLDER" else value
+    with pytest.raises(BackendConfigError, match=message):
+        check_source(value, what)
+    check_source("HuggingFaceTB/SmolLM2-135M-Instruct", what)  # a Hub id stays the loader's to resolve
+
+
+def test_the_cli_and_the_api_refuse_a_model_folder_without_config_before_the_engine(tmp_path, capsys):
+    from policies.llm import BackendConfigError
+
+    pytest.importorskip("vllm")
+    from policies.llm.vllm_backend import VLLMBackend
+
+    with pytest.raises(BackendConfigError, match="has no config.json"):
+        VLLMBackend(str(tmp_path))
+    assert main(["matrix", "--policy", "llm", "--backend", "vllm", "--model", str(tmp_path), "--games", "IPD",
+                 "--episodes", "1", "--out", str(tmp_path / "res")]) == 2
+    assert "has no config.json" in capsys.readouterr().err
+    assert main(["matrix", "--policy", "llm", "--backend", "openai", "--model", "m", "--base-url",
+                 "http://127.0.0.1:9/v1", "--tokenizer", str(tmp_path / "tok"), "--games", "IPD", "--episodes", "1",
+                 "--out", str(tmp_path / "res")]) == 2
+    assert "no such tokenizer folder" in capsys.readouterr().err

@@ -7,6 +7,7 @@ from typing import Any
 
 from policies.llm.base import Backend
 from policies.llm.errors import BackendConfigError
+from policies.llm.sources import check_source
 
 #: The backend kinds :func:`build_backend` knows.
 BACKEND_KINDS = ("vllm", "openai")
@@ -46,6 +47,8 @@ def build_backend(
     from policies.llm.models import is_known, resolve_model
 
     check_backend_options(kind, model, base_url)
+    if tokenizer is not None:
+        check_source(tokenizer, "tokenizer")
     if kind == "vllm":
         sizes = {"max_model_len": max_model_len} if max_model_len else {}
         if is_known(model):  # the real model's converted folder holds float32 weights: run them as they are
@@ -78,13 +81,7 @@ def check_backend_options(kind: str, model: str | None, base_url: str | None) ->
             return
         if os.sep not in model and "/" not in model and not os.path.isdir(model):
             known_model(model)  # a bare name that is neither a known model nor a folder: UnknownModel
-        # a path (absolute, relative to here, or under a folder that exists here) must be a folder; anything
-        # else may be a Hugging Face id ("org/name"), which vllm resolves itself
-        looks_local = model.startswith(("/", "./", "../", "~")) or (
-            os.sep in model and os.path.isdir(model.split(os.sep, 1)[0]))
-        if looks_local and not os.path.isdir(os.path.expanduser(model)):
-            raise BackendConfigError(f"--model {model!r}: no such model folder; give the folder of a downloaded model "
-                                     "(with config.json) or a Hugging Face id such as 'org/name'")
+        check_source(model, "model")  # a path naming no folder, a folder without config.json
         return
     if kind == "openai":
         if not base_url:

@@ -197,6 +197,9 @@ def _check_positive(**values: float) -> None:
 
 
 def _load_tokenizer(name: str) -> Any:
+    from policies.llm.sources import check_source
+
+    check_source(name, "tokenizer", "tokenizer")
     transformers = import_optional("transformers", "llm-cpu", "Scoring chat prompts with OpenAIBackend")
     return transformers.AutoTokenizer.from_pretrained(name)
 

@@ -46,6 +46,11 @@ class VLLMBackend(Backend):
         scoring_path: str = "auto",
         **engine_kwargs: Any,
     ) -> None:
+        from policies.llm.sources import check_source
+
+        check_source(model, "model", "model")  # before the engine's start-up, not a pydantic error after it
+        if engine_kwargs.get("tokenizer") is not None:
+            check_source(engine_kwargs["tokenizer"], "tokenizer", "tokenizer")
         vllm = import_optional("vllm", "llm-cpu", "VLLMBackend")
         self._vllm = vllm
         self.scoring_path = scoring_path  # checked before the slow engine start
