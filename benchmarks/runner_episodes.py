@@ -79,6 +79,19 @@ class EpisodeResult:
     policy_stats: dict[str, Any] | None = None
 
 
+def _check_players(envs: Sequence[Any], policy: Any, methods: Sequence[str], who: str) -> None:
+    """An env that is not one or a policy that lacks the runner's methods is a :class:`RunnerError` naming what is
+    missing, before anything is reset (not an ``AttributeError`` from inside the loop)."""
+    for env in envs:
+        if not (callable(getattr(env, "reset", None)) and callable(getattr(env, "step", None))):
+            raise RunnerError(f"{who}() needs a Gymnasium env (gymnasium.make(...), usually in a ToMRecorder), got "
+                              f"{type(env).__name__}")
+    missing = [m for m in methods if not callable(getattr(policy, m, None))]
+    if missing:
+        raise RunnerError(f"{who}() needs a policy with {', '.join(methods)} (policies.base.BasePolicy gives them); "
+                          f"{type(policy).__name__} lacks {', '.join(missing)}")
+
+
 def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, policy_seed: PolicySeed | None = None,
          on_step: StepHook | None = None) -> EpisodeResult:
     """One single-agent episode of ``env`` (seeded ``seed``) played by ``policy``.
@@ -92,7 +105,10 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
         options: reset options (e.g. which dialogue).
         on_step: called with every :class:`Step`; its non-None results are kept in ``steps``.
     """
+    _check_players([env], policy, ("reset", "act", "observe"), "play")
     recorder = recorder_of(env)
+    if recorder is not None:
+        _check_players([env], policy, ("reset", "act", "observe", "predict"), "play")
     _check_fit(policy, [env])
     policy.reset(_policy_seed(seed, policy_seed))
     obs, info = env.reset(seed=seed, options=options)
@@ -129,8 +145,11 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
     """
     if len(envs) != len(seeds):
         raise RunnerError(f"lockstep needs one env per episode, got {len(envs)} envs for {len(seeds)} seeds")
+    _check_players(envs, policy, ("reset_batch", "act_batch", "observe_batch"), "play_lockstep")
     opts = list(options) if options is not None else [None] * len(seeds)
     recorders = [recorder_of(env) for env in envs]
+    if any(r is not None for r in recorders):
+        _check_players(envs, policy, ("reset_batch", "act_batch", "observe_batch", "predict_batch"), "play_lockstep")
     _check_fit(policy, envs)
     policy.reset_batch([_policy_seed(s, policy_seed) for s in seeds])
     obs, infos = map(list, zip(*(env.reset(seed=s, options=o) for env, s, o in zip(envs, seeds, opts))))

@@ -100,3 +100,18 @@ def test_the_cli_and_the_api_refuse_a_model_folder_without_config_before_the_eng
                  "http://127.0.0.1:9/v1", "--tokenizer", str(tmp_path / "tok"), "--games", "IPD", "--episodes", "1",
                  "--out", str(tmp_path / "res")]) == 2
     assert "no such tokenizer folder" in capsys.readouterr().err
+
+
+def test_the_runner_names_a_missing_policy_or_env_instead_of_an_attribute_error():
+    from benchmarks.errors import RunnerError
+    from benchmarks.matrix.benchmark import run_episode
+    from benchmarks.runner import play_lockstep
+    from policies.matrix.scripted import RandomPolicy
+
+    env = ToMRecorder(gym.make("tom/IPD-v0"))
+    with pytest.raises(RunnerError, match="NoneType lacks reset, act, observe"):
+        run_episode(env, None, seed=0)
+    with pytest.raises(RunnerError, match="needs a Gymnasium env"):
+        run_episode(None, RandomPolicy(), seed=0)
+    with pytest.raises(RunnerError, match="lacks reset_batch"):
+        play_lockstep([env], object(), [0])
