@@ -112,6 +112,6 @@ def test_the_runner_names_a_missing_policy_or_env_instead_of_an_attribute_error(
     with pytest.raises(RunnerError, match="NoneType lacks reset, act, observe"):
         run_episode(env, None, seed=0)
     with pytest.raises(RunnerError, match="needs a Gymnasium env"):
-        run_episode(None, RandomPolicy(), seed=0)
+        run_episode(None, RandomPolicy("IPD"), seed=0)
     with pytest.raises(RunnerError, match="lacks reset_batch"):
         play_lockstep([env], object(), [0])
