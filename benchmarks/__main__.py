@@ -230,8 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _note_given(parser, args, sys.argv[1:] if argv is None else list(argv))
-    from benchmarks.results import set_command
+    from benchmarks.results import clear_resume_tally, set_command
     from tom_envs.errors import TomEnvsError
+
+    clear_resume_tally()
 
     set_command([PROG, *(sys.argv[1:] if argv is None else argv)])  # named in the results' .runs lines
 
@@ -248,7 +250,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         from benchmarks.cli_backends import server_summary
+        from benchmarks.results import resume_summary
 
+        resumed = resume_summary()
+        if resumed:  # a rerun says what it took from file
+            print(resumed, file=sys.stderr)
         for line in server_summary():  # a run that survived server trouble says so
             print(line, file=sys.stderr)
 

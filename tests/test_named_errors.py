@@ -115,3 +115,13 @@ def test_the_runner_names_a_missing_policy_or_env_instead_of_an_attribute_error(
         run_episode(None, RandomPolicy("IPD"), seed=0)
     with pytest.raises(RunnerError, match="lacks reset_batch"):
         play_lockstep([env], object(), [0])
+
+
+def test_a_rerun_says_in_one_line_what_it_took_from_file(tmp_path, capsys):
+    argv = ["matrix", "--games", "IPD,RPS", "--partners", "tit_for_tat", "--policy", "random", "--horizon", "5",
+            "--out", str(tmp_path)]
+    assert main([*argv, "--episodes", "3"]) == 0
+    assert "resumed" not in capsys.readouterr().err  # nothing was on file
+    assert main([*argv, "--episodes", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "resumed: 6 of 10 records were on file (2 results files); 4 computed now" in err
