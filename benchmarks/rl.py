@@ -405,8 +405,9 @@ def _fmt(value: Any, ci: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f} ± {ci:.{digits}f}" if ci is not None else f"{value:.{digits}f}"
 
 
-def format_rows(rows: Sequence[Row], task: RLTask | None = None) -> str:
-    """The rows as a table (the outcome, ToM %, where the predictions come from)."""
+def format_rows(rows: Sequence[Row], task: RLTask | None = None, data_dir: str | None = None) -> str:
+    """The rows as a table (the outcome, ToM %, where the predictions come from), with the task's notes; a note
+    about running without ``--data-dir`` gives way to the folder used when ``data_dir`` is given."""
     if not rows:
         return "(no rows)"
     outcome = rows[0]["outcome"]
@@ -418,7 +419,8 @@ def format_rows(rows: Sequence[Row], task: RLTask | None = None) -> str:
                      f"{_fmt(r[outcome], r[outcome + '_ci']):>18} {_fmt(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>14}"
                      f"  {r['tom_source'] or 'none'}")
     if task is not None:
-        lines += [f"note: {n}" for n in task.notes]
+        notes = [n for n in task.notes if not (data_dir and n.startswith("without --data-dir"))]
+        lines += [f"note: {n}" for n in notes] + ([f"note: data from --data-dir {data_dir}"] if data_dir else [])
     return "\n".join(lines)
 
 
@@ -474,5 +476,5 @@ def run_command(args: argparse.Namespace) -> int:
                    args.n_envs, args.data_dir, args.env_kwargs)
     rows = run(config, Path(args.out), log=(lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr)),
                progress=False if quiet else None)
-    print(json.dumps(rows, indent=2) if quiet else format_rows(rows, task_for(args.env)[1]))
+    print(json.dumps(rows, indent=2) if quiet else format_rows(rows, task_for(args.env)[1], args.data_dir))
     return 0

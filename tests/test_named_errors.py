@@ -125,3 +125,15 @@ def test_a_rerun_says_in_one_line_what_it_took_from_file(tmp_path, capsys):
     assert main([*argv, "--episodes", "5"]) == 0
     err = capsys.readouterr().err
     assert "resumed: 6 of 10 records were on file (2 results files); 4 computed now" in err
+
+
+def test_the_rl_table_names_the_data_folder_given_not_the_bundled_sample():
+    from benchmarks.common_ground.rl import TASK
+    from benchmarks.rl import format_rows
+
+    row = {"env_id": "tom/CommonGround-v0", "higher_is_better": True, "outcome": "accuracy", "policy": "ppo",
+           "split": "test", "seeds": [0], "accuracy": 50.0, "accuracy_ci": 1.0, "tom_accuracy": 50.0,
+           "tom_accuracy_ci": 1.0, "tom_source": "answers"}
+    assert "without --data-dir the bundled sample" in format_rows([row], TASK)
+    table = format_rows([row], TASK, "data/cg")
+    assert "without --data-dir" not in table and "note: data from --data-dir data/cg" in table
