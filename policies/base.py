@@ -91,17 +91,36 @@ class BasePolicy:
 
     def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
                   slots: Sequence[int] | None = None) -> list[Any]:
+        self._own_batch("act_batch", "act")
         return [s.act(o, i) for s, o, i in zip(self._check_batch(observations, slots), observations, infos)]
 
     def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
                       slots: Sequence[int] | None = None) -> list[Any]:
+        if self._own_batch("predict_batch", "predict"):
+            return [None] * len(observations)
         return [s.predict(o, i) for s, o, i in zip(self._check_batch(observations, slots), observations, infos)]
 
     def observe_batch(self, observations, rewards, terminateds, truncateds, infos,
                       slots: Sequence[int] | None = None) -> None:
+        if self._own_batch("observe_batch", "observe"):
+            return
         for s, *args in zip(self._check_batch(observations, slots), observations, rewards, terminateds, truncateds,
                             infos):
             s.observe(*args)
+
+    def _own_batch(self, batched: str, single: str) -> bool:
+        """Whether a subclass that keeps its own batch state (it overrides :meth:`reset_batch`, which then opens
+        none of the default per-episode copies) leaves the default ``batched`` form with nothing to do: True when it
+        does not override ``single`` either (no prediction; no feedback to take). A ``single`` it does override has
+        no per-episode copy to run on: a :class:`BatchSlotError` that says what to implement."""
+        if self._slots or type(self).reset_batch is BasePolicy.reset_batch:
+            return False
+        if getattr(type(self), single) is getattr(BasePolicy, single, None):
+            return True
+        raise BatchSlotError(
+            f"{type(self).__name__} overrides reset_batch (its own batch state), so the default {batched} has no "
+            f"per-episode copies to run {single} on; implement {batched} too, or call super().reset_batch(seeds) "
+            "in reset_batch to open them")
 
     def _check_batch(self, observations: Sequence[Any], slots: Sequence[int] | None = None) -> list[Any]:
         """The slots the entries belong to: all of them in order, or those listed in ``slots``."""

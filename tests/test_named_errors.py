@@ -137,3 +137,49 @@ def test_the_rl_table_names_the_data_folder_given_not_the_bundled_sample():
     assert "without --data-dir the bundled sample" in format_rows([row], TASK)
     table = format_rows([row], TASK, "data/cg")
     assert "without --data-dir" not in table and "note: data from --data-dir data/cg" in table
+
+
+def _batched_policy(learns: bool):
+    """A batched single-agent policy written as the docs describe one: its own state for every episode
+    (reset_batch), one act_batch for all of them; no predict, no observe (a fixed cycle); ``learns``: it takes
+    feedback in observe but has no observe_batch."""
+    from policies.base import BasePolicy
+
+    class Cycle(BasePolicy):
+        def reset(self, seed=None):
+            self.reset_batch([seed])
+
+        def act(self, observation, info):
+            return self.act_batch([observation], [info], slots=[0])[0]
+
+        def reset_batch(self, seeds):
+            self.rounds = [0] * len(seeds)
+
+        def act_batch(self, observations, infos, slots=None):
+            picked = list(range(len(self.rounds))) if slots is None else list(slots)
+            out = []
+            for i in picked:
+                out.append(self.rounds[i] % 2)
+                self.rounds[i] += 1
+            return out
+
+    if learns:
+        class Learner(Cycle):
+            def observe(self, observation, reward, terminated, truncated, info):
+                pass
+
+        return Learner()
+    return Cycle()
+
+
+def test_a_batched_policy_with_its_own_batch_state_plays_in_lockstep():
+    from benchmarks.runner import play, play_lockstep
+    from policies.base import BatchSlotError
+
+    envs = [ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=6)) for _ in range(3)]
+    together = play_lockstep(envs, _batched_policy(False), [0, 1, 2])
+    alone = [play(ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=6)), _batched_policy(False), s)
+             for s in (0, 1, 2)]
+    assert [r.summary["return"] for r in together] == [r.summary["return"] for r in alone]
+    with pytest.raises(BatchSlotError, match="Learner overrides reset_batch.*implement observe_batch too"):
+        play_lockstep(envs, _batched_policy(True), [0, 1, 2])
