@@ -58,7 +58,7 @@ def _cmd_registry(args: argparse.Namespace) -> int:
         print(json.dumps([{"id": r.id, "kind": r.kind, "family": r.family, "summary": r.summary, "kwargs": r.kwargs,
                            "builtin": r.builtin} for r in REGISTRY.values()], indent=2, default=str))
         return 0
-    print(markdown_table())
+    print(markdown_table(plugins=True))  # every registered id, a plugin's too (the README keeps the built-in ones)
     return 0
 
 

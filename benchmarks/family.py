@@ -73,8 +73,12 @@ class EnvCell(Cell):
     def config(self) -> dict[str, Any]:
         from benchmarks.results import RESULTS_VERSION
 
-        return {"version": RESULTS_VERSION, "family": self.family, "env_id": self.env_id, "policy": self.policy,
-                "env_kwargs": dict(self.env_kwargs), "policy_params": dict(self.policy_params)}
+        from tom_envs.family import plugin_identity
+
+        config = {"version": RESULTS_VERSION, "family": self.family, "env_id": self.env_id, "policy": self.policy,
+                  "env_kwargs": dict(self.env_kwargs), "policy_params": dict(self.policy_params)}
+        plugin = plugin_identity(self.family)  # a plugin's code in the key: change it and its results are fresh
+        return config if plugin is None else {**config, "plugin": plugin}
 
     def slug(self) -> str:
         return f"{self.env_id.removeprefix('tom/')}_{self.policy}"

@@ -4,6 +4,7 @@ built-in ones too, and shared code (CLI, report, data listing, downloads) reads 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 import textwrap
 from importlib.metadata import entry_points
 
@@ -130,3 +131,64 @@ def test_the_standard_layout_names_the_familys_own_folders():
         "tom_envs.hidden_role.ids", "benchmarks.hidden_role.benchmark", "benchmarks.hidden_role.report:hidden_role",
         "tom_envs.hidden_role.download", "tom_envs.hidden_role.family:dataset")
     assert Family.standard("x", benchmark=None).benchmark is None
+
+
+def test_a_plugins_code_is_in_its_results_key_and_a_change_makes_them_fresh(installed, tmp_path):
+    from benchmarks.family import EnvCell
+    from tom_envs.family import is_builtin, plugin_identity
+
+    source = """
+        from tom_envs.family import Family
+        FAMILY = Family(name="hidden_role", command="hidden-role")
+        SCORE = 0.8
+    """
+    installed(source)
+    first = plugin_identity("hidden_role")
+    assert first["distribution"] == "fake-family-pkg" and first["version"] == "0.1" and not is_builtin("hidden_role")
+    cell = EnvCell("hidden_role", "tom/Hidden-v0", "tally")
+    assert cell.config()["plugin"] == first
+    key = cell.key
+    module = next(p for p in sys.path if (Path(p) / "fake_family_pkg.py").is_file())
+    (Path(module) / "fake_family_pkg.py").write_text(textwrap.dedent(source).replace("0.8", "0.5"), encoding="utf-8")
+    refresh()
+    assert plugin_identity("hidden_role")["modules_sha256"] != first["modules_sha256"]
+    assert EnvCell("hidden_role", "tom/Hidden-v0", "tally").key != key  # the old rows are not reused
+    # a built-in family's key is the suite's own (stamped by version and commit), unchanged by plugins
+    assert plugin_identity("matrix") is None and "plugin" not in EnvCell("matrix", "tom/IPD-v0", "random").config()
+
+
+@pytest.mark.parametrize("name, command", [("report", ""), ("rl", ""), ("toy", "registry"), ("batch", "")])
+def test_a_family_that_takes_a_core_word_is_a_named_error(name, command):
+    with pytest.raises(FamilyError, match="takes the core word"):
+        Family(name=name, command=command)
+
+
+def test_the_registry_command_lists_plugin_ids_too(installed, capsys):
+    import tom_envs
+    from benchmarks.__main__ import main
+
+    installed("""
+        import gymnasium as gym
+        import tom_envs
+        from tom_envs.family import Family
+
+        class Blank(gym.Env):
+            observation_space = gym.spaces.Discrete(1)
+            action_space = gym.spaces.Discrete(1)
+
+        if "tom/FakeBlank-v0" not in tom_envs.ids():
+            tom_envs.register("tom/FakeBlank-v0", "fake_family_pkg:Blank", family="fake_blank",
+                              summary="a plugin's id")
+        FAMILY = Family(name="fake_blank", command="fake-blank")
+    """)
+    try:
+        assert main(["registry"]) == 0
+        table = capsys.readouterr().out
+    finally:
+        from tom_envs.registration import unregister
+
+        unregister("tom/FakeBlank-v0")
+    assert "`tom/FakeBlank-v0`" in table and "fake-family-pkg" in table and "`tom/IPD-v0`" in table
+    from tom_envs.registration import markdown_table
+
+    assert "FakeBlank" not in markdown_table()  # the README's table: the built-in ids

@@ -27,6 +27,13 @@ from tom_envs.errors import TomEnvsError
 #: The entry-point group every family is registered under (built-in ones included).
 GROUP = "tom_envs.families"
 
+#: The distribution whose families are built in (identified by the suite's own version and commit).
+BUILTIN_DISTRIBUTION = "tom-envs"
+
+#: Words of the shared code a family may not take as its name or command: the core's own ``tom-envs``
+#: commands (a family's command beside them) and the shared results folders.
+CORE_WORDS = frozenset({"batch", "data", "export", "help", "model", "registry", "report", "rl", "version"})
+
 
 class FamilyError(TomEnvsError, LookupError):
     """A family declaration is malformed, or no family has the name asked for."""
@@ -97,6 +104,17 @@ class Family:
             raise FamilyError(f"a family name is letters, digits and underscores, got {self.name!r}")
         object.__setattr__(self, "command", self.command or self.name)
         object.__setattr__(self, "results_folder", self.results_folder or self.name)
+        taken = sorted({self.name, self.command, self.name.replace("_", "-")} & CORE_WORDS)
+        if taken:
+            raise FamilyError(f"the family {self.name!r} takes the core word {taken[0]!r} (a tom-envs command of the "
+                              f"shared code; core words: {', '.join(sorted(CORE_WORDS))}); choose another name or "
+                              "command= for it")
+
+    def modules(self) -> tuple[str, ...]:
+        """The modules the declaration names (``envs``, ``benchmark``, report, download, dataset, commands, RL)."""
+        named = [self.envs, self.benchmark, self.report_section, self.download, self.dataset, *self.commands,
+                 *self.rl]
+        return tuple(dict.fromkeys(t.partition(":")[0] for t in named if t))
 
 
 def load_object(target: str) -> Any:
@@ -106,12 +124,19 @@ def load_object(target: str) -> Any:
     return getattr(module, attr) if attr else module
 
 
+#: Per declared family name, the distribution that declares it: (name, version), (None, None) if unknown.
+_ORIGIN: dict[str, tuple[str | None, str | None]] = {}
+#: Per declared family name, the module of its entry point (where the declaration lives).
+_ENTRY: dict[str, str] = {}
+
+
 @lru_cache(maxsize=1)
 def _discovered() -> tuple[Family, ...]:
     from importlib.metadata import entry_points
 
     found: dict[str, Family] = {}
     for ep in entry_points(group=GROUP):
+        dist = getattr(ep, "dist", None)
         fam = ep.load()
         if not isinstance(fam, Family):
             raise FamilyError(f"the entry point {ep.name!r} of group {GROUP!r} ({ep.value}) is a "
@@ -119,7 +144,67 @@ def _discovered() -> tuple[Family, ...]:
         if fam.name in found and found[fam.name] != fam:
             raise FamilyError(f"two packages declare the family {fam.name!r} ({ep.value} and another)")
         found[fam.name] = fam
+        _ORIGIN[fam.name] = (dist.metadata["Name"], dist.version) if dist is not None else (None, None)
+        _ENTRY[fam.name] = ep.value.partition(":")[0].strip()
     return tuple(sorted(found.values(), key=lambda f: (f.order, f.name)))
+
+
+def _canonical(dist_name: str | None) -> str | None:
+    return None if dist_name is None else dist_name.lower().replace("_", "-").replace(".", "-")
+
+
+def distribution_of(name: str) -> str:
+    """The distribution (``name version``) that declares the family called ``name`` (its name, command or
+    results folder), or ``"(no family declaration)"`` for ids registered without one (a script's own)."""
+    fam = next((f for f in families() if name in (f.name, f.command, f.results_folder)), None)
+    dist, version = _ORIGIN.get(fam.name, (None, None)) if fam is not None else (None, None)
+    if dist is None:
+        return "(no family declaration)"
+    return f"{dist} {version}" if version else dist
+
+
+def is_builtin(name: str) -> bool:
+    """Whether the family called ``name`` is declared by tom-envs itself (not by a plugin's distribution)."""
+    fam = family(name)
+    return _canonical(_ORIGIN.get(fam.name, (None, None))[0]) == BUILTIN_DISTRIBUTION
+
+
+@lru_cache(maxsize=None)
+def plugin_identity(name: str) -> dict[str, Any] | None:
+    """What identifies a plugin family's code, for results keys and records: ``{"distribution", "version",
+    "modules_sha256"}`` (a sha256 over the source of the package holding its declaration and of every package the
+    declaration names, file by file), so
+    that changing the plugin's code computes its results afresh. None for a built-in family (the suite's own
+    version and commit stamp those) and for a name no declared family has (a benchmark registered in a
+    process without a family declaration). Computed once per process."""
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    fam = next((f for f in families() if name in (f.name, f.command, f.results_folder)), None)
+    if fam is None or is_builtin(fam.name):  # built in, or a benchmark declared without a family (tests' toys)
+        return None
+    dist, version = _ORIGIN.get(fam.name, (None, None))
+    digest = hashlib.sha256()
+    roots: set[Path] = set()
+    for module in (_ENTRY.get(fam.name, ""), *fam.modules()):
+        if not module:
+            continue
+        spec = importlib.util.find_spec(module.split(".")[0])
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:
+            roots.update(Path(p) for p in spec.submodule_search_locations)
+        elif spec.origin:
+            roots.add(Path(spec.origin))
+    for root in sorted(roots):
+        files = sorted(root.rglob("*.py")) if root.is_dir() else [root]
+        for f in files:
+            if "__pycache__" in f.parts:
+                continue
+            digest.update(f"{root.name}/{f.relative_to(root) if root.is_dir() else f.name}\n".encode())
+            digest.update(f.read_bytes())
+    return {"distribution": dist, "version": version, "modules_sha256": digest.hexdigest()}
 
 
 def families() -> tuple[Family, ...]:
@@ -139,6 +224,7 @@ def refresh() -> tuple[Family, ...]:
     """Look for declarations again (after installing a family's package into a running process, e.g.
     adding its folder to ``sys.path``) and register the ids of any new family; returns every family."""
     _discovered.cache_clear()
+    plugin_identity.cache_clear()
     import_envs()
     return families()
 

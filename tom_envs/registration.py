@@ -222,11 +222,17 @@ def unregister(env_id: str) -> None:
     gymnasium.registry.pop(env_id, None)
 
 
-def markdown_table() -> str:
-    """The README's table of the built-in ids, generated from the registry."""
-    lines = ["| id | kind | family | what it is |", "|---|---|---|---|"]
-    for r in REGISTRY.values():
-        if not r.builtin:
-            continue
-        lines.append(f"| `{r.id}` | {r.kind} | {r.family} | {r.summary} |")
+def markdown_table(plugins: bool = False) -> str:
+    """The table of the built-in ids (the README's), generated from the registry; with ``plugins``, every
+    registered id, with a column naming the distribution that declares its family (``tom-envs`` for the
+    built-in ones; ``tom-envs registry`` prints this one)."""
+    if not plugins:
+        lines = ["| id | kind | family | what it is |", "|---|---|---|---|"]
+        lines += [f"| `{r.id}` | {r.kind} | {r.family} | {r.summary} |" for r in REGISTRY.values() if r.builtin]
+        return "\n".join(lines)
+    from tom_envs.family import distribution_of
+
+    lines = ["| id | kind | family | from | what it is |", "|---|---|---|---|---|"]
+    lines += [f"| `{r.id}` | {r.kind} | {r.family} | {'tom-envs' if r.builtin else distribution_of(r.family)} | "
+              f"{r.summary} |" for r in REGISTRY.values()]
     return "\n".join(lines)
