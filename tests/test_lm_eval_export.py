@@ -246,3 +246,35 @@ def test_the_persuasive_tom_release_exports_its_verified_files_with_the_authors_
     pt = family(manifest, "persuasion")
     assert pt["counts"] == {"desire_ee": 2459, "intent_ee": 2041, "behavior_qa": 2041, "judge_qa": 2041}
     assert pt["prompt_source"] == "release" and pt["prompt_file"].endswith("evaluation/evaluate.py")
+
+
+def test_a_plugins_export_is_found_in_its_own_package(tmp_path, monkeypatch):
+    """As Inspect finds a plugin's tasks: the ``lm_eval`` module beside the family's benchmark module, in the
+    plugin's package (not under benchmarks/)."""
+    import sys
+
+    from tom_envs.family import GROUP, refresh
+
+    pkg = tmp_path / "qa_plugin_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "family.py").write_text("from tom_envs.family import Family\n"
+                                   "FAMILY = Family(name='qa_plugin', command='qa-plugin', "
+                                   "benchmark='qa_plugin_pkg.benchmark')\n")
+    (pkg / "benchmark.py").write_text("")
+    (pkg / "lm_eval.py").write_text("from benchmarks.common_ground.lm_eval import LM_EVAL\n")
+    info = tmp_path / "qa_plugin_pkg-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: qa-plugin-pkg\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{GROUP}]\nqa_plugin = qa_plugin_pkg.family:FAMILY\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        refresh()
+        found = adapters()
+        assert "qa-plugin" in found and found["qa-plugin"][0].name == "qa_plugin"
+        assert adapter_of("qa_plugin") is adapter_of("common-ground")
+    finally:
+        monkeypatch.undo()
+        for name in [m for m in sys.modules if m.startswith("qa_plugin_pkg")]:
+            del sys.modules[name]
+        refresh()

@@ -7,7 +7,8 @@ Examples::
     lm_eval --model hf --model_args pretrained=MODEL --include_path tasks/ --tasks GROUP_OR_TASK \\
         --apply_chat_template --log_samples --output_path out/
 
-Each family with an export (``benchmarks.<family>.lm_eval``, :mod:`benchmarks.harnesses.lm_eval_family`)
+Each family with an export (an ``lm_eval`` module beside its benchmark module, e.g.
+``benchmarks.<family>.lm_eval``, :mod:`benchmarks.harnesses.lm_eval_family`)
 gets a folder ``DIR/<prefix>/``: one task YAML per question type (``<prefix>_<type>``), a group
 YAML (``<prefix>``), the questions as JSONL (``data/<type>.jsonl``, one row per question with its
 prompt exactly as the suite sends it under the authors' protocol), ``scoring.json`` and a two-line

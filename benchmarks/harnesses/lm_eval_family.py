@@ -1,6 +1,7 @@
 """What a QA family gives the lm-evaluation-harness export (``tom-envs export lm-eval DIR``).
 
-A family that can be exported has a module ``benchmarks.<family>.lm_eval`` with an ``LM_EVAL``
+A family that can be exported has a module ``lm_eval`` beside its benchmark module (``benchmarks.<family>.lm_eval``
+for the built-in families, the same place in a plugin's own package, as its Inspect tasks) with an ``LM_EVAL``
 attribute: an :class:`LMEvalFamily`. The export (:mod:`benchmarks.harnesses.lm_eval_export`) finds
 them for every declared family (:func:`adapters`), asks each for its questions as lm-eval documents
 in the authors' protocol (:meth:`LMEvalFamily.export`), and writes the tasks; the scoring hooks the
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 
 from tom_envs.errors import TomEnvsError
 
-#: The module of a family's export, under its benchmarks folder (``benchmarks.<family>.<ADAPTER_MODULE>``).
+#: The module of a family's export, in the package of its benchmark module (``benchmarks.<family>.<ADAPTER_MODULE>``).
 ADAPTER_MODULE = "lm_eval"
 ADAPTER_ATTRIBUTE = "LM_EVAL"
 #: How lm-eval pools a metric over documents: ``"mean"`` (its own mean, with its standard error) or
@@ -156,10 +157,14 @@ def adapters() -> dict[str, tuple[Any, LMEvalFamily]]:
 
     found = {}
     for fam in families():
-        name = f"benchmarks.{fam.name}.{ADAPTER_MODULE}"
+        if not fam.benchmark:
+            continue
+        # beside the family's benchmark module, as the Inspect tasks are (benchmarks/<family>/lm_eval.py for the
+        # built-in families; a plugin's own package for a plugin)
+        name = f"{fam.benchmark.rpartition('.')[0] or fam.benchmark}.{ADAPTER_MODULE}"
         try:
             spec = importlib.util.find_spec(name)
-        except ModuleNotFoundError:  # a family without a benchmarks folder (a plugin laid out otherwise)
+        except ModuleNotFoundError:  # the benchmark module is top-level: no package to look in
             spec = None
         if spec is None:
             continue
