@@ -1,4 +1,6 @@
-"""The information-rule checker: plays an env the way cheating policies would (docs/architecture.md, contract 4).
+"""The suite's checkers: :func:`check_env`, the conformance suite as one call (:mod:`tom_envs.checks.conformance`),
+and the information-rule checker, which plays an env the way cheating policies would (docs/architecture.md,
+contract 4).
 
 Like Gymnasium's ``check_env``, :func:`check_information_rule` is made of small named probes, each reporting a
 figure and, on failure, a sentence naming the leak. A probe reads *everything* a policy receives
@@ -33,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from tom_envs.checks.conformance import ALLOWED_WARNINGS, ConformanceError, ConformanceReport, check_env
 from tom_envs.checks.channels import Declared, RunnerChannels, check_description, check_seeds, shadow_seed
 from tom_envs.checks.features import flatten, hashable, numeric_features
 from tom_envs.checks.play import Plan, Row, element_suffix, episode_options, play_aec, play_gym, play_parallel
@@ -41,7 +44,7 @@ from tom_envs.checks.report import InformationLeak, InformationReport, ProbeResu
 from tom_envs.errors import TomEnvsError
 from tom_envs.tom import tom_spec_of
 
-__all__ = ["Declared", "InformationLeak", "InformationReport", "ProbeResult", "RunnerChannels", "check_information_rule",
+__all__ = ["ALLOWED_WARNINGS", "ConformanceError", "ConformanceReport", "check_env", "Declared", "InformationLeak", "InformationReport", "ProbeResult", "RunnerChannels", "check_information_rule",
            "flatten", "hashable", "make_any", "LAGS", "MAX_PAIRS", "Z"]
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
-from tom_envs.errors import InvalidAction, TomEnvsError, UnsupportedRenderMode
+from tom_envs.errors import InvalidAction, TomEnvsError, UnsupportedRenderMode, check_options
 from tom_envs.tom import ToMSpec
 
 DETECTIVE = "player_0"
@@ -108,6 +108,8 @@ class HiddenRoleEnv(TomAECEnv):
 
     # ------------------------------------------------------------------ AEC
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # it reads none: a misspelt one is a named error ("options" is the key PettingZoo's api_test passes)
+        check_options(options, ("options",), "HiddenRoleEnv")
         rng = self.reseed(seed)
         # never the detective; drawn from a child stream, so that nothing seeded like the env (a policy
         # or an action space given the same seed) replays the draw
