@@ -3,6 +3,7 @@ Nash product, Pareto efficiency), the release's remaining metrics, and the bad i
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -16,7 +17,7 @@ from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.errors import ScenarioError
 from tom_envs.negotiation.metrics import (release_drops, release_mediator_frequency, release_success_rate)
 from tom_envs.negotiation.outcomes import OUTCOME_KEYS
-from tom_envs.negotiation.scenario import Scenario, load_builtin
+from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, Scenario, load_builtin
 
 RELEASE = os.environ.get("TOM_ENVS_PROMEDIATE_RELEASE")
 CASES = ("hmo", "flagship", "river", "ias", "williams", "francis")
@@ -131,6 +132,105 @@ def test_release_cases_score_an_agreement_on_a_blocked_option_below_full(case):
     assert ep["agreed"][t.name] == t.options[o].label and t.name in ep["blocked_agreement_topics"]
 
 
+# ---------------------------------------------------------------------- achievable outcomes (issue 41)
+#: what each released case allows (docs/negotiation.md): full deal possible, the best Nash product over the
+#: achievable outcomes, the best over every package of listed options (the reference before issue 41), and the
+#: distinct utility vectors of achievable outcomes that are Pareto-efficient among the achievable / among the listed
+RELEASED_ACHIEVABLE = {"flagship": (True, 0.100878, 0.100878, 19, 14), "francis": (False, 0.0175821, 0.113932, 2, 0),
+                       "hmo": (True, 0.224, 0.224, 20, 18), "ias": (False, 0.0895182, 0.225966, 4, 0),
+                       "river": (False, 8.57339e-05, 0.0699271, 2, 0), "williams": (True, 0.0605429, 0.125929, 1, 1)}
+
+
+def _dominates(v, u) -> bool:
+    return all(a >= b - 1e-12 for a, b in zip(v, u)) and any(a > b + 1e-12 for a, b in zip(v, u))
+
+
+def _brute_force(sc: Scenario) -> dict:
+    """Independent enumeration: per topic, each option no party blocks or no deal (None); utilities as the
+    module docstring defines them; the Nash best, the Pareto frontier, and the best over every listed package."""
+    n, m = len(sc.parties), len(sc.topics)
+    acc = [[sc.acceptability(i, k) for k in range(m)] for i in range(n)]
+    dealable = [[o for o in range(len(t.options)) if not any(sc.blocks(i, k, o) for i in range(n))]
+                for k, t in enumerate(sc.topics)]
+
+    def util(pk):
+        return tuple(sum(acc[i][k][o] for k, o in enumerate(pk) if o is not None) / m for i in range(n))
+
+    outcomes = {pk: util(pk) for pk in itertools.product(*[[None, *d] for d in dealable])}
+    listed = [util(pk) for pk in itertools.product(*[range(len(t.options)) for t in sc.topics])]
+    vectors = set(outcomes.values())
+    return {"full_deal_possible": all(dealable), "outcomes": outcomes,
+            "nash_max": max(math.prod(u) for u in outcomes.values()),
+            "listed_nash_max": max(math.prod(u) for u in listed),
+            "frontier": {pk for pk, u in outcomes.items() if not any(_dominates(v, u) for v in vectors)},
+            "efficient_vectors": sum(not any(_dominates(v, u) for v in vectors) for u in vectors),
+            "efficient_vectors_listed": sum(not any(_dominates(v, u) for v in listed) for u in vectors)}
+
+
+def _attitudes(sc: Scenario, package) -> np.ndarray:
+    """Final attitudes reaching ``package``: everyone holds the deal's option; on a no-deal topic the parties differ."""
+    n = len(sc.parties)
+    return np.array([[o if o is not None else (0 if i == 0 else 1) for o in package] for i in range(n)])
+
+
+def _check_against_brute_force(sc: Scenario) -> dict:
+    from tom_envs.negotiation.outcomes import OutcomeScorer
+
+    bf = _brute_force(sc)
+    scorer = OutcomeScorer.from_scenario(sc)
+    got = scorer.achievable()
+    assert got["full_deal_possible"] == bf["full_deal_possible"] and got["outcomes"] == len(bf["outcomes"])
+    assert got["nash_product_max"] == pytest.approx(bf["nash_max"], rel=1e-12)
+    assert bf["frontier"]  # some achievable outcome is Pareto-efficient: pareto_rate is not 0 by construction
+    for pk, u in bf["outcomes"].items():  # every achievable outcome, reached: efficient exactly on the frontier
+        out = scorer.score(_attitudes(sc, pk), sc.topics)
+        assert out["utilities"] == pytest.approx(list(u), abs=1e-12)
+        assert out["nash_product_max"] == got["nash_product_max"]
+        assert out["pareto_efficient"] is (pk in bf["frontier"]), pk
+        assert out["full_deal"] is all(o is not None for o in pk) and out["outcome_reference"] == "achievable"
+    best = max(bf["outcomes"], key=lambda pk: math.prod(bf["outcomes"][pk]))
+    assert scorer.score(_attitudes(sc, best), sc.topics)["nash_product"] == pytest.approx(got["nash_product_max"])
+    return bf
+
+
+@pytest.mark.parametrize("name", BUILTIN_SCENARIOS)
+def test_nash_best_and_pareto_frontier_are_those_of_the_achievable_outcomes(name):
+    bf = _check_against_brute_force(load_builtin(name))
+    assert bf["full_deal_possible"]  # our scenarios leave every topic an option nobody blocks
+
+
+@pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PROMEDIATE_RELEASE to a clone of microsoft/ProMediate-Eval")
+@pytest.mark.parametrize("case", CASES)
+def test_release_cases_achievable_outcomes_equal_enumeration_and_the_documented_figures(case):
+    sc = Scenario.from_promediate(Path(RELEASE) / "cases" / f"{case}.json")
+    bf = _check_against_brute_force(sc)
+    full, nash, listed, efficient, efficient_listed = RELEASED_ACHIEVABLE[case]
+    assert bf["full_deal_possible"] is full
+    assert bf["nash_max"] == pytest.approx(nash, rel=1e-5) and bf["listed_nash_max"] == pytest.approx(listed, rel=1e-5)
+    assert bf["efficient_vectors"] == efficient and bf["efficient_vectors_listed"] == efficient_listed
+    # an episode's summary carries the case's figures
+    ep = _scripted_seats(NegotiationEnv(scenario=sc, conflict_mode="general"), None)
+    assert ep["full_deal_possible"] is full and ep["nash_product_max"] == pytest.approx(nash, rel=1e-5)
+
+
+def test_the_table_reads_efficiency_only_from_records_judged_over_achievable_outcomes():
+    from benchmarks.negotiation.table import achievable_lines, format_table, outcome_row, summarise
+
+    ep = _scripted_seats(NegotiationEnv(scenario="ias", conflict_mode="general"), None)
+    old = {k: v for k, v in ep.items() if k not in ("full_deal_possible", "outcome_reference")}  # a pre-issue-41 record
+    row = outcome_row([ep, old], cases=["ias.json@x", "ias.json@x"])
+    assert row["outcomes_stale"] == 1 and row["pareto_rate"] == float(ep["pareto_efficient"])
+    assert row["nash_share"] == pytest.approx(ep["nash_product"] / ep["nash_product_max"])
+    assert row["achievable"] == {"ias.json@x": {"full_deal_possible": True, "nash_product_max": ep["nash_product_max"]}}
+    assert row["deals"] == ep["deals"]  # the keys that need no reference read every record
+    stale = outcome_row([old])
+    assert stale["nash_share"] is None and stale["pareto_rate"] is None and stale["achievable"] is None
+    assert stale["outcomes_stale"] == 1 and stale["deals"] == ep["deals"]
+    table = format_table([summarise("medium", "general", "none", [{"episode": ep, "scenario": "ias"}])])
+    assert "ias: full deal possible, best achievable Nash product" in table
+    assert "left out of those columns" in "\n".join(achievable_lines([stale]))
+
+
 # ---------------------------------------------------------------------- the release's remaining metrics
 def test_success_rate_frequency_and_drops_follow_the_release():
     topics = [[0.95] * 12, [0.5] * 11 + [0.95], [0.1] * 5]  # the last one is too short: left out
@@ -233,6 +333,11 @@ def test_json_rows_on_the_six_release_cases_carry_the_outcome_keys(tmp_path, cap
     records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
                for line in path.read_text().splitlines()]
     assert len(records) == 12 and all(set(OUTCOME_KEYS) <= set(rec["episode"]) for rec in records)
+    for r in rows:  # each row says what every case allows, keyed by the case file
+        got = {name.split(".json@")[0]: (a["full_deal_possible"], a["nash_product_max"])
+               for name, a in r["achievable"].items()}
+        assert got == {c: (v[0], pytest.approx(v[1], rel=1e-5)) for c, v in RELEASED_ACHIEVABLE.items()}
+        assert r["full_deal_possible_rate"] == pytest.approx(0.5) and r["outcomes_stale"] is None
 
 
 # ---------------------------------------------------------------------- silent ignores, LLM-path reporting

@@ -15,6 +15,8 @@ from policies.negotiation.scripted import SocialMediator, make_mediator
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.env_v2 import OPENING_LINE, NegotiationEnvV2
 from tom_envs.negotiation.errors import NegotiationConfigError
+from tom_envs.negotiation.metrics import (release_consensus_change, release_drops, release_mediator_effectiveness,
+                                          release_response_latencies, release_success_rate)
 
 
 def _party_action(env, agent):
@@ -96,16 +98,48 @@ def test_a_random_party_opens_drawn_from_the_seeded_generator_and_does_not_speak
 @pytest.mark.parametrize("mediator", ["blind", "generic", "social"])
 def test_with_scripted_parties_v2_moves_consensus_as_v1_and_counts_the_opening_in_the_frequency(mediator):
     """With every party scripted the turn order changes nothing (the mediator is the only seat) and the
-    opening states nothing: consensus, metrics and every line after the opening are v1's."""
+    opening states nothing: consensus, the paper's metrics and every line after the opening are v1's."""
     v1 = _play(NegotiationEnv(scenario="ias", conflict_mode="competing"), make_mediator(mediator), 5)
     v2 = _play(NegotiationEnvV2(scenario="ias", conflict_mode="competing"), make_mediator(mediator), 5)
     assert v2["transcript"][1:] == v1["transcript"] and v2["transcript"][0]["kind"] == "opening"
-    for key in ("consensus", "topic_consensus", "cc", "tle", "rl", "interventions", "final_attitudes", "agreed"):
+    for key in ("consensus", "topic_consensus", "final_attitudes", "agreed", "other_definitions"):
         assert v2[key] == v1[key], key
+    assert [{k: v for k, v in iv.items() if not k.startswith("me")} for iv in v2["interventions"]] == [
+        {k: v for k, v in iv.items() if not k.startswith("me")} for iv in v1["interventions"]]
     lines = len(v1["mediator_turns"])
     assert lines > 0
     assert v1["mediator_frequency"] == lines / v1["turns"]
     assert v2["mediator_frequency"] == lines / (v2["turns"] + 1)  # the release's: the opening is a line
+
+
+def _release_view(ep: dict) -> tuple[list[float], dict[str, list[float]]]:
+    """The series the release's scripts read for a v2 episode: one more entry, the initial one, for the opening."""
+    return ep["consensus"][:1] + ep["consensus"], {k: s[:1] + s for k, s in ep["topic_consensus"].items()}
+
+
+@pytest.mark.parametrize("mode", ["general", "competing"])
+def test_v2_release_metrics_read_the_series_with_the_opening_entry(mode):
+    """Issue 41: the release's consensus pipeline stores a score for every line, the opening included, so its
+    series is ours with the initial score twice and our turn t is its line t; v1's series has no such entry.
+    (tests/test_negotiation_release_logs.py runs the release's own script on every released case.)"""
+    for scenario in ("hopkins_hmo", "ias", "williams_medical_center"):
+        v1 = _play(NegotiationEnv(scenario=scenario, conflict_mode=mode), SocialMediator(), 2)
+        v2 = _play(NegotiationEnvV2(scenario=scenario, conflict_mode=mode), SocialMediator(), 2)
+        overall, topics = _release_view(v2)
+        assert v1["cc"] == pytest.approx(release_consensus_change(v1["consensus"]), abs=1e-6)
+        assert v2["cc"] == pytest.approx(release_consensus_change(overall), abs=1e-6)
+        lines = [t + 1 for t in v2["mediator_turns"]]  # our turn t is the release's line t: the functions take t + 1
+        rl = release_response_latencies(overall, lines)
+        assert v2["rl_mean"] == (pytest.approx(sum(rl) / len(rl), abs=1e-6) if rl else None)
+        for iv in v2["interventions"]:
+            me = release_mediator_effectiveness(topics[iv["topic"]], iv["turn"] + 1)
+            assert iv["me_release"] == (None if me is None else pytest.approx(me, abs=1e-6))
+        assert v2["success_rate"] == release_success_rate(list(topics.values()))
+        assert v2["drops"]["release"] == len(release_drops(overall))
+    # a case where the entry moves CC (the release's first window holds c[0] twice)
+    v1 = _play(NegotiationEnv(scenario="hopkins_hmo", conflict_mode="competing"), SocialMediator(), 0)
+    v2 = _play(NegotiationEnvV2(scenario="hopkins_hmo", conflict_mode="competing"), SocialMediator(), 0)
+    assert v1["consensus"] == v2["consensus"] and v1["cc"] != v2["cc"]
 
 
 def test_bad_openings_are_named_errors():
@@ -149,7 +183,11 @@ def test_the_benchmark_plays_v2_with_env_and_keys_it(tmp_path, capsys):
     assert len(v2_records) == 2 and all("env_version" not in r for r in records if r not in v2_records)
     openers = {r["mediator"]: r["episode"]["transcript"][0] for r in v2_records}
     assert openers["social"]["seat"] == MEDIATOR and openers["none"]["seat"].startswith("party_")
-    assert v1_rows[1]["cc"] == v2_rows[1]["cc"]  # scripted parties: the social mediator's episode is v1's
+    # scripted parties: the social mediator's episode is v1's; v2's release CC reads the series with the opening's entry
+    eps = {r.get("env_version", 1): r["episode"] for r in records if r["mediator"] == "social"}
+    assert eps[1]["consensus"] == eps[2]["consensus"] and v1_rows[1]["cc"] == pytest.approx(100 * eps[1]["cc"])
+    rounded = release_consensus_change(eps[2]["consensus"][:1] + eps[2]["consensus"])  # the records round to 6 digits
+    assert v2_rows[1]["cc"] == pytest.approx(100 * rounded, abs=1e-3) and v2_rows[1]["cc"] != v1_rows[1]["cc"]
     for bad, message in (("tom/Negotiation-Hard-v2", "pick the level with --mode"), ("tom/Negotiation-v9", "choose from")):
         assert main([*common, "--env", bad]) == 2
         assert message in capsys.readouterr().err

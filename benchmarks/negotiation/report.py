@@ -25,6 +25,8 @@ NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "conse
                        "agreed", "deals", "full_deal", "blocked_agreements", "blocked_agreement_topics", "utilities",
                        "nash_product", "nash_product_max", "pareto_efficient", "success_rate", "success_rate_max",
                        "mediator_frequency", "drops", "blocked_stances", "transcript",
+                       # issue 41: what the case allows (the efficiency keys are judged over the achievable outcomes)
+                       "full_deal_possible", "outcome_reference",
                        # --behaviour-judge: the release's behaviour scores
                        "behaviour", "behaviour_judge", "monitoring_score", "planning_score", "simple_score"}
 #: lines of the transcript view
@@ -68,7 +70,8 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
         "llm_fallbacks": sum_opt(s.get("fallbacks") for s in stats),
         "llm_decisions": sum_opt(s.get("decisions") for s in stats),
         "consensus": [e.get("consensus") or [] for e in eps],
-        "outcomes": _outcomes(eps, str(eps[0].get("metric_definitions", "release"))),
+        "outcomes": _outcomes(eps, str(eps[0].get("metric_definitions", "release")),
+                              [str(r.get("scenario", r["episode"].get("scenario"))) for r in recs]),
         "transcript": next(((r, r["episode"]["transcript"]) for r in recs if r["episode"].get("transcript")), None),
         "behaviour": _behaviour_scores(eps),
     }
@@ -84,11 +87,11 @@ def _behaviour_scores(eps: list[dict]) -> dict[str, Any] | None:
     return {key: estimate([e.get(key) for e in judged]) for key in BEHAVIOUR_ROW}
 
 
-def _outcomes(eps: list[dict], definitions: str) -> dict[str, Any] | None:
+def _outcomes(eps: list[dict], definitions: str, cases: list[str]) -> dict[str, Any] | None:
     """The row's outcome keys (:func:`benchmarks.negotiation.table.outcome_row`), None for older records."""
     from benchmarks.negotiation.table import outcome_row
 
-    row = outcome_row(eps, definitions if definitions in ("release", "paper") else "release")
+    row = outcome_row(eps, definitions if definitions in ("release", "paper") else "release", cases)
     return None if row["deals"] is None else row
 
 
@@ -102,8 +105,10 @@ def _outcome_blocks(rows: list[dict]) -> list[Block]:
         blocks += [{"kind": "h3", "text": "Outcomes"}, {"kind": "table", "caption": (
             "Negotiation outcomes per cell: deals (topics agreed on an option no party blocks, per episode), "
             "full deals (every topic), agreements on a blocked option and stances on one's own blocked option "
-            "(totals), the parties' mean utility, the Nash product as a share of the best package's, Pareto-"
-            "efficient outcomes, the release's success rate (mean / max of a topic's last 10 turns >= 0.9), "
+            "(totals), the parties' mean utility, the Nash product as a share of the best achievable outcome's, "
+            "Pareto-efficient outcomes among the achievable ones (a blocked option is no deal on its topic; '-' where "
+            "every record of the cell predates that reference and judged them over packages with blocked options), "
+            "the release's success rate (mean / max of a topic's last 10 turns >= 0.9), "
             "mediator lines per turn, consensus drops per episode, episodes whose RL is defined"),
             "columns": ["conflict mode", "mediator", "parties", "deals", "full deal %", "blocked agreements",
                         "blocked stances", "utility", "Nash share", "Pareto %", "success", "success (max)",
@@ -114,6 +119,7 @@ def _outcome_blocks(rows: list[dict]) -> list[Block]:
                                 fmt(o["success_rate_max"]), fmt(o["mediator_frequency"], 3), fmt(o["drops"]),
                                 f"{o['rl_defined']}/{r['episodes']}"]}
                      for r in have for o in [r["outcomes"]]]}]
+        blocks += _achievable_block(have)
     judged = [r for r in rows if r["behaviour"] is not None]
     if judged:
         blocks += [{"kind": "h3", "text": "Behaviour scores"}, {"kind": "table", "caption": (
@@ -138,6 +144,30 @@ def _outcome_blocks(rows: list[dict]) -> list[Block]:
                                           + (f"; first {TRANSCRIPT_LINES} of {len(lines)} lines" if more > 0 else "")
                                           + ").")},
                    {"kind": "code", "text": text}]
+    return blocks
+
+
+def _achievable_block(rows: list[dict]) -> list[Block]:
+    """What each case allows (issue 41): whether a full deal is possible and the best achievable Nash product,
+    from the records judged over the achievable outcomes; a line counting the stale episodes."""
+    cases: dict[str, dict] = {}
+    for r in rows:
+        cases.update(r["outcomes"].get("achievable") or {})
+    stale = sum(r["outcomes"].get("outcomes_stale") or 0 for r in rows)
+    blocks: list[Block] = []
+    if cases:
+        blocks.append({"kind": "table", "caption": (
+            "What each case allows: a full deal needs an option nobody blocks on every topic; the best Nash "
+            "product over the achievable outcomes (per topic a deal on an option nobody blocks, or no deal)"),
+            "columns": ["case", "full deal possible", "best achievable Nash product"],
+            "rows": [{"cells": [name, "yes" if a["full_deal_possible"] else "no",
+                                "-" if a["nash_product_max"] is None else f"{a['nash_product_max']:.4g}"]}
+                     for name, a in sorted(cases.items())]})
+    if stale:
+        blocks.append({"kind": "p", "text": (
+            f"{stale} episodes come from records written before the achievable reference (issue 41): their Nash "
+            "share and Pareto efficiency were judged over packages that use blocked options and are left out of "
+            "those columns; rerun those cells to fill them.")})
     return blocks
 
 

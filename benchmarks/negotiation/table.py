@@ -10,6 +10,7 @@ from typing import Any
 from benchmarks.negotiation.published import PUBLISHED  # noqa: F401  (the command's tables)
 from benchmarks.negotiation.stance_cells import cell_columns
 from benchmarks.results import fault_columns
+from tom_envs.negotiation.outcomes import OUTCOME_REFERENCE
 from tom_envs.stats import mean_ci95
 
 ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"),
@@ -74,7 +75,7 @@ def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], met
     row.update(fault_columns(records))  # server retries of every LLM part (none: scripted rows keep their keys)
     if any("parties" in r for r in records):  # LLM parties (scripted rows keep their keys)
         row["parties"] = records[0].get("parties")
-    row.update(outcome_row(eps, metrics))
+    row.update(outcome_row(eps, metrics, [r.get("scenario", r["episode"].get("scenario")) for r in records]))
     row["tom"] = _mean([None if e.get("tom_accuracy") is None else 100 * e["tom_accuracy"] for e in eps])
     row.update(cell_columns([e.get("tom_cells") for e in eps]))  # stance ToM on unstated / changing cells vs the prior
     judged = [e for e in eps if "behaviour" in e]
@@ -94,23 +95,38 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def outcome_row(eps: Sequence[dict], metrics: str = "release") -> dict[str, Any]:
+def outcome_row(eps: Sequence[dict], metrics: str = "release", cases: Sequence[str] | None = None) -> dict[str, Any]:
     """A row's outcome keys (issue 28; None where no episode has them, e.g. records of older code):
     ``deals`` (topics with a deal per episode), ``full_deal_rate``, ``blocked_agreements`` and
     ``blocked_stances`` (totals), ``utility`` (the parties' mean utility), ``nash_product`` and
-    ``nash_share`` (of the best package's), ``pareto_rate``, the release's ``success_rate`` /
-    ``success_rate_max`` / ``mediator_frequency`` (means), ``drops`` (per episode, under ``metrics``)
-    and ``rl_defined`` (episodes whose RL is defined)."""
+    ``nash_share`` (of the best achievable outcome's), ``pareto_rate`` (Pareto-efficient among the
+    achievable outcomes), the release's ``success_rate`` / ``success_rate_max`` / ``mediator_frequency``
+    (means), ``drops`` (per episode, under ``metrics``) and ``rl_defined`` (episodes whose RL is defined).
+
+    What each case allows (issue 41): ``achievable`` ``{scenario: {full_deal_possible, nash_product_max}}``
+    and ``full_deal_possible_rate`` (episodes whose case allows a full deal); ``cases`` names each episode's
+    case (the records' ``scenario``, which tells a case file from a built-in scenario of the same name;
+    default the episode's ``scenario``). ``nash_share`` and ``pareto_rate`` are read from the episodes judged
+    over the achievable outcomes only (``outcome_reference``); ``outcomes_stale`` counts the others (records of
+    older code judged them over every package of listed options, blocked ones included: rerun those cells),
+    None where there is none."""
+    names = [str(e.get("scenario")) for e in eps] if cases is None else [str(c) for c in cases]
     have = [e for e in eps if "deals" in e]
     if not have:
         return dict.fromkeys(OUTCOME_ROW)
-    share = [None if not e["nash_product_max"] else e["nash_product"] / e["nash_product_max"] for e in have]
+    judged = [(c, e) for c, e in zip(names, eps) if "deals" in e and e.get("outcome_reference") == OUTCOME_REFERENCE]
+    share = [None if not e["nash_product_max"] else e["nash_product"] / e["nash_product_max"] for _, e in judged]
+    achievable = {c: {"full_deal_possible": e["full_deal_possible"], "nash_product_max": e["nash_product_max"]}
+                  for c, e in judged}
     return {"deals": _mean([e["deals"] for e in have]), "full_deal_rate": _mean([e["full_deal"] for e in have]),
+            "full_deal_possible_rate": _mean([e["full_deal_possible"] for _, e in judged]),
             "blocked_agreements": sum(e["blocked_agreements"] for e in have),
             "blocked_stances": sum(len(e["blocked_stances"]) for e in have),
             "utility": _mean([_mean(list(e["utilities"].values())) for e in have]),
             "nash_product": _mean([e["nash_product"] for e in have]), "nash_share": _mean(share),
-            "pareto_rate": _mean([e["pareto_efficient"] for e in have]),
+            "pareto_rate": _mean([e["pareto_efficient"] for _, e in judged]),
+            "achievable": dict(sorted(achievable.items())) if judged else None,
+            "outcomes_stale": len(have) - len(judged) or None,
             "success_rate": _mean([e["success_rate"] for e in have]),
             "success_rate_max": _mean([e["success_rate_max"] for e in have]),
             "mediator_frequency": _mean([e["mediator_frequency"] for e in have]),
@@ -119,9 +135,30 @@ def outcome_row(eps: Sequence[dict], metrics: str = "release") -> dict[str, Any]
 
 
 #: the keys :func:`outcome_row` adds to a row
-OUTCOME_ROW = ("deals", "full_deal_rate", "blocked_agreements", "blocked_stances", "utility", "nash_product",
-               "nash_share", "pareto_rate", "success_rate", "success_rate_max", "mediator_frequency", "drops",
-               "rl_defined")
+OUTCOME_ROW = ("deals", "full_deal_rate", "full_deal_possible_rate", "blocked_agreements", "blocked_stances", "utility",
+               "nash_product", "nash_share", "pareto_rate", "achievable", "outcomes_stale", "success_rate",
+               "success_rate_max", "mediator_frequency", "drops", "rl_defined")
+
+
+def achievable_lines(rows: Sequence[dict]) -> list[str]:
+    """One line per case the rows played: whether a full deal is possible there and its best achievable Nash
+    product (the rows' ``achievable``), and how many episodes' efficiency keys are stale."""
+    cases: dict[str, dict] = {}
+    for r in rows:
+        cases.update(r.get("achievable") or {})
+    lines = []
+    for name, a in sorted(cases.items()):
+        deal = "possible" if a["full_deal_possible"] else "impossible (some topic has every option blocked)"
+        best = "-" if a["nash_product_max"] is None else f"{a['nash_product_max']:.4g}"
+        lines.append(f"  {name}: full deal {deal}, best achievable Nash product {best}")
+    if lines:
+        lines.insert(0, "Achievable outcomes per case (a blocked option is no deal on its topic; Nash share and "
+                        "Pareto % are judged over these):")
+    stale = sum(r.get("outcomes_stale") or 0 for r in rows)
+    if stale:
+        lines.append(f"{stale} episode(s) from older records judged Nash share and Pareto efficiency over packages "
+                     "that use blocked options: left out of those columns (rerun the cells).")
+    return lines
 
 
 # ---------------------------------------------------------------------- output
@@ -179,6 +216,7 @@ def format_table(rows: Sequence[dict]) -> str:
         if broken:
             lines.append("WARNING: every decision was a random fallback in " + "; ".join(broken)
                          + " -- those cells measure random play, not the model (check the backend and the replies).")
+    lines += achievable_lines(rows)
     read = [r for r in rows if r.get("extraction_agreement") is not None]
     if read:
         agree = sum(r["extraction_agreement"] for r in read) / len(read)

@@ -44,9 +44,13 @@ class NegotiationEnvV2(NegotiationEnv):
     that opened does not speak again in turn 1 when scripted (nobody twice in a row, as in the release).
 
     ## Rewards and metrics
-    As v1, except ``mediator_frequency``: mediator lines (interventions, conclusion; never the opening)
-    per line of the transcript, the opening included -- the release's ``evaluate_frequency`` for a run its
-    mediator opens.
+    Rewards and the paper's metrics as v1. The release's metrics (``cc``, ``tle``, ``rl``, ``me`` under
+    ``metrics="release"``, ``success_rate``, ``success_rate_max``, ``drops["release"]``) read the series the
+    release's ``scripts/evaluation.py`` reads: its consensus pipeline stores a score for every line, the
+    opening included, so the series is ``[c0, c0, c1, ..., cT]`` and turn t is its line t
+    (:meth:`~tom_envs.negotiation.summary.EpisodeScoring._release_series`). ``mediator_frequency``: mediator
+    lines (interventions, conclusion; never the opening) per line of the transcript, the opening included --
+    the release's ``evaluate_frequency`` for a run its mediator opens.
 
     ## Arguments
     As v1, plus ``opening`` (keyword only): ``"auto"`` (default: the mediator when the seat exists,
@@ -57,7 +61,10 @@ class NegotiationEnvV2(NegotiationEnv):
     * v2: the mediator acts first in every turn and the party seats only when it passes (v1 asked the
       parties first, so an LLM party worded lines the mediator then talked over); the release's opening
       line; ``mediator_frequency`` counts the opening line as the release does. Not parallelizable: a
-      turn in which the mediator speaks asks no party seat.
+      turn in which the mediator speaks asks no party seat. Issue 41 (same id; dynamics and rewards
+      unchanged): the release's metrics read the release's series, with the opening line's entry (before,
+      CC differed from the release's script on the same transcript in 22 of 96 scripted episodes on the
+      released cases, by up to 1.5 points).
     * v1, v0: see :class:`~tom_envs.negotiation.env.NegotiationEnv`.
     """
 

@@ -10,7 +10,10 @@ endpoint slope over 5 turns in the release, a least-squares slope in the text; R
 overlapping 10-turn drop index in the release, each fall once in the text.
 
 Conventions: a consensus series ``c`` has ``c[0]`` = the state before the first turn and ``c[t]``
-the state after turn t (``t = 1..T``); "turn" below always means this index. Values are fractions
+the state after turn t (``t = 1..T``); "turn" below always means this index. The ``release_*`` functions
+take the series the release reads, one value per transcript line plus the initial one: for a transcript
+with an opening line (``tom/Negotiation-v2``) the env passes ``[c[0]] + c`` and turn ``t + 1`` for our
+turn t (:meth:`~tom_envs.negotiation.summary.EpisodeScoring._release_series`). Values are fractions
 (the benchmark prints CC, TLE and ME as percentages, like 002's Table 1).
 
 * **CC** (consensus change): ``mean(c[T-9..T]) - mean(c[1..10])`` -- the mean over the last 10

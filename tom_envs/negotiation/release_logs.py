@@ -18,6 +18,9 @@ writes ``behavior_score.json`` (per mediator line ``{"monitoring": ..., "plannin
 
 Line indices are the release's: 0 is the first line after the summary marker (the mediator's opening
 line, which the release leaves out of the mediator turns and subtracts from the frequency).
+
+The other way, :func:`write_release_run` writes one of our episodes as the release's ``conversation.txt`` and
+``agreement_scores.json`` (:func:`release_scores`), so the release's own scripts can score it.
 """
 
 from __future__ import annotations
@@ -180,6 +183,48 @@ def write_release_conversation(events: Sequence[Mapping[str, Any]], path: str | 
     return path
 
 
+def release_scores(topic_consensus: Mapping[str, Sequence[float]], transcript: Sequence[Mapping[str, Any]],
+                   parties: int) -> list[dict[str, list[dict[str, float]]]]:
+    """An episode's consensus as the release's ``agreement_scores.json`` holds it: the initial entry, then one
+    entry per line of the transcript (:func:`release_lines`), each the consensus after that line -- an opening
+    line (v2, turn 0) gets the initial scores again, as the release's consensus pipeline copies the scores on a
+    mediator line. Per topic one entry per pair of the ``parties``, each holding the topic's consensus (the mean
+    over the pairs: an episode keeps no pair's own score), so ``process_scores`` reads back the topic's consensus.
+
+    ``topic_consensus`` is ``{topic: [value after turn t for t = 0..T]}``: an episode summary's
+    ``topic_consensus`` (rounded to 6 digits) or, exact, the env's ``tracker.topic_history`` by topic.
+
+    Raises:
+        ReleaseLogError: a line's turn has no consensus value, or fewer than two parties.
+    """
+    if parties < 2:
+        raise ReleaseLogError(f"a negotiation has at least two parties, got {parties}")
+    pairs = parties * (parties - 1) // 2
+
+    def entry(t: int) -> dict[str, list[dict[str, float]]]:
+        try:
+            return {name: [{"overall_consensus_score": float(series[t])}] * pairs
+                    for name, series in topic_consensus.items()}
+        except IndexError:
+            raise ReleaseLogError(f"a transcript line of turn {t} has no consensus value (the shortest series has "
+                                  f"{min(map(len, topic_consensus.values()))})") from None
+
+    return [entry(0)] + [entry(int(e["turn"])) for e in transcript]
+
+
+def write_release_run(folder: str | Path, topic_consensus: Mapping[str, Sequence[float]],
+                      transcript: Sequence[Mapping[str, Any]], parties: int) -> Path:
+    """Write an episode as a run of the release in ``folder``: ``conversation.txt``
+    (:func:`write_release_conversation`) and ``agreement_scores.json`` (:func:`release_scores`), which
+    :func:`read_release_run` and the release's ``scripts/evaluation.py`` read. Returns the conversation's path.
+    From an episode summary: ``write_release_run(folder, ep["topic_consensus"], ep["transcript"], ep["parties"])``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    scores = release_scores(topic_consensus, transcript, parties)
+    (folder / "agreement_scores.json").write_text(json.dumps(scores), encoding="utf-8")
+    return write_release_conversation(transcript, folder / "conversation.txt")
+
+
 def _behaviour(run: ReleaseRun, key: str) -> float | None:
     if not run.behaviour:
         return None
@@ -238,4 +283,4 @@ def release_run_metrics(run: ReleaseRun, addressed: Mapping[int, Sequence[str]] 
 
 
 __all__ = ["ReleaseLogError", "ReleaseRun", "SUMMARY_MARKER", "process_scores", "read_release_run", "release_lines",
-           "release_run_metrics", "write_release_conversation"]
+           "release_run_metrics", "release_scores", "write_release_conversation", "write_release_run"]

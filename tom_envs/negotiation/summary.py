@@ -58,28 +58,48 @@ class EpisodeScoring:
         repeating = tuple(int(i) for i in np.flatnonzero(self.repeats >= 1))
         return InterventionContext(tuple(now), drops, hostile, stalled, repeating, silent)
 
+    def _opening_lines(self) -> int:
+        """The transcript's lines before turn 1 (v2's opening line; v1 has none)."""
+        return sum(1 for e in self.events if e["turn"] == 0)
+
+    def _release_series(self) -> tuple[list[float], list[list[float]], int]:
+        """The overall and per-topic series the release's ``scripts/evaluation.py`` reads for this episode, and
+        the offset ``lead`` that turns our turn t into the turn the ``release_*`` metric functions take.
+
+        The release's consensus pipeline stores one score per transcript line plus the initial one, so an
+        opening line (v2) adds an entry, equal to the initial score since the opening states nothing:
+        ``[c0] * lead + c`` with ``lead`` the lines before turn 1, and turn t is then the release's line t
+        (``release_*(series, t + lead)``). v1 has no opening: the series is ours and lead 0."""
+        lead = self._opening_lines()
+        hist = self.tracker.history
+        series = [[h[k] for h in self.tracker.topic_history] for k in range(self.m)]
+        return [hist[0]] * lead + list(hist), [[s[0]] * lead + s for s in series], lead
+
     def _metrics(self) -> dict[str, Any]:
-        """002's metrics of the episode so far (each intervention also gets its ``me``)."""
+        """002's metrics of the episode so far (each intervention also gets its ``me``). The paper's are
+        defined over the turns, the release's over the series its script reads (:meth:`_release_series`)."""
         hist = self.tracker.history
         topic_hist = self.tracker.topic_history
         names = [t.name for t in self.scenario.topics]
         series = [[h[k] for h in topic_hist] for k in range(self.m)]
+        r_hist, r_series, lead = self._release_series()
         paper_tle = {names[k]: topic_level_efficiency(topic_hist[0][k], topic_hist[-1][k], int(self.mentions[k]))
                      for k in range(self.m)}
-        release_tle = {names[k]: release_topic_level_efficiency(series[k], self.mention_turns[k]) for k in range(self.m)}
+        release_tle = {names[k]: release_topic_level_efficiency(r_series[k], [t + lead for t in self.mention_turns[k]])
+                       for k in range(self.m)}
         paper_rl = response_latencies(hist, self.mediator_turns)
-        release_rl = [float(x) for x in release_response_latencies(hist, self.mediator_turns)]
+        release_rl = [float(x) for x in release_response_latencies(r_hist, [t + lead for t in self.mediator_turns])]
         paper_me, release_me = [], []
         for iv in self.interventions:
             iv["me_paper"] = mediator_effectiveness(series[iv["topic_index"]], iv["turn"])
-            iv["me_release"] = release_mediator_effectiveness(series[iv["topic_index"]], iv["turn"])
+            iv["me_release"] = release_mediator_effectiveness(r_series[iv["topic_index"]], iv["turn"] + lead)
             paper_me.append(iv["me_paper"])
             release_me.append(iv["me_release"])
         finite = [x for x in paper_rl if math.isfinite(x)]
         paper = {"cc": consensus_change(hist), "tle": paper_tle, "tle_mean": mean_defined(list(paper_tle.values())),
                  "rl": paper_rl, "rl_mean": float(np.mean(finite)) if finite else None,
                  "rl_unanswered": len(paper_rl) - len(finite), "me_mean": mean_defined(paper_me)}
-        release = {"cc": release_consensus_change(hist), "tle": release_tle,
+        release = {"cc": release_consensus_change(r_hist), "tle": release_tle,
                    "tle_mean": float(np.mean(list(release_tle.values()))), "rl": release_rl,
                    "rl_mean": float(np.mean(release_rl)) if release_rl else None, "rl_unanswered": None,
                    "me_mean": mean_defined(release_me)}
@@ -104,13 +124,15 @@ class EpisodeScoring:
 
     def release_extras(self) -> dict[str, Any]:
         """The release's remaining metrics of the episode: success rate (mean, and max, of each topic's
-        last 10 values >= 0.9), mediator frequency, drop counts under both definitions (beside RL)."""
+        last 10 values >= 0.9) and the release's drop count, over the series its script reads
+        (:meth:`_release_series`), mediator frequency, and the paper's drop count (beside RL)."""
         hist = self.tracker.history
-        series = [[h[k] for h in self.tracker.topic_history] for k in range(self.m)]
+        r_hist, r_series, _ = self._release_series()
         lines = len(self.mediator_turns) + (self.concluded is not None)
-        return {"success_rate": release_success_rate(series), "success_rate_max": release_success_rate(series, True),
+        return {"success_rate": release_success_rate(r_series),
+                "success_rate_max": release_success_rate(r_series, True),
                 "mediator_frequency": mediator_frequency(lines, self._frequency_lines()),
-                "drops": {"release": len(release_drops(hist)), "paper": len(drop_events(hist))}}
+                "drops": {"release": len(release_drops(r_hist)), "paper": len(drop_events(hist))}}
 
     def episode_summary(self) -> dict[str, Any]:
         """All of 002's metrics for the episode so far (JSON-serialisable; inf latencies as None), the
