@@ -357,13 +357,15 @@ def run(config: RLRun, out: Path, log: Callable[..., Any] = print, progress: boo
 
 def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | None) -> list[Row]:
     from benchmarks.rl_eval import RLCell, RowInfo, evaluate, needs_probe, row, ProbePlan, probe_for
-    from benchmarks.rl_train import Training, train
+    from benchmarks.rl_train import Training, train, training_cpu_seconds
     from policies.sb3 import SB3Policy
 
     family, task, config = config.resolved()
     kwargs = config.make_kwargs(task)
     probing = needs_probe(task, config.env_id, kwargs)
     by_seed: dict[int, list[dict]] = {}
+    floor_by_seed: dict[int, list[dict]] = {}  # the same agent, predicting the train split's majority class
+    cpu: list[float] = []
     source = "the action (the answer is the prediction)" if not probing else None
     for seed in range(config.seed, config.seed + config.seeds):
         training = Training(config.env_id, config.algo, config.steps, seed, config.n_envs, kwargs,
@@ -383,8 +385,14 @@ def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | Non
 
         cell = RLCell(task, config.env_id, config.split, config.algo, identity, factory, kwargs)
         by_seed[seed] = evaluate(cell, config.episodes, out, progress)
+        if probe is not None:  # the same greedy agent (same episodes), predicting the majority class instead
+            floor = RLCell(task, config.env_id, config.split, config.algo, {**identity, "tom_from": "train_majority"},
+                           lambda factory=factory, probe=probe: factory(probe=probe.majority()), kwargs)
+            floor_by_seed[seed] = evaluate(floor, config.episodes, out, progress)
+        cpu.append(training_cpu_seconds(training, out))
     info = RowInfo(family, config.env_id, config.split, config.algo, config.algo, config.steps, source, config.seat)
-    rows = [row(task, info, by_seed)]
+    rows = [with_floor(row(task, info, by_seed), row(task, info, floor_by_seed) if floor_by_seed else None,
+                       cpu, config.steps)]
     if task.references is not None:
         seeds = list(range(config.episodes))
         refs = task.references(config.env_id, config.split, seeds, **kwargs) if kwargs \
@@ -396,6 +404,22 @@ def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | Non
 
     store_rows(rows, out, config.seat if task.seats and "seat" in kwargs else None)
     return rows
+
+
+def with_floor(agent: Row, floor: Row | None, cpu: Sequence[float | None], steps: int) -> Row:
+    """The agent's row with what it is read against: ``tom_majority`` (± ``tom_majority_ci``), the ToM % of
+    the same agent on the same episodes predicting its train split's majority class, and ``tom_gain`` (the
+    probe's ToM % minus it; None where no probe is needed); ``seed_count``; and ``cpu_s_per_million_steps``,
+    the training's CPU seconds per million env steps (mean over the seeds whose training was timed)."""
+    timed = [c for c in cpu if c is not None]
+    out = dict(agent, seed_count=len(agent.get("seeds") or []),
+               cpu_s_per_million_steps=(sum(timed) / len(timed) * 1e6 / steps) if timed and steps else None,
+               tom_majority=None, tom_majority_ci=None, tom_gain=None)
+    if floor is not None and floor.get("tom_accuracy") is not None:
+        out.update(tom_majority=floor["tom_accuracy"], tom_majority_ci=floor["tom_accuracy_ci"])
+        if agent.get("tom_accuracy") is not None:
+            out["tom_gain"] = agent["tom_accuracy"] - floor["tom_accuracy"]
+    return out
 
 
 # ---------------------------------------------------------------------- the command
@@ -411,13 +435,19 @@ def format_rows(rows: Sequence[Row], task: RLTask | None = None, data_dir: str |
     if not rows:
         return "(no rows)"
     outcome = rows[0]["outcome"]
-    head = f"{'policy':<18} {'split':<6} {'seeds':>5} {outcome:>18} {'ToM %':>14}  ToM from"
+    head = (f"{'policy':<18} {'split':<6} {'seeds':>5} {outcome:>18} {'ToM %':>14} {'majority %':>14} "
+            f"{'CPU s/1M':>9}  ToM from")
     lines = [f"{rows[0]['env_id']} ({'higher' if rows[0]['higher_is_better'] else 'lower'} {outcome} is better)",
              head, "-" * len(head)]
     for r in rows:
+        cpu = r.get("cpu_s_per_million_steps")
         lines.append(f"{r['policy']:<18} {r['split']:<6} {len(r['seeds']) or '-':>5} "
                      f"{_fmt(r[outcome], r[outcome + '_ci']):>18} {_fmt(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>14}"
-                     f"  {r['tom_source'] or 'none'}")
+                     f" {_fmt(r.get('tom_majority'), r.get('tom_majority_ci'), 1) if r.get('tom_majority') is not None else '-':>14}"
+                     f" {'-' if cpu is None else f'{cpu:,.0f}':>9}  {r['tom_source'] or 'none'}")
+    if any(r.get("tom_majority") is not None for r in rows):
+        lines.append("majority %: the same agent on the same episodes predicting its train split's majority class "
+                     "(the floor a probe is read against; tom_gain in the JSON rows is the difference)")
     if task is not None:
         notes = [n for n in task.notes if not (data_dir and n.startswith("without --data-dir"))]
         lines += [f"note: {n}" for n in notes] + ([f"note: data from --data-dir {data_dir}"] if data_dir else [])

@@ -75,7 +75,10 @@ def probe_for(task: Any, plan: ProbePlan, model: Any, out: Path, log: Callable[.
 
     path = plan.path(out)
     if path.exists():
-        return Probe.load(path)
+        probe = Probe.load(path)
+        if "majority" in probe.trained_on:
+            return probe
+        log(f"refitting {path.name}: saved before probes kept their train split's majority class")
     with one_thread():
         probe = _fit(task, plan, model)
     probe.save(path)

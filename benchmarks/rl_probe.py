@@ -65,7 +65,8 @@ class Probe:
         weights: target name -> one ``(W, b)`` per component.
         source: how the predictions are made (rows' ``tom_source``).
         trained_on: what it was fitted on: ``split``, ``env_id``, ``episodes`` (the train-split
-            episode seeds) and ``rows`` (decisions per target).
+            episode seeds), ``rows`` (decisions per target) and ``majority`` (each target's majority truth
+            on those rows, :func:`majority_of`: the floor :class:`MajorityProbe` predicts).
     """
 
     targets: dict[str, tuple]
@@ -87,6 +88,10 @@ class Probe:
                 flat = np.asarray(start, dtype=np.int64) + np.asarray(classes, dtype=np.int64)
                 out[name] = flat.reshape(shape[0] if shape else (-1,))
         return next(iter(out.values())) if len(out) == 1 else out
+
+    def majority(self) -> MajorityProbe:
+        """The floor beside this probe: its train split's majority truths, predicted at every decision."""
+        return MajorityProbe(self.targets, self.trained_on["majority"])
 
     def save(self, path: Path) -> None:
         arrays = {"mean": self.mean, "scale": self.scale}
@@ -148,7 +153,43 @@ def fit_probe(features: list[np.ndarray], truths: list[dict[str, Any]], layout: 
             keep = (y >= 0) & (y < classes)
             weights[name].append(_fit_softmax(x[keep], y[keep], classes) if keep.any()
                                  else (np.zeros((x_all.shape[1], classes)), np.zeros(classes)))
-    return Probe(layout, mean, scale, weights, source, {**trained_on, "rows": rows})
+    return Probe(layout, mean, scale, weights, source,
+                 {**trained_on, "rows": rows, "majority": majority_of(truths, layout)})
+
+
+def majority_of(truths: list[dict[str, Any]], layout: dict[str, tuple]) -> dict[str, list[int]]:
+    """Per target, the most frequent truth of each component on the training rows (ties: the lowest value;
+    a component never resolved: the space's first value): the memory-less floor a probe is read against."""
+    out: dict[str, list[int]] = {}
+    for name, (kind, start, n, *_) in layout.items():
+        seen = [np.asarray(t[name]).reshape(-1) for t in truths if t.get(name) is not None]
+        starts = [int(start)] if kind == "discrete" else [int(s) for s in start]
+        sizes = [int(n)] if kind == "discrete" else [int(k) for k in n]
+        out[name] = []
+        for c, (first, size) in enumerate(zip(starts, sizes)):
+            values = np.asarray([int(v[c]) - first for v in seen], dtype=np.int64)
+            values = values[(values >= 0) & (values < size)]
+            counts = np.bincount(values, minlength=size) if len(values) else np.zeros(size, dtype=np.int64)
+            out[name].append(first + int(np.argmax(counts)))
+    return out
+
+
+@dataclass
+class MajorityProbe:
+    """The floor beside a probe: always the train split's majority truth of each target (its ``majority``,
+    from :func:`majority_of`), whatever the agent's state; ``predict`` takes the feature and ignores it."""
+
+    targets: dict[str, tuple]
+    majority: dict[str, list[int]]
+    source: str = "train-split majority class (no state read)"
+
+    def predict(self, feature: Any = None) -> Any:
+        out: dict[str, Any] = {}
+        for name, (kind, _start, _n, *shape) in self.targets.items():
+            values = self.majority[name]
+            out[name] = values[0] if kind == "discrete" else np.asarray(values, dtype=np.int64).reshape(
+                shape[0] if shape else (-1,))
+        return next(iter(out.values())) if len(out) == 1 else out
 
 
 def probe_source(recurrent: bool, episodes: int) -> str:

@@ -3,6 +3,7 @@ envs of an :class:`~benchmarks.rl.RLTask` and the saved models (a rerun loads th
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -152,17 +153,42 @@ def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str
     kwargs: dict[str, Any] = {"seed": training.seed, "verbose": 0, "device": "cpu",
                               **default_hyper(training.algo, training.n_envs), **dict(training.hyper)}
     model = cls(policy_name, env, **kwargs)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     model.learn(total_timesteps=training.steps,
                 callback=_progress_callback(training.steps, f"training {training.algo} seed {training.seed}", progress))
+    wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
     log(f"trained {training.algo} (seed {training.seed}) for {training.steps} steps on {kind} in "
-        f"{time.perf_counter() - t0:.1f} s")
+        f"{wall:.1f} s ({cpu:.1f} CPU s, {cpu * 1e6 / training.steps:,.0f} CPU s per million steps)")
     env.close()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.stem + ".partial.zip")
     model.save(tmp)
+    timing_path(path).write_text(json.dumps({"steps": training.steps, "wall_s": wall, "cpu_s": cpu, "envs": kind}))
     tmp.replace(path)  # a killed run leaves no half-written model behind under the real name
     return model
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its finished children (subprocess vector envs)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timing_path(model_path: Path) -> Path:
+    """Where a model's training time is kept: ``<model>.timing.json`` beside it."""
+    return model_path.with_name(model_path.stem + ".timing.json")
+
+
+def training_cpu_seconds(training: Training, out: Path) -> float | None:
+    """The CPU seconds the saved model of ``training`` took to train (None for a model saved before
+    training was timed)."""
+    path = timing_path(training.path(out))
+    try:
+        return float(json.loads(path.read_text())["cpu_s"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _progress_callback(steps: int, desc: str, enabled: bool | None) -> Any:

@@ -91,13 +91,47 @@ def test_a_rerun_loads_the_models_and_records_without_training_again(tmp_path):
     files = {p: p.read_bytes() for p in (tmp_path / "rl").rglob("*") if p.is_file() and p.suffix != ".runs"}
     messages = []
     second = run(RLRun("tom/IPD-v0", "ppo", steps=256, seeds=2, episodes=2, n_envs=2), tmp_path, log=messages.append)
-    assert second == first
+    assert second == first  # the training's CPU time too: kept with the model
     assert sum("loading" in m for m in messages) == 2 and not any(m.startswith("trained") for m in messages)
     assert {p: p.read_bytes() for p in files} == files  # nothing rewritten
 
 
+def _untimed(rows):
+    """Rows without the training's CPU time (measured, so never equal between two trainings)."""
+    return [{k: v for k, v in r.items() if k != "cpu_s_per_million_steps"} for r in rows]
+
+
 def test_same_seed_same_rows(tmp_path):
-    assert _run(tmp_path / "a") == _run(tmp_path / "b")
+    assert _untimed(_run(tmp_path / "a")) == _untimed(_run(tmp_path / "b"))
+
+
+def test_a_probes_row_stands_beside_its_majority_floor_seed_count_and_cpu_time(tmp_path):
+    """The probe's ToM % is read against the same agent on the same episodes predicting the train split's
+    majority class (issue 42); the row says how many seeds and how much CPU a million training steps took."""
+    agent = _run(tmp_path, seeds=2)[0]
+    assert agent["seed_count"] == 2 and agent["cpu_s_per_million_steps"] > 0
+    assert 0 <= agent["tom_majority"] <= 100
+    assert agent["tom_gain"] == pytest.approx(agent["tom_accuracy"] - agent["tom_majority"])
+    by_model: dict = {}  # per trained model: its records and its floor's, the same episodes but the prediction
+    for f in (tmp_path / "rl").glob("ppo_tom-IPD-v0_test_*.jsonl"):
+        records = [json.loads(line) for line in f.read_text().splitlines()]
+        cell = records[0]["cell"]
+        by_model.setdefault(cell["model"], {})[cell.get("tom_from", "probe")] = records
+    assert len(by_model) == 2 and all(set(v) == {"probe", "train_majority"} for v in by_model.values())
+    for pair in by_model.values():
+        assert [r["episode"]["return"] for r in pair["probe"]] == [r["episode"]["return"] for r in pair["train_majority"]]
+
+
+def test_the_majority_floor_is_the_train_splits_most_frequent_truth():
+    from benchmarks.rl_probe import MajorityProbe, majority_of
+
+    layout = {"action": ("discrete", 0, 3), "grid": ("multi", [0, 1], [2, 2], (2,))}
+    truths = [{"action": 2, "grid": [1, 2]}, {"action": 2, "grid": [0, 2]}, {"action": 0, "grid": [1, 1]},
+              {"action": None}]
+    majority = majority_of(truths, layout)
+    assert majority == {"action": [2], "grid": [1, 2]}
+    pred = MajorityProbe(layout, majority).predict(np.zeros(4))
+    assert pred["action"] == 2 and pred["grid"].tolist() == [1, 2]
 
 
 def test_the_probe_is_fitted_on_train_split_episodes_only(tmp_path):
