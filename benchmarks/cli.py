@@ -217,7 +217,8 @@ EXECUTOR_FLAGS = ("--executor", "--ray-address", "--ray-num-cpus", "--ray-worker
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
     """``--executor local|ray`` and the Ray options (``--ray-address --ray-num-cpus --ray-workers
-    --ray-worker-gpus --ray-chunk --ray-lost-workers``): every benchmark command has them (benchmarks/distributed.py)."""
+    --ray-worker-gpus --ray-chunk --ray-lost-workers``): every benchmark command has them
+    (benchmarks/distributed.py)."""
     from benchmarks.distributed import DEFAULT_LOST_WORKERS  # imports no Ray
 
     dist = parser.add_argument_group("past one machine (benchmarks/distributed.py, docs/distributed.md)")
