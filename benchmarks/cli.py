@@ -211,12 +211,16 @@ EXECUTORS = ("local", "ray")
 
 
 #: The options :func:`add_executor_options` adds (commands without them refuse them all with one reason).
-EXECUTOR_FLAGS = ("--executor", "--ray-address", "--ray-num-cpus", "--ray-workers", "--ray-worker-gpus", "--ray-chunk")
+EXECUTOR_FLAGS = ("--executor", "--ray-address", "--ray-num-cpus", "--ray-workers", "--ray-worker-gpus", "--ray-chunk",
+                  "--ray-lost-workers")
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
     """``--executor local|ray`` and the Ray options (``--ray-address --ray-num-cpus --ray-workers
-    --ray-worker-gpus --ray-chunk``): every benchmark command has them (benchmarks/distributed.py)."""
+    --ray-worker-gpus --ray-chunk --ray-lost-workers``): every benchmark command has them
+    (benchmarks/distributed.py)."""
+    from benchmarks.distributed import DEFAULT_LOST_WORKERS  # imports no Ray
+
     dist = parser.add_argument_group("past one machine (benchmarks/distributed.py, docs/distributed.md)")
     dist.add_argument("--executor", choices=EXECUTORS, default="local",
                       help="ray: the missing episodes are played by Ray workers (LLM policies: each worker holds "
@@ -234,3 +238,7 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
     dist.add_argument("--ray-chunk", type=positive_int, default=None,
                       help="episodes per piece of work sent to a worker, rounded up to a multiple of the lockstep size "
                            "(default: 25, or the lockstep size when larger)")
+    dist.add_argument("--ray-lost-workers", type=non_negative_int, default=None,
+                      help="how many Ray workers may die during the command (a killed or crashed worker process, a "
+                           "lost node): each is replaced and its piece played again; one more stops the command "
+                           f"(default: {DEFAULT_LOST_WORKERS})")

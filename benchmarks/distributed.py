@@ -31,6 +31,13 @@ played side by side, as ``tom-envs matrix`` does).
   (:mod:`benchmarks.distributed_watchdog`) notices the driver's end and stops what is left of that
   instance (Ray's own agents outlive a killed driver). Joining a cluster (``auto``, ``HOST:6379``,
   ``ray://host:10001``) leaves the cluster running; the command's actors end with it.
+* **Lost workers.** A worker whose process dies (killed, out of memory, its node gone) loses only the
+  piece it was playing: the driver starts a new worker in its place and sends it that piece again
+  (episodes are played from their seeds, so the records are those the lost worker would have
+  returned, and the file stays the in-process run's). A command survives ``--ray-lost-workers``
+  such losses (default :data:`DEFAULT_LOST_WORKERS`, counted over the whole command); one more
+  stops it with :class:`~benchmarks.errors.WorkersLost`, the records written so far kept for a rerun.
+  A worker that fails while it starts (its constructor raised) is an error, not a loss.
 
 Ray is imported only here, only when asked for (``pip install 'tom-envs[ray]'``); docs/distributed.md
 has the multi-node recipe and measured figures.
@@ -48,6 +55,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +63,7 @@ from typing import Any
 
 from benchmarks import policy_seeds
 from benchmarks.cli_backends import backends_as, share_backends
-from benchmarks.errors import RunnerError
+from benchmarks.errors import RunnerError, WorkersLost
 from benchmarks.distributed_scope import executing
 from benchmarks.runner import Cell, cell_records, progress_bar
 from tom_envs.errors import import_optional
@@ -64,6 +72,8 @@ __all__ = ["RayExecutor", "Worker", "executor_from_args"]
 
 #: Episodes per piece when ``--ray-chunk`` is not given (or ``--lockstep``, when larger).
 DEFAULT_CHUNK = 25
+#: How many lost workers (a dead actor process) a command survives when ``--ray-lost-workers`` is not given.
+DEFAULT_LOST_WORKERS = 3
 #: How many pieces a cell may have in flight or waiting, per worker, past the last one written.
 WINDOW_PER_WORKER = 2
 #: The worker pool kept for the next executor of this process on a Ray instance that outlives executors
@@ -75,7 +85,7 @@ _POOLS: dict[tuple, list[Any]] = {}
 #: The Ray options (flag, ``args`` name, default), which mean nothing without ``--executor ray``.
 _RAY_OPTIONS = (("--ray-address", "ray_address", None), ("--ray-num-cpus", "ray_num_cpus", None),
                 ("--ray-workers", "ray_workers", None), ("--ray-worker-gpus", "ray_worker_gpus", 0.0),
-                ("--ray-chunk", "ray_chunk", None))
+                ("--ray-chunk", "ray_chunk", None), ("--ray-lost-workers", "ray_lost_workers", None))
 
 
 @contextlib.contextmanager
@@ -91,7 +101,7 @@ def executor_from_args(args: argparse.Namespace) -> Iterator["RayExecutor | None
         yield None
         return
     ex = RayExecutor(args.ray_address, args.ray_num_cpus, args.ray_chunk, getattr(args, "ray_workers", None),
-                     getattr(args, "ray_worker_gpus", 0.0))
+                     getattr(args, "ray_worker_gpus", 0.0), getattr(args, "ray_lost_workers", None))
     with ex, backends_as("handle"), executing(ex):
         yield ex
 
@@ -130,6 +140,7 @@ class _Job:
     factory: Callable[[], Any] | None = None
     entropy: int | None = None  # the policy entropy of the cell (stored records', else the run's)
     sent: int = 0  # pieces handed to workers
+    lost: list[int] = field(default_factory=list)  # pieces whose worker died, to be sent again
     written: int = 0  # pieces appended to the file
     back: dict[int, list[dict]] = field(default_factory=dict)  # pieces back, not yet written
 
@@ -150,18 +161,28 @@ class RayExecutor:
             lockstep size (a worker's lockstep batches are then the in-process run's).
         workers: Ray workers (default: one per CPU of the cluster, or per ``worker_gpus`` share of its GPUs).
         worker_gpus: GPUs each worker reserves (1 for an in-process vLLM engine per worker).
+        lost_workers: how many workers may die (their process killed or crashed, their node lost)
+            over the executor's life, each replaced by a new worker that plays the lost piece again;
+            one more raises :class:`~benchmarks.errors.WorkersLost` (default: :data:`DEFAULT_LOST_WORKERS`).
     """
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None, chunk: int | None = None,
-                 workers: int | None = None, worker_gpus: float = 0.0) -> None:
+                 workers: int | None = None, worker_gpus: float = 0.0, lost_workers: int | None = None) -> None:
         for name, value in (("--ray-chunk", chunk), ("--ray-num-cpus", num_cpus), ("--ray-workers", workers)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise RunnerError(f"{name} must be an integer >= 1, got {value!r}")
+        if lost_workers is None:
+            lost_workers = DEFAULT_LOST_WORKERS
+        if isinstance(lost_workers, bool) or not isinstance(lost_workers, int) or lost_workers < 0:
+            raise RunnerError(f"--ray-lost-workers must be an integer >= 0, got {lost_workers!r}")
         if isinstance(worker_gpus, bool) or not isinstance(worker_gpus, (int, float)) or not worker_gpus >= 0:
             raise RunnerError(f"--ray-worker-gpus must be a number >= 0, got {worker_gpus!r}")
         self.address, self.num_cpus, self.chunk = address, num_cpus, chunk
         self.workers, self.worker_gpus = workers, float(worker_gpus)
+        self.lost_workers = lost_workers
         self.tasks = 0  # pieces sent by the last run or fill
+        self.lost = 0  # workers lost (and replaced) over the executor's life
+        self._actor: Any = None  # the Worker actor class, as the pool's workers were made
         self._ray: Any = None
         self._pool: list[Any] = []
         self._started = False
@@ -169,16 +190,24 @@ class RayExecutor:
         self._watchdog: subprocess.Popen | None = None
         self._temp_dir: str | None = None
         self._handlers: dict[int, Any] = {}
+        self._stdout: _RayNotesToStderr | None = None
 
     # ------------------------------------------------------------------ the session
     def __enter__(self) -> "RayExecutor":
+        if self._depth == 0 and not isinstance(sys.stdout, _RayNotesToStderr):
+            self._stdout = sys.stdout = _RayNotesToStderr(sys.stdout)
         self._depth += 1
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self._depth -= 1
         if self._depth == 0:
-            self.close()
+            try:
+                self.close()
+            finally:
+                if self._stdout is not None and sys.stdout is self._stdout:
+                    sys.stdout = self._stdout.wrapped
+                self._stdout = None
 
     def _connect(self) -> Any:
         if self._ray is not None:
@@ -205,6 +234,10 @@ class RayExecutor:
             resources = ray.cluster_resources()
             n = self.workers or _default_workers(resources, self.worker_gpus)
             _check_fits(resources, n, self.worker_gpus)
+            # more workers than CPUs share them (an actor holds its CPUs for life: a whole one each
+            # would leave the rest waiting forever)
+            cpus = min(1.0, max(1.0, resources.get("CPU", 1.0)) / n)
+            self._actor = ray.remote(num_cpus=cpus, num_gpus=self.worker_gpus)(Worker)
             context = ray.get_runtime_context()
             key = (context.get_node_id(), context.get_job_id(), n, self.worker_gpus)
             if self._started or key not in _POOLS:
@@ -212,13 +245,32 @@ class RayExecutor:
                     for worker in _POOLS.pop(other):
                         with contextlib.suppress(Exception):
                             ray.kill(worker)
-                # more workers than CPUs share them (an actor holds its CPUs for life: a whole one each
-                # would leave the rest waiting forever)
-                cpus = min(1.0, max(1.0, resources.get("CPU", 1.0)) / n)
-                actor = ray.remote(num_cpus=cpus, num_gpus=self.worker_gpus)(Worker)
-                _POOLS[key] = [actor.remote() for _ in range(n)]
+                _POOLS[key] = [self._actor.remote() for _ in range(n)]
             self._pool = _POOLS[key]
         return self._pool
+
+    def _replace(self, worker: Any, err: Exception, job: _Job, index: int) -> Any:
+        """A new worker in the place of ``worker``, whose process died (``err``) while it played piece
+        ``index`` of ``job``; :class:`~benchmarks.errors.WorkersLost` once more workers died than allowed."""
+        self.lost += 1
+        reason = " ".join(str(err).split())
+        if self.lost > self.lost_workers:
+            raise WorkersLost(
+                f"{self.lost} Ray worker{'s' if self.lost > 1 else ''} died during this command, more than "
+                f"--ray-lost-workers {self.lost_workers} allows (the last: {reason[:300]}). The records written so far "
+                "are kept: rerun the same command to resume, once you know why workers die (memory: a worker killed "
+                "by the out-of-memory killer; a node that left the cluster), or allow more losses with "
+                "--ray-lost-workers"
+            ) from err
+        with contextlib.suppress(Exception):
+            self._ray.kill(worker)
+        new = self._actor.remote()
+        self._pool[self._pool.index(worker)] = new  # in place: a kept pool (_POOLS) is this list too
+        piece = job.pieces[index]
+        print(f"warning: a Ray worker died while it played seeds {piece[0]}..{piece[-1]} of cell {job.cell.slug()}; "
+              f"a new worker plays them again (lost workers: {self.lost} of at most {self.lost_workers}, "
+              f"--ray-lost-workers)", file=sys.stderr)
+        return new
 
     def _drop_pool(self) -> None:
         """Stop the workers (after an error, or with the instance this executor started)."""
@@ -306,23 +358,51 @@ class RayExecutor:
         window = WINDOW_PER_WORKER * len(workers)
         while True:
             for job in jobs:
-                while idle and job.sent < len(job.pieces) and job.sent < job.written + window:
+                while idle and (job.lost or (job.sent < len(job.pieces) and job.sent < job.written + window)):
+                    if job.lost:  # a lost piece first: the pieces after it wait for it to be written
+                        index = job.lost.pop(0)
+                    else:
+                        index, job.sent = job.sent, job.sent + 1
                     worker = idle.pop()
-                    ref = worker.play.remote(job.cell, job.pieces[job.sent], lockstep, job.factory, job.entropy)
-                    running[ref] = (job, job.sent, worker)
-                    job.sent += 1
+                    ref = worker.play.remote(job.cell, job.pieces[index], lockstep, job.factory, job.entropy)
+                    running[ref] = (job, index, worker)
             if not running:
                 return written
             ready, _ = ray.wait(list(running), num_returns=1)
             job, index, worker = running.pop(ready[0])
+            try:
+                job.back[index] = _get(ray, ready[0])
+            except ray.exceptions.RayActorError as err:
+                if err.actor_init_failed:  # the worker's constructor raised: no new worker would do better
+                    raise
+                idle.append(self._replace(worker, err, job, index))
+                job.lost = sorted([*job.lost, index])
+                continue
             idle.append(worker)
-            job.back[index] = _get(ray, ready[0])
             while job.written in job.back:  # in seed order: the file is the in-process run's
                 for record in job.back.pop(job.written):
                     job.results.append(record)
                     written += 1
                     bar.update(1)
                 job.written += 1
+
+
+class _RayNotesToStderr:
+    """``sys.stdout`` while an executor's session is open: what Ray's error-listening thread of the driver
+    prints (the raylet's note that a worker died, which Ray writes on stdout) goes to stderr, since a command's
+    stdout is its table or its JSON; everything else goes to the stdout it wraps."""
+
+    THREAD = "ray_listen_error_messages"  # ray/_private/worker.py names the thread so
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+
+    def write(self, text: str) -> int:
+        target = sys.stderr if threading.current_thread().name == self.THREAD else self.wrapped
+        return target.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)
 
 
 def _get(ray: Any, ref: Any) -> list[dict]:

@@ -16,3 +16,11 @@ class ResultsLocked(RunnerError):
     this run another ``--out``.
     """
 
+
+
+class WorkersLost(TomEnvsError, RuntimeError):
+    """More Ray workers died during a run than ``--ray-lost-workers`` allows (:mod:`benchmarks.distributed`).
+
+    Each loss before that restarted the worker and played its piece again; the records written so far
+    are kept, so rerunning the same command resumes the run. The message says how many were lost.
+    """

@@ -5,7 +5,8 @@ the whole module; each command runs in this process with ``--executor ray`` (a p
 for the command) and again in process, and the rows and every results file must be equal. LLM cells
 talk to a loopback OpenAI-compatible server (tests/llm/scripted_server.py) from every worker. The
 kill tests run the command in a subprocess with its own local Ray instance, kill it mid-run
-(SIGKILL, SIGTERM), check that no process of that instance is left, and resume it.
+(SIGKILL, SIGTERM), check that no process of that instance is left, and resume it. The worker kill
+test kills one Ray worker mid-piece (the one waiting for the server's reply) and gets the in-process files.
 """
 
 from __future__ import annotations
@@ -339,3 +340,54 @@ def test_a_killed_driver_leaves_no_ray_process_and_resumes(local_ray, tmp_path, 
         again = _cli(capsys, *KILL_GRID, "--out", str(out), "--executor", "ray", "--ray-workers", "2")
         assert json.loads(again) == json.loads(here)
         assert _files(out) == _files(tmp_path / "here")
+
+
+# ---------------------------------------------------------------------- a worker killed mid-run
+class KillCaller:
+    """A scripted reply rule that, once armed, kills (SIGKILL) the Ray worker process asking for the next
+    reply: the worker is then in the middle of a piece, waiting for that reply."""
+
+    def __init__(self, rule) -> None:
+        self.rule, self.server, self.armed, self.killed = rule, None, False, []
+
+    def __call__(self, content: str, seed: int | None) -> str:
+        if self.armed:
+            self.armed = False
+            port = self.server.caller.address[1]
+            (worker,) = [p for p in psutil.Process().children(recursive=True) if _is_worker(p)
+                         and any(c.laddr and c.laddr.port == port for c in p.net_connections("tcp"))]
+            os.kill(worker.pid, signal.SIGKILL)
+            worker.wait(timeout=30)
+            self.killed.append(worker.pid)
+        return self.rule(content, seed)
+
+
+def _is_worker(p: psutil.Process) -> bool:
+    try:
+        return p.cmdline()[:1] and p.cmdline()[0].startswith("ray::Worker")
+    except psutil.Error:
+        return False
+
+
+def test_a_killed_worker_is_replaced_and_its_piece_played_again(local_ray, tmp_path, capsys, server):
+    """One of two workers is killed mid-piece: the command still exits 0 with the in-process files, and says
+    so; with --ray-lost-workers 0 the same loss stops it with a named error."""
+    rule = KillCaller(_hidden_role_reply)
+    rule.server = server(rule)
+    argv = ["hidden-role", "--policy", "llm", "--episodes", "6", "--lockstep", "2", *_llm(rule.server.url),
+            "--format", "json"]
+    here = _cli(capsys, *argv, "--out", str(tmp_path / "here"))
+    rule.armed = True
+    ray_argv = [*argv, "--executor", "ray", "--ray-workers", "2", "--ray-chunk", "2"]
+    assert main([*ray_argv, "--out", str(tmp_path / "ray")]) == 0
+    out, err = capsys.readouterr()
+    assert len(rule.killed) == 1 and json.loads(out) == json.loads(here)
+    assert "a Ray worker died while it played seeds" in err and "lost workers: 1 of at most 3" in err
+    assert _files(tmp_path / "ray") == _files(tmp_path / "here")
+
+    rule.armed = True
+    assert main([*ray_argv, "--ray-lost-workers", "0", "--out", str(tmp_path / "stopped")]) == 2
+    err = capsys.readouterr().err
+    assert len(rule.killed) == 2
+    assert "error: 1 Ray worker died during this command, more than --ray-lost-workers 0 allows" in err
+    assert "Traceback" not in err

@@ -4,7 +4,10 @@ Each family's task runs end to end through ``inspect_ai.eval`` with ``mockllm/mo
 rule, and its scores are compared with the family's own command run on the same replies (the same
 rule behind the loopback OpenAI-compatible server, tests/llm/scripted_server.py): equal numbers.
 One task also runs against that server through Inspect's ``openai-api`` provider, and once through
-the ``inspect eval tom_envs/<task>`` command line (the entry point).
+the ``inspect eval tom_envs/<task>`` command line (the entry point). Every task runs again with a non-default
+value of every shared parameter it takes (on replies garbled one in three, so re-asks and fallbacks happen),
+compared with the command on the same options, call by call; the shared parameters a task refuses are named
+errors; and the docs' offline ``mockllm`` example runs with no hub and no download.
 """
 
 from __future__ import annotations
@@ -306,3 +309,210 @@ def test_persuasive_tom_task_on_the_release_puts_every_question_with_the_release
     assert _authors_protocol(data, None).prompts.source == "release"
     first = task.dataset[0].input
     assert [m.role for m in first] == ["system", "user"] and "Answer:" in first[-1].text
+
+
+# ---------------------------------------------------------------------- every shared parameter, honoured or refused
+def test_a_shared_parameter_a_task_cannot_honour_is_refused_by_name():
+    """Every task takes every shared parameter but those it refuses with a reason; giving a refused one (or a
+    value a play cannot use) is a named error when the task is made, never an option silently ignored."""
+    from benchmarks.harnesses.inspect_spec import declared_tasks
+    from benchmarks.harnesses.inspect_tasks import SHARED, TASKS, InspectTaskError
+
+    values = {"env": "tom/IPD-v0", "episodes": 2, "seed": 3, "horizon": 3, "data_dir": "x", "max_resamples": 1,
+              "fallback": "random"}
+    assert set(values) == set(SHARED)
+    refused = {}
+    for spec in declared_tasks():
+        assert set(spec.refuses) <= set(SHARED), spec.name
+        for name in spec.refuses:
+            with pytest.raises(InspectTaskError, match=f"tom_envs/{spec.name} does not take -T {name}: "):
+                TASKS[spec.name](**{name: values[name]})
+        refused[spec.name] = set(spec.refuses)
+    assert refused["common_tom"] == {"episodes", "horizon", "max_resamples", "fallback"}
+    assert refused["persuasive_tom"] == {"episodes", "horizon"}
+    assert refused["negotiation"] == {"horizon", "data_dir"}
+    assert refused["ipd"] == refused["persuasion"] == refused["persuasion_two_seat"] == {"data_dir"}
+    with pytest.raises(InspectTaskError, match="tom/MatrixGame-v0 takes its payoff table as an argument"):
+        TASKS["ipd"](env="tom/MatrixGame-v0")
+    with pytest.raises(InspectTaskError, match="-T fallback must be one of raise, random, got 'first'"):
+        TASKS["ipd"](fallback="first")
+    with pytest.raises(InspectTaskError, match="-T reader must be scripted or llm"):
+        TASKS["persuasion"](reader="model")
+
+
+def garbled(rule):
+    """``rule``, but a reply nobody can read for one request in three (the same prompt and seed, the same
+    garbage): the re-asks and fallbacks then depend on ``max_resamples`` and ``fallback``."""
+
+    def reply(content: str, seed) -> str:
+        return "???" if (_h(content) ^ (seed or 0)) % 3 == 0 else rule(content, seed)
+
+    return reply
+
+
+def _model_calls(log) -> list[tuple]:
+    """Every model call of the eval (the eval's model and its roles): last message, seed, temperature, cap."""
+    from inspect_ai.log import resolve_sample_attachments
+
+    return sorted((c.input[-1].text, c.config.seed, c.config.temperature, c.config.max_tokens)
+                  for sample in log.samples for c in resolve_sample_attachments(sample).events if c.event == "model")
+
+
+def _requests(requests: list[dict]) -> list[tuple]:
+    return sorted((r["messages"][-1]["content"], r.get("seed"), r.get("temperature"), r.get("max_tokens"))
+                  for r in requests)
+
+
+def _scores(log) -> dict[str, float]:
+    return {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
+
+
+#: Non-default values of the shared parameters (each task gets those it takes; env where it has another id).
+SHARED_VALUES = {"episodes": 2, "seed": 3, "horizon": 3, "max_resamples": 1, "fallback": "random"}
+SHARED_FLAGS = ["--episodes", "2", "--seed", "3", "--horizon", "3", "--max-resamples", "1", "--fallback", "random"]
+
+
+@pytest.mark.slow
+def test_every_shared_parameter_of_a_matrix_task_is_the_commands(tmp_path):
+    rule = garbled(matrix_rule)
+    log = inspect_log("ipd", mock(rule), tmp_path, env="tom/RPS-v0", **SHARED_VALUES)
+    requests: list[dict] = []
+    row, = suite_rows(rule, tmp_path, "matrix", "--policy", "llm", "--strategies", "qa", "--games", "RPS",
+                      "--partners", "tit_for_tat", *SHARED_FLAGS, requests=requests)
+    assert _model_calls(log) == _requests(requests) and row["episodes"] == 2 and row["game"] == "RPS"
+    assert row["reasks"] > 0 and row["fallbacks"] > 0  # the garbage was re-asked once, then fell back
+    got = _scores(log)
+    for key in ("regret_per_step", "tom_regret_per_step", "tom_accuracy"):
+        assert got[key] == pytest.approx(row[key], abs=1e-12), key
+
+
+@pytest.mark.slow
+def test_every_shared_parameter_of_the_qa_tasks_is_the_commands(tmp_path):
+    """``seed`` and ``data_dir`` (a copy of the sample) and, on persuasive_tom, ``max_resamples`` and ``fallback``."""
+    import shutil
+
+    from tom_envs.common_ground.corpus import SAMPLE_DATA_DIR
+
+    persuasion_data = Path(shutil.copytree(ROOT / "tom_envs" / "persuasion" / "sample_data", tmp_path / "pdata"))
+    rule = garbled(qa_letters_rule)
+    log = inspect_log("persuasive_tom", mock(rule), tmp_path, env="tom/PersuasiveToM-v1", seed=3,
+                      data_dir=str(persuasion_data), max_resamples=1, fallback="random", qtypes="desire_er,belief_ee")
+    requests: list[dict] = []
+    rows = suite_rows(rule, tmp_path / "p", "persuasion", "--env", "qa", "--policy", "llm", "--protocol", "authors",
+                      "--no-scoring", "--repetitions", "1", "--qtypes", "desire_er,belief_ee", "--seed", "3",
+                      "--data-dir", str(persuasion_data), "--max-resamples", "1", "--fallback", "random",
+                      requests=requests)
+    assert _model_calls(log) == _requests(requests)
+    # per question: the same reading (or fallback) and, read, the same option; a random fallback draws from the
+    # question's own stream, where the command draws a dialogue's fallbacks in turn from one (docs/harnesses.md)
+    from benchmarks.harnesses.inspect_tasks import RECORD
+
+    made: dict[str, list] = {}
+    for sample in sorted(log.samples, key=lambda x: int(str(x.id).rsplit(":", 1)[1])):
+        rec = sample.store[RECORD]
+        made.setdefault(str(sample.id).rsplit(":", 1)[0], []).append((rec["parse_rule"], rec["index"]))
+    asked = {str(r["dialogue"]): [(a["parse_rule"], a["chosen"]) for a in r["answers"]]
+             for f in (tmp_path / "p" / "out").rglob("*.jsonl") for r in map(json.loads, f.read_text().splitlines())}
+    assert made.keys() == asked.keys() and rows
+    for dialogue, answers in asked.items():
+        assert [rule for rule, _ in made[dialogue]] == [rule for rule, _ in answers], dialogue
+        assert [i for rule, i in made[dialogue] if rule != "fallback"] == [i for rule, i in answers
+                                                                           if rule != "fallback"], dialogue
+    assert any(rule == "fallback" for answers in asked.values() for rule, _ in answers)
+
+    common_data = Path(shutil.copytree(SAMPLE_DATA_DIR, tmp_path / "cdata"))
+    log = inspect_log("common_tom", mock(yes_no_rule), tmp_path, env="tom/CommonToM-v2", seed=3,
+                      data_dir=str(common_data))
+    requests = []
+    rows = suite_rows(yes_no_rule, tmp_path / "c", "common-ground", "--policy", "llm-release", "--seed", "3",
+                      "--data-dir", str(common_data), requests=requests)
+    from collections import Counter
+
+    made, sent = Counter(_model_calls(log)), Counter(_requests(requests))
+    assert sum(made.values()) == rows[0]["n"] and made <= sent  # the suite also asks v2's unscored fillers
+    by_order = {str(r["order"]): r for r in rows}
+    assert 100 * _scores(log)["accuracy"] == pytest.approx(by_order["all"]["accuracy"], abs=1e-9)
+
+
+@pytest.mark.slow
+def test_every_shared_parameter_of_the_live_persuasion_tasks_is_the_commands(tmp_path):
+    from benchmarks.persuasion.live import _families, play_two_seat
+    from benchmarks.runner_envs import make_env
+    from policies.llm import OpenAIBackend
+    from policies.persuasion.llm import LLMPersuadee, LLMPersuader
+    from tests.llm.test_persuasion_live_llm import _two_llm_rule
+
+    rule = garbled(live_rule)
+    # the scripted reader: the command's LLM reader draws its request seeds from one stream over the run's
+    # episodes, the task's from one per episode (same replies at the reader's temperature 0; docs/harnesses.md)
+    log = inspect_log("persuasion", mock(rule), tmp_path, env="tom/Persuasion-v2", families="work", **SHARED_VALUES)
+    requests: list[dict] = []
+    row, = suite_rows(rule, tmp_path, "persuasion", "--env", "live", "--policy", "llm", "--families", "work",
+                      *SHARED_FLAGS, requests=requests)
+    assert _model_calls(log) == _requests(requests)
+    got = _scores(log)
+    assert 100 * got["success"] == pytest.approx(row["success"], abs=1e-9)
+    assert got["regret"] == pytest.approx(row["regret"], abs=1e-12)
+
+    rule = garbled(_two_llm_rule)
+    log = inspect_log("persuasion_two_seat", mock(rule), tmp_path, model_roles={"persuadee": mock(rule)},
+                      env="tom/Persuasion-TwoSeat-v2", families="work", **SHARED_VALUES)
+    server = ScriptedServer(rule)
+    backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
+    caller = {"max_resamples": 1, "fallback": "random"}
+    try:
+        env = make_env("tom/Persuasion-TwoSeat-v2", record=True, horizon=3, families=_families("work"))
+        eps = [play_two_seat(env, LLMPersuader(backend, **caller), LLMPersuadee(backend, **caller), s,
+                             options={"family": "work"}) for s in (3, 4)]
+    finally:
+        backend.close()
+        server.close()
+    assert _model_calls(log) == _requests(server.requests)
+    got = _scores(log)
+    for key in ("success", "regret", "persuadee_strategy_accuracy", "fidelity"):
+        assert got[key] == pytest.approx(sum(float(e[key]) for e in eps) / 2, abs=1e-12), key
+
+
+@pytest.mark.slow
+def test_every_shared_parameter_of_the_negotiation_task_is_the_commands(tmp_path):
+    """``max_resamples`` included: every LLM part re-asks as often as the command's --max-resamples says."""
+    rule = garbled(negotiation_rule)
+    params = {k: v for k, v in SHARED_VALUES.items() if k != "horizon"} | {"episodes": 1}
+    log = inspect_log("negotiation", mock(rule), tmp_path, env="tom/Negotiation-v2", scenarios="hopkins_hmo",
+                      conflict_mode="general", mediator="llm-generic", **params)
+    requests: list[dict] = []
+    row, = suite_rows(rule, tmp_path, "negotiation", "--env", "tom/Negotiation-v2", "--mediator", "llm-generic",
+                      "--mode", "medium", "--scenarios", "hopkins_hmo", "--episodes", "1", "--seed", "3",
+                      "--max-resamples", "1", "--fallback", "random", requests=requests)
+    assert _model_calls(log) == _requests(requests)
+    got = _scores(log)
+    for key in ("cc", "tle", "rl", "me", "mi"):
+        if row[key] is None:
+            assert key not in got, key
+        else:
+            assert got[key] == pytest.approx(row[key], abs=1e-9), key
+
+
+# ---------------------------------------------------------------------- offline
+@pytest.mark.slow
+def test_the_docs_mockllm_example_runs_offline(tmp_path):
+    """The offline example of docs/harnesses.md, as written, with no hub (HF_HUB_OFFLINE=1), an empty tiktoken
+    cache and every download refused (a dead proxy): mockllm counts its usage without tiktoken's encoding."""
+    import shlex
+
+    doc = (ROOT / "docs" / "harnesses.md").read_text()
+    line, = [ln for ln in doc.splitlines() if ln.startswith("HF_HUB_OFFLINE=1 inspect eval") and "mockllm/model" in ln]
+    words = shlex.split(line)
+    env = {**os.environ, "INSPECT_LOG_DIR": str(tmp_path / "logs"), "INSPECT_DISPLAY": "none",
+           "TIKTOKEN_CACHE_DIR": str(tmp_path / "tiktoken"), "HTTPS_PROXY": "http://127.0.0.1:9",
+           "HTTP_PROXY": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"}
+    start = words.index("inspect")
+    env.update(w.split("=", 1) for w in words[:start])  # the line's own variables
+    argv = [str(Path(sys.executable).parent / "inspect"), *words[start + 1:], "--log-format", "json"]
+    assert env["HF_HUB_OFFLINE"] == "1"
+    done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    log, = (tmp_path / "logs").glob("*.json")
+    data = json.loads(log.read_text())
+    assert data["status"] == "success", data.get("error")
+    assert data["stats"]["model_usage"]["mockllm/model"]["input_tokens"] > 0

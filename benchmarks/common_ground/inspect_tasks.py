@@ -12,7 +12,9 @@ per belief order (``group``), as the benchmark's rows.
 
 Task parameters beyond the shared ones: ``split`` (test, train, all), ``context`` (the
 conversation shown: window, the command's default; online; full), ``prompt_file``,
-``temperature``, ``max_tokens``.
+``temperature``, ``max_tokens``. Refused (:data:`REFUSES`): ``episodes`` and ``horizon`` (every
+question once; conversations are as long as they are), ``max_resamples`` and ``fallback`` (the
+release's protocol never re-asks: a reply that is neither Yes nor No counts wrong).
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ from typing import Any
 from benchmarks.harnesses.inspect_spec import QAItem, QARun, QATask
 
 OPTIONS = {"split": "test", "context": "window", "prompt_file": None, "temperature": None, "max_tokens": None}
+REFUSES = {
+    "episodes": "the task asks every scored question of the split once, as the command's first pass (Inspect's "
+                "--limit takes the first N, --epochs asks each again)",
+    "horizon": "a conversation is as long as the corpus has it",
+    "max_resamples": "003's zero-shot protocol never re-asks (a reply that is neither Yes nor No counts wrong)",
+    "fallback": "003's zero-shot protocol never falls back (a reply that is neither Yes nor No counts wrong)",
+}
 
 
 def _template(options: Mapping[str, Any]) -> str:
@@ -78,4 +87,4 @@ def answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
 
 
 TASKS = (QATask(name="common_tom", env_id="tom/CommonToM-v2", items=items, answer=answer, options=OPTIONS,
-                description="Common-ToM's belief questions under 003's zero-shot protocol"),)
+                description="Common-ToM's belief questions under 003's zero-shot protocol", refuses=REFUSES),)

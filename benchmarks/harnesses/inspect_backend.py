@@ -14,10 +14,18 @@ Requests carry what the suite's own backends send: the messages, ``temperature``
 to send one, as the papers' own scripts send none). Log-probability scoring is not offered
 (:class:`~policies.llm.errors.ScoringUnsupported`): the strategies that score labels need a vLLM
 engine or a server with ``echo``; generating strategies work on any Inspect model.
+
+Offline: Inspect's ``mockllm`` fills in the usage of a reply that has none by counting the prompt with
+tiktoken's ``o200k_base`` encoding, which tiktoken downloads on first use (no network: the eval fails).
+Its usage is made up anyway (it counts a reply's characters as its tokens), so on ``mockllm`` the backend
+has it count a prompt as one token per :data:`CHARS_PER_TOKEN` characters, which needs no download:
+``inspect eval tom_envs/<task> --model mockllm/model`` runs offline (``HF_HUB_OFFLINE=1``, no tiktoken
+cache). Other models are left as they are.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -25,6 +33,9 @@ from policies.llm.base import Backend, BackendStats, ChatRequest, Generation, Sc
 from policies.llm.errors import ScoringUnsupported
 
 T = TypeVar("T")
+
+#: Characters per token of the count given to Inspect's ``mockllm`` (offline, instead of tiktoken's).
+CHARS_PER_TOKEN = 4
 
 __all__ = ["InspectBackend", "chat_messages", "run_in_worker"]
 
@@ -60,6 +71,7 @@ class InspectBackend(Backend):
     def __init__(self, model: Any, role: str | None = None) -> None:
         self.model = model
         self.role = role
+        _count_offline_if_mock(model)
         self.stats = BackendStats()
         self.replies: list[str] = []
 
@@ -106,6 +118,18 @@ class InspectBackend(Backend):
 
     def close(self) -> None:
         """Nothing to release: Inspect owns the model and closes it with the eval."""
+
+
+def _count_offline_if_mock(model: Any) -> None:
+    """On Inspect's ``mockllm``, count text without tiktoken (whose encoding is a download)."""
+    api = getattr(model, "api", None)
+    if type(api).__name__ == "MockLLM" and type(api).__module__.startswith("inspect_ai."):
+        # ModelAPI.count_text_tokens is Inspect's documented place for a model's own token count
+        api.count_text_tokens = _count_text_offline
+
+
+async def _count_text_offline(text: str) -> int:
+    return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
 
 
 def _config(request: ChatRequest) -> Any:

@@ -79,8 +79,11 @@ class QATask:
         answer: ``answer(run, item) -> (index or None, details)``: the family's protocol answers
             one question (a :class:`QAItem`) on ``run.backend`` (None: a reply the protocol counts
             wrong); runs in a worker thread.
-        options: the task parameters the family takes beyond the shared ones, with their defaults.
+        options: the task parameters the family takes beyond the shared ones, with their defaults
+            (a shared one named here takes this default instead).
         description: one line for docs and ``--help``-like listings.
+        refuses: the shared parameters the task does not take, each with the reason (and what to
+            use instead): giving one is an :class:`InspectTaskError`, never silently ignored.
     """
 
     name: str
@@ -89,6 +92,7 @@ class QATask:
     answer: Callable[[QARun, QAItem], tuple[int | None, dict[str, Any]]]
     options: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
+    refuses: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -118,12 +122,16 @@ class EpisodeTask:
             and averaged (:func:`benchmarks.family.metric`).
         roles: Inspect model roles of the other LLM seats (``--model-role NAME=MODEL``); a role not
             bound uses the eval's model.
-        options: the task parameters the family takes beyond the shared ones, with their defaults.
+        options: the task parameters the family takes beyond the shared ones, with their defaults
+            (a shared one named here takes this default instead).
         description: one line for docs.
         episodes: ``episodes(options) -> [(id, seed, episode)]``: the Samples, when an episode is
             more than a seed (e.g. a scenario × seed); default: seeds ``seed .. seed + episodes - 1``.
         also_plays: ids of another env class the play accepts too (``-T env=ID``), e.g. a later
             version of the env; ids of ``env_id``'s own class are always accepted.
+        refuses: the shared parameters the task does not take, each with the reason (as :class:`QATask`'s).
+        check: ``check(options)``: raises :class:`InspectTaskError` for values the play cannot use, when
+            the task is made (before any Sample runs); None: no check beyond the shared ones.
     """
 
     name: str
@@ -135,6 +143,8 @@ class EpisodeTask:
     description: str = ""
     episodes: Callable[[Mapping[str, Any]], Sequence[tuple[str, int, Mapping[str, Any]]]] | None = None
     also_plays: Sequence[str] = ()
+    refuses: Mapping[str, str] = field(default_factory=dict)
+    check: Callable[[Mapping[str, Any]], None] | None = None
 
 
 def declared_tasks() -> list[QATask | EpisodeTask]:

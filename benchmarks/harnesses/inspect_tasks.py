@@ -15,7 +15,9 @@ Shared task parameters (``-T NAME=VALUE``): ``env`` (a registered id the task ac
 (episode tasks: seeds ``seed .. seed + episodes - 1``), ``seed``, ``horizon`` (where the env takes
 one), ``data_dir`` (QA: the dataset folder; default the bundled sample), ``max_resamples`` and
 ``fallback`` (the caller's re-asks and what follows them); a family adds its own (each task's
-``options``). See docs/harnesses.md.
+``options``). A task honours every parameter it takes, as the family's command honours the same
+option; a shared one it cannot honour is in its ``refuses`` with the reason, and giving it is an
+:class:`InspectTaskError` (never silently ignored). See docs/harnesses.md.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from inspect_ai.scorer import (CORRECT, INCORRECT, Score, SampleScore, Target, a
                                stderr)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from benchmarks.cli_llm import FALLBACKS
 from benchmarks.harnesses.inspect_backend import InspectBackend, chat_messages, run_in_worker
 from benchmarks.harnesses.inspect_spec import (EpisodeRun, EpisodeTask, InspectTaskError, QARun, QATask,
                                                declared_tasks)
@@ -46,9 +49,14 @@ SHARED = {"env": None, "episodes": 10, "seed": 0, "horizon": None, "data_dir": N
 
 
 def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The shared parameters and the family's, defaults filled in; an unknown name is an error."""
-    known = {**SHARED, **spec.options}
-    unknown = sorted(set(given) - set(known))
+    """The shared parameters and the family's, defaults filled in; an unknown name, or a shared one the
+    task refuses (``spec.refuses``), is an error."""
+    refused = [name for name in given if name in spec.refuses and given[name] is not None]
+    if refused:
+        raise InspectTaskError("; ".join(f"tom_envs/{spec.name} does not take -T {name}: {spec.refuses[name]}"
+                                         for name in refused))
+    known = {k: v for k, v in {**SHARED, **spec.options}.items() if k not in spec.refuses}
+    unknown = sorted(set(given) - set(known) - set(spec.refuses))
     if unknown:
         raise InspectTaskError(f"tom_envs/{spec.name} takes no parameter {', '.join(unknown)}; it takes "
                                f"{', '.join(sorted(known))} (-T NAME=VALUE)")
@@ -63,6 +71,10 @@ def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[s
     if str(options["env"]) not in same:
         raise InspectTaskError(f"tom_envs/{spec.name} plays {', '.join(same)}; -T env={options['env']} is not one of "
                                "them (another family's id has its own task)")
+    if str(options.get("fallback", "raise")) not in FALLBACKS:
+        raise InspectTaskError(f"-T fallback must be one of {', '.join(FALLBACKS)}, got {options['fallback']!r}")
+    if isinstance(spec, EpisodeTask) and spec.check is not None:
+        spec.check(options)
     return options
 
 

@@ -9,7 +9,9 @@ partners are scripted (no model role). Scores: ``regret_per_step`` (ΔFunctional
 
 Task parameters beyond the shared ones: ``strategy`` (a generating strategy: ``qa``, ``cot``, ...;
 the label-scoring ``lm`` needs log-probabilities an Inspect model does not give), ``partners``,
-``label_set``, ``temperature``, ``max_tokens``, ``history_window``.
+``label_set``, ``temperature``, ``max_tokens``, ``history_window``. ``-T env`` names one of the
+game ids (``tom/RPS-v0`` on the ``ipd`` task plays RPS, as ``--games RPS`` does); ``data_dir`` is
+refused (the games read no data).
 """
 
 from __future__ import annotations
@@ -17,12 +19,26 @@ from __future__ import annotations
 from typing import Any
 
 import tom_envs
-from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask
+from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTaskError
 
 OPTIONS = {"strategy": "qa", "partners": "tit_for_tat", "label_set": "neutral", "temperature": None,
            "max_tokens": None, "history_window": None}
 METRICS = ("regret_per_step", "tom_regret_per_step", "tom_accuracy")
 HORIZON = 100
+REFUSES = {"data_dir": "the matrix games read no data"}
+
+
+def _named_game(env_id: str) -> str | None:
+    game = tom_envs.REGISTRY[env_id].kwargs.get("game")
+    return game if isinstance(game, str) else None
+
+
+def check(options: Any) -> None:
+    """``-T env`` must name a game's id (tom/MatrixGame-v0 takes its game as an argument the task has not)."""
+    if _named_game(str(options["env"])) is None:
+        games = ", ".join(i for i in tom_envs.ids(kind="gymnasium", family="matrix") if _named_game(i))
+        raise InspectTaskError(f"-T env={options['env']} takes its payoff table as an argument; the matrix tasks "
+                               f"play one of {games}")
 
 
 def play(run: EpisodeRun) -> dict[str, Any]:
@@ -53,7 +69,8 @@ def _tasks() -> tuple[EpisodeTask, ...]:
     ids = tom_envs.ids(kind="gymnasium", family="matrix")
     named = [i for i in ids if isinstance(tom_envs.REGISTRY[i].kwargs.get("game"), str)]
     return tuple(EpisodeTask(name=tom_envs.REGISTRY[i].kwargs["game"].lower(), env_id=i, play=play, metrics=METRICS,
-                             options=OPTIONS, description=f"{i}: 004's prompting strategies vs scripted partners")
+                             options=OPTIONS, description=f"{i}: 004's prompting strategies vs scripted partners",
+                             refuses=REFUSES, check=check)
                  for i in named)
 
 

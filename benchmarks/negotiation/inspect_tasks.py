@@ -12,6 +12,11 @@ model roles: ``parties`` (with ``parties=llm`` or ``llm-inner-thoughts``: every 
 the record); unbound roles use the eval's model. Scores per episode, in the table's units:
 ``cc``, ``tle``, ``me`` (percent), ``rl`` (turns), ``mi`` (1-5) under ``metrics`` (release or
 paper definitions), and the mediator's literal ToM ``tom_accuracy`` (share of stance cells right).
+
+``max_resamples`` and ``max_tokens`` reach every LLM part as the command's ``--max-resamples`` and
+``--max-tokens`` do (default None: each part's own, 2 re-asks and the part's cap, as the command's
+defaults). Refused (:data:`REFUSES`): ``horizon`` (the turn budget is ``-T budget``) and ``data_dir``
+(case files are named in ``-T scenarios``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ V2_IDS = ("tom/Negotiation-v2", "tom/Negotiation-Easy-v2", "tom/Negotiation-Medi
 
 OPTIONS = {"mediator": "llm-generic", "conflict_mode": "general", "scenarios": None, "parties": "scripted",
            "attitudes": "stated", "mi_judge": "rule-based", "agreement": "structural", "metrics": "release",
-           "budget": None, "behaviour_judge": None}
+           "budget": None, "behaviour_judge": None, "max_resamples": None, "max_tokens": None}
+REFUSES = {"horizon": "an episode's turns are its budget: -T budget=paper|release (as the command's --budget)",
+           "data_dir": "name scenario or ProMediate case files in -T scenarios (comma-separated paths)"}
 METRICS = ("cc", "tle", "rl", "me", "mi", "tom_accuracy")
 
 
@@ -69,7 +76,10 @@ def play(run: EpisodeRun) -> dict[str, Any]:
     fallback = str(opts["fallback"])
     main, parties, judge = run.backends[None], run.backends["parties"], run.backends["judge"]
     ident = {"backend": "inspect", "model": main.name, "base_url": None, "fallback": fallback}
-    on = {name: NegotiationLLM.on(b, ident, fallback, str(opts["parties"])) for name, b in
+    caps = [None if opts[k] is None else int(opts[k]) for k in ("max_resamples", "max_tokens")]
+    # keyed only when set, as the command keys them (benchmarks.negotiation.benchmark._ident)
+    ident.update({k: v for k, v in zip(("max_resamples", "max_tokens"), caps) if v is not None})
+    on = {name: NegotiationLLM.on(b, ident, fallback, str(opts["parties"]), *caps) for name, b in
           (("main", main), ("parties", parties), ("judge", judge))}
     llm = NegotiationLLM(ident, on["main"].mediator, on["judge"].extractor, on["judge"].judge, on["parties"].party,
                          on["judge"].agreement, on["judge"].behaviour)
@@ -96,4 +106,5 @@ def play(run: EpisodeRun) -> dict[str, Any]:
 
 TASKS = (EpisodeTask(name="negotiation", env_id="tom/Negotiation-v1", play=play, metrics=METRICS,
                      roles=("parties", "judge"), options=OPTIONS, episodes=episodes, also_plays=V2_IDS,
+                     refuses=REFUSES,
                      description="ProMediate mediation: the model mediates; LLM parties and judges on model roles"),)

@@ -21,6 +21,11 @@
   (family, seed), played by :func:`benchmarks.persuasion.live.play_two_seat`. Scores: the
   persuader's ``success``, ``regret`` and literal ToM per state, the persuadee's literal ToM
   (``persuadee_strategy_accuracy``: the persuader's next strategy, percent) and its ``fidelity``.
+
+Every shared parameter is honoured as the command honours the same option, but ``episodes`` and
+``horizon`` on ``persuasive_tom`` (every question once, as the command's first pass; dialogues are as
+long as they are) and ``data_dir`` on the live tasks (they read no dataset): those are refused
+(:data:`QA_REFUSES`, :data:`LIVE_REFUSES`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,12 @@ from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTa
 
 QA_OPTIONS = {"qtypes": None, "split": "all", "authors_prompts": None, "qa_mode": "zero_shot", "max_tokens": None}
 LIVE_OPTIONS = {"families": None, "reader": "scripted"}
+QA_REFUSES = {
+    "episodes": "the task asks every scored question once, as the command's first pass (--repetitions 1); "
+                "Inspect's --limit takes the first N, --epochs asks each again",
+    "horizon": "a dialogue is as long as the dataset has it",
+}
+LIVE_REFUSES = {"data_dir": "live persuasion reads no dataset (its scenario families are -T families)"}
 TWO_SEAT_METRICS = ("success", "regret", "desire_accuracy", "belief_accuracy", "intention_accuracy",
                     "persuadee_strategy_accuracy", "fidelity", "persuadee_return")
 LIVE_METRICS = ("success", "regret", "desire_accuracy", "belief_accuracy", "intention_accuracy")
@@ -112,6 +123,12 @@ def live_episodes(options: Mapping[str, Any]) -> list[tuple[str, int, dict[str, 
             for i in range(n)]
 
 
+def live_check(options: Mapping[str, Any]) -> None:
+    """``-T reader`` is ``scripted`` or ``llm`` (said when the task is made, not by every Sample)."""
+    if options["reader"] not in ("scripted", "llm"):
+        raise InspectTaskError(f"-T reader must be scripted or llm, got {options['reader']!r}")
+
+
 def live_play(run: EpisodeRun) -> dict[str, Any]:
     """One live episode with the LLM persuader, as :func:`benchmarks.persuasion.live.live_rows` plays it."""
     from benchmarks.persuasion.live import LIVE_HORIZON, _families, play_episode
@@ -121,11 +138,10 @@ def live_play(run: EpisodeRun) -> dict[str, Any]:
 
     opts = run.options
     resamples, fallback = int(opts["max_resamples"]), str(opts["fallback"])
+    live_check(opts)
     reader = None
     if opts["reader"] == "llm":
         reader = LLMReader(run.backends["persuadee"], max_resamples=resamples, fallback=fallback)
-    elif opts["reader"] != "scripted":
-        raise InspectTaskError(f"-T reader must be scripted or llm, got {opts['reader']!r}")
     env = TextObservation(make_env(run.env_id, record=True, horizon=int(opts["horizon"] or LIVE_HORIZON),
                                    families=_families(opts["families"]), reader=reader))
     policy = LLMPersuader(run.backends[None], max_resamples=resamples, fallback=fallback)
@@ -151,11 +167,14 @@ def two_seat_play(run: EpisodeRun) -> dict[str, Any]:
 
 TASKS = (
     QATask(name="persuasive_tom", env_id="tom/PersuasiveToM-v1", items=qa_items, answer=qa_answer,
-           options=QA_OPTIONS, description="PersuasiveToM's questions under the authors' protocol"),
+           options=QA_OPTIONS, description="PersuasiveToM's questions under the authors' protocol",
+           refuses=QA_REFUSES),
     EpisodeTask(name="persuasion", env_id="tom/Persuasion-v2", play=live_play, metrics=LIVE_METRICS,
-                roles=("persuadee",), options=LIVE_OPTIONS, episodes=live_episodes,
+                roles=("persuadee",), options=LIVE_OPTIONS, episodes=live_episodes, refuses=LIVE_REFUSES,
+                check=live_check,
                 description="live persuasion: the model persuades; the persuadee's reader on a model role"),
     EpisodeTask(name="persuasion_two_seat", env_id="tom/Persuasion-TwoSeat-v2", play=two_seat_play,
                 metrics=TWO_SEAT_METRICS, roles=("persuadee",), options={"families": None}, episodes=live_episodes,
+                refuses=LIVE_REFUSES,
                 description="two-seat live persuasion: the model persuades, the persuadee role answers"),
 )

@@ -3,12 +3,13 @@
 For tests that need well-formed (or deliberately broken) model replies through the real
 :class:`~policies.llm.OpenAIBackend` and HTTP stack: ``reply(content, seed)`` answers the last
 user message; the first ``garbage`` requests get ``bad_reply`` instead. Every request body is kept
-in ``requests``.
+in ``requests``; while ``reply`` runs, ``caller.address`` is the (host, port) of the client that asked.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,11 +17,19 @@ from typing import Any
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hung up before its reply (a killed worker) is no error of the server's: not printed."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class _LoopbackServer:
     """Serves a handler class on 127.0.0.1 (a free port) in a daemon thread; ``url`` is the base URL."""
 
     def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
@@ -40,6 +49,7 @@ class ScriptedServer(_LoopbackServer):
         self.reply, self.garbage, self.bad_reply = reply, garbage, bad_reply
         self.requests: list[dict] = []
         self.lock = threading.Lock()
+        self.caller = threading.local()  # each request is served by a thread of its own
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -52,6 +62,7 @@ class ScriptedServer(_LoopbackServer):
                     server.requests.append(body)
                     bad = server.garbage > 0
                     server.garbage -= bad
+                server.caller.address = self.client_address
                 text = server.bad_reply if bad else server.reply(body["messages"][-1]["content"], body.get("seed"))
                 payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
                            "choices": [{"index": 0, "finish_reason": "stop",
@@ -118,6 +129,7 @@ class CompletionServer(_LoopbackServer):
         self.bad_default: "tuple[str, str] | None" = None
         self.requests: list[dict] = []
         self.lock = threading.Lock()
+        self.caller = threading.local()  # each request is served by a thread of its own
         server = self
 
         class Handler(BaseHTTPRequestHandler):
