@@ -19,6 +19,7 @@ from collections import defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
 from statistics import mean
+from typing import Any
 
 import pytest
 
@@ -494,6 +495,7 @@ def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_
     rows = [r for r in _table(_page(out), "Negotiation: 002 Table 1") if not r["ref"] and r["mediator"]["text"] == "social"]
     assert len(rows) == 1
     assert rows[0]["episodes"]["text"] == "2"  # only complete lines count
+    assert {a: c for a, c in _agent_colours(out).items() if len(c) > 1} == {}  # reused figures kept one map
 
 
 def test_a_missing_results_folder_is_a_clear_error(tmp_path, capsys):
@@ -509,13 +511,143 @@ def test_a_folder_without_results_is_a_named_error(tmp_path, capsys):
     assert "holds no results files" in capsys.readouterr().err and not (tmp_path / "rep").exists()
 
 
-def test_a_series_label_keeps_its_style_in_every_figure():
-    from benchmarks.report.figures import styles_for
+# ---------------------------------------------------------------------- figures: colour = agent, small panels
+def _audits(out: Path) -> dict[str, dict]:
+    """Every figure's audit (what its drawn artists hold), by the figure's path; every figure has one."""
+    from benchmarks.report.figures import audit_path
 
-    alone = styles_for(["tabular"])["tabular"]
-    assert styles_for(["random", "tabular", "llm:qa"])["tabular"] == alone
-    many = styles_for([f"agent {i}" for i in range(30)])
-    assert len({(s["color"], s["linestyle"], s["marker"]) for s in many.values()}) == 30
+    pngs = sorted(out.rglob("*.png"))
+    assert pngs
+    return {p.relative_to(out).as_posix(): json.loads(audit_path(p).read_text(encoding="utf-8")) for p in pngs}
+
+
+def _agent_colours(out: Path) -> dict[str, set[str]]:
+    colours: dict[str, set[str]] = defaultdict(set)
+    for audit in _audits(out).values():
+        for panel in audit["panels"]:
+            for s in panel["series"]:
+                colours[s["agent"]].add(s["color"])
+    return colours
+
+
+def test_every_agent_has_one_colour_in_every_figure(built):
+    from PIL import Image
+
+    from benchmarks.report.figures import DISTINCT, colour_distance
+
+    _, out, _, _, _ = built
+    audits = _audits(out)
+    colours = _agent_colours(out)
+    assert {a: c for a, c in colours.items() if len(c) > 1} == {}
+    figures_of = {a: {src for src, au in audits.items() if any(s["agent"] == a for p in au["panels"]
+                                                                 for s in p["series"])} for a in colours}
+    assert len(figures_of["random"]) >= 5  # matrix plane and curves, both QA stage figures, live plane, overview
+    assert len(figures_of["tabular"]) >= 3
+    for src, audit in audits.items():
+        for panel in audit["panels"]:
+            by_agent = {s["agent"]: s["color"] for s in panel["series"]}
+            pairs = [(a, b) for a in by_agent for b in by_agent if a < b]
+            close = [(a, b) for a, b in pairs if colour_distance(by_agent[a], by_agent[b]) < DISTINCT]
+            assert close == [], f"{src}, {panel['title']!r}: agents drawn in close colours {close}"
+        pixels = {c for _, c in Image.open(out / src).convert("RGB").getcolors(1 << 22)}
+        for color in {s["color"] for p in audit["panels"] for s in p["series"]}:  # the PNG shows what the audit says
+            rgb = tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+            assert any(sum(abs(a - b) for a, b in zip(rgb, px)) <= 24 for px in pixels), f"{src}: no {color} pixel"
+    sections = [json.loads((out / f / "section.json").read_text()) for f in ("matrix", "persuasion", "common_ground")]
+    assert all(s["colours"][a] in colours[a] for s in sections for a in s["colours"])
+
+
+def test_horizon_partner_and_mode_go_to_style_not_to_colour(built):
+    _, out, _, _, _ = built
+    audit = _audits(out)["matrix/plane.png"]
+    tabular = [s for p in audit["panels"] for s in p["series"] if s["agent"] == "tabular"]
+    assert {s["variant"] for s in tabular} == {"T=10, vs single_action", "T=10, vs tit_for_tat"}
+    assert len({s["color"] for s in tabular}) == 1
+    stages = _audits(out)["persuasion/stages.png"]
+    assert len(stages["panels"]) >= 3 and all(len({s["agent"] for s in p["series"]}) == 1 for p in stages["panels"])
+
+
+def test_no_panel_holds_more_than_eight_series_and_legends_are_smaller_than_the_plots(built):
+    from benchmarks.report.figures import MAX_SERIES
+
+    _, out, _, _, _ = built
+    for src, audit in _audits(out).items():
+        for panel in audit["panels"]:
+            assert len({(s["agent"], s["variant"]) for s in panel["series"]}) <= MAX_SERIES, (src, panel["title"])
+        (lw, lh), (aw, ah) = audit["legend_px"], audit["axes_px"]
+        assert lh <= ah and lw * lh < aw * ah, f"{src}: legend {lw:.0f}x{lh:.0f} px, axes {aw:.0f}x{ah:.0f} px"
+
+
+def test_intervals_stay_inside_the_bounds_and_the_axes(built):
+    _, out, _, _, _ = built
+    checked = 0
+    for src, audit in _audits(out).items():
+        for panel in audit["panels"]:
+            for axis in ("x", "y"):
+                extent, bounds, lim = panel["intervals"][axis], panel["bounds"][axis], panel[f"{axis}lim"]
+                if extent is None:
+                    continue
+                assert lim[0] <= extent[0] and extent[1] <= lim[1], (src, panel["title"], axis, extent, lim)
+                if bounds is not None:
+                    checked += 1
+                    assert bounds[0] - 1e-9 <= extent[0] and extent[1] <= bounds[1] + 1e-9, (src, panel["title"], axis)
+    assert checked >= 10
+
+
+def _point_plane(tmp_path: Path, **lims) -> dict:
+    from benchmarks.report import figures
+
+    panel = {"title": "p", "points": [{"agent": "a", "x": 95.0, "xci": 20.0, "y": 50.0, "yci": 80.0},
+                                      {"agent": "b", "x": 10.0, "xci": 1.0, "y": 5.0, "yci": 1.0}], **lims}
+    figures.plane(tmp_path / "plane.png", "t", [panel])
+    return json.loads(figures.audit_path(tmp_path / "plane.png").read_text())["panels"][0]
+
+
+def test_whiskers_are_cut_at_the_bounds_of_their_quantity(tmp_path):
+    cut = _point_plane(tmp_path / "cut", xlim=(0, 100), ylim=(0, 100))
+    assert cut["intervals"] == {"x": [9.0, 100.0], "y": [0.0, 100.0]}  # 95 ± 20 and 50 ± 80 stop at 100 and 0
+    free = _point_plane(tmp_path / "free")  # no bounds: the audit reads the whiskers as drawn
+    assert free["intervals"] == {"x": [9.0, 115.0], "y": [-30.0, 130.0]}
+
+
+def test_colours_follow_the_agent_and_agents_drawn_together_never_share_one(tmp_path):
+    from benchmarks.report import figures
+
+    colours = figures.assign_colours([["a", "b", "c"], ["c", "d"]])
+    assert len(set(colours.values())) == 4 and figures.assign_colours([["c", "d"], ["a", "b", "c"]]) == colours
+    many = figures.assign_colours([[f"agent {i}" for i in range(len(figures.PALETTE))]])
+    assert len(set(many.values())) == len(figures.PALETTE)
+    series = [{"agent": "a", "variant": f"T={t}", **figures.band([[1.0, 2.0, 3.0], [2.0, 3.0, 4.0]])}
+              for t in (10, 20)]
+    with figures.planned() as jobs:
+        figures.curves(tmp_path / "c.png", "t", [{"title": "p", "series": series}])
+    assert not (tmp_path / "c.png").exists() and jobs[0].agents == ["a"]  # planned, drawn with the report's map
+    figures.draw_all(jobs, {"a": "#123456"})
+    (panel,) = json.loads(figures.audit_path(tmp_path / "c.png").read_text())["panels"]
+    assert [s["color"] for s in panel["series"]] == ["#123456", "#123456"]
+
+
+def test_a_full_panel_is_split_and_a_series_without_an_agent_is_a_named_error(tmp_path):
+    from benchmarks.report import figures
+
+    b = figures.band([[1.0, 2.0], [2.0, 3.0]])
+    panel = {"title": "p", "series": [{"agent": f"agent {i}", **b} for i in range(12)]}
+    assert [len(p["series"]) for p in figures.split_panels([panel], "series")] == [6, 6]
+    by_variant = {"title": "p", "series": [{"agent": f"agent {i}", "variant": f"v{i % 2}", **b} for i in range(12)]}
+    assert [p["title"] for p in figures.split_panels([by_variant], "series")] == ["p, v0", "p, v1"]
+    with pytest.raises(figures.FigureError, match="without an 'agent'"):
+        figures.curves(tmp_path / "x.png", "t", [{"title": "p", "series": [{"label": "old", **b}]}])
+    with pytest.raises(figures.FigureError, match="same variant"):
+        figures.split_panels([{"title": "p", "series": [{"agent": "a", **b}, {"agent": "a", **b}]}], "series")
+
+
+def test_runs_of_one_agent_are_told_apart_by_the_settings_they_differ_in():
+    from benchmarks.report.sections import run_variants
+
+    runs = [("a", {"split": "test", "seed": 0, "data_dir": None}, "f1"),
+            ("a", {"split": "test", "seed": 0, "data_dir": "data@12ab"}, "f2"),
+            ("b", {"split": "dev"}, "f3"), ("c", None, "f4"), ("c", None, "f5")]
+    assert run_variants(runs) == ["data_dir=none", "data_dir=data@12ab", "", "file f4", "file f5"]
 
 
 # ---------------------------------------------------------------------- in a browser
@@ -542,8 +674,10 @@ def _browser() -> str:
     return found
 
 
-def _images_in_browser(page_dir: Path, tmp: Path) -> list[dict]:
-    """Open a copy of the report in headless Chromium; what the probe script saw after the page loaded."""
+def _in_browser(page_dir: Path, tmp: Path, probe: str, probe_id: str, window: tuple[int, int] = WINDOW,
+                extra: str = "") -> Any:
+    """Open a copy of the report (``extra`` added at the end of its body) in headless Chromium; what the
+    ``probe`` script wrote into ``<pre id=probe_id>`` after the page loaded."""
     import html
     import re
     import subprocess
@@ -551,15 +685,52 @@ def _images_in_browser(page_dir: Path, tmp: Path) -> list[dict]:
     copy = tmp / "page"
     shutil.copytree(page_dir, copy)
     index = copy / "index.html"
-    index.write_text(index.read_text(encoding="utf-8").replace("</body>", _IMAGE_PROBE + "</body>"), encoding="utf-8")
+    index.write_text(index.read_text(encoding="utf-8").replace("</body>", extra + probe + "</body>"), encoding="utf-8")
     cmd = [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={tmp / 'profile'}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
+           f"--user-data-dir={tmp / 'profile'}", f"--window-size={window[0]},{window[1]}",
            "--virtual-time-budget=10000", "--dump-dom", index.as_uri()]
     dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
-    found = re.search(r'<pre id="image-probe">(.*?)</pre>', dom, re.S)
+    found = re.search(rf'<pre id="{probe_id}">(.*?)</pre>', dom, re.S)
     assert found is not None, f"the page's load event never ran in {cmd[0]}: {dom[:300]!r}"
     return json.loads(html.unescape(found.group(1)))
+
+
+def _images_in_browser(page_dir: Path, tmp: Path) -> list[dict]:
+    return _in_browser(page_dir, tmp, _IMAGE_PROBE, "image-probe")
+
+
+#: A script run after the page's load: how wide the page is against the window, and each table (or code
+#: block) wider than the box it sits in.
+_WIDTH_PROBE = """<script>
+window.addEventListener('load', () => {
+  const view = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll('div.scroll, pre')].filter(b => b.scrollWidth > b.clientWidth + 1
+      || b.getBoundingClientRect().right > view + 1).map(b => ({what: b.tagName === 'PRE' ? 'code' :
+      (b.querySelector('caption') || {textContent: '?'}).textContent, scroll: b.scrollWidth, box: b.clientWidth}));
+  const pre = document.createElement('pre'); pre.id = 'width-probe';
+  pre.textContent = JSON.stringify({page: document.documentElement.scrollWidth, view: view, wide: wide});
+  document.body.appendChild(pre);
+});
+</script>"""
+#: The window the tables must fit without scrolling sideways.
+TABLE_WINDOW = (1400, 1200)
+
+
+def test_in_a_browser_no_table_scrolls_sideways_in_a_1400_pixel_window(built, tmp_path):
+    _, out, _, _, _ = built
+    seen = _in_browser(out, tmp_path, _WIDTH_PROBE, "width-probe", TABLE_WINDOW)
+    assert seen["wide"] == [] and seen["page"] <= seen["view"], seen
+
+
+def test_the_width_check_finds_a_table_too_wide(built, tmp_path):
+    """The check can fail: a table of forty unbreakable headers is added to a copy of the page."""
+    _, out, _, _, _ = built
+    wide = ('<div class="scroll"><table><caption>too wide</caption><thead><tr>'
+            + "".join(f'<th style="overflow-wrap: normal">header_{i}_without_spaces</th>' for i in range(40))
+            + "</tr></thead></table></div>")
+    seen = _in_browser(out, tmp_path, _WIDTH_PROBE, "width-probe", TABLE_WINDOW, extra=wide)
+    assert [w["what"] for w in seen["wide"]] == ["too wide"]
 
 
 def test_in_a_browser_every_figure_loads_and_is_shown_at_a_readable_size(built, tmp_path):

@@ -14,6 +14,9 @@ from benchmarks.report.load import FamilyData
 from benchmarks.report.sections import (
     STAGES,
     answerer,
+    answerer_agent,
+    joined,
+    run_variants,
     Section,
     settings_text,
     stage_accuracy,
@@ -70,7 +73,8 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
         for q in questions:
             snos[q.get("cid")].add(q.get("sno") or 0)
         items = [(third(q.get("sno") or 0, snos[q.get("cid")]), bool(q.get("correct"))) for q in questions]
-        stage_series.append({"label": label, **stage_accuracy(items, 3)})
+        agent, mode = answerer_agent(f, recs)
+        stage_series.append({"agent": agent, "mode": mode, "file": f, **stage_accuracy(items, 3)})
     for name, values in PUBLISHED.items():
         table_rows.append({"ref": True, "cells": [
             f"003 {name} (published)", _CG_PUBLISHED_KIND.get(name, "model"), "window", "test", "-", "-",
@@ -84,10 +88,14 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
         blocks += [{"kind": "p", "text": "Stored configurations (from the results files' .runs lines):"},
                    {"kind": "ul", "items": settings}]
     written: list[str] = []
-    if stage_series:
+    if stage_series:  # colour = the answerer, style = its mode and what tells two runs of it apart
+        apart = run_variants([((s["agent"], s["mode"]), s["file"].config, s["file"].path.name) for s in stage_series])
+        series = [{"agent": s["agent"], "variant": joined(s["mode"], extra), "x": s["x"], "mean": s["mean"],
+                   "ci": s["ci"]} for s, extra in zip(stage_series, apart)]
         src = write(figures.bars_by_stage(out / "stages.png", "Common-ToM: accuracy by conversation stage",
-                                           "stage of the conversation (the sentence asked about)",
-                                           stage_series, STAGES), written, root)
+                                          "stage of the conversation (the sentence asked about)",
+                                          [{"title": "all orders", "series": series}], STAGES,
+                                          variant_title="mode, setting"), written, root)
         blocks += [{"kind": "h3", "text": "Accuracy by dialogue stage"},
                    {"kind": "figure", "src": src, "caption": (
                        "Accuracy of the questions about the early, middle and late third of the sentences a "

@@ -14,6 +14,8 @@ from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
     all_episode_keys,
     as_dict,
+    joined,
+    run_variants,
     Section,
     slug,
     sum_opt,
@@ -146,11 +148,16 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
                    {"kind": "table", "caption": "Matrix games: by partner drawn",
                     "columns": ["game", "partners", "agent", "partner", "episodes", "ΔFunctional/T",
                                 f"ΔToM/T ({response})", "ToM %"], "rows": partner_rows}]
-    # the literal-vs-functional plane, one panel per game
+    # the literal-vs-functional plane, one panel per game (split by partner population past 8 points);
+    # colour = the agent, marker = horizon and partners (and a setting two runs of one agent differ in)
+    apart = run_variants([((r["game"], _agent(r), r["horizon"], r["partners"]), r["file"].config, r["file"].path.name)
+                          for r in rows])
+    for r, extra in zip(rows, apart):
+        r["variant"] = joined(f"T={r['horizon']}" if r["horizon"] is not None else "", extra)
     panels = []
     for game in sorted({r["game"] for r in rows}):
-        points = [{"label": f"{_agent(r, horizon=True)} vs {r['partners']}", "x": r["tom"][0], "xci": r["tom"][1],
-                   "y": r["regret"][0], "yci": r["regret"][1]} for r in rows if r["game"] == game]
+        points = [{"agent": _agent(r), "variant": joined(r["variant"], f"vs {r['partners']}"), "x": r["tom"][0],
+                   "xci": r["tom"][1], "y": r["regret"][0], "yci": r["regret"][1]} for r in rows if r["game"] == game]
         points += [{"label": f"004 Tabular vs {p}", "x": v[2], "y": v[0], "ref": True}
                    for (g, p), v in sorted(PUBLISHED_TABULAR.items()) if g == game]
         panels.append({"title": f"matrix: {game}", "xlabel": "literal ToM: prediction accuracy (%)", "xlim": (0, 100),
@@ -158,12 +165,13 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
                        "points": points})
     written: list[str] = []
     if panels:
-        src = write(figures.plane(out / "plane.png", "Matrix games: literal vs functional ToM", panels), written,
-                     root)
+        src = write(figures.plane(out / "plane.png", "Matrix games: literal vs functional ToM", panels,
+                                  variant_title="horizon, partners"), written, root)
         blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
                    {"kind": "figure", "src": src, "caption": (
                        "Each evaluated agent (policy, model) against each partner population: x = ToM % (literal), "
-                       "y = ΔFunctional/T (functional; the axis is inverted, so up is better), whiskers = 95 % CIs. "
+                       "y = ΔFunctional/T (functional; the axis is inverted, so up is better), whiskers = 95 % CIs "
+                       "(ToM % whiskers stop at 0 and 100). Colour = agent, marker = horizon T and partners. "
                        "Hollow stars: 004's published Tabular RMax rows.")}]
     # per-round curves per (game, partners)
     if groups:
@@ -176,14 +184,14 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
             for r in sorted(members, key=lambda r: (r["kind"], r["policy"], str(r["model"]))):
                 b = figures.band([s for s in r[key] if s])
                 if b["x"]:
-                    series.append({"label": _agent(r, horizon=True), **b})
+                    series.append({"agent": _agent(r), "variant": r["variant"], **b})
             if series:
                 panels_c.append({"title": title, "xlabel": "round", "ylabel": ylabel, "series": series, "clip": clip})
         if not panels_c:
             continue
         n = ", ".join(f"{_agent(r, horizon=True)}: {r['episodes']}" for r in members)
         src = write(figures.curves(out / f"rounds_{slug(game)}_{slug(partners)}.png", f"{game} vs {partners}",
-                                    panels_c), written, root)
+                                   panels_c, variant_title="horizon"), written, root)
         blocks.append({"kind": "figure", "src": src, "caption": (
             f"{game} vs {partners}: mean over episodes per round with 95 % bands (episodes: {n}).")})
     blocks += unknown_block(unknown_keys([rec for f in fam.files for rec in f.records], MATRIX_TOP,

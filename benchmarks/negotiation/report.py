@@ -12,7 +12,18 @@ from benchmarks.negotiation.stance_cells import cell_columns
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
-from benchmarks.report.sections import as_dict, pct, Section, sum_opt, unknown_block, unknown_keys, write
+from benchmarks.report.sections import (
+    agent_name,
+    as_dict,
+    joined,
+    pct,
+    run_variants,
+    Section,
+    sum_opt,
+    unknown_block,
+    unknown_keys,
+    write,
+)
 
 
 NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "episode", "code", "llm_stats",
@@ -219,12 +230,20 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     if judges:
         blocks.append({"kind": "p", "text": "MI judge: " + "; ".join(judges) + "."})
     written: list[str] = []
-    points = [{"label": f"{r['mediator']} ({r['mode']}, {r['parties']} parties)", "x": r["tom"][0],
-               "xci": r["tom"][1], "y": r["cc"][0], "yci": r["cc"][1]} for r in rows if r["tom"][0] is not None]
+    # colour = the mediator (and its model), marker = conflict mode and parties (and what tells two runs apart)
+    apart = run_variants([((r["mediator"], r["model"], r["mode"], r["parties"]), r["file"].config, r["file"].path.name)
+                          for r in rows])
+    for r, extra in zip(rows, apart):
+        # the model is the mediator's only for an LLM mediator (else it plays the parties: a variant)
+        r["agent"], r["apart"] = agent_name(r["mediator"], r["model"] if r["mediator"].startswith("llm") else None), extra
+    points = [{"agent": r["agent"], "variant": joined(r["mode"], f"{r['parties']} parties", r["apart"]),
+               "x": r["tom"][0], "xci": r["tom"][1], "y": r["cc"][0], "yci": r["cc"][1]}
+              for r in rows if r["tom"][0] is not None]
     panels = [{"title": "negotiation", "xlabel": "literal ToM: mediator stance accuracy (%)",
                "ylabel": "functional: consensus change CC (%)", "xlim": (0, 100), "points": points}] if points else []
     if panels:
-        src = write(figures.plane(out / "plane.png", "Negotiation: literal vs functional ToM", panels), written, root)
+        src = write(figures.plane(out / "plane.png", "Negotiation: literal vs functional ToM", panels,
+                                  variant_title="conflict mode, parties"), written, root)
         blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
                    {"kind": "figure", "src": src, "caption": (
                        "Each mediator cell: x = its stance-prediction accuracy, y = consensus change, whiskers = "
@@ -239,14 +258,15 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
         for r in members:
             b = figures.band([s for s in r["consensus"] if s])
             if b["x"]:
-                label = r["mediator"] + ("" if r["parties"] == "scripted" else f" ({r['parties']} parties)")
-                series.append({"label": label, **b, "x": [x - 1 for x in b["x"]]})
+                parties = "" if r["parties"] == "scripted" else f"{r['parties']} parties"
+                series.append({"agent": r["agent"], "variant": joined(parties, r["apart"]), **b,
+                               "x": [x - 1 for x in b["x"]]})
         if series:
             curve_panels.append({"title": mode, "xlabel": "turn", "ylabel": "consensus (agreement)", "series": series,
                                  "clip": (0.0, 1.0)})
     if curve_panels:
-        src = write(figures.curves(out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels),
-                     written, root)
+        src = write(figures.curves(out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels,
+                                   variant_title="parties, setting"), written, root)
         blocks += [{"kind": "h3", "text": "Consensus trajectories"},
                    {"kind": "figure", "src": src, "caption": (
                        "Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "

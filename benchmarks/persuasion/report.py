@@ -14,7 +14,11 @@ from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
     STAGES,
+    agent_name,
     answerer,
+    answerer_agent,
+    joined,
+    run_variants,
     as_dict,
     pct,
     Section,
@@ -123,8 +127,10 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
                    {"kind": "ul", "items": [f"{run['label']} [{run['file'].path.name}]: {settings_text(run['file'].config)}"
                                             for run in runs]}]
     written: list[str] = []
-    series, stage_rows = [], []
-    for run in runs:
+    stage_panels, stage_rows = [], []
+    apart = run_variants([(answerer_agent(run["file"], run["records"]), run["file"].config, run["file"].path.name)
+                          for run in runs])
+    for run, extra in zip(runs, apart):
         answers = [a for a in run["answers"] if isinstance(a.get("turn"), int)]
         if not answers or len(answers) != len(run["answers"]):
             continue  # stages need the turn of every answer
@@ -132,11 +138,15 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
         dialogue = {id(a): str(rec.get("dialogue")) for rec in run["records"] for a in rec["answers"]}
         for a in answers:
             turns[(dialogue[id(a)], a["qtype"])].add(a["turn"])
+        agent, mode = answerer_agent(run["file"], run["records"])
+        series = []  # one panel per answerer (colour), one series per question type (style)
         for q in present:
             items = [(third(a["turn"], turns[(dialogue[id(a)], q)]), bool(a.get("correct"))) for a in answers
                      if a["qtype"] == q]
             if items:
-                series.append({"label": f"{run['label']}: {q}", **stage_accuracy(items, 3)})
+                series.append({"agent": agent, "variant": q, **stage_accuracy(items, 3)})
+        if series:
+            stage_panels.append({"title": joined(agent, mode, extra), "series": series})
         try:
             from tom_envs.persuasion.metrics import stage_table
 
@@ -146,14 +156,15 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
         stage_rows += [{"cells": [run["label"], r.get("qtype", "?"), str(r.get("stage", "?")), str(r.get("n", "?")),
                                   num(r.get("accuracy"), digits=2), num(r.get("error_share"), digits=2)]}
                        for r in table]
-    if series:
+    if stage_panels:
         src = write(figures.bars_by_stage(out / "stages.png", "PersuasiveToM: accuracy by dialogue stage",
-                                           "stage of the dialogue (its question turns)", series, STAGES),
-                     written, root)
+                                          "stage of the dialogue (its question turns)", stage_panels, STAGES,
+                                          variant_title="question type"), written, root)
         blocks += [{"kind": "h3", "text": "Accuracy by dialogue stage"},
                    {"kind": "figure", "src": src, "caption": (
                        "001's Figure 3 layout: accuracy per question type in the early, middle and late third of the "
-                       "turns a dialogue has questions of that type at (by rank), with 95 % CIs over questions.")}]
+                       "turns a dialogue has questions of that type at (by rank), with 95 % CIs over questions; one "
+                       "panel per answerer (its colour), one line style and marker per question type.")}]
     if stage_rows:
         blocks.append({"kind": "table", "caption": "PersuasiveToM: accuracy and share of the errors by stage",
                        "columns": ["answerer", "question type", "stage", "questions per pass", "accuracy %",
@@ -307,6 +318,10 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
                {"kind": "ul", "items": list(dict.fromkeys(
                    f"{r['policy']} [{r['file'].path.name}]: {settings_text(r['file'].config)}" for r in runs))}]
     # the plane: x = literal ToM (mean state-prediction accuracy), y = success (functional), exact references as lines
+    apart = run_variants([((agent_name(r["policy"], r["model"]), r["horizon"]), r["file"].config, r["file"].path.name)
+                          for r in runs])
+    for run, extra in zip(runs, apart):
+        run["apart"] = extra
     overview, section_panels = [], []
     for h in dict.fromkeys(r["horizon"] for r in runs):
         members = [r for r in runs if r["horizon"] == h]
@@ -318,13 +333,12 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
                 if not mine:
                     continue
                 st = _live_stats(mine)
-                label = run["policy"] + (f" ({str(run['model']).rstrip('/').rsplit('/', 1)[-1]})" if run["model"]
-                                         else "")
+                label = agent_name(run["policy"], run["model"])
                 if st["literal"][0] is None:
                     skipped.append(label)
                     continue
-                points.append({"label": label, "x": st["literal"][0], "xci": st["literal"][1],
-                               "y": st["success"][0], "yci": st["success"][1]})
+                points.append({"agent": label, "variant": run["apart"], "x": st["literal"][0],
+                               "xci": st["literal"][1], "y": st["success"][0], "yci": st["success"][1]})
             fam_refs = [refs[(h, fm)] for fm in (fams if fam_name == "all" else [fam_name]) if (h, fm) in refs]
             lines = [{"label": f"exact {name}", "y": 100.0 * sum(float(r[k]) for r in fam_refs) / len(fam_refs)}
                      for k, name in LIVE_REFERENCES if fam_refs and all(r.get(k) is not None for r in fam_refs)]
@@ -335,8 +349,8 @@ def _persuasion_live(files: Sequence[ResultsFileData], out: Path, root: Path,
             section_panels.append(panel)
             if fam_name == "all":
                 overview.append(panel)
-    src = write(figures.plane(out / "live_plane.png", "Live persuasion: literal vs functional ToM", section_panels),
-                 written, root)
+    src = write(figures.plane(out / "live_plane.png", "Live persuasion: literal vs functional ToM", section_panels,
+                              variant_title="setting"), written, root)
     skipped = sorted({s for p in section_panels for s in p["skipped"]})
     blocks.append({"kind": "figure", "src": src, "caption": (
         "Each persuader: x = literal ToM (mean of its desire, belief and intention prediction accuracies), y = "

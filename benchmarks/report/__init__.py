@@ -9,6 +9,10 @@ plane (every evaluated agent as a point with CI whiskers, published agents as re
 per-round curves with 95 % bands, consensus trajectories, accuracy by dialogue stage; and the
 provenance of the results (versions, commits, dates, command lines, models, data checksums).
 
+Figures are planned per section and drawn once every section is known, with one colour per agent over
+the whole report (:mod:`benchmarks.report.figures`); a cached section drawn with other colours (a new agent
+took one) is redrawn.
+
 Incremental and safe while an evaluation runs: a family's section is rebuilt only when its files
 changed (name, size, modification time; :func:`benchmarks.report.load.fingerprint`) or the code did
 (another commit, or another version of the report's source), files are
@@ -30,7 +34,7 @@ from typing import Any
 from benchmarks.errors import RunnerError
 
 #: Bump when a section's content changes for the same results (every cached section is rebuilt).
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 STATE_FILE = ".report-state.json"
 TITLE = "tom-envs results report"
 
@@ -106,49 +110,77 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
     out.mkdir(parents=True, exist_ok=True)
     state = _load_state(out)
     salt = _code_salt()
-    sections, rebuilt, reused = [], [], []
-    for folder in folders:
-        fp = fingerprint(results_dir, folder, salt)
-        section = None if force or state["families"].get(folder) != fp else _cached(out, folder)
-        if section is None:
-            target = out / folder
-            if target.exists():
-                shutil.rmtree(target)
-            target.mkdir(parents=True)
-            fam = read_family(results_dir, folder)
+    sections: dict[str, dict[str, Any]] = {}
+    plans: dict[str, list[figures.Job]] = {}  # the sections built in this run: their figures, not drawn yet
+    prints: dict[str, str] = {}
+
+    def build(folder: str) -> dict[str, Any]:
+        target = out / folder
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        fam = read_family(results_dir, folder)
+        with figures.planned() as plan:
             section = builder(folder)(fam, target, out)
-            section["provenance"] = provenance(fam)
-            section["records"] = fam.records
-            section["skipped"] = sum(f.skipped for f in fam.files)
-            section["writing"] = bool(fam.writing)
-            _atomic_write(target / "section.json", json.dumps(section, ensure_ascii=False))
-            state["families"][folder] = fp
-            rebuilt.append(folder)
-        else:
-            reused.append(folder)
-        sections.append(section)
+        section["provenance"] = provenance(fam)
+        section["records"] = fam.records
+        section["skipped"] = sum(f.skipped for f in fam.files)
+        section["writing"] = bool(fam.writing)
+        section["agent_groups"] = [job.agents for job in plan]
+        plans[folder] = plan
+        return section
+
+    for folder in folders:
+        prints[folder] = fingerprint(results_dir, folder, salt)
+        section = None if force or state["families"].get(folder) != prints[folder] else _cached(out, folder)
+        sections[folder] = build(folder) if section is None or "agent_groups" not in section else section
     for gone in [f for f in state["families"] if f not in folders]:  # results folders removed since last time
         shutil.rmtree(out / gone, ignore_errors=True)
         del state["families"][gone]
-    if not any(s.get("records", 0) or s.get("writing") for s in sections):
-        bad = sum(s.get("skipped", 0) for s in sections)
+    if not any(s.get("records", 0) or s.get("writing") for s in sections.values()):
+        bad = sum(s.get("skipped", 0) for s in sections.values())
         raise ReportError(f"{str(results_dir)!r} holds results files but no readable record ({bad} line(s) unreadable "
                           "or incomplete, none being written): nothing to report. The files are corrupt or cut; "
                           "rerun the benchmark with the same --out (it resumes and rewrites what it cannot read)")
     overview = out / "overview.png"
-    panels = [p for s in sections for p in s.get("panels", [])]
-    if panels and (rebuilt or not overview.is_file() or state.get("overview") != folders):
-        figures.plane(overview, "Literal vs functional ToM, every family and game", panels)
+    panels = [p for s in sections.values() for p in s.get("panels", [])]
+    with figures.planned() as overview_plan:
+        if panels:
+            figures.plane(overview, "Literal vs functional ToM, every family and game", panels)
+    # one colour per agent over every figure of the report; a reused section drawn with other colours is redone
+    colours = figures.assign_colours([g for s in sections.values() for g in s["agent_groups"]]
+                                     + [job.agents for job in overview_plan])
+    for folder, section in sections.items():
+        if folder not in plans and section.get("colours") != _colours_of(section["agent_groups"], colours):
+            sections[folder] = build(folder)
+    for folder, plan in plans.items():
+        figures.draw_all(plan, colours)
+        sections[folder]["colours"] = _colours_of(sections[folder]["agent_groups"], colours)
+        _atomic_write(out / folder / "section.json", json.dumps(sections[folder], ensure_ascii=False))
+        state["families"][folder] = prints[folder]
+    overview_colours = _colours_of([job.agents for job in overview_plan], colours)
+    if panels and (plans or not overview.is_file() or state.get("overview") != folders
+                   or state.get("overview_colours") != overview_colours):
+        figures.draw_all(overview_plan, colours)
     elif not panels and overview.exists():
         overview.unlink()
+        figures.audit_path(overview).unlink(missing_ok=True)
     state["overview"] = folders
-    blocks = _page(results_dir, sections, overview.is_file())
+    state["overview_colours"] = overview_colours
+    rebuilt = [f for f in folders if f in plans]
+    reused = [f for f in folders if f not in plans]
+    ordered = [sections[f] for f in folders]
+    blocks = _page(results_dir, ordered, overview.is_file())
     _atomic_write(out / "index.html", to_html(TITLE, blocks))
     _atomic_write(out / "index.md", to_markdown(TITLE, blocks))
     _atomic_write(out / STATE_FILE, json.dumps(state, indent=1))
-    figs = [out / src for s in sections for src in s.get("figures", [])] + ([overview] if overview.is_file() else [])
+    figs = [out / src for s in ordered for src in s.get("figures", [])] + ([overview] if overview.is_file() else [])
     return {"index": out / "index.html", "markdown": out / "index.md", "rebuilt": rebuilt, "reused": reused,
             "figures": figs}
+
+
+def _colours_of(groups: list[list[str]], colours: dict[str, str]) -> dict[str, str]:
+    return {agent: colours[agent] for group in groups for agent in sorted(group)}
 
 
 def family_figures(results_dir: Path, family: str, plot_dir: Path) -> list[Path]:
@@ -164,8 +196,12 @@ def family_figures(results_dir: Path, family: str, plot_dir: Path) -> list[Path]
     results_dir, plot_dir = Path(results_dir), Path(plot_dir)
     if not results_dir.is_dir() or folder not in family_folders(results_dir):
         return []
+    from benchmarks.report import figures
+
     (plot_dir / folder).mkdir(parents=True, exist_ok=True)
-    section = builder(folder)(read_family(results_dir, folder), plot_dir / folder, plot_dir)
+    with figures.planned() as plan:
+        section = builder(folder)(read_family(results_dir, folder), plot_dir / folder, plot_dir)
+    figures.draw_all(plan, figures.assign_colours([job.agents for job in plan]))
     return [plot_dir / src for src in section.get("figures", [])]
 
 

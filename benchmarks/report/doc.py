@@ -22,24 +22,30 @@ from tom_envs.stats import mean_ci95
 
 Block = dict[str, Any]
 
+#: The page fits a 1,400-pixel window without scrolling sideways (the report's browser test): text cells wrap at
+#: spaces (long settings anywhere), headers anywhere where a table is short of room, and a number keeps its
+#: mean and its "± CI" each on one line. Command lines and transcripts wrap too.
 CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1180px;
-       padding: 1em 2em; color: #1b1b1b; line-height: 1.45; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1340px;
+       padding: 1em 1.5em; color: #1b1b1b; line-height: 1.45; }
 h1 { border-bottom: 2px solid #333; padding-bottom: .2em; }
 h2 { margin-top: 2.2em; border-bottom: 1px solid #bbb; }
 nav ul { columns: 2; }
-table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 0.88em; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 0.84em; max-width: 100%; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding: .3em 0; }
-th, td { border: 1px solid #ccc; padding: .25em .55em; text-align: right; white-space: nowrap; }
-th { background: #f0f0f0; }
+th, td { border: 1px solid #ccc; padding: .2em .4em; text-align: right; vertical-align: top;
+         overflow-wrap: break-word; }
+th { background: #f0f0f0; font-weight: 600; font-size: 0.92em; overflow-wrap: anywhere; }
 td:first-child, th:first-child { text-align: left; }
 tr.ref td { background: #fff8e1; font-style: italic; }
-td.long { white-space: normal; text-align: left; min-width: 18em; }
+td.long { text-align: left; min-width: 12em; overflow-wrap: anywhere; }
+span.n { white-space: nowrap; }
 div.scroll { overflow-x: auto; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 0.9em; color: #444; }
-pre { background: #f6f6f6; padding: .5em; overflow-x: auto; font-size: 0.85em; }
+pre { background: #f6f6f6; padding: .5em; overflow-x: auto; font-size: 0.85em; white-space: pre-wrap;
+      overflow-wrap: anywhere; }
 .note { color: #555; }
 """
 
@@ -87,9 +93,12 @@ def _html_cell(cell: Any, tag: str = "td") -> str:
         attrs = f' data-value="{cell["value"]!r}"'
         if cell.get("ci") is not None:
             attrs += f' data-ci="{cell["ci"]!r}"'
-        return f"<{tag}{attrs}>{html.escape(cell['text'])}</{tag}>"
+        mean, sep, rest = cell["text"].partition(" ")  # "0.123 ± 0.045": may wrap before the "±", nowhere else
+        text = f'<span class="n">{html.escape(mean)}</span>' + (f' <span class="n">{html.escape(rest)}</span>'
+                                                                  if sep else "")
+        return f"<{tag}{attrs}>{text}</{tag}>"
     text = cell_text(cell)
-    cls = ' class="long"' if len(text) > 40 else ""  # settings and descriptions wrap; numbers never do
+    cls = ' class="long"' if len(text) > 40 else ""  # settings and descriptions wrap anywhere
     return f"<{tag}{cls}>{html.escape(text)}</{tag}>"
 
 

@@ -13,6 +13,8 @@ from benchmarks.report.load import FamilyData
 #: The results folder ``tom-envs rl`` writes (``benchmarks.rl_eval.RLCell.family``).
 FOLDER = "rl"
 ROWS_PREFIX = "rows_"  # benchmarks.rl_eval.ROWS_PREFIX
+#: Outcomes with fixed bounds (a probability): the plane's axis shows them and whiskers stop there.
+BOUNDED_OUTCOMES = {"success": (0.0, 1.0)}
 
 
 def _fmt(value: Any, ci: Any, digits: int) -> str:
@@ -48,13 +50,16 @@ def _group(row: dict[str, Any]) -> str:
 
 def _panel(env_id: str, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     outcome = rows[0]["outcome"]
-    points = [{"label": f"{r['policy']} ({r['split']})" if r.get("algo") else r["policy"], "x": r.get("tom_accuracy"),
-               "xci": r.get("tom_accuracy_ci"), "y": r.get(outcome), "yci": r.get(f"{outcome}_ci")}
+    # colour = the policy, marker = the split an RL agent was tested on and its training steps
+    points = [{"agent": str(r["policy"]), "variant": f"{r['split']}, {r.get('steps')} steps" if r.get("algo") else "",
+               "x": r.get("tom_accuracy"), "xci": r.get("tom_accuracy_ci"), "y": r.get(outcome),
+               "yci": r.get(f"{outcome}_ci")}
               for r in rows if r.get("tom_accuracy") is not None and r.get(outcome) is not None]
     if not points or outcome == "accuracy":  # QA: the answer is the prediction, both axes say the same
         return None
     return {"title": f"{env_id}: RL agents", "xlabel": "ToM % (RL: probe on the agent's state)", "ylabel": outcome,
-            "invert_y": not rows[0].get("higher_is_better", True), "xlim": (0, 100), "points": points}
+            "invert_y": not rows[0].get("higher_is_better", True), "xlim": (0, 100),
+            "ylim": BOUNDED_OUTCOMES.get(outcome), "points": points}
 
 
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
@@ -87,10 +92,12 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     if panels:
         from benchmarks.report import figures as figs
 
-        path = figs.plane(out / "plane.png", "RL agents: literal vs functional ToM", panels)
+        path = figs.plane(out / "plane.png", "RL agents: literal vs functional ToM", panels,
+                          variant_title="test split, training steps")
         src = path.relative_to(root).as_posix()
         figures.append(src)
         blocks.append({"kind": "figure", "src": src, "caption": "RL agents and their references: ToM % (x) "
-                       "against the functional outcome (y; regret axes inverted, up is better)."})
+                       "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
+                       "stop at 0 and 100 %."})
     return {"family": fam.folder, "title": "RL agents (tom-envs rl)", "blocks": blocks, "panels": panels,
             "figures": figures}

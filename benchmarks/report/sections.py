@@ -128,6 +128,71 @@ def label_of(f: ResultsFileData, fallback: str) -> str:
     return " / ".join(bits)
 
 
+def short_model(model: Any) -> str:
+    """A model as figures name it: a local folder or hub id by its last part."""
+    return str(model).rstrip("/").rsplit("/", 1)[-1]
+
+
+def agent_name(policy: str, model: Any = None) -> str:
+    """The name an agent's colour is keyed by in every figure (:func:`benchmarks.report.figures.assign_colours`):
+    the policy, answerer, persuader or mediator, and its model; ``llm (smollm2-135m)``."""
+    return str(policy) + (f" ({short_model(model)})" if model else "")
+
+
+def answerer_agent(f: ResultsFileData, recs: Sequence[dict]) -> tuple[str, str]:
+    """A QA results file's answerer as figures draw it: ``(agent, mode)``; the mode (``zero_shot``, ``cot``)
+    goes to a figure's line style, not to the colour."""
+    label, kind = answerer(f, recs)
+    if kind == "scripted":
+        return label, ""
+    cfg = f.config or {}
+    llm = as_dict(cfg.get("llm"))
+    name = next((n for stem, n in (("llm_release_", "llm-release"), ("llm_beliefs_", "llm-beliefs"))
+                 if f.path.name.startswith(stem)), "llm")
+    return agent_name(name, llm.get("model") or cfg.get("model")), str(llm.get("qa_mode") or cfg.get("qa_mode") or "")
+
+
+def _flat(config: Any, prefix: str = "") -> dict[str, str]:
+    if isinstance(config, dict) and config:
+        return {k: v for key in sorted(config) for k, v in _flat(config[key], f"{prefix}{key}.").items()}
+    return {prefix.rstrip("."): "none" if config is None else str(config)}
+
+
+def run_variants(runs: Sequence[tuple[Any, dict | None, str]],
+                 drop: Sequence[str] = ("version", "benchmark")) -> list[str]:
+    """What tells apart runs that a figure would otherwise draw alike: ``runs`` are ``(key, stored
+    configuration, file name)``, ``key`` what a figure shows of them (agent, variant, panel). For each run,
+    "" when no other run has its key, else its values of the fewest settings (at most two, shallowest
+    first) that tell the configurations of its key apart (values cut at 20 characters: ``data_dir=none``,
+    ``case_files=unset``), or its file name when the configurations do not tell them apart."""
+    by_key: dict[Any, list[int]] = {}
+    for i, (key, _, _) in enumerate(runs):
+        by_key.setdefault(key, []).append(i)
+    out = [""] * len(runs)
+    for members in by_key.values():
+        if len(members) < 2:
+            continue
+        flats = [{k: v for k, v in _flat(runs[i][1] or {}).items() if k.split(".")[0] not in drop} for i in members]
+        keys = sorted({k for fl in flats for k in fl}, key=lambda k: (k.count("."), k))
+        differ = [k for k in keys if len({fl.get(k, "unset") for fl in flats}) > 1]
+        chosen: list[str] = []  # the fewest keys (shallowest first) that tell the runs apart
+        for k in differ:
+            if len({tuple(fl.get(c, "unset") for c in chosen + [k]) for fl in flats}) > len(
+                    {tuple(fl.get(c, "unset") for c in chosen) for fl in flats}):
+                chosen.append(k)
+        labels = [", ".join(f"{k.rsplit('.', 1)[-1]}={fl.get(k, 'unset')[:20]}" for k in chosen) for fl in flats]
+        if not chosen or len(chosen) > 2 or len(set(labels)) < len(labels):
+            labels = [f"file {runs[i][2]}" for i in members]
+        for i, label in zip(members, labels):
+            out[i] = label
+    return out
+
+
+def joined(*parts: str) -> str:
+    """Variant parts joined with ', ', empty ones left out."""
+    return ", ".join(p for p in parts if p)
+
+
 def all_episode_keys(fam: FamilyData) -> set[str]:
     return {k for f in fam.files for rec in f.records for k in as_dict(rec.get("episode"))}
 

@@ -55,7 +55,7 @@ def section(fam: FamilyData, out: Path, root: Path) -> Section:
                                num(*win, digits=1), num(*vote, digits=1), num(*ret, digits=2), failures, fallbacks]})
         settings.append(f"{label} [{f.path.name}]: {settings_text(cell)}")
         if tom[0] is not None and win[0] is not None:
-            points.append({"label": label, "x": tom[0], "xci": tom[1], "y": win[0], "yci": win[1]})
+            points.append({"agent": label, "x": tom[0], "xci": tom[1], "y": win[0], "yci": win[1]})
     for n in sorted(players):
         rows.append({"ref": True, "cells": [f"chance ({n} players)", "-", "-", num(100.0 / (n - 1), digits=1), "-",
                                             num(100.0 / (n - 1), digits=1), "-", "-", "-"]})
