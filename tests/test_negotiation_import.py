@@ -99,7 +99,7 @@ def test_bad_case_files_are_named_errors(tmp_path, content, message):
     path.write_bytes(content)
     with pytest.raises(ScenarioError, match=message):
         Scenario.from_promediate(path)
-    with pytest.raises(ScenarioError, match=message if message != "JSON object" else "invalid scenario"):
+    with pytest.raises(ScenarioError, match=message):
         Scenario.from_file(path)
 
 

@@ -58,6 +58,7 @@ from benchmarks.negotiation.settings import (AGREEMENTS, ATTITUDES, BEHAVIOUR_JU
 from benchmarks.negotiation.table import METRICS, MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
 from benchmarks.runner import run_cell
 from policies.negotiation.scripted import MEDIATORS as SCRIPTED_MEDIATORS
+from tom_envs.negotiation.case_rules import MAX_EPISODE_WORK
 from tom_envs.negotiation.errors import NegotiationConfigError, NegotiationWarning
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, resolve_scenario
 
@@ -109,6 +110,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
                         help="consensus from the stated stances (exact), or from every line read by the keyword "
                              "or the LLM attitude extractor (LLM: needs --backend/--model)")
+    parser.add_argument("--max-work", type=positive_int, default=MAX_EPISODE_WORK,
+                        help="the bound on an episode's work figure, turns x (parties x topics x (parties + 36) + "
+                             "turns x seats) (default %(default)s, about 5-7 s of a scripted episode; the released "
+                             "cases need at most 161,280); a larger case stops the run before any episode with its "
+                             "figure, and this raises the bound")
     group = add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
                                   "--agreement llm; --behaviour-judge)",
                     only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples", "lockstep",
@@ -206,7 +212,8 @@ def _settings(args: argparse.Namespace, llm: NegotiationLLM, levels: Sequence[st
                           mi_judge=args.mi_judge, llm=llm, lockstep=getattr(args, "lockstep", 1),
                           agreement=getattr(args, "agreement", "structural"),
                           env_version=env_version(getattr(args, "env", None)),
-                          behaviour_judge=getattr(args, "behaviour_judge", None))
+                          behaviour_judge=getattr(args, "behaviour_judge", None),
+                          max_work=getattr(args, "max_work", MAX_EPISODE_WORK))
 
 
 def env_version(env_id: str | None) -> int:
@@ -243,8 +250,11 @@ def evaluate(run: NegotiationRun) -> tuple[list[dict], dict[tuple[str, str], lis
     """
     run.needs_llm()
     _check_lockstep(run)
-    setup = CellSetup({scenario_key(name): resolve_scenario(name) for name in run.scenarios}, run.parts(), run.llm.mediator,
-                      run.llm.behaviour)
+    scenarios = {scenario_key(name): resolve_scenario(name) for name in run.scenarios}
+    parts = run.parts()
+    for scenario in scenarios.values():  # a case too large for the bound stops the run before any episode
+        parts.check_work(scenario)
+    setup = CellSetup(scenarios, parts, run.llm.mediator, run.llm.behaviour)
     rows, records = [], {}
     for cell in grid(run):
         if cell.mediator in LLM_MEDIATORS and run.llm.mediator is None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from policies.base import BasePolicy
 from policies.negotiation.llm.parties import PartyTeam  # re-exported: it lives with the LLM parties
+from tom_envs.negotiation.case_rules import MAX_EPISODE_WORK, check_work
 from tom_envs.negotiation.scenario import Scenario
 
 #: ``factory(name, scenario) -> mediator`` for the LLM mediators (see :func:`llm_mediator_factory`).
@@ -112,11 +113,23 @@ class Parts:
     budget: str = "paper"  # "release": the release loop's 4 x parties x topics turns
     agreement: str = "structural"  # "llm": the LLM agreement judge scores every pair (the env's agreement=)
     agreement_factory: Any = None
+    max_work: int = MAX_EPISODE_WORK  # the env's bound on an episode's work figure (--max-work)
+
+    def turns(self, scenario: Scenario) -> int:
+        """The turns of an episode of ``scenario`` under :attr:`budget`."""
+        return release_budget(scenario) if self.budget == "release" else scenario.budget
+
+    def check_work(self, scenario: Scenario) -> int:
+        """The work figure of an episode of ``scenario``; a :class:`~tom_envs.negotiation.errors.CaseTooLargeError`
+        above :attr:`max_work` (before any episode is played)."""
+        seats = 1 + (len(scenario.parties) if self.party_factory is not None else 0)  # the mediator (and LLM parties)
+        return check_work(scenario.source, len(scenario.parties), len(scenario.topics), self.turns(scenario), seats,
+                          self.max_work)
 
     def __call__(self, scenario: Scenario) -> dict[str, Any]:
         from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
 
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {"max_work": self.max_work} if self.max_work != MAX_EPISODE_WORK else {}
         if self.attitudes != "stated":
             out["attitude_extractor"] = (KeywordAttitudeExtractor(scenario) if self.attitudes == "keyword"
                                          else self.extractor_factory(scenario))

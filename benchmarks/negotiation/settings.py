@@ -14,6 +14,7 @@ from typing import Any
 from benchmarks.negotiation.cells import POLICIES
 from benchmarks.negotiation.parts import LLMMediatorFactory, Parts
 from benchmarks.negotiation.table import METRICS
+from tom_envs.negotiation.case_rules import MAX_EPISODE_WORK
 from tom_envs.negotiation.errors import NegotiationConfigError
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES
 
@@ -105,6 +106,9 @@ class NegotiationRun:
         lockstep: > 1 plays up to that many episodes of a scenario together when an LLM mediator
             sits with scripted parties (:func:`benchmarks.runner.play_aec_lockstep`).
         progress: a bar per cell (None: on a terminal).
+        max_work: the bound on an episode's work figure (``--max-work``,
+            :func:`~tom_envs.negotiation.case_rules.episode_work`; a scenario above it is a
+            :class:`~tom_envs.negotiation.errors.CaseTooLargeError` before any episode is played).
     """
 
     levels: tuple[str, ...] = tuple(DIFFICULTY_MODES)
@@ -124,6 +128,7 @@ class NegotiationRun:
     agreement: str = "structural"
     env_version: int = 1
     behaviour_judge: str | None = None
+    max_work: int = MAX_EPISODE_WORK
 
     def __post_init__(self) -> None:
         for name in ("levels", "mediators", "scenarios"):
@@ -142,6 +147,9 @@ class NegotiationRun:
         if self.env_version not in env_versions():
             raise NegotiationConfigError(f"unknown env version {self.env_version!r}; registered: "
                                          f"{', '.join(map(str, env_versions()))}")
+        if isinstance(self.max_work, bool) or not isinstance(self.max_work, int) or self.max_work < 1:
+            raise NegotiationConfigError(f"--max-work must be a positive integer (the bound on an episode's work "
+                                         f"figure; default {MAX_EPISODE_WORK:,}), got {self.max_work!r}")
         unknown = [level for level in self.levels if level not in DIFFICULTY_MODES]
         if unknown:
             raise NegotiationConfigError(f"unknown difficulty levels {unknown}; choose from {', '.join(DIFFICULTY_MODES)}")
@@ -171,7 +179,7 @@ class NegotiationRun:
         """The env's attitude source, MI judge, party seats and turn budget, per scenario."""
         return Parts(self.attitudes, self.mi_judge, self.llm.extractor, self.llm.judge,
                      self.llm.party if self.parties != "scripted" else None, self.turn_budget, self.agreement,
-                     self.llm.agreement)
+                     self.llm.agreement, self.max_work)
 
     def keys(self) -> list[tuple[str, int]]:
         """Every (scenario, seed) episode of a cell, scenario by scenario (scenarios by :func:`scenario_key`)."""

@@ -10,6 +10,7 @@ from gymnasium import logger, spaces
 from tom_envs.aec import TomAECEnv
 from tom_envs.errors import ResetNeeded, UnsupportedRenderMode, check_options, require_bool
 from tom_envs.negotiation.actions import pairs, parse_mediator, parse_party, parse_stance_prediction, stance_table
+from tom_envs.negotiation.case_rules import MAX_EPISODE_WORK, check_work
 from tom_envs.negotiation.consensus import AgreementFn, AttitudeExtractor, ConsensusTracker
 from tom_envs.negotiation.errors import NegotiationActionError, NegotiationConfigError
 from tom_envs.negotiation.metrics import METRIC_DEFINITIONS, STRATEGIES, RuleBasedJudge
@@ -102,6 +103,10 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
       ``me`` keys; the summary names the choice (``metric_definitions``) and gives the other one's
       values under ``other_definitions`` (see :mod:`tom_envs.negotiation.metrics`).
     * ``render_mode``: ``"ansi"`` returns the transcript.
+    * ``max_work``: the bound on an episode's work figure, turns x (parties x topics x (parties + 36) +
+      turns x seats) (:func:`~tom_envs.negotiation.case_rules.episode_work`; default
+      :data:`~tom_envs.negotiation.case_rules.MAX_EPISODE_WORK`, 20,000,000: about 5-7 s of a scripted
+      episode); a larger case is a :class:`~tom_envs.negotiation.errors.CaseTooLargeError` giving its figure.
 
     ## Info
     Every seat: ``turn``, ``state`` (public: topics, options, parties, stated stances, silence, the
@@ -151,7 +156,8 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
                  difficulty: str | None = None, mediator: bool = True, party_seats: "str | Sequence[int | str]" = (),
                  turn_budget: int | None = None, agreement: AgreementFn | None = None,
                  mi_judge: Callable[..., dict] | None = None, attitude_extractor: AttitudeExtractor | None = None,
-                 extract_from: str = "agents", render_mode: str | None = None, metrics: str = "release") -> None:
+                 extract_from: str = "agents", render_mode: str | None = None, metrics: str = "release",
+                 max_work: int = MAX_EPISODE_WORK) -> None:
         super().__init__()
         if metrics not in METRIC_DEFINITIONS:
             raise NegotiationConfigError(f"metrics must be one of {METRIC_DEFINITIONS}, got {metrics!r}")
@@ -170,6 +176,7 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
                                          f"{MAX_TURN_BUDGET}, got {turn_budget!r}")
         self.render_mode = render_mode
         self.budget = turn_budget or self.scenario.budget
+        max_work = self._max_work(max_work)
         self.agreement = agreement
         if attitude_extractor is not None and not callable(attitude_extractor):
             raise NegotiationConfigError("attitude_extractor must be callable as extractor(party, text) -> "
@@ -188,6 +195,7 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
                                          "(party_seats='all' or a list); for a NoAgent baseline keep the mediator "
                                          "seat and let it always pass")
         self.possible_agents = [f"party_{i}" for i in self.external] + ([MEDIATOR] if self.has_mediator else [])
+        check_work(self.scenario.source, self.n, self.m, self.budget, len(self.possible_agents), max_work)
         high = self._obs_high()
         obs_space = spaces.Box(0, high, shape=high.shape, dtype=np.int64)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -212,6 +220,13 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         self.tom_known = {"party_*": ("stances[{i},",)}
 
     # ------------------------------------------------------------------ spaces
+    @staticmethod
+    def _max_work(max_work: Any) -> int:
+        if isinstance(max_work, bool) or not isinstance(max_work, int) or max_work < 1:
+            raise NegotiationConfigError(f"max_work must be a positive integer (the bound on an episode's work "
+                                         f"figure; default {MAX_EPISODE_WORK:,}), got {max_work!r}")
+        return max_work
+
     def _obs_high(self) -> np.ndarray:
         n, m, s, t = self.n, self.m, self.s_max, self.budget
         return np.array([n, t, t, n + 1, m, len(STRATEGIES)] + [s] * (n * m) + [s] * (m * s) + [t] * n, dtype=np.int64)

@@ -36,3 +36,26 @@ class PromediateFormatWarning(UserWarning):
 
 class PromediateImportError(ScenarioError):
     """A ProMediate-Eval case imported with ``strict=True`` has party-topic pairs with no stated first choice."""
+
+
+class MissingOptionBlockError(ScenarioError):
+    """A topic of a ProMediate case has no option block of its own in ``options`` (none headed by its name or
+    its number): it is never given another topic's options."""
+
+
+class ThresholdRangeError(ScenarioError):
+    """A turn-taking threshold or probability lies outside its range (``im_threshold``, ``interrupt_threshold``,
+    ``intervention_threshold`` in [1, 5], the release's motivation scale; ``system1_prob`` in [0, 1])."""
+
+
+class UnknownKeyError(ScenarioError):
+    """A case file has a key its format does not know; the message lists the known ones."""
+
+
+class EmptyIssuesError(ScenarioError):
+    """A ProMediate case's ``issues`` text is empty (the release puts it into every prompt as ``{issues}``)."""
+
+
+class CaseTooLargeError(ScenarioError):
+    """An episode of the case would cost more than the work bound (turns x parties^2 x topics, see
+    :data:`tom_envs.negotiation.case_rules.MAX_EPISODE_WORK`); the message gives the figure and the override."""

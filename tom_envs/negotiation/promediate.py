@@ -22,14 +22,15 @@ are ranked after the mentioned acceptable ones and listed in ``unstated``.
 from __future__ import annotations
 
 import json
-import math
 import warnings
 from pathlib import Path
 from typing import Any
 
 from tom_envs.errors import require_bool
-from tom_envs.negotiation.errors import PromediateFormatWarning, PromediateImportError, ScenarioError
-from tom_envs.negotiation.promediate_options import match_block, option_blocks, parse_options, read_topics
+from tom_envs.negotiation.case_rules import (PROMEDIATE_FORMAT, PROMEDIATE_KEYS, PROMEDIATE_REQUIRED, case_format,
+                                             check_known_keys, check_turn_taking)
+from tom_envs.negotiation.errors import EmptyIssuesError, PromediateFormatWarning, PromediateImportError, ScenarioError
+from tom_envs.negotiation.promediate_options import parse_options, read_topics, topic_blocks
 from tom_envs.negotiation.promediate_preferences import prose_reading, read_topic
 from tom_envs.negotiation.promediate_profiles import (named_section, priorities, profile_field, profile_section,
                                                       topic_sections)
@@ -46,10 +47,17 @@ def read_promediate(path: str | Path, name: str | None = None, strict: bool = Fa
     strict = require_bool("strict", strict)
     p = Path(path)
     data = _load_json(p)
-    missing = [k for k in ("instruction", "issues", "options", "config", "names") if k not in data]
+    check_known_keys(data, PROMEDIATE_KEYS, str(p), PROMEDIATE_FORMAT)
+    missing = [k for k in PROMEDIATE_REQUIRED if k not in data]
     if missing:
-        raise ScenarioError(f"{p}: missing keys {missing}; a ProMediate case has instruction, issues, options, "
+        raise ScenarioError(f"{p}: missing keys {missing}; a {PROMEDIATE_FORMAT} has instruction, issues, options, "
                             "config and names (topics optional)")
+    for key in ("instruction", "issues", "options"):
+        if not isinstance(data[key], str):
+            raise ScenarioError(f"{p}: '{key}' must be text (a JSON string), got {type(data[key]).__name__}")
+    if not data["issues"].strip():
+        raise EmptyIssuesError(f"{p}: 'issues' is empty; the release puts it into the instruction and the mediator's "
+                               "prompt as {issues}. Write one numbered line per topic ('1. Name: question')")
     if not isinstance(data["names"], dict):
         raise ScenarioError(f"{p}: 'names' must map each participant to its profile text")
     if not data["names"]:
@@ -59,13 +67,11 @@ def read_promediate(path: str | Path, name: str | None = None, strict: bool = Fa
                             f"interrupt_threshold, system1_prob), got {type(data['config']).__name__}")
     for who, cfg in data["config"].items():
         _turn_taking(cfg, f"{p}: config[{who!r}]")
-    issues, options = str(data["issues"]), str(data["options"])
+    issues, options = data["issues"], data["options"]
     topics = read_topics(issues, data.get("topics"), p)
-    blocks = option_blocks(options)
     topic_dicts = []
-    for k, (tname, question) in enumerate(topics):
-        block = match_block(blocks, k, tname)
-        opts = parse_options(block) if block else []
+    for (tname, question), block in zip(topics, topic_blocks(options, [t for t, _ in topics], p)):
+        opts = parse_options(block)
         if len(opts) >= 2:
             topic_dicts.append({"name": tname, "question": question,
                                 "options": [{"label": lab, "text": txt} for lab, txt in opts]})
@@ -73,7 +79,7 @@ def read_promediate(path: str | Path, name: str | None = None, strict: bool = Fa
             warnings.warn(f"{p}: no option markers recognised for topic {tname!r}; its options are kept as text",
                           PromediateFormatWarning, stacklevel=3)
             topic_dicts.append({"name": tname, "question": question, "options_unparsed": True,
-                                "options": [{"label": "text", "text": (block or options).strip() or "(none)"}]})
+                                "options": [{"label": "text", "text": block.strip() or "(none)"}]})
     parties, mediator = _parties(data, topic_dicts, p, strict)
     background = str(data["instruction"]).replace("{issues}", issues).replace("{options}", options).strip()
     out = {"name": name or p.stem, "title": p.stem, "background": background or "(none)",
@@ -84,12 +90,12 @@ def read_promediate(path: str | Path, name: str | None = None, strict: bool = Fa
 
 
 def is_promediate_case(path: str | Path) -> bool:
-    """True when ``path`` is a JSON object with the keys of a ProMediate case (``names`` and ``options``)."""
+    """True when ``path`` is a JSON object in the release's format
+    (:func:`~tom_envs.negotiation.case_rules.case_format`: keys only a ProMediate case has)."""
     try:
-        data = _load_json(Path(path))
+        return case_format(_load_json(Path(path)), str(path)) == PROMEDIATE_FORMAT
     except ScenarioError:
         return False
-    return "names" in data and "options" in data and "parties" not in data
 
 
 def _load_json(p: Path) -> dict:
@@ -114,16 +120,9 @@ def _load_json(p: Path) -> dict:
 
 
 def _turn_taking(cfg: Any, where: str = "config") -> dict | None:
-    """A config entry's thresholds; a :class:`ScenarioError` for one that is not a finite number."""
-    if not isinstance(cfg, dict):
-        return None
-    keys = ("im_threshold", "interrupt_threshold", "system1_prob")
-    out = {k: cfg[k] for k in keys if k in cfg}
-    for k, v in out.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ScenarioError(f"{where}: {k} must be a finite number (the release uses 1.0-5.0 thresholds and a "
-                                f"0-1 probability), got {v!r}")
-    return out or None
+    """A config entry's values (:func:`~tom_envs.negotiation.case_rules.check_turn_taking`: an object with known
+    keys, thresholds in [1, 5], ``system1_prob`` in [0, 1]); None for an empty entry."""
+    return check_turn_taking(cfg, where, PROMEDIATE_FORMAT) or None
 
 
 def _parties(data: dict, topics: list[dict], p: Path, strict: bool) -> tuple[list[dict], dict | None]:

@@ -2,7 +2,8 @@
 
 Topics come from headings "1. Name: question" / "## Issue 1: Name" (with the "Key concerns" lines
 below as the question), or from the case's own ``topics`` list; options from markers "(a)", "(A):",
-"(1).", "Option 1A:" (a marker glued to a word, as in "engine(s)", is not one). Used by
+"(1).", "Option 1A:" (a marker glued to a word, as in "engine(s)", is not one), each topic's from its own block
+(:func:`topic_blocks`). Used by
 :func:`tom_envs.negotiation.promediate.read_promediate`.
 """
 
@@ -12,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tom_envs.negotiation.errors import ScenarioError
+from tom_envs.negotiation.errors import MissingOptionBlockError, ScenarioError
 
 _HEADING = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?(?:(?:issue|topic)\s+)?(\d+)\s*[.:)]\s*(.*)$", re.IGNORECASE)
 _MARKERS = (
@@ -49,24 +50,52 @@ def read_topics(issues: str, given: Any, p: Path) -> list[tuple[str, str]]:
     return pairs
 
 
-def option_blocks(options: str) -> list[tuple[str, str]]:
-    """(heading text, block text) per numbered heading in the options text."""
-    out: list[tuple[str, list[str]]] = []
+def option_blocks(options: str) -> list[tuple[int, str, str]]:
+    """(number, heading text, block text) per numbered heading in the options text."""
+    out: list[tuple[int, str, list[str]]] = []
     for line in options.splitlines():
         m = _HEADING.match(line)
         if m and not re.match(r"^\s*\(", line):
-            out.append((m.group(2), [m.group(2)]))
+            out.append((int(m.group(1)), m.group(2), [m.group(2)]))
         elif out:
-            out[-1][1].append(line)
-    return [(h, "\n".join(lines)) for h, lines in out]
+            out[-1][2].append(line)
+    return [(n, h, "\n".join(lines)) for n, h, lines in out]
 
 
-def match_block(blocks: list[tuple[str, str]], k: int, tname: str) -> str | None:
-    """The options block headed by the topic's name, else the k-th block (None when there is none)."""
-    for head, text in blocks:
-        if head.casefold().lstrip("# *").startswith(tname.casefold()):
-            return text
-    return blocks[k][1] if k < len(blocks) else None
+def _key(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+
+
+def topic_blocks(options: str, topics: list[str], p: Path) -> list[str]:
+    """Each topic's own block of the options text, in topic order.
+
+    A block is the topic's when its heading starts with the topic's name (case, spacing and punctuation
+    aside), else when its number is the topic's (1 for the first topic) and no other topic's name heads
+    it; a case with one topic and no numbered heading has the whole text as its block. A topic with no
+    block of its own is a :class:`MissingOptionBlockError`: it never takes the block of another topic."""
+    blocks = option_blocks(options)
+    if not blocks and len(topics) == 1 and options.strip():
+        return [options]
+    named: dict[int, int] = {}  # block index -> topic index whose name heads it
+    for k, name in enumerate(topics):
+        for b, (_, head, _) in enumerate(blocks):
+            if b not in named and _key(head).startswith(_key(name)):
+                named[b] = k
+                break
+    out = []
+    for k, name in enumerate(topics):
+        mine = [b for b, owner in named.items() if owner == k]
+        if not mine:
+            mine = [b for b, (number, _, _) in enumerate(blocks) if number == k + 1 and b not in named]
+        if not mine:
+            found = "; ".join(f"{n}. {h.strip()[:40]}" for n, h, _ in blocks) or "none"
+            raise MissingOptionBlockError(
+                f"{p}: 'options' has no option block for topic {k + 1} {name!r} (a block is the topic's when its "
+                f"heading starts with the topic's name or carries its number {k + 1} and no other topic's name; "
+                f"blocks found: {found}). Add a block '{k + 1}. {name}:' followed by its options '(a) ...', "
+                "'(b) ...', or drop the topic from 'issues' (and 'topics')")
+        out.append(blocks[mine[0]][2])
+    return out
 
 
 def parse_options(block: str) -> list[tuple[str, str]]:

@@ -22,10 +22,12 @@ import math
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from tom_envs.negotiation.case_rules import (PROMEDIATE_FORMAT, SCENARIO_FORMAT, case_format, check_known_keys,
+                                             check_turn_taking)
 from tom_envs.negotiation.errors import ScenarioError
 from tom_envs.negotiation.promediate import read_promediate
 
@@ -106,13 +108,17 @@ class TurnTaking(BaseModel):
     """ProMediate's per-participant turn-taking settings (its case ``config``), kept on import.
 
     ``im_threshold``: intrinsic-motivation score a thought needs to be voiced; ``interrupt_threshold``:
-    the score above which a participant may interrupt; ``system1_prob``: the probability of a fast
-    (system-1) reply. The release's loop (``multiparty_conversation_negotiate.py``) uses them."""
+    the score above which a participant may interrupt; ``intervention_threshold``: the score the
+    release's GenericMediator needs to intervene; ``system1_prob``: the probability of a fast
+    (system-1) reply. The release's loop (``multiparty_conversation_negotiate.py``) uses them. The
+    thresholds lie in [1, 5] (the release clips motivation ratings to that scale), the probability in
+    [0, 1] (:mod:`tom_envs.negotiation.case_rules`)."""
 
     model_config = ConfigDict(extra="forbid")
-    im_threshold: float | None = Field(default=None, allow_inf_nan=False)
-    interrupt_threshold: float | None = Field(default=None, allow_inf_nan=False)
-    system1_prob: float | None = Field(default=None, allow_inf_nan=False)
+    im_threshold: float | None = Field(default=None, allow_inf_nan=False, ge=1.0, le=5.0)
+    interrupt_threshold: float | None = Field(default=None, allow_inf_nan=False, ge=1.0, le=5.0)
+    intervention_threshold: float | None = Field(default=None, allow_inf_nan=False, ge=1.0, le=5.0)
+    system1_prob: float | None = Field(default=None, allow_inf_nan=False, ge=0.0, le=1.0)
 
 
 class MediatorProfile(BaseModel):
@@ -161,6 +167,7 @@ class Scenario(BaseModel):
     turn_budget: int | None = Field(default=None, ge=MIN_TURNS, le=MAX_TURN_BUDGET)
     #: the case's own mediator instructions and thresholds (ProMediate imports; None otherwise)
     mediator: MediatorProfile | None = None
+    _source: str = PrivateAttr(default="<dict>")
 
     @model_validator(mode="after")
     def _consistent(self) -> "Scenario":
@@ -237,14 +244,24 @@ class Scenario(BaseModel):
         return self.rank_matrix(party, topic).index(0)
 
     # ------------------------------------------------------------------ loaders
+    @property
+    def source(self) -> str:
+        """Where the scenario was read from (a file path, ``built-in scenario NAME`` or ``<dict>``)."""
+        return self._source
+
     @classmethod
     def from_dict(cls, data: object, source: str = "<dict>") -> "Scenario":
-        """Validate a mapping; errors become :class:`ScenarioError` naming ``source``."""
+        """Validate a mapping in the project's format; errors become :class:`ScenarioError` naming ``source``
+        (unknown keys :class:`UnknownKeyError`, turn-taking values out of range :class:`ThresholdRangeError`)."""
+        if isinstance(data, dict):
+            _check_raw(data, source)
         try:
-            return cls.model_validate(data)
+            scenario = cls.model_validate(data)
         except ValidationError as exc:
-            raise ScenarioError(f"{source}: invalid scenario:\n{_explain(exc)}\nSee tom_envs.negotiation.scenario "
-                                "for the file format.") from None
+            raise ScenarioError(f"{source}: invalid {SCENARIO_FORMAT}:\n{_explain(exc)}\nSee "
+                                "tom_envs.negotiation.scenario for the file format.") from None
+        scenario._source = source
+        return scenario
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Scenario":
@@ -260,7 +277,7 @@ class Scenario(BaseModel):
                                 "file") from None
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-        if isinstance(data, dict) and "names" in data and "options" in data and "parties" not in data:
+        if case_format(data, str(p)) == PROMEDIATE_FORMAT:
             return cls.from_promediate(p)  # a ProMediate case file (the release's own format)
         return cls.from_dict(data, str(p))
 
@@ -276,6 +293,52 @@ class Scenario(BaseModel):
         002's Appendix B.1 topics with invented parties and preferences, kept for CI; the authors' cases
         come from ``data download negotiation`` (:mod:`tom_envs.negotiation.download`)."""
         return load_builtin(name)
+
+
+def _check_raw(data: dict, source: str) -> None:
+    """Unknown keys at every level and turn-taking values out of range, before the schema (whose messages
+    name neither the known keys nor the ranges' reason)."""
+    _known_keys(data, Scenario, source)
+    parties = data.get("parties")
+    for i, party in enumerate(parties if isinstance(parties, list) else []):
+        if isinstance(party, dict) and party.get("turn_taking") is not None:
+            check_turn_taking(party["turn_taking"], f"{source}: parties[{i}].turn_taking", SCENARIO_FORMAT)
+    mediator = data.get("mediator")
+    if isinstance(mediator, dict) and mediator.get("turn_taking") is not None:
+        check_turn_taking(mediator["turn_taking"], f"{source}: mediator.turn_taking", SCENARIO_FORMAT)
+
+
+def _known_keys(data: dict, model: type[BaseModel], source: str, path: str = "") -> None:
+    """:func:`check_known_keys` on ``data`` against ``model`` and on every nested object its fields hold
+    (``path``: where ``data`` sits in the file, e.g. ``parties[0].preferences['Contract term']``)."""
+    check_known_keys(data, model.model_fields, f"{source}: {path}" if path else source, SCENARIO_FORMAT)
+    for name, value in data.items():
+        inner, shape = _submodel(model.model_fields[name].annotation)
+        at = f"{path}.{name}" if path else name
+        if shape == "list" and isinstance(value, list):
+            items = [(f"{at}[{k}]", v) for k, v in enumerate(value)]
+        elif shape == "dict" and isinstance(value, dict):
+            items = [(f"{at}[{k!r}]", v) for k, v in value.items()]
+        else:
+            items = [(at, value)] if shape == "one" else []
+        for where, item in items:
+            if isinstance(item, dict):
+                _known_keys(item, inner, source, where)
+
+
+def _submodel(annotation: Any) -> tuple[type[BaseModel] | None, str]:
+    """The model a field holds and how: ``("one" | "list" | "dict")``; (None, "") for plain values."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, "one"
+    if origin is list and args and isinstance(args[0], type) and issubclass(args[0], BaseModel):
+        return args[0], "list"
+    if origin is dict and len(args) == 2 and isinstance(args[1], type) and issubclass(args[1], BaseModel):
+        return args[1], "dict"
+    for arg in args:  # X | None
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return arg, "one"
+    return None, ""
 
 
 def _check_unique(what: str, names: list[str]) -> None:
