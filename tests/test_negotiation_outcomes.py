@@ -379,3 +379,13 @@ def test_the_llm_agreement_judge_needs_a_backend():
         NegotiationRun(agreement="llm").needs_llm()
     with pytest.raises(NegotiationConfigError, match="unknown agreement"):
         NegotiationRun(agreement="gpt")
+
+
+def test_a_huge_outcome_space_is_not_enumerated():
+    """3 options on 60 topics: 4**60 achievable outcomes, past int64 (np.prod wrapped to a small number and
+    the enumeration ran out of memory); the efficiency keys are None instead."""
+    from tom_envs.negotiation.outcomes import OutcomeScorer
+
+    scorer = OutcomeScorer([[[0.2, 0.5, 1.0]] * 60] * 2, [[frozenset()] * 60] * 2)
+    assert scorer.packages() is None and scorer.nash_product_max() is None
+    assert scorer.achievable()["outcomes"] == 4 ** 60

@@ -34,6 +34,7 @@ Definitions (the episode summary's keys; ``docs/negotiation.md`` lists them):
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -89,7 +90,7 @@ class OutcomeScorer:
         :data:`MAX_PACKAGES`."""
         if self._packages is None:
             options = self.dealable()
-            if int(np.prod([len(o) + 1 for o in options])) > MAX_PACKAGES:
+            if math.prod(len(o) + 1 for o in options) > MAX_PACKAGES:  # exact (np.prod wraps at 2**63)
                 return None
             total = np.zeros((1, self.n))
             for k, opts in enumerate(options):
@@ -110,7 +111,7 @@ class OutcomeScorer:
         """What the scenario allows: ``full_deal_possible``, ``nash_product_max`` (over the achievable
         outcomes) and ``outcomes`` (their number)."""
         return {"full_deal_possible": self.full_deal_possible, "nash_product_max": self.nash_product_max(),
-                "outcomes": int(np.prod([len(o) + 1 for o in self.dealable()]))}
+                "outcomes": math.prod(len(o) + 1 for o in self.dealable())}
 
     def score(self, attitudes: np.ndarray, topics: list[Any]) -> dict[str, Any]:
         """The outcome of final ``attitudes`` (parties x topics option indices); ``topics`` the scenario's."""
