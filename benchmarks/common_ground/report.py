@@ -24,7 +24,7 @@ from benchmarks.report.sections import (
 )
 
 
-CG_TOP = {"version", "cid", "seed", "questions", "llm_stats", "code", "policy"}
+CG_TOP = {"version", "cid", "seed", "questions", "llm_stats", "code", "policy", "partial"}
 
 
 _CG_PUBLISHED_KIND = {"Random Baseline": "scripted", "Human Performance": "human"}
