@@ -12,7 +12,13 @@ whole (sentence, event) group, the unscored fillers among them; every row here c
 (released) questions only (:func:`tom_envs.qa.answered`), and the LLM policies are sent the fillers
 too (see docs/common_ground.md). ``--policy`` takes a comma-separated list; the JSON output
 is every policy's rows in turn (each row names its ``policy``), with ``order`` (``"all"``, 1, 2,
-3), ``n`` and ``accuracy`` (percent). ``--episodes N`` answers every conversation N times
+3), ``n``, ``accuracy`` (percent) and ``partial``. Every file named like one of the release's must hold
+its record count and sha256 (:data:`tom_envs.common_ground.corpus.RELEASE_FILES`), else
+:class:`~tom_envs.release_files.ReleaseMismatch` (exit status 2); with ``--allow-partial`` the run goes on,
+a note on stderr says what differs, and every row (text: ``[partial]``) and stored record says
+``partial`` (so does a split taken without some of its conversations). The text table always ends with
+the two floors' lines, ``majority-class`` (the training split's majority answer to everything; 54.1 % on
+the release's test split) and ``question-only`` (each certainty's majority answer; 59.6 %). ``--episodes N`` answers every conversation N times
 (pass r of conversation i with seed ``seed + r * 1000003 + i``; default 1) and pools the answers.
 
 An LLM answers with ``--policy llm`` (the generic :class:`~policies.llm.qa.LLMQAAnswerer`;
@@ -50,7 +56,8 @@ rows add ``model``, ``temperature`` (and ``prompt_sha256``, ``unparsed``).
 
 The scripted policies' answered conversations are stored the same way (``--out/common_ground/
 scripted_<policy>_<hash>.jsonl``, keyed by policy, data folder, split, context, annotator and seed;
-one record per conversation and pass: ``policy``, ``cid``, ``seed``, ``questions``), so a rerun
+one record per conversation and pass: ``policy``, ``cid``, ``seed``, ``partial``, ``questions``, each
+question with its ``gold`` answer and ``correct``), so a rerun
 reads them back and ``tom-envs report`` shows their rows.
 
 The scripted ``gold-beliefs-cg-rules`` is the same pipeline on gold beliefs (the upper bound of a
@@ -59,7 +66,7 @@ common ground too (100 %).
 
 Data commands::
 
-    python -m benchmarks common-ground --data-dir DIR --counts            # 003's Tables 2 and 5
+    python -m benchmarks common-ground --data-dir DIR --counts            # 003's Tables 2 and 5 (and "partial")
     python -m benchmarks common-ground --data-dir DIR --split train --export-beliefs OUT.jsonl
 """
 

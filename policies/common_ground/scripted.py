@@ -1,5 +1,6 @@
-"""Baselines for ``tom/CommonToM-v2`` (seed 003): a prior-proportional random answerer and an
-explicit belief-state answerer in the spirit of 003's ReCoG.
+"""Baselines for ``tom/CommonToM-v2`` (seed 003): a prior-proportional random answerer, the two floors
+(:class:`MajorityClassPolicy`: one answer to everything; :class:`QuestionOnlyPolicy`: one per certainty) and
+an explicit belief-state answerer in the spirit of 003's ReCoG.
 
 The belief-state policy reads the question (speaker chain, certainty, event), gets both speakers'
 belief labels for the event -- from the env's gold labels (``info["next_labels"]`` of an env made
