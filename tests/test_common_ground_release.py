@@ -339,10 +339,16 @@ def _release_copy(tmp_path: Path, keep: int | None = None) -> Path:
 
 
 def _cg(*argv: str):
+    """The command on ``argv``; results under ``--out`` (given, or a fresh scratch folder: never the checkout's)."""
+    import tempfile
+
     from benchmarks.common_ground import benchmark as cg_bench
     from tests.qa_helpers import command_args
 
-    return cg_bench.run(command_args(cg_bench, *argv))
+    if "--out" in argv:
+        return cg_bench.run(command_args(cg_bench, *argv))
+    with tempfile.TemporaryDirectory() as out:
+        return cg_bench.run(command_args(cg_bench, *argv, "--out", out))
 
 
 @pytest.mark.slow

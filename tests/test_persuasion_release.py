@@ -323,10 +323,10 @@ def test_a_release_file_cut_short_is_a_named_error_or_a_partial_row(tmp_path, ca
 
 
 @needs_release
-def test_the_whole_release_gives_verified_rows_never_partial(capsys):
+def test_the_whole_release_gives_verified_rows_never_partial(tmp_path, capsys):
     from benchmarks.__main__ import main
 
     assert main(["persuasion", "--data-dir", str(Path(RELEASE) / "data"), "--qtypes", "judge_qa", "--policy",
-                 "always-first", "--repetitions", "1", "--format", "json"]) == 0
+                 "always-first", "--repetitions", "1", "--format", "json", "--out", str(tmp_path)]) == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert (row["n"], row["partial"], row["release_file"]) == (2041, False, "verified")
