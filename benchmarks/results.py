@@ -291,18 +291,29 @@ def file_config(path: Path) -> dict[str, Any] | None:
     return None
 
 
-@functools.lru_cache(maxsize=64)
+_CHECKSUMS: dict[tuple, str] = {}  # (folder, its files' paths, sizes and modification times) -> checksum
+
+
 def folder_checksum(folder: str) -> str:
-    """sha256 over a folder's files (relative path and bytes of each, in sorted order), in hex."""
+    """sha256 over a folder's files (relative path and bytes of each, in sorted order), in hex.
+
+    Remembered per folder *and* the names, sizes and modification times of its files, so a file cut, edited,
+    added or removed in the same process (a partial run, then the whole data in the same folder) gives
+    another checksum, and so another results key."""
     root = Path(folder)
-    digest = hashlib.sha256()
-    for file in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(file.relative_to(root).as_posix().encode() + b"\0")
-        with open(file, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-        digest.update(b"\0")
-    return digest.hexdigest()
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    signature = (str(root), tuple((p.relative_to(root).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
+                                  for p in files))
+    if signature not in _CHECKSUMS:
+        digest = hashlib.sha256()
+        for file in files:
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+            with open(file, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(chunk)
+            digest.update(b"\0")
+        _CHECKSUMS[signature] = digest.hexdigest()
+    return _CHECKSUMS[signature]
 
 
 #: A data folder named by its checksum: ``<folder name>@<sha256>``.

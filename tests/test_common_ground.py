@@ -633,6 +633,7 @@ def test_question_files_without_the_corpus_are_a_named_error(tmp_path):
 
     shutil_copy = __import__("shutil").copytree
     shutil_copy(SAMPLE_DATA_DIR / "questions", tmp_path / "questions")
+    (tmp_path / "SAMPLE.md").write_bytes((SAMPLE_DATA_DIR / "SAMPLE.md").read_bytes())  # a part of our sample
     with pytest.raises(CorpusNeeded, match="fillers=False"):
         CommonToMEnv(data_dir=tmp_path)
     alone = CommonToMEnv(data_dir=tmp_path, fillers=False)
@@ -645,6 +646,7 @@ def test_a_released_question_the_corpus_does_not_generate_is_a_named_error(tmp_p
 
     shutil_copy = __import__("shutil").copytree
     shutil_copy(SAMPLE_DATA_DIR / "cg", tmp_path / "cg")
+    (tmp_path / "SAMPLE.md").write_bytes((SAMPLE_DATA_DIR / "SAMPLE.md").read_bytes())  # a part of our sample
     rows = read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz")
     # consistent in itself (the cross-checks of check_question_rows pass), but not the corpus's context
     changed = rows[4].model_copy(update={"context": rows[4].context.replace(MARKER, MARKER + " ", 1)})

@@ -322,3 +322,130 @@ def test_release_no_counting_probe_beats_the_question_only_probe_by_more_than_2_
         before = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test", fillers=False), repeats=4), splits=20)
     assert after["gain"] <= 0.02, after
     assert before["gain"] > 0.02, before  # the probe does see the counts when they carry labels
+
+
+# ---------------------------------------------------------------------- the release's files, count and hash (issue 41)
+def _release_copy(tmp_path: Path, keep: int | None = None) -> Path:
+    """A copy of the release's ``data/`` (cg/ and questions/); ``keep``: the test file cut to its first rows."""
+    from tom_envs.common_ground.corpus import write_questions
+
+    root = tmp_path / "data"
+    for sub in ("cg", "questions"):
+        shutil.copytree(Path(RELEASE) / sub, root / sub)
+    if keep is not None:
+        path = root / "questions" / "4431_Magda_yn_questions.csv.gz"
+        write_questions(read_questions(path)[:keep], path)
+    return root
+
+
+def _cg(*argv: str):
+    """The command on ``argv``; results under ``--out`` (given, or a fresh scratch folder: never the checkout's)."""
+    import tempfile
+
+    from benchmarks.common_ground import benchmark as cg_bench
+    from tests.qa_helpers import command_args
+
+    if "--out" in argv:
+        return cg_bench.run(command_args(cg_bench, *argv))
+    with tempfile.TemporaryDirectory() as out:
+        return cg_bench.run(command_args(cg_bench, *argv, "--out", out))
+
+
+@pytest.mark.slow
+@needs_release
+@pytest.mark.filterwarnings("ignore:.*no Event text:UserWarning")  # the release's textless events (documented)
+def test_every_file_of_the_release_has_the_table_s_count_and_hash():
+    from tom_envs.common_ground.corpus import RELEASE_FILES
+    from tom_envs.common_ground.env import load_checked_split
+    from tom_envs.release_files import file_sha256
+
+    assert load_checked_split(RELEASE, "all")[1] == []
+    folder = scan(RELEASE)
+    found = {f"questions/{p.name}": len(read_questions(p)) for p in folder.questions.values()}
+    found.update({f"cg/{p.name}": len(read_corpus(p).rows) for p in folder.corpus.values()})
+    assert {name: (n, file_sha256(Path(RELEASE) / name)) for name, n in found.items()} == {
+        name: (f.records, f.sha256) for name, f in RELEASE_FILES.items()}
+
+
+@pytest.mark.slow
+@needs_release
+@pytest.mark.filterwarnings("ignore:.*no Event text:UserWarning")
+def test_a_test_file_cut_to_half_is_a_named_error_or_partial_rows(tmp_path, capsys):
+    import json
+
+    from tom_envs.common_ground.env import load_split
+    from tom_envs.release_files import ReleaseMismatch
+
+    cut = _release_copy(tmp_path, keep=1052)
+    with pytest.raises(ReleaseMismatch, match=r"4431_Magda_yn_questions.csv.gz: not the release's .* \(1052 records "
+                                              r"where the release has 2104; sha256 .*--allow-partial"):
+        load_split(cut, "test")
+    argv = ("--data-dir", str(cut), "--policy", "question-only", "--format", "json", "--out", str(tmp_path / "res"))
+    assert _cg(*argv) == 2
+    assert "1052 records where the release has 2104" in capsys.readouterr().err
+    assert _cg(*argv, "--allow-partial") == 0
+    captured = capsys.readouterr()
+    rows = json.loads(captured.out)
+    assert rows[0]["n"] == 1052 and all(r["partial"] is True for r in rows)
+    assert "note: --allow-partial" in captured.err and "4431_Magda_yn_questions.csv.gz" in captured.err
+    (stored,) = (tmp_path / "res" / "common_ground").glob("scripted_question_only_*.jsonl")
+    assert all(json.loads(line)["partial"] is True for line in stored.read_text().splitlines())
+
+
+@pytest.mark.slow
+@needs_release
+@pytest.mark.filterwarnings("ignore:.*no Event text:UserWarning")
+def test_counts_of_a_cut_file_fail_or_say_partial(tmp_path, capsys):
+    import json
+
+    cut = _release_copy(tmp_path, keep=1052)
+    assert _cg("--data-dir", str(cut), "--counts") == 2
+    assert "1052 records where the release has 2104" in capsys.readouterr().err
+    assert _cg("--data-dir", str(cut), "--counts", "--allow-partial", "--format", "json") == 0
+    tables = json.loads(capsys.readouterr().out)
+    assert tables["partial"] is True and len(tables["release_differences"]) == 1
+    assert _cg("--data-dir", RELEASE, "--counts", "--format", "json") == 0
+    tables = json.loads(capsys.readouterr().out)
+    assert tables["partial"] is False
+    assert {(r["split"], r["answer"]): r["count"] for r in tables["table2"]} == {
+        ("train", "No"): 2899, ("train", "Yes"): 2371, ("test", "No"): 1139, ("test", "Yes"): 965}
+
+
+@pytest.mark.slow
+@needs_release
+@pytest.mark.filterwarnings("ignore:.*no Event text:UserWarning")
+def test_a_partial_run_never_shares_results_with_the_whole_data_in_the_same_folder(tmp_path, capsys):
+    """Cut in place, scored with --allow-partial, restored, scored again into the same --out in the same process:
+    the whole data's figure is computed afresh (59.65 %), not read back from the partial run (the data's checksum
+    is in the results key, and it is not remembered across edits)."""
+    import json
+
+    data = _release_copy(tmp_path)
+    path = data / "questions" / "4431_Magda_yn_questions.csv.gz"
+    whole = path.read_bytes()
+    argv = ("--data-dir", str(data), "--policy", "question-only", "--format", "json", "--out", str(tmp_path / "res"))
+    from tom_envs.common_ground.corpus import write_questions
+
+    write_questions(read_questions(path)[:1052], path)
+    assert _cg(*argv, "--allow-partial") == 0
+    partial = json.loads(capsys.readouterr().out)[0]
+    path.write_bytes(whole)
+    assert _cg(*argv) == 0
+    complete = json.loads(capsys.readouterr().out)[0]
+    assert (partial["n"], partial["partial"]) == (1052, True)
+    assert (complete["n"], complete["partial"], round(complete["accuracy"], 2)) == (2104, False, 59.65)
+    assert len(list((tmp_path / "res" / "common_ground").glob("scripted_question_only_*.jsonl"))) == 2
+
+
+@pytest.mark.slow
+@needs_release
+@pytest.mark.filterwarnings("ignore:.*no Event text:UserWarning")
+def test_the_majority_class_floor_on_the_release_is_always_no_54_13(capsys):
+    import json
+
+    assert _cg("--data-dir", RELEASE, "--policy", "majority-class", "--format", "json") == 0
+    total = json.loads(capsys.readouterr().out)[0]
+    assert (total["n"], round(total["accuracy"], 2), total["partial"]) == (2104, 54.13, False)
+    assert _cg("--data-dir", RELEASE, "--policy", "oracle-beliefs") == 0
+    out = capsys.readouterr().out
+    assert "majority-class floor (the training split's majority answer" in out and ": 54.1 / " in out

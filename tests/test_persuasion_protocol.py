@@ -100,7 +100,8 @@ def test_every_row_says_which_columns_the_release_can_fill(capsys):
     rows = json_rows(capsys, "--policy", "random", "--repetitions", "1")
     assert [r["qtype"] for r in rows] == list(QTYPES)
     for r in rows:
-        assert r["release_file"] == ("verified" if r["qtype"] in RELEASE_VERIFIED else "unverified")
+        assert r["release_file"] == ("sample" if r["qtype"] in RELEASE_VERIFIED else "unverified")  # bundled sample
+        assert r["partial"] is False
         assert (r["release_quirk"] is not None) == (r["qtype"] in ("desire_ee", "intent_ee", "judge_qa"))
         assert r["expected_accuracy"] == r["chance"]
     assert {r["qtype"]: r["repeated_options"] for r in rows if r["repeated_options"]} == {"intent_ee": 1}

@@ -274,3 +274,59 @@ def test_nothing_returned_with_a_desire_ee_question_beats_the_question_itself():
     everything = probe_report("tom/PersuasiveToM-v1", "step", **kwargs)
     observed = probe_report("tom/PersuasiveToM-v1", "step", observation_only=True, **kwargs)
     assert everything["probe"] <= observed["probe"] + everything["margin"], (everything, observed)
+
+
+# ---------------------------------------------------------------------- the release's files, count and hash (issue 41)
+def _cut_release(tmp_path: Path, qtype: str, keep: int) -> Path:
+    """A copy of the release's ``qtype`` file holding its first ``keep`` records (a download cut short)."""
+    folder = tmp_path / "cut"
+    folder.mkdir()
+    records = json.loads((Path(RELEASE) / "data" / f"{qtype}.json").read_text(encoding="utf-8"))
+    (folder / f"{qtype}.json").write_text(json.dumps(records[:keep]), encoding="utf-8")
+    return folder
+
+
+@needs_release
+def test_every_verified_file_of_the_release_has_the_table_s_count_and_hash():
+    from tom_envs.persuasion.data import RELEASE_FILES, load_checked_dataset
+    from tom_envs.release_files import file_sha256
+
+    data, differences = load_checked_dataset(Path(RELEASE) / "data", allow_partial=False)
+    assert differences == {}
+    for q, expected in RELEASE_FILES.items():
+        assert (len(data[q]), file_sha256(Path(RELEASE) / "data" / f"{q}.json")) == (expected.records, expected.sha256)
+
+
+@needs_release
+def test_a_release_file_cut_short_is_a_named_error_or_a_partial_row(tmp_path, capsys):
+    from benchmarks.__main__ import main
+    from tom_envs.release_files import ReleaseMismatch
+
+    cut = _cut_release(tmp_path, "judge_qa", 1000)
+    with pytest.raises(ReleaseMismatch, match=r"judge_qa.json: not the release's judge_qa \(1000 records where the "
+                                              r"release has 2041; sha256 .*--allow-partial"):
+        load_dataset(cut, "judge_qa", allow_partial=False)
+    argv = ["persuasion", "--data-dir", str(cut), "--qtypes", "judge_qa", "--policy", "always-first",
+            "--repetitions", "1", "--format", "json", "--out", str(tmp_path / "res")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "1000 records where the release has 2041" in err and "data download persuasion" in err
+    assert main([*argv, "--allow-partial"]) == 0
+    captured = capsys.readouterr()
+    (row,) = json.loads(captured.out)
+    assert (row["n"], row["partial"], row["release_file"]) == (1000, True, "differs")
+    assert "note: --allow-partial" in captured.err and "judge_qa.json: not the release's" in captured.err
+    (stored,) = (tmp_path / "res" / "persuasion").glob("qa_always_first_*.jsonl")
+    assert all(json.loads(line)["partial"] is True for line in stored.read_text().splitlines())
+    env = PersuasiveToMEnv(data_dir=cut, qtypes="judge_qa")  # the env's default takes it, and says so
+    assert env.partial and set(env.release_differences) == {"judge_qa"}
+
+
+@needs_release
+def test_the_whole_release_gives_verified_rows_never_partial(tmp_path, capsys):
+    from benchmarks.__main__ import main
+
+    assert main(["persuasion", "--data-dir", str(Path(RELEASE) / "data"), "--qtypes", "judge_qa", "--policy",
+                 "always-first", "--repetitions", "1", "--format", "json", "--out", str(tmp_path)]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["n"], row["partial"], row["release_file"]) == (2041, False, "verified")

@@ -12,7 +12,13 @@ whole (sentence, event) group, the unscored fillers among them; every row here c
 (released) questions only (:func:`tom_envs.qa.answered`), and the LLM policies are sent the fillers
 too (see docs/common_ground.md). ``--policy`` takes a comma-separated list; the JSON output
 is every policy's rows in turn (each row names its ``policy``), with ``order`` (``"all"``, 1, 2,
-3), ``n`` and ``accuracy`` (percent). ``--episodes N`` answers every conversation N times
+3), ``n``, ``accuracy`` (percent) and ``partial``. Every file named like one of the release's must hold
+its record count and sha256 (:data:`tom_envs.common_ground.corpus.RELEASE_FILES`), else
+:class:`~tom_envs.release_files.ReleaseMismatch` (exit status 2); with ``--allow-partial`` the run goes on,
+a note on stderr says what differs, and every row (text: ``[partial]``) and stored record says
+``partial`` (so does a split taken without some of its conversations). The text table always ends with
+the two floors' lines, ``majority-class`` (the training split's majority answer to everything; 54.1 % on
+the release's test split) and ``question-only`` (each certainty's majority answer; 59.6 %). ``--episodes N`` answers every conversation N times
 (pass r of conversation i with seed ``seed + r * 1000003 + i``; default 1) and pools the answers.
 
 An LLM answers with ``--policy llm`` (the generic :class:`~policies.llm.qa.LLMQAAnswerer`;
@@ -50,7 +56,8 @@ rows add ``model``, ``temperature`` (and ``prompt_sha256``, ``unparsed``).
 
 The scripted policies' answered conversations are stored the same way (``--out/common_ground/
 scripted_<policy>_<hash>.jsonl``, keyed by policy, data folder, split, context, annotator and seed;
-one record per conversation and pass: ``policy``, ``cid``, ``seed``, ``questions``), so a rerun
+one record per conversation and pass: ``policy``, ``cid``, ``seed``, ``partial``, ``questions``, each
+question with its ``gold`` answer and ``correct``), so a rerun
 reads them back and ``tom-envs report`` shows their rows.
 
 The scripted ``gold-beliefs-cg-rules`` is the same pipeline on gold beliefs (the upper bound of a
@@ -59,7 +66,7 @@ common ground too (100 %).
 
 Data commands::
 
-    python -m benchmarks common-ground --data-dir DIR --counts            # 003's Tables 2 and 5
+    python -m benchmarks common-ground --data-dir DIR --counts            # 003's Tables 2 and 5 (and "partial")
     python -m benchmarks common-ground --data-dir DIR --split train --export-beliefs OUT.jsonl
 """
 
@@ -82,16 +89,16 @@ from benchmarks.common_ground.llm import LLM_POLICIES
 from benchmarks.common_ground.published import PUBLISHED, PUBLISHED_SETTINGS  # noqa: F401  (the command's tables)
 from benchmarks.common_ground.stored import play, play_llm, play_stored
 from policies.base import BasePolicy
-from policies.common_ground.scripted import (PriorRandomPolicy, QuestionOnlyPolicy, gold_beliefs_cg_rules, oracle_beliefs,
-                                             predicted_beliefs)
+from policies.common_ground.scripted import (MajorityClassPolicy, PriorRandomPolicy, QuestionOnlyPolicy,
+                                             gold_beliefs_cg_rules, oracle_beliefs, predicted_beliefs)
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
-from tom_envs.common_ground.env import CONTEXT_MODES, load_split
+from tom_envs.common_ground.env import CONTEXT_MODES, load_checked_split, load_split
 from tom_envs.common_ground.metrics import accuracy_rows, by_labels, question_key, summarise
 from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
 
 ENV = "tom_envs.common_ground.env:CommonToMEnv"
-SCRIPTED = ("random", "question-only", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")
+SCRIPTED = ("random", "majority-class", "question-only", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")
 POLICIES = (*SCRIPTED, LLM_POLICY, *LLM_POLICIES)
 #: Env arguments a policy needs (the gold-label policies read the labels the env exposes only on request).
 ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True},
@@ -177,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
     except TomEnvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    partial_note(results[0]["release_differences"] if results else [])
     plotted = _plot(args)
     if args.format == "json":
         print(json.dumps([row for result in results for row in result["rows"]], indent=2))
@@ -184,13 +192,22 @@ def run(args: argparse.Namespace) -> int:
     for path in plotted:
         print(f"wrote {path}")
     table = format_table(results, by_label=getattr(args, "by_labels", False))
-    if "question-only" not in names:
-        try:
-            table += "\n" + floor_line(args)
-        except TomEnvsError as exc:  # e.g. no training split to fit it on: say so, the table stands
-            table += f"\nquestion-only floor: not computed ({exc})"
+    for floor in ("majority-class", "question-only"):
+        if floor not in names:
+            try:
+                table += "\n" + floor_line(args, floor)
+            except TomEnvsError as exc:  # e.g. no training split to fit it on: say so, the table stands
+                table += f"\n{floor} floor: not computed ({exc})"
     print(table)
     return 0
+
+
+def partial_note(differences: Sequence[str]) -> None:
+    """The stderr note of a run on data that is not the whole release (``--allow-partial``): what differs,
+    and that its rows and records are marked ``partial``."""
+    if differences:
+        print("note: --allow-partial: this data is not the whole release, so every row and record of this run is "
+              "marked partial:\n  " + "\n  ".join(differences), file=sys.stderr)
 
 
 def _plot(args: argparse.Namespace) -> list[Path]:
@@ -202,17 +219,25 @@ def _plot(args: argparse.Namespace) -> list[Path]:
     return family_figures(Path(args.out), "common_ground", Path(args.plot))
 
 
-def floor_line(args: argparse.Namespace) -> str:
-    """The question-only floor of ``--split`` as one line of the text table (every table shows it): its
-    answers depend on the question's certainty alone, so it is scored straight from the split's rows (the
-    same numbers as ``--policy question-only``)."""
-    policy = _question_only(args)
-    rows = [r for rs in load_split(args.data_dir, args.split, args.from_corpus, args.annotator,
-                                   allow_partial=_partial(args)).values() for r in rs]
-    records = [{"order": r.order, "answer": int(r.answer == "Yes"),
-                "correct": policy.answers[r.belief_Q] == int(r.answer == "Yes")} for r in rows]
+#: The floors every text table shows (unless the policy was played): how each answers a question row.
+FLOORS: dict[str, str] = {
+    "majority-class": "the training split's majority answer to every question",
+    "question-only": "each certainty's majority answer on the training split"}
+
+
+def floor_line(args: argparse.Namespace, floor: str = "question-only") -> str:
+    """A floor of ``--split`` as one line of the text table (every table shows both, :data:`FLOORS`): their
+    answers depend on the question's certainty at most, so they are scored straight from the split's rows
+    (the same numbers as ``--policy majority-class`` / ``--policy question-only``)."""
+    policy = make_policy(args, floor)
+    rows, differences = load_checked_split(args.data_dir, args.split, args.from_corpus, args.annotator,
+                                           allow_partial=_partial(args))
+    records = []
+    for r in (r for rs in rows.values() for r in rs):
+        answer = policy.answer if floor == "majority-class" else policy.answers[r.belief_Q]
+        records.append({"order": r.order, "gold": int(r.answer == "Yes"), "correct": answer == int(r.answer == "Yes")})
     by_order = {row["order"]: row for row in accuracy_rows(records)}
-    return ("question-only floor (each certainty's majority answer on the training split; --policy question-only): "
+    return (f"{floor} floor ({FLOORS[floor]}; --policy {floor}){' [partial]' if differences else ''}: "
             + " / ".join(f"{_pct(by_order[o]['accuracy'])}" for o in ("all", 1, 2, 3))
             + f" % (total / first / second / third), F1 macro {_pct(by_order['all']['f1_macro'])}, "
               f"n = {by_order['all']['n']}")
@@ -244,13 +269,15 @@ def counts(args: argparse.Namespace) -> dict[str, list[dict]]:
     from tom_envs.common_ground.counts import load_counts
 
     found = load_counts(args.data_dir, args.from_corpus, args.annotator, _partial(args))
+    partial_note(found["partial"])
     table2 = [{**r, "published": PUBLISHED_TABLE2.get((r["split"], r["answer"]))} for r in found["table2"]]
     keys = ("belief_A", "belief_B", "cg_A", "cg_B")
     table5 = [{**r, "published": PUBLISHED_TABLE5.get(tuple(r[k] for k in keys))} for r in found["table5"]]
     seen = {tuple(r[k] for k in keys) for r in table5}
     table5 += [{**dict(zip(keys, labels)), "count": 0, "published": n}
                for labels, n in PUBLISHED_TABLE5.items() if labels not in seen]
-    return {"table2": table2, "table5": table5}
+    return {"table2": table2, "table5": table5, "partial": bool(found["partial"]),
+            "release_differences": found["partial"]}
 
 
 def _counts(args: argparse.Namespace) -> int:
@@ -271,7 +298,9 @@ def _counts(args: argparse.Namespace) -> int:
     total = sum(r["count"] for r in tables["table5"])
     lines.append(f"{'Total':<27} {total:>6} {sum(PUBLISHED_TABLE5.values()):>6}")
     source = "generated from cg/" if args.from_corpus else "questions/"
-    lines.append(f"data: {args.data_dir or 'bundled sample'} ({source})")
+    lines.append(f"data: {args.data_dir or 'bundled sample'} ({source})"
+                 + (" -- partial: not the whole release (--allow-partial; see the note on stderr)"
+                    if tables["partial"] else ""))
     print("\n".join(lines))
     return 0
 
@@ -334,6 +363,13 @@ def _random(args: argparse.Namespace) -> BasePolicy:
     return PriorRandomPolicy(0.5) if rows is None else PriorRandomPolicy.from_questions(rows)
 
 
+def _majority(args: argparse.Namespace) -> BasePolicy:
+    """The majority-class floor: the training split's majority answer to every question (without one, the
+    release's: No)."""
+    rows = _train_rows(args, "majority-class policy")
+    return MajorityClassPolicy(0) if rows is None else MajorityClassPolicy.from_questions(rows)
+
+
 def _question_only(args: argparse.Namespace) -> BasePolicy:
     """The question-only floor: each certainty's majority answer on the training split (without one,
     the release's: CT+ -> No, PS -> Yes, CT- -> No)."""
@@ -345,7 +381,8 @@ def _question_only(args: argparse.Namespace) -> BasePolicy:
 
 #: The family's one name -> factory(args) table of scripted policies.
 FACTORIES: dict[str, Callable[[argparse.Namespace], BasePolicy]] = {
-    "random": _random, "question-only": _question_only, "oracle-beliefs": lambda args: oracle_beliefs(),
+    "random": _random, "majority-class": _majority, "question-only": _question_only,
+    "oracle-beliefs": lambda args: oracle_beliefs(),
     "gold-beliefs-cg-rules": lambda args: gold_beliefs_cg_rules(),
     "predicted-beliefs": lambda args: predicted_beliefs()}
 
@@ -370,8 +407,9 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
                       **ENV_KWARGS.get(name, {}))
     passes = getattr(args, "episodes", 1) or 1
     seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
+    differences = list(env.unwrapped.release_differences)
     meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids,
-            "context": args.context}
+            "context": args.context, "partial": bool(differences)}
     key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
            "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
            "annotator": args.annotator, "seed": args.seed}
@@ -414,7 +452,8 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     answers = [it.answer for ep in env.unwrapped.episodes for it in ep if it.scored]  # the release's questions
     # the random row's expectation (003's Random row is this number); None for the other policies
     rows[0]["expected_accuracy"] = expected_accuracy(float(hyper["p_yes"]), answers) if "p_yes" in hyper else None
-    return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper}
+    return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper,
+            "release_differences": differences}
 
 
 def labels_of(env: Any) -> dict[tuple, tuple[str, str, str, str]]:
@@ -448,7 +487,8 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]], by_label: bo
     lines = [head, "-" * len(head)]
     for res in results:
         rows = {r["order"]: r for r in res["rows"]}
-        lines.append(f"{res['rows'][0]['policy']:<36} "
+        label = res["rows"][0]["policy"] + (" [partial]" if res["rows"][0].get("partial") else "")
+        lines.append(f"{label:<36} "
                      + " ".join(f"{_pct(rows[o]['accuracy']):>6}" for o in ("all", 1, 2, 3))
                      + f" {rows['all']['n']:>6} "
                      + " ".join(f"{_pct(rows['all'].get(k)):>6}" for k in ("f1_macro", "f1_yes", "f1_no")))
@@ -464,6 +504,9 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]], by_label: bo
                          f"{_pct(total['recall_no'])}")
     modes = sorted({res["rows"][0].get("context", "?") for res in results})
     lines.append(f"context: {', '.join(modes)} (003's rows: window, 5 sentences either side of the marked one)")
+    if any(res["rows"][0].get("partial") for res in results):
+        lines.append("[partial]: scored on data that is not the whole release (--allow-partial: a conversation "
+                     "missing or a file that is not the release's; the note on stderr says which)")
     for res in results:
         total = res["rows"][0]
         if total.get("expected_accuracy") is not None:

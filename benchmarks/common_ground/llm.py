@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from benchmarks import policy_seeds
 from benchmarks.cli_llm import llm_settings
-from benchmarks.common_ground.stored import RECORD_KEYS, check_questions, cid_of, jobs
+from benchmarks.common_ground.stored import check_questions, cid_of, jobs, partial_of, question_record
 from benchmarks.errors import RunnerError
 from benchmarks.qa_llm import RESULTS_VERSION, Job, QACell, QAFile, run_qa
 from benchmarks.results import fault_columns
@@ -105,7 +105,7 @@ class _Replay(BasePolicy):
 def _records(steps: list[Step]) -> list[dict[str, Any]]:
     """One record per question asked in a finished conversation (fillers too, with ``scored``), once
     its answers are known after the fact."""
-    return [{**{k: info[k] for k in RECORD_KEYS if k != "correct"}, "correct": bool(info["correct"]),
+    return [{**question_record(info), "correct": bool(info["correct"]),
              "chosen": int(info["chosen"]), "scored": bool(info["scored"])}
             for info in answered([st.next_info for st in steps], with_fillers=True)]
 
@@ -128,8 +128,8 @@ def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], ke
         return built[-1]
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
-        return {"version": RESULTS_VERSION, "cid": job[0], "seed": job[1], "questions": result.steps,
-                "llm_stats": result.policy_stats}
+        return {"version": RESULTS_VERSION, "cid": job[0], "seed": job[1], "partial": partial_of(env),
+                "questions": result.steps, "llm_stats": result.policy_stats}
 
     file = QAFile("common_ground", name.replace("-", "_"), {**key, "llm": ident}, cid_of, check_questions)
     cell = _ModelCell(file, env, wanted, to_record, policy=backend, run=_Run(args, name, cfg))

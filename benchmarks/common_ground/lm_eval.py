@@ -117,14 +117,14 @@ class CommonToMScorer:
 
     def score(self, doc: Mapping[str, Any], reply: str) -> dict[str, Any]:
         """``acc`` and ``unparsed`` (1.0 / 0.0) and, for the suite's pooled metrics, the question's record
-        as the suite keeps it (its identity, gold ``answer`` 1 yes / 0 no, ``correct``, ``unparsed``)."""
+        as the suite keeps it (its identity, ``gold`` answer 1 yes / 0 no, ``correct``, ``unparsed``)."""
         from policies.common_ground.llm import RELEASE_ANSWERS, parse_release_reply
 
         label = parse_release_reply(reply)
         correct = label is not None and label == doc["answer"]
         record = {"cid": int(doc["cid"]), "sno": int(doc["sno"]), "eno": float(doc["eno"]),
                   "order": int(doc["order"]), "chain": doc["chain"], "belief_Q": doc["belief_Q"],
-                  "answer": RELEASE_ANSWERS.index(doc["answer"]), "correct": correct, "unparsed": label is None}
+                  "gold": RELEASE_ANSWERS.index(doc["answer"]), "correct": correct, "unparsed": label is None}
         return {"acc": float(correct), "unparsed": float(label is None),
                 **{m.name: record for m in ALL_METRICS if m.aggregation == "suite"}}
 

@@ -27,7 +27,7 @@ from benchmarks.report.sections import (
 )
 
 
-CG_TOP = {"version", "cid", "seed", "questions", "llm_stats", "code", "policy"}
+CG_TOP = {"version", "cid", "seed", "questions", "llm_stats", "code", "policy", "partial"}
 
 
 _CG_PUBLISHED_KIND = {"Random Baseline": "scripted", "Human Performance": "human"}
@@ -38,15 +38,17 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
     from tom_envs.common_ground.metrics import summarise
 
     blocks: list[Block] = [{"kind": "p", "text": (
-        "Stored runs of `tom-envs common-ground`: the scripted answerers (random, question-only -- the floor "
-        "the question's wording allows, 59.6 % on the release's test split --, oracle-beliefs, "
+        "Stored runs of `tom-envs common-ground`: the scripted answerers (random, majority-class -- always the "
+        "training split's majority answer, 54.1 % on the release's test split --, question-only -- the floor "
+        "the question's wording allows, 59.6 % there --, oracle-beliefs, "
         "gold-beliefs-cg-rules, predicted-beliefs) and the model answerers (llm, llm-release, llm-beliefs), each "
         "conversation and pass as its command stored it. Accuracy in percent with a "
         "95 % normal-approximation CI over questions (as the command prints); F1 macro over the answers Yes and "
         "No as the release's src/core/evaluate.py computes it ('-' for records stored before it was kept). "
         "Published reference rows: 003's "
         "Table 3, with the settings under which each was obtained; 003's rows read a window of 5 sentences either "
-        "side of the marked one (context 'window').")}]
+        "side of the marked one (context 'window'). An answerer marked [partial data] was scored under "
+        "--allow-partial on data that is not the whole release (a file cut or edited, a conversation missing).")}]
     table_rows, stage_series, settings = [], [], []
     for f in fam.files:
         recs = [r for r in f.records if isinstance(r.get("questions"), list)]

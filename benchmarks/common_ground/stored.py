@@ -1,6 +1,7 @@
 """The answered conversations of ``python -m benchmarks common-ground``: played by the runner and kept
 in results files under ``--out/common_ground/`` (one record per conversation and pass, keyed by
-``(cid, seed)``; a rerun reads them back and recomputes nothing).
+``(cid, seed)``; a rerun reads them back and recomputes nothing). Every record says whether its data was
+the whole release (``partial``: False) or not (True: ``--allow-partial`` over missing or differing files).
 
 * :func:`play` -- every conversation answered once, nothing stored;
 * :func:`play_stored` -- a scripted policy's (``scripted_<policy>_<hash>.jsonl``);
@@ -25,16 +26,31 @@ from policies.base import BasePolicy
 from tom_envs.qa import answered
 
 
-#: What a question record keeps: its identity (``cid``, ``sno``, ``eno``, ``chain``, ``belief_Q``: one question
-#: of its group), its ``order``, the gold ``answer`` (1 yes, 0 no: for precision/recall/F1) and ``correct``.
-#: Records stored before issue 29 have no ``chain``, ``belief_Q`` or ``answer``; their F1 columns are None.
-RECORD_KEYS = ("cid", "sno", "eno", "order", "chain", "belief_Q", "answer", "correct")
+#: What a question record keeps -> the key of the env's step info it is read from: the question's identity
+#: (``cid``, ``sno``, ``eno``, ``chain``, ``belief_Q``: one question of its group), its ``order``, the right
+#: answer ``gold`` (1 yes, 0 no: for precision/recall/F1; the info's ``answer``) and ``correct``. Records stored
+#: before issue 29 have no ``chain``, ``belief_Q`` or gold answer (their F1 columns are None); records stored
+#: before issue 41 call the gold answer ``answer`` (:func:`tom_envs.common_ground.metrics.gold_answer` reads both).
+RECORD_FIELDS: dict[str, str] = {"cid": "cid", "sno": "sno", "eno": "eno", "order": "order", "chain": "chain",
+                                 "belief_Q": "belief_Q", "gold": "answer", "correct": "correct"}
+#: The record's fields (:data:`RECORD_FIELDS`' keys).
+RECORD_KEYS = tuple(RECORD_FIELDS)
+
+
+def question_record(info: dict) -> dict[str, Any]:
+    """The record of one answered question (:data:`RECORD_FIELDS`) from its step info, once known."""
+    return {field: info[key] for field, key in RECORD_FIELDS.items()}
 
 
 def _question_records(infos: list[dict]) -> list[dict[str, Any]]:
     """One record per scored question of a finished conversation (from its step infos), once its
     answers are known after the fact."""
-    return [{k: info[k] for k in RECORD_KEYS} for info in answered(infos)]
+    return [question_record(info) for info in answered(infos)]
+
+
+def partial_of(env: Any) -> bool:
+    """Whether ``env``'s data is not the whole release (the records' and rows' ``partial``)."""
+    return bool(getattr(env.unwrapped, "partial", False))
 
 
 def _questions(env: Any, policy: BasePolicy, cid: int, seed: int) -> list[dict[str, Any]]:
@@ -89,7 +105,7 @@ def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, k
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
         return {"version": RESULTS_VERSION, "policy": key["policy"], "cid": job[0], "seed": job[1],
-                "questions": _question_records(result.steps)}
+                "partial": partial_of(env), "questions": _question_records(result.steps)}
 
     file = QAFile("common_ground", f"scripted_{key['policy'].replace('-', '_')}", key, cid_of, check_questions)
     found = run_qa(QACell(file, env, wanted, to_record, policy=lambda: policy, on_step=_next_info), out,
@@ -110,13 +126,12 @@ def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int],
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
         steps = result.steps
-        questions = [{**{f: info[f] for f in RECORD_KEYS if f != "correct"},
-                      "correct": bool(info["correct"]), "chosen": int(info["chosen"]),
+        questions = [{**question_record(info), "correct": bool(info["correct"]), "chosen": int(info["chosen"]),
                       "parse_failures": st["parse_failures"], "fallback": st["fallback"]}
                      for info, st in zip(answered([st["info"] for st in steps], with_fillers=True), steps)
                      if info["scored"]]  # the fillers are asked (tom/CommonToM-v2) but not scored
-        return {"version": RESULTS_VERSION, "cid": job[0], "seed": job[1], "questions": questions,
-                "llm_stats": result.policy_stats or {}}
+        return {"version": RESULTS_VERSION, "cid": job[0], "seed": job[1], "partial": partial_of(env),
+                "questions": questions, "llm_stats": result.policy_stats or {}}
 
     found = llm.run(llm.file("common_ground", "llm", key, cid_of, check_questions), env.unwrapped, wanted, to_record)
     return [q for job in wanted for q in found[job]["questions"]], fault_columns([found[job] for job in wanted])

@@ -10,9 +10,13 @@ file name), ``n`` (questions per repetition), ``accuracy`` (percent, mean over r
 the ± the table prints; 001 does not name its statistic), ``chance`` (uniform guessing, percent:
 001's Random Guess row as an expectation; also ``expected_accuracy`` on the random rows), the
 ``protocol``, ``columns_not_in_data`` (Table 5 columns the loaded data cannot fill),
-``release_file`` (``verified``: the release's file was read and loads;
-``unverified``: one of the four types the release lists but we could not inspect, format
-assumed), ``release_quirk`` (a known quirk of the release's file, or None), ``repeated_options``
+``release_file`` (``verified``: the release's file itself, its record count and sha256 checked;
+``sample``: a sample folder's file, not checked; ``differs``: a file under the release's name that is
+not the release's, taken with ``--allow-partial``; ``unverified``: one of the four types the release
+lists but we could not inspect, format assumed), ``partial`` (True on a ``differs`` row: not the
+release's figure; the run's records say so too, and a note on stderr says how the file differs;
+without ``--allow-partial`` such a file is a :class:`~tom_envs.release_files.ReleaseMismatch` naming
+it, exit status 2), ``release_quirk`` (a known quirk of the release's file, or None), ``repeated_options``
 (questions of the loaded data whose options repeat) and ``stages`` (001's Figure 3 layout:
 accuracy and share of the errors in the early / middle / late third of each dialogue's question
 turns; printed with ``--by-stage``); the persuadee rows add Table 6's ``consistency`` and

@@ -111,6 +111,7 @@ def stored_answers(env: Any, name: str, repetitions: int, seed: int, out: Path, 
         (dialogue, s), i = job, jobs[job]["episode"]
         return {"version": RESULTS_VERSION, "policy": name, "protocol": protocol, "dialogue": dialogue,
                 "repetition": (s - seed - i) // _REP_STRIDE, "seed": s,
+                "partial": bool(getattr(base, "partial", False)),
                 "answers": [{"qtype": a.qtype, "turn": a.turn, "correct": a.correct, "n_choices": a.n_choices}
                             for a in _answers(result.steps)]}
 
@@ -154,7 +155,8 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
                     "parse_failures": st["parse_failures"], "fallback": st["fallback"],
                     "parse_rule": st["parse_rule"]} for info, st in zip(infos, steps)]
         return {"version": RESULTS_VERSION, "dialogue": dialogue, "repetition": (s - seed - i) // _REP_STRIDE,
-                "seed": s, "answers": answers, "llm_stats": result.policy_stats or {}}
+                "seed": s, "partial": bool(getattr(base, "partial", False)), "answers": answers,
+                "llm_stats": result.policy_stats or {}}
 
     found = llm.run(llm.file("persuasion", "qa_llm", key, _dialogue, _check_answers), base, jobs, to_record)
     reps = _repetitions(found, jobs, repetitions)

@@ -2,12 +2,15 @@
 
 :func:`qa_rows` loads the QA env as :class:`QAOptions` say (data, split, question types, protocol),
 has each policy answer every dialogue (:mod:`benchmarks.persuasion.qa_answers`) and scores the answers
-into one row per question type, with the release's status of the type's file, the loaded data's quirks,
+into one row per question type, with the status of the type's file (``release_file``: the release's,
+``verified``; a sample's; one that ``differs`` from the release's under ``--allow-partial``, its row then
+``partial``; or a type we could not inspect, ``unverified``), the loaded data's quirks,
 the accuracy by dialogue stage (001's Figure 3) and, for the llm, its prompts and counters.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -40,7 +43,8 @@ class QAOptions:
             ``out / "persuasion"`` too (:func:`stored_answers`, resumable); without it they are only computed.
         progress: a bar over the dialogues (None: on a terminal).
         allow_partial: without ``qtypes``, use the files present although a verified file of the
-            release is missing (``--allow-partial``).
+            release is missing, and use files under the release's names that are not the release's (their
+            rows and the run's records are then marked ``partial``, with a note on stderr) (``--allow-partial``).
 
     Raises:
         PersuasionBenchmarkError: an unknown ``protocol``.
@@ -80,6 +84,11 @@ def qa_rows(policies: Sequence[str], repetitions: int, seed: int, options: QAOpt
     env = make_qa_env(QA_ENV, data_dir=options.data_dir, qtypes=options.qtypes, split=options.split,
                       shuffle_choices=protocol == "ours", allow_partial=options.allow_partial,
                       option_slots=len(AUTHORS_LETTERS) if protocol == "authors" else None)
+    differences: dict[str, str] = getattr(env.unwrapped, "release_differences", {})
+    if differences:
+        print("note: --allow-partial: these files are not the release's, so their rows and every record of this "
+              "run are marked partial:\n  " + "\n  ".join(differences.values()), file=sys.stderr)
+    sample = bool(getattr(env.unwrapped, "is_sample", False))
     repeated = getattr(env, "repeated_options", {})
     loaded = {it.qtype for ep in env.episodes for it in ep}
     absent = [q for q in QTYPES if q not in loaded]  # Table 5 columns this data cannot fill
@@ -104,7 +113,8 @@ def qa_rows(policies: Sequence[str], repetitions: int, seed: int, options: QAOpt
                            consistency_sd=extra["consistency_sd"])
             rows.append({"env": "qa", "policy": name, "protocol": protocol, **row, "columns_not_in_data": absent,
                          "expected_accuracy": row["chance"] if name == "random" else None,
-                         "release_file": release_status(q), "release_quirk": RELEASE_QUIRKS.get(q),
+                         "release_file": release_status(q, q in differences, sample), "partial": q in differences,
+                         "release_quirk": RELEASE_QUIRKS.get(q),
                          "repeated_options": repeated.get(q, 0), "stages": stages.get(q, []),
                          **_prompt_columns(name, llm, prompts),
                          **counters.get(q, {})})

@@ -31,7 +31,7 @@ def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
     out += [f"{r['policy']:<{width}} {r.get('protocol', 'ours'):<8} "
             f"{r['qtype'] + star[r.get('release_file') == 'unverified']:<12} "
             f"{r['n']:>5} {_fmt(r['accuracy'], r.get('accuracy_sd', r['accuracy_ci'])):>16} {r['chance']:>9.2f} "
-            f"{_consistency(r):>16}" for r in qa]
+            f"{_consistency(r):>16}{' [partial]' if r.get('partial') else ''}" for r in qa]
     reps = sorted({r["repetitions"] for r in qa})
     out.append(f"± is the sample standard deviation over {'/'.join(map(str, reps))} repetition(s) (001 does not name "
                "its statistic; the 95 % CI half-widths are accuracy_ci and consistency_ci in --format json). chance: "
@@ -65,6 +65,9 @@ def _qa_table(qa: Sequence[dict[str, Any]], by_stage: bool) -> list[str]:
                + (f". * {', '.join(unverified)}: the release lists these files but they were not verified here "
                   "(format assumed; see docs/persuasion_qa.md)" if unverified else "")
                + f". The release's verified files: {', '.join(RELEASE_VERIFIED)}.")
+    if any(r.get("partial") for r in qa):
+        out.append("[partial]: the type's file carries the release's name but not its content (another record count "
+                   "or sha256; --allow-partial): not the release's figure (the note on stderr says how it differs)")
     for q in present:
         if RELEASE_QUIRKS.get(q):
             out.append(f"quirk of the release, {q}: {RELEASE_QUIRKS[q]}")

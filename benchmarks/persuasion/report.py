@@ -32,7 +32,7 @@ from benchmarks.report.sections import (
 )
 
 
-PERSUASION_TOP = {"version", "dialogue", "repetition", "seed", "answers", "llm_stats", "code", "policy", "protocol",
+PERSUASION_TOP = {"version", "dialogue", "repetition", "seed", "answers", "llm_stats", "code", "policy", "protocol", "partial",
                   "family", "horizon", "regret_against", "episode", "references", "reader_stats"}
 LIVE_EPISODE = {"family", "persona", "success", "turns", "regret", "oracle_regret", "bayes_success", "oracle_success",
                 "open_loop_success", "heard", "desire_accuracy", "belief_accuracy", "intention_accuracy", "left",

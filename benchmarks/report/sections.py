@@ -106,17 +106,23 @@ def write(path: Path, written: list[str], root: Path) -> str:
     return written[-1]
 
 
+#: What a QA answerer's label says when some record of its file was scored on data that is not the whole release.
+PARTIAL_LABEL = " [partial data]"
+
+
 def answerer(f: ResultsFileData, recs: Sequence[dict]) -> tuple[str, str]:
     """A QA results file's answerer and its kind: a scripted policy names itself in its records
     (``policy``); the model answerers are named by the file (``llm_release_...``: llm-release) and
-    their stored configuration (model, mode)."""
+    their stored configuration (model, mode). A file with a record marked ``partial`` (scored under
+    ``--allow-partial`` on data that is not the whole release) says so in the label (:data:`PARTIAL_LABEL`)."""
+    mark = PARTIAL_LABEL if any(r.get("partial") for r in recs) else ""
     policy = next((str(r["policy"]) for r in recs if r.get("policy")), None)
     if policy is not None:
-        return policy, "scripted"
+        return policy + mark, "scripted"
     for stem, name in (("llm_release_", "llm-release"), ("llm_beliefs_", "llm-beliefs")):
         if f.path.name.startswith(stem):
-            return label_of(f, name), "LLM"
-    return label_of(f, "llm"), "LLM"
+            return label_of(f, name) + mark, "LLM"
+    return label_of(f, "llm") + mark, "LLM"
 
 
 def label_of(f: ResultsFileData, fallback: str) -> str:

@@ -1,5 +1,6 @@
-"""Baselines for ``tom/CommonToM-v2`` (seed 003): a prior-proportional random answerer and an
-explicit belief-state answerer in the spirit of 003's ReCoG.
+"""Baselines for ``tom/CommonToM-v2`` (seed 003): a prior-proportional random answerer, the two floors
+(:class:`MajorityClassPolicy`: one answer to everything; :class:`QuestionOnlyPolicy`: one per certainty) and
+an explicit belief-state answerer in the spirit of 003's ReCoG.
 
 The belief-state policy reads the question (speaker chain, certainty, event), gets both speakers'
 belief labels for the event -- from the env's gold labels (``info["next_labels"]`` of an env made
@@ -115,6 +116,43 @@ class QuestionOnlyPolicy(BasePolicy):
 
     def act(self, observation: Any, info: dict) -> int:
         return self.predict(observation, info)
+
+
+class MajorityClassPolicy(BasePolicy):
+    """The floor that reads nothing: one answer to every question, the training split's majority answer.
+
+    On the release the training split answers No 2,899 times and Yes 2,371 times, so the policy always
+    answers No: 54.1 % on the test split (1,139 of 2,104; 003's Table 2). A policy's gain over this row
+    is what it owes to reading anything at all; the question-only row adds the question's certainty.
+
+    Args:
+        answer: the answer given to every question (1 yes, 0 no).
+    """
+
+    makes_predictions = True
+
+    def __init__(self, answer: int) -> None:
+        super().__init__()
+        if answer not in (YES, NO):
+            raise TomEnvsError(f"MajorityClassPolicy answers 0 (no) or 1 (yes), got {answer!r}")
+        self.answer = int(answer)
+
+    @classmethod
+    def from_questions(cls, rows: Sequence[QuestionRow]) -> "MajorityClassPolicy":
+        """The majority answer of ``rows`` (a tie, or no rows: No)."""
+        rows = list(rows)
+        return cls(YES if 2 * sum(r.answer == "Yes" for r in rows) > len(rows) else NO)
+
+    @property
+    def hyperparameters(self) -> dict[str, Any]:
+        return {"answer": "Yes" if self.answer else "No"}
+
+    def predict(self, observation: Any, info: dict) -> int:
+        """The one answer (1 yes, 0 no)."""
+        return self.answer
+
+    def act(self, observation: Any, info: dict) -> int:
+        return self.answer
 
 
 class BeliefPredictor(Protocol):

@@ -25,6 +25,7 @@ from typing import Iterable, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tom_envs.errors import DatasetError
+from tom_envs.release_files import SAMPLE_MARKER, ReleaseFile, check_release_file
 
 #: Folder of the small sample data bundled with the package (written by us, published layout).
 SAMPLE_DATA_DIR: Path = Path(__file__).resolve().parent / "sample_data"
@@ -437,8 +438,8 @@ def split_cids(split: str | Sequence[int], available: Iterable[int], complete: b
     if isinstance(split, str):
         if split not in SPLIT_CIDS:
             raise DatasetError(f"unknown split {split!r}; use 'test' (conversation 4431), 'train' (the others) or 'all'")
-        missing = [c for c in SPLIT_CIDS[split] if c not in have]
-        if complete and missing and any(c in have for c in SPLIT_CIDS[split]):
+        missing = missing_conversations(split, have)
+        if complete and missing:
             raise IncompleteSplit(
                 f"split {split!r} is incomplete: conversation(s) {missing} have no file in {where} (have {have}); "
                 f"its scores would cover only part of 003's questions. Re-download the release (python -m benchmarks "
@@ -457,14 +458,54 @@ def split_cids(split: str | Sequence[int], available: Iterable[int], complete: b
     return wanted
 
 
-#: The file that marks a data folder as tom-envs' sample (or a copy of it): partial on purpose.
-SAMPLE_MARKER = "SAMPLE.md"
+def missing_conversations(split: str | Sequence[int], available: Iterable[int]) -> list[int]:
+    """The conversations of the named ``split`` (:data:`SPLIT_CIDS`) that ``available`` lacks, when it has
+    some of them (a folder with none of them is one's own data, not a part of the release); ``[]`` for
+    an explicit list of ids or an unknown name."""
+    if not isinstance(split, str) or split not in SPLIT_CIDS:
+        return []
+    have = set(available)
+    missing = [c for c in SPLIT_CIDS[split] if c not in have]
+    return missing if len(missing) < len(SPLIT_CIDS[split]) else []
+
+
+#: The release's data files (github.com/cogstates/common-tom, ``data/``, commit 44675c1) as measured on a
+#: clone: question files (records: questions; Table 2's 5,270 train and 2,104 test) and corpus files (records:
+#: event rows), each with the sha256 of its bytes. A file of a data folder under one of these names is
+#: checked against it (:func:`check_file`); other names are one's own data and are not.
+RELEASE_FILES: dict[str, ReleaseFile] = {
+    "questions/4245_Magda_yn_questions.csv.gz": ReleaseFile(
+        949, "20885579301bd09621d78a66920399e50503dd6234460df8167f641fcefbc8f8"),
+    "questions/4248_Magda_yn_questions.csv.gz": ReleaseFile(
+        2030, "dce5946933cd3ff7cde5f821e0b723f62b8a73b2b931f559a158d10003e18e60"),
+    "questions/4310_Magda_yn_questions.csv.gz": ReleaseFile(
+        2291, "f4710c6a5f0e8ca256998278d7a7a2156dabe5b73385750a8de4d3491d908bdf"),
+    "questions/4431_Magda_yn_questions.csv.gz": ReleaseFile(
+        2104, "b4bfc1b39285516907644d4aafe35ed09af5d1d8ce4f23e9dfe8534b1aee2884"),
+    "cg/4245_Magda_230613.tsv": ReleaseFile(331, "2e17322e92e7565a31145627c5b312e67db5a1908b32d01670c6866089980be6"),
+    "cg/4248_PlatinumMagdaFULL_230615.tsv": ReleaseFile(
+        436, "7a6747ae5cc54c626778b28a8de29498b7f4615ddf8f49ed02db7a0d14abd0bd"),
+    "cg/4310_PlatinumMagda_230615.tsv": ReleaseFile(
+        584, "58c94ba17cf3d306384e41045b15b38764776af253b9c89e64142c09b0cb1698"),
+    "cg/4431_Magda_230615.tsv": ReleaseFile(389, "abc7e94b0c554fa205d130cc778c90bdba54c88b8da34b3a97b888d0d91c0517"),
+}
+
+
+def check_file(folder: "DataFolder", path: Path, records: int, allow_partial: bool) -> str | None:
+    """:func:`tom_envs.release_files.check_release_file` for a file of ``folder`` (``cg/`` or ``questions/``):
+    None for a file that is the release's, one not named like the release's, or any file of a sample
+    folder (:func:`is_bundled_sample`); else the difference (``allow_partial``) or
+    :class:`~tom_envs.release_files.ReleaseMismatch`."""
+    if is_bundled_sample(folder):
+        return None
+    fix = "Download the release again (python -m benchmarks data download common-ground --dest DIR --force)"
+    return check_release_file(path, f"{path.parent.name}/{path.name}", records, RELEASE_FILES, allow_partial, fix)
 
 
 def is_bundled_sample(folder: "DataFolder") -> bool:
     """Whether ``folder`` is the sample bundled with tom-envs or a copy of it (it holds
-    :data:`SAMPLE_MARKER`): two conversations of four, partial on purpose, so its splits are taken as
-    they are."""
+    :data:`~tom_envs.release_files.SAMPLE_MARKER`): two conversations of four, partial on purpose, so its
+    splits are taken as they are and its files are not checked against the release's (:func:`check_file`)."""
     return folder.root.resolve() == SAMPLE_DATA_DIR or (folder.root / SAMPLE_MARKER).is_file()
 
 

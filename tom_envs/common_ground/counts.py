@@ -29,19 +29,25 @@ def label_counts(rows: Iterable[QuestionRow]) -> list[dict]:
 
 def load_counts(data_dir: str | Path | None, from_corpus: bool = False, annotator: str | None = None,
                 allow_partial: bool = False) -> dict:
-    """Both tables of a data folder's train and test splits: ``{"table2": [...], "table5": [...]}``.
+    """Both tables of a data folder's train and test splits: ``{"table2": [...], "table5": [...],
+    "partial": [...]}`` (``partial``: how the data differs from the release's, one line per missing
+    conversation or file that is not the release's; ``[]`` for the release, one's own data or the sample).
 
     Raises:
         IncompleteSplit: a split lacks a conversation's file (and not ``allow_partial``).
+        ReleaseMismatch: a file under a release file's name holds other records (and not ``allow_partial``).
         DatasetError: a split's files are missing or malformed.
     """
-    from tom_envs.common_ground.env import load_split
+    from tom_envs.common_ground.env import load_checked_split
 
-    splits = {}
+    splits, partial = {}, []
     for split in ("train", "test"):
-        questions = load_split(data_dir, split, from_corpus, annotator, allow_partial=allow_partial)
+        questions, differences = load_checked_split(data_dir, split, from_corpus, annotator,
+                                                    allow_partial=allow_partial)
         splits[split] = [r for cid in sorted(questions) for r in questions[cid]]
-    return {"table2": answer_counts(splits), "table5": label_counts(r for rows in splits.values() for r in rows)}
+        partial += differences
+    return {"table2": answer_counts(splits), "table5": label_counts(r for rows in splits.values() for r in rows),
+            "partial": partial}
 
 
 __all__ = ["answer_counts", "label_counts", "load_counts"]

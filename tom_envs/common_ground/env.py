@@ -9,8 +9,9 @@ from typing import Sequence
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.common_ground.corpus import (MARKER, QuestionRow, is_bundled_sample, pick_annotator, read_corpus,
-                                          read_questions, scan, split_cids, UnknownConversation)
+from tom_envs.common_ground.corpus import (MARKER, QuestionRow, UnknownConversation, check_file, is_bundled_sample,
+                                          missing_conversations, pick_annotator, read_corpus, read_questions, scan,
+                                          split_cids)
 from tom_envs.common_ground.questions import (DEFAULT_KEEP_FRACTION, DEFAULT_SAMPLE_SEED, all_questions,
                                              check_question_rows, generate_questions, parse_question, with_fillers)
 from tom_envs.errors import DatasetError, TomEnvsError, require_bool
@@ -100,10 +101,16 @@ class CommonToMEnv(QAEnv):
       last step only; ``"step"`` -- with each answer (training with per-question feedback). See
       :class:`~tom_envs.qa.QAEnv`.
     * ``render_mode``: ``"ansi"`` returns the current prompt from ``render()``.
-    * ``allow_partial``: take a named split as far as the folder has it. By default a split is whole
-      or :class:`~tom_envs.common_ground.corpus.IncompleteSplit` names the conversations whose files
-      are missing (the bundled sample, two conversations, is taken as it is); an explicit id that the
-      folder lacks is :class:`~tom_envs.common_ground.corpus.UnknownConversation`.
+    * ``allow_partial``: take a named split as far as the folder has it, and files named like the
+      release's that are not the release's. By default a split is whole or
+      :class:`~tom_envs.common_ground.corpus.IncompleteSplit` names the conversations whose files are
+      missing, and every file under a release file's name has the release's record count and sha256
+      (:data:`~tom_envs.common_ground.corpus.RELEASE_FILES`) or
+      :class:`~tom_envs.release_files.ReleaseMismatch` names it; with ``allow_partial`` the env loads
+      and says what differs in :attr:`release_differences` (``partial`` is then True). Files under
+      other names (one's own data) and folders holding ``SAMPLE.md`` (the bundled sample, two
+      conversations, and copies of it) are taken as they are. An explicit id that the folder lacks is
+      :class:`~tom_envs.common_ground.corpus.UnknownConversation`.
 
     ``from_corpus``, ``fillers``, ``expose_labels`` and ``allow_partial`` take a bool only (a string such as ``"false"``
     raises :class:`~tom_envs.errors.InvalidFlag`).
@@ -172,8 +179,11 @@ class CommonToMEnv(QAEnv):
         self.data_dir = data_dir
         self.split = split if isinstance(split, str) else [int(c) for c in split]
         self.context_mode = context
-        asked = load_asked(data_dir, split, self.from_corpus, annotator, keep_fraction, sample_seed, self.fillers,
-                           allow_partial)
+        asked, differences = load_asked(data_dir, split, self.from_corpus, annotator, keep_fraction, sample_seed,
+                                        self.fillers, allow_partial)
+        #: How the data differs from the release's (``allow_partial``): missing conversations of the split,
+        #: files under a release name with other records; empty for the release, one's own data and the sample.
+        self.release_differences: tuple[str, ...] = tuple(differences)
         self.cids = sorted(asked)
         episodes = [[make_item(r, context, scored) for r, scored in asked[cid]] for cid in self.cids]
         super().__init__(episodes, QTYPES, shuffle_choices=False, strict=False, render_mode=render_mode,
@@ -181,6 +191,11 @@ class CommonToMEnv(QAEnv):
         self._widen_text_spaces()
 
     extra_public = ("chain", "belief_Q")  # the information rule: the question's chain and certainty are public
+
+    @property
+    def partial(self) -> bool:
+        """Whether the data loaded is not the whole release (:attr:`release_differences` says how)."""
+        return bool(self.release_differences)
 
     # ------------------------------------------------------------------ prompts
     def _widen_text_spaces(self) -> None:
@@ -286,14 +301,29 @@ def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_cor
     """Conversation id -> its scored questions (the released ones) by sentence, then file order
     (``file_order=True``: in file order).
 
-    A named split must be whole (every conversation of 003's split has its file) unless
-    ``allow_partial`` or the folder is the bundled sample.
+    A named split must be whole (every conversation of 003's split has its file), and every file named
+    like one of the release's must be the release's (its record count and sha256,
+    :data:`~tom_envs.common_ground.corpus.RELEASE_FILES`), unless ``allow_partial`` or the folder is the
+    bundled sample (:func:`load_checked_split` also says what differs).
 
     Raises:
         IncompleteSplit: a conversation of the named split has no file (and not ``allow_partial``).
+        ReleaseMismatch: a file under a release file's name holds other records (and not ``allow_partial``).
         UnknownConversation: an explicit conversation id that the folder does not have.
         DatasetError: the data folder lacks the needed files, or a file is malformed.
     """
+    return load_checked_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed, file_order,
+                              allow_partial)[0]
+
+
+def load_checked_split(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
+                       annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
+                       sample_seed: int = DEFAULT_SAMPLE_SEED, file_order: bool = False,
+                       allow_partial: bool = False) -> tuple[dict[int, list[QuestionRow]], list[str]]:
+    """:func:`load_split`, and how the data differs from the release's (``allow_partial``): one line per
+    missing conversation of the named split and per file that is not the release's; ``[]`` when the data
+    is the release's, one's own (other file names) or the bundled sample. Scores on data with differences
+    are ``partial``."""
     allow_partial = require_bool("allow_partial", allow_partial)
     folder = scan(data_dir)
     files = folder.corpus if from_corpus else folder.questions
@@ -303,28 +333,36 @@ def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_cor
         raise DatasetError(f"{folder.root}: no {where} files{hint}")
     out: dict[int, list[QuestionRow]] = {}
     sub = "cg/" if from_corpus else "questions/"
-    complete = not allow_partial and not is_bundled_sample(folder)
-    for cid in split_cids(split, (c for c, _ in files), complete, f"{folder.root / sub}"):
+    sample = is_bundled_sample(folder)
+    differences = [] if sample else [
+        f"{folder.root / sub}: conversation {cid} of split {split!r} has no file (--allow-partial)"
+        for cid in missing_conversations(split, (c for c, _ in files))]
+    for cid in split_cids(split, (c for c, _ in files), not allow_partial and not sample, f"{folder.root / sub}"):
         path = pick_annotator(files, cid, annotator)
         if from_corpus:
-            rows = generate_questions(read_corpus(path), keep_fraction, sample_seed)
+            conv = read_corpus(path)
+            differences.append(check_file(folder, path, len(conv.rows), allow_partial))
+            rows = generate_questions(conv, keep_fraction, sample_seed)
         else:
             rows = read_questions(path)
             check_question_rows(rows, path, cid)  # InconsistentQuestion names the file and record
+            differences.append(check_file(folder, path, len(rows), allow_partial))
         if not file_order:
             rows = sorted(rows, key=lambda r: r.sno)  # stable: file order within a sentence
         if rows:
             out[cid] = rows
     if not out:
         raise DatasetError(f"{folder.root}: split {split!r} has no questions at all")
-    return out
+    return out, [d for d in differences if d]
 
 
 def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
                annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
                sample_seed: int = DEFAULT_SAMPLE_SEED, fillers: bool = True,
-               allow_partial: bool = False) -> dict[int, list[tuple[QuestionRow, bool]]]:
-    """Conversation id -> the questions the env asks, by sentence, each with whether it is scored.
+               allow_partial: bool = False) -> tuple[dict[int, list[tuple[QuestionRow, bool]]], list[str]]:
+    """Conversation id -> the questions the env asks, by sentence, each with whether it is scored; and how the
+    data differs from the release's (:func:`load_checked_split`; the corpus files read for the fillers are
+    checked too).
 
     The scored questions are :func:`load_split`'s. With ``fillers`` (the default), every (sentence,
     event) group with a scored question is asked whole: the questions the corpus generates for it
@@ -337,10 +375,10 @@ def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_cor
     """
     fillers = require_bool("fillers", fillers)
     from_corpus = require_bool("from_corpus", from_corpus)
-    scored = load_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed, file_order=True,
-                        allow_partial=allow_partial)
+    scored, differences = load_checked_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed,
+                                             file_order=True, allow_partial=allow_partial)
     if not fillers:
-        return {cid: [(r, True) for r in sorted(rows, key=lambda r: r.sno)] for cid, rows in scored.items()}
+        return {cid: [(r, True) for r in sorted(rows, key=lambda r: r.sno)] for cid, rows in scored.items()}, differences
     folder = scan(data_dir)
     out: dict[int, list[tuple[QuestionRow, bool]]] = {}
     for cid, rows in scored.items():
@@ -357,5 +395,6 @@ def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_cor
                 f"fillers=False to ask the released questions alone (an agent that counts them can then read labels "
                 f"off their number; docs/common_ground.md)")
         conv = read_corpus(folder.corpus[(cid, who)], cid, who)
+        differences.append(check_file(folder, folder.corpus[(cid, who)], len(conv.rows), allow_partial))
         out[cid] = sorted(with_fillers(rows, all_questions(conv), str(source)), key=lambda p: p[0].sno)
-    return out
+    return out, list(dict.fromkeys(d for d in differences if d))

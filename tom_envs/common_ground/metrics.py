@@ -94,14 +94,21 @@ ANSWER_LABELS = ("No", "Yes")
 UNPARSED = "(unparsed)"
 
 
+def gold_answer(record: Record) -> int | None:
+    """A question record's right answer (1 yes, 0 no): its ``gold``, or ``answer`` in records stored before
+    issue 41 (which named it so); None for a record with neither (stored before issue 29)."""
+    value = record.get("gold", record.get("answer"))
+    return None if value is None else int(value)
+
+
 def predicted_label(record: Record) -> str | None:
-    """``"Yes"``/``"No"`` (or :data:`UNPARSED`) that ``record`` answered, from its gold ``answer``
-    (1 yes, 0 no) and ``correct``; None for a record without ``answer`` (stored before issue 29)."""
-    if record.get("answer") is None:
+    """``"Yes"``/``"No"`` (or :data:`UNPARSED`) that ``record`` answered, from its gold answer
+    (:func:`gold_answer`) and ``correct``; None for a record without one (stored before issue 29)."""
+    gold = gold_answer(record)
+    if gold is None:
         return None
     if record.get("unparsed"):
         return UNPARSED
-    gold = int(record["answer"])
     return ANSWER_LABELS[gold if record["correct"] else 1 - gold]
 
 
@@ -141,12 +148,12 @@ def prf(preds: Sequence[str], refs: Sequence[str]) -> dict[str, Any]:
 
 def answer_scores(records: Iterable[Record]) -> dict[str, Any] | None:
     """:func:`prf` of the records' answers against their gold answers (None when a record lacks its
-    gold ``answer``, i.e. it was stored before issue 29, or there are no records)."""
+    gold answer, i.e. it was stored before issue 29, or there are no records)."""
     recs = list(records)
     preds = [predicted_label(r) for r in recs]
     if not recs or any(p is None for p in preds):
         return None
-    return prf(preds, [ANSWER_LABELS[int(r["answer"])] for r in recs])  # type: ignore[arg-type]
+    return prf(preds, [ANSWER_LABELS[gold_answer(r)] for r in recs])  # type: ignore[arg-type,index]
 
 
 def f1_columns(records: Iterable[Record]) -> dict[str, float | None]:

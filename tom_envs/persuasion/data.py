@@ -15,7 +15,11 @@ read by a small scanner for a list of quoted strings -- never ``eval``.
 
 What the public release holds (github.com/Yu-Fangxu/PersuasiveToM, ``data/``, commit b35b9ba):
 its git tree lists all eight files. Four of them (:data:`RELEASE_VERIFIED`) were read here and
-load exactly (8,582 questions, 001's Table 4 counts); the other four (:data:`RELEASE_UNVERIFIED`,
+load exactly (8,582 questions, 001's Table 4 counts) and are known by their record count and sha256
+(:data:`RELEASE_FILES`): a file of a data folder under one of their names must be the release's
+(:func:`load_checked_dataset`), else :class:`~tom_envs.release_files.ReleaseMismatch` names it, unless
+``allow_partial`` (the run is then ``partial``). The bundled sample and folders holding ``SAMPLE.md`` are
+not checked (:func:`is_bundled_sample`). The other four (:data:`RELEASE_UNVERIFIED`,
 presumably 4 MiB or more) were absent from the copy of the release we could inspect, so their format is
 not verified: our sample's files for those types are written in the format of the four verified
 ones, an assumption. Known quirks of the release are reported, not fixed (:data:`RELEASE_QUIRKS`):
@@ -35,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
+from tom_envs.release_files import SAMPLE_MARKER, ReleaseFile, check_release_file
 
 ANSWER_LETTERS = "ABCDEF"
 _ID = re.compile(r"^\s*(?P<dialogue>\S+?)-(?P<turn>\d+)\s*$")
@@ -45,8 +50,16 @@ RELEASE_VERIFIED: tuple[str, ...] = ("desire_ee", "intent_ee", "behavior_qa", "j
 #: Listed in the release's git tree but not inspected here (presumably 4 MiB or more, absent from the copy we
 #: had): their format is assumed to be the verified files' one. An extension point until checked.
 RELEASE_UNVERIFIED: tuple[str, ...] = ("desire_er", "belief_er", "intent_er", "belief_ee")
+#: The four verified files of the release (``data/<qtype>.json`` at commit daade8f) as measured on a clone: Table 4's
+#: question count and the sha256 of the file's bytes. A file under one of these names is checked against it.
+RELEASE_FILES: dict[str, ReleaseFile] = {
+    "desire_ee": ReleaseFile(2459, "d12268862ddd59bf51696511b3c360894fa37891d0459bbe7221221894a5cb7c"),
+    "intent_ee": ReleaseFile(2041, "612e4041f4b92cad54423441d76dba40edf8a936dd31740cb86a39974635637a"),
+    "behavior_qa": ReleaseFile(2041, "fab9ed95d3427b74396c88879414cc7961e32ca87e50c8f038677b18b34a28cd"),
+    "judge_qa": ReleaseFile(2041, "416b0daee7563782f8a330f32abac7025fd2a89175bf9e451f54aca223e44afd"),
+}
 #: Table 4's question counts of the four verified files; the loader reads exactly these from the release.
-RELEASE_COUNTS: dict[str, int] = {"desire_ee": 2459, "intent_ee": 2041, "behavior_qa": 2041, "judge_qa": 2041}
+RELEASE_COUNTS: dict[str, int] = {q: f.records for q, f in RELEASE_FILES.items()}
 #: Known quirks of the verified files, measured on the release (reported by ``data list``, the
 #: benchmark's ``--format json`` and docs/persuasion_qa.md; never corrected by the loader).
 RELEASE_QUIRKS: dict[str, str] = {
@@ -59,9 +72,22 @@ RELEASE_QUIRKS: dict[str, str] = {
 }
 
 
-def release_status(qtype: str) -> str:
-    """``"verified"`` (the release's file was read and loads) or ``"unverified"`` (listed upstream, format assumed)."""
-    return "verified" if qtype in RELEASE_VERIFIED else "unverified"
+def release_status(qtype: str, differs: bool = False, sample: bool = False) -> str:
+    """What a row's data for ``qtype`` is: ``"unverified"`` (a type listed upstream whose file we could not
+    inspect; format assumed), ``"sample"`` (a verified type read from a sample folder, not checked),
+    ``"differs"`` (a file under the release's name that is not the release's: ``allow_partial``) or
+    ``"verified"`` (the release's file: its record count and sha256, :data:`RELEASE_FILES`)."""
+    if qtype not in RELEASE_VERIFIED:
+        return "unverified"
+    return "sample" if sample else "differs" if differs else "verified"
+
+
+def is_bundled_sample(folder: str | Path | None) -> bool:
+    """Whether ``folder`` (None: the default) is the sample bundled with tom-envs or a folder marked like it
+    (it holds :data:`~tom_envs.release_files.SAMPLE_MARKER`): not the release, so its files are taken as
+    they are."""
+    path = Path(folder) if folder is not None else SAMPLE_DATA_DIR
+    return path.resolve() == SAMPLE_DATA_DIR or (path / SAMPLE_MARKER).is_file()
 
 
 #: Whose mental state each file asks about.
@@ -285,23 +311,38 @@ class IncompleteRelease(DatasetError):
 
 def load_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | str | None = None,
                  require_all: bool = False, allow_partial: bool = True) -> dict[str, list[Question]]:
-    """Read the question files found in ``data_dir`` (default: the bundled sample).
+    """Read the question files found in ``data_dir`` (default: the bundled sample): :func:`load_checked_dataset`
+    without the differences it reports."""
+    return load_checked_dataset(data_dir, qtypes, require_all, allow_partial)[0]
+
+
+def load_checked_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | str | None = None,
+                         require_all: bool = False, allow_partial: bool = True,
+                         ) -> tuple[dict[str, list[Question]], dict[str, str]]:
+    """Read the question files found in ``data_dir`` (default: the bundled sample), each file named like one
+    of the release's verified files checked against it (:data:`RELEASE_FILES`: record count and sha256).
 
     Args:
         data_dir: folder holding ``<qtype>.json`` files.
         qtypes: the types wanted (a list, or one comma-separated string); each must have its file.
             Default: every file present.
         require_all: with ``qtypes=None``, every one of the eight files must be there.
-        allow_partial: with ``qtypes=None``, take whatever files are present (the default, for a
-            folder of one's own); False needs the four verified files of the release
-            (:data:`RELEASE_VERIFIED`), as ``python -m benchmarks persuasion`` does unless
-            ``--allow-partial``.
+        allow_partial: with ``qtypes=None``, take whatever files are present, and take files under the
+            release's names that are not the release's, saying how they differ (the default, for a folder
+            of one's own); False needs the four verified files of the release (:data:`RELEASE_VERIFIED`)
+            when ``qtypes=None``, and the release's content in every file under their names, as ``python -m
+            benchmarks persuasion`` does unless ``--allow-partial``. Sample folders
+            (:func:`is_bundled_sample`) are not checked.
 
     Returns:
-        Validated questions per type, in Table 5's column order.
+        Validated questions per type, in Table 5's column order; and per type whose file is not the
+        release's (only with ``allow_partial``), one line saying how it differs (results on it are
+        ``partial``).
 
     Raises:
         IncompleteRelease: ``qtypes=None``, not ``allow_partial``, and a verified file is missing.
+        ReleaseMismatch: not ``allow_partial``, and a file under a verified file's name has another record
+            count or sha256 (cut short, edited, or one's own).
         DatasetError: no such folder, an unknown type, a wanted file missing, no file at all, an empty
             file, or a bad record.
     """
@@ -332,7 +373,15 @@ def load_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | str
             f"{folder}: the release's file(s) {', '.join(q + '.json' for q in lacking)} are missing, so their Table 5 "
             f"columns would silently drop out. {missing_hint(lacking, folder)} Or name the types to use "
             f"(--qtypes {','.join(present)}), or pass --allow-partial (allow_partial=True) to use the files present")
-    return {q: load_file(folder / f"{q}.json", q) for q in present}
+    data = {q: load_file(folder / f"{q}.json", q) for q in present}
+    differences: dict[str, str] = {}
+    if not is_bundled_sample(folder):
+        fix = f"Download the file again (tom-envs data download persuasion --dest {folder} --force)"
+        for q, questions in data.items():
+            difference = check_release_file(folder / f"{q}.json", q, len(questions), RELEASE_FILES, allow_partial, fix)
+            if difference:
+                differences[q] = difference
+    return data, differences
 
 
 def missing_hint(missing: Sequence[str], folder: Path) -> str:

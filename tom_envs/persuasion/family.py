@@ -26,6 +26,8 @@ def dataset() -> Dataset:
              "(their contents were not in the copy we read; "
              "the download tries them and reports any it cannot get; our sample's files for them assume the "
              "verified files' format)",
+             "a file named like a verified one must hold the release's record count and sha256 (RELEASE_FILES), "
+             "else ReleaseMismatch; --allow-partial goes on with its rows and records marked partial",
              *(f"quirk, {q}: {text}" for q, text in RELEASE_QUIRKS.items()),
              "the authors' prompts: the download also fetches the release's evaluation/evaluate.py into "
              "DIR/evaluation/ (read as text by --protocol authors, never run; without it our prompts are used, "

@@ -9,7 +9,8 @@ from gymnasium import spaces
 
 from tom_envs.errors import DatasetError, require_bool
 from tom_envs.persuasion import QTYPES
-from tom_envs.persuasion.data import ROLES, Question, dialogues, load_dataset, repeated_options, split_dialogues
+from tom_envs.persuasion.data import (ROLES, Question, dialogues, is_bundled_sample, load_checked_dataset,
+                                      repeated_options, split_dialogues)
 from tom_envs.qa import QAEnv, QAItem
 
 #: Short descriptions of what each question type asks, used in the text prompt.
@@ -100,10 +101,14 @@ class PersuasiveToMEnv(QAEnv):
       :class:`~tom_envs.qa.QAEnv`.
     * ``option_slots``: at least this many option slots (the benchmark's ``--protocol authors``
       passes 6: the authors' script reads any letter A-F and scores one beyond the options wrong).
-    * ``allow_partial``: with ``qtypes=None``, use the files present (default True, a folder of one's
-      own); False needs the release's four verified files, else
-      :class:`~tom_envs.persuasion.data.IncompleteRelease` names the missing ones (what
-      ``python -m benchmarks persuasion`` asks unless ``--allow-partial``).
+    * ``allow_partial``: with ``qtypes=None``, use the files present, and use files under the release's
+      verified names whose record count or sha256 is not the release's
+      (:data:`~tom_envs.persuasion.data.RELEASE_FILES`), listed in :attr:`release_differences`
+      (``partial`` is then True). Default True, a folder of one's own. False needs the release's four
+      verified files (:class:`~tom_envs.persuasion.data.IncompleteRelease` names the missing ones) and
+      their content (:class:`~tom_envs.release_files.ReleaseMismatch` names a file that differs): what
+      ``python -m benchmarks persuasion`` asks unless ``--allow-partial``. Sample folders (the bundled
+      one, folders holding ``SAMPLE.md``) are not checked.
 
     ## Info
     Nothing returned with a question determines its answer (the information rule,
@@ -145,11 +150,17 @@ class PersuasiveToMEnv(QAEnv):
                  split: "str | Sequence[str]" = "all", shuffle_choices: bool = True, strict: bool = False,
                  render_mode: str | None = None, expose_labels: bool = False, feedback: str = "episode",
                  allow_partial: bool = True, option_slots: int | None = None) -> None:
-        data = load_dataset(data_dir, qtypes if qtypes is None or isinstance(qtypes, str) else list(qtypes),
-                            require_all=strict, allow_partial=require_bool("allow_partial", allow_partial))
+        data, differences = load_checked_dataset(
+            data_dir, qtypes if qtypes is None or isinstance(qtypes, str) else list(qtypes), require_all=strict,
+            allow_partial=require_bool("allow_partial", allow_partial))
         if not any(data.values()):
             raise DatasetError(f"{data_dir}: the question files hold no records")
         self.data_dir = data_dir
+        #: Per question type whose file carries the release's name but not its content (``allow_partial``):
+        #: how it differs. Empty for the release, the bundled sample and files of types not verified.
+        self.release_differences: dict[str, str] = differences
+        #: Whether the data is a sample folder (the bundled one, or one holding ``SAMPLE.md``): not checked.
+        self.is_sample = is_bundled_sample(data_dir)
         self.split = split
         #: Per type, the questions whose options repeat (kept as published; a quirk of the release).
         self.repeated_options = repeated_options(data)
@@ -160,6 +171,11 @@ class PersuasiveToMEnv(QAEnv):
         self.observation_space = spaces.Dict({**self.observation_space.spaces, "role": spaces.Discrete(2)})
 
     extra_public = ("role",)  # the information rule: the role asked about is public
+
+    @property
+    def partial(self) -> bool:
+        """Whether some file loaded is not the release's although it carries its name (:attr:`release_differences`)."""
+        return bool(self.release_differences)
 
     def _widen_text_spaces(self) -> None:
         """Room for the preamble line in ``text`` (the base sizes it for the bare prompt)."""
