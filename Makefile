@@ -1,6 +1,6 @@
 # Two commands for a newcomer on a fresh machine:
 #   make demo   -- installs everything, then runs the main job
-#   make test   -- installs everything, then runs the whole test suite
+#   make test   -- installs everything, then runs the linter (ruff) and the whole test suite
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -50,6 +50,7 @@ endif
 # every core: a file's tests stay on one worker, and the tiny engine's tests on one; the longest groups first
 # (tests/conftest.py)
 test: install
+	$(PY) -m ruff check tom_envs wrappers policies benchmarks tests
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 demo: install

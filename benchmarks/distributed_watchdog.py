@@ -18,7 +18,6 @@ import os
 import select
 import shutil
 import sys
-import time
 
 import psutil
 

@@ -55,7 +55,7 @@ BAD = [
 
 
 @pytest.mark.parametrize("argv", BAD, ids=[" ".join(a) or "-" for a in BAD])
-def test_bad_values_are_usage_errors_without_a_traceback(argv, a_file, capsys):
+def test_bad_values_are_usage_errors_without_a_traceback(argv, a_file, capsys):  # noqa: F811  (the fixture)
     assert _exit([a.replace("{file}", a_file) for a in argv]) == 2
     err = capsys.readouterr().err
     assert "error:" in err and "Traceback" not in err

@@ -164,7 +164,6 @@ def test_a_family_that_takes_a_core_word_is_a_named_error(name, command):
 
 
 def test_the_registry_command_lists_plugin_ids_too(installed, capsys):
-    import tom_envs
     from benchmarks.__main__ import main
 
     installed("""

@@ -28,7 +28,7 @@ import inspect
 import math
 from collections import Counter, defaultdict
 from itertools import combinations
-from typing import Any, Hashable, Iterator
+from typing import Any, Hashable
 
 import numpy as np
 import pytest

@@ -23,7 +23,7 @@ from benchmarks.persuasion.qa_scoring import QAOptions, qa_rows
 from benchmarks.qa_llm import QuestionView, make_qa_env
 from policies.base import BasePolicy
 from policies.llm.parsing import parse_authors_cot_letter, parse_authors_letter, parse_letter
-from policies.persuasion.qa_baselines import AlwaysFirst, LongestOrKeyword
+from policies.persuasion.qa_baselines import AlwaysFirst
 from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
 from tom_envs.persuasion.data import RELEASE_UNVERIFIED, RELEASE_VERIFIED
 from tom_envs.persuasion.metrics import Answer, accuracy_table, stage_of, stage_table

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tom_envs
-from tom_envs.persuasion.mind import N_OBS, NOTHING, CONSIDERING, TRUSTING, WARY
+from tom_envs.persuasion.mind import NOTHING, CONSIDERING, TRUSTING, WARY
 from tom_envs.persuasion.mind_env_v2 import PersuasionMindV2Env
 from tom_envs.persuasion.mind_text import PERSUADER_LINES
 from tom_envs.persuasion.mind_v2 import HOSTILE, STUFFED, MindModelV2, MindPersonaV2, V2Traits, model_v2_for, moves_v2

@@ -3,9 +3,6 @@ through SuperSuit (``tom-envs rl`` itself: tests/test_rl.py)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import gymnasium as gym

@@ -75,7 +75,7 @@ def test_the_seat_gets_exactly_what_the_aec_env_shows_it():
     persuadee = SimulatedMindPersuadee()
     persuadee.reset(other_seed(seed, 0))
     aec.reset(seed=seed)
-    by_hand, pending, todo = [], 0.0, list(actions)
+    by_hand, todo = [], list(actions)
     while aec.agents:
         agent = aec.agent_selection
         obs, reward, terminated, truncated, info = aec.last()

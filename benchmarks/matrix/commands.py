@@ -15,7 +15,6 @@ from pathlib import Path
 from benchmarks.cli import (
     EXECUTOR_FLAGS,
     Command,
-    OneSpelling,
     add_format_option,
     add_run_options,
     not_applicable,
@@ -23,7 +22,7 @@ from benchmarks.cli import (
 )
 from benchmarks.cli_backends import backend_spec, build_backend
 from benchmarks.cli_llm import LLM_FLAGS, add_llm_options
-from benchmarks.cli_types import comma_list, non_negative_int, output_dir, positive_float, positive_int, split_list
+from benchmarks.cli_types import non_negative_int, output_dir, positive_float, positive_int
 
 
 def _run_demo(args: argparse.Namespace) -> int:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report import figures
 from benchmarks.report.doc import Block
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.results import FAULTS_FIELD, fault_columns

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -25,7 +24,7 @@ from benchmarks.results import FAULTS_FIELD, fault_columns
 from policies.llm import OpenAIBackend
 from policies.llm.base import ChatRequest, ScoreRequest, new_faults
 from policies.llm.caller import FAULT_COUNTERS, Ask, Caller, EventLog, ScoreAsk, split_faults
-from policies.llm.errors import ReplyError, RetryBudgetExhausted
+from policies.llm.errors import RetryBudgetExhausted
 from tests.llm.scripted_server import _LoopbackServer
 
 HANG_S = 3.0

@@ -17,8 +17,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tom_envs.persuasion.mind import Family, MindPersona
+
+if TYPE_CHECKING:  # imported where used (mind_v2 imports this module)
+    from tom_envs.persuasion.mind_v2 import MindPersonaV2
 
 PROVENANCE = ("written by the tom-envs authors (DailyPersuasion-style everyday domains, 001 Figure 2); "
               "no text or statistic of DailyPersuasion or PersuasiveToM is copied; persona weights are design choices")
