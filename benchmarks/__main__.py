@@ -238,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     set_command([PROG, *(sys.argv[1:] if argv is None else argv)])  # named in the results' .runs lines
 
     try:
+        from benchmarks.cli import check_applies
+
+        check_applies(args)  # an option written where it does nothing: a named error, before anything runs
         return args.func(args)
     except TomEnvsError as exc:  # bad input: a clear message, no traceback
         print(f"error: {exc}", file=sys.stderr)

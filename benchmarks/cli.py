@@ -41,7 +41,7 @@ from benchmarks.errors import RunnerError
 from benchmarks.runner import progress_bar
 
 __all__ = [
-    "BACKENDS", "EXECUTORS", "FALLBACKS", "BackendHandle", "HelpFormatter", "LLMSettings", "add_executor_options",
+    "Applies", "BACKENDS", "EXECUTORS", "FALLBACKS", "BackendHandle", "check_applies", "declare_applies", "HelpFormatter", "LLMSettings", "add_executor_options",
     "add_format_option", "add_llm_options", "add_run_options", "backend_from_args", "backend_spec", "backends_as", "share_backends",
     "build_backend", "comma_list", "existing_file", "llm_settings", "non_negative_int",
     "output_dir", "positive_float", "positive_int", "progress_bar", "refuse_options", "split_list", "Refused",
@@ -106,6 +106,46 @@ def not_applicable(args: argparse.Namespace, dests: Sequence[str], why: str) -> 
         flags = ", ".join("--" + d.replace("_", "-") for d in used)
         raise RunnerError(f"{flags} {'does' if len(used) == 1 else 'do'} nothing {why}: drop "
                           f"{'it' if len(used) == 1 else 'them'}")
+
+
+@dataclass(frozen=True)
+class Applies:
+    """When an option of a command does something, declared once beside the option (:func:`declare_applies`)
+    and enforced for every command by ``tom-envs`` (:func:`check_applies`): written on a command line where it
+    would change nothing, the option is a named error instead of being ignored.
+
+    Attributes:
+        why: what it needs, as the message ends: ``"does nothing {why}: drop it"`` (e.g. ``"without
+            --policy llm"``).
+        policies: it acts when ``--policy`` names one of these (empty: no such condition).
+        when: it acts when ``when(args)`` holds (None: no such condition). With both, either suffices.
+    """
+
+    why: str
+    policies: tuple[str, ...] = ()
+    when: Callable[[argparse.Namespace], bool] | None = None
+
+    def holds(self, args: argparse.Namespace) -> bool:
+        from benchmarks.cli_types import split_list
+
+        named = set(split_list(getattr(args, "policy", "") or "")) if self.policies else set()
+        return bool(named & set(self.policies)) or (self.when is not None and bool(self.when(args)))
+
+
+def declare_applies(parser: argparse.ArgumentParser, table: dict[str, Applies]) -> None:
+    """Declare when the options ``table`` names (by ``dest``) act on ``parser``'s command (:class:`Applies`);
+    declarations add up (a later one for the same option replaces it)."""
+    current = parser.get_default("applies_rules") or {}
+    parser.set_defaults(applies_rules={**current, **table})
+
+
+def check_applies(args: argparse.Namespace) -> None:
+    """Every option written on the command line (``args.given``) whose declared condition does not hold is a
+    :class:`~benchmarks.errors.RunnerError` naming it and what it needs (the first such option, in declaration
+    order)."""
+    for dest, rule in (getattr(args, "applies_rules", None) or {}).items():
+        if not rule.holds(args):
+            not_applicable(args, [dest], rule.why)
 
 
 class Refused(argparse.Action):

@@ -183,3 +183,18 @@ def test_a_batched_policy_with_its_own_batch_state_plays_in_lockstep():
     assert [r.summary["return"] for r in together] == [r.summary["return"] for r in alone]
     with pytest.raises(BatchSlotError, match="Learner overrides reset_batch.*implement observe_batch too"):
         play_lockstep(envs, _batched_policy(True), [0, 1, 2])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["common-ground", "--policy", "random", "--qa-mode", "cot"], "--qa-mode does nothing without --policy llm"),
+    (["common-ground", "--policy", "random", "--temperature", "0.5"],
+     "--temperature does nothing without --policy llm-release or llm-beliefs"),
+    (["common-ground", "--counts", "--policy", "llm"], "--policy does nothing with --counts"),
+    (["common-ground", "--policy", "llm-release", "--model", "m", "--max-resamples", "2"],
+     "--max-resamples does nothing without --policy llm or llm-beliefs"),
+    (["persuasion", "--env", "live", "--no-scoring"], "--scoring does nothing with --env live"),
+])
+def test_an_option_that_would_do_nothing_is_a_named_error(argv, message, tmp_path, capsys):
+    assert main([*argv, "--out", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.rglob("*.jsonl"))

@@ -79,13 +79,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from benchmarks.common_ground import llm as common_ground_llm
-from benchmarks.cli import add_run_options
+from benchmarks.cli import Applies, add_run_options, declare_applies
 from benchmarks.cli_types import comma_list, output_dir, split_list
 from benchmarks.errors import RunnerError
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
-from benchmarks.common_ground.llm import LLM_POLICIES
+from benchmarks.common_ground.llm import BELIEFS_POLICY, LLM_POLICIES, RELEASE_POLICY
 from benchmarks.common_ground.published import PUBLISHED, PUBLISHED_SETTINGS  # noqa: F401  (the command's tables)
 from benchmarks.common_ground.stored import play, play_llm, play_stored
 from policies.base import BasePolicy
@@ -162,6 +162,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
     add_qa_llm_options(parser)
     common_ground_llm.add_arguments(parser)
+    declare_applies(parser, applicability())
+
+
+def _job(args: argparse.Namespace) -> bool:
+    """One of the command's other jobs (--counts, --export, --export-beliefs): they print or write data."""
+    return bool(getattr(args, "counts", False) or getattr(args, "export", None) or getattr(args, "export_beliefs", None))
+
+
+def applicability() -> dict[str, Applies]:
+    """When each option acts (:class:`benchmarks.cli.Applies`): the policies' options only with a policy that
+    reads them, none of them with --counts / --export / --export-beliefs (which play no policy)."""
+    every_llm = (LLM_POLICY, *LLM_POLICIES)
+    backend = ("backend", "model", "base_url", "tokenizer", "max_model_len", "scoring_path", "engine_arg",
+               "timeout", "max_retries", "retry_budget", "max_tokens")
+
+    def llm(*names: str) -> Applies:
+        return Applies(f"without --policy {' or '.join(names)}", policies=names)
+
+    return {"policy": Applies("with --counts, --export or --export-beliefs (they print or write the data and play no "
+                              "policy)", when=lambda args: not _job(args)),
+            **{dest: llm(*every_llm) for dest in backend},
+            "qa_mode": llm(LLM_POLICY), "scoring": llm(LLM_POLICY),
+            "fallback": llm(LLM_POLICY, BELIEFS_POLICY), "max_resamples": llm(LLM_POLICY, BELIEFS_POLICY),
+            "temperature": llm(RELEASE_POLICY, BELIEFS_POLICY), "prompt_file": llm(RELEASE_POLICY)}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -89,7 +89,7 @@ def check_env_options(args: argparse.Namespace) -> None:
     """
     if args.env == "live":
         not_applicable(args, ["qtypes", "split", "repetitions", "protocol", "authors_prompts", "by_stage",
-                              "allow_partial", "data_dir"],
+                              "allow_partial", "data_dir", "qa_mode", "scoring"],
                        "with --env live (PersuasiveToM's question options: --env qa or both)")
     if args.env == "qa":
         not_applicable(args, ["horizon", "live_env", "families", "reader", "live_policy"],
