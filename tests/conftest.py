@@ -11,6 +11,12 @@ import pytest
 # equal, as two runs of a user who pins it do (benchmarks.policy_seeds)
 os.environ.setdefault("TOM_ENVS_POLICY_ENTROPY", "0x7E57")
 
+# a release clone given by a relative path means the folder it names from where pytest starts: made absolute
+# here, before any test reads it, so tests that change folder (or start commands elsewhere) find it too
+for _var in ("TOM_ENVS_PERSUASION_RELEASE", "TOM_ENVS_COMMON_TOM_RELEASE", "TOM_ENVS_PROMEDIATE_RELEASE"):
+    if os.environ.get(_var):
+        os.environ[_var] = os.path.abspath(os.path.expanduser(os.environ[_var]))
+
 import tom_envs  # noqa: F401  (registers the ids)
 from tom_envs.registration import REGISTRY
 
