@@ -104,7 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
     """Run the batch file ``args.file``, each command through ``main`` (``tom-envs``'s own entry point)."""
-    from benchmarks.cli_backends import _SHARED, backends_as
+    from benchmarks.cli_backends import SHARED_BACKENDS, backends_as
     from benchmarks.results import written_as
 
     if not args.file.is_file():
@@ -134,10 +134,10 @@ def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
                           file=sys.stderr)
                     break
     finally:
-        for handle in list(_SHARED.values()):  # the shared engines end with the batch
+        for handle in list(SHARED_BACKENDS.values()):  # the shared engines end with the batch
             if handle._backend is not None:
                 handle._backend.close()
-        _SHARED.clear()
+        SHARED_BACKENDS.clear()
     if args.format == "json":
         print(json.dumps({"commands": done, "skipped": [{"line": n, "why": w} for n, w in skipped]}, indent=2))
     return status

@@ -4,7 +4,7 @@
 * the task check (``check_env``): the env's frozen :class:`~tom_envs.description.EnvDescription`, never the env;
 * the seed: the run's policy stream (:mod:`benchmarks.policy_seeds`), never the env's seed or a fixed function
   of it;
-* the step info: without the ToM recorder's records (:func:`_for_policy`).
+* the step info: without the ToM recorder's records (:func:`for_policy`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from benchmarks import policy_seeds
 PolicySeed = Callable[[int], int]
 
 
-def _check_fit(policy: Any, envs: Sequence[Any]) -> None:
+def check_fit(policy: Any, envs: Sequence[Any]) -> None:
     """A policy built for another task (``check_env``: another game or horizon) fails before the episode. It gets
     the env's frozen description (:func:`tom_envs.description.describe`), never the env: through ``unwrapped`` a
     policy would read the drawn persona, partner or answers."""
@@ -31,7 +31,7 @@ def _check_fit(policy: Any, envs: Sequence[Any]) -> None:
             check(describe(env))
 
 
-def _policy_seed(seed: int, policy_seed: PolicySeed | None) -> int | None:
+def episode_policy_seed(seed: int, policy_seed: PolicySeed | None) -> int | None:
     """The seed a policy gets for the episode seeded ``seed``: ``policy_seed(seed)`` when the caller gives a
     function, else the run's policy stream (:func:`benchmarks.policy_seeds.policy_seed`)."""
     return policy_seeds.policy_seed(seed) if policy_seed is None else policy_seed(seed)
@@ -43,7 +43,7 @@ def seat_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
-def _for_policy(info: dict, recorder: Any) -> dict:
+def for_policy(info: dict, recorder: Any) -> dict:
     """``info`` as the policy gets it: without the recorder's records, which a last step carries for
     direct users of the wrapper (the scorer stays out of band, even across episodes: a policy that
     plays the same dialogue again must not have been handed its scored answers)."""

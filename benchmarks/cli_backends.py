@@ -101,7 +101,7 @@ def backend_spec(args: argparse.Namespace, seed: int | None = None) -> tuple:
 #: executor's worker). Set with :func:`backends_as`.
 _BACKEND_MODE: list[str] = ["direct"]
 #: A worker's backends by options (:func:`shared_backend`).
-_SHARED: dict[str, "BackendHandle"] = {}
+SHARED_BACKENDS: dict[str, "BackendHandle"] = {}
 
 
 @contextlib.contextmanager
@@ -162,9 +162,9 @@ class BackendHandle:
 def shared_backend(spec: tuple) -> BackendHandle:
     """This process's one backend of ``spec`` (a worker's: its cells share it; never closed by them)."""
     key = json.dumps(spec, sort_keys=True, default=str)
-    if key not in _SHARED:
-        _SHARED[key] = BackendHandle(spec, shared=True)
-    return _SHARED[key]
+    if key not in SHARED_BACKENDS:
+        SHARED_BACKENDS[key] = BackendHandle(spec, shared=True)
+    return SHARED_BACKENDS[key]
 
 
 def _check_spec(spec: tuple) -> None:

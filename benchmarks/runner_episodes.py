@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.channels import _check_fit, _for_policy, _policy_seed
+from benchmarks.channels import check_fit, for_policy, episode_policy_seed
 from benchmarks.errors import RunnerError
 from benchmarks.runner_envs import recorder_of
 
@@ -109,8 +109,8 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
     recorder = recorder_of(env)
     if recorder is not None:
         _check_players([env], policy, ("reset", "act", "observe", "predict"), "play")
-    _check_fit(policy, [env])
-    policy.reset(_policy_seed(seed, policy_seed))
+    check_fit(policy, [env])
+    policy.reset(episode_policy_seed(seed, policy_seed))
     obs, info = env.reset(seed=seed, options=options)
     steps: list[Any] = []
     total, index = 0.0, 0
@@ -121,7 +121,7 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
             recorder.record_prediction(prediction)
         action = policy.act(obs, info)
         new_obs, reward, terminated, truncated, new_info = env.step(action)
-        policy.observe(new_obs, reward, terminated, truncated, _for_policy(new_info, recorder))
+        policy.observe(new_obs, reward, terminated, truncated, for_policy(new_info, recorder))
         total += float(reward)
         if on_step is not None:
             kept = on_step(Step(index, obs, info, prediction, action, new_obs, reward, terminated, truncated, new_info,
@@ -150,8 +150,8 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
     recorders = [recorder_of(env) for env in envs]
     if any(r is not None for r in recorders):
         _check_players(envs, policy, ("reset_batch", "act_batch", "observe_batch", "predict_batch"), "play_lockstep")
-    _check_fit(policy, envs)
-    policy.reset_batch([_policy_seed(s, policy_seed) for s in seeds])
+    check_fit(policy, envs)
+    policy.reset_batch([episode_policy_seed(s, policy_seed) for s in seeds])
     obs, infos = map(list, zip(*(env.reset(seed=s, options=o) for env, s, o in zip(envs, seeds, opts))))
     step_log = getattr(policy, "last_step_log", None)
     steps: list[list[Any]] = [[] for _ in envs]
@@ -172,7 +172,7 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
             results.append(env.step(actions[k]))
         new_obs, rewards, terms, truncs, new_infos = map(list, zip(*results))
         policy.observe_batch(new_obs, rewards, terms, truncs,
-                             [_for_policy(i, r) for i, r in zip(new_infos, recorders)])
+                             [for_policy(i, r) for i, r in zip(new_infos, recorders)])
         for k in range(len(envs)):
             totals[k] += float(rewards[k])
             if on_step is not None:

@@ -17,10 +17,10 @@ from dataclasses import replace
 from typing import Any
 
 from tom_envs.tom import ToMSpec, tom_spec_of
-from wrappers.single_seat import _Seated
+from wrappers.single_seat import Seated
 
 
-class ParallelSeat(_Seated):
+class ParallelSeat(Seated):
     """The Gymnasium env of ``seat`` of the parallel env ``parallel_env``, the other seats played by ``others``.
 
     ``step(action)`` steps the parallel env once with the seat's ``action`` and, for every other live

@@ -58,7 +58,7 @@ def check_seats(env: Any, seat: str, others: Any) -> None:
                                   f"(policies.base.Policy), got {type(pol).__name__}")
 
 
-class _Seated(gym.Env):
+class Seated(gym.Env):
     """What :class:`SingleSeat` and :class:`wrappers.parallel_seat.ParallelSeat` share: the seat, the
     other seats' policies (each reset with its own seed stream), the seat's spaces, and the call-order
     checks of ``step``."""
@@ -123,7 +123,7 @@ class _Seated(gym.Env):
         self._truth = {}
 
 
-class SingleSeat(_Seated):
+class SingleSeat(Seated):
     """The Gymnasium env of ``seat`` of the AEC env ``aec_env``, the other seats played by ``others``.
 
     A ``step(action)`` plays the seat's action, then every other seat's turn (each asked with

@@ -57,7 +57,7 @@ def play(run: EpisodeRun) -> dict[str, Any]:
     episode's values in the units of the table's rows."""
     from benchmarks.negotiation.cells import CellSetup, NegotiationCell
     from benchmarks.negotiation.settings import NegotiationLLM, NegotiationRun
-    from benchmarks.negotiation.table import MEDIATOR_ONLY, _measured
+    from benchmarks.negotiation.table import MEDIATOR_ONLY, measured
     from tom_envs.negotiation.scenario import DIFFICULTY_MODES, resolve_scenario
 
     opts = run.options
@@ -95,7 +95,7 @@ def play(run: EpisodeRun) -> dict[str, Any]:
                            settings.turn_budget, settings.agreement, setup=setup, env_version=version,
                            behaviour_judge=behaviour)
     record = cell.record((name, run.seed), cell.play(cell.make_env(), cell.make_policy(), (name, run.seed)))
-    ep = _measured(record["episode"], settings.metrics)
+    ep = measured(record["episode"], settings.metrics)
     row = {"cc": 100 * ep["cc"], "tle": None if ep["tle_mean"] is None else 100 * ep["tle_mean"], "rl": ep["rl_mean"],
            "me": None if ep["me_mean"] is None else 100 * ep["me_mean"], "mi": ep["mi_mean"],
            "tom_accuracy": ep.get("tom_accuracy")}

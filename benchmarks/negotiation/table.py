@@ -27,7 +27,7 @@ TOM_ROWS = (("tom", "ToM all", "%"), ("tom_unstated", "ToM unstat.", "%"), ("tom
 METRICS = ("release", "paper")
 
 
-def _measured(ep: dict, metrics: str) -> dict:
+def measured(ep: dict, metrics: str) -> dict:
     """The episode's CC/TLE/RL/ME under ``metrics`` (the summary holds the env's choice and the other)."""
     if ep.get("metric_definitions", "paper") == metrics:
         return ep
@@ -39,7 +39,7 @@ def _measured(ep: dict, metrics: str) -> dict:
 
 def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], metrics: str = "release") -> dict[str, Any]:
     """One Table 1 cell: means and 95 % CIs (percent for CC, TLE, ME; turns for RL) under ``metrics``."""
-    eps = [_measured(r["episode"], metrics) for r in records]
+    eps = [measured(r["episode"], metrics) for r in records]
     row: dict[str, Any] = {"difficulty": level, "conflict_mode": mode, "mediator": mediator, "episodes": len(eps),
                            "metric_definitions": metrics}
     series = {"cc": [100 * e["cc"] for e in eps],

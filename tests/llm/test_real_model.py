@@ -36,14 +36,14 @@ def real_model() -> Path:
 @pytest.fixture(scope="module")
 def shared_engine(real_model: Path, engine_env: dict[str, str]):
     """Every command of the module on one engine of the real model (built by the first command that needs it)."""
-    from benchmarks.cli_backends import _SHARED, backends_as
+    from benchmarks.cli_backends import SHARED_BACKENDS, backends_as
 
     with backends_as("shared"):
         yield
-    for handle in list(_SHARED.values()):
+    for handle in list(SHARED_BACKENDS.values()):
         if handle._backend is not None:
             handle._backend.close()
-    _SHARED.clear()
+    SHARED_BACKENDS.clear()
 
 
 def run_json(capsys, *argv: str) -> list | dict:
@@ -167,7 +167,7 @@ def test_a_prompt_longer_than_the_real_models_context_is_a_named_error(shared_en
     """Planned before anything plays (the longest prompt of T=1000 rounds against --max-model-len 4096), and at
     the engine for a single request: named errors that say how to fix it, no traceback."""
     from benchmarks.__main__ import main
-    from benchmarks.cli_backends import _SHARED
+    from benchmarks.cli_backends import SHARED_BACKENDS
     from policies.llm.base import ChatRequest
     from policies.llm.errors import InvalidRequest
 
@@ -177,6 +177,6 @@ def test_a_prompt_longer_than_the_real_models_context_is_a_named_error(shared_en
     err = capsys.readouterr().err
     assert "--max-model-len" in err and "--history-window" in err and "Traceback" not in err
     assert not list(tmp_path.rglob("*.jsonl"))  # nothing played
-    (handle,) = [h for h in _SHARED.values() if h._backend is not None]
+    (handle,) = [h for h in SHARED_BACKENDS.values() if h._backend is not None]
     with pytest.raises(InvalidRequest, match="max_model_len is 4096"):
         handle.backend.generate([ChatRequest([{"role": "user", "content": "Rock " * 5000}], 4, 0.0, 0)])

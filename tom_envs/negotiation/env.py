@@ -275,7 +275,7 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
 
     def play(self, agent: str, action: Any) -> None:
         if agent == MEDIATOR:
-            self._conclusion = _conclusion(action, agent)
+            self._conclusion = conclusion_of(action, agent)
             self._pending[agent] = parse_mediator(action, self.scenario, agent)
         else:
             self._pending[agent] = parse_party(action, self.scenario, agent)
@@ -363,7 +363,7 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         return info
 
 
-def _conclusion(action: Any, seat: str) -> str | None:
+def conclusion_of(action: Any, seat: str) -> str | None:
     """The closing words of a mediator dict ``{"conclude": true, "utterance": ...}``, else None."""
     if not isinstance(action, dict) or not action.get("conclude"):
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tom_envs.negotiation.actions import parse_mediator, parse_party
-from tom_envs.negotiation.env import NegotiationEnv, _conclusion
+from tom_envs.negotiation.env import NegotiationEnv, conclusion_of
 from tom_envs.negotiation.errors import NegotiationConfigError
 from tom_envs.negotiation.turns import MEDIATOR, MEDIATOR_NAME
 
@@ -100,7 +100,7 @@ class NegotiationEnvV2(NegotiationEnv):
     def play(self, agent: str, action: Any) -> None:
         order = self.agents
         if agent == MEDIATOR:
-            self._conclusion = _conclusion(action, agent)
+            self._conclusion = conclusion_of(action, agent)
             move = parse_mediator(action, self.scenario, agent)
             self._pending[agent] = move
             if self._conclusion is None and move.strategy is None and len(order) > 1:
