@@ -13,7 +13,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tom_envs.errors import EpisodeEnded, ResetNeeded
+from tom_envs.errors import check_running
+
 
 
 class Seats:
@@ -102,10 +103,7 @@ class TomAECEnv(Seats, AECEnv):
         A terminated or truncated agent's step is PettingZoo's dead step (handled here; returns
         None). Otherwise the agent's cumulative reward and this step's rewards are cleared.
         """
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if not self.agents:
-            raise EpisodeEnded(self.episode_over)
+        check_running(self._started, not self.agents, self.episode_over)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -21,6 +21,22 @@ class EpisodeEnded(TomEnvsError, gym_error.ResetNeeded):
     """``step`` was called after the episode had already ended."""
 
 
+def call_order_error(started: bool, episode_over: str, call: str = "step", reset: str = "env.reset") -> Exception:
+    """The error of a ``call`` that may not happen now, the one call-order rule of every tom-envs env:
+    before the first reset a :class:`ResetNeeded` saying to call ``reset``, after the episode's end an
+    :class:`EpisodeEnded` with ``episode_over`` (the env's own sentence: what ended it, what to call).
+    Returned, not raised, so that a hot loop tests its own flag and only builds the error when it fails."""
+    if not started:
+        return ResetNeeded(f"{call}() was called before reset(); call {reset}(seed=...) first.")
+    return EpisodeEnded(episode_over)
+
+
+def check_running(started: bool, over: bool, episode_over: str, call: str = "step", reset: str = "env.reset") -> None:
+    """Raise :func:`call_order_error` unless the env is started and its episode not over."""
+    if not started or over:
+        raise call_order_error(started, episode_over, call, reset)
+
+
 class InvalidAction(TomEnvsError, gym_error.InvalidAction, ValueError):
     """The action is not an element of the action space."""
 

@@ -17,7 +17,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, TomEnvsError, check_options, require_bool
+from tom_envs.errors import InvalidAction, TomEnvsError, check_options, check_running, require_bool
 from tom_envs.tom import ToMSpec
 
 #: Option letters, in order; a question has at most this many options.
@@ -345,10 +345,8 @@ class QAEnv(gym.Env):
         return self._observe()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if self._i >= len(self._episode):
-            raise EpisodeEnded("the dialogue's questions are all answered; call env.reset() for the next one.")
+        check_running(self._started, self._i >= len(self._episode),
+                      "the dialogue's questions are all answered; call env.reset() for the next one.")
         item = self._episode[self._i]
         n = len(item.choices)
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) and not (

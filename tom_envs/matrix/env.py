@@ -9,11 +9,10 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.errors import (
-    EpisodeEnded,
     InvalidAction,
     InvalidGame,
     InvalidPartner,
-    ResetNeeded,
+    call_order_error,
     check_options,
     require_bool,
 )
@@ -376,12 +375,8 @@ class MatrixGameEnv(gym.Env):
         return np.array(obs, dtype=np.int64)
 
     def _not_running(self) -> Exception:
-        if self._partner is None:
-            return ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        return EpisodeEnded(
-            f"step() was called after the episode ended (all {self.horizon} rounds were played); call env.reset() "
-            "to start a new episode."
-        )
+        return call_order_error(self._partner is not None, f"step() was called after the episode ended (all "
+                                f"{self.horizon} rounds were played); call env.reset() to start a new episode.")
 
     def _coerce(self, action: Any) -> int:
         """Numpy integers and 0-d integer arrays (what RL libraries pass); anything else raises."""

@@ -9,7 +9,7 @@ from gymnasium import logger, spaces
 from pettingzoo import ParallelEnv
 
 from tom_envs.aec import Seats
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, check_options
+from tom_envs.errors import InvalidAction, call_order_error, check_options
 from tom_envs.matrix.config import CustomGame, build_game, check_env_args
 from tom_envs.matrix.games import MatrixGame
 from tom_envs.matrix.text import render_history
@@ -228,12 +228,8 @@ class MatrixGameParallelEnv(Seats, ParallelEnv):
         return {ROW: np.array(row, dtype=np.int64), COL: np.array(col, dtype=np.int64)}
 
     def _not_running(self) -> Exception:
-        if self._T == 0:
-            return ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        return EpisodeEnded(
-            f"step() was called after the episode ended (all {self.horizon} rounds were played); call env.reset() "
-            "to start a new episode."
-        )
+        return call_order_error(self._T != 0, f"step() was called after the episode ended (all {self.horizon} rounds "
+                                "were played); call env.reset() to start a new episode.")
 
     def _missing(self, actions: Any) -> InvalidAction:
         if not isinstance(actions, dict):

@@ -15,7 +15,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, InvalidPartner, ResetNeeded, TomEnvsError, check_options
+from tom_envs.errors import InvalidAction, InvalidPartner, TomEnvsError, call_order_error, check_options
 from tom_envs.matrix.env import RESET_OPTIONS, MatrixGameEnv
 from tom_envs.matrix.oracle import solve
 from tom_envs.matrix.rng import PARTNER_DRAW, episode_base_np, key_from, uniform_np
@@ -171,9 +171,8 @@ class MatrixGameVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
         if not self._running:
-            if self._keys is None:
-                raise ResetNeeded("step() was called before reset(); call envs.reset(seed=...) first.")
-            raise EpisodeEnded("the episodes ended and autoreset is disabled; call envs.reset() first.")
+            raise call_order_error(self._keys is not None, "the episodes ended and autoreset is disabled; call "
+                                   "envs.reset() first.", reset="envs.reset")
         if self._needs_reset:  # NEXT_STEP autoreset: this call only starts the next episodes
             self._episode += 1
             obs, info = self._reset_all()

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded, UnsupportedRenderMode, check_options, require_bool
+from tom_envs.errors import InvalidAction, UnsupportedRenderMode, check_options, check_running, require_bool
 from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, TONES, TOPICS, Family, model_for,
                                       obs_parts)
 from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
@@ -224,6 +224,7 @@ class PersuasionMindEnv(MindSetup, gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    episode_over = "the persuasion is over (agreement or turn budget used); call env.reset()."
     tom_public = MIND_PUBLIC
     tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
                                 "intention": spaces.Discrete(len(CONCERNS))},
@@ -258,10 +259,7 @@ class PersuasionMindEnv(MindSetup, gym.Env):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if self._done:
-            raise EpisodeEnded("the persuasion is over (agreement or turn budget used); call env.reset().")
+        check_running(self._started, self._done, self.episode_over)
         declared, utterance = parse_utterance_action(action)
         rng = self.np_random
         if utterance is None:

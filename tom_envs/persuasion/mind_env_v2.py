@@ -7,7 +7,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tom_envs.errors import EpisodeEnded
 from tom_envs.persuasion.mind_env import MindSetup, PersuasionMindEnv
 from tom_envs.persuasion.mind_text_v2 import leave_line, reply_line_v2
 from tom_envs.persuasion.mind_v2 import HEARD_V2, N_STRATEGIES_V2, model_v2_for, restrict_personas
@@ -104,6 +103,8 @@ class PersuasionMindV2Env(V2Setup, PersuasionMindEnv):
       Later, same dynamics and default: ``personas=`` restricts the personas drawn (issue 26).
     """
 
+    episode_over = "the persuasion is over (agreement, walk-out or turn budget used); call env.reset()."
+
     def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
                  render_mode: str | None = None, personas: Any = None) -> None:
         super().__init__(families, horizon, reader, expose_state, render_mode)
@@ -117,8 +118,6 @@ class PersuasionMindV2Env(V2Setup, PersuasionMindEnv):
         return super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if self._done and self._started:
-            raise EpisodeEnded("the persuasion is over (agreement, walk-out or turn budget used); call env.reset().")
         return super().step(action)
 
     # ------------------------------------------------------------------ what v2 changes in a step
