@@ -198,3 +198,36 @@ def test_an_option_that_would_do_nothing_is_a_named_error(argv, message, tmp_pat
     assert main([*argv, "--out", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
     assert not any(tmp_path.rglob("*.jsonl"))
+
+
+#: A sweep of bad command lines (issue 44's kinds): each is a usage error or a named error, exit status 2, with a
+#: message and no traceback -- never a silent run. ``{file}`` is a file, ``{empty}`` an empty folder, ``{notjson}``
+#: a file that is not JSON.
+BAD_LINES = [
+    "matrix --games XYZ", "matrix --partners nope", "matrix --policy llm", "matrix --policy llm --backend openai --model m",
+    "matrix --out {file}", "matrix --plot {file}/x",
+    "persuasion --qtypes nope", "persuasion --data-dir {empty}/none", "persuasion --env live --families nope",
+    "persuasion --env live --live-policy random", "persuasion --env live --policy nope", "persuasion --env qa --policy nope",
+    "common-ground --data-dir {empty}", "common-ground --annotator Nobody", "common-ground --policy nope",
+    "negotiation --mode nope", "negotiation --scenarios {empty}/none.json", "negotiation --scenarios {notjson}",
+    "negotiation --policy nope", "rl --env tom/Nope-v0", "rl --env tom/IPD-v0 --split nope",
+    "rl --env tom/IPD-v0 --env-kwargs {{bad", "report {empty}", "report {empty}/none", "batch {empty}/none.txt",
+    "export lm-eval {empty}/x --family nope",
+]
+
+
+@pytest.mark.parametrize("line", BAD_LINES)
+def test_a_bad_command_line_is_a_named_error_never_a_silent_run(line, tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notjson.json").write_text("not json")
+    argv = line.format(file=tmp_path / "file", empty=tmp_path / "empty", notjson=tmp_path / "notjson.json").split()
+    if argv[0] not in ("report", "batch", "export", "rl") and "--out" not in argv:
+        argv += ["--out", str(tmp_path / "res")]
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's usage error
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and "error" in err and "Traceback" not in err, (line, code, err[-300:])
+    assert not list((tmp_path / "res").rglob("*.jsonl")) if (tmp_path / "res").exists() else True

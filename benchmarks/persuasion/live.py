@@ -91,6 +91,8 @@ def check_env_options(args: argparse.Namespace) -> None:
         not_applicable(args, ["qtypes", "split", "repetitions", "protocol", "authors_prompts", "by_stage",
                               "allow_partial", "data_dir", "qa_mode", "scoring"],
                        "with --env live (PersuasiveToM's question options: --env qa or both)")
+        not_applicable(args, ["live_policy"], "with --env live (--policy names the persuaders there; --live-policy "
+                                              "is theirs with --env both)")
     if args.env == "qa":
         not_applicable(args, ["horizon", "live_env", "families", "reader", "live_policy"],
                        "with --env qa (live persuasion's options: --env live or both)")
