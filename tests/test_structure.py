@@ -155,3 +155,15 @@ def test_no_function_takes_too_many_parameters():
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _params(node) > limit:
                     over.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {_params(node)} > {limit}")
     assert not over, "functions with too many parameters (take a typed config object):\n" + "\n".join(over)
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A name with a leading underscore is its module's own: another module that needs it gets a public one."""
+    found = []
+    for layer in LAYERS:
+        for path in _python_files(layer):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in LAYERS:
+                    found += [f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import {a.name}"
+                              for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, "private names imported across modules:\n" + "\n".join(found)

@@ -116,10 +116,10 @@ def qa_answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
 # ---------------------------------------------------------------------- live persuasion
 def live_episodes(options: Mapping[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
     """Episode ``i`` of every scenario family seeded ``seed + i``, as the live rows play them."""
-    from benchmarks.persuasion.live import _families
+    from benchmarks.persuasion.live import family_names
 
     first, n = int(options["seed"]), int(options["episodes"])
-    return [(f"{fam}:{first + i}", first + i, {"family": fam}) for fam in _families(options["families"])
+    return [(f"{fam}:{first + i}", first + i, {"family": fam}) for fam in family_names(options["families"])
             for i in range(n)]
 
 
@@ -131,7 +131,7 @@ def live_check(options: Mapping[str, Any]) -> None:
 
 def live_play(run: EpisodeRun) -> dict[str, Any]:
     """One live episode with the LLM persuader, as :func:`benchmarks.persuasion.live.live_rows` plays it."""
-    from benchmarks.persuasion.live import LIVE_HORIZON, _families, play_episode
+    from benchmarks.persuasion.live import LIVE_HORIZON, family_names, play_episode
     from benchmarks.runner_envs import make_env
     from policies.persuasion.llm import LLMPersuader, LLMReader
     from wrappers import TextObservation
@@ -143,7 +143,7 @@ def live_play(run: EpisodeRun) -> dict[str, Any]:
     if opts["reader"] == "llm":
         reader = LLMReader(run.backends["persuadee"], max_resamples=resamples, fallback=fallback)
     env = TextObservation(make_env(run.env_id, record=True, horizon=int(opts["horizon"] or LIVE_HORIZON),
-                                   families=_families(opts["families"]), reader=reader))
+                                   families=family_names(opts["families"]), reader=reader))
     policy = LLMPersuader(run.backends[None], max_resamples=resamples, fallback=fallback)
     episode = play_episode(env, policy, run.seed, options={"family": run.episode["family"]})
     return {"family": run.episode["family"], "seed": run.seed, "episode": episode}
@@ -151,14 +151,14 @@ def live_play(run: EpisodeRun) -> dict[str, Any]:
 
 def two_seat_play(run: EpisodeRun) -> dict[str, Any]:
     """One two-seat episode, both seats language models (the persuadee on its role)."""
-    from benchmarks.persuasion.live import LIVE_HORIZON, _families, play_two_seat
+    from benchmarks.persuasion.live import LIVE_HORIZON, family_names, play_two_seat
     from benchmarks.runner_envs import make_env
     from policies.persuasion.llm import LLMPersuadee, LLMPersuader
 
     opts = run.options
     resamples, fallback = int(opts["max_resamples"]), str(opts["fallback"])
     env = make_env(run.env_id, record=True, horizon=int(opts["horizon"] or LIVE_HORIZON),
-                   families=_families(opts["families"]))
+                   families=family_names(opts["families"]))
     episode = play_two_seat(env, LLMPersuader(run.backends[None], max_resamples=resamples, fallback=fallback),
                             LLMPersuadee(run.backends["persuadee"], max_resamples=resamples, fallback=fallback),
                             run.seed, options={"family": run.episode["family"]})

@@ -171,7 +171,7 @@ def play_two_seat(env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: 
             "persuader_return": returns[PERSUADER]}
 
 
-def _families(families: Any) -> list[str]:
+def family_names(families: Any) -> list[str]:
     from tom_envs.persuasion.mind_env import resolve_families
 
     if isinstance(families, str):
@@ -206,7 +206,7 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
         raise PersuasionBenchmarkError(f"--horizon must be a positive integer, got {horizon!r}")
-    names = _families(families if families is not None else getattr(args, "families", None))
+    names = family_names(families if families is not None else getattr(args, "families", None))
     known = [*LIVE_POLICIES, LLM_PERSUADER]
     if args is not None and getattr(args, "env", None) == "live" and isinstance(getattr(args, "policy", None),
                                                                                DefaultPolicy):

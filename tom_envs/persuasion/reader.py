@@ -54,7 +54,7 @@ CUES: dict[str, tuple[str, ...]] = {
                r"i respect", r"you deserve"),
 }
 
-_COMPILED: dict[str, re.Pattern[str]] = {
+CUE_PATTERNS: dict[str, re.Pattern[str]] = {
     name: re.compile(r"\b(?:" + "|".join(f"(?:{c})" for c in cues) + r")\b", re.IGNORECASE)
     for name, cues in CUES.items()}
 
@@ -85,7 +85,7 @@ class ScriptedReader:
             return NOTHING
         if goal:  # the request itself is no strategy ("one shift", "the study group")
             utterance = re.sub(re.escape(goal), " ", utterance, flags=re.IGNORECASE)
-        matches = [list(_COMPILED[p].finditer(utterance)) for p in PRINCIPLES]
+        matches = [list(CUE_PATTERNS[p].finditer(utterance)) for p in PRINCIPLES]
         best = max(len(m) for m in matches)
         if best == 0:
             return NOTHING

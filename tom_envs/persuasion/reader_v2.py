@@ -28,7 +28,7 @@ import re
 from tom_envs.persuasion.mind import NOTHING
 from tom_envs.persuasion.mind_v2 import HOSTILE, STUFFED
 from tom_envs.persuasion.principles import PRINCIPLES
-from tom_envs.persuasion.reader import _COMPILED
+from tom_envs.persuasion.reader import CUE_PATTERNS
 
 INSULTS: tuple[str, ...] = (
     r"idiots?", r"stupid", r"dumb", r"morons?", r"fools?", r"foolish", r"pathetic", r"losers?", r"liars?", r"lying",
@@ -88,7 +88,7 @@ class ReaderV2:
             return NOTHING
         if goal:  # the request itself is no strategy
             utterance = re.sub(re.escape(goal), " ", utterance, flags=re.IGNORECASE)
-        matches = [[m for m in _COMPILED[p].finditer(utterance) if not _negated(utterance, m.start())]
+        matches = [[m for m in CUE_PATTERNS[p].finditer(utterance) if not _negated(utterance, m.start())]
                    for p in PRINCIPLES]
         counts = [len(m) for m in matches]
         said = [m.group(0).lower() for ms in matches for m in ms]
