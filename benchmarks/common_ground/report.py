@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, num
+from benchmarks.report.doc import Block, figure_blocks, num
 from benchmarks.report.load import FamilyData
 from benchmarks.report.sections import (
     STAGES,
@@ -98,11 +98,10 @@ def common_ground(fam: FamilyData, out: Path, root: Path) -> Section:
                                           "stage of the conversation (the sentence asked about)",
                                           [{"title": "all orders", "series": series}], STAGES,
                                           variant_title="mode, setting"), written, root)
-        blocks += [{"kind": "h3", "text": "Accuracy by dialogue stage"},
-                   {"kind": "figure", "src": src, "caption": (
+        blocks += figure_blocks("Accuracy by dialogue stage", src, (
                        "Accuracy of the questions about the early, middle and late third of the sentences a "
                        "conversation has questions about (by rank), all orders together, with 95 % CIs over "
-                       "questions.")}]
+                       "questions."))
     blocks.append({"kind": "p", "text": "Common-ToM measures literal ToM only (belief questions); it has no "
                                         "functional outcome, so it has no literal-vs-functional plane."})
     blocks += unknown_block(unknown_keys([rec for f in fam.files for rec in f.records], CG_TOP))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, estimate, num
+from benchmarks.report.doc import Block, estimate, figure_blocks, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
     all_episode_keys,
@@ -167,12 +167,11 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
     if panels:
         src = write(figures.plane(out / "plane.png", "Matrix games: literal vs functional ToM", panels,
                                   variant_title="horizon, partners"), written, root)
-        blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
-                   {"kind": "figure", "src": src, "caption": (
+        blocks += figure_blocks("Literal vs functional ToM", src, (
                        "Each evaluated agent (policy, model) against each partner population: x = ToM % (literal), "
                        "y = ΔFunctional/T (functional; the axis is inverted, so up is better), whiskers = 95 % CIs "
                        "(ToM % whiskers stop at 0 and 100). Colour = agent, marker = horizon T and partners. "
-                       "Hollow stars: 004's published Tabular RMax rows.")}]
+                       "Hollow stars: 004's published Tabular RMax rows."))
     # per-round curves per (game, partners)
     if groups:
         blocks.append({"kind": "h3", "text": "Per-round regret and ToM accuracy"})

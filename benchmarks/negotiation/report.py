@@ -10,7 +10,7 @@ from typing import Any
 
 from benchmarks.negotiation.stance_cells import cell_columns
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, estimate, num
+from benchmarks.report.doc import Block, estimate, figure_blocks, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
     agent_name,
@@ -244,11 +244,10 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     if panels:
         src = write(figures.plane(out / "plane.png", "Negotiation: literal vs functional ToM", panels,
                                   variant_title="conflict mode, parties"), written, root)
-        blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
-                   {"kind": "figure", "src": src, "caption": (
+        blocks += figure_blocks("Literal vs functional ToM", src, (
                        "Each mediator cell: x = its stance-prediction accuracy, y = consensus change, whiskers = "
                        "95 % CIs. 002 publishes no literal-ToM score, so it has no reference points here; the "
-                       "'none' mediator predicts nothing and is left out.")}]
+                       "'none' mediator predicts nothing and is left out."))
     by_mode: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_mode[r["mode"]].append(r)
@@ -267,11 +266,10 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     if curve_panels:
         src = write(figures.curves(out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels,
                                    variant_title="parties, setting"), written, root)
-        blocks += [{"kind": "h3", "text": "Consensus trajectories"},
-                   {"kind": "figure", "src": src, "caption": (
+        blocks += figure_blocks("Consensus trajectories", src, (
                        "Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "
                        "(scenarios x runs) of a cell, with 95 % bands; one panel per conflict mode (002 Figure 2 "
-                       "shows single runs).")}]
+                       "shows single runs)."))
     blocks += _outcome_blocks(rows)
     blocks += unknown_block(unknown_keys([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP,
                                       NEGOTIATION_EPISODE))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, estimate, num
+from benchmarks.report.doc import Block, estimate, figure_blocks, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
     STAGES,
@@ -160,11 +160,10 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
         src = write(figures.bars_by_stage(out / "stages.png", "PersuasiveToM: accuracy by dialogue stage",
                                           "stage of the dialogue (its question turns)", stage_panels, STAGES,
                                           variant_title="question type"), written, root)
-        blocks += [{"kind": "h3", "text": "Accuracy by dialogue stage"},
-                   {"kind": "figure", "src": src, "caption": (
+        blocks += figure_blocks("Accuracy by dialogue stage", src, (
                        "001's Figure 3 layout: accuracy per question type in the early, middle and late third of the "
                        "turns a dialogue has questions of that type at (by rank), with 95 % CIs over questions; one "
-                       "panel per answerer (its colour), one line style and marker per question type.")}]
+                       "panel per answerer (its colour), one line style and marker per question type."))
     if stage_rows:
         blocks.append({"kind": "table", "caption": "PersuasiveToM: accuracy and share of the errors by stage",
                        "columns": ["answerer", "question type", "stage", "questions per pass", "accuracy %",

@@ -50,6 +50,11 @@ pre { background: #f6f6f6; padding: .5em; overflow-x: auto; font-size: 0.85em; w
 """
 
 
+def figure_blocks(heading: str, src: str, caption: str) -> list[Block]:
+    """A figure of a family's section under its own heading: the ``h3`` and the ``figure`` with its caption."""
+    return [{"kind": "h3", "text": heading}, {"kind": "figure", "src": src, "caption": caption}]
+
+
 def cell_text(cell: Any) -> str:
     return cell["text"] if isinstance(cell, dict) else ("" if cell is None else str(cell))
 
