@@ -110,6 +110,20 @@ class Family:
                               f"shared code; core words: {', '.join(sorted(CORE_WORDS))}); choose another name or "
                               "command= for it")
 
+    def beside_benchmark(self, name: str) -> Any:
+        """The module ``name`` in the package of the family's benchmark module (``benchmarks.<family>.<name>`` for
+        the built-in families; the same place in a plugin's own package), imported; None when the family has no
+        benchmark, its benchmark module is top-level, or the package has no such module. How the harnesses find a
+        family's parts (its Inspect tasks, its lm-eval export)."""
+        if not self.benchmark:
+            return None
+        target = f"{self.benchmark.rpartition('.')[0] or self.benchmark}.{name}"
+        try:
+            spec = importlib.util.find_spec(target)
+        except ModuleNotFoundError:  # a top-level benchmark module: no package to look in
+            spec = None
+        return None if spec is None else importlib.import_module(target)
+
     def modules(self) -> tuple[str, ...]:
         """The modules the declaration names (``envs``, ``benchmark``, report, download, dataset, commands, RL)."""
         named = [self.envs, self.benchmark, self.report_section, self.download, self.dataset, *self.commands,

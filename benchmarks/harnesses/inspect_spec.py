@@ -18,8 +18,6 @@ task ``tom_envs/<name>``; it names no family.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,13 +151,7 @@ def declared_tasks() -> list[QATask | EpisodeTask]:
 
     found: list[QATask | EpisodeTask] = []
     for fam in families():
-        if not fam.benchmark:
-            continue
-        name = f"{fam.benchmark.rpartition('.')[0] or fam.benchmark}.{MODULE}"
-        try:
-            spec = importlib.util.find_spec(name)
-        except ModuleNotFoundError:
-            spec = None
-        if spec is not None:
-            found.extend(importlib.import_module(name).TASKS)
+        module = fam.beside_benchmark(MODULE)
+        if module is not None:
+            found.extend(module.TASKS)
     return found

@@ -11,8 +11,6 @@ from it (:meth:`LMEvalFamily.scorer`). Nothing here names a family.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -157,18 +155,8 @@ def adapters() -> dict[str, tuple[Any, LMEvalFamily]]:
 
     found = {}
     for fam in families():
-        if not fam.benchmark:
-            continue
-        # beside the family's benchmark module, as the Inspect tasks are (benchmarks/<family>/lm_eval.py for the
-        # built-in families; a plugin's own package for a plugin)
-        name = f"{fam.benchmark.rpartition('.')[0] or fam.benchmark}.{ADAPTER_MODULE}"
-        try:
-            spec = importlib.util.find_spec(name)
-        except ModuleNotFoundError:  # the benchmark module is top-level: no package to look in
-            spec = None
-        if spec is None:
-            continue
-        adapter = getattr(importlib.import_module(name), ADAPTER_ATTRIBUTE, None)
+        module = fam.beside_benchmark(ADAPTER_MODULE)  # as the Inspect tasks are found
+        adapter = getattr(module, ADAPTER_ATTRIBUTE, None) if module is not None else None
         if adapter is not None:
             found[fam.command] = (fam, adapter)
     return found
