@@ -55,8 +55,7 @@ def heatmap(path: Path, title: str, agents: Sequence[str], values: dict[tuple[st
                 grid[i, j] = v
     size = max(4.0, 0.55 * n + 2.5)
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("#dddddd")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="#dddddd")
     image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, aspect="equal")
     ax.set_xticks(range(n), agents, rotation=60, ha="right", fontsize=8)
     ax.set_yticks(range(n), agents, fontsize=8)
