@@ -278,14 +278,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learner-steps", type=non_negative_int, default=20_000,
                         help="training steps of each seat's learner (trained once, kept under --out); 0: no learner")
     parser.add_argument("--learner-envs", type=positive_int, default=8, help="parallel training envs of the learners")
-    group = add_llm_options(parser, title="the LLM agent (joins the population when --model is given)", lockstep=1)
+    from benchmarks.cli import Applies, declare_applies
+    from benchmarks.cli_llm import LLM_OPTIONS
+
+    llm_options = [o for o in LLM_OPTIONS if o != "lockstep"]
+    group = add_llm_options(parser, title="the LLM agent (joins the population when --model is given)", only=llm_options)
     group.add_argument("--strategy", default="social_qa",
                        help="the LLM agent's prompting strategy (one that predicts, e.g. social_qa, gives it a ToM "
                             "figure)")
     add_executor_options(parser)
     refuse_options(parser, {
         "--plot": "crossplay's heatmaps and ratings are drawn by `tom-envs report RESULTS_DIR` (its crossplay section)",
-        "--policy": "crossplay plays the whole population of each id (docs/crossplay.md lists it)"})
+        "--policy": "crossplay plays the whole population of each id (docs/crossplay.md lists it)",
+        "--lockstep": "crossplay plays each pairing's episodes one by one (two policies per episode, one per seat)"})
+    with_llm = Applies("without --model (the LLM agent joins the population only with --model)",
+                       when=lambda args: args.model is not None)
+    declare_applies(parser, {**{o: with_llm for o in llm_options if o != "model"}, "strategy": with_llm,
+                             "learner_envs": Applies("with --learner-steps 0 (no learner is trained)",
+                                                     when=lambda args: args.learner_steps > 0)})
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -296,8 +306,6 @@ def run_command(args: argparse.Namespace) -> int:
     from benchmarks.distributed import executor_from_args
     from benchmarks.cli_types import split_list
 
-    if args.lockstep != 1:
-        raise CrossplayError("crossplay plays each pairing's episodes one by one; drop --lockstep")
     env_ids = tuple(split_list(args.env)) if args.env else tuple(tasks())
     config = CrossplayRun(env_ids, args.episodes, args.seed, args.horizon, args.learner_steps, args.learner_envs)
     log = (lambda *a, **k: print(*a, file=sys.stderr, **k))

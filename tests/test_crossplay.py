@@ -195,9 +195,10 @@ def test_the_command_prints_json_rows(tmp_path, capsys):
 def test_the_command_refuses_what_does_not_apply(tmp_path, capsys):
     from benchmarks.__main__ import main
 
-    with pytest.raises(SystemExit) as exc:
-        main(["crossplay", "--plot", str(tmp_path)])
-    assert exc.value.code == 2 and "tom-envs report" in capsys.readouterr().err
+    for flag, why in (("--plot", "tom-envs report"), ("--lockstep", "one by one"), ("--policy", "whole population")):
+        with pytest.raises(SystemExit) as exc:
+            main(["crossplay", flag, "2"])
+        assert exc.value.code == 2 and why in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -212,3 +213,15 @@ def test_the_ppo_learner_trains_once_per_seat_and_plays_both_seats(tmp_path):
     stamp = {p: p.stat().st_mtime_ns for p in models}
     assert run(config, tmp_path, log=_quiet) == result  # the models are loaded, the records reused
     assert {p: p.stat().st_mtime_ns for p in models} == stamp
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--backend", "openai"], "--backend does nothing without --model"),
+    (["--strategy", "qa"], "--strategy does nothing without --model"),
+    (["--learner-steps", "0", "--learner-envs", "2"], "--learner-envs does nothing with --learner-steps 0"),
+])
+def test_options_that_would_change_nothing_are_named_errors(tmp_path, capsys, argv, message):
+    from benchmarks.__main__ import main
+
+    assert main(["crossplay", "--env", IPD, "--out", str(tmp_path), *argv]) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "crossplay").exists()
