@@ -96,6 +96,15 @@ def _add_rl(sub: Any) -> None:
     rl.set_defaults(func=_rl.run_command)
 
 
+def _add_crossplay(sub: Any) -> None:
+    from benchmarks import crossplay as _crossplay
+
+    cmd = _parser(sub, "crossplay", "a population of agents plays every pairing on the two-seat envs: outcomes, "
+                  "literal ToM both ways, OpenSkill ratings (docs/crossplay.md)", description=_crossplay.__doc__)
+    _crossplay.add_arguments(cmd)
+    cmd.set_defaults(func=_crossplay.run_command)
+
+
 def _add_data(sub: Any) -> None:
     from benchmarks import data as _data
 
@@ -188,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_families(sub)
     # the shared commands, beside the families' (one line each)
     _add_rl(sub)
+    _add_crossplay(sub)
     _add_data(sub)
     _add_model(sub)
     _add_batch(sub)

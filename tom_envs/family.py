@@ -32,7 +32,7 @@ BUILTIN_DISTRIBUTION = "tom-envs"
 
 #: Words of the shared code a family may not take as its name or command: the core's own ``tom-envs``
 #: commands (a family's command beside them) and the shared results folders.
-CORE_WORDS = frozenset({"batch", "data", "export", "help", "model", "registry", "report", "rl", "version"})
+CORE_WORDS = frozenset({"batch", "crossplay", "data", "export", "help", "model", "registry", "report", "rl", "version"})
 
 
 class FamilyError(TomEnvsError, LookupError):
@@ -69,6 +69,9 @@ class Family:
         rl: ``"module:attribute"`` of each of the family's RL settings (a ``benchmarks.rl.RLTask``
             naming the ids it trains on, their train/test splits and the functional outcome), read
             by ``tom-envs rl --env ID`` (docs/rl.md).
+        crossplay: ``"module:attribute"`` of each of the family's crossplay settings (a
+            ``benchmarks.crossplay.CrossplayTask`` naming its two-seat ids and the population that plays every
+            pairing on them), read by ``tom-envs crossplay`` (docs/crossplay.md).
         order: where it comes in listings (built-in families first, in the papers' order).
     """
 
@@ -84,6 +87,7 @@ class Family:
     retired_commands: Mapping[str, str] = field(default_factory=dict)
     envs: str | None = None
     rl: tuple[str, ...] = ()
+    crossplay: tuple[str, ...] = ()
     order: int = 100
 
     @classmethod
@@ -125,9 +129,10 @@ class Family:
         return None if spec is None else importlib.import_module(target)
 
     def modules(self) -> tuple[str, ...]:
-        """The modules the declaration names (``envs``, ``benchmark``, report, download, dataset, commands, RL)."""
+        """The modules the declaration names (``envs``, ``benchmark``, report, download, dataset, commands, RL,
+        crossplay)."""
         named = [self.envs, self.benchmark, self.report_section, self.download, self.dataset, *self.commands,
-                 *self.rl]
+                 *self.rl, *self.crossplay]
         return tuple(dict.fromkeys(t.partition(":")[0] for t in named if t))
 
 

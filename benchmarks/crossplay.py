@@ -1,0 +1,322 @@
+"""``tom-envs crossplay``: a population of agents plays every ordered pairing on two-seat envs
+(docs/crossplay.md).
+
+A family says which of its two-seat ids cross-play and who plays them through :class:`CrossplayTask`
+declarations named in its :class:`tom_envs.family.Family` (``crossplay=("module:TASK", ...)``); this
+module holds the shared part (agents, the pairing cell, the command) and names no family.
+
+* **Agents.** An :class:`Agent` is a name, a kind (``scripted``, ``tabular``, ``learner``, ``llm``), an
+  identity (what besides its name decides how it plays: a model's key, an LLM's run identity) and a
+  builder ``build(seat) -> policy`` of the one Policy protocol (``policies/base.py``) for either seat.
+* **Pairings.** Every ordered pair (row agent in the first seat, column agent in the second; self-play
+  included) is a :class:`PairCell`, a :class:`benchmarks.runner.Cell`: its episodes go through
+  :func:`benchmarks.runner.run_cell` (resumable records under ``--out/crossplay/``, ``--executor ray``).
+* **An episode.** Both seats' policies are seeded from the run's policy stream
+  (:func:`benchmarks.policy_seeds.policy_seed`, seat 0 and 1), never from the env seed. Each round every
+  seat is asked for its prediction of the other seat's action (``predict``, where the policy makes
+  predictions), then for its action, from its own observation and info only; after the step each
+  seat observes its own result. The record keeps each round's ``[action_0, action_1, prediction_0,
+  prediction_1]`` (a predicted distribution stored as its most likely action, ties to the lowest index,
+  as :class:`wrappers.ToMRecorder` scores it) and the episode's returns and literal ToM per seat: the
+  share of rounds whose prediction equals the other seat's action (None for a seat that predicts nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from benchmarks.runner import Cell, EpisodeResult
+from tom_envs.errors import TomEnvsError
+
+#: The results folder under ``--out``.
+FOLDER = "crossplay"
+#: Bump when what a crossplay record means changes (it keys every cell).
+CROSSPLAY_VERSION = 1
+KINDS = ("scripted", "tabular", "learner", "llm")
+
+
+class CrossplayError(TomEnvsError, ValueError):
+    """Bad options or declarations for ``tom-envs crossplay`` (the message says what to change)."""
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One member of a crossplay population.
+
+    Attributes:
+        name: unique within the population (rows, heatmaps and ratings name it).
+        kind: one of :data:`KINDS`.
+        identity: what decides its play besides its name (JSON-able; part of every cell key).
+        build: ``build(seat) -> policy`` for the seat's agent name; picklable (a module-level function
+            or a ``functools.partial`` of one) so cells travel to Ray workers.
+    """
+
+    name: str
+    kind: str
+    identity: Mapping[str, Any]
+    build: Callable[[str], Any] = field(compare=False, repr=False)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "identity": dict(self.identity)}
+
+
+@dataclass(frozen=True)
+class Population:
+    """What a task's ``population`` builder is given: the episode length, where learners keep their
+    models, the learners' budget and the LLM agent's backend (None: no LLM agent)."""
+
+    horizon: int
+    out: Path
+    learner_steps: int
+    learner_envs: int = 8
+    llm: Any = None  # LLMAgentSpec or None
+    log: Callable[..., Any] = print
+
+
+@dataclass(frozen=True)
+class LLMAgentSpec:
+    """The LLM agent of a population: its backend, the LLM option group's settings and the strategy."""
+
+    backend: Any
+    settings: Mapping[str, Any]
+    identity: Mapping[str, Any]
+    strategy: str
+
+
+@dataclass(frozen=True)
+class CrossplayTask:
+    """How a family's two-seat ids cross-play.
+
+    Attributes:
+        env_ids: the registered two-seat ids (PettingZoo ``ParallelEnv``) it plays.
+        population: ``population(env_id, Population) -> [Agent, ...]`` (at least two agents).
+        seats: the two agent names, row seat first.
+        outcome: the ``tom_outcome()`` key of a seat's return, with ``{seat}`` for the agent name.
+        horizon: the default episode length (``--horizon``).
+        notes: what a reader of the rows should know.
+    """
+
+    env_ids: tuple[str, ...]
+    population: Callable[[str, Population], list[Agent]]
+    seats: tuple[str, str] = ("player_0", "player_1")
+    outcome: str = "return_{seat}"
+    horizon: int = 100
+    notes: tuple[str, ...] = ()
+
+
+def tasks() -> dict[str, CrossplayTask]:
+    """Every id some family's :class:`CrossplayTask` plays -> that task (``Family.crossplay``, in order)."""
+    from tom_envs.family import FamilyError, families, load_object
+
+    found: dict[str, CrossplayTask] = {}
+    for fam in families():
+        for target in fam.crossplay:
+            task = load_object(target)
+            if not isinstance(task, CrossplayTask):
+                raise FamilyError(f"family {fam.name!r}: {target} is a {type(task).__name__}, not a "
+                                  "benchmarks.crossplay.CrossplayTask")
+            for env_id in task.env_ids:
+                found.setdefault(env_id, task)
+    return found
+
+
+# ---------------------------------------------------------------------- one pairing
+def as_action(prediction: Any) -> int | None:
+    """A prediction as the action it names: an index as it is, a distribution as its most likely
+    action (ties to the lowest index), None as None."""
+    if prediction is None:
+        return None
+    if np.ndim(prediction) == 0:
+        return int(prediction)
+    return int(np.argmax(np.asarray(prediction, dtype=float)))
+
+
+def tom_of(steps: Sequence[Sequence[Any]], seat: int) -> float | None:
+    """Seat ``seat``'s literal ToM over an episode's steps ``[a0, a1, p0, p1]``: the % of rounds whose
+    prediction ``p<seat>`` equals the other seat's action; None when it predicted nothing."""
+    scored = [(s[2 + seat], s[1 - seat]) for s in steps if s[2 + seat] is not None]
+    if not scored:
+        return None
+    return 100.0 * sum(p == a for p, a in scored) / len(scored)
+
+
+@dataclass(frozen=True)
+class PairCell(Cell):
+    """``row`` in the first seat against ``col`` in the second on ``env_id`` for ``horizon`` rounds."""
+
+    env_id: str
+    horizon: int
+    row: Agent
+    col: Agent
+    seats: tuple[str, str] = ("player_0", "player_1")
+    outcome: str = "return_{seat}"
+    family: ClassVar[str] = FOLDER
+
+    def config(self) -> dict[str, Any]:
+        return {"env_id": self.env_id, "horizon": self.horizon, "seats": list(self.seats), "outcome": self.outcome,
+                "row": self.row.describe(), "col": self.col.describe(), "version": CROSSPLAY_VERSION}
+
+    def slug(self) -> str:
+        return f"{self.env_id.replace('/', '-')}_{self.row.name}_vs_{self.col.name}"
+
+    def make_env(self) -> Any:
+        import tom_envs
+
+        return tom_envs.make(self.env_id, horizon=self.horizon)
+
+    def make_policy(self) -> tuple[Any, Any]:
+        return self.row.build(self.seats[0]), self.col.build(self.seats[1])
+
+    def play(self, env: Any, policy: Any, seed: int) -> EpisodeResult:
+        from benchmarks.policy_seeds import policy_seed
+
+        pols = dict(zip(self.seats, policy))
+        obs, infos = env.reset(seed=seed)
+        for i, seat in enumerate(self.seats):
+            pols[seat].reset(policy_seed(seed, i))
+        steps: list[list[Any]] = []
+        while env.agents:
+            preds = [as_action(pols[s].predict(obs[s], infos[s])) if getattr(pols[s], "makes_predictions", False)
+                     else None for s in self.seats]
+            acts = [int(pols[s].act(obs[s], infos[s])) for s in self.seats]
+            obs, rewards, terms, truncs, infos = env.step(dict(zip(self.seats, acts)))
+            for s in self.seats:
+                if hasattr(pols[s], "observe"):
+                    pols[s].observe(obs[s], rewards[s], terms[s], truncs[s], infos[s])
+            truth = env.tom_truth()
+            steps.append([int(truth[self.seats[0]]), int(truth[self.seats[1]]), *preds])
+        outcome = env.tom_outcome()
+        summary = {"returns": [float(outcome[self.outcome.format(seat=s)]) for s in self.seats],
+                   "tom": [tom_of(steps, 0), tom_of(steps, 1)],
+                   "predictions": [sum(s[2 + i] is not None for s in steps) for i in (0, 1)], "rounds": len(steps)}
+        return EpisodeResult(seed, summary, {}, steps=steps)
+
+    def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[int]) -> list[EpisodeResult]:
+        return [self.play(envs[0], policy, s) for s in seeds]
+
+    def check(self, record: dict) -> None:
+        ep = record["episode"]
+        if len(ep["returns"]) != 2 or len(ep["tom"]) != 2 or not isinstance(record["steps"], list):
+            raise ValueError("a crossplay record holds two returns, two ToM figures and the steps")
+
+
+def cells(env_id: str, task: CrossplayTask, agents: Sequence[Agent], horizon: int) -> list[PairCell]:
+    """Every ordered pairing of ``agents`` (self-play included), row-major."""
+    names = [a.name for a in agents]
+    if len(set(names)) != len(names):
+        raise CrossplayError(f"agent names must be unique in a population, got {names}")
+    return [PairCell(env_id, horizon, row, col, task.seats, task.outcome) for row in agents for col in agents]
+
+
+# ---------------------------------------------------------------------- the command
+@dataclass(frozen=True)
+class CrossplayRun:
+    """One ``tom-envs crossplay`` run: the ids, episodes per pairing, the first seed, the horizon, the
+    learners' training budget and the LLM agent's strategy."""
+
+    env_ids: tuple[str, ...]
+    episodes: int = 20
+    seed: int = 0
+    horizon: int | None = None
+    learner_steps: int = 20_000
+    learner_envs: int = 8
+
+    @property
+    def seeds(self) -> list[int]:
+        return list(range(self.seed, self.seed + self.episodes))
+
+
+def run(config: CrossplayRun, out: Path, llm: LLMAgentSpec | None = None,
+        log: Callable[..., Any] = print) -> dict[str, Any]:
+    """Play every pairing of every id (only the episodes the results files lack) and summarise.
+
+    Returns ``{"pairings": rows, "ratings": rows, "agreement": rows}`` (:mod:`benchmarks.crossplay_stats`).
+
+    Raises:
+        CrossplayError: an id no task plays, or a population of fewer than two agents.
+    """
+    from benchmarks.crossplay_stats import summarise
+    from benchmarks.runner import run_cell
+
+    known = tasks()
+    unknown = [e for e in config.env_ids if e not in known]
+    if unknown:
+        raise CrossplayError(f"no crossplay task plays {', '.join(unknown)}; choose from {', '.join(known)}")
+    records: dict[str, list[dict]] = {}
+    for env_id in config.env_ids:
+        task = known[env_id]
+        horizon = config.horizon or task.horizon
+        pop = Population(horizon, Path(out) / FOLDER, config.learner_steps, config.learner_envs, llm, log)
+        agents = task.population(env_id, pop)
+        if len(agents) < 2:
+            raise CrossplayError(f"{env_id}: a population needs at least two agents, got {len(agents)}")
+        recs: list[dict] = []
+        for cell in cells(env_id, task, agents, horizon):
+            recs += run_cell(cell, config.seeds, Path(out))
+        records[env_id] = recs
+    return summarise(records)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options: the shared run options, the LLM group and the executor group."""
+    from benchmarks.cli import add_executor_options, add_run_options, refuse_options
+    from benchmarks.cli_llm import add_llm_options
+    from benchmarks.cli_types import comma_list, non_negative_int, positive_int
+
+    parser.add_argument("--env", type=comma_list(name="id"), default=None,
+                        help="comma-separated two-seat ids (default: every id a family's crossplay task plays)")
+    add_run_options(parser, episodes=20, episodes_help="episodes per ordered pairing (episode i uses seed + i)")
+    parser.add_argument("--horizon", type=positive_int, default=None, help="rounds per episode (default: the task's)")
+    parser.add_argument("--learner-steps", type=non_negative_int, default=20_000,
+                        help="training steps of each seat's learner (trained once, kept under --out); 0: no learner")
+    parser.add_argument("--learner-envs", type=positive_int, default=8, help="parallel training envs of the learners")
+    from benchmarks.cli import Applies, declare_applies
+    from benchmarks.cli_llm import LLM_OPTIONS
+
+    llm_options = [o for o in LLM_OPTIONS if o != "lockstep"]
+    group = add_llm_options(parser, title="the LLM agent (joins the population when --model is given)", only=llm_options)
+    group.add_argument("--strategy", default="social_qa",
+                       help="the LLM agent's prompting strategy (one that predicts, e.g. social_qa, gives it a ToM "
+                            "figure)")
+    add_executor_options(parser)
+    refuse_options(parser, {
+        "--plot": "crossplay's heatmaps and ratings are drawn by `tom-envs report RESULTS_DIR` (its crossplay section)",
+        "--policy": "crossplay plays the whole population of each id (docs/crossplay.md lists it)",
+        "--lockstep": "crossplay plays each pairing's episodes one by one (two policies per episode, one per seat)"})
+    with_llm = Applies("without --model (the LLM agent joins the population only with --model)",
+                       when=lambda args: args.model is not None)
+    declare_applies(parser, {**{o: with_llm for o in llm_options if o != "model"}, "strategy": with_llm,
+                             "learner_envs": Applies("with --learner-steps 0 (no learner is trained)",
+                                                     when=lambda args: args.learner_steps > 0)})
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """``tom-envs crossplay``: play, then print the pairings, ratings and rank agreement."""
+    from benchmarks.cli_backends import backend_from_args
+    from benchmarks.cli_llm import llm_settings
+    from benchmarks.crossplay_stats import render
+    from benchmarks.distributed import executor_from_args
+    from benchmarks.cli_types import split_list
+
+    env_ids = tuple(split_list(args.env)) if args.env else tuple(tasks())
+    config = CrossplayRun(env_ids, args.episodes, args.seed, args.horizon, args.learner_steps, args.learner_envs)
+    log = (lambda *a, **k: print(*a, file=sys.stderr, **k))
+    with executor_from_args(args):
+        llm = None
+        if args.model is not None:
+            settings = llm_settings(args)
+            llm = LLMAgentSpec(backend_from_args(args), settings, settings.identity(), args.strategy)
+        result = run(config, Path(args.out), llm, log)
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+    else:
+        print(render(result))
+    return 0

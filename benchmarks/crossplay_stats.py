@@ -1,0 +1,204 @@
+"""What ``tom-envs crossplay`` computes from its records (:mod:`benchmarks.crossplay`): the rows of each
+ordered pairing, OpenSkill ratings of the agents and the agreement of ratings from two disjoint seed sets.
+
+Everything here reads records only (the command's and the report's figures are the same function of the same
+files):
+
+* **Pairings.** Per ordered pairing (row agent in the first seat, column agent in the second): each seat's
+  mean return and each seat's literal ToM (its % of correct predictions of the other seat's next action),
+  with 95 % CIs over episodes (Student's t, :func:`tom_envs.stats.mean_ci95`); ToM is None for an agent that
+  predicts nothing.
+* **Ratings.** Every episode is a two-player match for OpenSkill's Plackett-Luce model (the ``openskill``
+  package, ``pip install 'tom-envs[bench]'``): the seat with the higher return ranks first, equal returns tie.
+  Episodes are rated in a fixed order (by seed, then row agent, then column agent), so equal records give
+  equal ratings. An agent's rating is its ``mu`` and its uncertainty ``sigma``; ``ordinal = mu - 3 sigma``.
+  In games that are not zero-sum "higher return than the partner" is what wins a match: an agent that
+  exploits its partners rates high even where mutual cooperation pays both more (IPD).
+* **Rank agreement.** The seeds are cut into two disjoint halves (the first and the second half of the run's
+  seeds), each half rated on its own, and the Spearman rank correlation of the two ``mu`` vectors over the
+  agents is reported (average ranks for ties; None with fewer than 2 seeds or when a half rates every agent
+  alike).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from tom_envs.errors import import_optional
+from tom_envs.stats import mean_ci95
+
+
+def _rounded(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(float(value), digits)
+
+
+def agent_names(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Agent names in the order they first appear as row agents (the population's order), then columns."""
+    names: dict[str, None] = {}
+    for rec in records:
+        names.setdefault(rec["cell"]["row"]["name"], None)
+    for rec in records:
+        names.setdefault(rec["cell"]["col"]["name"], None)
+    return list(names)
+
+
+def pairing_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per ordered pairing present in ``records`` (all of one env id), row-major in population order."""
+    by_pair: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for rec in records:
+        by_pair.setdefault((rec["cell"]["row"]["name"], rec["cell"]["col"]["name"]), []).append(rec)
+    order = {name: i for i, name in enumerate(agent_names(records))}
+    rows = []
+    for (row, col), recs in sorted(by_pair.items(), key=lambda kv: (order[kv[0][0]], order[kv[0][1]])):
+        out: dict[str, Any] = {"kind": "pairing", "env_id": env_id, "row": row, "col": col,
+                               "row_kind": recs[0]["cell"]["row"]["kind"], "col_kind": recs[0]["cell"]["col"]["kind"],
+                               "episodes": len(recs), "seeds": sorted(int(r["seed"]) for r in recs)}
+        for i, side in enumerate(("row", "col")):
+            mean, ci = mean_ci95([r["episode"]["returns"][i] for r in recs])
+            out[f"{side}_return"], out[f"{side}_return_ci"] = _rounded(mean), _rounded(ci)
+            mean, ci = mean_ci95([r["episode"]["tom"][i] for r in recs if r["episode"]["tom"][i] is not None])
+            out[f"{side}_tom"], out[f"{side}_tom_ci"] = _rounded(mean, 2), _rounded(ci, 2)
+        rows.append(out)
+    return rows
+
+
+def _matches(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, float, float]]:
+    """``(row agent, column agent, row return, column return)`` per episode, in the rating order."""
+    found = [(int(r["seed"]), r["cell"]["row"]["name"], r["cell"]["col"]["name"], float(r["episode"]["returns"][0]),
+              float(r["episode"]["returns"][1])) for r in records]
+    return [m[1:] for m in sorted(found, key=lambda m: m[:3])]
+
+
+def rate(records: Iterable[Mapping[str, Any]], agents: Sequence[str] | None = None) -> dict[str, tuple[float, float]]:
+    """``agent -> (mu, sigma)``: OpenSkill Plackett-Luce ratings from the episodes (module docstring)."""
+    import_optional("openskill", "bench", "tom-envs crossplay's ratings")
+    from openskill.models import PlackettLuce
+
+    records = list(records)
+    model = PlackettLuce()
+    names = list(agents) if agents is not None else agent_names(records)
+    ratings = {name: model.rating(name=name) for name in names}
+    for row, col, r0, r1 in _matches(records):
+        if row == col:  # self-play says nothing about who is stronger
+            continue
+        (new_row,), (new_col,) = model.rate([[ratings[row]], [ratings[col]]], ranks=[-r0, -r1])
+        ratings[row], ratings[col] = new_row, new_col
+    return {name: (float(r.mu), float(r.sigma)) for name, r in ratings.items()}
+
+
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Spearman's rank correlation (average ranks for ties); None when either side has no spread."""
+    def ranks(values: Sequence[float]) -> list[float]:
+        order = sorted(range(len(values)), key=lambda i: values[i])
+        out = [0.0] * len(values)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                out[order[k]] = (i + j) / 2 + 1
+            i = j + 1
+        return out
+
+    if len(xs) != len(ys) or len(xs) < 2:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    return sxy / (sxx * syy) ** 0.5
+
+
+def seed_halves(records: Iterable[Mapping[str, Any]]) -> tuple[list[int], list[int]]:
+    """The run's seeds cut into two disjoint halves (first half, second half)."""
+    seeds = sorted({int(r["seed"]) for r in records})
+    half = len(seeds) // 2
+    return seeds[:half], seeds[half:half * 2]
+
+
+def rating_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per agent: its rating (mu, sigma, ordinal), its rank, its pooled ToM and return over both seats."""
+    agents = agent_names(records)
+    rated = rate(records, agents)
+    rows = []
+    for rank, name in enumerate(sorted(agents, key=lambda n: -rated[n][0]), start=1):
+        mu, sigma = rated[name]
+        toms = [r["episode"]["tom"][i] for r in records for i, side in enumerate(("row", "col"))
+                if r["cell"][side]["name"] == name and r["episode"]["tom"][i] is not None]
+        rets = [r["episode"]["returns"][i] for r in records for i, side in enumerate(("row", "col"))
+                if r["cell"][side]["name"] == name]
+        kind = next(r["cell"][side]["kind"] for r in records for side in ("row", "col") if r["cell"][side]["name"] == name)
+        tom, tom_ci = mean_ci95(toms)
+        ret, ret_ci = mean_ci95(rets)
+        rows.append({"kind": "rating", "env_id": env_id, "agent": name, "agent_kind": kind, "rank": rank,
+                     "mu": round(mu, 3), "sigma": round(sigma, 3), "ordinal": round(mu - 3 * sigma, 3),
+                     "tom": _rounded(tom, 2), "tom_ci": _rounded(tom_ci, 2), "return": _rounded(ret),
+                     "return_ci": _rounded(ret_ci)})
+    return rows
+
+
+def agreement_row(env_id: str, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The rank agreement of ratings from the two seed halves (module docstring)."""
+    agents = agent_names(records)
+    first, second = seed_halves(records)
+    row: dict[str, Any] = {"kind": "agreement", "env_id": env_id, "agents": len(agents), "seeds_a": first,
+                           "seeds_b": second, "spearman": None}
+    if first and second:
+        a = rate([r for r in records if int(r["seed"]) in set(first)], agents)
+        b = rate([r for r in records if int(r["seed"]) in set(second)], agents)
+        rho = spearman([a[n][0] for n in agents], [b[n][0] for n in agents])
+        row["spearman"] = _rounded(rho, 4)
+        row["mu_a"] = {n: round(a[n][0], 3) for n in agents}
+        row["mu_b"] = {n: round(b[n][0], 3) for n in agents}
+    return row
+
+
+def summarise(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """``{"pairings", "ratings", "agreement"}`` rows of every env id's records."""
+    out: dict[str, list[dict[str, Any]]] = {"pairings": [], "ratings": [], "agreement": []}
+    for env_id, recs in records.items():
+        recs = list(recs)
+        if not recs:
+            continue
+        out["pairings"] += pairing_rows(env_id, recs)
+        out["ratings"] += rating_rows(env_id, recs)
+        out["agreement"].append(agreement_row(env_id, recs))
+    return out
+
+
+def _fmt(value: Any, ci: Any, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.{digits}f} ± {ci:.{digits}f}" if ci is not None else f"{value:.{digits}f}"
+
+
+def _table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(c)), *(len(str(r[i])) for r in rows)) if rows else len(str(c)) for i, c in enumerate(columns)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([line(columns), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def render(result: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """The rows as text tables, one block per env id."""
+    blocks = []
+    for agree in result["agreement"]:
+        env_id = agree["env_id"]
+        pairs = [r for r in result["pairings"] if r["env_id"] == env_id]
+        blocks.append(f"{env_id}: {len(pairs)} pairings, {pairs[0]['episodes'] if pairs else 0} episodes each "
+                      "(row agent in the first seat; ToM = % correct predictions of the other's next action)")
+        blocks.append(_table(["row", "col", "row return", "col return", "row ToM %", "col ToM %"], [
+            [r["row"], r["col"], _fmt(r["row_return"], r["row_return_ci"]), _fmt(r["col_return"], r["col_return_ci"]),
+             _fmt(r["row_tom"], r["row_tom_ci"], 1), _fmt(r["col_tom"], r["col_tom_ci"], 1)] for r in pairs]))
+        rates = [r for r in result["ratings"] if r["env_id"] == env_id]
+        blocks.append(_table(["rank", "agent", "kind", "mu ± sigma", "ordinal", "ToM %", "return"], [
+            [str(r["rank"]), r["agent"], r["agent_kind"], f"{r['mu']:.2f} ± {r['sigma']:.2f}", f"{r['ordinal']:.2f}",
+             _fmt(r["tom"], r["tom_ci"], 1), _fmt(r["return"], r["return_ci"])] for r in rates]))
+        rho = agree["spearman"]
+        blocks.append(f"rank agreement (OpenSkill mu, seeds {agree['seeds_a'][:1]}.. vs {agree['seeds_b'][:1]}.., "
+                      f"{agree['agents']} agents): Spearman "
+                      + ("n/a (too few seeds, or no spread)" if rho is None else f"{rho:.3f}") + "\n")
+    return "\n".join(blocks)

@@ -1,0 +1,161 @@
+"""The report's crossplay section: ``tom-envs crossplay``'s records (``<results>/crossplay/*.jsonl``), per env id
+a heatmap of the outcome and one of literal ToM over the ordered pairings, the OpenSkill rating table, the rank
+agreement of two disjoint seed sets, and the predicting agents on the literal-vs-functional plane
+(docs/crossplay.md). Every figure is computed from the records by :mod:`benchmarks.crossplay_stats`, the
+functions the command prints with."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.report.load import FamilyData
+
+#: The results folder ``tom-envs crossplay`` writes (``benchmarks.crossplay.FOLDER``).
+FOLDER = "crossplay"
+
+
+def _records(fam: FamilyData) -> dict[str, list[dict]]:
+    """The crossplay records by env id (records of another shape are left out)."""
+    out: dict[str, list[dict]] = {}
+    for f in fam.files:
+        for rec in f.records:
+            try:
+                env_id = rec["cell"]["env_id"]
+                rec["cell"]["row"]["name"], rec["cell"]["col"]["name"]
+                if len(rec["episode"]["returns"]) != 2 or len(rec["episode"]["tom"]) != 2:
+                    continue
+            except (KeyError, TypeError):
+                continue
+            out.setdefault(str(env_id), []).append(rec)
+    return out
+
+
+def _slug(env_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in env_id)
+
+
+def heatmap(path: Path, title: str, agents: Sequence[str], values: dict[tuple[str, str], float | None],
+            label: str) -> Path:
+    """A rows-by-columns heatmap (row agent in the first seat), each cell annotated; empty cells (None) grey.
+    Writes ``<name>.figure.json`` beside it: the agents and the values drawn."""
+    import numpy as np
+
+    from benchmarks.report.figures import _plt, audit_path
+
+    plt = _plt()
+    n = len(agents)
+    grid = np.full((n, n), np.nan)
+    for i, r in enumerate(agents):
+        for j, c in enumerate(agents):
+            v = values.get((r, c))
+            if v is not None:
+                grid[i, j] = v
+    size = max(4.0, 0.55 * n + 2.5)
+    fig, ax = plt.subplots(figsize=(size + 1.2, size))
+    cmap = plt.get_cmap("viridis").with_extremes(bad="#dddddd")
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, aspect="equal")
+    ax.set_xticks(range(n), agents, rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(n), agents, fontsize=8)
+    ax.set_xlabel("column agent (second seat)")
+    ax.set_ylabel("row agent (first seat)")
+    ax.set_title(title, fontsize=10)
+    for i in range(n):
+        for j in range(n):
+            if not np.isnan(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.0f}" if abs(grid[i, j]) >= 10 else f"{grid[i, j]:.1f}", ha="center",
+                        va="center", fontsize=7, color="white" if grid[i, j] < np.nanmean(grid) else "black")
+    fig.colorbar(image, ax=ax, label=label, shrink=0.8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    audit = {"kind": "heatmap", "title": title, "label": label, "agents": list(agents),
+             "values": [[None if np.isnan(v) else float(v) for v in row] for row in grid], "panels": []}
+    audit_path(path).write_text(json.dumps(audit), encoding="utf-8")
+    return path
+
+
+def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[list[dict], list[str], dict | None]:
+    from benchmarks.crossplay_stats import agent_names, agreement_row, pairing_rows, rating_rows
+
+    agents = agent_names(recs)
+    pairs = pairing_rows(env_id, recs)
+    blocks: list[dict[str, Any]] = [{"kind": "h3", "text": env_id, "id": f"crossplay-{_slug(env_id)}"}]
+    figures = []
+    for key, label, name in (("row_return", "row agent's mean return", "outcome"),
+                             ("row_tom", "row agent's ToM % (grey: makes no prediction)", "tom")):
+        path = heatmap(out / f"{_slug(env_id)}_{name}.png", f"{env_id}: {label}", agents,
+                       {(p["row"], p["col"]): p[key] for p in pairs}, label)
+        src = path.relative_to(root).as_posix()
+        figures.append(src)
+        blocks.append({"kind": "figure", "src": src, "caption": (
+            f"{env_id}, {pairs[0]['episodes'] if pairs else 0} episodes per ordered pairing: the {label} "
+            "against each column agent (means over episodes; the table below has the 95 % CIs).")})
+    blocks.append({"kind": "table", "caption": f"{env_id}: every ordered pairing (mean ± 95 % CI over episodes)",
+                   "columns": ["row", "col", "episodes", "row return", "col return", "row ToM %", "col ToM %"],
+                   "rows": [{"cells": [p["row"], p["col"], str(p["episodes"]), _num(p["row_return"], p["row_return_ci"]),
+                                       _num(p["col_return"], p["col_return_ci"]), _num(p["row_tom"], p["row_tom_ci"]),
+                                       _num(p["col_tom"], p["col_tom_ci"])]} for p in pairs]})
+    ratings = rating_rows(env_id, recs)
+    blocks.append({"kind": "table", "caption": f"{env_id}: OpenSkill (Plackett-Luce) ratings, a match won by the "
+                                               "higher return",
+                   "columns": ["rank", "agent", "kind", "mu", "sigma", "ordinal (mu - 3 sigma)", "ToM %", "return"],
+                   "rows": [{"cells": [str(r["rank"]), r["agent"], r["agent_kind"], f"{r['mu']:.2f}",
+                                       f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}", _num(r["tom"], r["tom_ci"]),
+                                       _num(r["return"], r["return_ci"])]} for r in ratings]})
+    agree = agreement_row(env_id, recs)
+    rho = agree["spearman"]
+    blocks.append({"kind": "p", "text": (
+        f"Rank agreement: ratings from seeds {_span(agree['seeds_a'])} and from seeds {_span(agree['seeds_b'])} "
+        f"(disjoint), {agree['agents']} agents: Spearman rank correlation "
+        + ("n/a (fewer than two seeds, or a half rates every agent alike)" if rho is None else f"{rho:.3f}") + ".")})
+    points = [{"agent": r["agent"], "variant": env_id, "x": r["tom"], "xci": r["tom_ci"], "y": r["return"],
+               "yci": r["return_ci"]} for r in ratings if r["tom"] is not None and r["return"] is not None]
+    panel = {"title": f"{env_id}: crossplay population", "xlabel": "ToM % (predictions of the other seat)",
+             "ylabel": "mean return over every pairing", "xlim": (0, 100), "points": points} if points else None
+    return blocks, figures, panel
+
+
+def _span(seeds: Sequence[int]) -> str:
+    return f"{seeds[0]}-{seeds[-1]}" if seeds else "(none)"
+
+
+def _num(value: Any, ci: Any) -> Any:
+    if value is None:
+        return "-"
+    return {"text": f"{value:.2f} ± {ci:.2f}" if ci is not None else f"{value:.2f}", "value": value, "ci": ci}
+
+
+def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
+    """The crossplay section from the stored records only."""
+    by_env = _records(fam)
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
+        "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
+        "the row agent in the first seat, the column agent in the second. Outcome: each seat's summed payoff. "
+        "ToM: the % of rounds in which an agent's prediction of the other seat's next action was right; agents "
+        "that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
+        "left out), with their uncertainty sigma.")}]
+    figures: list[str] = []
+    panels = []
+    for env_id in sorted(by_env):
+        more, figs, panel = _env_blocks(env_id, by_env[env_id], out, root)
+        blocks += more
+        figures += figs
+        if panel is not None:
+            panels.append(panel)
+    if not by_env:
+        blocks.append({"kind": "p", "text": "No crossplay records stored yet (run `tom-envs crossplay --out THIS_FOLDER`)."})
+    if panels:
+        from benchmarks.report import figures as figs_mod
+
+        path = figs_mod.plane(out / "plane.png", "Crossplay populations: literal vs functional ToM", panels,
+                              variant_title="env")
+        src = path.relative_to(root).as_posix()
+        figures.append(src)
+        blocks.append({"kind": "figure", "src": src, "caption": "The agents that predict: ToM % (x) against their "
+                       "mean return over every pairing (y), 95 % CIs over episodes."})
+    return {"family": fam.folder, "title": "Crossplay (tom-envs crossplay)", "blocks": blocks, "panels": panels,
+            "figures": figures}
