@@ -43,9 +43,9 @@ def heatmap(path: Path, title: str, agents: Sequence[str], values: dict[tuple[st
     Writes ``<name>.figure.json`` beside it: the agents and the values drawn."""
     import numpy as np
 
-    from benchmarks.report.figures import _plt, audit_path
+    from benchmarks.report.figures import pyplot, audit_path
 
-    plt = _plt()
+    plt = pyplot()
     n = len(agents)
     grid = np.full((n, n), np.nan)
     for i, r in enumerate(agents):

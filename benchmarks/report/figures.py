@@ -51,7 +51,8 @@ class FigureError(RunnerError):
     """A figure asked for something it cannot draw (a series without an agent, two identical series)."""
 
 
-def _plt() -> Any:
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (the report draws files, never windows); imported when first drawn."""
     from tom_envs.errors import import_optional
 
     matplotlib = import_optional("matplotlib", "bench", "tom-envs report")
@@ -357,7 +358,7 @@ def curves(path: Path, title: str, panels: Sequence[dict[str, Any]], variant_tit
 
 def _draw_curves(path: Path, title: str, panels: Sequence[dict[str, Any]], variant_title: str,
                  colours: dict[str, str]) -> Path:
-    plt = _plt()
+    plt = pyplot()
     agents = sorted({_agent(s) for p in panels for s in p["series"]})
     styles = variant_styles(str(s.get("variant") or "") for p in panels for s in p["series"])
     fig, axes = _grid(plt, len(panels), 5.2, 3.6)
@@ -405,7 +406,7 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]], variant_titl
 
 def _draw_plane(path: Path, title: str, panels: Sequence[dict[str, Any]], variant_title: str,
                 colours: dict[str, str]) -> Path:
-    plt = _plt()
+    plt = pyplot()
     agents = sorted({_agent(p) for panel in panels for p in panel["points"] if not p.get("ref")})
     styles = variant_styles(str(p.get("variant") or "") for panel in panels for p in panel["points"]
                             if not p.get("ref"))
@@ -467,7 +468,7 @@ def bars_by_stage(path: Path, title: str, xlabel: str, panels: Sequence[dict[str
 
 def _draw_stages(path: Path, title: str, xlabel: str, panels: Sequence[dict[str, Any]], ticks: Sequence[str] | None,
                  variant_title: str, colours: dict[str, str]) -> Path:
-    plt = _plt()
+    plt = pyplot()
     agents = sorted({_agent(s) for p in panels for s in p["series"]})
     styles = variant_styles(str(s.get("variant") or "") for p in panels for s in p["series"])
     bounds = (0.0, 100.0)
