@@ -16,7 +16,10 @@ What runs, and how:
   downloaded or released data folder replaced by the bundled sample, a model folder of your own
   (``path/to/model``) by the real small model ``smollm2-135m``. A line that cannot run here is skipped only
   when a pattern of :data:`SKIPS` names why (internet, a cluster, a release clone, a GPU, a make target);
-  any other line that fails, fails the test.
+  any other line that fails, fails the test. A line that reads what an earlier step wrote (``report
+  results``) gets that step first (:data:`SETUPS`). Lines run in one shell session per doc: an ``export``
+  or ``NAME=value`` line carries to the doc's later lines, and a line repeated (up to the program's
+  spelling and ``--format``) runs once, at its first place.
 
 What the docs must not do (checked over the whole text of every doc):
 
@@ -27,8 +30,9 @@ What the docs must not do (checked over the whole text of every doc):
   bare, not as ``.venv/bin/PROGRAM``, is allowed only after a ``source .venv/bin/activate`` line earlier
   in the same document (a reader lands on one page; README's activation does not carry into docs/*.md).
 
-Run time is bounded (about a few seconds a line; the real model's lines, marked slow, about a minute
-each); every block and line is its own test, each in an xdist group of its own so they spread over workers.
+Run time is bounded: a few seconds a line, RL training, Inspect and the real model's line (marked slow) up to
+a few minutes under load; every block and line is its own test, each in an xdist group of its own so they
+spread over workers.
 """
 
 from __future__ import annotations
@@ -130,12 +134,11 @@ def blocks(doc: Path) -> list[Block]:
 
 
 def shell_lines(doc: Path) -> list[ShellLine]:
-    """The command lines of a doc's bash blocks, with what an earlier line set up (activation, variables)."""
-    out, activated = [], False
+    """The command lines of a doc's bash blocks, with what an earlier line of the doc set up (activation, variables)."""
+    out, activated, env = [], False, {}  # one shell session per doc: activation and exports carry to later blocks
     for block in blocks(doc):
         if block.lang != "bash":
             continue
-        env: dict[str, str] = {}
         raw_lines = block.text.split("\n")
         i = 0
         while i < len(raw_lines):
@@ -162,10 +165,25 @@ PYTHON_BLOCKS = [b for b in ALL_BLOCKS if b.lang == "python"]
 SHELL_LINES = [line for doc in DOCS for line in shell_lines(doc)]
 
 
+def _same(text: str) -> str:
+    """A line with the program's spelling unified (``.venv/bin/python -m benchmarks`` = ``tom-envs``) and
+    ``--format`` dropped: two lines that differ only there run once."""
+    text = re.sub(r" --format (json|table)\b", "", text)  # one printing path, whichever command
+    return re.sub(r"^(\.venv/bin/)?(python -m benchmarks|tom-envs)\b", "tom-envs", text)
+
+
+FIRST_OF = {}
+for _line in SHELL_LINES:
+    FIRST_OF.setdefault((_same(_line.text), tuple(sorted(_line.env.items()))), _line)
+
+
 def skip_reason(line: ShellLine) -> str | None:
     for pattern, reason in SKIPS:
         if re.search(pattern, line.text):
             return reason
+    first = FIRST_OF[(_same(line.text), tuple(sorted(line.env.items())))]
+    if first is not line:
+        return f"the same command as {first.where}, run there"
     return None
 
 
@@ -196,7 +214,7 @@ def _rewrite(line: ShellLine, base_url: str) -> str:
     command = _command(argv)
     added = {"perf matrix": {"--seconds": "0.02"}, "perf rl": {"--seconds": "0.02", "--steps": "64"},
              "perf llm": {"--episodes": "2", "--horizon": "2", "--reference-episodes": "1"},
-             "rl": {"--steps": "128", "--seeds": "1", "--episodes": "2"},
+             "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1"},
              "matrix": {"--episodes": "2", "--horizon": "5"}, "persuasion": {"--episodes": "1"},
              "negotiation": {"--episodes": "1"}, "common-ground": {"--episodes": "1"},
              # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
@@ -353,6 +371,6 @@ def test_shell_line_runs(line, workdir, server, tmp_path):
             done = _run(["bash", "-c", setup], here, _env(here), timeout=150)
             assert done.returncode == 0, f"the setup of {line.where} failed:\n$ {setup}\n{done.stderr[-2000:]}"
     exported = {k: re.sub(r"http://127\.0\.0\.1:\d+/v1", server.url, v) for k, v in line.env.items()}
-    run = _run(["bash", "-c", command], here, _env(here, exported), timeout=150)
+    run = _run(["bash", "-c", command], here, _env(here, exported), timeout=480 if _needs_real_model(line) else 150)
     assert run.returncode == 0, (f"{line.where} does not run as written (rc {run.returncode}):\n$ {command}\n"
                                  f"{run.stdout[-1500:]}\n{run.stderr[-3000:]}")
