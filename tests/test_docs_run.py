@@ -244,7 +244,8 @@ def _needs_real_model(line: ShellLine) -> bool:
 def _params(items, where):
     params = []
     for item in items:
-        marks = [pytest.mark.xdist_group(f"docs:{item.where}")]
+        real = isinstance(item, ShellLine) and _needs_real_model(item)  # started early (tests/conftest.py)
+        marks = [pytest.mark.xdist_group("docs-real-model" if real else f"docs:{item.where}")]
         if isinstance(item, ShellLine) and (_needs_real_model(item) or re.search(r"\brl\b|\binspect eval\b", item.text)):
             marks.append(pytest.mark.slow)
         params.append(pytest.param(item, id=where(item), marks=marks))
