@@ -1,11 +1,11 @@
-"""The README's examples run as written (keep it true)."""
+"""Cheap checks of the docs' command lines: pastable as shown, and parsed by the CLI.
+
+Every python block and shell line is run, each on its own, by tests/test_docs_run.py."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-
-import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -13,21 +13,6 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 def test_readme_names_the_two_setup_commands():
     text = README.read_text(encoding="utf-8")
     assert "make demo" in text and "make test" in text
-
-
-def test_readme_python_examples_run(tmp_path, monkeypatch):
-    pytest.importorskip("axelrod")
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
-    assert len(blocks) >= 4
-    monkeypatch.chdir(tmp_path)
-    try:
-        for block in blocks:  # each block on its own, as it runs when pasted alone
-            exec(compile(block, str(README), "exec"), {"__name__": "__main__"})
-    finally:
-        import tom_envs
-
-        for env_id in [i for i in tom_envs.REGISTRY if not tom_envs.REGISTRY[i].builtin]:
-            tom_envs.registration.unregister(env_id)
 
 
 def _command_lines(text: str) -> list[str]:

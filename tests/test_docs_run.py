@@ -1,0 +1,377 @@
+"""Every example of README.md and docs/*.md runs as written, each on its own (keep the docs true).
+
+What runs, and how:
+
+* Every ```` ```python ```` block, in a fresh process (``python -c BLOCK``, the working folder a new tmp
+  folder, the repository on ``PYTHONPATH`` as the venv's editable install puts it): a block that needs an
+  import it does not make fails, as it would pasted alone. A ```` ```py ```` block is shown, not run: its
+  first line must say why (``# (not run by the README test: ...)``).
+* Every line of every ```` ```bash ```` block (continuations joined, comments dropped), in a fresh
+  ``bash -c`` in a tmp folder holding ``.venv`` (a link to the venv running the tests), ``docs`` and
+  ``tests`` (links into the repository), so ``.venv/bin/python -m benchmarks ...``, ``tom-envs ...`` and
+  ``python -m tom_envs...`` run as pasted in a checkout, while whatever they write lands in the tmp folder
+  (never the repository). A line runs as written except for the rewrites declared in :data:`REWRITES` and
+  :func:`_rewrite`: sizes capped (episodes, horizons, training steps, seeds, timings), a server's URL
+  pointed at the loopback scripted OpenAI-compatible server (``tests/llm/scripted_server.py``), a
+  downloaded or released data folder replaced by the bundled sample, a model folder of your own
+  (``path/to/model``) by the real small model ``smollm2-135m``. A line that cannot run here is skipped only
+  when a pattern of :data:`SKIPS` names why (internet, a cluster, a release clone, a GPU, a make target);
+  any other line that fails, fails the test. A line that reads what an earlier step wrote (``report
+  results``) gets that step first (:data:`SETUPS`). Lines run in one shell session per doc: an ``export``
+  or ``NAME=value`` line carries to the doc's later lines, and a line repeated (up to the program's
+  spelling and ``--format``) runs once, at its first place.
+
+What the docs must not do (checked over the whole text of every doc):
+
+* name a machine's absolute path (:data:`MACHINE_PATHS`: ``/work/``, ``/home/``, ``/root/``, ``/Users/``,
+  ``/mnt/``, ``C:\\``): paths in docs are repo-relative (``/tmp/...`` scratch folders are fine);
+* use the venv without saying how. The rule: a line that starts with a program the venv installs
+  (:data:`VENV_PROGRAMS`: ``python``, ``tom-envs``, ``pytest``, ``inspect``, ``lm_eval``, ``ray``, ``pip``)
+  bare, not as ``.venv/bin/PROGRAM``, is allowed only after a ``source .venv/bin/activate`` line earlier
+  in the same document (a reader lands on one page; README's activation does not carry into docs/*.md).
+
+Run time is bounded: a few seconds a line, RL training, Inspect and the real model's line (marked slow) up to
+a few minutes under load; every block and line is its own test, each in an xdist group of its own so they
+spread over workers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+VENV_BIN = Path(sys.executable).parent
+
+# ---------------------------------------------------------------------------------------------- the rules
+MACHINE_PATHS = re.compile(r"(?<![\w.~-])(/work/|/home/|/root/|/Users/|/mnt/|[A-Z]:\\)")
+VENV_PROGRAMS = ("python", "python3", "tom-envs", "pytest", "inspect", "lm_eval", "ray", "pip")
+ACTIVATE = "source .venv/bin/activate"
+
+# A line matching one of these is not run, for the reason given (first match wins).
+SKIPS: list[tuple[str, str]] = [
+    (r"^make\b", "a make target: installs .venv and runs a whole job (`make test` runs this file itself)"),
+    (r"\bdata download\b", "needs internet (downloads a release)"),
+    (r"--ray-address auto|^ray start\b", "needs a Ray cluster"),
+    (r"^git worktree\b|^\(cd /tmp/before\b", "needs a checkout of an older commit (a historical measurement)"),
+    (r"\bbatch docs/results/commands\.txt\b",
+     "plays every family's real-model results (`make results`): hours on CPU; `tom-envs batch` is run by "
+     "tests/test_batch.py"),
+    (r"^TOM_ENVS_COMMON_TOM_RELEASE=\S+ \S*python -m pytest\b", "needs a release clone (runs the release's tests)"),
+    (r"--model path/to/model\b|--model /models/",
+     "needs a GPU: a model folder of your own (path/to/model) at the paper's scale; the same vLLM path runs here "
+     "on smollm2-135m (README's `matrix --policy llm --model smollm2-135m` line)"),
+    (r"^\S*(python -m benchmarks|tom-envs) negotiation\b.*--(parties llm|attitudes llm)\b",
+     "LLM parties and attitude judges need replies naming the scenario's own topics: run on the loopback "
+     "server by tests/llm/test_negotiation_llm.py and test_negotiation_parties.py, not by a generic rule"),
+    (r"pretrained=MODEL\b", "needs a model of your own for lm-eval's hf (MODEL); "
+     "tests/llm/test_real_model_harnesses.py runs lm-eval on smollm2-135m"),
+    (r"--base-url http://127\.0\.0\.1:42543/v1|base_url=http://127\.0\.0\.1:42543/",
+     "a recorded session against a server started by hand on port 42543 (the output shown beside it)"),
+]
+
+# Lines that read what an earlier step of the reader's wrote: the step, run first (in the same tmp folder).
+SETUPS: list[tuple[str, str]] = [
+    (r"\breport results\b", ".venv/bin/python -m benchmarks matrix --policy tabular,random --games IPD --episodes 2 "
+                            "--horizon 5 --out results"),
+]
+
+# Placeholders and folders the docs name, and what runs in their place.
+REWRITES: list[tuple[str, str]] = [
+    (r"(?<![\w/])(data/common_tom|path/to/common-tom/data)\b", str(ROOT / "tom_envs/common_ground/sample_data")),
+    (r"(?<![\w/])data/promediate/cases/hmo\.json\b", str(ROOT / "tests/data/negotiation/cases/harbour.json")),
+    (r"(?<![\w/])(data/persuasive_tom|path/to/PersuasiveToM/data)\b", str(ROOT / "tom_envs/persuasion/sample_data")),
+]
+
+# Sizes capped: option -> largest value run.
+CAPS = {"--episodes": 2, "--repetitions": 1, "--horizon": 3, "--steps": 128, "--seeds": 1, "--lockstep": 2,
+        "--max-episodes": 2, "--train": 40, "--splits": 2, "--limit": 4}
+# inspect's task parameters (-T name=value)
+T_CAPS = {"episodes": 1, "horizon": 3}
+
+
+# ------------------------------------------------------------------------------------------- the parsing
+@dataclass
+class Block:
+    doc: Path
+    line: int
+    lang: str
+    text: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.doc.relative_to(ROOT)}:{self.line}"
+
+
+@dataclass
+class ShellLine:
+    doc: Path
+    line: int
+    text: str
+    activated: bool
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return f"{self.doc.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(doc: Path) -> list[Block]:
+    text = doc.read_text(encoding="utf-8")
+    out = []
+    for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, flags=re.S | re.M):
+        out.append(Block(doc, text[: m.start()].count("\n") + 1, m.group(1), m.group(2)))
+    return out
+
+
+def shell_lines(doc: Path) -> list[ShellLine]:
+    """The command lines of a doc's bash blocks, with what an earlier line of the doc set up (activation, variables)."""
+    out, activated, env = [], False, {}  # one shell session per doc: activation and exports carry to later blocks
+    for block in blocks(doc):
+        if block.lang != "bash":
+            continue
+        raw_lines = block.text.split("\n")
+        i = 0
+        while i < len(raw_lines):
+            number, raw = block.line + 1 + i, raw_lines[i]
+            while raw.endswith("\\") and i + 1 < len(raw_lines):
+                i += 1
+                raw = raw[:-1] + " " + raw_lines[i]
+            i += 1
+            line = re.sub(r"\s+", " ", raw).strip()
+            line = "" if line.startswith("#") else re.split(r"\s#\s", line, maxsplit=1)[0].strip()
+            if not line:
+                continue
+            if line == ACTIVATE:
+                activated = True
+            elif m := re.fullmatch(r"(?:export )?((?:[A-Z_]+=\S+ ?)+)", line):
+                env.update(word.split("=", 1) for word in m.group(1).split())
+            else:
+                out.append(ShellLine(doc, number, line, activated, dict(env)))
+    return out
+
+
+ALL_BLOCKS = [b for doc in DOCS for b in blocks(doc)]
+PYTHON_BLOCKS = [b for b in ALL_BLOCKS if b.lang == "python"]
+SHELL_LINES = [line for doc in DOCS for line in shell_lines(doc)]
+
+
+def _same(text: str) -> str:
+    """A line with the program's spelling unified (``.venv/bin/python -m benchmarks`` = ``tom-envs``) and
+    ``--format`` dropped: two lines that differ only there run once."""
+    text = re.sub(r" --format (json|table)\b", "", text)  # one printing path, whichever command
+    return re.sub(r"^(\.venv/bin/)?(python -m benchmarks|tom-envs)\b", "tom-envs", text)
+
+
+FIRST_OF = {}
+for _line in SHELL_LINES:
+    FIRST_OF.setdefault((_same(_line.text), tuple(sorted(_line.env.items()))), _line)
+
+
+def skip_reason(line: ShellLine) -> str | None:
+    for pattern, reason in SKIPS:
+        if re.search(pattern, line.text):
+            return reason
+    first = FIRST_OF[(_same(line.text), tuple(sorted(line.env.items())))]
+    if first is not line:
+        return f"the same command as {first.where}, run there"
+    return None
+
+
+def _program(text: str) -> str:
+    words = [w for w in shlex.split(text) if not re.fullmatch(r"[A-Z_]+=\S*", w)]
+    return words[0] if words else ""
+
+
+def _cap(argv: list[str]) -> list[str]:
+    out = list(argv)
+    for i, word in enumerate(out[:-1]):
+        if word in CAPS and re.fullmatch(r"\d+", out[i + 1]):
+            out[i + 1] = str(min(int(out[i + 1]), CAPS[word]))
+        if word == "-T" and (m := re.fullmatch(r"(\w+)=(\d+)", out[i + 1])) and m.group(1) in T_CAPS:
+            out[i + 1] = f"{m.group(1)}={min(int(m.group(2)), T_CAPS[m.group(1)])}"
+    return out
+
+
+def _rewrite(line: ShellLine, base_url: str) -> str:
+    """The line as run: placeholders replaced (:data:`REWRITES`), sizes capped (:data:`CAPS`), servers looped back."""
+    text = line.text
+    for name, value in line.env.items():
+        text = text.replace(f"${name}", value)
+    for pattern, value in REWRITES:
+        text = re.sub(pattern, value, text)
+    text = re.sub(r"http://(127\.0\.0\.1|10\.0\.0\.5):\d+/v1", base_url, text)
+    argv = _cap(shlex.split(text))
+    command = _command(argv)
+    added = {"perf matrix": {"--seconds": "0.02"}, "perf rl": {"--seconds": "0.02", "--steps": "64"},
+             "perf llm": {"--episodes": "2", "--horizon": "2", "--reference-episodes": "1"},
+             "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1"},
+             "matrix": {"--episodes": "2", "--horizon": "5"}, "persuasion": {"--episodes": "1"},
+             "negotiation": {"--episodes": "1"}, "common-ground": {"--episodes": "1"},
+             # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
+             "demo": {"--episodes": "2", "--no-real-model": ""}}.get(command, {})
+    for option, value in added.items():
+        if option not in argv:
+            argv += [option, value] if value else [option]
+    return shlex.join(argv)
+
+
+def _command(argv: list[str]) -> str:
+    """``rl``, ``perf matrix``, ... of a ``python -m benchmarks`` / ``tom-envs`` line ('' for other programs)."""
+    if "benchmarks" in argv[:3] and argv[argv.index("benchmarks") - 1] == "-m":
+        rest = argv[argv.index("benchmarks") + 1:]
+    elif argv and Path(argv[0]).name == "tom-envs":
+        rest = argv[1:]
+    else:
+        return ""
+    return " ".join(rest[:2]) if rest[:1] == ["perf"] else (rest[0] if rest else "")
+
+
+def _needs_real_model(line: ShellLine) -> bool:
+    return "smollm2-135m" in line.text and "--backend openai" not in line.text \
+        and not re.search(r"(benchmarks|tom-envs) model (path|list|verify)\b", line.text)
+
+
+def _params(items, where):
+    params = []
+    for item in items:
+        real = isinstance(item, ShellLine) and _needs_real_model(item)  # started early (tests/conftest.py)
+        marks = [pytest.mark.xdist_group("docs-real-model" if real else f"docs:{item.where}")]
+        if isinstance(item, ShellLine) and (_needs_real_model(item) or re.search(r"\brl\b|\binspect eval\b", item.text)):
+            marks.append(pytest.mark.slow)
+        params.append(pytest.param(item, id=where(item), marks=marks))
+    return params
+
+
+# -------------------------------------------------------------------------------------------- the checks
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: str(d.relative_to(ROOT)))
+def test_doc_names_no_machine_path(doc):
+    bad = [f"{doc.relative_to(ROOT)}:{n}: {line.strip()}"
+           for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1) if MACHINE_PATHS.search(line)]
+    assert not bad, "a machine's absolute path in the docs (write repo-relative paths):\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: str(d.relative_to(ROOT)))
+def test_doc_activates_the_venv_before_bare_commands(doc):
+    bad = [f"{line.where}: {line.text}" for line in shell_lines(doc)
+           if not line.activated and _program(line.text) in VENV_PROGRAMS]
+    assert not bad, (f"a bare venv program before any `{ACTIVATE}` in the doc: write `.venv/bin/PROGRAM` "
+                     "or activate first:\n" + "\n".join(bad))
+
+
+def test_shown_only_blocks_say_why():
+    bad = [b.where for b in ALL_BLOCKS if b.lang == "py" and not re.match(r"# \(not run by the \w+ test: ", b.text)]
+    assert not bad, "a ```py block (shown, not run) must start with `# (not run by the README test: why)`: " + str(bad)
+
+
+def test_every_shell_block_is_bash():
+    bad = [b.where for b in ALL_BLOCKS if b.lang in ("sh", "shell", "console", "zsh")]
+    assert not bad, f"write shell examples as ```bash blocks (the ones this test runs): {bad}"
+
+
+def test_the_docs_have_examples_to_run():
+    assert len(PYTHON_BLOCKS) >= 10 and len(SHELL_LINES) >= 80
+    assert any(line.text.startswith("tom-envs --version") for line in SHELL_LINES)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """A tmp folder that looks like a checkout to a pasted line: .venv, docs, tests (links)."""
+    where = tmp_path_factory.mktemp("docs-run")
+    (where / ".venv").symlink_to(VENV_BIN.parent)
+    for name in ("docs", "tests"):
+        (where / name).symlink_to(ROOT / name)
+    return where
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The loopback scripted OpenAI-compatible server: completions with log-probabilities, chat by a rule."""
+    from tests.llm.scripted_server import CompletionServer
+
+    srv = CompletionServer()
+    chat = srv.answer
+
+    def answer(path: str, body: dict):
+        if not path.endswith("/chat/completions"):
+            return chat(path, body)
+        text = _reply(body["messages"][-1]["content"], body.get("seed"))
+        return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
+                     "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+                     "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}
+
+    srv.answer = answer
+    yield srv
+    srv.close()
+
+
+def _reply(content: str, seed) -> str:
+    """A well-formed reply for whichever protocol asks (the tests' own rules where they exist), else a letter."""
+    from tests.test_inspect import live_rule
+
+    if m := re.search(r"'Answer: <action>', where <action> is one of: ([^,.\s]+)", content):
+        return f"Answer: {m.group(1)}"  # 004's chat strategies
+    if "'A: <label>'" in content or "A: <label>" in content:
+        return "A: CT+\nB: CT+"  # common ground's belief labels
+    if content.startswith("Which persuasion principle") or "Line:" in content and "Desire:" in content:
+        return live_rule(content, seed)
+    if re.search(r"\bYes or No\b|answer yes or no|\(Yes/No\)", content, flags=re.I):
+        return "Yes."
+    return "A"
+
+
+def _env(workdir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", OPENAI_API_KEY="none")
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return env | (extra or {})
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """``argv`` in a session of its own; on a timeout the whole process group (an engine's workers too) is ended."""
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        err += f"\n(ended after {timeout} s)"
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("block", _params(PYTHON_BLOCKS, lambda b: b.where))
+def test_python_block_runs_alone(block, tmp_path):
+    run = _run([sys.executable, "-c", block.text], tmp_path, _env(tmp_path), timeout=150)
+    assert run.returncode == 0, f"{block.where} fails pasted alone:\n{run.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("line", _params(SHELL_LINES, lambda s: s.where))
+def test_shell_line_runs(line, workdir, server, tmp_path):
+    reason = skip_reason(line)
+    if reason:
+        pytest.skip(f"{line.where}: {reason}")
+    here = tmp_path / "run"
+    here.mkdir()
+    for name in (".venv", "docs", "tests"):
+        (here / name).symlink_to((workdir / name).resolve())
+    command = _rewrite(line, server.url)
+    for pattern, setup in SETUPS:
+        if re.search(pattern, line.text):
+            done = _run(["bash", "-c", setup], here, _env(here), timeout=150)
+            assert done.returncode == 0, f"the setup of {line.where} failed:\n$ {setup}\n{done.stderr[-2000:]}"
+    exported = {k: re.sub(r"http://127\.0\.0\.1:\d+/v1", server.url, v) for k, v in line.env.items()}
+    run = _run(["bash", "-c", command], here, _env(here, exported), timeout=480 if _needs_real_model(line) else 150)
+    assert run.returncode == 0, (f"{line.where} does not run as written (rc {run.returncode}):\n$ {command}\n"
+                                 f"{run.stdout[-1500:]}\n{run.stderr[-3000:]}")
