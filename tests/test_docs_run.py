@@ -94,7 +94,7 @@ REWRITES: list[tuple[str, str]] = [
 
 # Sizes capped: option -> largest value run.
 CAPS = {"--episodes": 2, "--repetitions": 1, "--horizon": 3, "--steps": 128, "--seeds": 1, "--lockstep": 2,
-        "--max-episodes": 2, "--train": 40, "--splits": 2, "--limit": 4}
+        "--max-episodes": 2, "--train": 40, "--splits": 2, "--limit": 4, "--learner-steps": 0}
 # inspect's task parameters (-T name=value)
 T_CAPS = {"episodes": 1, "horizon": 3}
 
@@ -217,6 +217,8 @@ def _rewrite(line: ShellLine, base_url: str) -> str:
              "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1"},
              "matrix": {"--episodes": "2", "--horizon": "5"}, "persuasion": {"--episodes": "1"},
              "negotiation": {"--episodes": "1"}, "common-ground": {"--episodes": "1"},
+             # the population's pairings at a few short episodes, the learner left out (its training is rl's)
+             "crossplay": {"--episodes": "2", "--horizon": "5", "--learner-steps": "0"},
              # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
              "demo": {"--episodes": "2", "--no-real-model": ""}}.get(command, {})
     for option, value in added.items():

@@ -275,7 +275,7 @@ def test_a_task_runs_against_the_loopback_server_and_from_the_command_line(tmp_p
 def test_two_seat_persuasion_task_scores_equal_the_suites_with_the_persuadee_on_a_role(tmp_path):
     """Both seats language models: the persuader the eval's model, the persuadee the ``persuadee``
     role; the same episodes as :func:`benchmarks.persuasion.live.play_two_seat` on the loopback server."""
-    from benchmarks.persuasion.live import _families, play_two_seat
+    from benchmarks.persuasion.live import family_names, play_two_seat
     from benchmarks.runner_envs import make_env
     from policies.llm import OpenAIBackend
     from policies.persuasion.llm import LLMPersuadee, LLMPersuader
@@ -286,7 +286,7 @@ def test_two_seat_persuasion_task_scores_equal_the_suites_with_the_persuadee_on_
     server = ScriptedServer(_two_llm_rule)
     backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
     try:
-        env = make_env("tom/Persuasion-TwoSeat-v2", record=True, horizon=4, families=_families("work"))
+        env = make_env("tom/Persuasion-TwoSeat-v2", record=True, horizon=4, families=family_names("work"))
         eps = [play_two_seat(env, LLMPersuader(backend), LLMPersuadee(backend), s, options={"family": "work"})
                for s in (0, 1)]
     finally:
@@ -436,7 +436,7 @@ def test_every_shared_parameter_of_the_qa_tasks_is_the_commands(tmp_path):
 
 @pytest.mark.slow
 def test_every_shared_parameter_of_the_live_persuasion_tasks_is_the_commands(tmp_path):
-    from benchmarks.persuasion.live import _families, play_two_seat
+    from benchmarks.persuasion.live import family_names, play_two_seat
     from benchmarks.runner_envs import make_env
     from policies.llm import OpenAIBackend
     from policies.persuasion.llm import LLMPersuadee, LLMPersuader
@@ -461,7 +461,7 @@ def test_every_shared_parameter_of_the_live_persuasion_tasks_is_the_commands(tmp
     backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
     caller = {"max_resamples": 1, "fallback": "random"}
     try:
-        env = make_env("tom/Persuasion-TwoSeat-v2", record=True, horizon=3, families=_families("work"))
+        env = make_env("tom/Persuasion-TwoSeat-v2", record=True, horizon=3, families=family_names("work"))
         eps = [play_two_seat(env, LLMPersuader(backend, **caller), LLMPersuadee(backend, **caller), s,
                              options={"family": "work"}) for s in (3, 4)]
     finally:

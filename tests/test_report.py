@@ -637,8 +637,8 @@ def test_a_full_panel_is_split_and_a_series_without_an_agent_is_a_named_error(tm
     assert [p["title"] for p in figures.split_panels([by_variant], "series")] == ["p, v0", "p, v1"]
     with pytest.raises(figures.FigureError, match="without an 'agent'"):
         figures.curves(tmp_path / "x.png", "t", [{"title": "p", "series": [{"label": "old", **b}]}])
-    with pytest.raises(figures.FigureError, match="same variant"):
-        figures.split_panels([{"title": "p", "series": [{"agent": "a", **b}, {"agent": "a", **b}]}], "series")
+    twins = figures.split_panels([{"title": "p", "series": [{"agent": "a", **b}, {"agent": "a", **b}]}], "series")
+    assert [s["variant"] for s in twins[0]["series"]] == ["run 1", "run 2"]  # told apart, not drawn on each other
 
 
 def test_runs_of_one_agent_are_told_apart_by_the_settings_they_differ_in():

@@ -160,22 +160,37 @@ def _ident(item: dict[str, Any]) -> tuple[str, str]:
     return _agent(item), str(item.get("variant") or "")
 
 
+def _numbered(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Series of one agent with one variant (runs nothing told apart, e.g. two results files of one setting
+    keyed by an option the section does not name) get ``run 1``, ``run 2``, ... added to their variant, in order,
+    so each keeps its own line style and legend entry."""
+    seen: dict[tuple[str, str], int] = {}
+    counts = {i: sum(_ident(s) == i for s in items) for i in {_ident(s) for s in items}}
+    out = []
+    for s in items:
+        ident = _ident(s)
+        if counts[ident] > 1:
+            seen[ident] = seen.get(ident, 0) + 1
+            s = {**s, "variant": ", ".join(x for x in (ident[1], f"run {seen[ident]}") if x)}
+        out.append(s)
+    return out
+
+
 def split_panels(panels: Sequence[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     """Panels of at most :data:`MAX_SERIES` series each (``key``: ``"series"``, or ``"points"`` for the plane,
     whose series are its distinct (agent, variant) points; reference points are repeated in every part).
 
     A fuller panel is split by variant when that takes no more panels than needed (titles name the
     variant), else into near-equal parts in (variant, agent) order (titles ``(1/2)``, ...). Two series of one panel with
-    the same agent and variant are an error: nothing could tell them apart."""
+    the same agent and variant are numbered ``run 1``, ``run 2`` (:func:`_numbered`)."""
     out = []
     for panel in panels:
         items = [s for s in panel[key] if not s.get("ref")]
         refs = [s for s in panel[key] if s.get("ref")]
+        if key == "series":
+            items = _numbered(items)
+            panel = {**panel, key: items + refs}
         idents = list(dict.fromkeys(_ident(s) for s in items))
-        if key == "series" and len(idents) != len(items):
-            dup = [i for i in idents if sum(_ident(s) == i for s in items) > 1]
-            raise FigureError(f"panel {panel.get('title')!r}: two series of agent {dup[0][0]!r} with the same variant "
-                              f"{dup[0][1]!r}; give each run a variant that tells them apart")
         if len(idents) <= MAX_SERIES:
             out.append(panel)
             continue
