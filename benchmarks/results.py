@@ -57,12 +57,8 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmarks.errors import ResultsLocked
-
-try:  # POSIX only; elsewhere results files are written unlocked
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from benchmarks.errors import ResultsLocked  # noqa: F401  (raised by locked(); named in its docs)
+from benchmarks.results_locks import lock_holder, lock_path, locked  # noqa: F401  (this module's API)
 
 #: The record field of an LLM episode's backend faults: the retries its server requests took, by cause
 #: (``{"retries", "http_4xx", "http_5xx", "timeout", "connection", "invalid_reply"}``, zeros in a run without
@@ -168,59 +164,6 @@ def code_stamp() -> dict[str, Any]:
 def is_current(record: Mapping[str, Any]) -> bool:
     """Whether ``record`` was stamped by the running code."""
     return record.get(STAMP_FIELD) == code_stamp()
-
-
-# ---------------------------------------------------------------------- locks
-_HELD: dict[Path, list[Any]] = {}  # lock path -> [open file, depth]: re-entrant within a process
-
-
-def lock_path(path: Path) -> Path:
-    """The lock file of a results file: ``.<name>.lock`` in the same folder."""
-    path = Path(path)
-    return path.with_name(f".{path.name}.lock")
-
-
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold the exclusive lock of results file ``path`` (re-entrant in this process).
-
-    Raises:
-        ResultsLocked: another process holds it.
-    """
-    lock = lock_path(path)
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    key = lock.resolve()
-    if key in _HELD or fcntl is None:
-        if key in _HELD:
-            _HELD[key][1] += 1
-        try:
-            yield
-        finally:
-            if key in _HELD:
-                _HELD[key][1] -= 1
-        return
-    f = open(lock, "a+", encoding="utf-8")
-    try:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        f.seek(0)
-        holder = f.read().strip() or "unknown"
-        f.close()
-        raise ResultsLocked(f"{path} is being written by another run (pid {holder}); wait for that run to finish, "
-                            "or give this run another --out") from None
-    f.seek(0)
-    f.truncate()
-    f.write(str(os.getpid()))
-    f.flush()
-    _HELD[key] = [f, 1]
-    try:
-        yield
-    finally:
-        _HELD[key][1] -= 1
-        if _HELD[key][1] == 0:
-            del _HELD[key]
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-            f.close()
 
 
 # ---------------------------------------------------------------------- reading and writing
@@ -377,28 +320,6 @@ def scan_records(path: Path) -> tuple[list[dict], int]:
         else:
             skipped += 1
     return records, skipped
-
-
-def lock_holder(path: Path) -> int | None:
-    """The pid holding results file ``path``'s lock, read from ``/proc/locks`` without taking the lock
-    (taking it, even shared, would make a run that starts at that moment fail); None when it is free,
-    or where ``/proc/locks`` does not exist."""
-    try:
-        st = os.stat(lock_path(path))
-        table = Path("/proc/locks").read_text()
-    except OSError:
-        return None
-    ident = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    for line in table.splitlines():
-        fields = line.split()
-        if "->" in fields:  # a waiter's line
-            continue
-        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == ident:
-            try:
-                return int(fields[4])
-            except ValueError:
-                return None
-    return None
 
 
 def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[dict], Any] = lambda rec: None,
