@@ -245,8 +245,9 @@ def folder_checksum(folder: str) -> str:
     another checksum, and so another results key."""
     root = Path(folder)
     files = sorted(p for p in root.rglob("*") if p.is_file())
-    signature = (str(root), tuple((p.relative_to(root).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
-                                  for p in files))
+    stats = [p.stat() for p in files]  # one stat a file: size and modification time
+    signature = (str(root), tuple((p.relative_to(root).as_posix(), st.st_size, st.st_mtime_ns)
+                                  for p, st in zip(files, stats)))
     if signature not in _CHECKSUMS:
         digest = hashlib.sha256()
         for file in files:
