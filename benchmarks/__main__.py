@@ -166,11 +166,11 @@ def _add_families(sub: Any) -> None:
 
 
 def _add_benchmark(sub: Any, bench: Any) -> None:
-    from benchmarks import family
+    from benchmarks import family_command
 
     cmd = _parser(sub, bench.name, bench.help, description=bench.description)
-    family.add_arguments(cmd, bench)
-    cmd.set_defaults(func=lambda args: family.run_command(bench, args))
+    family_command.add_arguments(cmd, bench)
+    cmd.set_defaults(func=lambda args: family_command.run_command(bench, args))
 
 
 def retired_command(argv: list[str]) -> str | None:

@@ -25,8 +25,14 @@ options of the command line (``--backend --model --base-url ...``): their cells 
 identity in ``policy_params`` and the options in :attr:`EnvCell.llm`, and the factory takes the
 backend from :meth:`EnvCell.backend`.
 
-Families whose command is not a grid of (cell, seed) episodes (several tables, LLM runs that share
-one engine) keep the declaration's ``run`` hook for the command and still use the shared pieces.
+What a command needs beyond one grid is declared too, and every built-in family uses the same fields
+a plugin can: :class:`Part` s (pieces of the command, each applying under its own options, with its
+cells or its own evaluation; an LLM part takes the command's one backend from
+:meth:`~benchmarks.family_command.Context.backend`, built once from the LLM options and closed when
+the command ends), ``layouts`` (named text tables: the ``--table`` choices), :class:`Job` s (options
+that make the command print or write data instead of playing), ``check`` (what no part can check
+alone), ``report_figures`` (``--plot`` draws the family's report section). The generated command
+that reads them is :mod:`benchmarks.family_command`; there is no other command body.
 """
 
 from __future__ import annotations
@@ -39,19 +45,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import add_executor_options, add_run_options, not_applicable, refuse_options
 from benchmarks.cli_backends import backend_from_args
-from benchmarks.cli_llm import LLM_FLAGS, LLM_OPTIONS, add_llm_options, llm_settings
-from benchmarks.cli_types import MAX_LOCKSTEP, comma_list, count, split_list
+from benchmarks.cli_llm import LLM_OPTIONS, llm_settings
+from benchmarks.cli_types import split_list
 from benchmarks.errors import RunnerError
-from benchmarks.distributed_scope import current_executor
-from benchmarks.results import fault_columns
-from benchmarks.runner import Cell, run_cell
+from benchmarks.runner import Cell
 from benchmarks.runner_envs import make_env
-from tom_envs.stats import mean_ci95
 
 PolicyFactory = Callable[["EnvCell"], Any]
 Row = dict[str, Any]
+#: What a part's evaluation returns: its rows, and its records (or results) by key, for figures and layouts.
+Evaluated = tuple[list[Row], dict[Any, Any]]
+#: A text layout of a command's rows: ``layout(rows, records, args) -> text``.
+Layout = Callable[[Sequence[Row], Mapping[Any, Any], argparse.Namespace], str]
 
 
 @dataclass(frozen=True)
@@ -138,6 +144,56 @@ def llm_fields(args: argparse.Namespace, policy: str) -> tuple[dict[str, Any], d
 
 
 @dataclass(frozen=True)
+class Part:
+    """A piece of a declared benchmark's command: when it applies, and how it produces its rows.
+
+    The generated command plays every part that applies, in the declared order, and joins their rows
+    (one JSON list, one table). A benchmark without parts has one: its cells through the runner.
+
+    Attributes:
+        name: names the part in messages and docs.
+        applies: ``applies(args) -> bool``: whether the command line asks for it (default: always).
+        cells: ``cells(args) -> [Cell]``: its cells, played through the shared runner grid
+            (default: the benchmark's ``cells``, else id × policy).
+        evaluate: ``evaluate(args, context) -> (rows, records)`` when the part is not a grid of the
+            runner's cells (its own protocol, results files or table input); ``context`` is the
+            command's :class:`~benchmarks.family_command.Context` (the one LLM backend, the progress
+            setting, the executor). Default: ``cells`` through :func:`~benchmarks.family_command.evaluate`.
+    """
+
+    name: str
+    applies: Callable[[argparse.Namespace], bool] | None = None
+    cells: Callable[[argparse.Namespace], Sequence[Cell]] | None = None
+    evaluate: Callable[[argparse.Namespace, Any], Evaluated] | None = None
+
+    def active(self, args: argparse.Namespace) -> bool:
+        return self.applies is None or bool(self.applies(args))
+
+
+@dataclass(frozen=True)
+class Job:
+    """An option that makes the command do another job than playing its parts: print or write data
+    (e.g. a data folder's counts, an export). The generated command runs the one written, and two on one
+    command line are a named error; the family's ``arguments`` adds the option itself.
+
+    Attributes:
+        flag: the option as written (``--counts``); its ``dest`` is the flag's name with ``_``.
+        action: ``action(args) -> exit status``: prints (or writes) its output.
+    """
+
+    flag: str
+    action: Callable[[argparse.Namespace], int]
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    def written(self, args: argparse.Namespace) -> bool:
+        value = getattr(args, self.dest, None)
+        return value is not None and value is not False and value != ""
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One family's benchmark, as the command line and the runner read it.
 
@@ -159,8 +215,17 @@ class Benchmark:
         arguments: ``arguments(parser)`` adds family options to the generated command.
         llm_policies: names in ``policies`` that are LLM policies: the generated command adds the LLM
             options, and their cells carry them (:func:`llm_fields`, :meth:`EnvCell.backend`).
-        run: ``run(args) -> exit status`` replaces the generated command's body (families whose
-            command is not a grid of episodes); it still gets the shared options.
+        parts: the command's :class:`Part` s (default: one, the cells through the runner).
+        layouts: name → ``layout(rows, records, args) -> text``: the text tables; with two or more,
+            ``--table`` chooses (the first is the default; ``layout_help`` its help). Default: ``table``.
+        layout_help: the help of ``--table``.
+        jobs: :class:`Job` s: options that print or write data instead of playing the parts.
+        check: ``check(args)`` before any part plays: what no single part can check (raise a named error).
+        report_figures: ``--plot DIR`` draws the family's report section over the results in ``--out``
+            (:func:`benchmarks.report.family_figures`) instead of ``plot``.
+        shared_options: the generated command adds the shared options (``--episodes --seed --out --format
+            --plot --policy --env --lockstep``, the LLM group of ``llm_policies``); False: ``arguments``
+            adds them (with :func:`benchmarks.cli.add_run_options`, spelled and explained its way).
     """
 
     name: str
@@ -177,8 +242,14 @@ class Benchmark:
     episodes: int = 30
     plot: Callable[[Mapping[str, list[dict]], Path], list[Path]] | None = None
     arguments: Callable[[argparse.ArgumentParser], None] | None = None
-    run: Callable[[argparse.Namespace], int] | None = None
     llm_policies: Sequence[str] = ()
+    parts: Sequence[Part] = ()
+    layouts: Mapping[str, Layout] = field(default_factory=dict)
+    layout_help: str | None = None
+    jobs: Sequence[Job] = ()
+    check: Callable[[argparse.Namespace], None] | None = None
+    report_figures: bool = False
+    shared_options: bool = True
 
     @property
     def family_name(self) -> str:
@@ -206,8 +277,9 @@ REGISTRY: dict[str, Benchmark] = {}
 
 def register(benchmark: Benchmark) -> Benchmark:
     """Add ``benchmark`` (replacing one of the same name); returns it."""
-    if not benchmark.run and not benchmark.policies:
-        raise RunnerError(f"benchmark {benchmark.name!r} declares no policies (and no run hook)")
+    if not benchmark.policies and not any(part.evaluate for part in benchmark.parts):
+        raise RunnerError(f"benchmark {benchmark.name!r} declares no policies (and no part that evaluates without "
+                          "them)")
     unknown = [p for p in benchmark.llm_policies if p not in benchmark.policies]
     if unknown:
         raise RunnerError(f"benchmark {benchmark.name!r}: llm_policies {unknown} are not among its policies "
@@ -227,129 +299,3 @@ def get(name: str) -> Benchmark:
         if name in (bench.name, bench.family_name):
             return bench
     raise RunnerError(f"no benchmark {name!r}; registered: {', '.join(REGISTRY) or 'none'}")
-
-
-# ---------------------------------------------------------------------- the generated command
-def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
-    """The generated command's options: the shared ones (:func:`~benchmarks.cli.add_run_options`),
-    ``--env`` and ``--lockstep``, then the family's ``arguments``. A declaration with a ``run`` hook
-    declares all of its options in ``arguments`` (with the same shared helpers)."""
-    if bench.run is None:
-        policies = list(bench.policies)
-        add_run_options(parser, episodes=bench.episodes, policy=bench.default_policy or policies[0],
-                        plot="write the family's figures into DIR" if bench.plot is not None else None,
-                        policy_type=comma_list(policies, name="policy"),
-                        policy_help=f"comma-separated: {', '.join(policies)}")
-        parser.add_argument("--env", type=comma_list(bench.ids(), name="env id"), default=None,
-                            help="comma-separated registered ids of the family (default: all of them)")
-        parser.add_argument("--lockstep", type=count(MAX_LOCKSTEP), default=1,
-                            help="episodes stepped at once through the policy's batched forms")
-        if bench.llm_policies:
-            add_llm_options(parser, title=f"LLM policies (--policy {', '.join(bench.llm_policies)})", lockstep=None,
-                            only=DECLARED_LLM_OPTIONS)
-    if bench.arguments is not None:
-        bench.arguments(parser)
-    add_executor_options(parser)
-    _refuse_absent_llm_options(parser, bench.name)
-
-
-#: Why a command with an LLM group may leave out one of its options (:func:`_refuse_absent_llm_options`).
-_NO_LLM_OPTION = {
-    "tokenizer": "it renders the chat template to score labels by log-probability through a server, and no LLM "
-                 "part of `{name}` scores",
-    "scoring_path": "no LLM part of `{name}` scores labels by log-probability",
-}
-
-
-def _refuse_absent_llm_options(parser: argparse.ArgumentParser, name: str) -> None:
-    """A command names every LLM option it leaves out, with why (:func:`benchmarks.cli.refuse_options`):
-    the LLM group is one vocabulary (without ``--backend`` the command has no LLM policy at all)."""
-    flags = parser._option_string_actions
-    if "--backend" not in flags:
-        refuse_options(parser, {flag: f"`{name}` declares no LLM policy" for flag in LLM_FLAGS})
-        return
-    absent = {f"--{o.replace('_', '-')}": _NO_LLM_OPTION.get(o, "`{name}`'s LLM parts do not read it").format(name=name)
-              for o in LLM_OPTIONS if f"--{o.replace('_', '-')}" not in flags}
-    refuse_options(parser, absent)
-
-
-def evaluate(bench: Benchmark, cells: Sequence[Cell], episodes: int, seed: int, out: Path, progress: bool | None = False,
-             lockstep: int = 1) -> tuple[list[Row], dict[str, list[dict]]]:
-    """Run (or resume) ``cells`` for seeds ``seed .. seed + episodes - 1``; the rows and records per cell key."""
-    seeds = list(range(seed, seed + episodes))
-    rows, records = [], {}
-    for cell in cells:
-        recs = run_cell(cell, seeds, out, progress, lockstep=lockstep)
-        records[cell.key] = recs
-        rows.append(summarise(cell, recs, bench.metrics))
-    return rows, records
-
-
-def metric(episode: Mapping[str, Any], key: str) -> Any:
-    """A metric of an episode summary: a summary key, else one of its functional ``outcome`` values."""
-    if key in episode:
-        return episode[key]
-    return (episode.get("outcome") or {}).get(key)
-
-
-def summarise(cell: Cell, records: Sequence[dict], metrics: Sequence[str]) -> Row:
-    """A row: the cell's identity, ``episodes``, then mean and 95 % CI (``_ci``) of each metric
-    (:func:`metric`) over episodes (episodes where it is None are left out; None when none has it);
-    an LLM policy's row adds the server retries its episodes took (:func:`~benchmarks.runner.fault_columns`)."""
-    config = cell.config()
-    row: Row = {k: config[k] for k in ("env_id", "policy") if k in config}
-    row.update(episodes=len(records), cell_key=cell.key)
-    for key in metrics:
-        values = [metric(r["episode"], key) for r in records]
-        row[key], row[key + "_ci"] = mean_ci95([v for v in values if v is not None])
-    row.update(fault_columns(records))
-    return row
-
-
-def format_rows(rows: Sequence[Row], bench: Benchmark) -> str:
-    """A plain table: one line per row, ``mean ± ci`` per metric, the published value beside it."""
-    head = [f"{'env':<24} {'policy':<12}"] + [f"{m:>20}" for m in bench.metrics]
-    lines = [" ".join(head)]
-    lines.append("-" * len(lines[0]))
-    for r in rows:
-        ref = bench.published.get((r.get("env_id"), r.get("policy")), {})
-        cells = []
-        for m in bench.metrics:
-            text = "n/a" if r[m] is None else f"{r[m]:.3f} ± {r[m + '_ci']:.3f}"
-            if m in ref:
-                text += f" ({ref[m]:g})"
-            cells.append(f"{text:>20}")
-        lines.append(" ".join([f"{str(r.get('env_id', ''))[:24]:<24} {str(r.get('policy', ''))[:12]:<12}"] + cells))
-    if bench.published:
-        lines.append("(in parentheses: the published value)")
-    return "\n".join(lines)
-
-
-def run_command(bench: Benchmark, args: argparse.Namespace) -> int:
-    """The generated command (or the declaration's ``run`` hook) under the command line's executor
-    (``--executor``, :func:`benchmarks.distributed.executor_from_args`: with ``ray`` every cell's
-    missing episodes are played by Ray workers and written here, the same records as in process)."""
-    from benchmarks.distributed import executor_from_args
-
-    with executor_from_args(args):
-        if bench.run is not None:
-            return bench.run(args)
-        return _generated(bench, args)
-
-
-def _generated(bench: Benchmark, args: argparse.Namespace) -> int:
-    """The generated command's body: the declaration's cells through the runner; rows as a table or JSON."""
-    if bench.llm_policies and not set(split_list(args.policy)) & set(bench.llm_policies):
-        not_applicable(args, DECLARED_LLM_OPTIONS, f"without an LLM policy (--policy {', '.join(bench.llm_policies)})")
-    cells = bench.cells(args) if bench.cells is not None else bench.default_cells(args)
-    progress = args.format != "json" and None  # None: a bar only on a terminal
-    executor = current_executor()
-    if executor is not None:  # every cell's missing episodes side by side
-        executor.run(cells, list(range(args.seed, args.seed + args.episodes)), Path(args.out), args.lockstep, progress)
-    rows, records = evaluate(bench, cells, args.episodes, args.seed, Path(args.out), progress, args.lockstep)
-    print(json.dumps(rows, indent=2) if args.format == "json" else (bench.table or format_rows)(rows, bench))
-    if getattr(args, "plot", None) and bench.plot is not None:
-        for path in bench.plot(records, Path(args.plot)):
-            if args.format != "json":
-                print(f"wrote {path}")
-    return 0

@@ -76,13 +76,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from benchmarks.common_ground import llm as common_ground_llm
 from benchmarks.cli import Applies, add_run_options, declare_applies
 from benchmarks.cli_types import comma_list, output_dir, split_list
-from benchmarks.errors import RunnerError
-from benchmarks.family import Benchmark, register
+from benchmarks.family import Benchmark, Job, Part, register
+from benchmarks.family_command import Context
+from benchmarks.family_command import play as play_command
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
 from benchmarks.common_ground.llm import BELIEFS_POLICY, LLM_POLICIES, RELEASE_POLICY
@@ -127,6 +128,35 @@ class CommonGroundBenchmarkError(TomEnvsError, ValueError):
     """Bad arguments to ``python -m benchmarks common-ground``."""
 
 
+#: The command's own options in their ``--help`` order (the data read, its jobs, the table): flag -> keywords.
+OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("--data-dir", {"default": None, "help": "folder laid out like the Common-ToM repository's data/ (cg/, questions/); "
+                                             "default: bundled sample"}),
+    ("--from-corpus", {"action": "store_true", "help": "generate the questions from cg/ instead of reading questions/"}),
+    ("--export", {"metavar": "OUT_DIR", "type": output_dir, "default": None,
+                  "help": "with --from-corpus: write the generated question files (released format) to OUT_DIR and "
+                          "stop"}),
+    ("--split", {"choices": ("test", "train", "all"), "default": "test", "help": "which conversations"}),
+    ("--context", {"choices": CONTEXT_MODES, "default": "window",
+                   "help": "what the answerer reads: window (5 sentences either side, as 003's results; default), "
+                           "online (up to the marked sentence) or full"}),
+    ("--counts", {"action": "store_true",
+                  "help": "print the data folder's counts in the layout of 003's Table 2 (questions by split and "
+                          "answer) and Table 5 (by the speakers' labels), beside the published ones, and stop"}),
+    ("--export-beliefs", {"metavar": "OUT", "default": None,
+                          "help": "write belief-prediction training data of --split to the JSONL file OUT (one line "
+                                  "per event and sentence: context per --context, event, the predictor's prompt and "
+                                  "target, the gold labels) and stop"}),
+    ("--allow-partial", {"action": "store_true",
+                         "help": "use a split although some of its conversations' files are missing (by default an "
+                                 "incomplete split is an error naming them)"}),
+    ("--by-labels", {"action": "store_true",
+                     "help": "also print each policy's accuracy per combination of the speakers' gold labels (003's "
+                             "Table 5 keys); --format json rows always carry it as by_labels"}),
+    ("--annotator", {"default": None, "help": "whose annotation (default: the only one, else Magda)"}),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``common-ground`` options to ``parser``."""
     add_run_options(parser, episodes=1, policy="random", policy_type=comma_list(name="policy name"),
@@ -135,32 +165,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     policy_help=f"comma-separated: {', '.join(POLICIES)}",
                     episodes_help="passes over the conversations (pass r of conversation i: seed + r * 1000003 + i)",
                     seed_help="conversation i uses seed + i (env and policy)")
-    parser.add_argument("--data-dir", default=None,
-                        help="folder laid out like the Common-ToM repository's data/ (cg/, questions/); "
-                             "default: bundled sample")
-    parser.add_argument("--from-corpus", action="store_true",
-                        help="generate the questions from cg/ instead of reading questions/")
-    parser.add_argument("--export", metavar="OUT_DIR", type=output_dir, default=None,
-                        help="with --from-corpus: write the generated question files (released format) to OUT_DIR "
-                             "and stop")
-    parser.add_argument("--split", choices=("test", "train", "all"), default="test", help="which conversations")
-    parser.add_argument("--context", choices=CONTEXT_MODES, default="window",
-                        help="what the answerer reads: window (5 sentences either side, as 003's results; default), "
-                             "online (up to the marked sentence) or full")
-    parser.add_argument("--counts", action="store_true",
-                        help="print the data folder's counts in the layout of 003's Table 2 (questions by split and "
-                             "answer) and Table 5 (by the speakers' labels), beside the published ones, and stop")
-    parser.add_argument("--export-beliefs", metavar="OUT", default=None,
-                        help="write belief-prediction training data of --split to the JSONL file OUT (one line per "
-                             "event and sentence: context per --context, event, the predictor's prompt and target, "
-                             "the gold labels) and stop")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="use a split although some of its conversations' files are missing (by default an "
-                             "incomplete split is an error naming them)")
-    parser.add_argument("--by-labels", action="store_true",
-                        help="also print each policy's accuracy per combination of the speakers' gold labels "
-                             "(003's Table 5 keys); --format json rows always carry it as by_labels")
-    parser.add_argument("--annotator", default=None, help="whose annotation (default: the only one, else Magda)")
+    for flag, keywords in OPTIONS:
+        parser.add_argument(flag, **keywords)
     add_qa_llm_options(parser)
     common_ground_llm.add_arguments(parser)
     declare_applies(parser, applicability())
@@ -189,42 +195,37 @@ def applicability() -> dict[str, Applies]:
             "temperature": llm(RELEASE_POLICY, BELIEFS_POLICY), "prompt_file": llm(RELEASE_POLICY)}
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the command; returns the exit status (2 with a message on bad input or data)."""
-    try:
-        modes = [f for f, on in (("--export", args.export is not None), ("--counts", getattr(args, "counts", False)),
-                                 ("--export-beliefs", bool(getattr(args, "export_beliefs", None)))) if on]
-        if len(modes) > 1:
-            raise RunnerError(f"{' and '.join(modes)} are different jobs of this command (each prints or writes its "
-                              "own output): run one at a time")
-        if args.export is not None:
-            return _export(args)
-        if getattr(args, "counts", False):
-            return _counts(args)
-        if getattr(args, "export_beliefs", None):
-            return _export_beliefs(args)
-        names = policy_names(args.policy)
-        llm = LLMRun.from_args(args) if LLM_POLICY in names else None
-        results = [evaluate(args, name, llm) for name in names]
-    except TomEnvsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    partial_note(results[0]["release_differences"] if results else [])
-    plotted = _plot(args)
-    if args.format == "json":
-        print(json.dumps([row for result in results for row in result["rows"]], indent=2))
-        return 0
-    for path in plotted:
-        print(f"wrote {path}")
-    table = format_table(results, by_label=getattr(args, "by_labels", False))
+def play_policies(args: argparse.Namespace, context: Context) -> tuple[list[dict], dict[str, dict]]:
+    """Every ``--policy`` on ``--split``: the rows (one per order and ``"all"``, policy by policy) and each
+    policy's result (:func:`evaluate`) by name; the stderr note of a partial run."""
+    names = policy_names(args.policy)
+    llm = LLMRun.from_args(args) if LLM_POLICY in names else None
+    results = {name: evaluate(args, name, llm) for name in names}
+    partial_note(next(iter(results.values()))["release_differences"] if results else [])
+    return [row for result in results.values() for row in result["rows"]], results
+
+
+def table_text(rows: Sequence[dict], results: Mapping[str, dict], args: argparse.Namespace) -> str:
+    """003's Table 3 layout of the policies played, then the two floors' lines (:data:`FLOORS`) of those not played."""
+    table = format_table(list(results.values()), by_label=getattr(args, "by_labels", False))
     for floor in ("majority-class", "question-only"):
-        if floor not in names:
+        if floor not in results:
             try:
                 table += "\n" + floor_line(args, floor)
             except TomEnvsError as exc:  # e.g. no training split to fit it on: say so, the table stands
                 table += f"\n{floor} floor: not computed ({exc})"
-    print(table)
-    return 0
+    return table
+
+
+def run(args: argparse.Namespace) -> int:
+    """The command's body for a namespace of :func:`add_arguments` (the generated one,
+    :func:`benchmarks.family_command.play`) as ``tom-envs`` runs it: returns the exit status (2 with a
+    message on bad input or data)."""
+    try:
+        return play_command(BENCHMARK, args)
+    except TomEnvsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def partial_note(differences: Sequence[str]) -> None:
@@ -233,15 +234,6 @@ def partial_note(differences: Sequence[str]) -> None:
     if differences:
         print("note: --allow-partial: this data is not the whole release, so every row and record of this run is "
               "marked partial:\n  " + "\n  ".join(differences), file=sys.stderr)
-
-
-def _plot(args: argparse.Namespace) -> list[Path]:
-    """``--plot DIR``: the family's report figures (accuracy by dialogue stage) over the results in ``--out``."""
-    if not getattr(args, "plot", None):
-        return []
-    from benchmarks.report import family_figures
-
-    return family_figures(Path(args.out), "common_ground", Path(args.plot))
 
 
 #: The floors every text table shows (unless the policy was played): how each answers a question row.
@@ -504,4 +496,6 @@ BENCHMARK = register(Benchmark(
     help="Common-ToM (003): score a policy in Table 3's layout, or export generated questions",
     policies=FACTORIES, metrics=("accuracy",), episodes=1,
     published={name: dict(zip(("all", 1, 2, 3), values)) for name, values in PUBLISHED.items()},
-    arguments=add_arguments, run=run))
+    arguments=add_arguments, shared_options=False, report_figures=True, layouts={"table3": table_text},
+    jobs=(Job("--export", _export), Job("--counts", _counts), Job("--export-beliefs", _export_beliefs)),
+    parts=(Part("policies", evaluate=play_policies),)))

@@ -117,7 +117,7 @@ class EpisodeTask:
             family's command stores it (its ``episode`` is the recorder's summary); runs in a
             worker thread.
         metrics: keys of the episode summary, or of its functional ``outcome``, scored per episode
-            and averaged (:func:`benchmarks.family.metric`).
+            and averaged (:func:`benchmarks.family_command.metric`).
         roles: Inspect model roles of the other LLM seats (``--model-role NAME=MODEL``); a role not
             bound uses the eval's model.
         options: the task parameters the family takes beyond the shared ones, with their defaults

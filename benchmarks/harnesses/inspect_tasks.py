@@ -181,9 +181,9 @@ def summary_means() -> Any:
 @scorer(metrics=[summary_means()])
 def episode_summary(metrics: Sequence[str]) -> Any:
     """The episode's metrics from the ToM recorder's summary (a summary key or one of its functional
-    ``outcome`` values, :func:`benchmarks.family.metric`; a record's ``row``, the episode's values in
+    ``outcome`` values, :func:`benchmarks.family_command.metric`; a record's ``row``, the episode's values in
     the units of the family's rows, comes first); a metric the episode has not is left out."""
-    from benchmarks.family import metric as summary_metric
+    from benchmarks.family_command import metric as summary_metric
 
     async def score(state: TaskState, target: Target) -> Score:
         record = state.store.get(RECORD) or {}
@@ -199,7 +199,7 @@ def episode_summary(metrics: Sequence[str]) -> Any:
 
 # ---------------------------------------------------------------------- registration
 def _summary_line(episode: Mapping[str, Any], metrics: Sequence[str]) -> str:
-    from benchmarks.family import metric as summary_metric
+    from benchmarks.family_command import metric as summary_metric
 
     return ", ".join(f"{k}={summary_metric(episode, k)}" for k in metrics)
 

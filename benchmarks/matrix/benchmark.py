@@ -8,22 +8,24 @@ and the results files are :mod:`benchmarks.runner` and :mod:`benchmarks.results`
 The command's parts: the cells, rows and scripted grid in :mod:`benchmarks.matrix.cells`, the LLM
 strategies' cells in :mod:`benchmarks.matrix.llm_cells`, the tables and figures in
 :mod:`benchmarks.matrix.table` (and :mod:`benchmarks.matrix.llm` for 004's other layouts); this
-module holds the command's options and ``run``, and names the family's public API in one place.
+module holds the command's options and its declaration (two parts: the scripted and tabular grid, and
+004's LLM strategies on the command's one backend; the ``--table`` layouts), and names the family's public
+API in one place. The command itself is the generated one (:mod:`benchmarks.family_command`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.cli import add_run_options, not_applicable
-from benchmarks.cli_backends import backend_from_args, build_backend
+from benchmarks.cli_backends import build_backend
 from benchmarks.cli_llm import LLM_OPTIONS, add_llm_options, llm_settings
 from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.errors import RunnerError
-from benchmarks.family import Benchmark, register
+from benchmarks.family import Benchmark, Part, register
+from benchmarks.family_command import Context, add_layout_option
 from benchmarks.matrix.cells import (
     COUNTS, LLM_POLICY, METRICS, POLICIES, TOM_METRICS, Cell, Grid, RunSettings, evaluate, evaluate_grid, load_records,
     make_cell, matrix_env_id, partner_mean, partner_mean_view, run_episode, run_lockstep, summarise,
@@ -33,7 +35,6 @@ from benchmarks.matrix.llm_cells import Budget, LLMCell, PromptOptions, evaluate
 from benchmarks.matrix.published import PUBLISHED_TABULAR
 from benchmarks.matrix.table import ESTIMATORS, format_table, meets_target, plot, tom_regret_close
 from benchmarks.results import RESULTS_VERSION, ResultsFileWarning, append_record, read_records
-from benchmarks.distributed_scope import current_executor
 from benchmarks.runner import cell_records, run_cell
 from policies.matrix.llm.strategies import SCORING
 from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, LABEL_SETS, TOM_RESPONSES
@@ -110,8 +111,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "24h --max-episodes 100 --episodes 30 (default: no budget)")
     proto.add_argument("--max-episodes", type=positive_int, default=None,
                        help="most episodes per cell (default: 100 with --time-budget, else --episodes)")
-    parser.add_argument("--table", choices=LAYOUTS, default="table4",
-                        help="table4: one line per cell (004 Table 4); table2: strategy x game lines with ΔF/T, ΔToM/T, "
+    add_layout_option(parser, TABLES,
+                      help="table4: one line per cell (004 Table 4); table2: strategy x game lines with ΔF/T, ΔToM/T, "
                              "ToM %%; table3 / table10: strategy lines x game columns of ΔF/T (table10 by model); "
                              "all with model and label-set columns")
     parser.add_argument("--tom-response", choices=TOM_RESPONSES, default=DEFAULT_TOM_RESPONSE,
@@ -119,44 +120,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "tom_regret_per_step (every row also holds all three; docs/architecture.md)")
 
 
-def run(args: argparse.Namespace) -> int:
-    """``tom-envs matrix``: the rows as 004's table or JSON, plots with ``--plot``."""
-    progress = args.format != "json" and None  # None: a bar when stderr is a terminal
+def check(args: argparse.Namespace) -> None:
+    """``--policy llm`` runs alone: its cells are ``--strategies``, the scripted policies' another grid."""
     policies = split_list(args.policy)
-    grid = Grid(split_list(args.games), split_list(args.partners), policies, args.episodes, args.seed, args.horizon)
-    settings = RunSettings(progress, args.lockstep, None, args.tom_response)
-    if LLM_POLICY in policies:
-        if policies != [LLM_POLICY]:
-            raise RunnerError("--policy llm runs alone (its cells are --strategies); run the scripted policies "
-                              "in another command")
-        if current_executor() is not None:
-            _check_llm_on_ray(args)
-            settings = replace(settings, progress=False)  # no bars: a cell's round bar cannot go to a worker
-        backend = backend_from_args(args)
-        try:
-            rows, records = evaluate_llm(
-                replace(grid, policies=split_list(args.strategies)), Path(args.out), backend, llm_settings(args),
-                PromptOptions(args.label_set, args.temperature, args.max_tokens, args.history_window, args.scoring),
-                Budget(args.time_budget, args.max_episodes), settings)
-        finally:
-            backend.close()
-    else:
-        not_applicable(args, [*(o for o in LLM_OPTIONS if o != "lockstep"), "strategies", "label_set", "temperature",
-                              "max_tokens", "history_window", "scoring"], "without --policy llm")
-        if args.time_budget is not None or args.max_episodes is not None:
-            raise RunnerError("--time-budget and --max-episodes are 004's protocol for --policy llm; the scripted and "
-                              "tabular policies play --episodes episodes per cell")
-        settings = replace(settings, executor=current_executor())  # --executor ray: the cells side by side
-        rows, records = evaluate_grid(grid, Path(args.out), replace(settings, lockstep=args.lockstep or 1))
-    if args.format == "json":
-        print(json.dumps(rows, indent=2))
-    else:
-        print(format_table(rows) if args.table == "table4" else format_protocol_table(rows, args.table))
-    if args.plot:
-        for path in plot(records, Path(args.plot)):
-            if args.format != "json":
-                print(f"wrote {path}")
-    return 0
+    if LLM_POLICY in policies and policies != [LLM_POLICY]:
+        raise RunnerError("--policy llm runs alone (its cells are --strategies); run the scripted policies "
+                          "in another command")
+
+
+def _llm_asked(args: argparse.Namespace) -> bool:
+    return LLM_POLICY in split_list(args.policy)
+
+
+def _grid(args: argparse.Namespace) -> Grid:
+    return Grid(split_list(args.games), split_list(args.partners), split_list(args.policy), args.episodes, args.seed,
+                args.horizon)
+
+
+def play_tabular(args: argparse.Namespace, context: Context) -> tuple[list[dict], dict]:
+    """The scripted and tabular policies' grid (the part without ``--policy llm``): every cell through the
+    runner, side by side under ``--executor ray``."""
+    not_applicable(args, [*(o for o in LLM_OPTIONS if o != "lockstep"), "strategies", "label_set", "temperature",
+                          "max_tokens", "history_window", "scoring"], "without --policy llm")
+    if args.time_budget is not None or args.max_episodes is not None:
+        raise RunnerError("--time-budget and --max-episodes are 004's protocol for --policy llm; the scripted and "
+                          "tabular policies play --episodes episodes per cell")
+    settings = RunSettings(context.progress, args.lockstep or 1, context.executor, args.tom_response)
+    return evaluate_grid(_grid(args), Path(args.out), settings)
+
+
+def play_llm(args: argparse.Namespace, context: Context) -> tuple[list[dict], dict]:
+    """004's LLM strategies (``--policy llm``): one cell per strategy, game and partner population, on the
+    command's one backend, under 004's protocol (``--time-budget``, ``--max-episodes``)."""
+    settings = RunSettings(context.progress, args.lockstep, None, args.tom_response)
+    if context.executor is not None:
+        _check_llm_on_ray(args)
+        settings = replace(settings, progress=False)  # no bars: a cell's round bar cannot go to a worker
+    return evaluate_llm(
+        replace(_grid(args), policies=split_list(args.strategies)), Path(args.out), context.backend(),
+        llm_settings(args),
+        PromptOptions(args.label_set, args.temperature, args.max_tokens, args.history_window, args.scoring),
+        Budget(args.time_budget, args.max_episodes), settings)
+
+
+#: The ``--table`` layouts: 004's Table 4 (one line per cell) and its other tables (:mod:`benchmarks.matrix.llm`).
+TABLES = {name: ((lambda rows, records, args: format_table(rows)) if name == "table4" else
+                 (lambda rows, records, args, name=name: format_protocol_table(rows, name))) for name in LAYOUTS}
 
 
 def _check_llm_on_ray(args: argparse.Namespace) -> None:
@@ -176,5 +185,7 @@ BENCHMARK = register(Benchmark(
     description=__doc__, policies={name: (lambda cell, name=name: POLICIES[name](cell.game, cell.horizon))
                                    for name in POLICIES},
     metrics=METRICS, published={k: dict(zip(METRICS, v)) for k, v in PUBLISHED_TABULAR.items()},
-    arguments=add_arguments, run=run,
+    arguments=add_arguments, shared_options=False, check=check, layouts=TABLES, layout_help=None, plot=plot,
+    parts=(Part("tabular", applies=lambda args: not _llm_asked(args), evaluate=play_tabular),
+           Part("llm", applies=_llm_asked, evaluate=play_llm)),
 ))

@@ -35,7 +35,6 @@ are stored with the episode and summed per row (``llm_decisions``, ``llm_fallbac
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import warnings
 from collections.abc import Sequence
@@ -46,7 +45,8 @@ from typing import Any
 from benchmarks.cli import add_run_options
 from benchmarks.cli_llm import add_llm_options, llm_settings
 from benchmarks.cli_types import comma_list, positive_int, split_list
-from benchmarks.family import Benchmark, register
+from benchmarks.family import Benchmark, Part, register
+from benchmarks.family_command import Context, play
 from benchmarks.negotiation.cells import (LLM_MEDIATORS, LOCKSTEP_MEDIATORS, POLICIES, CellSetup, NegotiationCell,
                                           cell_path, episode_record, play_episode)
 from benchmarks.negotiation.parts import (PartyTeam, format_movement, llm_extractor_factory, llm_judge_factory,
@@ -61,6 +61,38 @@ from policies.negotiation.scripted import MEDIATORS as SCRIPTED_MEDIATORS
 from tom_envs.negotiation.case_rules import MAX_EPISODE_WORK
 from tom_envs.negotiation.errors import NegotiationConfigError, NegotiationWarning
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, resolve_scenario
+
+
+#: The options choosing how each part of an episode is played or scored: flag -> (choices, default, help).
+PART_OPTIONS: dict[str, tuple[Sequence[str], str | None, str]] = {
+    "--metrics": (METRICS, "release",
+                 "definitions of CC/TLE/RL/ME: the release's code (ProMediate-Eval scripts/evaluation.py; "
+                 "default) or the paper's text (002 §3.3); every record holds both"),
+    "--mi-judge": (MI_JUDGES, "rule-based",
+                 "who scores interventions: the rule-based judge, or the LLM judge on --backend/--model"),
+    "--agreement": (AGREEMENTS, "structural",
+                 "who scores each pair's agreement on a topic: the structural formula (default) or the LLM "
+                 "agreement judge on --backend/--model (five 1-5 dimensions, as the release's consensus "
+                 "pipeline; an agreement on a blocked option is never scored as full consensus)"),
+    "--behaviour-judge": (BEHAVIOUR_JUDGES, None,
+                 "after each episode, judge every mediator line with the release's behaviour prompts "
+                 "(scripts/behavior_evaluation.py) on --backend/--model: 'simple' as its script runs, "
+                 "'all' also its monitoring and planning prompts; rows get monitoring_score, "
+                 "planning_score, simple_score"),
+    "--parties": (PARTIES, "scripted",
+                 "who plays the party seats: the env's scripted parties, or LLM parties on "
+                 "--backend/--model: 'llm' follows the release's loop (memory and saliency, two "
+                 "thoughts each, motivation with the case's thresholds, turn allocation, nobody twice "
+                 "in a row; only the speaker's thought is put into words), 'llm-inner-thoughts' has "
+                 "every party think, score and word a line each turn (all parties decide a turn in "
+                 "one backend call per stage)"),
+    "--budget": (BUDGETS, None,
+                 "turns per episode: 'paper' (2 x parties x topics, at least 20; default with scripted "
+                 "parties) or 'release' (the release's loop: 4 x parties x topics; default with LLM parties)"),
+    "--attitudes": (ATTITUDES, "stated",
+                 "consensus from the stated stances (exact), or from every line read by the keyword "
+                 "or the LLM attitude extractor (LLM: needs --backend/--model)"),
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,33 +115,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the parties act before the mediator in each turn) or tom/Negotiation-v2 (the release's "
                              "order: the mediator decides first, the parties only when it passes; the release's "
                              "opening line); --mode picks its -Easy/-Medium/-Hard ids")
-    parser.add_argument("--metrics", choices=METRICS, default="release",
-                        help="definitions of CC/TLE/RL/ME: the release's code (ProMediate-Eval scripts/evaluation.py; "
-                             "default) or the paper's text (002 §3.3); every record holds both")
-    parser.add_argument("--mi-judge", choices=MI_JUDGES, default="rule-based",
-                        help="who scores interventions: the rule-based judge, or the LLM judge on --backend/--model")
-    parser.add_argument("--agreement", choices=AGREEMENTS, default="structural",
-                        help="who scores each pair's agreement on a topic: the structural formula (default) or the LLM "
-                             "agreement judge on --backend/--model (five 1-5 dimensions, as the release's consensus "
-                             "pipeline; an agreement on a blocked option is never scored as full consensus)")
-    parser.add_argument("--behaviour-judge", choices=BEHAVIOUR_JUDGES, default=None,
-                        help="after each episode, judge every mediator line with the release's behaviour prompts "
-                             "(scripts/behavior_evaluation.py) on --backend/--model: 'simple' as its script runs, "
-                             "'all' also its monitoring and planning prompts; rows get monitoring_score, "
-                             "planning_score, simple_score")
-    parser.add_argument("--parties", choices=PARTIES, default="scripted",
-                        help="who plays the party seats: the env's scripted parties, or LLM parties on "
-                             "--backend/--model: 'llm' follows the release's loop (memory and saliency, two "
-                             "thoughts each, motivation with the case's thresholds, turn allocation, nobody twice "
-                             "in a row; only the speaker's thought is put into words), 'llm-inner-thoughts' has "
-                             "every party think, score and word a line each turn (all parties decide a turn in "
-                             "one backend call per stage)")
-    parser.add_argument("--budget", choices=BUDGETS, default=None,
-                        help="turns per episode: 'paper' (2 x parties x topics, at least 20; default with scripted "
-                             "parties) or 'release' (the release's loop: 4 x parties x topics; default with LLM parties)")
-    parser.add_argument("--attitudes", choices=ATTITUDES, default="stated",
-                        help="consensus from the stated stances (exact), or from every line read by the keyword "
-                             "or the LLM attitude extractor (LLM: needs --backend/--model)")
+    for flag, (choices, default, text) in PART_OPTIONS.items():
+        parser.add_argument(flag, choices=choices, default=default, help=text)
     parser.add_argument("--max-work", type=positive_int, default=MAX_EPISODE_WORK,
                         help="the bound on an episode's work figure, turns x (parties x topics x (parties + 36) + "
                              "turns x seats) (default %(default)s, about 5-7 s of a scripted episode; the released "
@@ -166,42 +173,41 @@ def scenario_list(text: str) -> list[str]:
     return _names(text, "--scenarios", "scenario")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the command; prints the table (or JSON rows) and returns the exit status."""
+def play_table1(args: argparse.Namespace, context: Context) -> tuple[list[dict], dict]:
+    """Table 1's grid on the command line's choices (LLM parts on the command's one backend)."""
     mediators = _names(args.mediator, "--mediator", "mediator", list(POLICIES))
     levels = _names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES))
     scenarios = scenario_list(args.scenarios)
     if args.episodes < 1:
         raise NegotiationConfigError(f"--runs must be at least 1, got {args.episodes}")
-    backend = None
     llm = NegotiationLLM()
     ident = _ident(args)
     if ident:
-        from benchmarks.cli_backends import backend_from_args
+        llm = NegotiationLLM.on(context.backend(), ident, args.fallback, args.parties, args.max_resamples,
+                                args.max_tokens)
+    return evaluate(replace(_settings(args, llm, levels, mediators), scenarios=tuple(scenarios), runs=args.episodes,
+                            seed=args.seed, out=Path(args.out), progress=context.progress))
 
-        backend = backend_from_args(args)
-        llm = NegotiationLLM.on(backend, ident, args.fallback, args.parties, args.max_resamples, args.max_tokens)
-    try:
-        rows, records = evaluate(replace(_settings(args, llm, levels, mediators), scenarios=tuple(scenarios),
-                                         runs=args.episodes, seed=args.seed, out=Path(args.out),
-                                         progress=None if args.format != "json" else False))
-    finally:
-        if backend is not None:
-            backend.close()
-    print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows))
-    moved = format_movement(rows) if args.format != "json" else ""
+
+def table_text(rows: Sequence[dict], records: Any, args: argparse.Namespace) -> str:
+    """Table 1, then the rows' consensus movement and, with LLM parties, how they played."""
+    lines = [format_table(rows)]
+    moved = format_movement(rows)
     if moved:
-        print(moved)
-    if args.format != "json" and args.parties != "scripted":
+        lines.append(moved)
+    if args.parties != "scripted":
         loop = ("the release's loop: memory, two thoughts each, motivation with the case's thresholds, turn "
                 "allocation, nobody twice in a row" if args.parties == "llm" else "inner thoughts, every party every turn")
         budget = default_budget(args.parties, args.budget)
-        print(f"Parties: LLM ({loop}) on {args.backend} {args.model}; turns: {budget} budget "
-              f"({'4' if budget == 'release' else '2'} x parties x topics).")
-    written = plot(records, Path(args.plot)) if args.plot else []
-    if written and args.format != "json":
-        print("\n".join(f"wrote {path}" for path in written))
-    return 0
+        lines.append(f"Parties: LLM ({loop}) on {args.backend} {args.model}; turns: {budget} budget "
+                     f"({'4' if budget == 'release' else '2'} x parties x topics).")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The command's body for a namespace of :func:`add_arguments` (the generated one,
+    :func:`benchmarks.family_command.play`); prints the table (or JSON rows) and returns the exit status."""
+    return play(BENCHMARK, args)
 
 
 def _settings(args: argparse.Namespace, llm: NegotiationLLM, levels: Sequence[str],
@@ -328,5 +334,5 @@ BENCHMARK = register(Benchmark(
     name="negotiation", family="negotiation",
     help="002 Table 1: scripted parties with NoAgent / Generic / Social mediators",
     description=__doc__, policies=POLICIES, default_policy="none", metrics=tuple(key for key, _, _ in ROWS),
-    published=PUBLISHED, episodes=5, cells=cells, table=lambda rows, bench: format_table(rows),
-    arguments=add_arguments, run=run))
+    published=PUBLISHED, episodes=5, cells=cells, arguments=add_arguments, shared_options=False, plot=plot,
+    layouts={"table1": table_text}, parts=(Part("table1", evaluate=play_table1),)))

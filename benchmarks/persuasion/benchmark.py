@@ -75,13 +75,12 @@ recomputes nothing, and ``tom-envs report`` shows them.
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks.cli import add_run_options
 from benchmarks.cli_types import comma_list, positive_int, split_list
-from benchmarks.family import Benchmark, register
+from benchmarks.family import Benchmark, Part, register
+from benchmarks.family_command import Context, play
 from benchmarks.qa_llm import LLM_POLICY, add_qa_llm_options
 from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
                                         add_live_arguments, check_env_options, format_live_table, live_rows,
@@ -139,32 +138,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             action.help = f"{action.help[:-1]}; live: the LLM persuader's lines, default 160)"
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the command; prints the rows and returns the exit status."""
-    rows: list[dict[str, Any]] = []
-    progress = None if args.format != "json" else False
-    check_env_options(args)
-    if args.env in ("qa", "both"):
-        names = split_list(args.policy) if args.env == "qa" else ["random"]
-        check_qa_policies(names)
-        repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
-        prompts = authors_prompts(args.protocol, args.data_dir, getattr(args, "authors_prompts", None))
-        llm = llm_run(args, prompts) if LLM_POLICY in names else None
-        options = QAOptions(args.data_dir, None if args.qtypes is None else split_list(args.qtypes), args.split,
-                            args.protocol, prompts, args.out, progress, getattr(args, "allow_partial", False))
-        rows += qa_rows(names, repetitions, args.seed, options, llm=llm)
-    if args.env in ("live", "both"):
-        names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
-        rows += live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=progress, args=args,
-                          out=args.out)
-    print(json.dumps(rows, indent=2) if args.format == "json" else format_table(rows, by_stage=args.by_stage))
-    if getattr(args, "plot", None):
-        from benchmarks.report import family_figures
+def play_qa(args: argparse.Namespace, context: Context) -> tuple[list[dict[str, Any]], dict]:
+    """The QA part (``--env qa`` or ``both``): 001's Tables 5/6 rows, one per question type and policy."""
+    names = split_list(args.policy) if args.env == "qa" else ["random"]
+    check_qa_policies(names)
+    repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
+    prompts = authors_prompts(args.protocol, args.data_dir, getattr(args, "authors_prompts", None))
+    llm = llm_run(args, prompts) if LLM_POLICY in names else None
+    options = QAOptions(args.data_dir, None if args.qtypes is None else split_list(args.qtypes), args.split,
+                        args.protocol, prompts, args.out, context.progress, getattr(args, "allow_partial", False))
+    return qa_rows(names, repetitions, args.seed, options, llm=llm), {}
 
-        for path in family_figures(Path(args.out), "persuasion", Path(args.plot)):
-            if args.format != "json":
-                print(f"wrote {path}")
-    return 0
+
+def play_live(args: argparse.Namespace, context: Context) -> tuple[list[dict[str, Any]], dict]:
+    """The live part (``--env live`` or ``both``): one row per persuader."""
+    names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
+    return live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=context.progress,
+                     args=args, out=args.out), {}
+
+
+def run(args: argparse.Namespace) -> int:
+    """The command's body for a namespace of :func:`add_arguments` (the generated one,
+    :func:`benchmarks.family_command.play`); prints the rows and returns the exit status."""
+    return play(BENCHMARK, args)
 
 
 BENCHMARK = register(Benchmark(
@@ -172,5 +168,8 @@ BENCHMARK = register(Benchmark(
     help="PersuasiveToM (001) Tables 5/6 on the QA env; --env live for the live persuasion rows",
     policies={**{f"qa:{k}": v for k, v in QA_POLICIES.items()}, **{f"live:{k}": v for k, v in LIVE_POLICIES.items()}},
     metrics=("accuracy", "consistency", "success", "regret", "desire_accuracy", "attitude_accuracy"),
-    published=PUBLISHED, episodes=LIVE_EPISODES, table=lambda rows, bench: format_table(rows),
-    arguments=add_arguments, run=run))
+    published=PUBLISHED, episodes=LIVE_EPISODES, arguments=add_arguments, shared_options=False,
+    check=check_env_options, report_figures=True,
+    layouts={"table": lambda rows, records, args: format_table(rows, by_stage=getattr(args, "by_stage", False))},
+    parts=(Part("qa", applies=lambda args: args.env in ("qa", "both"), evaluate=play_qa),
+           Part("live", applies=lambda args: args.env in ("live", "both"), evaluate=play_live))))
