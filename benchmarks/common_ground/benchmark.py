@@ -73,7 +73,6 @@ Data commands::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -87,6 +86,8 @@ from benchmarks.family_command import play as play_command
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
                                make_qa_env)
 from benchmarks.common_ground.llm import BELIEFS_POLICY, LLM_POLICIES, RELEASE_POLICY
+from benchmarks.common_ground.data_jobs import (CommonGroundBenchmarkError, allow_partial, export, export_beliefs,
+                                                partial_note, print_counts)
 from benchmarks.common_ground.published import PUBLISHED, PUBLISHED_SETTINGS  # noqa: F401  (the command's tables)
 from benchmarks.common_ground.stored import play, play_llm, play_stored
 from benchmarks.common_ground.table import format_table, pct
@@ -96,7 +97,6 @@ from policies.common_ground.scripted import (MajorityClassPolicy, PriorRandomPol
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
 from tom_envs.common_ground.env import CONTEXT_MODES, load_checked_split, load_split
 from tom_envs.common_ground.metrics import accuracy_rows, by_labels, question_key, summarise
-from tom_envs.common_ground.questions import export_questions
 from tom_envs.errors import DatasetError, TomEnvsError
 
 ENV = "tom_envs.common_ground.env:CommonToMEnv"
@@ -105,27 +105,7 @@ POLICIES = (*SCRIPTED, LLM_POLICY, *LLM_POLICIES)
 #: Env arguments a policy needs (the gold-label policies read the labels the env exposes only on request).
 ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True},
                                          "gold-beliefs-cg-rules": {"expose_labels": True}}
-#: 003's Table 2: questions by split and answer.
-PUBLISHED_TABLE2: dict[tuple[str, str], int] = {("train", "No"): 2899, ("train", "Yes"): 2371,
-                                                ("test", "No"): 1139, ("test", "Yes"): 965}
-#: 003's Table 5: questions (both splits) by Bel(A), Bel(B), CG(A), CG(B).
-PUBLISHED_TABLE5: dict[tuple[str, str, str, str], int] = {
-    ("CT-", "CT-", "RT", "RT"): 1746, ("CT+", "CT+", "JA", "JA"): 1632, ("CT+", "CT+", "IN", "IN"): 1494,
-    ("PS", "PS", "JA", "JA"): 1152, ("PS", "CT+", "JA", "JA"): 180, ("PS", "CT+", "NA", "NA"): 144,
-    ("CT-", "NB", "NA", "NA"): 90, ("PS", "PS", "NA", "NA"): 90, ("NB", "CT-", "NA", "NA"): 72,
-    ("PS", "CT-", "NA", "NA"): 72, ("CT+", "NB", "NA", "NA"): 72, ("NB", "CT+", "NA", "NA"): 54,
-    ("PS", "NB", "NA", "NA"): 54, ("CT+", "CT-", "RT", "RT"): 54, ("CT+", "PS", "JA", "JA"): 54,
-    ("CT-", "PS", "NA", "NA"): 54, ("CT-", "PS", "RT", "RT"): 36, ("CT+", "PS", "NA", "NA"): 36,
-    ("NB", "PS", "NA", "NA"): 36, ("PS", "CT-", "RT", "RT"): 36, ("PS", "PS", "IN", "IN"): 36,
-    ("CT+", "CT+", "NA", "NA"): 36, ("CT+", "CT+", "JA", "IN"): 18, ("NB", "CT+", "JA", "JA"): 18,
-    ("CT-", "PS", "NA", "JA"): 18, ("CT+", "NB", "RT", "RT"): 18, ("CT+", "CT-", "IN", "RT"): 18,
-    ("CT-", "CT+", "RT", "RT"): 18, ("CT-", "CT+", "NA", "NA"): 18, ("PS", "NB", "RT", "RT"): 18,
-}
 _REP_STRIDE = 1_000_003  # seeds of pass r: seed + r * stride + conversation index
-
-
-class CommonGroundBenchmarkError(TomEnvsError, ValueError):
-    """Bad arguments to ``python -m benchmarks common-ground``."""
 
 
 #: The command's own options in their ``--help`` order (the data read, its jobs, the table): flag -> keywords.
@@ -174,7 +154,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _job(args: argparse.Namespace) -> bool:
     """One of the command's other jobs (--counts, --export, --export-beliefs): they print or write data."""
-    return bool(getattr(args, "counts", False) or getattr(args, "export", None) or getattr(args, "export_beliefs", None))
+    return any(job.written(args) for job in BENCHMARK.jobs)
 
 
 def applicability() -> dict[str, Applies]:
@@ -228,14 +208,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
-def partial_note(differences: Sequence[str]) -> None:
-    """The stderr note of a run on data that is not the whole release (``--allow-partial``): what differs,
-    and that its rows and records are marked ``partial``."""
-    if differences:
-        print("note: --allow-partial: this data is not the whole release, so every row and record of this run is "
-              "marked partial:\n  " + "\n  ".join(differences), file=sys.stderr)
-
-
 #: The floors every text table shows (unless the policy was played): how each answers a question row.
 FLOORS: dict[str, str] = {
     "majority-class": "the training split's majority answer to every question",
@@ -248,7 +220,7 @@ def floor_line(args: argparse.Namespace, floor: str = "question-only") -> str:
     (the same numbers as ``--policy majority-class`` / ``--policy question-only``)."""
     policy = make_policy(args, floor)
     rows, differences = load_checked_split(args.data_dir, args.split, args.from_corpus, args.annotator,
-                                           allow_partial=_partial(args))
+                                           allow_partial=allow_partial(args))
     records = []
     for r in (r for rs in rows.values() for r in rs):
         answer = policy.answer if floor == "majority-class" else policy.answers[r.belief_Q]
@@ -269,101 +241,11 @@ def policy_names(text: str) -> list[str]:
     return split_list(text)
 
 
-def _export(args: argparse.Namespace) -> int:
-    if not args.from_corpus:
-        raise TomEnvsError("--export writes questions generated from the corpus; add --from-corpus")
-    paths = export_questions(args.data_dir, args.export)
-    if args.format == "json":
-        print(json.dumps({"exported": [str(p) for p in paths]}, indent=2))
-    else:
-        print("\n".join(f"wrote {p}" for p in paths))
-    return 0
-
-
-def counts(args: argparse.Namespace) -> dict[str, list[dict]]:
-    """Tables 2 and 5 of ``--data-dir`` (train and test splits), each row with its ``published`` count
-    (None where 003 has no such row); Table 5 also lists 003's rows this folder lacks (count 0)."""
-    from tom_envs.common_ground.counts import load_counts
-
-    found = load_counts(args.data_dir, args.from_corpus, args.annotator, _partial(args))
-    partial_note(found["partial"])
-    table2 = [{**r, "published": PUBLISHED_TABLE2.get((r["split"], r["answer"]))} for r in found["table2"]]
-    keys = ("belief_A", "belief_B", "cg_A", "cg_B")
-    table5 = [{**r, "published": PUBLISHED_TABLE5.get(tuple(r[k] for k in keys))} for r in found["table5"]]
-    seen = {tuple(r[k] for k in keys) for r in table5}
-    table5 += [{**dict(zip(keys, labels)), "count": 0, "published": n}
-               for labels, n in PUBLISHED_TABLE5.items() if labels not in seen]
-    return {"table2": table2, "table5": table5, "partial": bool(found["partial"]),
-            "release_differences": found["partial"]}
-
-
-def _counts(args: argparse.Namespace) -> int:
-    tables = counts(args)
-    if args.format == "json":
-        print(json.dumps(tables, indent=2))
-        return 0
-
-    def pub(value: int | None) -> str:
-        return "-" if value is None else str(value)
-
-    lines = ["Table 2: questions by split and answer", f"{'split':<6} {'answer':<6} {'count':>6} {'003':>6}"]
-    lines += [f"{r['split']:<6} {r['answer']:<6} {r['count']:>6} {pub(r['published']):>6}" for r in tables["table2"]]
-    lines += ["", "Table 5: questions by the speakers' labels (train and test)",
-              f"{'Bel(A)':<6} {'Bel(B)':<6} {'CG(A)':<6} {'CG(B)':<6} {'count':>6} {'003':>6}"]
-    lines += [f"{r['belief_A']:<6} {r['belief_B']:<6} {r['cg_A']:<6} {r['cg_B']:<6} {r['count']:>6} "
-              f"{pub(r['published']):>6}" for r in tables["table5"]]
-    total = sum(r["count"] for r in tables["table5"])
-    lines.append(f"{'Total':<27} {total:>6} {sum(PUBLISHED_TABLE5.values()):>6}")
-    source = "generated from cg/" if args.from_corpus else "questions/"
-    lines.append(f"data: {args.data_dir or 'bundled sample'} ({source})"
-                 + (" -- partial: not the whole release (--allow-partial; see the note on stderr)"
-                    if tables["partial"] else ""))
-    print("\n".join(lines))
-    return 0
-
-
-def _export_beliefs(args: argparse.Namespace) -> int:
-    from policies.common_ground.llm import belief_prompt, belief_target
-    from tom_envs.common_ground.env import cut_context
-    from tom_envs.common_ground.questions import parse_question
-
-    questions = load_split(args.data_dir, args.split, args.from_corpus, args.annotator,
-                           allow_partial=_partial(args))
-    seen: set[tuple[int, int, float]] = set()
-    lines = []
-    for cid in sorted(questions):
-        for row in questions[cid]:
-            key = (row.cid, row.sno, row.eno)
-            if key in seen:
-                continue
-            seen.add(key)
-            context, event = cut_context(row.context, args.context), parse_question(row.question).event
-            lines.append({"cid": row.cid, "sno": row.sno, "eno": row.eno, "annotator": row.annotator,
-                          "context_mode": args.context, "context": context, "event": event,
-                          "prompt": belief_prompt(context, event), "target": belief_target(row.belief_A, row.belief_B),
-                          "belief_A": row.belief_A, "belief_B": row.belief_B, "cg_A": row.cg_A, "cg_B": row.cg_B})
-    out = Path(args.export_beliefs)
-    if out.is_dir():
-        raise CommonGroundBenchmarkError(f"--export-beliefs {out}: is a folder; name a .jsonl file")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
-    if args.format == "json":
-        print(json.dumps({"exported": str(out), "examples": len(lines)}, indent=2))
-    else:
-        print(f"wrote {len(lines)} belief-prediction examples ({args.split} split) to {out}")
-    return 0
-
-
-def _partial(args: argparse.Namespace) -> bool:
-    """``--allow-partial`` (False for callers whose namespace predates it)."""
-    return bool(getattr(args, "allow_partial", False))
-
-
 def _train_rows(args: argparse.Namespace, who: str) -> list | None:
     """The training split's question rows (for a baseline fitted on them), or None with a note when
     the folder has no training split at all (the bundled sample's test-only folders)."""
     try:
-        train = load_split(args.data_dir, "train", args.from_corpus, args.annotator, allow_partial=_partial(args))
+        train = load_split(args.data_dir, "train", args.from_corpus, args.annotator, allow_partial=allow_partial(args))
     except DatasetError as exc:
         folder = scan(args.data_dir)
         files = folder.corpus if args.from_corpus else folder.questions
@@ -420,7 +302,7 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     """
     name = policy_name or args.policy
     env = make_qa_env(ENV, data_dir=args.data_dir, split=args.split, context=args.context,
-                      from_corpus=args.from_corpus, annotator=args.annotator, allow_partial=_partial(args),
+                      from_corpus=args.from_corpus, annotator=args.annotator, allow_partial=allow_partial(args),
                       **ENV_KWARGS.get(name, {}))
     passes = getattr(args, "episodes", 1) or 1
     seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
@@ -497,5 +379,5 @@ BENCHMARK = register(Benchmark(
     policies=FACTORIES, metrics=("accuracy",), episodes=1,
     published={name: dict(zip(("all", 1, 2, 3), values)) for name, values in PUBLISHED.items()},
     arguments=add_arguments, shared_options=False, report_figures=True, layouts={"table3": table_text},
-    jobs=(Job("--export", _export), Job("--counts", _counts), Job("--export-beliefs", _export_beliefs)),
+    jobs=(Job("--export", export), Job("--counts", print_counts), Job("--export-beliefs", export_beliefs)),
     parts=(Part("policies", evaluate=play_policies),)))
