@@ -137,14 +137,16 @@ class ReaderV3:
                     else:
                         out["counted"].append(hit)
             for chunk in _CHUNK.finditer(sentence):  # "Expert, popular, rare, free."
-                frag = re.sub(r"^(?:and|or|plus|also|so|but) ", "", chunk.group(0).strip(" .\"'"))
+                frag = re.sub(r"^(?:and |or |plus |also |so |but )?(?:it is |they are |this is |that is )?", "",
+                              chunk.group(0).strip(" .\"'"))
                 if frag in FRAGMENT_KEYWORDS and len(frag.split()) <= FRAGMENT_WORDS:
                     out["counted"].append((FRAGMENT_KEYWORDS[frag], frag))
         found = [(m.start(), c) for c, p in CONCERN_CUES.items() for m in [p.search(text)] if m]
         timing = [f for f in found if f[1] == "timing"]
         if timing and DEADLINE.search(text):
             found = timing
-        out["concern"] = min(found)[1] if found else None
+        salad = all(ill_formed(chunk.group(0)) for s in sentences(text) for chunk in _CHUNK.finditer(s))
+        out["concern"] = min(found)[1] if found and not salad else None
         return out
 
     def read(self, utterance: str, goal: str | None = None) -> ReadingV3:

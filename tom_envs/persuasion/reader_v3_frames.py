@@ -39,16 +39,19 @@ _AUTH_VERBS = (r"recommend|recommends|recommended|advise|advises|advised|say|say
                r"shows|showed|shown|found|find|finds|prescribe|prescribes|prescribed|suggest|suggests|suggested|"
                r"endorse|endorses|endorsed|approve|approves|approved|back|backs|backed|support|supports|confirm|"
                r"confirms|confirmed|prove|proves|proved|proven|demonstrate|demonstrates|insist|insists|urge|urges|"
-               r"encourage|encourages|tell|tells|told|warn|warns|signed up|use|uses|swear by|swears by|is clear|"
+               r"encourage|encourages|tell|tells|told|love|loves|like|likes|warn|warns|signed up|use|uses|swear by|swears by|is clear|"
                r"are clear|is solid|is strong|points|point|rate|rates|rated|looked at|checked|tested|back this up|"
                r"backs this up|would|will|strongly|all|have|has|is|are|agree|think|thinks|believe|believes|teach|teaches|"
                r"taught|trust|trusts|run|runs|takes part|take part|do it|does it|swear by it")
 PEER = (r"friends?|neighbou?rs?|colleagues?|co-?workers?|classmates?|teammates?|peers?|family|sisters?|brothers?|"
         r"mum|mom|dad|mother|father|cousins?|parents|mates?|partner|wife|husband|boss|flatmates?|housemates?|"
         r"roommates?|kids|children|students|members|customers|users|clients|residents|parents|runners|owners|"
-        r"people|guys|lot|folks|everyone|everybody|team|office|street|class|school|year|group|town|village")
+        r"people|guys|lot|folks|everyone|everybody|team|office|street|class|school|year|group|town|village|club|"
+        r"book club|crew|gang|circle|department|church|gym|choir|(?:best|closest|oldest|old|other) friends?")
 CONSENSUS_AGENT = (
-    r"everyone|everybody|most people|more and more (?:\w+ )?(?:" + PEER + r")|a growing number of \w+|(?:most|many|all|lots of|plenty of|loads of|so many|nearly all|almost all|"
+    r"everyone|everybody|most people|(?:my |our |the )?(?:friends|neighbours|neighbors|colleagues|parents|students|"
+    r"customers|users|others|members|locals)|people in your (?:position|situation|shoes|age group|line of work|"
+    r"area)|more and more (?:\w+ )?(?:" + PEER + r")|a growing number of \w+|(?:most|many|all|lots of|plenty of|loads of|so many|nearly all|almost all|"
     r"the other|other) (?:other )?(?:" + PEER + r")|(?:over |more than |nearly |almost |about )?(?:ten|twenty|fifty|"
     r"a hundred|a thousand|a million|\w+ (?:hundred|thousand|million)) (?:\w+ )?(?:" + PEER + r")|lots of (?:other )?people|loads of people|many people|so many people|"
     r"plenty of (?:other )?(?:people|\w+)|other people|others|people (?:just )?like you|people your age|"
@@ -98,6 +101,15 @@ FRAMES: list[Frame] = [
         r"\b(?:and|then) i will (?!be\b|feel\b|think\b|understand\b|wait\b|ask\b|explain\b|tell\b|see\b|know\b|"
         r"make sure\b)(?:\w+ )",
         r"\btell you what\b[^.]{0,40}\bi will\b", r"\bi would (?:happily |gladly )?do the same for you\b",
+        r"\bi (?:\w+ly )?(?!(?:wanted|hoped|asked|told|needed|noticed|wondered|thought|believed|expected|missed|loved|"
+        r"liked|heard|saw|called|texted|emailed|mentioned|promised|invited|warned|reminded|said|showed|meant|tried|"
+        r"used|learned|learnt|decided|managed|started|signed|joined|booked|checked|looked|talked|spoke|read|found|"
+        r"worried|guessed|figured|realised|realized|assumed|agreed|wished|suggested|explained|offered)\b)"
+        r"(?:\w+ed|did|gave|took|made|drove|lent|bought|kept|sent|spent|stood|brought|ran|fed|swept|dug|paid|sorted) "
+        r"(?:\w+ ){0,4}?(?:your|for you)\b",
+        r"\bi (?:have )?(?:always )?(?:had|got) your back\b", r"\bfavou?r back\b", r"\bearned (?:a|one|this) favou?r\b",
+        r"\b(?:a|one|two|three|the first|\w+) (?:\w+ )?(?:months?|weeks?|lessons?|sessions?|class(?:es)?|drinks?) "
+        r"(?:free|on us|on the house)\b", r"\bfree (?:when|if|once) you\b",
         r"\bremember when i\b", r"\bi (?:have |had )?done you (?:a |plenty of |lots of |so many |many |a few |a "
         r"big |a huge )?favou?rs?\b", r"\bfavou?rs? (?:i have done|i did) (?:for )?you\b",
     )),
@@ -109,7 +121,14 @@ FRAMES: list[Frame] = [
         r"\bdid (?:not )?you (?:not )?(?:say|tell me|promise|agree|mention|want|swear|decide|sign)\b",
     ), inside=False),
     *_frames("scarcity", (
-        r"\bonly (?:\w+ ){0,3}?(?:left|remaining|available|to go)\b",
+        r"\bonly (?:\w+ ){0,3}?(?:left|remaining|available)\b",
+        r"\bonly (?:take|takes|accept|accepts|admit|admits|allow|allows|have room for|has room for) (?:\w+ ){0,2}?"
+        r"(?:people|places|spots|students|applicants|members|guests|participants|families|a few|\d+|a handful)\b",
+        r"\b(?:does not|do not|rarely|never) (?:come|comes) (?:a?round|along|up|by) (?:very )?(?:often|much|again)\b",
+        r"\bafter (?:tonight|today|tomorrow|\w+day|this week|this weekend|midnight)\b[^.]{0,40}\b(?:goes|go|will go|"
+        r"is going) (?:back )?up\b", r"\bprice (?:goes|will go|is going) (?:back )?up\b",
+        r"\b(?:one of )?the (?:very )?few (?:\w+ )?(?:invites|invitations|places|spots|tickets|seats|slots|copies|"
+        r"openings|spaces)\b", r"\b(?:will not|would not|is not going to|does not|do not) last(?: long)?\b",
         r"\b(?:few|handful of|couple of|two|three|four|five|\d+|last) (?:\w+ ){0,2}?(?:spots?|places?|seats?|"
         r"tickets?|slots?|tables?|rooms?|copies|units|items|spaces?|ones?|of these|of them)\b(?: \w+){0,2}? "
         r"(?:left|remaining|still (?:open|available|free)|to go|available)\b",
@@ -173,7 +192,10 @@ FRAMES: list[Frame] = [
         r"institute|department|society|association|college|university|board)\b", r"\bexpert(?:-approved|-backed|-designed| advice| opinion|"
         r"s say| consensus)\b", r"\b(?:clinically|scientifically|medically) (?:proven|tested|shown|approved)\b",
         r"\bevidence-based\b", r"\b(?:solid|clinical|scientific|strong|hard|medical|good) evidence\b",
-        r"\bpeer-reviewed\b", r"\bthe (?:research|science|evidence|data) (?:is|says|shows|backs)\b",
+        r"\bpeer-reviewed\b", r"\bofficial (?:advice|guidance|guidelines|recommendation|position|line)\b",
+        r"\b(?:approval|backing|endorsement|blessing|seal of approval|support) of (?:the |a |an |my |your )?(?:"
+        + EXPERTS + r"|[\w ]{0,30}(?:board|council|agency|authority|service|ministry|department|society|"
+        r"association|institute|foundation))\b", r"\bthe (?:health|medical) service\b", r"\bthe (?:research|science|evidence|data) (?:is|says|shows|backs)\b",
     )),
     *_frames("commitment", (
         r"\byou (?:have |had )?(?:already |always |once |yourself |even |just )?(?:said|told me|mentioned|promised|"
@@ -193,7 +215,10 @@ FRAMES: list[Frame] = [
         r"\bin line with (?:your|what you)\b", r"\bconsistent with (?:your|what you)\b",
         r"\blast time (?:we spoke|we talked|we met|you)\b[^.]{0,30}\byou (?:agreed|said|told|promised)",
         r"\bexactly what you (?:were|have been) (?:asking|looking|hoping|talking|wishing)\b",
-        r"\bas you (?:said|put it|told me)\b", r"\byou (?:have been|were|keep) (?:talking|going on|saying|"
+        r"\bas you (?:said|put it|told me)\b", r"\bmatters? (?:so much |a lot |most )?to you\b",
+        r"\byou were the one who\b", r"\bwhat you (?:started|began|signed up for|committed to|set out to)\b",
+        r"\bkeep going\b", r"\byou (?:have |had )?already (?:\w+ed|\w+en|done|begun|made|paid|taken|got|put|"
+        r"bought|sent)\b", r"\byou (?:have been|were|keep) (?:talking|going on|saying|"
         r"dreaming|thinking) about\b", r"\byou did (?:say|promise|agree|mention|tell me|want)\b",
         r"\byou (?:already )?(?:took|made|did|booked|started|began|paid|signed|joined) (?:the|a|your) (?:\w+ )?"
         r"(?:first )?step\b", r"\byou already (?:took|made|did|booked|started|began|paid|signed|joined)\b", r"\byou are someone who\b", r"\bthe next step\b",
@@ -221,6 +246,11 @@ FRAMES: list[Frame] = [
         r"\ba pleasure (?:spending time with|working with|to work with|seeing|having) you\b",
         r"\byou would be (?:so |really |absolutely )?(?:brilliant|great|perfect|amazing|fantastic|wonderful|a "
         r"natural|so good|good|excellent) (?:at|in|for)\b", r"\bi am (?:so )?(?:proud of|lucky to have) you\b",
+        r"\byou (?:have (?:always )?been|were always|always were|have always been) (?:so |such |really |a |an |"
+        r"truly |the )*(?:good|great|kind|brilliant|wonderful|generous|reliable|loyal|thoughtful|supportive|caring|"
+        r"patient|fun|lovely|amazing|fantastic|helpful|best)\b", r"\bwe make (?:a|such a|the) (?:\w+ )?(?:team|pair|"
+        r"duo|couple)\b", r"\byou are (?:really |so |very |just )?(?:easy|fun|great|lovely|a joy|a pleasure) to (?:talk "
+        r"to|be around|work with|get on with|be with)\b",
         r"\byou are (?:\w+ ){0,2}?the (?:most (?!annoying|irritating|stubborn|selfish|difficult)\w+|\w+est|best)"
         r"\b", r"\bwe (?:think|are) (?:so |very |really )?alike\b", r"(?:^|, )you and (?:me|i)$",
         r"\bbetween (?:friends|us|you and me)\b", r"\byou (?:have|have got|got) the \w+est \w+\b",
@@ -241,7 +271,7 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
               r"sunday|the end of|this|next|noon|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|end of the (?:week|month|day)|deadline|expires?|expiring|\d+ hours|"
               r"now or never|right now|why wait|no rush|(?:start|begin|act|join|do it|sign up) (?:today|now|tonight)|"
               r"(?:today|tonight) only|only (?:today|tonight)|now is|why not now|put(?:ting)? it off|last chance|"
-              r"after the holidays|waiting list|wait until|too late|hurry|in time|timing|the right time|a good time|"
+              r"after the holidays|after (?:tonight|today|tomorrow|midnight)|waiting list|wait until|too late|hurry|in time|timing|the right time|a good time|"
               r"the sooner|sooner rather|before it is gone)\b",
     "fit": r"\b(?:(?:right|perfect|ideal|good|made|meant|great|suited|designed|tailored) for (?:you|someone like "
            r"you|people like you|beginners|people)|(?:is|is it|is this|is not|not) (?:really )?for (?:you|me)\b|for "
@@ -253,7 +283,8 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
              r"studies show|study shows|research|data|backs? (?:this|it) up|a (?:real |big |huge )?difference|"
              r"worth it|useful|really helps?|safe|(?:is|it is|that is) true|does the trick|guarantee(?:d)?|doubt|doubts|lowers?|"
              r"reduces?|improves?|it helps|cuts? (?:the |your )?risk|the risk|halves)\b",
-    "effort": r"\b(?:easy|easier|simple|straightforward|no time at all|hardly any time|quick|quickly|(?:only|just) (?:takes )?(?:\w+ )?minutes?|\w+ minutes? a day|"
+    "effort": r"\b(?:(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
+              r"once a (?:week|month)|straightforward|no time at all|hardly any time|quick|quickly|(?:only|just) (?:takes )?(?:\w+ )?minutes?|\w+ minutes? a day|"
               r"small step|first step|baby steps?|tiny|no hassle|hassle|effort|take too much time|takes? too "
               r"long|too much (?:time|work)|a minute|in no time|will not take long|painless|paperwork|"
               r"cancel any ?time|no commitment|a few minutes|effortless|little time|much time)\b",
@@ -277,7 +308,7 @@ FRAGMENT_KEYWORDS: dict[str, str] = {
 #: a clause this short (in words) is a fragment, read by :data:`FRAGMENT_KEYWORDS`
 FRAGMENT_WORDS = 3
 
-DEADLINE = re.compile(r"\b(?:expires?|expiring|deadline|ends|closes|until|till|last chance|now or never|hurry|"
+DEADLINE = re.compile(r"\b(?:after (?:tonight|today|tomorrow|midnight)|expires?|expiring|deadline|ends|closes|until|till|last chance|now or never|hurry|"
                       r"\d+ hours)\b")
 
 __all__ = ["CONCERN_CUES", "DEADLINE", "FRAGMENT_KEYWORDS", "FRAGMENT_WORDS", "EXPERTS", "FRAMES", "Frame"]

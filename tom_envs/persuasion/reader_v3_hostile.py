@@ -40,7 +40,7 @@ STRONG = frozenset("""
 idiot idiots moron morons fool fools loser losers imbecile cretin dunce dolt buffoon oaf twit prat plonker pillock
 numpty berk git dweeb doofus dingbat dimwit halfwit nitwit nincompoop knucklehead blockhead bonehead meathead
 airhead birdbrain simpleton ignoramus wimp crybaby jerk creep slob freeloader hypocrite stupid pathetic idiotic
-moronic brainless clueless spineless gormless worthless
+moronic brainless clueless spineless gormless worthless brat disgrace
 """.split())
 #: teasing words: hostile only inside a derogating frame and without a teasing marker
 MILD = frozenset("""
@@ -79,6 +79,8 @@ _REFUSAL = (r"(?:say|says|saying) no|refuse|refuses|turn(?:s)? (?:this |that |it
             r"decline|declines|skip|skips|doubt|doubts|argue|argues|hesitate|hesitates|not|waste|wastes|throw|"
             r"throws|pass|passes|say no to|turn down|turns down|sit|sits|stay|stays|prefer|would rather|quit|give up")
 _SLOT = r"((?:[\w'-]+ ){0,3}?[\w'-]+)"
+_REFUSAL_AFTER = re.compile(r" (?:would |could |will |does |is going to |just )?(?:" + _REFUSAL + r"|ignores|ignore|"
+                            r"turns|passes|misses|backs|refuses|walks|hesitates|doubts|says no)\b")
 
 #: slot frames: (pattern, group holding the slot, needs a refusal or a known insult in the slot)
 SLOT_FRAMES: tuple[tuple[re.Pattern[str], bool], ...] = tuple((re.compile(p), strict) for p, strict in (
@@ -97,6 +99,7 @@ SLOT_FRAMES: tuple[tuple[re.Pattern[str], bool], ...] = tuple((re.compile(p), st
     (r"\byou are (?:being )?(?:such )?(?:a|an) " + _SLOT + r"\b", True),
     (r"\byou are (?:being )?(?:such|so) (?:a |an )?" + _SLOT + r"\b", True),
     (r"\bas (?:a|an) " + _SLOT + r" would\b", True),
+    (r"\b(?:stop|quit) (?:acting|behaving) like (?:a|an|some) " + _SLOT + r"\b", False),
 ))
 
 #: constructions that are hostile whatever words fill them
@@ -123,18 +126,24 @@ CONTEMPT = tuple(re.compile(p) for p in (
     r"\bdo i (?:need|have) to (?:draw|spell|explain|say it)\b", r"\b(?:my|a|the) (?:dog|cat|hamster|goldfish|gran|granny|"
     r"nan|grandmother|toddler|five-year-old|six-year-old|kid|baby|parrot) (?:would|could) (?:have )?(?:understood|"
     r"got|get|understand|figured|worked)\b", r"\b(?:attention span|brain|memory|sense|intelligence|iq) of a\b",
+    r"\blike talking to (?:a|an|the) \w+", r"\bwith (?:a |half a )?(?:functioning|working|single|whole) brain\b",
+    r"\bhalf a brain\b", r"\bbrain cells?\b", r"\btoo (?:scared|chicken|lazy|stupid|thick|dim|slow|dense|cowardly|"
+    r"gutless|weak|dumb|daft|spineless) to\b", r"\bwith more \w+ than you\b", r"\bmore \w+ than you (?:will ever|"
+    r"ever|could ever)\b", r"\b(?:stop|quit) (?:acting|behaving) like (?:a|an) (?:child|baby|toddler|brat|idiot)\b",
     r"\bi am (?:amazed|surprised|impressed) you (?:can|could|manage|managed|even)\b", r"\btie your own\b",
     r"\bwere you born\b", r"\bdid you practi[cs]e\b", r"\b(?:than|as) a (?:goldfish|toddler|child|rock|brick|potato|"
     r"plank|doorknob)\b",
     r"\bas (?:thick|dense|dim|daft|dumb|useful|bright|sharp|smart|clever|quick) as (?:a|an|two) (?!tack\b|whip\b|"
     r"razor\b|button\b|fox\b|knife\b)", r"\blights are on\b", r"\bwaste of (?:space|oxygen|skin|time)\b",
-    r"\byou are (?:so |such |completely |totally |utterly |absolutely |just |really )*(?:"
+    r"\byou (?:really |truly |just |honestly )?(?:are|have always been|were always) (?:so |such |completely |"
+    r"totally |utterly |absolutely |just |really |as |even )*(?:"
     + "|".join(sorted(NEGATIVE_ADJECTIVES)) + r")\b", r"\byou (?:always|never) (?:ruin|mess|screw|let|get)\b",
     r"\bi can not believe (?:how|you)\b", r"\bwhat a (?:joke|waste|loser|disappointment)\b",
     r"\bdo you even\b", r"\bwho do you think you are\b", r"\btypical (?:of )?you\b", r"\bstop wasting my time\b",
 ))
 SARCASM = tuple(re.compile(p) for p in (
-    r"\boh (?:sure|yes|yeah|right|great|brilliant|wonderful|well done|bravo|fantastic|lovely|perfect|of course|"
+    r"\bcongratulations on being\b", r"\byou know (?:better|more) than (?:every|all|the|any)\b",
+    r"\boh,? (?:sure|yes|yeah|right|great|brilliant|wonderful|well done|bravo|fantastic|lovely|perfect|of course|"
     r"clever|nice|wow)\b", r"\byeah,? right\b", r"\b(?:sure|oh sure|yeah|oh yes|right|of course),? because\b", r"\bbecause you know (?:better|"
     r"best|more)\b", r"\byou (?:clearly|obviously|apparently|surely) know (?:better|best|more)\b", r"\bi am sure you know "
     r"(?:best|better)\b", r"\b(?:worked|working|worked out|going) (?:so|really|very) well for you\b",
@@ -155,15 +164,16 @@ THREATS = tuple(re.compile(p) for p in (
     r"will (?:make sure|tell|report|ruin|see to it|never|fire|kick|make you|get you|sack|cut|expose|post)",
     r"\bor (?:you are|you will be) (?:out|fired|finished|done|dead|off|sacked|history)\b",
     r"\bwhether you like it or not\b", r"\byou (?:do not|will not) (?:get|have) (?:a|any) (?:choice|say)\b",
-    r"\byou have no (?:choice|say)\b", r"\bi am not asking\b", r"\bthat is an order\b", r"\bdo not make me\b",
+    r"\byou have no (?:choice|say)\b", r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too))\b", r"\bthat is an order\b", r"\bdo not make me\b",
     r"\blast warning\b", r"\bwatch (?:your back|yourself|it)\b", r"\byou will not like what\b",
-    r"\bbe a (?:shame|pity) if\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
+    r"\bbe a (?:\w+ )?(?:shame|pity) if\b", r"\b(?:had|would) better\b[^.]{0,40}\bif you know what\b",
+    r"\bif you know what i mean\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
     r"\bbefore i (?:lose my temper|make you)\b", r"\bor (?:things|it|life|this) (?:will|could|might|is going to) "
     r"get (?:\w+ )?(?:awkward|difficult|ugly|nasty|unpleasant|hard|messy|bad|worse)\b",
     r"\bwhat happens if you (?:refuse|say no|do not|will not|decline)\b", r"\bif you know what is good for you\b",
     r"\bthink (?:very )?carefully\b[^.]{0,30}\bif you (?:refuse|say no|do not)\b", r"\byou will do (?:it|this|as)\b", r"\byou will (?:join|sign|do)\b",
 ))
-TEASING = re.compile(r"\b(?:only |just )?(?:kidding|joking|teasing|messing)\b|\bi (?:love|adore) you\b|\bhaha+\b|"
+TEASING = re.compile(r"\b(?:only |just )?(?:kidding|joking|teasing|messing)\b|\bpulling your leg\b|\bi (?:love|adore) you\b|\bhaha+\b|"
                      r"\blol\b|\bbless you\b|;\)|:\)|\bin jest\b")
 
 
@@ -230,12 +240,16 @@ def hostility(text: str) -> str | None:
         for m in pattern.finditer(text):
             slot = m.group(1)
             verdict = _slot_verdict(slot)
-            refusal = m.lastindex is not None and m.lastindex >= 2 and bool(m.group(2))
+            refusal = bool(_REFUSAL_AFTER.match(text, m.end(1)))
             if verdict == "praise" or (strict and verdict != "insult" and not refusal):
                 continue
             if verdict == "insult":
                 return f"insult: {slot!r} in {pattern.pattern[:40]}"
             soft = soft or f"insult: {slot!r} in {pattern.pattern[:40]}"
+    for m in re.finditer(r"(?:^|, |\boi |\bhey )([a-z]+)[ -](brain|brains|head|face|wit|features)(?=[,.!?]|$)",
+                         text):  # "oi, pudding brain, ..."
+        if m.group(1) not in FUNCTION_WORDS:
+            return f"insult: vocative {m.group(0).strip(', ')!r}"
     if any(w in STRONG for w in words(text)) and re.search(r"\byou|\byour", text):
         return "insult: a known insult addressed to you"
     return None if teasing else soft

@@ -33,7 +33,7 @@ i you we they he she it me us them my your our their his her its the a an this t
 each all no to of and or but so if is are was were be been being am will would can could should shall may might must
 do does did have has had for with in on at by from as than then there here what how why who which when where just
 not about up out into over after before very really only also too more most much many few one two three four five
-six seven eight nine ten twenty thirty forty fifty hundred thousand million always never already ever still now
+six seven eight nine ten eleven twelve per each twenty thirty forty fifty hundred thousand million always never already ever still now
 first last next ago like than because please yes everyone everybody someone something everything anyone
 """.split())
 DETERMINERS = frozenset({"the", "a", "an", "my", "your", "our", "their", "every"})
@@ -53,6 +53,8 @@ _NO_VOWEL_WORDS = frozenset({"hmm", "mm", "shh", "psst", "tv", "gp", "gps", "nhs
                              "ms", "pr", "hr", "fyi"})
 #: a run this long of content words with no function word between them is no clause ("favour spots left expert")
 MAX_CONTENT_RUN = 5
+#: a clause this long with no function word and no verb is no clause ("blix fromp deadline zug")
+MIN_SALAD_WORDS = 4
 
 
 _ABBREVIATIONS = re.compile(r"\b(dr|mr|mrs|ms|prof|st|vs|etc|approx|no)\.(?=\s)")
@@ -92,14 +94,20 @@ def gibberish(word: str) -> bool:
     return len(word) >= 4 and any(word in row for row in KEYBOARD_ROWS)
 
 
+def _verbish(word: str) -> bool:
+    return word in VERB_ONLY or word.endswith(("ed", "ing")) or (len(word) > 3 and word.endswith("s"))
+
+
 def ill_formed(clause: str) -> str | None:
     """Why a clause is word salad, or ``None`` when it reads as a clause.
 
-    Salad: a gibberish token, a content word said twice in a row, a determiner followed by what cannot
+    Salad: :data:`MIN_SALAD_WORDS` words with no function word and no verb, a gibberish token, a content word said twice in a row, a determiner followed by what cannot
     follow one (another determiner, a preposition, an auxiliary, a pronoun, a verb-only word), or a run
     of :data:`MAX_CONTENT_RUN` content words with no function word between them.
     """
     ws = words(clause)
+    if len(ws) >= MIN_SALAD_WORDS and not any(w in FUNCTION_WORDS or _verbish(w) for w in ws):
+        return f"{len(ws)} words and neither a function word nor a verb"
     run = 0
     for i, w in enumerate(ws):
         if gibberish(w):
