@@ -93,11 +93,11 @@ def _clause_before(sentence: str, start: int) -> str:
     return sentence[cuts[-1] if cuts else 0:start]
 
 
-def _salad(sentence: str, start: int, end: int) -> str | None:
+def _salad(sentence: str, start: int, end: int, acronyms: frozenset[str]) -> str | None:
     """Why the clauses under ``sentence[start:end]`` are word salad, or ``None``."""
     for chunk in _CHUNK.finditer(sentence):
         if chunk.start() < end and chunk.end() > start:
-            why = ill_formed(chunk.group(0))
+            why = ill_formed(chunk.group(0), acronyms)
             if why:
                 return why
     return None
@@ -120,6 +120,7 @@ class ReaderV3:
         if goal is not None and not isinstance(goal, str):
             raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
         text = normalise(utterance)
+        acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,5}s?\b", utterance))
         out: dict[str, Any] = {"text": text, "hostile": hostility(text) if text else None, "counted": [],
                                "dropped": []}
         if goal and goal.strip():  # the request itself is no reason
@@ -130,9 +131,11 @@ class ReaderV3:
                     before = _clause_before(sentence, m.start())
                     clause = before + m.group(0)
                     hit = (frame.principle, m.group(0))
-                    if negated(clause, len(before), len(clause), inside=frame.inside):
+                    after = sentence[m.end():m.end() + 7]  # "the experts have| not weighed in"
+                    if negated(clause, len(before), len(clause), inside=frame.inside) or (
+                            frame.inside and re.match(r" (?:not|never)\b", after)):
                         out["dropped"].append((*hit, "negated"))
-                    elif why := _salad(sentence, m.start(), m.end()):
+                    elif why := _salad(sentence, m.start(), m.end(), acronyms):
                         out["dropped"].append((*hit, f"word salad: {why}"))
                     else:
                         out["counted"].append(hit)
@@ -145,7 +148,7 @@ class ReaderV3:
         timing = [f for f in found if f[1] == "timing"]
         if timing and DEADLINE.search(text):
             found = timing
-        salad = all(ill_formed(chunk.group(0)) for s in sentences(text) for chunk in _CHUNK.finditer(s))
+        salad = all(ill_formed(chunk.group(0), acronyms) for s in sentences(text) for chunk in _CHUNK.finditer(s))
         out["concern"] = min(found)[1] if found and not salad else None
         return out
 

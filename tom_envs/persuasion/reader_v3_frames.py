@@ -29,7 +29,8 @@ EXPERTS = (r"experts?|doctors?|dr\.?\s+\w+|gps?|my gp|physicians?|surgeons?|scie
            r"safety inspector|officials?|authorities|regulators?|professionals?|the who|world health organi[sz]ation|"
            r"the nhs|the cdc|the fda|the government|government guidelines|the guidelines|guidelines|the ministry|"
            r"the council|the fire brigade|the police|studies|a study|the study|research|the research|the science|"
-           r"science|the evidence|evidence|the data|data|trials?|clinical trials?|(?:peer-reviewed|clinical|"
+           r"science|guidance from|(?:the )?(?:department|ministry|secretary|office) of (?:health|education|transport|"
+           r"the environment)|the evidence|evidence|the data|data|trials?|clinical trials?|(?:peer-reviewed|clinical|"
            r"scientific|medical) \w+|harvard|oxford|cambridge|stanford|mit|the [\w ]{1,30}(?:foundation|institute|"
            r"association|society|college|university|academy|board)|veterinarians?|vets?|paediatricians?|"
            r"pediatricians?|cardiologists?|the red cross|unicef|oxfam|the united nations|the un|st john ambulance|"
@@ -60,7 +61,8 @@ CONSENSUS_AGENT = (
     r"\d+|a couple) of (?:your|the|our|my) (?:" + PEER + r")|(?:the|your|our) whole (?:"
     + PEER + r")|(?:thousands|millions|hundreds|dozens|tens of thousands) of (?:\w+ ){0,2}?(?:" + PEER +
     r"|families|parents|people|members)|(?:over |more than |nearly |almost )?[\d,]+ (?:\w+ )?(?:" + PEER +
-    r")|(?:nine|eight|seven|\d+) (?:out )?of (?:ten|\d+) \w+|(?:nearly|almost|practically) (?:everyone|everybody|"
+    r")|(?:one|two|three|four|five|six|seven|eight|nine|\d+) (?:out )?of (?:two|three|four|five|six|"
+    r"seven|eight|nine|ten|\d+) \w+|(?:nearly|almost|practically) (?:everyone|everybody|"
     r"all)|half the (?:" + PEER + r")|the millions|the rest of (?:us|the \w+)|\w+ (?:and \w+ )?from (?:next door|"
     r"work|the office|accounts|down the road|your \w+)|everybody (?:i|you) know|people around here|our (?:"
     + PEER + r")")
@@ -110,6 +112,8 @@ FRAMES: list[Frame] = [
         r"\bi (?:have )?(?:always )?(?:had|got) your back\b", r"\bfavou?r back\b", r"\bearned (?:a|one|this) favou?r\b",
         r"\b(?:a|one|two|three|the first|\w+) (?:\w+ )?(?:months?|weeks?|lessons?|sessions?|class(?:es)?|drinks?) "
         r"(?:free|on us|on the house)\b", r"\bfree (?:when|if|once) you\b",
+        r"\b(?:are|is) on me\b", r"\bremember who (?:\w+ ){0,2}?(?:your|you)\b",
+        r"\bi (?:have |had )?done (?:so much|a lot|everything|plenty|loads|all this|all that) for you\b",
         r"\bremember when i\b", r"\bi (?:have |had )?done you (?:a |plenty of |lots of |so many |many |a few |a "
         r"big |a huge )?favou?rs?\b", r"\bfavou?rs? (?:i have done|i did) (?:for )?you\b",
     )),
@@ -140,11 +144,19 @@ FRAMES: list[Frame] = [
         r"\blast (?:chance|call|opportunity|day|few|one|remaining)\b", r"\bone-off\b", r"\bone-time\b",
         r"\bonce-in-a-lifetime\b", r"\bonce in a lifetime\b", r"\brare(?:ly)? (?:\w+ ){0,2}?(?:chance|opportunity|"
         r"comes? along|offered|available)\b", r"\brarely\b",
-        r"\b(?:ends|expires|closes|finishes|runs out|stops|ending|closing|shuts) (?:\w+ ){0,2}?(?:on |at |by |in )?"
+        r"\b(?:ends|expires|closes|finishes|runs out|stops|ending|closing|shuts|(?:applications|registrations|entries|"
+        r"doors|bookings|sales|offers|tickets|places|nominations|submissions|sign-ups) (?:close|end|expire|finish|shut)) (?:\w+ ){0,2}?(?:on |at |by |in )?"
         r"(?:tonight|tomorrow|today|soon|this|next|midnight|noon|\w+day|the end|\d+|one|two|three|four|five|six|"
         r"seven|eight|nine|ten|eleven|twelve)\b",
         r"\b(?:never|do not|does not|will not) (?:stay|last|hang around|stay around) (?:\w+ ){0,3}?(?:long|for long)\b",
-        r"\bfly off the shelves\b", r"\b(?:will not|would not|is not going to|never) be another (?:chance|"
+        r"\bfly off the shelves\b", r"\b(?:just|only) (?:one|a single|a|1) (?:\w+ )?(?:place|spot|seat|ticket|slot|"
+        r"space|room|copy|table|one)s? (?:left|remaining|available)\b", r"\brunning (?:\w+ )?(?:low|out|short)\b",
+        r"\bonly (?:printing|making|selling|releasing|offering|producing|building|giving out|taking) (?:\w+ ){0,3}?"
+        r"(?:copies|units|places|spots|tickets|seats|pieces|items|editions|people)\b",
+        r"\bfinal (?:week|weekend|day|days|hours|few days|call|chance)\b", r"\b(?:the|this is the) last (?:week|weekend|"
+        r"day|days|few days) (?:of|to|before|for)\b",
+        r"\b(?:will|would) (?:ever|never) (?:\w+ ){1,5}?again\b", r"\b(?:snapped up|get taken|go quickly|go fast|"
+        r"disappear fast|sell out|sells out|book up|books up)\b", r"\b(?:will not|would not|is not going to|never) be another (?:chance|"
         r"opportunity|one|offer|deal|sale)\b", r"\bgone for good\b", r"\b(?:spaces|places|spots|seats|"
         r"tickets|availability|supplies|stocks|numbers) (?:are|is) (?:really |very |incredibly |super )?(?:tight|"
         r"scarce|limited|rare|few|short|low)\b",
@@ -164,8 +176,9 @@ FRAMES: list[Frame] = [
     ), inside=False),
     *_frames("consensus", (
         r"(?:^|[,;:] |\b(?:that|because|and|but|so|know|knew|see|seen|heard|notice|noticed|even|look|now|"
-        r"honestly|actually|already|well|and|plus|also|like|what|where) )(?:" + CONSENSUS_AGENT +
-        r")\b(?! who \w+s\b)(?! (?:should|must|ought|needs? to|have to|has to|can|could|might|may)\b)"
+        r"honestly|actually|already|well|and|plus|also|like|what|where|thing|one|which) )(?:" + CONSENSUS_AGENT +
+        r")\b(?! who \w+s\b)(?! (?:doctor|gp|dentist|vet|nurse|lawyer|accountant|adviser|advisor|physician)s?\b)"
+        r"(?! (?:should|must|ought|needs? to|have to|has to|can|could|might|may)\b)"
         r"(?:,? \w+,?){0,3}? " + _VERBISH,
         r"\b(?:most|the most|very) popular\b", r"\bbest-?sell(?:er|ing)\b", r"\beveryone is talking about\b",
         r"\bjoin (?:the )?(?:millions|thousands|hundreds|many|rest|others)\b",
@@ -184,7 +197,9 @@ FRAMES: list[Frame] = [
         r"\bi (?:have|had) been a (?:\w+ )?(?:doctor|nurse|trainer|physio|physiotherapist|dentist|nutritionist|"
         r"scientist|researcher|pharmacist|coach|teacher|adviser|advisor|accountant|engineer|lawyer|paramedic|"
         r"midwife|firefighter|vet)\b", r"\bi am a (?:qualified|certified|registered|licensed|trained) \w+",
-        r"\bin my professional (?:opinion|experience)\b", r"\bi am a (?:\w+ )?(?:doctor|nurse|physio|"
+        r"\bin my professional (?:opinion|experience)\b", r"\bwho is a (?:\w+ )?(?:doctor|nurse|physio|paramedic|"
+        r"physiotherapist|dentist|nutritionist|scientist|researcher|pharmacist|surgeon|gp|specialist|professor|"
+        r"dietitian|psychologist|therapist|midwife|vet|lawyer|accountant|engineer|economist|adviser|advisor)\b", r"\bi am a (?:\w+ )?(?:doctor|nurse|physio|"
         r"physiotherapist|dentist|nutritionist|scientist|researcher|pharmacist|adviser|advisor|paramedic|midwife|"
         r"vet|surgeon|gp|specialist|professor|dietitian|psychologist|therapist)\b",
         r"\b(?:people|those|folks) who (?:\w+ )?(?:study|research|treat|work on) (?:this|it|these)\b",
@@ -216,7 +231,8 @@ FRAMES: list[Frame] = [
         r"\blast time (?:we spoke|we talked|we met|you)\b[^.]{0,30}\byou (?:agreed|said|told|promised)",
         r"\bexactly what you (?:were|have been) (?:asking|looking|hoping|talking|wishing)\b",
         r"\bas you (?:said|put it|told me)\b", r"\bmatters? (?:so much |a lot |most )?to you\b",
-        r"\byou were the one who\b", r"\bwhat you (?:started|began|signed up for|committed to|set out to)\b",
+        r"\byou were the (?:one|first) (?:who|to)\b", r"\byou (?:have |had )?told (?:everyone|everybody|me|us|people|"
+        r"the whole)\b", r"\bwhat you (?:started|began|signed up for|committed to|set out to)\b",
         r"\bkeep going\b", r"\byou (?:have |had )?already (?:\w+ed|\w+en|done|begun|made|paid|taken|got|put|"
         r"bought|sent)\b", r"\byou (?:have been|were|keep) (?:talking|going on|saying|"
         r"dreaming|thinking) about\b", r"\byou did (?:say|promise|agree|mention|tell me|want)\b",
@@ -253,7 +269,7 @@ FRAMES: list[Frame] = [
         r"to|be around|work with|get on with|be with)\b",
         r"\byou are (?:\w+ ){0,2}?the (?:most (?!annoying|irritating|stubborn|selfish|difficult)\w+|\w+est|best)"
         r"\b", r"\bwe (?:think|are) (?:so |very |really )?alike\b", r"(?:^|, )you and (?:me|i)$",
-        r"\bbetween (?:friends|us|you and me)\b", r"\byou (?:have|have got|got) the \w+est \w+\b",
+        r"\bbetween (?:friends|us|you and me)\b", r"\bwe (?:have )?been (?:friends|mates|pals|close) (?:since|for)\b", r"\byou (?:have|have got|got) the \w+est \w+\b",
         r"\bsomeone as (?:\w+ )?(?:kind|smart|talented|generous|lovely|thoughtful|capable) as you\b",
     )),
 ]
@@ -271,19 +287,19 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
               r"sunday|the end of|this|next|noon|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|end of the (?:week|month|day)|deadline|expires?|expiring|\d+ hours|"
               r"now or never|right now|why wait|no rush|(?:start|begin|act|join|do it|sign up) (?:today|now|tonight)|"
               r"(?:today|tonight) only|only (?:today|tonight)|now is|why not now|put(?:ting)? it off|last chance|"
-              r"after the holidays|after (?:tonight|today|tomorrow|midnight)|waiting list|wait until|too late|hurry|in time|timing|the right time|a good time|"
+              r"final (?:week|weekend|day|days|hours)|(?:start|begin|join) (?:next|this) (?:week|month|year)|next (?:week|month)|after the holidays|after (?:tonight|today|tomorrow|midnight)|waiting list|wait until|too late|hurry|in time|timing|the right time|a good time|"
               r"the sooner|sooner rather|before it is gone)\b",
     "fit": r"\b(?:(?:right|perfect|ideal|good|made|meant|great|suited|designed|tailored) for (?:you|someone like "
            r"you|people like you|beginners|people)|(?:is|is it|is this|is not|not) (?:really )?for (?:you|me)\b|for "
-           r"someone like|(?:people|someone|folks|beginners|others|those|men|women|parents|students|somebody|anyone) (?:just )?like you\b|your (?:age|kind|type|style|level)|cut out for|up your (?:street|"
+           r"someone like|(?:people|someone|folks|beginners|others|those|men|women|parents|students|somebody|anyone) (?:just )?like you\b|your (?:kind|type|sort) of (?:thing|person|place|event)|your (?:age|style|level)|cut out for|up your (?:street|"
            r"alley)|suits? you|fits? (?:you|your)|you would be (?:so |really )?(?:brilliant|great|perfect|good|"
            r"amazing|fantastic|a natural) at|people your age|beginners)\b",
     "doubt": r"\b(?:(?:it|that|this|they) (?:really |actually |does |do )?work(?:s|ed)?|does (?:it|that) work|would "
              r"work|will work|(?:actually |really )work|proven|proof|evidence|effective|effectiveness|results?|"
-             r"studies show|study shows|research|data|backs? (?:this|it) up|a (?:real |big |huge )?difference|"
-             r"worth it|useful|really helps?|safe|(?:is|it is|that is) true|does the trick|guarantee(?:d)?|doubt|doubts|lowers?|"
+             r"studies show|study shows|research|data|live longer|(?:unsure|not sure) (?:whether|if|that) it|(?:any|much) difference|backs? (?:this|it) up|a (?:real |big |huge )?difference|"
+             r"worth it|useful|really helps?|safe|(?:is|it is|that is) true|does the trick|guarantee(?:d)?|lowers?|"
              r"reduces?|improves?|it helps|cuts? (?:the |your )?risk|the risk|halves)\b",
-    "effort": r"\b(?:(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
+    "effort": r"\b(?:takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
               r"once a (?:week|month)|straightforward|no time at all|hardly any time|quick|quickly|(?:only|just) (?:takes )?(?:\w+ )?minutes?|\w+ minutes? a day|"
               r"small step|first step|baby steps?|tiny|no hassle|hassle|effort|take too much time|takes? too "
               r"long|too much (?:time|work)|a minute|in no time|will not take long|painless|paperwork|"
@@ -308,7 +324,7 @@ FRAGMENT_KEYWORDS: dict[str, str] = {
 #: a clause this short (in words) is a fragment, read by :data:`FRAGMENT_KEYWORDS`
 FRAGMENT_WORDS = 3
 
-DEADLINE = re.compile(r"\b(?:after (?:tonight|today|tomorrow|midnight)|expires?|expiring|deadline|ends|closes|until|till|last chance|now or never|hurry|"
+DEADLINE = re.compile(r"\b(?:final (?:week|weekend|day|days|hours)|after (?:tonight|today|tomorrow|midnight)|expires?|expiring|deadline|ends|closes|until|till|last chance|now or never|hurry|"
                       r"\d+ hours)\b")
 
 __all__ = ["CONCERN_CUES", "DEADLINE", "FRAGMENT_KEYWORDS", "FRAGMENT_WORDS", "EXPERTS", "FRAMES", "Frame"]

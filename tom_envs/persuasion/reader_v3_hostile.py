@@ -91,7 +91,7 @@ SLOT_FRAMES: tuple[tuple[re.Pattern[str], bool], ...] = tuple((re.compile(p), st
         sorted(NEGATIVE_ADJECTIVES)) + r")\b()", False),
     (r"\b(?:do not|never) be (?:such )?(?:a|an) " + _SLOT + r"\b", False),
     (r"\b(?:do not|never) be so ([\w-]+)\b", True),
-    (r"\bwhat (?:kind|sort|type) of " + _SLOT + r" (?:would|could|says|does|turns|passes|misses|ignores|backs|"
+    (r"\bwhat (?:kind|sort|type) of " + _SLOT + r" (?:would|could|will|says|does|turns|passes|misses|ignores|backs|"
      r"refuses|is|are|gives|walks|hesitates|thinks|doubts)\b( (?:" + _REFUSAL + r"))?", True),
     (r"\byou (?:are |were )?(?:an? )?" + _INTENSIFIERS + r" ([\w'-]+(?: of [\w'-]+)?)\b", False),
     (r"\bare you (?:a|an|some kind of|some sort of) " + _SLOT + r"\b", True),
@@ -126,7 +126,11 @@ CONTEMPT = tuple(re.compile(p) for p in (
     r"\bdo i (?:need|have) to (?:draw|spell|explain|say it)\b", r"\b(?:my|a|the) (?:dog|cat|hamster|goldfish|gran|granny|"
     r"nan|grandmother|toddler|five-year-old|six-year-old|kid|baby|parrot) (?:would|could) (?:have )?(?:understood|"
     r"got|get|understand|figured|worked)\b", r"\b(?:attention span|brain|memory|sense|intelligence|iq) of a\b",
-    r"\blike talking to (?:a|an|the) \w+", r"\bwith (?:a |half a )?(?:functioning|working|single|whole) brain\b",
+    r"\blike talking to (?:a|an|the) \w+", r"\bare you (?:really |honestly )?(?:this|that|so) \w+",
+    r"\beven (?:my|a|your|the) (?:grandmother|gran|granny|nan|grandad|grandpa|child|kid|toddler|dog|cat|baby|"
+    r"little sister|little brother)\b", r"\bbefore you open your mouth\b", r"\bthink before you (?:speak|talk)\b",
+    r"\bnobody asked (?:you|for your)\b", r"\bno one asked (?:you|for your)\b", r"\bexcuse (?:for|of) a\b",
+    r"\bnot (?:exactly )?(?:brain surgery|rocket science)\b", r"\beven for you\b", r"\bwith (?:a |half a )?(?:functioning|working|single|whole) brain\b",
     r"\bhalf a brain\b", r"\bbrain cells?\b", r"\btoo (?:scared|chicken|lazy|stupid|thick|dim|slow|dense|cowardly|"
     r"gutless|weak|dumb|daft|spineless) to\b", r"\bwith more \w+ than you\b", r"\bmore \w+ than you (?:will ever|"
     r"ever|could ever)\b", r"\b(?:stop|quit) (?:acting|behaving) like (?:a|an) (?:child|baby|toddler|brat|idiot)\b",
@@ -142,7 +146,8 @@ CONTEMPT = tuple(re.compile(p) for p in (
     r"\bdo you even\b", r"\bwho do you think you are\b", r"\btypical (?:of )?you\b", r"\bstop wasting my time\b",
 ))
 SARCASM = tuple(re.compile(p) for p in (
-    r"\bcongratulations on being\b", r"\byou know (?:better|more) than (?:every|all|the|any)\b",
+    r"\bcongratulations on being\b", r"\b(?:your|you) (?:\w+ )?knows? (?:more|better) than (?:the|every|all|any)\b",
+    r"\b(?:brilliant|great|flawless|impeccable|solid|genius|amazing) logic\b", r"\btruly inspired\b", r"\byou know (?:better|more) than (?:every|all|the|any)\b",
     r"\boh,? (?:sure|yes|yeah|right|great|brilliant|wonderful|well done|bravo|fantastic|lovely|perfect|of course|"
     r"clever|nice|wow)\b", r"\byeah,? right\b", r"\b(?:sure|oh sure|yeah|oh yes|right|of course),? because\b", r"\bbecause you know (?:better|"
     r"best|more)\b", r"\byou (?:clearly|obviously|apparently|surely) know (?:better|best|more)\b", r"\bi am sure you know "
@@ -167,7 +172,7 @@ THREATS = tuple(re.compile(p) for p in (
     r"\byou have no (?:choice|say)\b", r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too))\b", r"\bthat is an order\b", r"\bdo not make me\b",
     r"\blast warning\b", r"\bwatch (?:your back|yourself|it)\b", r"\byou will not like what\b",
     r"\bbe a (?:\w+ )?(?:shame|pity) if\b", r"\b(?:had|would) better\b[^.]{0,40}\bif you know what\b",
-    r"\bif you know what i mean\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
+    r"\bif you know what i mean\b", r"\bor (?:do not|never) bother (?:coming|showing|talking|speaking)\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
     r"\bbefore i (?:lose my temper|make you)\b", r"\bor (?:things|it|life|this) (?:will|could|might|is going to) "
     r"get (?:\w+ )?(?:awkward|difficult|ugly|nasty|unpleasant|hard|messy|bad|worse)\b",
     r"\bwhat happens if you (?:refuse|say no|do not|will not|decline)\b", r"\bif you know what is good for you\b",

@@ -98,19 +98,20 @@ def _verbish(word: str) -> bool:
     return word in VERB_ONLY or word.endswith(("ed", "ing")) or (len(word) > 3 and word.endswith("s"))
 
 
-def ill_formed(clause: str) -> str | None:
+def ill_formed(clause: str, acronyms: frozenset[str] = frozenset()) -> str | None:
     """Why a clause is word salad, or ``None`` when it reads as a clause.
 
     Salad: :data:`MIN_SALAD_WORDS` words with no function word and no verb, a gibberish token, a content word said twice in a row, a determiner followed by what cannot
     follow one (another determiner, a preposition, an auxiliary, a pronoun, a verb-only word), or a run
-    of :data:`MAX_CONTENT_RUN` content words with no function word between them.
+    of :data:`MAX_CONTENT_RUN` content words with no function word between them. ``acronyms`` (lower
+    case; written in capitals in the line: "CPR", "NHS") are words, not gibberish.
     """
     ws = words(clause)
     if len(ws) >= MIN_SALAD_WORDS and not any(w in FUNCTION_WORDS or _verbish(w) for w in ws):
         return f"{len(ws)} words and neither a function word nor a verb"
     run = 0
     for i, w in enumerate(ws):
-        if gibberish(w):
+        if gibberish(w) and w not in acronyms:
             return f"gibberish token {w!r}"
         nxt = ws[i + 1] if i + 1 < len(ws) else None
         if nxt == w and w not in _REPEATABLE:
@@ -119,7 +120,7 @@ def ill_formed(clause: str) -> str | None:
                 nxt in DETERMINERS or nxt in PREPOSITIONS or nxt in AUXILIARIES or nxt in PRONOUNS
                 or nxt in VERB_ONLY):
             return f"{w!r} before {nxt!r}"
-        run = 0 if w in FUNCTION_WORDS else run + 1
+        run = 0 if w in FUNCTION_WORDS or w in VERB_ONLY or w.endswith("ed") else run + 1
         if run >= MAX_CONTENT_RUN:
             return f"{MAX_CONTENT_RUN} content words with no function word"
     return None
