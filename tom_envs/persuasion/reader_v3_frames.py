@@ -50,7 +50,10 @@ PEER = (r"friends?|neighbou?rs?|colleagues?|co-?workers?|classmates?|teammates?|
         r"people|guys|lot|folks|everyone|everybody|team|office|street|class|school|year|group|town|village|club|"
         r"book club|crew|gang|circle|department|church|gym|choir|(?:best|closest|oldest|old|other) friends?")
 CONSENSUS_AGENT = (
-    r"everyone|everybody|most people|(?:my |our |the )?(?:friends|neighbours|neighbors|colleagues|parents|students|"
+    r"everyone|everybody|most people|(?:thousands|millions|hundreds|dozens)|the majority of (?:\w+ )?\w+|(?:nearly |"
+    r"almost |practically )?every (?:single )?(?:\w+ )?(?:parent|neighbou?r|friend|colleague|student|member|customer|"
+    r"person|mum|dad|family|household|resident|owner|teammate|classmate)|(?:most|many|all|lots of|plenty of) \w+ "
+    r"(?:owners|users|parents|people|fans|lovers|runners|families|members|residents|students)|(?:my |our |the )?(?:friends|neighbours|neighbors|colleagues|parents|students|"
     r"customers|users|others|members|locals)|people in your (?:position|situation|shoes|age group|line of work|"
     r"area)|more and more (?:\w+ )?(?:" + PEER + r")|a growing number of \w+|(?:most|many|all|lots of|plenty of|loads of|so many|nearly all|almost all|"
     r"the other|other) (?:other )?(?:" + PEER + r")|(?:over |more than |nearly |almost |about )?(?:ten|twenty|fifty|"
@@ -112,7 +115,11 @@ FRAMES: list[Frame] = [
         r"\bi (?:have )?(?:always )?(?:had|got) your back\b", r"\bfavou?r back\b", r"\bearned (?:a|one|this) favou?r\b",
         r"\b(?:a|one|two|three|the first|\w+) (?:\w+ )?(?:months?|weeks?|lessons?|sessions?|class(?:es)?|drinks?) "
         r"(?:free|on us|on the house)\b", r"\bfree (?:when|if|once) you\b",
-        r"\b(?:are|is) on me\b", r"\bremember who (?:\w+ ){0,2}?(?:your|you)\b",
+        r"\b(?:are|is) on me\b", r"\b(?:get|gets|getting) (?:\w+ ){0,2}?(?:percent|per cent|%) off\b",
+        r"\b(?:both|each) get\b", r"\b(?:i|we) (?:have |had )?(?:\w+ly )?(?:\w+ed|put|did|made|got|took|gave|kept|"
+        r"stood|went|bought|paid|drove|ran|lent|sent|spent|found|fixed) (?:\w+ ){0,5}?for you\b(?! to\b)",
+        r"\bwho (?:was it that |was it who )?(?:\w+ed|lent|gave|fed|drove|bought|paid|took|kept|sent|stood|got) "
+        r"(?:you|your)\b", r"\bremember who (?:\w+ ){0,2}?(?:your|you)\b",
         r"\bi (?:have |had )?done (?:so much|a lot|everything|plenty|loads|all this|all that) for you\b",
         r"\bremember when i\b", r"\bi (?:have |had )?done you (?:a |plenty of |lots of |so many |many |a few |a "
         r"big |a huge )?favou?rs?\b", r"\bfavou?rs? (?:i have done|i did) (?:for )?you\b",
@@ -149,7 +156,12 @@ FRAMES: list[Frame] = [
         r"(?:tonight|tomorrow|today|soon|this|next|midnight|noon|\w+day|the end|\d+|one|two|three|four|five|six|"
         r"seven|eight|nine|ten|eleven|twelve)\b",
         r"\b(?:never|do not|does not|will not) (?:stay|last|hang around|stay around) (?:\w+ ){0,3}?(?:long|for long)\b",
-        r"\bfly off the shelves\b", r"\b(?:just|only) (?:one|a single|a|1) (?:\w+ )?(?:place|spot|seat|ticket|slot|"
+        r"\bfly off the shelves\b", r"\b(?:couple of|few|handful of|one or two) (?:\w+ ){0,2}?(?:still )?(?:going|"
+        r"up for grabs|left|available|remaining)\b", r"\b(?:will not|would not|is not going to|are not going to) be "
+        r"(?:around|here|available|on offer|on sale|open) (?:for )?(?:long|much longer|forever)\b",
+        r"\b(?:nearly|almost|about to|practically) (?:\w+ )?run out\b", r"\b(?:have|has) (?:nearly |almost )?run out\b",
+        r"\b(?:struggle|hard|lucky|be lucky) to find (?:another|one|a place|anything)\b", r"\b(?:one|\w+)-day-only\b",
+        r"\bone day only\b", r"\btoday only\b", r"\b(?:just|only) (?:one|a single|a|1) (?:\w+ )?(?:place|spot|seat|ticket|slot|"
         r"space|room|copy|table|one)s? (?:left|remaining|available)\b", r"\brunning (?:\w+ )?(?:low|out|short)\b",
         r"\bonly (?:printing|making|selling|releasing|offering|producing|building|giving out|taking) (?:\w+ ){0,3}?"
         r"(?:copies|units|places|spots|tickets|seats|pieces|items|editions|people)\b",
@@ -176,7 +188,7 @@ FRAMES: list[Frame] = [
     ), inside=False),
     *_frames("consensus", (
         r"(?:^|[,;:] |\b(?:that|because|and|but|so|know|knew|see|seen|heard|notice|noticed|even|look|now|"
-        r"honestly|actually|already|well|and|plus|also|like|what|where|thing|one|which) )(?:" + CONSENSUS_AGENT +
+        r"honestly|actually|already|well|and|plus|also|like|what|where|thing|one|which|much|around|when) )(?:" + CONSENSUS_AGENT +
         r")\b(?! who \w+s\b)(?! (?:doctor|gp|dentist|vet|nurse|lawyer|accountant|adviser|advisor|physician)s?\b)"
         r"(?! (?:should|must|ought|needs? to|have to|has to|can|could|might|may)\b)"
         r"(?:,? \w+,?){0,3}? " + _VERBISH,
@@ -190,7 +202,11 @@ FRAMES: list[Frame] = [
         r"\b(?:" + EXPERTS + r")\b(?:,? (?:\w+ ){0,6}?\w+,)? (?:\w+ ){0,4}?(?:" + _AUTH_VERBS + r")\b",
         r"\b(?:recommended|endorsed|approved|backed|certified|prescribed|supported|accredited|tested|developed|"
         r"designed|designed|run|used) by (?:\w+ ){0,3}?(?:" + EXPERTS + r"|the [a-z ]+)\b",
-        r"\baccording to (?:the |a |my |your )?(?:" + EXPERTS + r"|latest|new|official)",
+        r"\baccording to (?!(?:you|me|him|her|them|us|my (?:mum|dad|friends?|sister|brother)|your)\b)\w+",
+        r"(?:^|[,;:] |\b(?:with|from|asked|checked with|consulted|spoke to|talked to) )(?:a |an |the |my |our |top |"
+        r"leading |every |most )?(?:\w+ )?(?:experts?|doctors?|scientists?|researchers?|specialists?|physicians?|"
+        r"surgeons?|professors?|nutritionists?|dietitians?|dentists?|pharmacists?|vets?|paramedics?|solicitors?|"
+        r"lawyers?|gps?|consultants?)\b(?![^.?]*\?)(?![^,.;?]*\b(?:not|never)\b)",
         r"\bas a (?:\w+ )?(?:certified|qualified|registered|licensed|trained|practising|practicing)?\s?(?:doctor|nurse|"
         r"trainer|physio|physiotherapist|dentist|nutritionist|scientist|researcher|pharmacist|coach|teacher|"
         r"professional|expert|specialist|adviser|advisor|accountant|engineer|lawyer|paramedic)\b",
@@ -231,7 +247,10 @@ FRAMES: list[Frame] = [
         r"\blast time (?:we spoke|we talked|we met|you)\b[^.]{0,30}\byou (?:agreed|said|told|promised)",
         r"\bexactly what you (?:were|have been) (?:asking|looking|hoping|talking|wishing)\b",
         r"\bas you (?:said|put it|told me)\b", r"\bmatters? (?:so much |a lot |most )?to you\b",
-        r"\byou were the (?:one|first) (?:who|to)\b", r"\byou (?:have |had )?told (?:everyone|everybody|me|us|people|"
+        r"\byou were the (?:one|first) (?:who|to)\b", r"\byou keep (?:telling|saying|talking)\b",
+        r"\byou (?:have )?always (?:stood up for|cared about|believed in|fought for|said|been passionate|championed|"
+        r"supported|been the one)\b", r"\byou made a (?:pledge|promise|commitment|vow|resolution|deal)\b",
+        r"\b(?:always been|is|was) your (?:thing|passion|motto|rule|principle|mantra)\b", r"\byou (?:have |had )?told (?:everyone|everybody|me|us|people|"
         r"the whole)\b", r"\bwhat you (?:started|began|signed up for|committed to|set out to)\b",
         r"\bkeep going\b", r"\byou (?:have |had )?already (?:\w+ed|\w+en|done|begun|made|paid|taken|got|put|"
         r"bought|sent)\b", r"\byou (?:have been|were|keep) (?:talking|going on|saying|"
@@ -269,7 +288,8 @@ FRAMES: list[Frame] = [
         r"to|be around|work with|get on with|be with)\b",
         r"\byou are (?:\w+ ){0,2}?the (?:most (?!annoying|irritating|stubborn|selfish|difficult)\w+|\w+est|best)"
         r"\b", r"\bwe (?:think|are) (?:so |very |really )?alike\b", r"(?:^|, )you and (?:me|i)$",
-        r"\bbetween (?:friends|us|you and me)\b", r"\bwe (?:have )?been (?:friends|mates|pals|close) (?:since|for)\b", r"\byou (?:have|have got|got) the \w+est \w+\b",
+        r"\bbetween (?:friends|us|you and me)\b", r"\beach other(?:'s| is)? backs?\b", r"\b(?:i|we) can (?:always )?"
+        r"(?:count on|rely on|depend on|trust) you\b", r"\bwe (?:have )?been (?:friends|mates|pals|close) (?:since|for)\b", r"\byou (?:have|have got|got) the \w+est \w+\b",
         r"\bsomeone as (?:\w+ )?(?:kind|smart|talented|generous|lovely|thoughtful|capable) as you\b",
     )),
 ]
@@ -280,14 +300,15 @@ assert {f.principle for f in FRAMES} == set(PRINCIPLES)
 CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
     "cost": r"\b(?:price|prices|pricing|cost|costs|costing|money|pounds?|dollars?|euros?|quid|bucks|free|cheap|"
             r"cheaper|afford|affordable|budget|pay|paid|paying|payment|discount|discounted|save|saving|savings|"
-            r"bargain|value for money|worth the money|on the house|penny|pennies|fee|fees|refund|gift(?! for)|"
-            r"deposit|expensive|costly|spend (?:money|less|more)|bonus|rebate|voucher|subsidi[sz]ed|for nothing)\b|[£$€]\d",
+            r"bargain|value for money|worth the money|on the house|penny|pennies|fee|fees|refund|"
+            r"(?:a|free|thank-you|your|little) gift|deposit|expensive|(?:percent|per cent) off|costly|"
+            r"spend (?:money|less|more)|bonus|rebate|voucher|subsidi[sz]ed|for nothing)\b|[£$€]\d",
     "timing": r"\b(?:(?:ends|closes|close|expires|finishes|until|till|by|before|runs out|stops|shuts) (?:\w+ ){0,2}?"
               r"(?:on |at |by )?(?:today|tonight|tomorrow|midnight|monday|tuesday|wednesday|thursday|friday|saturday|"
               r"sunday|the end of|this|next|noon|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|end of the (?:week|month|day)|deadline|expires?|expiring|\d+ hours|"
               r"now or never|right now|why wait|no rush|(?:start|begin|act|join|do it|sign up) (?:today|now|tonight)|"
               r"(?:today|tonight) only|only (?:today|tonight)|now is|why not now|put(?:ting)? it off|last chance|"
-              r"final (?:week|weekend|day|days|hours)|(?:start|begin|join) (?:next|this) (?:week|month|year)|next (?:week|month)|after the holidays|after (?:tonight|today|tomorrow|midnight)|waiting list|wait until|too late|hurry|in time|timing|the right time|a good time|"
+              r"one-day|\w+-day-only|today only|(?:a )?(?:bad|good|better|right) time|final (?:week|weekend|day|days|hours)|(?:start|begin|join) (?:next|this) (?:week|month|year)|next (?:week|month)|after the holidays|after (?:tonight|today|tomorrow|midnight)|waiting list|wait until|too late|hurry|in time|timing|the right time|a good time|"
               r"the sooner|sooner rather|before it is gone)\b",
     "fit": r"\b(?:(?:right|perfect|ideal|good|made|meant|great|suited|designed|tailored) for (?:you|someone like "
            r"you|people like you|beginners|people)|(?:is|is it|is this|is not|not) (?:really )?for (?:you|me)\b|for "
@@ -296,10 +317,10 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
            r"amazing|fantastic|a natural) at|people your age|beginners)\b",
     "doubt": r"\b(?:(?:it|that|this|they) (?:really |actually |does |do )?work(?:s|ed)?|does (?:it|that) work|would "
              r"work|will work|(?:actually |really )work|proven|proof|evidence|effective|effectiveness|results?|"
-             r"studies show|study shows|research|data|live longer|(?:unsure|not sure) (?:whether|if|that) it|(?:any|much) difference|backs? (?:this|it) up|a (?:real |big |huge )?difference|"
+             r"studies show|study shows|(?:have|has) shown|drop in|(?:percent|%) (?:drop|fewer|less|lower)|research|data|live longer|(?:unsure|not sure) (?:whether|if|that) it|(?:any|much) difference|backs? (?:this|it) up|a (?:real |big |huge )?difference|"
              r"worth it|useful|really helps?|safe|(?:is|it is|that is) true|does the trick|guarantee(?:d)?|lowers?|"
              r"reduces?|improves?|it helps|cuts? (?:the |your )?risk|the risk|halves)\b",
-    "effort": r"\b(?:takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
+    "effort": r"\b(?:manageable|shorter|less time|takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
               r"once a (?:week|month)|straightforward|no time at all|hardly any time|quick|quickly|(?:only|just) (?:takes )?(?:\w+ )?minutes?|\w+ minutes? a day|"
               r"small step|first step|baby steps?|tiny|no hassle|hassle|effort|take too much time|takes? too "
               r"long|too much (?:time|work)|a minute|in no time|will not take long|painless|paperwork|"

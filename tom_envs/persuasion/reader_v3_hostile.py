@@ -38,15 +38,18 @@ infuriating tiresome spineless dozy gormless
 #: insults that are insults wherever they stand in a line addressed to "you"
 STRONG = frozenset("""
 idiot idiots moron morons fool fools loser losers imbecile cretin dunce dolt buffoon oaf twit prat plonker pillock
-numpty berk git dweeb doofus dingbat dimwit halfwit nitwit nincompoop knucklehead blockhead bonehead meathead
+berk git dweeb doofus dingbat dimwit halfwit nitwit nincompoop knucklehead blockhead bonehead meathead
 airhead birdbrain simpleton ignoramus wimp crybaby jerk creep slob freeloader hypocrite stupid pathetic idiotic
 moronic brainless clueless spineless gormless worthless brat disgrace
 """.split())
 #: teasing words: hostile only inside a derogating frame and without a teasing marker
 MILD = frozenset("""
 daft silly goof goofball slowcoach sleepyhead softie cheeky dork nerd dummy sausage monkey rascal scamp numbskull
-wally plum donut doughnut banana muppet noodle dope nutter twerp
+wally plum donut doughnut banana muppet noodle dope nutter twerp numpty
 """.split())
+#: mild words that are mere endearments: said alone ("you goof") they are no insult at all
+ENDEARMENTS = frozenset("goof goofball sleepyhead softie sausage monkey rascal scamp plum donut doughnut banana "
+                        "slowcoach".split())
 POSITIVE = frozenset("""
 friend friends star legend gem angel hero champion champ sweetheart darling superstar saint pro natural expert
 professional great good lovely brilliant wonderful amazing clever smart kind generous talented lucky gorgeous
@@ -126,7 +129,10 @@ CONTEMPT = tuple(re.compile(p) for p in (
     r"\bdo i (?:need|have) to (?:draw|spell|explain|say it)\b", r"\b(?:my|a|the) (?:dog|cat|hamster|goldfish|gran|granny|"
     r"nan|grandmother|toddler|five-year-old|six-year-old|kid|baby|parrot) (?:would|could) (?:have )?(?:understood|"
     r"got|get|understand|figured|worked)\b", r"\b(?:attention span|brain|memory|sense|intelligence|iq) of a\b",
-    r"\blike talking to (?:a|an|the) \w+", r"\bare you (?:really |honestly )?(?:this|that|so) \w+",
+    r"\blike talking to (?:a|an|the) \w+", r"\b(?:watching|listening to) you (?:try|attempt|struggle)\b",
+    r"\bpainful (?:watching|listening|to watch)\b", r"\b\w+ could (?:\w+ ){0,6}?(?:faster|better|quicker|smarter) "
+    r"than you\b", r"\byour (?:whining|moaning|whinging|excuses|nonsense|drivel|rubbish|bleating|waffle)\b",
+    r"\bnobody wants to (?:hear|listen)\b", r"\bhow do you even\b", r"\bare you (?:really |honestly )?(?:this|that|so) \w+",
     r"\beven (?:my|a|your|the) (?:grandmother|gran|granny|nan|grandad|grandpa|child|kid|toddler|dog|cat|baby|"
     r"little sister|little brother)\b", r"\bbefore you open your mouth\b", r"\bthink before you (?:speak|talk)\b",
     r"\bnobody asked (?:you|for your)\b", r"\bno one asked (?:you|for your)\b", r"\bexcuse (?:for|of) a\b",
@@ -147,7 +153,9 @@ CONTEMPT = tuple(re.compile(p) for p in (
 ))
 SARCASM = tuple(re.compile(p) for p in (
     r"\bcongratulations on being\b", r"\b(?:your|you) (?:\w+ )?knows? (?:more|better) than (?:the|every|all|any)\b",
-    r"\b(?:brilliant|great|flawless|impeccable|solid|genius|amazing) logic\b", r"\btruly inspired\b", r"\byou know (?:better|more) than (?:every|all|the|any)\b",
+    r"\b(?:brilliant|great|flawless|impeccable|solid|genius|amazing) logic\b",
+    r"\byou are (?:so much |much |far )?(?:smarter|cleverer|wiser|brighter|better) than (?:the|every|all|any)\b",
+    r"\b(?:nice|great|good|brilliant|lovely) excuse\b", r"\breally convincing\b", r"\bknow-it-all\b", r"\btruly inspired\b", r"\byou know (?:better|more) than (?:every|all|the|any)\b",
     r"\boh,? (?:sure|yes|yeah|right|great|brilliant|wonderful|well done|bravo|fantastic|lovely|perfect|of course|"
     r"clever|nice|wow)\b", r"\byeah,? right\b", r"\b(?:sure|oh sure|yeah|oh yes|right|of course),? because\b", r"\bbecause you know (?:better|"
     r"best|more)\b", r"\byou (?:clearly|obviously|apparently|surely) know (?:better|best|more)\b", r"\bi am sure you know "
@@ -172,7 +180,7 @@ THREATS = tuple(re.compile(p) for p in (
     r"\byou have no (?:choice|say)\b", r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too))\b", r"\bthat is an order\b", r"\bdo not make me\b",
     r"\blast warning\b", r"\bwatch (?:your back|yourself|it)\b", r"\byou will not like what\b",
     r"\bbe a (?:\w+ )?(?:shame|pity) if\b", r"\b(?:had|would) better\b[^.]{0,40}\bif you know what\b",
-    r"\bif you know what i mean\b", r"\bor (?:do not|never) bother (?:coming|showing|talking|speaking)\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
+    r"\bif you know what i mean\b", r"\bor you will find yourself\b", r"\bsee how that works out\b", r"\bor (?:do not|never) bother (?:coming|showing|talking|speaking)\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
     r"\bbefore i (?:lose my temper|make you)\b", r"\bor (?:things|it|life|this) (?:will|could|might|is going to) "
     r"get (?:\w+ )?(?:awkward|difficult|ugly|nasty|unpleasant|hard|messy|bad|worse)\b",
     r"\bwhat happens if you (?:refuse|say no|do not|will not|decline)\b", r"\bif you know what is good for you\b",
@@ -241,6 +249,8 @@ def hostility(text: str) -> str | None:
             verdict = _vocative(c)
             if verdict == "insult" or (verdict == "unknown" and not teasing):
                 return f"insult: vocative {c!r}"
+            if verdict == "mild" and not set(words(c)) & ENDEARMENTS:
+                soft = soft or f"insult: vocative {c!r}"
     for pattern, strict in SLOT_FRAMES:
         for m in pattern.finditer(text):
             slot = m.group(1)

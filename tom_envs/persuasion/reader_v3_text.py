@@ -33,7 +33,7 @@ i you we they he she it me us them my your our their his her its the a an this t
 each all no to of and or but so if is are was were be been being am will would can could should shall may might must
 do does did have has had for with in on at by from as than then there here what how why who which when where just
 not about up out into over after before very really only also too more most much many few one two three four five
-six seven eight nine ten eleven twelve per each twenty thirty forty fifty hundred thousand million always never already ever still now
+six seven eight nine ten per each twenty thirty forty fifty hundred thousand million always never already ever still now
 first last next ago like than because please yes everyone everybody someone something everything anyone
 """.split())
 DETERMINERS = frozenset({"the", "a", "an", "my", "your", "our", "their", "every"})
@@ -109,6 +109,8 @@ def ill_formed(clause: str, acronyms: frozenset[str] = frozenset()) -> str | Non
     ws = words(clause)
     if len(ws) >= MIN_SALAD_WORDS and not any(w in FUNCTION_WORDS or _verbish(w) for w in ws):
         return f"{len(ws)} words and neither a function word nor a verb"
+    if len(ws) >= 2 and ws[-1] in DETERMINERS:
+        return f"ends on {ws[-1]!r}"
     run = 0
     for i, w in enumerate(ws):
         if gibberish(w) and w not in acronyms:
