@@ -60,7 +60,8 @@ CONSENSUS_AGENT = (
     r"a hundred|a thousand|a million|\w+ (?:hundred|thousand|million)) (?:\w+ )?(?:" + PEER + r")|lots of (?:other )?people|loads of people|many people|so many people|"
     r"plenty of (?:other )?(?:people|\w+)|other people|others|people (?:just )?like you|people your age|"
     r"(?:most|many|all|half|lots|some|plenty|loads|nearly all|almost all|a few) of (?:your|the|our|my) " + _W + r"{0,1}(?:"
-    + PEER + r")|your (?:" + PEER + r")|(?:all|most|nearly all) (?:your|the) (?:" + PEER + r")|(?:all |most of |many of )?the other (?:" + PEER + r")|(?:two|three|four|five|six|several|a few|some|"
+    + PEER + r")|your (?:" + PEER + r")|(?:all|most|nearly all) (?:your|the) (?:" + PEER + r")|(?:over |more than |nearly |almost )?half (?:of )?(?:the|your|our) (?:" + PEER + r")|the entire (?:"
+    + PEER + r")|(?:all |most of |many of )?the other (?:" + PEER + r")|(?:two|three|four|five|six|several|a few|some|"
     r"\d+|a couple) of (?:your|the|our|my) (?:" + PEER + r")|(?:the|your|our) whole (?:"
     + PEER + r")|(?:thousands|millions|hundreds|dozens|tens of thousands) of (?:\w+ ){0,2}?(?:" + PEER +
     r"|families|parents|people|members)|(?:over |more than |nearly |almost )?[\d,]+ (?:\w+ )?(?:" + PEER +
@@ -115,7 +116,8 @@ FRAMES: list[Frame] = [
         r"\bi (?:have )?(?:always )?(?:had|got) your back\b", r"\bfavou?r back\b", r"\bearned (?:a|one|this) favou?r\b",
         r"\b(?:a|one|two|three|the first|\w+) (?:\w+ )?(?:months?|weeks?|lessons?|sessions?|class(?:es)?|drinks?) "
         r"(?:free|on us|on the house)\b", r"\bfree (?:when|if|once) you\b",
-        r"\b(?:are|is) on me\b", r"\b(?:get|gets|getting) (?:\w+ ){0,2}?(?:percent|per cent|%) off\b",
+        r"\b(?:are|is) on me\b", r"\bthrow in\b", r"\bfree (?:delivery|shipping|installation|postage|trial|setup|"
+        r"parking|entry|upgrade)\b", r"\byou (?:\w+ ){1,5}?\w+, i will (?!be\b|feel\b|think\b|understand\b|wait\b)\w+", r"\b(?:get|gets|getting) (?:\w+ ){0,2}?(?:percent|per cent|%) off\b",
         r"\b(?:both|each) get\b", r"\b(?:i|we) (?:have |had )?(?:\w+ly )?(?:\w+ed|put|did|made|got|took|gave|kept|"
         r"stood|went|bought|paid|drove|ran|lent|sent|spent|found|fixed) (?:\w+ ){0,5}?for you\b(?! to\b)",
         r"\bwho (?:was it that |was it who )?(?:\w+ed|lent|gave|fed|drove|bought|paid|took|kept|sent|stood|got) "
@@ -156,7 +158,10 @@ FRAMES: list[Frame] = [
         r"(?:tonight|tomorrow|today|soon|this|next|midnight|noon|\w+day|the end|\d+|one|two|three|four|five|six|"
         r"seven|eight|nine|ten|eleven|twelve)\b",
         r"\b(?:never|do not|does not|will not) (?:stay|last|hang around|stay around) (?:\w+ ){0,3}?(?:long|for long)\b",
-        r"\bfly off the shelves\b", r"\b(?:couple of|few|handful of|one or two) (?:\w+ ){0,2}?(?:still )?(?:going|"
+        r"\bfly off the shelves\b", r"\bbefore (?:it|they|the offer|the deal|doors|registration) (?:closes?|ends?|sells? "
+        r"out|goes|go|expires?)\b", r"\b(?!one-day)[a-z]+-only\b", r"\bwaiting list\b", r"\b(?:disappears|vanishes|"
+        r"goes|is gone|will be gone) (?:on|at|by|after) (?:\w+day|midnight|tonight|tomorrow|the end)\b",
+        r"\b(?:is|are) capped\b", r"\bspare (?:seat|place|spot|ticket|room|slot)s?\b", r"\b(?:couple of|few|handful of|one or two) (?:\w+ ){0,2}?(?:still )?(?:going|"
         r"up for grabs|left|available|remaining)\b", r"\b(?:will not|would not|is not going to|are not going to) be "
         r"(?:around|here|available|on offer|on sale|open) (?:for )?(?:long|much longer|forever)\b",
         r"\b(?:nearly|almost|about to|practically) (?:\w+ )?run out\b", r"\b(?:have|has) (?:nearly |almost )?run out\b",
@@ -189,10 +194,11 @@ FRAMES: list[Frame] = [
     *_frames("consensus", (
         r"(?:^|[,;:] |\b(?:that|because|and|but|so|know|knew|see|seen|heard|notice|noticed|even|look|now|"
         r"honestly|actually|already|well|and|plus|also|like|what|where|thing|one|which|much|around|when) )(?:" + CONSENSUS_AGENT +
-        r")\b(?! who \w+s\b)(?! (?:doctor|gp|dentist|vet|nurse|lawyer|accountant|adviser|advisor|physician)s?\b)"
+        r")\b(?! who \w+s\b)(?! (?:says?|thinks?|knows?) (?:that )?you\b)(?! (?:doctor|gp|dentist|vet|nurse|lawyer|accountant|adviser|advisor|physician)s?\b)"
         r"(?! (?:should|must|ought|needs? to|have to|has to|can|could|might|may)\b)"
         r"(?:,? \w+,?){0,3}? " + _VERBISH,
-        r"\b(?:most|the most|very) popular\b", r"\bbest-?sell(?:er|ing)\b", r"\beveryone is talking about\b",
+        r"\b(?:most|the most|very) popular\b", r"\bthe most (?:downloaded|bought|visited|watched|read|used|shared|"
+        r"liked|booked|requested|chosen|streamed|loved)\b", r"\bbest-?sell(?:er|ing)\b", r"\beveryone is talking about\b",
         r"\bjoin (?:the )?(?:millions|thousands|hundreds|many|rest|others)\b",
         r"\b(?:it is )?what (?:everyone|everybody|people|most people) (?:\w+ ){0,2}?(?:do|does|are doing)\b",
         r"\bin good company\b", r"\bloved by (?:\w+ )?(?:thousands|millions|many|everyone|everybody|people)\b",
@@ -223,7 +229,10 @@ FRAMES: list[Frame] = [
         r"institute|department|society|association|college|university|board)\b", r"\bexpert(?:-approved|-backed|-designed| advice| opinion|"
         r"s say| consensus)\b", r"\b(?:clinically|scientifically|medically) (?:proven|tested|shown|approved)\b",
         r"\bevidence-based\b", r"\b(?:solid|clinical|scientific|strong|hard|medical|good) evidence\b",
-        r"\bpeer-reviewed\b", r"\bofficial (?:advice|guidance|guidelines|recommendation|position|line)\b",
+        r"\bpeer-reviewed\b", r"\bofficially (?:partners?|endorsed|recommended|approved|backed|supports?|"
+        r"accredited|certified)\b", r"\b(?:fire|ambulance|health|police|coastguard|coast guard) service\b",
+        r"\bsurgeon general\b", r"\b(?:" + EXPERTS + r")'s (?:warning|advice|recommendation|guidance|verdict|report|"
+        r"findings|position)\b", r"\bofficial (?:advice|guidance|guidelines|recommendation|position|line)\b",
         r"\b(?:approval|backing|endorsement|blessing|seal of approval|support) of (?:the |a |an |my |your )?(?:"
         + EXPERTS + r"|[\w ]{0,30}(?:board|council|agency|authority|service|ministry|department|society|"
         r"association|institute|foundation))\b", r"\bthe (?:health|medical) service\b", r"\bthe (?:research|science|evidence|data) (?:is|says|shows|backs)\b",
@@ -247,7 +256,9 @@ FRAMES: list[Frame] = [
         r"\blast time (?:we spoke|we talked|we met|you)\b[^.]{0,30}\byou (?:agreed|said|told|promised)",
         r"\bexactly what you (?:were|have been) (?:asking|looking|hoping|talking|wishing)\b",
         r"\bas you (?:said|put it|told me)\b", r"\bmatters? (?:so much |a lot |most )?to you\b",
-        r"\byou were the (?:one|first) (?:who|to)\b", r"\byou keep (?:telling|saying|talking)\b",
+        r"\byou were the (?:one|first) (?:who|to)\b", r"\byou are always (?:telling|saying|talking about)\b",
+        r"\byou (?:were going to|had planned to|planned to|intended to|meant to)\b",
+        r"\byou (?:have )?been on the (?:\w+ )?(?:list|register)\b", r"\byou keep (?:telling|saying|talking)\b",
         r"\byou (?:have )?always (?:stood up for|cared about|believed in|fought for|said|been passionate|championed|"
         r"supported|been the one)\b", r"\byou made a (?:pledge|promise|commitment|vow|resolution|deal)\b",
         r"\b(?:always been|is|was) your (?:thing|passion|motto|rule|principle|mantra)\b", r"\byou (?:have |had )?told (?:everyone|everybody|me|us|people|"
@@ -288,7 +299,9 @@ FRAMES: list[Frame] = [
         r"to|be around|work with|get on with|be with)\b",
         r"\byou are (?:\w+ ){0,2}?the (?:most (?!annoying|irritating|stubborn|selfish|difficult)\w+|\w+est|best)"
         r"\b", r"\bwe (?:think|are) (?:so |very |really )?alike\b", r"(?:^|, )you and (?:me|i)$",
-        r"\bbetween (?:friends|us|you and me)\b", r"\beach other(?:'s| is)? backs?\b", r"\b(?:i|we) can (?:always )?"
+        r"\bbetween (?:friends|us|you and me)\b", r"\bwe (?:have )?(?:known|had|got|understood) each other\b",
+        r"\byou (?:always )?make (?:\w+ ){0,3}?(?:better|brighter|happier|more fun|special)\b",
+        r"\b(?:a )?friend like you\b", r"\beach other(?:'s| is)? backs?\b", r"\b(?:i|we) can (?:always )?"
         r"(?:count on|rely on|depend on|trust) you\b", r"\bwe (?:have )?been (?:friends|mates|pals|close) (?:since|for)\b", r"\byou (?:have|have got|got) the \w+est \w+\b",
         r"\bsomeone as (?:\w+ )?(?:kind|smart|talented|generous|lovely|thoughtful|capable) as you\b",
     )),
@@ -298,7 +311,7 @@ assert {f.principle for f in FRAMES} == set(PRINCIPLES)
 #: concern cues, searched in the normalised text; the earliest match names the concern, except that a
 #: deadline (:data:`DEADLINE`) names timing whatever comes before it ("this price ends Friday")
 CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
-    "cost": r"\b(?:price|prices|pricing|cost|costs|costing|money|pounds?|dollars?|euros?|quid|bucks|free|cheap|"
+    "cost": r"\b(?:price|prices|pricing|cost|costs|costing|money|pounds?|dollars?|euros?|quid|bucks|(?<!sugar-)(?<!gluten-)(?<!fat-)(?<!smoke-)free(?!-)|cheap|"
             r"cheaper|afford|affordable|budget|pay|paid|paying|payment|discount|discounted|save|saving|savings|"
             r"bargain|value for money|worth the money|on the house|penny|pennies|fee|fees|refund|"
             r"(?:a|free|thank-you|your|little) gift|deposit|expensive|(?:percent|per cent) off|costly|"
@@ -308,7 +321,7 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
               r"sunday|the end of|this|next|noon|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|end of the (?:week|month|day)|deadline|expires?|expiring|\d+ hours|"
               r"now or never|right now|why wait|no rush|(?:start|begin|act|join|do it|sign up) (?:today|now|tonight)|"
               r"(?:today|tonight) only|only (?:today|tonight)|now is|why not now|put(?:ting)? it off|last chance|"
-              r"one-day|\w+-day-only|today only|(?:a )?(?:bad|good|better|right) time|final (?:week|weekend|day|days|hours)|(?:start|begin|join) (?:next|this) (?:week|month|year)|next (?:week|month)|after the holidays|after (?:tonight|today|tomorrow|midnight)|waiting list|wait until|too late|hurry|in time|timing|the right time|a good time|"
+              r"one-day|\w+-day-only|today only|(?:a )?(?:bad|good|better|right) time|final (?:week|weekend|day|days|hours)|before it closes|disappears (?:on|at|by)|(?:until|till|by|before) (?:the )?weekend|(?:start|begin|join) (?:next|this) (?:week|month|year)|next (?:week|month)|after the holidays|after (?:tonight|today|tomorrow|midnight)|wait until|too late|hurry|in time|timing|the right time|a good time|"
               r"the sooner|sooner rather|before it is gone)\b",
     "fit": r"\b(?:(?:right|perfect|ideal|good|made|meant|great|suited|designed|tailored) for (?:you|someone like "
            r"you|people like you|beginners|people)|(?:is|is it|is this|is not|not) (?:really )?for (?:you|me)\b|for "
@@ -320,7 +333,7 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
              r"studies show|study shows|(?:have|has) shown|drop in|(?:percent|%) (?:drop|fewer|less|lower)|research|data|live longer|(?:unsure|not sure) (?:whether|if|that) it|(?:any|much) difference|backs? (?:this|it) up|a (?:real |big |huge )?difference|"
              r"worth it|useful|really helps?|safe|(?:is|it is|that is) true|does the trick|guarantee(?:d)?|lowers?|"
              r"reduces?|improves?|it helps|cuts? (?:the |your )?risk|the risk|halves)\b",
-    "effort": r"\b(?:manageable|shorter|less time|takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
+    "effort": r"\b(?:(?<!the )(?<!worth the )effort(?! of convincing)|manageable|shorter|less time|takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
               r"once a (?:week|month)|straightforward|no time at all|hardly any time|quick|quickly|(?:only|just) (?:takes )?(?:\w+ )?minutes?|\w+ minutes? a day|"
               r"small step|first step|baby steps?|tiny|no hassle|hassle|effort|take too much time|takes? too "
               r"long|too much (?:time|work)|a minute|in no time|will not take long|painless|paperwork|"
@@ -345,7 +358,7 @@ FRAGMENT_KEYWORDS: dict[str, str] = {
 #: a clause this short (in words) is a fragment, read by :data:`FRAGMENT_KEYWORDS`
 FRAGMENT_WORDS = 3
 
-DEADLINE = re.compile(r"\b(?:final (?:week|weekend|day|days|hours)|after (?:tonight|today|tomorrow|midnight)|expires?|expiring|deadline|ends|closes|until|till|last chance|now or never|hurry|"
+DEADLINE = re.compile(r"\b(?:disappears|before it closes|final (?:week|weekend|day|days|hours)|after (?:tonight|today|tomorrow|midnight)|expires?|expiring|deadline|ends|closes|until|till|last chance|now or never|hurry|"
                       r"\d+ hours)\b")
 
 __all__ = ["CONCERN_CUES", "DEADLINE", "FRAGMENT_KEYWORDS", "FRAGMENT_WORDS", "EXPERTS", "FRAMES", "Frame"]

@@ -96,7 +96,8 @@ SLOT_FRAMES: tuple[tuple[re.Pattern[str], bool], ...] = tuple((re.compile(p), st
     (r"\b(?:do not|never) be so ([\w-]+)\b", True),
     (r"\bwhat (?:kind|sort|type) of " + _SLOT + r" (?:would|could|will|says|does|turns|passes|misses|ignores|backs|"
      r"refuses|is|are|gives|walks|hesitates|thinks|doubts)\b( (?:" + _REFUSAL + r"))?", True),
-    (r"\byou (?:are |were )?(?:an? )?" + _INTENSIFIERS + r" ([\w'-]+(?: of [\w'-]+)?)\b", False),
+    (r"(?<!owe )(?<!thank )(?<!love )(?<!tell )(?<!give )(?<!told )(?<!show )(?<!help )(?<!see )(?<!for )(?<!to )"
+     r"(?<!with )(?<!miss )\byou (?:are |were )?(?:an? )?" + _INTENSIFIERS + r" ([\w'-]+(?: of [\w'-]+)?)\b", False),
     (r"\bare you (?:a|an|some kind of|some sort of) " + _SLOT + r"\b", True),
     (r"\b(?:stop|quit) being (?:such )?(?:a|an|so) " + _SLOT + r"\b", False),
     (r"\byou are (?:being )?(?:such )?(?:a|an) " + _SLOT + r"\b", True),
@@ -132,7 +133,9 @@ CONTEMPT = tuple(re.compile(p) for p in (
     r"\blike talking to (?:a|an|the) \w+", r"\b(?:watching|listening to) you (?:try|attempt|struggle)\b",
     r"\bpainful (?:watching|listening|to watch)\b", r"\b\w+ could (?:\w+ ){0,6}?(?:faster|better|quicker|smarter) "
     r"than you\b", r"\byour (?:whining|moaning|whinging|excuses|nonsense|drivel|rubbish|bleating|waffle)\b",
-    r"\bnobody wants to (?:hear|listen)\b", r"\bhow do you even\b", r"\bare you (?:really |honestly )?(?:this|that|so) \w+",
+    r"\bnobody wants to (?:hear|listen)\b", r"\bhow do you even\b", r"\b(?:do you|you) (?:actually |even |really )?"
+    r"have a brain\b", r"\bembarrassed for you\b", r"\byou are not worth\b", r"\byou\b[^.]*\bbeing (?:so |such a )?(?:"
+    + "|".join(sorted(NEGATIVE_ADJECTIVES)) + r")\b", r"\bare you (?:really |honestly )?(?:this|that|so) \w+",
     r"\beven (?:my|a|your|the) (?:grandmother|gran|granny|nan|grandad|grandpa|child|kid|toddler|dog|cat|baby|"
     r"little sister|little brother)\b", r"\bbefore you open your mouth\b", r"\bthink before you (?:speak|talk)\b",
     r"\bnobody asked (?:you|for your)\b", r"\bno one asked (?:you|for your)\b", r"\bexcuse (?:for|of) a\b",
@@ -160,7 +163,7 @@ SARCASM = tuple(re.compile(p) for p in (
     r"clever|nice|wow)\b", r"\byeah,? right\b", r"\b(?:sure|oh sure|yeah|oh yes|right|of course),? because\b", r"\bbecause you know (?:better|"
     r"best|more)\b", r"\byou (?:clearly|obviously|apparently|surely) know (?:better|best|more)\b", r"\bi am sure you know "
     r"(?:best|better)\b", r"\b(?:worked|working|worked out|going) (?:so|really|very) well for you\b",
-    r"\bhow original\b", r"\bwhat a surprise\b", r"\bslow clap\b", r"\bthanks for nothing\b",
+    r"\bhow original\b", r"\bwhat a (?:surprise|shock)\b", r"\bwhat could possibly go wrong\b", r"\bslow clap\b", r"\bthanks for nothing\b",
     r"\btook you long enough\b", r"\btoo (?:smart|clever|good|important) for\b", r"\bare not you (?:so |just )?(?:clever|special|smart|brilliant|wonderful|precious|clever clogs)\b",
     r"\bare you not (?:clever|special|smart)\b", r"\byou are so (?:smart|clever|special|brilliant),? are you not\b",
     r"\b(?:wow|yeah|great|well|sure|oh),? (?:what a |such a )?(?:brilliant|great|genius|smart|clever|wonderful|"
@@ -180,7 +183,7 @@ THREATS = tuple(re.compile(p) for p in (
     r"\byou have no (?:choice|say)\b", r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too))\b", r"\bthat is an order\b", r"\bdo not make me\b",
     r"\blast warning\b", r"\bwatch (?:your back|yourself|it)\b", r"\byou will not like what\b",
     r"\bbe a (?:\w+ )?(?:shame|pity) if\b", r"\b(?:had|would) better\b[^.]{0,40}\bif you know what\b",
-    r"\bif you know what i mean\b", r"\bor you will find yourself\b", r"\bsee how that works out\b", r"\bor (?:do not|never) bother (?:coming|showing|talking|speaking)\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
+    r"\bif you know what i mean\b", r"\bfor your own (?:sake|good)\b", r"\b(?:say no|refuse|decline) and (?:you|i)\b", r"\bor you will find yourself\b", r"\bsee how that works out\b", r"\bor (?:do not|never) bother (?:coming|showing|talking|speaking)\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
     r"\bbefore i (?:lose my temper|make you)\b", r"\bor (?:things|it|life|this) (?:will|could|might|is going to) "
     r"get (?:\w+ )?(?:awkward|difficult|ugly|nasty|unpleasant|hard|messy|bad|worse)\b",
     r"\bwhat happens if you (?:refuse|say no|do not|will not|decline)\b", r"\bif you know what is good for you\b",
@@ -221,7 +224,7 @@ def _slot_verdict(slot: str) -> str:
 
 def _vocative(clause: str) -> str | None:
     """A clause that is only "you <adjectives> <noun>" ("you absolute walnut"): the slot's verdict."""
-    m = re.fullmatch(r"(?:(?:oi|hey|listen|look|come on|right|well|oh) )?you ((?:[\w'-]+ ){0,2}[\w'-]+)[!.?]*",
+    m = re.fullmatch(r"(?:(?:oi|hey|listen|look|come on|right|well|oh) )?you ((?:[\w'-]+ ){0,3}[\w'-]+)[!.?]*",
                      clause)
     slot = words(m.group(1)) if m else []
     if not m or any(w in _NOT_VOCATIVE or w in FUNCTION_WORDS and w != "of" for w in slot) or slot[0] in COMMON_VERBS:
@@ -265,6 +268,10 @@ def hostility(text: str) -> str | None:
                          text):  # "oi, pudding brain, ..."
         if m.group(1) not in FUNCTION_WORDS:
             return f"insult: vocative {m.group(0).strip(', ')!r}"
+    for s in sentences(text):  # "Pathetic." "Useless idiot!"
+        ws = words(s)
+        if 0 < len(ws) <= 2 and any(w in STRONG or w in NEGATIVE_ADJECTIVES for w in ws):
+            return f"contempt: {s!r} said alone"
     if any(w in STRONG for w in words(text)) and re.search(r"\byou|\byour", text):
         return "insult: a known insult addressed to you"
     return None if teasing else soft

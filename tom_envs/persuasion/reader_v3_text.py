@@ -157,8 +157,12 @@ def negated(clause: str, start: int, end: int, inside: bool = True) -> bool:
     before = clause[:start]
     if META_DENIAL.search(clause[:end] if inside else before):
         return True
-    ws = words(before)[-NEGATION_WINDOW:] + (words(clause[start:end]) if inside else [])
-    for i, w in enumerate(ws):
+    all_before = words(before)
+    ws = all_before + (words(clause[start:end]) if inside else [])
+    for i in range(max(0, len(all_before) - NEGATION_WINDOW), len(ws)):
+        w = ws[i]
+        if w == "without" and i > 0 and ws[i - 1] in ("lost", "nothing", "nowhere"):  # "lost without a friend"
+            continue
         if w in NEGATORS and not (i + 1 < len(ws) and ws[i + 1] in _DOUBLE_NEGATIVE):
             return True
     return False
