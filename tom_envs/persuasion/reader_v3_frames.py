@@ -35,7 +35,8 @@ EXPERTS = (r"experts?|doctors?|dr\.?\s+\w+|gps?|my gp|physicians?|surgeons?|scie
            r"association|society|college|university|academy|board)|veterinarians?|vets?|paediatricians?|"
            r"pediatricians?|cardiologists?|the red cross|unicef|oxfam|the united nations|the un|st john ambulance|"
            r"the rspca|the rnli|save the children|the samaritans|macmillan|cancer research uk|age uk|"
-           r"coaches?|trainers?|teachers?|the manufacturer|the lab")
+           r"coach(?:es)?|trainers?|teachers?|the manufacturer|the lab|opticians?|optometrists?|midwives|midwife|"
+           r"planners?|(?:financial|legal|medical|health|safety|tax|energy|fitness) \w+(?:ers?|ists?|ors?)")
 _AUTH_VERBS = (r"recommend|recommends|recommended|advise|advises|advised|say|says|said|agree|agrees|agreed|show|"
                r"shows|showed|shown|found|find|finds|prescribe|prescribes|prescribed|suggest|suggests|suggested|"
                r"endorse|endorses|endorsed|approve|approves|approved|back|backs|backed|support|supports|confirm|"
@@ -60,7 +61,8 @@ CONSENSUS_AGENT = (
     r"a hundred|a thousand|a million|\w+ (?:hundred|thousand|million)) (?:\w+ )?(?:" + PEER + r")|lots of (?:other )?people|loads of people|many people|so many people|"
     r"plenty of (?:other )?(?:people|\w+)|other people|others|people (?:just )?like you|people your age|"
     r"(?:most|many|all|half|lots|some|plenty|loads|nearly all|almost all|a few) of (?:your|the|our|my) " + _W + r"{0,1}(?:"
-    + PEER + r")|your (?:" + PEER + r")|(?:all|most|nearly all) (?:your|the) (?:" + PEER + r")|(?:over |more than |nearly |almost )?half (?:of )?(?:the|your|our) (?:" + PEER + r")|the entire (?:"
+    + PEER + r")|your (?:" + PEER + r")|(?:all|most|nearly all) (?:your|the) (?:" + PEER + r")|(?:over |more than |nearly |almost )?half (?:of )?(?:the|your|our) (?:\w+ )?(?:" + PEER + r")|all the (?:\w+ )?(?:"
+    + PEER + r")|the entire (?:"
     + PEER + r")|(?:all |most of |many of )?the other (?:" + PEER + r")|(?:two|three|four|five|six|several|a few|some|"
     r"\d+|a couple) of (?:your|the|our|my) (?:" + PEER + r")|(?:the|your|our) whole (?:"
     + PEER + r")|(?:thousands|millions|hundreds|dozens|tens of thousands) of (?:\w+ ){0,2}?(?:" + PEER +
@@ -116,7 +118,9 @@ FRAMES: list[Frame] = [
         r"\bi (?:have )?(?:always )?(?:had|got) your back\b", r"\bfavou?r back\b", r"\bearned (?:a|one|this) favou?r\b",
         r"\b(?:a|one|two|three|the first|\w+) (?:\w+ )?(?:months?|weeks?|lessons?|sessions?|class(?:es)?|drinks?) "
         r"(?:free|on us|on the house)\b", r"\bfree (?:when|if|once) you\b",
-        r"\b(?:are|is) on me\b", r"\bthrow in\b", r"\bfree (?:delivery|shipping|installation|postage|trial|setup|"
+        r"\b(?:are|is) on me\b", r"\b(?:get|gets) (?:your|the|a) (?:first )?\w+ free\b",
+        r"\bi (?:have |had )?(?:bailed|helped|sorted|dug|pulled|got|covered|backed|stood by|saved) you\b",
+        r"\bwho (?:was it that |was it who )?(?:\w+ed|fed|drove|took|kept) (?:after |up |out |in |for )?(?:you|your)\b", r"\bthrow in\b", r"\bfree (?:delivery|shipping|installation|postage|trial|setup|"
         r"parking|entry|upgrade)\b", r"\byou (?:\w+ ){1,5}?\w+, i will (?!be\b|feel\b|think\b|understand\b|wait\b)\w+", r"\b(?:get|gets|getting) (?:\w+ ){0,2}?(?:percent|per cent|%) off\b",
         r"\b(?:both|each) get\b", r"\b(?:i|we) (?:have |had )?(?:\w+ly )?(?:\w+ed|put|did|made|got|took|gave|kept|"
         r"stood|went|bought|paid|drove|ran|lent|sent|spent|found|fixed) (?:\w+ ){0,5}?for you\b(?! to\b)",
@@ -130,7 +134,11 @@ FRAMES: list[Frame] = [
         r"\bdid (?:not )?i (?:not )?(?:help|cover|lend|give|do|buy|babysit|fix|drive|cook|pay|pick|take|save|"
         r"mind|sort|look after|stand in|walk|feed|clean|paint|carry|collect|bail)\b[^.]{0,40}?\b(?:you|your)\b",
     ), inside=False),
+    *_frames("authority", (
+        r"\bdid (?:not )?(?:the|your|my|our) (?:" + EXPERTS + r") (?:not )?(?:say|tell|recommend|advise|suggest|warn)\b",
+    ), inside=False),
     *_frames("commitment", (
+        r"\byou are not (?:someone|somebody|the kind of person|the sort of person|the type|a person|one) (?:who|to)\b",
         r"\bdid (?:not )?you (?:not )?(?:say|tell me|promise|agree|mention|want|swear|decide|sign)\b",
     ), inside=False),
     *_frames("scarcity", (
@@ -158,7 +166,9 @@ FRAMES: list[Frame] = [
         r"(?:tonight|tomorrow|today|soon|this|next|midnight|noon|\w+day|the end|\d+|one|two|three|four|five|six|"
         r"seven|eight|nine|ten|eleven|twelve)\b",
         r"\b(?:never|do not|does not|will not) (?:stay|last|hang around|stay around) (?:\w+ ){0,3}?(?:long|for long)\b",
-        r"\bfly off the shelves\b", r"\bbefore (?:it|they|the offer|the deal|doors|registration) (?:closes?|ends?|sells? "
+        r"\bfly off the shelves\b", r"\b(?:only|just) (?:room|space|capacity) for\b", r"\bfew and far between\b",
+        r"\b(?:only|just) (?:a )?(?:handful|few|couple|\w+) (?:of )?(?:\w+ ){0,3}?remain\b",
+        r"\b(?:went|sold|gone|sold out|disappeared) in (?:an|a|one|two|\d+|under an|under a) (?:hour|day|minute|week)s?\b", r"\bbefore (?:it|they|the offer|the deal|doors|registration) (?:closes?|ends?|sells? "
         r"out|goes|go|expires?)\b", r"\b(?!one-day)[a-z]+-only\b", r"\bwaiting list\b", r"\b(?:disappears|vanishes|"
         r"goes|is gone|will be gone) (?:on|at|by|after) (?:\w+day|midnight|tonight|tomorrow|the end)\b",
         r"\b(?:is|are) capped\b", r"\bspare (?:seat|place|spot|ticket|room|slot)s?\b", r"\b(?:couple of|few|handful of|one or two) (?:\w+ ){0,2}?(?:still )?(?:going|"
@@ -256,7 +266,9 @@ FRAMES: list[Frame] = [
         r"\blast time (?:we spoke|we talked|we met|you)\b[^.]{0,30}\byou (?:agreed|said|told|promised)",
         r"\bexactly what you (?:were|have been) (?:asking|looking|hoping|talking|wishing)\b",
         r"\bas you (?:said|put it|told me)\b", r"\bmatters? (?:so much |a lot |most )?to you\b",
-        r"\byou were the (?:one|first) (?:who|to)\b", r"\byou are always (?:telling|saying|talking about)\b",
+        r"\byou were the (?:one|first) (?:who|to)\b", r"\byou (?:have )?told (?:your \w+|them|him|her)\b",
+        r"\byou (?:have )?been (?:wanting|hoping|meaning|planning|dying|itching) (?:to|for|this)\b",
+        r"\b(?:the|a|that) (?:promise|pledge|commitment|vow|resolution|plan|deal) you made\b", r"\byou are always (?:telling|saying|talking about)\b",
         r"\byou (?:were going to|had planned to|planned to|intended to|meant to)\b",
         r"\byou (?:have )?been on the (?:\w+ )?(?:list|register)\b", r"\byou keep (?:telling|saying|talking)\b",
         r"\byou (?:have )?always (?:stood up for|cared about|believed in|fought for|said|been passionate|championed|"
@@ -299,7 +311,8 @@ FRAMES: list[Frame] = [
         r"to|be around|work with|get on with|be with)\b",
         r"\byou are (?:\w+ ){0,2}?the (?:most (?!annoying|irritating|stubborn|selfish|difficult)\w+|\w+est|best)"
         r"\b", r"\bwe (?:think|are) (?:so |very |really )?alike\b", r"(?:^|, )you and (?:me|i)$",
-        r"\bbetween (?:friends|us|you and me)\b", r"\bwe (?:have )?(?:known|had|got|understood) each other\b",
+        r"\bbetween (?:friends|us|you and me)\b", r"\blook(?:ed|ing)? up to you\b", r"\btwo of a kind\b",
+        r"\blike you do\b", r"\byou are (?:so |really |such )?(?:much )?fun to be (?:around|with)\b", r"\bwe (?:have )?(?:known|had|got|understood) each other\b",
         r"\byou (?:always )?make (?:\w+ ){0,3}?(?:better|brighter|happier|more fun|special)\b",
         r"\b(?:a )?friend like you\b", r"\beach other(?:'s| is)? backs?\b", r"\b(?:i|we) can (?:always )?"
         r"(?:count on|rely on|depend on|trust) you\b", r"\bwe (?:have )?been (?:friends|mates|pals|close) (?:since|for)\b", r"\byou (?:have|have got|got) the \w+est \w+\b",
@@ -316,7 +329,7 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
             r"bargain|value for money|worth the money|on the house|penny|pennies|fee|fees|refund|"
             r"(?:a|free|thank-you|your|little) gift|deposit|expensive|(?:percent|per cent) off|costly|"
             r"spend (?:money|less|more)|bonus|rebate|voucher|subsidi[sz]ed|for nothing)\b|[£$€]\d",
-    "timing": r"\b(?:(?:ends|closes|close|expires|finishes|until|till|by|before|runs out|stops|shuts) (?:\w+ ){0,2}?"
+    "timing": r"\b(?:too busy|(?:ends|end|closes|close|expires|finishes|until|till|by|before|runs out|stops|shuts) (?:\w+ ){0,2}?"
               r"(?:on |at |by )?(?:today|tonight|tomorrow|midnight|monday|tuesday|wednesday|thursday|friday|saturday|"
               r"sunday|the end of|this|next|noon|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|end of the (?:week|month|day)|deadline|expires?|expiring|\d+ hours|"
               r"now or never|right now|why wait|no rush|(?:start|begin|act|join|do it|sign up) (?:today|now|tonight)|"
@@ -333,7 +346,7 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
              r"studies show|study shows|(?:have|has) shown|drop in|(?:percent|%) (?:drop|fewer|less|lower)|research|data|live longer|(?:unsure|not sure) (?:whether|if|that) it|(?:any|much) difference|backs? (?:this|it) up|a (?:real |big |huge )?difference|"
              r"worth it|useful|really helps?|safe|(?:is|it is|that is) true|does the trick|guarantee(?:d)?|lowers?|"
              r"reduces?|improves?|it helps|cuts? (?:the |your )?risk|the risk|halves)\b",
-    "effort": r"\b(?:(?<!the )(?<!worth the )effort(?! of convincing)|manageable|shorter|less time|takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
+    "effort": r"\b(?:(?<!the )(?<!worth the )effort(?! of convincing)|manageable|half an hour|shorter|less time|takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
               r"once a (?:week|month)|straightforward|no time at all|hardly any time|quick|quickly|(?:only|just) (?:takes )?(?:\w+ )?minutes?|\w+ minutes? a day|"
               r"small step|first step|baby steps?|tiny|no hassle|hassle|effort|take too much time|takes? too "
               r"long|too much (?:time|work)|a minute|in no time|will not take long|painless|paperwork|"

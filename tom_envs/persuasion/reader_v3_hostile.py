@@ -133,7 +133,9 @@ CONTEMPT = tuple(re.compile(p) for p in (
     r"\blike talking to (?:a|an|the) \w+", r"\b(?:watching|listening to) you (?:try|attempt|struggle)\b",
     r"\bpainful (?:watching|listening|to watch)\b", r"\b\w+ could (?:\w+ ){0,6}?(?:faster|better|quicker|smarter) "
     r"than you\b", r"\byour (?:whining|moaning|whinging|excuses|nonsense|drivel|rubbish|bleating|waffle)\b",
-    r"\bnobody wants to (?:hear|listen)\b", r"\bhow do you even\b", r"\b(?:do you|you) (?:actually |even |really )?"
+    r"\bnobody wants to (?:hear|listen)\b", r"\b(?:deliberately|wilfully|willfully|purposely) (?:dense|obtuse|stupid|"
+    r"thick|awkward|difficult|dim|slow)\b", r"\bare you being (?:so |such a |a )?(?:" + "|".join(sorted(NEGATIVE_ADJECTIVES))
+    + r")\b", r"\bwhy i (?:even |ever )?bother\b", r"\bhow do you even\b", r"\b(?:do you|you) (?:actually |even |really )?"
     r"have a brain\b", r"\bembarrassed for you\b", r"\byou are not worth\b", r"\byou\b[^.]*\bbeing (?:so |such a )?(?:"
     + "|".join(sorted(NEGATIVE_ADJECTIVES)) + r")\b", r"\bare you (?:really |honestly )?(?:this|that|so) \w+",
     r"\beven (?:my|a|your|the) (?:grandmother|gran|granny|nan|grandad|grandpa|child|kid|toddler|dog|cat|baby|"
@@ -158,7 +160,8 @@ SARCASM = tuple(re.compile(p) for p in (
     r"\bcongratulations on being\b", r"\b(?:your|you) (?:\w+ )?knows? (?:more|better) than (?:the|every|all|any)\b",
     r"\b(?:brilliant|great|flawless|impeccable|solid|genius|amazing) logic\b",
     r"\byou are (?:so much |much |far )?(?:smarter|cleverer|wiser|brighter|better) than (?:the|every|all|any)\b",
-    r"\b(?:nice|great|good|brilliant|lovely) excuse\b", r"\breally convincing\b", r"\bknow-it-all\b", r"\btruly inspired\b", r"\byou know (?:better|more) than (?:every|all|the|any)\b",
+    r"\b(?:nice|great|good|brilliant|lovely|fantastic|wonderful|convenient|likely) excuse\b",
+    r"\bwhat a (?:\w+ )?excuse\b", r"\bi am sure (?:everyone|everybody|we all) believes? you\b", r"\breally convincing\b", r"\bknow-it-all\b", r"\btruly inspired\b", r"\byou know (?:better|more) than (?:every|all|the|any)\b",
     r"\boh,? (?:sure|yes|yeah|right|great|brilliant|wonderful|well done|bravo|fantastic|lovely|perfect|of course|"
     r"clever|nice|wow)\b", r"\byeah,? right\b", r"\b(?:sure|oh sure|yeah|oh yes|right|of course),? because\b", r"\bbecause you know (?:better|"
     r"best|more)\b", r"\byou (?:clearly|obviously|apparently|surely) know (?:better|best|more)\b", r"\bi am sure you know "
@@ -183,7 +186,7 @@ THREATS = tuple(re.compile(p) for p in (
     r"\byou have no (?:choice|say)\b", r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too))\b", r"\bthat is an order\b", r"\bdo not make me\b",
     r"\blast warning\b", r"\bwatch (?:your back|yourself|it)\b", r"\byou will not like what\b",
     r"\bbe a (?:\w+ )?(?:shame|pity) if\b", r"\b(?:had|would) better\b[^.]{0,40}\bif you know what\b",
-    r"\bif you know what i mean\b", r"\bfor your own (?:sake|good)\b", r"\b(?:say no|refuse|decline) and (?:you|i)\b", r"\bor you will find yourself\b", r"\bsee how that works out\b", r"\bor (?:do not|never) bother (?:coming|showing|talking|speaking)\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
+    r"\bif you know what i mean\b", r"\bfor your own (?:sake|good)\b", r"\b(?:say no|refuse|decline)(?: \w+){0,3} and (?:you|i|we)\b", r"\bor you will find yourself\b", r"\bsee how that works out\b", r"\bor (?:do not|never) bother (?:coming|showing|talking|speaking)\b", r"\bi will make you\b", r"\bor face the consequences\b", r"\bor i will\b",
     r"\bbefore i (?:lose my temper|make you)\b", r"\bor (?:things|it|life|this) (?:will|could|might|is going to) "
     r"get (?:\w+ )?(?:awkward|difficult|ugly|nasty|unpleasant|hard|messy|bad|worse)\b",
     r"\bwhat happens if you (?:refuse|say no|do not|will not|decline)\b", r"\bif you know what is good for you\b",

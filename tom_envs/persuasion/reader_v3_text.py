@@ -133,7 +133,7 @@ META_DENIAL = re.compile(
     r"\b(?:(?:not|never|nobody is|no one is|nobody|no one)\s+(?:\w+\s+)?"
     r"(?:saying|claiming|suggesting|pretending|pretend|say|claim|suggest|going to (?:say|tell|claim|pretend|"
     r"argue|suggest)|trying to|telling you|arguing|here to)"
-    r"|will not (?:say|pretend|claim|tell|argue|suggest)|(?:do not|never) \w+ (?:\w+ )?(?:just |only )?because|not like|not that|not because|not about|not as if|"
+    r"|will not (?:say|pretend|claim|tell|argue|suggest)|(?:do not|never) \w+ (?:\w+ )?(?:just |only )?because|not like|not that|not because|not about|not as if|not as though|"
     r"forget (?:about )?(?:what|that|the)|never mind|ignore (?:what|the)|who cares (?:what|about|if)|"
     r"does not matter (?:what|that|if)|doesn't matter|regardless of (?:what|whether)|no matter (?:what|how many)|"
     r"leave aside|set aside|do not listen to|do not worry about what)\b")
