@@ -48,6 +48,8 @@ READING_CLASSES: tuple[str, ...] = (*PRINCIPLES, "nothing", "stuffed", "hostile"
 CONCERN_CLASSES: tuple[str, ...] = (*CONCERNS_V3, "none")
 _BOUNDARY = re.compile(r"[,;:!?()]|\s(?:but|and|so|yet|or)\s")
 _CHUNK = re.compile(r"[^,;:!?()]+")
+_ORG_VERBS = ("advises|recommends|recommended|says|said|warns|suggests|urges|backs|endorses|approves|approved|"
+              "confirms|found|finds|reports|guidance|advice|supports")
 
 
 class ReaderV3Error(TomEnvsError, TypeError):
@@ -139,6 +141,10 @@ class ReaderV3:
                         out["dropped"].append((*hit, f"word salad: {why}"))
                     else:
                         out["counted"].append(hit)
+            for a in acronyms:  # an organisation by its initials: "The RSPB advises ..."
+                m = re.search(rf"\b{a}\b (?:\w+ )?(?:{_ORG_VERBS})\b", sentence)
+                if m and not negated(sentence, m.start(), m.end()):
+                    out["counted"].append(("authority", m.group(0)))
             for chunk in _CHUNK.finditer(sentence):  # "Expert, popular, rare, free."
                 frag = re.sub(r"^(?:and |or |plus |also |so |but )?(?:it is |they are |this is |that is )?", "",
                               chunk.group(0).strip(" .\"'"))

@@ -35,7 +35,7 @@ EXPERTS = (r"experts?|doctors?|dr\.?\s+\w+|gps?|my gp|physicians?|surgeons?|scie
            r"association|society|college|university|academy|board)|veterinarians?|vets?|paediatricians?|"
            r"pediatricians?|cardiologists?|the red cross|unicef|oxfam|the united nations|the un|st john ambulance|"
            r"the rspca|the rnli|save the children|the samaritans|macmillan|cancer research uk|age uk|"
-           r"coach(?:es)?|trainers?|teachers?|the manufacturer|the lab|opticians?|optometrists?|midwives|midwife|"
+           r"coach(?:es)?|(?:personal|fitness|qualified|certified) trainers?|teachers?|the manufacturer|the lab|opticians?|optometrists?|midwives|midwife|"
            r"planners?|(?:financial|legal|medical|health|safety|tax|energy|fitness) \w+(?:ers?|ists?|ors?)")
 _AUTH_VERBS = (r"recommend|recommends|recommended|advise|advises|advised|say|says|said|agree|agrees|agreed|show|"
                r"shows|showed|shown|found|find|finds|prescribe|prescribes|prescribed|suggest|suggests|suggested|"
@@ -138,13 +138,17 @@ FRAMES: list[Frame] = [
         r"\bdid (?:not )?(?:the|your|my|our) (?:" + EXPERTS + r") (?:not )?(?:say|tell|recommend|advise|suggest|warn)\b",
     ), inside=False),
     *_frames("commitment", (
+        r"\byou (?:have )?got your \w+ already\b", r"\byou are the one who (?:always )?(?:says|said|tells|told|wanted|"
+        r"keeps)\b",
         r"\byou are not (?:someone|somebody|the kind of person|the sort of person|the type|a person|one) (?:who|to)\b",
         r"\bdid (?:not )?you (?:not )?(?:say|tell me|promise|agree|mention|want|swear|decide|sign)\b",
     ), inside=False),
     *_frames("scarcity", (
         r"\bonly (?:\w+ ){0,3}?(?:left|remaining|available)\b",
-        r"\bonly (?:take|takes|accept|accepts|admit|admits|allow|allows|have room for|has room for) (?:\w+ ){0,2}?"
-        r"(?:people|places|spots|students|applicants|members|guests|participants|families|a few|\d+|a handful)\b",
+        r"\bonly (?:take|takes|taking|accept|accepts|accepting|admit|admits|admitting|allow|allows|allowing|have room "
+        r"for|has room for)(?: on| in)? (?:\w+ ){0,2}?(?:people|places|spots|students|applicants|members|guests|"
+        r"participants|families|clients|patients|pupils|customers|new|a few|\d+|a handful)\b",
+        r"\bany (?:\w+ )?(?:places|spots|seats|tickets|slots|spaces|rooms) left\b",
         r"\b(?:does not|do not|rarely|never) (?:come|comes) (?:a?round|along|up|by) (?:very )?(?:often|much|again)\b",
         r"\bafter (?:tonight|today|tomorrow|\w+day|this week|this weekend|midnight)\b[^.]{0,40}\b(?:goes|go|will go|"
         r"is going) (?:back )?up\b", r"\bprice (?:goes|will go|is going) (?:back )?up\b",
@@ -204,10 +208,13 @@ FRAMES: list[Frame] = [
     *_frames("consensus", (
         r"(?:^|[,;:] |\b(?:that|because|and|but|so|know|knew|see|seen|heard|notice|noticed|even|look|now|"
         r"honestly|actually|already|well|and|plus|also|like|what|where|thing|one|which|much|around|when) )(?:" + CONSENSUS_AGENT +
-        r")\b(?! who \w+s\b)(?! (?:says?|thinks?|knows?) (?:that )?you\b)(?! (?:doctor|gp|dentist|vet|nurse|lawyer|accountant|adviser|advisor|physician)s?\b)"
+        r")\b(?! who \w+s\b)(?! (?:says?|thinks?|knows?|adores?|loves?|likes?|admires?) (?:that )?you\b)(?! (?:doctor|gp|dentist|vet|nurse|lawyer|accountant|adviser|advisor|physician)s?\b)"
         r"(?! (?:should|must|ought|needs? to|have to|has to|can|could|might|may)\b)"
         r"(?:,? \w+,?){0,3}? " + _VERBISH,
-        r"\b(?:most|the most|very) popular\b", r"\bthe most (?:downloaded|bought|visited|watched|read|used|shared|"
+        r"\b(?:most|the most|very) popular\b", r"\b(?:" + PEER + r")'s (?:already|all|been|going|signed|joined|in)\b",
+        r"\bevery one of (?:your|the|our|my) \w+", r"\b(?:go-to|favourite|favorite|top|number one|first|usual) (?:choice|"
+        r"pick|option) (?:for|of|among) (?:most|many|all|lots of|\w+s)\b", r"\b(?:everyone|everybody) (?:adores|loves|likes)"
+        r" (?:it|this|them)\b", r"\bthe most (?:downloaded|bought|visited|watched|read|used|shared|"
         r"liked|booked|requested|chosen|streamed|loved)\b", r"\bbest-?sell(?:er|ing)\b", r"\beveryone is talking about\b",
         r"\bjoin (?:the )?(?:millions|thousands|hundreds|many|rest|others)\b",
         r"\b(?:it is )?what (?:everyone|everybody|people|most people) (?:\w+ ){0,2}?(?:do|does|are doing)\b",
@@ -241,7 +248,8 @@ FRAMES: list[Frame] = [
         r"\bevidence-based\b", r"\b(?:solid|clinical|scientific|strong|hard|medical|good) evidence\b",
         r"\bpeer-reviewed\b", r"\bofficially (?:partners?|endorsed|recommended|approved|backed|supports?|"
         r"accredited|certified)\b", r"\b(?:fire|ambulance|health|police|coastguard|coast guard) service\b",
-        r"\bsurgeon general\b", r"\b(?:" + EXPERTS + r")'s (?:warning|advice|recommendation|guidance|verdict|report|"
+        r"\bsurgeon general\b", r"\b(?:runs|heads|leads|directs|ran|headed|led) the (?:\w+ ){0,2}?(?:ward|department|"
+        r"clinic|lab|laboratory|hospital|practice|unit|surgery|institute|programme|program)\b", r"\b(?:" + EXPERTS + r")'s (?:warning|advice|recommendation|guidance|verdict|report|"
         r"findings|position)\b", r"\bofficial (?:advice|guidance|guidelines|recommendation|position|line)\b",
         r"\b(?:approval|backing|endorsement|blessing|seal of approval|support) of (?:the |a |an |my |your )?(?:"
         + EXPERTS + r"|[\w ]{0,30}(?:board|council|agency|authority|service|ministry|department|society|"
@@ -282,7 +290,8 @@ FRAMES: list[Frame] = [
         r"(?:first )?step\b", r"\byou already (?:took|made|did|booked|started|began|paid|signed|joined)\b", r"\byou are someone who\b", r"\bthe next step\b",
     )),
     *_frames("liking", (
-        r"\byou are (?:so |such |really |truly |genuinely |honestly |always |just |one of |the |a |an |my |very )*"
+        r"\byou are (?:so |such |really |truly |genuinely |honestly |always |just |one of |the |a |an |my |very |absolute |"
+        r"total |real |true |utter |complete |proper |an absolute )*"
         r"(?:great|brilliant|wonderful|amazing|fantastic|lovely|kind(?! of)|thoughtful|generous|talented|smart|"
         r"clever|bright|natural|star|legend|gem|sweetheart|hero|pro|pleasure|joy|inspiration|sweet|caring|helpful|"
         r"fun|funny|nice|organised|organized|strong|brave|reliable|dependable|loyal|good|best|favourite|"
@@ -312,7 +321,9 @@ FRAMES: list[Frame] = [
         r"\byou are (?:\w+ ){0,2}?the (?:most (?!annoying|irritating|stubborn|selfish|difficult)\w+|\w+est|best)"
         r"\b", r"\bwe (?:think|are) (?:so |very |really )?alike\b", r"(?:^|, )you and (?:me|i)$",
         r"\bbetween (?:friends|us|you and me)\b", r"\blook(?:ed|ing)? up to you\b", r"\btwo of a kind\b",
-        r"\blike you do\b", r"\byou are (?:so |really |such )?(?:much )?fun to be (?:around|with)\b", r"\bwe (?:have )?(?:known|had|got|understood) each other\b",
+        r"\blike you do\b", r"\bi would (?:trust|do anything for|follow) you\b", r"\bbeen through (?:so much|a lot|"
+        r"everything|it all) together\b", r"\bfeel (?:better|happier|good) (?:after|when) (?:talking to|seeing|being with)"
+        r" you\b", r"\b(?:everyone|everybody) (?:adores|loves|likes|admires) you\b", r"\byou are (?:so |really |such )?(?:much )?fun to be (?:around|with)\b", r"\bwe (?:have )?(?:known|had|got|understood) each other\b",
         r"\byou (?:always )?make (?:\w+ ){0,3}?(?:better|brighter|happier|more fun|special)\b",
         r"\b(?:a )?friend like you\b", r"\beach other(?:'s| is)? backs?\b", r"\b(?:i|we) can (?:always )?"
         r"(?:count on|rely on|depend on|trust) you\b", r"\bwe (?:have )?been (?:friends|mates|pals|close) (?:since|for)\b", r"\byou (?:have|have got|got) the \w+est \w+\b",
@@ -334,7 +345,10 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
               r"sunday|the end of|this|next|noon|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|end of the (?:week|month|day)|deadline|expires?|expiring|\d+ hours|"
               r"now or never|right now|why wait|no rush|(?:start|begin|act|join|do it|sign up) (?:today|now|tonight)|"
               r"(?:today|tonight) only|only (?:today|tonight)|now is|why not now|put(?:ting)? it off|last chance|"
-              r"one-day|\w+-day-only|today only|(?:a )?(?:bad|good|better|right) time|final (?:week|weekend|day|days|hours)|before it closes|disappears (?:on|at|by)|(?:until|till|by|before) (?:the )?weekend|(?:start|begin|join) (?:next|this) (?:week|month|year)|next (?:week|month)|after the holidays|after (?:tonight|today|tomorrow|midnight)|wait until|too late|hurry|in time|timing|the right time|a good time|"
+              r"one-day|\w+-day-only|today only|(?:a )?(?:bad|good|better|right) time|final (?:week|weekend|day|days|"
+              r"hours)|last day|than now|(?:in|the) (?:spring|summer|autumn|winter|new year)|before it closes|"
+              r"disappears (?:on|at|by)|(?:until|till|by|before) (?:the )?weekend|(?:start|begin|join) (?:next|this) "
+              r"(?:week|month|year)|next (?:week|month)|after the holidays|after (?:tonight|today|tomorrow|midnight)|wait until|too late|hurry|in time|timing|the right time|a good time|"
               r"the sooner|sooner rather|before it is gone)\b",
     "fit": r"\b(?:(?:right|perfect|ideal|good|made|meant|great|suited|designed|tailored) for (?:you|someone like "
            r"you|people like you|beginners|people)|(?:is|is it|is this|is not|not) (?:really )?for (?:you|me)\b|for "
@@ -346,7 +360,7 @@ CONCERN_CUES: dict[str, re.Pattern[str]] = {c: re.compile(p) for c, p in {
              r"studies show|study shows|(?:have|has) shown|drop in|(?:percent|%) (?:drop|fewer|less|lower)|research|data|live longer|(?:unsure|not sure) (?:whether|if|that) it|(?:any|much) difference|backs? (?:this|it) up|a (?:real |big |huge )?difference|"
              r"worth it|useful|really helps?|safe|(?:is|it is|that is) true|does the trick|guarantee(?:d)?|lowers?|"
              r"reduces?|improves?|it helps|cuts? (?:the |your )?risk|the risk|halves)\b",
-    "effort": r"\b(?:(?<!the )(?<!worth the )effort(?! of convincing)|manageable|half an hour|shorter|less time|takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
+    "effort": r"\b(?:(?<!the )(?<!worth the )effort(?! of convincing)|manageable|half an hour|\w+-minute|shorter|less time|takes? (?:about |only |just |around |under |less than )?(?:\w+ )?minutes|(?:easy|easier)(?! to (?:talk|be around|work with|get on))|simple|only (?:need|have) to|"
               r"once a (?:week|month)|straightforward|no time at all|hardly any time|quick|quickly|(?:only|just) (?:takes )?(?:\w+ )?minutes?|\w+ minutes? a day|"
               r"small step|first step|baby steps?|tiny|no hassle|hassle|effort|take too much time|takes? too "
               r"long|too much (?:time|work)|a minute|in no time|will not take long|painless|paperwork|"
@@ -371,7 +385,7 @@ FRAGMENT_KEYWORDS: dict[str, str] = {
 #: a clause this short (in words) is a fragment, read by :data:`FRAGMENT_KEYWORDS`
 FRAGMENT_WORDS = 3
 
-DEADLINE = re.compile(r"\b(?:disappears|before it closes|final (?:week|weekend|day|days|hours)|after (?:tonight|today|tomorrow|midnight)|expires?|expiring|deadline|ends|closes|until|till|last chance|now or never|hurry|"
+DEADLINE = re.compile(r"\b(?:last day|disappears|before it closes|final (?:week|weekend|day|days|hours)|after (?:tonight|today|tomorrow|midnight)|expires?|expiring|deadline|ends|closes|until|till|last chance|now or never|hurry|"
                       r"\d+ hours)\b")
 
 __all__ = ["CONCERN_CUES", "DEADLINE", "FRAGMENT_KEYWORDS", "FRAGMENT_WORDS", "EXPERTS", "FRAMES", "Frame"]

@@ -53,7 +53,8 @@ ENDEARMENTS = frozenset("goof goofball sleepyhead softie sausage monkey rascal s
 POSITIVE = frozenset("""
 friend friends star legend gem angel hero champion champ sweetheart darling superstar saint pro natural expert
 professional great good lovely brilliant wonderful amazing clever smart kind generous talented lucky gorgeous
-beautiful true real genuine few handful couple
+beautiful true real genuine few handful couple favour favor thanks thank-you hug help fan deal time difference
+relief boost compliment
 """.split())
 #: "-less" adjectives that praise
 _GOOD_LESS = frozenset({"tireless", "flawless", "fearless", "selfless", "priceless", "timeless", "effortless",
@@ -137,7 +138,9 @@ CONTEMPT = tuple(re.compile(p) for p in (
     r"thick|awkward|difficult|dim|slow)\b", r"\bare you being (?:so |such a |a )?(?:" + "|".join(sorted(NEGATIVE_ADJECTIVES))
     + r")\b", r"\bwhy i (?:even |ever )?bother\b", r"\bhow do you even\b", r"\b(?:do you|you) (?:actually |even |really )?"
     r"have a brain\b", r"\bembarrassed for you\b", r"\byou are not worth\b", r"\byou\b[^.]*\bbeing (?:so |such a )?(?:"
-    + "|".join(sorted(NEGATIVE_ADJECTIVES)) + r")\b", r"\bare you (?:really |honestly )?(?:this|that|so) \w+",
+    + "|".join(sorted(NEGATIVE_ADJECTIVES)) + r")\b", r"\bare you (?:really |honestly |always |ever )?(?:this|that|so) \w+",
+    r"\bslow on the uptake\b", r"\bcan not think for yourself\b", r"\bnobody likes (?:a|an) \w+",
+    r"\bthat is (?:exactly )?what you are\b",
     r"\beven (?:my|a|your|the) (?:grandmother|gran|granny|nan|grandad|grandpa|child|kid|toddler|dog|cat|baby|"
     r"little sister|little brother)\b", r"\bbefore you open your mouth\b", r"\bthink before you (?:speak|talk)\b",
     r"\bnobody asked (?:you|for your)\b", r"\bno one asked (?:you|for your)\b", r"\bexcuse (?:for|of) a\b",
@@ -181,7 +184,7 @@ THREATS = tuple(re.compile(p) for p in (
     r"pay for)\b", r"\bi know where you live\b", r"\bsee what happens\b", r"\bsomething (?:unfortunate|bad|nasty|"
     r"terrible|awful|unpleasant) (?:happens|might|could|will)\b", r"\bif you (?:do not|refuse|say no)\b[^.]{0,60}\bi "
     r"will (?:make sure|tell|report|ruin|see to it|never|fire|kick|make you|get you|sack|cut|expose|post)",
-    r"\bor (?:you are|you will be) (?:out|fired|finished|done|dead|off|sacked|history)\b",
+    r"\bor i am (?:\w+ )?(?:telling|reporting|posting|showing|going to)\b", r"\bor (?:you are|you will be) (?:out|fired|finished|done|dead|off|sacked|history)\b",
     r"\bwhether you like it or not\b", r"\byou (?:do not|will not) (?:get|have) (?:a|any) (?:choice|say)\b",
     r"\byou have no (?:choice|say)\b", r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too))\b", r"\bthat is an order\b", r"\bdo not make me\b",
     r"\blast warning\b", r"\bwatch (?:your back|yourself|it)\b", r"\byou will not like what\b",
@@ -271,10 +274,12 @@ def hostility(text: str) -> str | None:
                          text):  # "oi, pudding brain, ..."
         if m.group(1) not in FUNCTION_WORDS:
             return f"insult: vocative {m.group(0).strip(', ')!r}"
-    for s in sentences(text):  # "Pathetic." "Useless idiot!"
-        ws = words(s)
-        if 0 < len(ws) <= 2 and any(w in STRONG or w in NEGATIVE_ADJECTIVES for w in ws):
-            return f"contempt: {s!r} said alone"
+    for s in sentences(text):  # "Pathetic." "Useless idiot!" "Oi, dozy, ..."
+        for chunk in re.split(r"[,;:!?()]", s):
+            ws = words(chunk)
+            if 0 < len(ws) <= 2 and any(w in STRONG or w in NEGATIVE_ADJECTIVES or (w in INSULT_NOUNS and w not in MILD)
+                                        for w in ws):
+                return f"contempt: {chunk.strip()!r} said alone"
     if any(w in STRONG for w in words(text)) and re.search(r"\byou|\byour", text):
         return "insult: a known insult addressed to you"
     return None if teasing else soft

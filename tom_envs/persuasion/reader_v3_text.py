@@ -15,7 +15,7 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
                          "\u2026": "..."})
 #: "'s" read as "is" after these words (elsewhere it is a possessive)
 _IS_AFTER = ("it", "that", "there", "here", "he", "she", "what", "who", "everyone", "everybody", "nobody", "someone",
-             "somebody", "no one", "everything", "where", "how", "this", "one")
+             "somebody", "no one", "everything", "where", "how", "this", "one", "today", "tomorrow", "tonight")
 _CONTRACTIONS = (
     (r"\bcan't\b", "can not"), (r"\bcannot\b", "can not"), (r"\bwon't\b", "will not"), (r"\bshan't\b", "shall not"),
     (r"\bain't\b", "is not"), (r"\blet's\b", "let us"), (r"\bi'm\b", "i am"),
