@@ -10,11 +10,13 @@ reference of :mod:`tom_envs.persuasion.planning_v3`:
 * :class:`OraclePersuaderV3`: sees the traits (``expose_state=True``): the ceiling, not a fair agent.
 
 All read the family and the turn budget from the env's info (``family``, ``horizon``, ``turn``) and the
-reply from ``observation[0]``; the families are the built-in v3 families.
+reply from ``observation[0]``; they plan with the built-in v3 families, or with ``families`` (name ->
+:class:`~tom_envs.persuasion.mind_v3.FamilyV3`, e.g. a split's families with its personas only).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -23,10 +25,19 @@ from policies.base import BasePolicy
 from tom_envs.errors import InvalidAction
 
 
-def _model_and_horizon(info: dict) -> tuple[Any, int]:
-    from tom_envs.persuasion.mind_v3 import family_v3_named, model_v3_for
+class _V3Policy(BasePolicy):
+    """Finds the episode's family: ``families[info["family"]]`` when given, else the built-in one."""
 
-    return model_v3_for(family_v3_named(info["family"])), int(info["horizon"])
+    def __init__(self, families: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        self.families = dict(families or {})
+
+    def _model_and_horizon(self, info: dict) -> tuple[Any, int]:
+        from tom_envs.persuasion.mind_v3 import family_v3_named, model_v3_for
+
+        name = info["family"]
+        family = self.families[name] if name in self.families else family_v3_named(name)
+        return model_v3_for(family), int(info["horizon"])
 
 
 def _marginals(model: Any, belief: np.ndarray) -> dict[str, int]:
@@ -38,21 +49,25 @@ def _marginals(model: Any, belief: np.ndarray) -> dict[str, int]:
     return out
 
 
-class BayesPersuaderV3(BasePolicy):
+class BayesPersuaderV3(_V3Policy):
     """The exact Bayes-optimal fair persuader of v3 (zero expected regret by construction)."""
 
     makes_predictions = True
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
+    def __init__(self, families: Mapping[str, Any] | None = None) -> None:
+        super().__init__(families)
         self._counts: list[int] = []
         self._turn = -1
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._counts, self._turn = [], -1
 
     def _sync(self, observation: Any, info: dict) -> tuple[Any, int]:
         from tom_envs.persuasion.mind_v3 import N_CUES
         from tom_envs.persuasion.planning_v3 import bayes_table
 
-        model, horizon = _model_and_horizon(info)
+        model, horizon = self._model_and_horizon(info)
         turn, reply = int(info["turn"]), int(np.asarray(observation)[0])
         if turn == 0 and self._turn != 0:
             self._counts, self._turn = [0] * N_CUES, 0
@@ -74,7 +89,7 @@ class BayesPersuaderV3(BasePolicy):
         return _marginals(table.model, table.belief(turn, tuple(self._counts)))
 
 
-class MemorylessPersuaderV3(BasePolicy):
+class MemorylessPersuaderV3(_V3Policy):
     """The exact best memory-less persuader: ``table[turn][last reply]`` (:func:`memoryless_table`). It keeps
     nothing between calls; its predictions use the last reply alone."""
 
@@ -83,11 +98,11 @@ class MemorylessPersuaderV3(BasePolicy):
     def act(self, observation: Any, info: dict) -> int:
         from tom_envs.persuasion.planning_v3 import memoryless_table
 
-        model, horizon = _model_and_horizon(info)
+        model, horizon = self._model_and_horizon(info)
         return memoryless_table(model, horizon).act(int(info["turn"]), int(np.asarray(observation)[0]))
 
     def predict(self, observation: Any, info: dict) -> dict[str, int]:
-        model, _ = _model_and_horizon(info)
+        model, _ = self._model_and_horizon(info)
         reply = int(np.asarray(observation)[0])
         return _marginals(model, model.prior * model.cue[:, reply] if reply < model.cue.shape[1] else model.prior)
 
@@ -99,17 +114,17 @@ class EchoPersuaderV3(MemorylessPersuaderV3):
     def act(self, observation: Any, info: dict) -> int:
         from tom_envs.persuasion.planning_v3 import echo_acts
 
-        model, horizon = _model_and_horizon(info)
+        model, horizon = self._model_and_horizon(info)
         return echo_acts(model, horizon)[int(info["turn"])][int(np.asarray(observation)[0])]
 
 
-class OpenLoopPersuaderV3(BasePolicy):
+class OpenLoopPersuaderV3(_V3Policy):
     """The best open-loop plan (found by enumerating every plan): the replies are never read."""
 
     def act(self, observation: Any, info: dict) -> int:
         from tom_envs.persuasion.planning_v3 import open_loop_table
 
-        model, horizon = _model_and_horizon(info)
+        model, horizon = self._model_and_horizon(info)
         return open_loop_table(model, horizon)[1][int(info["turn"])]
 
 
