@@ -45,6 +45,13 @@ register(
     summary="two seats on live persuasion v2 (AEC): the persuadee seat voices v2's mind (noisy, misleading, walk-outs) and is rewarded for fidelity",
     builtin=True,
 )
+register(
+    "tom/Persuasion-v3",
+    "tom_envs.persuasion.mind_env_v3:PersuasionMindV3Env",
+    family="persuasion",
+    summary="live persuasion v3: a persuadee whose source of trust and stake show one reply at a time; one pitch; exact Bayes, best memory-less, open-loop and oracle references (the value of memory: 14-24 points)",
+    builtin=True,
+)
 
 retire("tom/Persuasion-v0", "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 env "
                         "has left the package (knowing its persuadee's state was worth nothing over the best "
