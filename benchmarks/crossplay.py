@@ -57,15 +57,20 @@ class Agent:
         identity: what decides its play besides its name (JSON-able; part of every cell key).
         build: ``build(seat) -> policy`` for the seat's agent name; picklable (a module-level function
             or a ``functools.partial`` of one) so cells travel to Ray workers.
+        seat: the one seat it plays (games whose seats differ: a persuader, a persuadee); None: either seat.
     """
 
     name: str
     kind: str
     identity: Mapping[str, Any]
     build: Callable[[str], Any] = field(compare=False, repr=False)
+    seat: str | None = None
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "identity": dict(self.identity)}
+        out = {"name": self.name, "kind": self.kind, "identity": dict(self.identity)}
+        if self.seat is not None:  # only then: the matrix agents' cell keys stay as they were
+            out["seat"] = self.seat
+        return out
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,10 @@ class CrossplayTask:
         outcome: the ``tom_outcome()`` key of a seat's return, with ``{seat}`` for the agent name.
         horizon: the default episode length (``--horizon``).
         notes: what a reader of the rows should know.
+        cell: the pairing's cell class (default :class:`PairCell`, a PettingZoo ``ParallelEnv``); a family
+            whose two seats take turns (AEC) gives a subclass that plays its env, built as
+            ``cell(env_id, horizon, row, col, seats, outcome)``.
+        strategy: whether its LLM agent takes ``--strategy`` (the matrix LLM policies do).
     """
 
     env_ids: tuple[str, ...]
@@ -110,6 +119,8 @@ class CrossplayTask:
     outcome: str = "return_{seat}"
     horizon: int = 100
     notes: tuple[str, ...] = ()
+    cell: Any = None
+    strategy: bool = True
 
 
 def tasks() -> dict[str, CrossplayTask]:
@@ -209,11 +220,27 @@ class PairCell(Cell):
 
 
 def cells(env_id: str, task: CrossplayTask, agents: Sequence[Agent], horizon: int) -> list[PairCell]:
-    """Every ordered pairing of ``agents`` (self-play included), row-major."""
+    """Every ordered pairing of ``agents`` (self-play included), row-major; where the agents name their
+    seat (:attr:`Agent.seat`), every first-seat agent against every second-seat agent.
+
+    Raises:
+        CrossplayError: two agents of one name, or a population where some agents name a seat and others
+            do not, or name a seat the task lacks.
+    """
     names = [a.name for a in agents]
     if len(set(names)) != len(names):
         raise CrossplayError(f"agent names must be unique in a population, got {names}")
-    return [PairCell(env_id, horizon, row, col, task.seats, task.outcome) for row in agents for col in agents]
+    make = task.cell or PairCell
+    seated = [a.seat is not None for a in agents]
+    if not any(seated):
+        return [make(env_id, horizon, row, col, task.seats, task.outcome) for row in agents for col in agents]
+    stray = [a.name for a in agents if a.seat not in task.seats]
+    if stray:
+        raise CrossplayError(f"{env_id}: agents {stray} name no seat of {list(task.seats)}; in a population of "
+                             "seated agents every agent names the seat it plays")
+    rows = [a for a in agents if a.seat == task.seats[0]]
+    cols = [a for a in agents if a.seat == task.seats[1]]
+    return [make(env_id, horizon, row, col, task.seats, task.outcome) for row in rows for col in cols]
 
 
 # ---------------------------------------------------------------------- the command
@@ -293,9 +320,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--lockstep": "crossplay plays each pairing's episodes one by one (two policies per episode, one per seat)"})
     with_llm = Applies("without --model (the LLM agent joins the population only with --model)",
                        when=lambda args: args.model is not None)
-    declare_applies(parser, {**{o: with_llm for o in llm_options if o != "model"}, "strategy": with_llm,
+    strategy = Applies("without --model, or where no chosen id's LLM agent takes a strategy (the matrix ids' do)",
+                       when=lambda args: args.model is not None and _takes_strategy(args.env))
+    declare_applies(parser, {**{o: with_llm for o in llm_options if o != "model"}, "strategy": strategy,
                              "learner_envs": Applies("with --learner-steps 0 (no learner is trained)",
                                                      when=lambda args: args.learner_steps > 0)})
+
+
+def _takes_strategy(env: Any) -> bool:
+    """Whether some chosen id's task (every task without ``--env``) builds its LLM agent with ``--strategy``."""
+    from benchmarks.cli_types import split_list
+
+    known = tasks()
+    chosen = split_list(env) if env else list(known)
+    return any(known[e].strategy for e in chosen if e in known)
 
 
 def run_command(args: argparse.Namespace) -> int:

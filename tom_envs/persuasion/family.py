@@ -9,7 +9,8 @@ from tom_envs.family import Family
 # the information-rule checker: what is public (the case shown, what was said) and what the persuadee seat
 # knows of itself is declared on the envs (mind_env.MIND_PUBLIC, the QA envs' tom_public / tom_composed)
 FAMILY = Family.standard("persuasion", download=True, order=30,
-                           rl=("benchmarks.persuasion.rl:LIVE", "benchmarks.persuasion.rl_qa:QA"))
+                           rl=("benchmarks.persuasion.rl:LIVE", "benchmarks.persuasion.rl_qa:QA"),
+                           crossplay=("benchmarks.persuasion.crossplay:TASK",))
 
 
 def dataset() -> Dataset:
