@@ -77,8 +77,7 @@ class NegotiationPairCell(PairCell):
         episode = episode_record(env, play_aec(env, mediator, seed))
         base = env.unwrapped
         parties = float(np.mean(np.asarray(base._stakes()) - np.asarray(base._start_stakes)))
-        gain = float(episode["consensus"][-1] - episode["consensus"][0]) if isinstance(episode.get("consensus"), list) \
-            else float(base.tracker.history[-1] - base.tracker.history[0])
+        gain = float(base.tracker.history[-1] - base.tracker.history[0])  # the mediator's reward, unrounded
         if self.row.name == "none":
             par = gain
         else:
@@ -91,6 +90,11 @@ class NegotiationPairCell(PairCell):
                    "outcome": {k: episode.get(k) for k in ("cc", "tle", "rl", "me_mean", "mi_mean", "interventions",
                                                            "success_rate", "deals", "tom_predictions")}}
         return EpisodeResult(seed, summary, {}, steps=[])
+
+    def check(self, record: dict) -> None:
+        ep = record["episode"]
+        if len(ep["returns"]) != 2 or len(ep["tom"]) != 2 or len(ep["scores"]) != 2:
+            raise ValueError("a seated crossplay record holds two returns, two ToM figures and two match scores")
 
 
 # ---------------------------------------------------------------------- builders (module level: picklable)

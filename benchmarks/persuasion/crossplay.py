@@ -97,6 +97,11 @@ class PersuasionPairCell(PairCell):
                    "tom_by_target": {t: out.get(f"{t}_accuracy") for t in TARGETS}}
         return EpisodeResult(seed, summary, {}, steps=[])
 
+    def check(self, record: dict) -> None:
+        ep = record["episode"]
+        if len(ep["returns"]) != 2 or len(ep["tom"]) != 2 or len(ep["scores"]) != 2:
+            raise ValueError("a seated crossplay record holds two returns, two ToM figures and two match scores")
+
 
 # ---------------------------------------------------------------------- builders (module level: picklable)
 def _scripted(name: str, seat: str) -> Any:
