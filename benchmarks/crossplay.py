@@ -24,6 +24,7 @@ module holds the shared part (agents, the pairing cell, the command) and names n
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -111,6 +112,8 @@ class CrossplayTask:
             whose two seats take turns (AEC) gives a subclass that plays its env, built as
             ``cell(env_id, horizon, row, col, seats, outcome)``.
         strategy: whether its LLM agent takes ``--strategy`` (the matrix LLM policies do).
+        horizons: the ``--horizon`` values its ids take, ``(least, most)`` (None: no bound), and what a
+            horizon counts (a bad one is a :class:`CrossplayError` saying so).
     """
 
     env_ids: tuple[str, ...]
@@ -121,6 +124,7 @@ class CrossplayTask:
     notes: tuple[str, ...] = ()
     cell: Any = None
     strategy: bool = True
+    horizons: tuple[int, int | None, str] = (1, None, "rounds")
 
 
 def tasks() -> dict[str, CrossplayTask]:
@@ -137,6 +141,14 @@ def tasks() -> dict[str, CrossplayTask]:
             for env_id in task.env_ids:
                 found.setdefault(env_id, task)
     return found
+
+
+@functools.lru_cache(maxsize=16)
+def load_ppo(path: str) -> Any:
+    """A saved stable-baselines3 PPO model on the CPU (a learner agent's; cached, so the pairings share it)."""
+    from stable_baselines3 import PPO
+
+    return PPO.load(path, device="cpu")
 
 
 # ---------------------------------------------------------------------- one pairing
@@ -281,6 +293,11 @@ def run(config: CrossplayRun, out: Path, llm: LLMAgentSpec | None = None,
     for env_id in config.env_ids:
         task = known[env_id]
         horizon = config.horizon or task.horizon
+        least, most, unit = task.horizons
+        if horizon < least or (most is not None and horizon > most):
+            span = f"{least} to {most}" if most is not None else f"at least {least}"
+            raise CrossplayError(f"{env_id} plays {span} {unit} per episode, not --horizon {horizon}; give a horizon "
+                                 f"in that range, or --env without {env_id}")
         pop = Population(horizon, Path(out) / FOLDER, config.learner_steps, config.learner_envs, llm, log)
         agents = task.population(env_id, pop)
         if len(agents) < 2:
@@ -301,7 +318,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", type=comma_list(name="id"), default=None,
                         help="comma-separated two-seat ids (default: every id a family's crossplay task plays)")
     add_run_options(parser, episodes=20, episodes_help="episodes per ordered pairing (episode i uses seed + i)")
-    parser.add_argument("--horizon", type=positive_int, default=None, help="rounds per episode (default: the task's)")
+    parser.add_argument("--horizon", type=positive_int, default=None, help="rounds per episode, for every id played (default: each task's own; docs/crossplay.md "
+                             "lists each task's range)")
     parser.add_argument("--learner-steps", type=non_negative_int, default=20_000,
                         help="training steps of each seat's learner (trained once, kept under --out); 0: no learner")
     parser.add_argument("--learner-envs", type=positive_int, default=8, help="parallel training envs of the learners")
@@ -320,7 +338,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--lockstep": "crossplay plays each pairing's episodes one by one (two policies per episode, one per seat)"})
     with_llm = Applies("without --model (the LLM agent joins the population only with --model)",
                        when=lambda args: args.model is not None)
-    strategy = Applies("without --model, or where no chosen id's LLM agent takes a strategy (the matrix ids' do)",
+    strategy = Applies("without --model, or where no chosen id's LLM agent takes a strategy (docs/crossplay.md)",
                        when=lambda args: args.model is not None and _takes_strategy(args.env))
     declare_applies(parser, {**{o: with_llm for o in llm_options if o != "model"}, "strategy": strategy,
                              "learner_envs": Applies("with --learner-steps 0 (no learner is trained)",

@@ -228,3 +228,28 @@ def test_the_learners_train_once_and_play_their_seat(tmp_path):
     stamp = {p: p.stat().st_mtime_ns for p in models}
     assert run(config, tmp_path, log=_quiet) == result
     assert {p: p.stat().st_mtime_ns for p in models} == stamp
+
+
+def test_a_horizon_out_of_a_task_range_is_a_named_error(tmp_path):
+    with pytest.raises(CrossplayError, match="tom/Negotiation-v1 plays at least 20 turns"):
+        run(CrossplayRun((NEGOTIATION,), episodes=1, horizon=5, learner_steps=0), tmp_path, log=_quiet)
+    assert not (tmp_path / "crossplay").exists() or not list((tmp_path / "crossplay").glob("*.jsonl"))
+
+
+def test_a_model_based_persuader_takes_a_reply_its_model_rules_out_as_unheard():
+    """An LLM persuadee may say what no persona would: the filter counts it and goes on from the prior."""
+    import numpy as np
+
+    from policies.persuasion.scripted import BayesPersuader
+    from tom_envs.persuasion.mind import model_for, obs_parts
+    from tom_envs.persuasion.scenarios import family_named
+
+    model = model_for(family_named("health"))
+    impossible = next(o for o in range(model.opening.shape[1]) if (model.initial * model.opening[:, o]).sum() == 0)
+    tone, topic = obs_parts(impossible)
+    policy = BayesPersuader()
+    policy.reset(0)
+    info = {"turn": 0, "horizon": 4, "family": "health"}
+    action = policy.act(np.array([tone, topic, 7, 0, 4]), info)
+    assert 0 <= action < 6 and policy.ruled_out == 1
+    assert np.allclose(policy.belief, model.initial / model.initial.sum())

@@ -134,23 +134,24 @@ class MovesMediator:
         return None
 
     def act(self, observation: Any, info: dict) -> Any:
-        from benchmarks.negotiation.rl import _intervenes, mediator_features
+        from benchmarks.negotiation.rl import mediator_features
         from benchmarks.negotiation.rl_moves import MOVES
 
         self.moves.see(observation)
         features = np.concatenate([mediator_features(np.asarray(observation), *self.case), self.moves.features()])
         code = int(self.inner.act(self.vector(features.astype(np.float32)), info))
-        move = 0 if code == 0 else (self.moves.move(MOVES[code - 1]) or 0)
-        if _intervenes(move):
-            self.moves.intervened()
+        move = None if code == 0 else self.moves.move(MOVES[code - 1])
+        if move is None:
+            return 0  # a pass, or a move with nothing to aim at (as CaseMix plays it)
+        self.moves.intervened()  # every aimed move is an intervention (a strategy dict)
         return move
 
 
 def _learner_for(path: str, base: Any) -> Any:
-    from benchmarks.matrix.crossplay import _load
+    from benchmarks.crossplay import load_ppo
     from policies.sb3 import SB3Policy
 
-    return MovesMediator(SB3Policy(_load(path), name="ppo"), base.n, base.m, base.s_max)
+    return MovesMediator(SB3Policy(load_ppo(path), name="ppo"), base.n, base.m, base.s_max)
 
 
 def _learner(path: str, seat: str) -> Any:
@@ -205,6 +206,7 @@ TASK = CrossplayTask(
     horizon=30,
     cell=NegotiationPairCell,
     strategy=False,
+    horizons=(20, None, "turns (the turn budget)"),
     notes=("mediators in the first seat, the case's parties (one agent) in the second; a match is won by the "
            "mediator when its consensus gain beats the parties' gain with a mediator that never intervenes",),
 )

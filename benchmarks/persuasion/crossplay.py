@@ -138,14 +138,14 @@ class VectorPersuader:
 
 
 def _learner(path: str, seat: str) -> Any:
-    from benchmarks.matrix.crossplay import _load
+    from benchmarks.crossplay import load_ppo
     from benchmarks.persuasion.rl import LIVE, TWO_SEAT_V1, make_env
     from policies.sb3 import SB3Policy
 
     env = make_env(TWO_SEAT_V1, "train")
     space = env.observation_space
     env.close()
-    return VectorPersuader(SB3Policy(_load(path), name="ppo"), space, dict(LIVE.observation))
+    return VectorPersuader(SB3Policy(load_ppo(path), name="ppo"), space, dict(LIVE.observation))
 
 
 def _llm(spec: Any, seat: str) -> Any:
@@ -200,6 +200,7 @@ TASK = CrossplayTask(
     horizon=4,
     cell=PersuasionPairCell,
     strategy=False,
+    horizons=(1, None, "persuader lines"),
     notes=("persuaders in the first seat, persuadees in the second; a match is won by the persuader when the "
            "persuadee agrees, else by the persuadee",),
 )

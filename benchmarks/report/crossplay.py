@@ -111,8 +111,8 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
                                        _num(p["col_return"], p["col_return_ci"]), _num(p["row_tom"], p["row_tom_ci"]),
                                        _num(p["col_tom"], p["col_tom_ci"])]} for p in pairs]})
     ratings = rating_rows(env_id, recs)
-    won = ("the match scores of its seats (docs/crossplay.md: persuaded or not; consensus gain against the "
-           "parties' gain without a mediator), each agent ranked in its own seat") if seated else "the higher return"
+    won = ("the match scores its records hold (docs/crossplay.md), each agent ranked in its own seat" if seated
+           else "the higher return")
     blocks.append({"kind": "table", "caption": f"{env_id}: OpenSkill (Plackett-Luce) ratings, a match won by {won}",
                    "columns": ["rank", "agent", "kind", "seat (rank in it)", "mu", "sigma", "ordinal (mu - 3 sigma)",
                                "ToM %", "return"],
@@ -151,12 +151,11 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     by_env = _records(fam)
     blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
         "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
-        "the row agent in the first seat, the column agent in the second (where the seats differ, a persuader or a "
-        "mediator down and a persuadee or the parties across). Outcome: each seat's return (matrix: summed payoff; "
-        "persuasion: persuaded 1/0; negotiation: the mediator's consensus gain). "
-        "ToM: the % of an agent's predictions of the other seat that were right (matrix: its next action; "
-        "persuasion: the persuadee's mind, or the persuader's next principle; negotiation: the parties' stances); "
-        "agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
+        "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
+        "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
+        "it counts for each id: docs/crossplay.md). "
+        "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
+        "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
         "left out), with their uncertainty sigma.")}]
     figures: list[str] = []
     panels = []
