@@ -35,18 +35,31 @@ def pinned_entropy(monkeypatch):
     monkeypatch.setenv("TOM_ENVS_POLICY_ENTROPY", "2024")
 
 
-def _config(episodes: int = 2) -> CrossplayRun:
-    return CrossplayRun((PERSUASION, NEGOTIATION), episodes=episodes, horizon=None, learner_steps=0)
+#: Short episodes: 2 persuader lines (v1's exact planning is quick there), negotiation's least turn budget.
+HORIZONS = {PERSUASION: 2, NEGOTIATION: 20}
+
+
+def _config(env_id: str, episodes: int = 2) -> CrossplayRun:
+    return CrossplayRun((env_id,), episodes=episodes, horizon=HORIZONS[env_id], learner_steps=0)
+
+
+def _both(out: Path) -> dict:
+    """Both ids played into ``out``, their rows merged as one run's."""
+    merged: dict = {"pairings": [], "ratings": [], "agreement": []}
+    for env_id in (PERSUASION, NEGOTIATION):
+        for key, rows in run(_config(env_id), out, log=_quiet).items():
+            merged[key] += rows
+    return merged
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
-    """Both ids, no learner, no LLM, 2 episodes per pairing (persuasion: 4 lines; negotiation: 30 turns)."""
+    """Both ids, no learner, no LLM, 2 episodes per pairing (:data:`HORIZONS`)."""
     before = os.environ.get("TOM_ENVS_POLICY_ENTROPY")
     os.environ["TOM_ENVS_POLICY_ENTROPY"] = "2024"
     out = tmp_path_factory.mktemp("crossplay_families")
     try:
-        result = run(_config(), out, log=_quiet)
+        result = _both(out)
     finally:
         if before is None:
             os.environ.pop("TOM_ENVS_POLICY_ENTROPY", None)
@@ -158,17 +171,18 @@ def test_the_rank_agreement_is_given_within_each_seat(played):
 def test_a_rerun_resumes_and_the_same_seed_gives_the_same_rows(played, tmp_path):
     out, result = played
     before = {p: p.read_text() for p in (out / "crossplay").glob("*.jsonl")}
-    assert run(_config(), out, log=_quiet) == result
+    assert _both(out) == result
     assert {p: p.read_text() for p in before} == before  # nothing played again
-    again = run(CrossplayRun((NEGOTIATION,), episodes=2, learner_steps=0), tmp_path, log=_quiet)
+    again = run(_config(NEGOTIATION), tmp_path, log=_quiet)
     assert again == {k: [r for r in rows if r["env_id"] == NEGOTIATION] for k, rows in result.items()}  # same seeds
-    config = CrossplayRun((NEGOTIATION,), episodes=3, learner_steps=0)
+    config = _config(NEGOTIATION, episodes=3)
     run(config, out, log=_quiet)
     for path, text in before.items():
         if path.name.startswith("tom-Negotiation-v1"):
             assert path.read_text().startswith(text) and len(path.read_text().splitlines()) == 3
 
 
+@pytest.mark.slow  # six matplotlib figures: 10-30 s on the shared 2-core machine
 def test_the_report_shows_each_seated_family(played, tmp_path):
     from benchmarks.report import build_report
 
@@ -218,15 +232,23 @@ def test_strategy_is_refused_where_no_llm_agent_takes_it(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_the_learners_train_once_and_play_their_seat(tmp_path):
-    config = CrossplayRun((PERSUASION, NEGOTIATION), episodes=2, learner_steps=256, learner_envs=2)
+    config = CrossplayRun((PERSUASION, NEGOTIATION), episodes=2, horizon=20, learner_steps=256, learner_envs=2)
+    with pytest.raises(CrossplayError, match="trains at horizon 4"):  # one horizon for both ids: too long for it
+        run(config, tmp_path, log=_quiet)
+    config = CrossplayRun((PERSUASION,), episodes=2, learner_steps=256, learner_envs=2)
     result = run(config, tmp_path, log=_quiet)
+    result_n = run(CrossplayRun((NEGOTIATION,), episodes=2, horizon=20, learner_steps=256, learner_envs=2), tmp_path,
+                   log=_quiet)
+    for key in result:
+        result[key] += result_n[key]
     models = sorted((tmp_path / "crossplay" / "learners" / "rl" / "models").glob("ppo_*.zip"))
     assert len(models) == 2
     for env_id, cols in ((PERSUASION, PERSONAS), (NEGOTIATION, PARTIES)):
         ppo = [p for p in result["pairings"] if p["env_id"] == env_id and p["row"] == "ppo"]
         assert [p["col"] for p in ppo] == cols and all(p["row_tom"] is None for p in ppo)
     stamp = {p: p.stat().st_mtime_ns for p in models}
-    assert run(config, tmp_path, log=_quiet) == result
+    assert run(config, tmp_path, log=_quiet) == {k: [r for r in rows if r["env_id"] == PERSUASION]
+                                                 for k, rows in result.items()}  # the model loaded, records reused
     assert {p: p.stat().st_mtime_ns for p in models} == stamp
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import zlib
 
+import pytest
+
 from tests.llm.scripted_server import ScriptedServer
 from tom_envs.negotiation.scenario import resolve_scenario
 
@@ -47,6 +49,7 @@ def _run(main, capsys, argv: list[str], server: ScriptedServer) -> tuple[dict, i
     return rows, asked
 
 
+@pytest.mark.slow  # 98 LLM-seated persuasion episodes and 24 negotiation episodes over loopback HTTP (~30 s)
 def test_llm_agents_join_each_seat_and_predict(tmp_path, capsys, monkeypatch):
     from benchmarks.__main__ import main
 
@@ -55,7 +58,7 @@ def test_llm_agents_join_each_seat_and_predict(tmp_path, capsys, monkeypatch):
     llm = ["--learner-steps", "0", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
            "--max-resamples", "1", "--episodes", "2", "--format", "json"]
     try:
-        pers, asked = _run(main, capsys, ["crossplay", "--env", "tom/Persuasion-TwoSeat-v1", *llm,
+        pers, asked = _run(main, capsys, ["crossplay", "--env", "tom/Persuasion-TwoSeat-v1", "--horizon", "2", *llm,
                                           "--out", str(tmp_path / "p")], server)
         neg, _ = _run(main, capsys, ["crossplay", "--env", "tom/Negotiation-v1", "--horizon", "20", *llm,
                                      "--out", str(tmp_path / "n")], server)
