@@ -89,7 +89,9 @@ class NegotiationPairCell(PairCell):
                    "scores": [gain, par], "rounds": int(base.turn), "no_mediator_gain": par,
                    "outcome": {k: episode.get(k) for k in ("cc", "tle", "rl", "me_mean", "mi_mean", "interventions",
                                                            "success_rate", "deals", "tom_predictions")}}
-        return EpisodeResult(seed, summary, {}, steps=[])
+        stats = getattr(mediator, "stats", None)  # an LLM mediator's counters (built fresh for the episode)
+        return EpisodeResult(seed, summary, {}, steps=[],
+                             policy_stats={MEDIATOR: dict(stats)} if isinstance(stats, dict) else None)
 
     def check(self, record: dict) -> None:
         ep = record["episode"]

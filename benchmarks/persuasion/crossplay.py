@@ -83,7 +83,11 @@ class PersuasionPairCell(PairCell):
         persuader, persuadee = policy
         persona = self.col.identity.get("persona")
         options = persona_options(persona, seed) if persona else None
+        before = {seat: dict(p.stats) for seat, p in zip(SEATS, policy) if isinstance(getattr(p, "stats", None), dict)}
         out = play_two_seat(env, persuader, persuadee, seed, options=options)
+        # an LLM seat's counters over this episode (calls, parse failures, fallbacks): its caller counts since built
+        stats = {seat: {k: v - before[seat].get(k, 0) for k, v in p.stats.items()}
+                 for seat, p in zip(SEATS, policy) if seat in before}
         accs = [out[f"{t}_accuracy"] for t in TARGETS if out.get(f"{t}_accuracy") is not None]
         success = bool(out["success"])
         base = env.unwrapped
@@ -95,7 +99,7 @@ class PersuasionPairCell(PairCell):
                    "outcome": {k: out[k] for k in ("success", "regret", "bayes_success", "oracle_success",
                                                    "open_loop_success", "fidelity")},
                    "tom_by_target": {t: out.get(f"{t}_accuracy") for t in TARGETS}}
-        return EpisodeResult(seed, summary, {}, steps=[])
+        return EpisodeResult(seed, summary, {}, steps=[], policy_stats=stats or None)
 
     def check(self, record: dict) -> None:
         ep = record["episode"]
