@@ -73,6 +73,8 @@ def test_llm_agents_join_each_seat_and_predict(tmp_path, capsys, monkeypatch):
     record = json.loads(next((tmp_path / "p" / "crossplay").glob("*_llm_persuader_vs_persona_busy_*.jsonl"))
                         .read_text().splitlines()[0])
     assert record["cell"]["row"]["identity"]["model"] == "scripted"
+    counted = record["episode"]["policy_stats"]["persuader_0"]  # this episode's requests, not the run's so far
+    assert counted["decisions"] == record["episode"]["rounds"] and "persuadee_0" not in record["episode"]["policy_stats"]
     rated = {r["agent"]: r for r in neg["ratings"]}
     assert rated["llm_social"]["seat"] == "mediator_0" and rated["llm_social"]["tom"] is not None
     assert [p["col"] for p in neg["pairings"] if p["row"] == "llm_social"] == [
