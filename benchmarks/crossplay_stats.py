@@ -21,6 +21,10 @@ files):
   ``seat`` and its rank among that seat's agents (``seat_rank``), and the rank agreement is also given
   within each seat (``spearman_by_seat``), since a Spearman over both seats also counts the gap between
   the seats.
+* **Win shares.** Beside the ratings, each agent's share of its matches won (ties half, self-play left out) and
+  the Spearman agreement of those shares between the seed halves (``win_share_spearman``). OpenSkill updates
+  match by match in the fixed order, and its ``sigma`` shrinks as it goes, so a half's ``mu`` leans on that
+  half's first seeds; the win shares weigh every match alike.
 * **Rank agreement.** The seeds are cut into two disjoint halves (the first and the second half of the run's
   seeds), each half rated on its own, and the Spearman rank correlation of the two ``mu`` vectors over the
   agents is reported (average ranks for ties; None with fewer than 2 seeds or when a half rates every agent
@@ -189,7 +193,28 @@ def agreement_row(env_id: str, records: Sequence[Mapping[str, Any]]) -> dict[str
                 for seat in dict.fromkeys(seats.values())}
         row["mu_a"] = {n: round(a[n][0], 3) for n in agents}
         row["mu_b"] = {n: round(b[n][0], 3) for n in agents}
+        wa = win_shares([r for r in records if int(r["seed"]) in set(first)], agents)
+        wb = win_shares([r for r in records if int(r["seed"]) in set(second)], agents)
+        row["win_share_spearman"] = _rounded(spearman([wa[n] for n in agents], [wb[n] for n in agents]), 4)
+        if seats:
+            row["win_share_spearman_by_seat"] = {
+                seat: _rounded(spearman([wa[n] for n in agents if seats.get(n) == seat],
+                                        [wb[n] for n in agents if seats.get(n) == seat]), 4)
+                for seat in dict.fromkeys(seats.values())}
     return row
+
+
+def win_shares(records: Iterable[Mapping[str, Any]], agents: Sequence[str]) -> dict[str, float]:
+    """``agent -> `` its share of the matches it won (a tie counts half; self-play left out), the order-free
+    summary beside the ratings: OpenSkill updates match by match, so a half's ``mu`` leans on its first seeds."""
+    won: dict[str, list[float]] = {n: [] for n in agents}
+    for row, col, r0, r1 in _matches(records):
+        if row == col:
+            continue
+        share = 0.5 if r0 == r1 else float(r0 > r1)
+        won[row].append(share)
+        won[col].append(1.0 - share)
+    return {n: (sum(v) / len(v) if v else 0.5) for n, v in won.items()}
 
 
 def summarise(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
@@ -214,6 +239,11 @@ def agreement_text(agree: Mapping[str, Any]) -> str:
     by_seat = agree.get("spearman_by_seat")
     if by_seat:
         text += " over both seats; within a seat: " + ", ".join(f"{seat} {one(rho)}" for seat, rho in by_seat.items())
+    if "win_share_spearman" in agree:
+        text += f"; of the win shares: {one(agree['win_share_spearman'])}"
+        shares = agree.get("win_share_spearman_by_seat")
+        if shares:
+            text += " (" + ", ".join(f"{seat} {one(rho)}" for seat, rho in shares.items()) + ")"
     return text
 
 

@@ -166,6 +166,22 @@ def test_the_rank_agreement_is_given_within_each_seat(played):
             names = [n for n in agree["mu_a"] if seat_of[n] == seat]
             want = spearman([a[n][0] for n in names], [b[n][0] for n in names])
             assert rho == (None if want is None else round(want, 4))
+        # the win shares: each agent's matches won (a tie half), counted directly from the scores
+        for seat, rho in agree["win_share_spearman_by_seat"].items():
+            names = [n for n in agree["mu_a"] if seat_of[n] == seat]
+            halves = []
+            for seeds in (first, second):
+                won = {n: [] for n in names}
+                for r in recs:
+                    if r["seed"] in seeds:
+                        s0, s1 = r["episode"]["scores"]
+                        share = 0.5 if s0 == s1 else float(s0 > s1)
+                        for side, got in (("row", share), ("col", 1.0 - share)):
+                            if r["cell"][side]["name"] in won:
+                                won[r["cell"][side]["name"]].append(got)
+                halves.append([sum(won[n]) / len(won[n]) for n in names])
+            want = spearman(*halves)
+            assert rho == (None if want is None else round(want, 4))
 
 
 def test_a_rerun_resumes_and_the_same_seed_gives_the_same_rows(played, tmp_path):

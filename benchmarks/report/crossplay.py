@@ -126,8 +126,9 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
     text = (f"Rank agreement: ratings from seeds {_span(agree['seeds_a'])} and from seeds {_span(agree['seeds_b'])} "
             f"(disjoint), {agree['agents']} agents: Spearman rank correlation "
             + ("n/a (fewer than two seeds, or a half rates every agent alike)" if rho is None else f"{rho:.3f}") + ".")
-    if agree.get("spearman_by_seat"):
-        text += f" ({agreement_text(agree)}.)"
+    if agree.get("spearman_by_seat") or "win_share_spearman" in agree:
+        text += f" ({agreement_text(agree)}; a win share counts every match alike, the ratings lean on each half's " \
+                "first seeds.)"
     blocks.append({"kind": "p", "text": text})
     points = [{"agent": r["agent"], "variant": env_id, "x": r["tom"], "xci": r["tom_ci"], "y": r["return"],
                "yci": r["return_ci"]} for r in ratings if r["tom"] is not None and r["return"] is not None]
