@@ -11,6 +11,9 @@ module holds the shared part (agents, the pairing cell, the command) and names n
 * **Pairings.** Every ordered pair (row agent in the first seat, column agent in the second; self-play
   included) is a :class:`PairCell`, a :class:`benchmarks.runner.Cell`: its episodes go through
   :func:`benchmarks.runner.run_cell` (resumable records under ``--out/crossplay/``, ``--executor ray``).
+  Where the seats differ (a persuader and a persuadee), each agent names its seat (:attr:`Agent.seat`) and
+  every first-seat agent meets every second-seat agent, in the task's own cell (:attr:`CrossplayTask.cell`,
+  for turn-taking AEC envs) whose records hold the match ``scores`` the ratings read.
 * **An episode.** Both seats' policies are seeded from the run's policy stream
   (:func:`benchmarks.policy_seeds.policy_seed`, seat 0 and 1), never from the env seed. Each round every
   seat is asked for its prediction of the other seat's action (``predict``, where the policy makes
