@@ -11,6 +11,9 @@ module holds the shared part (agents, the pairing cell, the command) and names n
 * **Pairings.** Every ordered pair (row agent in the first seat, column agent in the second; self-play
   included) is a :class:`PairCell`, a :class:`benchmarks.runner.Cell`: its episodes go through
   :func:`benchmarks.runner.run_cell` (resumable records under ``--out/crossplay/``, ``--executor ray``).
+  Where the seats differ (a persuader and a persuadee), each agent names its seat (:attr:`Agent.seat`) and
+  every first-seat agent meets every second-seat agent, in the task's own cell (:attr:`CrossplayTask.cell`,
+  for turn-taking AEC envs) whose records hold the match ``scores`` the ratings read.
 * **An episode.** Both seats' policies are seeded from the run's policy stream
   (:func:`benchmarks.policy_seeds.policy_seed`, seat 0 and 1), never from the env seed. Each round every
   seat is asked for its prediction of the other seat's action (``predict``, where the policy makes
@@ -24,6 +27,7 @@ module holds the shared part (agents, the pairing cell, the command) and names n
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -57,15 +61,20 @@ class Agent:
         identity: what decides its play besides its name (JSON-able; part of every cell key).
         build: ``build(seat) -> policy`` for the seat's agent name; picklable (a module-level function
             or a ``functools.partial`` of one) so cells travel to Ray workers.
+        seat: the one seat it plays (games whose seats differ: a persuader, a persuadee); None: either seat.
     """
 
     name: str
     kind: str
     identity: Mapping[str, Any]
     build: Callable[[str], Any] = field(compare=False, repr=False)
+    seat: str | None = None
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "identity": dict(self.identity)}
+        out = {"name": self.name, "kind": self.kind, "identity": dict(self.identity)}
+        if self.seat is not None:  # only then: the matrix agents' cell keys stay as they were
+            out["seat"] = self.seat
+        return out
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,12 @@ class CrossplayTask:
         outcome: the ``tom_outcome()`` key of a seat's return, with ``{seat}`` for the agent name.
         horizon: the default episode length (``--horizon``).
         notes: what a reader of the rows should know.
+        cell: the pairing's cell class (default :class:`PairCell`, a PettingZoo ``ParallelEnv``); a family
+            whose two seats take turns (AEC) gives a subclass that plays its env, built as
+            ``cell(env_id, horizon, row, col, seats, outcome)``.
+        strategy: whether its LLM agent takes ``--strategy`` (the matrix LLM policies do).
+        horizons: the ``--horizon`` values its ids take, ``(least, most)`` (None: no bound), and what a
+            horizon counts (a bad one is a :class:`CrossplayError` saying so).
     """
 
     env_ids: tuple[str, ...]
@@ -110,6 +125,9 @@ class CrossplayTask:
     outcome: str = "return_{seat}"
     horizon: int = 100
     notes: tuple[str, ...] = ()
+    cell: Any = None
+    strategy: bool = True
+    horizons: tuple[int, int | None, str] = (1, None, "rounds")
 
 
 def tasks() -> dict[str, CrossplayTask]:
@@ -126,6 +144,14 @@ def tasks() -> dict[str, CrossplayTask]:
             for env_id in task.env_ids:
                 found.setdefault(env_id, task)
     return found
+
+
+@functools.lru_cache(maxsize=16)
+def load_ppo(path: str) -> Any:
+    """A saved stable-baselines3 PPO model on the CPU (a learner agent's; cached, so the pairings share it)."""
+    from stable_baselines3 import PPO
+
+    return PPO.load(path, device="cpu")
 
 
 # ---------------------------------------------------------------------- one pairing
@@ -209,11 +235,27 @@ class PairCell(Cell):
 
 
 def cells(env_id: str, task: CrossplayTask, agents: Sequence[Agent], horizon: int) -> list[PairCell]:
-    """Every ordered pairing of ``agents`` (self-play included), row-major."""
+    """Every ordered pairing of ``agents`` (self-play included), row-major; where the agents name their
+    seat (:attr:`Agent.seat`), every first-seat agent against every second-seat agent.
+
+    Raises:
+        CrossplayError: two agents of one name, or a population where some agents name a seat and others
+            do not, or name a seat the task lacks.
+    """
     names = [a.name for a in agents]
     if len(set(names)) != len(names):
         raise CrossplayError(f"agent names must be unique in a population, got {names}")
-    return [PairCell(env_id, horizon, row, col, task.seats, task.outcome) for row in agents for col in agents]
+    make = task.cell or PairCell
+    seated = [a.seat is not None for a in agents]
+    if not any(seated):
+        return [make(env_id, horizon, row, col, task.seats, task.outcome) for row in agents for col in agents]
+    stray = [a.name for a in agents if a.seat not in task.seats]
+    if stray:
+        raise CrossplayError(f"{env_id}: agents {stray} name no seat of {list(task.seats)}; in a population of "
+                             "seated agents every agent names the seat it plays")
+    rows = [a for a in agents if a.seat == task.seats[0]]
+    cols = [a for a in agents if a.seat == task.seats[1]]
+    return [make(env_id, horizon, row, col, task.seats, task.outcome) for row in rows for col in cols]
 
 
 # ---------------------------------------------------------------------- the command
@@ -254,6 +296,11 @@ def run(config: CrossplayRun, out: Path, llm: LLMAgentSpec | None = None,
     for env_id in config.env_ids:
         task = known[env_id]
         horizon = config.horizon or task.horizon
+        least, most, unit = task.horizons
+        if horizon < least or (most is not None and horizon > most):
+            span = f"{least} to {most}" if most is not None else f"at least {least}"
+            raise CrossplayError(f"{env_id} plays {span} {unit} per episode, not --horizon {horizon}; give a horizon "
+                                 f"in that range, or --env without {env_id}")
         pop = Population(horizon, Path(out) / FOLDER, config.learner_steps, config.learner_envs, llm, log)
         agents = task.population(env_id, pop)
         if len(agents) < 2:
@@ -274,7 +321,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", type=comma_list(name="id"), default=None,
                         help="comma-separated two-seat ids (default: every id a family's crossplay task plays)")
     add_run_options(parser, episodes=20, episodes_help="episodes per ordered pairing (episode i uses seed + i)")
-    parser.add_argument("--horizon", type=positive_int, default=None, help="rounds per episode (default: the task's)")
+    parser.add_argument("--horizon", type=positive_int, default=None, help="rounds per episode, for every id played (default: each task's own; docs/crossplay.md "
+                             "lists each task's range)")
     parser.add_argument("--learner-steps", type=non_negative_int, default=20_000,
                         help="training steps of each seat's learner (trained once, kept under --out); 0: no learner")
     parser.add_argument("--learner-envs", type=positive_int, default=8, help="parallel training envs of the learners")
@@ -293,9 +341,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--lockstep": "crossplay plays each pairing's episodes one by one (two policies per episode, one per seat)"})
     with_llm = Applies("without --model (the LLM agent joins the population only with --model)",
                        when=lambda args: args.model is not None)
-    declare_applies(parser, {**{o: with_llm for o in llm_options if o != "model"}, "strategy": with_llm,
+    strategy = Applies("without --model, or where no chosen id's LLM agent takes a strategy (docs/crossplay.md)",
+                       when=lambda args: args.model is not None and _takes_strategy(args.env))
+    declare_applies(parser, {**{o: with_llm for o in llm_options if o != "model"}, "strategy": strategy,
                              "learner_envs": Applies("with --learner-steps 0 (no learner is trained)",
                                                      when=lambda args: args.learner_steps > 0)})
+
+
+def _takes_strategy(env: Any) -> bool:
+    """Whether some chosen id's task (every task without ``--env``) builds its LLM agent with ``--strategy``."""
+    from benchmarks.cli_types import split_list
+
+    known = tasks()
+    chosen = split_list(env) if env else list(known)
+    return any(known[e].strategy for e in chosen if e in known)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -14,6 +14,17 @@ files):
   equal ratings. An agent's rating is its ``mu`` and its uncertainty ``sigma``; ``ordinal = mu - 3 sigma``.
   In games that are not zero-sum "higher return than the partner" is what wins a match: an agent that
   exploits its partners rates high even where mutual cooperation pays both more (IPD).
+* **Seated games.** Where the two seats differ (a persuader and a persuadee; a mediator and the parties),
+  every agent plays one seat only (its cell's ``seat``) and an episode's record may hold ``scores``, the
+  match result of each seat (e.g. persuaded 1/0, not persuaded 0/1), which is rated in place of the returns
+  (seats' returns are then on different scales). Each agent is rated in its own seat: the rows give its
+  ``seat`` and its rank among that seat's agents (``seat_rank``), and the rank agreement is also given
+  within each seat (``spearman_by_seat``), since a Spearman over both seats also counts the gap between
+  the seats.
+* **Win shares.** Beside the ratings, each agent's share of its matches won (ties half, self-play left out) and
+  the Spearman agreement of those shares between the seed halves (``win_share_spearman``). OpenSkill updates
+  match by match in the fixed order, and its ``sigma`` shrinks as it goes, so a half's ``mu`` leans on that
+  half's first seeds; the win shares weigh every match alike.
 * **Rank agreement.** The seeds are cut into two disjoint halves (the first and the second half of the run's
   seeds), each half rated on its own, and the Spearman rank correlation of the two ``mu`` vectors over the
   agents is reported (average ranks for ties; None with fewer than 2 seeds or when a half rates every agent
@@ -63,10 +74,22 @@ def pairing_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict
     return rows
 
 
+def match_scores(record: Mapping[str, Any]) -> tuple[float, float]:
+    """An episode's match result: its ``scores`` where the record holds them (seated games), else its returns."""
+    got = record["episode"].get("scores") or record["episode"]["returns"]
+    return float(got[0]), float(got[1])
+
+
+def seat_of(records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """``agent -> seat`` of the agents that play one seat only (their cell's ``seat``); empty otherwise."""
+    return {r["cell"][side]["name"]: r["cell"][side]["seat"] for r in records for side in ("row", "col")
+            if "seat" in r["cell"][side]}
+
+
 def _matches(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, float, float]]:
-    """``(row agent, column agent, row return, column return)`` per episode, in the rating order."""
-    found = [(int(r["seed"]), r["cell"]["row"]["name"], r["cell"]["col"]["name"], float(r["episode"]["returns"][0]),
-              float(r["episode"]["returns"][1])) for r in records]
+    """``(row agent, column agent, row score, column score)`` per episode (:func:`match_scores`), in the rating
+    order."""
+    found = [(int(r["seed"]), r["cell"]["row"]["name"], r["cell"]["col"]["name"], *match_scores(r)) for r in records]
     return [m[1:] for m in sorted(found, key=lambda m: m[:3])]
 
 
@@ -82,7 +105,9 @@ def rate(records: Iterable[Mapping[str, Any]], agents: Sequence[str] | None = No
     for row, col, r0, r1 in _matches(records):
         if row == col:  # self-play says nothing about who is stronger
             continue
-        (new_row,), (new_col,) = model.rate([[ratings[row]], [ratings[col]]], ranks=[-r0, -r1])
+        # ordinal ranks (0 first): OpenSkill reads ranks closer than 1 apart (fractional returns) as no win
+        ranks = [0, 0] if r0 == r1 else ([0, 1] if r0 > r1 else [1, 0])
+        (new_row,), (new_col,) = model.rate([[ratings[row]], [ratings[col]]], ranks=ranks)
         ratings[row], ratings[col] = new_row, new_col
     return {name: (float(r.mu), float(r.sigma)) for name, r in ratings.items()}
 
@@ -124,6 +149,7 @@ def rating_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict[
     """One row per agent: its rating (mu, sigma, ordinal), its rank, its pooled ToM and return over both seats."""
     agents = agent_names(records)
     rated = rate(records, agents)
+    seats = seat_of(records)
     rows = []
     for rank, name in enumerate(sorted(agents, key=lambda n: -rated[n][0]), start=1):
         mu, sigma = rated[name]
@@ -138,6 +164,13 @@ def rating_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict[
                      "mu": round(mu, 3), "sigma": round(sigma, 3), "ordinal": round(mu - 3 * sigma, 3),
                      "tom": _rounded(tom, 2), "tom_ci": _rounded(tom_ci, 2), "return": _rounded(ret),
                      "return_ci": _rounded(ret_ci)})
+        if name in seats:
+            rows[-1]["seat"] = seats[name]
+    if seats:
+        for seat in dict.fromkeys(seats.values()):
+            mine = [r for r in rows if r.get("seat") == seat]
+            for i, r in enumerate(mine, start=1):
+                r["seat_rank"] = i
     return rows
 
 
@@ -152,9 +185,36 @@ def agreement_row(env_id: str, records: Sequence[Mapping[str, Any]]) -> dict[str
         b = rate([r for r in records if int(r["seed"]) in set(second)], agents)
         rho = spearman([a[n][0] for n in agents], [b[n][0] for n in agents])
         row["spearman"] = _rounded(rho, 4)
+        seats = seat_of(records)
+        if seats:
+            row["spearman_by_seat"] = {
+                seat: _rounded(spearman([a[n][0] for n in agents if seats.get(n) == seat],
+                                        [b[n][0] for n in agents if seats.get(n) == seat]), 4)
+                for seat in dict.fromkeys(seats.values())}
         row["mu_a"] = {n: round(a[n][0], 3) for n in agents}
         row["mu_b"] = {n: round(b[n][0], 3) for n in agents}
+        wa = win_shares([r for r in records if int(r["seed"]) in set(first)], agents)
+        wb = win_shares([r for r in records if int(r["seed"]) in set(second)], agents)
+        row["win_share_spearman"] = _rounded(spearman([wa[n] for n in agents], [wb[n] for n in agents]), 4)
+        if seats:
+            row["win_share_spearman_by_seat"] = {
+                seat: _rounded(spearman([wa[n] for n in agents if seats.get(n) == seat],
+                                        [wb[n] for n in agents if seats.get(n) == seat]), 4)
+                for seat in dict.fromkeys(seats.values())}
     return row
+
+
+def win_shares(records: Iterable[Mapping[str, Any]], agents: Sequence[str]) -> dict[str, float]:
+    """``agent -> `` its share of the matches it won (a tie counts half; self-play left out), the order-free
+    summary beside the ratings: OpenSkill updates match by match, so a half's ``mu`` leans on its first seeds."""
+    won: dict[str, list[float]] = {n: [] for n in agents}
+    for row, col, r0, r1 in _matches(records):
+        if row == col:
+            continue
+        share = 0.5 if r0 == r1 else float(r0 > r1)
+        won[row].append(share)
+        won[col].append(1.0 - share)
+    return {n: (sum(v) / len(v) if v else 0.5) for n, v in won.items()}
 
 
 def summarise(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
@@ -168,6 +228,23 @@ def summarise(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, l
         out["ratings"] += rating_rows(env_id, recs)
         out["agreement"].append(agreement_row(env_id, recs))
     return out
+
+
+def agreement_text(agree: Mapping[str, Any]) -> str:
+    """``Spearman 0.900`` (and, in a seated game, each seat's), or why there is none."""
+    def one(rho: Any) -> str:
+        return "n/a (too few seeds, or no spread)" if rho is None else f"{rho:.3f}"
+
+    text = f"Spearman {one(agree['spearman'])}"
+    by_seat = agree.get("spearman_by_seat")
+    if by_seat:
+        text += " over both seats; within a seat: " + ", ".join(f"{seat} {one(rho)}" for seat, rho in by_seat.items())
+    if "win_share_spearman" in agree:
+        text += f"; of the win shares: {one(agree['win_share_spearman'])}"
+        shares = agree.get("win_share_spearman_by_seat")
+        if shares:
+            text += " (" + ", ".join(f"{seat} {one(rho)}" for seat, rho in shares.items()) + ")"
+    return text
 
 
 def _fmt(value: Any, ci: Any, digits: int = 2) -> str:
@@ -194,11 +271,10 @@ def render(result: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
             [r["row"], r["col"], _fmt(r["row_return"], r["row_return_ci"]), _fmt(r["col_return"], r["col_return_ci"]),
              _fmt(r["row_tom"], r["row_tom_ci"], 1), _fmt(r["col_tom"], r["col_tom_ci"], 1)] for r in pairs]))
         rates = [r for r in result["ratings"] if r["env_id"] == env_id]
-        blocks.append(_table(["rank", "agent", "kind", "mu ± sigma", "ordinal", "ToM %", "return"], [
-            [str(r["rank"]), r["agent"], r["agent_kind"], f"{r['mu']:.2f} ± {r['sigma']:.2f}", f"{r['ordinal']:.2f}",
+        blocks.append(_table(["rank", "agent", "kind", "seat (rank)", "mu ± sigma", "ordinal", "ToM %", "return"], [
+            [str(r["rank"]), r["agent"], r["agent_kind"], f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "any",
+             f"{r['mu']:.2f} ± {r['sigma']:.2f}", f"{r['ordinal']:.2f}",
              _fmt(r["tom"], r["tom_ci"], 1), _fmt(r["return"], r["return_ci"])] for r in rates]))
-        rho = agree["spearman"]
         blocks.append(f"rank agreement (OpenSkill mu, seeds {agree['seeds_a'][:1]}.. vs {agree['seeds_b'][:1]}.., "
-                      f"{agree['agents']} agents): Spearman "
-                      + ("n/a (too few seeds, or no spread)" if rho is None else f"{rho:.3f}") + "\n")
+                      f"{agree['agents']} agents): {agreement_text(agree)}\n")
     return "\n".join(blocks)

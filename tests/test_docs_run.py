@@ -217,8 +217,9 @@ def _rewrite(line: ShellLine, base_url: str) -> str:
              "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1"},
              "matrix": {"--episodes": "2", "--horizon": "5"}, "persuasion": {"--episodes": "1"},
              "negotiation": {"--episodes": "1"}, "common-ground": {"--episodes": "1"},
-             # the population's pairings at a few short episodes, the learner left out (its training is rl's)
-             "crossplay": {"--episodes": "2", "--horizon": "5", "--learner-steps": "0"},
+             # the population's pairings at 2 episodes of each task's own horizon (one --horizon for every id
+             # would leave the range of some: negotiation's turn budget is at least 20), the learner left out
+             "crossplay": {"--episodes": "2", "--learner-steps": "0"},
              # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
              "demo": {"--episodes": "2", "--no-real-model": ""}}.get(command, {})
     for option, value in added.items():

@@ -38,32 +38,35 @@ def _slug(env_id: str) -> str:
 
 
 def heatmap(path: Path, title: str, agents: Sequence[str], values: dict[tuple[str, str], float | None],
-            label: str) -> Path:
-    """A rows-by-columns heatmap (row agent in the first seat), each cell annotated; empty cells (None) grey.
-    Writes ``<name>.figure.json`` beside it: the agents and the values drawn."""
+            label: str, cols: Sequence[str] | None = None, seats: Sequence[str] = ()) -> Path:
+    """A rows-by-columns heatmap (row agent in the first seat; ``cols``: the second seat's agents where they
+    differ from the rows, a seated game), each cell annotated; empty cells (None) grey. Writes
+    ``<name>.figure.json`` beside it: the agents (``cols`` too when given) and the values drawn."""
     import numpy as np
 
     from benchmarks.report.figures import pyplot, audit_path
 
     plt = pyplot()
-    n = len(agents)
-    grid = np.full((n, n), np.nan)
+    columns = list(agents) if cols is None else list(cols)
+    n, k = len(agents), len(columns)
+    grid = np.full((n, k), np.nan)
     for i, r in enumerate(agents):
-        for j, c in enumerate(agents):
+        for j, c in enumerate(columns):
             v = values.get((r, c))
             if v is not None:
                 grid[i, j] = v
-    size = max(4.0, 0.55 * n + 2.5)
+    size = max(4.0, 0.55 * max(n, k) + 2.5)
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
     cmap = plt.get_cmap("viridis").with_extremes(bad="#dddddd")
     image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, aspect="equal")
-    ax.set_xticks(range(n), agents, rotation=60, ha="right", fontsize=8)
+    ax.set_xticks(range(k), columns, rotation=60, ha="right", fontsize=8)
     ax.set_yticks(range(n), agents, fontsize=8)
-    ax.set_xlabel("column agent (second seat)")
-    ax.set_ylabel("row agent (first seat)")
+    first, second = (f" ({seats[0]})", f" ({seats[1]})") if len(seats) == 2 else ("", "")
+    ax.set_xlabel(f"column agent (second seat{second})")
+    ax.set_ylabel(f"row agent (first seat{first})")
     ax.set_title(title, fontsize=10)
     for i in range(n):
-        for j in range(n):
+        for j in range(k):
             if not np.isnan(grid[i, j]):
                 ax.text(j, i, f"{grid[i, j]:.0f}" if abs(grid[i, j]) >= 10 else f"{grid[i, j]:.1f}", ha="center",
                         va="center", fontsize=7, color="white" if grid[i, j] < np.nanmean(grid) else "black")
@@ -73,22 +76,30 @@ def heatmap(path: Path, title: str, agents: Sequence[str], values: dict[tuple[st
     fig.savefig(path, dpi=100)
     plt.close(fig)
     audit = {"kind": "heatmap", "title": title, "label": label, "agents": list(agents),
+             **({"cols": columns} if cols is not None else {}),
              "values": [[None if np.isnan(v) else float(v) for v in row] for row in grid], "panels": []}
     audit_path(path).write_text(json.dumps(audit), encoding="utf-8")
     return path
 
 
 def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[list[dict], list[str], dict | None]:
-    from benchmarks.crossplay_stats import agent_names, agreement_row, pairing_rows, rating_rows
+    from benchmarks.crossplay_stats import agent_names, agreement_row, agreement_text, pairing_rows, rating_rows, seat_of
 
     agents = agent_names(recs)
     pairs = pairing_rows(env_id, recs)
+    seated = seat_of(recs)
+    cols: list[str] | None = None
+    seats: list[str] = []
+    if seated:  # a seated game: the first seat's agents down, the second seat's across
+        seats = list(recs[0]["cell"].get("seats", []))
+        cols = [a for a in agents if seated.get(a) != seats[0]] if seats else None
+        agents = [a for a in agents if seats and seated.get(a) == seats[0]]
     blocks: list[dict[str, Any]] = [{"kind": "h3", "text": env_id, "id": f"crossplay-{_slug(env_id)}"}]
     figures = []
     for key, label, name in (("row_return", "row agent's mean return", "outcome"),
                              ("row_tom", "row agent's ToM % (grey: makes no prediction)", "tom")):
         path = heatmap(out / f"{_slug(env_id)}_{name}.png", f"{env_id}: {label}", agents,
-                       {(p["row"], p["col"]): p[key] for p in pairs}, label)
+                       {(p["row"], p["col"]): p[key] for p in pairs}, label, cols, seats)
         src = path.relative_to(root).as_posix()
         figures.append(src)
         blocks.append({"kind": "figure", "src": src, "caption": (
@@ -100,18 +111,25 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
                                        _num(p["col_return"], p["col_return_ci"]), _num(p["row_tom"], p["row_tom_ci"]),
                                        _num(p["col_tom"], p["col_tom_ci"])]} for p in pairs]})
     ratings = rating_rows(env_id, recs)
-    blocks.append({"kind": "table", "caption": f"{env_id}: OpenSkill (Plackett-Luce) ratings, a match won by the "
-                                               "higher return",
-                   "columns": ["rank", "agent", "kind", "mu", "sigma", "ordinal (mu - 3 sigma)", "ToM %", "return"],
-                   "rows": [{"cells": [str(r["rank"]), r["agent"], r["agent_kind"], f"{r['mu']:.2f}",
+    won = ("the match scores its records hold (docs/crossplay.md), each agent ranked in its own seat" if seated
+           else "the higher return")
+    blocks.append({"kind": "table", "caption": f"{env_id}: OpenSkill (Plackett-Luce) ratings, a match won by {won}",
+                   "columns": ["rank", "agent", "kind", "seat (rank in it)", "mu", "sigma", "ordinal (mu - 3 sigma)",
+                               "ToM %", "return"],
+                   "rows": [{"cells": [str(r["rank"]), r["agent"], r["agent_kind"],
+                                       f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "either",
+                                       f"{r['mu']:.2f}",
                                        f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}", _num(r["tom"], r["tom_ci"]),
                                        _num(r["return"], r["return_ci"])]} for r in ratings]})
     agree = agreement_row(env_id, recs)
     rho = agree["spearman"]
-    blocks.append({"kind": "p", "text": (
-        f"Rank agreement: ratings from seeds {_span(agree['seeds_a'])} and from seeds {_span(agree['seeds_b'])} "
-        f"(disjoint), {agree['agents']} agents: Spearman rank correlation "
-        + ("n/a (fewer than two seeds, or a half rates every agent alike)" if rho is None else f"{rho:.3f}") + ".")})
+    text = (f"Rank agreement: ratings from seeds {_span(agree['seeds_a'])} and from seeds {_span(agree['seeds_b'])} "
+            f"(disjoint), {agree['agents']} agents: Spearman rank correlation "
+            + ("n/a (fewer than two seeds, or a half rates every agent alike)" if rho is None else f"{rho:.3f}") + ".")
+    if agree.get("spearman_by_seat") or "win_share_spearman" in agree:
+        text += f" ({agreement_text(agree)}; a win share counts every match alike, the ratings lean on each half's " \
+                "first seeds.)"
+    blocks.append({"kind": "p", "text": text})
     points = [{"agent": r["agent"], "variant": env_id, "x": r["tom"], "xci": r["tom_ci"], "y": r["return"],
                "yci": r["return_ci"]} for r in ratings if r["tom"] is not None and r["return"] is not None]
     panel = {"title": f"{env_id}: crossplay population", "xlabel": "ToM % (predictions of the other seat)",
@@ -134,9 +152,11 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     by_env = _records(fam)
     blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
         "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
-        "the row agent in the first seat, the column agent in the second. Outcome: each seat's summed payoff. "
-        "ToM: the % of rounds in which an agent's prediction of the other seat's next action was right; agents "
-        "that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
+        "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
+        "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
+        "it counts for each id: docs/crossplay.md). "
+        "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
+        "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
         "left out), with their uncertainty sigma.")}]
     figures: list[str] = []
     panels = []

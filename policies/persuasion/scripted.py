@@ -17,7 +17,7 @@ import numpy as np
 
 from policies.base import BasePolicy
 from tom_envs.errors import InvalidAction
-from tom_envs.persuasion.principles import PRINCIPLES
+from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 N_PRINCIPLES = len(PRINCIPLES)
 
@@ -36,6 +36,9 @@ class _MindPolicy(BasePolicy):
 
     The observation is ``PersuasionMindEnv``'s: (tone, topic, heard, family index, turns left); the
     family names come from ``info["family"]`` at reset and the budget from ``info["horizon"]``.
+    A reply the model gives probability 0 (a persuadee that is none of the model's personas: an LLM in
+    the persuadee seat of the two-seat env) is counted in ``ruled_out`` and leaves the belief as if it had
+    not been heard (:meth:`_unseen`), where the filter would otherwise have nothing to condition on.
     """
 
     makes_predictions = True
@@ -50,6 +53,7 @@ class _MindPolicy(BasePolicy):
         self.horizon = 0
         self._turn = -1
         self.version = 1
+        self.ruled_out = 0
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -65,15 +69,33 @@ class _MindPolicy(BasePolicy):
             self.model = _model(info)
             self.version = int(info.get("version", 1))
             self.horizon = int(info["horizon"])
-            self.belief = self.model.open_belief(obs_index(int(obs[0]), int(obs[1])))
+            self.ruled_out = 0
+            try:
+                self.belief = self.model.open_belief(obs_index(int(obs[0]), int(obs[1])))
+            except InvalidPersona:  # a persuadee off the model (an LLM, a person): the opening tells nothing
+                self.belief = self._unseen(None, None)
             self._turn = 0
         elif turn == self._turn + 1:
-            self.belief = self.model.update(self.belief, int(obs[2]), obs_index(int(obs[0]), int(obs[1])))
+            try:
+                self.belief = self.model.update(self.belief, int(obs[2]), obs_index(int(obs[0]), int(obs[1])))
+            except InvalidPersona:  # a reply the model rules out: the belief moves as if it had not been heard
+                self.belief = self._unseen(self.belief, int(obs[2]))
             self._turn = turn
         elif turn != self._turn:
             raise InvalidAction(f"{type(self).__name__} missed a turn (at turn {self._turn}, shown turn {turn}); "
                                 "hand it every observation of the episode")
         return turn
+
+    def _unseen(self, belief: np.ndarray | None, strategy: int | None) -> np.ndarray:
+        """The belief after a reply the model gives probability 0 (counted in ``ruled_out``): the prior at the
+        opening, else the prediction of the next state without the reply (the prior if even that is empty)."""
+        self.ruled_out += 1
+        if belief is not None:
+            nxt = np.asarray(self.model.joint(belief, strategy)).sum(axis=1)
+            if nxt.sum() > 0:
+                return nxt / nxt.sum()
+        prior = np.asarray(self.model.initial, dtype=float)
+        return prior / prior.sum()
 
     def marginal(self, target: str) -> np.ndarray:
         from tom_envs.persuasion.mind import distribution

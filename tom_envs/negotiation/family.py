@@ -9,6 +9,7 @@ from tom_envs.family import Family
 # the observation's head, stated stances and silences, info["state"]) and what a party knows of itself is
 # declared on the env (NegotiationEnv.tom_public / tom_private / tom_known)
 FAMILY = Family.standard("negotiation", download=True, order=40, rl=("benchmarks.negotiation.rl:TASK",),
+                         crossplay=("benchmarks.negotiation.crossplay:TASK",),
                          probe={"episodes": 10})
 
 

@@ -10,7 +10,8 @@ from tom_envs.family import Family
 # knows of itself is declared on the envs (mind_env.MIND_PUBLIC, the QA envs' tom_public / tom_composed)
 FAMILY = Family.standard("persuasion", download=True, order=30,
                            rl=("benchmarks.persuasion.rl:LIVE", "benchmarks.persuasion.rl_v3:LIVE_V3",
-                               "benchmarks.persuasion.rl_qa:QA"))
+                               "benchmarks.persuasion.rl_qa:QA"),
+                           crossplay=("benchmarks.persuasion.crossplay:TASK",))
 
 
 def dataset() -> Dataset:
