@@ -315,6 +315,20 @@ def _finish(fig: Any, plt: Any, path: Path, axes: Sequence[Any], legend: Any,
     return path
 
 
+def _complete(fig: Any, plt: Any, path: Path, axes: Any, drawn: list[dict[str, Any]], title: str,
+              legend_of: tuple[Sequence[str], dict[str, str], dict[str, dict[str, str]], str], lines: bool,
+              extra: Sequence[tuple[Any, str]] = ()) -> Path:
+    """The end of every drawing: the grid's unused axes hidden, the title laid out, the legend
+    (``legend_of``: agents, colours, variant styles, the variant legend's title) and :func:`_finish`."""
+    used = [d["ax"] for d in drawn]
+    for ax in list(axes.flat)[len(used):]:
+        ax.axis("off")
+    _layout(fig, title)
+    agents, colours, styles, variant_title = legend_of
+    legend = _legend(fig, used, agents, colours, styles, variant_title, lines=lines, extra=list(extra))
+    return _finish(fig, plt, path, used, legend, drawn)
+
+
 def _clip(value: float, half: float | None, bounds: Sequence[float] | None) -> list[float]:
     """Asymmetric whisker lengths ``[below, above]`` of ``value ± half`` stopped at ``bounds``."""
     half = half or 0.0
@@ -397,11 +411,8 @@ def _draw_curves(path: Path, title: str, panels: Sequence[dict[str, Any]], varia
         _set_bounds(ax, "y", clip)
         ax.grid(alpha=0.3)
         drawn.append(record)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    _layout(fig, f"{title}\n(mean, 95 % band)")
-    legend = _legend(fig, used, agents, colours, styles, variant_title, lines=True)
-    return _finish(fig, plt, path, used, legend, drawn)
+    return _complete(fig, plt, path, axes, drawn, f"{title}\n(mean, 95 % band)",
+                     (agents, colours, styles, variant_title), lines=True)
 
 
 # ---------------------------------------------------------------------- the literal-vs-functional plane
@@ -461,12 +472,8 @@ def _draw_plane(path: Path, title: str, panels: Sequence[dict[str, Any]], varian
             ax.invert_yaxis()
         ax.grid(alpha=0.3)
         drawn.append(record)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    _layout(fig, title)
-    legend = _legend(fig, used, agents, colours, styles, variant_title, lines=False,
+    return _complete(fig, plt, path, axes, drawn, title, (agents, colours, styles, variant_title), lines=False,
                      extra=[(h, label) for label, h in extra.items()])
-    return _finish(fig, plt, path, used, legend, drawn)
 
 
 # ---------------------------------------------------------------------- accuracy by stage
@@ -507,8 +514,5 @@ def _draw_stages(path: Path, title: str, xlabel: str, panels: Sequence[dict[str,
             ax.set_xticks(range(1, len(ticks) + 1), list(ticks))
         ax.grid(alpha=0.3)
         drawn.append(record)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    _layout(fig, f"{title}\n(mean, 95 % CI)")
-    legend = _legend(fig, used, agents, colours, styles, variant_title, lines=True)
-    return _finish(fig, plt, path, used, legend, drawn)
+    return _complete(fig, plt, path, axes, drawn, f"{title}\n(mean, 95 % CI)",
+                     (agents, colours, styles, variant_title), lines=True)
