@@ -10,7 +10,7 @@ hash buckets, references and notes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.rl import RLTask
@@ -20,15 +20,12 @@ FEEDBACK_NOTE = ("trained with per-question rewards (feedback='step' on the trai
                  "feedback='episode' (the agent's policy reads observations only)")
 
 
-def qa_rl_task(env_id: str, make_env: Callable[..., Any], splits: Mapping[str, str], steps: int, buckets: int,
-               split_size: Callable[..., int], reset_options: Callable[..., Any], references: Callable[..., Any],
-               notes: Sequence[str]) -> RLTask:
-    """The :class:`benchmarks.rl.RLTask` of a QA id under the shared protocol (module docstring); ``notes``
-    follow :data:`FEEDBACK_NOTE`."""
-    return RLTask(env_ids=(env_id,), make_env=make_env, outcome="accuracy", higher_is_better=True, splits=splits,
-                  steps=steps, episodes=1, split_size=split_size, reset_options=reset_options, data_dir=True,
-                  observation={"skip": ("text", "turn"), "buckets": buckets}, references=references,
-                  notes=(FEEDBACK_NOTE, *notes))
+def qa_rl_task(env_id: str, buckets: int, notes: Sequence[str], **fields: Any) -> RLTask:
+    """The :class:`benchmarks.rl.RLTask` of the QA id ``env_id`` under the shared protocol (module docstring):
+    observations hashed into ``buckets``; ``notes`` follow :data:`FEEDBACK_NOTE`; ``fields`` are the task's own
+    (``make_env``, ``splits``, ``steps``, ``split_size``, ``reset_options``, ``references``)."""
+    return RLTask(env_ids=(env_id,), outcome="accuracy", higher_is_better=True, episodes=1, data_dir=True,
+                  observation={"skip": ("text", "turn"), "buckets": buckets}, notes=(FEEDBACK_NOTE, *notes), **fields)
 
 
 __all__ = ["FEEDBACK_NOTE", "qa_rl_task"]

@@ -66,7 +66,7 @@ def references(env_id: str, split: str, seeds: Sequence[int], data_dir: str | No
 
 
 TASK = qa_rl_task(
-    ENV_ID, make_env,
+    ENV_ID, make_env=make_env,
     splits={"train": "the release's training conversations (4245, 4248, 4310)",
             "test": "the release's test conversation (4431)"},
     steps=30_000,

@@ -80,7 +80,7 @@ def references(env_id: str, split: str, seeds: Sequence[int], data_dir: str | No
 
 
 QA = qa_rl_task(
-    ENV_ID, make_env,
+    ENV_ID, make_env=make_env,
     splits={"train": "dialogues whose key's CRC-32 is not 0 mod 5 (430 of the release's 525)",
             "test": "dialogues whose key's CRC-32 is 0 mod 5 (95 of 525)"},
     steps=20_000,

@@ -316,17 +316,14 @@ def _finish(fig: Any, plt: Any, path: Path, axes: Sequence[Any], legend: Any,
 
 
 def _complete(fig: Any, plt: Any, path: Path, axes: Any, drawn: list[dict[str, Any]], title: str,
-              legend_of: tuple[Sequence[str], dict[str, str], dict[str, dict[str, str]], str], lines: bool,
-              extra: Sequence[tuple[Any, str]] = ()) -> Path:
-    """The end of every drawing: the grid's unused axes hidden, the title laid out, the legend
-    (``legend_of``: agents, colours, variant styles, the variant legend's title) and :func:`_finish`."""
+              legend: dict[str, Any]) -> Path:
+    """The end of every drawing: the grid's unused axes hidden, the title laid out, the legend (``legend``: the
+    keyword arguments of :func:`_legend` after the axes) and :func:`_finish`."""
     used = [d["ax"] for d in drawn]
     for ax in list(axes.flat)[len(used):]:
         ax.axis("off")
     _layout(fig, title)
-    agents, colours, styles, variant_title = legend_of
-    legend = _legend(fig, used, agents, colours, styles, variant_title, lines=lines, extra=list(extra))
-    return _finish(fig, plt, path, used, legend, drawn)
+    return _finish(fig, plt, path, used, _legend(fig, used, **legend), drawn)
 
 
 def _clip(value: float, half: float | None, bounds: Sequence[float] | None) -> list[float]:
@@ -412,7 +409,7 @@ def _draw_curves(path: Path, title: str, panels: Sequence[dict[str, Any]], varia
         ax.grid(alpha=0.3)
         drawn.append(record)
     return _complete(fig, plt, path, axes, drawn, f"{title}\n(mean, 95 % band)",
-                     (agents, colours, styles, variant_title), lines=True)
+                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=True))
 
 
 # ---------------------------------------------------------------------- the literal-vs-functional plane
@@ -472,8 +469,9 @@ def _draw_plane(path: Path, title: str, panels: Sequence[dict[str, Any]], varian
             ax.invert_yaxis()
         ax.grid(alpha=0.3)
         drawn.append(record)
-    return _complete(fig, plt, path, axes, drawn, title, (agents, colours, styles, variant_title), lines=False,
-                     extra=[(h, label) for label, h in extra.items()])
+    return _complete(fig, plt, path, axes, drawn, title,
+                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=False,
+                          extra=[(h, label) for label, h in extra.items()]))
 
 
 # ---------------------------------------------------------------------- accuracy by stage
@@ -515,4 +513,4 @@ def _draw_stages(path: Path, title: str, xlabel: str, panels: Sequence[dict[str,
         ax.grid(alpha=0.3)
         drawn.append(record)
     return _complete(fig, plt, path, axes, drawn, f"{title}\n(mean, 95 % CI)",
-                     (agents, colours, styles, variant_title), lines=True)
+                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=True))
