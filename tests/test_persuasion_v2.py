@@ -10,14 +10,14 @@ import pytest
 
 import tom_envs
 from tom_envs.persuasion.mind import NOTHING, CONSIDERING, TRUSTING, WARY
-from tom_envs.persuasion.mind_env_v2 import PersuasionMindV2Env
+from tom_envs.persuasion.mind_env import PersuasionMindV2Env
 from tom_envs.persuasion.mind_text import PERSUADER_LINES
 from tom_envs.persuasion.mind_v2 import HOSTILE, STUFFED, MindModelV2, MindPersonaV2, V2Traits, model_v2_for, moves_v2
 from tom_envs.persuasion.planning import BayesPlanner, open_loop, plan_value
 from tom_envs.persuasion.planning_v2 import (MAX_HORIZON, PointPlanner, UnsupportedHorizon, open_loop_upper,
                                              open_loop_v2, references_v2)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.reader_v2 import ReaderV2
+from tom_envs.persuasion.reader import ReaderV2
 from tom_envs.persuasion.scenarios import FAMILIES_V2, family_v2_named
 
 HEALTH = family_v2_named("health")
@@ -172,7 +172,7 @@ def test_information_rule_bare_and_as_the_runner_wraps_it():
 def test_two_seat_twin_faithful_persuadee_and_walkouts():
     from benchmarks.persuasion.live import play_two_seat
     from policies.persuasion.scripted import BayesPersuader, SimulatedMindPersuadee
-    from tom_envs.persuasion.mind_two_seat_v2 import LEAVE
+    from tom_envs.persuasion.mind_two_seat import LEAVE
 
     env = tom_envs.make_aec("tom/Persuasion-TwoSeat-v2", families="charity", horizon=3)
     res = [play_two_seat(env, BayesPersuader(), SimulatedMindPersuadee(), s) for s in range(30)]

@@ -45,14 +45,9 @@ class ParallelSeat(Seated):
     a generator seeded by the last seed given. Same seed, same actions: same trajectory.
 
     Args:
-        parallel_env: a PettingZoo ``ParallelEnv`` (e.g. ``tom_envs.make("tom/IPD-Parallel-v0")``).
-        seat: the agent name of the trained seat (one of ``parallel_env.possible_agents``).
-        others: agent name -> a policy (the suite's Policy protocol, ``policies/base.py``:
-            ``reset(seed)`` and ``act(observation, info)``) for every other agent.
-
-    Raises:
-        SingleSeatError: ``seat`` is not an agent of the env, or an agent other than ``seat`` has no
-            policy, or ``others`` names the seat itself or an agent the env lacks.
+        parallel_env: a PettingZoo ``ParallelEnv`` (e.g. ``tom_envs.make("tom/IPD-Parallel-v0")``);
+            ``seat`` and ``others`` as for :class:`wrappers.SingleSeat` (and the same
+            :class:`~wrappers.single_seat.SingleSeatError` for a seat the env lacks or a seat without a policy).
     """
 
     def __init__(self, parallel_env: Any, seat: str, others: Mapping[str, Any]) -> None:
@@ -84,23 +79,10 @@ class ParallelSeat(Seated):
                 self._step_all(None)
         return obs, float(rewards.get(self.seat, 0.0)), terminated, truncated, info
 
-    def render(self) -> Any:
-        return self.par.render()
-
-    def close(self) -> None:
-        self.par.close()
-
     # ------------------------------------------------------------------ ToM contract
     @property
     def tom_spec(self) -> ToMSpec:
         return self._spec
-
-    def tom_truth(self) -> dict[str, Any]:
-        """The parallel env's truths of the last step, restricted to the seat's targets (empty when not scored)."""
-        return dict(self._truth)
-
-    def tom_outcome(self) -> dict[str, Any]:
-        return self.par.unwrapped.tom_outcome() if hasattr(self.par, "unwrapped") else self.par.tom_outcome()
 
     # ------------------------------------------------------------------ helpers
     def _step_all(self, action: Any) -> tuple[Any, dict, dict, dict]:

@@ -60,13 +60,14 @@ def check_seats(env: Any, seat: str, others: Any) -> None:
 
 class Seated(gym.Env):
     """What :class:`SingleSeat` and :class:`wrappers.parallel_seat.ParallelSeat` share: the seat, the
-    other seats' policies (each reset with its own seed stream), the seat's spaces, and the call-order
-    checks of ``step``."""
+    other seats' policies (each reset with its own seed stream), the seat's spaces, the call-order
+    checks of ``step``, and what passes through to the inner env (``render``, ``close``, ``tom_outcome``)."""
 
     metadata = {"render_modes": ["ansi"]}
 
     def _seat(self, env: Any, seat: str, others: Mapping[str, Any]) -> None:
         check_seats(env, seat, others)
+        self._env = env
         self.seat = seat
         self.others = dict(others)
         self.observation_space = env.observation_space(seat)
@@ -121,6 +122,22 @@ class Seated(gym.Env):
         if self._done:
             raise EpisodeEnded(f"the seat {self.seat!r} is done; call env.reset().")
         self._truth = {}
+
+    # ------------------------------------------------------------------ passed through to the inner env
+    def render(self) -> Any:
+        return self._env.render()
+
+    def close(self) -> None:
+        self._env.close()
+
+    def tom_truth(self) -> dict[str, Any]:
+        """What the inner env's steps since the seat's last action resolved for the seat's targets (empty
+        when the seat is not scored)."""
+        return dict(self._truth)
+
+    def tom_outcome(self) -> dict[str, Any]:
+        inner = self._env
+        return inner.unwrapped.tom_outcome() if hasattr(inner, "unwrapped") else inner.tom_outcome()
 
 
 class SingleSeat(Seated):
@@ -179,23 +196,10 @@ class SingleSeat(Seated):
         self._done = terminated or truncated
         return obs, reward + more, terminated, truncated, info
 
-    def render(self) -> Any:
-        return self.aec.render()
-
-    def close(self) -> None:
-        self.aec.close()
-
     # ------------------------------------------------------------------ ToM contract and text
     @property
     def tom_spec(self) -> ToMSpec:
         return tom_spec_of(self.aec)
-
-    def tom_truth(self) -> dict[str, Any]:
-        """What the AEC env's steps since the seat's last action resolved (empty unless the seat is the predictor)."""
-        return dict(self._truth)
-
-    def tom_outcome(self) -> dict[str, Any]:
-        return self.aec.unwrapped.tom_outcome()
 
     def text(self) -> str:
         text = getattr(self.aec, "text", None)

@@ -20,10 +20,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.harnesses.lm_eval_family import FamilyExport, Metric, Source, TaskData
+from benchmarks.harnesses.lm_eval_family import ExportSettings, FamilyExport, Metric, Source, TaskData
 
 PREFIX = "tom_common_tom"
 CONTEXT = "window"  # 003's rows (and the suite's default --context)
@@ -33,15 +32,8 @@ MEAN_METRICS = (Metric("acc"), Metric("unparsed", higher_is_better=False))
 ALL_METRICS = (*MEAN_METRICS, *(Metric(m, "suite") for m in F1_METRICS), Metric("consistency", "suite"))
 
 
-@dataclass(frozen=True)
-class CommonToMExport:
+class CommonToMExport(ExportSettings):
     """:class:`benchmarks.harnesses.lm_eval_family.LMEvalFamily` of Common-ToM."""
-
-    family: str = "common_ground"
-    prefix: str = PREFIX
-    splits: tuple[str, ...] = ("test", "train", "all")
-    default_split: str = "test"
-    modes: tuple[str, ...] = ("zero_shot",)
 
     def export(self, source: Source) -> FamilyExport:
         """The split's scored questions as documents, in the order the suite asks them."""
@@ -137,6 +129,7 @@ class CommonToMScorer:
         return float("nan") if value is None else value / 100.0
 
 
-LM_EVAL = CommonToMExport()
+LM_EVAL = CommonToMExport(family="common_ground", prefix=PREFIX, splits=("test", "train", "all"),
+                          default_split="test")
 
 __all__ = ["LM_EVAL", "CommonToMExport", "CommonToMScorer", "documents"]

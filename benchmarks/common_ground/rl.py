@@ -16,7 +16,8 @@ from typing import Any, Sequence
 
 import gymnasium as gym
 
-from benchmarks.rl import RLTask, Row
+from benchmarks.qa_rl import qa_rl_task
+from benchmarks.rl import Row
 from benchmarks.rl_eval import reference_rows
 
 #: Per-question rewards on the train split (the env's documented option for training with
@@ -64,23 +65,14 @@ def references(env_id: str, split: str, seeds: Sequence[int], data_dir: str | No
     }, "common_ground", {"data_dir": data_dir})
 
 
-TASK = RLTask(
-    env_ids=(ENV_ID,),
-    make_env=make_env,
-    outcome="accuracy",
-    higher_is_better=True,
+TASK = qa_rl_task(
+    ENV_ID, make_env=make_env,
     splits={"train": "the release's training conversations (4245, 4248, 4310)",
             "test": "the release's test conversation (4431)"},
     steps=30_000,
-    episodes=1,
-    split_size=split_size,
-    reset_options=reset_options,
-    data_dir=True,
-    observation={"skip": ("text", "turn"), "buckets": 256},
-    references=references,
-    notes=("trained with per-question rewards (feedback='step' on the train split); tested with the default "
-           "feedback='episode' (the agent's policy reads observations only)",
-           "accuracy = % of the scored questions answered right, mean over the split's conversations",
+    buckets=256,
+    split_size=split_size, reset_options=reset_options, references=references,
+    notes=("accuracy = % of the scored questions answered right, mean over the split's conversations",
            "observations: hashed bag of words of the dialogue so far, the question and the options, plus the "
            "question's order, chain and certainty one-hot (wrappers.VectorizeObservation; the prompt text, which repeats "
            "them, and the sentence number, whose range differs between the splits, left out)",

@@ -33,22 +33,17 @@ def format_table(result: dict[str, Any] | Sequence[dict[str, Any]], by_label: bo
     lines += [f"  003 {name}: {how}" for name, how in PUBLISHED_SETTINGS.items()]
     lines.append("F1 (all orders, percent) as the release's src/core/evaluate.py computes it: per answer label, and "
                  "macro = their mean (003 publishes accuracy only)")
-    for res in results:
-        total = res["rows"][0]
-        if total.get("precision_yes") is not None:
-            lines.append(f"  {total['policy']}: precision Yes {pct(total['precision_yes'])} / No "
-                         f"{pct(total['precision_no'])}, recall Yes {pct(total['recall_yes'])} / No "
-                         f"{pct(total['recall_no'])}")
+    totals = [res["rows"][0] for res in results]  # each result's row over all orders
+    lines += [f"  {t['policy']}: precision Yes {pct(t['precision_yes'])} / No {pct(t['precision_no'])}, recall Yes "
+              f"{pct(t['recall_yes'])} / No {pct(t['recall_no'])}" for t in totals if t.get("precision_yes") is not None]
     modes = sorted({res["rows"][0].get("context", "?") for res in results})
     lines.append(f"context: {', '.join(modes)} (003's rows: window, 5 sentences either side of the marked one)")
     if any(res["rows"][0].get("partial") for res in results):
         lines.append("[partial]: scored on data that is not the whole release (--allow-partial: a conversation "
                      "missing or a file that is not the release's; the note on stderr says which)")
-    for res in results:
-        total = res["rows"][0]
-        if total.get("expected_accuracy") is not None:
-            lines.append(f"{total['policy']}: expected accuracy {100 * total['expected_accuracy']:.1f} % "
-                         f"(yes-rate {res['hyperparameters']['p_yes']:.3f}; the seeded draw above is one sample)")
+    lines += [f"{t['policy']}: expected accuracy {100 * t['expected_accuracy']:.1f} % (yes-rate "
+              f"{res['hyperparameters']['p_yes']:.3f}; the seeded draw above is one sample)"
+              for res, t in zip(results, totals) if t.get("expected_accuracy") is not None]
     for res in results:
         r12, r13 = res["r_first_second"], res["r_first_third"]
         who = f"{res['rows'][0]['policy']}: " if len(results) > 1 else ""

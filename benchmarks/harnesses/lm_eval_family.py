@@ -148,6 +148,26 @@ class LMEvalFamily(Protocol):
         """The scorer of an export whose ``scoring.json`` holds ``scoring``."""
 
 
+@dataclass(frozen=True)
+class ExportSettings:
+    """The declared part of an :class:`LMEvalFamily`, as a base class: a family's export subclasses it, adds
+    ``export`` and ``scorer``, and is instantiated once with its values (``LM_EVAL = MyExport(family=...,
+    prefix=..., splits=..., default_split=...)``).
+
+    Attributes:
+        family: the declared family's name.
+        prefix: the start of its task names and the name of its group.
+        splits: the splits it exports; ``default_split`` the one exported without ``--split``.
+        modes: the protocol's modes (``"zero_shot"`` first).
+    """
+
+    family: str
+    prefix: str
+    splits: tuple[str, ...]
+    default_split: str
+    modes: tuple[str, ...] = ("zero_shot",)
+
+
 def adapters() -> dict[str, tuple[Any, LMEvalFamily]]:
     """Every declared family with an export: its command name -> (its :class:`~tom_envs.family.Family`,
     its :class:`LMEvalFamily`), in the families' order."""

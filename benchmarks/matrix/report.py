@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, estimate, figure_blocks, num
+from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
+    figure_section,
     all_episode_keys,
     as_dict,
     joined,
@@ -80,6 +81,13 @@ def _agent(row: dict, horizon: bool = False) -> str:
 
 #: The by-partner table's row of the partner-weighted estimate (:func:`benchmarks.matrix.partner_mean`).
 PARTNER_MEAN_LABEL = "weighted mean over partners"
+
+
+#: The caption of the literal-vs-functional figure.
+PLANE_CAPTION = ("Each evaluated agent (policy, model) against each partner population: x = ToM % (literal), "
+                 "y = ΔFunctional/T (functional; the axis is inverted, so up is better), whiskers = 95 % CIs "
+                 "(ToM % whiskers stop at 0 and 100). Colour = agent, marker = horizon T and partners. "
+                 "Hollow stars: 004's published Tabular RMax rows.")
 
 
 def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
@@ -165,13 +173,8 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
                        "points": points})
     written: list[str] = []
     if panels:
-        src = write(figures.plane(out / "plane.png", "Matrix games: literal vs functional ToM", panels,
-                                  variant_title="horizon, partners"), written, root)
-        blocks += figure_blocks("Literal vs functional ToM", src, (
-                       "Each evaluated agent (policy, model) against each partner population: x = ToM % (literal), "
-                       "y = ΔFunctional/T (functional; the axis is inverted, so up is better), whiskers = 95 % CIs "
-                       "(ToM % whiskers stop at 0 and 100). Colour = agent, marker = horizon T and partners. "
-                       "Hollow stars: 004's published Tabular RMax rows."))
+        blocks += figure_section("Literal vs functional ToM", PLANE_CAPTION, written, root, figures.plane(
+            out / "plane.png", "Matrix games: literal vs functional ToM", panels, variant_title="horizon, partners"))
     # per-round curves per (game, partners)
     if groups:
         blocks.append({"kind": "h3", "text": "Per-round regret and ToM accuracy"})

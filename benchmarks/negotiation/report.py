@@ -10,9 +10,10 @@ from typing import Any
 
 from benchmarks.negotiation.stance_cells import cell_columns
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, estimate, figure_blocks, num
+from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
+    figure_section,
     agent_name,
     as_dict,
     joined,
@@ -22,7 +23,6 @@ from benchmarks.report.sections import (
     sum_opt,
     unknown_block,
     unknown_keys,
-    write,
 )
 
 
@@ -182,6 +182,18 @@ def _achievable_block(rows: list[dict]) -> list[Block]:
     return blocks
 
 
+#: The caption of the literal-vs-functional figure.
+PLANE_CAPTION = ("Each mediator cell: x = its stance-prediction accuracy, y = consensus change, whiskers = "
+                 "95 % CIs. 002 publishes no literal-ToM score, so it has no reference points here; the "
+                 "'none' mediator predicts nothing and is left out.")
+
+
+#: The caption of the consensus-trajectory figure.
+CONSENSUS_CAPTION = ("Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "
+                     "(scenarios x runs) of a cell, with 95 % bands; one panel per conflict mode (002 Figure 2 "
+                     "shows single runs).")
+
+
 def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     from benchmarks.negotiation.published import PUBLISHED
 
@@ -242,12 +254,8 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     panels = [{"title": "negotiation", "xlabel": "literal ToM: mediator stance accuracy (%)",
                "ylabel": "functional: consensus change CC (%)", "xlim": (0, 100), "points": points}] if points else []
     if panels:
-        src = write(figures.plane(out / "plane.png", "Negotiation: literal vs functional ToM", panels,
-                                  variant_title="conflict mode, parties"), written, root)
-        blocks += figure_blocks("Literal vs functional ToM", src, (
-                       "Each mediator cell: x = its stance-prediction accuracy, y = consensus change, whiskers = "
-                       "95 % CIs. 002 publishes no literal-ToM score, so it has no reference points here; the "
-                       "'none' mediator predicts nothing and is left out."))
+        blocks += figure_section("Literal vs functional ToM", PLANE_CAPTION, written, root, figures.plane(
+            out / "plane.png", "Negotiation: literal vs functional ToM", panels, variant_title="conflict mode, parties"))
     by_mode: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_mode[r["mode"]].append(r)
@@ -264,12 +272,9 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
             curve_panels.append({"title": mode, "xlabel": "turn", "ylabel": "consensus (agreement)", "series": series,
                                  "clip": (0.0, 1.0)})
     if curve_panels:
-        src = write(figures.curves(out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels,
-                                   variant_title="parties, setting"), written, root)
-        blocks += figure_blocks("Consensus trajectories", src, (
-                       "Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "
-                       "(scenarios x runs) of a cell, with 95 % bands; one panel per conflict mode (002 Figure 2 "
-                       "shows single runs)."))
+        blocks += figure_section("Consensus trajectories", CONSENSUS_CAPTION, written, root, figures.curves(
+            out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels,
+            variant_title="parties, setting"))
     blocks += _outcome_blocks(rows)
     blocks += unknown_block(unknown_keys([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP,
                                       NEGOTIATION_EPISODE))

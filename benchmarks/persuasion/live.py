@@ -290,19 +290,13 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
 
 
 def _references(env_id: str, names: Sequence[str], horizon: int) -> dict[str, dict[str, Any]]:
-    """Each family's references for the env ``env_id`` (v1: exact; v2: bounds, a named error past horizon 10)."""
-    if env_id == "tom/Persuasion-v1":
-        from tom_envs.persuasion.mind import model_for
-        from tom_envs.persuasion.planning import references
-        from tom_envs.persuasion.scenarios import family_named
+    """Each family's references for the env ``env_id`` (v1: exact; v2: bounds; the version is the id's ``-vN``;
+    a named error past the horizons the version plans for)."""
+    from tom_envs.persuasion.versions import version_for
 
-        return {f: references(model_for(family_named(f)), horizon).as_dict() for f in names}
-    from tom_envs.persuasion.mind_v2 import model_v2_for
-    from tom_envs.persuasion.planning_v2 import references_v2
-    from tom_envs.persuasion.scenarios import family_v2_named
-
+    version = version_for(env_id.rsplit("-v", 1)[1])
     try:
-        return {f: references_v2(model_v2_for(family_v2_named(f)), horizon).as_dict() for f in names}
+        return {f: version.references(version.model(version.family_named(f)), horizon).as_dict() for f in names}
     except TomEnvsError as err:
         raise PersuasionBenchmarkError(f"--horizon {horizon}: {err}") from None
 

@@ -20,24 +20,16 @@ persuadee's types, Table 6's whole-dialogue consistency (the suite's function); 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.harnesses.lm_eval_family import FamilyExport, Metric, Source, TaskData
+from benchmarks.harnesses.lm_eval_family import ExportSettings, FamilyExport, Metric, Source, TaskData
 
 PREFIX = "tom_persuasive_tom"
 MEAN_METRICS = (Metric("acc"), Metric("unparsed", higher_is_better=False))
 
 
-@dataclass(frozen=True)
-class PersuasiveToMExport:
+class PersuasiveToMExport(ExportSettings):
     """:class:`benchmarks.harnesses.lm_eval_family.LMEvalFamily` of PersuasiveToM's questions."""
-
-    family: str = "persuasion"
-    prefix: str = PREFIX
-    splits: tuple[str, ...] = ("all", "dev", "test")
-    default_split: str = "all"
-    modes: tuple[str, ...] = ("zero_shot", "cot")
 
     def export(self, source: Source) -> FamilyExport:
         """Every question of the split as a document, in the suite's order (dialogue by dialogue)."""
@@ -161,6 +153,7 @@ class PersuasiveToMScorer:
         return float("nan") if not rows else rows[0]["consistency"] / 100.0
 
 
-LM_EVAL = PersuasiveToMExport()
+LM_EVAL = PersuasiveToMExport(family="persuasion", prefix=PREFIX, splits=("all", "dev", "test"), default_split="all",
+                                     modes=("zero_shot", "cot"))
 
 __all__ = ["LM_EVAL", "PersuasiveToMExport", "PersuasiveToMScorer", "documents", "observations"]

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, estimate, figure_blocks, num
+from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
+    figure_section,
     STAGES,
     agent_name,
     answerer,
@@ -51,6 +52,12 @@ def _answers(recs: Sequence[dict]) -> list[list[Any]]:
                            n_choices=int(a.get("n_choices") or 0) or 1,
                            turn=a["turn"] if isinstance(a.get("turn"), int) else None))
     return [reps[r] for r in sorted(reps)]
+
+
+#: The caption of the accuracy-by-stage figure.
+STAGES_CAPTION = ("001's Figure 3 layout: accuracy per question type in the early, middle and late third of the "
+                  "turns a dialogue has questions of that type at (by rank), with 95 % CIs over questions; one "
+                  "panel per answerer (its colour), one line style and marker per question type.")
 
 
 def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
@@ -157,13 +164,9 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
                                   num(r.get("accuracy"), digits=2), num(r.get("error_share"), digits=2)]}
                        for r in table]
     if stage_panels:
-        src = write(figures.bars_by_stage(out / "stages.png", "PersuasiveToM: accuracy by dialogue stage",
-                                          "stage of the dialogue (its question turns)", stage_panels, STAGES,
-                                          variant_title="question type"), written, root)
-        blocks += figure_blocks("Accuracy by dialogue stage", src, (
-                       "001's Figure 3 layout: accuracy per question type in the early, middle and late third of the "
-                       "turns a dialogue has questions of that type at (by rank), with 95 % CIs over questions; one "
-                       "panel per answerer (its colour), one line style and marker per question type."))
+        blocks += figure_section("Accuracy by dialogue stage", STAGES_CAPTION, written, root, figures.bars_by_stage(
+            out / "stages.png", "PersuasiveToM: accuracy by dialogue stage", "stage of the dialogue (its question turns)",
+            stage_panels, STAGES, variant_title="question type"))
     if stage_rows:
         blocks.append({"kind": "table", "caption": "PersuasiveToM: accuracy and share of the errors by stage",
                        "columns": ["answerer", "question type", "stage", "questions per pass", "accuracy %",

@@ -22,7 +22,8 @@ from typing import Any, Sequence
 
 import gymnasium as gym
 
-from benchmarks.rl import RLTask, Row
+from benchmarks.qa_rl import qa_rl_task
+from benchmarks.rl import Row
 from benchmarks.rl_eval import reference_rows
 
 #: Per-question rewards on the train split (the env's documented option for training with
@@ -78,23 +79,14 @@ def references(env_id: str, split: str, seeds: Sequence[int], data_dir: str | No
     }, "persuasion", {"data_dir": data_dir})
 
 
-QA = RLTask(
-    env_ids=(ENV_ID,),
-    make_env=make_env,
-    outcome="accuracy",
-    higher_is_better=True,
+QA = qa_rl_task(
+    ENV_ID, make_env=make_env,
     splits={"train": "dialogues whose key's CRC-32 is not 0 mod 5 (430 of the release's 525)",
             "test": "dialogues whose key's CRC-32 is 0 mod 5 (95 of 525)"},
     steps=20_000,
-    episodes=1,
-    split_size=split_size,
-    reset_options=reset_options,
-    data_dir=True,
-    observation={"skip": ("text", "turn"), "buckets": 128},
-    references=references,
-    notes=("trained with per-question rewards (feedback='step' on the train split); tested with the default "
-           "feedback='episode' (the agent's policy reads observations only)",
-           "accuracy = % of the questions answered right, mean over the split's dialogues (options shuffled per "
+    buckets=128,
+    split_size=split_size, reset_options=reset_options, references=references,
+    notes=("accuracy = % of the questions answered right, mean over the split's dialogues (options shuffled per "
            "episode seed, as the env does by default)",
            "observations: hashed bag of words of the dialogue so far, the background, the question and each shown "
            "option, plus the question type, role and option count one-hot (wrappers.VectorizeObservation)",

@@ -315,6 +315,17 @@ def _finish(fig: Any, plt: Any, path: Path, axes: Sequence[Any], legend: Any,
     return path
 
 
+def _complete(fig: Any, plt: Any, path: Path, axes: Any, drawn: list[dict[str, Any]], title: str,
+              legend: dict[str, Any]) -> Path:
+    """The end of every drawing: the grid's unused axes hidden, the title laid out, the legend (``legend``: the
+    keyword arguments of :func:`_legend` after the axes) and :func:`_finish`."""
+    used = [d["ax"] for d in drawn]
+    for ax in list(axes.flat)[len(used):]:
+        ax.axis("off")
+    _layout(fig, title)
+    return _finish(fig, plt, path, used, _legend(fig, used, **legend), drawn)
+
+
 def _clip(value: float, half: float | None, bounds: Sequence[float] | None) -> list[float]:
     """Asymmetric whisker lengths ``[below, above]`` of ``value ± half`` stopped at ``bounds``."""
     half = half or 0.0
@@ -397,11 +408,8 @@ def _draw_curves(path: Path, title: str, panels: Sequence[dict[str, Any]], varia
         _set_bounds(ax, "y", clip)
         ax.grid(alpha=0.3)
         drawn.append(record)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    _layout(fig, f"{title}\n(mean, 95 % band)")
-    legend = _legend(fig, used, agents, colours, styles, variant_title, lines=True)
-    return _finish(fig, plt, path, used, legend, drawn)
+    return _complete(fig, plt, path, axes, drawn, f"{title}\n(mean, 95 % band)",
+                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=True))
 
 
 # ---------------------------------------------------------------------- the literal-vs-functional plane
@@ -461,12 +469,9 @@ def _draw_plane(path: Path, title: str, panels: Sequence[dict[str, Any]], varian
             ax.invert_yaxis()
         ax.grid(alpha=0.3)
         drawn.append(record)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    _layout(fig, title)
-    legend = _legend(fig, used, agents, colours, styles, variant_title, lines=False,
-                     extra=[(h, label) for label, h in extra.items()])
-    return _finish(fig, plt, path, used, legend, drawn)
+    return _complete(fig, plt, path, axes, drawn, title,
+                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=False,
+                          extra=[(h, label) for label, h in extra.items()]))
 
 
 # ---------------------------------------------------------------------- accuracy by stage
@@ -507,8 +512,5 @@ def _draw_stages(path: Path, title: str, xlabel: str, panels: Sequence[dict[str,
             ax.set_xticks(range(1, len(ticks) + 1), list(ticks))
         ax.grid(alpha=0.3)
         drawn.append(record)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    _layout(fig, f"{title}\n(mean, 95 % CI)")
-    legend = _legend(fig, used, agents, colours, styles, variant_title, lines=True)
-    return _finish(fig, plt, path, used, legend, drawn)
+    return _complete(fig, plt, path, axes, drawn, f"{title}\n(mean, 95 % CI)",
+                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=True))

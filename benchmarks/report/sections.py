@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report.doc import Block
+from benchmarks.report.doc import Block, figure_blocks
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.results import FAULTS_FIELD, fault_columns
 from tom_envs.stats import mean_ci95
@@ -103,6 +103,12 @@ def file_notes(fam: FamilyData) -> list[Block]:
 def write(path: Path, written: list[str], root: Path) -> str:
     written.append(path.relative_to(root).as_posix())
     return written[-1]
+
+
+def figure_section(heading: str, caption: str, written: list[str], root: Path, path: Path) -> list[Block]:
+    """The blocks of a figure just drawn at ``path``: its own heading and the figure with its caption; the file is
+    recorded in ``written`` (relative to ``root``, as the page links it)."""
+    return figure_blocks(heading, write(path, written, root), caption)
 
 
 #: What a QA answerer's label says when some record of its file was scored on data that is not the whole release.

@@ -80,10 +80,15 @@ class NoAgentMediator(BasePolicy):
 
 
 class _CadenceMediator(BasePolicy):
-    """A mediator that steps in every ``cadence`` turns on the next topic in turn (:meth:`due_topic`)."""
+    """A mediator that steps in every ``cadence`` turns on the next topic in turn (:meth:`due_topic`);
+    ``cadence`` defaults to the class's :attr:`default_cadence`."""
 
-    def __init__(self, cadence: int) -> None:
+    #: turns between interventions when ``cadence`` is not given
+    default_cadence = 3
+
+    def __init__(self, cadence: int | None = None) -> None:
         super().__init__()
+        cadence = self.default_cadence if cadence is None else cadence
         if isinstance(cadence, bool) or not isinstance(cadence, int) or cadence < 1:
             raise NegotiationConfigError(f"cadence must be a positive integer, got {cadence!r}")
         self.cadence = cadence
@@ -106,9 +111,7 @@ class BlindMediator(_CadenceMediator):
     """
 
     name = "blind"
-
-    def __init__(self, cadence: int = 3) -> None:
-        super().__init__(cadence)
+    default_cadence = 3
 
     def act(self, observation: Any, info: dict) -> Any:
         k = self.due_topic(info["state"])
@@ -123,9 +126,7 @@ class GenericMediator(_CadenceMediator):
     """
 
     name = "generic"
-
-    def __init__(self, cadence: int = 6) -> None:
-        super().__init__(cadence)
+    default_cadence = 6
 
     def act(self, observation: Any, info: dict) -> Any:
         state = info["state"]

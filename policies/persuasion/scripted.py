@@ -109,30 +109,24 @@ class _MindPolicy(BasePolicy):
 
 
 def _model(info: dict) -> Any:
-    """The compiled model of the episode's family: v2's when ``info["version"]`` is 2 (``tom/Persuasion-v2``)."""
-    if int(info.get("version", 1)) == 2:
-        from tom_envs.persuasion.mind_v2 import model_v2_for
-        from tom_envs.persuasion.scenarios import family_v2_named
+    """The compiled model of the episode's family, of the version ``info["version"]`` names (1 when absent:
+    ``tom/Persuasion-v1``'s infos carry none)."""
+    from tom_envs.persuasion.versions import version_for
 
-        return model_v2_for(family_v2_named(info["family"]))
-    from tom_envs.persuasion.mind import model_for
-    from tom_envs.persuasion.scenarios import family_named
-
-    return model_for(family_named(info["family"]))
+    version = version_for(info.get("version", 1))
+    return version.model(version.family_named(info["family"]))
 
 
 def _references(model: Any, horizon: int, version: int) -> Any:
-    from tom_envs.persuasion.planning import references
-    from tom_envs.persuasion.planning_v2 import references_v2
+    from tom_envs.persuasion.versions import version_for
 
-    return (references_v2 if version == 2 else references)(model, horizon)
+    return version_for(version).references(model, horizon)
 
 
 def _planner(model: Any, horizon: int, version: int) -> Any:
-    from tom_envs.persuasion.planning import planner_for
-    from tom_envs.persuasion.planning_v2 import point_planner_for
+    from tom_envs.persuasion.versions import version_for
 
-    return (point_planner_for if version == 2 else planner_for)(model, horizon)
+    return version_for(version).planner(model, horizon)
 
 
 class MindRandomPersuader(_MindPolicy):

@@ -2,7 +2,7 @@
 
 Issue 27's probe of the reader: the same decisions (here the Bayes persuader's) said plainly, stuffed
 with every principle's cue words, with an insult added, or as bare keywords. Through v2's reader
-(:class:`tom_envs.persuasion.reader_v2.ReaderV2`) only the plain lines carry their principle; stuffed
+(:class:`tom_envs.persuasion.reader.ReaderV2`) only the plain lines carry their principle; stuffed
 and insulting lines cost trust, keywords read as nothing. ``{"action": i, "utterance": text}``
 declares the choice (logged only); the env's reader decides what the persuadee hears.
 """

@@ -8,7 +8,9 @@ Two kinds of environment live here:
   against a simulated persuadee whose desire, belief and intention are hidden
   (:mod:`~tom_envs.persuasion.mind`), with exact references (:mod:`~tom_envs.persuasion.planning`),
   plus a two-seat PettingZoo version (:mod:`~tom_envs.persuasion.mind_two_seat`) whose persuadee seat
-  voices that mind. The retired v0 ids raise ``UnknownEnvironment`` naming these.
+  voices that mind. ``tom/Persuasion-v2`` and its two-seat twin are the same two classes configured by
+  :data:`~tom_envs.persuasion.versions.V2` (:mod:`~tom_envs.persuasion.versions`: what a version changes).
+  The retired v0 ids raise ``UnknownEnvironment`` naming these.
 
 Nothing heavy is imported here; the modules are imported on use.
 """

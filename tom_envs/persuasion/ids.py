@@ -31,7 +31,7 @@ register(
 )
 register(
     "tom/Persuasion-v2",
-    "tom_envs.persuasion.mind_env_v2:PersuasionMindV2Env",
+    "tom_envs.persuasion.mind_env:PersuasionMindV2Env",
     family="persuasion",
     summary="live persuasion v2: a persuadee whose words are evidence, not labels (noisy, indirect, misleading replies; trust in tone; walk-outs); a reader of negation, insults, nonsense and stuffing; bounded references to horizon 10",
     builtin=True,
@@ -39,7 +39,7 @@ register(
 )
 register(
     "tom/Persuasion-TwoSeat-v2",
-    "tom_envs.persuasion.mind_two_seat_v2:PersuasionMindV2AECEnv",
+    "tom_envs.persuasion.mind_two_seat:PersuasionMindV2AECEnv",
     kind="aec",
     family="persuasion",
     summary="two seats on live persuasion v2 (AEC): the persuadee seat voices v2's mind (noisy, misleading, walk-outs) and is rewarded for fidelity",

@@ -64,6 +64,8 @@ ANSWERS: dict[int, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4}
 LIKING = 5
 NOTHING = len(PRINCIPLES)  # the persuadee read no strategy in the words
 N_STRATEGIES = len(PRINCIPLES) + 1  # the six principles and NOTHING
+#: What the persuadee heard, by strategy index (v1).
+HEARD: tuple[str, ...] = (*PRINCIPLES, "nothing")
 NO, CONSIDERING, YES = 0, 1, 2
 TRUSTING, WARY = 0, 1
 TONES: tuple[str, ...] = ("flat", "cold", "warm")
@@ -349,6 +351,13 @@ def _moves(persona: MindPersona, b: int, c: int, a: int) -> list[tuple[bool, int
             (False, TRUSTING, keep, miss * (1.0 - persona.touchiness))]
 
 
+def reply_allowed(persona: MindPersona, state: MindState, landed: bool, drawn: int, reply: int) -> bool:
+    """Whether a v1 persuadee at ``state`` could give ``reply`` (tone x topic) when its dynamics drew ``drawn``:
+    a warm tone exactly when the drawn one is warm (the line landed), and no concern but its own."""
+    tone, topic = obs_parts(reply)
+    return (tone == WARM) == (obs_parts(drawn)[0] == WARM) and topic in (0, 1 + state.concern)
+
+
 def _normalised(v: np.ndarray, what: str) -> np.ndarray:
     total = float(v.sum())
     if total <= 0.0:
@@ -385,6 +394,6 @@ def distribution(belief: np.ndarray, model: MindModel, target: str) -> np.ndarra
     return belief @ model.marginals[target]
 
 
-__all__ = ["ANSWERS", "BELIEFS", "CONCERNS", "CONCERN_TEXT", "Family", "LIKING", "MIND_DESIRES", "MindModel",
+__all__ = ["ANSWERS", "BELIEFS", "CONCERNS", "CONCERN_TEXT", "Family", "HEARD", "LIKING", "MIND_DESIRES", "MindModel",
            "MindPersona", "MindState", "NOTHING", "N_OBS", "N_STRATEGIES", "TONES", "TOPICS", "cached_model",
-           "distribution", "model_for", "obs_index", "obs_parts"]
+           "distribution", "model_for", "obs_index", "obs_parts", "reply_allowed"]

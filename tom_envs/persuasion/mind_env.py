@@ -9,13 +9,13 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.errors import InvalidAction, UnsupportedRenderMode, check_options, check_running, require_bool
-from tom_envs.persuasion.mind import (BELIEFS, CONCERNS, MIND_DESIRES, NOTHING, TONES, TOPICS, Family, model_for,
-                                      obs_parts)
-from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
+from tom_envs.persuasion.mind import BELIEFS, CONCERNS, HEARD, MIND_DESIRES, TONES, TOPICS, Family, obs_parts
+from tom_envs.persuasion.mind_text import agree_line, leave_line, persuader_line, reply_line
+from tom_envs.persuasion.mind_v2 import restrict_personas
+from tom_envs.persuasion.planning import OracleTable, oracle_for
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.planning import OracleTable, check_horizon_v1, oracle_for, planner_for, references
-from tom_envs.persuasion.reader import ScriptedReader, check_reading
-from tom_envs.persuasion.scenarios import FAMILIES, NAMES, PROVENANCE, family_named
+from tom_envs.persuasion.scenarios import NAMES, PROVENANCE, family_named
+from tom_envs.persuasion.versions import V1, V2, MindVersion
 from tom_envs.qa import DIALOGUE_HEADER
 from tom_envs.tom import ToMSpec
 
@@ -28,11 +28,9 @@ INTENTIONS: dict[str, str] = {
     "commitment": "encourage the other person to commit to a first step and be consistent",
     "liking": "praise the other person or find common ground to improve their liking",
 }
-HEARD_NOTHING, NOT_YET = NOTHING, NOTHING + 1
-HEARD: tuple[str, ...] = (*PRINCIPLES, "nothing")
 
 
-def resolve_families(families: Any, builtin: tuple[Family, ...] = FAMILIES) -> tuple[Family, ...]:
+def resolve_families(families: Any, builtin: tuple[Family, ...] = V1.families) -> tuple[Family, ...]:
     """None / ``"all"`` (the five built-in families: ``builtin``, v1's by default), a name, a :class:`Family`,
     or a list of those."""
     if families is None or families == "all":
@@ -58,7 +56,7 @@ AEC_RESET_OPTIONS = (*RESET_OPTIONS, "options")
 
 
 def draw_episode(env: Any, options: dict, rng: np.random.Generator) -> tuple[int, int]:
-    """Draw what both v1 envs draw at reset, in one order (seeds replay): the family (or
+    """Draw what both live envs (single seat and two seats, of ``env.version``) draw at reset, in one order (seeds replay): the family (or
     ``options["family"]``), its model, planner and references, a scenario, the two names, then the
     persona (or ``options["persona"]``) and the initial state. Sets ``family_index``, ``family``,
     ``model``, ``planner``, ``refs``, ``scenario`` and ``names`` on ``env``; returns
@@ -68,10 +66,10 @@ def draw_episode(env: Any, options: dict, rng: np.random.Generator) -> tuple[int
         raise InvalidPersona(f"family {options['family']!r} is not in this env ({', '.join(names)})")
     env.family_index = names.index(options["family"]) if "family" in options else int(rng.integers(len(names)))
     env.family = env.families[env.family_index]
-    version = getattr(env, "mind_version", None)  # v2 (tom_envs.persuasion.mind_env_v2.V2) or v1's functions
-    env.model = (version.model if version else model_for)(env.family)
-    env.planner = (version.planner if version else planner_for)(env.model, env.horizon)
-    env.refs = (version.references if version else references)(env.model, env.horizon)
+    version: MindVersion = env.version
+    env.model = version.model(env.family)
+    env.planner = version.planner(env.model, env.horizon)
+    env.refs = version.references(env.model, env.horizon)
     env.scenario = env.family.scenarios[int(rng.integers(len(env.family.scenarios)))]
     a, b = rng.choice(len(NAMES), size=2, replace=False)
     env.names = {"persuader": NAMES[int(a)], "persuadee": NAMES[int(b)]}
@@ -106,43 +104,51 @@ def parse_utterance_action(action: Any) -> tuple[int | None, str | None]:
 
 
 class MindSetup:
-    """What a live-persuasion env checks and sets up at construction, by version (v1 here; v2 overrides the
-    class attributes and hooks: :class:`tom_envs.persuasion.mind_env_v2.V2Setup`). Shared by the single-seat
-    and the two-seat env."""
+    """What a live-persuasion env checks and sets up at construction, by its ``version``
+    (:class:`~tom_envs.persuasion.versions.MindVersion`). Shared by the single-seat and the two-seat env."""
 
-    #: The built-in families (``families=None`` or ``"all"``).
-    BUILTIN_FAMILIES: tuple[Family, ...] = FAMILIES
-    #: The "heard" entry before the first line (one past the last strategy).
-    NOT_YET_INDEX = NOT_YET
+    #: The version this env plays (a subclass of a later version sets another).
+    version: MindVersion = V1
     #: What the horizon counts (in the error for a bad one).
     HORIZON_IS = "the turn budget"
 
-    def _setup(self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any) -> None:
-        """Check and set ``families``, ``horizon``, ``reader``, ``expose_state`` and ``render_mode``."""
-        self._check_horizon(horizon)
+    @property
+    def NOT_YET_INDEX(self) -> int:  # noqa: N802 -- a constant of the version
+        """The "heard" entry before the first line (one past the last strategy)."""
+        return self.version.n_strategies
+
+    def _setup(self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any,
+               personas: Any = None) -> None:
+        """Check and set ``families`` (restricted to ``personas`` when given), ``horizon``, ``reader``,
+        ``expose_state`` and ``render_mode``; the families are compiled at once (a persona of another
+        version raises here, naming the fix)."""
+        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+            raise InvalidPersona(f"horizon is {self.HORIZON_IS}, a positive integer; got {horizon!r}")
+        self.version.check_horizon(horizon)  # planning at reset has a limit: a named error, not a hang
         if render_mode not in (None, "ansi"):
             raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        self.families = resolve_families(families, self.BUILTIN_FAMILIES)
-        self._check_families()
+        self.families = resolve_families(families, self.version.families)
+        if personas is not None:
+            self.families = restrict_personas(self.families, personas)
+        for f in self.families:
+            self.version.model(f)
         self.horizon = int(horizon)
-        self.reader = self._take_reader(reader)
+        self.reader = self.version.reader() if reader is None else reader
+        if not callable(getattr(self.reader, "read", None)):
+            raise InvalidPersona(f"reader needs a read(utterance, goal) method, got {self.reader!r}")
         self.expose_state = require_bool("expose_state", expose_state)
         self.render_mode = render_mode
 
-    def _check_horizon(self, horizon: Any) -> None:
-        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-            raise InvalidPersona(f"horizon is {self.HORIZON_IS}, a positive integer; got {horizon!r}")
-        check_horizon_v1(horizon)  # exact planning at reset grows exponentially: a named error, not a hang
+    def _read_line(self, utterance: str) -> int:
+        """The strategy the reader hears in a written line."""
+        return self.version.check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
 
-    def _check_families(self) -> None:
-        """Nothing in v1 (its families compile at reset)."""
+    def _reply_text(self, rng: np.random.Generator) -> str:
+        return reply_line(self.tone, self.topic, rng, self.version.indirect_replies)
 
-    @staticmethod
-    def _default_reader() -> Any:
-        return ScriptedReader()
-
-    def _take_reader(self, reader: Any) -> Any:
-        return self._default_reader() if reader is None else reader
+    def _tag(self, info: dict[str, Any]) -> dict[str, Any]:
+        """``info`` with the version's number, where the version says so."""
+        return {**info, "version": self.version.number} if self.version.in_info else info
 
 
 #: the information rule's public part of the live persuasion envs: the observation (the persuadee's last
@@ -232,11 +238,15 @@ class PersuasionMindEnv(MindSetup, gym.Env):
 
     def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
                  render_mode: str | None = None) -> None:
-        self._setup(families, horizon, reader, expose_state, render_mode)
+        self._build(families, horizon, reader, expose_state, render_mode)
+
+    def _build(self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any,
+               personas: Any = None) -> None:
+        self._setup(families, horizon, reader, expose_state, render_mode, personas)
         self.action_space = spaces.Discrete(len(PRINCIPLES))
         self.observation_space = spaces.MultiDiscrete([len(TONES), len(TOPICS), self.NOT_YET_INDEX + 1,
                                                        len(self.families), self.horizon + 1])
-        self._started, self._done = False, True
+        self._started, self._done, self.left = False, True, False
         self._truth: dict[str, int] = {}
 
     # ------------------------------------------------------------------ API
@@ -249,7 +259,7 @@ class PersuasionMindEnv(MindSetup, gym.Env):
         self.posterior = self.model.open_belief(reply)  # the fair persuader's exact belief (never returned)
         self.tone, self.topic = obs_parts(reply)
         self.heard_last = self.NOT_YET_INDEX
-        self.turn, self.agreed = 0, False
+        self.turn, self.agreed, self.left = 0, False, False
         self.transcript = [f"{self.names['persuadee']} says: {self._reply_text(rng)}"]
         self._regrets: list[float] = []
         self._oracle_regrets: list[float] = []
@@ -273,7 +283,7 @@ class PersuasionMindEnv(MindSetup, gym.Env):
         regret = self.planner.gap(self.posterior, self.turn, strategy)
         self._regrets.append(regret)
         self._oracle_regrets.append(self.oracle.gap(self.turn, self.state_index, strategy))
-        self._heard.append(self.HEARD_NAMES[strategy])
+        self._heard.append(self.version.heard[strategy])
         agreed, s2, reply = self.model.sample_step(self.state_index, strategy, rng)
         self.turn += 1
         self.heard_last = strategy
@@ -281,7 +291,7 @@ class PersuasionMindEnv(MindSetup, gym.Env):
         text = self._persuadee_turn(agreed, s2, reply, strategy, rng)
         self.transcript.append(f"{self.names['persuadee']} says: {text}")
         self._done = self._over(agreed)
-        info = {**self._info(), "utterance": utterance, "heard": self.HEARD_NAMES[strategy],
+        info = {**self._info(), "utterance": utterance, "heard": self.version.heard[strategy],
                 "declared": None if declared is None else PRINCIPLES[declared], "reply": text, "success": agreed,
                 **self._step_extra()}
         if self.expose_state:
@@ -290,28 +300,15 @@ class PersuasionMindEnv(MindSetup, gym.Env):
             info["episode"] = self.episode_summary()
         return self._obs(), float(agreed), self._done, False, info
 
-    # ------------------------------------------------------------------ what a version changes (v2 overrides)
-    #: What the persuadee heard, by strategy index (``info["heard"]``).
-    HEARD_NAMES: tuple[str, ...] = HEARD
-
-    def _take_reader(self, reader: Any) -> Any:
-        reader = super()._take_reader(reader)
-        if not callable(getattr(reader, "read", None)):
-            raise InvalidPersona(f"reader needs a read(utterance, goal) method, got {reader!r}")
-        return reader
-
-    def _read_line(self, utterance: str) -> int:
-        """The strategy the reader hears in a written line."""
-        return check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
-
-    def _reply_text(self, rng: np.random.Generator) -> str:
-        return reply_line(self.tone, self.topic, rng)
-
+    # ------------------------------------------------------------------ the persuadee's turn
     def _persuadee_turn(self, agreed: bool, s2: Any, reply: Any, strategy: int, rng: np.random.Generator) -> str:
         """The persuadee's answer to the line just heard (its state moves; the belief is updated); its text."""
         if agreed:
             self.agreed = True
             return agree_line(self.scenario.goal, rng)
+        if s2 is None:  # walked out (a version with walk-outs)
+            self.left = True
+            return leave_line(rng)
         self.state_index = int(s2)
         self.tone, self.topic = obs_parts(int(reply))
         if self.turn < self.horizon:
@@ -319,11 +316,11 @@ class PersuasionMindEnv(MindSetup, gym.Env):
         return self._reply_text(rng)
 
     def _over(self, agreed: bool) -> bool:
-        return agreed or self.turn >= self.horizon
+        return agreed or self.left or self.turn >= self.horizon
 
     def _step_extra(self) -> dict[str, Any]:
-        """Keys a version adds to each step's info."""
-        return {}
+        """Keys a version adds to each step's info (``left`` where the persuadee may walk away)."""
+        return {"left": self.left} if self.version.walk_outs else {}
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -350,7 +347,8 @@ class PersuasionMindEnv(MindSetup, gym.Env):
         lines = [f"Background: {self.scenario.background.format(er=er, ee=ee)}",
                  f"You are {er}. You want {ee} to {self.scenario.goal}.", "", DIALOGUE_HEADER, *self.transcript]
         if self._done:
-            return "\n".join(lines + ["", "The conversation is over."])
+            return "\n".join(lines + ["", "The conversation is over: the persuadee walked away." if self.left
+                                      else "The conversation is over."])
         lines += ["", f"Turn {self.turn + 1} of {self.horizon}. Persuasion principles (001, Table 3):"]
         lines += [f"{i}. {name}: {INTENTIONS[name]}" for i, name in enumerate(PRINCIPLES)]
         return "\n".join(lines)
@@ -361,7 +359,9 @@ class PersuasionMindEnv(MindSetup, gym.Env):
                 "success": outcome["success"], "turns": self.turn, "regret": outcome["regret"],
                 "bayes_success": outcome["bayes_success"], "oracle_success": outcome["oracle_success"],
                 "open_loop_success": outcome["open_loop_success"], "heard": list(self._heard),
-                "oracle_regret": float(sum(self._oracle_regrets))}
+                "oracle_regret": float(sum(self._oracle_regrets)),
+                **({"left": self.left} if self.version.walk_outs else {}),
+                **({"bayes_upper": self.refs.bayes_upper} if self.version.bounded else {})}
 
     # ------------------------------------------------------------------ helpers
     def _info(self) -> dict[str, Any]:
@@ -371,12 +371,61 @@ class PersuasionMindEnv(MindSetup, gym.Env):
             st = self.model.state(self.state_index)
             info.update(persona=self.family.personas[st.persona].name, state_index=self.state_index,
                         state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern})
-        return info
+        return self._tag(info)
 
     def _obs(self) -> np.ndarray:
         return np.array([self.tone, self.topic, self.heard_last, self.family_index, self.horizon - self.turn],
                         dtype=np.int64)
 
 
-__all__ = ["HEARD", "INTENTIONS", "MindSetup", "PROVENANCE", "PersuasionMindEnv", "draw_episode",
+class PersuasionMindV2Env(PersuasionMindEnv):
+    """Persuade a persuadee whose words are evidence about its mind, not labels of it (v2).
+
+    Everything of :class:`PersuasionMindEnv` (v1) holds, except (the configuration
+    :data:`~tom_envs.persuasion.versions.V2`):
+
+    * the persuadee (:mod:`tom_envs.persuasion.mind_v2`) voices its concern at persona-specific
+      rates, often indirectly, sometimes not at all and sometimes misleadingly (a front concern);
+      its trust shows in its tone with persona-specific noise; its concern may drift; a wary
+      persuadee may walk away (the episode ends, reward 0, ``info["left"]`` True);
+    * the reader (:class:`~tom_envs.persuasion.reader.ReaderV2` by default) hears negation,
+      hostility, nonsense and keyword stuffing: an insult reads as ``hostile``, a pitch naming three
+      principles as ``stuffed``, both with reactance; nonsense reads as ``nothing``;
+    * references (:mod:`tom_envs.persuasion.planning_v2`) are bounds computed in seconds per family up to
+      horizon 10: ``bayes_success`` is the guaranteed value of the point-based Bayes persuader,
+      ``bayes_upper`` bounds the Bayes-optimal value from above; ``horizon`` > 10 raises
+      :class:`~tom_envs.persuasion.planning_v2.UnsupportedHorizon`.
+
+    ## Observation Space
+    ``MultiDiscrete([3, 6, 10, n_families, horizon + 1])``: tone, topic (0 none, 1 + c: concern c
+    voiced), the strategy read in the last line (0-5 principles, 6 nothing, 7 stuffed, 8 hostile,
+    9 before the first), family, turns left.
+
+    ## Arguments
+    v1's, plus ``personas``: None (every persona of each family, the default) or persona names (a name or a
+    list: thrifty, procrastinator, conformist, skeptic, cautious, busy): each family keeps only those, its
+    prior renormalised over them, and the references are computed for that prior (held-out personas for
+    training; :func:`~tom_envs.persuasion.mind_v2.restrict_personas`). A name no family has raises
+    :class:`~tom_envs.persuasion.mind_v2.UnknownPersona`; a family left with none of them,
+    :class:`~tom_envs.persuasion.principles.InvalidPersona`.
+
+    ## Info
+    v1's, plus ``version`` (2) and, in steps, ``left`` (the persuadee walked away); the episode summary adds
+    ``left`` and ``bayes_upper``.
+
+    ## Version History
+    * v2: noisy, indirect and misleading replies at persona-specific rates; tone noise; concern drift;
+      walking away; a reader of negation, hostility, nonsense and stuffing; bounded references to T = 10.
+      Later, same dynamics and default: ``personas=`` restricts the personas drawn (issue 26).
+    """
+
+    version = V2
+    episode_over = "the persuasion is over (agreement, walk-out or turn budget used); call env.reset()."
+
+    def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
+                 render_mode: str | None = None, personas: Any = None) -> None:
+        self._build(families, horizon, reader, expose_state, render_mode, personas)
+
+
+__all__ = ["HEARD", "INTENTIONS", "MindSetup", "PROVENANCE", "PersuasionMindEnv", "PersuasionMindV2Env", "draw_episode",
            "parse_utterance_action", "resolve_families"]

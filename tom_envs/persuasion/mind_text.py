@@ -1,11 +1,15 @@
-"""Text of live persuasion v1: persuader lines per principle and persuadee replies per (tone, topic).
+"""Text of live persuasion: persuader lines per principle and persuadee replies per (tone, topic).
 
 A reply is a tone sentence (flat, cold, warm; agreement ends the dialogue) followed, when the
 persuadee voices its concern, by a sentence about that concern. Every slot has several variants
 drawn with the env's generator, and the goal and names come from the scenario, so transcripts
 vary from episode to episode while staying deterministic under a seed. Every templated
-persuader line reads as its own principle under :class:`~tom_envs.persuasion.reader.ScriptedReader`
+persuader line reads as its own principle under both readers of :mod:`tom_envs.persuasion.reader`
 (tested).
+
+Versions with ``indirect_replies`` (v2, :mod:`tom_envs.persuasion.versions`) write a voiced concern
+half the time with an *indirect* sentence that names no keyword of the concern ("Money has been
+tight since the move." for cost); a persuadee that walks away (v2) says so (:func:`leave_line`).
 """
 
 from __future__ import annotations
@@ -74,18 +78,45 @@ def persuader_line(principle_name: str, goal: str, rng: np.random.Generator) -> 
     return lines[int(rng.integers(len(lines)))].format(goal=goal)
 
 
-def reply_line(tone: int, topic: int, rng: np.random.Generator) -> str:
-    """The persuadee's reply of ``tone`` voicing concern ``topic - 1`` (0: none); two draws from ``rng``."""
+#: Indirect sentences per concern (they allude to it without its plain words).
+INDIRECT_LINES: dict[str, tuple[str, ...]] = {
+    "cost": ("Money has been tight since the move.", "I've had a lot of expenses this month.",
+             "My bank balance would not thank me.", "I'd have to give something else up."),
+    "timing": ("Next month would suit me better.", "Let me get through this week first.",
+               "It'll still be around in the spring, won't it?", "I'll look at it once things calm down."),
+    "fit": ("My friends would laugh at me.", "I'm not really that sort of person.",
+            "I'd be the odd one out there.", "Nobody in my circle would get it."),
+    "doubt": ("I've heard that sort of thing before.", "Sounds nice on paper.",
+              "I'll believe it when I see it.", "Hmm, people say a lot of things."),
+    "effort": ("I've got enough on my plate.", "What if I regret it halfway through?",
+               "Once I'm in, I'm stuck.", "I'd rather not bite off more than I can chew."),
+}
+
+LEAVE_LINES: tuple[str, ...] = ("I think we're done here. Goodbye.", "I've heard enough, sorry. I'm going.",
+                                "Let's leave it. I have to go.", "No. I'm not discussing this any more.")
+
+
+def reply_line(tone: int, topic: int, rng: np.random.Generator, indirect: bool = False) -> str:
+    """The persuadee's reply of ``tone`` voicing concern ``topic - 1`` (0: none): two draws from ``rng``,
+    and a third with ``indirect`` (whether the concern's sentence is a plain or an indirect one)."""
     lines = TONE_LINES[tone]
     text = lines[int(rng.integers(len(lines)))]
-    voiced = CONCERN_LINES[CONCERNS[topic - 1]] if topic else None
     k = int(rng.integers(4))
-    return text if voiced is None else f"{text} {voiced[k % len(voiced)]}"
+    plain = not indirect or bool(rng.integers(2))
+    if not topic:
+        return text
+    concern = CONCERNS[topic - 1]
+    voiced = CONCERN_LINES[concern] if plain else INDIRECT_LINES[concern]
+    return f"{text} {voiced[k % len(voiced)]}"
 
 
 def agree_line(goal: str, rng: np.random.Generator) -> str:
     return AGREE_LINES[int(rng.integers(len(AGREE_LINES)))].format(goal=goal)
 
 
-__all__ = ["AGREE_LINES", "CONCERN_LINES", "PERSUADER_LINES", "TONE_LINES", "agree_line", "persuader_line",
-           "reply_line"]
+def leave_line(rng: np.random.Generator) -> str:
+    return LEAVE_LINES[int(rng.integers(len(LEAVE_LINES)))]
+
+
+__all__ = ["AGREE_LINES", "CONCERN_LINES", "INDIRECT_LINES", "LEAVE_LINES", "PERSUADER_LINES", "TONE_LINES",
+           "agree_line", "leave_line", "persuader_line", "reply_line"]

@@ -1,4 +1,5 @@
-"""Two-seat live persuasion v1 (PettingZoo AEC): the persuadee seat voices a hidden mind."""
+"""Two-seat live persuasion (PettingZoo AEC): the persuadee seat voices a hidden mind (v1 and v2, one core
+configured by :mod:`tom_envs.persuasion.versions`)."""
 
 from __future__ import annotations
 
@@ -9,33 +10,34 @@ from gymnasium import logger, spaces
 
 from tom_envs.aec import TomAECEnv
 from tom_envs.errors import InvalidAction, check_options
-from tom_envs.persuasion.mind import (BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, WARM,
-                                      obs_parts)
-from tom_envs.persuasion.mind_env import (AEC_RESET_OPTIONS, HEARD, INTENTIONS, MIND_PUBLIC, MindSetup,
-                                         draw_episode, parse_utterance_action)
-from tom_envs.persuasion.mind_text import agree_line, persuader_line, reply_line
+from tom_envs.persuasion.mind import BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, obs_parts
+from tom_envs.persuasion.mind_env import (AEC_RESET_OPTIONS, INTENTIONS, MIND_PUBLIC, MindSetup, draw_episode,
+                                         parse_utterance_action)
+from tom_envs.persuasion.mind_text import agree_line, leave_line, persuader_line
 from tom_envs.persuasion.principles import PRINCIPLES
-from tom_envs.persuasion.reader import check_reading
+from tom_envs.persuasion.versions import V2
 from tom_envs.qa import DIALOGUE_HEADER
 from tom_envs.tom import ToMSpec
 
 PERSUADER, PERSUADEE = "persuader_0", "persuadee_0"
 AGREE = N_OBS  # the persuadee's reply "I agree"
 FAITHFUL = N_OBS + 1  # "reply as my mind does": the reply the persona's dynamics drew
+LEAVE = N_OBS + 2  # the persuadee's reply "I'm leaving" (the persuasion failed; versions with walk-outs)
 N_REPLIES = N_OBS + 2
-PERSUADEE_SPEC = ToMSpec(targets={"strategy": spaces.Discrete(len(HEARD))}, outcome=("fidelity", "replies"),
-                         predictor=PERSUADEE)
+N_REPLIES_V2 = N_OBS + 3
 
 
 class PersuadeeSeatView:
     """The persuadee seat's ToM contract (``tom_spec``, ``tom_truth``, ``tom_outcome``), for a
-    :class:`wrappers.ToMScorer` built on it: its target ``strategy`` (``Discrete(7)``: the principle
-    the persuader's next line carries, 6 nothing -- 001's strategy-prediction question) resolves on
-    each persuader step."""
+    :class:`wrappers.ToMScorer` built on it: its target ``strategy`` (the strategy the persuader's next
+    line carries, over the version's ``heard``: v1 ``Discrete(7)``, the principles and 6 nothing -- 001's
+    strategy-prediction question; v2 ``Discrete(9)``, with 7 stuffed and 8 hostile) resolves on each
+    persuader step."""
 
     def __init__(self, env: "PersuasionMindAECEnv") -> None:
         self._env = env
-        self.tom_spec = PERSUADEE_SPEC
+        self.tom_spec = ToMSpec(targets={"strategy": spaces.Discrete(env.version.n_strategies)},
+                                outcome=("fidelity", "replies"), predictor=PERSUADEE)
 
     def tom_truth(self) -> dict[str, int]:
         return dict(self._env._seat_truth)
@@ -93,11 +95,6 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
 
     metadata = {"name": "tom_persuasion_two_seat_v1", "render_modes": ["ansi"], "is_parallelizable": False}
     HORIZON_IS = "the number of persuader lines"
-    #: What a version changes (v2 overrides these and the hooks under "what a version changes"): the persuadee
-    #: seat's action count, its reply forms (in the error for a bad one) and its seat view.
-    N_REPLY_ACTIONS = N_REPLIES
-    REPLY_FORMS = f"{AGREE} agree, {FAITHFUL} as its mind does"
-    SEAT_VIEW: type[PersuadeeSeatView] = PersuadeeSeatView
     tom_public = MIND_PUBLIC
     tom_known = {PERSUADEE: ("desire", "belief", "intention")}  # the persuadee seat knows its own mind
     tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
@@ -106,10 +103,22 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
                                 "rounds"),
                        predictor=PERSUADER)
 
+    @property
+    def N_REPLY_ACTIONS(self) -> int:  # noqa: N802 -- a constant of the version
+        """The persuadee seat's action count (one more, :data:`LEAVE`, where the persuadee may walk away)."""
+        return N_REPLIES_V2 if self.version.walk_outs else N_REPLIES
+
+    @property
+    def REPLY_FORMS(self) -> str:  # noqa: N802 -- a constant of the version
+        """The persuadee seat's reply forms beside tone x topic (in the error for a bad one)."""
+        forms = f"{AGREE} agree, {FAITHFUL} as its mind does"
+        return f"{forms}, {LEAVE} leave" if self.version.walk_outs else forms
+
     def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
                  render_mode: str | None = None) -> None:
         super().__init__()
         self._setup(families, horizon, reader, expose_state, render_mode)
+        self.left, self.mind_left, self._landed = False, False, False
         self.possible_agents = [PERSUADER, PERSUADEE]
         high = np.array([len(TONES) - 1, len(TOPICS) - 1, self.NOT_YET_INDEX, len(self.families) - 1, self.horizon],
                         dtype=np.int64)
@@ -125,7 +134,8 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
         rng = self.reseed(seed)
         options = check_options(options, AEC_RESET_OPTIONS, type(self).__name__)
         self.state_index, self.drawn = draw_episode(self, options, rng)
-        self.mind_agreed, self.landed, self.opening = False, False, True
+        self.mind_agreed, self.opening = False, True
+        self.left, self.mind_left, self._landed = False, False, False
         self.tone, self.topic, self.heard_last = 0, 0, self.NOT_YET_INDEX
         self.round, self.agreed = 0, False
         self.posterior: np.ndarray | None = None
@@ -151,7 +161,7 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
         """The persuadee seat's ToM contract (see :class:`PersuadeeSeatView`)."""
         if agent != PERSUADEE:
             raise InvalidAction(f"seat_view is the persuadee seat's ({PERSUADEE}); the persuader's is the env's tom_spec")
-        return self.SEAT_VIEW(self)
+        return PersuadeeSeatView(self)
 
     # ------------------------------------------------------------------ ToM contract
     def tom_truth(self) -> dict[str, int]:
@@ -264,41 +274,38 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
                                 f"{{'action': i, 'utterance': text}}; got {action!r}")
         return int(action)
 
-    # ------------------------------------------------------------------ what a version changes (v2 overrides)
-    def _read_line(self, utterance: str) -> int:
-        """The strategy the reader hears in a written line."""
-        return check_reading(self.reader.read(utterance, self.scenario.goal), self.reader)
-
+    # ------------------------------------------------------------------ the persuadee's mind
     def _final_draw(self) -> int | None:
-        """The persuadee's reply once its mind has ended the persuasion (:data:`AGREE`), else None."""
-        return AGREE if self.mind_agreed else None
+        """The persuadee's reply once its mind has ended the persuasion (:data:`AGREE`, :data:`LEAVE`), else None."""
+        return LEAVE if self.mind_left else AGREE if self.mind_agreed else None
 
     def _mind_moves(self, st: Any, agreed: bool, s2: int | None, reply: int | None) -> None:
-        """The persuadee's mind after a line (from state ``st``): agreed, or its next state and drawn reply."""
+        """The persuadee's mind after a line (from state ``st``): agreed, walked out, or its next state and
+        drawn reply."""
         if agreed:
             self.mind_agreed, self.drawn = True, AGREE
+        elif s2 is None:  # walked out (a version with walk-outs)
+            self.mind_left, self.drawn = True, LEAVE
         else:
+            self._landed = self.model.state(int(s2)).desire > st.desire
             self.state_index, self.drawn = int(s2), int(reply)  # type: ignore[arg-type]
 
     def _end_line(self, reply: int, text: str | None, rng: np.random.Generator) -> str | None:
-        """The line of a reply that ends the persuasion other than agreeing (none in v1), else None."""
-        return None
-
-    def _reply_text(self, rng: np.random.Generator) -> str:
-        return reply_line(self.tone, self.topic, rng)
+        """The line of a reply that ends the persuasion other than agreeing (:data:`LEAVE`), else None."""
+        if reply != LEAVE:
+            return None
+        self.left = True
+        return text if text is not None else leave_line(rng)
 
     def _over(self) -> bool:
-        return self.agreed or self.round >= self.horizon
+        return self.agreed or self.left or self.round >= self.horizon
 
     def _allowed(self, reply: int) -> bool:
         """Whether the persona's mind could have given ``reply`` now."""
-        if self.drawn == AGREE or reply == AGREE:
+        if self.drawn in (AGREE, LEAVE) or reply in (AGREE, LEAVE):
             return reply == self.drawn
         st = self.model.state(self.state_index)
-        tone, topic = obs_parts(reply)
-        drawn_tone = obs_parts(self.drawn)[0]
-        tone_ok = (tone == WARM) == (drawn_tone == WARM)
-        return tone_ok and topic in (0, 1 + st.concern)
+        return self.version.allows(self.family.personas[st.persona], st, self._landed, self.drawn, reply)
 
     def _track(self, reply: int, opening: bool) -> None:
         """The exact posterior of a persuader that sees this reply (None after an impossible one)."""
@@ -317,10 +324,39 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
             st = self.model.state(self.state_index)
             info.update(persona=self.family.personas[st.persona].name, state_index=self.state_index,
                         state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern})
-        return info
+        return self._tag(info)
+
+
+class PersuasionMindV2AECEnv(PersuasionMindAECEnv):
+    """The two-seat twin of ``tom/Persuasion-v2``: v1's two-seat env
+    (:class:`PersuasionMindAECEnv`) with v2's mind, reader, text and references (the configuration
+    :data:`~tom_envs.persuasion.versions.V2`).
+
+    ## Action Space
+    ``persuader_0``: as v1. ``persuadee_0``: ``Discrete(21)``: 0-17 a reply (tone * 6 + topic), 18 agree,
+    19 faithful ("as my mind does"), 20 leave (walk away: the episode ends, the persuasion failed).
+
+    ## Observation Space
+    As v1, the strategy read ranging over 0-8 (8 hostile, 7 stuffed, 6 nothing) and 9 before the first line.
+
+    ## Rewards
+    ``persuadee_0``: 1.0 per reply its mind allows: agreeing or leaving exactly when the persona did;
+    otherwise any reply the persona's v2 reply distribution gives positive probability (tone noise,
+    misleading fronts and silence included).
+
+    ## Version History
+    * v2: v2's persuadee (:mod:`tom_envs.persuasion.mind_v2`), reader and bounded references; walk-outs.
+    """
+
+    metadata = {"name": "tom_persuasion_two_seat_v2", "render_modes": ["ansi"], "is_parallelizable": False}
+    version = V2
 
 
 def env(**kwargs: Any) -> PersuasionMindAECEnv:
     """The AEC env (PettingZoo module convention)."""
     return PersuasionMindAECEnv(**kwargs)
+
+
+__all__ = ["AGREE", "FAITHFUL", "LEAVE", "N_REPLIES", "N_REPLIES_V2", "PERSUADEE", "PERSUADER", "PersuadeeSeatView",
+           "PersuasionMindAECEnv", "PersuasionMindV2AECEnv", "env"]
 

@@ -8,11 +8,11 @@ and changes what the persuadee *shows* and how it reacts to bad lines:
   its real concern with probability ``candour[b]`` (lower when wary), names its *front* concern
   (the excuse this persona reaches for: the thrifty blame the price, the busy their diary) instead
   with probability ``mislead[b]`` when that is not its real one, and otherwise says nothing about
-  a concern. The words of a voiced concern are often indirect (:mod:`tom_envs.persuasion.mind_text_v2`).
+  a concern. The words of a voiced concern are often indirect (:mod:`tom_envs.persuasion.mind_text`).
 * **Trust is shown in tone, with persona-specific noise.** ``cold`` when wary and ``flat`` when
   trusting, each shown as the other with probability ``tone_noise``; a landed argument shows
   ``warm`` with probability :data:`WARM_SHOWN` (else the belief's tone).
-* **Bad lines have consequences** (the reader, :mod:`tom_envs.persuasion.reader_v2`, hears them):
+* **Bad lines have consequences** (v2's reader, :class:`~tom_envs.persuasion.reader.ReaderV2`, hears them):
   :data:`STUFFED` (a line that names several principles at once: a pitch) lands nothing and turns a
   trusting persuadee wary with probability ``reactance``; :data:`HOSTILE` (an insult) lands nothing,
   turns it wary for sure and, with probability ``reactance``, drops a ``considering`` desire back to
@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from tom_envs.persuasion.mind import (ANSWERS, CONCERNS, HIT, LIKING, NOTHING, OFF_TARGET, TONES, TOPICS, TRUSTING,
-                                      WARY, COLD, CONSIDERING, FLAT, WARM, Family, MindModel, MindPersona, cached_model)
+                                      WARY, COLD, CONSIDERING, FLAT, WARM, Family, MindModel, MindPersona, MindState,
+                                      cached_model)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 STUFFED = NOTHING + 1  # a line naming several principles at once: a sales pitch
@@ -161,6 +162,12 @@ def reply_v2(persona: MindPersonaV2, landed: bool, belief: int, concern: int) ->
     return np.outer(tone, topic).ravel()
 
 
+def reply_allowed_v2(persona: MindPersonaV2, state: MindState, landed: bool, drawn: int, reply: int) -> bool:
+    """Whether a v2 persuadee at ``state`` could give ``reply`` (tone x topic): any reply its v2 reply
+    distribution gives a positive probability (tone noise, misleading fronts and silence included)."""
+    return bool(reply_v2(persona, landed, state.belief, state.concern)[reply] > 0)
+
+
 def moves_v2(persona: MindPersonaV2, d: int, b: int, c: int, a: int) -> list[tuple[int, int, np.ndarray, float]]:
     """(desire step -1/0/+1, next belief, next-concern distribution, probability) of strategy ``a``."""
     fresh = persona.concern_probs.copy()
@@ -234,4 +241,4 @@ def model_v2_for(family: Family) -> MindModelV2:
 
 
 __all__ = ["HEARD_V2", "HOSTILE", "MindModelV2", "MindPersonaV2", "N_STRATEGIES_V2", "STUFFED", "UnknownPersona",
-           "V2Traits", "WARM_SHOWN", "model_v2_for", "moves_v2", "reply_v2", "restrict_personas"]
+           "V2Traits", "WARM_SHOWN", "model_v2_for", "moves_v2", "reply_allowed_v2", "reply_v2", "restrict_personas"]

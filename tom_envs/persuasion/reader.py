@@ -1,13 +1,34 @@
-"""How the simulated persuadee of live persuasion v1 reads the persuader's words.
+"""How the simulated persuadee of live persuasion reads the persuader's words (v1's reader and v2's).
 
 The persuadee reacts to the strategy it *hears*, not to a label the persuader attaches: an
 utterance is mapped to one of 001's six principles (Table 3 / Appendix D) or to
 :data:`~tom_envs.persuasion.mind.NOTHING` when it carries none (small talk, off-topic text,
-an empty line). :class:`ScriptedReader` does this with cue phrases drawn from 001's definitions
-of the principles (favours and gifts; rarity and deadlines; what others do; experts and
-evidence; small first steps and consistency; praise and common ground). A reader is any object
-with ``read(utterance: str, goal: str) -> int`` (a principle index or ``NOTHING``); an LLM
-reader that asks a language model on any backend is ``policies.persuasion.llm.LLMReader``.
+an empty line). A reader is any object with ``read(utterance: str, goal: str) -> int`` (a strategy
+index of its version, :attr:`tom_envs.persuasion.versions.MindVersion.heard`); an LLM reader that asks
+a language model on any backend is ``policies.persuasion.llm.LLMReader``.
+
+**v1** (:class:`ScriptedReader`) counts cue phrases drawn from 001's definitions of the principles
+(favours and gifts; rarity and deadlines; what others do; experts and evidence; small first steps and
+consistency; praise and common ground).
+
+**v2** (:class:`ReaderV2`) reads as a person would, not as a bag of keywords: v1's reader reads
+``"asdf qwerty everyone zzz"`` as consensus, ``"I hate you; experts are liars."`` as authority and a line
+naming all six principles as one of them. :class:`ReaderV2` reads in this order (the first that applies):
+
+1. **hostile** (:data:`~tom_envs.persuasion.mind_v2.HOSTILE`): an insult or contempt for the
+   persuadee ("idiot", "I hate you", "shut up", "liars", ...), whatever else the line says;
+2. **nothing** (``NOTHING``): empty, or *nonsense*: fewer than :data:`MIN_WORDS` words, no function
+   word (bare keywords are not a sentence), or at least :data:`GIBBERISH_SHARE` of the words not
+   pronounceable (no vowel, a run of five consonants, a letter three times in a row, a keyboard row);
+3. cue phrases (v1's :data:`CUES`, the goal's words removed first) that are **not negated** (a "not",
+   "no", "never", "n't", "nobody", "without", ... among the three words before the cue in the same
+   clause: "I'm not an expert" is no appeal to authority);
+4. **stuffed** (:data:`~tom_envs.persuasion.mind_v2.STUFFED`): cues of three or more principles, or one
+   cue phrase three or more times (a pitch, not an argument);
+5. the principle with the most cues (ties: the one the line leads with); none: ``NOTHING``.
+
+The persuadee reacts to hostile and stuffed lines with reactance and lost trust
+(:mod:`tom_envs.persuasion.mind_v2`).
 """
 
 from __future__ import annotations
@@ -15,10 +36,9 @@ from __future__ import annotations
 import re
 from typing import Protocol, runtime_checkable
 
-import numpy as np
-
 from tom_envs.errors import TomEnvsError
 from tom_envs.persuasion.mind import NOTHING
+from tom_envs.persuasion.mind_v2 import HOSTILE, STUFFED
 from tom_envs.persuasion.principles import PRINCIPLES
 
 #: Cue phrases per principle (regular expressions, matched case-insensitively on word boundaries).
@@ -60,7 +80,7 @@ CUE_PATTERNS: dict[str, re.Pattern[str]] = {
 
 
 class ReaderError(TomEnvsError, ValueError):
-    """A reader returned something that is not a strategy index (0-5, or 6 for nothing)."""
+    """A reader returned something that is not a strategy index of its version (v1: 0-6, v2: 0-8)."""
 
 
 @runtime_checkable
@@ -93,13 +113,75 @@ class ScriptedReader:
         return min(tied, key=lambda i: matches[i][0].start())  # a tie: the principle the line leads with
 
 
-def check_reading(value: object, reader: object = None) -> int:
-    """A reader's output as an int in 0..6.
+INSULTS: tuple[str, ...] = (
+    r"idiots?", r"stupid", r"dumb", r"morons?", r"fools?", r"foolish", r"pathetic", r"losers?", r"liars?", r"lying",
+    r"hate (?:you|people like you)", r"shut up", r"screw you", r"get lost", r"useless", r"worthless", r"clueless",
+    r"what'?s wrong with you", r"are you (?:deaf|blind|thick)", r"brainless", r"cowards?", r"lazy", r"selfish",
+    r"ignorant", r"grow up", r"nobody cares", r"you people", r"shame on you", r"disgrace(?:ful)?", r"jerks?")
+_INSULT = re.compile(r"\b(?:" + "|".join(f"(?:{c})" for c in INSULTS) + r")\b", re.IGNORECASE)
+NEGATORS = frozenset({"not", "no", "never", "nobody", "none", "nothing", "neither", "nor", "without", "hardly",
+                      "cannot"})
+FUNCTION_WORDS = frozenset({
+    "i", "you", "we", "they", "he", "she", "it", "me", "us", "them", "my", "your", "our", "their", "the", "a", "an",
+    "to", "of", "and", "or", "but", "so", "if", "is", "are", "was", "be", "will", "would", "can", "could", "should",
+    "do", "does", "did", "have", "has", "this", "that", "these", "for", "with", "in", "on", "at", "it's", "you'll",
+    "you're", "i'll", "i'm", "we're", "let's", "just", "what", "how", "why", "who", "there", "here", "all", "one"})
+KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+MIN_WORDS = 3
+GIBBERISH_SHARE = 0.25
+STUFFED_PRINCIPLES = 3
+STUFFED_REPEATS = 3
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+_CLAUSE_END = re.compile(r"[.;:!?,\n]")
 
-    Raises:
-        ReaderError: anything else, naming the reader and what came back.
-    """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value <= NOTHING:
-        raise ReaderError(f"the reader {type(reader).__name__} returned {value!r}; a reader returns a principle index "
-                          f"0..{NOTHING - 1} or NOTHING ({NOTHING})")
-    return int(value)
+
+def _gibberish(word: str) -> bool:
+    if len(word) <= 2:
+        return False
+    if not re.search(r"[aeiouy]", word) or re.search(r"[^aeiouy']{5}", word) or re.search(r"(.)\1\1", word):
+        return True
+    return len(word) >= 4 and any(word in row for row in KEYBOARD_ROWS)
+
+
+def is_nonsense(utterance: str) -> bool:
+    """Too short, no function word, or too many unpronounceable words (see the module docstring)."""
+    words = _WORD.findall(utterance.lower())
+    if len(words) < MIN_WORDS or not any(w in FUNCTION_WORDS for w in words):
+        return True
+    return sum(_gibberish(w) for w in words) >= GIBBERISH_SHARE * len(words)
+
+
+def _negated(text: str, start: int) -> bool:
+    clause = _CLAUSE_END.split(text[:start])[-1]
+    before = _WORD.findall(clause.lower())[-3:]
+    return any(w in NEGATORS or w.endswith("n't") for w in before)
+
+
+class ReaderV2:
+    """The v2 scripted reader (see the module docstring): ``read(utterance, goal) -> int`` in 0..8."""
+
+    name = "scripted-v2"
+
+    def read(self, utterance: str, goal: str = "") -> int:
+        if not isinstance(utterance, str) or not utterance.strip():
+            return NOTHING
+        if _INSULT.search(utterance):
+            return HOSTILE
+        if is_nonsense(utterance):
+            return NOTHING
+        if goal:  # the request itself is no strategy
+            utterance = re.sub(re.escape(goal), " ", utterance, flags=re.IGNORECASE)
+        matches = [[m for m in CUE_PATTERNS[p].finditer(utterance) if not _negated(utterance, m.start())]
+                   for p in PRINCIPLES]
+        counts = [len(m) for m in matches]
+        said = [m.group(0).lower() for ms in matches for m in ms]
+        if sum(c > 0 for c in counts) >= STUFFED_PRINCIPLES or any(said.count(w) >= STUFFED_REPEATS for w in said):
+            return STUFFED
+        best = max(counts)
+        if best == 0:
+            return NOTHING
+        tied = [i for i, m in enumerate(matches) if len(m) == best]
+        return min(tied, key=lambda i: matches[i][0].start())
+
+
+__all__ = ["CUES", "CUE_PATTERNS", "INSULTS", "Reader", "ReaderError", "ReaderV2", "ScriptedReader", "is_nonsense"]

@@ -3,40 +3,22 @@
 ``str.format`` template of ``conversation_prior`` (the release passes a Python list of conversation
 lines, shown as its ``repr``) and ``speech`` (the mediator's line); the release's f-string escapes
 (``{{``, ``}}``) are format escapes too, so the text sent is the release's byte for byte. The
-release sends them after the system message :data:`SYSTEM`."""
+release sends them after the system message :data:`SYSTEM`. The lines the three prompts share
+(:data:`DIMENSIONS`, :data:`JSON_FORMAT`) are written once and joined in, the result unchanged."""
 
 # ruff: noqa: E501, W291, W293  (the release's text, trailing spaces included)
 
 SYSTEM = "You are an expert in negotiation"
 
-MONITORING = """
-        ## Identity
-        You are an expert in analysing multiparty negotiation conversations. You are able to analyze the conversation and provide feedback on the AI's ability to intervene.
-
-        ## Task
-        You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to intervene on user requests or blockers.
-        Here are 4 dimensions for evaluation:
-        - Perception alignment: whether the speech helps align the perceptions of the parties involved. (1-5)
+#: The four dimensions each prompt lists (the same lines in all three).
+DIMENSIONS = """        - Perception alignment: whether the speech helps align the perceptions of the parties involved. (1-5)
         - Emotional dynamics: whether the speech helps to address negative emotions like anger, distrust, or grief among parties. (1-5)
         - Cognitive challenges: whether the speech helps to resolve faulty reasoning, cognitive biases, or unproductive heuristics. (1-5)
         - Communication breakdowns: whether the speech helps to restore dialogue, reframe narratives, or summarize key points. (1-5)
-        
-        Here is the criteria for each dimension:
-        1: Did not acknowledge or act on issues, or needs—even when they were clearly stated.
-        3: Responded to obvious issues, but missed more subtle or implicit needs.
-        5: Actively monitored the team state and surfaced nuanced blockers, task or expertise dependencies, and emerging issues before they escalated
+"""
 
-        If there is no such issues, you can just label it as -1
-        ## Input
-        Here is the conversation history before AI's turn:
-        {conversation_prior}
-
-        Here is the AI's speech:
-        {speech}
-
-        ## Output
-    Return the result and reasoning in the following JSON format:
-        {{
+#: The JSON answer format each prompt asks for (the same lines in all three).
+JSON_FORMAT = """        {{
             
             "perception_alignment": {{
             "evidence": "You should provide the evidence of perception alignment, for example, which participants have perception alignment on which topics.",
@@ -60,7 +42,32 @@ MONITORING = """
             "score": <number between 1 and 5>
             }}
         }}
-        """
+"""
+
+MONITORING = """
+        ## Identity
+        You are an expert in analysing multiparty negotiation conversations. You are able to analyze the conversation and provide feedback on the AI's ability to intervene.
+
+        ## Task
+        You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to intervene on user requests or blockers.
+        Here are 4 dimensions for evaluation:
+""" + DIMENSIONS + """        
+        Here is the criteria for each dimension:
+        1: Did not acknowledge or act on issues, or needs—even when they were clearly stated.
+        3: Responded to obvious issues, but missed more subtle or implicit needs.
+        5: Actively monitored the team state and surfaced nuanced blockers, task or expertise dependencies, and emerging issues before they escalated
+
+        If there is no such issues, you can just label it as -1
+        ## Input
+        Here is the conversation history before AI's turn:
+        {conversation_prior}
+
+        Here is the AI's speech:
+        {speech}
+
+        ## Output
+    Return the result and reasoning in the following JSON format:
+""" + JSON_FORMAT + """        """
 
 PLANNING = """
         ## Identity
@@ -69,11 +76,7 @@ PLANNING = """
         ## Task
         You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to facilitate planning and task management.
         Here are 4 dimensions for evaluation:
-        - Perception alignment: whether the speech helps align the perceptions of the parties involved. (1-5)
-        - Emotional dynamics: whether the speech helps to address negative emotions like anger, distrust, or grief among parties. (1-5)
-        - Cognitive challenges: whether the speech helps to resolve faulty reasoning, cognitive biases, or unproductive heuristics. (1-5)
-        - Communication breakdowns: whether the speech helps to restore dialogue, reframe narratives, or summarize key points. (1-5)
-
+""" + DIMENSIONS + """
         Here is the criteria for evaluation:
         Planning (1-5):
             1: Facilitated actions that were irrelevant, off-topic, disorganized, unproductive, or unhelpful for goal progress
@@ -90,31 +93,7 @@ PLANNING = """
 
         ## Output
         Return the result and reasoning in the following JSON format:
-        {{
-            
-            "perception_alignment": {{
-            "evidence": "You should provide the evidence of perception alignment, for example, which participants have perception alignment on which topics.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-
-            "emotional_dynamics": {{
-            "evidence": "You should provide the evidence of emotional dynamics, for example, which participants have negative emotions, and what are the emotions.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-            "cognitive_challenges": {{
-            "evidence": "You should provide the evidence of cognitive challenges, for example, which participants have faulty reasoning, cognitive biases, or unproductive heuristics.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-            "communication_breakdowns": {{
-            "evidence": "You should provide the evidence of communication breakdowns, for example, which participants have communication breakdown, and what are the topics they are discussing.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-        }}
-        """
+""" + JSON_FORMAT + """        """
 
 SIMPLE = """
         ## Identity
@@ -124,11 +103,7 @@ SIMPLE = """
         You will be provided the previous conversation and the current speech of the mediator. 
         Your task is to analyze if the mediator helps in this problem solving process.
         Here is the criteria for evaluation:
-        - Perception alignment: whether the speech helps align the perceptions of the parties involved. (1-5)
-        - Emotional dynamics: whether the speech helps to address negative emotions like anger, distrust, or grief among parties. (1-5)
-        - Cognitive challenges: whether the speech helps to resolve faulty reasoning, cognitive biases, or unproductive heuristics. (1-5)
-        - Communication breakdowns: whether the speech helps to restore dialogue, reframe narratives, or summarize key points. (1-5)
-        If there is no such issues, you can just label it as -1
+""" + DIMENSIONS + """        If there is no such issues, you can just label it as -1
         ## Input
         Here is the conversation history before the mediator's turn:
         {conversation_prior}
@@ -149,31 +124,7 @@ SIMPLE = """
 
         You should be strict in evaluation. If you think the resolution is not the best, you should rate it 4. 
         Return the result and reasoning in the following JSON format:
-        {{
-            
-            "perception_alignment": {{
-            "evidence": "You should provide the evidence of perception alignment, for example, which participants have perception alignment on which topics.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-
-            "emotional_dynamics": {{
-            "evidence": "You should provide the evidence of emotional dynamics, for example, which participants have negative emotions, and what are the emotions.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-            "cognitive_challenges": {{
-            "evidence": "You should provide the evidence of cognitive challenges, for example, which participants have faulty reasoning, cognitive biases, or unproductive heuristics.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-            "communication_breakdowns": {{
-            "evidence": "You should provide the evidence of communication breakdowns, for example, which participants have communication breakdown, and what are the topics they are discussing.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-        }}
-
+""" + JSON_FORMAT + """
         """
 
 #: the prompts by the release's key in ``behavior_score.json``
