@@ -153,10 +153,18 @@ def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str
     kwargs: dict[str, Any] = {"seed": training.seed, "verbose": 0, "device": "cpu",
                               **default_hyper(training.algo, training.n_envs), **dict(training.hyper)}
     model = cls(policy_name, env, **kwargs)
+    from stable_baselines3.common.callbacks import CallbackList
+
+    from benchmarks.rl_curve import callback as curve_callback, save_curve
+
+    curve = curve_callback(task, training)
     t0, c0 = time.perf_counter(), _cpu_seconds()
-    model.learn(total_timesteps=training.steps,
-                callback=_progress_callback(training.steps, f"training {training.algo} seed {training.seed}", progress))
+    model.learn(total_timesteps=training.steps, callback=CallbackList(
+        [_progress_callback(training.steps, f"training {training.algo} seed {training.seed}", progress),
+         *([curve] if curve is not None else [])]))
     wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
+    if curve is not None:  # the evaluations along training are not the training's time
+        wall, cpu = wall - curve.wall, cpu - curve.cpu
     log(f"trained {training.algo} (seed {training.seed}) for {training.steps} steps on {kind} in "
         f"{wall:.1f} s ({cpu:.1f} CPU s, {cpu * 1e6 / training.steps:,.0f} CPU s per million steps)")
     env.close()
@@ -164,6 +172,8 @@ def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str
     tmp = path.with_name(path.stem + ".partial.zip")
     model.save(tmp)
     timing_path(path).write_text(json.dumps({"steps": training.steps, "wall_s": wall, "cpu_s": cpu, "envs": kind}))
+    if curve is not None:
+        save_curve(path, task, curve.points)
     tmp.replace(path)  # a killed run leaves no half-written model behind under the real name
     return model
 
