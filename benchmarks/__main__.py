@@ -106,12 +106,12 @@ def _add_crossplay(sub: Any) -> None:
 
 
 def _add_selfplay(sub: Any) -> None:
-    from benchmarks import selfplay as _selfplay
+    from benchmarks import selfplay as _selfplay, selfplay_cli
 
     cmd = _parser(sub, "selfplay", "two learners (PPO / RecurrentPPO), one per seat of a two-seat id, train in rounds "
                   "against each other or a frozen population; literal ToM of each about the other at every "
                   "checkpoint (docs/selfplay.md)", description=_selfplay.__doc__)
-    _selfplay.add_arguments(cmd)
+    selfplay_cli.add_arguments(cmd)
     refuse_options(cmd, {
         "--plot": "selfplay's curves are drawn by `tom-envs report RESULTS_DIR` (its self-play section)",
         "--policy": "selfplay trains the learners named by --algo",
@@ -119,7 +119,7 @@ def _add_selfplay(sub: Any) -> None:
         **{flag: "selfplay trains stable-baselines3 learners; LLM policies cross-play in `tom-envs crossplay`"
            for flag in LLM_FLAGS},
         "--lockstep": "selfplay steps each learner's training envs as a vector env"})
-    cmd.set_defaults(func=_selfplay.run_command)
+    cmd.set_defaults(func=selfplay_cli.run_command)
 
 
 def _add_data(sub: Any) -> None:

@@ -200,6 +200,7 @@ class RLRun:
         n_envs: ``--n-envs``, parallel training envs.
         data_dir: ``--data-dir``, the dataset folder (tasks that read one).
         env_kwargs: ``--env-kwargs``, the env's own keyword arguments (tasks with ``env_kwargs``).
+        curve_points: ``--curve-points``, evaluations along training (None: the task's; 0: no learning curve).
     """
 
     env_id: str
@@ -213,6 +214,7 @@ class RLRun:
     n_envs: int | None = None
     data_dir: str | None = None
     env_kwargs: Mapping[str, Any] | None = None
+    curve_points: int | None = None
 
     def resolved(self) -> tuple[str, RLTask, "RLRun"]:
         """The family, the task and this run with the task's defaults filled in.
@@ -368,11 +370,13 @@ def run(config: RLRun, out: Path, log: Callable[..., Any] = print, progress: boo
 
 def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | None) -> list[Row]:
     from benchmarks.rl_eval import RLCell, RowInfo, evaluate, needs_probe, row, ProbePlan, probe_for
-    from benchmarks.rl_curve import combined, read_curve
-    from benchmarks.rl_train import Training, train, training_cpu_seconds
+    from benchmarks.rl_curve import callback, combined, read_curve
+    from benchmarks.rl_train import Training, cpu_seconds, train, training_cpu_seconds
     from policies.sb3 import SB3Policy
 
     family, task, config = config.resolved()
+    if config.curve_points is not None:  # the learning curve's points (not part of any key: it changes no model)
+        task = replace(task, curve_points=config.curve_points)
     kwargs = config.make_kwargs(task)
     probing = needs_probe(task, config.env_id, kwargs)
     by_seed: dict[int, list[dict]] = {}
@@ -383,7 +387,7 @@ def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | Non
     for seed in range(config.seed, config.seed + config.seeds):
         training = Training(config.env_id, config.algo, config.steps, seed, config.n_envs, kwargs,
                             dict(task.hyper.get(config.algo, {})))
-        model = train(task, training, out, log, progress)
+        model = train(task, training, out, log, progress, curve=callback(task, training, cpu_seconds))
         probe = probe_for(task, ProbePlan(training, config.episodes), model, out, log) if probing else None
         source = probe.source if probe is not None else source
         identity = {"model": training.key, "probe": None if probe is None else ProbePlan(training, config.episodes).key}
@@ -512,6 +516,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "game's payoffs and action labels, which its id needs: without them the error says what to "
                         "pass), e.g. '{\"payoffs\": [[[3, 3], [0, 5]], [[5, 0], [1, 1]]], \"action_labels\": "
                         "[\"C\", \"D\"]}'; part of every model's, record's and row's key")
+    parser.add_argument("--curve-points", type=non_negative_int, default=None,
+                        help="evaluations along training, each on a few test-split episodes (the learning curve "
+                        "saved beside the model; default: the task's, 10; 0: none)")
     parser.add_argument("--out", type=output_dir, default="results",
                         help="folder of the models and result records (a rerun resumes from them)")
     add_format_option(parser)
@@ -521,7 +528,7 @@ def run_command(args: argparse.Namespace) -> int:
     """``tom-envs rl``: rows as a table, or JSON with ``--format json``."""
     quiet = args.format == "json"
     config = RLRun(args.env, args.algo, args.steps, args.seeds, args.seed, args.split, args.seat, args.episodes,
-                   args.n_envs, args.data_dir, args.env_kwargs)
+                   args.n_envs, args.data_dir, args.env_kwargs, args.curve_points)
     rows = run(config, Path(args.out), log=(lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr)),
                progress=False if quiet else None)
     print(json.dumps(rows, indent=2) if quiet else format_rows(rows, task_for(args.env)[1], args.data_dir))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +54,13 @@ class _RandomStates:
 def measure(task: Any, training: Any, model: Any, episodes: int, env: Any, probing: bool) -> dict[str, Any]:
     """One point of the curve: the agent as it stands on ``episodes`` episodes of ``env`` (the test split, in
     the ToM recorder; made once per training), with a probe fitted now where ``probing``."""
-    from benchmarks.rl_eval import ProbePlan, _fit, episode_options, outcome_of
+    from benchmarks.rl_eval import ProbePlan, episode_options, fit_on_train_split, outcome_of
     from benchmarks.runner_episodes import play
     from policies.sb3 import SB3Policy
 
     with _RandomStates():
         mask = env.env.mask_slice if training.algo == "maskable_ppo" else None
-        probe = _fit(task, ProbePlan(training, episodes), model) if probing else None
+        probe = fit_on_train_split(task, ProbePlan(training, episodes), model) if probing else None
         point: dict[str, Any] = {"tom_majority": None}
         for name, predictor in (("tom_accuracy", probe), ("tom_majority", None if probe is None else probe.majority())):
             if name == "tom_majority" and probe is None:
@@ -79,9 +79,10 @@ def _mean(values: Sequence[Any]) -> float | None:
     return sum(kept) / len(kept) if kept else None
 
 
-def callback(task: Any, training: Any) -> Any:
-    """An SB3 callback measuring the curve along training (``points`` holds it), or None where the task
-    asks for none (``curve_points`` 0)."""
+def callback(task: Any, training: Any, clock: Callable[[], float]) -> Any:
+    """An SB3 callback measuring the curve along training (``points`` holds it; ``save(model_path)`` writes it
+    beside the model; ``wall`` and ``cpu`` are the seconds spent measuring, ``clock()`` giving the CPU
+    seconds), or None where the task asks for none (``curve_points`` 0)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     points_wanted, episodes = int(task.curve_points), int(task.curve_episodes)
@@ -99,17 +100,18 @@ def callback(task: Any, training: Any) -> Any:
         def _measure(self) -> None:
             import time
 
-            from benchmarks.rl_train import _cpu_seconds
-
-            t0, c0 = time.perf_counter(), _cpu_seconds()
+            t0, c0 = time.perf_counter(), clock()
             self.points.append({"steps": int(self.model.num_timesteps),
                                 **measure(task, training, self.model, episodes, self.env, self.probing)})
             self.wall += time.perf_counter() - t0
-            self.cpu += _cpu_seconds() - c0
+            self.cpu += clock() - c0
 
         def _on_training_start(self) -> None:
             from benchmarks.rl_eval import needs_probe, recorded_env
 
+            nonlocal episodes
+            if task.split_size is not None:  # a split of distinct dialogues: each played once at most
+                episodes = min(episodes, task.split_size(training.env_id, CURVE_SPLIT, **dict(training.env_kwargs)))
             with _RandomStates():
                 self.env = recorded_env(task, training.env_id, CURVE_SPLIT, dict(training.env_kwargs))
                 self.probing = needs_probe(task, training.env_id, dict(training.env_kwargs))
@@ -126,12 +128,15 @@ def callback(task: Any, training: Any) -> Any:
             self._measure()
             self.env.close()
 
+        def save(self, model_path: Path) -> None:
+            save_curve(model_path, task, self.points, episodes)
+
     return Curve()
 
 
-def save_curve(path: Path, task: Any, points: Sequence[Mapping[str, Any]]) -> None:
+def save_curve(path: Path, task: Any, points: Sequence[Mapping[str, Any]], episodes: int) -> None:
     """Write the curve of the model saved at ``path`` beside it."""
-    curve_path(path).write_text(json.dumps({"split": CURVE_SPLIT, "episodes": int(task.curve_episodes),
+    curve_path(path).write_text(json.dumps({"split": CURVE_SPLIT, "episodes": int(episodes),
                                             "outcome": task.outcome, "points": list(points)}))
 
 

@@ -136,33 +136,34 @@ def default_hyper(algo: str, n_envs: int) -> dict[str, Any]:
 
 
 def train(task: Any, training: Training, out: Path, log: Callable[..., Any] = print,
-          progress: bool | None = False) -> Any:
-    """Train (or load the model an identical earlier run saved under ``out``); returns the model."""
+          progress: bool | None = False, curve: Any = None) -> Any:
+    """Train (or load the model an identical earlier run saved under ``out``); returns the model.
+
+    ``curve``: an SB3 callback measuring the learning curve along training (:func:`benchmarks.rl_curve.callback`),
+    or None; its ``save(model_path)`` writes the curve beside the model, and its measuring time (``wall``,
+    ``cpu``) is left out of the training's."""
     cls, policy_name = algorithm(training.algo)
     path = training.path(out)
     if path.exists():
         log(f"loading {path} (trained earlier with the same configuration)")
         return cls.load(path, device="cpu")
     with one_thread():
-        return _train(task, training, path, cls, policy_name, log, progress)
+        return _train(task, training, path, cls, policy_name, log, progress, curve)
 
 
 def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str, log: Callable[..., Any],
-           progress: bool | None) -> Any:
+           progress: bool | None, curve: Any = None) -> Any:
     env, kind = training_env(task, training)
     kwargs: dict[str, Any] = {"seed": training.seed, "verbose": 0, "device": "cpu",
                               **default_hyper(training.algo, training.n_envs), **dict(training.hyper)}
     model = cls(policy_name, env, **kwargs)
     from stable_baselines3.common.callbacks import CallbackList
 
-    from benchmarks.rl_curve import callback as curve_callback, save_curve
-
-    curve = curve_callback(task, training)
-    t0, c0 = time.perf_counter(), _cpu_seconds()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     model.learn(total_timesteps=training.steps, callback=CallbackList(
         [_progress_callback(training.steps, f"training {training.algo} seed {training.seed}", progress),
          *([curve] if curve is not None else [])]))
-    wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     if curve is not None:  # the evaluations along training are not the training's time
         wall, cpu = wall - curve.wall, cpu - curve.cpu
     log(f"trained {training.algo} (seed {training.seed}) for {training.steps} steps on {kind} in "
@@ -173,12 +174,12 @@ def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str
     model.save(tmp)
     timing_path(path).write_text(json.dumps({"steps": training.steps, "wall_s": wall, "cpu_s": cpu, "envs": kind}))
     if curve is not None:
-        save_curve(path, task, curve.points)
+        curve.save(path)
     tmp.replace(path)  # a killed run leaves no half-written model behind under the real name
     return model
 
 
-def _cpu_seconds() -> float:
+def cpu_seconds() -> float:
     """CPU seconds (user + system) of this process and of its finished children (subprocess vector envs)."""
     import resource
 
@@ -191,7 +192,7 @@ def timing_path(model_path: Path) -> Path:
     return model_path.with_name(model_path.stem + ".timing.json")
 
 
-def training_cpu_seconds(training: Training, out: Path) -> float | None:
+def trainingcpu_seconds(training: Training, out: Path) -> float | None:
     """The CPU seconds the saved model of ``training`` took to train (None for a model saved before
     training was timed)."""
     path = timing_path(training.path(out))

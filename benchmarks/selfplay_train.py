@@ -19,7 +19,7 @@ import numpy as np
 
 from benchmarks.results import ResultsFile, code_stamp, config_key, results_path
 from benchmarks.rl_eval import PROBE_SEED0
-from benchmarks.rl_train import _cpu_seconds, algorithm, default_hyper, one_thread, timing_path, wrapped
+from benchmarks.rl_train import algorithm, cpu_seconds, default_hyper, one_thread, timing_path, wrapped
 from benchmarks.selfplay import FOLDER, SelfplayError, SelfplayRun, SelfplayTask
 from benchmarks.runner_episodes import play
 
@@ -151,9 +151,9 @@ class Run:
             model = self.cls.load(self.snapshot(seat, rnd - 1), env=env, device="cpu")
             model.set_random_seed(seed)
             env.seed(seed)
-            t0, c0 = time.perf_counter(), _cpu_seconds()
+            t0, c0 = time.perf_counter(), cpu_seconds()
             model.learn(total_timesteps=self.config.steps, reset_num_timesteps=True)
-            wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
+            wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
             self.log(f"seed {self.seed} {seat} round {rnd}: {self.config.steps} steps in {wall:.1f} s ({cpu:.1f} CPU s)")
         env.close()
         path.parent.mkdir(parents=True, exist_ok=True)

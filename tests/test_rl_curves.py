@@ -10,8 +10,8 @@ import pytest
 
 from benchmarks.matrix.rl import TASK
 from benchmarks.rl import RLRun, run
-from benchmarks.rl_curve import combined, curve_path, read_curve
-from benchmarks.rl_train import Training, train
+from benchmarks.rl_curve import callback, combined, curve_path, read_curve
+from benchmarks.rl_train import Training, cpu_seconds, train
 
 pytest.importorskip("stable_baselines3")
 
@@ -30,7 +30,7 @@ def _training(seed=0):
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     out = tmp_path_factory.mktemp("curves")
-    return out, train(SMALL, _training(), out, _quiet)
+    return out, train(SMALL, _training(), out, _quiet, curve=callback(SMALL, _training(), cpu_seconds))
 
 
 def test_the_curve_is_saved_beside_the_model(trained):
@@ -48,7 +48,8 @@ def test_measuring_the_curve_does_not_change_what_is_trained(trained, tmp_path):
     import torch
 
     out, model = trained
-    bare = train(replace(TASK, curve_points=0), _training(), tmp_path, _quiet)
+    assert callback(replace(TASK, curve_points=0), _training(), cpu_seconds) is None
+    bare = train(TASK, _training(), tmp_path, _quiet)  # no curve measured
     assert read_curve(_training().path(tmp_path)) is None
     mine, theirs = model.policy.state_dict(), bare.policy.state_dict()
     assert all(torch.equal(mine[k], theirs[k]) for k in mine)
@@ -56,7 +57,7 @@ def test_measuring_the_curve_does_not_change_what_is_trained(trained, tmp_path):
 
 def test_the_same_seed_gives_the_same_curve(trained, tmp_path):
     out, _ = trained
-    train(SMALL, _training(), tmp_path, _quiet)
+    train(SMALL, _training(), tmp_path, _quiet, curve=callback(SMALL, _training(), cpu_seconds))
     assert read_curve(_training().path(tmp_path)) == read_curve(_training().path(out))
 
 
@@ -83,7 +84,8 @@ def test_five_seeds_by_default_unless_the_task_says_why_not():
 def test_the_report_draws_the_rl_learning_curves(tmp_path):
     from benchmarks.report import build_report
 
-    rows = run(RLRun("tom/IPD-v0", "ppo", steps=512, seeds=2, episodes=2, n_envs=2), tmp_path, log=_quiet)
+    rows = run(RLRun("tom/IPD-v0", "ppo", steps=512, seeds=2, episodes=2, n_envs=2, curve_points=2), tmp_path,
+               log=_quiet)
     assert rows[0]["curve"]["seeds"] == 2 and rows[0]["curve"]["steps"][0] == 0
     report = build_report(tmp_path, tmp_path / "report")
     md = report["markdown"].read_text()
