@@ -77,9 +77,9 @@ class SelfplayTask:
     seats: tuple[str, str] = ("player_0", "player_1")
     outcome: str = "return_{seat}"
     steps: int = 5_000
-    rounds: int = 6
-    episodes: int = 20
-    probe_episodes: int = 20
+    rounds: int = 5
+    episodes: int = 10
+    probe_episodes: int = 10
     n_envs: int = 4
     hyper: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     observation: Mapping[str, Any] = field(default_factory=dict)
