@@ -192,7 +192,7 @@ def timing_path(model_path: Path) -> Path:
     return model_path.with_name(model_path.stem + ".timing.json")
 
 
-def trainingcpu_seconds(training: Training, out: Path) -> float | None:
+def training_cpu_seconds(training: Training, out: Path) -> float | None:
     """The CPU seconds the saved model of ``training`` took to train (None for a model saved before
     training was timed)."""
     path = timing_path(training.path(out))

@@ -146,3 +146,27 @@ def test_every_selfplay_id_is_a_two_seat_id_of_its_task():
         seat = task.make_env(env_id, task.seats[0], DrawnMember(task.population(env_id, task.seats[1])))
         assert isinstance(seat, wrappers.ParallelSeat)
         assert Path(str(env_id)).name  # ids are registered names
+
+
+RECORDS = Path(__file__).resolve().parents[1] / "docs" / "results" / "records"
+
+
+def test_the_report_draws_the_committed_selfplay_records_as_tom_curves(tmp_path):
+    """The committed records of `tom-envs selfplay` (docs/results/records/selfplay) give the report's section: a
+    checkpoint table per id with each seat's ToM % beside the majority floor, and the curves."""
+    import shutil
+
+    from benchmarks.report import build_report
+
+    shutil.copytree(RECORDS / "selfplay", tmp_path / "results" / "selfplay")
+    report = build_report(tmp_path / "results", tmp_path / "report")
+    md = report["markdown"].read_text()
+    for env_id in ("tom/IPD-Parallel-v0", "tom/RPS-Parallel-v0"):
+        assert f"**{env_id}, ppo, selfplay (3 training seed(s)); does prediction pay?" in md
+    assert "| seat | round | steps | seeds | ToM % | majority % | gain | return | other's return |" in md
+    drawn = json.loads((tmp_path / "report" / "selfplay" / "tom_curves.figure.json").read_text())
+    titles = [p["title"] for p in drawn["panels"]]
+    assert "tom/IPD-Parallel-v0 ppo selfplay: ToM %" in titles and "tom/RPS-Parallel-v0 ppo selfplay: return" in titles
+    tom = next(p for p in drawn["panels"] if p["title"] == "tom/RPS-Parallel-v0 ppo selfplay: ToM %")
+    assert {(s["agent"], s["variant"]) for s in tom["series"]} == {
+        (f"ppo {seat}", v) for seat in ("player_0", "player_1") for v in ("probe", "majority floor")}
