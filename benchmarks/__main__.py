@@ -105,6 +105,23 @@ def _add_crossplay(sub: Any) -> None:
     cmd.set_defaults(func=_crossplay.run_command)
 
 
+def _add_selfplay(sub: Any) -> None:
+    from benchmarks import selfplay as _selfplay, selfplay_cli
+
+    cmd = _parser(sub, "selfplay", "two learners (PPO / RecurrentPPO), one per seat of a two-seat id, train in rounds "
+                  "against each other or a frozen population; literal ToM of each about the other at every "
+                  "checkpoint (docs/selfplay.md)", description=_selfplay.__doc__)
+    selfplay_cli.add_arguments(cmd)
+    refuse_options(cmd, {
+        "--plot": "selfplay's curves are drawn by `tom-envs report RESULTS_DIR` (its self-play section)",
+        "--policy": "selfplay trains the learners named by --algo",
+        **{flag: "selfplay trains in this process (torch on one thread)" for flag in EXECUTOR_FLAGS},
+        **{flag: "selfplay trains stable-baselines3 learners; LLM policies cross-play in `tom-envs crossplay`"
+           for flag in LLM_FLAGS},
+        "--lockstep": "selfplay steps each learner's training envs as a vector env"})
+    cmd.set_defaults(func=selfplay_cli.run_command)
+
+
 def _add_data(sub: Any) -> None:
     from benchmarks import data as _data
 
@@ -198,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     # the shared commands, beside the families' (one line each)
     _add_rl(sub)
     _add_crossplay(sub)
+    _add_selfplay(sub)
     _add_data(sub)
     _add_model(sub)
     _add_batch(sub)

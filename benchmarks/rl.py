@@ -83,6 +83,11 @@ class RLTask:
         task_kwargs: the env's keyword arguments the task sets itself (``--env-kwargs`` may not name them).
         needs_kwargs: id -> the env keyword arguments ``--env-kwargs`` must give for it (e.g. a custom
             game's ``payoffs`` and ``action_labels``).
+        seeds: the default number of training seeds (``--seeds``): 5 where the default budget fits.
+        algo_seeds: algorithm -> ``(seeds, why)`` where 5 seeds of its default budget do not fit in 10
+            minutes on 2 cores (the row says why in ``seeds_note``).
+        curve_points: evaluations along training (the learning curve, :mod:`benchmarks.rl_curve`; 0: none).
+        curve_episodes: test-split episodes per evaluation (and train-split episodes of its probe).
     """
 
     env_ids: tuple[str, ...]
@@ -109,6 +114,10 @@ class RLTask:
     env_kwargs: bool = False
     task_kwargs: tuple[str, ...] = ()
     needs_kwargs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    seeds: int = 5
+    algo_seeds: Mapping[str, tuple[int, str]] = field(default_factory=dict)
+    curve_points: int = 10
+    curve_episodes: int = 5
 
 
 # ---------------------------------------------------------------------- the declared tasks
@@ -182,7 +191,8 @@ class RLRun:
         env_id: ``--env``.
         algo: ``--algo`` (one of :data:`benchmarks.rl_train.ALGOS`).
         steps: ``--steps``, training steps per training seed.
-        seeds: ``--seeds``, the number of training seeds (``seed .. seed + seeds - 1``).
+        seeds: ``--seeds``, the number of training seeds (``seed .. seed + seeds - 1``; None: the task's,
+            :attr:`RLTask.seeds` or its ``algo_seeds``).
         seed: ``--seed``, the first training seed.
         split: ``--split``, the split evaluated on (``train`` or ``test``).
         seat: ``--seat`` (multi-agent ids: the task's seat, or one of its ``seats``).
@@ -190,12 +200,13 @@ class RLRun:
         n_envs: ``--n-envs``, parallel training envs.
         data_dir: ``--data-dir``, the dataset folder (tasks that read one).
         env_kwargs: ``--env-kwargs``, the env's own keyword arguments (tasks with ``env_kwargs``).
+        curve_points: ``--curve-points``, evaluations along training (None: the task's; 0: no learning curve).
     """
 
     env_id: str
     algo: str = "ppo"
     steps: int | None = None
-    seeds: int = 3
+    seeds: int | None = None
     seed: int = 0
     split: str = "test"
     seat: str | None = None
@@ -203,6 +214,7 @@ class RLRun:
     n_envs: int | None = None
     data_dir: str | None = None
     env_kwargs: Mapping[str, Any] | None = None
+    curve_points: int | None = None
 
     def resolved(self) -> tuple[str, RLTask, "RLRun"]:
         """The family, the task and this run with the task's defaults filled in.
@@ -247,6 +259,7 @@ class RLRun:
                               f"episode(s), each evaluated once; give at most {size}")
             episodes = self.episodes or size
         return family, task, replace(self, steps=self.steps or task.algo_steps.get(self.algo, task.steps),
+                                     seeds=self.seeds or task.algo_seeds.get(self.algo, (task.seeds, ""))[0],
                                      episodes=episodes, n_envs=self.n_envs or task.n_envs,
                                      seat=(self.seat or task.seat) if multi else None)
 
@@ -357,20 +370,24 @@ def run(config: RLRun, out: Path, log: Callable[..., Any] = print, progress: boo
 
 def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | None) -> list[Row]:
     from benchmarks.rl_eval import RLCell, RowInfo, evaluate, needs_probe, row, ProbePlan, probe_for
-    from benchmarks.rl_train import Training, train, training_cpu_seconds
+    from benchmarks.rl_curve import callback, combined, read_curve
+    from benchmarks.rl_train import Training, cpu_seconds, train, training_cpu_seconds
     from policies.sb3 import SB3Policy
 
     family, task, config = config.resolved()
+    if config.curve_points is not None:  # the learning curve's points (not part of any key: it changes no model)
+        task = replace(task, curve_points=config.curve_points)
     kwargs = config.make_kwargs(task)
     probing = needs_probe(task, config.env_id, kwargs)
     by_seed: dict[int, list[dict]] = {}
     floor_by_seed: dict[int, list[dict]] = {}  # the same agent, predicting the train split's majority class
     cpu: list[float] = []
+    curves: list[dict | None] = []  # each seed's learning curve (benchmarks.rl_curve), None for a model without one
     source = "the action (the answer is the prediction)" if not probing else None
     for seed in range(config.seed, config.seed + config.seeds):
         training = Training(config.env_id, config.algo, config.steps, seed, config.n_envs, kwargs,
                             dict(task.hyper.get(config.algo, {})))
-        model = train(task, training, out, log, progress)
+        model = train(task, training, out, log, progress, curve=callback(task, training, cpu_seconds))
         probe = probe_for(task, ProbePlan(training, config.episodes), model, out, log) if probing else None
         source = probe.source if probe is not None else source
         identity = {"model": training.key, "probe": None if probe is None else ProbePlan(training, config.episodes).key}
@@ -390,9 +407,13 @@ def _run(config: RLRun, out: Path, log: Callable[..., Any], progress: bool | Non
                            lambda factory=factory, probe=probe: factory(probe=probe.majority()), kwargs)
             floor_by_seed[seed] = evaluate(floor, config.episodes, out, progress)
         cpu.append(training_cpu_seconds(training, out))
+        curves.append(read_curve(training.path(out)))
     info = RowInfo(family, config.env_id, config.split, config.algo, config.algo, config.steps, source, config.seat)
     rows = [with_floor(row(task, info, by_seed), row(task, info, floor_by_seed) if floor_by_seed else None,
                        cpu, config.steps)]
+    rows[0]["curve"] = combined(curves, task.outcome)
+    if config.algo in task.algo_seeds and config.seeds == task.algo_seeds[config.algo][0]:
+        rows[0]["seeds_note"] = task.algo_seeds[config.algo][1]
     if task.references is not None:
         seeds = list(range(config.episodes))
         refs = task.references(config.env_id, config.split, seeds, **kwargs) if kwargs \
@@ -479,7 +500,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="one stable-baselines3 / sb3-contrib algorithm (--policy is the same option)")
     parser.add_argument("--steps", type=count(100_000_000), default=None,
                         help="training steps per training seed (default: the task's)")
-    parser.add_argument("--seeds", type=count(100), default=3, help="training seeds; rows carry CIs over them")
+    parser.add_argument("--seeds", type=count(100), default=None, help="training seeds; rows carry CIs over them "
+                        "(default: the task's, 5 where its default budget fits)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first training seed")
     parser.add_argument("--split", default="test", help="the split evaluated on: train or test (the task's splits)")
     parser.add_argument("--seat", default=None, help="multi-agent ids: the trained seat, the task's or one of the seats "
@@ -494,6 +516,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "game's payoffs and action labels, which its id needs: without them the error says what to "
                         "pass), e.g. '{\"payoffs\": [[[3, 3], [0, 5]], [[5, 0], [1, 1]]], \"action_labels\": "
                         "[\"C\", \"D\"]}'; part of every model's, record's and row's key")
+    parser.add_argument("--curve-points", type=non_negative_int, default=None,
+                        help="evaluations along training, each on a few test-split episodes (the learning curve "
+                        "saved beside the model; default: the task's, 10; 0: none)")
     parser.add_argument("--out", type=output_dir, default="results",
                         help="folder of the models and result records (a rerun resumes from them)")
     add_format_option(parser)
@@ -503,7 +528,7 @@ def run_command(args: argparse.Namespace) -> int:
     """``tom-envs rl``: rows as a table, or JSON with ``--format json``."""
     quiet = args.format == "json"
     config = RLRun(args.env, args.algo, args.steps, args.seeds, args.seed, args.split, args.seat, args.episodes,
-                   args.n_envs, args.data_dir, args.env_kwargs)
+                   args.n_envs, args.data_dir, args.env_kwargs, args.curve_points)
     rows = run(config, Path(args.out), log=(lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr)),
                progress=False if quiet else None)
     print(json.dumps(rows, indent=2) if quiet else format_rows(rows, task_for(args.env)[1], args.data_dir))

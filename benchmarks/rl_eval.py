@@ -80,14 +80,15 @@ def probe_for(task: Any, plan: ProbePlan, model: Any, out: Path, log: Callable[.
             return probe
         log(f"refitting {path.name}: saved before probes kept their train split's majority class")
     with one_thread():
-        probe = _fit(task, plan, model)
+        probe = fit_on_train_split(task, plan, model)
     probe.save(path)
     log(f"fitted the probe on {sum(probe.trained_on['rows'].values())} decisions of {plan.episodes} train-split "
         "episodes")
     return probe
 
 
-def _fit(task: Any, plan: ProbePlan, model: Any) -> Probe:
+def fit_on_train_split(task: Any, plan: ProbePlan, model: Any) -> Probe:
+    """A probe of ``model`` fitted now on the plan's train-split episodes (nothing saved or loaded)."""
     from policies.sb3 import SB3Policy, is_recurrent
 
     training = plan.training

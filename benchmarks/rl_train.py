@@ -136,27 +136,36 @@ def default_hyper(algo: str, n_envs: int) -> dict[str, Any]:
 
 
 def train(task: Any, training: Training, out: Path, log: Callable[..., Any] = print,
-          progress: bool | None = False) -> Any:
-    """Train (or load the model an identical earlier run saved under ``out``); returns the model."""
+          progress: bool | None = False, curve: Any = None) -> Any:
+    """Train (or load the model an identical earlier run saved under ``out``); returns the model.
+
+    ``curve``: an SB3 callback measuring the learning curve along training (:func:`benchmarks.rl_curve.callback`),
+    or None; its ``save(model_path)`` writes the curve beside the model, and its measuring time (``wall``,
+    ``cpu``) is left out of the training's."""
     cls, policy_name = algorithm(training.algo)
     path = training.path(out)
     if path.exists():
         log(f"loading {path} (trained earlier with the same configuration)")
         return cls.load(path, device="cpu")
     with one_thread():
-        return _train(task, training, path, cls, policy_name, log, progress)
+        return _train(task, training, path, cls, policy_name, log, progress, curve)
 
 
 def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str, log: Callable[..., Any],
-           progress: bool | None) -> Any:
+           progress: bool | None, curve: Any = None) -> Any:
     env, kind = training_env(task, training)
     kwargs: dict[str, Any] = {"seed": training.seed, "verbose": 0, "device": "cpu",
                               **default_hyper(training.algo, training.n_envs), **dict(training.hyper)}
     model = cls(policy_name, env, **kwargs)
-    t0, c0 = time.perf_counter(), _cpu_seconds()
-    model.learn(total_timesteps=training.steps,
-                callback=_progress_callback(training.steps, f"training {training.algo} seed {training.seed}", progress))
-    wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
+    from stable_baselines3.common.callbacks import CallbackList
+
+    t0, c0 = time.perf_counter(), cpu_seconds()
+    model.learn(total_timesteps=training.steps, callback=CallbackList(
+        [_progress_callback(training.steps, f"training {training.algo} seed {training.seed}", progress),
+         *([curve] if curve is not None else [])]))
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    if curve is not None:  # the evaluations along training are not the training's time
+        wall, cpu = wall - curve.wall, cpu - curve.cpu
     log(f"trained {training.algo} (seed {training.seed}) for {training.steps} steps on {kind} in "
         f"{wall:.1f} s ({cpu:.1f} CPU s, {cpu * 1e6 / training.steps:,.0f} CPU s per million steps)")
     env.close()
@@ -164,11 +173,13 @@ def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str
     tmp = path.with_name(path.stem + ".partial.zip")
     model.save(tmp)
     timing_path(path).write_text(json.dumps({"steps": training.steps, "wall_s": wall, "cpu_s": cpu, "envs": kind}))
+    if curve is not None:
+        curve.save(path)
     tmp.replace(path)  # a killed run leaves no half-written model behind under the real name
     return model
 
 
-def _cpu_seconds() -> float:
+def cpu_seconds() -> float:
     """CPU seconds (user + system) of this process and of its finished children (subprocess vector envs)."""
     import resource
 

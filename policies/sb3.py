@@ -98,7 +98,7 @@ class SB3Policy(BasePolicy):
         if self.predictor is not None:
             self.predictor.reset(seed)
         if seed is not None and not self.deterministic:
-            self.model.set_random_seed(seed)  # sampling uses torch's generator
+            self.model.set_random_seed(int(seed) % 2**32)  # sampling uses torch's generator (numpy takes seeds < 2**32)
 
     def _decide(self, observation: Any) -> tuple[int, Any]:
         """The action for ``observation`` and the LSTM state after it (computed once per step)."""

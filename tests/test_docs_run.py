@@ -94,7 +94,8 @@ REWRITES: list[tuple[str, str]] = [
 
 # Sizes capped: option -> largest value run.
 CAPS = {"--episodes": 2, "--repetitions": 1, "--horizon": 3, "--steps": 128, "--seeds": 1, "--lockstep": 2,
-        "--max-episodes": 2, "--train": 40, "--splits": 2, "--limit": 4, "--learner-steps": 0}
+        "--max-episodes": 2, "--train": 40, "--splits": 2, "--limit": 4, "--learner-steps": 0,
+        "--rounds": 1, "--probe-episodes": 2, "--curve-points": 1}
 # inspect's task parameters (-T name=value)
 T_CAPS = {"episodes": 1, "horizon": 3}
 
@@ -214,12 +215,14 @@ def _rewrite(line: ShellLine, base_url: str) -> str:
     command = _command(argv)
     added = {"perf matrix": {"--seconds": "0.02"}, "perf rl": {"--seconds": "0.02", "--steps": "64"},
              "perf llm": {"--episodes": "2", "--horizon": "2", "--reference-episodes": "1"},
-             "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1"},
+             "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1", "--curve-points": "1"},
              "matrix": {"--episodes": "2", "--horizon": "5"}, "persuasion": {"--episodes": "1"},
              "negotiation": {"--episodes": "1"}, "common-ground": {"--episodes": "1"},
              # the population's pairings at 2 episodes of each task's own horizon (one --horizon for every id
              # would leave the range of some: negotiation's turn budget is at least 20), the learner left out
              "crossplay": {"--episodes": "2", "--learner-steps": "0"},
+             # one round of the smallest rollout, a couple of episodes per checkpoint
+             "selfplay": {"--rounds": "1", "--steps": "128", "--seeds": "1", "--episodes": "2", "--probe-episodes": "2"},
              # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
              "demo": {"--episodes": "2", "--no-real-model": ""}}.get(command, {})
     for option, value in added.items():

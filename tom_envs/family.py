@@ -32,7 +32,8 @@ BUILTIN_DISTRIBUTION = "tom-envs"
 
 #: Words of the shared code a family may not take as its name or command: the core's own ``tom-envs``
 #: commands (a family's command beside them) and the shared results folders.
-CORE_WORDS = frozenset({"batch", "crossplay", "data", "export", "help", "model", "registry", "report", "rl", "version"})
+CORE_WORDS = frozenset({"batch", "crossplay", "data", "export", "help", "model", "registry", "report", "rl", "selfplay",
+                        "version"})
 
 
 class FamilyError(TomEnvsError, LookupError):
@@ -72,6 +73,9 @@ class Family:
         crossplay: ``"module:attribute"`` of each of the family's crossplay settings (a
             ``benchmarks.crossplay.CrossplayTask`` naming its two-seat ids and the population that plays every
             pairing on them), read by ``tom-envs crossplay`` (docs/crossplay.md).
+        selfplay: ``"module:attribute"`` of each of the family's self-play settings (a
+            ``benchmarks.selfplay.SelfplayTask`` naming its two-seat ids, how one seat is played against a given
+            policy and the frozen population), read by ``tom-envs selfplay`` (docs/selfplay.md).
         order: where it comes in listings (built-in families first, in the papers' order).
     """
 
@@ -88,6 +92,7 @@ class Family:
     envs: str | None = None
     rl: tuple[str, ...] = ()
     crossplay: tuple[str, ...] = ()
+    selfplay: tuple[str, ...] = ()
     order: int = 100
 
     @classmethod
@@ -130,9 +135,9 @@ class Family:
 
     def modules(self) -> tuple[str, ...]:
         """The modules the declaration names (``envs``, ``benchmark``, report, download, dataset, commands, RL,
-        crossplay)."""
+        crossplay, self-play)."""
         named = [self.envs, self.benchmark, self.report_section, self.download, self.dataset, *self.commands,
-                 *self.rl, *self.crossplay]
+                 *self.rl, *self.crossplay, *self.selfplay]
         return tuple(dict.fromkeys(t.partition(":")[0] for t in named if t))
 
 

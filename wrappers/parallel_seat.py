@@ -24,7 +24,10 @@ class ParallelSeat(Seated):
     """The Gymnasium env of ``seat`` of the parallel env ``parallel_env``, the other seats played by ``others``.
 
     ``step(action)`` steps the parallel env once with the seat's ``action`` and, for every other live
-    agent, ``others[agent].act(observation, info)`` of that agent's own last observation and info.
+    agent, ``others[agent].act(observation, info)`` of that agent's own last observation and info;
+    after the step, a policy with ``observe`` is shown its own result (``observe(observation, reward,
+    terminated, truncated, info)``: its seat's, as the runner shows a policy its own), so a policy that
+    learns within the episode (the tabular agent) learns in the other seat too.
     The reward, ``terminated`` and ``truncated`` are the seat's. When the seat is done but other
     agents are not, they play on (their policies' actions only) to the end of the episode, so
     ``tom_outcome()`` is final.
@@ -93,6 +96,11 @@ class ParallelSeat(Seated):
             if agent != self.seat:
                 actions[agent] = self.others[agent].act(self._obs.get(agent), dict(self._infos.get(agent, {})))
         obs, rewards, terms, truncs, infos = self.par.step(actions)
+        for agent in actions:  # each other seat's policy observes its own result, as a runner would show it
+            observe = getattr(self.others.get(agent), "observe", None)
+            if agent != self.seat and agent in obs and callable(observe):
+                observe(obs[agent], float(rewards.get(agent, 0.0)), bool(terms.get(agent, False)),
+                        bool(truncs.get(agent, False)), dict(infos.get(agent, {})))
         self._obs = {**self._obs, **obs}
         self._infos = infos
         if self._scored:

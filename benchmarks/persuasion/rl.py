@@ -211,4 +211,8 @@ LIVE = RLTask(
     ),
     episodes=300,
     n_envs=8,
+    # measured (docs/persuasion_live.md): 3 seeds of RecurrentPPO took 284 s of one core of an idle 16-core
+    # machine, about 1.4x that here: 5 seeds would take about 11 min on 2 cores
+    algo_seeds={"recurrent_ppo": (3, "3 seeds by default: 5 of RecurrentPPO's default budget (80,000 steps, 300 "
+                                     "episodes) take about 11 min of CPU, over the 10-minute budget")},
 )

@@ -62,6 +62,41 @@ def _panel(env_id: str, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
             "ylim": BOUNDED_OUTCOMES.get(outcome), "points": points}
 
 
+def _seeds(row: dict[str, Any]) -> str:
+    return str(len(row.get("seeds") or []) or "-")
+
+
+def _cpu(row: dict[str, Any]) -> str:
+    cpu = row.get("cpu_s_per_million_steps")
+    return "-" if cpu is None else f"{cpu:,.0f}"
+
+
+def curve_panels_of(group: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The learning-curve panels of one table's RL rows that carry a curve (``row["curve"]``, from
+    :func:`benchmarks.rl_curve.combined`): the outcome, and ToM % beside the majority floor."""
+    have = [r for r in rows if isinstance(r.get("curve"), dict) and r["curve"].get("steps")]
+    if not have:
+        return []
+    outcome = have[0]["outcome"]
+
+    def series(r: dict[str, Any], name: str, variant: str) -> dict[str, Any]:
+        c = r["curve"]
+        points = [(s, m, ci) for s, m, ci in zip(c["steps"], c.get(name) or [], c.get(f"{name}_ci") or [])
+                  if m is not None]
+        return {"agent": f"{r['policy']} ({r.get('steps')} steps)", "variant": variant, "x": [p[0] for p in points],
+                "mean": [p[1] for p in points], "lo": [p[1] - (p[2] or 0.0) for p in points],
+                "hi": [p[1] + (p[2] or 0.0) for p in points]}
+
+    tom = [s for r in have for s in (series(r, "tom_accuracy", "ToM %"), series(r, "tom_majority", "majority floor"))
+           if s["x"]]
+    out = [{"title": f"{group}: {outcome}", "xlabel": "training steps", "ylabel": outcome,
+            "clip": BOUNDED_OUTCOMES.get(outcome), "series": [series(r, outcome, outcome) for r in have]}]
+    if tom:
+        out.append({"title": f"{group}: ToM %", "xlabel": "training steps", "ylabel": "ToM %", "clip": (0, 100),
+                    "series": tom})
+    return out
+
+
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The RL section from the stored rows only."""
     rows = _rows(fam)
@@ -70,22 +105,27 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
         "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
         "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md).")}]
-    panels = []
+    panels: list[dict[str, Any]] = []
+    curve_panels: list[dict[str, Any]] = []
     for env_id in sorted({_group(r) for r in rows}):
         mine = [r for r in rows if _group(r) == env_id]
         mine.sort(key=lambda r: (r.get("algo") is None, str(r.get("split")), str(r.get("policy")), r.get("steps") or 0))
         outcome = mine[0]["outcome"]
-        table = [{"cells": [r["policy"], str(r.get("split")), str(r.get("steps") or "-"), str(len(r.get("seeds") or [])
-                                                                                           or "-"),
+        table = [{"cells": [r["policy"], str(r.get("split")), str(r.get("steps") or "-"), _seeds(r),
                             _fmt(r.get(outcome), r.get(f"{outcome}_ci"), 3),
-                            _fmt(r.get("tom_accuracy"), r.get("tom_accuracy_ci"), 1), str(r.get("tom_source") or "none")]}
+                            _fmt(r.get("tom_accuracy"), r.get("tom_accuracy_ci"), 1),
+                            _fmt(r.get("tom_majority"), r.get("tom_majority_ci"), 1) if r.get("tom_majority") is not None
+                            else "-", _cpu(r), str(r.get("tom_source") or "none")]}
                  for r in mine]
         better = "higher" if mine[0].get("higher_is_better", True) else "lower"
         blocks.append({"kind": "table", "caption": f"{env_id} ({better} {outcome} is better)",
-                       "columns": ["policy", "split", "steps", "seeds", outcome, "ToM %", "ToM from"], "rows": table})
+                       "columns": ["policy", "split", "steps", "seeds", outcome, "ToM %", "majority %",
+                                   "CPU s per 1M steps", "ToM from"], "rows": table})
+        blocks += [{"kind": "p", "text": f"{r['policy']}: {r['seeds_note']}"} for r in mine if r.get("seeds_note")]
         panel = _panel(env_id, mine)
         if panel is not None:
             panels.append(panel)
+        curve_panels += curve_panels_of(env_id, mine)
     if not rows:
         blocks.append({"kind": "p", "text": "No RL rows stored yet (run `tom-envs rl --env ID --out THIS_FOLDER`)."})
     figures: list[str] = []
@@ -99,5 +139,16 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         blocks.append({"kind": "figure", "src": src, "caption": "RL agents and their references: ToM % (x) "
                        "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
                        "stop at 0 and 100 %."})
+    if curve_panels:
+        from benchmarks.report import figures as figs
+
+        path = figs.curves(out / "curves.png", "RL agents: learning curves on the test split", curve_panels,
+                           variant_title="measure")
+        src = path.relative_to(root).as_posix()
+        figures.append(src)
+        blocks.append({"kind": "figure", "src": src, "caption": "Learning curves (evaluation during training, "
+                       "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
+                       "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
+                       "training seeds."})
     return {"family": fam.folder, "title": "RL agents (tom-envs rl)", "blocks": blocks, "panels": panels,
             "figures": figures}

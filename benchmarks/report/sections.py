@@ -254,12 +254,14 @@ def builder(folder: str) -> Callable[[FamilyData, Path, Path], Section]:
     for fam in families():
         if fam.results_folder == folder and fam.report_section:
             return load_object(fam.report_section)
-    from benchmarks.report import crossplay, rl
+    from benchmarks.report import crossplay, rl, selfplay
 
     if folder == rl.FOLDER:  # tom-envs rl's rows, every family's
         return rl.section
     if folder == crossplay.FOLDER:  # tom-envs crossplay's records, every family's two-seat ids
         return crossplay.section
+    if folder == selfplay.FOLDER:  # tom-envs selfplay's checkpoint records, every family's two-seat ids
+        return selfplay.section
     return generic
 
 
