@@ -80,7 +80,7 @@ from typing import Any, Callable, Sequence
 
 from benchmarks.common_ground import llm as common_ground_llm
 from benchmarks.cli import Applies, add_run_options, declare_applies
-from benchmarks.cli_types import comma_list, output_dir, split_list
+from benchmarks.cli_types import comma_list, output_dir, output_file, split_list
 from benchmarks.errors import RunnerError
 from benchmarks.family import Benchmark, register
 from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
@@ -150,7 +150,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--counts", action="store_true",
                         help="print the data folder's counts in the layout of 003's Table 2 (questions by split and "
                              "answer) and Table 5 (by the speakers' labels), beside the published ones, and stop")
-    parser.add_argument("--export-beliefs", metavar="OUT", default=None,
+    parser.add_argument("--export-beliefs", metavar="OUT", default=None, type=output_file,
                         help="write belief-prediction training data of --split to the JSONL file OUT (one line per "
                              "event and sentence: context per --context, event, the predictor's prompt and target, "
                              "the gold labels) and stop")
