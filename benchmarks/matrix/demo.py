@@ -102,8 +102,9 @@ REAL_MODEL_CELL = {"game": "IPD", "partners": "tit_for_tat", "strategy": "lm", "
 
 
 #: vLLM's own log level in the demo, unless the user set ``VLLM_LOGGING_LEVEL`` (``VLLM_LOGGING_LEVEL=INFO`` brings
-#: back the engine's ~50 start-up lines); the demo's progress lines are its own and stay visible.
-DEMO_VLLM_LOGGING_LEVEL = "WARNING"
+#: back the engine's ~50 start-up lines, its notes on the CPU build's missing kernels among them); the demo's
+#: progress lines are its own and stay visible.
+DEMO_VLLM_LOGGING_LEVEL = "ERROR"
 
 
 def quiet_engine_logs() -> None:
@@ -116,8 +117,9 @@ def quiet_engine_logs() -> None:
 
 def real_model_cell(out: Path, seed: int, progress: bool, say) -> list[dict]:
     """The real small model (``smollm2-135m``, :mod:`policies.llm.models`) on :data:`REAL_MODEL_CELL`, in vLLM in
-    this process (its log at WARNING unless ``VLLM_LOGGING_LEVEL`` is set: :func:`quiet_engine_logs`), printed
+    this process (its log at ERROR unless ``VLLM_LOGGING_LEVEL`` is set: :func:`quiet_engine_logs`), printed
     beside tabular, random and the oracle on the same cell and horizon; returns all rows."""
+    quiet_engine_logs()  # before anything imports vLLM
     import argparse
 
     from benchmarks.cli_backends import build_backend
@@ -138,7 +140,6 @@ def real_model_cell(out: Path, seed: int, progress: bool, say) -> list[dict]:
     say(f"\nA real model: {DEFAULT_MODEL} (SmolLM2-135M-Instruct, in vLLM on this machine), 004's LM prompting on "
         f"{c['game']} vs {c['partners']}, T = {c['horizon']}, {c['episodes']} episodes, beside the scripted rows of "
         "the same cell:\n")
-    quiet_engine_logs()
     backend = build_backend("vllm", DEFAULT_MODEL, seed=seed, max_model_len=4096)
     try:
         rows, _ = evaluate_llm(grid, out, backend, llm_settings(args), run=RunSettings(progress=progress,
