@@ -21,7 +21,9 @@ What runs, and how:
   ``pretrained=MODEL`` by the real small model's folder (one question a task, 8-token replies), and
   ``batch docs/results/commands.txt`` (hours of real-model runs) by a capped copy: the same commands in the
   same order, capped like a doc line, the real models replaced by the tiny one, the release lines skipped
-  by ``batch`` itself (:func:`capped_batch_file`). A line that cannot run here is skipped only when a pattern
+  by ``batch`` itself (:func:`capped_batch_file`). The tiny model's lines and that copy run as one ``tom-envs
+  batch`` (:func:`tiny_batch`: the same commands through the same entry point, the engines shared as ``batch``
+  shares them), each line's test passing when every command of its own exited 0. A line that cannot run here is skipped only when a pattern
   of :data:`SKIPS` names why (internet, a cluster, a release clone, a make target, a recorded session);
   any other line that fails, fails the test. A line that reads what an earlier step wrote (``report
   results``) gets that step first (:data:`SETUPS`). Lines run in one shell session per doc: an ``export``
@@ -272,6 +274,8 @@ def _sized(argv: list[str], tiny: bool = False) -> list[str]:
     added = dict(ADDED.get(_command(argv), {}))
     if "--repetitions" in argv:  # (persuasion's QA passes: --episodes would count them twice)
         added.pop("--episodes", None)
+    if _command(argv) == "negotiation" and "--parties" in argv:  # LLM parties: the shorter of the two turn budgets
+        added.setdefault("--budget", "paper")
     if tiny and _command(argv) in TINY_COMMANDS:  # (perf llm scores labels: nothing to parse)
         added |= TINY_ADDED
     for option, value in added.items():
@@ -324,7 +328,7 @@ def _needs_real_model(line: ShellLine) -> bool:
 def _long(line: ShellLine) -> bool:
     """A line that starts an engine or a model (the real one, the tiny one, lm-eval's hf) or plays a batch."""
     return _needs_real_model(line) or bool(OWN_MODEL.search(line.text) or BATCH_FILE.search(line.text)
-                                           or LM_EVAL_MODEL.search(line.text))
+                                           or LM_EVAL_MODEL.search(line.text) or "--parties llm" in line.text)
 
 
 def _params(items, where):
@@ -458,7 +462,7 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> sub
 
 @pytest.mark.parametrize("block", _params(PYTHON_BLOCKS, lambda b: b.where))
 def test_python_block_runs_alone(block, tmp_path):
-    run = _run([sys.executable, "-c", block.text], tmp_path, _env(tmp_path), timeout=150)
+    run = _run([sys.executable, "-c", block.text], tmp_path, _env(tmp_path), timeout=300)  # (a bound for a hang)
     assert run.returncode == 0, f"{block.where} fails pasted alone:\n{run.stderr[-3000:]}"
 
 
@@ -539,6 +543,6 @@ def test_shell_line_runs(line, workdir, server, tmp_path, request):
     env = _env(here, exported)
     if BATCH_FILE.search(line.text):  # the batch's release lines are skipped (they read a whole release)
         env = {k: v for k, v in env.items() if not re.fullmatch(r"TOM_ENVS_\w+_RELEASE", k)}
-    run = _run(["bash", "-c", command], here, env, timeout=480 if _long(line) else 150)
+    run = _run(["bash", "-c", command], here, env, timeout=480 if _long(line) else 300)  # (bounds for a hang)
     assert run.returncode == 0, (f"{line.where} does not run as written (rc {run.returncode}):\n$ {command}\n"
                                  f"{run.stdout[-1500:]}\n{run.stderr[-3000:]}")
