@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import policy_seeds
+from benchmarks.errors import RunnerError
 
 PolicySeed = Callable[[int], int]
 
@@ -33,7 +34,13 @@ def check_fit(policy: Any, envs: Sequence[Any]) -> None:
 
 def episode_policy_seed(seed: int, policy_seed: PolicySeed | None) -> int | None:
     """The seed a policy gets for the episode seeded ``seed``: ``policy_seed(seed)`` when the caller gives a
-    function, else the run's policy stream (:func:`benchmarks.policy_seeds.policy_seed`)."""
+    function, else the run's policy stream (:func:`benchmarks.policy_seeds.policy_seed`).
+
+    Raises:
+        RunnerError: ``seed`` is neither a whole number nor None (an unseeded episode).
+    """
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise RunnerError(f"an episode's seed is a whole number (or None for an unseeded episode), got {seed!r}")
     return policy_seeds.policy_seed(seed) if policy_seed is None else policy_seed(seed)
 
 

@@ -87,6 +87,21 @@ def output_dir(text: str) -> str:
     return text
 
 
+def output_file(text: str) -> str:
+    """A file to write: it may not exist yet, but it may not be a folder, nor any of its parents a file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a file, got an empty path")
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file path (e.g. {str(path / 'out.jsonl')!r})")
+    for p in path.parents:
+        if p.exists():
+            if not p.is_dir():
+                raise argparse.ArgumentTypeError(f"{text!r} is inside {p}, which is a file; give a path under a folder")
+            break
+    return text
+
+
 def existing_file(text: str) -> str:
     """A file that exists."""
     path = Path(text).expanduser()

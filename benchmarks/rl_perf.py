@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.rl import tasks
-from benchmarks.rl_train import Training, default_hyper, one_thread, training_env
+from benchmarks.rl_train import Training, one_thread, sb3_kwargs, training_env
 from benchmarks.runner import progress_bar
 from tom_envs.errors import import_optional
 
@@ -40,7 +40,7 @@ def env_steps_per_s(venv: Any, seconds: float, seed: int = 0) -> float:
 def train_steps_per_s(venv: Any, training: Training) -> float:
     """Env-steps per second of SB3 PPO learning ``training.steps`` steps on ``venv``."""
     sb3 = import_optional("stable_baselines3", "rl", "perf rl")
-    kwargs = {**default_hyper("ppo", venv.num_envs), **dict(training.hyper)}
+    kwargs = sb3_kwargs("ppo", venv.num_envs, training.steps, training.hyper)
     model = sb3.PPO("MlpPolicy", venv, seed=training.seed, verbose=0, device="cpu", **kwargs)
     model.learn(total_timesteps=model.n_steps * venv.num_envs)  # warm-up (torch's first calls are slow), not timed
     t0 = time.perf_counter()

@@ -126,10 +126,28 @@ def training_env(task: Any, training: Training) -> tuple[Any, str]:
     return env, kind
 
 
+#: PPO's default rollout (env-steps over all training envs), and the SB3 classes' own mini-batch sizes
+PPO_ROLLOUT = 1024
+PPO_BATCH = {"ppo": 64, "maskable_ppo": 64, "recurrent_ppo": 128}
+
+
+def sb3_kwargs(algo: str, n_envs: int, steps: int, hyper: Mapping[str, Any]) -> dict[str, Any]:
+    """The SB3 keyword arguments of a training of ``steps`` env-steps: :func:`default_hyper` under the task's
+    ``hyper``, with a PPO rollout no longer than the training (SB3 collects whole rollouts: a task's 1,024-step
+    rollout would make ``--steps 128`` train 1,024 steps) and a mini-batch no larger than the rollout."""
+    kwargs = {**default_hyper(algo, n_envs), **dict(hyper)}
+    if algo in PPO_BATCH and kwargs["n_steps"] * n_envs > steps:
+        kwargs["n_steps"] = max(8, steps // n_envs)
+    if algo in PPO_BATCH and kwargs.get("batch_size", PPO_BATCH[algo]) > kwargs["n_steps"] * n_envs:
+        kwargs["batch_size"] = kwargs["n_steps"] * n_envs
+    return kwargs
+
+
 def default_hyper(algo: str, n_envs: int) -> dict[str, Any]:
-    """The SB3 keyword arguments used unless the task's ``hyper`` says otherwise."""
-    if algo in ("ppo", "recurrent_ppo", "maskable_ppo"):
-        return {"n_steps": max(8, 1024 // n_envs)}
+    """The SB3 keyword arguments used unless the task's ``hyper`` says otherwise (:func:`sb3_kwargs` fits them to
+    the training's length)."""
+    if algo in PPO_BATCH:
+        return {"n_steps": max(8, PPO_ROLLOUT // n_envs)}
     if algo == "a2c":
         return {"n_steps": 5}
     return {}
@@ -155,7 +173,7 @@ def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str
            progress: bool | None, curve: Any = None) -> Any:
     env, kind = training_env(task, training)
     kwargs: dict[str, Any] = {"seed": training.seed, "verbose": 0, "device": "cpu",
-                              **default_hyper(training.algo, training.n_envs), **dict(training.hyper)}
+                              **sb3_kwargs(training.algo, training.n_envs, training.steps, training.hyper)}
     model = cls(policy_name, env, **kwargs)
     from stable_baselines3.common.callbacks import CallbackList
 

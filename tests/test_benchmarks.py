@@ -143,3 +143,18 @@ def test_matrix_tables_in_004s_layouts_and_rows_carry_llm_counts(tmp_path):
     assert [line.split()[3] for line in grid[2:4]] == ["Tabular", "Random"]  # one line per policy, games as columns
     table2 = run_cli(*args, "--table", "table2")
     assert table2.count("Tabular") == 2 and "ToM %" in table2 and "ΔToM/T: the reciprocal response" in table2
+
+
+def test_the_demo_quiets_the_engines_log_unless_the_user_set_a_level(monkeypatch):
+    """vLLM reads VLLM_LOGGING_LEVEL once, at import: the demo sets ERROR before its real-model cell imports vLLM
+    (the ~50 INFO lines of an engine start stay out of the demo's output), and keeps a level the user set."""
+    import os
+
+    from benchmarks.matrix.demo import quiet_engine_logs
+
+    monkeypatch.delenv("VLLM_LOGGING_LEVEL", raising=False)
+    quiet_engine_logs()
+    assert os.environ["VLLM_LOGGING_LEVEL"] == "ERROR"
+    monkeypatch.setenv("VLLM_LOGGING_LEVEL", "INFO")
+    quiet_engine_logs()
+    assert os.environ["VLLM_LOGGING_LEVEL"] == "INFO"

@@ -12,10 +12,19 @@ What runs, and how:
   ``python -m tom_envs...`` run as pasted in a checkout, while whatever they write lands in the tmp folder
   (never the repository). A line runs as written except for the rewrites declared in :data:`REWRITES` and
   :func:`_rewrite`: sizes capped (episodes, horizons, training steps, seeds, timings), a server's URL
-  pointed at the loopback scripted OpenAI-compatible server (``tests/llm/scripted_server.py``), a
-  downloaded or released data folder replaced by the bundled sample, a model folder of your own
-  (``path/to/model``) by the real small model ``smollm2-135m``. A line that cannot run here is skipped only
-  when a pattern of :data:`SKIPS` names why (internet, a cluster, a release clone, a GPU, a make target);
+  pointed at the loopback scripted OpenAI-compatible server (``tests/llm/scripted_server.py``, whose chat
+  rule answers every protocol the docs use; negotiation's parties, mediators and judges from the case the
+  prompt shows: ``tests/llm/negotiation_rule.py``), a downloaded or released data folder replaced by the
+  bundled sample, a model folder of your own (``path/to/model``) by the tests' tiny random Llama
+  (``tests/llm/tiny_model.py``, context for 100 rounds; its replies are garbage, so :data:`TINY_ADDED` bounds
+  the re-asks and falls back, flagged, as docs/results/commands.txt does for the real model), lm-eval's
+  ``pretrained=MODEL`` by the real small model's folder (one question a task, 8-token replies), and
+  ``batch docs/results/commands.txt`` (hours of real-model runs) by a capped copy: the same commands in the
+  same order, capped like a doc line, the real models replaced by the tiny one, the release lines skipped
+  by ``batch`` itself (:func:`capped_batch_file`). The tiny model's lines and that copy run as one ``tom-envs
+  batch`` (:func:`tiny_batch`: the same commands through the same entry point, the engines shared as ``batch``
+  shares them), each line's test passing when every command of its own exited 0. A line that cannot run here is skipped only when a pattern
+  of :data:`SKIPS` names why (internet, a cluster, a release clone, a make target, a recorded session);
   any other line that fails, fails the test. A line that reads what an earlier step wrote (``report
   results``) gets that step first (:data:`SETUPS`). Lines run in one shell session per doc: an ``export``
   or ``NAME=value`` line carries to the doc's later lines, and a line repeated (up to the program's
@@ -37,16 +46,20 @@ spread over workers.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from benchmarks.batch import read_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -63,18 +76,10 @@ SKIPS: list[tuple[str, str]] = [
     (r"\bdata download\b", "needs internet (downloads a release)"),
     (r"--ray-address auto|^ray start\b", "needs a Ray cluster"),
     (r"^git worktree\b|^\(cd /tmp/before\b", "needs a checkout of an older commit (a historical measurement)"),
-    (r"\bbatch docs/results/commands\.txt\b",
-     "plays every family's real-model results (`make results`): hours on CPU; `tom-envs batch` is run by "
-     "tests/test_batch.py"),
     (r"^TOM_ENVS_COMMON_TOM_RELEASE=\S+ \S*python -m pytest\b", "needs a release clone (runs the release's tests)"),
-    (r"--model path/to/model\b|--model /models/",
-     "needs a GPU: a model folder of your own (path/to/model) at the paper's scale; the same vLLM path runs here "
-     "on smollm2-135m (README's `matrix --policy llm --model smollm2-135m` line)"),
-    (r"^\S*(python -m benchmarks|tom-envs) negotiation\b.*--(parties llm|attitudes llm)\b",
-     "LLM parties and attitude judges need replies naming the scenario's own topics: run on the loopback "
-     "server by tests/llm/test_negotiation_llm.py and test_negotiation_parties.py, not by a generic rule"),
-    (r"pretrained=MODEL\b", "needs a model of your own for lm-eval's hf (MODEL); "
-     "tests/llm/test_real_model_harnesses.py runs lm-eval on smollm2-135m"),
+    (r"\bperf llm --model path/to/model\b",
+     "needs a GPU (the doc says so): 100-round episodes and a transformers reference, long on a CPU even for the tiny "
+     "model; tests/llm/test_perf_llm.py runs its measurement on the tiny model at a few rounds"),
     (r"--base-url http://127\.0\.0\.1:42543/v1|base_url=http://127\.0\.0\.1:42543/",
      "a recorded session against a server started by hand on port 42543 (the output shown beside it)"),
 ]
@@ -83,6 +88,7 @@ SKIPS: list[tuple[str, str]] = [
 SETUPS: list[tuple[str, str]] = [
     (r"\breport results\b", ".venv/bin/python -m benchmarks matrix --policy tabular,random --games IPD --episodes 2 "
                             "--horizon 5 --out results"),
+    (r"--include_path tasks/", ".venv/bin/python -m benchmarks export lm-eval tasks/"),
 ]
 
 # Placeholders and folders the docs name, and what runs in their place.
@@ -95,7 +101,7 @@ REWRITES: list[tuple[str, str]] = [
 # Sizes capped: option -> largest value run.
 CAPS = {"--episodes": 2, "--repetitions": 1, "--horizon": 3, "--steps": 128, "--seeds": 1, "--lockstep": 2,
         "--max-episodes": 2, "--train": 40, "--splits": 2, "--limit": 4, "--learner-steps": 0,
-        "--rounds": 1, "--probe-episodes": 2, "--curve-points": 1}
+        "--rounds": 1, "--probe-episodes": 2, "--curve-points": 1, "--max-resamples": 1, "--max-tokens": 16}
 # inspect's task parameters (-T name=value)
 T_CAPS = {"episodes": 1, "horizon": 3}
 
@@ -203,32 +209,107 @@ def _cap(argv: list[str]) -> list[str]:
     return out
 
 
-def _rewrite(line: ShellLine, base_url: str) -> str:
-    """The line as run: placeholders replaced (:data:`REWRITES`), sizes capped (:data:`CAPS`), servers looped back."""
+@dataclass
+class Here:
+    """What a line's rewrite points at: the loopback server, the run folder, the tiny model (built on demand)."""
+
+    base_url: str
+    folder: Path
+    tiny_model: Callable[[], Path]
+
+
+#: Options added to a command that does not give them (its sizes, when the doc leaves them at the default).
+ADDED = {"perf matrix": {"--seconds": "0.02"}, "perf rl": {"--seconds": "0.02", "--steps": "64"},
+         "perf llm": {"--episodes": "2", "--horizon": "2", "--reference-episodes": "1"},
+         "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1", "--curve-points": "1"},
+         "matrix": {"--episodes": "2", "--horizon": "5"}, "persuasion": {"--episodes": "1"},
+         # one case (the smallest: 3 parties x 5 topics) where the line plays the six built-in ones
+         "negotiation": {"--episodes": "1", "--scenarios": "hopkins_hmo"}, "common-ground": {"--episodes": "1"},
+         # the population's pairings at 2 episodes of each task's own horizon (one --horizon for every id
+         # would leave the range of some: negotiation's turn budget is at least 20), the learner left out
+         "crossplay": {"--episodes": "2", "--learner-steps": "0"},
+         # one round of the smallest rollout, a couple of episodes per checkpoint
+         "selfplay": {"--rounds": "1", "--steps": "128", "--seeds": "1", "--episodes": "2", "--probe-episodes": "2"},
+         # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
+         "demo": {"--episodes": "2", "--no-real-model": ""}}
+#: Added to a command run on the tiny random Llama (a model folder of your own, :data:`OWN_MODEL`): its replies are
+#: garbage, so a reply that does not parse is re-asked once and then falls back (flagged, counted), as every line of
+#: docs/results/commands.txt does for the real small model; what runs is the command's whole path.
+TINY_ADDED = {"--fallback": "random", "--max-resamples": "1", "--max-tokens": "16"}
+#: A model folder of your own in the docs, and the real models known by a short name (in a batch file).
+OWN_MODEL = re.compile(r"(?<![\w/])path/to/model\b")
+KNOWN_MODELS = ("smollm2-135m", "gemma3-270m")
+#: lm-eval's hf model on a model of your own: run on the real small model's folder, a question a task, short replies
+LM_EVAL_MODEL = re.compile(r"pretrained=MODEL\b")
+LM_EVAL_ADDED = {"--limit": "1", "--gen_kwargs": "max_gen_toks=8", "--device": "cpu"}
+#: ``batch FILE`` of a shipped commands file: run on a capped copy (:func:`capped_batch_file`).
+BATCH_FILE = re.compile(r"(?<![\w/])(docs/results/commands\.txt)\b")
+
+
+def _rewrite(line: ShellLine, here: Here) -> str:
+    """The line as run: placeholders replaced (:data:`REWRITES`), sizes capped (:data:`CAPS`), servers looped back,
+    a model folder of your own by the tiny random Llama, a shipped batch file by its capped copy."""
     text = line.text
     for name, value in line.env.items():
         text = text.replace(f"${name}", value)
     for pattern, value in REWRITES:
         text = re.sub(pattern, value, text)
-    text = re.sub(r"http://(127\.0\.0\.1|10\.0\.0\.5):\d+/v1", base_url, text)
-    argv = _cap(shlex.split(text))
-    command = _command(argv)
-    added = {"perf matrix": {"--seconds": "0.02"}, "perf rl": {"--seconds": "0.02", "--steps": "64"},
-             "perf llm": {"--episodes": "2", "--horizon": "2", "--reference-episodes": "1"},
-             "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1", "--curve-points": "1"},
-             "matrix": {"--episodes": "2", "--horizon": "5"}, "persuasion": {"--episodes": "1"},
-             "negotiation": {"--episodes": "1"}, "common-ground": {"--episodes": "1"},
-             # the population's pairings at 2 episodes of each task's own horizon (one --horizon for every id
-             # would leave the range of some: negotiation's turn budget is at least 20), the learner left out
-             "crossplay": {"--episodes": "2", "--learner-steps": "0"},
-             # one round of the smallest rollout, a couple of episodes per checkpoint
-             "selfplay": {"--rounds": "1", "--steps": "128", "--seeds": "1", "--episodes": "2", "--probe-episodes": "2"},
-             # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
-             "demo": {"--episodes": "2", "--no-real-model": ""}}.get(command, {})
+    text = re.sub(r"http://(127\.0\.0\.1|10\.0\.0\.5):\d+/v1", here.base_url, text)
+    if m := BATCH_FILE.search(text):
+        copy = capped_batch_file(ROOT / m.group(1), here.folder / "commands.capped.txt", here.tiny_model())
+        text = text.replace(m.group(1), str(copy))
+    tiny = bool(OWN_MODEL.search(text))
+    if tiny:
+        text = OWN_MODEL.sub(str(here.tiny_model()), text)
+    argv = _sized(shlex.split(text), tiny)
+    if LM_EVAL_MODEL.search(text):
+        from policies.llm.models import DEFAULT_MODEL, resolve_model
+
+        argv = [LM_EVAL_MODEL.sub(f"pretrained={resolve_model(DEFAULT_MODEL)},dtype=float32", w) for w in argv]
+        argv += [x for option, value in LM_EVAL_ADDED.items() if option not in argv for x in (option, value)]
+    return shlex.join(argv)
+
+
+def _sized(argv: list[str], tiny: bool = False) -> list[str]:
+    """``argv`` capped (:data:`CAPS`) with the sizes it leaves at the default added (:data:`ADDED`; on the tiny
+    model :data:`TINY_ADDED` too, where the command has LLM options)."""
+    argv = _cap(argv)
+    added = dict(ADDED.get(_command(argv), {}))
+    if "--repetitions" in argv:  # (persuasion's QA passes: --episodes would count them twice)
+        added.pop("--episodes", None)
+    if _command(argv) == "negotiation" and "--parties" in argv:  # LLM parties: the shorter of the two turn budgets
+        added.setdefault("--budget", "paper")
+    if tiny and _command(argv) in TINY_COMMANDS:  # (perf llm scores labels: nothing to parse)
+        added |= TINY_ADDED
     for option, value in added.items():
         if option not in argv:
             argv += [option, value] if value else [option]
-    return shlex.join(argv)
+    return argv
+
+
+#: the commands with the options of :data:`TINY_ADDED` (``--max-tokens``: a cap on every generated reply)
+TINY_COMMANDS = ("matrix", "persuasion", "negotiation", "common-ground")
+
+
+def capped_batch_file(source: Path, copy: Path, model: Path) -> Path:
+    """``source`` (a batch file such as docs/results/commands.txt, hours of real-model runs) as the docs test runs
+    it: the same commands in the same order, each capped like a doc line (:func:`_sized`), the real models it
+    names (:data:`KNOWN_MODELS`) replaced by ``model`` (the tiny random Llama: one engine for every LLM line, as in
+    the real batch; the figures are not the point, the path is), records under the run folder (``--out
+    records``). Lines reading a release (``${TOM_ENVS_..._RELEASE}``) are skipped by ``batch`` itself, the
+    variables being unset for the run (:func:`_env`)."""
+    lines = []
+    for number, argv in read_commands(source):
+        argv = ["tom-envs", *argv]
+        tiny = False
+        for i, word in enumerate(argv[:-1]):
+            if word == "--model" and argv[i + 1] in KNOWN_MODELS:
+                argv[i + 1], tiny = str(model), True
+            if word == "--out":
+                argv[i + 1] = "records"
+        lines.append(f"# {source.name}:{number}\n{shlex.join(_sized(argv, tiny))}")
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return copy
 
 
 def _command(argv: list[str]) -> str:
@@ -247,12 +328,20 @@ def _needs_real_model(line: ShellLine) -> bool:
         and not re.search(r"(benchmarks|tom-envs) model (path|list|verify)\b", line.text)
 
 
+def _long(line: ShellLine) -> bool:
+    """A line that starts an engine or a model (the real one, the tiny one, lm-eval's hf) or plays a batch."""
+    return _needs_real_model(line) or bool(OWN_MODEL.search(line.text) or BATCH_FILE.search(line.text)
+                                           or LM_EVAL_MODEL.search(line.text) or "--parties llm" in line.text)
+
+
 def _params(items, where):
     params = []
     for item in items:
         real = isinstance(item, ShellLine) and _needs_real_model(item)  # started early (tests/conftest.py)
-        marks = [pytest.mark.xdist_group("docs-real-model" if real else f"docs:{item.where}")]
-        if isinstance(item, ShellLine) and (_needs_real_model(item) or re.search(r"\brl\b|\binspect eval\b", item.text)):
+        tiny = isinstance(item, ShellLine) and _on_tiny_engine(item)  # one batch, one worker (tiny_batch)
+        marks = [pytest.mark.xdist_group("docs-real-model" if real else "docs-tiny-model" if tiny
+                                         else f"docs:{item.where}")]
+        if isinstance(item, ShellLine) and (_long(item) or re.search(r"\brl\b|\binspect eval\b", item.text)):
             marks.append(pytest.mark.slow)
         params.append(pytest.param(item, id=where(item), marks=marks))
     return params
@@ -289,6 +378,20 @@ def test_the_docs_have_examples_to_run():
     assert any(line.text.startswith("tom-envs --version") for line in SHELL_LINES)
 
 
+def test_the_negotiation_rule_reads_every_case_from_the_prompt():
+    """The loopback server's negotiation replies name the topics, options and parties the prompt shows, for any case."""
+    from policies.negotiation.llm.parties import topics_text
+    from tests.llm.negotiation_rule import parties_in, topics_in
+    from tom_envs.negotiation.render import seat_text
+    from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, resolve_scenario
+
+    for name in BUILTIN_SCENARIOS:
+        sc = resolve_scenario(name)
+        topics = [(t.name, list(t.labels)) for t in sc.topics]
+        assert topics_in(seat_text(sc, "mediator", None, [], 10)) == topics == topics_in(topics_text(sc)), name
+        assert parties_in(seat_text(sc, "mediator", None, [], 10)) == [p.name for p in sc.parties], name
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
     """A tmp folder that looks like a checkout to a pasted line: .venv, docs, tests (links)."""
@@ -322,6 +425,7 @@ def server():
 
 def _reply(content: str, seed) -> str:
     """A well-formed reply for whichever protocol asks (the tests' own rules where they exist), else a letter."""
+    from tests.llm.negotiation_rule import negotiation_reply
     from tests.test_inspect import live_rule
 
     if m := re.search(r"'Answer: <action>', where <action> is one of: ([^,.\s]+)", content):
@@ -330,6 +434,8 @@ def _reply(content: str, seed) -> str:
         return "A: CT+\nB: CT+"  # common ground's belief labels
     if content.startswith("Which persuasion principle") or "Line:" in content and "Desire:" in content:
         return live_rule(content, seed)
+    if (reply := negotiation_reply(content, seed)) is not None:
+        return reply  # parties, mediators and judges of whichever case the line plays, read from the prompt
     if re.search(r"\bYes or No\b|answer yes or no|\(Yes/No\)", content, flags=re.I):
         return "Yes."
     return "A"
@@ -359,25 +465,87 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> sub
 
 @pytest.mark.parametrize("block", _params(PYTHON_BLOCKS, lambda b: b.where))
 def test_python_block_runs_alone(block, tmp_path):
-    run = _run([sys.executable, "-c", block.text], tmp_path, _env(tmp_path), timeout=150)
+    run = _run([sys.executable, "-c", block.text], tmp_path, _env(tmp_path), timeout=300)  # (a bound for a hang)
     assert run.returncode == 0, f"{block.where} fails pasted alone:\n{run.stderr[-3000:]}"
 
 
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    """The tests' tiny random Llama (tests/llm/tiny_model.py) with context for 100 rounds: a model folder of your
+    own in the docs (``path/to/model``) runs on it."""
+    from tests.llm.tiny_model import LONG_POSITIONS, build_tiny_llama
+
+    return build_tiny_llama(tmp_path_factory.mktemp("tiny-model"), positions=LONG_POSITIONS)
+
+
+def _on_tiny_engine(line: ShellLine) -> bool:
+    """A line played in the one shared batch on the tiny model (:func:`tiny_batch`)."""
+    return bool(OWN_MODEL.search(line.text) or BATCH_FILE.search(line.text))
+
+
+@pytest.fixture(scope="module")
+def tiny_batch(workdir, tiny_model, tmp_path_factory) -> dict:
+    """Every line on the tiny model (``path/to/model``) and the capped copy of a shipped batch file, played as one
+    ``tom-envs batch`` (the same commands through the same entry point, in one process): the vLLM engines are
+    shared by every command of the same LLM options, as ``batch`` shares them for ``make results``, instead of
+    one start each (most of a short line's time on a CPU). Returns ``{doc line: {"commands": [(batch line,
+    argv)], "exit": {batch line: status}}, "stderr": ...}``."""
+    here = tmp_path_factory.mktemp("tiny-batch")
+    for name in (".venv", "docs", "tests"):
+        (here / name).symlink_to((workdir / name).resolve())
+    context = Here("", here, lambda: tiny_model)
+    lines, owners, number = [], {}, 0
+    for line in SHELL_LINES:
+        if skip_reason(line) or not _on_tiny_engine(line):
+            continue
+        argv = shlex.split(_rewrite(line, context))
+        if BATCH_FILE.search(line.text):
+            commands = [["tom-envs", *a] for _, a in read_commands(Path(argv[-1]))]
+        else:
+            commands = [["tom-envs", *argv[argv.index("benchmarks") + 1:]] if "benchmarks" in argv else argv]
+        for command in commands:
+            lines += [f"# {line.where}", shlex.join(command)]
+            number += 2
+            owners.setdefault(line.where, []).append(number)
+    batch = here / "docs-tiny.batch.txt"
+    batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {k: v for k, v in _env(here).items() if not re.fullmatch(r"TOM_ENVS_\w+_RELEASE", k)}
+    run = _run([str(VENV_BIN / "python"), "-m", "benchmarks", "batch", str(batch), "--format", "json"], here, env,
+               timeout=1500)
+    try:
+        done = {c["line"]: c["exit"] for c in json.loads(run.stdout)["commands"]}
+    except (ValueError, KeyError):
+        done = {}
+    return {"owners": owners, "exit": done, "file": lines, "stderr": run.stderr, "rc": run.returncode}
+
+
 @pytest.mark.parametrize("line", _params(SHELL_LINES, lambda s: s.where))
-def test_shell_line_runs(line, workdir, server, tmp_path):
+def test_shell_line_runs(line, workdir, server, tmp_path, request):
     reason = skip_reason(line)
     if reason:
         pytest.skip(f"{line.where}: {reason}")
+    if _on_tiny_engine(line):
+        batch = request.getfixturevalue("tiny_batch")
+        mine = batch["owners"][line.where]
+        bad = {n: batch["exit"].get(n, "not run (the batch stopped before it)") for n in mine
+               if batch["exit"].get(n) != 0}
+        assert not bad, (f"{line.where} does not run as written in the tiny model's batch: "
+                         + "; ".join(f"`{batch['file'][n - 1]}`: exit {why}" for n, why in bad.items())
+                         + f"\n{batch['stderr'][-4000:]}")
+        return
     here = tmp_path / "run"
     here.mkdir()
     for name in (".venv", "docs", "tests"):
         (here / name).symlink_to((workdir / name).resolve())
-    command = _rewrite(line, server.url)
+    command = _rewrite(line, Here(server.url, here, lambda: request.getfixturevalue("tiny_model")))
     for pattern, setup in SETUPS:
         if re.search(pattern, line.text):
             done = _run(["bash", "-c", setup], here, _env(here), timeout=150)
             assert done.returncode == 0, f"the setup of {line.where} failed:\n$ {setup}\n{done.stderr[-2000:]}"
     exported = {k: re.sub(r"http://127\.0\.0\.1:\d+/v1", server.url, v) for k, v in line.env.items()}
-    run = _run(["bash", "-c", command], here, _env(here, exported), timeout=480 if _needs_real_model(line) else 150)
+    env = _env(here, exported)
+    if BATCH_FILE.search(line.text):  # the batch's release lines are skipped (they read a whole release)
+        env = {k: v for k, v in env.items() if not re.fullmatch(r"TOM_ENVS_\w+_RELEASE", k)}
+    run = _run(["bash", "-c", command], here, env, timeout=480 if _long(line) else 300)  # (bounds for a hang)
     assert run.returncode == 0, (f"{line.where} does not run as written (rc {run.returncode}):\n$ {command}\n"
                                  f"{run.stdout[-1500:]}\n{run.stderr[-3000:]}")

@@ -193,6 +193,14 @@ def test_a_batched_policy_with_its_own_batch_state_plays_in_lockstep():
     (["common-ground", "--policy", "llm-release", "--model", "m", "--max-resamples", "2"],
      "--max-resamples does nothing without --policy llm or llm-beliefs"),
     (["persuasion", "--env", "live", "--no-scoring"], "--scoring does nothing with --env live"),
+    # issue 44's second sweep: persuasion and negotiation took the LLM options with no LLM anywhere
+    (["persuasion", "--env", "qa", "--policy", "random", "--qa-mode", "cot"], "--qa-mode does nothing without --policy llm"),
+    (["persuasion", "--env", "qa", "--policy", "random", "--no-scoring"], "--scoring does nothing without --policy llm"),
+    (["persuasion", "--env", "qa", "--policy", "random", "--max-tokens", "5"], "--max-tokens does nothing without an LLM"),
+    (["persuasion", "--env", "live", "--policy", "random", "--backend", "openai"], "--backend does nothing without an LLM"),
+    (["persuasion", "--env", "both", "--model", "m"], "--model does nothing without an LLM"),
+    (["negotiation", "--policy", "social", "--backend", "openai"], "--backend does nothing without an LLM part"),
+    (["negotiation", "--policy", "social", "--max-tokens", "5"], "--max-tokens does nothing without an LLM part"),
 ])
 def test_an_option_that_would_do_nothing_is_a_named_error(argv, message, tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path)]) == 2
@@ -213,6 +221,9 @@ BAD_LINES = [
     "negotiation --policy nope", "rl --env tom/Nope-v0", "rl --env tom/IPD-v0 --split nope",
     "rl --env tom/IPD-v0 --env-kwargs {{bad", "report {empty}", "report {empty}/none", "batch {empty}/none.txt",
     "export lm-eval {empty}/x --family nope",
+    # issue 44's second sweep (named errors that said the wrong thing, or a raw OS message)
+    "common-ground --data-dir {file}", "negotiation --scenarios {empty}", "common-ground --export-beliefs {file}/x.jsonl",
+    "common-ground --export-beliefs {empty}",
 ]
 
 
@@ -231,3 +242,55 @@ def test_a_bad_command_line_is_a_named_error_never_a_silent_run(line, tmp_path, 
     err = capsys.readouterr().err
     assert code == 2 and "error" in err and "Traceback" not in err, (line, code, err[-300:])
     assert not list((tmp_path / "res").rglob("*.jsonl")) if (tmp_path / "res").exists() else True
+
+
+#: the second sweep's messages that must say what was wrong (a file for a folder, a folder for a file)
+@pytest.mark.parametrize("line, message", [
+    ("common-ground --data-dir {file}", "is a file, not a folder"),
+    ("negotiation --scenarios {empty}", "is a folder, not a scenario file"),
+    ("common-ground --export-beliefs {file}/x.jsonl", "which is a file; give a path under a folder"),
+    ("common-ground --export-beliefs {empty}", "is a folder; give a file path"),
+])
+def test_a_path_of_the_wrong_kind_is_named_for_what_it_is(line, message, tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    argv = line.format(file=tmp_path / "file", empty=tmp_path / "empty").split()
+    try:
+        code = main([*argv, "--out", str(tmp_path / "res")])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def _api_cases(tmp_path):
+    from benchmarks.runner import play, play_lockstep
+    from policies.llm import OpenAIBackend
+    from policies.matrix.scripted import RandomPolicy
+    from wrappers import JSONLEpisodeLog, TextObservation
+
+    (tmp_path / "file").write_text("x")
+
+    def ipd():
+        return ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=3))
+
+    return {
+        "an empty served model name": lambda: OpenAIBackend("http://127.0.0.1:9/v1", " "),
+        "a seed that is text (play)": lambda: play(ipd(), RandomPolicy("IPD"), "x"),
+        "a seed that is text (lockstep)": lambda: play_lockstep([ipd()], RandomPolicy("IPD"), ["a"]),
+        "an episode log inside a file": lambda: JSONLEpisodeLog(gym.make("tom/IPD-v0"), tmp_path / "file" / "x.jsonl"),
+        "a text option the env does not have": lambda: TextObservation(gym.make("tom/IPD-v0"), nope=1),
+    }
+
+
+@pytest.mark.parametrize("case, error, message", [
+    ("an empty served model name", "InvalidRequest", "model must be the served model's name"),
+    ("a seed that is text (play)", "RunnerError", "an episode's seed is a whole number"),
+    ("a seed that is text (lockstep)", "RunnerError", "an episode's seed is a whole number"),
+    ("an episode log inside a file", "TomEnvsError", "is a file, not a folder"),
+    ("a text option the env does not have", "TomEnvsError", "text form does not take these options (nope)"),
+])
+def test_the_api_names_what_the_second_sweep_found(case, error, message, tmp_path):
+    """Once a raw TypeError / ValueError / FileExistsError, or (the served model name) accepted silently."""
+    with pytest.raises(TomEnvsError) as caught:
+        _api_cases(tmp_path)[case]()
+    assert type(caught.value).__name__ == error and message in str(caught.value)

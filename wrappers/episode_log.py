@@ -62,6 +62,10 @@ class JSONLEpisodeLog(gym.Wrapper):
         if self.path.is_dir():
             raise TomEnvsError(f"JSONLEpisodeLog needs a file path, got the folder {str(self.path)!r} (e.g. "
                                f"{str(self.path / 'episodes.jsonl')!r})")
+        blocking = next((p for p in self.path.parents if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            raise TomEnvsError(f"JSONLEpisodeLog cannot write {str(self.path)!r}: {str(blocking)!r} is a file, not a "
+                               "folder; give a path under a folder")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._episode = -1
         self._record: dict[str, Any] | None = None

@@ -47,7 +47,12 @@ class TextObservation(gym.Wrapper):
             raise TomEnvsError(f"TextObservation needs an env with a text() method, got {base!r}")
         self.text_options = dict(text_options)
         if callable(getattr(base, "text_space", None)):
-            self.observation_space = base.text_space(**self.text_options)
+            try:
+                self.observation_space = base.text_space(**self.text_options)
+            except TypeError as exc:  # an option the env's text form does not have
+                raise TomEnvsError(f"{type(base).__name__}'s text form does not take these options "
+                                   f"({', '.join(self.text_options)}): {exc}; see {type(base).__name__}.text for the "
+                                   "ones it takes") from None
         elif self.text_options:
             raise TomEnvsError(f"{type(base).__name__} renders one text and takes no text options; got "
                                f"{', '.join(self.text_options)} (leave them out)")

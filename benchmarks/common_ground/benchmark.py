@@ -79,7 +79,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from benchmarks.common_ground import llm as common_ground_llm
 from benchmarks.cli import Applies, add_run_options, declare_applies
-from benchmarks.cli_types import comma_list, output_dir, split_list
+from benchmarks.cli_types import comma_list, output_dir, output_file, split_list
 from benchmarks.family import Benchmark, Job, Part, register
 from benchmarks.family_command import Context
 from benchmarks.family_command import play as play_command
@@ -123,7 +123,7 @@ OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("--counts", {"action": "store_true",
                   "help": "print the data folder's counts in the layout of 003's Table 2 (questions by split and "
                           "answer) and Table 5 (by the speakers' labels), beside the published ones, and stop"}),
-    ("--export-beliefs", {"metavar": "OUT", "default": None,
+    ("--export-beliefs", {"metavar": "OUT", "default": None, "type": output_file,
                           "help": "write belief-prediction training data of --split to the JSONL file OUT (one line "
                                   "per event and sentence: context per --context, event, the predictor's prompt and "
                                   "target, the gold labels) and stop"}),

@@ -101,9 +101,25 @@ def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progres
 REAL_MODEL_CELL = {"game": "IPD", "partners": "tit_for_tat", "strategy": "lm", "horizon": 20, "episodes": 2}
 
 
+#: vLLM's own log level in the demo, unless the user set ``VLLM_LOGGING_LEVEL`` (``VLLM_LOGGING_LEVEL=INFO`` brings
+#: back the engine's ~50 start-up lines, its notes on the CPU build's missing kernels among them); the demo's
+#: progress lines are its own and stay visible.
+DEMO_VLLM_LOGGING_LEVEL = "ERROR"
+
+
+def quiet_engine_logs() -> None:
+    """Keep vLLM's start-up log (INFO lines) out of the demo's output, where the user has not asked for a level.
+    Set before vLLM is imported (it reads the level once, at import; its engine processes inherit it)."""
+    import os
+
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", DEMO_VLLM_LOGGING_LEVEL)
+
+
 def real_model_cell(out: Path, seed: int, progress: bool, say) -> list[dict]:
     """The real small model (``smollm2-135m``, :mod:`policies.llm.models`) on :data:`REAL_MODEL_CELL`, in vLLM in
-    this process, printed beside tabular, random and the oracle on the same cell and horizon; returns all rows."""
+    this process (its log at ERROR unless ``VLLM_LOGGING_LEVEL`` is set: :func:`quiet_engine_logs`), printed
+    beside tabular, random and the oracle on the same cell and horizon; returns all rows."""
+    quiet_engine_logs()  # before anything imports vLLM
     import argparse
 
     from benchmarks.cli_backends import build_backend

@@ -42,7 +42,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import add_run_options
+from benchmarks.cli import Applies, add_run_options, declare_applies
 from benchmarks.cli_llm import add_llm_options, llm_settings
 from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.family import Benchmark, Part, register
@@ -133,6 +133,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="the cap on every generated reply of every LLM part (default: each part's own: 256 "
                             "tokens, 5000 for the behaviour judge, as the release); a short cap keeps a small model that never stops "
                             "from spending minutes per decision")
+    declare_applies(parser, {dest: Applies("without an LLM part (--policy llm-*, --parties llm*, --attitudes llm, "
+                                           "--mi-judge llm, --agreement llm or --behaviour-judge)", when=uses_llm)
+                             for dest in ("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples",
+                                          "engine_arg", "timeout", "max_retries", "retry_budget", "max_tokens")})
     for action in parser._actions:  # each LLM part has its own default number of re-asks
         if action.dest == "max_resamples":
             action.default = None
@@ -310,11 +314,16 @@ def cells(args: argparse.Namespace) -> list[NegotiationCell]:
                         scenarios=tuple(scenario_list(args.scenarios))))
 
 
+def uses_llm(args: argparse.Namespace) -> bool:
+    """Whether an LLM decides, reads or judges anything on this command line (else its LLM options do nothing)."""
+    return bool(any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
+                or args.mi_judge == "llm" or args.parties != "scripted"
+                or getattr(args, "agreement", "structural") == "llm" or getattr(args, "behaviour_judge", None))
+
+
 def _ident(args: argparse.Namespace) -> dict[str, Any]:
     """Which LLM decides, reads or judges (none: empty)."""
-    if not (any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
-            or args.mi_judge == "llm" or args.parties != "scripted"
-            or getattr(args, "agreement", "structural") == "llm" or getattr(args, "behaviour_judge", None)):
+    if not uses_llm(args):
         return {}
     ident = {**llm_settings(args).identity(), "fallback": args.fallback}  # the one run identity (benchmarks.cli)
     if args.max_resamples is not None:  # keyed only when set: runs with each part's default keep their keys

@@ -38,8 +38,8 @@ policies that read no prompt) and ``prompt_file``; the table prints it. Policies
 each question and its description only (:class:`benchmarks.qa_llm.QuestionView`): no answer, no
 feedback. ``--env live`` runs the live persuasion env instead (``--policy random,oracle``, ...),
 one row per persuader (``--episodes`` of them, default 300); ``--env both`` prints both lists
-(every row has an ``env`` key; there ``--repetitions`` sets the QA passes and ``--episodes`` the
-live episodes). Every episode is played by the evaluation runner (:mod:`benchmarks.runner`); the
+(every row has an ``env`` key; there ``--policy`` names the answerers, ``--live-policy`` the persuaders,
+``--repetitions`` sets the QA passes and ``--episodes`` the live episodes). Every episode is played by the evaluation runner (:mod:`benchmarks.runner`); the
 live env is wrapped in the ToM recorder, which scores the desire and attitude predictions.
 
 An LLM answers the QA questions with ``--policy llm`` (the generic
@@ -77,12 +77,13 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from benchmarks.cli import add_run_options
+from benchmarks.cli import Applies, add_run_options, declare_applies
 from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.family import Benchmark, Part, register
 from benchmarks.family_command import Context, play
 from benchmarks.qa_llm import LLM_POLICY, add_qa_llm_options
-from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, PersuasionBenchmarkError,  # noqa: F401
+from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, LLM_PERSUADER,  # noqa: F401
+                                        PersuasionBenchmarkError,
                                         add_live_arguments, check_env_options, format_live_table, live_rows,
                                         play_episode, policy_seed)
 from benchmarks.persuasion.published import PUBLISHED
@@ -109,8 +110,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     episodes_help=f"live: episodes per persuader (default {LIVE_EPISODES}); with --env qa and no "
                                   f"--repetitions: full passes over the dialogues (default {QA_REPETITIONS})",
                     seed_help="live episode i uses seed + i; dialogue i of pass r uses seed + r * 1000003 + i",
-                    policy_help=f"comma-separated; qa: {', '.join([*QA_POLICIES, LLM_POLICY])}; "
-                                f"live: {', '.join(LIVE_POLICIES)}")
+                    policy_help=f"comma-separated; qa (and the questions of --env both): "
+                                f"{', '.join([*QA_POLICIES, LLM_POLICY])}; live: {', '.join(LIVE_POLICIES)}")
     parser.add_argument("--data-dir", default=None, help="folder with the published files (default: bundled sample)")
     parser.add_argument("--live-policy", type=comma_list(name="persuader"), default="random,oracle",
                         help="persuaders for --env both")
@@ -133,14 +134,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by-stage", action="store_true",
                         help="qa: also print 001's Figure 3 layout (accuracy and share of errors by dialogue stage)")
     add_qa_llm_options(parser)
+    declare_applies(parser, applicability())
     for action in parser._actions:  # --max-tokens also caps the live LLM persuader's lines
         if action.dest == "max_tokens":
             action.help = f"{action.help[:-1]}; live: the LLM persuader's lines, default 160)"
 
 
+def _qa_llm(args: argparse.Namespace) -> bool:
+    return args.env in ("qa", "both") and LLM_POLICY in split_list(args.policy)
+
+
+def _live_llm(args: argparse.Namespace) -> bool:
+    persuaders = split_list(args.policy if args.env == "live" else args.live_policy)
+    return args.env in ("live", "both") and (LLM_PERSUADER in persuaders or args.reader == "llm")
+
+
+def applicability() -> dict[str, Applies]:
+    """When the LLM options act (:class:`benchmarks.cli.Applies`): the backend's with an LLM anywhere (the QA
+    answerer, the live persuader, the reader), the QA answerer's own (``--qa-mode``, ``--scoring``) with ``--policy
+    llm`` under ``--env qa`` or ``both`` (under ``--env live`` :func:`check_env_options` names them)."""
+    anywhere = Applies("without an LLM (--env qa --policy llm; --env live --policy llm or --reader llm; --env both "
+                       "--policy llm, --live-policy llm or --reader llm)", when=lambda args: _qa_llm(args) or _live_llm(args))
+    answerer = Applies("without --policy llm", when=lambda args: args.env == "live" or _qa_llm(args))
+    return {**{dest: anywhere for dest in ("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback",
+                                           "max_resamples", "scoring_path", "engine_arg", "timeout", "max_retries",
+                                           "retry_budget", "max_tokens")},
+            "qa_mode": answerer, "scoring": answerer}
+
+
 def play_qa(args: argparse.Namespace, context: Context) -> tuple[list[dict[str, Any]], dict]:
     """The QA part (``--env qa`` or ``both``): 001's Tables 5/6 rows, one per question type and policy."""
-    names = split_list(args.policy) if args.env == "qa" else ["random"]
+    names = split_list(args.policy)  # with --env both too: --policy answers, --live-policy persuades
     check_qa_policies(names)
     repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
     prompts = authors_prompts(args.protocol, args.data_dir, getattr(args, "authors_prompts", None))

@@ -102,6 +102,9 @@ class OpenAIBackend(ServerScoring, RetryingCalls, Backend):
         if max_retries < 0 or retry_budget_s < 0 or backoff_base < 0:
             raise InvalidRequest("max_retries, retry_budget_s and backoff_base must be >= 0.")
         _check_base_url(base_url)
+        if not isinstance(model, str) or not model.strip():
+            raise InvalidRequest(f"model must be the served model's name (as the server's /v1/models lists it), got "
+                                 f"{model!r}")
         openai = import_optional("openai", "llm-cpu", "OpenAIBackend")
         self.base_url = base_url
         self.model = model

@@ -387,7 +387,8 @@ def scan(data_dir: str | Path | None = None) -> DataFolder:
     """
     root = Path(data_dir) if data_dir is not None else SAMPLE_DATA_DIR
     if not root.is_dir():
-        raise DatasetError(f"{root}: no such folder; pass the data folder of the Common-ToM repository (with cg/ and questions/)")
+        what = "is a file, not a folder" if root.exists() else "no such folder"
+        raise DatasetError(f"{root}: {what}; pass the data folder of the Common-ToM repository (with cg/ and questions/)")
     corpus = _files(root / "cg", _CORPUS_NAME, "*.tsv")
     questions = _files(root / "questions", _QUESTION_NAME, "*.csv.gz")
     if not corpus and not questions:

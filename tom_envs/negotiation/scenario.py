@@ -268,7 +268,8 @@ class Scenario(BaseModel):
         """Load a scenario JSON file (see the module docstring for the format)."""
         p = Path(path)
         if not p.is_file():
-            raise ScenarioError(f"{p}: no such scenario file; pass a path to a JSON file or one of the built-in "
+            what = "is a folder, not a scenario file" if p.is_dir() else "no such scenario file"
+            raise ScenarioError(f"{p}: {what}; pass a path to a JSON file or one of the built-in "
                                 f"names {', '.join(BUILTIN_SCENARIOS)}")
         try:
             data = json.loads(p.read_bytes().decode("utf-8"))
