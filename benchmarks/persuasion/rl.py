@@ -158,21 +158,25 @@ def references(env_id: str, split: str, seeds: Sequence[int], **env_kwargs: Any)
 
 
 def exact_rows(env_id: str, split: str, seeds: Sequence[int], template: Row,
-               env_kwargs: dict[str, Any] | None = None) -> list[Row]:
+               env_kwargs: dict[str, Any] | None = None, exact: dict[str, str] | None = None,
+               make: Any = None) -> list[Row]:
     """The env's exact references of episodes ``seeds`` (read at reset: they depend on the family drawn and
-    the split's prior only) as rows shaped like ``template``, the success being the reference's value."""
+    the split's prior only) as rows shaped like ``template``, the success being the reference's value;
+    ``exact``: ``tom_outcome()`` key -> row name (default :data:`EXACT`), ``make``: the task's ``make_env``
+    (default this module's)."""
     from tom_envs.stats import mean_ci95
 
-    env = make_env(env_id, split, **(env_kwargs or {}))
-    values: dict[str, list[float]] = {key: [] for key in EXACT}
+    exact = EXACT if exact is None else exact
+    env = (make or make_env)(env_id, split, **(env_kwargs or {}))
+    values: dict[str, list[float]] = {key: [] for key in exact}
     for seed in seeds:
         env.reset(seed=seed)
         out = env.unwrapped.tom_outcome()
-        for key in EXACT:
+        for key in exact:
             values[key].append(float(out[key]))
     env.close()
     rows = []
-    for key, name in EXACT.items():
+    for key, name in exact.items():
         mean, ci = mean_ci95(values[key])
         rows.append({**template, "policy": name, "success": mean, "success_ci": ci, "tom_accuracy": None,
                      "tom_accuracy_ci": None, "tom_source": "exact value of the split's prior (no agent)",

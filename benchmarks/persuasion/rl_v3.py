@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.persuasion.rl import SPLITS, EpisodeReturn, SplitFamilies, split_of
+from benchmarks.persuasion.rl import SPLITS, EpisodeReturn, SplitFamilies, exact_rows, split_of
 from benchmarks.rl import RLTask, Row
 from tom_envs.errors import TomEnvsError
 
@@ -72,33 +72,13 @@ def references(env_id: str, split: str, seeds: Sequence[int], **env_kwargs: Any)
                        if name == "bayes" else "the persuader's own prediction (the last reply)"
                        if name in ("memoryless", "echo") else None) for name in REFERENCES}
     rows = reference_rows(LIVE_V3, env_id, split, seeds, policies, "persuasion", env_kwargs)
-    return _exact_rows(env_id, split, seeds, rows[0], env_kwargs) + rows
+    return exact_rows(env_id, split, seeds, rows[0], env_kwargs, EXACT, make_env) + rows
 
 
 def _on_split(cls: Any, split: str) -> Any:
     """A factory of ``cls`` planning with the split's families (their prior is the split's)."""
     families = {f.name: f for f in split_families(split)}
     return lambda: cls(families=families)
-
-
-def _exact_rows(env_id: str, split: str, seeds: Sequence[int], template: Row, env_kwargs: dict[str, Any]) -> list[Row]:
-    from tom_envs.stats import mean_ci95
-
-    env = make_env(env_id, split, **env_kwargs)
-    values: dict[str, list[float]] = {key: [] for key in EXACT}
-    for seed in seeds:
-        env.reset(seed=seed)
-        out = env.unwrapped.tom_outcome()
-        for key in EXACT:
-            values[key].append(float(out[key]))
-    env.close()
-    rows = []
-    for key, name in EXACT.items():
-        mean, ci = mean_ci95(values[key])
-        rows.append({**template, "policy": name, "success": mean, "success_ci": ci, "tom_accuracy": None,
-                     "tom_accuracy_ci": None, "tom_source": "exact value of the split's prior (no agent)",
-                     "per_seed": []})
-    return rows
 
 
 LIVE_V3 = RLTask(

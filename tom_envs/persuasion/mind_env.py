@@ -103,6 +103,21 @@ def parse_utterance_action(action: Any) -> tuple[int | None, str | None]:
     return int(action), text
 
 
+class LiveText:
+    """What every live persuasion env renders and reveals alike: ``render`` (the prompt text, ``"ansi"``) and
+    ``tom_truth`` (the hidden state the last step acted on; empty after a reset)."""
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
+            return None
+        return self.text() if self._started else ""
+
+    def tom_truth(self) -> dict[str, int]:
+        """The hidden state before the last step (the env's ToM targets); empty after a reset."""
+        return dict(self._truth)
+
+
 class MindSetup:
     """What a live-persuasion env checks and sets up at construction, by its ``version``
     (:class:`~tom_envs.persuasion.versions.MindVersion`). Shared by the single-seat and the two-seat env."""
@@ -159,7 +174,7 @@ MIND_PUBLIC = ("obs[0]", "obs[1]", "obs[2]", "obs[3]", "obs[4]", "info.turn", "i
                "info.left")
 
 
-class PersuasionMindEnv(MindSetup, gym.Env):
+class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
     """Persuade a simulated persuadee with a hidden desire, belief and intention (seed 001's BDI).
 
     At every reset a scenario family, a scenario of it, two names and a persona from the family's
@@ -322,17 +337,7 @@ class PersuasionMindEnv(MindSetup, gym.Env):
         """Keys a version adds to each step's info (``left`` where the persuadee may walk away)."""
         return {"left": self.left} if self.version.walk_outs else {}
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
-            return None
-        return self.text() if self._started else ""
-
-    # ------------------------------------------------------------------ ToM contract
-    def tom_truth(self) -> dict[str, int]:
-        """The persuadee's desire, belief and intention before the last step; empty after a reset."""
-        return dict(self._truth)
-
+    # ------------------------------------------------------------------ ToM contract (render, tom_truth: LiveText)
     def tom_outcome(self) -> dict[str, Any]:
         if not self._started:
             return {"success": False, "regret": 0.0, "bayes_success": None, "oracle_success": None,
@@ -427,5 +432,5 @@ class PersuasionMindV2Env(PersuasionMindEnv):
         self._build(families, horizon, reader, expose_state, render_mode, personas)
 
 
-__all__ = ["HEARD", "INTENTIONS", "MindSetup", "PROVENANCE", "PersuasionMindEnv", "PersuasionMindV2Env", "draw_episode",
+__all__ = ["HEARD", "INTENTIONS", "LiveText", "MindSetup", "PROVENANCE", "PersuasionMindEnv", "PersuasionMindV2Env", "draw_episode",
            "parse_utterance_action", "resolve_families"]

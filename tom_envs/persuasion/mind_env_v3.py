@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tom_envs.errors import InvalidAction, UnsupportedRenderMode, check_options, check_running, require_bool
+from tom_envs.persuasion.mind_env import LiveText
 from tom_envs.persuasion.mind_v3 import (FAMILIES_V3, LISTEN, N_ACTIONS_V3, N_CUES, FamilyV3, model_v3_for, pitch_of)
 from tom_envs.persuasion.planning_v3 import bayes_table, check_horizon_v3, references_v3
 from tom_envs.persuasion.principles import InvalidPersona
@@ -36,7 +37,7 @@ STAKE_LINES = {
 }
 
 
-class PersuasionMindV3Env(gym.Env):
+class PersuasionMindV3Env(LiveText, gym.Env):
     """Persuade a persuadee whose source of trust and stake show only across replies (v3).
 
     At every reset a scenario family, a scenario of it, two names, a persona from the family's prior and
@@ -182,17 +183,7 @@ class PersuasionMindV3Env(gym.Env):
             info["episode"] = self.episode_summary()
         return self._obs(), float(self.agreed), self._done, False, info
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
-            return None
-        return self.text() if self._started else ""
-
-    # ------------------------------------------------------------------ ToM contract
-    def tom_truth(self) -> dict[str, int]:
-        """The persuadee's source and stake (after a step; empty after a reset)."""
-        return dict(self._truth)
-
+    # ------------------------------------------------------------------ ToM contract (tom_truth: the source and stake)
     def tom_outcome(self) -> dict[str, Any]:
         if not self._started:
             return {"success": False, "regret": 0.0, "bayes_success": None, "memoryless_success": None,
