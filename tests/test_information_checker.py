@@ -66,8 +66,8 @@ def test_no_probe_finds_a_leak(env_id, wrapping, tmp_path):
     report = check_information_rule(wrapped(env_id, wrapping, tmp_path), strict=False, **settings)
     assert isinstance(report, InformationReport) and report.results
     assert report.ok, str(report)
-    if report.verdict == "no power" and settings.get("episodes"):  # the default size has none: use one that has
-        settings["episodes"] *= 3
+    if report.verdict == "no power":  # the default size (the family's, else the checker's 40) has none: 3x it
+        settings["episodes"] = 3 * settings.get("episodes", 40)
         report = check_information_rule(wrapped(env_id, wrapping, tmp_path), strict=False, **settings)
         assert report.ok, str(report)
     assert report.powered and report.verdict == "no leak", str(report)  # every target's planted control was caught

@@ -27,8 +27,8 @@ from policies.llm.caller import FAULT_COUNTERS, Ask, Caller, EventLog, ScoreAsk,
 from policies.llm.errors import RetryBudgetExhausted
 from tests.llm.scripted_server import _LoopbackServer
 
-HANG_S = 3.0
-TIMEOUT_S = 0.5
+HANG_S = 6.0
+TIMEOUT_S = 2.0
 
 
 def labelled_reply(content: str, seed: int | None) -> str:
