@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.persuasion.rl import SPLITS, EpisodeReturn, SplitFamilies, exact_rows, split_of
+from benchmarks.persuasion.rl import LIVE, SPLITS, EpisodeReturn, SplitFamilies, exact_rows, split_of
 from benchmarks.rl import RLTask, Row
 from tom_envs.errors import TomEnvsError
 
@@ -88,12 +88,7 @@ LIVE_V3 = RLTask(
     splits={name: f"personas {', '.join(p)} in families {', '.join(f)}" for name, (p, f) in SPLITS.items()},
     steps=100_000,
     horizon=HORIZON,
-    hyper={
-        "ppo": {"n_steps": 64, "batch_size": 128, "learning_rate": 1e-3, "ent_coef": 0.01, "gamma": 1.0,
-                "n_epochs": 4, "policy_kwargs": {"net_arch": [64, 64]}},
-        "recurrent_ppo": {"n_steps": 64, "batch_size": 128, "learning_rate": 1e-3, "ent_coef": 0.01, "gamma": 1.0,
-                          "n_epochs": 4, "policy_kwargs": {"lstm_hidden_size": 64, "net_arch": [64]}},
-    },
+    hyper=LIVE.hyper,  # v1/v2's settings: the same persuader networks, so the rows compare
     references=references,
     env_kwargs=True,
     task_kwargs=("horizon", "families"),
