@@ -63,7 +63,8 @@ endif
 # every core: a file's tests stay on one worker, and the tiny engine's tests on one; the longest groups first
 # (tests/conftest.py)
 test: install
-	$(PY) -m ruff check tom_envs wrappers policies benchmarks tests
+	$(PY) -m ruff check tom_envs wrappers policies benchmarks tests docs/tutorial
+	$(PY) -m ruff format --check tom_envs wrappers policies benchmarks tests docs/tutorial
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 demo: install

@@ -55,8 +55,23 @@ def _cmd_registry(args: argparse.Namespace) -> int:
     from tom_envs.registration import REGISTRY, markdown_table
 
     if args.format == "json":
-        print(json.dumps([{"id": r.id, "kind": r.kind, "family": r.family, "summary": r.summary, "kwargs": r.kwargs,
-                           "builtin": r.builtin} for r in REGISTRY.values()], indent=2, default=str))
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "kind": r.kind,
+                        "family": r.family,
+                        "summary": r.summary,
+                        "kwargs": r.kwargs,
+                        "builtin": r.builtin,
+                    }
+                    for r in REGISTRY.values()
+                ],
+                indent=2,
+                default=str,
+            )
+        )
         return 0
     print(markdown_table(plugins=True))  # every registered id, a plugin's too (the README keeps the built-in ones)
     return 0
@@ -65,16 +80,25 @@ def _cmd_registry(args: argparse.Namespace) -> int:
 def _add_report(sub: Any) -> None:
     from benchmarks import report as _report
 
-    rep = _parser(sub, "report", "one HTML + Markdown report over every family's stored results (docs/report.md)",
-                  description=_report.__doc__)
+    rep = _parser(
+        sub,
+        "report",
+        "one HTML + Markdown report over every family's stored results (docs/report.md)",
+        description=_report.__doc__,
+    )
     _report.add_arguments(rep)
     rep.set_defaults(func=_report.run)
 
 
 def _add_registry(sub: Any) -> None:
     reg = _parser(sub, "registry", "print the table of registered ids (or rewrite it in a README)")
-    reg.add_argument("--update-readme", metavar="PATH", type=existing_file, default=None,
-                     help="rewrite the table between the registry markers of this file")
+    reg.add_argument(
+        "--update-readme",
+        metavar="PATH",
+        type=existing_file,
+        default=None,
+        help="rewrite the table between the registry markers of this file",
+    )
     add_format_option(reg)
     reg.set_defaults(func=_cmd_registry)
 
@@ -82,25 +106,44 @@ def _add_registry(sub: Any) -> None:
 def _add_rl(sub: Any) -> None:
     from benchmarks import rl as _rl
 
-    rl = _parser(sub, "rl", "train stable-baselines3 agents on any family's env and test them on a held-out split "
-                 "next to its references (docs/rl.md)", description=_rl.DESCRIPTION)
+    rl = _parser(
+        sub,
+        "rl",
+        "train stable-baselines3 agents on any family's env and test them on a held-out split "
+        "next to its references (docs/rl.md)",
+        description=_rl.DESCRIPTION,
+    )
     _rl.add_arguments(rl)
-    refuse_options(rl, {
-        "--plot": "rl's rows are drawn by `tom-envs report RESULTS_DIR` (its RL section reads --out's rl/rows_*.jsonl)",
-        "--policy": "rl trains the agent named by --algo (the family commands evaluate --policy)",
-        **{flag: "rl trains in this process (torch on one thread per run); the family commands take --executor ray"
-           for flag in EXECUTOR_FLAGS},
-        **{flag: "rl trains stable-baselines3 agents; LLM policies are evaluated by the family commands "
-                 "(--policy llm)" for flag in LLM_FLAGS},
-        "--lockstep": "rl steps its --n-envs training envs as a vector env"})
+    refuse_options(
+        rl,
+        {
+            "--plot": "rl's rows are drawn by `tom-envs report RESULTS_DIR` (its RL section reads --out's rl/rows_*.jsonl)",
+            "--policy": "rl trains the agent named by --algo (the family commands evaluate --policy)",
+            **{
+                flag: "rl trains in this process (torch on one thread per run); the family commands take --executor ray"
+                for flag in EXECUTOR_FLAGS
+            },
+            **{
+                flag: "rl trains stable-baselines3 agents; LLM policies are evaluated by the family commands "
+                "(--policy llm)"
+                for flag in LLM_FLAGS
+            },
+            "--lockstep": "rl steps its --n-envs training envs as a vector env",
+        },
+    )
     rl.set_defaults(func=_rl.run_command)
 
 
 def _add_crossplay(sub: Any) -> None:
     from benchmarks import crossplay as _crossplay
 
-    cmd = _parser(sub, "crossplay", "a population of agents plays every pairing on the two-seat envs: outcomes, "
-                  "literal ToM both ways, OpenSkill ratings (docs/crossplay.md)", description=_crossplay.__doc__)
+    cmd = _parser(
+        sub,
+        "crossplay",
+        "a population of agents plays every pairing on the two-seat envs: outcomes, "
+        "literal ToM both ways, OpenSkill ratings (docs/crossplay.md)",
+        description=_crossplay.__doc__,
+    )
     _crossplay.add_arguments(cmd)
     cmd.set_defaults(func=_crossplay.run_command)
 
@@ -108,17 +151,28 @@ def _add_crossplay(sub: Any) -> None:
 def _add_selfplay(sub: Any) -> None:
     from benchmarks import selfplay as _selfplay, selfplay_cli
 
-    cmd = _parser(sub, "selfplay", "two learners (PPO / RecurrentPPO), one per seat of a two-seat id, train in rounds "
-                  "against each other or a frozen population; literal ToM of each about the other at every "
-                  "checkpoint (docs/selfplay.md)", description=_selfplay.__doc__)
+    cmd = _parser(
+        sub,
+        "selfplay",
+        "two learners (PPO / RecurrentPPO), one per seat of a two-seat id, train in rounds "
+        "against each other or a frozen population; literal ToM of each about the other at every "
+        "checkpoint (docs/selfplay.md)",
+        description=_selfplay.__doc__,
+    )
     selfplay_cli.add_arguments(cmd)
-    refuse_options(cmd, {
-        "--plot": "selfplay's curves are drawn by `tom-envs report RESULTS_DIR` (its self-play section)",
-        "--policy": "selfplay trains the learners named by --algo",
-        **{flag: "selfplay trains in this process (torch on one thread)" for flag in EXECUTOR_FLAGS},
-        **{flag: "selfplay trains stable-baselines3 learners; LLM policies cross-play in `tom-envs crossplay`"
-           for flag in LLM_FLAGS},
-        "--lockstep": "selfplay steps each learner's training envs as a vector env"})
+    refuse_options(
+        cmd,
+        {
+            "--plot": "selfplay's curves are drawn by `tom-envs report RESULTS_DIR` (its self-play section)",
+            "--policy": "selfplay trains the learners named by --algo",
+            **{flag: "selfplay trains in this process (torch on one thread)" for flag in EXECUTOR_FLAGS},
+            **{
+                flag: "selfplay trains stable-baselines3 learners; LLM policies cross-play in `tom-envs crossplay`"
+                for flag in LLM_FLAGS
+            },
+            "--lockstep": "selfplay steps each learner's training envs as a vector env",
+        },
+    )
     cmd.set_defaults(func=selfplay_cli.run_command)
 
 
@@ -132,16 +186,24 @@ def _add_data(sub: Any) -> None:
 def _add_model(sub: Any) -> None:
     from benchmarks import models as _models
 
-    cmd = _parser(sub, "model", "the real models known by a short name (e.g. smollm2-135m): list, prepare, verify",
-                  description=_models.__doc__)
+    cmd = _parser(
+        sub,
+        "model",
+        "the real models known by a short name (e.g. smollm2-135m): list, prepare, verify",
+        description=_models.__doc__,
+    )
     _models.add_arguments(cmd)
 
 
 def _add_batch(sub: Any) -> None:
     from benchmarks import batch as _batch
 
-    cmd = _parser(sub, "batch", "run a file of tom-envs command lines in one process, sharing one LLM engine",
-                  description=_batch.__doc__)
+    cmd = _parser(
+        sub,
+        "batch",
+        "run a file of tom-envs command lines in one process, sharing one LLM engine",
+        description=_batch.__doc__,
+    )
     _batch.add_arguments(cmd)
     cmd.set_defaults(func=lambda args: _batch.run(args, main))
 
@@ -168,8 +230,9 @@ def _add_families(sub: Any) -> None:
         for target in fam.commands:
             command = load_object(target)
             if not isinstance(command, Command):
-                raise FamilyError(f"family {fam.name!r}: {target} is a {type(command).__name__}, not a "
-                                  "benchmarks.cli.Command")
+                raise FamilyError(
+                    f"family {fam.name!r}: {target} is a {type(command).__name__}, not a benchmarks.cli.Command"
+                )
             cmd = _parser(sub, command.name, command.help, description=command.description)
             command.add_arguments(cmd)
             cmd.set_defaults(func=command.run)

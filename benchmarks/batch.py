@@ -38,8 +38,9 @@ class BatchFileError(TomEnvsError, ValueError):
     """A batch file that cannot be read as a list of ``tom-envs`` command lines."""
 
 
-def read_commands(path: Path, skipped: list[tuple[int, str]] | None = None,
-                  written: dict[int, list[str]] | None = None) -> list[tuple[int, list[str]]]:
+def read_commands(
+    path: Path, skipped: list[tuple[int, str]] | None = None, written: dict[int, list[str]] | None = None
+) -> list[tuple[int, list[str]]]:
     """The (line number, argv) of every command in ``path`` (see the module doc); a line naming an unset
     ``${VARIABLE}`` is left out and listed in ``skipped`` as (line number, why). ``written`` (if given) gets each
     command's argv as the file writes it, ``${VARIABLE}`` kept: what the records' ``.runs`` lines name, so that
@@ -97,9 +98,13 @@ def _argv(path: Path, start: int, text: str) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="one tom-envs command line per line (# comments, \\ continues)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands and stop")
-    parser.add_argument("--format", choices=["table", "json"], default="table",
-                        help="table: each command's own output; json: only one JSON object at the end (the commands "
-                             "run, their exit status and seconds, the lines skipped)")
+    parser.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table: each command's own output; json: only one JSON object at the end (the commands "
+        "run, their exit status and seconds, the lines skipped)",
+    )
 
 
 def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
@@ -116,8 +121,15 @@ def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
         print(f"[batch] {args.file}:{number}: skipped: {why}", file=sys.stderr)
     if args.dry_run:
         if args.format == "json":
-            print(json.dumps({"commands": [{"line": n, "argv": a} for n, a in commands],
-                              "skipped": [{"line": n, "why": w} for n, w in skipped]}, indent=2))
+            print(
+                json.dumps(
+                    {
+                        "commands": [{"line": n, "argv": a} for n, a in commands],
+                        "skipped": [{"line": n, "why": w} for n, w in skipped],
+                    },
+                    indent=2,
+                )
+            )
         for number, argv in commands if args.format != "json" else []:
             print(f"{args.file}:{number}: tom-envs {shlex.join(argv)}")
         return 0
@@ -129,9 +141,11 @@ def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
                 with written_as(["tom-envs", *written[number]]):
                     status = _one(main, argv, f"[batch {i}/{len(commands)}]", args.format == "json", done, number)
                 if status:
-                    print(f"error: {args.file}:{number}: `tom-envs {shlex.join(argv)}` failed (exit {status}); the "
-                          "commands before it kept their records: fix it and rerun the batch to resume",
-                          file=sys.stderr)
+                    print(
+                        f"error: {args.file}:{number}: `tom-envs {shlex.join(argv)}` failed (exit {status}); the "
+                        "commands before it kept their records: fix it and rerun the batch to resume",
+                        file=sys.stderr,
+                    )
                     break
     finally:
         for handle in list(SHARED_BACKENDS.values()):  # the shared engines end with the batch
@@ -143,8 +157,9 @@ def run(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
     return status
 
 
-def _one(main: Callable[[list[str]], int], argv: list[str], tag: str, quiet: bool, done: list[dict],
-         number: int) -> int:
+def _one(
+    main: Callable[[list[str]], int], argv: list[str], tag: str, quiet: bool, done: list[dict], number: int
+) -> int:
     """Run one command line through ``main`` (its stdout dropped when ``quiet``); its summary goes to ``done``."""
     print(f"{tag} tom-envs {shlex.join(argv)}", file=sys.stderr, flush=True)
     started = time.perf_counter()

@@ -32,19 +32,61 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.cli_backends import (BackendHandle, backend_from_args, backend_spec, backends_as, build_backend,
-                                     server_summary, share_backends)
+from benchmarks.cli_backends import (
+    BackendHandle,
+    backend_from_args,
+    backend_spec,
+    backends_as,
+    build_backend,
+    server_summary,
+    share_backends,
+)
 from benchmarks.cli_llm import BACKENDS, FALLBACKS, LLMSettings, add_llm_options, llm_settings
-from benchmarks.cli_types import (MAX_EPISODES, comma_list, count, existing_file, non_negative_float,
-                                  non_negative_int, output_dir, positive_float, positive_int, split_list)
+from benchmarks.cli_types import (
+    MAX_EPISODES,
+    comma_list,
+    count,
+    existing_file,
+    non_negative_float,
+    non_negative_int,
+    output_dir,
+    positive_float,
+    positive_int,
+    split_list,
+)
 from benchmarks.errors import RunnerError
 from benchmarks.runner import progress_bar
 
 __all__ = [
-    "Applies", "BACKENDS", "EXECUTORS", "FALLBACKS", "BackendHandle", "check_applies", "declare_applies", "HelpFormatter", "LLMSettings", "add_executor_options",
-    "add_format_option", "add_llm_options", "add_run_options", "backend_from_args", "backend_spec", "backends_as", "share_backends",
-    "build_backend", "comma_list", "existing_file", "llm_settings", "non_negative_int",
-    "output_dir", "positive_float", "positive_int", "progress_bar", "refuse_options", "split_list", "Refused",
+    "Applies",
+    "BACKENDS",
+    "EXECUTORS",
+    "FALLBACKS",
+    "BackendHandle",
+    "check_applies",
+    "declare_applies",
+    "HelpFormatter",
+    "LLMSettings",
+    "add_executor_options",
+    "add_format_option",
+    "add_llm_options",
+    "add_run_options",
+    "backend_from_args",
+    "backend_spec",
+    "backends_as",
+    "share_backends",
+    "build_backend",
+    "comma_list",
+    "existing_file",
+    "llm_settings",
+    "non_negative_int",
+    "output_dir",
+    "positive_float",
+    "positive_int",
+    "progress_bar",
+    "refuse_options",
+    "split_list",
+    "Refused",
     "server_summary",
 ]
 
@@ -104,8 +146,9 @@ def not_applicable(args: argparse.Namespace, dests: Sequence[str], why: str) -> 
     used = [d for d in dests if d in given]
     if used:
         flags = ", ".join("--" + d.replace("_", "-") for d in used)
-        raise RunnerError(f"{flags} {'does' if len(used) == 1 else 'do'} nothing {why}: drop "
-                          f"{'it' if len(used) == 1 else 'them'}")
+        raise RunnerError(
+            f"{flags} {'does' if len(used) == 1 else 'do'} nothing {why}: drop {'it' if len(used) == 1 else 'them'}"
+        )
 
 
 @dataclass(frozen=True)
@@ -157,8 +200,13 @@ class Refused(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
         self.why = why
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         parser.error(f"{option_string} does not apply to `{parser.prog}`: {self.why}")
 
 
@@ -173,8 +221,12 @@ def refuse_options(parser: argparse.ArgumentParser, options: dict[str, str]) -> 
 # ---------------------------------------------------------------------- option groups
 def add_format_option(parser: argparse.ArgumentParser | Any) -> None:
     """``--format table|json``."""
-    parser.add_argument("--format", choices=["table", "json"], default="table",
-                        help="table: the paper's layout; json: the rows, nothing else on stdout")
+    parser.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table: the paper's layout; json: the rows, nothing else on stdout",
+    )
 
 
 class OneSpelling(argparse.Action):
@@ -186,8 +238,13 @@ class OneSpelling(argparse.Action):
         #: per namespace (by id, checked against a weak reference: ids are reused): the spelling that set it
         self._spelled: dict[int, tuple[weakref.ref, str | None]] = {}
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         ref, before = self._spelled.get(id(namespace), (None, None))
         if ref is not None and ref() is namespace and before != option_string:
             parser.error(f"{before} and {option_string} are two names of one option; give it once")
@@ -230,20 +287,31 @@ def add_run_options(parser: argparse.ArgumentParser, options: RunOptions | None 
     ``--seed``, ``--out``, ``--plot``, ``--format``, ``--policy`` as ``options`` (or its fields as
     keywords, e.g. ``add_run_options(parser, episodes=5, policy="random")``) spells them."""
     o = options if options is not None else RunOptions(**fields)
-    parser.add_argument("--episodes", *o.episode_aliases, dest="episodes", type=count(MAX_EPISODES), default=o.episodes,
-                        action=OneSpelling if o.episode_aliases else "store",
-                        help=o.episodes_help or "episodes per cell (episode i uses seed + i)")
+    parser.add_argument(
+        "--episodes",
+        *o.episode_aliases,
+        dest="episodes",
+        type=count(MAX_EPISODES),
+        default=o.episodes,
+        action=OneSpelling if o.episode_aliases else "store",
+        help=o.episodes_help or "episodes per cell (episode i uses seed + i)",
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0, help=o.seed_help or "the first episode's seed")
     if o.out is not None:
-        parser.add_argument("--out", type=output_dir, default=o.out,
-                            help="folder of the result records (a rerun resumes from them)")
+        parser.add_argument(
+            "--out", type=output_dir, default=o.out, help="folder of the result records (a rerun resumes from them)"
+        )
     if o.plot is not None:
         parser.add_argument("--plot", metavar="DIR", type=output_dir, default=None, help=o.plot)
     if o.output_format:
         add_format_option(parser)
     if o.policy is not None:
-        parser.add_argument("--policy", type=o.policy_type or comma_list(name="policy"), default=o.policy,
-                            help=o.policy_help or "comma-separated policies, one cell each")
+        parser.add_argument(
+            "--policy",
+            type=o.policy_type or comma_list(name="policy"),
+            default=o.policy,
+            help=o.policy_help or "comma-separated policies, one cell each",
+        )
 
 
 # ---------------------------------------------------------------------- past one machine
@@ -251,8 +319,15 @@ EXECUTORS = ("local", "ray")
 
 
 #: The options :func:`add_executor_options` adds (commands without them refuse them all with one reason).
-EXECUTOR_FLAGS = ("--executor", "--ray-address", "--ray-num-cpus", "--ray-workers", "--ray-worker-gpus", "--ray-chunk",
-                  "--ray-lost-workers")
+EXECUTOR_FLAGS = (
+    "--executor",
+    "--ray-address",
+    "--ray-num-cpus",
+    "--ray-workers",
+    "--ray-worker-gpus",
+    "--ray-chunk",
+    "--ray-lost-workers",
+)
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
@@ -262,23 +337,47 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
     from benchmarks.distributed import DEFAULT_LOST_WORKERS  # imports no Ray
 
     dist = parser.add_argument_group("past one machine (benchmarks/distributed.py, docs/distributed.md)")
-    dist.add_argument("--executor", choices=EXECUTORS, default="local",
-                      help="ray: the missing episodes are played by Ray workers (LLM policies: each worker holds "
-                           "its own backend); the driver writes the results as they arrive")
-    dist.add_argument("--ray-address", default=None,
-                      help="join a running cluster ('auto', 'HOST:6379', 'ray://host:10001'); default: start a "
-                           "local one that ends with the command")
-    dist.add_argument("--ray-num-cpus", type=positive_int, default=None,
-                      help="CPUs of the local Ray instance (default: all)")
-    dist.add_argument("--ray-workers", type=positive_int, default=None,
-                      help="Ray workers (actors) playing episodes (default: one per CPU of the cluster, or per "
-                           "--ray-worker-gpus share of its GPUs)")
-    dist.add_argument("--ray-worker-gpus", type=non_negative_float, default=0.0,
-                      help="GPUs each worker reserves (1 for an in-process vllm engine per worker)")
-    dist.add_argument("--ray-chunk", type=positive_int, default=None,
-                      help="episodes per piece of work sent to a worker, rounded up to a multiple of the lockstep size "
-                           "(default: 25, or the lockstep size when larger)")
-    dist.add_argument("--ray-lost-workers", type=non_negative_int, default=None,
-                      help="how many Ray workers may die during the command (a killed or crashed worker process, a "
-                           "lost node): each is replaced and its piece played again; one more stops the command "
-                           f"(default: {DEFAULT_LOST_WORKERS})")
+    dist.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="ray: the missing episodes are played by Ray workers (LLM policies: each worker holds "
+        "its own backend); the driver writes the results as they arrive",
+    )
+    dist.add_argument(
+        "--ray-address",
+        default=None,
+        help="join a running cluster ('auto', 'HOST:6379', 'ray://host:10001'); default: start a "
+        "local one that ends with the command",
+    )
+    dist.add_argument(
+        "--ray-num-cpus", type=positive_int, default=None, help="CPUs of the local Ray instance (default: all)"
+    )
+    dist.add_argument(
+        "--ray-workers",
+        type=positive_int,
+        default=None,
+        help="Ray workers (actors) playing episodes (default: one per CPU of the cluster, or per "
+        "--ray-worker-gpus share of its GPUs)",
+    )
+    dist.add_argument(
+        "--ray-worker-gpus",
+        type=non_negative_float,
+        default=0.0,
+        help="GPUs each worker reserves (1 for an in-process vllm engine per worker)",
+    )
+    dist.add_argument(
+        "--ray-chunk",
+        type=positive_int,
+        default=None,
+        help="episodes per piece of work sent to a worker, rounded up to a multiple of the lockstep size "
+        "(default: 25, or the lockstep size when larger)",
+    )
+    dist.add_argument(
+        "--ray-lost-workers",
+        type=non_negative_int,
+        default=None,
+        help="how many Ray workers may die during the command (a killed or crashed worker process, a "
+        "lost node): each is replaced and its piece played again; one more stops the command "
+        f"(default: {DEFAULT_LOST_WORKERS})",
+    )

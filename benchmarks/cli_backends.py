@@ -20,9 +20,16 @@ from benchmarks.errors import RunnerError
 from benchmarks.results import FAULT_WORDS
 
 
-def build_backend(kind: str, model: str | None, base_url: str | None = None, seed: int = 0,
-                  tokenizer: str | None = None, max_model_len: int | None = None, scoring_path: str = "auto",
-                  options: dict[str, Any] | None = None) -> Any:
+def build_backend(
+    kind: str,
+    model: str | None,
+    base_url: str | None = None,
+    seed: int = 0,
+    tokenizer: str | None = None,
+    max_model_len: int | None = None,
+    scoring_path: str = "auto",
+    options: dict[str, Any] | None = None,
+) -> Any:
     """The LLM backend named on the command line: :func:`policies.llm.build_backend` (the one
     builder; imported only when a backend is needed). Its ``BackendConfigError`` is a
     ``TomEnvsError``, so the command prints ``error: ...`` and exits with 2. ``options`` are the
@@ -31,8 +38,16 @@ def build_backend(kind: str, model: str | None, base_url: str | None = None, see
     Every backend built here is summarised on stderr when the command ends (:func:`server_summary`)."""
     from policies.llm import build_backend as build
 
-    backend = build(kind, model, base_url=base_url, seed=seed, tokenizer=tokenizer, max_model_len=max_model_len,
-                    scoring_path=scoring_path, **(options or {}))
+    backend = build(
+        kind,
+        model,
+        base_url=base_url,
+        seed=seed,
+        tokenizer=tokenizer,
+        max_model_len=max_model_len,
+        scoring_path=scoring_path,
+        **(options or {}),
+    )
     BUILT.append(backend)
     return backend
 
@@ -51,12 +66,15 @@ def server_summary() -> list[str]:
         stats = getattr(backend, "stats", None)
         if stats is not None and getattr(stats, "retries", 0):
             where = getattr(backend, "base_url", None) or type(backend).__name__
-            kinds = ", ".join(f"{n} {FAULT_WORDS.get(k, k)}" for k, n in (getattr(stats, "faults", None) or {}).items()
-                              if n)
-            lines.append(f"note: the server at {where} needed {stats.retries} retried attempt(s) ({kinds}) over "
-                         f"{stats.requests} request(s); every record holds a served reply and counts its episode's "
-                         "retries in llm_faults (raise --max-retries / --retry-budget / --timeout if runs stop on a "
-                         "flaky or slow server)")
+            kinds = ", ".join(
+                f"{n} {FAULT_WORDS.get(k, k)}" for k, n in (getattr(stats, "faults", None) or {}).items() if n
+            )
+            lines.append(
+                f"note: the server at {where} needed {stats.retries} retried attempt(s) ({kinds}) over "
+                f"{stats.requests} request(s); every record holds a served reply and counts its episode's "
+                "retries in llm_faults (raise --max-retries / --retry-budget / --timeout if runs stop on a "
+                "flaky or slow server)"
+            )
     from benchmarks.results import appended_faults_note
 
     note = appended_faults_note()  # what the records written here met, wherever their backends ran (Ray workers)
@@ -87,12 +105,23 @@ def backend_spec(args: argparse.Namespace, seed: int | None = None) -> tuple:
         raise RunnerError("--engine-arg configures the in-process vllm engine; drop it with --backend openai")
     if s["backend"] == "openai":
         server = s["server"]
-        options = {"timeout": server["timeout"], "max_retries": server["max_retries"],
-                   "retry_budget_s": server["retry_budget"]}
+        options = {
+            "timeout": server["timeout"],
+            "max_retries": server["max_retries"],
+            "retry_budget_s": server["retry_budget"],
+        }
     else:
         options = s["engine_args"]
-    return (s["backend"], s["model"], s["base_url"], args.seed if seed is None else seed, s["tokenizer"],
-            s["max_model_len"], s["scoring_path"], dict(options))
+    return (
+        s["backend"],
+        s["model"],
+        s["base_url"],
+        args.seed if seed is None else seed,
+        s["tokenizer"],
+        s["max_model_len"],
+        s["scoring_path"],
+        dict(options),
+    )
 
 
 # ---------------------------------------------------------------------- backends in other processes

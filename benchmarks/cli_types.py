@@ -13,6 +13,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+
 def _int(text: str) -> int:
     try:
         return int(text)
@@ -50,6 +51,7 @@ MAX_LOCKSTEP = 100_000
 
 def count(high: int) -> Callable[[str], int]:
     """An ``argparse`` type: an integer in ``1..high``."""
+
     def parse(text: str) -> int:
         value = positive_int(text)
         if value > high:
@@ -106,7 +108,9 @@ def existing_file(text: str) -> str:
     """A file that exists."""
     path = Path(text).expanduser()
     if not path.is_file():
-        raise argparse.ArgumentTypeError(f"{text!r} {'is a folder' if path.is_dir() else 'does not exist'}; give a file")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} {'is a folder' if path.is_dir() else 'does not exist'}; give a file"
+        )
     return text
 
 
@@ -115,8 +119,9 @@ def split_list(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
-def comma_list(choices: Sequence[str] | None = None, *, name: str = "item",
-               extra: Callable[[str], bool] | None = None) -> Callable[[str], str]:
+def comma_list(
+    choices: Sequence[str] | None = None, *, name: str = "item", extra: Callable[[str], bool] | None = None
+) -> Callable[[str], str]:
     """A ``type=`` for a comma-separated list: non-empty, without duplicates, and (with
     ``choices``) every item one of them or accepted by ``extra(item)``. The value stays the text
     (commands split it with :func:`split_list`), so defaults and old callers are unchanged."""
@@ -126,16 +131,18 @@ def comma_list(choices: Sequence[str] | None = None, *, name: str = "item",
         if not items:
             raise argparse.ArgumentTypeError(f"expected a comma-separated list ({name}, ...), got {text!r}")
         if len(items) != len(text.split(",")):
-            raise argparse.ArgumentTypeError(f"empty {name} in {text!r} (two commas in a row, or one at an end); "
-                                             f"write the list as {','.join(items)}")
+            raise argparse.ArgumentTypeError(
+                f"empty {name} in {text!r} (two commas in a row, or one at an end); write the list as {','.join(items)}"
+            )
         seen = {x for x in items if items.count(x) > 1}
         if seen:
             raise argparse.ArgumentTypeError(f"{name} {', '.join(sorted(seen))} given twice")
         if choices is not None:
             bad = [x for x in items if x not in choices and not (extra and extra(x))]
             if bad:
-                raise argparse.ArgumentTypeError(f"unknown {name} {', '.join(map(repr, bad))}; choose from "
-                                                 f"{', '.join(choices)}")
+                raise argparse.ArgumentTypeError(
+                    f"unknown {name} {', '.join(map(repr, bad))}; choose from {', '.join(choices)}"
+                )
         return text
 
     parse.__name__ = f"{name} list"  # argparse names the type in some messages

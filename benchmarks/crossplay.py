@@ -139,8 +139,10 @@ def tasks() -> dict[str, CrossplayTask]:
         for target in fam.crossplay:
             task = load_object(target)
             if not isinstance(task, CrossplayTask):
-                raise FamilyError(f"family {fam.name!r}: {target} is a {type(task).__name__}, not a "
-                                  "benchmarks.crossplay.CrossplayTask")
+                raise FamilyError(
+                    f"family {fam.name!r}: {target} is a {type(task).__name__}, not a "
+                    "benchmarks.crossplay.CrossplayTask"
+                )
             for env_id in task.env_ids:
                 found.setdefault(env_id, task)
     return found
@@ -187,8 +189,15 @@ class PairCell(Cell):
     family: ClassVar[str] = FOLDER
 
     def config(self) -> dict[str, Any]:
-        return {"env_id": self.env_id, "horizon": self.horizon, "seats": list(self.seats), "outcome": self.outcome,
-                "row": self.row.describe(), "col": self.col.describe(), "version": CROSSPLAY_VERSION}
+        return {
+            "env_id": self.env_id,
+            "horizon": self.horizon,
+            "seats": list(self.seats),
+            "outcome": self.outcome,
+            "row": self.row.describe(),
+            "col": self.col.describe(),
+            "version": CROSSPLAY_VERSION,
+        }
 
     def slug(self) -> str:
         return f"{self.env_id.replace('/', '-')}_{self.row.name}_vs_{self.col.name}"
@@ -210,8 +219,10 @@ class PairCell(Cell):
             pols[seat].reset(policy_seed(seed, i))
         steps: list[list[Any]] = []
         while env.agents:
-            preds = [as_action(pols[s].predict(obs[s], infos[s])) if getattr(pols[s], "makes_predictions", False)
-                     else None for s in self.seats]
+            preds = [
+                as_action(pols[s].predict(obs[s], infos[s])) if getattr(pols[s], "makes_predictions", False) else None
+                for s in self.seats
+            ]
             acts = [int(pols[s].act(obs[s], infos[s])) for s in self.seats]
             obs, rewards, terms, truncs, infos = env.step(dict(zip(self.seats, acts)))
             for s in self.seats:
@@ -220,9 +231,12 @@ class PairCell(Cell):
             truth = env.tom_truth()
             steps.append([int(truth[self.seats[0]]), int(truth[self.seats[1]]), *preds])
         outcome = env.tom_outcome()
-        summary = {"returns": [float(outcome[self.outcome.format(seat=s)]) for s in self.seats],
-                   "tom": [tom_of(steps, 0), tom_of(steps, 1)],
-                   "predictions": [sum(s[2 + i] is not None for s in steps) for i in (0, 1)], "rounds": len(steps)}
+        summary = {
+            "returns": [float(outcome[self.outcome.format(seat=s)]) for s in self.seats],
+            "tom": [tom_of(steps, 0), tom_of(steps, 1)],
+            "predictions": [sum(s[2 + i] is not None for s in steps) for i in (0, 1)],
+            "rounds": len(steps),
+        }
         return EpisodeResult(seed, summary, {}, steps=steps)
 
     def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[int]) -> list[EpisodeResult]:
@@ -251,8 +265,10 @@ def cells(env_id: str, task: CrossplayTask, agents: Sequence[Agent], horizon: in
         return [make(env_id, horizon, row, col, task.seats, task.outcome) for row in agents for col in agents]
     stray = [a.name for a in agents if a.seat not in task.seats]
     if stray:
-        raise CrossplayError(f"{env_id}: agents {stray} name no seat of {list(task.seats)}; in a population of "
-                             "seated agents every agent names the seat it plays")
+        raise CrossplayError(
+            f"{env_id}: agents {stray} name no seat of {list(task.seats)}; in a population of "
+            "seated agents every agent names the seat it plays"
+        )
     rows = [a for a in agents if a.seat == task.seats[0]]
     cols = [a for a in agents if a.seat == task.seats[1]]
     return [make(env_id, horizon, row, col, task.seats, task.outcome) for row in rows for col in cols]
@@ -276,8 +292,9 @@ class CrossplayRun:
         return list(range(self.seed, self.seed + self.episodes))
 
 
-def run(config: CrossplayRun, out: Path, llm: LLMAgentSpec | None = None,
-        log: Callable[..., Any] = print) -> dict[str, Any]:
+def run(
+    config: CrossplayRun, out: Path, llm: LLMAgentSpec | None = None, log: Callable[..., Any] = print
+) -> dict[str, Any]:
     """Play every pairing of every id (only the episodes the results files lack) and summarise.
 
     Returns ``{"pairings": rows, "ratings": rows, "agreement": rows}`` (:mod:`benchmarks.crossplay_stats`).
@@ -299,8 +316,10 @@ def run(config: CrossplayRun, out: Path, llm: LLMAgentSpec | None = None,
         least, most, unit = task.horizons
         if horizon < least or (most is not None and horizon > most):
             span = f"{least} to {most}" if most is not None else f"at least {least}"
-            raise CrossplayError(f"{env_id} plays {span} {unit} per episode, not --horizon {horizon}; give a horizon "
-                                 f"in that range, or --env without {env_id}")
+            raise CrossplayError(
+                f"{env_id} plays {span} {unit} per episode, not --horizon {horizon}; give a horizon "
+                f"in that range, or --env without {env_id}"
+            )
         pop = Population(horizon, Path(out) / FOLDER, config.learner_steps, config.learner_envs, llm, log)
         agents = task.population(env_id, pop)
         if len(agents) < 2:
@@ -318,34 +337,66 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from benchmarks.cli_llm import add_llm_options
     from benchmarks.cli_types import comma_list, non_negative_int, positive_int
 
-    parser.add_argument("--env", type=comma_list(name="id"), default=None,
-                        help="comma-separated two-seat ids (default: every id a family's crossplay task plays)")
+    parser.add_argument(
+        "--env",
+        type=comma_list(name="id"),
+        default=None,
+        help="comma-separated two-seat ids (default: every id a family's crossplay task plays)",
+    )
     add_run_options(parser, episodes=20, episodes_help="episodes per ordered pairing (episode i uses seed + i)")
-    parser.add_argument("--horizon", type=positive_int, default=None, help="rounds per episode, for every id played (default: each task's own; docs/crossplay.md "
-                             "lists each task's range)")
-    parser.add_argument("--learner-steps", type=non_negative_int, default=20_000,
-                        help="training steps of each seat's learner (trained once, kept under --out); 0: no learner")
+    parser.add_argument(
+        "--horizon",
+        type=positive_int,
+        default=None,
+        help="rounds per episode, for every id played (default: each task's own; docs/crossplay.md "
+        "lists each task's range)",
+    )
+    parser.add_argument(
+        "--learner-steps",
+        type=non_negative_int,
+        default=20_000,
+        help="training steps of each seat's learner (trained once, kept under --out); 0: no learner",
+    )
     parser.add_argument("--learner-envs", type=positive_int, default=8, help="parallel training envs of the learners")
     from benchmarks.cli import Applies, declare_applies
     from benchmarks.cli_llm import LLM_OPTIONS
 
     llm_options = [o for o in LLM_OPTIONS if o != "lockstep"]
-    group = add_llm_options(parser, title="the LLM agent (joins the population when --model is given)", only=llm_options)
-    group.add_argument("--strategy", default="social_qa",
-                       help="the LLM agent's prompting strategy (one that predicts, e.g. social_qa, gives it a ToM "
-                            "figure)")
+    group = add_llm_options(
+        parser, title="the LLM agent (joins the population when --model is given)", only=llm_options
+    )
+    group.add_argument(
+        "--strategy",
+        default="social_qa",
+        help="the LLM agent's prompting strategy (one that predicts, e.g. social_qa, gives it a ToM figure)",
+    )
     add_executor_options(parser)
-    refuse_options(parser, {
-        "--plot": "crossplay's heatmaps and ratings are drawn by `tom-envs report RESULTS_DIR` (its crossplay section)",
-        "--policy": "crossplay plays the whole population of each id (docs/crossplay.md lists it)",
-        "--lockstep": "crossplay plays each pairing's episodes one by one (two policies per episode, one per seat)"})
-    with_llm = Applies("without --model (the LLM agent joins the population only with --model)",
-                       when=lambda args: args.model is not None)
-    strategy = Applies("without --model, or where no chosen id's LLM agent takes a strategy (docs/crossplay.md)",
-                       when=lambda args: args.model is not None and _takes_strategy(args.env))
-    declare_applies(parser, {**{o: with_llm for o in llm_options if o != "model"}, "strategy": strategy,
-                             "learner_envs": Applies("with --learner-steps 0 (no learner is trained)",
-                                                     when=lambda args: args.learner_steps > 0)})
+    refuse_options(
+        parser,
+        {
+            "--plot": "crossplay's heatmaps and ratings are drawn by `tom-envs report RESULTS_DIR` (its crossplay section)",
+            "--policy": "crossplay plays the whole population of each id (docs/crossplay.md lists it)",
+            "--lockstep": "crossplay plays each pairing's episodes one by one (two policies per episode, one per seat)",
+        },
+    )
+    with_llm = Applies(
+        "without --model (the LLM agent joins the population only with --model)",
+        when=lambda args: args.model is not None,
+    )
+    strategy = Applies(
+        "without --model, or where no chosen id's LLM agent takes a strategy (docs/crossplay.md)",
+        when=lambda args: args.model is not None and _takes_strategy(args.env),
+    )
+    declare_applies(
+        parser,
+        {
+            **{o: with_llm for o in llm_options if o != "model"},
+            "strategy": strategy,
+            "learner_envs": Applies(
+                "with --learner-steps 0 (no learner is trained)", when=lambda args: args.learner_steps > 0
+            ),
+        },
+    )
 
 
 def _takes_strategy(env: Any) -> bool:
@@ -367,7 +418,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     env_ids = tuple(split_list(args.env)) if args.env else tuple(tasks())
     config = CrossplayRun(env_ids, args.episodes, args.seed, args.horizon, args.learner_steps, args.learner_envs)
-    log = (lambda *a, **k: print(*a, file=sys.stderr, **k))
+    log = lambda *a, **k: print(*a, file=sys.stderr, **k)
     with executor_from_args(args):
         llm = None
         if args.model is not None:

@@ -62,9 +62,16 @@ def pairing_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict
     order = {name: i for i, name in enumerate(agent_names(records))}
     rows = []
     for (row, col), recs in sorted(by_pair.items(), key=lambda kv: (order[kv[0][0]], order[kv[0][1]])):
-        out: dict[str, Any] = {"kind": "pairing", "env_id": env_id, "row": row, "col": col,
-                               "row_kind": recs[0]["cell"]["row"]["kind"], "col_kind": recs[0]["cell"]["col"]["kind"],
-                               "episodes": len(recs), "seeds": sorted(int(r["seed"]) for r in recs)}
+        out: dict[str, Any] = {
+            "kind": "pairing",
+            "env_id": env_id,
+            "row": row,
+            "col": col,
+            "row_kind": recs[0]["cell"]["row"]["kind"],
+            "col_kind": recs[0]["cell"]["col"]["kind"],
+            "episodes": len(recs),
+            "seeds": sorted(int(r["seed"]) for r in recs),
+        }
         for i, side in enumerate(("row", "col")):
             mean, ci = mean_ci95([r["episode"]["returns"][i] for r in recs])
             out[f"{side}_return"], out[f"{side}_return_ci"] = _rounded(mean), _rounded(ci)
@@ -82,8 +89,12 @@ def match_scores(record: Mapping[str, Any]) -> tuple[float, float]:
 
 def seat_of(records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """``agent -> seat`` of the agents that play one seat only (their cell's ``seat``); empty otherwise."""
-    return {r["cell"][side]["name"]: r["cell"][side]["seat"] for r in records for side in ("row", "col")
-            if "seat" in r["cell"][side]}
+    return {
+        r["cell"][side]["name"]: r["cell"][side]["seat"]
+        for r in records
+        for side in ("row", "col")
+        if "seat" in r["cell"][side]
+    }
 
 
 def _matches(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, float, float]]:
@@ -114,6 +125,7 @@ def rate(records: Iterable[Mapping[str, Any]], agents: Sequence[str] | None = No
 
 def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     """Spearman's rank correlation (average ranks for ties); None when either side has no spread."""
+
     def ranks(values: Sequence[float]) -> list[float]:
         order = sorted(range(len(values)), key=lambda i: values[i])
         out = [0.0] * len(values)
@@ -142,7 +154,7 @@ def seed_halves(records: Iterable[Mapping[str, Any]]) -> tuple[list[int], list[i
     """The run's seeds cut into two disjoint halves (first half, second half)."""
     seeds = sorted({int(r["seed"]) for r in records})
     half = len(seeds) // 2
-    return seeds[:half], seeds[half:half * 2]
+    return seeds[:half], seeds[half : half * 2]
 
 
 def rating_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -153,17 +165,39 @@ def rating_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict[
     rows = []
     for rank, name in enumerate(sorted(agents, key=lambda n: -rated[n][0]), start=1):
         mu, sigma = rated[name]
-        toms = [r["episode"]["tom"][i] for r in records for i, side in enumerate(("row", "col"))
-                if r["cell"][side]["name"] == name and r["episode"]["tom"][i] is not None]
-        rets = [r["episode"]["returns"][i] for r in records for i, side in enumerate(("row", "col"))
-                if r["cell"][side]["name"] == name]
-        kind = next(r["cell"][side]["kind"] for r in records for side in ("row", "col") if r["cell"][side]["name"] == name)
+        toms = [
+            r["episode"]["tom"][i]
+            for r in records
+            for i, side in enumerate(("row", "col"))
+            if r["cell"][side]["name"] == name and r["episode"]["tom"][i] is not None
+        ]
+        rets = [
+            r["episode"]["returns"][i]
+            for r in records
+            for i, side in enumerate(("row", "col"))
+            if r["cell"][side]["name"] == name
+        ]
+        kind = next(
+            r["cell"][side]["kind"] for r in records for side in ("row", "col") if r["cell"][side]["name"] == name
+        )
         tom, tom_ci = mean_ci95(toms)
         ret, ret_ci = mean_ci95(rets)
-        rows.append({"kind": "rating", "env_id": env_id, "agent": name, "agent_kind": kind, "rank": rank,
-                     "mu": round(mu, 3), "sigma": round(sigma, 3), "ordinal": round(mu - 3 * sigma, 3),
-                     "tom": _rounded(tom, 2), "tom_ci": _rounded(tom_ci, 2), "return": _rounded(ret),
-                     "return_ci": _rounded(ret_ci)})
+        rows.append(
+            {
+                "kind": "rating",
+                "env_id": env_id,
+                "agent": name,
+                "agent_kind": kind,
+                "rank": rank,
+                "mu": round(mu, 3),
+                "sigma": round(sigma, 3),
+                "ordinal": round(mu - 3 * sigma, 3),
+                "tom": _rounded(tom, 2),
+                "tom_ci": _rounded(tom_ci, 2),
+                "return": _rounded(ret),
+                "return_ci": _rounded(ret_ci),
+            }
+        )
         if name in seats:
             rows[-1]["seat"] = seats[name]
     if seats:
@@ -178,8 +212,14 @@ def agreement_row(env_id: str, records: Sequence[Mapping[str, Any]]) -> dict[str
     """The rank agreement of ratings from the two seed halves (module docstring)."""
     agents = agent_names(records)
     first, second = seed_halves(records)
-    row: dict[str, Any] = {"kind": "agreement", "env_id": env_id, "agents": len(agents), "seeds_a": first,
-                           "seeds_b": second, "spearman": None}
+    row: dict[str, Any] = {
+        "kind": "agreement",
+        "env_id": env_id,
+        "agents": len(agents),
+        "seeds_a": first,
+        "seeds_b": second,
+        "spearman": None,
+    }
     if first and second:
         a = rate([r for r in records if int(r["seed"]) in set(first)], agents)
         b = rate([r for r in records if int(r["seed"]) in set(second)], agents)
@@ -188,9 +228,15 @@ def agreement_row(env_id: str, records: Sequence[Mapping[str, Any]]) -> dict[str
         seats = seat_of(records)
         if seats:
             row["spearman_by_seat"] = {
-                seat: _rounded(spearman([a[n][0] for n in agents if seats.get(n) == seat],
-                                        [b[n][0] for n in agents if seats.get(n) == seat]), 4)
-                for seat in dict.fromkeys(seats.values())}
+                seat: _rounded(
+                    spearman(
+                        [a[n][0] for n in agents if seats.get(n) == seat],
+                        [b[n][0] for n in agents if seats.get(n) == seat],
+                    ),
+                    4,
+                )
+                for seat in dict.fromkeys(seats.values())
+            }
         row["mu_a"] = {n: round(a[n][0], 3) for n in agents}
         row["mu_b"] = {n: round(b[n][0], 3) for n in agents}
         wa = win_shares([r for r in records if int(r["seed"]) in set(first)], agents)
@@ -198,9 +244,14 @@ def agreement_row(env_id: str, records: Sequence[Mapping[str, Any]]) -> dict[str
         row["win_share_spearman"] = _rounded(spearman([wa[n] for n in agents], [wb[n] for n in agents]), 4)
         if seats:
             row["win_share_spearman_by_seat"] = {
-                seat: _rounded(spearman([wa[n] for n in agents if seats.get(n) == seat],
-                                        [wb[n] for n in agents if seats.get(n) == seat]), 4)
-                for seat in dict.fromkeys(seats.values())}
+                seat: _rounded(
+                    spearman(
+                        [wa[n] for n in agents if seats.get(n) == seat], [wb[n] for n in agents if seats.get(n) == seat]
+                    ),
+                    4,
+                )
+                for seat in dict.fromkeys(seats.values())
+            }
     return row
 
 
@@ -232,6 +283,7 @@ def summarise(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, l
 
 def agreement_text(agree: Mapping[str, Any]) -> str:
     """``Spearman 0.900`` (and, in a seated game, each seat's), or why there is none."""
+
     def one(rho: Any) -> str:
         return "n/a (too few seeds, or no spread)" if rho is None else f"{rho:.3f}"
 
@@ -265,16 +317,47 @@ def render(result: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
     for agree in result["agreement"]:
         env_id = agree["env_id"]
         pairs = [r for r in result["pairings"] if r["env_id"] == env_id]
-        blocks.append(f"{env_id}: {len(pairs)} pairings, {pairs[0]['episodes'] if pairs else 0} episodes each "
-                      "(row agent in the first seat; ToM = % correct predictions of the other's next action)")
-        blocks.append(_table(["row", "col", "row return", "col return", "row ToM %", "col ToM %"], [
-            [r["row"], r["col"], _fmt(r["row_return"], r["row_return_ci"]), _fmt(r["col_return"], r["col_return_ci"]),
-             _fmt(r["row_tom"], r["row_tom_ci"], 1), _fmt(r["col_tom"], r["col_tom_ci"], 1)] for r in pairs]))
+        blocks.append(
+            f"{env_id}: {len(pairs)} pairings, {pairs[0]['episodes'] if pairs else 0} episodes each "
+            "(row agent in the first seat; ToM = % correct predictions of the other's next action)"
+        )
+        blocks.append(
+            _table(
+                ["row", "col", "row return", "col return", "row ToM %", "col ToM %"],
+                [
+                    [
+                        r["row"],
+                        r["col"],
+                        _fmt(r["row_return"], r["row_return_ci"]),
+                        _fmt(r["col_return"], r["col_return_ci"]),
+                        _fmt(r["row_tom"], r["row_tom_ci"], 1),
+                        _fmt(r["col_tom"], r["col_tom_ci"], 1),
+                    ]
+                    for r in pairs
+                ],
+            )
+        )
         rates = [r for r in result["ratings"] if r["env_id"] == env_id]
-        blocks.append(_table(["rank", "agent", "kind", "seat (rank)", "mu ± sigma", "ordinal", "ToM %", "return"], [
-            [str(r["rank"]), r["agent"], r["agent_kind"], f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "any",
-             f"{r['mu']:.2f} ± {r['sigma']:.2f}", f"{r['ordinal']:.2f}",
-             _fmt(r["tom"], r["tom_ci"], 1), _fmt(r["return"], r["return_ci"])] for r in rates]))
-        blocks.append(f"rank agreement (OpenSkill mu, seeds {agree['seeds_a'][:1]}.. vs {agree['seeds_b'][:1]}.., "
-                      f"{agree['agents']} agents): {agreement_text(agree)}\n")
+        blocks.append(
+            _table(
+                ["rank", "agent", "kind", "seat (rank)", "mu ± sigma", "ordinal", "ToM %", "return"],
+                [
+                    [
+                        str(r["rank"]),
+                        r["agent"],
+                        r["agent_kind"],
+                        f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "any",
+                        f"{r['mu']:.2f} ± {r['sigma']:.2f}",
+                        f"{r['ordinal']:.2f}",
+                        _fmt(r["tom"], r["tom_ci"], 1),
+                        _fmt(r["return"], r["return_ci"]),
+                    ]
+                    for r in rates
+                ],
+            )
+        )
+        blocks.append(
+            f"rank agreement (OpenSkill mu, seeds {agree['seeds_a'][:1]}.. vs {agree['seeds_b'][:1]}.., "
+            f"{agree['agents']} agents): {agreement_text(agree)}\n"
+        )
     return "\n".join(blocks)

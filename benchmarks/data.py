@@ -37,8 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     sub = parser.add_subparsers(dest="data_command", required=True)
     lst = sub.add_parser("list", help="the datasets, their formats and the ids that read them")
-    lst.add_argument("--format", choices=["table", "json"], default="table",
-                     help="output format (default: %(default)s)")
+    lst.add_argument(
+        "--format", choices=["table", "json"], default="table", help="output format (default: %(default)s)"
+    )
     lst.set_defaults(func=_list)
     dl = sub.add_parser("download", help="fetch a published dataset into a folder (needs internet)")
     names = dl.add_subparsers(dest="dataset", required=True, metavar="NAME")
@@ -52,7 +53,11 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     for r in rows:
         how = f"python -m benchmarks data download {r['name']}" if r["download"] else "no public download"
-        print(f"{r['name']} ({r['paper']}; {', '.join(r['envs'])})\n  source: {r['source']}\n  files:  {r['layout']}\n"
-              f"  sample: {r['sample']}\n  use:    {r['use']}\n  fetch:  {how}"
-              + "".join(f"\n  note:   {n}" for n in r["notes"]) + "\n", file=sys.stdout)
+        print(
+            f"{r['name']} ({r['paper']}; {', '.join(r['envs'])})\n  source: {r['source']}\n  files:  {r['layout']}\n"
+            f"  sample: {r['sample']}\n  use:    {r['use']}\n  fetch:  {how}"
+            + "".join(f"\n  note:   {n}" for n in r["notes"])
+            + "\n",
+            file=sys.stdout,
+        )
     return 0

@@ -83,9 +83,14 @@ _POOLS: dict[tuple, list[Any]] = {}
 
 
 #: The Ray options (flag, ``args`` name, default), which mean nothing without ``--executor ray``.
-_RAY_OPTIONS = (("--ray-address", "ray_address", None), ("--ray-num-cpus", "ray_num_cpus", None),
-                ("--ray-workers", "ray_workers", None), ("--ray-worker-gpus", "ray_worker_gpus", 0.0),
-                ("--ray-chunk", "ray_chunk", None), ("--ray-lost-workers", "ray_lost_workers", None))
+_RAY_OPTIONS = (
+    ("--ray-address", "ray_address", None),
+    ("--ray-num-cpus", "ray_num_cpus", None),
+    ("--ray-workers", "ray_workers", None),
+    ("--ray-worker-gpus", "ray_worker_gpus", 0.0),
+    ("--ray-chunk", "ray_chunk", None),
+    ("--ray-lost-workers", "ray_lost_workers", None),
+)
 
 
 @contextlib.contextmanager
@@ -96,12 +101,20 @@ def executor_from_args(args: argparse.Namespace) -> Iterator["RayExecutor | None
     if getattr(args, "executor", "local") != "ray":
         given = [flag for flag, name, default in _RAY_OPTIONS if getattr(args, name, default) != default]
         if given:
-            raise RunnerError(f"{', '.join(given)} configure{'s' if len(given) == 1 else ''} the Ray executor; add "
-                              "--executor ray (or drop them)")
+            raise RunnerError(
+                f"{', '.join(given)} configure{'s' if len(given) == 1 else ''} the Ray executor; add "
+                "--executor ray (or drop them)"
+            )
         yield None
         return
-    ex = RayExecutor(args.ray_address, args.ray_num_cpus, args.ray_chunk, getattr(args, "ray_workers", None),
-                     getattr(args, "ray_worker_gpus", 0.0), getattr(args, "ray_lost_workers", None))
+    ex = RayExecutor(
+        args.ray_address,
+        args.ray_num_cpus,
+        args.ray_chunk,
+        getattr(args, "ray_workers", None),
+        getattr(args, "ray_worker_gpus", 0.0),
+        getattr(args, "ray_lost_workers", None),
+    )
     with ex, backends_as("handle"), executing(ex):
         yield ex
 
@@ -122,8 +135,9 @@ class Worker:
                 with contextlib.suppress(Exception):  # a cell that needs a broken one says so when it is played
                     importlib.import_module(fam.benchmark)
 
-    def play(self, cell: Cell, seeds: list, lockstep: int, factory: Callable[[], Any] | None,
-             entropy: int | None = None) -> list[dict]:
+    def play(
+        self, cell: Cell, seeds: list, lockstep: int, factory: Callable[[], Any] | None, entropy: int | None = None
+    ) -> list[dict]:
         """The records of ``seeds``, the policies seeded from the driver's policy ``entropy`` for the cell
         (:mod:`benchmarks.policy_seeds`: the stored one on a resume), so a worker's records are the in-process run's."""
         with policy_seeds.scope(entropy):
@@ -166,8 +180,15 @@ class RayExecutor:
             one more raises :class:`~benchmarks.errors.WorkersLost` (default: :data:`DEFAULT_LOST_WORKERS`).
     """
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None, chunk: int | None = None,
-                 workers: int | None = None, worker_gpus: float = 0.0, lost_workers: int | None = None) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        chunk: int | None = None,
+        workers: int | None = None,
+        worker_gpus: float = 0.0,
+        lost_workers: int | None = None,
+    ) -> None:
         for name, value in (("--ray-chunk", chunk), ("--ray-num-cpus", num_cpus), ("--ray-workers", workers)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise RunnerError(f"{name} must be an integer >= 1, got {value!r}")
@@ -267,9 +288,12 @@ class RayExecutor:
         new = self._actor.remote()
         self._pool[self._pool.index(worker)] = new  # in place: a kept pool (_POOLS) is this list too
         piece = job.pieces[index]
-        print(f"warning: a Ray worker died while it played seeds {piece[0]}..{piece[-1]} of cell {job.cell.slug()}; "
-              f"a new worker plays them again (lost workers: {self.lost} of at most {self.lost_workers}, "
-              f"--ray-lost-workers)", file=sys.stderr)
+        print(
+            f"warning: a Ray worker died while it played seeds {piece[0]}..{piece[-1]} of cell {job.cell.slug()}; "
+            f"a new worker plays them again (lost workers: {self.lost} of at most {self.lost_workers}, "
+            f"--ray-lost-workers)",
+            file=sys.stderr,
+        )
         return new
 
     def _drop_pool(self) -> None:
@@ -312,15 +336,23 @@ class RayExecutor:
                 signal.signal(signum, handler)
 
     # ------------------------------------------------------------------ the work
-    def run(self, cells: Sequence[Cell], seeds: Sequence, out: Path, lockstep: int = 1,
-            progress: bool | None = False) -> int:
+    def run(
+        self, cells: Sequence[Cell], seeds: Sequence, out: Path, lockstep: int = 1, progress: bool | None = False
+    ) -> int:
         """Play every missing (cell, seed) episode of ``cells`` side by side; returns how many records were written."""
         with contextlib.ExitStack() as stack:
             files = [stack.enter_context(cell.results(out)) for cell in cells]
             return self._play([(cell, f.missing(seeds), f, None) for cell, f in zip(cells, files)], lockstep, progress)
 
-    def fill(self, cell: Cell, seeds: Sequence, results: Any, lockstep: int = 1,
-             factory: Callable[[], Any] | None = None, progress: bool | None = False) -> int:
+    def fill(
+        self,
+        cell: Cell,
+        seeds: Sequence,
+        results: Any,
+        lockstep: int = 1,
+        factory: Callable[[], Any] | None = None,
+        progress: bool | None = False,
+    ) -> int:
         """Play ``seeds`` of ``cell`` and append their records to the open results file ``results``
         (what :func:`benchmarks.runner.run_cell` asks of an executor)."""
         return self._play([(cell, list(seeds), results, factory)], lockstep, progress)
@@ -333,9 +365,16 @@ class RayExecutor:
             return 0
         with self:
             workers = self._workers()
-            jobs = [_Job(cell, results, self._cut(todo, lockstep, len(workers)), factory,
-                         policy_seeds.of_records(results.records.values()))
-                    for cell, todo, results, factory in work]
+            jobs = [
+                _Job(
+                    cell,
+                    results,
+                    self._cut(todo, lockstep, len(workers)),
+                    factory,
+                    policy_seeds.of_records(results.records.values()),
+                )
+                for cell, todo, results, factory in work
+            ]
             self.tasks = sum(len(job.pieces) for job in jobs)
             bar = progress_bar(sum(len(p) for job in jobs for p in job.pieces), "ray episodes", progress)
             try:
@@ -351,7 +390,7 @@ class RayExecutor:
         run's (an engine's numbers can depend on what is batched together)."""
         size = self.chunk or max(1, min(max(DEFAULT_CHUNK, lockstep), math.ceil(len(todo) / workers)))
         size = math.ceil(size / lockstep) * lockstep
-        return [todo[i:i + size] for i in range(0, len(todo), size)]
+        return [todo[i : i + size] for i in range(0, len(todo), size)]
 
     def _dispatch(self, jobs: list[_Job], workers: list[Any], lockstep: int, bar: Any) -> int:
         ray, idle, running, written = self._ray, list(workers), {}, 0
@@ -421,17 +460,21 @@ def _default_workers(resources: dict[str, float], worker_gpus: float) -> int:
     if worker_gpus > 0:
         gpus = int(resources.get("GPU", 0) // worker_gpus)
         if gpus < 1:
-            raise RunnerError(f"--ray-worker-gpus {worker_gpus:g}: the Ray cluster has {resources.get('GPU', 0):g} "
-                              "GPUs; give fewer GPUs per worker, or 0 for workers without one")
+            raise RunnerError(
+                f"--ray-worker-gpus {worker_gpus:g}: the Ray cluster has {resources.get('GPU', 0):g} "
+                "GPUs; give fewer GPUs per worker, or 0 for workers without one"
+            )
         return min(cpus, gpus)
     return cpus
 
 
 def _check_fits(resources: dict[str, float], workers: int, worker_gpus: float) -> None:
     if worker_gpus > 0 and workers * worker_gpus > resources.get("GPU", 0) + 1e-9:
-        raise RunnerError(f"--ray-workers {workers} x --ray-worker-gpus {worker_gpus:g} needs "
-                          f"{workers * worker_gpus:g} GPUs; the Ray cluster has {resources.get('GPU', 0):g} (give fewer "
-                          "workers or a smaller share each)")
+        raise RunnerError(
+            f"--ray-workers {workers} x --ray-worker-gpus {worker_gpus:g} needs "
+            f"{workers * worker_gpus:g} GPUs; the Ray cluster has {resources.get('GPU', 0):g} (give fewer "
+            "workers or a smaller share each)"
+        )
 
 
 def _terminate(signum: int, frame: Any) -> None:
@@ -444,11 +487,18 @@ def _start_watchdog(temp_dir: str) -> subprocess.Popen | None:
     try:
         import psutil  # noqa: F401  (the watchdog's)
     except ImportError:
-        print("warning: psutil is not installed, so a local Ray instance is not watched: if this command is "
-              "killed (SIGKILL), Ray's agents may outlive it (pip install psutil)", file=sys.stderr)
+        print(
+            "warning: psutil is not installed, so a local Ray instance is not watched: if this command is "
+            "killed (SIGKILL), Ray's agents may outlive it (pip install psutil)",
+            file=sys.stderr,
+        )
         return None
-    return subprocess.Popen([sys.executable, "-m", "benchmarks.distributed_watchdog", str(os.getpid()), temp_dir],
-                            stdin=subprocess.PIPE, start_new_session=True, close_fds=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.distributed_watchdog", str(os.getpid()), temp_dir],
+        stdin=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+    )
 
 
 def _stop_watchdog(proc: subprocess.Popen) -> None:

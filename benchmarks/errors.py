@@ -17,7 +17,6 @@ class ResultsLocked(RunnerError):
     """
 
 
-
 class WorkersLost(TomEnvsError, RuntimeError):
     """More Ray workers died during a run than ``--ray-lost-workers`` allows (:mod:`benchmarks.distributed`).
 

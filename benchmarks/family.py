@@ -81,8 +81,14 @@ class EnvCell(Cell):
 
         from tom_envs.family import plugin_identity
 
-        config = {"version": RESULTS_VERSION, "family": self.family, "env_id": self.env_id, "policy": self.policy,
-                  "env_kwargs": dict(self.env_kwargs), "policy_params": dict(self.policy_params)}
+        config = {
+            "version": RESULTS_VERSION,
+            "family": self.family,
+            "env_id": self.env_id,
+            "policy": self.policy,
+            "env_kwargs": dict(self.env_kwargs),
+            "policy_params": dict(self.policy_params),
+        }
         plugin = plugin_identity(self.family)  # a plugin's code in the key: change it and its results are fresh
         return config if plugin is None else {**config, "plugin": plugin}
 
@@ -102,8 +108,9 @@ class EnvCell(Cell):
             RunnerError: the cell has no LLM options (its policy is not one of ``llm_policies``).
         """
         if not self.llm.get("model"):
-            raise RunnerError(f"policy {self.policy!r} of {self.env_id} needs an LLM backend: pass --model (and "
-                              "--backend/--base-url)")
+            raise RunnerError(
+                f"policy {self.policy!r} of {self.env_id} needs an LLM backend: pass --model (and --backend/--base-url)"
+            )
         key = json.dumps(dict(self.llm), sort_keys=True, default=str)
         if key not in _BACKENDS:
             if not _BACKENDS:
@@ -268,8 +275,11 @@ class Benchmark:
         ids = split_list(args.env) if getattr(args, "env", None) else self.ids()
         policies = split_list(args.policy)
         fields = {pol: llm_fields(args, pol) if pol in self.llm_policies else ({}, {}) for pol in policies}
-        return [EnvCell(self.family_name, env_id, pol, policy_params=fields[pol][0], llm=fields[pol][1])
-                for env_id in ids for pol in policies]
+        return [
+            EnvCell(self.family_name, env_id, pol, policy_params=fields[pol][0], llm=fields[pol][1])
+            for env_id in ids
+            for pol in policies
+        ]
 
 
 REGISTRY: dict[str, Benchmark] = {}
@@ -278,12 +288,15 @@ REGISTRY: dict[str, Benchmark] = {}
 def register(benchmark: Benchmark) -> Benchmark:
     """Add ``benchmark`` (replacing one of the same name); returns it."""
     if not benchmark.policies and not any(part.evaluate for part in benchmark.parts):
-        raise RunnerError(f"benchmark {benchmark.name!r} declares no policies (and no part that evaluates without "
-                          "them)")
+        raise RunnerError(
+            f"benchmark {benchmark.name!r} declares no policies (and no part that evaluates without them)"
+        )
     unknown = [p for p in benchmark.llm_policies if p not in benchmark.policies]
     if unknown:
-        raise RunnerError(f"benchmark {benchmark.name!r}: llm_policies {unknown} are not among its policies "
-                          f"({', '.join(benchmark.policies)})")
+        raise RunnerError(
+            f"benchmark {benchmark.name!r}: llm_policies {unknown} are not among its policies "
+            f"({', '.join(benchmark.policies)})"
+        )
     REGISTRY[benchmark.name] = benchmark
     return benchmark
 

@@ -43,17 +43,33 @@ def add_arguments(parser: argparse.ArgumentParser, bench: Benchmark) -> None:
     executor options and the refusals of the LLM options it does not take."""
     if bench.shared_options:
         policies = list(bench.policies)
-        add_run_options(parser, episodes=bench.episodes, policy=bench.default_policy or policies[0],
-                        plot="write the family's figures into DIR" if bench.plot is not None else None,
-                        policy_type=comma_list(policies, name="policy"),
-                        policy_help=f"comma-separated: {', '.join(policies)}")
-        parser.add_argument("--env", type=comma_list(bench.ids(), name="env id"), default=None,
-                            help="comma-separated registered ids of the family (default: all of them)")
-        parser.add_argument("--lockstep", type=count(MAX_LOCKSTEP), default=1,
-                            help="episodes stepped at once through the policy's batched forms")
+        add_run_options(
+            parser,
+            episodes=bench.episodes,
+            policy=bench.default_policy or policies[0],
+            plot="write the family's figures into DIR" if bench.plot is not None else None,
+            policy_type=comma_list(policies, name="policy"),
+            policy_help=f"comma-separated: {', '.join(policies)}",
+        )
+        parser.add_argument(
+            "--env",
+            type=comma_list(bench.ids(), name="env id"),
+            default=None,
+            help="comma-separated registered ids of the family (default: all of them)",
+        )
+        parser.add_argument(
+            "--lockstep",
+            type=count(MAX_LOCKSTEP),
+            default=1,
+            help="episodes stepped at once through the policy's batched forms",
+        )
         if bench.llm_policies:
-            add_llm_options(parser, title=f"LLM policies (--policy {', '.join(bench.llm_policies)})", lockstep=None,
-                            only=DECLARED_LLM_OPTIONS)
+            add_llm_options(
+                parser,
+                title=f"LLM policies (--policy {', '.join(bench.llm_policies)})",
+                lockstep=None,
+                only=DECLARED_LLM_OPTIONS,
+            )
     if bench.arguments is not None:
         bench.arguments(parser)
     if len(bench.layouts) > 1:
@@ -67,14 +83,18 @@ def add_layout_option(parser: argparse.ArgumentParser, layouts: Mapping[str, Lay
     family's options; a family's ``arguments`` may add it sooner (where its ``--help`` lists it) with this."""
     if "--table" in parser._option_string_actions:
         return
-    parser.add_argument("--table", choices=list(layouts), default=next(iter(layouts)),
-                        help=help or f"the text layout of the rows: {', '.join(layouts)}")
+    parser.add_argument(
+        "--table",
+        choices=list(layouts),
+        default=next(iter(layouts)),
+        help=help or f"the text layout of the rows: {', '.join(layouts)}",
+    )
 
 
 #: Why a command with an LLM group may leave out one of its options (:func:`_refuse_absent_llm_options`).
 _NO_LLM_OPTION = {
     "tokenizer": "it renders the chat template to score labels by log-probability through a server, and no LLM "
-                 "part of `{name}` scores",
+    "part of `{name}` scores",
     "scoring_path": "no LLM part of `{name}` scores labels by log-probability",
 }
 
@@ -86,8 +106,11 @@ def _refuse_absent_llm_options(parser: argparse.ArgumentParser, name: str) -> No
     if "--backend" not in flags:
         refuse_options(parser, {flag: f"`{name}` declares no LLM policy" for flag in LLM_FLAGS})
         return
-    absent = {f"--{o.replace('_', '-')}": _NO_LLM_OPTION.get(o, "`{name}`'s LLM parts do not read it").format(name=name)
-              for o in LLM_OPTIONS if f"--{o.replace('_', '-')}" not in flags}
+    absent = {
+        f"--{o.replace('_', '-')}": _NO_LLM_OPTION.get(o, "`{name}`'s LLM parts do not read it").format(name=name)
+        for o in LLM_OPTIONS
+        if f"--{o.replace('_', '-')}" not in flags
+    }
     refuse_options(parser, absent)
 
 
@@ -132,8 +155,10 @@ def play(bench: Benchmark, args: argparse.Namespace) -> int:
     """The generated command's body (see the module docstring); returns the exit status."""
     written = [job for job in bench.jobs if job.written(args)]
     if len(written) > 1:
-        raise RunnerError(f"{' and '.join(job.flag for job in written)} are different jobs of this command (each "
-                          "prints or writes its own output): run one at a time")
+        raise RunnerError(
+            f"{' and '.join(job.flag for job in written)} are different jobs of this command (each "
+            "prints or writes its own output): run one at a time"
+        )
     if written:
         return written[0].action(args)
     if bench.check is not None:
@@ -174,8 +199,9 @@ def _grid(part: Part, context: Context) -> Evaluated:
     make = part.cells or bench.cells or bench.default_cells
     cells = make(args)
     if context.executor is not None:  # every cell's missing episodes side by side
-        context.executor.run(cells, list(range(args.seed, args.seed + args.episodes)), Path(args.out), args.lockstep,
-                             context.progress)
+        context.executor.run(
+            cells, list(range(args.seed, args.seed + args.episodes)), Path(args.out), args.lockstep, context.progress
+        )
     return evaluate(bench, cells, args.episodes, args.seed, Path(args.out), context.progress, args.lockstep)
 
 
@@ -201,8 +227,15 @@ def figures(bench: Benchmark, records: Mapping[Any, Any], args: argparse.Namespa
 
 
 # ---------------------------------------------------------------------- the runner grid
-def evaluate(bench: Benchmark, cells: Sequence[Cell], episodes: int, seed: int, out: Path, progress: bool | None = False,
-             lockstep: int = 1) -> tuple[list[Row], dict[str, list[dict]]]:
+def evaluate(
+    bench: Benchmark,
+    cells: Sequence[Cell],
+    episodes: int,
+    seed: int,
+    out: Path,
+    progress: bool | None = False,
+    lockstep: int = 1,
+) -> tuple[list[Row], dict[str, list[dict]]]:
     """Run (or resume) ``cells`` for seeds ``seed .. seed + episodes - 1``; the rows and records per cell key."""
     seeds = list(range(seed, seed + episodes))
     rows, records = [], {}

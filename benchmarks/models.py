@@ -30,12 +30,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     prep = sub.add_parser("prepare", help="check the model file's sha256 and convert it once into the model cache")
     prep.add_argument("name", choices=sorted(MODELS), help="a known model's short name")
     prep.add_argument("--force", action="store_true", help="convert again (the folder is replaced atomically)")
-    prep.add_argument("--check-logits", action="store_true",
-                      help="compare the converted model's logits with transformers reading the GGUF file")
+    prep.add_argument(
+        "--check-logits",
+        action="store_true",
+        help="compare the converted model's logits with transformers reading the GGUF file",
+    )
     prep.add_argument("--format", choices=["table", "json"], default="table", help="output format")
     prep.set_defaults(func=_prepare)
-    path = sub.add_parser("path", help="print the converted folder (for tools that take a model folder: "
-                          "inspect's vllm/ and hf/ providers, lm-eval's hf pretrained=)")
+    path = sub.add_parser(
+        "path",
+        help="print the converted folder (for tools that take a model folder: "
+        "inspect's vllm/ and hf/ providers, lm-eval's hf pretrained=)",
+    )
     path.add_argument("name", choices=sorted(MODELS), help="a known model's short name")
     path.add_argument("--format", choices=["table", "json"], default="table", help="output format")
     path.set_defaults(func=_path)
@@ -53,10 +59,15 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     for r in rows:
-        state = ("converted" if r["converted"] else "installed, not converted (tom-envs model prepare "
-                 f"{r['name']})") if r["installed"] else "not installed (make install)"
-        print(f"{r['name']}: {r['description']}\n  wheel:  {r['wheel']} ({r['license']})\n  state:  {state}\n"
-              f"  folder: {r['folder']}\n  sha256: {r['file_sha256']}\n")
+        state = (
+            ("converted" if r["converted"] else f"installed, not converted (tom-envs model prepare {r['name']})")
+            if r["installed"]
+            else "not installed (make install)"
+        )
+        print(
+            f"{r['name']}: {r['description']}\n  wheel:  {r['wheel']} ({r['license']})\n  state:  {state}\n"
+            f"  folder: {r['folder']}\n  sha256: {r['file_sha256']}\n"
+        )
     return 0
 
 
@@ -68,8 +79,10 @@ def _prepare(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps({"folder": str(folder), **identity}, indent=2))
     else:
-        print(f"{args.name}: {folder}\n  weights sha256 {identity['weights_sha256']} ({identity['dtype']}, "
-              f"conversion {identity['conversion']})")
+        print(
+            f"{args.name}: {folder}\n  weights sha256 {identity['weights_sha256']} ({identity['dtype']}, "
+            f"conversion {identity['conversion']})"
+        )
     return 0
 
 

@@ -64,8 +64,10 @@ def parse_entropy(value: Any, where: str = ENTROPY_VAR) -> int:
             out = int(text, 16) if text.startswith("0x") else int(text, 10)
             if out >= 0:
                 return out
-    raise PolicyEntropyError(f"{where} must be a non-negative integer (decimal or 0x hex), got {value!r}; "
-                             f"copy the {FIELD!r} of a stored record to replay its run")
+    raise PolicyEntropyError(
+        f"{where} must be a non-negative integer (decimal or 0x hex), got {value!r}; "
+        f"copy the {FIELD!r} of a stored record to replay its run"
+    )
 
 
 def run_entropy() -> int:

@@ -33,8 +33,23 @@ from benchmarks.runner_envs import make_env
 from benchmarks.runner_episodes import EpisodeResult, PolicySeed, Step, StepHook, lockstep_batches, play, play_lockstep
 from tom_envs.qa import QAEnv, question_info
 
-__all__ = ["DEFAULT_LOCKSTEP", "QA_MODES", "RESULTS_VERSION", "Job", "LLMRun", "QACell", "QAFile", "QuestionView",
-           "add_qa_llm_options", "answer_counters", "data_key", "make_qa_env", "qa_env_id", "results_path", "run_qa"]
+__all__ = [
+    "DEFAULT_LOCKSTEP",
+    "QA_MODES",
+    "RESULTS_VERSION",
+    "Job",
+    "LLMRun",
+    "QACell",
+    "QAFile",
+    "QuestionView",
+    "add_qa_llm_options",
+    "answer_counters",
+    "data_key",
+    "make_qa_env",
+    "qa_env_id",
+    "results_path",
+    "run_qa",
+]
 
 QA_MODES = ("zero_shot", "cot")
 DEFAULT_LOCKSTEP = 32
@@ -101,29 +116,65 @@ class QuestionView:
     def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict], **kwargs: Any) -> list[Any]:
         return self.policy.predict_batch(observations, [question_info(i) for i in infos], **kwargs)
 
-    def observe_batch(self, observations: Sequence[Any], rewards: Sequence[float], terminateds: Sequence[bool],
-                      truncateds: Sequence[bool], infos: Sequence[dict], **kwargs: Any) -> None:
-        self.policy.observe_batch(observations, [0.0] * len(rewards), terminateds, truncateds,
-                                  [question_info(i) for i in infos], **kwargs)
+    def observe_batch(
+        self,
+        observations: Sequence[Any],
+        rewards: Sequence[float],
+        terminateds: Sequence[bool],
+        truncateds: Sequence[bool],
+        infos: Sequence[dict],
+        **kwargs: Any,
+    ) -> None:
+        self.policy.observe_batch(
+            observations, [0.0] * len(rewards), terminateds, truncateds, [question_info(i) for i in infos], **kwargs
+        )
 
 
 # ---------------------------------------------------------------------- options
 def add_qa_llm_options(parser: argparse.ArgumentParser) -> None:
     """The shared LLM option group (:func:`benchmarks.cli.add_llm_options`) plus the QA answerer's
     own options (``--qa-mode``, ``--scoring``, ``--max-tokens``)."""
-    llm = add_llm_options(parser, title="LLM answerer (--policy llm)", lockstep=DEFAULT_LOCKSTEP,
-                          only=("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback",
-                                "max_resamples", "lockstep", "scoring_path", "engine_arg", "timeout", "max_retries",
-                                "retry_budget"),
-                          lockstep_help="episodes answered at once (one backend call per question position)")
-    llm.add_argument("--qa-mode", choices=QA_MODES, default="zero_shot",
-                     help="zero_shot: answer at once; cot: think step by step, then 'The answer is X'")
-    llm.add_argument("--scoring", action=argparse.BooleanOptionalAction, default=None,
-                     help="zero_shot: score the option letters by log-probability, or (--no-scoring) parse a "
-                          "generated 'The answer is X' (default: scoring on vllm, generation on openai; scoring on "
-                          "openai needs --tokenizer for the chat template)")
-    llm.add_argument("--max-tokens", type=positive_int, default=None,
-                     help="cap on generated tokens (default: 16 for zero_shot, 256 for cot)")
+    llm = add_llm_options(
+        parser,
+        title="LLM answerer (--policy llm)",
+        lockstep=DEFAULT_LOCKSTEP,
+        only=(
+            "backend",
+            "model",
+            "base_url",
+            "tokenizer",
+            "max_model_len",
+            "fallback",
+            "max_resamples",
+            "lockstep",
+            "scoring_path",
+            "engine_arg",
+            "timeout",
+            "max_retries",
+            "retry_budget",
+        ),
+        lockstep_help="episodes answered at once (one backend call per question position)",
+    )
+    llm.add_argument(
+        "--qa-mode",
+        choices=QA_MODES,
+        default="zero_shot",
+        help="zero_shot: answer at once; cot: think step by step, then 'The answer is X'",
+    )
+    llm.add_argument(
+        "--scoring",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="zero_shot: score the option letters by log-probability, or (--no-scoring) parse a "
+        "generated 'The answer is X' (default: scoring on vllm, generation on openai; scoring on "
+        "openai needs --tokenizer for the chat template)",
+    )
+    llm.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=None,
+        help="cap on generated tokens (default: 16 for zero_shot, 256 for cot)",
+    )
 
 
 # ---------------------------------------------------------------------- the llm policy
@@ -159,43 +210,67 @@ class LLMRun:
         A family with another protocol sets :attr:`protocol` and its identity in :attr:`config`
         (``dataclasses.replace``)."""
         if not args.model:
-            raise RunnerError("--policy llm needs --model (a local model folder for vllm, a served model name "
-                              "for openai)")
+            raise RunnerError(
+                "--policy llm needs --model (a local model folder for vllm, a served model name for openai)"
+            )
         if args.backend == "openai" and not args.base_url:
             raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
         settings = llm_settings(args)
         if args.scoring and args.qa_mode != "zero_shot":
-            raise RunnerError("--scoring applies to --qa-mode zero_shot only; cot reads a generated answer "
-                              "(drop --scoring)")
+            raise RunnerError(
+                "--scoring applies to --qa-mode zero_shot only; cot reads a generated answer (drop --scoring)"
+            )
         scoring = args.scoring if args.scoring is not None else (args.qa_mode == "zero_shot" and args.backend == "vllm")
-        config = {**settings.identity(), "qa_mode": args.qa_mode, "scoring": bool(scoring),
-                  "max_resamples": settings["max_resamples"], "max_tokens": args.max_tokens,
-                  "fallback": settings["fallback"]}
+        config = {
+            **settings.identity(),
+            "qa_mode": args.qa_mode,
+            "scoring": bool(scoring),
+            "max_resamples": settings["max_resamples"],
+            "max_tokens": args.max_tokens,
+            "fallback": settings["fallback"],
+        }
 
         def make_backend() -> Any:
             from benchmarks.cli_backends import backend_from_args
 
             return backend_from_args(args)
 
-        return cls(config, make_backend, Path(args.out), args.seed, args.lockstep,
-                   None if getattr(args, "format", "table") != "json" else False)
+        return cls(
+            config,
+            make_backend,
+            Path(args.out),
+            args.seed,
+            args.lockstep,
+            None if getattr(args, "format", "table") != "json" else False,
+        )
 
     def row_identity(self) -> dict[str, Any]:
         """What every llm row says about the run."""
-        row = {"model": self.config["model"], "model_identity": self.config.get("model_identity"),
-               "qa_mode": self.config["qa_mode"], "scoring": self.config["scoring"]}
+        row = {
+            "model": self.config["model"],
+            "model_identity": self.config.get("model_identity"),
+            "qa_mode": self.config["qa_mode"],
+            "scoring": self.config["scoring"],
+        }
         if "protocol" in self.config:
             row["protocol"] = self.config["protocol"]
         return row
 
-    def file(self, folder: str, stem: str, key: Mapping[str, Any], episode: Callable[[dict], Hashable],
-             check: Callable[[dict], Any]) -> "QAFile":
+    def file(
+        self,
+        folder: str,
+        stem: str,
+        key: Mapping[str, Any],
+        episode: Callable[[dict], Hashable],
+        check: Callable[[dict], Any],
+    ) -> "QAFile":
         """The results file of this run for a benchmark configuration ``key`` (under ``out/folder``,
         named ``<stem>_<qa_mode>_<hash>.jsonl``; the run's :attr:`config` joins the key)."""
         return QAFile(folder, f"{stem}_{self.config['qa_mode']}", {**key, "llm": self.config}, episode, check)
 
-    def run(self, file: "QAFile", env: QAEnv, jobs: Mapping[Job, dict],
-            to_record: Callable[[Job, EpisodeResult], dict]) -> dict[Job, dict]:
+    def run(
+        self, file: "QAFile", env: QAEnv, jobs: Mapping[Job, dict], to_record: Callable[[Job, EpisodeResult], dict]
+    ) -> dict[Job, dict]:
         """Every job of ``jobs`` (``(episode, seed)`` -> reset options) answered by the LLM, by job:
         read back from ``file`` where stored, else answered in lockstep (:func:`run_qa`) and appended.
 
@@ -212,10 +287,20 @@ class LLMRun:
 
                 built.append(self.make_backend())
                 c = self.config
-                built.append(QuestionView(LLMQAAnswerer(
-                    built[0], mode=c["qa_mode"], scoring=c["scoring"], seed=self.seed,
-                    max_resamples=c["max_resamples"], fallback=c["fallback"], max_tokens=c["max_tokens"],
-                    protocol=self.protocol)))
+                built.append(
+                    QuestionView(
+                        LLMQAAnswerer(
+                            built[0],
+                            mode=c["qa_mode"],
+                            scoring=c["scoring"],
+                            seed=self.seed,
+                            max_resamples=c["max_resamples"],
+                            fallback=c["fallback"],
+                            max_tokens=c["max_tokens"],
+                            protocol=self.protocol,
+                        )
+                    )
+                )
             return built[1]
 
         cell = QACell(file, env, jobs, to_record, policy=answerer, on_step=_answer_step)
@@ -305,8 +390,9 @@ class QACell(Cell):
         return self.file.path(out)
 
     def results(self, out: Path) -> ResultsFile:
-        return ResultsFile(self.path(out), key=lambda rec: (self.file.episode(rec), int(rec["seed"])),
-                           check=self.file.check)
+        return ResultsFile(
+            self.path(out), key=lambda rec: (self.file.episode(rec), int(rec["seed"])), check=self.file.check
+        )
 
     def make_env(self) -> Any:
         return self.pool.take()
@@ -317,12 +403,17 @@ class QACell(Cell):
         return self.policy()
 
     def play(self, env: Any, policy: Any, seed: Job) -> EpisodeResult:  # type: ignore[override]
-        return play(env, policy, seed[1], options=self.jobs[seed], policy_seed=self.policy_seed,
-                    on_step=self.on_step)
+        return play(env, policy, seed[1], options=self.jobs[seed], policy_seed=self.policy_seed, on_step=self.on_step)
 
     def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[Job]) -> list[EpisodeResult]:  # type: ignore[override]
-        return play_lockstep(envs, policy, [job[1] for job in seeds], options=[self.jobs[job] for job in seeds],
-                             policy_seed=self.policy_seed, on_step=self.on_step)
+        return play_lockstep(
+            envs,
+            policy,
+            [job[1] for job in seeds],
+            options=[self.jobs[job] for job in seeds],
+            policy_seed=self.policy_seed,
+            on_step=self.on_step,
+        )
 
     def record(self, seed: Job, result: EpisodeResult) -> dict[str, Any]:  # type: ignore[override]
         """The family's record of the job, with the file's identity as ``cell`` (for an LLM run: the model's
@@ -362,9 +453,13 @@ def _answer_step(step: Step) -> dict[str, Any]:
     log = step.log["act"] if step.log else None
     if log is None:
         raise RunnerError("the LLM answerer kept no step log (last_step_log); its counters would be lost")
-    return {"info": step.next_info, "n_choices": int(step.observation["n_choices"]),
-            "parse_failures": int(log["parse_failures"]), "fallback": bool(log["fallback"]),
-            "parse_rule": log.get("parse_rule")}
+    return {
+        "info": step.next_info,
+        "n_choices": int(step.observation["n_choices"]),
+        "parse_failures": int(log["parse_failures"]),
+        "fallback": bool(log["fallback"]),
+        "parse_rule": log.get("parse_rule"),
+    }
 
 
 def answer_counters(answers: Sequence[dict]) -> dict[str, int]:

@@ -16,16 +16,26 @@ from typing import Any
 from benchmarks.rl import RLTask
 
 #: The note every QA task's rows carry first (how it was trained and tested).
-FEEDBACK_NOTE = ("trained with per-question rewards (feedback='step' on the train split); tested with the default "
-                 "feedback='episode' (the agent's policy reads observations only)")
+FEEDBACK_NOTE = (
+    "trained with per-question rewards (feedback='step' on the train split); tested with the default "
+    "feedback='episode' (the agent's policy reads observations only)"
+)
 
 
 def qa_rl_task(env_id: str, buckets: int, notes: Sequence[str], **fields: Any) -> RLTask:
     """The :class:`benchmarks.rl.RLTask` of the QA id ``env_id`` under the shared protocol (module docstring):
     observations hashed into ``buckets``; ``notes`` follow :data:`FEEDBACK_NOTE`; ``fields`` are the task's own
     (``make_env``, ``splits``, ``steps``, ``split_size``, ``reset_options``, ``references``)."""
-    return RLTask(env_ids=(env_id,), outcome="accuracy", higher_is_better=True, episodes=1, data_dir=True,
-                  observation={"skip": ("text", "turn"), "buckets": buckets}, notes=(FEEDBACK_NOTE, *notes), **fields)
+    return RLTask(
+        env_ids=(env_id,),
+        outcome="accuracy",
+        higher_is_better=True,
+        episodes=1,
+        data_dir=True,
+        observation={"skip": ("text", "turn"), "buckets": buckets},
+        notes=(FEEDBACK_NOTE, *notes),
+        **fields,
+    )
 
 
 __all__ = ["FEEDBACK_NOTE", "qa_rl_task"]

@@ -25,8 +25,15 @@ from typing import Any
 
 from benchmarks.results import ResultsFileWarning, append_record, read_records
 
-__all__ = ["STEPS_FORMAT", "PromptEncoder", "ResultsFileWarning", "append_record", "decode_steps", "read_records",
-           "read_steps"]
+__all__ = [
+    "STEPS_FORMAT",
+    "PromptEncoder",
+    "ResultsFileWarning",
+    "append_record",
+    "decode_steps",
+    "read_records",
+    "read_steps",
+]
 
 #: The name of the per-round log format in ``record["steps_format"]``.
 STEPS_FORMAT = "rounds+prompt-deltas/1"
@@ -51,7 +58,7 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     lo, hi = 0, min(len(a), len(b), limit)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[len(a) - mid:] == b[len(b) - mid:]:
+        if a[len(a) - mid :] == b[len(b) - mid :]:
             lo = mid
         else:
             hi = mid - 1
@@ -61,16 +68,21 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 def _delta(text: str, ref: str) -> tuple[int, int, str]:
     keep = _common_prefix(text, ref)
     end = _common_suffix(text, ref, min(len(text), len(ref)) - keep)
-    return keep, end, text[keep:len(text) - end]
+    return keep, end, text[keep : len(text) - end]
 
 
 def _as_text(prompt: Any) -> tuple[str, bool] | None:
     """A prompt as (text, is_chat): a plain string, or one user message; None for other shapes."""
     if isinstance(prompt, str):
         return prompt, False
-    if (isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], dict)
-            and set(prompt[0]) == {"role", "content"} and prompt[0]["role"] == "user"
-            and isinstance(prompt[0]["content"], str)):
+    if (
+        isinstance(prompt, list)
+        and len(prompt) == 1
+        and isinstance(prompt[0], dict)
+        and set(prompt[0]) == {"role", "content"}
+        and prompt[0]["role"] == "user"
+        and isinstance(prompt[0]["content"], str)
+    ):
         return prompt[0]["content"], True
     return None
 
@@ -141,7 +153,7 @@ class _Decoder:
                 text = entry["s"]
             else:
                 ref = enc.texts[entry["p"]]
-                text = ref[:entry["k"]] + entry["s"] + ref[len(ref) - entry["e"]:]
+                text = ref[: entry["k"]] + entry["s"] + ref[len(ref) - entry["e"] :]
             enc.texts.append(text)
             self.chat[n] = bool(entry.get("chat"))
             enc._index[(text, self.chat[n])] = n

@@ -98,8 +98,13 @@ def fault_columns(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 
 #: How a fault kind reads in a note (:data:`policies.llm.base.FAULT_KINDS`).
-FAULT_WORDS = {"http_4xx": "HTTP 408/409/429", "http_5xx": "HTTP 5xx", "timeout": "timed out",
-               "connection": "connection failed", "invalid_reply": "invalid reply"}
+FAULT_WORDS = {
+    "http_4xx": "HTTP 408/409/429",
+    "http_5xx": "HTTP 5xx",
+    "timeout": "timed out",
+    "connection": "connection failed",
+    "invalid_reply": "invalid reply",
+}
 
 
 def appended_faults_note() -> list[str]:
@@ -110,9 +115,11 @@ def appended_faults_note() -> list[str]:
     if not counts.get("retries"):
         return []
     kinds = ", ".join(f"{n} {FAULT_WORDS.get(k, k)}" for k, n in counts.items() if n and k != "retries")
-    return [f"note: the episodes written by this run needed {counts['retries']} retried server attempt(s) ({kinds}), "
-            "counted in their records' llm_faults (raise --max-retries / --retry-budget / --timeout if runs stop on "
-            "a flaky or slow server)"]
+    return [
+        f"note: the episodes written by this run needed {counts['retries']} retried server attempt(s) ({kinds}), "
+        "counted in their records' llm_faults (raise --max-retries / --retry-budget / --timeout if runs stop on "
+        "a flaky or slow server)"
+    ]
 
 
 # ---------------------------------------------------------------------- keys and stamps
@@ -146,8 +153,9 @@ def git_commit() -> str | None:
     if not (root / ".git").exists():
         return None
     try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=10, check=False)
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     commit = out.stdout.strip()
@@ -246,8 +254,10 @@ def folder_checksum(folder: str) -> str:
     root = Path(folder)
     files = sorted(p for p in root.rglob("*") if p.is_file())
     stats = [p.stat() for p in files]  # one stat a file: size and modification time
-    signature = (str(root), tuple((p.relative_to(root).as_posix(), st.st_size, st.st_mtime_ns)
-                                  for p, st in zip(files, stats)))
+    signature = (
+        str(root),
+        tuple((p.relative_to(root).as_posix(), st.st_size, st.st_mtime_ns) for p, st in zip(files, stats)),
+    )
     if signature not in _CHECKSUMS:
         digest = hashlib.sha256()
         for file in files:
@@ -292,9 +302,14 @@ def _note_run(path: Path) -> None:
         data = _data_dirs(config)
     except OSError:
         data = {}
-    line = {"first_append": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "command": current_command(), "pid": os.getpid(),
-            STAMP_FIELD: code_stamp(), "config": config, "data_checksums": data}
+    line = {
+        "first_append": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "command": current_command(),
+        "pid": os.getpid(),
+        STAMP_FIELD: code_stamp(),
+        "config": config,
+        "data_checksums": data,
+    }
     with open(runs_path(path), "a", encoding="utf-8") as f:
         f.write(json.dumps(line, separators=(",", ":"), default=str) + "\n")
 
@@ -323,8 +338,9 @@ def scan_records(path: Path) -> tuple[list[dict], int]:
     return records, skipped
 
 
-def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[dict], Any] = lambda rec: None,
-                 stamped: bool = True) -> dict[Hashable, dict]:
+def read_records(
+    path: Path, key: Callable[[dict], Hashable], check: Callable[[dict], Any] = lambda rec: None, stamped: bool = True
+) -> dict[Hashable, dict]:
     """The reusable records of ``path`` by ``key(record)`` (the first one wins); never raises on content.
 
     ``check(record)`` raises ``KeyError``/``TypeError``/``ValueError`` on a record of the wrong
@@ -357,14 +373,20 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
                 check(rec)
             except (ValueError, KeyError, TypeError) as exc:
                 if not complete:
-                    warnings.warn(f"{path}: the last line is truncated (an interrupted run?); dropping it ({exc})",
-                                  ResultsFileWarning, stacklevel=2)
+                    warnings.warn(
+                        f"{path}: the last line is truncated (an interrupted run?); dropping it ({exc})",
+                        ResultsFileWarning,
+                        stacklevel=2,
+                    )
                     with open(path, "r+b") as f:
                         f.truncate(start)
                     break
-                warnings.warn(f"{path}: line at byte {start} is corrupt or not one of this file's records ({exc}); "
-                              f"moved to {rejected_path(path).name}, its episode will be recomputed",
-                              ResultsFileWarning, stacklevel=2)
+                warnings.warn(
+                    f"{path}: line at byte {start} is corrupt or not one of this file's records ({exc}); "
+                    f"moved to {rejected_path(path).name}, its episode will be recomputed",
+                    ResultsFileWarning,
+                    stacklevel=2,
+                )
                 rejected.append(raw if complete else raw + b"\n")
                 continue
             if not complete:
@@ -380,9 +402,13 @@ def read_records(path: Path, key: Callable[[dict], Hashable], check: Callable[[d
         if stale or rejected:
             _set_aside(path, kept, {stale_path(path): stale, rejected_path(path): rejected})
     if stale:
-        warnings.warn(f"{path}: {len(stale)} record(s) were computed by other code ({'; '.join(sorted(stamps))}; "
-                      f"running {json.dumps(code_stamp(), sort_keys=True)}); they are recomputed (the old ones are "
-                      f"kept in {stale_path(path).name})", StaleResultWarning, stacklevel=2)
+        warnings.warn(
+            f"{path}: {len(stale)} record(s) were computed by other code ({'; '.join(sorted(stamps))}; "
+            f"running {json.dumps(code_stamp(), sort_keys=True)}); they are recomputed (the old ones are "
+            f"kept in {stale_path(path).name})",
+            StaleResultWarning,
+            stacklevel=2,
+        )
     return records
 
 
@@ -434,8 +460,10 @@ def resume_summary() -> str | None:
     if not found:
         return None
     files = sum(1 for before, wanted in _RESUMED.values() if wanted & before)
-    return (f"resumed: {found:,} of {asked:,} records were on file ({files} results file{'s' * (files != 1)}); "
-            f"{asked - found:,} computed now")
+    return (
+        f"resumed: {found:,} of {asked:,} records were on file ({files} results file{'s' * (files != 1)}); "
+        f"{asked - found:,} computed now"
+    )
 
 
 class ResultsFile:
@@ -457,8 +485,9 @@ class ResultsFile:
         ResultsLocked: (on enter) another run holds the file.
     """
 
-    def __init__(self, path: Path, key: Callable[[dict], Hashable],
-                 check: Callable[[dict], Any] = lambda rec: None) -> None:
+    def __init__(
+        self, path: Path, key: Callable[[dict], Hashable], check: Callable[[dict], Any] = lambda rec: None
+    ) -> None:
         self.path = Path(path)
         self.key = key
         self.check = check

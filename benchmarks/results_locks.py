@@ -55,8 +55,10 @@ def locked(path: Path) -> Iterator[None]:
         f.seek(0)
         holder = f.read().strip() or "unknown"
         f.close()
-        raise ResultsLocked(f"{path} is being written by another run (pid {holder}); wait for that run to finish, "
-                            "or give this run another --out") from None
+        raise ResultsLocked(
+            f"{path} is being written by another run (pid {holder}); wait for that run to finish, "
+            "or give this run another --out"
+        ) from None
     f.seek(0)
     f.truncate()
     f.write(str(os.getpid()))
@@ -70,7 +72,6 @@ def locked(path: Path) -> Iterator[None]:
             del _HELD[key]
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
             f.close()
-
 
 
 def lock_holder(path: Path) -> int | None:

@@ -66,8 +66,10 @@ def measure(task: Any, training: Any, model: Any, episodes: int, env: Any, probi
             if name == "tom_majority" and probe is None:
                 continue
             policy = SB3Policy(model, name=training.algo, probe=predictor, mask=mask)
-            summaries = [play(env, policy, i, options=episode_options(task, training.env_id, CURVE_SPLIT, i)).summary
-                         for i in range(episodes)]
+            summaries = [
+                play(env, policy, i, options=episode_options(task, training.env_id, CURVE_SPLIT, i)).summary
+                for i in range(episodes)
+            ]
             point[name] = _mean([s.get("tom_accuracy") for s in summaries])
             if name == "tom_accuracy":
                 point[task.outcome] = _mean([outcome_of(s, task.outcome) for s in summaries])
@@ -101,8 +103,12 @@ def callback(task: Any, training: Any, clock: Callable[[], float]) -> Any:
             import time
 
             t0, c0 = time.perf_counter(), clock()
-            self.points.append({"steps": int(self.model.num_timesteps),
-                                **measure(task, training, self.model, episodes, self.env, self.probing)})
+            self.points.append(
+                {
+                    "steps": int(self.model.num_timesteps),
+                    **measure(task, training, self.model, episodes, self.env, self.probing),
+                }
+            )
             self.wall += time.perf_counter() - t0
             self.cpu += clock() - c0
 
@@ -136,8 +142,9 @@ def callback(task: Any, training: Any, clock: Callable[[], float]) -> Any:
 
 def save_curve(path: Path, task: Any, points: Sequence[Mapping[str, Any]], episodes: int) -> None:
     """Write the curve of the model saved at ``path`` beside it."""
-    curve_path(path).write_text(json.dumps({"split": CURVE_SPLIT, "episodes": int(episodes),
-                                            "outcome": task.outcome, "points": list(points)}))
+    curve_path(path).write_text(
+        json.dumps({"split": CURVE_SPLIT, "episodes": int(episodes), "outcome": task.outcome, "points": list(points)})
+    )
 
 
 def read_curve(model_path: Path) -> dict[str, Any] | None:
@@ -158,8 +165,12 @@ def combined(curves: Sequence[Mapping[str, Any] | None], outcome: str) -> dict[s
     if not have:
         return None
     steps = sorted(set.intersection(*(set(p["steps"] for p in c["points"]) for c in have)))
-    out: dict[str, Any] = {"split": have[0].get("split"), "episodes": have[0].get("episodes"), "seeds": len(have),
-                           "steps": steps}
+    out: dict[str, Any] = {
+        "split": have[0].get("split"),
+        "episodes": have[0].get("episodes"),
+        "seeds": len(have),
+        "steps": steps,
+    }
     for name in (outcome, "tom_accuracy", "tom_majority"):
         means, cis = [], []
         for s in steps:

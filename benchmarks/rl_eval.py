@@ -82,8 +82,10 @@ def probe_for(task: Any, plan: ProbePlan, model: Any, out: Path, log: Callable[.
     with one_thread():
         probe = fit_on_train_split(task, plan, model)
     probe.save(path)
-    log(f"fitted the probe on {sum(probe.trained_on['rows'].values())} decisions of {plan.episodes} train-split "
-        "episodes")
+    log(
+        f"fitted the probe on {sum(probe.trained_on['rows'].values())} decisions of {plan.episodes} train-split "
+        "episodes"
+    )
     return probe
 
 
@@ -106,8 +108,13 @@ def fit_on_train_split(task: Any, plan: ProbePlan, model: Any) -> Probe:
     for i, seed in enumerate(plan.seeds):
         play(env, policy, seed, options=episode_options(task, training.env_id, "train", i), on_step=keep)
     env.close()
-    return fit_probe(features, truths, layout, probe_source(is_recurrent(model), plan.episodes),
-                     {"split": "train", "env_id": training.env_id, "episodes": plan.seeds})
+    return fit_probe(
+        features,
+        truths,
+        layout,
+        probe_source(is_recurrent(model), plan.episodes),
+        {"split": "train", "env_id": training.env_id, "episodes": plan.seeds},
+    )
 
 
 # ---------------------------------------------------------------------- evaluation cells
@@ -130,8 +137,14 @@ class RLCell(Cell):
     vectorize: bool = True
 
     def config(self) -> dict[str, Any]:
-        return {"env_id": self.env_id, "split": self.split, "policy": self.policy, "env_kwargs": dict(self.env_kwargs),
-                "vectorize": self.vectorize, **dict(self.identity)}
+        return {
+            "env_id": self.env_id,
+            "split": self.split,
+            "policy": self.policy,
+            "env_kwargs": dict(self.env_kwargs),
+            "vectorize": self.vectorize,
+            **dict(self.identity),
+        }
 
     def slug(self) -> str:
         return f"{self.policy}_{self.env_id.replace('/', '-')}_{self.split}"
@@ -200,24 +213,50 @@ def row(task: Any, info: RowInfo, by_seed: Mapping[int, Sequence[dict]]) -> Row:
     per_seed = []
     for seed, records in by_seed.items():
         outcomes, toms = _episode_values(task, records)
-        per_seed.append({"seed": seed, task.outcome: mean_ci95(outcomes)[0], "tom_accuracy": mean_ci95(toms)[0],
-                         "episodes": len(records)})
+        per_seed.append(
+            {
+                "seed": seed,
+                task.outcome: mean_ci95(outcomes)[0],
+                "tom_accuracy": mean_ci95(toms)[0],
+                "episodes": len(records),
+            }
+        )
     if len(per_seed) > 1:
         outcome = _mean_ci([s[task.outcome] for s in per_seed])
         tom = _mean_ci([s["tom_accuracy"] for s in per_seed])
     else:
         outcomes, toms = _episode_values(task, next(iter(by_seed.values())))
         outcome, tom = _mean_ci(outcomes), _mean_ci(toms)
-    return {"family": info.family, "env_id": info.env_id, "algo": info.algo, "steps": info.steps, "split": info.split,
-            "seeds": [s["seed"] for s in per_seed] if info.algo else [], "policy": info.policy,
-            "episodes": sum(s["episodes"] for s in per_seed), "outcome": task.outcome,
-            "higher_is_better": task.higher_is_better, task.outcome: outcome[0], f"{task.outcome}_ci": outcome[1],
-            "tom_accuracy": tom[0], "tom_accuracy_ci": tom[1], "tom_source": info.tom_source, "seat": info.seat,
-            "per_seed": per_seed if info.algo else []}
+    return {
+        "family": info.family,
+        "env_id": info.env_id,
+        "algo": info.algo,
+        "steps": info.steps,
+        "split": info.split,
+        "seeds": [s["seed"] for s in per_seed] if info.algo else [],
+        "policy": info.policy,
+        "episodes": sum(s["episodes"] for s in per_seed),
+        "outcome": task.outcome,
+        "higher_is_better": task.higher_is_better,
+        task.outcome: outcome[0],
+        f"{task.outcome}_ci": outcome[1],
+        "tom_accuracy": tom[0],
+        "tom_accuracy_ci": tom[1],
+        "tom_source": info.tom_source,
+        "seat": info.seat,
+        "per_seed": per_seed if info.algo else [],
+    }
 
 
-def reference_rows(task: Any, env_id: str, split: str, seeds: Sequence[int], policies: Mapping[str, tuple[Any, str | None]],
-                   family: str, env_kwargs: Mapping[str, Any] | None = None) -> list[Row]:
+def reference_rows(
+    task: Any,
+    env_id: str,
+    split: str,
+    seeds: Sequence[int],
+    policies: Mapping[str, tuple[Any, str | None]],
+    family: str,
+    env_kwargs: Mapping[str, Any] | None = None,
+) -> list[Row]:
     """Rows of scripted references (name -> ``(policy factory, tom_source)``) played on the task's
     env of ``split`` with its own observations, episodes ``seeds`` (reset options as the RL agents'),
     in memory: for a family's ``RLTask.references``."""
@@ -226,10 +265,13 @@ def reference_rows(task: Any, env_id: str, split: str, seeds: Sequence[int], pol
     for name, (factory, source) in policies.items():
         env = recorded_env(task, env_id, split, kwargs, vectorize=False)
         policy = factory()
-        records = [{"episode": play(env, policy, s, options=episode_options(task, env_id, split, s)).summary}
-                   for s in seeds]
+        records = [
+            {"episode": play(env, policy, s, options=episode_options(task, env_id, split, s)).summary} for s in seeds
+        ]
         env.close()
-        seat = kwargs.get("seat") if task.seats else task.seat  # a task with seats: the chosen one, none on its Gymnasium ids
+        seat = (
+            kwargs.get("seat") if task.seats else task.seat
+        )  # a task with seats: the chosen one, none on its Gymnasium ids
         rows.append(row(task, RowInfo(family, env_id, split, name, None, None, source, seat), {0: records}))
     return rows
 
@@ -242,13 +284,15 @@ ROWS_PREFIX = "rows_"
 def row_key(r: Mapping[str, Any]) -> str:
     """A row's identity: its env, split, policy, algorithm, budget, seeds and episodes (and its
     ``env_kwargs``, in the rows of runs given ``--env-kwargs``)."""
-    keys = ("env_id", "split", "policy", "algo", "steps", "seeds", "episodes") + (("env_kwargs",) if "env_kwargs" in r else ())
+    keys = ("env_id", "split", "policy", "algo", "steps", "seeds", "episodes") + (
+        ("env_kwargs",) if "env_kwargs" in r else ()
+    )
     return config_key({k: r.get(k) for k in keys})
 
 
 def rows_path(out: Path, env_id: str, split: str, algo: str, seat: str | None = None) -> Path:
     """The rows file of one run's configuration (tasks whose seat is chosen: one per seat)."""
-    env = env_id.replace('/', '-') + ("" if seat is None else f"_{seat}")
+    env = env_id.replace("/", "-") + ("" if seat is None else f"_{seat}")
     return Path(out) / RLCell.family / f"{ROWS_PREFIX}{algo}_{env}_{split}.jsonl"
 
 
@@ -259,8 +303,11 @@ def store_rows(rows: Sequence[Row], out: Path, seat: str | None = None) -> None:
     from benchmarks.results import ResultsFile
 
     first = rows[0]
-    with ResultsFile(rows_path(out, first["env_id"], first["split"], first["algo"], seat), key=lambda rec: rec["key"],
-                     check=lambda rec: rec["row"]["env_id"]) as results:
+    with ResultsFile(
+        rows_path(out, first["env_id"], first["split"], first["algo"], seat),
+        key=lambda rec: rec["key"],
+        check=lambda rec: rec["row"]["env_id"],
+    ) as results:
         for r in rows:
             if row_key(r) not in results:
                 results.append({"key": row_key(r), "row": dict(r)})

@@ -56,8 +56,13 @@ def _measure(task: Any, training: Training, seconds: float) -> tuple[str, float,
         venv.close()
 
 
-def perf_tasks(steps: int = 8192, seconds: float = 1.0, progress: bool | None = False, seed: int = 0,
-               emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def perf_tasks(
+    steps: int = 8192,
+    seconds: float = 1.0,
+    progress: bool | None = False,
+    seed: int = 0,
+    emit: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
     """One line per declared RL task (``progress``: a bar over the tasks; None: only on a terminal), each
     handed to ``emit`` the moment it is measured; ``seed``: PPO's, the training envs' and the random actions'."""
     import tom_envs
@@ -71,13 +76,23 @@ def perf_tasks(steps: int = 8192, seconds: float = 1.0, progress: bool | None = 
         for family, env_id, task in declared.values():
             training = Training(env_id, "ppo", steps, seed, task.n_envs, {}, dict(task.hyper.get("ppo", {})))
             kind, env_sps, train_sps = _measure(task, training, seconds)
-            line: dict[str, Any] = {"family": family, "env_id": env_id, "envs": kind, "n_envs": task.n_envs,
-                                    "env_steps_per_s": env_sps, "train_steps_per_s": train_sps}
+            line: dict[str, Any] = {
+                "family": family,
+                "env_id": env_id,
+                "envs": kind,
+                "n_envs": task.n_envs,
+                "env_steps_per_s": env_sps,
+                "train_steps_per_s": train_sps,
+            }
             if task.make_vec_env is not None and kind.startswith("native"):  # (a Parallel id's seat has none)
                 _, ref_env, ref_train = _measure(dataclasses.replace(task, make_vec_env=None), training, seconds)
-                line.update(reference="single envs (DummyVecEnv)", reference_env_steps_per_s=ref_env,
-                            reference_train_steps_per_s=ref_train, env_vs_reference=env_sps / ref_env,
-                            train_vs_reference=train_sps / ref_train)
+                line.update(
+                    reference="single envs (DummyVecEnv)",
+                    reference_env_steps_per_s=ref_env,
+                    reference_train_steps_per_s=ref_train,
+                    env_vs_reference=env_sps / ref_env,
+                    train_vs_reference=train_sps / ref_train,
+                )
             lines.append(line)
             if emit is not None:
                 emit(line)
@@ -92,9 +107,13 @@ def format_lines(lines: list[dict[str, Any]]) -> list[str]:
     for line in lines:
         ratio = ""
         if "reference" in line:
-            ratio = (f"{line['env_vs_reference']:.1f}x env, {line['train_vs_reference']:.2f}x training "
-                     f"(vs {line['reference']}: {line['reference_env_steps_per_s']:,.0f} / "
-                     f"{line['reference_train_steps_per_s']:,.0f})")
-        out.append(f"{line['env_id']:<24} {line['envs'] + ' x' + str(line['n_envs']):<28} "
-                   f"{line['env_steps_per_s']:>12,.0f} {line['train_steps_per_s']:>12,.0f}  {ratio}")
+            ratio = (
+                f"{line['env_vs_reference']:.1f}x env, {line['train_vs_reference']:.2f}x training "
+                f"(vs {line['reference']}: {line['reference_env_steps_per_s']:,.0f} / "
+                f"{line['reference_train_steps_per_s']:,.0f})"
+            )
+        out.append(
+            f"{line['env_id']:<24} {line['envs'] + ' x' + str(line['n_envs']):<28} "
+            f"{line['env_steps_per_s']:>12,.0f} {line['train_steps_per_s']:>12,.0f}  {ratio}"
+        )
     return out

@@ -48,7 +48,7 @@ def _fit_softmax(x: np.ndarray, y: np.ndarray, n: int) -> tuple[np.ndarray, np.n
         for k, (param, g) in enumerate(zip((w, b), grads)):
             m[k] = 0.9 * m[k] + 0.1 * g
             v[k] = 0.999 * v[k] + 0.001 * g * g
-            param -= lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
+            param -= lr * (m[k] / (1 - 0.9**t)) / (np.sqrt(v[k] / (1 - 0.999**t)) + 1e-8)
     return w, b
 
 
@@ -98,9 +98,14 @@ class Probe:
         for name, comps in self.weights.items():
             for i, (w, b) in enumerate(comps):
                 arrays[f"w:{name}:{i}"], arrays[f"b:{name}:{i}"] = w, b
-        meta = {"targets": {k: [t[0], np.asarray(t[1]).tolist(), np.asarray(t[2]).tolist(), *[list(x) for x in t[3:]]]
-                            for k, t in self.targets.items()},
-                "source": self.source, "trained_on": self.trained_on}
+        meta = {
+            "targets": {
+                k: [t[0], np.asarray(t[1]).tolist(), np.asarray(t[2]).tolist(), *[list(x) for x in t[3:]]]
+                for k, t in self.targets.items()
+            },
+            "source": self.source,
+            "trained_on": self.trained_on,
+        }
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".partial")
         with open(tmp, "wb") as fh:
@@ -112,8 +117,13 @@ class Probe:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             targets = {k: (t[0], t[1], t[2], *[tuple(x) for x in t[3:]]) for k, t in meta["targets"].items()}
-            weights = {name: [(data[f"w:{name}:{i}"], data[f"b:{name}:{i}"])
-                              for i in range(1 if t[0] == "discrete" else len(t[2]))] for name, t in targets.items()}
+            weights = {
+                name: [
+                    (data[f"w:{name}:{i}"], data[f"b:{name}:{i}"])
+                    for i in range(1 if t[0] == "discrete" else len(t[2]))
+                ]
+                for name, t in targets.items()
+            }
             return cls(targets, data["mean"], data["scale"], weights, meta["source"], meta["trained_on"])
 
 
@@ -125,13 +135,22 @@ def target_layout(spec: Any) -> dict[str, tuple]:
         if isinstance(space, spaces.Discrete):
             out[name] = ("discrete", int(space.start), int(space.n))
         elif isinstance(space, spaces.MultiDiscrete):
-            out[name] = ("multi", np.asarray(space.start).reshape(-1).tolist(), np.asarray(space.nvec).reshape(-1).tolist(),
-                         tuple(int(d) for d in np.shape(space.nvec)))
+            out[name] = (
+                "multi",
+                np.asarray(space.start).reshape(-1).tolist(),
+                np.asarray(space.nvec).reshape(-1).tolist(),
+                tuple(int(d) for d in np.shape(space.nvec)),
+            )
     return out
 
 
-def fit_probe(features: list[np.ndarray], truths: list[dict[str, Any]], layout: dict[str, tuple], source: str,
-              trained_on: dict[str, Any]) -> Probe:
+def fit_probe(
+    features: list[np.ndarray],
+    truths: list[dict[str, Any]],
+    layout: dict[str, tuple],
+    source: str,
+    trained_on: dict[str, Any],
+) -> Probe:
     """Fit a :class:`Probe` on ``features[k]`` -> ``truths[k]`` (target -> truth, None where the
     step resolved nothing)."""
     x_all = np.asarray(features, dtype=np.float64)
@@ -146,15 +165,21 @@ def fit_probe(features: list[np.ndarray], truths: list[dict[str, Any]], layout: 
         if kind == "discrete":
             comps = [(np.asarray([int(truths[k][name]) for k in idx], dtype=np.int64) - int(start), int(n))]
         else:
-            tru = np.asarray([np.asarray(truths[k][name]).reshape(-1) for k in idx], dtype=np.int64).reshape(len(idx), -1)
+            tru = np.asarray([np.asarray(truths[k][name]).reshape(-1) for k in idx], dtype=np.int64).reshape(
+                len(idx), -1
+            )
             comps = [(tru[:, c] - int(start[c]), int(n[c])) for c in range(len(n))]
         weights[name] = []
         for y, classes in comps:
             keep = (y >= 0) & (y < classes)
-            weights[name].append(_fit_softmax(x[keep], y[keep], classes) if keep.any()
-                                 else (np.zeros((x_all.shape[1], classes)), np.zeros(classes)))
-    return Probe(layout, mean, scale, weights, source,
-                 {**trained_on, "rows": rows, "majority": majority_of(truths, layout)})
+            weights[name].append(
+                _fit_softmax(x[keep], y[keep], classes)
+                if keep.any()
+                else (np.zeros((x_all.shape[1], classes)), np.zeros(classes))
+            )
+    return Probe(
+        layout, mean, scale, weights, source, {**trained_on, "rows": rows, "majority": majority_of(truths, layout)}
+    )
 
 
 def majority_of(truths: list[dict[str, Any]], layout: dict[str, tuple]) -> dict[str, list[int]]:
@@ -187,8 +212,11 @@ class MajorityProbe:
         out: dict[str, Any] = {}
         for name, (kind, _start, _n, *shape) in self.targets.items():
             values = self.majority[name]
-            out[name] = values[0] if kind == "discrete" else np.asarray(values, dtype=np.int64).reshape(
-                shape[0] if shape else (-1,))
+            out[name] = (
+                values[0]
+                if kind == "discrete"
+                else np.asarray(values, dtype=np.int64).reshape(shape[0] if shape else (-1,))
+            )
         return next(iter(out.values())) if len(out) == 1 else out
 
 

@@ -69,9 +69,17 @@ class Training:
     def config(self) -> dict[str, Any]:
         """What determines the model (its file's key; the code stamp included, so a model trained by
         other code is never reused)."""
-        return {"env_id": self.env_id, "algo": self.algo, "steps": self.steps, "seed": self.seed,
-                "n_envs": self.n_envs, "env_kwargs": dict(self.env_kwargs), "hyper": dict(self.hyper),
-                "version": MODEL_VERSION, "code": code_stamp()}
+        return {
+            "env_id": self.env_id,
+            "algo": self.algo,
+            "steps": self.steps,
+            "seed": self.seed,
+            "n_envs": self.n_envs,
+            "env_kwargs": dict(self.env_kwargs),
+            "hyper": dict(self.hyper),
+            "version": MODEL_VERSION,
+            "code": code_stamp(),
+        }
 
     @property
     def key(self) -> str:
@@ -153,8 +161,14 @@ def default_hyper(algo: str, n_envs: int) -> dict[str, Any]:
     return {}
 
 
-def train(task: Any, training: Training, out: Path, log: Callable[..., Any] = print,
-          progress: bool | None = False, curve: Any = None) -> Any:
+def train(
+    task: Any,
+    training: Training,
+    out: Path,
+    log: Callable[..., Any] = print,
+    progress: bool | None = False,
+    curve: Any = None,
+) -> Any:
     """Train (or load the model an identical earlier run saved under ``out``); returns the model.
 
     ``curve``: an SB3 callback measuring the learning curve along training (:func:`benchmarks.rl_curve.callback`),
@@ -169,23 +183,43 @@ def train(task: Any, training: Training, out: Path, log: Callable[..., Any] = pr
         return _train(task, training, path, cls, policy_name, log, progress, curve)
 
 
-def _train(task: Any, training: Training, path: Path, cls: Any, policy_name: str, log: Callable[..., Any],
-           progress: bool | None, curve: Any = None) -> Any:
+def _train(
+    task: Any,
+    training: Training,
+    path: Path,
+    cls: Any,
+    policy_name: str,
+    log: Callable[..., Any],
+    progress: bool | None,
+    curve: Any = None,
+) -> Any:
     env, kind = training_env(task, training)
-    kwargs: dict[str, Any] = {"seed": training.seed, "verbose": 0, "device": "cpu",
-                              **sb3_kwargs(training.algo, training.n_envs, training.steps, training.hyper)}
+    kwargs: dict[str, Any] = {
+        "seed": training.seed,
+        "verbose": 0,
+        "device": "cpu",
+        **sb3_kwargs(training.algo, training.n_envs, training.steps, training.hyper),
+    }
     model = cls(policy_name, env, **kwargs)
     from stable_baselines3.common.callbacks import CallbackList
 
     t0, c0 = time.perf_counter(), cpu_seconds()
-    model.learn(total_timesteps=training.steps, callback=CallbackList(
-        [_progress_callback(training.steps, f"training {training.algo} seed {training.seed}", progress),
-         *([curve] if curve is not None else [])]))
+    model.learn(
+        total_timesteps=training.steps,
+        callback=CallbackList(
+            [
+                _progress_callback(training.steps, f"training {training.algo} seed {training.seed}", progress),
+                *([curve] if curve is not None else []),
+            ]
+        ),
+    )
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     if curve is not None:  # the evaluations along training are not the training's time
         wall, cpu = wall - curve.wall, cpu - curve.cpu
-    log(f"trained {training.algo} (seed {training.seed}) for {training.steps} steps on {kind} in "
-        f"{wall:.1f} s ({cpu:.1f} CPU s, {cpu * 1e6 / training.steps:,.0f} CPU s per million steps)")
+    log(
+        f"trained {training.algo} (seed {training.seed}) for {training.steps} steps on {kind} in "
+        f"{wall:.1f} s ({cpu:.1f} CPU s, {cpu * 1e6 / training.steps:,.0f} CPU s per million steps)"
+    )
     env.close()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.stem + ".partial.zip")

@@ -28,12 +28,25 @@ from benchmarks.distributed_scope import current_executor
 from benchmarks.results import FAULTS_FIELD, ResultsFile, config_key
 from benchmarks.runner_aec import Seats, episode_policy_stats, play_aec, play_aec_lockstep
 from benchmarks.runner_envs import env_id_for, make_env, recorder_of
-from benchmarks.runner_episodes import (EpisodeResult, PolicySeed, Step, StepHook, lockstep_batches, play,
-                                        play_lockstep)
+from benchmarks.runner_episodes import EpisodeResult, PolicySeed, Step, StepHook, lockstep_batches, play, play_lockstep
 
 __all__ = [
-    "Cell", "EpisodeResult", "PolicySeed", "Step", "StepHook", "cell_records", "env_id_for", "lockstep_batches",
-    "make_env", "play", "play_aec", "play_aec_lockstep", "play_lockstep", "progress_bar", "recorder_of", "run_cell",
+    "Cell",
+    "EpisodeResult",
+    "PolicySeed",
+    "Step",
+    "StepHook",
+    "cell_records",
+    "env_id_for",
+    "lockstep_batches",
+    "make_env",
+    "play",
+    "play_aec",
+    "play_aec_lockstep",
+    "play_lockstep",
+    "progress_bar",
+    "recorder_of",
+    "run_cell",
 ]
 
 
@@ -117,8 +130,9 @@ class Cell:
         if isinstance(key, str) and ":" in key and key.rpartition(":")[0] != self.key:
             raise ValueError(f"a record of cell {key.rpartition(':')[0]}, not of this cell {self.key}")
         if isinstance(record.get("cell"), Mapping) and config_key(record["cell"]) != self.key:
-            raise ValueError(f"a record of another configuration (cell key {config_key(record['cell'])}, "
-                             f"this cell's is {self.key})")
+            raise ValueError(
+                f"a record of another configuration (cell key {config_key(record['cell'])}, this cell's is {self.key})"
+            )
 
     def verify(self, record: dict) -> None:
         """:meth:`owns` then :meth:`check`: what the results file asks of each stored record."""
@@ -131,8 +145,9 @@ class Cell:
         return ResultsFile(self.path(out), key=lambda rec: int(rec["seed"]), check=self.verify)
 
 
-def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | None = None,
-                 lockstep: int = 1) -> Iterator[dict]:
+def cell_records(
+    cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | None = None, lockstep: int = 1
+) -> Iterator[dict]:
     """The records of ``cell`` for ``seeds``, yielded as episodes finish (nothing written).
 
     ``factory`` builds the policy instead of ``cell.make_policy()``; ``lockstep`` > 1 plays that
@@ -144,9 +159,10 @@ def cell_records(cell: Cell, seeds: Sequence[int], factory: Callable[[], Any] | 
     size = max(1, int(lockstep))
     envs = [cell.make_env() for _ in range(min(size, len(seeds)))]
     for start in range(0, len(seeds), size):
-        batch = list(seeds[start:start + size])
-        results = [cell.play(envs[0], policy, batch[0])] if size == 1 \
-            else cell.play_batch(envs[:len(batch)], policy, batch)
+        batch = list(seeds[start : start + size])
+        results = (
+            [cell.play(envs[0], policy, batch[0])] if size == 1 else cell.play_batch(envs[: len(batch)], policy, batch)
+        )
         for seed, result in zip(batch, results):
             yield _record(cell, seed, result)
 
@@ -164,8 +180,14 @@ def _record(cell: Cell, seed: Any, result: EpisodeResult) -> dict:
     return rec
 
 
-def run_cell(cell: Cell, seeds: Sequence[int], out: Path, progress: bool | None = False,
-             factory: Callable[[], Any] | None = None, lockstep: int = 1) -> list[dict]:
+def run_cell(
+    cell: Cell,
+    seeds: Sequence[int],
+    out: Path,
+    progress: bool | None = False,
+    factory: Callable[[], Any] | None = None,
+    lockstep: int = 1,
+) -> list[dict]:
     """Every seed's record of ``cell``, playing only the seeds its results file lacks.
 
     The file is locked for the whole run (a concurrent run on the same file fails with

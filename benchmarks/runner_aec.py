@@ -23,8 +23,10 @@ from benchmarks.errors import RunnerError
 from benchmarks.runner_envs import recorder_of
 from benchmarks.runner_episodes import EpisodeResult, PolicySeed
 
-def play_aec(env: Any, policies: Any, seed: int, *, options: dict | None = None,
-             policy_seed: PolicySeed | None = None) -> EpisodeResult:
+
+def play_aec(
+    env: Any, policies: Any, seed: int, *, options: dict | None = None, policy_seed: PolicySeed | None = None
+) -> EpisodeResult:
     """One PettingZoo AEC episode of ``env`` (seeded ``seed``).
 
     Args:
@@ -52,9 +54,14 @@ def play_aec(env: Any, policies: Any, seed: int, *, options: dict | None = None,
     return EpisodeResult(seed, episode.summary(), episode.info)
 
 
-def play_aec_lockstep(envs: Sequence[Any], policies: Any, seeds: Sequence[int], *,
-                      options: Sequence[dict | None] | None = None,
-                      policy_seed: PolicySeed | None = None) -> list[EpisodeResult]:
+def play_aec_lockstep(
+    envs: Sequence[Any],
+    policies: Any,
+    seeds: Sequence[int],
+    *,
+    options: Sequence[dict | None] | None = None,
+    policy_seed: PolicySeed | None = None,
+) -> list[EpisodeResult]:
     """AEC episodes ``seeds`` on ``envs`` (one env each) in lockstep through the policies' batched forms.
 
     At every tick each live episode's acting seat is found (finished seats step ``None``, as in
@@ -86,8 +93,9 @@ def play_aec_lockstep(envs: Sequence[Any], policies: Any, seeds: Sequence[int], 
             groups.setdefault(id(seats.policy(episodes[i].turn[0])), []).append(i)
         for members in groups.values():
             pol = seats.policy(episodes[members[0]].turn[0])
-            predicting = [i for i in members if recorders[i] is not None
-                          and episodes[i].turn[0] == recorders[i].predictor]
+            predicting = [
+                i for i in members if recorders[i] is not None and episodes[i].turn[0] == recorders[i].predictor
+            ]
             if predicting:
                 obs, infos = _turn_views(episodes, predicting)
                 for i, prediction in zip(predicting, pol.predict_batch(obs, infos, slots=predicting)):
@@ -96,8 +104,10 @@ def play_aec_lockstep(envs: Sequence[Any], policies: Any, seeds: Sequence[int], 
             for i, action in zip(members, pol.act_batch(obs, infos, slots=members)):
                 episodes[i].step(action)
     stats = [list(pol.episode_stats()) if hasattr(pol, "episode_stats") else None for pol in seats.distinct]
-    return [EpisodeResult(s, ep.summary(), ep.info, policy_stats=episode_policy_stats(stats, i))
-            for i, (s, ep) in enumerate(zip(seeds, episodes))]
+    return [
+        EpisodeResult(s, ep.summary(), ep.info, policy_stats=episode_policy_stats(stats, i))
+        for i, (s, ep) in enumerate(zip(seeds, episodes))
+    ]
 
 
 class Seats:

@@ -17,11 +17,16 @@ from benchmarks.errors import RunnerError
 def env_id_for(family: str, kind: str = "gymnasium", **kwargs: Any) -> str:
     """The registered id of ``family`` and ``kind`` whose default kwargs include ``kwargs`` (the newest
     version when several match), e.g. ``env_id_for(family, game="RPS")`` for a family whose ids take a ``game``."""
-    matches = [rec.id for rec in tom_envs.REGISTRY.values()
-               if rec.family == family and rec.kind == kind and all(rec.kwargs.get(k) == v for k, v in kwargs.items())]
+    matches = [
+        rec.id
+        for rec in tom_envs.REGISTRY.values()
+        if rec.family == family and rec.kind == kind and all(rec.kwargs.get(k) == v for k, v in kwargs.items())
+    ]
     if not matches:
-        raise RunnerError(f"no registered {kind} env of family {family!r} with {kwargs}; registered: "
-                          f"{', '.join(tom_envs.ids(family=family)) or 'none'}")
+        raise RunnerError(
+            f"no registered {kind} env of family {family!r} with {kwargs}; registered: "
+            f"{', '.join(tom_envs.ids(family=family)) or 'none'}"
+        )
     return max(matches, key=_version)
 
 

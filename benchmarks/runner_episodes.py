@@ -84,16 +84,27 @@ def _check_players(envs: Sequence[Any], policy: Any, methods: Sequence[str], who
     missing, before anything is reset (not an ``AttributeError`` from inside the loop)."""
     for env in envs:
         if not (callable(getattr(env, "reset", None)) and callable(getattr(env, "step", None))):
-            raise RunnerError(f"{who}() needs a Gymnasium env (gymnasium.make(...), usually in a ToMRecorder), got "
-                              f"{type(env).__name__}")
+            raise RunnerError(
+                f"{who}() needs a Gymnasium env (gymnasium.make(...), usually in a ToMRecorder), got "
+                f"{type(env).__name__}"
+            )
     missing = [m for m in methods if not callable(getattr(policy, m, None))]
     if missing:
-        raise RunnerError(f"{who}() needs a policy with {', '.join(methods)} (policies.base.BasePolicy gives them); "
-                          f"{type(policy).__name__} lacks {', '.join(missing)}")
+        raise RunnerError(
+            f"{who}() needs a policy with {', '.join(methods)} (policies.base.BasePolicy gives them); "
+            f"{type(policy).__name__} lacks {', '.join(missing)}"
+        )
 
 
-def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, policy_seed: PolicySeed | None = None,
-         on_step: StepHook | None = None) -> EpisodeResult:
+def play(
+    env: Any,
+    policy: Any,
+    seed: int,
+    *,
+    options: dict | None = None,
+    policy_seed: PolicySeed | None = None,
+    on_step: StepHook | None = None,
+) -> EpisodeResult:
     """One single-agent episode of ``env`` (seeded ``seed``) played by ``policy``.
 
     Args:
@@ -124,8 +135,21 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
         policy.observe(new_obs, reward, terminated, truncated, for_policy(new_info, recorder))
         total += float(reward)
         if on_step is not None:
-            kept = on_step(Step(index, obs, info, prediction, action, new_obs, reward, terminated, truncated, new_info,
-                                record=_last_record(recorder)))
+            kept = on_step(
+                Step(
+                    index,
+                    obs,
+                    info,
+                    prediction,
+                    action,
+                    new_obs,
+                    reward,
+                    terminated,
+                    truncated,
+                    new_info,
+                    record=_last_record(recorder),
+                )
+            )
             if kept is not None:
                 steps.append(kept)
         obs, info, index = new_obs, new_info, index + 1
@@ -133,9 +157,15 @@ def play(env: Any, policy: Any, seed: int, *, options: dict | None = None, polic
             return EpisodeResult(seed, _summary(recorder, info, total, index), info, steps)
 
 
-def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
-                  options: Sequence[dict | None] | None = None, policy_seed: PolicySeed | None = None,
-                  on_step: StepHook | None = None) -> list[EpisodeResult]:
+def play_lockstep(
+    envs: Sequence[Any],
+    policy: Any,
+    seeds: Sequence[int],
+    *,
+    options: Sequence[dict | None] | None = None,
+    policy_seed: PolicySeed | None = None,
+    on_step: StepHook | None = None,
+) -> list[EpisodeResult]:
     """Episodes ``seeds`` on ``envs`` (one env each) in lockstep through ``policy``'s batched forms.
 
     Every step makes one ``predict_batch`` (when the envs are recorded), one ``act_batch`` and one
@@ -171,28 +201,48 @@ def play_lockstep(envs: Sequence[Any], policy: Any, seeds: Sequence[int], *,
                 recorders[k].record_prediction(predictions[k])
             results.append(env.step(actions[k]))
         new_obs, rewards, terms, truncs, new_infos = map(list, zip(*results))
-        policy.observe_batch(new_obs, rewards, terms, truncs,
-                             [for_policy(i, r) for i, r in zip(new_infos, recorders)])
+        policy.observe_batch(new_obs, rewards, terms, truncs, [for_policy(i, r) for i, r in zip(new_infos, recorders)])
         for k in range(len(envs)):
             totals[k] += float(rewards[k])
             if on_step is not None:
-                log = {"predict": pred_log[k] if pred_log else None, "act": act_log[k] if act_log else None} \
-                    if step_log else None
-                kept = on_step(Step(index, obs[k], infos[k], predictions[k], actions[k], new_obs[k], rewards[k],
-                                    terms[k], truncs[k], new_infos[k], log, _last_record(recorders[k])))
+                log = (
+                    {"predict": pred_log[k] if pred_log else None, "act": act_log[k] if act_log else None}
+                    if step_log
+                    else None
+                )
+                kept = on_step(
+                    Step(
+                        index,
+                        obs[k],
+                        infos[k],
+                        predictions[k],
+                        actions[k],
+                        new_obs[k],
+                        rewards[k],
+                        terms[k],
+                        truncs[k],
+                        new_infos[k],
+                        log,
+                        _last_record(recorders[k]),
+                    )
+                )
                 if kept is not None:
                     steps[k].append(kept)
         ended = [t or u for t, u in zip(terms, truncs)]
         if any(ended) and not all(ended):
-            raise RunnerError("episodes of one lockstep batch ended at different steps; lockstep needs a common "
-                              "length (group the episodes with benchmarks.runner.lockstep_batches)")
+            raise RunnerError(
+                "episodes of one lockstep batch ended at different steps; lockstep needs a common "
+                "length (group the episodes with benchmarks.runner.lockstep_batches)"
+            )
         obs, infos, index = new_obs, new_infos, index + 1
         if all(ended):
             break
     stats_of = getattr(policy, "episode_stats", None)
     stats = list(stats_of()) if stats_of is not None else [None] * len(envs)
-    return [EpisodeResult(s, _summary(r, i, t, index), i, st, ps)
-            for s, r, i, t, st, ps in zip(seeds, recorders, infos, totals, steps, stats)]
+    return [
+        EpisodeResult(s, _summary(r, i, t, index), i, st, ps)
+        for s, r, i, t, st, ps in zip(seeds, recorders, infos, totals, steps, stats)
+    ]
 
 
 def _summary(recorder: Any, info: dict, total: float, steps: int) -> dict[str, Any]:
@@ -213,4 +263,4 @@ def lockstep_batches(items: Sequence[Any], size: int, length: Callable[[Any], An
     groups: dict[Any, list[int]] = {}
     for k, item in enumerate(items):
         groups.setdefault(None if length is None else length(item), []).append(k)
-    return [members[i:i + size] for members in groups.values() for i in range(0, len(members), size)]
+    return [members[i : i + size] for members in groups.values() for i in range(0, len(members), size)]

@@ -95,8 +95,9 @@ def tasks() -> dict[str, SelfplayTask]:
         for target in fam.selfplay:
             task = load_object(target)
             if not isinstance(task, SelfplayTask):
-                raise FamilyError(f"family {fam.name!r}: {target} is a {type(task).__name__}, not a "
-                                  "benchmarks.selfplay.SelfplayTask")
+                raise FamilyError(
+                    f"family {fam.name!r}: {target} is a {type(task).__name__}, not a benchmarks.selfplay.SelfplayTask"
+                )
             for env_id in task.env_ids:
                 found.setdefault(env_id, task)
     return found
@@ -125,8 +126,9 @@ class SelfplayRun:
         """
         found = tasks()
         if self.env_id not in found:
-            raise SelfplayError(f"--env {self.env_id!r}: no family declares self-play on it; choose one of "
-                                + ", ".join(found))
+            raise SelfplayError(
+                f"--env {self.env_id!r}: no family declares self-play on it; choose one of " + ", ".join(found)
+            )
         if self.algo not in ALGOS:
             raise SelfplayError(f"--algo {self.algo!r}: self-play trains one of {', '.join(ALGOS)}")
         if self.mode not in MODES:
@@ -135,17 +137,30 @@ class SelfplayRun:
 
         import_optional("stable_baselines3", "rl", "tom-envs selfplay")
         task = found[self.env_id]
-        return task, replace(self, rounds=self.rounds if self.rounds is not None else task.rounds,
-                             steps=self.steps or task.steps, episodes=self.episodes or task.episodes,
-                             probe_episodes=self.probe_episodes or task.probe_episodes)
+        return task, replace(
+            self,
+            rounds=self.rounds if self.rounds is not None else task.rounds,
+            steps=self.steps or task.steps,
+            episodes=self.episodes or task.episodes,
+            probe_episodes=self.probe_episodes or task.probe_episodes,
+        )
 
     def config(self, task: SelfplayTask) -> dict[str, Any]:
         """What decides every snapshot and record of one training seed but the seed (their files' key)."""
         from benchmarks.rl_probe import PROBE_SETTINGS
 
-        return {"env_id": self.env_id, "algo": self.algo, "mode": self.mode, "steps": self.steps,
-                "episodes": self.episodes, "probe_episodes": self.probe_episodes, "n_envs": task.n_envs,
-                "hyper": dict(task.hyper.get(self.algo, {})), "probe": PROBE_SETTINGS, "version": SELFPLAY_VERSION}
+        return {
+            "env_id": self.env_id,
+            "algo": self.algo,
+            "mode": self.mode,
+            "steps": self.steps,
+            "episodes": self.episodes,
+            "probe_episodes": self.probe_episodes,
+            "n_envs": task.n_envs,
+            "hyper": dict(task.hyper.get(self.algo, {})),
+            "probe": PROBE_SETTINGS,
+            "version": SELFPLAY_VERSION,
+        }
 
 
 # ---------------------------------------------------------------------- rows
@@ -158,9 +173,18 @@ def curve_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for rec in records:
         groups.setdefault((rec["env_id"], rec["algo"], rec["mode"], rec["seat"], rec["round"]), []).append(rec)
     rows = []
-    for (env_id, algo, mode, seat, rnd), recs in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0][:4])) + (kv[0][4],)):
-        row: dict[str, Any] = {"env_id": env_id, "algo": algo, "mode": mode, "seat": seat, "round": rnd,
-                               "steps": recs[0]["steps"], "seeds": sorted(r["seed"] for r in recs)}
+    for (env_id, algo, mode, seat, rnd), recs in sorted(
+        groups.items(), key=lambda kv: tuple(map(str, kv[0][:4])) + (kv[0][4],)
+    ):
+        row: dict[str, Any] = {
+            "env_id": env_id,
+            "algo": algo,
+            "mode": mode,
+            "seat": seat,
+            "round": rnd,
+            "steps": recs[0]["steps"],
+            "seeds": sorted(r["seed"] for r in recs),
+        }
         for name in ("tom_accuracy", "tom_majority", "tom_gain", "return", "return_other"):
             values = [r[name] for r in recs if r.get(name) is not None]
             mean, ci = mean_ci95(values)
@@ -175,8 +199,11 @@ def pays(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     constant values)."""
     import numpy as np
 
-    points = [(r["tom_gain"], r["return"]) for r in records
-              if r["round"] > 0 and r.get("tom_gain") is not None and r.get("return") is not None]
+    points = [
+        (r["tom_gain"], r["return"])
+        for r in records
+        if r["round"] > 0 and r.get("tom_gain") is not None and r.get("return") is not None
+    ]
     if len(points) < 3:
         return {"spearman": None, "points": len(points)}
     gain, ret = (_ranks(np.asarray(v, dtype=float)) for v in zip(*points))
@@ -200,6 +227,7 @@ def _ranks(values: Any) -> Any:
 
 def format_rows(rows: Sequence[Mapping[str, Any]], paid: Mapping[str, Any]) -> str:
     """The curve rows as a table (one line per seat and checkpoint)."""
+
     def fmt(value: Any, ci: Any) -> str:
         if value is None:
             return "n/a"
@@ -210,12 +238,18 @@ def format_rows(rows: Sequence[Mapping[str, Any]], paid: Mapping[str, Any]) -> s
     head = f"{'seat':<9} {'round':>5} {'steps':>7} {'seeds':>5} {'ToM %':>12} {'majority %':>12} {'return':>14}"
     lines = [f"{rows[0]['env_id']} {rows[0]['algo']} ({rows[0]['mode']})", head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['seat']:<9} {r['round']:>5} {r['steps']:>7} {len(r['seeds']):>5} "
-                     f"{fmt(r['tom_accuracy'], r['tom_accuracy_ci']):>12} {fmt(r['tom_majority'], r['tom_majority_ci']):>12} "
-                     f"{fmt(r['return'], r['return_ci']):>14}")
-    lines.append("ToM %: a probe on the learner's state predicting the other seat's next action; majority %: the same "
-                 "learner on the same episodes predicting the probe's training majority; 95 % CIs over training seeds")
+        lines.append(
+            f"{r['seat']:<9} {r['round']:>5} {r['steps']:>7} {len(r['seeds']):>5} "
+            f"{fmt(r['tom_accuracy'], r['tom_accuracy_ci']):>12} {fmt(r['tom_majority'], r['tom_majority_ci']):>12} "
+            f"{fmt(r['return'], r['return_ci']):>14}"
+        )
+    lines.append(
+        "ToM %: a probe on the learner's state predicting the other seat's next action; majority %: the same "
+        "learner on the same episodes predicting the probe's training majority; 95 % CIs over training seeds"
+    )
     rho = paid.get("spearman")
-    lines.append(f"does prediction pay? Spearman(ToM gain over the floor, return) over {paid['points']} checkpoints: "
-                 + ("n/a" if rho is None else f"{rho:+.2f}"))
+    lines.append(
+        f"does prediction pay? Spearman(ToM gain over the floor, return) over {paid['points']} checkpoints: "
+        + ("n/a" if rho is None else f"{rho:+.2f}")
+    )
     return "\n".join(lines)

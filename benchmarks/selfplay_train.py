@@ -106,8 +106,12 @@ class Run:
 
     def snapshot(self, seat: str, rnd: int) -> Path:
         env = self.config.env_id.replace("/", "-")
-        return (self.out / FOLDER / "models"
-                / f"{self.config.algo}_{env}_{self.config.mode}_s{self.seed}_{seat}_r{rnd}_{self.key}.zip")
+        return (
+            self.out
+            / FOLDER
+            / "models"
+            / f"{self.config.algo}_{env}_{self.config.mode}_s{self.seed}_{seat}_r{rnd}_{self.key}.zip"
+        )
 
     def model(self, seat: str, rnd: int) -> Any:
         path = self.snapshot(seat, rnd)
@@ -120,8 +124,9 @@ class Run:
         (self-play) or the frozen population."""
         other = self.other(seat)
         if self.config.mode == "selfplay":
-            return FrozenLearner(self.model(other, rnd), self.task.seat_space(self.config.env_id, other),
-                                 self.task.observation)
+            return FrozenLearner(
+                self.model(other, rnd), self.task.seat_space(self.config.env_id, other), self.task.observation
+            )
         return DrawnMember(self.task.population(self.config.env_id, other))
 
     def round_seed(self, seat: str, rnd: int) -> int:
@@ -143,7 +148,10 @@ class Run:
         seed = self.round_seed(seat, rnd)
         if rnd == 0:  # the untrained network; its env's opponent never plays (nothing is learned)
             env = self._vec_env(seat, lambda: DrawnMember(self.task.population(self.config.env_id, self.other(seat))))
-            kwargs = {**default_hyper(self.config.algo, self.task.n_envs), **dict(self.task.hyper.get(self.config.algo, {}))}
+            kwargs = {
+                **default_hyper(self.config.algo, self.task.n_envs),
+                **dict(self.task.hyper.get(self.config.algo, {})),
+            }
             model = self.cls(self.policy_name, env, seed=seed, verbose=0, device="cpu", **kwargs)
             wall = cpu = 0.0
         else:
@@ -154,13 +162,16 @@ class Run:
             t0, c0 = time.perf_counter(), cpu_seconds()
             model.learn(total_timesteps=self.config.steps, reset_num_timesteps=True)
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
-            self.log(f"seed {self.seed} {seat} round {rnd}: {self.config.steps} steps in {wall:.1f} s ({cpu:.1f} CPU s)")
+            self.log(
+                f"seed {self.seed} {seat} round {rnd}: {self.config.steps} steps in {wall:.1f} s ({cpu:.1f} CPU s)"
+            )
         env.close()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.stem + ".partial.zip")
         model.save(tmp)
-        timing_path(path).write_text(json.dumps({"steps": self.config.steps if rnd else 0, "wall_s": wall,
-                                                 "cpu_s": cpu}))
+        timing_path(path).write_text(
+            json.dumps({"steps": self.config.steps if rnd else 0, "wall_s": wall, "cpu_s": cpu})
+        )
         tmp.replace(path)  # a killed run leaves no half-written snapshot under the real name
 
     # ------------------------------------------------------------------ a checkpoint
@@ -173,8 +184,9 @@ class Run:
         from tom_envs.tom import tom_spec_of
 
         task, config = self.task, self.config
-        env = wrappers.ToMRecorder(wrapped(task.make_env(config.env_id, seat, self.opponent(seat, rnd)),
-                                           task.observation))
+        env = wrappers.ToMRecorder(
+            wrapped(task.make_env(config.env_id, seat, self.opponent(seat, rnd)), task.observation)
+        )
         model = self.model(seat, rnd)
         layout = target_layout(tom_spec_of(env.unwrapped))
         policy = SB3Policy(model, name=config.algo, deterministic=False)  # as it plays: sampling its policy
@@ -190,14 +202,24 @@ class Run:
         for s in probe_seeds:
             play(env, policy, s, on_step=keep)
         state = "LSTM hidden state" if is_recurrent(model) else "policy network's last latent layer"
-        source = f"probe on the {state} (logistic regression fitted on {len(probe_seeds)} other episodes of the pairing)"
-        probe = fit_probe(features, truths, layout, source,
-                          {"split": "probe episodes", "env_id": config.env_id, "episodes": probe_seeds})
+        source = (
+            f"probe on the {state} (logistic regression fitted on {len(probe_seeds)} other episodes of the pairing)"
+        )
+        probe = fit_probe(
+            features,
+            truths,
+            layout,
+            source,
+            {"split": "probe episodes", "env_id": config.env_id, "episodes": probe_seeds},
+        )
         seeds = list(range(int(config.episodes or 0)))
-        played = [play(env, SB3Policy(model, name=config.algo, probe=probe, deterministic=False), s).summary
-                  for s in seeds]
-        floor = [play(env, SB3Policy(model, name=config.algo, probe=probe.majority(), deterministic=False), s).summary
-                 for s in seeds]  # the same episodes: same seeds, so the same sampled actions
+        played = [
+            play(env, SB3Policy(model, name=config.algo, probe=probe, deterministic=False), s).summary for s in seeds
+        ]
+        floor = [
+            play(env, SB3Policy(model, name=config.algo, probe=probe.majority(), deterministic=False), s).summary
+            for s in seeds
+        ]  # the same episodes: same seeds, so the same sampled actions
         env.close()
         own, other = task.outcome.format(seat=seat), task.outcome.format(seat=self.other(seat))
         returns = [float(outcome_of(s, own)) for s in played]
@@ -208,14 +230,33 @@ class Run:
             cpu = float(json.loads(timing_path(self.snapshot(seat, rnd)).read_text())["cpu_s"])
         except (OSError, ValueError, KeyError):
             cpu = None
-        return {"key": f"{self.seed}/{seat}/{rnd}", "env_id": config.env_id, "algo": config.algo, "mode": config.mode,
-                "seed": self.seed, "seat": seat, "other": self.other(seat), "round": rnd, "steps": rnd * int(config.steps or 0),
-                "tom_accuracy": tom, "tom_majority": maj, "tom_gain": None if tom is None or maj is None else tom - maj,
-                "return": _mean(returns), "return_other": _mean([float(outcome_of(s, other)) for s in played]),
-                "episodes": len(seeds), "probe_rows": probe.trained_on["rows"], "tom_source": probe.source,
-                "tom_per_episode": toms, "return_per_episode": returns, "train_cpu_s": cpu,
-                "opponent": (f"{self.other(seat)}'s snapshot after round {rnd}" if config.mode == "selfplay"
-                             else "population: " + ", ".join(n for n, _ in task.population(config.env_id, self.other(seat))))}
+        return {
+            "key": f"{self.seed}/{seat}/{rnd}",
+            "env_id": config.env_id,
+            "algo": config.algo,
+            "mode": config.mode,
+            "seed": self.seed,
+            "seat": seat,
+            "other": self.other(seat),
+            "round": rnd,
+            "steps": rnd * int(config.steps or 0),
+            "tom_accuracy": tom,
+            "tom_majority": maj,
+            "tom_gain": None if tom is None or maj is None else tom - maj,
+            "return": _mean(returns),
+            "return_other": _mean([float(outcome_of(s, other)) for s in played]),
+            "episodes": len(seeds),
+            "probe_rows": probe.trained_on["rows"],
+            "tom_source": probe.source,
+            "tom_per_episode": toms,
+            "return_per_episode": returns,
+            "train_cpu_s": cpu,
+            "opponent": (
+                f"{self.other(seat)}'s snapshot after round {rnd}"
+                if config.mode == "selfplay"
+                else "population: " + ", ".join(n for n, _ in task.population(config.env_id, self.other(seat)))
+            ),
+        }
 
 
 def _mean(values: Sequence[Any]) -> float | None:
@@ -240,8 +281,12 @@ def run(config: SelfplayRun, out: Path, log: Callable[..., Any] = print) -> list
 def _run(task: SelfplayTask, config: SelfplayRun, out: Path, log: Callable[..., Any]) -> list[dict[str, Any]]:
     path = records_path(out, task, config)
     path.parent.mkdir(parents=True, exist_ok=True)
-    wanted = [(seed, seat, rnd) for seed in range(config.seed, config.seed + config.seeds)
-              for rnd in range(int(config.rounds or 0) + 1) for seat in task.seats]
+    wanted = [
+        (seed, seat, rnd)
+        for seed in range(config.seed, config.seed + config.seeds)
+        for rnd in range(int(config.rounds or 0) + 1)
+        for seat in task.seats
+    ]
     with ResultsFile(path, key=lambda rec: rec["key"], check=lambda rec: (rec["round"], rec["seat"])) as results:
         missing = set(results.missing([f"{s}/{seat}/{r}" for s, seat, r in wanted]))
         for seed in range(config.seed, config.seed + config.seeds):

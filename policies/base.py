@@ -89,23 +89,27 @@ class BasePolicy:
             slot.reset(seed)
             self._slots.append(slot)
 
-    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                  slots: Sequence[int] | None = None) -> list[Any]:
+    def act_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[Any]:
         self._own_batch("act_batch", "act")
         return [s.act(o, i) for s, o, i in zip(self._check_batch(observations, slots), observations, infos)]
 
-    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                      slots: Sequence[int] | None = None) -> list[Any]:
+    def predict_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[Any]:
         if self._own_batch("predict_batch", "predict"):
             return [None] * len(observations)
         return [s.predict(o, i) for s, o, i in zip(self._check_batch(observations, slots), observations, infos)]
 
-    def observe_batch(self, observations, rewards, terminateds, truncateds, infos,
-                      slots: Sequence[int] | None = None) -> None:
+    def observe_batch(
+        self, observations, rewards, terminateds, truncateds, infos, slots: Sequence[int] | None = None
+    ) -> None:
         if self._own_batch("observe_batch", "observe"):
             return
-        for s, *args in zip(self._check_batch(observations, slots), observations, rewards, terminateds, truncateds,
-                            infos):
+        for s, *args in zip(
+            self._check_batch(observations, slots), observations, rewards, terminateds, truncateds, infos
+        ):
             s.observe(*args)
 
     def _own_batch(self, batched: str, single: str) -> bool:
@@ -120,7 +124,8 @@ class BasePolicy:
         raise BatchSlotError(
             f"{type(self).__name__} overrides reset_batch (its own batch state), so the default {batched} has no "
             f"per-episode copies to run {single} on; implement {batched} too, or call super().reset_batch(seeds) "
-            "in reset_batch to open them")
+            "in reset_batch to open them"
+        )
 
     def _check_batch(self, observations: Sequence[Any], slots: Sequence[int] | None = None) -> list[Any]:
         """The slots the entries belong to: all of them in order, or those listed in ``slots``."""
@@ -135,14 +140,21 @@ def select_slots(opened: Sequence[Any], n: int, slots: Sequence[int] | None) -> 
     """
     if slots is None:
         if n != len(opened):
-            raise BatchSlotError(f"got {n} observations for {len(opened)} episode slots; call "
-                                 "reset_batch(seeds) with one seed per episode first, or pass slots=[...]")
+            raise BatchSlotError(
+                f"got {n} observations for {len(opened)} episode slots; call "
+                "reset_batch(seeds) with one seed per episode first, or pass slots=[...]"
+            )
         return list(opened)
     picked = list(slots)
-    if len(picked) != n or len(set(picked)) != n or any(
-            isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(opened) for i in picked):
-        raise BatchSlotError(f"slots={picked!r} must give one distinct index in 0..{len(opened) - 1} for each of the "
-                             f"{n} observations (the episodes opened by reset_batch)")
+    if (
+        len(picked) != n
+        or len(set(picked)) != n
+        or any(isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(opened) for i in picked)
+    ):
+        raise BatchSlotError(
+            f"slots={picked!r} must give one distinct index in 0..{len(opened) - 1} for each of the "
+            f"{n} observations (the episodes opened by reset_batch)"
+        )
     return [opened[i] for i in picked]
 
 

@@ -69,8 +69,15 @@ class SB3Policy(BasePolicy):
             ``keep_features`` is set or a probe is given.
     """
 
-    def __init__(self, model: Any, predictor: BasePolicy | None = None, deterministic: bool = True,
-                 name: str | None = None, probe: Any = None, mask: slice | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        predictor: BasePolicy | None = None,
+        deterministic: bool = True,
+        name: str | None = None,
+        probe: Any = None,
+        mask: slice | None = None,
+    ) -> None:
         super().__init__()
         self.model = model
         self.predictor = predictor
@@ -107,8 +114,9 @@ class SB3Policy(BasePolicy):
             kwargs: dict[str, Any] = {}
             if self.mask is not None:
                 kwargs["action_masks"] = obs[self.mask] > 0.5
-            action, state = self.model.predict(obs, state=self._state, episode_start=self._episode_start,
-                                               deterministic=self.deterministic, **kwargs)
+            action, state = self.model.predict(
+                obs, state=self._state, episode_start=self._episode_start, deterministic=self.deterministic, **kwargs
+            )
             if self.keep_features:
                 self.last_feature = agent_state(self.model, obs, state)
             self._decided = (int(np.asarray(action).reshape(-1)[0]), state)

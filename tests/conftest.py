@@ -46,9 +46,17 @@ TINY_ENGINE_FIXTURES = {"vllm_backend", "openai_server", "server_backend"}
 
 # The longest groups are handed out first (`make test` passes --no-loadscope-reorder: xdist would otherwise order
 # groups by their number of tests, and the real model's seven long tests started last, on one worker, alone).
-LONGEST_FIRST = ("tests/llm/test_real_model.py", "tiny-engine", "tests/llm/test_real_model_harnesses.py",
-                 "tests/llm/test_second_model.py", "tests/test_benchmarks.py", "tests/test_information_checker.py",
-                 "tests/test_models.py", "docs-real-model", "docs-tiny-model")
+LONGEST_FIRST = (
+    "tests/llm/test_real_model.py",
+    "tiny-engine",
+    "tests/llm/test_real_model_harnesses.py",
+    "tests/llm/test_second_model.py",
+    "tests/test_benchmarks.py",
+    "tests/test_information_checker.py",
+    "tests/test_models.py",
+    "docs-real-model",
+    "docs-tiny-model",
+)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups

@@ -245,8 +245,9 @@ class CheatingPersuader(BayesPersuader):
         names = [p.name for p in self.model.family.personas]
         for t in range(len(self._features)):
             smooth = self.smoothed(t)
-            public = {(c, k): dict(enumerate(smooth[k] @ self.model.marginals[c])) for c in COMPONENTS
-                      for k in range(t + 1)}
+            public = {
+                (c, k): dict(enumerate(smooth[k] @ self.model.marginals[c])) for c in COMPONENTS for k in range(t + 1)
+            }
             for k in range(t + 1):  # personas by name
                 public[("persona", k)] = {names[i]: p for i, p in public[("persona", k)].items()}
             rows.append((self._features[t], public))
@@ -362,13 +363,16 @@ class Comparison:
 
     def line(self) -> str:
         b, c, g = self.rate(self.bayes), self.rate(self.cheater), self.gain
-        return (f"n={self.n}: bayes {b[0]:.1f} ± {b[1]:.1f} %, cheater {c[0]:.1f} ± {c[1]:.1f} %, "
-                f"paired gain {g[0]:+.1f} ± {g[1]:.1f} points; {len(self.rules)} rules, "
-                f"{self.conditioned_turns} turns conditioned")
+        return (
+            f"n={self.n}: bayes {b[0]:.1f} ± {b[1]:.1f} %, cheater {c[0]:.1f} ± {c[1]:.1f} %, "
+            f"paired gain {g[0]:+.1f} ± {g[1]:.1f} points; {len(self.rules)} rules, "
+            f"{self.conditioned_turns} turns conditioned"
+        )
 
 
-def compare(make: Callable[[], Any], train_seeds: Sequence[int], test_seeds: Sequence[int],
-            two_seat: bool) -> Comparison:
+def compare(
+    make: Callable[[], Any], train_seeds: Sequence[int], test_seeds: Sequence[int], two_seat: bool
+) -> Comparison:
     """Train a cheater on ``train_seeds`` and play it and the Bayes persuader on ``test_seeds`` (each on a
     fresh env from ``make``, e.g. ``lambda: benchmarks.runner.make_env(id)``)."""
     cheater = CheatingPersuader()
@@ -396,13 +400,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     kwargs = {"expose_state": True} if args.expose_state else {}
     for env_id, two_seat in ((V1, False), (TWO_SEAT, True)):
         start = time.perf_counter()
-        result = compare(lambda: make_env(env_id, **kwargs), range(100_000, 100_000 + args.train),
-                         range(args.episodes), two_seat)
+        result = compare(
+            lambda: make_env(env_id, **kwargs), range(100_000, 100_000 + args.train), range(args.episodes), two_seat
+        )
         print(env_id, kwargs or "", result.line(), f"({time.perf_counter() - start:.0f} s)")
         paths = sorted({(r.path, r.component, r.lag) for r in result.rules})
         if paths:
-            print("  rules on:", ", ".join(f"{p} -> {c} (lag {lag})" for p, c, lag in paths[:8]),
-                  "..." if len(paths) > 8 else "")
+            print(
+                "  rules on:",
+                ", ".join(f"{p} -> {c} (lag {lag})" for p, c, lag in paths[:8]),
+                "..." if len(paths) > 8 else "",
+            )
 
 
 if __name__ == "__main__":

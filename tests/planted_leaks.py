@@ -26,8 +26,18 @@ from tom_envs.persuasion.qa_env import PersuasiveToMEnv
 from tom_envs.qa import QUESTION_PREFIX
 from tom_envs.tom import ToMSpec
 
-COIN_LEAKS = ("none", "guesser_info_before_first_guess", "guesser_info_own_turn", "guesser_info_while_others_act", "bystander_obs",
-              "guesser_obs", "bystander_info", "guesser_reward", "guesser_info_at_reset_only", "guesser_info_noisy")
+COIN_LEAKS = (
+    "none",
+    "guesser_info_before_first_guess",
+    "guesser_info_own_turn",
+    "guesser_info_while_others_act",
+    "bystander_obs",
+    "guesser_obs",
+    "bystander_info",
+    "guesser_reward",
+    "guesser_info_at_reset_only",
+    "guesser_info_noisy",
+)
 
 
 class CoinAEC(AECEnv):
@@ -70,8 +80,15 @@ class CoinAEC(AECEnv):
         self._plant()
 
     def observe(self, agent):
-        shown = self.coin if (agent == "holder" or (self.leak == "guesser_obs" and agent == "guesser")
-                              or (self.leak == "bystander_obs" and agent == "bystander")) else 9
+        shown = (
+            self.coin
+            if (
+                agent == "holder"
+                or (self.leak == "guesser_obs" and agent == "guesser")
+                or (self.leak == "bystander_obs" and agent == "bystander")
+            )
+            else 9
+        )
         return np.array([self.round, shown], dtype=np.int64)
 
     def _plant(self) -> None:

@@ -16,8 +16,12 @@ from policies.base import BatchSlotError
 from policies.negotiation.scripted import make_mediator
 from policies.persuasion.scripted import MindRandomPersuader, SimulatedMindPersuadee
 
-NEGOTIATION_IDS = ["tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1",
-                   "tom/Negotiation-v1"]
+NEGOTIATION_IDS = [
+    "tom/Negotiation-Easy-v1",
+    "tom/Negotiation-Medium-v1",
+    "tom/Negotiation-Hard-v1",
+    "tom/Negotiation-v1",
+]
 
 
 def plain(value: Any) -> Any:
@@ -25,8 +29,9 @@ def plain(value: Any) -> Any:
 
 
 def same(one: list, lock: list) -> bool:
-    return [(r.seed, plain(r.summary), plain(r.info)) for r in one] == \
-        [(r.seed, plain(r.summary), plain(r.info)) for r in lock]
+    return [(r.seed, plain(r.summary), plain(r.info)) for r in one] == [
+        (r.seed, plain(r.summary), plain(r.info)) for r in lock
+    ]
 
 
 class CountingRandom(RandomPolicy):

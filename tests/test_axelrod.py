@@ -264,7 +264,9 @@ def test_deterministic_collection_holds_tit_for_tat(deterministic_partners: list
     assert "axelrod:Darwin" not in names
     assert all(not p.classifier["stochastic"] for p in deterministic_partners)
     for p in deterministic_partners:
-        assert not any(axl.Classifiers[flag](p.player) for flag in ("inspects_source", "manipulates_source", "manipulates_state"))
+        assert not any(
+            axl.Classifiers[flag](p.player) for flag in ("inspects_source", "manipulates_source", "manipulates_state")
+        )
         assert not p.classifier["long_run_time"]
 
 

@@ -23,8 +23,10 @@ def test_a_batch_runs_its_lines_and_names_each_as_written(tmp_path, monkeypatch,
     monkeypatch.setenv("TOM_ENVS_TEST_OUT", str(tmp_path / "res"))
     monkeypatch.delenv("TOM_ENVS_TEST_UNSET", raising=False)
     batch = tmp_path / "commands.txt"
-    batch.write_text(f"# a comment\ntom-envs {TABULAR} \\\n  --out ${{TOM_ENVS_TEST_OUT}}\n"
-                     f"{TABULAR} --out ${{TOM_ENVS_TEST_UNSET}}/x\n")
+    batch.write_text(
+        f"# a comment\ntom-envs {TABULAR} \\\n  --out ${{TOM_ENVS_TEST_OUT}}\n"
+        f"{TABULAR} --out ${{TOM_ENVS_TEST_UNSET}}/x\n"
+    )
     assert main(["batch", str(batch), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [c["line"] for c in out["commands"]] == [2] and out["commands"][0]["exit"] == 0
@@ -39,15 +41,24 @@ def test_a_batch_runs_its_lines_and_names_each_as_written(tmp_path, monkeypatch,
 
 def test_a_failing_line_stops_the_batch_and_is_named(tmp_path, capsys):
     batch = tmp_path / "commands.txt"
-    batch.write_text(f"{TABULAR} --out {tmp_path / 'res'}\nmatrix --games NOPE --out {tmp_path / 'res'}\n"
-                     f"{TABULAR} --horizon 6 --out {tmp_path / 'res'}\n")
+    batch.write_text(
+        f"{TABULAR} --out {tmp_path / 'res'}\nmatrix --games NOPE --out {tmp_path / 'res'}\n"
+        f"{TABULAR} --horizon 6 --out {tmp_path / 'res'}\n"
+    )
     status = main(["batch", str(batch)])
     err = capsys.readouterr().err
     assert status != 0 and f"{batch}:2" in err and "[batch 3/3]" not in err
 
 
-@pytest.mark.parametrize("text, problem", [("matrix --policy 'tabular\n", "quote"), ("batch other.txt\n", "another batch"),
-                                           ("# nothing\n\n", "holds no command"), ("matrix \\\n", "nothing follows")])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("matrix --policy 'tabular\n", "quote"),
+        ("batch other.txt\n", "another batch"),
+        ("# nothing\n\n", "holds no command"),
+        ("matrix \\\n", "nothing follows"),
+    ],
+)
 def test_a_bad_batch_file_is_a_named_error(tmp_path, text, problem):
     batch = tmp_path / "commands.txt"
     batch.write_text(text)

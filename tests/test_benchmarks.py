@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "benchmarks", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -23,10 +25,20 @@ def run_cli(*args: str) -> str:
 @pytest.mark.slow
 def test_perf_matrix_json_has_the_documented_keys():
     res = json.loads(run_cli("perf", "matrix", "--format", "json", "--seconds", "0.05"))
-    for key in ("make_steps_per_s", "unwrapped_steps_per_s", "reference_steps_per_s", "make_vs_reference",
-                "oracle_ms_per_episode", "parallel_rounds_per_s", "vector_1_steps_per_s", "vector_1024_steps_per_s",
-                "vector_65536_steps_per_s", "numpy_bound_65536_steps_per_s", "pettingzoo_rps_rounds_per_s",
-                "parallel_vs_pettingzoo_rps"):
+    for key in (
+        "make_steps_per_s",
+        "unwrapped_steps_per_s",
+        "reference_steps_per_s",
+        "make_vs_reference",
+        "oracle_ms_per_episode",
+        "parallel_rounds_per_s",
+        "vector_1_steps_per_s",
+        "vector_1024_steps_per_s",
+        "vector_65536_steps_per_s",
+        "numpy_bound_65536_steps_per_s",
+        "pettingzoo_rps_rounds_per_s",
+        "parallel_vs_pettingzoo_rps",
+    ):
         assert key in res
     assert res["make_steps_per_s"] > 0 and res["reference_steps_per_s"] > 0
     assert res["make_vs_reference"] == pytest.approx(res["make_steps_per_s"] / res["reference_steps_per_s"])
@@ -36,7 +48,9 @@ def test_perf_matrix_json_has_the_documented_keys():
 def test_perf_rl_json():
     res = json.loads(run_cli("perf", "rl", "--steps", "256", "--format", "json"))
     assert res["single_env_train_steps_per_s"] > 0 and res["vector_env_train_steps_per_s"] > 0
-    assert res["vector_vs_single"] == pytest.approx(res["vector_env_train_steps_per_s"] / res["single_env_train_steps_per_s"])
+    assert res["vector_vs_single"] == pytest.approx(
+        res["vector_env_train_steps_per_s"] / res["single_env_train_steps_per_s"]
+    )
     lines = {line["env_id"]: line for line in res["tasks"]}  # each task's first id of each env class
     assert {"tom/RPS-v0", "tom/RPS-Parallel-v0", "tom/Persuasion-v2", "tom/Negotiation-v1"} <= set(lines)
     assert lines["tom/RPS-v0"]["envs"] == "native vector env" and "env_vs_reference" in lines["tom/RPS-v0"]
@@ -58,13 +72,16 @@ def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
     files = sorted((tmp_path / "matrix").glob("*.jsonl"))
     assert len(files) == 18  # 6 cells x (tabular, oracle, random)
     before = [f.read_bytes() for f in files]
-    assert run_cli("demo", "--out", str(tmp_path), "--no-real-model") == out  # a rerun resumes: same table, nothing appended
+    assert (
+        run_cli("demo", "--out", str(tmp_path), "--no-real-model") == out
+    )  # a rerun resumes: same table, nothing appended
     assert [f.read_bytes() for f in files] == before
     res = json.loads(run_cli("demo", "--out", str(tmp_path), "--format", "json", "--plot", str(tmp_path / "fig")))
     assert [f.read_bytes() for f in files] == before  # the same rows, read back
     assert len(res["rows"]) == 6 and all(r["meets_target"] and r["tom_within_003"] for r in res["rows"])
-    assert {(r["game"], r["partners"]) for r in res["rows"]} == {(g, p) for g in ("RPS", "IBS", "IPD")
-                                                                 for p in ("single_action", "tit_for_tat")}
+    assert {(r["game"], r["partners"]) for r in res["rows"]} == {
+        (g, p) for g in ("RPS", "IBS", "IPD") for p in ("single_action", "tit_for_tat")
+    }
     assert {r["policy"] for r in res["sanity"]} == {"oracle", "random"} and len(res["sanity"]) == 12
     assert {"game": "RPS", "partners": "single_action", "relevance": 1.0} in res["relevance"]
     assert sorted(Path(p).name for p in res["figures"]) == sorted(p.name for p in (tmp_path / "fig").glob("*.png"))
@@ -81,8 +98,9 @@ def test_demo_reproduces_the_tabular_rows_and_resumes(tmp_path):
 
 
 def test_perf_writes_each_figure_under_out_as_it_is_measured_with_its_seed(tmp_path):
-    res = json.loads(run_cli("perf", "matrix", "--seconds", "0.02", "--seed", "5", "--out", str(tmp_path),
-                             "--format", "json"))
+    res = json.loads(
+        run_cli("perf", "matrix", "--seconds", "0.02", "--seed", "5", "--out", str(tmp_path), "--format", "json")
+    )
     lines = [json.loads(line) for line in (tmp_path / "perf" / "matrix.jsonl").read_text().splitlines()]
     figures = {line["figure"]: line["value"] for line in lines}
     assert {line["seed"] for line in lines} == {5} and res["seed"] == 5 and len({line["run"] for line in lines}) == 1
@@ -91,13 +109,26 @@ def test_perf_writes_each_figure_under_out_as_it_is_measured_with_its_seed(tmp_p
     assert figures["result"] == res and all("code" in line for line in lines)
     run_cli("perf", "matrix", "--seconds", "0.02", "--out", str(tmp_path))  # another run appends its own lines
     again = [json.loads(line) for line in (tmp_path / "perf" / "matrix.jsonl").read_text().splitlines()]
-    assert again[:len(lines)] == lines and {line["seed"] for line in again[len(lines):]} == {0}
+    assert again[: len(lines)] == lines and {line["seed"] for line in again[len(lines) :]} == {0}
     assert len({line["run"] for line in again}) == 2
 
 
 def test_partner_mean_weights_each_partners_mean_by_its_probability(tmp_path):
-    args = ("matrix", "--policy", "random", "--games", "RPS", "--partners", "single_action", "--horizon", "10",
-            "--format", "json", "--out", str(tmp_path))
+    args = (
+        "matrix",
+        "--policy",
+        "random",
+        "--games",
+        "RPS",
+        "--partners",
+        "single_action",
+        "--horizon",
+        "10",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    )
     row = json.loads(run_cli(*args, "--episodes", "12"))[0]
     per, est = row["per_partner"], row["partner_mean"]
     assert sorted(per) == sorted(est["weights"]) == ["always_paper", "always_rock", "always_scissors"]
@@ -119,8 +150,23 @@ def test_registry_command_prints_the_table():
 
 
 def test_matrix_rows_carry_every_tom_response(tmp_path):
-    args = ("matrix", "--policy", "tabular", "--games", "IPD", "--partners", "single_action", "--episodes", "4",
-            "--horizon", "20", "--format", "json", "--out", str(tmp_path))
+    args = (
+        "matrix",
+        "--policy",
+        "tabular",
+        "--games",
+        "IPD",
+        "--partners",
+        "single_action",
+        "--episodes",
+        "4",
+        "--horizon",
+        "20",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    )
     default = json.loads(run_cli(*args))[0]
     stage = json.loads(run_cli(*args, "--tom-response", "stage"))[0]
     table = run_cli(*args[:-4], "--out", str(tmp_path), "--tom-response", "action_value")
@@ -134,12 +180,27 @@ def test_matrix_rows_carry_every_tom_response(tmp_path):
 
 
 def test_matrix_tables_in_004s_layouts_and_rows_carry_llm_counts(tmp_path):
-    args = ("matrix", "--policy", "tabular,random", "--games", "RPS,IPD", "--partners", "single_action", "--episodes",
-            "2", "--horizon", "10", "--out", str(tmp_path))
+    args = (
+        "matrix",
+        "--policy",
+        "tabular,random",
+        "--games",
+        "RPS,IPD",
+        "--partners",
+        "single_action",
+        "--episodes",
+        "2",
+        "--horizon",
+        "10",
+        "--out",
+        str(tmp_path),
+    )
     rows = json.loads(run_cli(*args, "--format", "json"))
     assert all(r["reasks"] == r["fallbacks"] == r["decisions"] == 0 for r in rows)  # no model asked
     grid = run_cli(*args, "--table", "table3").splitlines()
-    assert grid[0].split()[:4] == ["partners", "model", "labels", "prompting"] and grid[0].index("RPS") < grid[0].index("IPD")
+    assert grid[0].split()[:4] == ["partners", "model", "labels", "prompting"] and grid[0].index("RPS") < grid[0].index(
+        "IPD"
+    )
     assert [line.split()[3] for line in grid[2:4]] == ["Tabular", "Random"]  # one line per policy, games as columns
     table2 = run_cli(*args, "--table", "table2")
     assert table2.count("Tabular") == 2 and "ToM %" in table2 and "ΔToM/T: the reciprocal response" in table2

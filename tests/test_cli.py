@@ -72,8 +72,13 @@ def test_bad_flag_values_are_usage_errors_without_traceback(argv, a_file, tmp_pa
 
 
 def test_a_bad_flag_through_the_module_entry_point_prints_no_traceback(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "benchmarks", "matrix", "--horizon", "0", "--out", str(tmp_path)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "matrix", "--horizon", "0", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "argument --horizon: must be at least 1, got 0" in out.stderr
 
@@ -85,8 +90,26 @@ def test_bad_combinations_found_while_running_are_named_errors(tmp_path, capsys)
     assert "needs --model" in capsys.readouterr().err
     assert main(["matrix", "--games", "Chess", "--episodes", "1", "--out", str(tmp_path)]) == 2
     assert "unknown game 'Chess'" in capsys.readouterr().err
-    assert main(["matrix", "--policy", "llm", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model",
-                 "m", "--engine-arg", "enforce_eager=true", "--out", str(tmp_path)]) == 2
+    assert (
+        main(
+            [
+                "matrix",
+                "--policy",
+                "llm",
+                "--backend",
+                "openai",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+                "--engine-arg",
+                "enforce_eager=true",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 2
+    )
     assert "--engine-arg configures the in-process vllm engine" in capsys.readouterr().err
 
 
@@ -136,23 +159,38 @@ def test_the_shared_options_have_the_same_names_everywhere():
     for name in family.REGISTRY:
         flags = {s for a in parsers[(name,)]._actions for s in a.option_strings}
         assert {"--episodes", "--seed", "--out", "--format", "--policy"} <= flags, name
-    llm_flags = {"--backend", "--model", "--base-url", "--tokenizer", "--max-model-len", "--fallback",
-                 "--max-resamples", "--lockstep", "--scoring-path", "--engine-arg"}
+    llm_flags = {
+        "--backend",
+        "--model",
+        "--base-url",
+        "--tokenizer",
+        "--max-model-len",
+        "--fallback",
+        "--max-resamples",
+        "--lockstep",
+        "--scoring-path",
+        "--engine-arg",
+    }
     assert llm_flags <= {s for a in parsers[("matrix",)]._actions for s in a.option_strings}
     for name in ("common-ground", "persuasion", "negotiation"):  # each family's subset, with the engine options
         flags = {s for a in parsers[(name,)]._actions for s in a.option_strings}
         assert {"--backend", "--model", "--base-url", "--engine-arg", "--max-resamples", "--plot"} <= flags, name
         # the scoring options only where something is scored by log-probability (the QA answerers); elsewhere
         # giving them is an error that says why (benchmarks.cli.Refused)
-        scoring = [a for flag, a in parsers[(name,)]._option_string_actions.items()
-                   if flag in ("--scoring-path", "--tokenizer")]
+        scoring = [
+            a
+            for flag, a in parsers[(name,)]._option_string_actions.items()
+            if flag in ("--scoring-path", "--tokenizer")
+        ]
         assert len(scoring) == 2 and {isinstance(a, Refused) for a in scoring} == {name == "negotiation"}, name
 
 
 def test_a_file_system_failure_is_a_message_not_a_traceback(capsys):
     if not Path("/proc/self").exists():
         pytest.skip("needs /proc (a folder nobody can create entries in)")
-    assert main(["matrix", "--games", "IPD", "--episodes", "1", "--horizon", "3", "--out", "/proc/tom-envs-results"]) == 1
+    assert (
+        main(["matrix", "--games", "IPD", "--episodes", "1", "--horizon", "3", "--out", "/proc/tom-envs-results"]) == 1
+    )
     err = capsys.readouterr().err
     assert err.startswith("error:") and "/proc/tom-envs-results" in err and "Traceback" not in err
 
@@ -174,13 +212,31 @@ def test_progress_bars_show_on_a_terminal_only(tmp_path, capsys):
     bar.update(3)
     bar.close()
     assert capsys.readouterr().err == ""
-    args = [sys.executable, "-m", "benchmarks", "matrix", "--games", "IPD", "--partners", "tit_for_tat",
-            "--episodes", "40", "--horizon", "50"]
+    args = [
+        sys.executable,
+        "-m",
+        "benchmarks",
+        "matrix",
+        "--games",
+        "IPD",
+        "--partners",
+        "tit_for_tat",
+        "--episodes",
+        "40",
+        "--horizon",
+        "50",
+    ]
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a terminal has a size
     try:
-        proc = subprocess.run([*args, "--out", str(tmp_path / "tty")], stdout=subprocess.PIPE, stderr=slave,
-                              text=True, cwd=ROOT, timeout=300)
+        proc = subprocess.run(
+            [*args, "--out", str(tmp_path / "tty")],
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+        )
         os.close(slave)
         seen = b""
         while True:
@@ -194,13 +250,19 @@ def test_progress_bars_show_on_a_terminal_only(tmp_path, capsys):
     finally:
         os.close(master)
     assert proc.returncode == 0 and "/40 [" in seen.decode(errors="replace")  # tqdm drew on the terminal
-    piped = subprocess.run([*args, "--out", str(tmp_path / "pipe")], capture_output=True, text=True, cwd=ROOT,
-                           timeout=300)
+    piped = subprocess.run(
+        [*args, "--out", str(tmp_path / "pipe")], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
     assert piped.returncode == 0 and piped.stderr == ""
 
 
-@pytest.mark.parametrize("argv", [["negotiation", "--episodes", "2", "--runs", "3"],
-                                  ["rl", "--env", "tom/IPD-v0", "--algo", "ppo", "--policy", "a2c"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["negotiation", "--episodes", "2", "--runs", "3"],
+        ["rl", "--env", "tom/IPD-v0", "--algo", "ppo", "--policy", "a2c"],
+    ],
+)
 def test_two_names_of_one_option_on_one_command_line_are_a_usage_error(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -213,10 +275,13 @@ def test_an_alias_alone_or_an_option_repeated_is_fine():
     assert build_parser().parse_args(["negotiation", "--runs", "3", "--runs", "4"]).episodes == 4
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["matrix", "--episodes", "100000000000"], "must be at most 1,000,000"),
-    (["negotiation", "--lockstep", "10000000"], "must be at most 100,000"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["matrix", "--episodes", "100000000000"], "must be at most 1,000,000"),
+        (["negotiation", "--lockstep", "10000000"], "must be at most 100,000"),
+    ],
+)
 def test_size_options_are_bounded_before_any_work(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -224,8 +289,10 @@ def test_size_options_are_bounded_before_any_work(argv, message, capsys):
 
 
 def test_a_horizon_past_the_bound_is_a_named_error_not_a_memory_error(tmp_path, capsys):
-    assert main(["matrix", "--horizon", "1000000000", "--episodes", "1", "--policy", "random",
-                 "--out", str(tmp_path)]) == 2
+    assert (
+        main(["matrix", "--horizon", "1000000000", "--episodes", "1", "--policy", "random", "--out", str(tmp_path)])
+        == 2
+    )
     assert "horizon must be a whole number in 1..100,000" in capsys.readouterr().err
     assert not list(tmp_path.rglob("*.jsonl"))
 
@@ -235,18 +302,25 @@ def test_rl_checks_its_split_before_training(tmp_path, capsys):
     assert "--split 'nosuch' is not a split" in capsys.readouterr().err and not (tmp_path / "rl").exists()
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["matrix", "--policy", "tabular", "--strategies", "qa", "--games", "IPD"], "--strategies does nothing without "
-     "--policy llm"),
-    (["matrix", "--policy", "random", "--model", "m", "--fallback", "random"], "--model, --fallback do nothing"),
-    (["persuasion", "--env", "live", "--qtypes", "desire_ee"], "--qtypes does nothing with --env live"),
-    (["persuasion", "--env", "qa", "--hor", "3"], "--horizon does nothing with --env qa"),  # an abbreviation too
-    (["common-ground", "--counts", "--export-beliefs", "x"], "--counts and --export-beliefs are different jobs"),
-    (["persuasion", "--repetitions", "2"], "--episodes and --repetitions both set the passes"),
-    (["matrix", "--policy", "llm", "--backend", "openai", "--base-url", "notaurl", "--model", "m"],
-     "--base-url 'notaurl' is not an http(s) URL"),
-    (["matrix", "--policy", "llm", "--backend", "vllm", "--model", "/no/such/model"], "no such model folder"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (
+            ["matrix", "--policy", "tabular", "--strategies", "qa", "--games", "IPD"],
+            "--strategies does nothing without --policy llm",
+        ),
+        (["matrix", "--policy", "random", "--model", "m", "--fallback", "random"], "--model, --fallback do nothing"),
+        (["persuasion", "--env", "live", "--qtypes", "desire_ee"], "--qtypes does nothing with --env live"),
+        (["persuasion", "--env", "qa", "--hor", "3"], "--horizon does nothing with --env qa"),  # an abbreviation too
+        (["common-ground", "--counts", "--export-beliefs", "x"], "--counts and --export-beliefs are different jobs"),
+        (["persuasion", "--repetitions", "2"], "--episodes and --repetitions both set the passes"),
+        (
+            ["matrix", "--policy", "llm", "--backend", "openai", "--base-url", "notaurl", "--model", "m"],
+            "--base-url 'notaurl' is not an http(s) URL",
+        ),
+        (["matrix", "--policy", "llm", "--backend", "vllm", "--model", "/no/such/model"], "no such model folder"),
+    ],
+)
 def test_an_option_that_would_change_nothing_is_a_named_error(argv, named, tmp_path, capsys):
     assert main([*argv, "--episodes", "1", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
@@ -255,16 +329,58 @@ def test_an_option_that_would_change_nothing_is_a_named_error(argv, named, tmp_p
 
 
 def test_options_that_apply_are_still_accepted(tmp_path, capsys):
-    assert main(["persuasion", "--env", "both", "--qtypes", "desire_ee", "--horizon", "2", "--episodes", "1",
-                 "--repetitions", "1", "--families", "health", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "persuasion",
+                "--env",
+                "both",
+                "--qtypes",
+                "desire_ee",
+                "--horizon",
+                "2",
+                "--episodes",
+                "1",
+                "--repetitions",
+                "1",
+                "--families",
+                "health",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
 
 
 def test_plot_writes_the_family_figures_on_every_benchmark_command(tmp_path, capsys):
     """--plot DIR is on every benchmark command; the QA families draw their report figures there."""
     out, figs = tmp_path / "res", tmp_path / "figs"
     assert main(["common-ground", "--policy", "random", "--out", str(out), "--plot", str(figs)]) == 0
-    assert main(["persuasion", "--env", "both", "--policy", "random", "--repetitions", "1", "--episodes", "2",
-                 "--families", "health", "--horizon", "2", "--out", str(out), "--plot", str(figs)]) == 0
+    assert (
+        main(
+            [
+                "persuasion",
+                "--env",
+                "both",
+                "--policy",
+                "random",
+                "--repetitions",
+                "1",
+                "--episodes",
+                "2",
+                "--families",
+                "health",
+                "--horizon",
+                "2",
+                "--out",
+                str(out),
+                "--plot",
+                str(figs),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     written = sorted(p.relative_to(figs).as_posix() for p in figs.rglob("*.png"))
     assert written == ["common_ground/stages.png", "persuasion/live_plane.png", "persuasion/stages.png"]
@@ -281,6 +397,20 @@ def test_tokenizer_reaches_the_qa_answerers_backend_settings():
 
     parser = build_parser()
     for name in ("common-ground", "persuasion"):
-        args = parser.parse_args([name, "--policy", "llm", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
-                                  "--model", "m", "--tokenizer", "tok", "--scoring"])
+        args = parser.parse_args(
+            [
+                name,
+                "--policy",
+                "llm",
+                "--backend",
+                "openai",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+                "--tokenizer",
+                "tok",
+                "--scoring",
+            ]
+        )
         assert llm_settings(args)["tokenizer"] == "tok" and args.scoring is True

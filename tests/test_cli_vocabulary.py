@@ -59,8 +59,19 @@ def option(parser: argparse.ArgumentParser, flag: str) -> argparse.Action | None
 
 def test_the_walk_finds_every_kind_of_command():
     found = commands()
-    assert {"matrix", "common-ground", "persuasion", "negotiation", "demo", "perf", "rl", "report", "registry",
-            "data list", "export lm-eval"} <= set(found)
+    assert {
+        "matrix",
+        "common-ground",
+        "persuasion",
+        "negotiation",
+        "demo",
+        "perf",
+        "rl",
+        "report",
+        "registry",
+        "data list",
+        "export lm-eval",
+    } <= set(found)
     assert {"matrix", "demo", "perf", "rl", "negotiation"} <= result_commands() <= set(found)
 
 
@@ -98,8 +109,12 @@ def test_a_command_with_an_llm_group_has_every_llm_option_or_says_why_not():
 
 
 def refusals() -> list[tuple[str, str, str]]:
-    return [(name, flag, action.why) for name, parser in sorted(commands().items())
-            for flag, action in sorted(parser._option_string_actions.items()) if isinstance(action, Refused)]
+    return [
+        (name, flag, action.why)
+        for name, parser in sorted(commands().items())
+        for flag, action in sorted(parser._option_string_actions.items())
+        if isinstance(action, Refused)
+    ]
 
 
 @pytest.mark.parametrize("name,flag,why", refusals())
@@ -117,8 +132,24 @@ def test_every_refused_option_is_a_usage_error_that_says_why(name, flag, why, ca
 def test_the_server_options_reach_perf_llms_backend():
     from benchmarks.cli_backends import backend_spec
 
-    args = commands()["perf"].parse_args(["llm", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
-                                          "--model", "m", "--timeout", "3", "--max-retries", "2",
-                                          "--retry-budget", "9", "--seed", "4"])
+    args = commands()["perf"].parse_args(
+        [
+            "llm",
+            "--backend",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--timeout",
+            "3",
+            "--max-retries",
+            "2",
+            "--retry-budget",
+            "9",
+            "--seed",
+            "4",
+        ]
+    )
     spec = backend_spec(args, args.seed)
     assert spec[3] == 4 and spec[-1] == {"timeout": 3.0, "max_retries": 2, "retry_budget_s": 9.0}

@@ -58,7 +58,16 @@ MINI = [
     ["A: That is sad, I liked it.", "3.1", "A liked the shop", "CT+ 3.1,CT+ 2.1", "PS 3.1", "JA 2.1", "", ""],
     ["", "3.2", "A thinks the shop was nice", "CT+ 3.2", "CT+ 3.2", "", "", "not a speech act"],
     ["", "3.3", "the shop was nice", "PS 3.3", "None", "", "", ""],
-    ["B: The owner said that it was haunted.", "4.1", "B said that the shop was haunted", "", "CT- 3.3", "", "RT 3.3", ""],
+    [
+        "B: The owner said that it was haunted.",
+        "4.1",
+        "B said that the shop was haunted",
+        "",
+        "CT- 3.3",
+        "",
+        "RT 3.3",
+        "",
+    ],
     ["", "4.2", "the shop was haunted", "CT- 4.2", "PS 4.2", "RT 4.2", "", ""],
     ["A: Ha, no way.", "5", "", "5", "CT+ 4.2", "", "", "bare number"],
     ["B: Really, ask anyone.", "6.1", "anyone can confirm the story", "CT- 6.1", "CT+ 6.1,PS 4.2", "", "", ""],
@@ -92,26 +101,26 @@ def mini(tmp_path):
 # (order, chain, q, belief_A, belief_B, cg_A, cg_B, expected yes)
 TRUTH_TABLE = [
     (1, "A", "CT+", "CT+", "NB", "NA", "NA", True),
-    (1, "A", "PS", "CT+", "NB", "NA", "NA", True),       # certainly true implies possibly true
+    (1, "A", "PS", "CT+", "NB", "NA", "NA", True),  # certainly true implies possibly true
     (1, "A", "CT-", "CT+", "CT-", "NA", "NA", False),
-    (1, "A", "CT+", "PS", "CT+", "JA", "JA", False),     # possibly does not imply certainly
+    (1, "A", "CT+", "PS", "CT+", "JA", "JA", False),  # possibly does not imply certainly
     (1, "A", "PS", "PS", "NB", "NA", "NA", True),
     (1, "A", "CT-", "CT-", "CT+", "RT", "RT", True),
     (1, "A", "PS", "NB", "CT+", "NA", "NA", False),
-    (1, "B", "CT+", "CT+", "PS", "JA", "JA", False),     # B's own belief decides
+    (1, "B", "CT+", "CT+", "PS", "JA", "JA", False),  # B's own belief decides
     (2, "AB", "CT+", "CT+", "NB", "JA", "NA", True),
     (2, "AB", "CT+", "CT+", "NB", "IN", "NA", True),
-    (2, "AB", "CT+", "CT+", "CT+", "NA", "NA", False),   # not in A's common ground
-    (2, "AB", "PS", "CT+", "NB", "JA", "JA", True),      # positive: the second speaker's belief is not read
+    (2, "AB", "CT+", "CT+", "CT+", "NA", "NA", False),  # not in A's common ground
+    (2, "AB", "PS", "CT+", "NB", "JA", "JA", True),  # positive: the second speaker's belief is not read
     (2, "AB", "PS", "PS", "PS", "RT", "RT", False),
-    (2, "AB", "CT-", "CT+", "CT-", "RT", "RT", True),    # negative: the second speaker's belief is read
+    (2, "AB", "CT-", "CT+", "CT-", "RT", "RT", True),  # negative: the second speaker's belief is read
     (2, "AB", "CT-", "CT-", "CT+", "RT", "RT", False),
-    (2, "AB", "CT-", "CT-", "CT-", "NA", "NA", False),   # second order needs RT, not NA
+    (2, "AB", "CT-", "CT-", "CT-", "NA", "NA", False),  # second order needs RT, not NA
     (2, "BA", "CT-", "CT-", "PS", "NA", "RT", True),
     (3, "ABA", "CT+", "CT+", "NB", "JA", "NA", True),
     (3, "ABA", "PS", "PS", "NB", "IN", "NA", True),
     (3, "ABA", "CT-", "CT-", "PS", "RT", "NA", True),
-    (3, "ABA", "CT-", "CT-", "PS", "NA", "NA", True),    # third order accepts NA too
+    (3, "ABA", "CT-", "CT-", "PS", "NA", "NA", True),  # third order accepts NA too
     (3, "ABA", "CT-", "CT-", "CT-", "JA", "JA", False),
     (3, "ABA", "CT-", "CT+", "CT-", "RT", "RT", False),  # negative: the first speaker's belief is read
     (3, "BAB", "CT-", "CT+", "CT-", "JA", "NA", True),
@@ -126,11 +135,21 @@ def test_resolvers_match_the_hand_built_truth_table(order, chain, q, bel_a, bel_
 
 def test_question_text_follows_the_template_and_parses_back():
     text = question_text(("B", "A", "B"), "CT-", "the shop was nice")
-    assert text == (f"At the time indicated by {MARKER}, is it the case that B believes that A believes that "
-                    "B believes it is certainly not true that the shop was nice?")
+    assert text == (
+        f"At the time indicated by {MARKER}, is it the case that B believes that A believes that "
+        "B believes it is certainly not true that the shop was nice?"
+    )
     parsed = parse_question(text)
-    assert (parsed.chain, parsed.certainty, parsed.event, parsed.order) == (("B", "A", "B"), "CT-", "the shop was nice", 3)
-    assert question_text(("A",), "PS", "x") == f"At the time indicated by {MARKER}, is it the case that A believes it is possibly true that x?"
+    assert (parsed.chain, parsed.certainty, parsed.event, parsed.order) == (
+        ("B", "A", "B"),
+        "CT-",
+        "the shop was nice",
+        3,
+    )
+    assert (
+        question_text(("A",), "PS", "x")
+        == f"At the time indicated by {MARKER}, is it the case that A believes it is possibly true that x?"
+    )
     with pytest.raises(ValueError):
         parse_question("Is the sky blue?")
 
@@ -144,11 +163,11 @@ def test_speech_act_events_are_dropped_only_for_asks_jokes_and_said_that(mini):
 
 def test_annotations_accumulate_and_start_as_no_belief(mini):
     states = {(s.sno, s.eno): s.labels for ss in event_states(mini).values() for s in ss}
-    assert states[(1, 3.1)] == ("NB", "NB", "NA", "NA")     # before its first annotation
-    assert (2, 2.1) not in states                          # only B has a belief yet
+    assert states[(1, 3.1)] == ("NB", "NB", "NA", "NA")  # before its first annotation
+    assert (2, 2.1) not in states  # only B has a belief yet
     assert states[(6, 2.1)] == ("CT+", "CT+", "JA", "NA")  # kept from sentence 3 on; B never got a CG label
-    assert states[(4, 3.3)] == ("PS", "CT-", "NA", "RT")   # set on the row of a dropped event
-    assert states[(6, 4.2)] == ("CT-", "PS", "RT", "NA")   # changed back on the last sentence
+    assert states[(4, 3.3)] == ("PS", "CT-", "NA", "RT")  # set on the row of a dropped event
+    assert states[(6, 4.2)] == ("CT-", "PS", "RT", "NA")  # changed back on the last sentence
 
 
 def test_time_points_rule():
@@ -157,7 +176,14 @@ def test_time_points_rule():
     def st(sno, a, b):
         return EventState(sno, 1.1, a, b, "NA", "NA")
 
-    states = [st(1, "NB", "NB"), st(2, "NB", "NB"), st(3, "PS", "CT+"), st(4, "CT+", "CT+"), st(5, "PS", "CT+"), st(6, "CT-", "CT+")]
+    states = [
+        st(1, "NB", "NB"),
+        st(2, "NB", "NB"),
+        st(3, "PS", "CT+"),
+        st(4, "CT+", "CT+"),
+        st(5, "PS", "CT+"),
+        st(6, "CT-", "CT+"),
+    ]
     assert time_points(states, 1, 6) == [3, 4]  # first pair at the first sentence, change at the last: both dropped
     assert time_points([st(1, "CT+", "CT+")], 1, 6) == []
 
@@ -177,8 +203,17 @@ def test_generation_from_a_small_corpus_gives_the_expected_questions(mini):
     yes = {(r.order, "".join(parse_question(r.question).chain), r.belief_Q) for r in at if r.answer == "Yes"}
     assert yes == {(1, "A", "CT-"), (1, "B", "PS"), (3, "ABA", "CT-")}
     assert sorted((r.order, parse_question(r.question).chain) for r in at) == sorted(
-        (o, c) for o, c in [(1, ("A",)), (1, ("B",)), (2, ("A", "B")), (2, ("B", "A")), (3, ("A", "B", "A")), (3, ("B", "A", "B"))]
-        for _ in range(3))
+        (o, c)
+        for o, c in [
+            (1, ("A",)),
+            (1, ("B",)),
+            (2, ("A", "B")),
+            (2, ("B", "A")),
+            (3, ("A", "B", "A")),
+            (3, ("B", "A", "B")),
+        ]
+        for _ in range(3)
+    )
     first = at[0]
     assert first.context.split("\n")[3] == f"B: The owner said that it was haunted. {MARKER}"
     assert (first.cid, first.annotator, first.context_type) == (9001, "Tester", "end")
@@ -203,21 +238,26 @@ def _row_key(row):
 def test_bundled_question_files_are_what_the_generator_makes_of_the_bundled_corpus(tmp_path):
     for path in export_questions(None, tmp_path):
         assert path.read_bytes() == (SAMPLE_DATA_DIR / "questions" / path.name).read_bytes()
-    assert {p.name for p in (SAMPLE_DATA_DIR / "questions").iterdir()} == {"4245_Magda_yn_questions.csv.gz",
-                                                                           "4431_Magda_yn_questions.csv.gz"}
+    assert {p.name for p in (SAMPLE_DATA_DIR / "questions").iterdir()} == {
+        "4245_Magda_yn_questions.csv.gz",
+        "4431_Magda_yn_questions.csv.gz",
+    }
 
 
 # ---------------------------------------------------------------------- loaders
 
 
-@pytest.mark.parametrize("row, where, fragment", [
-    (["A: Hi.", "1.1", "hello", "XX 1.1", "", "", "", ""], "line 2", "not a belief label"),
-    (["A: Hi.", "1.1", "hello", "CT+1.1", "", "", "", ""], "line 2", "LABEL eno"),
-    (["A: Hi.", "1.1", "hello", "JA 1.1", "", "", "", ""], "line 2", r"column Bel\(A\)"),
-    (["A: Hi.", "one", "hello", "", "", "", "", ""], "line 2", r"Eno\."),
-    (["Hi there.", "1.1", "hello", "", "", "", "", ""], "line 2", "speaker"),
-    (["A: Hi.", "1.1", "hello", "CT+ 7.2", "", "", "", ""], "line 2", "event 7.2"),
-])
+@pytest.mark.parametrize(
+    "row, where, fragment",
+    [
+        (["A: Hi.", "1.1", "hello", "XX 1.1", "", "", "", ""], "line 2", "not a belief label"),
+        (["A: Hi.", "1.1", "hello", "CT+1.1", "", "", "", ""], "line 2", "LABEL eno"),
+        (["A: Hi.", "1.1", "hello", "JA 1.1", "", "", "", ""], "line 2", r"column Bel\(A\)"),
+        (["A: Hi.", "one", "hello", "", "", "", "", ""], "line 2", r"Eno\."),
+        (["Hi there.", "1.1", "hello", "", "", "", "", ""], "line 2", "speaker"),
+        (["A: Hi.", "1.1", "hello", "CT+ 7.2", "", "", "", ""], "line 2", "event 7.2"),
+    ],
+)
 def test_corpus_loader_rejects_malformed_rows_naming_file_and_row(tmp_path, row, where, fragment):
     path = write_tsv(tmp_path / "9001_T_x.tsv", [row])
     with pytest.raises(DatasetError, match=fragment) as err:
@@ -244,9 +284,22 @@ def _write_gz(path: Path, text: str) -> Path:
 
 
 def _question_csv(**override) -> str:
-    good = {"sno": "2", "eno": "1.2", "belief_A": "CT+", "belief_B": "CT+", "belief_Q": "PS", "cg_A": "JA", "cg_B": "JA",
-            "order": "1", "question": "q?", "answer": "Yes", "context_type": "end", "cid": "9001", "annotator": "T",
-            "context": f'"A: hi\nB: yo {MARKER}"'}
+    good = {
+        "sno": "2",
+        "eno": "1.2",
+        "belief_A": "CT+",
+        "belief_B": "CT+",
+        "belief_Q": "PS",
+        "cg_A": "JA",
+        "cg_B": "JA",
+        "order": "1",
+        "question": "q?",
+        "answer": "Yes",
+        "context_type": "end",
+        "cid": "9001",
+        "annotator": "T",
+        "context": f'"A: hi\nB: yo {MARKER}"',
+    }
     good.update(override)
     return ",".join(QUESTION_COLUMNS) + "\n" + ",".join(good[c] for c in QUESTION_COLUMNS) + "\n"
 
@@ -254,8 +307,13 @@ def _question_csv(**override) -> str:
 def test_question_loader_reads_a_good_file_and_rejects_malformed_rows(tmp_path):
     rows = read_questions(_write_gz(tmp_path / "ok.csv.gz", _question_csv()))
     assert rows[0].answer == "Yes" and rows[0].order == 1 and rows[0].context.endswith(MARKER)
-    for field, value, fragment in [("answer", "Maybe", "answer"), ("order", "4", "order"), ("belief_Q", "NB", "belief_Q"),
-                                   ("context", '"A: hi\nB: yo"', "context"), ("sno", "x", "sno")]:
+    for field, value, fragment in [
+        ("answer", "Maybe", "answer"),
+        ("order", "4", "order"),
+        ("belief_Q", "NB", "belief_Q"),
+        ("context", '"A: hi\nB: yo"', "context"),
+        ("sno", "x", "sno"),
+    ]:
         path = _write_gz(tmp_path / f"bad_{field}.csv.gz", _question_csv(**{field: value}))
         with pytest.raises(DatasetError, match=fragment) as err:
             read_questions(path)
@@ -308,8 +366,19 @@ def test_env_info_carries_labels_only_after_the_fact_and_the_observation_never(f
         assert key in info
     assert not {"answer", "answer_label", "belief_A", "belief_B", "cg_A", "cg_B", "next_labels"} & set(info)
     assert info["cid"] == 4245
-    assert set(obs) == {"text", "context", "question", "background", "choices", "n_choices", "qtype", "turn", "action_mask",
-                        "chain", "belief_Q"}
+    assert set(obs) == {
+        "text",
+        "context",
+        "question",
+        "background",
+        "choices",
+        "n_choices",
+        "qtype",
+        "turn",
+        "action_mask",
+        "chain",
+        "belief_Q",
+    }
     parsed = parse_question(obs["question"])
     assert CHAIN_NAMES[obs["chain"]] == ">".join(parsed.chain) == info["chain"]
     assert CERTAINTIES[obs["belief_Q"]] == parsed.certainty == info["belief_Q"]
@@ -341,7 +410,9 @@ def test_context_modes_cut_the_released_context():
     full = "\n".join(f"A: s{i}" + (f" {MARKER}" if i == 8 else "") for i in range(1, 21))
     assert cut_context(full, "online").split("\n")[-1] == f"A: s8 {MARKER}"
     assert len(cut_context(full, "online").split("\n")) == 8
-    assert cut_context(full, "window").split("\n") == [f"A: s{i}" + (f" {MARKER}" if i == 8 else "") for i in range(3, 14)]
+    assert cut_context(full, "window").split("\n") == [
+        f"A: s{i}" + (f" {MARKER}" if i == 8 else "") for i in range(3, 14)
+    ]
     assert cut_context(full, "full") == full
 
 
@@ -365,7 +436,8 @@ def test_env_split_selection_and_misuse_errors():
 def test_env_from_corpus_matches_the_released_files():
     a, b = CommonToMEnv(split="all"), CommonToMEnv(split="all", from_corpus=True)
     assert [[(i.question, i.answer, i.turn) for i in ep] for ep in a.episodes] == [
-        [(i.question, i.answer, i.turn) for i in ep] for ep in b.episodes]
+        [(i.question, i.answer, i.turn) for i in ep] for ep in b.episodes
+    ]
 
 
 def _rollout(env, seed, steps=60):
@@ -392,9 +464,14 @@ def test_same_seed_same_trajectory_and_pickle_round_trip():
         assert s1[0]["text"] == s2[0]["text"] and s1[1:] == s2[1:]
 
 
-REGISTRATION = dict(id="tom/CommonToM-v2", entry_point="tom_envs.common_ground.env:CommonToMEnv", family="common_ground",
-                    summary="Common-ToM yes/no belief questions (003), asked sentence by sentence",
-                    kwargs={"split": "test", "context": "online"}, builtin=True)
+REGISTRATION = dict(
+    id="tom/CommonToM-v2",
+    entry_point="tom_envs.common_ground.env:CommonToMEnv",
+    family="common_ground",
+    summary="Common-ToM yes/no belief questions (003), asked sentence by sentence",
+    kwargs={"split": "test", "context": "online"},
+    builtin=True,
+)
 
 
 def test_the_proposed_registration_makes_the_env_offline():
@@ -442,7 +519,9 @@ def test_oracle_without_exposed_labels_refuses_instead_of_guessing():
 def test_prior_random_is_near_chance():
     accs = [accuracy_rows(_score(PriorRandomPolicy(0.5), {"split": "all"}, seed=s))[0]["accuracy"] for s in range(10)]
     assert 45.0 <= float(np.mean(accs)) <= 55.0
-    policy = PriorRandomPolicy.from_questions(read_questions(SAMPLE_DATA_DIR / "questions" / "4245_Magda_yn_questions.csv.gz"))
+    policy = PriorRandomPolicy.from_questions(
+        read_questions(SAMPLE_DATA_DIR / "questions" / "4245_Magda_yn_questions.csv.gz")
+    )
     assert 0.3 < policy.p_yes < 0.4
     policy.reset(1)
     first = policy.predict({}, {})
@@ -481,9 +560,17 @@ def test_consistency_and_order_correlation():
     def rec(eno, order, correct):
         return {"cid": 1, "sno": 1, "eno": eno, "order": order, "correct": correct}
 
-    records = [rec(1.1, 1, True), rec(1.1, 2, True), rec(1.1, 3, True),
-               rec(1.2, 1, False), rec(1.2, 2, False), rec(1.2, 3, True),
-               rec(1.3, 1, True), rec(1.3, 2, True), rec(1.3, 3, False)]
+    records = [
+        rec(1.1, 1, True),
+        rec(1.1, 2, True),
+        rec(1.1, 3, True),
+        rec(1.2, 1, False),
+        rec(1.2, 2, False),
+        rec(1.2, 3, True),
+        rec(1.3, 1, True),
+        rec(1.3, 2, True),
+        rec(1.3, 3, False),
+    ]
     assert consistency(records) == pytest.approx(100 / 3)
     assert order_correlation(records, 2) == pytest.approx(1.0)
     assert order_correlation(records, 3) == pytest.approx(-0.5)  # x = (1, 0, 1), y = (1, 1, 0)
@@ -504,8 +591,23 @@ def _args(*argv: str) -> argparse.Namespace:
 
 @pytest.mark.parametrize("policy", ["random", "oracle-beliefs", "predicted-beliefs"])
 def test_cli_json_rows_have_the_documented_keys(capsys, policy):
-    assert bench.run(_args("--data-dir", str(SAMPLE_DATA_DIR), "--policy", policy, "--split", "test", "--seed", "0",
-                           "--format", "json")) == 0
+    assert (
+        bench.run(
+            _args(
+                "--data-dir",
+                str(SAMPLE_DATA_DIR),
+                "--policy",
+                policy,
+                "--split",
+                "test",
+                "--seed",
+                "0",
+                "--format",
+                "json",
+            )
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert [r["order"] for r in rows] == ["all", 1, 2, 3]
     for r in rows:
@@ -520,7 +622,12 @@ def test_cli_table_and_export(capsys, tmp_path):
     assert bench.run(_args("--policy", "oracle-beliefs")) == 0
     out = capsys.readouterr().out
     assert "oracle-beliefs" in out and "100.0" in out and "003: Random Baseline" in out
-    assert bench.run(_args("--data-dir", str(SAMPLE_DATA_DIR), "--from-corpus", "--export", str(tmp_path), "--format", "json")) == 0
+    assert (
+        bench.run(
+            _args("--data-dir", str(SAMPLE_DATA_DIR), "--from-corpus", "--export", str(tmp_path), "--format", "json")
+        )
+        == 0
+    )
     written = [Path(p) for p in json.loads(capsys.readouterr().out)["exported"]]
     assert sorted(p.name for p in written) == ["4245_Magda_yn_questions.csv.gz", "4431_Magda_yn_questions.csv.gz"]
     assert all(p.read_bytes() == (SAMPLE_DATA_DIR / "questions" / p.name).read_bytes() for p in written)
@@ -548,7 +655,9 @@ def test_qa_env_flags_take_a_bool_only():
     from tom_envs.errors import InvalidFlag
     from tom_envs.qa import QAEnv, answered
 
-    episodes = [[make_item(r) for r in read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz")[:3]]]
+    episodes = [
+        [make_item(r) for r in read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz")[:3]]
+    ]
     for flag in ("expose_labels", "strict", "shuffle_choices"):
         with pytest.raises(InvalidFlag, match=flag):
             QAEnv(episodes, ["order_1", "order_2", "order_3"], **{flag: "false"})
@@ -574,10 +683,17 @@ def test_every_group_presents_18_questions_and_the_scored_ones_are_the_question_
     assert all(any(flags) for flags in groups.values())  # a group is asked because it has a scored question
     assert any(not all(flags) for flags in groups.values())  # the down-sampled groups are filled up
     key = lambda r: (r.cid, r.sno, r.eno, r.question, r.answer)  # noqa: E731
-    released = sorted(key(r) for cid in env.cids
-                      for r in read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz"))
-    scored = sorted((int(it.episode_id), it.turn, it.meta["eno"], it.question, "Yes" if it.answer else "No")
-                    for ep in env.episodes for it in ep if it.scored)
+    released = sorted(
+        key(r)
+        for cid in env.cids
+        for r in read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz")
+    )
+    scored = sorted(
+        (int(it.episode_id), it.turn, it.meta["eno"], it.question, "Yes" if it.answer else "No")
+        for ep in env.episodes
+        for it in ep
+        if it.scored
+    )
     assert scored == released
 
 
@@ -625,7 +741,8 @@ def test_fillers_false_asks_the_scored_questions_alone_as_v1():
     env = CommonToMEnv(split="all", fillers=False)
     assert all(it.scored for ep in env.episodes for it in ep)
     assert [len(ep) for ep in env.episodes] == [
-        len(read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz")) for cid in env.cids]
+        len(read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz")) for cid in env.cids
+    ]
 
 
 def test_question_files_without_the_corpus_are_a_named_error(tmp_path):

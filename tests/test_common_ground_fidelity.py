@@ -37,8 +37,9 @@ def test_the_benchmark_defaults_to_the_papers_window_and_prints_the_mode(capsys)
 def test_the_random_row_reports_its_expected_accuracy(capsys):
     assert bench.run(_args("--policy", "random", "--format", "json")) == 0
     total = json.loads(capsys.readouterr().out)[0]
-    train = [r for name in ("4245_Magda_yn_questions.csv.gz",)
-             for r in read_questions(SAMPLE_DATA_DIR / "questions" / name)]
+    train = [
+        r for name in ("4245_Magda_yn_questions.csv.gz",) for r in read_questions(SAMPLE_DATA_DIR / "questions" / name)
+    ]
     p_yes = sum(r.answer == "Yes" for r in train) / len(train)
     test = read_questions(SAMPLE_DATA_DIR / "questions" / "4431_Magda_yn_questions.csv.gz")
     yes = sum(r.answer == "Yes" for r in test) / len(test)
@@ -91,6 +92,6 @@ def test_a_question_past_the_conversation_s_last_sentence_is_an_error(tmp_path):
     header, first = good.split("\n", 1)
     sno = first.split(",", 1)[0]
     path = tmp_path / "4431_Magda_yn_questions.csv.gz"
-    path.write_bytes(gzip.compress(f"{header}\n99{first[len(sno):]}".encode()))
+    path.write_bytes(gzip.compress(f"{header}\n99{first[len(sno) :]}".encode()))
     with pytest.raises(DatasetError, match=r"record 1 .*sno 99 points past the conversation"):
         read_questions(path)

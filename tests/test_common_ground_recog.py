@@ -11,8 +11,16 @@ import warnings
 import pytest
 
 from policies.common_ground.scripted import BeliefStatePolicy, derive_common_ground, gold_beliefs_cg_rules
-from policies.common_ground.llm import (PromptFileError, belief_prompt, belief_target, load_release_prompt,
-                                        parse_beliefs, parse_release_reply, release_prompt, release_prompt_path)
+from policies.common_ground.llm import (
+    PromptFileError,
+    belief_prompt,
+    belief_target,
+    load_release_prompt,
+    parse_beliefs,
+    parse_release_reply,
+    release_prompt,
+    release_prompt_path,
+)
 from policies.llm.errors import ReplyError
 from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
 from tom_envs.common_ground.env import CommonToMEnv, cut_context
@@ -116,12 +124,15 @@ def test_prepare_predicts_every_distinct_event_of_a_batch_in_one_call():
 
 
 # ---------------------------------------------------------------------- the belief prompt and its replies
-@pytest.mark.parametrize("reply, labels", [
-    ("A: CT+\nB: PS", ("CT+", "PS")),
-    ("**A**: CT-\n**B**: NB", ("CT-", "NB")),
-    ("Speaker A: ps, Speaker B = CT \u2212", ("PS", "CT-")),
-    ("B: CT+\nA: NB", ("NB", "CT+")),
-])
+@pytest.mark.parametrize(
+    "reply, labels",
+    [
+        ("A: CT+\nB: PS", ("CT+", "PS")),
+        ("**A**: CT-\n**B**: NB", ("CT-", "NB")),
+        ("Speaker A: ps, Speaker B = CT \u2212", ("PS", "CT-")),
+        ("B: CT+\nA: NB", ("NB", "CT+")),
+    ],
+)
 def test_belief_replies_are_read_per_speaker(reply, labels):
     assert parse_beliefs(reply) == labels
 
@@ -140,8 +151,19 @@ def test_belief_prompt_shows_context_event_and_the_labels_and_the_target_parses_
 
 
 # ---------------------------------------------------------------------- the release's zero-shot prompt
-@pytest.mark.parametrize("reply, label", [("Yes", "Yes"), ("No.", "No"), (" Yes.\n", "Yes"), ("yes", None),
-                                          ("Yes, A does.", None), ("No...", "No"), ("", None), ("Y.e.s", "Yes")])
+@pytest.mark.parametrize(
+    "reply, label",
+    [
+        ("Yes", "Yes"),
+        ("No.", "No"),
+        (" Yes.\n", "Yes"),
+        ("yes", None),
+        ("Yes, A does.", None),
+        ("No...", "No"),
+        ("", None),
+        ("Y.e.s", "Yes"),
+    ],
+)
 def test_release_replies_are_read_as_the_release_reads_them(reply, label):
     assert parse_release_reply(reply) == label
 
@@ -157,11 +179,14 @@ def test_the_sample_prompt_file_has_the_release_s_format_and_fills_like_the_rele
     assert text.endswith(f"Conversation: \n{window}\n\nQuestion:\n{row.question}")
 
 
-@pytest.mark.parametrize("content, match", [
-    ("Answer {question}", "exactly the fields"),
-    ("{context} {question} {extra}", "exactly the fields"),
-    ("{context} {question", "not a format template"),
-])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("Answer {question}", "exactly the fields"),
+        ("{context} {question} {extra}", "exactly the fields"),
+        ("{context} {question", "not a format template"),
+    ],
+)
 def test_a_bad_prompt_file_is_a_named_error(tmp_path, content, match):
     path = tmp_path / "gpt-zero-shot"
     path.write_text(content, encoding="utf-8")
@@ -202,10 +227,14 @@ def test_counts_of_the_sample_match_its_question_files(capsys):
 
     code, tables = _cli(capsys, "--counts")
     assert code == 0
-    rows = {cid: read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz")
-            for cid in (4245, 4431)}
-    expected2 = [{"split": s, "answer": a, "count": sum(r.answer == a for r in rows[cid])}
-                 for s, cid in (("train", 4245), ("test", 4431)) for a in ("No", "Yes")]
+    rows = {
+        cid: read_questions(SAMPLE_DATA_DIR / "questions" / f"{cid}_Magda_yn_questions.csv.gz") for cid in (4245, 4431)
+    }
+    expected2 = [
+        {"split": s, "answer": a, "count": sum(r.answer == a for r in rows[cid])}
+        for s, cid in (("train", 4245), ("test", 4431))
+        for a in ("No", "Yes")
+    ]
     assert [{k: r[k] for k in ("split", "answer", "count")} for r in tables["table2"]] == expected2
     assert tables["table2"][0]["published"] == 2899 and tables["table2"][3]["published"] == 965
     ours = Counter((r.belief_A, r.belief_B, r.cg_A, r.cg_B) for v in rows.values() for r in v)
@@ -230,7 +259,11 @@ def test_export_beliefs_writes_one_example_per_event_and_sentence(tmp_path, caps
     for line in lines:
         row = by_key[line["sno"], line["eno"]]
         assert (line["belief_A"], line["belief_B"], line["cg_A"], line["cg_B"]) == (
-            row.belief_A, row.belief_B, row.cg_A, row.cg_B)
+            row.belief_A,
+            row.belief_B,
+            row.cg_A,
+            row.cg_B,
+        )
         assert line["context"] == cut_context(row.context, "window") and line["context_mode"] == "window"
         assert line["prompt"] == belief_prompt(line["context"], line["event"])
         assert parse_beliefs(line["target"]) == (row.belief_A, row.belief_B)

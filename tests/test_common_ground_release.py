@@ -92,7 +92,7 @@ def test_speech_act_rule_is_the_release_s_word_test():
     from tom_envs.common_ground.questions import _is_speech_act
 
     assert _is_speech_act("A asks they liked B", "they liked B")
-    assert _is_speech_act("B jokes that it rained", "that it rained")   # the second word decides
+    assert _is_speech_act("B jokes that it rained", "that it rained")  # the second word decides
     assert _is_speech_act("B said that it rained", "it rained")
     assert not _is_speech_act("A thinks it rained", "it rained")
     assert not _is_speech_act("A said it rained", "it rained")
@@ -120,8 +120,12 @@ def test_keep_fraction_outside_0_1_is_a_named_error(tmp_path):
 def test_states_with_one_speaker_missing_are_time_points_but_never_asked():
     from tom_envs.common_ground.questions import EventState, asked_states, event_states, time_points
 
-    states = [EventState(1, 2.1, "NB", "NB", "NA", "NA"), EventState(2, 2.1, None, "CT+", None, "NA"),
-              EventState(3, 2.1, "CT+", "CT+", "JA", "NA"), EventState(4, 2.1, "CT+", "CT+", "JA", "JA")]
+    states = [
+        EventState(1, 2.1, "NB", "NB", "NA", "NA"),
+        EventState(2, 2.1, None, "CT+", None, "NA"),
+        EventState(3, 2.1, "CT+", "CT+", "JA", "NA"),
+        EventState(4, 2.1, "CT+", "CT+", "JA", "JA"),
+    ]
     assert time_points(states, 1, 6) == [2, 3]  # the half-labelled sentence 2 counts as a change
     conv = read_corpus(SAMPLE_CORPUS)
     assert all(s.complete for s in asked_states(conv))
@@ -161,9 +165,15 @@ def info_probe(env, seed: int, cid: int | None = None) -> tuple[float, float]:
         labels = seen.get(key)
         action = 0
         if labels is not None and len(labels) == 4:
-            action = int(resolve(parsed.order, parsed.certainty, parsed.chain,
-                                 {"A": labels["belief_A"], "B": labels["belief_B"]},
-                                 {"A": labels["cg_A"], "B": labels["cg_B"]}))
+            action = int(
+                resolve(
+                    parsed.order,
+                    parsed.certainty,
+                    parsed.chain,
+                    {"A": labels["belief_A"], "B": labels["belief_B"]},
+                    {"A": labels["cg_A"], "B": labels["cg_B"]},
+                )
+            )
         no += int(env.unwrapped.current_answer == 0)
         obs, reward, terminated, _, info = env.step(action)
         _remember(seen, key, info)  # the info of a step describes the question just answered
@@ -193,10 +203,13 @@ def order_probe(env, seed: int, cid: int | None = None, use_order: bool = True) 
         item = env.unwrapped.current_item
         parsed = parse_question(obs["question"])
         key = (item.turn, item.meta["eno"])
-        flagged = first.setdefault(key, (parsed.order, parsed.chain, parsed.certainty) != (1, ("A",), "CT-")
-                                   or not use_order)
-        action = int(flagged and resolve(parsed.order, parsed.certainty, parsed.chain,
-                                          {"A": "CT+", "B": "CT+"}, {"A": "JA", "B": "JA"}))
+        flagged = first.setdefault(
+            key, (parsed.order, parsed.chain, parsed.certainty) != (1, ("A",), "CT-") or not use_order
+        )
+        action = int(
+            flagged
+            and resolve(parsed.order, parsed.certainty, parsed.chain, {"A": "CT+", "B": "CT+"}, {"A": "JA", "B": "JA"})
+        )
         no += int(env.unwrapped.current_answer == 0)
         obs, reward, terminated, _, _ = env.step(action)
         correct, total = correct + int(reward), total + 1
@@ -291,8 +304,12 @@ def test_release_every_scored_group_is_asked_whole_and_the_scored_questions_are_
     rows = [r for cid in env.cids for r in read_questions(pick_annotator(folder.questions, cid, None))]
     assert len(rows) == 5270 + 2104  # Table 2: train 2,899 + 2,371, test 1,139 + 965
     released = sorted((r.cid, r.sno, r.eno, r.question, r.answer) for r in rows)
-    asked = sorted((int(it.episode_id), it.turn, it.meta["eno"], it.question, "Yes" if it.answer else "No")
-                   for ep in env.episodes for it in ep if it.scored)
+    asked = sorted(
+        (int(it.episode_id), it.turn, it.meta["eno"], it.question, "Yes" if it.answer else "No")
+        for ep in env.episodes
+        for it in ep
+        if it.scored
+    )
     assert asked == released
     # what a scorer reads back from a played conversation: exactly its released questions
     by = lambda f: (f["cid"], f["sno"], f["eno"], f["order"], f["chain"], f["belief_Q"], f["answer_label"])  # noqa: E731
@@ -303,8 +320,10 @@ def test_release_every_scored_group_is_asked_whole_and_the_scored_questions_are_
             *_, done, _, info = env.step(0)
             infos.append(info)
         mine = [r for r in rows if r.cid == cid]
-        want = sorted((r.cid, r.sno, r.eno, r.order, ">".join(parse_question(r.question).chain), r.belief_Q, r.answer)
-                      for r in mine)
+        want = sorted(
+            (r.cid, r.sno, r.eno, r.order, ">".join(parse_question(r.question).chain), r.belief_Q, r.answer)
+            for r in mine
+        )
         assert sorted(by(f) for f in answered(infos)) == want
 
 
@@ -319,7 +338,9 @@ def test_release_no_counting_probe_beats_the_question_only_probe_by_more_than_2_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         after = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test"), repeats=4), splits=20)
-        before = probe.report(probe.rows(CommonToMEnv(data_dir=RELEASE, split="test", fillers=False), repeats=4), splits=20)
+        before = probe.report(
+            probe.rows(CommonToMEnv(data_dir=RELEASE, split="test", fillers=False), repeats=4), splits=20
+        )
     assert after["gain"] <= 0.02, after
     assert before["gain"] > 0.02, before  # the probe does see the counts when they carry labels
 
@@ -364,7 +385,8 @@ def test_every_file_of_the_release_has_the_table_s_count_and_hash():
     found = {f"questions/{p.name}": len(read_questions(p)) for p in folder.questions.values()}
     found.update({f"cg/{p.name}": len(read_corpus(p).rows) for p in folder.corpus.values()})
     assert {name: (n, file_sha256(Path(RELEASE) / name)) for name, n in found.items()} == {
-        name: (f.records, f.sha256) for name, f in RELEASE_FILES.items()}
+        name: (f.records, f.sha256) for name, f in RELEASE_FILES.items()
+    }
 
 
 @pytest.mark.slow
@@ -377,8 +399,11 @@ def test_a_test_file_cut_to_half_is_a_named_error_or_partial_rows(tmp_path, caps
     from tom_envs.release_files import ReleaseMismatch
 
     cut = _release_copy(tmp_path, keep=1052)
-    with pytest.raises(ReleaseMismatch, match=r"4431_Magda_yn_questions.csv.gz: not the release's .* \(1052 records "
-                                              r"where the release has 2104; sha256 .*--allow-partial"):
+    with pytest.raises(
+        ReleaseMismatch,
+        match=r"4431_Magda_yn_questions.csv.gz: not the release's .* \(1052 records "
+        r"where the release has 2104; sha256 .*--allow-partial",
+    ):
         load_split(cut, "test")
     argv = ("--data-dir", str(cut), "--policy", "question-only", "--format", "json", "--out", str(tmp_path / "res"))
     assert _cg(*argv) == 2
@@ -408,7 +433,11 @@ def test_counts_of_a_cut_file_fail_or_say_partial(tmp_path, capsys):
     tables = json.loads(capsys.readouterr().out)
     assert tables["partial"] is False
     assert {(r["split"], r["answer"]): r["count"] for r in tables["table2"]} == {
-        ("train", "No"): 2899, ("train", "Yes"): 2371, ("test", "No"): 1139, ("test", "Yes"): 965}
+        ("train", "No"): 2899,
+        ("train", "Yes"): 2371,
+        ("test", "No"): 1139,
+        ("test", "Yes"): 965,
+    }
 
 
 @pytest.mark.slow

@@ -65,13 +65,16 @@ def test_a_well_made_env_passes_every_check():
     assert "tom_contract" in str(report)
 
 
-@pytest.mark.parametrize("broken, check, message", [
-    ("unseeded", "determinism", "two runs with seed"),
-    ("takes_any_option", "reset_options", "must raise tom_envs.errors.InvalidOptions"),
-    ("no_tom_spec", "tom_contract", "does not state its literal-ToM targets"),
-    ("bad_truth", "tom_contract", "for targets of tom_spec"),
-    ("warns", "gymnasium", "a step warns"),
-])
+@pytest.mark.parametrize(
+    "broken, check, message",
+    [
+        ("unseeded", "determinism", "two runs with seed"),
+        ("takes_any_option", "reset_options", "must raise tom_envs.errors.InvalidOptions"),
+        ("no_tom_spec", "tom_contract", "does not state its literal-ToM targets"),
+        ("bad_truth", "tom_contract", "for targets of tom_spec"),
+        ("warns", "gymnasium", "a step warns"),
+    ],
+)
 def test_each_broken_rule_is_named(broken, check, message):
     with pytest.raises(ConformanceError, match=f"{check}: .*{message}"):
         check_env(lambda: Guess(broken), information=False)

@@ -19,8 +19,11 @@ def _quiet(*args, **kwargs):
 
 
 def _records(out: Path) -> list[dict]:
-    return [json.loads(line) for path in sorted((out / "crossplay").glob("*.jsonl"))
-            for line in path.read_text().splitlines()]
+    return [
+        json.loads(line)
+        for path in sorted((out / "crossplay").glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -107,8 +110,11 @@ def test_the_steps_are_what_the_agents_played():
 
     task = declared()[IPD]
     agents = {a.name: a for a in task.population(IPD, Population(5, Path("unused"), 0))}
-    cell = next(c for c in cells(IPD, task, list(agents.values()), 5)
-                if (c.row.name, c.col.name) == ("tit_for_tat", "always_defect"))
+    cell = next(
+        c
+        for c in cells(IPD, task, list(agents.values()), 5)
+        if (c.row.name, c.col.name) == ("tit_for_tat", "always_defect")
+    )
     assert isinstance(cell, PairCell)
     result = cell.play(cell.make_env(), cell.make_policy(), seed=3)
     assert [s[:2] for s in result.steps] == [[0, 1], [1, 1], [1, 1], [1, 1], [1, 1]]
@@ -182,12 +188,46 @@ def test_the_report_draws_heatmaps_and_the_rating_table(played, tmp_path):
 def test_the_command_prints_json_rows(tmp_path, capsys):
     from benchmarks.__main__ import main
 
-    assert main(["crossplay", "--env", "tom/IBS-Parallel-v0", "--episodes", "2", "--horizon", "5",
-                 "--learner-steps", "0", "--out", str(tmp_path), "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "crossplay",
+                "--env",
+                "tom/IBS-Parallel-v0",
+                "--episodes",
+                "2",
+                "--horizon",
+                "5",
+                "--learner-steps",
+                "0",
+                "--out",
+                str(tmp_path),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert len(rows["pairings"]) == 36 and len(rows["ratings"]) == 6 and rows["agreement"][0]["seeds_a"] == [0]
-    assert main(["crossplay", "--env", "tom/IBS-Parallel-v0", "--episodes", "2", "--horizon", "5",
-                 "--learner-steps", "0", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "crossplay",
+                "--env",
+                "tom/IBS-Parallel-v0",
+                "--episodes",
+                "2",
+                "--horizon",
+                "5",
+                "--learner-steps",
+                "0",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "rank agreement" in text and "tabular" in text
 
@@ -215,11 +255,14 @@ def test_the_ppo_learner_trains_once_per_seat_and_plays_both_seats(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in models} == stamp
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--backend", "openai"], "--backend does nothing without --model"),
-    (["--strategy", "qa"], "--strategy does nothing without --model"),
-    (["--learner-steps", "0", "--learner-envs", "2"], "--learner-envs does nothing with --learner-steps 0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--backend", "openai"], "--backend does nothing without --model"),
+        (["--strategy", "qa"], "--strategy does nothing without --model"),
+        (["--learner-steps", "0", "--learner-envs", "2"], "--learner-envs does nothing with --learner-steps 0"),
+    ],
+)
 def test_options_that_would_change_nothing_are_named_errors(tmp_path, capsys, argv, message):
     from benchmarks.__main__ import main
 

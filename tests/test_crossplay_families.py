@@ -15,8 +15,14 @@ from benchmarks.crossplay_stats import rate, seed_halves, spearman
 
 PERSUASION, NEGOTIATION = "tom/Persuasion-TwoSeat-v1", "tom/Negotiation-v1"
 PERSUADERS = ["random", "echo", "echo-memory", "open-loop", "tracking", "bayes"]
-PERSONAS = ["persona_procrastinator", "persona_skeptic", "persona_cautious", "persona_thrifty", "persona_conformist",
-            "persona_busy"]
+PERSONAS = [
+    "persona_procrastinator",
+    "persona_skeptic",
+    "persona_cautious",
+    "persona_thrifty",
+    "persona_conformist",
+    "persona_busy",
+]
 MEDIATORS = ["none", "blind", "generic", "social"]
 PARTIES = ["parties_accommodating", "parties_avoiding", "parties_general", "parties_competing"]
 
@@ -26,8 +32,11 @@ def _quiet(*args, **kwargs):
 
 
 def _records(out: Path, env_id: str) -> list[dict]:
-    return [json.loads(line) for path in sorted((out / "crossplay").glob(f"{env_id.replace('/', '-')}_*.jsonl"))
-            for line in path.read_text().splitlines()]
+    return [
+        json.loads(line)
+        for path in sorted((out / "crossplay").glob(f"{env_id.replace('/', '-')}_*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -123,8 +132,11 @@ def test_match_scores_follow_each_game(played):
         assert gain == rec["episode"]["returns"][0] and par == rec["episode"]["no_mediator_gain"]
         if rec["cell"]["row"]["name"] == "none":
             assert gain == par  # a mediator that never intervenes is the parties' own gain: a tie
-    nones = {(r["seed"], r["cell"]["col"]["name"]): r["episode"]["scores"][0] for r in _records(out, NEGOTIATION)
-             if r["cell"]["row"]["name"] == "none"}
+    nones = {
+        (r["seed"], r["cell"]["col"]["name"]): r["episode"]["scores"][0]
+        for r in _records(out, NEGOTIATION)
+        if r["cell"]["row"]["name"] == "none"
+    }
     for rec in _records(out, NEGOTIATION):  # the par is the none mediator's gain on the same seed and parties
         assert rec["episode"]["no_mediator_gain"] == nones[(rec["seed"], rec["cell"]["col"]["name"])]
 
@@ -240,8 +252,19 @@ def test_a_population_mixing_seated_and_unseated_agents_is_a_named_error():
 def test_strategy_is_refused_where_no_llm_agent_takes_it(tmp_path, capsys):
     from benchmarks.__main__ import main
 
-    argv = ["crossplay", "--env", PERSUASION, "--backend", "openai", "--model", "m", "--strategy", "qa",
-            "--out", str(tmp_path)]
+    argv = [
+        "crossplay",
+        "--env",
+        PERSUASION,
+        "--backend",
+        "openai",
+        "--model",
+        "m",
+        "--strategy",
+        "qa",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 2
     assert "--strategy does nothing" in capsys.readouterr().err and not (tmp_path / "crossplay").exists()
 
@@ -253,8 +276,9 @@ def test_the_learners_train_once_and_play_their_seat(tmp_path):
         run(config, tmp_path, log=_quiet)
     config = CrossplayRun((PERSUASION,), episodes=2, learner_steps=256, learner_envs=2)
     result = run(config, tmp_path, log=_quiet)
-    result_n = run(CrossplayRun((NEGOTIATION,), episodes=2, horizon=20, learner_steps=256, learner_envs=2), tmp_path,
-                   log=_quiet)
+    result_n = run(
+        CrossplayRun((NEGOTIATION,), episodes=2, horizon=20, learner_steps=256, learner_envs=2), tmp_path, log=_quiet
+    )
     for key in result:
         result[key] += result_n[key]
     models = sorted((tmp_path / "crossplay" / "learners" / "rl" / "models").glob("ppo_*.zip"))
@@ -263,8 +287,9 @@ def test_the_learners_train_once_and_play_their_seat(tmp_path):
         ppo = [p for p in result["pairings"] if p["env_id"] == env_id and p["row"] == "ppo"]
         assert [p["col"] for p in ppo] == cols and all(p["row_tom"] is None for p in ppo)
     stamp = {p: p.stat().st_mtime_ns for p in models}
-    assert run(config, tmp_path, log=_quiet) == {k: [r for r in rows if r["env_id"] == PERSUASION]
-                                                 for k, rows in result.items()}  # the model loaded, records reused
+    assert run(config, tmp_path, log=_quiet) == {
+        k: [r for r in rows if r["env_id"] == PERSUASION] for k, rows in result.items()
+    }  # the model loaded, records reused
     assert {p: p.stat().st_mtime_ns for p in models} == stamp
 
 

@@ -46,8 +46,24 @@ def plugin_site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hidden_role")
     source, target = tmp / "src", tmp / "site"
     shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "test_*.py"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-                    "--target", str(target), str(source)], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(target),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     sys.path.insert(0, str(target))
     importlib.invalidate_caches()
     before = os.environ.get("PYTHONPATH")
@@ -103,8 +119,18 @@ def _cli(capsys, *argv: str) -> str:
 def _same_in_ray(capsys, tmp_path: Path, *argv: str, workers: int = 2) -> dict[str, bytes]:
     """The command in process and with --executor ray: equal output, equal results files; returns them."""
     here = _cli(capsys, *argv, "--out", str(tmp_path / "here"), "--format", "json")
-    there = _cli(capsys, *argv, "--out", str(tmp_path / "ray"), "--format", "json", "--executor", "ray",
-                 "--ray-workers", str(workers))
+    there = _cli(
+        capsys,
+        *argv,
+        "--out",
+        str(tmp_path / "ray"),
+        "--format",
+        "json",
+        "--executor",
+        "ray",
+        "--ray-workers",
+        str(workers),
+    )
     assert json.loads(there) == json.loads(here)
     files = _files(tmp_path / "here")
     assert files and _files(tmp_path / "ray") == files
@@ -113,8 +139,12 @@ def _same_in_ray(capsys, tmp_path: Path, *argv: str, workers: int = 2) -> dict[s
 
 # ---------------------------------------------------------------------- the matrix grid through the API
 def _records(out, seeds):
-    return {(g, p, pol): [load_records(make_cell(g, p, pol, 30).path(out))[s] for s in seeds]
-            for g in GRID[0] for p in GRID[1] for pol in GRID[2]}
+    return {
+        (g, p, pol): [load_records(make_cell(g, p, pol, 30).path(out))[s] for s in seeds]
+        for g in GRID[0]
+        for p in GRID[1]
+        for pol in GRID[2]
+    }
 
 
 def test_ray_grid_equals_the_in_process_grid_and_resumes(local_ray, tmp_path):
@@ -134,14 +164,38 @@ def test_ray_grid_equals_the_in_process_grid_and_resumes(local_ray, tmp_path):
 
 
 def test_bad_executor_arguments_raise_named_errors(tmp_path, capsys):
-    for kwargs, flag in (({"chunk": 0}, "--ray-chunk"), ({"num_cpus": 0}, "--ray-num-cpus"),
-                         ({"workers": True}, "--ray-workers"), ({"worker_gpus": -1}, "--ray-worker-gpus")):
+    for kwargs, flag in (
+        ({"chunk": 0}, "--ray-chunk"),
+        ({"num_cpus": 0}, "--ray-num-cpus"),
+        ({"workers": True}, "--ray-workers"),
+        ({"worker_gpus": -1}, "--ray-worker-gpus"),
+    ):
         with pytest.raises(RunnerError, match=flag):
             RayExecutor(**kwargs)
     assert main(["matrix", "--policy", "llm", "--executor", "ray", "--model", "m", "--out", str(tmp_path)]) == 2
     assert "--policy llm with --executor ray needs --backend openai" in capsys.readouterr().err
-    assert main(["matrix", "--policy", "llm", "--executor", "ray", "--model", "m", "--backend", "openai", "--base-url",
-                 "http://127.0.0.1:9/v1", "--time-budget", "1h", "--out", str(tmp_path)]) == 2
+    assert (
+        main(
+            [
+                "matrix",
+                "--policy",
+                "llm",
+                "--executor",
+                "ray",
+                "--model",
+                "m",
+                "--backend",
+                "openai",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--time-budget",
+                "1h",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 2
+    )
     assert "--time-budget with --executor ray" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["negotiation", "--executor", "spark"])
@@ -158,8 +212,21 @@ def test_more_workers_than_cpus_share_them_and_gpus_are_checked(local_ray, tmp_p
 
 # ---------------------------------------------------------------------- every family's command, scripted
 def test_matrix_command(local_ray, tmp_path, capsys):
-    _same_in_ray(capsys, tmp_path, "matrix", "--policy", "tabular,random", "--games", "RPS,IBS", "--partners",
-                 "single_action", "--episodes", "6", "--horizon", "30")
+    _same_in_ray(
+        capsys,
+        tmp_path,
+        "matrix",
+        "--policy",
+        "tabular,random",
+        "--games",
+        "RPS,IBS",
+        "--partners",
+        "single_action",
+        "--episodes",
+        "6",
+        "--horizon",
+        "30",
+    )
 
 
 def test_common_ground_command(local_ray, tmp_path, capsys):
@@ -168,18 +235,43 @@ def test_common_ground_command(local_ray, tmp_path, capsys):
 
 def test_persuasion_qa_and_live_commands(local_ray, tmp_path, capsys):
     _same_in_ray(capsys, tmp_path / "qa", "persuasion", "--policy", "random,always-first", "--episodes", "2")
-    _same_in_ray(capsys, tmp_path / "live", "persuasion", "--env", "live", "--policy", "random,bayes", "--episodes",
-                 "3", "--horizon", "4", "--families", "health,charity")
+    _same_in_ray(
+        capsys,
+        tmp_path / "live",
+        "persuasion",
+        "--env",
+        "live",
+        "--policy",
+        "random,bayes",
+        "--episodes",
+        "3",
+        "--horizon",
+        "4",
+        "--families",
+        "health,charity",
+    )
 
 
 def test_negotiation_command(local_ray, tmp_path, capsys):
-    _same_in_ray(capsys, tmp_path, "negotiation", "--mode", "easy", "--policy", "none,social", "--episodes", "2",
-                 "--scenarios", "builtin")
+    _same_in_ray(
+        capsys,
+        tmp_path,
+        "negotiation",
+        "--mode",
+        "easy",
+        "--policy",
+        "none,social",
+        "--episodes",
+        "2",
+        "--scenarios",
+        "builtin",
+    )
 
 
 def test_a_declared_plugin_command(local_ray, tmp_path, capsys):
-    files = _same_in_ray(capsys, tmp_path, "hidden-role", "--policy", "tally,random", "--episodes", "10",
-                         "--lockstep", "3")
+    files = _same_in_ray(
+        capsys, tmp_path, "hidden-role", "--policy", "tally,random", "--episodes", "10", "--lockstep", "3"
+    )
     assert len(files) == 2
 
 
@@ -216,28 +308,75 @@ def _llm(url: str) -> list[str]:
 
 def test_llm_cells_of_a_declared_command(local_ray, tmp_path, capsys, server):
     url = server(_hidden_role_reply).url
-    files = _same_in_ray(capsys, tmp_path, "hidden-role", "--policy", "llm", "--episodes", "6", "--lockstep", "2",
-                         *_llm(url))
+    files = _same_in_ray(
+        capsys, tmp_path, "hidden-role", "--policy", "llm", "--episodes", "6", "--lockstep", "2", *_llm(url)
+    )
     (records,) = [[json.loads(line) for line in text.splitlines()] for text in files.values()]
     assert len(records) == 6 and all(r["episode"]["policy_stats"]["0"]["requests"] >= 3 for r in records)
 
 
 def test_llm_cells_of_the_qa_commands(local_ray, tmp_path, capsys, server):
     url = server(_letter).url
-    _same_in_ray(capsys, tmp_path / "persuasion", "persuasion", "--policy", "llm", "--episodes", "1",
-                 "--lockstep", "4", *_llm(url))
-    _same_in_ray(capsys, tmp_path / "common_ground", "common-ground", "--policy", "llm", "--episodes", "1",
-                 "--lockstep", "4", *_llm(url))
+    _same_in_ray(
+        capsys,
+        tmp_path / "persuasion",
+        "persuasion",
+        "--policy",
+        "llm",
+        "--episodes",
+        "1",
+        "--lockstep",
+        "4",
+        *_llm(url),
+    )
+    _same_in_ray(
+        capsys,
+        tmp_path / "common_ground",
+        "common-ground",
+        "--policy",
+        "llm",
+        "--episodes",
+        "1",
+        "--lockstep",
+        "4",
+        *_llm(url),
+    )
 
 
 def test_llm_cells_of_live_persuasion_and_negotiation(local_ray, tmp_path, capsys, server):
     from tests.llm.test_negotiation_llm import scripted_reply
     from tests.llm.test_persuasion_live_llm import ARGUE, _rule
 
-    _same_in_ray(capsys, tmp_path / "live", "persuasion", "--env", "live", "--policy", "llm", "--episodes", "3",
-                 "--families", "health", "--horizon", "4", *_llm(server(_rule(ARGUE)).url))
-    _same_in_ray(capsys, tmp_path / "negotiation", "negotiation", "--mediator", "llm-generic", "--mode", "hard",
-                 "--scenarios", "hopkins_hmo", "--runs", "2", *_llm(server(scripted_reply).url)[:-2])
+    _same_in_ray(
+        capsys,
+        tmp_path / "live",
+        "persuasion",
+        "--env",
+        "live",
+        "--policy",
+        "llm",
+        "--episodes",
+        "3",
+        "--families",
+        "health",
+        "--horizon",
+        "4",
+        *_llm(server(_rule(ARGUE)).url),
+    )
+    _same_in_ray(
+        capsys,
+        tmp_path / "negotiation",
+        "negotiation",
+        "--mediator",
+        "llm-generic",
+        "--mode",
+        "hard",
+        "--scenarios",
+        "hopkins_hmo",
+        "--runs",
+        "2",
+        *_llm(server(scripted_reply).url)[:-2],
+    )
 
 
 def test_llm_cells_of_the_matrix_protocol(local_ray, tmp_path, capsys, server):
@@ -245,17 +384,38 @@ def test_llm_cells_of_the_matrix_protocol(local_ray, tmp_path, capsys, server):
     of the server; the records equal the in-process ones but for ``wall_s``, which no two runs share."""
     from tests.llm.test_matrix_protocol import labelled_reply
 
-    argv = ["matrix", "--policy", "llm", "--strategies", "qa,cot", "--games", "RPS,IPD", "--partners", "single_action",
-            "--episodes", "3", "--horizon", "5", "--fallback", "random", "--max-resamples", "1", "--format", "json",
-            *_llm(server(labelled_reply).url)[:-2]]
+    argv = [
+        "matrix",
+        "--policy",
+        "llm",
+        "--strategies",
+        "qa,cot",
+        "--games",
+        "RPS,IPD",
+        "--partners",
+        "single_action",
+        "--episodes",
+        "3",
+        "--horizon",
+        "5",
+        "--fallback",
+        "random",
+        "--max-resamples",
+        "1",
+        "--format",
+        "json",
+        *_llm(server(labelled_reply).url)[:-2],
+    ]
     here = json.loads(_cli(capsys, *argv, "--out", str(tmp_path / "here")))
     there = json.loads(_cli(capsys, *argv, "--out", str(tmp_path / "ray"), "--executor", "ray", "--ray-workers", "2"))
 
     def timeless(rows_or_files):
         if isinstance(rows_or_files, list):
             return [{k: v for k, v in row.items() if k != "wall_s"} for row in rows_or_files]
-        return {name: [{k: v for k, v in json.loads(line).items() if k != "wall_s"} for line in text.splitlines()]
-                for name, text in rows_or_files.items()}
+        return {
+            name: [{k: v for k, v in json.loads(line).items() if k != "wall_s"} for line in text.splitlines()]
+            for name, text in rows_or_files.items()
+        }
 
     assert timeless(there) == timeless(here) and len(here) == 4
     files = _files(tmp_path / "here")
@@ -264,8 +424,21 @@ def test_llm_cells_of_the_matrix_protocol(local_ray, tmp_path, capsys, server):
 
 
 # ---------------------------------------------------------------------- killing the driver
-KILL_GRID = ["matrix", "--policy", "tabular,random", "--games", "RPS,IPD", "--partners", "single_action",
-             "--episodes", "30", "--horizon", "100", "--format", "json"]
+KILL_GRID = [
+    "matrix",
+    "--policy",
+    "tabular,random",
+    "--games",
+    "RPS,IPD",
+    "--partners",
+    "single_action",
+    "--episodes",
+    "30",
+    "--horizon",
+    "100",
+    "--format",
+    "json",
+]
 
 
 def _instance(driver: psutil.Process) -> list[psutil.Process]:
@@ -279,9 +452,25 @@ def _instance(driver: psutil.Process) -> list[psutil.Process]:
 def _start(out: Path) -> subprocess.Popen:
     out.mkdir(parents=True)
     with open(out.with_name(out.name + ".stderr"), "wb") as err:
-        return subprocess.Popen([sys.executable, "-m", "benchmarks", *KILL_GRID, "--out", str(out), "--executor", "ray",
-                                 "--ray-num-cpus", "2", "--ray-chunk", "2"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                stderr=err)
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "benchmarks",
+                *KILL_GRID,
+                "--out",
+                str(out),
+                "--executor",
+                "ray",
+                "--ray-num-cpus",
+                "2",
+                "--ray-chunk",
+                "2",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
 
 
 def _kill_midway(procs: dict[int, tuple[subprocess.Popen, Path]]) -> dict[int, list[psutil.Process]]:
@@ -318,8 +507,9 @@ def _alive(p: psutil.Process) -> bool:
 def test_a_killed_driver_leaves_no_ray_process_and_resumes(local_ray, tmp_path, capsys, monkeypatch):
     """SIGKILL and SIGTERM (two runs side by side): nothing of their Ray instances is left, and a
     rerun writes the files an uninterrupted run writes."""
-    procs = {signum: (_start(tmp_path / signum.name), tmp_path / signum.name)
-             for signum in (signal.SIGKILL, signal.SIGTERM)}
+    procs = {
+        signum: (_start(tmp_path / signum.name), tmp_path / signum.name) for signum in (signal.SIGKILL, signal.SIGTERM)
+    }
     seen = _kill_midway(procs)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and any(_alive(p) for found in seen.values() for p in found):
@@ -330,8 +520,9 @@ def test_a_killed_driver_leaves_no_ray_process_and_resumes(local_ray, tmp_path, 
     # SIGTERM: an orderly exit (SystemExit; Ray's own handler exits with the signal's number)
     assert procs[signal.SIGTERM][0].returncode in (signal.SIGTERM, 128 + signal.SIGTERM), _log(tmp_path / "SIGTERM")
     # the reruns are the killed runs' code (a checkout that commits meanwhile would make their records stale)
-    stamp = json.loads(next(line for p in (tmp_path / "SIGKILL").rglob("*.jsonl")
-                            for line in p.read_text().splitlines()))["code"]
+    stamp = json.loads(
+        next(line for p in (tmp_path / "SIGKILL").rglob("*.jsonl") for line in p.read_text().splitlines())
+    )["code"]
     monkeypatch.setattr("benchmarks.results.git_commit", lambda: stamp["commit"])
     here = _cli(capsys, *KILL_GRID, "--out", str(tmp_path / "here"))
     for signum, (_, out) in procs.items():
@@ -354,8 +545,11 @@ class KillCaller:
         if self.armed:
             self.armed = False
             port = self.server.caller.address[1]
-            (worker,) = [p for p in psutil.Process().children(recursive=True) if _is_worker(p)
-                         and any(c.laddr and c.laddr.port == port for c in p.net_connections("tcp"))]
+            (worker,) = [
+                p
+                for p in psutil.Process().children(recursive=True)
+                if _is_worker(p) and any(c.laddr and c.laddr.port == port for c in p.net_connections("tcp"))
+            ]
             os.kill(worker.pid, signal.SIGKILL)
             worker.wait(timeout=30)
             self.killed.append(worker.pid)
@@ -374,8 +568,18 @@ def test_a_killed_worker_is_replaced_and_its_piece_played_again(local_ray, tmp_p
     so; with --ray-lost-workers 0 the same loss stops it with a named error."""
     rule = KillCaller(_hidden_role_reply)
     rule.server = server(rule)
-    argv = ["hidden-role", "--policy", "llm", "--episodes", "6", "--lockstep", "2", *_llm(rule.server.url),
-            "--format", "json"]
+    argv = [
+        "hidden-role",
+        "--policy",
+        "llm",
+        "--episodes",
+        "6",
+        "--lockstep",
+        "2",
+        *_llm(rule.server.url),
+        "--format",
+        "json",
+    ]
     here = _cli(capsys, *argv, "--out", str(tmp_path / "here"))
     rule.armed = True
     ray_argv = [*argv, "--executor", "ray", "--ray-workers", "2", "--ray-chunk", "2"]

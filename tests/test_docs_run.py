@@ -77,17 +77,24 @@ SKIPS: list[tuple[str, str]] = [
     (r"--ray-address auto|^ray start\b", "needs a Ray cluster"),
     (r"^git worktree\b|^\(cd /tmp/before\b", "needs a checkout of an older commit (a historical measurement)"),
     (r"^TOM_ENVS_COMMON_TOM_RELEASE=\S+ \S*python -m pytest\b", "needs a release clone (runs the release's tests)"),
-    (r"\bperf llm --model path/to/model\b",
-     "needs a GPU (the doc says so): 100-round episodes and a transformers reference, long on a CPU even for the tiny "
-     "model; tests/llm/test_perf_llm.py runs its measurement on the tiny model at a few rounds"),
-    (r"--base-url http://127\.0\.0\.1:42543/v1|base_url=http://127\.0\.0\.1:42543/",
-     "a recorded session against a server started by hand on port 42543 (the output shown beside it)"),
+    (
+        r"\bperf llm --model path/to/model\b",
+        "needs a GPU (the doc says so): 100-round episodes and a transformers reference, long on a CPU even for the tiny "
+        "model; tests/llm/test_perf_llm.py runs its measurement on the tiny model at a few rounds",
+    ),
+    (
+        r"--base-url http://127\.0\.0\.1:42543/v1|base_url=http://127\.0\.0\.1:42543/",
+        "a recorded session against a server started by hand on port 42543 (the output shown beside it)",
+    ),
 ]
 
 # Lines that read what an earlier step of the reader's wrote: the step, run first (in the same tmp folder).
 SETUPS: list[tuple[str, str]] = [
-    (r"\breport results\b", ".venv/bin/python -m benchmarks matrix --policy tabular,random --games IPD --episodes 2 "
-                            "--horizon 5 --out results"),
+    (
+        r"\breport results\b",
+        ".venv/bin/python -m benchmarks matrix --policy tabular,random --games IPD --episodes 2 "
+        "--horizon 5 --out results",
+    ),
     (r"--include_path tasks/", ".venv/bin/python -m benchmarks export lm-eval tasks/"),
 ]
 
@@ -99,9 +106,24 @@ REWRITES: list[tuple[str, str]] = [
 ]
 
 # Sizes capped: option -> largest value run.
-CAPS = {"--episodes": 2, "--repetitions": 1, "--horizon": 3, "--steps": 128, "--seeds": 1, "--lockstep": 2,
-        "--max-episodes": 2, "--train": 40, "--splits": 2, "--limit": 4, "--learner-steps": 0,
-        "--rounds": 1, "--probe-episodes": 2, "--curve-points": 1, "--max-resamples": 1, "--max-tokens": 16}
+CAPS = {
+    "--episodes": 2,
+    "--repetitions": 1,
+    "--horizon": 3,
+    "--steps": 128,
+    "--seeds": 1,
+    "--lockstep": 2,
+    "--max-episodes": 2,
+    "--train": 40,
+    "--splits": 2,
+    "--limit": 4,
+    "--learner-steps": 0,
+    "--rounds": 1,
+    "--probe-episodes": 2,
+    "--curve-points": 1,
+    "--max-resamples": 1,
+    "--max-tokens": 16,
+}
 # inspect's task parameters (-T name=value)
 T_CAPS = {"episodes": 1, "horizon": 3}
 
@@ -219,19 +241,24 @@ class Here:
 
 
 #: Options added to a command that does not give them (its sizes, when the doc leaves them at the default).
-ADDED = {"perf matrix": {"--seconds": "0.02"}, "perf rl": {"--seconds": "0.02", "--steps": "64"},
-         "perf llm": {"--episodes": "2", "--horizon": "2", "--reference-episodes": "1"},
-         "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1", "--curve-points": "1"},
-         "matrix": {"--episodes": "2", "--horizon": "5"}, "persuasion": {"--episodes": "1"},
-         # one case (the smallest: 3 parties x 5 topics) where the line plays the six built-in ones
-         "negotiation": {"--episodes": "1", "--scenarios": "hopkins_hmo"}, "common-ground": {"--episodes": "1"},
-         # the population's pairings at 2 episodes of each task's own horizon (one --horizon for every id
-         # would leave the range of some: negotiation's turn budget is at least 20), the learner left out
-         "crossplay": {"--episodes": "2", "--learner-steps": "0"},
-         # one round of the smallest rollout, a couple of episodes per checkpoint
-         "selfplay": {"--rounds": "1", "--steps": "128", "--seeds": "1", "--episodes": "2", "--probe-episodes": "2"},
-         # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
-         "demo": {"--episodes": "2", "--no-real-model": ""}}
+ADDED = {
+    "perf matrix": {"--seconds": "0.02"},
+    "perf rl": {"--seconds": "0.02", "--steps": "64"},
+    "perf llm": {"--episodes": "2", "--horizon": "2", "--reference-episodes": "1"},
+    "rl": {"--steps": "128", "--seeds": "1", "--episodes": "1", "--curve-points": "1"},
+    "matrix": {"--episodes": "2", "--horizon": "5"},
+    "persuasion": {"--episodes": "1"},
+    # one case (the smallest: 3 parties x 5 topics) where the line plays the six built-in ones
+    "negotiation": {"--episodes": "1", "--scenarios": "hopkins_hmo"},
+    "common-ground": {"--episodes": "1"},
+    # the population's pairings at 2 episodes of each task's own horizon (one --horizon for every id
+    # would leave the range of some: negotiation's turn budget is at least 20), the learner left out
+    "crossplay": {"--episodes": "2", "--learner-steps": "0"},
+    # one round of the smallest rollout, a couple of episodes per checkpoint
+    "selfplay": {"--rounds": "1", "--steps": "128", "--seeds": "1", "--episodes": "2", "--probe-episodes": "2"},
+    # the real model's path is run by README's `matrix --policy llm --model smollm2-135m` line
+    "demo": {"--episodes": "2", "--no-real-model": ""},
+}
 #: Added to a command run on the tiny random Llama (a model folder of your own, :data:`OWN_MODEL`): its replies are
 #: garbage, so a reply that does not parse is re-asked once and then falls back (flagged, counted), as every line of
 #: docs/results/commands.txt does for the real small model; what runs is the command's whole path.
@@ -315,7 +342,7 @@ def capped_batch_file(source: Path, copy: Path, model: Path) -> Path:
 def _command(argv: list[str]) -> str:
     """``rl``, ``perf matrix``, ... of a ``python -m benchmarks`` / ``tom-envs`` line ('' for other programs)."""
     if "benchmarks" in argv[:3] and argv[argv.index("benchmarks") - 1] == "-m":
-        rest = argv[argv.index("benchmarks") + 1:]
+        rest = argv[argv.index("benchmarks") + 1 :]
     elif argv and Path(argv[0]).name == "tom-envs":
         rest = argv[1:]
     else:
@@ -324,14 +351,21 @@ def _command(argv: list[str]) -> str:
 
 
 def _needs_real_model(line: ShellLine) -> bool:
-    return "smollm2-135m" in line.text and "--backend openai" not in line.text \
+    return (
+        "smollm2-135m" in line.text
+        and "--backend openai" not in line.text
         and not re.search(r"(benchmarks|tom-envs) model (path|list|verify)\b", line.text)
+    )
 
 
 def _long(line: ShellLine) -> bool:
     """A line that starts an engine or a model (the real one, the tiny one, lm-eval's hf) or plays a batch."""
-    return _needs_real_model(line) or bool(OWN_MODEL.search(line.text) or BATCH_FILE.search(line.text)
-                                           or LM_EVAL_MODEL.search(line.text) or "--parties llm" in line.text)
+    return _needs_real_model(line) or bool(
+        OWN_MODEL.search(line.text)
+        or BATCH_FILE.search(line.text)
+        or LM_EVAL_MODEL.search(line.text)
+        or "--parties llm" in line.text
+    )
 
 
 def _params(items, where):
@@ -339,8 +373,9 @@ def _params(items, where):
     for item in items:
         real = isinstance(item, ShellLine) and _needs_real_model(item)  # started early (tests/conftest.py)
         tiny = isinstance(item, ShellLine) and _on_tiny_engine(item)  # one batch, one worker (tiny_batch)
-        marks = [pytest.mark.xdist_group("docs-real-model" if real else "docs-tiny-model" if tiny
-                                         else f"docs:{item.where}")]
+        marks = [
+            pytest.mark.xdist_group("docs-real-model" if real else "docs-tiny-model" if tiny else f"docs:{item.where}")
+        ]
         if isinstance(item, ShellLine) and (_long(item) or re.search(r"\brl\b|\binspect eval\b", item.text)):
             marks.append(pytest.mark.slow)
         params.append(pytest.param(item, id=where(item), marks=marks))
@@ -350,17 +385,25 @@ def _params(items, where):
 # -------------------------------------------------------------------------------------------- the checks
 @pytest.mark.parametrize("doc", DOCS, ids=lambda d: str(d.relative_to(ROOT)))
 def test_doc_names_no_machine_path(doc):
-    bad = [f"{doc.relative_to(ROOT)}:{n}: {line.strip()}"
-           for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1) if MACHINE_PATHS.search(line)]
+    bad = [
+        f"{doc.relative_to(ROOT)}:{n}: {line.strip()}"
+        for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1)
+        if MACHINE_PATHS.search(line)
+    ]
     assert not bad, "a machine's absolute path in the docs (write repo-relative paths):\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda d: str(d.relative_to(ROOT)))
 def test_doc_activates_the_venv_before_bare_commands(doc):
-    bad = [f"{line.where}: {line.text}" for line in shell_lines(doc)
-           if not line.activated and _program(line.text) in VENV_PROGRAMS]
-    assert not bad, (f"a bare venv program before any `{ACTIVATE}` in the doc: write `.venv/bin/PROGRAM` "
-                     "or activate first:\n" + "\n".join(bad))
+    bad = [
+        f"{line.where}: {line.text}"
+        for line in shell_lines(doc)
+        if not line.activated and _program(line.text) in VENV_PROGRAMS
+    ]
+    assert not bad, (
+        f"a bare venv program before any `{ACTIVATE}` in the doc: write `.venv/bin/PROGRAM` "
+        "or activate first:\n" + "\n".join(bad)
+    )
 
 
 def test_shown_only_blocks_say_why():
@@ -414,9 +457,14 @@ def server():
         if not path.endswith("/chat/completions"):
             return chat(path, body)
         text = _reply(body["messages"][-1]["content"], body.get("seed"))
-        return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
-                     "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-                     "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}
+        return 200, {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", ""),
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
+        }
 
     srv.answer = answer
     yield srv
@@ -452,8 +500,9 @@ def _env(workdir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
     """``argv`` in a session of its own; on a timeout the whole process group (an engine's workers too) is ended."""
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -502,7 +551,7 @@ def tiny_batch(workdir, tiny_model, tmp_path_factory) -> dict:
         if BATCH_FILE.search(line.text):
             commands = [["tom-envs", *a] for _, a in read_commands(Path(argv[-1]))]
         else:
-            commands = [["tom-envs", *argv[argv.index("benchmarks") + 1:]] if "benchmarks" in argv else argv]
+            commands = [["tom-envs", *argv[argv.index("benchmarks") + 1 :]] if "benchmarks" in argv else argv]
         for command in commands:
             lines += [f"# {line.where}", shlex.join(command)]
             number += 2
@@ -510,8 +559,9 @@ def tiny_batch(workdir, tiny_model, tmp_path_factory) -> dict:
     batch = here / "docs-tiny.batch.txt"
     batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
     env = {k: v for k, v in _env(here).items() if not re.fullmatch(r"TOM_ENVS_\w+_RELEASE", k)}
-    run = _run([str(VENV_BIN / "python"), "-m", "benchmarks", "batch", str(batch), "--format", "json"], here, env,
-               timeout=1500)
+    run = _run(
+        [str(VENV_BIN / "python"), "-m", "benchmarks", "batch", str(batch), "--format", "json"], here, env, timeout=1500
+    )
     try:
         done = {c["line"]: c["exit"] for c in json.loads(run.stdout)["commands"]}
     except (ValueError, KeyError):
@@ -527,11 +577,14 @@ def test_shell_line_runs(line, workdir, server, tmp_path, request):
     if _on_tiny_engine(line):
         batch = request.getfixturevalue("tiny_batch")
         mine = batch["owners"][line.where]
-        bad = {n: batch["exit"].get(n, "not run (the batch stopped before it)") for n in mine
-               if batch["exit"].get(n) != 0}
-        assert not bad, (f"{line.where} does not run as written in the tiny model's batch: "
-                         + "; ".join(f"`{batch['file'][n - 1]}`: exit {why}" for n, why in bad.items())
-                         + f"\n{batch['stderr'][-4000:]}")
+        bad = {
+            n: batch["exit"].get(n, "not run (the batch stopped before it)") for n in mine if batch["exit"].get(n) != 0
+        }
+        assert not bad, (
+            f"{line.where} does not run as written in the tiny model's batch: "
+            + "; ".join(f"`{batch['file'][n - 1]}`: exit {why}" for n, why in bad.items())
+            + f"\n{batch['stderr'][-4000:]}"
+        )
         return
     here = tmp_path / "run"
     here.mkdir()
@@ -547,5 +600,7 @@ def test_shell_line_runs(line, workdir, server, tmp_path, request):
     if BATCH_FILE.search(line.text):  # the batch's release lines are skipped (they read a whole release)
         env = {k: v for k, v in env.items() if not re.fullmatch(r"TOM_ENVS_\w+_RELEASE", k)}
     run = _run(["bash", "-c", command], here, env, timeout=480 if _long(line) else 300)  # (bounds for a hang)
-    assert run.returncode == 0, (f"{line.where} does not run as written (rc {run.returncode}):\n$ {command}\n"
-                                 f"{run.stdout[-1500:]}\n{run.stderr[-3000:]}")
+    assert run.returncode == 0, (
+        f"{line.where} does not run as written (rc {run.returncode}):\n$ {command}\n"
+        f"{run.stdout[-1500:]}\n{run.stderr[-3000:]}"
+    )

@@ -38,11 +38,14 @@ def test_only_http_addresses_are_fetched(tmp_path):
         p_download.download(tmp_path, ["judge_qa"], base_url="ftp://example.org/data")
 
 
-@pytest.mark.parametrize("argv", [
-    ["data", "download", "persuasion", "--timeout", "0"],
-    ["data", "download", "persuasion", "--timeout", "soon"],
-    ["data", "download", "common-ground", "--timeout", "-1"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["data", "download", "persuasion", "--timeout", "0"],
+        ["data", "download", "persuasion", "--timeout", "soon"],
+        ["data", "download", "common-ground", "--timeout", "-1"],
+    ],
+)
 def test_bad_timeouts_are_usage_errors(argv, capsys):
     from benchmarks.__main__ import main
 
@@ -52,12 +55,15 @@ def test_bad_timeouts_are_usage_errors(argv, capsys):
     assert "error:" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [
-    ["data", "download", "persuasion", "--types", " , "],
-    ["data", "download", "persuasion", "--types", "desire_xx"],
-    ["data", "download", "common-ground", "--conversations", ""],
-    ["data", "download", "common-ground", "--conversations", "12,x"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["data", "download", "persuasion", "--types", " , "],
+        ["data", "download", "persuasion", "--types", "desire_xx"],
+        ["data", "download", "common-ground", "--conversations", ""],
+        ["data", "download", "common-ground", "--conversations", "12,x"],
+    ],
+)
 def test_empty_or_malformed_lists_are_named_errors(argv, tmp_path, capsys):
     from benchmarks.__main__ import main
 

@@ -91,7 +91,6 @@ def test_step_before_reset_is_a_named_error():
         gym.make("tom/RPS-v0").step(0)
 
 
-
 def test_step_after_the_end_is_a_named_error():
     for env in (gym.make("tom/IPD-v0", horizon=2), MatrixGameEnv("IPD", horizon=2)):
         env.reset(seed=0)
@@ -154,7 +153,9 @@ def test_human_render_prints(capsys):
 def test_custom_game_by_object_and_by_dict():
     game = IPD.model_copy()
     assert MatrixGameEnv(game).game == IPD
-    env = MatrixGameEnv({"name": "Coord", "payoffs": [[1, 0], [0, 1]], "action_labels": ["L", "R"]}, partners="always_r")
+    env = MatrixGameEnv(
+        {"name": "Coord", "payoffs": [[1, 0], [0, 1]], "action_labels": ["L", "R"]}, partners="always_r"
+    )
     env.reset(seed=0)
     assert env.step(1)[1] == 1.0
 
@@ -198,7 +199,9 @@ def test_the_oracle_policy_says_which_flag_it_needs():
         OracleBestResponsePolicy().act(obs, info)
 
 
-@pytest.mark.parametrize("options, message", [("partner", "takes a dict"), ({"partnr": "tit_for_tat"}, "unknown options")])
+@pytest.mark.parametrize(
+    "options, message", [("partner", "takes a dict"), ({"partnr": "tit_for_tat"}, "unknown options")]
+)
 def test_bad_reset_options_are_named_errors(options, message):
     from tom_envs.errors import InvalidOptions
 

@@ -40,8 +40,15 @@ def declare(monkeypatch, tmp_path):
     names = []
 
     def _declare(**fields):
-        fields = {"name": "parts-toy", "help": "a benchmark made of parts", "family": "parts_toy", "env_ids": (ENV,),
-                  "policies": {"rock": lambda cell: Rock()}, "episodes": 2, **fields}
+        fields = {
+            "name": "parts-toy",
+            "help": "a benchmark made of parts",
+            "family": "parts_toy",
+            "env_ids": (ENV,),
+            "policies": {"rock": lambda cell: Rock()},
+            "episodes": 2,
+            **fields,
+        }
         names.append(fields["name"])
         return family.register(family.Benchmark(**fields))
 
@@ -78,8 +85,13 @@ def test_parts_play_when_they_apply_and_their_rows_join(declare, capsys):
     def custom(args, context):
         return [{"part": "custom", "seed": args.seed}], {}
 
-    declare(parts=(family.Part("grid"), family.Part("custom", evaluate=custom),
-                   family.Part("never", applies=lambda args: False, evaluate=lambda args, context: 1 / 0)))
+    declare(
+        parts=(
+            family.Part("grid"),
+            family.Part("custom", evaluate=custom),
+            family.Part("never", applies=lambda args: False, evaluate=lambda args, context: 1 / 0),
+        )
+    )
     assert main(["parts-toy", "--format", "json", "--seed", "3"]) == 0
     grid, extra = json.loads(capsys.readouterr().out)
     assert (grid["env_id"], grid["policy"], grid["episodes"]) == (ENV, "rock", 2)
@@ -87,10 +99,13 @@ def test_parts_play_when_they_apply_and_their_rows_join(declare, capsys):
 
 
 def test_layouts_add_a_table_option_and_one_is_printed(declare, capsys):
-    declare(layouts={"short": lambda rows, records, args: f"{len(rows)} row(s)",
-                     "keys": lambda rows, records, args: f"{rows[0]['policy']}: {len(next(iter(records.values())))} "
-                                                         "episodes"},
-            layout_help="short or keys")
+    declare(
+        layouts={
+            "short": lambda rows, records, args: f"{len(rows)} row(s)",
+            "keys": lambda rows, records, args: f"{rows[0]['policy']}: {len(next(iter(records.values())))} episodes",
+        },
+        layout_help="short or keys",
+    )
     assert main(["parts-toy"]) == 0
     assert capsys.readouterr().out.strip() == "1 row(s)"
     assert main(["parts-toy", "--table", "keys"]) == 0
@@ -119,8 +134,11 @@ def test_a_job_runs_instead_of_the_parts_and_two_jobs_are_a_named_error(declare,
         print(f"dumped to {args.dump}")
         return 0
 
-    declare(arguments=arguments, jobs=(family.Job("--count", count), family.Job("--dump", dump)),
-            parts=(family.Part("boom", evaluate=lambda args, context: 1 / 0),))
+    declare(
+        arguments=arguments,
+        jobs=(family.Job("--count", count), family.Job("--dump", dump)),
+        parts=(family.Part("boom", evaluate=lambda args, context: 1 / 0),),
+    )
     assert main(["parts-toy", "--count"]) == 0
     assert capsys.readouterr().out.strip() == "counted"
     assert main(["parts-toy", "--dump", "here.txt"]) == 0
@@ -148,12 +166,31 @@ def test_the_parts_share_one_llm_backend_closed_when_the_command_ends(declare, c
         (reply,) = backend.generate([ChatRequest([{"role": "user", "content": "move?"}], 4, 0.0, 0)])
         return [{"reply": reply.text}], {}
 
-    declare(policies={"rock": lambda cell: Rock(), "llm": lambda cell: Rock()}, llm_policies=("llm",),
-            parts=(family.Part("first", evaluate=ask), family.Part("second", evaluate=ask)))
+    declare(
+        policies={"rock": lambda cell: Rock(), "llm": lambda cell: Rock()},
+        llm_policies=("llm",),
+        parts=(family.Part("first", evaluate=ask), family.Part("second", evaluate=ask)),
+    )
     server = ScriptedServer(lambda prompt, seed: "2")
     try:
-        assert main(["parts-toy", "--policy", "llm", "--backend", "openai", "--base-url", server.url, "--model",
-                     "scripted", "--format", "json"]) == 0
+        assert (
+            main(
+                [
+                    "parts-toy",
+                    "--policy",
+                    "llm",
+                    "--backend",
+                    "openai",
+                    "--base-url",
+                    server.url,
+                    "--model",
+                    "scripted",
+                    "--format",
+                    "json",
+                ]
+            )
+            == 0
+        )
     finally:
         server.close()
     assert json.loads(capsys.readouterr().out) == [{"reply": "2"}, {"reply": "2"}]

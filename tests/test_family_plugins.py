@@ -17,6 +17,7 @@ from tom_envs.family import GROUP, Family, FamilyError, families, family, refres
 def installed(tmp_path, monkeypatch):
     """Install a distribution the way pip leaves one (a ``*.dist-info`` folder with ``entry_points.txt``)
     on ``sys.path``; yields a function taking the module source and the entry point's value."""
+
     def install(source: str, value: str = "fake_family_pkg:FAMILY") -> None:
         (tmp_path / "fake_family_pkg.py").write_text(textwrap.dedent(source), encoding="utf-8")
         info = tmp_path / "fake_family_pkg-0.1.dist-info"
@@ -128,8 +129,12 @@ def test_every_declared_part_of_a_family_loads(fam):
 def test_the_standard_layout_names_the_familys_own_folders():
     fam = Family.standard("hidden_role", download=True, order=50)
     assert (fam.envs, fam.benchmark, fam.report_section, fam.download, fam.dataset) == (
-        "tom_envs.hidden_role.ids", "benchmarks.hidden_role.benchmark", "benchmarks.hidden_role.report:hidden_role",
-        "tom_envs.hidden_role.download", "tom_envs.hidden_role.family:dataset")
+        "tom_envs.hidden_role.ids",
+        "benchmarks.hidden_role.benchmark",
+        "benchmarks.hidden_role.report:hidden_role",
+        "tom_envs.hidden_role.download",
+        "tom_envs.hidden_role.family:dataset",
+    )
     assert Family.standard("x", benchmark=None).benchmark is None
 
 

@@ -19,8 +19,11 @@ def episodes(draw):
     horizon = draw(st.integers(1, 12))
     n = GAMES[game].n_actions
     actions = draw(st.lists(st.integers(0, n - 1), min_size=horizon, max_size=horizon))
-    predictions = draw(st.lists(st.one_of(st.none(), st.integers(0, GAMES[game].n_partner_actions - 1)),
-                                min_size=horizon, max_size=horizon))
+    predictions = draw(
+        st.lists(
+            st.one_of(st.none(), st.integers(0, GAMES[game].n_partner_actions - 1)), min_size=horizon, max_size=horizon
+        )
+    )
     seed = draw(st.integers(0, 2**32 - 1))
     return game, partner, horizon, actions, predictions, seed
 

@@ -90,8 +90,12 @@ def test_invalid_games_raise_a_clear_named_error(fields, message):
 def test_non_square_game_needs_partner_labels():
     with pytest.raises(InvalidGame, match="partner_action_labels"):
         MatrixGame(name="G", payoffs=[[(1, 1), (0, 0), (2, 2)], [(0, 0), (1, 1), (3, 3)]], action_labels=["a", "b"])
-    g = MatrixGame(name="G", payoffs=[[(1, 1), (0, 0), (2, 2)], [(0, 0), (1, 1), (3, 3)]], action_labels=["a", "b"],
-                   partner_action_labels=["x", "y", "z"])
+    g = MatrixGame(
+        name="G",
+        payoffs=[[(1, 1), (0, 0), (2, 2)], [(0, 0), (1, 1), (3, 3)]],
+        action_labels=["a", "b"],
+        partner_action_labels=["x", "y", "z"],
+    )
     assert g.tit_for_tat_style == "best_response" and (g.n_actions, g.n_partner_actions) == (2, 3)
 
 
@@ -111,7 +115,9 @@ def scratch_ids():
 
 def test_register_matrix_game_end_to_end(scratch_ids):
     env_id = tom_envs.matrix.register_matrix_game(
-        "Chicken", payoffs=[[(0, 0), (-1, 1)], [(1, -1), (-10, -10)]], action_labels=["Swerve", "Straight"],
+        "Chicken",
+        payoffs=[[(0, 0), (-1, 1)], [(1, -1), (-10, -10)]],
+        action_labels=["Swerve", "Straight"],
         partners=["tit_for_tat", "always_straight"],
     )
     assert env_id == "tom/Chicken-v0" and env_id in tom_envs.REGISTRY
@@ -128,18 +134,22 @@ def test_register_matrix_game_validates_before_registering(scratch_ids):
     with pytest.raises(InvalidGame):
         tom_envs.matrix.register_matrix_game("Broken", payoffs=[[1, 2]], action_labels=["a", "b"])
     with pytest.raises(UnknownPartner, match="Valid names"):
-        tom_envs.matrix.register_matrix_game("Broken2", payoffs=[[1, 2], [3, 4]], action_labels=["a", "b"], partners="nobody")
+        tom_envs.matrix.register_matrix_game(
+            "Broken2", payoffs=[[1, 2], [3, 4]], action_labels=["a", "b"], partners="nobody"
+        )
     with pytest.raises(InvalidPartner):
         from tom_envs.matrix.partners import get_partner
 
-        tom_envs.matrix.register_matrix_game("Broken3", payoffs=[[1, 2], [3, 4]], action_labels=["a", "b"],
-                                      partners=[get_partner("IPD", "tit_for_tat")])
+        tom_envs.matrix.register_matrix_game(
+            "Broken3", payoffs=[[1, 2], [3, 4]], action_labels=["a", "b"], partners=[get_partner("IPD", "tit_for_tat")]
+        )
     assert not {"tom/Broken-v0", "tom/Broken2-v0", "tom/Broken3-v0"} & set(tom_envs.REGISTRY)
 
 
 def test_generic_matrix_game_id_takes_payoffs_as_kwargs():
-    env = gym.make("tom/MatrixGame-v0", payoffs=np.array([[3, 0], [5, 1]]), action_labels=["C", "D"],
-                   partners="always_c")
+    env = gym.make(
+        "tom/MatrixGame-v0", payoffs=np.array([[3, 0], [5, 1]]), action_labels=["C", "D"], partners="always_c"
+    )
     env.reset(seed=0)
     assert env.step(1)[1] == 5.0
     with pytest.raises(InvalidGame, match="needs payoffs="):

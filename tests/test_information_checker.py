@@ -139,8 +139,9 @@ def _flags() -> list[tuple[str, str]]:
     out = []
     for env_id, rec in REGISTRY.items():
         params = inspect.signature(load(rec.entry_point)).parameters
-        out += [(env_id, name) for name, p in params.items()
-                if name.startswith("expose_") or isinstance(p.default, bool)]
+        out += [
+            (env_id, name) for name, p in params.items() if name.startswith("expose_") or isinstance(p.default, bool)
+        ]
     return out
 
 
@@ -156,7 +157,9 @@ COMMON_TOM = os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE")
 
 
 @pytest.mark.skipif(not COMMON_TOM, reason="set TOM_ENVS_COMMON_TOM_RELEASE to the release's data/ folder")
-@pytest.mark.filterwarnings("ignore:.*no Event text:UserWarning")  # the release's known quirk, kept as its generator does
+@pytest.mark.filterwarnings(
+    "ignore:.*no Event text:UserWarning"
+)  # the release's known quirk, kept as its generator does
 @pytest.mark.parametrize("wrapping", ["bare", "runner"])
 def test_the_checker_finds_no_leak_on_the_common_tom_release_test_split(wrapping):
     """Held-out sentences (every question of an event's group is asked at its sentence, so no group is
@@ -165,7 +168,9 @@ def test_the_checker_finds_no_leak_on_the_common_tom_release_test_split(wrapping
     report = check_information_rule(env, repeats=1, unit="turn", strict=False)
     print(report)
     tables = report.result("tables", "answer")
-    assert tables.n_test > 100 and tables.gain <= 0.02 and report.verdict == "no leak", str(report)  # release-sized: its control is caught
+    assert tables.n_test > 100 and tables.gain <= 0.02 and report.verdict == "no leak", str(
+        report
+    )  # release-sized: its control is caught
 
 
 def test_a_numpy_bool_is_a_bool():
@@ -231,8 +236,18 @@ def counted_questions_env(ordered: bool):
         for t in range(8):
             context += f"A: line {t} of talk {d}.\n"
             answers = (1, 1, 0, 0) if ordered else tuple(int(a) for a in rng.integers(2, size=4))
-            items += [QAItem(episode_id=str(d), turn=t, context=context, question="Does A think so?",
-                             choices=("no", "yes"), answer=a, qtype="yn") for a in answers]
+            items += [
+                QAItem(
+                    episode_id=str(d),
+                    turn=t,
+                    context=context,
+                    question="Does A think so?",
+                    choices=("no", "yes"),
+                    answer=a,
+                    qtype="yn",
+                )
+                for a in answers
+            ]
         episodes.append(items)
     return QAEnv(episodes, qtypes=["yn"])
 
@@ -258,8 +273,9 @@ class SlowWhenDesiring(gym.Wrapper):
 
 
 def test_the_checker_reads_timing_when_asked():
-    report = check_information_rule(SlowWhenDesiring(tom_envs.make("tom/Persuasion-v1")), episodes=120, timing=True,
-                                    strict=False)
+    report = check_information_rule(
+        SlowWhenDesiring(tom_envs.make("tom/Persuasion-v1")), episodes=120, timing=True, strict=False
+    )
     assert any("'time'" in s and "desire" in s for s in report.leaks), str(report)
     quiet = check_information_rule(SlowWhenDesiring(tom_envs.make("tom/Persuasion-v1")), episodes=120, strict=False)
     assert quiet.ok, str(quiet)  # without timing=True the clock is not read
@@ -272,7 +288,9 @@ class AppendNextAction(gym.ObservationWrapper):
     def __init__(self, env):
         super().__init__(env)
         low, high = env.observation_space.low, env.observation_space.high
-        self.observation_space = gym.spaces.Box(np.append(low, 0).astype(np.float32), np.append(high, 9).astype(np.float32))
+        self.observation_space = gym.spaces.Box(
+            np.append(low, 0).astype(np.float32), np.append(high, 9).astype(np.float32)
+        )
 
     def observation(self, obs):
         base = self.env.unwrapped
@@ -294,4 +312,6 @@ def test_a_wrapper_that_appends_the_hidden_truth_is_still_caught(env_id):
     env = AppendNextAction(wrappers.VectorizeObservation(gym.make(env_id)))
     report = check_information_rule(env, strict=False)
     last = env.observation_space.shape[0] - 1
-    assert any(s.startswith(f"obs[{last}] equals the partner_action resolved 0 step(s)") for s in report.leaks), str(report)
+    assert any(s.startswith(f"obs[{last}] equals the partner_action resolved 0 step(s)") for s in report.leaks), str(
+        report
+    )

@@ -88,8 +88,17 @@ def qa_rows(env_id: str, repeats: int = 6, first_only: bool = False, **overrides
                 feats = features(obs, info, step, rank, reward)
                 n = int(obs["n_choices"])
                 obs, reward, done, trunc, info = env.step(int(rng.integers(n)))
-                rows.append({"x": feats, "source": "step" if step else "reset", "repeat": r, "n": n, "episode": e,
-                             "turn": (e, feats["obs.background"], feats["obs.context"]), "y": base.tom_truth()["answer"]})
+                rows.append(
+                    {
+                        "x": feats,
+                        "source": "step" if step else "reset",
+                        "repeat": r,
+                        "n": n,
+                        "episode": e,
+                        "turn": (e, feats["obs.background"], feats["obs.context"]),
+                        "y": base.tom_truth()["answer"],
+                    }
+                )
                 step += 1
                 done = done or trunc or first_only
     return rows
@@ -154,7 +163,9 @@ def fit_probe(train: list[dict], unit: str, maps: bool) -> tuple[Any, str, Any]:
     inner_a, inner_b = split_rows(train, unit, seed=1)
     best, best_score = ("", "constant"), -1.0
     for path, rule in candidate_rules(train, maps):
-        score = (apply_probe(fit_rule(inner_a, path, rule), inner_b) + apply_probe(fit_rule(inner_b, path, rule), inner_a)) / 2
+        score = (
+            apply_probe(fit_rule(inner_a, path, rule), inner_b) + apply_probe(fit_rule(inner_b, path, rule), inner_a)
+        ) / 2
         if score > best_score:
             best, best_score = (path, rule), score
     return fit_rule(train, *best)
@@ -166,8 +177,14 @@ def chance_rate(train: list[dict], test: list[dict]) -> float:
     return max(float(np.mean([r["y"] == default for r in test])), float(np.mean([1.0 / r["n"] for r in test])))
 
 
-def probe_report(env_id: str, source: str, unit: str | None = None, repeats: int | None = None,
-                 observation_only: bool = False, **overrides: Any) -> dict[str, Any]:
+def probe_report(
+    env_id: str,
+    source: str,
+    unit: str | None = None,
+    repeats: int | None = None,
+    observation_only: bool = False,
+    **overrides: Any,
+) -> dict[str, Any]:
     """The probe on the questions shown by ``reset`` or by ``step``.
 
     Questions shown by ``step`` are split by turn and probed with every rule. The few shown by
@@ -196,9 +213,18 @@ def probe_report(env_id: str, source: str, unit: str | None = None, repeats: int
     chance = chance_rate(train, test)
     # held-out sample size: distinct questions shown for maps (repeats of one are not new data); every
     # reset for "value is the answer" rules, which cannot memorise (a reshuffled answer is a new draw)
-    n_test = len({(r["turn"], r["x"]["step"], r["x"].get("obs.choices")) for r in test}) if source == "step" else len(test)
-    return {"probe": apply_probe(probe, test), "chance": chance, "margin": Z * math.sqrt(chance * (1 - chance) / n_test),
-            "feature": probe[0], "rule": probe[1], "n_test": n_test, "rows": len(rows)}
+    n_test = (
+        len({(r["turn"], r["x"]["step"], r["x"].get("obs.choices")) for r in test}) if source == "step" else len(test)
+    )
+    return {
+        "probe": apply_probe(probe, test),
+        "chance": chance,
+        "margin": Z * math.sqrt(chance * (1 - chance) / n_test),
+        "feature": probe[0],
+        "rule": probe[1],
+        "n_test": n_test,
+        "rows": len(rows),
+    }
 
 
 @pytest.mark.parametrize("source", ["reset", "step"])
@@ -277,9 +303,16 @@ def correlated_release(folder: Any, dialogues: int = 48, turns: int = 6, repeat:
             if t and rng.random() > repeat:
                 key = int(rng.choice([k for k in range(3) if k != key]))
             said += f"Sam says: point {t} of case {d}.\nAlex says: reply {t} to case {d}.\n"
-            records.append({"dialogue_id": f"{d}-{2 * t}", "dialogue": said, "background": f"Case {d}.",
-                            "question": "Is Alex likely to agree?", "choices": "['Yes', 'No', 'Neutral']",
-                            "answerKey": "ABC"[key]})
+            records.append(
+                {
+                    "dialogue_id": f"{d}-{2 * t}",
+                    "dialogue": said,
+                    "background": f"Case {d}.",
+                    "question": "Is Alex likely to agree?",
+                    "choices": "['Yes', 'No', 'Neutral']",
+                    "answerKey": "ABC"[key],
+                }
+            )
     (folder / "desire_ee.json").write_text(json.dumps(records), encoding="utf-8")
     return folder
 
@@ -289,8 +322,9 @@ def test_the_probe_catches_answers_handed_back_within_a_correlated_dialogue(tmp_
     """On data whose answers persist within a dialogue (as the release's desire_ee answers do),
     per-question feedback gives the next answer away and the probe sees it (it reads the step's
     info and reward); with the default, nothing comes back before the end and the probe is at chance."""
-    r = probe_report("tom/PersuasiveToM-v1", "step", unit="episode", data_dir=correlated_release(tmp_path),
-                     feedback=feedback)
+    r = probe_report(
+        "tom/PersuasiveToM-v1", "step", unit="episode", data_dir=correlated_release(tmp_path), feedback=feedback
+    )
     if feedback == "step":
         assert r["probe"] > r["chance"] + r["margin"], r
     else:
@@ -320,7 +354,9 @@ def _truths(base: Any) -> dict[str, Hashable]:
     return {k: _hashable(v) for k, v in base.tom_truth().items()}
 
 
-def other_trace(env_id: str, episodes: int = 40, **overrides: Any) -> list[tuple[dict[str, Hashable], dict[str, Hashable]]]:
+def other_trace(
+    env_id: str, episodes: int = 40, **overrides: Any
+) -> list[tuple[dict[str, Hashable], dict[str, Hashable]]]:
     """Per decision: the features returned before it and the truth resolved by the step after it."""
     rec = REGISTRY[env_id]
     kwargs = {**rec.example_kwargs, **overrides}
@@ -377,7 +413,7 @@ def leaks(trace: list[tuple[dict, dict]]) -> list[str]:
         persist: dict[str, list[bool]] = defaultdict(list)
         values: dict[tuple[str, str], list[tuple[Hashable, Hashable]]] = defaultdict(list)
         for t in range(len(trace) - lag):
-            window = trace[t: t + lag + 1]
+            window = trace[t : t + lag + 1]
             if any(not f and not y for f, y in window[1:]):
                 continue  # crosses an episode boundary
             feats, _ = trace[t]
@@ -397,8 +433,10 @@ def leaks(trace: list[tuple[dict, dict]]) -> list[str]:
             base = max(independent, float(np.mean(persist[target])) if persist[target] else 0.0)
             rate = float(np.mean(hits))
             if n >= 20 and rate > base + Z * math.sqrt(max(base * (1 - base), 1 / n) / n):
-                found.append(f"{path} equals the {target} of the step {lag} after the coming one in {100 * rate:.0f} % of {n} steps "
-                             f"(baseline {100 * base:.0f} %)")
+                found.append(
+                    f"{path} equals the {target} of the step {lag} after the coming one in {100 * rate:.0f} % of {n} steps "
+                    f"(baseline {100 * base:.0f} %)"
+                )
     return found
 
 
@@ -449,8 +487,13 @@ def reset_info_gain(env_id: str, episodes: int = 200, rounds: int = 20, **overri
     gains = {p: accuracy(lambda r, p=p: (r[1], r[2], r[3].get(p))) for p in paths}
     path = max(gains, key=gains.get) if gains else ""
     n = len(test)
-    return {"obs_only": base, "with_reset_info": gains.get(path, base), "feature": path,
-            "margin": Z * math.sqrt(max(base * (1 - base), 1 / n) / n), "n_test": n}
+    return {
+        "obs_only": base,
+        "with_reset_info": gains.get(path, base),
+        "feature": path,
+        "margin": Z * math.sqrt(max(base * (1 - base), 1 / n) / n),
+        "n_test": n,
+    }
 
 
 @pytest.mark.parametrize("env_id", GYM_OTHER)
@@ -480,7 +523,9 @@ def test_every_qa_info_names_the_question_it_describes(env_id):
     while not done:
         item = base.current_item
         assert question_info(info)["turn"] == item.turn == obs["turn"] and question_info(info)["qtype"] == item.qtype
-        assert not {"answer", "answer_key", "answer_label", "correct", "chosen", "choice_order"} & set(question_info(info))
+        assert not {"answer", "answer_key", "answer_label", "correct", "chosen", "choice_order"} & set(
+            question_info(info)
+        )
         obs, _, done, _, info = env.step(0)
         assert info["describes"] == "answered" and info["turn"] == item.turn and info["qtype"] == item.qtype
         if done:
@@ -507,8 +552,10 @@ def test_a_scorer_reads_the_same_answers_under_either_feedback(env_id):
             infos.append(info)
             rewards.append(reward)
             k += 1
-        got[feedback] = ([{key: v for key, v in f.items() if key not in ("shown", "next_labels")} for f in answered(infos)],
-                         sum(rewards))
+        got[feedback] = (
+            [{key: v for key, v in f.items() if key not in ("shown", "next_labels")} for f in answered(infos)],
+            sum(rewards),
+        )
         if len(infos) > 1:
             with pytest.raises(TomEnvsError, match="finished QA episode"):
                 answered(infos[:-1] if feedback == "episode" else infos[:-1] + [{"answers": []}])

@@ -65,8 +65,12 @@ def _graph() -> dict[str, set[str]]:
 
 
 def test_no_package_imports_a_layer_above_it() -> None:
-    bad = [f"{a} imports {b}" for a, deps in _graph().items() for b in deps
-           if b.split(".")[0] not in ALLOWED[a.split(".")[0]]]
+    bad = [
+        f"{a} imports {b}"
+        for a, deps in _graph().items()
+        for b in deps
+        if b.split(".")[0] not in ALLOWED[a.split(".")[0]]
+    ]
     assert bad == []
 
 
@@ -108,7 +112,8 @@ def test_no_import_cycles_between_modules() -> None:
         if v not in index:
             visit(v)
     assert cycles == [], "modules that import each other (directly or through others): " + "; ".join(
-        " <-> ".join(c) for c in cycles)
+        " <-> ".join(c) for c in cycles
+    )
 
 
 @pytest.mark.parametrize("pkg", PACKAGES)

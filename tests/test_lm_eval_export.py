@@ -67,7 +67,7 @@ def test_the_sample_export_has_a_task_per_question_type_a_group_per_family_and_a
     for entry in (cg, pt):
         for name, task in entry["tasks"].items():
             assert (out / entry["folder"] / f"{name}.yaml").is_file()
-            assert len(docs(out, entry["folder"], name[len(entry["folder"]) + 1:])) == task["questions"]
+            assert len(docs(out, entry["folder"], name[len(entry["folder"]) + 1 :])) == task["questions"]
     # one document per question: the prompt as sent, the gold answer, what the scorer reads
     first = docs(out, PT, "judge_qa")[0]
     assert {"system", "prompt", "answer", "answer_index", "choices", "option_slots"} <= set(first)
@@ -91,12 +91,19 @@ def test_lm_eval_finds_every_exported_task_and_group(sample):
 def test_the_task_yaml_generates_with_the_authors_request_and_the_suites_hooks(sample):
     out, _ = sample
     text = (out / PT / f"{PT}_desire_ee.yaml").read_text(encoding="utf-8")
-    for line in ("output_type: generate_until", "doc_to_text: prompt", "doc_to_target: answer",
-                 "process_results: !function utils.process_results_desire_ee",
-                 "aggregation: !function utils.agg_consistency", "description: system", "  temperature: 0.7", "  until: []"):
+    for line in (
+        "output_type: generate_until",
+        "doc_to_text: prompt",
+        "doc_to_target: answer",
+        "process_results: !function utils.process_results_desire_ee",
+        "aggregation: !function utils.agg_consistency",
+        "description: system",
+        "  temperature: 0.7",
+        "  until: []",
+    ):
         assert line in text, line
     group = (out / CG / f"_{CG}.yaml").read_text(encoding="utf-8")
-    assert f"group: \"{CG}\"" in group and "weight_by_size: true" in group and f"{CG}_all" not in group
+    assert f'group: "{CG}"' in group and "weight_by_size: true" in group and f"{CG}_all" not in group
     assert "description:" not in (out / CG / f"{CG}_order_1.yaml").read_text(encoding="utf-8")
 
 
@@ -157,8 +164,11 @@ def test_system_in_user_and_cot_put_the_questions_as_the_suites_protocol_does(tm
     assert set(family(manifest, "persuasion")["counts"]) == {f"cot_{q}" for q in QTYPES}
     env = make_qa_env(QA_ENV, shuffle_choices=False, option_slots=6).unwrapped
     obs, _ = env.reset(seed=0, options={"episode": 0})
-    first = next(d for d in docs(tmp_path, PT, f"cot_{env.current_item.qtype}") if d["turn"] == env.current_item.turn
-                 and d["question"] == obs["question"])
+    first = next(
+        d
+        for d in docs(tmp_path, PT, f"cot_{env.current_item.qtype}")
+        if d["turn"] == env.current_item.turn and d["question"] == obs["question"]
+    )
     (message,) = AuthorsProtocol(OUR_PROMPTS, system_in_user=True).ask(obs, "cot", None).messages
     assert "system" not in first and first["prompt"] == message["content"]
 
@@ -167,13 +177,25 @@ def test_system_in_user_and_cot_put_the_questions_as_the_suites_protocol_does(tm
 BAD_OPTIONS = [
     (("--family", "matrix"), ("matrix",), Source(), "unknown family 'matrix'"),
     (("--data-dir", "somewhere"), (), Source(data_dir="somewhere"), "--data-dir and --authors-prompts name one"),
-    (("--family", "persuasion", "--split", "train"), ("persuasion",), Source(split="train"),
-     "--split train: persuasion has the splits all, dev, test"),
+    (
+        ("--family", "persuasion", "--split", "train"),
+        ("persuasion",),
+        Source(split="train"),
+        "--split train: persuasion has the splits all, dev, test",
+    ),
     (("--split", "dev"), (), Source(split="dev"), "--split dev: common-ground has the splits test, train, all"),
-    (("--family", "common-ground", "--qa-mode", "cot"), ("common-ground",), Source(qa_mode="cot"),
-     "--qa-mode cot: common-ground's authors' protocol has zero_shot"),
-    (("--family", "common-ground", "--system-in-user"), ("common-ground",), Source(system_in_user=True),
-     "apply to a protocol with a system message"),
+    (
+        ("--family", "common-ground", "--qa-mode", "cot"),
+        ("common-ground",),
+        Source(qa_mode="cot"),
+        "--qa-mode cot: common-ground's authors' protocol has zero_shot",
+    ),
+    (
+        ("--family", "common-ground", "--system-in-user"),
+        ("common-ground",),
+        Source(system_in_user=True),
+        "apply to a protocol with a system message",
+    ),
 ]
 
 
@@ -236,7 +258,8 @@ def test_the_common_tom_release_exports_its_2104_test_questions_with_the_release
     template = load_release_prompt(Path(CG_RELEASE) / "prompts" / "gpt-zero-shot")
     rows = [r for rs in load_split(CG_RELEASE, "test").values() for r in rs]
     assert sorted(d["prompt"] for d in docs(tmp_path, CG, "all")) == sorted(
-        release_prompt(template, cut_context(r.context, "window"), r.question) for r in rows)
+        release_prompt(template, cut_context(r.context, "window"), r.question) for r in rows
+    )
     assert sorted(d["answer"] for d in docs(tmp_path, CG, "all")) == sorted(r.answer for r in rows)
 
 
@@ -258,9 +281,11 @@ def test_a_plugins_export_is_found_in_its_own_package(tmp_path, monkeypatch):
     pkg = tmp_path / "qa_plugin_pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "family.py").write_text("from tom_envs.family import Family\n"
-                                   "FAMILY = Family(name='qa_plugin', command='qa-plugin', "
-                                   "benchmark='qa_plugin_pkg.benchmark')\n")
+    (pkg / "family.py").write_text(
+        "from tom_envs.family import Family\n"
+        "FAMILY = Family(name='qa_plugin', command='qa-plugin', "
+        "benchmark='qa_plugin_pkg.benchmark')\n"
+    )
     (pkg / "benchmark.py").write_text("")
     (pkg / "lm_eval.py").write_text("from benchmarks.common_ground.lm_eval import LM_EVAL\n")
     info = tmp_path / "qa_plugin_pkg-0.1.dist-info"

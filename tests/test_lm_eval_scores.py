@@ -73,21 +73,33 @@ def runs(tmp_path_factory):
         llm = ["--backend", "openai", "--base-url", server.url, "--model", "scripted"]
         cg_rows = _suite(cg_bench, ["--policy", "llm-release", *llm, "--out", str(tmp / "cg")])
         cg_sent = list(server.requests)
-        pt_rows = _suite(pers_bench, ["--policy", "llm", "--protocol", "authors", "--repetitions", "1", *llm,
-                                      "--out", str(tmp / "pt")])
-        pt_sent = server.requests[len(cg_sent):]
+        pt_rows = _suite(
+            pers_bench,
+            ["--policy", "llm", "--protocol", "authors", "--repetitions", "1", *llm, "--out", str(tmp / "pt")],
+        )
+        pt_sent = server.requests[len(cg_sent) :]
         before = len(server.requests)
         results = lm_eval.simple_evaluate(
             model="local-chat-completions",
             model_args=f"base_url={server.url}/chat/completions,model=scripted,num_concurrent=1,max_retries=1",
             tasks=[CG_GROUP, f"{CG_GROUP}_all", PT_GROUP],
             task_manager=TaskManager(include_path=str(tmp / "tasks"), include_defaults=False),
-            log_samples=True, apply_chat_template=True)
+            log_samples=True,
+            apply_chat_template=True,
+        )
         lm_sent = server.requests[before:]
     finally:
         server.close()
-    return {"out": tmp / "tasks", "manifest": manifest, "cg_rows": cg_rows, "pt_rows": pt_rows,
-            "cg_sent": cg_sent, "pt_sent": pt_sent, "lm_sent": lm_sent, "results": results}
+    return {
+        "out": tmp / "tasks",
+        "manifest": manifest,
+        "cg_rows": cg_rows,
+        "pt_rows": pt_rows,
+        "cg_sent": cg_sent,
+        "pt_sent": pt_sent,
+        "lm_sent": lm_sent,
+        "results": results,
+    }
 
 
 def _counts(runs: dict, family: str) -> dict[str, int]:
@@ -119,11 +131,13 @@ def test_the_exported_common_tom_prompts_are_the_ones_the_suite_sends(runs):
 
 def test_the_exported_persuasive_tom_messages_are_the_ones_the_suite_sends(runs):
     """Under --protocol authors every question is sent once as [system, user]: the export has the same pairs."""
-    sent = Counter((b["messages"][0]["role"], b["messages"][0]["content"], b["messages"][1]["content"])
-                   for b in runs["pt_sent"])
+    sent = Counter(
+        (b["messages"][0]["role"], b["messages"][0]["content"], b["messages"][1]["content"]) for b in runs["pt_sent"]
+    )
     folder = runs["out"] / PT_GROUP
-    exported = Counter(("system", d["system"], d["prompt"]) for q in _counts(runs, "persuasion")
-                       for d in _docs(folder, q))
+    exported = Counter(
+        ("system", d["system"], d["prompt"]) for q in _counts(runs, "persuasion") for d in _docs(folder, q)
+    )
     assert exported == sent and sum(sent.values()) == 90
 
 
@@ -153,8 +167,9 @@ def test_common_tom_scores_in_lm_eval_equal_the_suites_rows(runs):
     assert _metric(res, CG_GROUP, "acc") == pytest.approx(total["accuracy"] / 100, abs=1e-12)
     assert _metric(res, f"{CG_GROUP}_all", "acc") == pytest.approx(total["accuracy"] / 100, abs=1e-12)
     for order in (1, 2, 3):
-        assert _metric(res, f"{CG_GROUP}_order_{order}", "acc") == pytest.approx(rows[order]["accuracy"] / 100,
-                                                                              abs=1e-12)
+        assert _metric(res, f"{CG_GROUP}_order_{order}", "acc") == pytest.approx(
+            rows[order]["accuracy"] / 100, abs=1e-12
+        )
     for key in ("f1_macro", "f1_yes", "f1_no", "precision_yes", "precision_no", "recall_yes", "recall_no"):
         assert _metric(res, f"{CG_GROUP}_all", key) == pytest.approx(total[key] / 100, abs=1e-12), key
     assert _metric(res, f"{CG_GROUP}_all", "consistency") == pytest.approx(total["consistency"] / 100, abs=1e-12)
@@ -189,9 +204,14 @@ def test_lm_evals_logged_replies_scored_by_the_suites_code_give_lm_evals_scores(
     for s in res["samples"][f"{CG_GROUP}_all"]:
         (reply,) = s["filtered_resps"]
         label, doc = parse_release_reply(reply), s["doc"]
-        records.append({**{k: doc[k] for k in ("cid", "sno", "eno", "order", "chain", "belief_Q")},
-                        "answer": int(doc["answer"] == "Yes"), "correct": label == doc["answer"],
-                        "unparsed": label is None})
+        records.append(
+            {
+                **{k: doc[k] for k in ("cid", "sno", "eno", "order", "chain", "belief_Q")},
+                "answer": int(doc["answer"] == "Yes"),
+                "correct": label == doc["answer"],
+                "unparsed": label is None,
+            }
+        )
     row = accuracy_rows(records)[0]
     assert _metric(res, f"{CG_GROUP}_all", "acc") == pytest.approx(row["accuracy"] / 100, abs=1e-12)
     assert _metric(res, f"{CG_GROUP}_all", "f1_macro") == pytest.approx(row["f1_macro"] / 100, abs=1e-12)
@@ -200,13 +220,19 @@ def test_lm_evals_logged_replies_scored_by_the_suites_code_give_lm_evals_scores(
         answers = []
         for s in res["samples"][f"{PT_GROUP}_{qtype}"]:
             doc = s["doc"]
-            obs = {"context": doc["context"], "question": doc["question"], "n_choices": len(doc["choices"]),
-                   "choices": tuple(doc["choices"] + [""] * (6 - len(doc["choices"])))}
+            obs = {
+                "context": doc["context"],
+                "question": doc["question"],
+                "n_choices": len(doc["choices"]),
+                "choices": tuple(doc["choices"] + [""] * (6 - len(doc["choices"]))),
+            }
             index, _ = protocol.ask(obs, "zero_shot", None).parse(s["filtered_resps"][0])
-            answers.append(Answer(qtype, doc["dialogue"], index == doc["answer_index"], len(doc["choices"]),
-                                  doc["turn"]))
+            answers.append(
+                Answer(qtype, doc["dialogue"], index == doc["answer_index"], len(doc["choices"]), doc["turn"])
+            )
         assert _metric(res, f"{PT_GROUP}_{qtype}", "acc") == pytest.approx(
-            accuracy_table([answers])[0]["accuracy"] / 100, abs=1e-12)
+            accuracy_table([answers])[0]["accuracy"] / 100, abs=1e-12
+        )
         for c in consistency_table([answers]):
             assert _metric(res, f"{PT_GROUP}_{qtype}", "consistency") == pytest.approx(c["consistency"] / 100)
 
@@ -225,9 +251,15 @@ def test_the_tiny_hf_model_runs_the_exported_tasks_with_the_chat_layout(runs, tm
     model = build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
     tasks = [f"{CG_GROUP}_order_3", f"{PT_GROUP}_intent_ee"]
     res = lm_eval.simple_evaluate(
-        model="hf", model_args=f"pretrained={model},device=cpu,dtype=float32", tasks=tasks, limit=2,
-        task_manager=TaskManager(include_path=str(runs["out"]), include_defaults=False), log_samples=True,
-        apply_chat_template=True, gen_kwargs="max_gen_toks=6")
+        model="hf",
+        model_args=f"pretrained={model},device=cpu,dtype=float32",
+        tasks=tasks,
+        limit=2,
+        task_manager=TaskManager(include_path=str(runs["out"]), include_defaults=False),
+        log_samples=True,
+        apply_chat_template=True,
+        gen_kwargs="max_gen_toks=6",
+    )
     tokenizer = AutoTokenizer.from_pretrained(model)
     for task, family, group in zip(tasks, ("common_ground", "persuasion"), (CG_GROUP, PT_GROUP)):
         scoring = json.loads((runs["out"] / group / "scoring.json").read_text(encoding="utf-8"))
@@ -237,10 +269,10 @@ def test_the_tiny_hf_model_runs_the_exported_tasks_with_the_chat_layout(runs, tm
         for s in samples:
             doc = s["doc"]
             messages = ([{"role": "system", "content": doc["system"]}] if "system" in doc else []) + [
-                {"role": "user", "content": doc["prompt"]}]
-            (context, _gen_kwargs), = s["arguments"]
-            assert context == tokenizer.apply_chat_template(
-                messages, tokenize=False, add_generation_prompt=True)
+                {"role": "user", "content": doc["prompt"]}
+            ]
+            ((context, _gen_kwargs),) = s["arguments"]
+            assert context == tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         accs = [scorer.score(s["doc"], s["filtered_resps"][0])["acc"] for s in samples]
         assert _metric(res, task, "acc") == pytest.approx(sum(accs) / len(accs))
 
@@ -260,14 +292,35 @@ def test_the_cot_tasks_read_replies_as_the_suites_cot_protocol(tmp_path):
 
     server = ScriptedServer(reply)
     try:
-        rows = _suite(pers_bench, ["--policy", "llm", "--protocol", "authors", "--qa-mode", "cot", "--repetitions",
-                                   "1", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
-                                   "--out", str(tmp_path / "pt")])
+        rows = _suite(
+            pers_bench,
+            [
+                "--policy",
+                "llm",
+                "--protocol",
+                "authors",
+                "--qa-mode",
+                "cot",
+                "--repetitions",
+                "1",
+                "--backend",
+                "openai",
+                "--base-url",
+                server.url,
+                "--model",
+                "scripted",
+                "--out",
+                str(tmp_path / "pt"),
+            ],
+        )
         res = lm_eval.simple_evaluate(
             model="local-chat-completions",
             model_args=f"base_url={server.url}/chat/completions,model=scripted,num_concurrent=1,max_retries=1",
-            tasks=[PT_GROUP], log_samples=False, apply_chat_template=True,
-            task_manager=TaskManager(include_path=str(tmp_path / "tasks"), include_defaults=False))
+            tasks=[PT_GROUP],
+            log_samples=False,
+            apply_chat_template=True,
+            task_manager=TaskManager(include_path=str(tmp_path / "tasks"), include_defaults=False),
+        )
     finally:
         server.close()
     assert set(counts) == {f"cot_{r['qtype']}" for r in rows}
@@ -282,8 +335,9 @@ CG_RELEASE = os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE")
 PT_RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
 
 
-@pytest.mark.skipif(not (CG_RELEASE and PT_RELEASE), reason="set TOM_ENVS_COMMON_TOM_RELEASE and "
-                                                             "TOM_ENVS_PERSUASION_RELEASE")
+@pytest.mark.skipif(
+    not (CG_RELEASE and PT_RELEASE), reason="set TOM_ENVS_COMMON_TOM_RELEASE and TOM_ENVS_PERSUASION_RELEASE"
+)
 @pytest.mark.filterwarnings("ignore:.*no Event text:UserWarning")  # the release's textless events (documented)
 def test_on_the_releases_lm_evals_scores_equal_the_suites(tmp_path):
     """The releases' Common-ToM test split (2,104 questions) and PersuasiveToM's judge_qa (2,041), with the
@@ -300,20 +354,36 @@ def test_on_the_releases_lm_evals_scores_equal_the_suites(tmp_path):
     try:
         llm = ["--backend", "openai", "--base-url", server.url, "--model", "scripted", "--out", str(tmp_path / "s")]
         cg = {r["order"]: r for r in _suite(cg_bench, ["--data-dir", CG_RELEASE, "--policy", "llm-release", *llm])}
-        (pt,) = _suite(pers_bench, ["--data-dir", pt_data, "--qtypes", "judge_qa", "--protocol", "authors",
-                                    "--policy", "llm", "--repetitions", "1", *llm])
+        (pt,) = _suite(
+            pers_bench,
+            [
+                "--data-dir",
+                pt_data,
+                "--qtypes",
+                "judge_qa",
+                "--protocol",
+                "authors",
+                "--policy",
+                "llm",
+                "--repetitions",
+                "1",
+                *llm,
+            ],
+        )
         res = lm_eval.simple_evaluate(
             model="local-chat-completions",
             model_args=f"base_url={server.url}/chat/completions,model=scripted,num_concurrent=4,max_retries=1",
-            tasks=[CG_GROUP, f"{CG_GROUP}_all", f"{PT_GROUP}_judge_qa"], log_samples=False, apply_chat_template=True,
-            task_manager=TaskManager(include_path=str(tmp_path / "tasks"), include_defaults=False))
+            tasks=[CG_GROUP, f"{CG_GROUP}_all", f"{PT_GROUP}_judge_qa"],
+            log_samples=False,
+            apply_chat_template=True,
+            task_manager=TaskManager(include_path=str(tmp_path / "tasks"), include_defaults=False),
+        )
     finally:
         server.close()
     assert cg["all"]["n"] == 2104 and pt["n"] == 2041
     assert _metric(res, CG_GROUP, "acc") == pytest.approx(cg["all"]["accuracy"] / 100, abs=1e-12)
     for order in (1, 2, 3):
-        assert _metric(res, f"{CG_GROUP}_order_{order}", "acc") == pytest.approx(cg[order]["accuracy"] / 100,
-                                                                              abs=1e-12)
+        assert _metric(res, f"{CG_GROUP}_order_{order}", "acc") == pytest.approx(cg[order]["accuracy"] / 100, abs=1e-12)
     for key in ("f1_macro", "f1_yes", "f1_no", "consistency"):
         assert _metric(res, f"{CG_GROUP}_all", key) == pytest.approx(cg["all"][key] / 100, abs=1e-12), key
     assert _metric(res, f"{PT_GROUP}_judge_qa", "acc") == pytest.approx(pt["accuracy"] / 100, abs=1e-12)

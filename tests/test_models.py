@@ -64,9 +64,28 @@ def test_unknown_short_names_are_named_errors_before_any_engine():
 
 def test_the_cli_refuses_an_unknown_short_name_at_once(tmp_path):
     started = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "benchmarks", "matrix", "--policy", "llm", "--model", "smollm2-9b",
-                          "--strategies", "lm", "--games", "RPS", "--out", str(tmp_path)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "matrix",
+            "--policy",
+            "llm",
+            "--model",
+            "smollm2-9b",
+            "--strategies",
+            "lm",
+            "--games",
+            "RPS",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 2 and "unknown model name 'smollm2-9b'" in out.stderr and "Traceback" not in out.stderr
     assert time.monotonic() - started < 60  # no engine start-up first
 
@@ -110,8 +129,13 @@ def test_a_killed_conversion_leaves_nothing_and_a_second_conversion_gives_the_sa
     """kill -9 in the middle of `tom-envs model prepare`: no converted folder appears (only a hidden partial one,
     cleaned up by the next conversion); the next conversion's weights hash equals the main cache's."""
     env = {**os.environ, CACHE_ENV: str(tmp_path / "cache")}
-    process = subprocess.Popen([sys.executable, "-m", "benchmarks", "model", "prepare", DEFAULT_MODEL], env=env,
-                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks", "model", "prepare", DEFAULT_MODEL],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     partial: list[Path] = []
     while time.monotonic() < deadline and not partial:
@@ -174,8 +198,9 @@ def test_the_converted_gemma_folder_adds_bos_once_has_its_chat_turns_and_stops_a
     folder = prepare("gemma3-270m")
     tokenizer = AutoTokenizer.from_pretrained(str(folder))
     assert tokenizer("The capital").input_ids[0] == tokenizer.bos_token_id == 2
-    chat = tokenizer.apply_chat_template([{"role": "user", "content": "Rock or paper?"}], tokenize=False,
-                                         add_generation_prompt=True)
+    chat = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Rock or paper?"}], tokenize=False, add_generation_prompt=True
+    )
     assert chat == "<bos><start_of_turn>user\nRock or paper?<end_of_turn>\n<start_of_turn>model\n"
     assert tokenizer(chat, add_special_tokens=False).input_ids.count(2) == 1
     generation = json.loads((folder / "generation_config.json").read_text())

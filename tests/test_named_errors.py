@@ -53,8 +53,26 @@ def test_an_empty_list_item_is_a_usage_error(games, tmp_path, capsys):
 
 def test_a_report_over_only_corrupt_records_fails_with_a_message(tmp_path, capsys):
     res = tmp_path / "res"
-    assert main(["matrix", "--games", "IPD", "--partners", "tit_for_tat", "--policy", "random", "--episodes", "2",
-                 "--horizon", "5", "--out", str(res)]) == 0
+    assert (
+        main(
+            [
+                "matrix",
+                "--games",
+                "IPD",
+                "--partners",
+                "tit_for_tat",
+                "--policy",
+                "random",
+                "--episodes",
+                "2",
+                "--horizon",
+                "5",
+                "--out",
+                str(res),
+            ]
+        )
+        == 0
+    )
     files = list(res.rglob("*.jsonl"))
     assert files
     good = build_report(res, tmp_path / "ok")
@@ -68,13 +86,16 @@ def test_a_report_over_only_corrupt_records_fails_with_a_message(tmp_path, capsy
     assert "no readable record" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("value, what, message", [
-    ("path/to/model", "model", "no such model folder"),
-    ("./missing-model", "model", "no such model folder"),
-    ("~/surely/not/here", "tokenizer", "no such tokenizer folder"),
-    ("EMPTY_FOLDER", "model", "has no config.json"),
-    ("EMPTY_FOLDER", "tokenizer", "has no tokenizer.json or tokenizer_config.json or tokenizer.model"),
-])
+@pytest.mark.parametrize(
+    "value, what, message",
+    [
+        ("path/to/model", "model", "no such model folder"),
+        ("./missing-model", "model", "no such model folder"),
+        ("~/surely/not/here", "tokenizer", "no such tokenizer folder"),
+        ("EMPTY_FOLDER", "model", "has no config.json"),
+        ("EMPTY_FOLDER", "tokenizer", "has no tokenizer.json or tokenizer_config.json or tokenizer.model"),
+    ],
+)
 def test_a_model_or_tokenizer_path_is_checked_before_any_engine_or_hub(value, what, message, tmp_path):
     from policies.llm import BackendConfigError
     from policies.llm.sources import check_source
@@ -93,12 +114,51 @@ def test_the_cli_and_the_api_refuse_a_model_folder_without_config_before_the_eng
 
     with pytest.raises(BackendConfigError, match="has no config.json"):
         VLLMBackend(str(tmp_path))
-    assert main(["matrix", "--policy", "llm", "--backend", "vllm", "--model", str(tmp_path), "--games", "IPD",
-                 "--episodes", "1", "--out", str(tmp_path / "res")]) == 2
+    assert (
+        main(
+            [
+                "matrix",
+                "--policy",
+                "llm",
+                "--backend",
+                "vllm",
+                "--model",
+                str(tmp_path),
+                "--games",
+                "IPD",
+                "--episodes",
+                "1",
+                "--out",
+                str(tmp_path / "res"),
+            ]
+        )
+        == 2
+    )
     assert "has no config.json" in capsys.readouterr().err
-    assert main(["matrix", "--policy", "llm", "--backend", "openai", "--model", "m", "--base-url",
-                 "http://127.0.0.1:9/v1", "--tokenizer", str(tmp_path / "tok"), "--games", "IPD", "--episodes", "1",
-                 "--out", str(tmp_path / "res")]) == 2
+    assert (
+        main(
+            [
+                "matrix",
+                "--policy",
+                "llm",
+                "--backend",
+                "openai",
+                "--model",
+                "m",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--tokenizer",
+                str(tmp_path / "tok"),
+                "--games",
+                "IPD",
+                "--episodes",
+                "1",
+                "--out",
+                str(tmp_path / "res"),
+            ]
+        )
+        == 2
+    )
     assert "no such tokenizer folder" in capsys.readouterr().err
 
 
@@ -118,8 +178,19 @@ def test_the_runner_names_a_missing_policy_or_env_instead_of_an_attribute_error(
 
 
 def test_a_rerun_says_in_one_line_what_it_took_from_file(tmp_path, capsys):
-    argv = ["matrix", "--games", "IPD,RPS", "--partners", "tit_for_tat", "--policy", "random", "--horizon", "5",
-            "--out", str(tmp_path)]
+    argv = [
+        "matrix",
+        "--games",
+        "IPD,RPS",
+        "--partners",
+        "tit_for_tat",
+        "--policy",
+        "random",
+        "--horizon",
+        "5",
+        "--out",
+        str(tmp_path),
+    ]
     assert main([*argv, "--episodes", "3"]) == 0
     assert "resumed" not in capsys.readouterr().err  # nothing was on file
     assert main([*argv, "--episodes", "5"]) == 0
@@ -131,9 +202,19 @@ def test_the_rl_table_names_the_data_folder_given_not_the_bundled_sample():
     from benchmarks.common_ground.rl import TASK
     from benchmarks.rl import format_rows
 
-    row = {"env_id": "tom/CommonGround-v0", "higher_is_better": True, "outcome": "accuracy", "policy": "ppo",
-           "split": "test", "seeds": [0], "accuracy": 50.0, "accuracy_ci": 1.0, "tom_accuracy": 50.0,
-           "tom_accuracy_ci": 1.0, "tom_source": "answers"}
+    row = {
+        "env_id": "tom/CommonGround-v0",
+        "higher_is_better": True,
+        "outcome": "accuracy",
+        "policy": "ppo",
+        "split": "test",
+        "seeds": [0],
+        "accuracy": 50.0,
+        "accuracy_ci": 1.0,
+        "tom_accuracy": 50.0,
+        "tom_accuracy_ci": 1.0,
+        "tom_source": "answers",
+    }
     assert "without --data-dir the bundled sample" in format_rows([row], TASK)
     table = format_rows([row], TASK, "data/cg")
     assert "without --data-dir" not in table and "note: data from --data-dir data/cg" in table
@@ -164,6 +245,7 @@ def _batched_policy(learns: bool):
             return out
 
     if learns:
+
         class Learner(Cycle):
             def observe(self, observation, reward, terminated, truncated, info):
                 pass
@@ -178,30 +260,51 @@ def test_a_batched_policy_with_its_own_batch_state_plays_in_lockstep():
 
     envs = [ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=6)) for _ in range(3)]
     together = play_lockstep(envs, _batched_policy(False), [0, 1, 2])
-    alone = [play(ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=6)), _batched_policy(False), s)
-             for s in (0, 1, 2)]
+    alone = [
+        play(ToMRecorder(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=6)), _batched_policy(False), s)
+        for s in (0, 1, 2)
+    ]
     assert [r.summary["return"] for r in together] == [r.summary["return"] for r in alone]
     with pytest.raises(BatchSlotError, match="Learner overrides reset_batch.*implement observe_batch too"):
         play_lockstep(envs, _batched_policy(True), [0, 1, 2])
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["common-ground", "--policy", "random", "--qa-mode", "cot"], "--qa-mode does nothing without --policy llm"),
-    (["common-ground", "--policy", "random", "--temperature", "0.5"],
-     "--temperature does nothing without --policy llm-release or llm-beliefs"),
-    (["common-ground", "--counts", "--policy", "llm"], "--policy does nothing with --counts"),
-    (["common-ground", "--policy", "llm-release", "--model", "m", "--max-resamples", "2"],
-     "--max-resamples does nothing without --policy llm or llm-beliefs"),
-    (["persuasion", "--env", "live", "--no-scoring"], "--scoring does nothing with --env live"),
-    # issue 44's second sweep: persuasion and negotiation took the LLM options with no LLM anywhere
-    (["persuasion", "--env", "qa", "--policy", "random", "--qa-mode", "cot"], "--qa-mode does nothing without --policy llm"),
-    (["persuasion", "--env", "qa", "--policy", "random", "--no-scoring"], "--scoring does nothing without --policy llm"),
-    (["persuasion", "--env", "qa", "--policy", "random", "--max-tokens", "5"], "--max-tokens does nothing without an LLM"),
-    (["persuasion", "--env", "live", "--policy", "random", "--backend", "openai"], "--backend does nothing without an LLM"),
-    (["persuasion", "--env", "both", "--model", "m"], "--model does nothing without an LLM"),
-    (["negotiation", "--policy", "social", "--backend", "openai"], "--backend does nothing without an LLM part"),
-    (["negotiation", "--policy", "social", "--max-tokens", "5"], "--max-tokens does nothing without an LLM part"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["common-ground", "--policy", "random", "--qa-mode", "cot"], "--qa-mode does nothing without --policy llm"),
+        (
+            ["common-ground", "--policy", "random", "--temperature", "0.5"],
+            "--temperature does nothing without --policy llm-release or llm-beliefs",
+        ),
+        (["common-ground", "--counts", "--policy", "llm"], "--policy does nothing with --counts"),
+        (
+            ["common-ground", "--policy", "llm-release", "--model", "m", "--max-resamples", "2"],
+            "--max-resamples does nothing without --policy llm or llm-beliefs",
+        ),
+        (["persuasion", "--env", "live", "--no-scoring"], "--scoring does nothing with --env live"),
+        # issue 44's second sweep: persuasion and negotiation took the LLM options with no LLM anywhere
+        (
+            ["persuasion", "--env", "qa", "--policy", "random", "--qa-mode", "cot"],
+            "--qa-mode does nothing without --policy llm",
+        ),
+        (
+            ["persuasion", "--env", "qa", "--policy", "random", "--no-scoring"],
+            "--scoring does nothing without --policy llm",
+        ),
+        (
+            ["persuasion", "--env", "qa", "--policy", "random", "--max-tokens", "5"],
+            "--max-tokens does nothing without an LLM",
+        ),
+        (
+            ["persuasion", "--env", "live", "--policy", "random", "--backend", "openai"],
+            "--backend does nothing without an LLM",
+        ),
+        (["persuasion", "--env", "both", "--model", "m"], "--model does nothing without an LLM"),
+        (["negotiation", "--policy", "social", "--backend", "openai"], "--backend does nothing without an LLM part"),
+        (["negotiation", "--policy", "social", "--max-tokens", "5"], "--max-tokens does nothing without an LLM part"),
+    ],
+)
 def test_an_option_that_would_do_nothing_is_a_named_error(argv, message, tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
@@ -212,17 +315,36 @@ def test_an_option_that_would_do_nothing_is_a_named_error(argv, message, tmp_pat
 #: message and no traceback -- never a silent run. ``{file}`` is a file, ``{empty}`` an empty folder, ``{notjson}``
 #: a file that is not JSON.
 BAD_LINES = [
-    "matrix --games XYZ", "matrix --partners nope", "matrix --policy llm", "matrix --policy llm --backend openai --model m",
-    "matrix --out {file}", "matrix --plot {file}/x",
-    "persuasion --qtypes nope", "persuasion --data-dir {empty}/none", "persuasion --env live --families nope",
-    "persuasion --env live --live-policy random", "persuasion --env live --policy nope", "persuasion --env qa --policy nope",
-    "common-ground --data-dir {empty}", "common-ground --annotator Nobody", "common-ground --policy nope",
-    "negotiation --mode nope", "negotiation --scenarios {empty}/none.json", "negotiation --scenarios {notjson}",
-    "negotiation --policy nope", "rl --env tom/Nope-v0", "rl --env tom/IPD-v0 --split nope",
-    "rl --env tom/IPD-v0 --env-kwargs {{bad", "report {empty}", "report {empty}/none", "batch {empty}/none.txt",
+    "matrix --games XYZ",
+    "matrix --partners nope",
+    "matrix --policy llm",
+    "matrix --policy llm --backend openai --model m",
+    "matrix --out {file}",
+    "matrix --plot {file}/x",
+    "persuasion --qtypes nope",
+    "persuasion --data-dir {empty}/none",
+    "persuasion --env live --families nope",
+    "persuasion --env live --live-policy random",
+    "persuasion --env live --policy nope",
+    "persuasion --env qa --policy nope",
+    "common-ground --data-dir {empty}",
+    "common-ground --annotator Nobody",
+    "common-ground --policy nope",
+    "negotiation --mode nope",
+    "negotiation --scenarios {empty}/none.json",
+    "negotiation --scenarios {notjson}",
+    "negotiation --policy nope",
+    "rl --env tom/Nope-v0",
+    "rl --env tom/IPD-v0 --split nope",
+    "rl --env tom/IPD-v0 --env-kwargs {{bad",
+    "report {empty}",
+    "report {empty}/none",
+    "batch {empty}/none.txt",
     "export lm-eval {empty}/x --family nope",
     # issue 44's second sweep (named errors that said the wrong thing, or a raw OS message)
-    "common-ground --data-dir {file}", "negotiation --scenarios {empty}", "common-ground --export-beliefs {file}/x.jsonl",
+    "common-ground --data-dir {file}",
+    "negotiation --scenarios {empty}",
+    "common-ground --export-beliefs {file}/x.jsonl",
     "common-ground --export-beliefs {empty}",
 ]
 
@@ -245,12 +367,15 @@ def test_a_bad_command_line_is_a_named_error_never_a_silent_run(line, tmp_path, 
 
 
 #: the second sweep's messages that must say what was wrong (a file for a folder, a folder for a file)
-@pytest.mark.parametrize("line, message", [
-    ("common-ground --data-dir {file}", "is a file, not a folder"),
-    ("negotiation --scenarios {empty}", "is a folder, not a scenario file"),
-    ("common-ground --export-beliefs {file}/x.jsonl", "which is a file; give a path under a folder"),
-    ("common-ground --export-beliefs {empty}", "is a folder; give a file path"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("common-ground --data-dir {file}", "is a file, not a folder"),
+        ("negotiation --scenarios {empty}", "is a folder, not a scenario file"),
+        ("common-ground --export-beliefs {file}/x.jsonl", "which is a file; give a path under a folder"),
+        ("common-ground --export-beliefs {empty}", "is a folder; give a file path"),
+    ],
+)
 def test_a_path_of_the_wrong_kind_is_named_for_what_it_is(line, message, tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     (tmp_path / "empty").mkdir()
@@ -282,13 +407,16 @@ def _api_cases(tmp_path):
     }
 
 
-@pytest.mark.parametrize("case, error, message", [
-    ("an empty served model name", "InvalidRequest", "model must be the served model's name"),
-    ("a seed that is text (play)", "RunnerError", "an episode's seed is a whole number"),
-    ("a seed that is text (lockstep)", "RunnerError", "an episode's seed is a whole number"),
-    ("an episode log inside a file", "TomEnvsError", "is a file, not a folder"),
-    ("a text option the env does not have", "TomEnvsError", "text form does not take these options (nope)"),
-])
+@pytest.mark.parametrize(
+    "case, error, message",
+    [
+        ("an empty served model name", "InvalidRequest", "model must be the served model's name"),
+        ("a seed that is text (play)", "RunnerError", "an episode's seed is a whole number"),
+        ("a seed that is text (lockstep)", "RunnerError", "an episode's seed is a whole number"),
+        ("an episode log inside a file", "TomEnvsError", "is a file, not a folder"),
+        ("a text option the env does not have", "TomEnvsError", "text form does not take these options (nope)"),
+    ],
+)
 def test_the_api_names_what_the_second_sweep_found(case, error, message, tmp_path):
     """Once a raw TypeError / ValueError / FileExistsError, or (the served model name) accepted silently."""
     with pytest.raises(TomEnvsError) as caught:

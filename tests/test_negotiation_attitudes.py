@@ -43,8 +43,9 @@ def test_keyword_extractor_needs_the_topic_name_when_two_topics_match():
 def test_perfect_extraction_of_scripted_lines_changes_nothing():
     kw = dict(scenario="williams_medical_center", conflict_mode="competing")
     plain = play(NegotiationEnv(**kw), SocialMediator(), 5)
-    env = NegotiationEnv(**kw, attitude_extractor=KeywordAttitudeExtractor(resolve_scenario(kw["scenario"])),
-                         extract_from="all")
+    env = NegotiationEnv(
+        **kw, attitude_extractor=KeywordAttitudeExtractor(resolve_scenario(kw["scenario"])), extract_from="all"
+    )
     read = play(env, SocialMediator(), 5)
     assert read["consensus"] == plain["consensus"] and read["topic_consensus"] == plain["topic_consensus"]
     ex = read["extraction"]
@@ -86,8 +87,15 @@ def test_agents_scope_reads_only_text_written_by_a_seat():
 
     env = NegotiationEnv(scenario=sc, party_seats=["Lee Park"], attitude_extractor=extractor)
     env.reset(seed=0)
-    env.step({"topic": "Formulary status", "option": "Exclusive", "act": "propose", "motivation": 1.0,
-              "utterance": "We propose the first option on market share."})
+    env.step(
+        {
+            "topic": "Formulary status",
+            "option": "Exclusive",
+            "act": "propose",
+            "motivation": 1.0,
+            "utterance": "We propose the first option on market share.",
+        }
+    )
     env.step(0)  # the mediator passes; Lee Park (motivation 1.0) speaks
     assert heard == [(1, "We propose the first option on market share.")]
     k = [t.name for t in sc.topics].index("Formulary status")
@@ -102,13 +110,16 @@ def test_agents_scope_reads_only_text_written_by_a_seat():
     assert len(heard) == 1 and env.tracker.attitudes[1, k] == sc.topics[k].labels.index("c")  # (c) Exclusive
 
 
-@pytest.mark.parametrize("bad, match", [
-    (["a"], "must return a mapping"),
-    ({"No such topic": "a"}, "unknown topic"),
-    ({0: "z"}, "returned option 'z'"),
-    ({0: True}, "returned option True"),
-    ({99: 0}, "unknown topic 99"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (["a"], "must return a mapping"),
+        ({"No such topic": "a"}, "unknown topic"),
+        ({0: "z"}, "returned option 'z'"),
+        ({0: True}, "returned option True"),
+        ({99: 0}, "unknown topic 99"),
+    ],
+)
 def test_bad_extractor_output_raises_a_named_error(bad, match):
     env = NegotiationEnv(scenario="hopkins_hmo", attitude_extractor=lambda i, text: bad, extract_from="all")
     env.reset(seed=0)
@@ -139,8 +150,9 @@ def test_pettingzoo_api_and_seed_tests_with_an_extractor():
 
     def make() -> NegotiationEnv:
         sc = resolve_scenario("ias")
-        return NegotiationEnv(scenario=sc, party_seats=[0, 2], attitude_extractor=KeywordAttitudeExtractor(sc),
-                              extract_from="all")
+        return NegotiationEnv(
+            scenario=sc, party_seats=[0, 2], attitude_extractor=KeywordAttitudeExtractor(sc), extract_from="all"
+        )
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

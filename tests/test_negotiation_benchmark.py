@@ -24,7 +24,8 @@ def test_json_rows_follow_table_1(tmp_path, capsys):
     assert bench.run(_args(tmp_path, format="json", mode="easy,hard")) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["conflict_mode"], r["mediator"]) for r in rows] == [
-        (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "blind", "generic", "social")]
+        (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "blind", "generic", "social")
+    ]
     none = rows[0]
     assert none["episodes"] == 4 and none["rl"] is None and none["me"] is None and none["mi"] is None
     assert rows[3]["mi"] is not None and rows[3]["mi_judge"].startswith("rule-based")
@@ -79,8 +80,9 @@ def test_llm_attitudes_need_a_backend(tmp_path):
 
 
 def _run(tmp_path, **kw):
-    return bench.NegotiationRun(levels=("hard",), mediators=("none",), scenarios=("hopkins_hmo",), runs=1, seed=0,
-                                out=tmp_path, **kw)
+    return bench.NegotiationRun(
+        levels=("hard",), mediators=("none",), scenarios=("hopkins_hmo",), runs=1, seed=0, out=tmp_path, **kw
+    )
 
 
 def test_records_are_stamped_and_records_of_other_code_are_recomputed(tmp_path, capsys):
@@ -102,12 +104,16 @@ def test_records_are_stamped_and_records_of_other_code_are_recomputed(tmp_path, 
 
 def test_cells_follow_table_1_and_key_llm_runs_by_model(tmp_path):
     def grid(levels, model):
-        return bench.grid(bench.NegotiationRun(levels=levels, mediators=("none", "llm-social"),
-                                               llm=bench.NegotiationLLM({"model": model})))
+        return bench.grid(
+            bench.NegotiationRun(
+                levels=levels, mediators=("none", "llm-social"), llm=bench.NegotiationLLM({"model": model})
+            )
+        )
 
     cells = grid(("easy", "hard"), "m")
     assert [(c.conflict_mode, c.mediator) for c in cells] == [
-        (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "llm-social")]
+        (m, med) for m in ("accommodating", "avoiding", "competing") for med in ("none", "llm-social")
+    ]
     assert "llm" not in cells[0].config() and cells[1].config()["llm"] == {"model": "m"}
     assert cells[1].path(tmp_path) != grid(("easy",), "n")[1].path(tmp_path)
 
@@ -117,8 +123,7 @@ CASE = __import__("pathlib").Path(__file__).parent / "data" / "negotiation" / "c
 
 def test_a_promediate_case_file_is_a_scenario(tmp_path, capsys):
     """``--scenarios cases/<case>.json`` plays the case (our sample in the release's format)."""
-    assert bench.run(_args(tmp_path, format="json", mode="hard", mediator="social", scenarios=str(CASE),
-                           runs="1")) == 0
+    assert bench.run(_args(tmp_path, format="json", mode="hard", mediator="social", scenarios=str(CASE), runs="1")) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["episodes"] == 1
 
@@ -192,8 +197,9 @@ def test_the_mediator_tom_score_is_the_recorders_and_the_mediator_never_sees_it(
 
     bench.run(_args(tmp_path, mode="hard", mediator="social"))
     (path,) = (tmp_path / "res" / "negotiation").glob("*.jsonl")
-    rec = next(r for r in map(json.loads, path.read_text().splitlines()) if r["scenario"] == "hopkins_hmo"
-               and r["seed"] == 0)
+    rec = next(
+        r for r in map(json.loads, path.read_text().splitlines()) if r["scenario"] == "hopkins_hmo" and r["seed"] == 0
+    )
     env = NegotiationEnv(scenario=resolve_scenario("hopkins_hmo"), conflict_mode="competing")
     mediator = SocialMediator()
     mediator.reset(0)

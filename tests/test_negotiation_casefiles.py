@@ -20,18 +20,30 @@ from pathlib import Path
 import pytest
 
 from tom_envs.negotiation import Scenario, ScenarioError
-from tom_envs.negotiation.case_rules import (MAX_EPISODE_WORK, PROMEDIATE_KEYS, SCENARIO_ONLY_KEYS, TURN_TAKING_RANGES,
-                                             episode_work)
-from tom_envs.negotiation.errors import (CaseTooLargeError, EmptyIssuesError, MissingOptionBlockError,
-                                         PromediateFormatWarning, ThresholdRangeError, UnknownKeyError)
+from tom_envs.negotiation.case_rules import (
+    MAX_EPISODE_WORK,
+    PROMEDIATE_KEYS,
+    SCENARIO_ONLY_KEYS,
+    TURN_TAKING_RANGES,
+    episode_work,
+)
+from tom_envs.negotiation.errors import (
+    CaseTooLargeError,
+    EmptyIssuesError,
+    MissingOptionBlockError,
+    PromediateFormatWarning,
+    ThresholdRangeError,
+    UnknownKeyError,
+)
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "tests" / "data" / "negotiation" / "cases" / "harbour.json"
 BUNDLED = ROOT / "tom_envs" / "negotiation" / "scenarios"
 RELEASE = os.environ.get("TOM_ENVS_PROMEDIATE_RELEASE")
-NEEDS_RELEASE = pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PROMEDIATE_RELEASE to a clone of "
-                                                       "microsoft/ProMediate-Eval")
+NEEDS_RELEASE = pytest.mark.skipif(
+    not RELEASE, reason="set TOM_ENVS_PROMEDIATE_RELEASE to a clone of microsoft/ProMediate-Eval"
+)
 #: a case in the release's format: our sample (always) and a released case (with the release)
 RELEASE_FORMAT = [pytest.param("sample", id="sample"), pytest.param("flagship", id="flagship", marks=NEEDS_RELEASE)]
 
@@ -85,9 +97,12 @@ def test_topic_without_its_own_option_block_is_named(tmp_path, which):
 def test_a_block_named_for_another_topic_is_not_taken_by_number(tmp_path, which):
     """Topic 2's block cut and topic 3's renumbered 2: the block numbered 2 is named for topic 3, so topic 2
     has none (an error) and topic 3 is never left without its options or given topic 2's."""
+
     def shift(data):
         _second_block_dropped(data)
-        data["options"] = re.sub(r"^(\s*(?:##\s*Issue\s+)?)3(\s*[.:])", r"\g<1>2\2", data["options"], flags=re.MULTILINE)
+        data["options"] = re.sub(
+            r"^(\s*(?:##\s*Issue\s+)?)3(\s*[.:])", r"\g<1>2\2", data["options"], flags=re.MULTILINE
+        )
 
     with pytest.raises(MissingOptionBlockError, match="topic 2"):
         _load(_copy(tmp_path, _source(which), shift))
@@ -95,9 +110,17 @@ def test_a_block_named_for_another_topic_is_not_taken_by_number(tmp_path, which)
 
 # ---------------------------------------------------------------------- turn-taking ranges
 @pytest.mark.parametrize("which", RELEASE_FORMAT)
-@pytest.mark.parametrize("key, value", [("im_threshold", -1.0), ("interrupt_threshold", 1e308),
-                                        ("im_threshold", 0.5), ("interrupt_threshold", 5.5), ("system1_prob", 1.5),
-                                        ("system1_prob", -0.1)])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("im_threshold", -1.0),
+        ("interrupt_threshold", 1e308),
+        ("im_threshold", 0.5),
+        ("interrupt_threshold", 5.5),
+        ("system1_prob", 1.5),
+        ("system1_prob", -0.1),
+    ],
+)
 def test_thresholds_outside_their_range_are_named_in_a_release_case(tmp_path, which, key, value):
     def edit(data):
         data["config"][_first_party(data)][key] = value
@@ -153,12 +176,18 @@ def test_unknown_config_key_of_a_release_case_lists_the_known_ones(tmp_path, whi
     assert "config[" in str(exc.value) and all(k in str(exc.value) for k in TURN_TAKING_RANGES)
 
 
-@pytest.mark.parametrize("edit, where, known", [
-    (lambda d: d.update(utilities={}), None, "background"),
-    (lambda d: d["topics"][0].update(hint="x"), "topics[0]", "question"),
-    (lambda d: d["parties"][0]["preferences"]["Contract term"].update(utilitis={"a": 1}),
-     "parties[0].preferences['Contract term']", "utilities"),
-])
+@pytest.mark.parametrize(
+    "edit, where, known",
+    [
+        (lambda d: d.update(utilities={}), None, "background"),
+        (lambda d: d["topics"][0].update(hint="x"), "topics[0]", "question"),
+        (
+            lambda d: d["parties"][0]["preferences"]["Contract term"].update(utilitis={"a": 1}),
+            "parties[0].preferences['Contract term']",
+            "utilities",
+        ),
+    ],
+)
 def test_unknown_keys_of_a_scenario_file_name_where_and_the_known_ones(tmp_path, edit, where, known):
     path = _copy(tmp_path, BUNDLED / "hopkins_hmo.json", edit)
     with pytest.raises(UnknownKeyError) as exc:
@@ -198,11 +227,14 @@ def test_missing_parties_in_a_scenario_file_speaks_the_scenario_format(tmp_path)
     assert "ProMediate" not in str(exc.value)
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"names": {}, "background": "x"}, "mixes the keys"),
-    ({"topics": ["a"]}, "neither"),
-    ([1, 2], "JSON array"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"names": {}, "background": "x"}, "mixes the keys"),
+        ({"topics": ["a"]}, "neither"),
+        ([1, 2], "JSON array"),
+    ],
+)
 def test_a_file_in_neither_or_both_formats_says_so(tmp_path, data, message):
     path = tmp_path / "odd.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -217,6 +249,7 @@ def test_format_keys_follow_the_schema():
 # ---------------------------------------------------------------------- the work bound
 def _crowd(n: int):
     """An edit giving the sample's three parties ``n`` members (names and config entries alike)."""
+
     def edit(data):
         people = [k for k in data["names"] if k != "Mediator"]
         names = {"Mediator": data["names"]["Mediator"]}
@@ -225,6 +258,7 @@ def _crowd(n: int):
             src = people[i % len(people)]
             names[f"{src}{i}"], config[f"{src}{i}"] = data["names"][src], data["config"][src]
         data["names"], data["config"] = names, config
+
     return edit
 
 
@@ -263,9 +297,29 @@ def test_cli_stops_a_703_party_case_before_any_episode(tmp_path):
     """The review's case: 703 parties, under the turn cap (2 x 703 x 3 = 4218 turns), ran past 120 s."""
     path = _copy(tmp_path, SAMPLE, _crowd(703), "crowd703.json")
     out = tmp_path / "results"
-    proc = subprocess.run([sys.executable, "-m", "benchmarks", "negotiation", "--scenarios", str(path),
-                           "--mediator", "none", "--mode", "medium", "--episodes", "1", "--out", str(out)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "negotiation",
+            "--scenarios",
+            str(path),
+            "--mediator",
+            "none",
+            "--mode",
+            "medium",
+            "--episodes",
+            "1",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "crowd703.json" in proc.stderr and "above the bound" in proc.stderr and "--max-work" in proc.stderr
@@ -274,8 +328,13 @@ def test_cli_stops_a_703_party_case_before_any_episode(tmp_path):
 
 # ---------------------------------------------------------------------- what loads stays as it was
 RELEASED = {  # options per topic and parties of the six released cases, as imported
-    "flagship": ([5, 3, 4, 4], 6), "francis": ([4, 3, 4, 4], 5), "hmo": ([2, 3, 5, 3, 2], 3),
-    "ias": ([3, 4, 3, 3], 4), "river": ([4, 4, 3], 6), "williams": ([4, 3, 3], 5)}
+    "flagship": ([5, 3, 4, 4], 6),
+    "francis": ([4, 3, 4, 4], 5),
+    "hmo": ([2, 3, 5, 3, 2], 3),
+    "ias": ([3, 4, 3, 3], 4),
+    "river": ([4, 4, 3], 6),
+    "williams": ([4, 3, 3], 5),
+}
 
 
 @NEEDS_RELEASE

@@ -60,8 +60,22 @@ def test_download_command_line_and_unknown_case(server, tmp_path, capsys):
     from benchmarks.__main__ import main
 
     dest = tmp_path / "c"
-    assert main(["data", "download", "negotiation", "--dest", str(dest), "--cases", "hmo,river",
-                 "--base-url", server["base_url"]]) == 0
+    assert (
+        main(
+            [
+                "data",
+                "download",
+                "negotiation",
+                "--dest",
+                str(dest),
+                "--cases",
+                "hmo,river",
+                "--base-url",
+                server["base_url"],
+            ]
+        )
+        == 0
+    )
     assert sorted(p.name for p in dest.iterdir()) == ["hmo.json", "river.json"]
     with pytest.raises(DatasetError, match="unknown case 'atlantis'"):
         dl.download(tmp_path / "e", cases=["atlantis"], base_url=server["base_url"])

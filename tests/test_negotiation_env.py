@@ -35,8 +35,11 @@ def play(env: NegotiationEnv, mediator, seed: int) -> dict:
     return info["episode"]
 
 
-@pytest.mark.parametrize("kwargs", list(REGISTERED.values()) + [{"scenario": "river_basin", "party_seats": "all"}],
-                         ids=list(REGISTERED) + ["all-seats"])
+@pytest.mark.parametrize(
+    "kwargs",
+    list(REGISTERED.values()) + [{"scenario": "river_basin", "party_seats": "all"}],
+    ids=list(REGISTERED) + ["all-seats"],
+)
 def test_pettingzoo_api_and_seed_tests(kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -52,8 +55,10 @@ def test_parallel_view_passes_parallel_api_test():
 
 def test_same_seed_same_episode_and_seeds_differ():
     env = NegotiationEnv(scenario="williams_medical_center", conflict_mode="general")
-    a, b = play(env, SocialMediator(), 3), play(NegotiationEnv(scenario="williams_medical_center",
-                                                                conflict_mode="general"), SocialMediator(), 3)
+    a, b = (
+        play(env, SocialMediator(), 3),
+        play(NegotiationEnv(scenario="williams_medical_center", conflict_mode="general"), SocialMediator(), 3),
+    )
     assert a == b
     assert play(env, SocialMediator(), 4)["consensus"] != a["consensus"]
 
@@ -72,9 +77,11 @@ def test_misuse_raises_named_errors():
     with pytest.raises(ResetNeeded):
         env.step(0)
     env.reset(seed=0)
-    for error, bad, match in ((InvalidAction, 999, None),
-                              (NegotiationActionError, {"strategy": "shouting", "topic": 0}, "unknown strategy"),
-                              (NegotiationActionError, {"strategy": "evaluative", "topic": "Parking"}, "unknown topic")):
+    for error, bad, match in (
+        (InvalidAction, 999, None),
+        (NegotiationActionError, {"strategy": "shouting", "topic": 0}, "unknown strategy"),
+        (NegotiationActionError, {"strategy": "evaluative", "topic": "Parking"}, "unknown topic"),
+    ):
         with pytest.raises(error, match=match):
             env.step(bad)
     play(env, NoAgentMediator(), 0)
@@ -91,7 +98,9 @@ def test_misuse_raises_named_errors():
 def test_intervention_with_utterance_is_logged_and_parties_wait():
     env = NegotiationEnv(scenario="hopkins_hmo")
     env.reset(seed=1)
-    env.step({"strategy": "problem_solving", "topic": "Contract term", "option": "a", "utterance": "Shall we try two years?"})
+    env.step(
+        {"strategy": "problem_solving", "topic": "Contract term", "option": "a", "utterance": "Shall we try two years?"}
+    )
     event = env.infos["mediator_0"]["state"]["events"][-1]
     assert event["seat"] == "mediator_0" and event["kind"] == "intervention" and event["strategy"] == "problem_solving"
     assert event["text"] == "Shall we try two years?" and event["option"] == "a"
@@ -105,8 +114,15 @@ def test_party_seat_dict_action_sets_its_stance():
     env = NegotiationEnv(scenario="hopkins_hmo", party_seats=["Lee Park"], mediator=False)
     env.reset(seed=0)
     assert env.agents == ["party_1"]
-    env.step({"topic": "Formulary status", "option": "Exclusive", "act": "accept", "motivation": 1.0,
-              "utterance": "Fine, exclusive it is."})
+    env.step(
+        {
+            "topic": "Formulary status",
+            "option": "Exclusive",
+            "act": "accept",
+            "motivation": 1.0,
+            "utterance": "Fine, exclusive it is.",
+        }
+    )
     ev = env.infos["party_1"]["state"]["events"][-1]
     assert (ev["speaker"], ev["option"], ev["text"]) == ("Lee Park", "c", "Fine, exclusive it is.")
     assert env.infos["party_1"]["self"]["name"] == "Lee Park"
@@ -121,7 +137,7 @@ def test_ground_truth_stays_out_of_observations_and_public_info():
     # the mediator's observation carries no ranking (all "not applicable")
     obs = env.observe("mediator_0")
     n, m, s = env.n, env.m, env.s_max
-    assert (obs[6 + n * m: 6 + n * m + m * s] == s).all()
+    assert (obs[6 + n * m : 6 + n * m + m * s] == s).all()
 
 
 def test_the_v0_prediction_key_is_a_named_error_and_nothing_scores_in_the_info():
@@ -151,8 +167,15 @@ def test_social_mediator_beats_no_agent_on_cc_in_hard_mode():
     """Scripted parties, competing mode, every built-in scenario x seeds 0-2 (18 episodes each)."""
     cc = {}
     for name, med in (("none", NoAgentMediator), ("social", SocialMediator)):
-        cc[name] = float(np.mean([play(NegotiationEnv(scenario=s, difficulty="hard"), med(), seed)["cc"]
-                                  for s in BUILTIN_SCENARIOS for seed in HARD_SEEDS]))
+        cc[name] = float(
+            np.mean(
+                [
+                    play(NegotiationEnv(scenario=s, difficulty="hard"), med(), seed)["cc"]
+                    for s in BUILTIN_SCENARIOS
+                    for seed in HARD_SEEDS
+                ]
+            )
+        )
     print(f"Hard mode CC: NoAgent {100 * cc['none']:.2f} %, Social {100 * cc['social']:.2f} %")
     assert cc["social"] > cc["none"] + 0.01
 
@@ -186,12 +209,15 @@ def test_the_mi_judge_sees_the_mediators_words():
 
 def test_release_metrics_by_default_and_paper_on_request():
     ep = play(NegotiationEnv(scenario="st_francis_hospital", conflict_mode="general"), GenericMediator(), 0)
-    paper = play(NegotiationEnv(scenario="st_francis_hospital", conflict_mode="general", metrics="paper"),
-                 GenericMediator(), 0)
+    paper = play(
+        NegotiationEnv(scenario="st_francis_hospital", conflict_mode="general", metrics="paper"), GenericMediator(), 0
+    )
     from tom_envs.negotiation import metrics as M
 
     assert ep["metric_definitions"] == "release" and paper["metric_definitions"] == "paper"
-    assert ep["cc"] == pytest.approx(M.release_consensus_change(ep["consensus"]), abs=1e-5)  # summary rounds to 6 places
+    assert ep["cc"] == pytest.approx(
+        M.release_consensus_change(ep["consensus"]), abs=1e-5
+    )  # summary rounds to 6 places
     assert paper["cc"] == pytest.approx(M.consensus_change(ep["consensus"]), abs=1e-5)
     assert ep["tle_mean"] != pytest.approx(paper["tle_mean"], abs=1e-9)
     assert ep["other_definitions"]["name"] == "paper" and ep["other_definitions"]["cc"] == paper["cc"]

@@ -62,8 +62,11 @@ def test_sample_identity_priorities_and_thresholds():
     assert sc.mediator is not None and sc.mediator.turn_taking.im_threshold == 3.8
     assert "{issues}" in sc.mediator.persona
     # options: "boat(s)" is not an option marker, River-style bullets lose their trailing " -"
-    assert [o.text for o in sc.topics[1].options] == ["Ferries only", "Ferries and fishing boats",
-                                                      "Any boat(s) with a permit"]
+    assert [o.text for o in sc.topics[1].options] == [
+        "Ferries only",
+        "Ferries and fishing boats",
+        "Any boat(s) with a permit",
+    ]
     assert sc.topics[0].options[0].text == "The town pays everything"
     assert sc.topics[0].question == "Who pays for the repairs?"
 
@@ -89,11 +92,14 @@ def test_from_file_takes_a_promediate_case():
     assert [p.name for p in sc.parties] == ["Ana", "Ben", "Cleo"]
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "not a UTF-8 text file"),
-    (b"[1, 2]", "JSON object"),
-    (b'{"names": {}, "options": ""}', "missing keys"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "not a UTF-8 text file"),
+        (b"[1, 2]", "JSON object"),
+        (b'{"names": {}, "options": ""}', "missing keys"),
+    ],
+)
 def test_bad_case_files_are_named_errors(tmp_path, content, message):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
@@ -104,46 +110,46 @@ def test_bad_case_files_are_named_errors(tmp_path, content, message):
 
 
 RELEASE_FIRST_AND_BLOCKED = {
-    'hmo': {
-        'Alex': [('b', []), ('c', []), ('a', []), ('c', ['a']), ('b', [])],
-        'Jamie': [('b', []), ('b', []), ('a', []), ('c', ['a']), ('b', [])],
-        'Lee': [('a', []), ('a', []), ('c', []), ('a', ['c']), ('a', [])],
+    "hmo": {
+        "Alex": [("b", []), ("c", []), ("a", []), ("c", ["a"]), ("b", [])],
+        "Jamie": [("b", []), ("b", []), ("a", []), ("c", ["a"]), ("b", [])],
+        "Lee": [("a", []), ("a", []), ("c", []), ("a", ["c"]), ("a", [])],
     },
-    'flagship': {
-        'Atchison': [('a', []), ('b', []), ('a', []), ('d', [])],
-        'Delling': [('a', ['e']), ('a', []), ('d', []), ('d', ['a'])],
-        'Gordon': [('d', ['a', 'b']), ('c', []), ('a', []), ('a', [])],
-        'Langton': [('e', ['a', 'b']), ('a', []), ('a', []), ('a', [])],
-        'Ross': [('c', []), ('a', []), ('a', []), ('a', [])],  # (d) $60M blocks no option of the file (issue 28)
-        'Stiles': [('a', []), ('a', ['c']), ('b', []), ('d', ['a'])],
+    "flagship": {
+        "Atchison": [("a", []), ("b", []), ("a", []), ("d", [])],
+        "Delling": [("a", ["e"]), ("a", []), ("d", []), ("d", ["a"])],
+        "Gordon": [("d", ["a", "b"]), ("c", []), ("a", []), ("a", [])],
+        "Langton": [("e", ["a", "b"]), ("a", []), ("a", []), ("a", [])],
+        "Ross": [("c", []), ("a", []), ("a", []), ("a", [])],  # (d) $60M blocks no option of the file (issue 28)
+        "Stiles": [("a", []), ("a", ["c"]), ("b", []), ("d", ["a"])],
     },
-    'river': {
-        'Basin': [('1D', ['1A', '1B']), ('2D', []), ('3C', [])],
-        'Darbin': [('1B', ['1C']), ('2A', ['2B']), ('3A', ['3C'])],
-        'Eastland': [('1B', ['1C']), ('2C', ['2A', '2D']), ('3B', [])],
-        'Ministry': [('1A', []), ('2C', ['2A']), ('3A', ['3C'])],
-        'Northland': [('1B', ['1D']), ('2C', []), ('3B', ['3C'])],
-        'Southland': [('1C', []), ('2D', ['2C']), ('3C', [])],
+    "river": {
+        "Basin": [("1D", ["1A", "1B"]), ("2D", []), ("3C", [])],
+        "Darbin": [("1B", ["1C"]), ("2A", ["2B"]), ("3A", ["3C"])],
+        "Eastland": [("1B", ["1C"]), ("2C", ["2A", "2D"]), ("3B", [])],
+        "Ministry": [("1A", []), ("2C", ["2A"]), ("3A", ["3C"])],
+        "Northland": [("1B", ["1D"]), ("2C", []), ("3B", ["3C"])],
+        "Southland": [("1C", []), ("2D", ["2C"]), ("3C", [])],
     },
-    'ias': {
-        'Chung': [('1', ['2']), ('2', ['3']), ('1', []), ('1', [])],
-        'Coles': [('1', []), ('1', []), ('1', ['2']), ('1', ['2'])],
-        'Mckenzie': [('2', []), ('3', []), ('2', ['1', '3']), ('2', ['3'])],
-        'Rossi': [('3', []), ('1', ['2', '3']), ('3', []), ('1', [])],
+    "ias": {
+        "Chung": [("1", ["2"]), ("2", ["3"]), ("1", []), ("1", [])],
+        "Coles": [("1", []), ("1", []), ("1", ["2"]), ("1", ["2"])],
+        "Mckenzie": [("2", []), ("3", []), ("2", ["1", "3"]), ("2", ["3"])],
+        "Rossi": [("3", []), ("1", ["2", "3"]), ("3", []), ("1", [])],
     },
-    'williams': {
-        'Bradley': [('d', ['b']), ('a', ['c']), ('c', ['a'])],
-        'Patricia': [('a', ['d']), ('a', []), ('c', ['a'])],
-        'Robert': [('d', ['a']), ('c', ['a']), ('c', ['a'])],
-        'Steward': [('d', ['a', 'b']), ('b', ['a']), ('c', ['a'])],
-        'Susan': [('a', ['d']), ('b', []), ('a', ['c'])],
+    "williams": {
+        "Bradley": [("d", ["b"]), ("a", ["c"]), ("c", ["a"])],
+        "Patricia": [("a", ["d"]), ("a", []), ("c", ["a"])],
+        "Robert": [("d", ["a"]), ("c", ["a"]), ("c", ["a"])],
+        "Steward": [("d", ["a", "b"]), ("b", ["a"]), ("c", ["a"])],
+        "Susan": [("a", ["d"]), ("b", []), ("a", ["c"])],
     },
-    'francis': {
-        'Bennett': [('A', ['B', 'D']), ('A', ['C']), ('C', ['A']), ('C', ['B'])],
-        'Macnamara': [('B', ['A']), ('C', ['B']), ('A', ['B', 'C']), ('B', ['C'])],
-        'Marshall': [('A', ['B', 'D']), ('A', []), ('B', ['A']), ('A', ['B'])],
-        'Mason': [('A', ['B', 'D']), ('A', ['C']), ('C', ['A']), ('C', ['B'])],
-        'Parker': [('D', ['A', 'B']), ('B', ['A']), ('C', ['B']), ('C', ['B'])],
+    "francis": {
+        "Bennett": [("A", ["B", "D"]), ("A", ["C"]), ("C", ["A"]), ("C", ["B"])],
+        "Macnamara": [("B", ["A"]), ("C", ["B"]), ("A", ["B", "C"]), ("B", ["C"])],
+        "Marshall": [("A", ["B", "D"]), ("A", []), ("B", ["A"]), ("A", ["B"])],
+        "Mason": [("A", ["B", "D"]), ("A", ["C"]), ("C", ["A"]), ("C", ["B"])],
+        "Parker": [("D", ["A", "B"]), ("B", ["A"]), ("C", ["B"]), ("C", ["B"])],
     },
 }
 
@@ -155,8 +161,10 @@ def test_release_cases_import_with_every_first_choice_and_blocked_option(case):
     with warnings.catch_warnings():
         warnings.simplefilter("error", PromediateFormatWarning)  # no pair falls back to the listed order
         sc = Scenario.from_promediate(Path(RELEASE) / "cases" / f"{case}.json", strict=True)
-    got = {p.name: [(p.preferences[t.name].ranking[0], sorted(p.preferences[t.name].unacceptable))
-                    for t in sc.topics] for p in sc.parties}
+    got = {
+        p.name: [(p.preferences[t.name].ranking[0], sorted(p.preferences[t.name].unacceptable)) for t in sc.topics]
+        for p in sc.parties
+    }
     assert got == RELEASE_FIRST_AND_BLOCKED[case]
     assert all(p.turn_taking is not None and p.turn_taking.im_threshold == 3.0 for p in sc.parties)
     assert sc.mediator.turn_taking.im_threshold == 3.8 and sc.mediator.turn_taking.interrupt_threshold == 3.8

@@ -114,17 +114,40 @@ def _view(env: NegotiationEnv, wrapped: Any, agent: str, final: bool) -> str:
     text, reward, term, trunc, info = wrapped.last()
     infos = dict(env.infos[agent])
     if final:
-        info, infos, reward = {k: v for k, v in info.items() if k != "episode"}, {
-            k: v for k, v in infos.items() if k != "episode"}, None
-    return json.dumps({"text": text, "text_again": env.text(agent), "obs": env.observe(agent).tolist(),
-                       "reward": reward, "rewards": None if final else env.rewards.get(agent), "term": term,
-                       "trunc": trunc, "info": info, "infos": infos, "render": env.render(), "state": _state(env)},
-                      sort_keys=True, default=str)
+        info, infos, reward = (
+            {k: v for k, v in info.items() if k != "episode"},
+            {k: v for k, v in infos.items() if k != "episode"},
+            None,
+        )
+    return json.dumps(
+        {
+            "text": text,
+            "text_again": env.text(agent),
+            "obs": env.observe(agent).tolist(),
+            "reward": reward,
+            "rewards": None if final else env.rewards.get(agent),
+            "term": term,
+            "trunc": trunc,
+            "info": info,
+            "infos": infos,
+            "render": env.render(),
+            "state": _state(env),
+        },
+        sort_keys=True,
+        default=str,
+    )
 
 
-def episode(case: Scenario, seed: int, mediator: BasePolicy, mode: str, seats: dict[int, BasePolicy] | None = None,
-            watch: tuple[str, ...] = (MEDIATOR,), wrap: Callable[[NegotiationEnv], Any] | None = None,
-            env_class: type = NegotiationEnv) -> tuple[list[tuple[int, str, str]], list[dict]]:
+def episode(
+    case: Scenario,
+    seed: int,
+    mediator: BasePolicy,
+    mode: str,
+    seats: dict[int, BasePolicy] | None = None,
+    watch: tuple[str, ...] = (MEDIATOR,),
+    wrap: Callable[[NegotiationEnv], Any] | None = None,
+    env_class: type = NegotiationEnv,
+) -> tuple[list[tuple[int, str, str]], list[dict]]:
     """One episode; per decision of a watched seat (turn, seat, view), and the transcript."""
     seats = seats or {}
     env = env_class(scenario=case, conflict_mode=mode, party_seats=sorted(seats), render_mode="ansi")
@@ -151,8 +174,11 @@ def episode(case: Scenario, seed: int, mediator: BasePolicy, mode: str, seats: d
 
 
 def _lines(events: list[dict], party: int) -> list[tuple]:
-    return [(e["turn"], e.get("topic"), e.get("option"), e.get("kind"), e.get("tone"), e["text"]) for e in events
-            if e.get("party") == party]
+    return [
+        (e["turn"], e.get("topic"), e.get("option"), e.get("kind"), e.get("tone"), e["text"])
+        for e in events
+        if e.get("party") == party
+    ]
 
 
 def cut_turn(a: list[dict], b: list[dict], party: int) -> int:
@@ -163,12 +189,21 @@ def cut_turn(a: list[dict], b: list[dict], party: int) -> int:
     return min(diff, default=10**9)
 
 
-def check_pair(case: Scenario, other: Scenario, party: int, seed: int, mode: str, make_mediator,
-               wrap=None, env_class: type = NegotiationEnv) -> dict[str, Any]:
+def check_pair(
+    case: Scenario,
+    other: Scenario,
+    party: int,
+    seed: int,
+    mode: str,
+    make_mediator,
+    wrap=None,
+    env_class: type = NegotiationEnv,
+) -> dict[str, Any]:
     """Play both cases; assert the mediator's views agree before the party's lines first differ.
     Returns what happened at the cut (for the figures)."""
-    (va, ea), (vb, eb) = (episode(c, seed, make_mediator(c), mode, wrap=wrap, env_class=env_class)
-                          for c in (case, other))
+    (va, ea), (vb, eb) = (
+        episode(c, seed, make_mediator(c), mode, wrap=wrap, env_class=env_class) for c in (case, other)
+    )
     cut = cut_turn(ea, eb, party)
     before = [(x, y) for x, y in zip(va, vb) if x[0] < cut]
     assert len(before) == len([x for x in va if x[0] < cut]) == len([y for y in vb if y[0] < cut])
@@ -179,12 +214,23 @@ def check_pair(case: Scenario, other: Scenario, party: int, seed: int, mode: str
         assert first is None or first >= cut
     la = {x[0]: x for x in _lines(ea, party)}
     lb = {x[0]: x for x in _lines(eb, party)}
-    return {"cut": cut, "both_spoke": cut in la and cut in lb,
-            "other_option": cut in la and cut in lb and la[cut][1] == lb[cut][1] and la[cut][2] != lb[cut][2]}
+    return {
+        "cut": cut,
+        "both_spoke": cut in la and cut in lb,
+        "other_option": cut in la and cut in lb and la[cut][1] == lb[cut][1] and la[cut][2] != lb[cut][2],
+    }
 
 
-def check_scripted_seat(case: Scenario, other: Scenario, party: int, seed: int, mode: str, make_mediator,
-                        wrap=None, env_class: type = NegotiationEnv) -> None:
+def check_scripted_seat(
+    case: Scenario,
+    other: Scenario,
+    party: int,
+    seed: int,
+    mode: str,
+    make_mediator,
+    wrap=None,
+    env_class: type = NegotiationEnv,
+) -> None:
     """The party in an external seat with a fixed public script, one more party seat watched too: every
     view of the mediator and of that seat is the same until the end (summary and terminal reward aside)."""
     m = len(case.topics)
@@ -193,8 +239,18 @@ def check_scripted_seat(case: Scenario, other: Scenario, party: int, seed: int, 
     runs = []
     for c in (case, other):
         seats = {party: Script(m, n_options), witness: Script(m, n_options)}
-        runs.append(episode(c, seed, make_mediator(c), mode, seats, watch=(MEDIATOR, f"party_{witness}"), wrap=wrap,
-                            env_class=env_class))
+        runs.append(
+            episode(
+                c,
+                seed,
+                make_mediator(c),
+                mode,
+                seats,
+                watch=(MEDIATOR, f"party_{witness}"),
+                wrap=wrap,
+                env_class=env_class,
+            )
+        )
     (va, ea), (vb, eb) = runs
     assert ea == eb, (case.name, party, seed, mode)
     assert va == vb, (case.name, party, seed, mode)
@@ -249,8 +305,10 @@ def test_v2_the_mediator_first_and_the_opening_line_still_hide_every_unstated_fi
     from tom_envs.negotiation.env_v2 import NegotiationEnvV2
 
     case = resolve_scenario(name)
-    stats = [check_pair(case, other, party, party + 7 * topic, "competing", _prober, env_class=NegotiationEnvV2)
-             for party, topic, other in _pairs(case)]
+    stats = [
+        check_pair(case, other, party, party + 7 * topic, "competing", _prober, env_class=NegotiationEnvV2)
+        for party, topic, other in _pairs(case)
+    ]
     assert stats and any(s["cut"] > 1 for s in stats)
     for party, topic, other in _pairs(case):
         if party == 0:
@@ -300,8 +358,10 @@ def test_party_lines_carry_no_internal_score():
         else:
             env.step(0)
     lines = [e for e in env.events if e.get("party") is not None]
-    assert lines and all(set(e) <= {"turn", "speaker", "seat", "party", "kind", "topic", "topic_index", "option",
-                                    "tone", "text"} for e in lines)
+    assert lines and all(
+        set(e) <= {"turn", "speaker", "seat", "party", "kind", "topic", "topic_index", "option", "tone", "text"}
+        for e in lines
+    )
     assert "0.93" not in json.dumps(env.public_state()) and "motivation" not in json.dumps(env.public_state())
 
 

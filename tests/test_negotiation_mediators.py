@@ -18,8 +18,11 @@ def test_a_conclusion_ends_the_episode_with_the_mediator_s_words():
     ep = env.infos[MEDIATOR]["episode"]
     assert ep["concluded"] == 5 and ep["turns"] == 5 and len(ep["consensus"]) == 6
     last = env.events[-1]
-    assert (last["kind"], last["seat"], last["text"]) == ("conclusion", MEDIATOR,
-                                                          "We have settled every topic; thank you all.")
+    assert (last["kind"], last["seat"], last["text"]) == (
+        "conclusion",
+        MEDIATOR,
+        "We have settled every topic; thank you all.",
+    )
     assert not ep["interventions"]  # a conclusion is not an intervention (no ME, no MI)
 
 

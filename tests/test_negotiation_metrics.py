@@ -7,8 +7,16 @@ import math
 import pytest
 
 from tom_envs.negotiation.consensus import ConsensusTracker
-from tom_envs.negotiation.metrics import (InterventionContext, RuleBasedJudge, consensus_change, drop_events,
-                                          mediator_effectiveness, response_latencies, slope, topic_level_efficiency)
+from tom_envs.negotiation.metrics import (
+    InterventionContext,
+    RuleBasedJudge,
+    consensus_change,
+    drop_events,
+    mediator_effectiveness,
+    response_latencies,
+    slope,
+    topic_level_efficiency,
+)
 from tom_envs.negotiation.scenario import Scenario
 
 
@@ -54,13 +62,23 @@ def test_mediator_effectiveness_is_post_minus_pre_slope():
 
 
 def test_structural_agreement_by_hand():
-    sc = Scenario.from_dict({
-        "name": "tiny", "background": "b",
-        "topics": [{"name": "T", "options": [{"label": "a", "text": "A"}, {"label": "b", "text": "B"},
-                                             {"label": "c", "text": "C"}]}],
-        "parties": [{"name": "P", "preferences": {"T": {"ranking": ["a", "b", "c"]}}},
-                    {"name": "Q", "preferences": {"T": {"ranking": ["c", "b", "a"], "unacceptable": ["a"]}}},
-                    {"name": "R", "preferences": {"T": {"ranking": ["b", "a", "c"]}}}]})
+    sc = Scenario.from_dict(
+        {
+            "name": "tiny",
+            "background": "b",
+            "topics": [
+                {
+                    "name": "T",
+                    "options": [{"label": "a", "text": "A"}, {"label": "b", "text": "B"}, {"label": "c", "text": "C"}],
+                }
+            ],
+            "parties": [
+                {"name": "P", "preferences": {"T": {"ranking": ["a", "b", "c"]}}},
+                {"name": "Q", "preferences": {"T": {"ranking": ["c", "b", "a"], "unacceptable": ["a"]}}},
+                {"name": "R", "preferences": {"T": {"ranking": ["b", "a", "c"]}}},
+            ],
+        }
+    )
     tr = ConsensusTracker(sc)
     # attitudes a, c, b. P-Q: 0.25*(acc_P(c)=0 + acc_Q(a)=0) = 0; P-R: 0.25*(acc_P(b)=.5 + acc_R(a)=.5) = .25;
     # Q-R: 0.25*(acc_Q(b)=.5 + acc_R(c)=0) = .125
@@ -83,16 +101,110 @@ def test_rule_based_judge_scores_fitting_strategies_higher():
 # ---------------------------------------------------------------------- the release's definitions
 # A fixed episode of 30 turns: overall and two topic series (index 0 = the initial score), the
 # mediator's turns, the turns that mention each topic and the topics each intervention addresses.
-OVERALL = [0.40, 0.42, 0.45, 0.45, 0.50, 0.38, 0.30, 0.28, 0.35, 0.40,
-           0.44, 0.47, 0.50, 0.52, 0.36, 0.30, 0.33, 0.40, 0.45, 0.50,
-           0.55, 0.56, 0.58, 0.60, 0.44, 0.42, 0.50, 0.55, 0.60, 0.62, 0.65]
-T1 = [0.2, 0.2, 0.3, 0.3, 0.4, 0.3, 0.2, 0.2, 0.3, 0.4, 0.4, 0.5, 0.5, 0.6, 0.4, 0.3, 0.3, 0.4, 0.5, 0.6,
-      0.6, 0.7, 0.7, 0.8, 0.6, 0.5, 0.6, 0.7, 0.8, 0.8, 0.9]
-T2 = [0.6, 0.64, 0.6, 0.6, 0.6, 0.46, 0.4, 0.36, 0.4, 0.4, 0.48, 0.44, 0.5, 0.44, 0.32, 0.3, 0.36, 0.4, 0.4, 0.4,
-      0.5, 0.42, 0.46, 0.4, 0.28, 0.34, 0.4, 0.4, 0.4, 0.44, 0.4]
+OVERALL = [
+    0.40,
+    0.42,
+    0.45,
+    0.45,
+    0.50,
+    0.38,
+    0.30,
+    0.28,
+    0.35,
+    0.40,
+    0.44,
+    0.47,
+    0.50,
+    0.52,
+    0.36,
+    0.30,
+    0.33,
+    0.40,
+    0.45,
+    0.50,
+    0.55,
+    0.56,
+    0.58,
+    0.60,
+    0.44,
+    0.42,
+    0.50,
+    0.55,
+    0.60,
+    0.62,
+    0.65,
+]
+T1 = [
+    0.2,
+    0.2,
+    0.3,
+    0.3,
+    0.4,
+    0.3,
+    0.2,
+    0.2,
+    0.3,
+    0.4,
+    0.4,
+    0.5,
+    0.5,
+    0.6,
+    0.4,
+    0.3,
+    0.3,
+    0.4,
+    0.5,
+    0.6,
+    0.6,
+    0.7,
+    0.7,
+    0.8,
+    0.6,
+    0.5,
+    0.6,
+    0.7,
+    0.8,
+    0.8,
+    0.9,
+]
+T2 = [
+    0.6,
+    0.64,
+    0.6,
+    0.6,
+    0.6,
+    0.46,
+    0.4,
+    0.36,
+    0.4,
+    0.4,
+    0.48,
+    0.44,
+    0.5,
+    0.44,
+    0.32,
+    0.3,
+    0.36,
+    0.4,
+    0.4,
+    0.4,
+    0.5,
+    0.42,
+    0.46,
+    0.4,
+    0.28,
+    0.34,
+    0.4,
+    0.4,
+    0.4,
+    0.44,
+    0.4,
+]
 MEDIATOR_T = [3, 8, 12, 17, 21, 26]
-MENTION = {"T1": [1, 2, 4, 5, 7, 9, 10, 12, 13, 15, 18, 19, 22, 24, 27, 29],
-           "T2": [2, 3, 6, 8, 11, 14, 16, 17, 20, 23, 25, 28, 30]}
+MENTION = {
+    "T1": [1, 2, 4, 5, 7, 9, 10, 12, 13, 15, 18, 19, 22, 24, 27, 29],
+    "T2": [2, 3, 6, 8, 11, 14, 16, 17, 20, 23, 25, 28, 30],
+}
 ADDRESSED = {3: ["T1"], 8: ["T2"], 12: ["T1", "T2"], 17: ["T2"], 21: ["T1"], 26: ["T2"]}
 # The release's own numbers for this episode: scripts/evaluation.py of microsoft/ProMediate-Eval
 # (evaluate_consensus_change, evaluate_topic_level_efficiency, intervene_yield, response_latency)

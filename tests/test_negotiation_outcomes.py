@@ -15,7 +15,7 @@ import pytest
 from tom_envs.negotiation.consensus import ConsensusTracker
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.errors import ScenarioError
-from tom_envs.negotiation.metrics import (release_drops, release_mediator_frequency, release_success_rate)
+from tom_envs.negotiation.metrics import release_drops, release_mediator_frequency, release_success_rate
 from tom_envs.negotiation.outcomes import OUTCOME_KEYS
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, Scenario, load_builtin
 
@@ -75,8 +75,11 @@ def test_the_same_agreement_on_an_acceptable_option_is_a_deal_with_utilities():
     ep = _scripted_seats(env, lambda seat, turn: {"topic": t.name, "option": t.options[ok].label})
     assert ep["topic_consensus"][t.name][-1] == 1.0 and ep["blocked_agreements"] == 0 and ep["deals"] >= 1
     for i, p in enumerate(sc.parties):  # utility: mean over topics of the deal's acceptability, 0 without a deal
-        deals = [(kk, tt.labels.index(ep["agreed"][tt.name])) for kk, tt in enumerate(sc.topics)
-                 if ep["agreed"][tt.name] is not None]
+        deals = [
+            (kk, tt.labels.index(ep["agreed"][tt.name]))
+            for kk, tt in enumerate(sc.topics)
+            if ep["agreed"][tt.name] is not None
+        ]
         want = sum(sc.acceptability(i, kk)[oo] for kk, oo in deals) / len(sc.topics)
         assert ep["utilities"][p.name] == pytest.approx(want)
     assert ep["nash_product"] == pytest.approx(math.prod(ep["utilities"].values()))
@@ -88,8 +91,11 @@ def test_a_full_deal_on_the_best_package_is_pareto_efficient():
     acc = [[sc.acceptability(i, k) for k in range(len(sc.topics))] for i in range(len(sc.parties))]
     # the package with the largest Nash product is Pareto efficient
     import itertools
-    best = max(itertools.product(*[range(len(t.options)) for t in sc.topics]),
-               key=lambda pk: math.prod(sum(acc[i][k][o] for k, o in enumerate(pk)) for i in range(len(sc.parties))))
+
+    best = max(
+        itertools.product(*[range(len(t.options)) for t in sc.topics]),
+        key=lambda pk: math.prod(sum(acc[i][k][o] for k, o in enumerate(pk)) for i in range(len(sc.parties))),
+    )
     tracker = ConsensusTracker(sc)
     for i in range(len(sc.parties)):
         for k, o in enumerate(best):
@@ -136,9 +142,14 @@ def test_release_cases_score_an_agreement_on_a_blocked_option_below_full(case):
 #: what each released case allows (docs/negotiation.md): full deal possible, the best Nash product over the
 #: achievable outcomes, the best over every package of listed options (the reference before issue 41), and the
 #: distinct utility vectors of achievable outcomes that are Pareto-efficient among the achievable / among the listed
-RELEASED_ACHIEVABLE = {"flagship": (True, 0.100878, 0.100878, 19, 14), "francis": (False, 0.0175821, 0.113932, 2, 0),
-                       "hmo": (True, 0.224, 0.224, 20, 18), "ias": (False, 0.0895182, 0.225966, 4, 0),
-                       "river": (False, 8.57339e-05, 0.0699271, 2, 0), "williams": (True, 0.0605429, 0.125929, 1, 1)}
+RELEASED_ACHIEVABLE = {
+    "flagship": (True, 0.100878, 0.100878, 19, 14),
+    "francis": (False, 0.0175821, 0.113932, 2, 0),
+    "hmo": (True, 0.224, 0.224, 20, 18),
+    "ias": (False, 0.0895182, 0.225966, 4, 0),
+    "river": (False, 8.57339e-05, 0.0699271, 2, 0),
+    "williams": (True, 0.0605429, 0.125929, 1, 1),
+}
 
 
 def _dominates(v, u) -> bool:
@@ -150,8 +161,10 @@ def _brute_force(sc: Scenario) -> dict:
     module docstring defines them; the Nash best, the Pareto frontier, and the best over every listed package."""
     n, m = len(sc.parties), len(sc.topics)
     acc = [[sc.acceptability(i, k) for k in range(m)] for i in range(n)]
-    dealable = [[o for o in range(len(t.options)) if not any(sc.blocks(i, k, o) for i in range(n))]
-                for k, t in enumerate(sc.topics)]
+    dealable = [
+        [o for o in range(len(t.options)) if not any(sc.blocks(i, k, o) for i in range(n))]
+        for k, t in enumerate(sc.topics)
+    ]
 
     def util(pk):
         return tuple(sum(acc[i][k][o] for k, o in enumerate(pk) if o is not None) / m for i in range(n))
@@ -159,12 +172,15 @@ def _brute_force(sc: Scenario) -> dict:
     outcomes = {pk: util(pk) for pk in itertools.product(*[[None, *d] for d in dealable])}
     listed = [util(pk) for pk in itertools.product(*[range(len(t.options)) for t in sc.topics])]
     vectors = set(outcomes.values())
-    return {"full_deal_possible": all(dealable), "outcomes": outcomes,
-            "nash_max": max(math.prod(u) for u in outcomes.values()),
-            "listed_nash_max": max(math.prod(u) for u in listed),
-            "frontier": {pk for pk, u in outcomes.items() if not any(_dominates(v, u) for v in vectors)},
-            "efficient_vectors": sum(not any(_dominates(v, u) for v in vectors) for u in vectors),
-            "efficient_vectors_listed": sum(not any(_dominates(v, u) for v in listed) for u in vectors)}
+    return {
+        "full_deal_possible": all(dealable),
+        "outcomes": outcomes,
+        "nash_max": max(math.prod(u) for u in outcomes.values()),
+        "listed_nash_max": max(math.prod(u) for u in listed),
+        "frontier": {pk for pk, u in outcomes.items() if not any(_dominates(v, u) for v in vectors)},
+        "efficient_vectors": sum(not any(_dominates(v, u) for v in vectors) for u in vectors),
+        "efficient_vectors_listed": sum(not any(_dominates(v, u) for v in listed) for u in vectors),
+    }
 
 
 def _attitudes(sc: Scenario, package) -> np.ndarray:
@@ -277,12 +293,15 @@ def _set_nan(case):
     case["config"][name]["im_threshold"] = float("nan")
 
 
-@pytest.mark.parametrize("edit, message", [
-    (_set_nan, "im_threshold must be a finite number"),
-    (lambda c: c.pop("config"), r"missing keys \['config'\]"),
-    (lambda c: c.__setitem__("config", [1]), "'config' must map"),
-    (lambda c: c.__setitem__("names", {}), "'names' is empty"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (_set_nan, "im_threshold must be a finite number"),
+        (lambda c: c.pop("config"), r"missing keys \['config'\]"),
+        (lambda c: c.__setitem__("config", [1]), "'config' must map"),
+        (lambda c: c.__setitem__("names", {}), "'names' is empty"),
+    ],
+)
 def test_bad_promediate_cases_are_named_errors(tmp_path, edit, message):
     with pytest.raises(ScenarioError, match=message):
         Scenario.from_promediate(_case(tmp_path, edit))
@@ -325,17 +344,40 @@ def test_json_rows_on_the_six_release_cases_carry_the_outcome_keys(tmp_path, cap
     from benchmarks.negotiation.table import OUTCOME_ROW
 
     monkeypatch.setenv("TOM_ENVS_PROMEDIATE_CASES", str(Path(RELEASE) / "cases"))
-    assert main(["negotiation", "--scenarios", "release", "--policy", "none,social", "--mode", "hard", "--episodes",
-                 "1", "--out", str(tmp_path), "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "negotiation",
+                "--scenarios",
+                "release",
+                "--policy",
+                "none,social",
+                "--mode",
+                "hard",
+                "--episodes",
+                "1",
+                "--out",
+                str(tmp_path),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert rows and all(set(OUTCOME_ROW) <= set(r) and r["blocked_agreements"] == 0 for r in rows)
     assert all(r["episodes"] == 6 for r in rows)
-    records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
-               for line in path.read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
     assert len(records) == 12 and all(set(OUTCOME_KEYS) <= set(rec["episode"]) for rec in records)
     for r in rows:  # each row says what every case allows, keyed by the case file
-        got = {name.split(".json@")[0]: (a["full_deal_possible"], a["nash_product_max"])
-               for name, a in r["achievable"].items()}
+        got = {
+            name.split(".json@")[0]: (a["full_deal_possible"], a["nash_product_max"])
+            for name, a in r["achievable"].items()
+        }
         assert got == {c: (v[0], pytest.approx(v[1], rel=1e-5)) for c, v in RELEASED_ACHIEVABLE.items()}
         assert r["full_deal_possible_rate"] == pytest.approx(0.5) and r["outcomes_stale"] is None
 
@@ -345,8 +387,9 @@ def test_lockstep_that_no_cell_can_use_is_an_error_and_a_partial_one_a_warning(t
     from benchmarks.negotiation.benchmark import NegotiationRun, evaluate
     from tom_envs.negotiation.errors import NegotiationConfigError, NegotiationWarning
 
-    run = NegotiationRun(levels=("hard",), mediators=("social",), scenarios=("ias",), runs=1, out=tmp_path,
-                         progress=False, lockstep=4)
+    run = NegotiationRun(
+        levels=("hard",), mediators=("social",), scenarios=("ias",), runs=1, out=tmp_path, progress=False, lockstep=4
+    )
     with pytest.raises(NegotiationConfigError, match="applies to the LLM mediators"):
         evaluate(run)
     from dataclasses import replace
@@ -363,10 +406,14 @@ def test_lockstep_that_no_cell_can_use_is_an_error_and_a_partial_one_a_warning(t
 def test_a_component_that_only_fell_back_is_flagged_in_the_table():
     from benchmarks.negotiation.table import format_table, summarise
 
-    rec = {"episode": _scripted_seats(NegotiationEnv(scenario="ias", conflict_mode="general"), None),
-           "llm_stats": {"parties": {"decisions": 40, "fallbacks": 40}, "mediator": {"decisions": 10, "fallbacks": 1}}}
+    rec = {
+        "episode": _scripted_seats(NegotiationEnv(scenario="ias", conflict_mode="general"), None),
+        "llm_stats": {"parties": {"decisions": 40, "fallbacks": 40}, "mediator": {"decisions": 10, "fallbacks": 1}},
+    }
     row = summarise("medium", "general", "llm-social", [rec])
-    assert row["llm_fallbacks_by"]["parties"] == {"decisions": 40, "fallbacks": 40} and row["llm_all_random"] == ["parties"]
+    assert row["llm_fallbacks_by"]["parties"] == {"decisions": 40, "fallbacks": 40} and row["llm_all_random"] == [
+        "parties"
+    ]
     text = format_table([row])
     assert "(mediator, extractor, judge, parties)" in text and "WARNING: every decision was a random fallback" in text
 
@@ -388,4 +435,4 @@ def test_a_huge_outcome_space_is_not_enumerated():
 
     scorer = OutcomeScorer([[[0.2, 0.5, 1.0]] * 60] * 2, [[frozenset()] * 60] * 2)
     assert scorer.packages() is None and scorer.nash_product_max() is None
-    assert scorer.achievable()["outcomes"] == 4 ** 60
+    assert scorer.achievable()["outcomes"] == 4**60

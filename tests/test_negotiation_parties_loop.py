@@ -5,8 +5,17 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from policies.negotiation.llm.loop import (ANYONE, IM_THRESHOLD, INTERRUPT_THRESHOLD, Item, Mind, ReleaseLoop,
-                                           initial_memory, similarity, words)
+from policies.negotiation.llm.loop import (
+    ANYONE,
+    IM_THRESHOLD,
+    INTERRUPT_THRESHOLD,
+    Item,
+    Mind,
+    ReleaseLoop,
+    initial_memory,
+    similarity,
+    words,
+)
 from tom_envs.negotiation.render import MODE_PERSONAS
 from tom_envs.negotiation.scenario import Scenario, resolve_scenario
 
@@ -37,10 +46,13 @@ def test_selection_follows_the_turn_allocation():
     sc = resolve_scenario("hopkins_hmo")
     loop = ReleaseLoop()
     name = sc.parties[0].name
-    for allocated, scores, selected in ((ANYONE, [3.4, 2.0], False), (ANYONE, [3.5, 2.0], True),
-                                        (name, [1.2, 1.0], True),  # the floor is ours: the best thought
-                                        (sc.parties[1].name, [3.9, 1.0], False),  # someone else's: interrupt at 4
-                                        (sc.parties[1].name, [4.0, 1.0], True)):
+    for allocated, scores, selected in (
+        (ANYONE, [3.4, 2.0], False),
+        (ANYONE, [3.5, 2.0], True),
+        (name, [1.2, 1.0], True),  # the floor is ours: the best thought
+        (sc.parties[1].name, [3.9, 1.0], False),  # someone else's: interrupt at 4
+        (sc.parties[1].name, [4.0, 1.0], True),
+    ):
         p = _party(sc, 0, scores)
         loop.select(p, p.items, allocated)
         assert p.items[0].selected is selected and not p.items[1].selected, (allocated, scores)

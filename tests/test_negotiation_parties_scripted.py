@@ -30,8 +30,11 @@ def play(env: NegotiationEnv, mediator, seed: int) -> dict:
 
 
 def episodes(mode: str, mediator: str, seeds=range(2)) -> list[dict]:
-    return [{"episode": play(NegotiationEnv(scenario=s, conflict_mode=mode), make_mediator(mediator), seed)}
-            for s in BUILTIN_SCENARIOS for seed in seeds]
+    return [
+        {"episode": play(NegotiationEnv(scenario=s, conflict_mode=mode), make_mediator(mediator), seed)}
+        for s in BUILTIN_SCENARIOS
+        for seed in seeds
+    ]
 
 
 def party(mode: str = "competing", seed: int = 0, index: int = 0) -> tuple[ScriptedParty, np.ndarray]:

@@ -9,15 +9,26 @@ import pytest
 
 from tom_envs.negotiation import BUILTIN_SCENARIOS, PromediateFormatWarning, Scenario, ScenarioError
 
-EXPECTED = {"williams_medical_center": (5, 3), "hopkins_hmo": (3, 5), "st_francis_hospital": (5, 4), "ias": (4, 4),
-            "flagship": (6, 4), "river_basin": (6, 3)}
+EXPECTED = {
+    "williams_medical_center": (5, 3),
+    "hopkins_hmo": (3, 5),
+    "st_francis_hospital": (5, 4),
+    "ias": (4, 4),
+    "flagship": (6, 4),
+    "river_basin": (6, 3),
+}
 
 
 def _tiny() -> dict:
-    return {"name": "tiny", "background": "A small case.",
-            "topics": [{"name": "T", "options": [{"label": "a", "text": "A"}, {"label": "b", "text": "B"}]}],
-            "parties": [{"name": "P", "preferences": {"T": {"ranking": ["a", "b"]}}},
-                        {"name": "Q", "preferences": {"T": {"ranking": ["b", "a"], "unacceptable": ["a"]}}}]}
+    return {
+        "name": "tiny",
+        "background": "A small case.",
+        "topics": [{"name": "T", "options": [{"label": "a", "text": "A"}, {"label": "b", "text": "B"}]}],
+        "parties": [
+            {"name": "P", "preferences": {"T": {"ranking": ["a", "b"]}}},
+            {"name": "Q", "preferences": {"T": {"ranking": ["b", "a"], "unacceptable": ["a"]}}},
+        ],
+    }
 
 
 @pytest.mark.parametrize("name", BUILTIN_SCENARIOS)
@@ -44,21 +55,32 @@ def test_from_file_round_trip(tmp_path):
     assert sc.budget == 20
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda d: d["parties"][0]["preferences"]["T"].update(ranking=["a"]), "exactly once"),
-    (lambda d: d["parties"][0]["preferences"].pop("T"), "no preference for topic 'T'"),
-    (lambda d: d["parties"][1]["preferences"]["T"].update(unacceptable=["z"]), "not option labels"),
-    (lambda d: d["parties"][1]["preferences"]["T"].update(unacceptable=["a", "b"]), "every option is unacceptable"),
-    (lambda d: d["parties"].append(dict(d["parties"][0])), "two partys are named 'P'"),
-    (lambda d: d.update(conflict_mode="angry"), "conflict_mode"),
-    (lambda d: d["topics"][0]["options"].append({"label": "a", "text": "again"}), "repeats an option label"),
-    (lambda d: d["parties"][0]["preferences"]["T"].update(utilities={"a": float("nan"), "b": 0.0}), "finite"),
-    (lambda d: d["parties"][0]["preferences"]["T"].update(utilities={"a": 0.1, "b": 0.9}), "contradict the ranking"),
-    (lambda d: (d["topics"][0]["options"].pop(), [p["preferences"]["T"].update(ranking=["a"], unacceptable=[])
-                                                  for p in d["parties"]]), "needs at least two options"),
-    (lambda d: d.update(turns_per_party_topic=1e6), "turns_per_party_topic"),
-    (lambda d: d.update(turn_budget=10**9), "turn_budget"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d["parties"][0]["preferences"]["T"].update(ranking=["a"]), "exactly once"),
+        (lambda d: d["parties"][0]["preferences"].pop("T"), "no preference for topic 'T'"),
+        (lambda d: d["parties"][1]["preferences"]["T"].update(unacceptable=["z"]), "not option labels"),
+        (lambda d: d["parties"][1]["preferences"]["T"].update(unacceptable=["a", "b"]), "every option is unacceptable"),
+        (lambda d: d["parties"].append(dict(d["parties"][0])), "two partys are named 'P'"),
+        (lambda d: d.update(conflict_mode="angry"), "conflict_mode"),
+        (lambda d: d["topics"][0]["options"].append({"label": "a", "text": "again"}), "repeats an option label"),
+        (lambda d: d["parties"][0]["preferences"]["T"].update(utilities={"a": float("nan"), "b": 0.0}), "finite"),
+        (
+            lambda d: d["parties"][0]["preferences"]["T"].update(utilities={"a": 0.1, "b": 0.9}),
+            "contradict the ranking",
+        ),
+        (
+            lambda d: (
+                d["topics"][0]["options"].pop(),
+                [p["preferences"]["T"].update(ranking=["a"], unacceptable=[]) for p in d["parties"]],
+            ),
+            "needs at least two options",
+        ),
+        (lambda d: d.update(turns_per_party_topic=1e6), "turns_per_party_topic"),
+        (lambda d: d.update(turn_budget=10**9), "turn_budget"),
+    ],
+)
 def test_validation_errors_name_the_file_and_the_problem(tmp_path, mutate, message):
     data = _tiny()
     mutate(data)
@@ -83,17 +105,23 @@ def test_missing_file_and_bad_json(tmp_path):
 CASE_A = {  # headings "## Issue 1: Name" and "1. Name:", markers "(a)" and "Option 2A:", names in other case
     "instruction": "The Harbour Town council meets about reopening the old ferry pier.\nIssues:\n{issues}\nOptions:\n{options}",
     "issues": "## Issue 1: Pier Funding\nWho pays for the repairs?\n## Issue 2: Opening Hours\n3. Fishing Access: Can anglers keep using the pier?",
-    "options": ("1. Pier Funding: (a) The town pays everything (b) The ferry company pays half (c) A regional grant pays most\n"
-                "2. Opening Hours:\nOption 2A: Daytime only\nOption 2B: Until midnight\nOption 2C: Around the clock\n"
-                "3. Fishing Access: anglers and ferries will share the space somehow"),
+    "options": (
+        "1. Pier Funding: (a) The town pays everything (b) The ferry company pays half (c) A regional grant pays most\n"
+        "2. Opening Hours:\nOption 2A: Daytime only\nOption 2B: Until midnight\nOption 2C: Around the clock\n"
+        "3. Fishing Access: anglers and ferries will share the space somehow"
+    ),
     "topics": ["Pier Funding", "Opening Hours", "Fishing Access"],
-    "config": {"ANA TORRES": {"im_threshold": 3.5, "system1_prob": 0.2, "interrupt_threshold": 4.0},
-               "ben okoro": {"im_threshold": 3.0, "system1_prob": 0.1, "interrupt_threshold": 4.5},
-               "Mediator": {"im_threshold": 3.0, "system1_prob": 0.0, "interrupt_threshold": 3.5}},
+    "config": {
+        "ANA TORRES": {"im_threshold": 3.5, "system1_prob": 0.2, "interrupt_threshold": 4.0},
+        "ben okoro": {"im_threshold": 3.0, "system1_prob": 0.1, "interrupt_threshold": 4.5},
+        "Mediator": {"im_threshold": 3.0, "system1_prob": 0.0, "interrupt_threshold": 3.5},
+    },
     "names": {
-        "Ana Torres": ("# Background\nRuns the harbour cafe.\n## Identity\nOwner of a small business near the pier\n"
-                       "## Opinions\n1. Pier Funding: First choice: (c), Second choice: (b), Third choice: (a)\n"
-                       "2. Opening Hours: First choice: (2B), Second choice: (2A)\n## Strategy\nKeep the customers coming."),
+        "Ana Torres": (
+            "# Background\nRuns the harbour cafe.\n## Identity\nOwner of a small business near the pier\n"
+            "## Opinions\n1. Pier Funding: First choice: (c), Second choice: (b), Third choice: (a)\n"
+            "2. Opening Hours: First choice: (2B), Second choice: (2A)\n## Strategy\nKeep the customers coming."
+        ),
         "Ben Okoro": "# Background\nFerry operator.\n## Opinions\nWants long hours and low costs.",
         "mediator": "# Identity\nA neutral facilitator hired by the council.",
     },
@@ -102,7 +130,7 @@ CASE_B = {  # no topics list, markers "(A):" and "(1)."
     "instruction": "Two farms share a well. {issues} {options}",
     "issues": "1. Pumping schedule: who pumps when?\n2. Repair costs - who pays to fix the pump?",
     "options": "1. Pumping schedule: (A): Alternate days (B): Mornings for one farm, evenings for the other\n"
-               "2. Repair costs: (1). Split evenly (2). By water used (3). The larger farm pays",
+    "2. Repair costs: (1). Split evenly (2). By water used (3). The larger farm pays",
     "config": {"Kim": {"im_threshold": 3}, "Lou": {"im_threshold": 3}},
     "names": {"kim": "## Opinions\n- Pumping schedule: first choice (B)", "LOU": "## Background\nNew to the valley."},
 }
@@ -130,7 +158,11 @@ def test_promediate_import_keeps_every_party_and_topic(tmp_path):
     ana = sc.parties[0]
     assert ana.preferences["Pier Funding"].ranking == ["c", "b", "a"]
     assert ana.preferences["Opening Hours"].ranking == ["2B", "2A", "2C"]
-    assert ana.meta == {"im_threshold": 3.5, "system1_prob": 0.2, "interrupt_threshold": 4.0}  # config matched across case
+    assert ana.meta == {
+        "im_threshold": 3.5,
+        "system1_prob": 0.2,
+        "interrupt_threshold": 4.0,
+    }  # config matched across case
     assert "Runs the harbour cafe" in ana.persona and ana.role.startswith("Owner")
     assert "{issues}" not in sc.background and "Pier Funding" in sc.background
 

@@ -49,8 +49,12 @@ def _play(env_id: str, fill: bool, seeds=range(3)) -> tuple[list[dict], list[lis
         episodes.append(episode)
         resolved = [r for r in recorder_of(env).records if r.get("stances") is not None]
         assert len(resolved) == len(mediator.shown)  # the mediator predicts once per turn, before it resolves
-        turns.append([(episode["scenario"], np.asarray(r["stances"]), _prediction(r, shown.shape), shown)
-                      for r, shown in zip(resolved, mediator.shown)])
+        turns.append(
+            [
+                (episode["scenario"], np.asarray(r["stances"]), _prediction(r, shown.shape), shown)
+                for r, shown in zip(resolved, mediator.shown)
+            ]
+        )
     return episodes, turns
 
 
@@ -116,7 +120,9 @@ def test_a_prior_guessing_mediator_scores_exactly_the_prior():
                 for y, tally in by.items():
                     tally[1], tally[2] = tally[0], tally[0] if y == g else 0
     row = cell_columns(cells)
-    assert row["tom_unstated"] == pytest.approx(row["tom_unstated_prior"]) == pytest.approx(row["tom_unstated_prior_all"])
+    assert (
+        row["tom_unstated"] == pytest.approx(row["tom_unstated_prior"]) == pytest.approx(row["tom_unstated_prior_all"])
+    )
     assert row["tom_changing"] == pytest.approx(row["tom_changing_prior"])
 
 
@@ -125,7 +131,8 @@ def test_the_report_shows_each_figure_beside_its_prior():
 
     episodes, _ = _play("tom/Negotiation-Easy-v1", False, seeds=range(2))
     cols = cell_columns([e["tom_cells"] for e in episodes])
-    assert _beside_prior(cols, "changing") == (f"{cols['tom_changing']:.1f} vs {cols['tom_changing_prior']:.1f} "
-                                               f"({cols['tom_changing_n']:,})")
+    assert _beside_prior(cols, "changing") == (
+        f"{cols['tom_changing']:.1f} vs {cols['tom_changing_prior']:.1f} ({cols['tom_changing_n']:,})"
+    )
     assert _beside_prior(cols, "unstated") == f"- (prior {cols['tom_unstated_prior_all']:.1f})"  # it abstains there
     assert _beside_prior(cell_columns([None]), "changing") == "-"  # records of older code

@@ -24,8 +24,13 @@ def _seen(env, agent: str, act) -> list[str]:
     for a in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         if a == agent:
-            out.append(json.dumps([obs.tolist(), reward, {k: v for k, v in info.items() if k not in ("episode", "tom")}],
-                                  sort_keys=True, default=str))
+            out.append(
+                json.dumps(
+                    [obs.tolist(), reward, {k: v for k, v in info.items() if k not in ("episode", "tom")}],
+                    sort_keys=True,
+                    default=str,
+                )
+            )
         env.step(None if term or trunc else act(env, a, obs, info))
     return out
 
@@ -49,7 +54,8 @@ def test_spec_truth_and_outcome():
     ep = env.episode_summary()
     outcome = env.tom_outcome()
     assert {k: outcome[k] for k in ("cc", "tle_mean", "rl_mean", "me_mean", "mi_mean")} == {
-        k: ep[k] for k in ("cc", "tle_mean", "rl_mean", "me_mean", "mi_mean")}
+        k: ep[k] for k in ("cc", "tle_mean", "rl_mean", "me_mean", "mi_mean")
+    }
     assert outcome["consensus_gain"] == pytest.approx(outcome["consensus"] - ep["consensus"][0], abs=1e-6)
     assert NegotiationEnv(mediator=False, party_seats="all").tom_spec.predictor is None
 
@@ -132,7 +138,6 @@ def test_mediator_sees_nothing_of_the_hidden_receptiveness_until_the_end():
     seen = [_seen(env, MEDIATOR, lambda env, a, obs, info: 0) for env in envs]
     assert seen[0] == seen[1]
     assert envs[0].episode_summary()["receptiveness"] != envs[1].episode_summary()["receptiveness"]
-
 
 
 def test_social_mediator_predictions_go_to_the_recorder_not_the_action():

@@ -15,8 +15,13 @@ from policies.negotiation.scripted import SocialMediator, make_mediator
 from tom_envs.negotiation.env import MEDIATOR, NegotiationEnv
 from tom_envs.negotiation.env_v2 import OPENING_LINE, NegotiationEnvV2
 from tom_envs.negotiation.errors import NegotiationConfigError
-from tom_envs.negotiation.metrics import (release_consensus_change, release_drops, release_mediator_effectiveness,
-                                          release_response_latencies, release_success_rate)
+from tom_envs.negotiation.metrics import (
+    release_consensus_change,
+    release_drops,
+    release_mediator_effectiveness,
+    release_response_latencies,
+    release_success_rate,
+)
 
 
 def _party_action(env, agent):
@@ -51,8 +56,13 @@ def test_the_mediator_acts_first_and_the_party_seats_only_when_it_passes():
             continue
         asked.append((env.turn, agent))
         # the mediator speaks in even turns, passes in odd ones
-        env.step({"strategy": "facilitative", "topic": 1} if agent == MEDIATOR and env.turn % 2 == 0 else
-                 0 if agent == MEDIATOR else _party_action(env, agent))
+        env.step(
+            {"strategy": "facilitative", "topic": 1}
+            if agent == MEDIATOR and env.turn % 2 == 0
+            else 0
+            if agent == MEDIATOR
+            else _party_action(env, agent)
+        )
     by_turn: dict[int, list[str]] = {}
     for t, agent in asked:
         by_turn.setdefault(t, []).append(agent)
@@ -65,8 +75,15 @@ def test_the_mediator_acts_first_and_the_party_seats_only_when_it_passes():
 def test_the_mediator_opens_with_the_release_line_which_every_seat_sees():
     env = NegotiationEnvV2(scenario="hopkins_hmo", party_seats=[0], render_mode="ansi")
     env.reset(seed=3)
-    opening = {"turn": 0, "speaker": "Mediator", "seat": MEDIATOR, "kind": "opening", "topic": None,
-               "topic_index": None, "text": OPENING_LINE}
+    opening = {
+        "turn": 0,
+        "speaker": "Mediator",
+        "seat": MEDIATOR,
+        "kind": "opening",
+        "topic": None,
+        "topic_index": None,
+        "text": OPENING_LINE,
+    }
     assert env.events == [opening]
     for seat in ("party_0", MEDIATOR):
         assert env.infos[seat]["state"]["events"] == [opening]
@@ -105,7 +122,8 @@ def test_with_scripted_parties_v2_moves_consensus_as_v1_and_counts_the_opening_i
     for key in ("consensus", "topic_consensus", "final_attitudes", "agreed", "other_definitions"):
         assert v2[key] == v1[key], key
     assert [{k: v for k, v in iv.items() if not k.startswith("me")} for iv in v2["interventions"]] == [
-        {k: v for k, v in iv.items() if not k.startswith("me")} for iv in v1["interventions"]]
+        {k: v for k, v in iv.items() if not k.startswith("me")} for iv in v1["interventions"]
+    ]
     lines = len(v1["mediator_turns"])
     assert lines > 0
     assert v1["mediator_frequency"] == lines / v1["turns"]
@@ -170,15 +188,30 @@ def test_same_seed_same_v2_episode_with_party_seats():
 
 
 def test_the_benchmark_plays_v2_with_env_and_keys_it(tmp_path, capsys):
-    common = ["negotiation", "--policy", "none,social", "--mode", "hard", "--scenarios", "ias", "--episodes", "1",
-              "--format", "json", "--out", str(tmp_path)]
+    common = [
+        "negotiation",
+        "--policy",
+        "none,social",
+        "--mode",
+        "hard",
+        "--scenarios",
+        "ias",
+        "--episodes",
+        "1",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(common) == 0
     v1_rows = json.loads(capsys.readouterr().out)
     assert main([*common, "--env", "tom/Negotiation-v2"]) == 0
     v2_rows = json.loads(capsys.readouterr().out)
     files = sorted(p.name for p in (tmp_path / "negotiation").glob("*.jsonl"))
     assert len(files) == 4  # v2 cells are keyed apart from v1's
-    records = [json.loads(line) for p in (tmp_path / "negotiation").glob("*.jsonl") for line in p.read_text().splitlines()]
+    records = [
+        json.loads(line) for p in (tmp_path / "negotiation").glob("*.jsonl") for line in p.read_text().splitlines()
+    ]
     v2_records = [r for r in records if r.get("env_version") == 2]
     assert len(v2_records) == 2 and all("env_version" not in r for r in records if r not in v2_records)
     openers = {r["mediator"]: r["episode"]["transcript"][0] for r in v2_records}
@@ -188,6 +221,9 @@ def test_the_benchmark_plays_v2_with_env_and_keys_it(tmp_path, capsys):
     assert eps[1]["consensus"] == eps[2]["consensus"] and v1_rows[1]["cc"] == pytest.approx(100 * eps[1]["cc"])
     rounded = release_consensus_change(eps[2]["consensus"][:1] + eps[2]["consensus"])  # the records round to 6 digits
     assert v2_rows[1]["cc"] == pytest.approx(100 * rounded, abs=1e-3) and v2_rows[1]["cc"] != v1_rows[1]["cc"]
-    for bad, message in (("tom/Negotiation-Hard-v2", "pick the level with --mode"), ("tom/Negotiation-v9", "choose from")):
+    for bad, message in (
+        ("tom/Negotiation-Hard-v2", "pick the level with --mode"),
+        ("tom/Negotiation-v9", "choose from"),
+    ):
         assert main([*common, "--env", bad]) == 2
         assert message in capsys.readouterr().err

@@ -23,8 +23,11 @@ def open_loop_value(game, aut: Automaton, actions) -> float:
         if t == len(actions):
             return 0.0
         a = actions[t]
-        return sum(p * (game.focal_payoffs[a, b] + rec(t + 1, aut.transition[s, a, b]))
-                   for b, p in enumerate(aut.policy[s]) if p > 0)
+        return sum(
+            p * (game.focal_payoffs[a, b] + rec(t + 1, aut.transition[s, a, b]))
+            for b, p in enumerate(aut.policy[s])
+            if p > 0
+        )
 
     return rec(0, aut.initial_state)
 

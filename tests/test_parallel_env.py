@@ -19,7 +19,9 @@ from tom_envs.registration import REGISTRY
 # pytest is installed, which emits a DeprecationWarning about the old creation API at import time;
 # markers cannot filter warnings raised during collection, so silence just that one here.
 with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message="The old environment creation API has been deprecated", category=DeprecationWarning)
+    warnings.filterwarnings(
+        "ignore", message="The old environment creation API has been deprecated", category=DeprecationWarning
+    )
     from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 PARALLEL_IDS = tom_envs.ids(kind="parallel")
@@ -40,7 +42,9 @@ def play(env: MatrixGameParallelEnv, joint_actions):
 
 # ---------------------------------------------------------------------- PettingZoo conformance
 def test_every_matrix_game_has_a_parallel_id():
-    assert {"tom/RPS-Parallel-v0", "tom/IBS-Parallel-v0", "tom/IPD-Parallel-v0", "tom/MatrixGame-Parallel-v0"} <= set(PARALLEL_IDS)
+    assert {"tom/RPS-Parallel-v0", "tom/IBS-Parallel-v0", "tom/IPD-Parallel-v0", "tom/MatrixGame-Parallel-v0"} <= set(
+        PARALLEL_IDS
+    )
 
 
 @pytest.mark.parametrize("env_id", PARALLEL_IDS)
@@ -84,8 +88,12 @@ def test_module_functions_follow_pettingzoo_conventions():
 
 
 def test_spaces_are_cached_and_sized_for_each_seat():
-    par = make("tom/MatrixGame-Parallel-v0", payoffs=[[[1, 0], [0, 1], [2, 2]], [[0, 0], [3, 1], [1, 1]]],
-               action_labels=["U", "D"], partner_action_labels=["L", "C", "R"])
+    par = make(
+        "tom/MatrixGame-Parallel-v0",
+        payoffs=[[[1, 0], [0, 1], [2, 2]], [[0, 0], [3, 1], [1, 1]]],
+        action_labels=["U", "D"],
+        partner_action_labels=["L", "C", "R"],
+    )
     assert par.possible_agents == [P0, P1]
     assert par.action_space(P0) == spaces.Discrete(2) and par.action_space(P1) == spaces.Discrete(3)
     for agent in par.possible_agents:
@@ -137,8 +145,13 @@ def test_player_1_observes_from_its_own_seat_in_an_asymmetric_game():
 
 
 def test_player_1_sees_the_transposed_game_in_a_non_square_game():
-    par = make("tom/MatrixGame-Parallel-v0", payoffs=[[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]],
-               action_labels=["U", "D"], partner_action_labels=["L", "C", "R"], horizon=2)
+    par = make(
+        "tom/MatrixGame-Parallel-v0",
+        payoffs=[[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]],
+        action_labels=["U", "D"],
+        partner_action_labels=["L", "C", "R"],
+        horizon=2,
+    )
     par.reset(seed=0)
     obs, rew, *_ = par.step({P0: 1, P1: 2})
     assert obs == {P0: 1 * 3 + 2, P1: 2 * 2 + 1} and rew == {P0: 11.0, P1: 12.0}
@@ -156,8 +169,9 @@ def test_history_observation_is_newest_first_and_padded():
 
 
 def test_custom_game_through_the_registry():
-    par = tom_envs.make("tom/MatrixGame-Parallel-v0", payoffs=[[3, 0], [5, 1]], action_labels=["C", "D"],
-                        name="PD", horizon=2)
+    par = tom_envs.make(
+        "tom/MatrixGame-Parallel-v0", payoffs=[[3, 0], [5, 1]], action_labels=["C", "D"], name="PD", horizon=2
+    )
     assert par.game.name == "PD" and par.game.action_labels == ("C", "D")
     par.reset(seed=0)
     _, rew, *_ = par.step({P0: 1, P1: 0})  # symmetric table: column payoff is payoffs[b][a]
@@ -182,8 +196,10 @@ def test_pickled_env_continues_identically():
     rest = [(1, 1), (0, 1), (0, 0), (1, 0)]
     for a, b in rest:
         got, want = clone.step({P0: a, P1: b}), par.step({P0: a, P1: b})
-        assert [{k: np.asarray(v).tolist() for k, v in got[0].items()}, *got[1:]] == \
-               [{k: np.asarray(v).tolist() for k, v in want[0].items()}, *want[1:]]
+        assert [{k: np.asarray(v).tolist() for k, v in got[0].items()}, *got[1:]] == [
+            {k: np.asarray(v).tolist() for k, v in want[0].items()},
+            *want[1:],
+        ]
     assert clone.history == par.history and clone.agents == par.agents == []
 
 

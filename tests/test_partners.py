@@ -163,7 +163,9 @@ def test_default_distribution_weights_the_two_populations_equally():
     dist = resolve_partners("RPS")
     assert DEFAULT_PARTNERS == ("single_action", "tit_for_tat")
     w = dict(zip(dist.names, dist.weights))
-    assert w == pytest.approx({"always_rock": 1 / 6, "always_paper": 1 / 6, "always_scissors": 1 / 6, "best_response_to_last": 0.5})
+    assert w == pytest.approx(
+        {"always_rock": 1 / 6, "always_paper": 1 / 6, "always_scissors": 1 / 6, "best_response_to_last": 0.5}
+    )
 
 
 def test_resolve_partners_accepts_names_queries_objects_and_strings():

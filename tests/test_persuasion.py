@@ -66,8 +66,14 @@ def _write(folder: Path, name: str, records) -> Path:
 
 
 def _record(**over):
-    rec = {"dialogue_id": "0-0", "dialogue": "A says: hi\nB says: no\n", "question": "Is B likely to go?",
-           "background": "A asks B.", "choices": ["Yes", "No", "Neutral"], "answerKey": "B"}
+    rec = {
+        "dialogue_id": "0-0",
+        "dialogue": "A says: hi\nB says: no\n",
+        "question": "Is B likely to go?",
+        "background": "A asks B.",
+        "choices": ["Yes", "No", "Neutral"],
+        "answerKey": "B",
+    }
     rec.update(over)
     return rec
 
@@ -86,8 +92,11 @@ def test_sample_has_all_eight_files_three_dialogues_and_three_turns_each():
 def test_sample_stores_choices_as_list_text_in_at_least_one_file():
     raw = [json.loads((SAMPLE_DATA_DIR / f"{q}.json").read_text(encoding="utf-8")) for q in QTYPES]
     assert any(isinstance(r["choices"], str) for recs in raw for r in recs)
-    assert all(list(r) == ["dialogue_id", "dialogue", "question", "background", "choices", "answerKey"]
-               for recs in raw for r in recs)
+    assert all(
+        list(r) == ["dialogue_id", "dialogue", "question", "background", "choices", "answerKey"]
+        for recs in raw
+        for r in recs
+    )
 
 
 def test_sample_choice_counts_give_001s_random_guess_row():
@@ -97,12 +106,15 @@ def test_sample_choice_counts_give_001s_random_guess_row():
 
 
 # ---------------------------------------------------------------------- textual choices
-@pytest.mark.parametrize("text, expected", [
-    ("['Yes', 'No', 'Neutral']", ["Yes", "No", "Neutral"]),
-    ('["a, b", "c"]', ["a, b", "c"]),
-    ("[ 'it\\'s', \"say \\\"hi\\\"\" , ]", ["it's", 'say "hi"']),
-    ("[]", []),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("['Yes', 'No', 'Neutral']", ["Yes", "No", "Neutral"]),
+        ('["a, b", "c"]', ["a, b", "c"]),
+        ('[ \'it\\\'s\', "say \\"hi\\"" , ]', ["it's", 'say "hi"']),
+        ("[]", []),
+    ],
+)
 def test_textual_choices_are_read_without_eval(text, expected):
     assert parse_choices_text(text) == expected
 
@@ -115,20 +127,23 @@ def test_textual_choices_that_are_not_a_list_of_strings_are_rejected(text):
 
 # ---------------------------------------------------------------------- loader errors
 def test_bad_json_names_the_file(tmp_path):
-    _write(tmp_path, "desire_ee", "[{\"dialogue_id\": ")
+    _write(tmp_path, "desire_ee", '[{"dialogue_id": ')
     with pytest.raises(DatasetError, match=r"desire_ee\.json: bad JSON"):
         load_dataset(tmp_path)
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"question": None}, "question"),
-    ({"answerKey": "D"}, "outside the 3 choices"),
-    ({"answerKey": "Z"}, "one letter A-F"),
-    ({"choices": ["Yes", 2]}, "list of strings"),
-    ({"choices": "Yes or No"}, "not a list of strings"),
-    ({"choices": []}, "empty"),
-    ({"dialogue_id": "twelve"}, "<dialogue>-<turn>"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"question": None}, "question"),
+        ({"answerKey": "D"}, "outside the 3 choices"),
+        ({"answerKey": "Z"}, "one letter A-F"),
+        ({"choices": ["Yes", 2]}, "list of strings"),
+        ({"choices": "Yes or No"}, "not a list of strings"),
+        ({"choices": []}, "empty"),
+        ({"dialogue_id": "twelve"}, "<dialogue>-<turn>"),
+    ],
+)
 def test_malformed_record_names_file_and_record_index(tmp_path, bad, message):
     rec = _record(**bad)
     if bad.get("question", "") is None:
@@ -300,8 +315,16 @@ def test_accuracy_table_by_hand():
 
 
 def test_dialogue_consistency_counts_only_fully_correct_dialogues():
-    ans = _answers([("belief_ee", "0", 1, 4), ("belief_ee", "0", 1, 4), ("belief_ee", "1", 1, 4),
-                    ("belief_ee", "1", 0, 4), ("belief_ee", "2", 1, 4), ("desire_ee", "0", 0, 3)])
+    ans = _answers(
+        [
+            ("belief_ee", "0", 1, 4),
+            ("belief_ee", "0", 1, 4),
+            ("belief_ee", "1", 1, 4),
+            ("belief_ee", "1", 0, 4),
+            ("belief_ee", "2", 1, 4),
+            ("desire_ee", "0", 0, 3),
+        ]
+    )
     assert dialogue_consistency(ans, "belief_ee") == pytest.approx(200 / 3)
     assert dialogue_consistency(ans, "desire_ee") == 0.0
     assert dialogue_consistency(ans, "intent_ee") is None
@@ -422,9 +445,37 @@ def test_numpy_integer_actions_are_accepted():
 def test_data_download_command_fetches_persuasion(served, tmp_path, capsys):
     from benchmarks.__main__ import main
 
-    assert main(["data", "download", "persuasion", "--dest", str(tmp_path / "d"), "--base-url", f"{served}/data",
-                 "--types", "judge_qa,desire_ee"]) == 0
+    assert (
+        main(
+            [
+                "data",
+                "download",
+                "persuasion",
+                "--dest",
+                str(tmp_path / "d"),
+                "--base-url",
+                f"{served}/data",
+                "--types",
+                "judge_qa,desire_ee",
+            ]
+        )
+        == 0
+    )
     assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["desire_ee.json", "judge_qa.json"]
-    assert main(["data", "download", "persuasion", "--dest", str(tmp_path / "e"), "--base-url", f"{served}/broken",
-                 "--types", "desire_ee"]) == 2
+    assert (
+        main(
+            [
+                "data",
+                "download",
+                "persuasion",
+                "--dest",
+                str(tmp_path / "e"),
+                "--base-url",
+                f"{served}/broken",
+                "--types",
+                "desire_ee",
+            ]
+        )
+        == 2
+    )
     assert "desire_ee" in capsys.readouterr().err and not (tmp_path / "e" / "desire_ee.json").exists()

@@ -71,8 +71,11 @@ def test_the_same_persuader_beats_bayes_when_the_state_is_handed_to_it(env_id, h
     gain, half = result.gain
     assert gain - half > 0.0, f"{env_id} ({how}): the cheater should beat Bayes: {result.line()}"
     paths = {r.path for r in result.rules}
-    assert any("state" in p or "persona" in p for p in paths) if how == "oracle flag" else \
-        any(p.startswith("info.tom.") for p in paths), sorted(paths)
+    assert (
+        any("state" in p or "persona" in p for p in paths)
+        if how == "oracle flag"
+        else any(p.startswith("info.tom.") for p in paths)
+    ), sorted(paths)
 
 
 def _persuader_views(env_id: str, family: str, persona: str, seed: int, actions: list[int]) -> list:
@@ -101,8 +104,9 @@ def _persuader_views(env_id: str, family: str, persona: str, seed: int, actions:
             continue
         if agent == PERSUADER:
             seat = env.unwrapped.seat_view()
-            views.append((obs, env.unwrapped.observe(PERSUADER).tolist(), reward, info,
-                          (seat.tom_truth(), seat.tom_outcome())))
+            views.append(
+                (obs, env.unwrapped.observe(PERSUADER).tolist(), reward, info, (seat.tom_truth(), seat.tom_outcome()))
+            )
             text.step(next(moves))
         else:
             text.step(FAITHFUL)

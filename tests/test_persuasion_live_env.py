@@ -12,8 +12,13 @@ from gymnasium.utils.env_checker import check_env
 
 import tom_envs
 from benchmarks.persuasion.live import PersuasionBenchmarkError, format_live_table, live_rows, play_episode
-from policies.persuasion.scripted import (BayesPersuader, MindOraclePersuader, MindRandomPersuader, OpenLoopPersuader,
-                                 TrackingPersuader)
+from policies.persuasion.scripted import (
+    BayesPersuader,
+    MindOraclePersuader,
+    MindRandomPersuader,
+    OpenLoopPersuader,
+    TrackingPersuader,
+)
 from tom_envs.errors import EpisodeEnded, InvalidAction, ResetNeeded
 from tom_envs.persuasion.mind import NOTHING
 from tom_envs.persuasion.mind_env import PersuasionMindEnv
@@ -134,14 +139,18 @@ class _Talker(BayesPersuader):
 
     def act(self, observation, info):
         a = super().act(observation, info)
-        return {"utterance": self.chatter if self.chatter else PERSUADER_LINES[PRINCIPLES[a]][0].format(goal=info["goal"])}
+        return {
+            "utterance": self.chatter if self.chatter else PERSUADER_LINES[PRINCIPLES[a]][0].format(goal=info["goal"])
+        }
 
 
 def test_a_persuader_that_says_nothing_useful_cannot_score_like_one_that_argues():
     env = PersuasionMindEnv(families=["health", "work"])
     talk = [play_episode(env, _Talker(), s) for s in range(150)]
     blah = [play_episode(env, _Talker("blah blah irrelevant text"), s) for s in range(150)]
-    assert np.mean([e["success"] for e in blah]) == 0.0 and all(h == ["nothing"] * 4 for h in (e["heard"] for e in blah))
+    assert np.mean([e["success"] for e in blah]) == 0.0 and all(
+        h == ["nothing"] * 4 for h in (e["heard"] for e in blah)
+    )
     assert np.mean([e["success"] for e in talk]) > 0.6
     assert np.mean([e["regret"] for e in blah]) > 0.6  # the fair optimum's success, given away turn by turn
 
@@ -156,8 +165,11 @@ def _rate(policy_cls, family: str, n: int, seed: int = 0) -> tuple[float, float,
 @pytest.mark.parametrize("family", ["charity", "leisure"])
 def test_bayes_open_loop_and_oracle_persuaders_achieve_their_exact_values(family):
     n = 400
-    for cls, key in ((BayesPersuader, "bayes_success"), (OpenLoopPersuader, "open_loop_success"),
-                     (MindOraclePersuader, "oracle_success")):
+    for cls, key in (
+        (BayesPersuader, "bayes_success"),
+        (OpenLoopPersuader, "open_loop_success"),
+        (MindOraclePersuader, "oracle_success"),
+    ):
         rate, regret, eps = _rate(cls, family, n)
         p = eps[0][key]
         assert abs(rate - p) < 4 * np.sqrt(p * (1 - p) / n) + 1e-9, (cls.__name__, rate, p)
@@ -188,15 +200,21 @@ def test_live_rows_per_family_with_references_and_value_of_tracking():
     import argparse
 
     v1 = argparse.Namespace(live_env="tom/Persuasion-v1")  # v1 stays selectable by id (v2 is the default)
-    rows = {r["policy"]: r for r in live_rows(["random", "open-loop", "tracking", "bayes", "oracle"], episodes=30,
-                                              seed=0, families="health,work", args=v1)}
+    rows = {
+        r["policy"]: r
+        for r in live_rows(
+            ["random", "open-loop", "tracking", "bayes", "oracle"], episodes=30, seed=0, families="health,work", args=v1
+        )
+    }
     for r in rows.values():
         assert set(r["by_family"]) == {"health", "work"} and r["episodes"] == 30 and r["version"] == "v1"
         assert r["env_id"] == "tom/Persuasion-v1"
         assert r["value_of_tracking"] >= 0.10 and r["value_of_information"] > 0
         for key in ("success", "regret", "fair_regret", "desire_accuracy", "belief_accuracy", "intention_accuracy"):
             assert key in r and all(key in fr for fr in r["by_family"].values())
-    assert rows["bayes"]["regret"] == pytest.approx(0.0, abs=1e-12) and rows["oracle"]["regret"] == pytest.approx(0.0, abs=1e-12)
+    assert rows["bayes"]["regret"] == pytest.approx(0.0, abs=1e-12) and rows["oracle"]["regret"] == pytest.approx(
+        0.0, abs=1e-12
+    )
     assert rows["oracle"]["regret_against"] == "oracle" and rows["random"]["regret_against"] == "bayes"
     assert rows["oracle"]["intention_accuracy"] == 100.0
     text = "\n".join(format_live_table(list(rows.values())))
@@ -222,7 +240,10 @@ def test_the_live_command_without_policy_plays_every_scripted_persuader(capsys):
 
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
-    assert bench.run(parser.parse_args(["--env", "live", "--episodes", "2", "--families", "work", "--format", "json"])) == 0
+    assert (
+        bench.run(parser.parse_args(["--env", "live", "--episodes", "2", "--families", "work", "--format", "json"]))
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert [r["policy"] for r in rows] == ["random", "echo", "echo-memory", "open-loop", "tracking", "bayes", "oracle"]
     assert {r["env_id"] for r in rows} == {"tom/Persuasion-v2"}  # v2 by default, named in every row

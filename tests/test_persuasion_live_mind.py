@@ -10,8 +10,20 @@ import itertools
 import numpy as np
 import pytest
 
-from tom_envs.persuasion.mind import (CONCERNS, HIT, LIKING, N_OBS, NOTHING, OFF_TARGET, TONE_NOISE, TOPICS, Family,
-                                      MindModel, MindPersona, obs_index)
+from tom_envs.persuasion.mind import (
+    CONCERNS,
+    HIT,
+    LIKING,
+    N_OBS,
+    NOTHING,
+    OFF_TARGET,
+    TONE_NOISE,
+    TOPICS,
+    Family,
+    MindModel,
+    MindPersona,
+    obs_index,
+)
 from tom_envs.persuasion.principles import InvalidPersona
 from tom_envs.persuasion.planning import BayesPlanner, open_loop, oracle_table, plan_value, random_value, references
 from tom_envs.persuasion.scenarios import FAMILIES, PROVENANCE
@@ -21,7 +33,9 @@ C = len(CONCERNS)
 
 # ---------------------------------------------------------------------- an independent reading of the rules
 def _reply(persona: MindPersona, landed: bool, belief: int, concern: int) -> dict[int, float]:
-    tones = {2: 1.0} if landed else ({1: 1 - TONE_NOISE, 0: TONE_NOISE} if belief else {0: 1 - TONE_NOISE, 1: TONE_NOISE})
+    tones = (
+        {2: 1.0} if landed else ({1: 1 - TONE_NOISE, 0: TONE_NOISE} if belief else {0: 1 - TONE_NOISE, 1: TONE_NOISE})
+    )
     v = persona.voice[belief]
     out: dict[int, float] = {}
     for tone, pt in tones.items():
@@ -39,16 +53,22 @@ def outcomes(persona: MindPersona, d: int, b: int, c: int, a: int) -> list[tuple
     if a == NOTHING:
         moves = [(False, b, {c: 1.0}, 1.0)]
     elif a == LIKING:
-        moves = [(False, 0, {c: 1.0}, persona.warmth), (False, 1, {c: 1.0}, 1 - persona.warmth)] if b else \
-            [(False, 0, {c: 1.0}, 1.0)]
+        moves = (
+            [(False, 0, {c: 1.0}, persona.warmth), (False, 1, {c: 1.0}, 1 - persona.warmth)]
+            if b
+            else [(False, 0, {c: 1.0}, 1.0)]
+        )
     elif a == c:  # principle i answers concern i
         rest = {k: w[k] / (1 - w[c]) for k in range(C) if k != c and w[k] > 0}
         moves = [(True, b, rest, HIT[b]), (False, b, {c: 1.0}, 1 - HIT[b])]
     elif b:
         moves = [(False, 1, {c: 1.0}, 1.0)]
     else:
-        moves = [(True, 0, {c: 1.0}, OFF_TARGET), (False, 1, {c: 1.0}, (1 - OFF_TARGET) * persona.touchiness),
-                 (False, 0, {c: 1.0}, (1 - OFF_TARGET) * (1 - persona.touchiness))]
+        moves = [
+            (True, 0, {c: 1.0}, OFF_TARGET),
+            (False, 1, {c: 1.0}, (1 - OFF_TARGET) * persona.touchiness),
+            (False, 0, {c: 1.0}, (1 - OFF_TARGET) * (1 - persona.touchiness)),
+        ]
     out = []
     for landed, b2, cdist, p in moves:
         if p == 0:
@@ -64,10 +84,19 @@ def outcomes(persona: MindPersona, d: int, b: int, c: int, a: int) -> list[tuple
 
 def _small_family(voice=(0.6, 0.25), personas=2, seed=0) -> Family:
     rng = np.random.default_rng(seed)
-    ps = tuple(MindPersona(f"p{i}", "test persona", concerns=tuple(rng.dirichlet(np.ones(C)).round(3) + 0.01),
-                           reluctance=round(float(rng.random()), 3), wariness=round(float(rng.random()), 3), voice=voice,
-                           warmth=round(float(rng.random()), 3), touchiness=round(float(rng.random()), 3))
-               for i in range(personas))
+    ps = tuple(
+        MindPersona(
+            f"p{i}",
+            "test persona",
+            concerns=tuple(rng.dirichlet(np.ones(C)).round(3) + 0.01),
+            reluctance=round(float(rng.random()), 3),
+            wariness=round(float(rng.random()), 3),
+            voice=voice,
+            warmth=round(float(rng.random()), 3),
+            touchiness=round(float(rng.random()), 3),
+        )
+        for i in range(personas)
+    )
     return Family("small", "small", ps, tuple(rng.random(personas) + 0.2))
 
 
@@ -77,7 +106,12 @@ def _initial(fam: Family) -> list[tuple[tuple, float, dict[int, float]]]:
     for k, p in enumerate(fam.personas):
         w = np.asarray(p.concerns, float) / sum(p.concerns)
         for d, b, c in itertools.product((0, 1), (0, 1), range(C)):
-            pr = fam.prior[k] * (p.reluctance if d == 0 else 1 - p.reluctance) * (p.wariness if b else 1 - p.wariness) * w[c]
+            pr = (
+                fam.prior[k]
+                * (p.reluctance if d == 0 else 1 - p.reluctance)
+                * (p.wariness if b else 1 - p.wariness)
+                * w[c]
+            )
             if pr > 0:
                 out.append(((k, d, b, c), pr, _reply(p, False, b, c)))
     return out
@@ -138,8 +172,10 @@ def test_bayes_optimal_equals_the_best_of_every_deterministic_policy_on_a_tiny_i
     replies = [obs_index(t, 0) for t in range(3)]
     best = {}
     for o0 in openings:  # the opening reply's branches add up: maximise each one on its own
+
         def value(a0, plan1, o0=o0):
             return _trajectories(fam, lambda h: a0 if len(h) == 1 else plan1[replies.index(h[2])], 2, only_opening=o0)
+
         best[o0] = max(value(a0, plan1) for a0 in range(6) for plan1 in itertools.product(range(6), repeat=3))
     assert planner.initial_value() == pytest.approx(sum(best.values()), abs=1e-12)
 
@@ -147,6 +183,7 @@ def test_bayes_optimal_equals_the_best_of_every_deterministic_policy_on_a_tiny_i
 def _naive_bayes(fam: Family, horizon: int) -> float:
     """Bayes-optimal value by recursion over observable histories on the joint (unnormalised)
     probabilities of hidden states -- no beliefs, no memo, no closed forms."""
+
     def rec(weights: dict, t: int) -> float:
         # weights: (k, d, b, c) -> P(hidden state, history so far)
         if t == horizon or not weights:
@@ -181,8 +218,10 @@ def test_bayes_planner_matches_naive_recursion_over_histories(horizon):
 def test_open_loop_is_the_best_of_every_fixed_plan_by_enumeration(horizon):
     fam = _small_family(seed=10 + horizon, personas=1 if horizon == 3 else 2)
     model = MindModel(fam)
-    values = {plan: _trajectories(fam, lambda h, plan=plan: plan[len(h) // 2], horizon)
-              for plan in itertools.product(range(6), repeat=horizon)}
+    values = {
+        plan: _trajectories(fam, lambda h, plan=plan: plan[len(h) // 2], horizon)
+        for plan in itertools.product(range(6), repeat=horizon)
+    }
     best, plan = open_loop(model, horizon)
     assert best == pytest.approx(max(values.values()), abs=1e-12) and values[plan] == pytest.approx(best, abs=1e-12)
     assert all(plan_value(model, p) == pytest.approx(v, abs=1e-12) for p, v in list(values.items())[:50])

@@ -9,13 +9,20 @@ import numpy as np
 import pytest
 
 from benchmarks.persuasion.live import play_two_seat
-from policies.persuasion.scripted import BayesPersuader, MindOraclePersuader, MindRandomPersuader, SimulatedMindPersuadee
+from policies.persuasion.scripted import (
+    BayesPersuader,
+    MindOraclePersuader,
+    MindRandomPersuader,
+    SimulatedMindPersuadee,
+)
 from tom_envs.errors import InvalidAction
 from tom_envs.persuasion.mind import WARM, obs_index, obs_parts
 from tom_envs.persuasion.mind_two_seat import AGREE, FAITHFUL, PERSUADEE, PERSUADER, PersuasionMindAECEnv
 
 with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message="The old environment creation API has been deprecated", category=DeprecationWarning)
+    warnings.filterwarnings(
+        "ignore", message="The old environment creation API has been deprecated", category=DeprecationWarning
+    )
     from pettingzoo.test import api_test, seed_test
 
 

@@ -18,8 +18,15 @@ import pytest
 
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import SAMPLE_DATA_DIR
-from tom_envs.persuasion.prompts import (OUR_PROMPTS, RELEASE_DIGEST, RELEASE_PROMPT_PATH, PromptFileError, QAPrompts,
-                                         find_release_prompts, read_authors_prompts)
+from tom_envs.persuasion.prompts import (
+    OUR_PROMPTS,
+    RELEASE_DIGEST,
+    RELEASE_PROMPT_PATH,
+    PromptFileError,
+    QAPrompts,
+    find_release_prompts,
+    read_authors_prompts,
+)
 
 RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
 needs_release = pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PERSUASION_RELEASE to a clone of the release")
@@ -42,9 +49,12 @@ def test_the_sample_script_is_read_field_by_field():
     assert p.source == "file" and p.path == str(SAMPLE_SCRIPT)
     assert p.system == {
         "zero_shot": "Sample script: a persuader and a persuadee talk. Answer with a single letter {A-F}.",
-        "cot": "Sample script: a persuader and a persuadee talk. Work through the question step by step."}
-    assert p.user == {"zero_shot": "\nConversation so far:\n{dialogue}\nAsked:\n{question}\nPick one:",
-                      "cot": "{preamble}\nConversation so far:\n{dialogue}\nAsked:\n{question}\nPick one:"}
+        "cot": "Sample script: a persuader and a persuadee talk. Work through the question step by step.",
+    }
+    assert p.user == {
+        "zero_shot": "\nConversation so far:\n{dialogue}\nAsked:\n{question}\nPick one:",
+        "cot": "{preamble}\nConversation so far:\n{dialogue}\nAsked:\n{question}\nPick one:",
+    }
     assert p.preamble == '\n\n    Close with "The answer is X" for the letter X you choose.\n    '
     assert p.option_line == "\n({letter}) {choice}"
     # the release's test is "args.cot == False" for the cue: the body is the zero-shot branch
@@ -61,27 +71,39 @@ def test_the_script_is_read_never_run(tmp_path):
 
 
 def test_other_ways_of_testing_cot_are_recognised(tmp_path):
-    source = sample_source().replace("if args.cot == True:", "if args.cot:").replace("if args.cot == False:",
-                                                                                      "if not args.cot:")
+    source = (
+        sample_source()
+        .replace("if args.cot == True:", "if args.cot:")
+        .replace("if args.cot == False:", "if not args.cot:")
+    )
     assert read_authors_prompts(write(tmp_path, source)).texts() == read_authors_prompts(SAMPLE_SCRIPT).texts()
     swapped = sample_source().replace("if args.cot == False:", "if args.cot != True:")
     assert read_authors_prompts(write(tmp_path, swapped)).answer_cue["zero_shot"] == "\nLetter:"
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda s: s.replace("def evaluate(", "def run("), "no function 'evaluate'"),
-    (lambda s: s.replace('system_prompt = f"Sample', 'system_prompt = f"{args.model} Sample'),
-     "expected a string literal"),
-    (lambda s: s.replace('system_prompt = f"Sample', 'unused = f"Sample'), r"system_prompt \(zero_shot\)"),
-    (lambda s: s.replace('  else:\n    system_prompt = f"Sample', '  if args.model:\n    system_prompt = f"Sample'),
-     "system_prompt is assigned twice for cot"),
-    (lambda s: s.replace('+ dialogue +', '+ problem_text +'), "unknown name 'problem_text'"),
-    (lambda s: s.replace('f"\\n({letters[i]}) {choice}"', 'f"\\n{i!r}"'), "option line"),
-    (lambda s: s.replace('user_prompt += """\\nLetter: step by step."""', 'pass'), r"answer cue \(cot\)"),
-    (lambda s: s.replace("    shot = ", "    shots = "), "joins shot, but no 'shot = ...'"),
-    (lambda s: s + "\nif (", "not Python source"),
-    (lambda s: s.replace("if args.cot == False:", "if args.cot == 'yes':"), "an if on cot"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s.replace("def evaluate(", "def run("), "no function 'evaluate'"),
+        (
+            lambda s: s.replace('system_prompt = f"Sample', 'system_prompt = f"{args.model} Sample'),
+            "expected a string literal",
+        ),
+        (lambda s: s.replace('system_prompt = f"Sample', 'unused = f"Sample'), r"system_prompt \(zero_shot\)"),
+        (
+            lambda s: s.replace(
+                '  else:\n    system_prompt = f"Sample', '  if args.model:\n    system_prompt = f"Sample'
+            ),
+            "system_prompt is assigned twice for cot",
+        ),
+        (lambda s: s.replace("+ dialogue +", "+ problem_text +"), "unknown name 'problem_text'"),
+        (lambda s: s.replace('f"\\n({letters[i]}) {choice}"', 'f"\\n{i!r}"'), "option line"),
+        (lambda s: s.replace('user_prompt += """\\nLetter: step by step."""', "pass"), r"answer cue \(cot\)"),
+        (lambda s: s.replace("    shot = ", "    shots = "), "joins shot, but no 'shot = ...'"),
+        (lambda s: s + "\nif (", "not Python source"),
+        (lambda s: s.replace("if args.cot == False:", "if args.cot == 'yes':"), "an if on cot"),
+    ],
+)
 def test_an_unrecognised_layout_is_a_named_error(tmp_path, change, message):
     source = change(sample_source())
     assert source != sample_source()

@@ -78,8 +78,9 @@ def json_rows(capsys, *argv: str) -> list[dict]:
 
 # ---------------------------------------------------------------------- the two protocols
 def test_authors_protocol_keeps_the_published_order_so_always_first_scores_the_share_of_A(capsys):
-    rows = json_rows(capsys, "--policy", "always-first,longest-or-keyword", "--protocol", "authors",
-                     "--repetitions", "2")
+    rows = json_rows(
+        capsys, "--policy", "always-first,longest-or-keyword", "--protocol", "authors", "--repetitions", "2"
+    )
     data = raw(SAMPLE_DATA_DIR)
     for r in rows:
         records = data[r["qtype"]]
@@ -154,8 +155,9 @@ def test_the_benchmark_hands_a_policy_no_answer_and_no_feedback():
     spy = Spy()
     env = make_qa_env(QA_ENV)
     reps = answer_dialogues(env, spy, 1, 0)
-    assert spy.infos and all(not {"answer", "answer_key", "correct", "chosen", "choice_order"} & set(i)
-                             for i in spy.infos)
+    assert spy.infos and all(
+        not {"answer", "answer_key", "correct", "chosen", "choice_order"} & set(i) for i in spy.infos
+    )
     assert set(spy.rewards) == {0.0}
     # reading the (absent) previous answer is then the same as always answering the first option shown
     first = answer_dialogues(env, AlwaysFirst(), 1, 0)
@@ -177,11 +179,24 @@ def test_question_view_passes_the_description_of_the_question_shown():
 
 
 # ---------------------------------------------------------------------- parsing
-@pytest.mark.parametrize("reply, ours, authors", [
-    ("A", 0, "A"), ("A.", 0, "A"), ("A. Yes", 0, "A"), ("(A)", 0, None), ("The answer is A", 0, None),
-    ("**B**", 1, None), ("B) No", 1, None), ("C: Neutral", 2, "C"), (" B\nbecause", 1, "B"),
-    ("A person wants", None, None), ("Answer", None, None), ("E", None, "E"), ("", None, None),
-])
+@pytest.mark.parametrize(
+    "reply, ours, authors",
+    [
+        ("A", 0, "A"),
+        ("A.", 0, "A"),
+        ("A. Yes", 0, "A"),
+        ("(A)", 0, None),
+        ("The answer is A", 0, None),
+        ("**B**", 1, None),
+        ("B) No", 1, None),
+        ("C: Neutral", 2, "C"),
+        (" B\nbecause", 1, "B"),
+        ("A person wants", None, None),
+        ("Answer", None, None),
+        ("E", None, "E"),
+        ("", None, None),
+    ],
+)
 def test_reply_letters_in_both_protocols(reply, ours, authors):
     assert parse_letter(reply, "ABCD") == ours
     assert parse_authors_letter(reply) == authors
@@ -208,8 +223,9 @@ def test_stages_are_thirds_of_a_dialogue_s_question_turns():
     assert [stage_of(t, [0, 2, 4, 6]) for t in (0, 2, 4, 6)] == ["early", "early", "middle", "late"]
     six = [0, 2, 4, 6, 8, 10]
     assert [stage_of(t, six) for t in six] == ["early"] * 2 + ["middle"] * 2 + ["late"] * 2
-    rep = [Answer("desire_ee", "0", c, 3, t) for c, t in ((True, 0), (False, 2), (False, 4))] + \
-          [Answer("desire_ee", "1", c, 3, t) for c, t in ((False, 0), (True, 2), (True, 4), (False, 6))]
+    rep = [Answer("desire_ee", "0", c, 3, t) for c, t in ((True, 0), (False, 2), (False, 4))] + [
+        Answer("desire_ee", "1", c, 3, t) for c, t in ((False, 0), (True, 2), (True, 4), (False, 6))
+    ]
     rows = {r["stage"]: r for r in stage_table([rep])}
     assert rows["early"]["n"] == 3 and rows["early"]["accuracy"] == pytest.approx(200 / 3)
     # dialogue 0 (turns 0, 2, 4): early, middle, late; dialogue 1 (0, 2, 4, 6): early, early, middle, late
@@ -234,11 +250,24 @@ def test_stage_rows_reach_the_json_and_the_table(capsys):
 @pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PERSUASION_RELEASE to a clone of the release")
 def test_on_the_release_always_A_scores_the_authors_figures(capsys):
     data_dir = str(Path(RELEASE) / "data")
-    rows = json_rows(capsys, "--data-dir", data_dir, "--policy", "always-first,longest-or-keyword",
-                     "--protocol", "authors", "--repetitions", "1")
+    rows = json_rows(
+        capsys,
+        "--data-dir",
+        data_dir,
+        "--policy",
+        "always-first,longest-or-keyword",
+        "--protocol",
+        "authors",
+        "--repetitions",
+        "1",
+    )
     got = {(r["policy"], r["qtype"]): round(r["accuracy"], 3) for r in rows}
     assert {q: got[("always-first", q)] for q in RELEASE_VERIFIED} == {
-        "desire_ee": 50.834, "intent_ee": 24.106, "behavior_qa": 24.841, "judge_qa": 49.976}
+        "desire_ee": 50.834,
+        "intent_ee": 24.106,
+        "behavior_qa": 24.841,
+        "judge_qa": 49.976,
+    }
     assert got[("longest-or-keyword", "judge_qa")] == 99.706 and got[("longest-or-keyword", "intent_ee")] == 41.891
     data = raw(Path(data_dir))
     for q in RELEASE_VERIFIED:

@@ -24,8 +24,13 @@ from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES, SAMPLE_DATA_DIR
 from tom_envs.persuasion import download as dl
 from tom_envs.persuasion.prompts import RELEASE_PROMPT_PATH, read_authors_prompts
-from tom_envs.persuasion.data import (RELEASE_COUNTS, RELEASE_UNVERIFIED, RELEASE_VERIFIED, load_dataset,
-                                      repeated_options)
+from tom_envs.persuasion.data import (
+    RELEASE_COUNTS,
+    RELEASE_UNVERIFIED,
+    RELEASE_VERIFIED,
+    load_dataset,
+    repeated_options,
+)
 from tom_envs.persuasion.qa_env import PersuasiveToMEnv
 
 RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
@@ -54,16 +59,25 @@ def release_site(tmp_path):
     (data.parent / "evaluation").mkdir()
     shutil.copy(SAMPLE_DATA_DIR / RELEASE_PROMPT_PATH, data.parent / RELEASE_PROMPT_PATH)
     httpd, thread = serve(tmp_path / "site")
-    yield {"data": data, "script": data.parent / RELEASE_PROMPT_PATH,
-           "base_url": f"http://127.0.0.1:{httpd.server_address[1]}/{dl.REPOSITORY}/main/data"}
+    yield {
+        "data": data,
+        "script": data.parent / RELEASE_PROMPT_PATH,
+        "base_url": f"http://127.0.0.1:{httpd.server_address[1]}/{dl.REPOSITORY}/main/data",
+    }
     httpd.shutdown()
     httpd.server_close()
     thread.join()
 
 
 def _record(**over):
-    rec = {"dialogue_id": "0-0", "dialogue": "A says: hi\nB says: no\n", "question": "Is B likely to go?",
-           "background": "A asks B.", "choices": ["Yes", "No", "Neutral"], "answerKey": "B"}
+    rec = {
+        "dialogue_id": "0-0",
+        "dialogue": "A says: hi\nB says: no\n",
+        "question": "Is B likely to go?",
+        "background": "A asks B.",
+        "choices": ["Yes", "No", "Neutral"],
+        "answerKey": "B",
+    }
     rec.update(over)
     return rec
 
@@ -101,8 +115,12 @@ def test_a_malformed_file_is_named_not_saved_and_the_others_are_kept(release_sit
     dest = tmp_path / "got"
     with pytest.raises(DatasetError, match=r"judge_qa\.json is malformed.*record 0"):
         dl.download(dest, base_url=release_site["base_url"])
-    assert sorted(p.name for p in dest.iterdir()) == ["behavior_qa.json", "desire_ee.json", "evaluation",
-                                                      "intent_ee.json"]
+    assert sorted(p.name for p in dest.iterdir()) == [
+        "behavior_qa.json",
+        "desire_ee.json",
+        "evaluation",
+        "intent_ee.json",
+    ]
     assert "skipped judge_qa.json" in capsys.readouterr().err
 
 
@@ -120,8 +138,10 @@ def test_a_missing_evaluation_script_is_reported_like_the_other_files(release_si
 def test_an_unrecognised_evaluation_script_is_named_and_not_saved(release_site, tmp_path, capsys):
     release_site["script"].write_text("def evaluate(args, client, problem):\n  return 'A'\n", encoding="utf-8")
     dest = tmp_path / "got"
-    message = (r"evaluate\.py is malformed.*layout of the release's evaluation/evaluate\.py was not recognised: "
-               r"not found in evaluate\(\): system_prompt")
+    message = (
+        r"evaluate\.py is malformed.*layout of the release's evaluation/evaluate\.py was not recognised: "
+        r"not found in evaluate\(\): system_prompt"
+    )
     with pytest.raises(DatasetError, match=message):
         dl.download(dest, base_url=release_site["base_url"])
     assert sorted(p.name for p in dest.iterdir()) == sorted(f"{q}.json" for q in RELEASE_VERIFIED)
@@ -159,12 +179,15 @@ def test_the_default_folder_is_the_readme_s():
 
 
 # ---------------------------------------------------------------------- bad input, named
-@pytest.mark.parametrize("records, message", [
-    ([_record(), _record(dialogue_id="0-0")], "records 0 and 1 both have dialogue_id '0-0'"),
-    ([_record(question="  ")], "question is empty"),
-    ([_record(choices=["Yes"], answerKey="A")], "one option"),
-    ([_record(choices=["No", "Yes", "No"], answerKey="A")], "appears more than once"),
-])
+@pytest.mark.parametrize(
+    "records, message",
+    [
+        ([_record(), _record(dialogue_id="0-0")], "records 0 and 1 both have dialogue_id '0-0'"),
+        ([_record(question="  ")], "question is empty"),
+        ([_record(choices=["Yes"], answerKey="A")], "one option"),
+        ([_record(choices=["No", "Yes", "No"], answerKey="A")], "appears more than once"),
+    ],
+)
 def test_malformed_files_are_named_errors(tmp_path, records, message):
     _write(tmp_path, "desire_ee", records)
     with pytest.raises(DatasetError, match="desire_ee.json") as err:
@@ -173,9 +196,15 @@ def test_malformed_files_are_named_errors(tmp_path, records, message):
 
 
 def test_repeated_distractors_are_kept_and_counted(tmp_path):
-    _write(tmp_path, "intent_ee", [_record(choices=["Mr", "Mr", "Mr. Li wants it", "Mr"], answerKey="C"),
-                                   _record(dialogue_id="0-2", choices=["a", "b"], answerKey="A"),
-                                   _record(dialogue_id="0-4", choices=["x", "x", "y"], answerKey="C")])
+    _write(
+        tmp_path,
+        "intent_ee",
+        [
+            _record(choices=["Mr", "Mr", "Mr. Li wants it", "Mr"], answerKey="C"),
+            _record(dialogue_id="0-2", choices=["a", "b"], answerKey="A"),
+            _record(dialogue_id="0-4", choices=["x", "x", "y"], answerKey="C"),
+        ],
+    )
     data = load_dataset(tmp_path)
     assert len(data["intent_ee"]) == 3 and repeated_options(data) == {"intent_ee": 2}
     assert PersuasiveToMEnv(data_dir=tmp_path).repeated_options == {"intent_ee": 2}
@@ -303,11 +332,27 @@ def test_a_release_file_cut_short_is_a_named_error_or_a_partial_row(tmp_path, ca
     from tom_envs.release_files import ReleaseMismatch
 
     cut = _cut_release(tmp_path, "judge_qa", 1000)
-    with pytest.raises(ReleaseMismatch, match=r"judge_qa.json: not the release's judge_qa \(1000 records where the "
-                                              r"release has 2041; sha256 .*--allow-partial"):
+    with pytest.raises(
+        ReleaseMismatch,
+        match=r"judge_qa.json: not the release's judge_qa \(1000 records where the "
+        r"release has 2041; sha256 .*--allow-partial",
+    ):
         load_dataset(cut, "judge_qa", allow_partial=False)
-    argv = ["persuasion", "--data-dir", str(cut), "--qtypes", "judge_qa", "--policy", "always-first",
-            "--repetitions", "1", "--format", "json", "--out", str(tmp_path / "res")]
+    argv = [
+        "persuasion",
+        "--data-dir",
+        str(cut),
+        "--qtypes",
+        "judge_qa",
+        "--policy",
+        "always-first",
+        "--repetitions",
+        "1",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path / "res"),
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "1000 records where the release has 2041" in err and "data download persuasion" in err
@@ -326,7 +371,25 @@ def test_a_release_file_cut_short_is_a_named_error_or_a_partial_row(tmp_path, ca
 def test_the_whole_release_gives_verified_rows_never_partial(tmp_path, capsys):
     from benchmarks.__main__ import main
 
-    assert main(["persuasion", "--data-dir", str(Path(RELEASE) / "data"), "--qtypes", "judge_qa", "--policy",
-                 "always-first", "--repetitions", "1", "--format", "json", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "persuasion",
+                "--data-dir",
+                str(Path(RELEASE) / "data"),
+                "--qtypes",
+                "judge_qa",
+                "--policy",
+                "always-first",
+                "--repetitions",
+                "1",
+                "--format",
+                "json",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     (row,) = json.loads(capsys.readouterr().out)
     assert (row["n"], row["partial"], row["release_file"]) == (2041, False, "verified")

@@ -14,8 +14,14 @@ from tom_envs.persuasion.mind_env import PersuasionMindV2Env
 from tom_envs.persuasion.mind_text import PERSUADER_LINES
 from tom_envs.persuasion.mind_v2 import HOSTILE, STUFFED, MindModelV2, MindPersonaV2, V2Traits, model_v2_for, moves_v2
 from tom_envs.persuasion.planning import BayesPlanner, open_loop, plan_value
-from tom_envs.persuasion.planning_v2 import (MAX_HORIZON, PointPlanner, UnsupportedHorizon, open_loop_upper,
-                                             open_loop_v2, references_v2)
+from tom_envs.persuasion.planning_v2 import (
+    MAX_HORIZON,
+    PointPlanner,
+    UnsupportedHorizon,
+    open_loop_upper,
+    open_loop_v2,
+    references_v2,
+)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 from tom_envs.persuasion.reader import ReaderV2
 from tom_envs.persuasion.scenarios import FAMILIES_V2, family_v2_named
@@ -84,8 +90,9 @@ def _policy_value(m, pp, belief, t):
     a = pp.action(belief, t)
     J = m.joint(belief, a)
     po = J.sum(axis=0)
-    return float(m.success[a] @ belief) + sum(po[o] * _policy_value(m, pp, J[:, o] / po[o], t + 1)
-                                               for o in np.flatnonzero(po > 1e-14))
+    return float(m.success[a] @ belief) + sum(
+        po[o] * _policy_value(m, pp, J[:, o] / po[o], t + 1) for o in np.flatnonzero(po > 1e-14)
+    )
 
 
 def test_the_played_persuader_achieves_its_guarantee_brute_force():
@@ -120,13 +127,21 @@ def test_past_the_supported_horizon_a_named_error():
 
 
 # ---------------------------------------------------------------------- the reader
-@pytest.mark.parametrize("text, heard", [
-    ("asdf qwerty everyone zzz", NOTHING), ("everyone experts free", NOTHING),
-    ("I hate you; experts are liars.", HOSTILE), ("You'd be an idiot to miss it, everyone goes.", HOSTILE),
-    ("It's free for you; only a few places are left; everyone is doing it; experts recommend it.", STUFFED),
-    ("It's free, free, free, totally free!", STUFFED),
-    ("I'm not an expert, but I think you'd enjoy it.", NOTHING), ("There's no deadline, take your time.", NOTHING),
-    ("Experts recommend it for anyone your age.", 3), ("Nobody else is doing it, so you'd be first.", NOTHING)])
+@pytest.mark.parametrize(
+    "text, heard",
+    [
+        ("asdf qwerty everyone zzz", NOTHING),
+        ("everyone experts free", NOTHING),
+        ("I hate you; experts are liars.", HOSTILE),
+        ("You'd be an idiot to miss it, everyone goes.", HOSTILE),
+        ("It's free for you; only a few places are left; everyone is doing it; experts recommend it.", STUFFED),
+        ("It's free, free, free, totally free!", STUFFED),
+        ("I'm not an expert, but I think you'd enjoy it.", NOTHING),
+        ("There's no deadline, take your time.", NOTHING),
+        ("Experts recommend it for anyone your age.", 3),
+        ("Nobody else is doing it, so you'd be first.", NOTHING),
+    ],
+)
 def test_the_reader_reads_as_a_person_would(text, heard):
     assert ReaderV2().read(text, "join the book club") == heard
 
@@ -180,7 +195,9 @@ def test_two_seat_twin_faithful_persuadee_and_walkouts():
     assert 0.3 < np.mean([r["success"] for r in res]) < 0.95
     env.reset(seed=1)
     env.step(FAITHFUL_OPENING := 19)  # the opening, as the mind does
-    env.step({"utterance": "You idiot."})  # hostile: the mind may leave; a seat that leaves when it did not is unfaithful
+    env.step(
+        {"utterance": "You idiot."}
+    )  # hostile: the mind may leave; a seat that leaves when it did not is unfaithful
     allowed = env.unwrapped._allowed(LEAVE)
     assert allowed == (env.unwrapped.drawn == LEAVE) and FAITHFUL_OPENING == 19
     with pytest.raises(tom_envs.errors.InvalidAction):

@@ -9,13 +9,33 @@ import numpy as np
 import pytest
 
 import tom_envs  # noqa: F401  (registers the ids)
-from policies.persuasion.v3 import (BayesPersuaderV3, EchoPersuaderV3, MemorylessPersuaderV3, OpenLoopPersuaderV3,
-                                    OraclePersuaderV3)
+from policies.persuasion.v3 import (
+    BayesPersuaderV3,
+    EchoPersuaderV3,
+    MemorylessPersuaderV3,
+    OpenLoopPersuaderV3,
+    OraclePersuaderV3,
+)
 from tom_envs.errors import InvalidAction
-from tom_envs.persuasion.mind_v3 import (FAMILIES_V3, LISTEN, N_ACTIONS_V3, N_CUES, FamilyV3, PersonaV3,
-                                         compile_family, family_v3_named, model_v3_for)
-from tom_envs.persuasion.planning_v3 import (bayes_table, echo_acts, memoryless_table, memoryless_value,
-                                             open_loop_table, references_v3)
+from tom_envs.persuasion.mind_v3 import (
+    FAMILIES_V3,
+    LISTEN,
+    N_ACTIONS_V3,
+    N_CUES,
+    FamilyV3,
+    PersonaV3,
+    compile_family,
+    family_v3_named,
+    model_v3_for,
+)
+from tom_envs.persuasion.planning_v3 import (
+    bayes_table,
+    echo_acts,
+    memoryless_table,
+    memoryless_value,
+    open_loop_table,
+    references_v3,
+)
 from tom_envs.persuasion.principles import InvalidPersona
 
 HEALTH = family_v3_named("health")
@@ -24,8 +44,9 @@ HEALTH = family_v3_named("health")
 def _small_family() -> FamilyV3:
     """One persona with walk-outs and a tilted prior: small enough for brute force."""
     persona = PersonaV3("p", "test", (0.4, 0.1, 0.3, 0.2), candour=0.8, source_talk=0.6, agreeable=0.9, leave=0.05)
-    return FamilyV3("small", "small", ("authority", "consensus"), ("doubt", "effort"), (persona,), (1.0,),
-                    HEALTH.scenarios)
+    return FamilyV3(
+        "small", "small", ("authority", "consensus"), ("doubt", "effort"), (persona,), (1.0,), HEALTH.scenarios
+    )
 
 
 # ---------------------------------------------------------------------- the references are exact
@@ -48,7 +69,7 @@ def test_the_memoryless_dp_equals_every_sequence_of_listen_sets_at_three_and_fou
     model = compile_family(_small_family())
     for horizon in (3, 4):
         best = 0.0
-        for sets in itertools.product(range(2 ** N_CUES), repeat=horizon - 1):
+        for sets in itertools.product(range(2**N_CUES), repeat=horizon - 1):
             survival, acts = model.prior.copy(), []
             for turn in range(horizon):
                 chosen = sets[turn] if turn < horizon - 1 else 0
@@ -57,11 +78,20 @@ def test_the_memoryless_dp_equals_every_sequence_of_listen_sets_at_three_and_fou
                     if (chosen >> o) & 1:
                         row.append(LISTEN)
                     else:
-                        row.append(1 + int(np.argmax([(survival * model.cue[:, o] * model.pays[a]).sum()
-                                                      for a in range(1, N_ACTIONS_V3)])))
+                        row.append(
+                            1
+                            + int(
+                                np.argmax(
+                                    [(survival * model.cue[:, o] * model.pays[a]).sum() for a in range(1, N_ACTIONS_V3)]
+                                )
+                            )
+                        )
                 acts.append(tuple(row))
-                survival = survival * model.cue[:, [o for o in range(N_CUES) if (chosen >> o) & 1]].sum(axis=1) \
+                survival = (
+                    survival
+                    * model.cue[:, [o for o in range(N_CUES) if (chosen >> o) & 1]].sum(axis=1)
                     * (1 - model.leave)
+                )
             best = max(best, memoryless_value(model, tuple(acts)))
         table = memoryless_table(model, horizon)
         assert table.value == pytest.approx(best, abs=1e-12)
@@ -91,8 +121,11 @@ def test_the_open_loop_plan_is_the_best_first_pitch():
     model = model_v3_for(HEALTH)
     for horizon in (1, 4, 8):
         value, plan = open_loop_table(model, horizon)
-        closed = max(float((model.prior * (1 - model.leave) ** t * model.pays[a]).sum())
-                     for t in range(horizon) for a in range(1, N_ACTIONS_V3))
+        closed = max(
+            float((model.prior * (1 - model.leave) ** t * model.pays[a]).sum())
+            for t in range(horizon)
+            for a in range(1, N_ACTIONS_V3)
+        )
         assert value == pytest.approx(closed, abs=1e-12) and len(plan) == horizon
 
 
@@ -117,9 +150,16 @@ def test_tracking_the_mind_pays_at_eight_turns_in_every_family():
 
 
 # ---------------------------------------------------------------------- the env plays its references
-@pytest.mark.parametrize("cls, ref", [(BayesPersuaderV3, "bayes"), (MemorylessPersuaderV3, "memoryless"),
-                                      (EchoPersuaderV3, "echo"), (OpenLoopPersuaderV3, "open_loop"),
-                                      (OraclePersuaderV3, "oracle")])
+@pytest.mark.parametrize(
+    "cls, ref",
+    [
+        (BayesPersuaderV3, "bayes"),
+        (MemorylessPersuaderV3, "memoryless"),
+        (EchoPersuaderV3, "echo"),
+        (OpenLoopPersuaderV3, "open_loop"),
+        (OraclePersuaderV3, "oracle"),
+    ],
+)
 def test_each_reference_persuader_wins_its_exact_value_in_the_env(cls, ref):
     env = gym.make("tom/Persuasion-v3", families="health", horizon=4, **getattr(cls, "env_kwargs", {})).unwrapped
     policy, wins, regrets = cls(), [], []
@@ -165,9 +205,17 @@ def test_echo_is_a_memoryless_table():
 
 
 # ---------------------------------------------------------------------- named errors
-@pytest.mark.parametrize("kwargs, match", [({"horizon": 0}, "1..8"), ({"horizon": 9}, "1..8"),
-                                           ({"horizon": True}, "1..8"), ({"families": "nope"}, "unknown v3 family"),
-                                           ({"families": []}, "non-empty"), ({"expose_state": "yes"}, "bool")])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"horizon": 0}, "1..8"),
+        ({"horizon": 9}, "1..8"),
+        ({"horizon": True}, "1..8"),
+        ({"families": "nope"}, "unknown v3 family"),
+        ({"families": []}, "non-empty"),
+        ({"expose_state": "yes"}, "bool"),
+    ],
+)
 def test_bad_arguments_are_named_errors(kwargs, match):
     with pytest.raises(Exception, match=match) as err:
         gym.make("tom/Persuasion-v3", **kwargs)
@@ -180,8 +228,9 @@ def test_bad_personas_and_actions_are_named_errors():
     with pytest.raises(InvalidPersona, match="prior"):
         PersonaV3("x", "", (0.5, 0.5, 0.5, 0.5), candour=0.8, source_talk=0.5, agreeable=0.9, leave=0.0)
     with pytest.raises(InvalidPersona, match="sources"):
-        FamilyV3("f", "f", ("authority", "authority"), ("cost", "doubt"), HEALTH.personas, HEALTH.weights,
-                 HEALTH.scenarios)
+        FamilyV3(
+            "f", "f", ("authority", "authority"), ("cost", "doubt"), HEALTH.personas, HEALTH.weights, HEALTH.scenarios
+        )
     env = gym.make("tom/Persuasion-v3").unwrapped
     env.reset(seed=0)
     for bad in (5, -1, 1.0, True, "listen", {"utterance": "hi"}):

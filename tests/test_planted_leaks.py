@@ -68,8 +68,18 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 import tom_envs
 import wrappers
-from tests.planted_leaks import (AnswerInOwnObservation, CoinAEC, DesireInOwnObservation, FalseBelief,
-                                 HintInOwnConversation, HintInOwnText, PartnerInOwnHistory, _Plant, answer_index, upcoming)
+from tests.planted_leaks import (
+    AnswerInOwnObservation,
+    CoinAEC,
+    DesireInOwnObservation,
+    FalseBelief,
+    HintInOwnConversation,
+    HintInOwnText,
+    PartnerInOwnHistory,
+    _Plant,
+    answer_index,
+    upcoming,
+)
 from tests.test_information_checker import AECRecorderOfOld, AppendNextAction, RecorderOfOld, counted_questions_env
 from tom_envs.checks import RunnerChannels, check_information_rule
 
@@ -106,22 +116,42 @@ PLANTED = {
     "info_truth_plus_noise": (_rps("info:x", lambda b, r: upcoming(b, r) + r.normal(0, 0.2)), {}, "info.x"),
     "info_scaled_plus_noise": (_rps("info:x", lambda b, r: 10 * upcoming(b, r) + int(r.integers(4))), {}, "info.x"),
     "info_threshold": (_rps("info:x", lambda b, r: 0.9 - 0.4 * upcoming(b, r) + r.normal(0, 0.05)), {}, "info.x"),
-    "info_rank_vector": (_rps("info:scores", lambda b, r: [float(x) for x in r.normal(0, 0.3, 3) + 2 * np.array(
-        _one_hot(upcoming(b, r)))]), {}, "info.scores"),
+    "info_rank_vector": (
+        _rps(
+            "info:scores", lambda b, r: [float(x) for x in r.normal(0, 0.3, 3) + 2 * np.array(_one_hot(upcoming(b, r)))]
+        ),
+        {},
+        "info.scores",
+    ),
     "info_one_hot": (_rps("info:flags", lambda b, r: _one_hot(upcoming(b, r))), {}, "info.flags"),
     "info_nested": (_rps("info:deep", lambda b, r: {"a": {"b": [0, upcoming(b, r)]}}), {}, "info.deep"),
-    "info_split_in_two_keys": (_rps("info:split", lambda b, r: {"hi": upcoming(b, r) // 2, "lo": upcoming(b, r) % 2}),
-                               {}, "info.split"),
+    "info_split_in_two_keys": (
+        _rps("info:split", lambda b, r: {"hi": upcoming(b, r) // 2, "lo": upcoming(b, r) % 2}),
+        {},
+        "info.split",
+    ),
     "info_shifted_by_step": (_rps("info:x", lambda b, r: (upcoming(b, r) + b._t) % 3), {}, "info.x"),
-    "info_string_number": (_rps("info:note", lambda b, r: f"the partner plans move {upcoming(b, r)} now"), {},
-                           "info.note"),
-    "info_string_word": (_rps("info:note", lambda b, r: "plan: " + ("rock", "paper", "scissors")[upcoming(b, r)]), {},
-                         "info.note"),
+    "info_string_number": (
+        _rps("info:note", lambda b, r: f"the partner plans move {upcoming(b, r)} now"),
+        {},
+        "info.note",
+    ),
+    "info_string_word": (
+        _rps("info:note", lambda b, r: "plan: " + ("rock", "paper", "scissors")[upcoming(b, r)]),
+        {},
+        "info.note",
+    ),
     "reward_shift": (_rps("reward", lambda b, r: 0.001 * upcoming(b, r)), {}, "reward"),
-    "vector_obs_appended": (lambda: AppendNextAction(wrappers.VectorizeObservation(tom_envs.make("tom/RPS-v0"))), {},
-                            "obs["),
-    "oracle_expose_partner_action": (lambda: tom_envs.make("tom/IPD-v0", expose_partner_action=True), {},
-                                     "partner_next_action"),
+    "vector_obs_appended": (
+        lambda: AppendNextAction(wrappers.VectorizeObservation(tom_envs.make("tom/RPS-v0"))),
+        {},
+        "obs[",
+    ),
+    "oracle_expose_partner_action": (
+        lambda: tom_envs.make("tom/IPD-v0", expose_partner_action=True),
+        {},
+        "partner_next_action",
+    ),
     "oracle_expose_partner": (lambda: tom_envs.make("tom/IPD-v0", expose_partner=True), {}, "partner"),
     "oracle_expose_labels": (lambda: tom_envs.make("tom/PersuasiveToM-v1", expose_labels=True), {}, "next_labels"),
     "oracle_expose_state": (lambda: tom_envs.make("tom/Persuasion-v1", expose_state=True), {"episodes": 80}, "info."),
@@ -139,19 +169,34 @@ PLANTED = {
     "aec_info_at_reset_only": (lambda: CoinAEC("guesser_info_at_reset_only"), {}, "mem.info.hint"),
     "aec_info_noisy": (lambda: CoinAEC("guesser_info_noisy"), {}, "info.score"),
     "parallel_view_of_aec": (lambda: aec_to_parallel(CoinAEC("guesser_info_while_others_act")), {}, "info.hint"),
-    "old_recorder_aec": (lambda: AECRecorderOfOld(tom_envs.make_aec("tom/Persuasion-TwoSeat-v1")), {"episodes": 60},
-                         "info.tom"),
-    "negotiation_whole_target_10_eps": (lambda: AECRecorderOfOld(tom_envs.make_aec("tom/Negotiation-v1")),
-                                        {"episodes": 10}, "info.tom.stances"),
+    "old_recorder_aec": (
+        lambda: AECRecorderOfOld(tom_envs.make_aec("tom/Persuasion-TwoSeat-v1")),
+        {"episodes": 60},
+        "info.tom",
+    ),
+    "negotiation_whole_target_10_eps": (
+        lambda: AECRecorderOfOld(tom_envs.make_aec("tom/Negotiation-v1")),
+        {"episodes": 10},
+        "info.tom.stances",
+    ),
     "runner_description_is_env": (lambda: tom_envs.make("tom/RPS-v0"), {"runner": "env"}, "is an env"),
     "runner_description_forwards": (lambda: tom_envs.make("tom/RPS-v0"), {"runner": "forwarding"}, "__getattr__"),
     "runner_seed_is_env_seed": (lambda: tom_envs.make("tom/RPS-v0"), {"runner": _seeds(lambda s: s)}, "shadow."),
-    "runner_seed_derived": (lambda: tom_envs.make("tom/RPS-v0"), {"runner": _seeds(
-        lambda s: int(np.random.SeedSequence([s, 0x5EED]).generate_state(1)[0]))}, "shadow."),
-    "runner_passes_with_memory": (lambda: tom_envs.make("tom/PersuasiveToM-v1"),
-                                  {"runner": RunnerChannels(passes=2, remember=True), "repeats": 1}, "passes.answer"),
-    "runner_passes_with_memory_parallel": (lambda: tom_envs.make("tom/RPS-Parallel-v0"),
-                                           {"runner": RunnerChannels(passes=2, remember=True)}, "passes.player_"),
+    "runner_seed_derived": (
+        lambda: tom_envs.make("tom/RPS-v0"),
+        {"runner": _seeds(lambda s: int(np.random.SeedSequence([s, 0x5EED]).generate_state(1)[0]))},
+        "shadow.",
+    ),
+    "runner_passes_with_memory": (
+        lambda: tom_envs.make("tom/PersuasiveToM-v1"),
+        {"runner": RunnerChannels(passes=2, remember=True), "repeats": 1},
+        "passes.answer",
+    ),
+    "runner_passes_with_memory_parallel": (
+        lambda: tom_envs.make("tom/RPS-Parallel-v0"),
+        {"runner": RunnerChannels(passes=2, remember=True)},
+        "passes.player_",
+    ),
     "aec_own_obs_guesser": (lambda: CoinAEC("guesser_obs"), {}, "obs[1]"),
     "aec_own_obs_bystander": (lambda: CoinAEC("bystander_obs"), {}, "coin@bystander"),
     "qa_own_text_hint_middle": (HintInOwnText, {}, "obs.text#rest"),
@@ -247,10 +292,15 @@ def test_declared_paths_are_literal_and_a_sequence_is_public_only_whole():
 def test_a_composed_text_is_read_for_what_its_declared_parts_leave():
     from tom_envs.checks.features import Reader, pattern
 
-    reader = Reader(public=pattern(("obs.question", "obs.choices[*]", "obs.text")),  # as Declared.for_seat makes it
-                    composed={"obs.text": pattern(("obs.question", "obs.choices[*]"))})
-    obs = {"question": "Where will Sally look?", "choices": ("basket", "box"),
-           "text": "Story.\nQuestion: Where will Sally look? (it is 1)\nA) basket\nB) box"}
+    reader = Reader(
+        public=pattern(("obs.question", "obs.choices[*]", "obs.text")),  # as Declared.for_seat makes it
+        composed={"obs.text": pattern(("obs.question", "obs.choices[*]"))},
+    )
+    obs = {
+        "question": "Where will Sally look?",
+        "choices": ("basket", "box"),
+        "text": "Story.\nQuestion: Where will Sally look? (it is 1)\nA) basket\nB) box",
+    }
     seen = reader.read(obs, {}, None)
     assert seen["all"]["obs.text#rest"] == "story question it is 1 a b"
     assert seen["all"]["num:obs.text#rest"] == 1 and "num:obs.text#rest" not in seen["public"]

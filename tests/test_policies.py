@@ -92,10 +92,14 @@ def test_black_box_partners_play_without_an_oracle():
 
 def test_partner_policy_plays_the_focal_seat():
     # tit-for-tat against tit-for-tat cooperates throughout
-    actions, _ = episode(gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=10), PartnerPolicy("tit_for_tat", "IPD"))
+    actions, _ = episode(
+        gym.make("tom/IPD-v0", partners="tit_for_tat", horizon=10), PartnerPolicy("tit_for_tat", "IPD")
+    )
     assert actions == [0] * 10
     # a best-response partner in the focal seat uses the focal's payoffs: against always-ballet it plays Ballet
-    actions, _ = episode(gym.make("tom/IBS-v0", partners="always_ballet", horizon=4), PartnerPolicy("best_response_to_last", "IBS"))
+    actions, _ = episode(
+        gym.make("tom/IBS-v0", partners="always_ballet", horizon=4), PartnerPolicy("best_response_to_last", "IBS")
+    )
     assert actions == [0, 1, 1, 1]
     with pytest.raises(InvalidPartner, match="transposed"):
         PartnerPolicy(get_partner("RPS", "always_rock"), "IBS")
@@ -117,11 +121,18 @@ def test_fixed_action_policy():
 
 
 def test_all_policies_follow_the_protocol():
-    for p in (RandomPolicy("IPD"), FixedActionPolicy(0), PartnerPolicy("grim_trigger", "IPD"), OracleBestResponsePolicy()):
+    for p in (
+        RandomPolicy("IPD"),
+        FixedActionPolicy(0),
+        PartnerPolicy("grim_trigger", "IPD"),
+        OracleBestResponsePolicy(),
+    ):
         assert isinstance(p, Policy)
 
 
-@pytest.mark.parametrize("make_policy", [lambda: RandomPolicy("RPS"), OracleBestResponsePolicy, lambda: PartnerPolicy("cyclic", "RPS")])
+@pytest.mark.parametrize(
+    "make_policy", [lambda: RandomPolicy("RPS"), OracleBestResponsePolicy, lambda: PartnerPolicy("cyclic", "RPS")]
+)
 def test_batched_forms_equal_single_episodes(make_policy):
     seeds = [0, 1, 2]
     envs = [gym.make("tom/RPS-v0", partners="all", horizon=15, expose_partner=True) for _ in seeds]
@@ -143,12 +154,15 @@ def test_batched_forms_equal_single_episodes(make_policy):
         policy.act_batch(obs[:2], infos[:2])
 
 
-@pytest.mark.parametrize("policy, kwargs, message", [
-    (lambda: TabularRMaxPolicy("RPS", horizon=100), {}, "build it with game='IPD'"),
-    (lambda: RandomPolicy("RPS"), {}, "build it with game='IPD'"),
-    (lambda: TabularRMaxPolicy("IPD", horizon=100), {"horizon": 10}, "build it with horizon=10"),
-    (lambda: TabularRMaxPolicy("IPD", horizon=10), {}, "build it with horizon=100"),
-])
+@pytest.mark.parametrize(
+    "policy, kwargs, message",
+    [
+        (lambda: TabularRMaxPolicy("RPS", horizon=100), {}, "build it with game='IPD'"),
+        (lambda: RandomPolicy("RPS"), {}, "build it with game='IPD'"),
+        (lambda: TabularRMaxPolicy("IPD", horizon=100), {"horizon": 10}, "build it with horizon=10"),
+        (lambda: TabularRMaxPolicy("IPD", horizon=10), {}, "build it with horizon=100"),
+    ],
+)
 def test_a_policy_built_for_another_game_or_horizon_fails_before_the_episode(policy, kwargs, message):
     from benchmarks.runner_envs import make_env
     from benchmarks.runner_episodes import play, play_lockstep

@@ -76,8 +76,9 @@ def _persuasion_site(handler):
         handler.files[f"/data/{qtype}.json"] = (PERSUASION_SAMPLE / f"{qtype}.json").read_bytes()
 
 
-@pytest.mark.parametrize("fault, message", [("cut", "cut short"), ("reset", "broken|cannot connect"),
-                                            ("short", "cut short|Content-Length")])
+@pytest.mark.parametrize(
+    "fault, message", [("cut", "cut short"), ("reset", "broken|cannot connect"), ("short", "cut short|Content-Length")]
+)
 def test_fetch_turns_every_transfer_fault_into_a_download_error(site, fault, message):
     handler, base = site
     handler.files["/f"], handler.faults["/f"] = b"x" * 1000, fault
@@ -93,7 +94,9 @@ def test_a_body_longer_than_announced_is_an_error(site, monkeypatch):
     real = http.client.HTTPMessage.get
 
     def lying(self, name, default=None):  # the server announces fewer bytes than it sends
-        return "5" if name == "Content-Length" and self.get_all("Content-Length") == ["10"] else real(self, name, default)
+        return (
+            "5" if name == "Content-Length" and self.get_all("Content-Length") == ["10"] else real(self, name, default)
+        )
 
     monkeypatch.setattr(http.client.HTTPMessage, "get", lying)
     with pytest.raises(DownloadError, match="got 10 bytes, but the server announced 5"):
@@ -107,15 +110,25 @@ def test_both_families_fetch_the_rest_and_fail_naming_the_file(site, tmp_path, c
     if family == "common-ground":
         _common_ground_site(handler, base)
         bad = "/data/questions/4245_Magda_yn_questions.csv.gz"
-        run = lambda: cg_download.download(tmp_path / "d", cids=(4245, 4431), base_url=f"{base}/data",  # noqa: E731
-                                           listing_url=f"{base}/api/cg.json", timeout=5)
+        run = lambda: cg_download.download(
+            tmp_path / "d",
+            cids=(4245, 4431),
+            base_url=f"{base}/data",  # noqa: E731
+            listing_url=f"{base}/api/cg.json",
+            timeout=5,
+        )
         name = "questions/4245_Magda_yn_questions.csv.gz"
         others = 4  # two corpus files, the other question file, the prompt file
     else:
         _persuasion_site(handler)
         bad = "/data/desire_ee.json"
-        run = lambda: pers_download.download(tmp_path / "d", RELEASE_VERIFIED, base_url=f"{base}/data",  # noqa: E731
-                                             timeout=5, prompts=False)
+        run = lambda: pers_download.download(
+            tmp_path / "d",
+            RELEASE_VERIFIED,
+            base_url=f"{base}/data",  # noqa: E731
+            timeout=5,
+            prompts=False,
+        )
         name = "desire_ee"
         others = 3
     if fault == "cut":
@@ -142,8 +155,19 @@ def test_the_command_exits_2_with_one_error_line(site, tmp_path, capsys):
     handler, base = site
     _common_ground_site(handler, base)
     handler.faults["/data/questions/4431_Magda_yn_questions.csv.gz"] = "cut"
-    code = main(["common-ground", "--dest", str(tmp_path / "d"), "--base-url", f"{base}/data", "--listing-url",
-                 f"{base}/api/cg.json", "--timeout", "5"])
+    code = main(
+        [
+            "common-ground",
+            "--dest",
+            str(tmp_path / "d"),
+            "--base-url",
+            f"{base}/data",
+            "--listing-url",
+            f"{base}/api/cg.json",
+            "--timeout",
+            "5",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     (line,) = [x for x in err.splitlines() if x.startswith("error:")]
@@ -167,14 +191,33 @@ def test_loader_warnings_print_as_one_line_without_source(site, tmp_path, capsys
     handler, base = site
     _common_ground_site(handler, base)
     lines = (SAMPLE_DATA_DIR / "cg" / "4431_Magda_sample.tsv").read_text(encoding="utf-8").split("\n")
-    i = next(i for i, line in enumerate(lines) if i and len(line.split("\t")) > 3 and line.split("\t")[2]
-             and line.split("\t")[3])
+    i = next(
+        i
+        for i, line in enumerate(lines)
+        if i and len(line.split("\t")) > 3 and line.split("\t")[2] and line.split("\t")[3]
+    )
     cells = lines[i].split("\t")
     lines[i] = "\t".join([*cells[:2], "", *cells[3:]])  # an annotated event without Event text: a loader warning
     tsv = "\n".join(lines).encode("utf-8")
     handler.files["/data/cg/4431_Magda_sample.tsv"] = tsv
-    assert main(["common-ground", "--dest", str(tmp_path / "d"), "--base-url", f"{base}/data", "--listing-url",
-                 f"{base}/api/cg.json", "--conversations", "4431", "--only", "cg"]) == 0
+    assert (
+        main(
+            [
+                "common-ground",
+                "--dest",
+                str(tmp_path / "d"),
+                "--base-url",
+                f"{base}/data",
+                "--listing-url",
+                f"{base}/api/cg.json",
+                "--conversations",
+                "4431",
+                "--only",
+                "cg",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     warned = [x for x in err.splitlines() if "Event text" in x]
     assert tsv and warned and all(x.startswith("warning: ") and ".part-" not in x for x in warned)

@@ -12,8 +12,7 @@ import pytest
 
 from benchmarks.common_ground import benchmark as cg_bench
 from benchmarks.persuasion import benchmark as pers_bench
-from benchmarks.persuasion.published import (PUBLISHED, PUBLISHED_CONSISTENCY, PUBLISHED_FIGURE3,
-                                             PUBLISHED_SPREAD)
+from benchmarks.persuasion.published import PUBLISHED, PUBLISHED_CONSISTENCY, PUBLISHED_FIGURE3, PUBLISHED_SPREAD
 from policies.common_ground.scripted import QuestionOnlyPolicy
 from tom_envs.common_ground import SAMPLE_DATA_DIR, read_questions
 from tom_envs.common_ground.env import CERTAINTIES
@@ -49,16 +48,25 @@ def test_an_unparsed_reply_is_a_label_of_its_own_that_no_reference_has():
 def test_records_without_their_gold_answer_have_no_f1():
     assert answer_scores([{"correct": True}]) is None
     assert f1_columns([{"correct": True}])["f1_macro"] is None
-    cols = f1_columns([{"answer": 1, "correct": True}, {"answer": 0, "correct": False},
-                       {"answer": 1, "correct": False, "unparsed": True}])
+    cols = f1_columns(
+        [
+            {"answer": 1, "correct": True},
+            {"answer": 0, "correct": False},
+            {"answer": 1, "correct": False, "unparsed": True},
+        ]
+    )
     assert cols["precision_yes"] == 50.0 and cols["recall_yes"] == 50.0 and cols["recall_no"] == 0.0
 
 
 def test_by_labels_groups_by_the_gold_labels_of_each_question():
     key = (4431, 2, 1.0, "A", "PS")
-    rows = by_labels([{"cid": 4431, "sno": 2, "eno": 1.0, "chain": "A", "belief_Q": "PS", "correct": True},
-                      {"cid": 4431, "sno": 9, "eno": 1.0, "chain": "A", "belief_Q": "PS", "correct": True}],
-                     {key: ("CT+", "CT+", "JA", "JA")})
+    rows = by_labels(
+        [
+            {"cid": 4431, "sno": 2, "eno": 1.0, "chain": "A", "belief_Q": "PS", "correct": True},
+            {"cid": 4431, "sno": 9, "eno": 1.0, "chain": "A", "belief_Q": "PS", "correct": True},
+        ],
+        {key: ("CT+", "CT+", "JA", "JA")},
+    )
     assert rows == [{"belief_A": "CT+", "belief_B": "CT+", "cg_A": "JA", "cg_B": "JA", "n": 1, "accuracy": 100.0}]
 
 

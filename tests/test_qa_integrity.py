@@ -43,14 +43,17 @@ def release_like(tmp_path):
     (root / SAMPLE_MARKER).unlink()  # no longer the sample: a folder that claims to be whole
     for cid in (4245, 4431):
         rows = read_questions(root / "questions" / f"{cid}_Magda_yn_questions.csv.gz")
-        write_questions([r.model_copy(update={"annotator": WHO}) for r in rows],
-                        root / "questions" / f"{cid}_{WHO}_yn_questions.csv.gz")
+        write_questions(
+            [r.model_copy(update={"annotator": WHO}) for r in rows],
+            root / "questions" / f"{cid}_{WHO}_yn_questions.csv.gz",
+        )
         (root / "questions" / f"{cid}_Magda_yn_questions.csv.gz").unlink()
         (root / "cg" / f"{cid}_Magda_sample.tsv").rename(root / "cg" / f"{cid}_{WHO}_sample.tsv")
     rows = read_questions(root / "questions" / f"4245_{WHO}_yn_questions.csv.gz")
     for cid in (4248, 4310):
-        write_questions([r.model_copy(update={"cid": cid}) for r in rows], root / "questions" /
-                        f"{cid}_{WHO}_yn_questions.csv.gz")
+        write_questions(
+            [r.model_copy(update={"cid": cid}) for r in rows], root / "questions" / f"{cid}_{WHO}_yn_questions.csv.gz"
+        )
         shutil.copy(root / "cg" / f"4245_{WHO}_sample.tsv", root / "cg" / f"{cid}_{WHO}_sample.tsv")
     return root
 
@@ -59,12 +62,17 @@ def release_like(tmp_path):
 def test_a_whole_folder_loads_and_a_deleted_file_is_a_named_error(release_like, capsys):
     assert sorted(load_split(release_like, "train")) == [4245, 4248, 4310]
     (release_like / "questions" / f"4248_{WHO}_yn_questions.csv.gz").unlink()
-    with pytest.raises(IncompleteSplit, match=r"split 'train' is incomplete: conversation\(s\) \[4248\].*--allow-partial"):
+    with pytest.raises(
+        IncompleteSplit, match=r"split 'train' is incomplete: conversation\(s\) \[4248\].*--allow-partial"
+    ):
         load_split(release_like, "train")
     assert sorted(load_split(release_like, "train", allow_partial=True)) == [4245, 4310]
     assert sorted(load_split(release_like, "test")) == [4431]  # the test split is whole
-    for argv in (["--counts"], ["--split", "train", "--policy", "question-only"],
-                 ["--split", "test", "--policy", "random"]):  # random's yes-rate comes from the training split
+    for argv in (
+        ["--counts"],
+        ["--split", "train", "--policy", "question-only"],
+        ["--split", "test", "--policy", "random"],
+    ):  # random's yes-rate comes from the training split
         assert cg_bench.run(_args(cg_bench, "--data-dir", str(release_like), *argv)) == 2
         assert "incomplete" in capsys.readouterr().err
     assert cg_bench.run(_args(cg_bench, "--data-dir", str(release_like), "--counts", "--allow-partial")) == 0
@@ -103,13 +111,16 @@ def _flip_order(row):
     return {"order": 1 if row.order != 1 else 2}
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda r: {"answer": "No" if r.answer == "Yes" else "Yes"}, r"record 5: answer .* give"),
-    (_flip_order, r"record 5: order column .* text is of order"),
-    (lambda r: {"belief_Q": "PS" if r.belief_Q != "PS" else "CT+"}, r"record 5: belief_Q column"),
-    (lambda r: {"cid": 4245}, r"record 5: cid column 4245, but the file is conversation 4431's"),
-    (lambda r: {"question": "Is the sky blue?"}, r"record 5: not a Common-ToM question"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda r: {"answer": "No" if r.answer == "Yes" else "Yes"}, r"record 5: answer .* give"),
+        (_flip_order, r"record 5: order column .* text is of order"),
+        (lambda r: {"belief_Q": "PS" if r.belief_Q != "PS" else "CT+"}, r"record 5: belief_Q column"),
+        (lambda r: {"cid": 4245}, r"record 5: cid column 4245, but the file is conversation 4431's"),
+        (lambda r: {"question": "Is the sky blue?"}, r"record 5: not a Common-ToM question"),
+    ],
+)
 def test_a_bad_row_is_a_named_error_with_file_and_record(release_like, edit, message):
     row = read_questions(release_like / "questions" / QFILE)[4]
     _edit(release_like, 4, **edit(row))
@@ -128,7 +139,8 @@ def test_a_duplicate_row_is_a_named_error(release_like):
 
 def test_the_released_sample_passes_every_cross_check():
     assert sum(len(v) for v in load_split(None, "all").values()) == sum(
-        len(read_questions(p)) for p in (SAMPLE_DATA_DIR / "questions").iterdir())
+        len(read_questions(p)) for p in (SAMPLE_DATA_DIR / "questions").iterdir()
+    )
 
 
 # ---------------------------------------------------------------------- PersuasiveToM
@@ -191,8 +203,11 @@ def test_a_common_tom_file_under_a_release_name_must_be_the_release_s(tmp_path, 
     (copy / SAMPLE_MARKER).unlink()
     n = len(read_questions(copy / "questions" / "4431_Magda_yn_questions.csv.gz"))
     expected = RELEASE_FILES["questions/4431_Magda_yn_questions.csv.gz"]
-    with pytest.raises(ReleaseMismatch, match=rf"4431_Magda_yn_questions.csv.gz: not the release's .*\({n} records "
-                                              rf"where the release has {expected.records}; sha256 .*--allow-partial"):
+    with pytest.raises(
+        ReleaseMismatch,
+        match=rf"4431_Magda_yn_questions.csv.gz: not the release's .*\({n} records "
+        rf"where the release has {expected.records}; sha256 .*--allow-partial",
+    ):
         load_split(copy, "test")
     rows, differences = load_checked_split(copy, "test", allow_partial=True)
     assert sum(map(len, rows.values())) == n and len(differences) == 1
@@ -215,8 +230,17 @@ def test_the_bundled_sample_and_one_s_own_files_are_not_marked(release_like, cap
 
 def test_a_split_taken_partially_is_marked_partial(release_like, capsys):
     (release_like / "questions" / f"4248_{WHO}_yn_questions.csv.gz").unlink()
-    argv = ["--data-dir", str(release_like), "--split", "train", "--policy", "question-only", "--format", "json",
-            "--allow-partial"]
+    argv = [
+        "--data-dir",
+        str(release_like),
+        "--split",
+        "train",
+        "--policy",
+        "question-only",
+        "--format",
+        "json",
+        "--allow-partial",
+    ]
     assert cg_bench.run(_args(cg_bench, *argv)) == 0
     captured = capsys.readouterr()
     assert all(r["partial"] is True for r in json.loads(captured.out))
@@ -261,12 +285,25 @@ def test_a_persuasion_file_under_a_release_name_must_be_the_release_s(tmp_path, 
     own = tmp_path / "own"
     own.mkdir()
     shutil.copy(PERSUASION_SAMPLE / "judge_qa.json", own / "judge_qa.json")  # not the release's, under its name
-    with pytest.raises(ReleaseMismatch, match=r"judge_qa.json: not the release's judge_qa \(\d+ records where the "
-                                              r"release has 2041"):
+    with pytest.raises(
+        ReleaseMismatch,
+        match=r"judge_qa.json: not the release's judge_qa \(\d+ records where the "
+        r"release has 2041",
+    ):
         load_dataset(own, "judge_qa", allow_partial=False)
     assert list(load_checked_dataset(own, "judge_qa")[1]) == ["judge_qa"]  # the library's default takes it
-    argv = ["--data-dir", str(own), "--qtypes", "judge_qa", "--policy", "always-first", "--repetitions", "1",
-            "--format", "json"]
+    argv = [
+        "--data-dir",
+        str(own),
+        "--qtypes",
+        "judge_qa",
+        "--policy",
+        "always-first",
+        "--repetitions",
+        "1",
+        "--format",
+        "json",
+    ]
     assert _persuasion(*argv) == 2
     assert "not the release's judge_qa" in capsys.readouterr().err
     assert _persuasion(*argv, "--allow-partial") == 0

@@ -70,16 +70,19 @@ def test_no_hostile_dev_line_reads_as_a_pitch(dev):
     assert [i.text for i in dev if i.reading.kind == "hostile" and reader.read(i.text).kind == "pitch"] == []
 
 
-@pytest.mark.parametrize("line, kind, principle", [
-    ("Only a complete numpty would say no; experts recommend it.", "hostile", None),  # v1/v2 read authority
-    ("Only a total flibbertigibbet would pass this up.", "hostile", None),  # a word no list holds
-    ("You absolute splodge, the offer ends Friday.", "hostile", None),
-    ("Experts recommend running.", "pitch", "authority"),  # terse: v2 read nothing
-    ("I'm not saying experts recommend it.", "nothing", None),
-    ("asdf experts qwerty recommend zzz", "nothing", None),
-    ("Experts recommend it, everyone's doing it, and only a few spots are left.", "stuffed", None),
-    ("You goof, I'm only teasing.", "nothing", None),
-])
+@pytest.mark.parametrize(
+    "line, kind, principle",
+    [
+        ("Only a complete numpty would say no; experts recommend it.", "hostile", None),  # v1/v2 read authority
+        ("Only a total flibbertigibbet would pass this up.", "hostile", None),  # a word no list holds
+        ("You absolute splodge, the offer ends Friday.", "hostile", None),
+        ("Experts recommend running.", "pitch", "authority"),  # terse: v2 read nothing
+        ("I'm not saying experts recommend it.", "nothing", None),
+        ("asdf experts qwerty recommend zzz", "nothing", None),
+        ("Experts recommend it, everyone's doing it, and only a few spots are left.", "stuffed", None),
+        ("You goof, I'm only teasing.", "nothing", None),
+    ],
+)
 def test_lines_the_old_readers_got_wrong(line, kind, principle):
     reading = ReaderV3().read(line)
     assert (reading.kind, reading.principle) == (kind, principle)
@@ -96,8 +99,9 @@ def test_a_nothing_line_can_address_a_concern():
 def test_the_goal_itself_is_no_reason():
     reader = ReaderV3()
     assert reader.read("Join the most popular club in town.").principle == "consensus"
-    assert reader.read("Join the most popular club in town.", goal="join the most popular club in town").kind == \
-        "nothing"
+    assert (
+        reader.read("Join the most popular club in town.", goal="join the most popular club in town").kind == "nothing"
+    )
 
 
 def test_reading_is_deterministic(dev):
@@ -131,15 +135,18 @@ def test_readings_are_checked():
 GOOD = {"text": "Experts recommend it.", "kind": "pitch", "principle": "authority", "concern": None, "note": "terse"}
 
 
-@pytest.mark.parametrize("bad, says", [
-    ("{not json", "line 2: not valid JSON"),
-    ("[1, 2]", "line 2: a JSON list"),
-    (json.dumps({**GOOD, "kind": "pitchy"}), "line 2: kind must be one of"),
-    (json.dumps({k: v for k, v in GOOD.items() if k != "concern"}), "line 2: missing concern"),
-    (json.dumps({**GOOD, "principle": None}), "line 2: a pitch names one principle"),
-    (json.dumps({**GOOD, "text": ""}), "line 2: 'text' must be a non-empty string"),
-    (json.dumps({**GOOD, "concern": "price"}), "line 2: concern must be None or one of"),
-])
+@pytest.mark.parametrize(
+    "bad, says",
+    [
+        ("{not json", "line 2: not valid JSON"),
+        ("[1, 2]", "line 2: a JSON list"),
+        (json.dumps({**GOOD, "kind": "pitchy"}), "line 2: kind must be one of"),
+        (json.dumps({k: v for k, v in GOOD.items() if k != "concern"}), "line 2: missing concern"),
+        (json.dumps({**GOOD, "principle": None}), "line 2: a pitch names one principle"),
+        (json.dumps({**GOOD, "text": ""}), "line 2: 'text' must be a non-empty string"),
+        (json.dumps({**GOOD, "concern": "price"}), "line 2: concern must be None or one of"),
+    ],
+)
 def test_a_malformed_set_line_is_a_named_error_naming_the_line_and_the_fix(tmp_path, bad, says):
     path = tmp_path / "set.jsonl"
     path.write_text(json.dumps(GOOD) + "\n" + bad + "\n")
@@ -167,8 +174,11 @@ class _Always:
 
 
 def test_the_scorer_computes_precision_recall_and_confusion(tmp_path):
-    rows = [{**GOOD}, {**GOOD, "text": "Hi.", "kind": "nothing", "principle": None, "concern": None},
-            {**GOOD, "text": "You twit.", "kind": "hostile", "principle": None}]
+    rows = [
+        {**GOOD},
+        {**GOOD, "text": "Hi.", "kind": "nothing", "principle": None, "concern": None},
+        {**GOOD, "text": "You twit.", "kind": "hostile", "principle": None},
+    ]
     path = tmp_path / "set.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = score_reader(_Always(ReadingV3("pitch", "authority", "cost")), load_labelled(path))

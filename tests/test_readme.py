@@ -23,7 +23,7 @@ def _command_lines(text: str) -> list[str]:
             line = line.split("  #")[0].strip()
             for prefix in (".venv/bin/python -m benchmarks ", "python -m benchmarks ", "tom-envs "):
                 if line.startswith(prefix):
-                    lines.append(line[len(prefix):])
+                    lines.append(line[len(prefix) :])
     return lines
 
 

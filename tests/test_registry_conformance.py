@@ -27,14 +27,22 @@ def test_builtin_ids_are_registered_once_in_the_tom_namespace():
     for env_id in ("tom/RPS-v0", "tom/IBS-v0", "tom/IPD-v0", "tom/MatrixGame-v0"):
         assert env_id in REGISTRY and env_id in gym.registry
     assert all(i.startswith("tom/") for i in REGISTRY)
-    assert all(getattr(gym.registry[i].entry_point, "target", gym.registry[i].entry_point) == REGISTRY[i].entry_point
-               for i in SINGLE)
+    assert all(
+        getattr(gym.registry[i].entry_point, "target", gym.registry[i].entry_point) == REGISTRY[i].entry_point
+        for i in SINGLE
+    )
 
 
-@pytest.mark.parametrize("old, new", [("tom/PersuasiveToM-v0", "tom/PersuasiveToM-v1"),
-                                      ("tom/CommonToM-v0", "tom/CommonToM-v2"), ("tom/CommonToM-v1", "tom/CommonToM-v2"),
-                                      ("tom/Persuasion-v0", "tom/Persuasion-v1"),
-                                      ("tom/Persuasion-TwoSeat-v0", "tom/Persuasion-TwoSeat-v1")])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("tom/PersuasiveToM-v0", "tom/PersuasiveToM-v1"),
+        ("tom/CommonToM-v0", "tom/CommonToM-v2"),
+        ("tom/CommonToM-v1", "tom/CommonToM-v2"),
+        ("tom/Persuasion-v0", "tom/Persuasion-v1"),
+        ("tom/Persuasion-TwoSeat-v0", "tom/Persuasion-TwoSeat-v1"),
+    ],
+)
 def test_a_retired_id_says_what_replaced_it(old, new):
     from tom_envs.errors import UnknownEnvironment
 
@@ -82,14 +90,25 @@ def test_gymnasium_make_of_a_pettingzoo_id_says_how_to_make_it(env_id):
         gym.make(env_id)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: gym.make("tom/RPS-v0", game="IPD"), "make 'tom/IPD-v0' instead"),
-    (lambda: tom_envs.make("tom/RPS-v0", game="IPD"), "make 'tom/IPD-v0' instead"),
-    (lambda: gym.make_vec("tom/IPD-v0", num_envs=2, vectorization_mode="vector_entry_point", game="RPS"),
-     "make 'tom/RPS-v0' instead"),
-    (lambda: tom_envs.make("tom/IBS-Parallel-v0", game="Chicken"), "make 'tom/MatrixGame-Parallel-v0' with game=..."),
-    (lambda: tom_envs.make_aec("tom/Negotiation-Easy-v1", difficulty="hard"), "make 'tom/Negotiation-Hard-v1' instead"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: gym.make("tom/RPS-v0", game="IPD"), "make 'tom/IPD-v0' instead"),
+        (lambda: tom_envs.make("tom/RPS-v0", game="IPD"), "make 'tom/IPD-v0' instead"),
+        (
+            lambda: gym.make_vec("tom/IPD-v0", num_envs=2, vectorization_mode="vector_entry_point", game="RPS"),
+            "make 'tom/RPS-v0' instead",
+        ),
+        (
+            lambda: tom_envs.make("tom/IBS-Parallel-v0", game="Chicken"),
+            "make 'tom/MatrixGame-Parallel-v0' with game=...",
+        ),
+        (
+            lambda: tom_envs.make_aec("tom/Negotiation-Easy-v1", difficulty="hard"),
+            "make 'tom/Negotiation-Hard-v1' instead",
+        ),
+    ],
+)
 def test_a_kwarg_that_contradicts_the_id_is_a_named_error_naming_the_id_to_make(make, message):
     from tom_envs.errors import ContradictoryKwargs
 

@@ -50,8 +50,21 @@ def _tom_envs(*argv: str) -> str:
 SCRIPTED_QA_AND_LIVE = (
     ["common-ground", "--policy", "random,oracle-beliefs,predicted-beliefs", "--episodes", "2"],
     ["persuasion", "--env", "qa", "--policy", "random,always-first", "--repetitions", "2"],
-    ["persuasion", "--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "random,open-loop,bayes,oracle",
-     "--episodes", "3", "--horizon", "3", "--families", "health,charity"],
+    [
+        "persuasion",
+        "--env",
+        "live",
+        "--live-env",
+        "tom/Persuasion-v1",
+        "--policy",
+        "random,open-loop,bayes,oracle",
+        "--episodes",
+        "3",
+        "--horizon",
+        "3",
+        "--families",
+        "health,charity",
+    ],
 )
 
 
@@ -61,23 +74,115 @@ def _runs(res: Path, data: Path) -> dict[str, str]:
     llm = ["--backend", "openai", "--base-url", server.url, "--model", "scripted"]
     printed = {}
     try:
-        for argv in ([*a, *(["--data-dir", str(data)] if a[0] == "common-ground" else [])]
-                     for a in SCRIPTED_QA_AND_LIVE):
+        for argv in (
+            [*a, *(["--data-dir", str(data)] if a[0] == "common-ground" else [])] for a in SCRIPTED_QA_AND_LIVE
+        ):
             printed[" ".join(argv)] = _tom_envs(*argv, "--out", str(res), "--format", "json")
         for argv in (
-            ["matrix", "--games", "RPS,IPD", "--partners", "single_action,tit_for_tat", "--policy", "tabular,random",
-             "--episodes", "4", "--horizon", "10"],
-            ["matrix", "--policy", "llm", *llm, "--strategies", "qa", "--games", "RPS", "--partners", "tit_for_tat",
-             "--episodes", "2", "--horizon", "5", "--label-set", "canonical", "--fallback", "random",
-             "--max-resamples", "0"],
-            ["negotiation", "--policy", "none,social", "--mode", "hard", "--scenarios", "hopkins_hmo", "--episodes", "2"],
-            ["negotiation", "--policy", "llm-social", *llm, "--fallback", "random", "--mode", "hard", "--scenarios",
-             "hopkins_hmo", "--episodes", "1"],  # its replies never parse: every decision is a counted fallback
-            ["common-ground", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring", "--data-dir", str(data)],
-            ["persuasion", "--env", "qa", "--policy", "llm", *llm, "--qa-mode", "zero_shot", "--no-scoring",
-             "--repetitions", "2"],
-            ["persuasion", "--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "llm", *llm, "--fallback",
-             "random", "--max-resamples", "0", "--episodes", "2", "--horizon", "3", "--families", "health"],
+            [
+                "matrix",
+                "--games",
+                "RPS,IPD",
+                "--partners",
+                "single_action,tit_for_tat",
+                "--policy",
+                "tabular,random",
+                "--episodes",
+                "4",
+                "--horizon",
+                "10",
+            ],
+            [
+                "matrix",
+                "--policy",
+                "llm",
+                *llm,
+                "--strategies",
+                "qa",
+                "--games",
+                "RPS",
+                "--partners",
+                "tit_for_tat",
+                "--episodes",
+                "2",
+                "--horizon",
+                "5",
+                "--label-set",
+                "canonical",
+                "--fallback",
+                "random",
+                "--max-resamples",
+                "0",
+            ],
+            [
+                "negotiation",
+                "--policy",
+                "none,social",
+                "--mode",
+                "hard",
+                "--scenarios",
+                "hopkins_hmo",
+                "--episodes",
+                "2",
+            ],
+            [
+                "negotiation",
+                "--policy",
+                "llm-social",
+                *llm,
+                "--fallback",
+                "random",
+                "--mode",
+                "hard",
+                "--scenarios",
+                "hopkins_hmo",
+                "--episodes",
+                "1",
+            ],  # its replies never parse: every decision is a counted fallback
+            [
+                "common-ground",
+                "--policy",
+                "llm",
+                *llm,
+                "--qa-mode",
+                "zero_shot",
+                "--no-scoring",
+                "--data-dir",
+                str(data),
+            ],
+            [
+                "persuasion",
+                "--env",
+                "qa",
+                "--policy",
+                "llm",
+                *llm,
+                "--qa-mode",
+                "zero_shot",
+                "--no-scoring",
+                "--repetitions",
+                "2",
+            ],
+            [
+                "persuasion",
+                "--env",
+                "live",
+                "--live-env",
+                "tom/Persuasion-v1",
+                "--policy",
+                "llm",
+                *llm,
+                "--fallback",
+                "random",
+                "--max-resamples",
+                "0",
+                "--episodes",
+                "2",
+                "--horizon",
+                "3",
+                "--families",
+                "health",
+            ],
         ):
             _tom_envs(*argv, "--out", str(res), "--format", "json")
     finally:
@@ -185,10 +290,17 @@ def test_the_page_parses_and_references_every_figure(built):
     page = _page(out)
     pngs = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
     assert sorted(page.images) == pngs  # every figure written is shown, each once
-    assert {"overview.png", "matrix/plane.png", "negotiation/plane.png", "negotiation/consensus.png",
-            "common_ground/stages.png", "persuasion/stages.png", "persuasion/live_plane.png",
-            "matrix/rounds_RPS_tit_for_tat.png",
-            "matrix/rounds_IPD_single_action.png"} <= set(pngs)
+    assert {
+        "overview.png",
+        "matrix/plane.png",
+        "negotiation/plane.png",
+        "negotiation/consensus.png",
+        "common_ground/stages.png",
+        "persuasion/stages.png",
+        "persuasion/live_plane.png",
+        "matrix/rounds_RPS_tit_for_tat.png",
+        "matrix/rounds_IPD_single_action.png",
+    } <= set(pngs)
     for src in pngs:
         assert (out / src).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert all(a.lstrip("#") in page.ids for a in page.anchors)  # the contents links land
@@ -208,33 +320,48 @@ def test_matrix_table_equals_the_results_files(built):
     for path in files:
         recs = _records(path)
         cell = recs[0]["cell"]
-        (row,) = [r for r in rows if (r["game"]["text"], r["partners"]["text"], r["policy"]["text"])
-                  == (cell["game"], cell["partners"], cell["policy"])]
+        (row,) = [
+            r
+            for r in rows
+            if (r["game"]["text"], r["partners"]["text"], r["policy"]["text"])
+            == (cell["game"], cell["partners"], cell["policy"])
+        ]
         eps = [r["episode"] for r in recs]
         assert int(row["episodes"]["text"]) == len(eps)
         assert _value(row["ΔFunctional/T"]) == pytest.approx(mean(e["regret_per_step"] for e in eps), abs=EXACT)
         assert _value(row["ToM %"]) == pytest.approx(mean(e["tom_accuracy"] for e in eps), abs=EXACT)
         assert _value(row["ΔToM/T (reciprocal)"]) == pytest.approx(
-            mean(e["tom_regret_per_step_reciprocal"] for e in eps), abs=EXACT)
+            mean(e["tom_regret_per_step_reciprocal"] for e in eps), abs=EXACT
+        )
         partners = sorted({e["partner"] for e in eps})
         for name in partners if len(partners) > 1 else []:
             mine = [e for e in eps if e["partner"] == name]
-            (sub,) = [r for r in by_partner if (r["game"]["text"], r["partners"]["text"], r["agent"]["text"],
-                                                r["partner"]["text"]) == (cell["game"], cell["partners"],
-                                                                          cell["policy"], name)]
+            (sub,) = [
+                r
+                for r in by_partner
+                if (r["game"]["text"], r["partners"]["text"], r["agent"]["text"], r["partner"]["text"])
+                == (cell["game"], cell["partners"], cell["policy"], name)
+            ]
             assert int(sub["episodes"]["text"]) == len(mine)
             assert _value(sub["ΔFunctional/T"]) == pytest.approx(mean(e["regret_per_step"] for e in mine), abs=EXACT)
             assert _value(sub["ToM %"]) == pytest.approx(mean(e["tom_accuracy"] for e in mine), abs=EXACT)
-        weighted = [r for r in by_partner if (r["game"]["text"], r["partners"]["text"], r["agent"]["text"],
-                                              r["partner"]["text"]) == (cell["game"], cell["partners"], cell["policy"],
-                                                                        PARTNER_MEAN_LABEL)]
+        weighted = [
+            r
+            for r in by_partner
+            if (r["game"]["text"], r["partners"]["text"], r["agent"]["text"], r["partner"]["text"])
+            == (cell["game"], cell["partners"], cell["policy"], PARTNER_MEAN_LABEL)
+        ]
         if len(partners) > 1 and partners == sorted(resolve_partners(cell["game"], cell["partners"]).names):
             (w,) = weighted  # these populations are uniform: the plain mean of the partners' means
             weighted_cells.append(cell["game"])
-            for col, key in (("ΔFunctional/T", "regret_per_step"), ("ToM %", "tom_accuracy"),
-                             ("ΔToM/T (reciprocal)", "tom_regret_per_step_reciprocal")):
+            for col, key in (
+                ("ΔFunctional/T", "regret_per_step"),
+                ("ToM %", "tom_accuracy"),
+                ("ΔToM/T (reciprocal)", "tom_regret_per_step_reciprocal"),
+            ):
                 assert _value(w[col]) == pytest.approx(
-                    mean(mean(e[key] for e in eps if e["partner"] == n) for n in partners), abs=EXACT)
+                    mean(mean(e[key] for e in eps if e["partner"] == n) for n in partners), abs=EXACT
+                )
         else:
             assert not weighted
         if cell["policy"].startswith("llm"):
@@ -245,8 +372,11 @@ def test_matrix_table_equals_the_results_files(built):
     assert weighted_cells  # some cell drew every partner of its population
     refs = [r for r in _table(_page(out), "Matrix games: regret") if r["ref"]]
     assert {(r["game"]["text"], r["partners"]["text"], _value(r["ΔFunctional/T"])) for r in refs} == {
-        ("RPS", "single_action", 0.083), ("RPS", "tit_for_tat", 0.224), ("IPD", "single_action", 0.086),
-        ("IPD", "tit_for_tat", 0.248)}
+        ("RPS", "single_action", 0.083),
+        ("RPS", "tit_for_tat", 0.224),
+        ("IPD", "single_action", 0.086),
+        ("IPD", "tit_for_tat", 0.248),
+    }
     assert len(by_partner) >= 2  # the single-action populations drew more than one partner
 
 
@@ -263,18 +393,20 @@ def test_negotiation_table_equals_the_results_files(built):
         assert _value(row["TLE % ↑"]) == pytest.approx(mean(100 * e["tle_mean"] for e in eps), abs=EXACT)
         if llm:
             stats = [s for r in recs for s in r["llm_stats"].values()]
-            assert row["LLM fallbacks/decisions"]["text"] == (f"{sum(s['fallbacks'] for s in stats)}/"
-                                                               f"{sum(s['decisions'] for s in stats)}")
+            assert row["LLM fallbacks/decisions"]["text"] == (
+                f"{sum(s['fallbacks'] for s in stats)}/{sum(s['decisions'] for s in stats)}"
+            )
             assert row["mediator"]["text"] == "llm-social (scripted)" and sum(s["fallbacks"] for s in stats) > 0
         if recs[0]["mediator"] != "none":
             assert _value(row["MI ↑"]) == pytest.approx(mean(e["mi_mean"] for e in eps), abs=EXACT)
-            assert _value(row["mediator ToM %"]) == pytest.approx(mean(100 * e["tom_accuracy"] for e in eps),
-                                                                  abs=EXACT)
+            assert _value(row["mediator ToM %"]) == pytest.approx(mean(100 * e["tom_accuracy"] for e in eps), abs=EXACT)
         else:
             assert row["MI ↑"]["text"] == row["mediator ToM %"]["text"] == "n/a"
     refs = [r for r in rows if r["ref"]]
-    assert [r["mediator"]["text"] for r in refs] == ["002 none (GPT-4.1, published)",
-                                                      "002 social (GPT-4.1, published)"]  # once, after social and llm-social
+    assert [r["mediator"]["text"] for r in refs] == [
+        "002 none (GPT-4.1, published)",
+        "002 social (GPT-4.1, published)",
+    ]  # once, after social and llm-social
     assert _value(refs[1]["CC % ↑"]) == 10.65
 
 
@@ -313,16 +445,23 @@ def test_qa_tables_equal_the_results_files(built):
             ranked = sorted(turns[(rec["dialogue"], a["qtype"])])
             stage = ("early", "middle", "late")[min(2, 3 * ranked.index(a["turn"]) // len(ranked))]
             by_stage[(a["qtype"], stage)][rec["repetition"]].append(a["correct"])
-    stages = [r for r in _table(page, "PersuasiveToM: accuracy and share of the errors by stage")
-              if r["answerer"]["text"] == row["answerer"]["text"]]
+    stages = [
+        r
+        for r in _table(page, "PersuasiveToM: accuracy and share of the errors by stage")
+        if r["answerer"]["text"] == row["answerer"]["text"]
+    ]
     assert len(stages) == len(by_stage)
     for r in stages:
         reps = by_stage[(r["question type"]["text"], r["stage"]["text"])]
         assert _value(r["accuracy %"]) == pytest.approx(mean(100 * sum(v) / len(v) for v in reps.values()), abs=EXACT)
-    counts = [r for r in _table(page, "PersuasiveToM: counts") if not r["ref"]
-              and r["answerer"]["text"] == row["answerer"]["text"]]
+    counts = [
+        r
+        for r in _table(page, "PersuasiveToM: counts")
+        if not r["ref"] and r["answerer"]["text"] == row["answerer"]["text"]
+    ]
     assert {r["question type"]["text"]: int(r["questions per pass"]["text"]) for r in counts} == {
-        q: len(reps[0]) for q, reps in per_rep.items()}
+        q: len(reps[0]) for q, reps in per_rep.items()
+    }
 
 
 def _stats(values: list) -> float:
@@ -390,8 +529,9 @@ def test_live_persuasion_rows_equal_the_results_files(built):
         assert families == (["health"] if policy == "llm" else ["charity", "health"])
         for family in [*families, "all"]:
             eps = [r["episode"] for r in recs if family == "all" or r["family"] == family]
-            (row,) = [r for r in rows if not r["ref"] and r["persuader"]["text"] == label
-                      and r["family"]["text"] == family]
+            (row,) = [
+                r for r in rows if not r["ref"] and r["persuader"]["text"] == label and r["family"]["text"] == family
+            ]
             assert int(row["episodes"]["text"]) == len(eps)
             assert _value(row["success %"]) == pytest.approx(mean(100.0 * e["success"] for e in eps), abs=EXACT)
             assert _value(row["regret"]) == pytest.approx(mean(e[key] for e in eps), abs=EXACT)
@@ -402,14 +542,18 @@ def test_live_persuasion_rows_equal_the_results_files(built):
                     assert _value(row[f"{t} ToM %"]) == pytest.approx(mean(vals), abs=EXACT)
                 else:
                     assert row[f"{t} ToM %"]["text"] == "n/a"
-            literal = [mean(v for v in (e[f"{t}_accuracy"] for t in ("desire", "belief", "intention")) if v is not None)
-                       for e in eps if any(e[f"{t}_accuracy"] is not None for t in ("desire", "belief", "intention"))]
+            literal = [
+                mean(v for v in (e[f"{t}_accuracy"] for t in ("desire", "belief", "intention")) if v is not None)
+                for e in eps
+                if any(e[f"{t}_accuracy"] is not None for t in ("desire", "belief", "intention"))
+            ]
             if literal:
                 assert _value(row["literal ToM %"]) == pytest.approx(mean(literal), abs=EXACT)
             if policy == "llm":
                 stats = [r["llm_stats"] for r in recs if family == "all" or r["family"] == family]
-                assert row["LLM fallbacks/decisions"]["text"] == (f"{sum(s['fallbacks'] for s in stats)}/"
-                                                                   f"{sum(s['decisions'] for s in stats)}")
+                assert row["LLM fallbacks/decisions"]["text"] == (
+                    f"{sum(s['fallbacks'] for s in stats)}/{sum(s['decisions'] for s in stats)}"
+                )
                 continue
             (command,) = [r for r in printed if r["policy"] == policy]  # the command's row says the same
             mine = command if family == "all" else command["by_family"][family]
@@ -421,8 +565,12 @@ def test_live_persuasion_rows_equal_the_results_files(built):
     refs = [r for r in rows if r["ref"]]
     (command,) = [r for r in printed if r["policy"] == "bayes"]
     for family in ("charity", "health"):
-        (stored,) = {json.dumps(r["references"], sort_keys=True) for path in files for r in _records(path)
-                     if r["family"] == family}  # every persuader's records hold the same exact references
+        (stored,) = {
+            json.dumps(r["references"], sort_keys=True)
+            for path in files
+            for r in _records(path)
+            if r["family"] == family
+        }  # every persuader's records hold the same exact references
         stored = json.loads(stored)
         mine = {r["persuader"]["text"]: r for r in refs if r["family"]["text"] == family}
         assert set(mine) == {"exact: best open-loop", "exact: Bayes-optimal fair", "exact: oracle"}
@@ -473,12 +621,30 @@ def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_
     shutil.copytree(built_out, out)
     same = build_report(res, out)
     assert same["rebuilt"] == [] and len(same["reused"]) == 4  # nothing changed
-    _tom_envs("matrix", "--games", "RPS", "--partners", "tit_for_tat", "--policy", "tabular", "--episodes", "5",
-              "--horizon", "10", "--out", str(res), "--format", "json")  # one more episode in one file
+    _tom_envs(
+        "matrix",
+        "--games",
+        "RPS",
+        "--partners",
+        "tit_for_tat",
+        "--policy",
+        "tabular",
+        "--episodes",
+        "5",
+        "--horizon",
+        "10",
+        "--out",
+        str(res),
+        "--format",
+        "json",
+    )  # one more episode in one file
     again = build_report(res, out)
     assert again["rebuilt"] == ["matrix"] and set(again["reused"]) == {"negotiation", "common_ground", "persuasion"}
-    (row,) = [r for r in _table(_page(out), "Matrix games: regret") if r["policy"]["text"] == "tabular"
-              and r["game"]["text"] == "RPS" and r["partners"]["text"] == "tit_for_tat"]
+    (row,) = [
+        r
+        for r in _table(_page(out), "Matrix games: regret")
+        if r["policy"]["text"] == "tabular" and r["game"]["text"] == "RPS" and r["partners"]["text"] == "tit_for_tat"
+    ]
     assert row["episodes"]["text"] == "5"
 
     # a run is writing: its lock is held and its last line is half written
@@ -492,7 +658,9 @@ def test_regenerates_only_what_changed_and_never_touches_the_results(built, tmp_
         assert "being written by process" in html and "1 line(s) skipped" in html
         assert build_report(res, out)["rebuilt"] == ["negotiation"]  # redone while the writer holds the lock
     assert path.read_bytes() == partial  # the report changed nothing
-    rows = [r for r in _table(_page(out), "Negotiation: 002 Table 1") if not r["ref"] and r["mediator"]["text"] == "social"]
+    rows = [
+        r for r in _table(_page(out), "Negotiation: 002 Table 1") if not r["ref"] and r["mediator"]["text"] == "social"
+    ]
     assert len(rows) == 1
     assert rows[0]["episodes"]["text"] == "2"  # only complete lines count
     assert {a: c for a, c in _agent_colours(out).items() if len(c) > 1} == {}  # reused figures kept one map
@@ -539,8 +707,10 @@ def test_every_agent_has_one_colour_in_every_figure(built):
     audits = _audits(out)
     colours = _agent_colours(out)
     assert {a: c for a, c in colours.items() if len(c) > 1} == {}
-    figures_of = {a: {src for src, au in audits.items() if any(s["agent"] == a for p in au["panels"]
-                                                                 for s in p["series"])} for a in colours}
+    figures_of = {
+        a: {src for src, au in audits.items() if any(s["agent"] == a for p in au["panels"] for s in p["series"])}
+        for a in colours
+    }
     assert len(figures_of["random"]) >= 5  # matrix plane and curves, both QA stage figures, live plane, overview
     assert len(figures_of["tabular"]) >= 3
     for src, audit in audits.items():
@@ -551,7 +721,7 @@ def test_every_agent_has_one_colour_in_every_figure(built):
             assert close == [], f"{src}, {panel['title']!r}: agents drawn in close colours {close}"
         pixels = {c for _, c in Image.open(out / src).convert("RGB").getcolors(1 << 22)}
         for color in {s["color"] for p in audit["panels"] for s in p["series"]}:  # the PNG shows what the audit says
-            rgb = tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+            rgb = tuple(int(color[i : i + 2], 16) for i in (1, 3, 5))
             assert any(sum(abs(a - b) for a, b in zip(rgb, px)) <= 24 for px in pixels), f"{src}: no {color} pixel"
     sections = [json.loads((out / f / "section.json").read_text()) for f in ("matrix", "persuasion", "common_ground")]
     assert all(s["colours"][a] in colours[a] for s in sections for a in s["colours"])
@@ -597,8 +767,14 @@ def test_intervals_stay_inside_the_bounds_and_the_axes(built):
 def _point_plane(tmp_path: Path, **lims) -> dict:
     from benchmarks.report import figures
 
-    panel = {"title": "p", "points": [{"agent": "a", "x": 95.0, "xci": 20.0, "y": 50.0, "yci": 80.0},
-                                      {"agent": "b", "x": 10.0, "xci": 1.0, "y": 5.0, "yci": 1.0}], **lims}
+    panel = {
+        "title": "p",
+        "points": [
+            {"agent": "a", "x": 95.0, "xci": 20.0, "y": 50.0, "yci": 80.0},
+            {"agent": "b", "x": 10.0, "xci": 1.0, "y": 5.0, "yci": 1.0},
+        ],
+        **lims,
+    }
     figures.plane(tmp_path / "plane.png", "t", [panel])
     return json.loads(figures.audit_path(tmp_path / "plane.png").read_text())["panels"][0]
 
@@ -617,8 +793,7 @@ def test_colours_follow_the_agent_and_agents_drawn_together_never_share_one(tmp_
     assert len(set(colours.values())) == 4 and figures.assign_colours([["c", "d"], ["a", "b", "c"]]) == colours
     many = figures.assign_colours([[f"agent {i}" for i in range(len(figures.PALETTE))]])
     assert len(set(many.values())) == len(figures.PALETTE)
-    series = [{"agent": "a", "variant": f"T={t}", **figures.band([[1.0, 2.0, 3.0], [2.0, 3.0, 4.0]])}
-              for t in (10, 20)]
+    series = [{"agent": "a", "variant": f"T={t}", **figures.band([[1.0, 2.0, 3.0], [2.0, 3.0, 4.0]])} for t in (10, 20)]
     with figures.planned() as jobs:
         figures.curves(tmp_path / "c.png", "t", [{"title": "p", "series": series}])
     assert not (tmp_path / "c.png").exists() and jobs[0].agents == ["a"]  # planned, drawn with the report's map
@@ -644,9 +819,13 @@ def test_a_full_panel_is_split_and_a_series_without_an_agent_is_a_named_error(tm
 def test_runs_of_one_agent_are_told_apart_by_the_settings_they_differ_in():
     from benchmarks.report.sections import run_variants
 
-    runs = [("a", {"split": "test", "seed": 0, "data_dir": None}, "f1"),
-            ("a", {"split": "test", "seed": 0, "data_dir": "data@12ab"}, "f2"),
-            ("b", {"split": "dev"}, "f3"), ("c", None, "f4"), ("c", None, "f5")]
+    runs = [
+        ("a", {"split": "test", "seed": 0, "data_dir": None}, "f1"),
+        ("a", {"split": "test", "seed": 0, "data_dir": "data@12ab"}, "f2"),
+        ("b", {"split": "dev"}, "f3"),
+        ("c", None, "f4"),
+        ("c", None, "f5"),
+    ]
     assert run_variants(runs) == ["data_dir=none", "data_dir=data@12ab", "", "file f4", "file f5"]
 
 
@@ -669,13 +848,16 @@ WINDOW, LEAST_SCALE = (1280, 1600), 0.75
 def _browser() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        pytest.skip("no chromium on this machine (Debian package `chromium`: `make install` installs it where it "
-                    "runs as root with apt)")
+        pytest.skip(
+            "no chromium on this machine (Debian package `chromium`: `make install` installs it where it "
+            "runs as root with apt)"
+        )
     return found
 
 
-def _in_browser(page_dir: Path, tmp: Path, probe: str, probe_id: str, window: tuple[int, int] = WINDOW,
-                extra: str = "") -> Any:
+def _in_browser(
+    page_dir: Path, tmp: Path, probe: str, probe_id: str, window: tuple[int, int] = WINDOW, extra: str = ""
+) -> Any:
     """Open a copy of the report (``extra`` added at the end of its body) in headless Chromium; what the
     ``probe`` script wrote into ``<pre id=probe_id>`` after the page loaded."""
     import html
@@ -686,10 +868,22 @@ def _in_browser(page_dir: Path, tmp: Path, probe: str, probe_id: str, window: tu
     shutil.copytree(page_dir, copy)
     index = copy / "index.html"
     index.write_text(index.read_text(encoding="utf-8").replace("</body>", extra + probe + "</body>"), encoding="utf-8")
-    cmd = [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={tmp / 'profile'}", f"--window-size={window[0]},{window[1]}",
-           "--virtual-time-budget=10000", "--dump-dom", index.as_uri()]
+    cmd = [
+        _browser(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp / 'profile'}",
+        f"--window-size={window[0]},{window[1]}",
+        "--virtual-time-budget=10000",
+        "--dump-dom",
+        index.as_uri(),
+    ]
     dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
     found = re.search(rf'<pre id="{probe_id}">(.*?)</pre>', dom, re.S)
     assert found is not None, f"the page's load event never ran in {cmd[0]}: {dom[:300]!r}"
@@ -726,9 +920,11 @@ def test_in_a_browser_no_table_scrolls_sideways_in_a_1400_pixel_window(built, tm
 def test_the_width_check_finds_a_table_too_wide(built, tmp_path):
     """The check can fail: a table of forty unbreakable headers is added to a copy of the page."""
     _, out, _, _, _ = built
-    wide = ('<div class="scroll"><table><caption>too wide</caption><thead><tr>'
-            + "".join(f'<th style="overflow-wrap: normal">header_{i}_without_spaces</th>' for i in range(40))
-            + "</tr></thead></table></div>")
+    wide = (
+        '<div class="scroll"><table><caption>too wide</caption><thead><tr>'
+        + "".join(f'<th style="overflow-wrap: normal">header_{i}_without_spaces</th>' for i in range(40))
+        + "</tr></thead></table></div>"
+    )
     seen = _in_browser(out, tmp_path, _WIDTH_PROBE, "width-probe", TABLE_WINDOW, extra=wide)
     assert [w["what"] for w in seen["wide"]] == ["too wide"]
 
@@ -739,8 +935,11 @@ def test_in_a_browser_every_figure_loads_and_is_shown_at_a_readable_size(built, 
     assert sorted(i["src"] for i in images) == sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
     broken = [i["src"] for i in images if not i["loaded"]]
     assert broken == [], f"broken images: {broken}"
-    shrunk = {i["src"]: round(i["shown"][0] / i["natural"][0], 2) for i in images
-              if i["shown"][0] < LEAST_SCALE * i["natural"][0]}
+    shrunk = {
+        i["src"]: round(i["shown"][0] / i["natural"][0], 2)
+        for i in images
+        if i["shown"][0] < LEAST_SCALE * i["natural"][0]
+    }
     assert shrunk == {}, f"figures shown too small to read in a {WINDOW[0]}-pixel window (scale): {shrunk}"
 
 

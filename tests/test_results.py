@@ -92,8 +92,9 @@ with ResultsFile(sys.argv[1], key=lambda rec: rec["seed"]):
 
 def test_a_second_process_cannot_open_a_held_results_file(tmp_path):
     path = tmp_path / "held.jsonl"
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(path)], cwd=ROOT, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(ResultsLocked, match=rf"held.jsonl is being written by another run \(pid {holder.pid}\)"):
@@ -110,13 +111,30 @@ def test_a_second_process_cannot_open_a_held_results_file(tmp_path):
 
 @pytest.mark.slow
 def test_two_runs_on_the_same_out_never_both_write_an_episode(tmp_path):
-    args = [sys.executable, "-m", "benchmarks", "matrix", "--policy", "tabular", "--games", "RPS", "--partners",
-            "tit_for_tat", "--episodes", "600", "--horizon", "100", "--format", "json", "--out", str(tmp_path)]
+    args = [
+        sys.executable,
+        "-m",
+        "benchmarks",
+        "matrix",
+        "--policy",
+        "tabular",
+        "--games",
+        "RPS",
+        "--partners",
+        "tit_for_tat",
+        "--episodes",
+        "600",
+        "--horizon",
+        "100",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    ]
     first = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = tmp_path / "matrix"
     deadline = time.time() + 120
-    while time.time() < deadline and not (results.exists() and any(
-            f.stat().st_size for f in results.glob("*.jsonl"))):
+    while time.time() < deadline and not (results.exists() and any(f.stat().st_size for f in results.glob("*.jsonl"))):
         time.sleep(0.01)
     second = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert first.poll() is None, "the first run ended before the second started; make it longer"

@@ -17,8 +17,18 @@ from benchmarks.rl_train import ALGOS, Training, train, wrapped  # noqa: E402
 from tom_envs.family import families, load_object  # noqa: E402
 
 DECLARED = [(fam.name, target) for fam in families() for target in fam.rl]
-ROW_KEYS = {"family", "env_id", "algo", "steps", "split", "seeds", "policy", "tom_accuracy", "tom_accuracy_ci",
-            "tom_source"}
+ROW_KEYS = {
+    "family",
+    "env_id",
+    "algo",
+    "steps",
+    "split",
+    "seeds",
+    "policy",
+    "tom_accuracy",
+    "tom_accuracy_ci",
+    "tom_source",
+}
 
 
 def _quiet(*args):
@@ -67,8 +77,9 @@ def test_each_algorithm_trains_briefly_on_a_matrix_game(tmp_path, algo):
     agent, *refs = rows
     assert ROW_KEYS | {"regret", "regret_ci"} <= set(agent)
     assert agent["policy"] == algo and agent["split"] == "test" and agent["seeds"] == [0]
-    assert agent["tom_source"].startswith("probe on the " + ("LSTM hidden state" if algo == "recurrent_ppo"
-                                                               else "policy network's last latent layer"))
+    assert agent["tom_source"].startswith(
+        "probe on the " + ("LSTM hidden state" if algo == "recurrent_ppo" else "policy network's last latent layer")
+    )
     assert isinstance(agent["tom_accuracy"], float) and isinstance(agent["regret"], float)
     assert [r["policy"] for r in refs] == ["tabular"] and refs[0]["tom_source"] == "own count model"
 
@@ -118,15 +129,21 @@ def test_a_probes_row_stands_beside_its_majority_floor_seed_count_and_cpu_time(t
         by_model.setdefault(cell["model"], {})[cell.get("tom_from", "probe")] = records
     assert len(by_model) == 2 and all(set(v) == {"probe", "train_majority"} for v in by_model.values())
     for pair in by_model.values():
-        assert [r["episode"]["return"] for r in pair["probe"]] == [r["episode"]["return"] for r in pair["train_majority"]]
+        assert [r["episode"]["return"] for r in pair["probe"]] == [
+            r["episode"]["return"] for r in pair["train_majority"]
+        ]
 
 
 def test_the_majority_floor_is_the_train_splits_most_frequent_truth():
     from benchmarks.rl_probe import MajorityProbe, majority_of
 
     layout = {"action": ("discrete", 0, 3), "grid": ("multi", [0, 1], [2, 2], (2,))}
-    truths = [{"action": 2, "grid": [1, 2]}, {"action": 2, "grid": [0, 2]}, {"action": 0, "grid": [1, 1]},
-              {"action": None}]
+    truths = [
+        {"action": 2, "grid": [1, 2]},
+        {"action": 2, "grid": [0, 2]},
+        {"action": 0, "grid": [1, 1]},
+        {"action": None},
+    ]
     majority = majority_of(truths, layout)
     assert majority == {"action": [2], "grid": [1, 2]}
     pred = MajorityProbe(layout, majority).predict(np.zeros(4))
@@ -167,29 +184,38 @@ def test_an_id_without_a_task_is_a_named_error(tmp_path, untrained_id):
         run(RLRun(untrained_id), tmp_path, log=_quiet)
 
 
-@pytest.mark.parametrize("config, message", [
-    (RLRun("tom/NoSuch-v0"), "is not a registered id; ids RL agents train on: "),
-    (RLRun("tom/MatrixGame-v0"), "tom/MatrixGame-v0 needs payoffs, action_labels in --env-kwargs"),
-    (RLRun("tom/MatrixGame-Parallel-v0", seat="player_1"), "needs payoffs, action_labels in --env-kwargs"),
-    (RLRun("tom/IPD-Parallel-v0", seat="player_2"), "train one of the seats player_0, player_1"),
-    (RLRun("tom/IPD-v0", env_kwargs={"game": "RPS"}), "game='RPS' contradicts the id: make 'tom/RPS-v0' instead"),
-    (RLRun("tom/IPD-Parallel-v0", env_kwargs={"game": "RPS"}), "contradicts the id: make 'tom/RPS-Parallel-v0'"),
-    (RLRun("tom/IPD-v0", env_kwargs={"partners": "tit_for_tat"}), "names partners, which tom/IPD-v0's task sets itself"),
-    (RLRun("tom/IPD-Parallel-v0", env_kwargs={"colour": 1}), "names colour, which tom/IPD-Parallel-v0's env does not take"),
-    (RLRun("tom/IPD-v0", env_kwargs={"colour": 1}), "tom/IPD-v0's env does not take them"),
-    (RLRun("tom/IPD-v0", env_kwargs={"history": 0}), "tom/IPD-v0's env rejects them: history must be"),
-    (RLRun("tom/IPD-v0", env_kwargs=[1]), "--env-kwargs is a JSON object"),
-    (RLRun("tom/IPD-Parallel-v0", env_kwargs={"seat": "player_1"}), "--env-kwargs names seat: give --seat instead"),
-    (RLRun("tom/CommonToM-v2", env_kwargs={"split": "all"}), "task passes no keyword arguments to its env"),
-    (RLRun("tom/IPD-v0", split="dev"), "--split 'dev' is not a split"),
-    (RLRun("tom/IPD-v0", seat="player_0"), "--seat is for multi-agent ids"),
-    (RLRun("tom/IPD-v0", "maskable_ppo"), "needs an observation with an action_mask"),
-    (RLRun("tom/IPD-v0", "sac"), "unknown --algo 'sac'"),
-    (RLRun("tom/IPD-v0", seeds=0), "--seeds must be an integer >= 1"),
-    (RLRun("tom/IPD-v0", data_dir="."), "reads no dataset folder"),
-    (RLRun("tom/CommonToM-v2", episodes=5), "has 1 episode(s), each evaluated once"),
-    (RLRun("tom/CommonToM-v2", data_dir="/nonexistent/folder"), "is not a folder"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        (RLRun("tom/NoSuch-v0"), "is not a registered id; ids RL agents train on: "),
+        (RLRun("tom/MatrixGame-v0"), "tom/MatrixGame-v0 needs payoffs, action_labels in --env-kwargs"),
+        (RLRun("tom/MatrixGame-Parallel-v0", seat="player_1"), "needs payoffs, action_labels in --env-kwargs"),
+        (RLRun("tom/IPD-Parallel-v0", seat="player_2"), "train one of the seats player_0, player_1"),
+        (RLRun("tom/IPD-v0", env_kwargs={"game": "RPS"}), "game='RPS' contradicts the id: make 'tom/RPS-v0' instead"),
+        (RLRun("tom/IPD-Parallel-v0", env_kwargs={"game": "RPS"}), "contradicts the id: make 'tom/RPS-Parallel-v0'"),
+        (
+            RLRun("tom/IPD-v0", env_kwargs={"partners": "tit_for_tat"}),
+            "names partners, which tom/IPD-v0's task sets itself",
+        ),
+        (
+            RLRun("tom/IPD-Parallel-v0", env_kwargs={"colour": 1}),
+            "names colour, which tom/IPD-Parallel-v0's env does not take",
+        ),
+        (RLRun("tom/IPD-v0", env_kwargs={"colour": 1}), "tom/IPD-v0's env does not take them"),
+        (RLRun("tom/IPD-v0", env_kwargs={"history": 0}), "tom/IPD-v0's env rejects them: history must be"),
+        (RLRun("tom/IPD-v0", env_kwargs=[1]), "--env-kwargs is a JSON object"),
+        (RLRun("tom/IPD-Parallel-v0", env_kwargs={"seat": "player_1"}), "--env-kwargs names seat: give --seat instead"),
+        (RLRun("tom/CommonToM-v2", env_kwargs={"split": "all"}), "task passes no keyword arguments to its env"),
+        (RLRun("tom/IPD-v0", split="dev"), "--split 'dev' is not a split"),
+        (RLRun("tom/IPD-v0", seat="player_0"), "--seat is for multi-agent ids"),
+        (RLRun("tom/IPD-v0", "maskable_ppo"), "needs an observation with an action_mask"),
+        (RLRun("tom/IPD-v0", "sac"), "unknown --algo 'sac'"),
+        (RLRun("tom/IPD-v0", seeds=0), "--seeds must be an integer >= 1"),
+        (RLRun("tom/IPD-v0", data_dir="."), "reads no dataset folder"),
+        (RLRun("tom/CommonToM-v2", episodes=5), "has 1 episode(s), each evaluated once"),
+        (RLRun("tom/CommonToM-v2", data_dir="/nonexistent/folder"), "is not a folder"),
+    ],
+)
 def test_bad_options_are_named_errors_before_any_training(tmp_path, config, message):
     with pytest.raises(RLError) as exc:
         run(config, tmp_path, log=_quiet)
@@ -205,8 +231,23 @@ def test_every_declared_id_is_listed_once():
 def test_the_command_prints_json_rows_and_resumes(tmp_path, capsys):
     from benchmarks.__main__ import main
 
-    argv = ["rl", "--env", "tom/IPD-v0", "--algo", "a2c", "--steps", "200", "--seeds", "2", "--episodes", "2",
-            "--n-envs", "2", "--out", str(tmp_path)]
+    argv = [
+        "rl",
+        "--env",
+        "tom/IPD-v0",
+        "--algo",
+        "a2c",
+        "--steps",
+        "200",
+        "--seeds",
+        "2",
+        "--episodes",
+        "2",
+        "--n-envs",
+        "2",
+        "--out",
+        str(tmp_path),
+    ]
     assert main([*argv, "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["policy"] for r in rows] == ["a2c", "tabular"] and rows[0]["seeds"] == [0, 1]

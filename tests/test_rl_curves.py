@@ -62,9 +62,19 @@ def test_the_same_seed_gives_the_same_curve(trained, tmp_path):
 
 
 def test_the_rows_curve_is_the_mean_over_seeds_with_its_ci():
-    a = {"split": "test", "episodes": 2, "points": [{"steps": 0, "regret": 10.0, "tom_accuracy": 50.0, "tom_majority": 60.0},
-                                                    {"steps": 8, "regret": 4.0, "tom_accuracy": 70.0, "tom_majority": 60.0}]}
-    b = {"split": "test", "episodes": 2, "points": [{"steps": 0, "regret": 20.0, "tom_accuracy": 60.0, "tom_majority": 60.0}]}
+    a = {
+        "split": "test",
+        "episodes": 2,
+        "points": [
+            {"steps": 0, "regret": 10.0, "tom_accuracy": 50.0, "tom_majority": 60.0},
+            {"steps": 8, "regret": 4.0, "tom_accuracy": 70.0, "tom_majority": 60.0},
+        ],
+    }
+    b = {
+        "split": "test",
+        "episodes": 2,
+        "points": [{"steps": 0, "regret": 20.0, "tom_accuracy": 60.0, "tom_majority": 60.0}],
+    }
     both = combined([a, b, None], "regret")
     assert both["steps"] == [0] and both["seeds"] == 2  # only the points every seed has
     assert both["regret"] == [15.0] and both["regret_ci"][0] > 0 and both["tom_majority_ci"] == [0.0]
@@ -84,8 +94,9 @@ def test_five_seeds_by_default_unless_the_task_says_why_not():
 def test_the_report_draws_the_rl_learning_curves(tmp_path):
     from benchmarks.report import build_report
 
-    rows = run(RLRun("tom/IPD-v0", "ppo", steps=512, seeds=2, episodes=2, n_envs=2, curve_points=2), tmp_path,
-               log=_quiet)
+    rows = run(
+        RLRun("tom/IPD-v0", "ppo", steps=512, seeds=2, episodes=2, n_envs=2, curve_points=2), tmp_path, log=_quiet
+    )
     assert rows[0]["curve"]["seeds"] == 2 and rows[0]["curve"]["steps"][0] == 0
     report = build_report(tmp_path, tmp_path / "report")
     md = report["markdown"].read_text()

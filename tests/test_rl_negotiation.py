@@ -128,12 +128,12 @@ def test_features_read_only_the_mediators_observation():
     obs, _ = env.reset(seed=2)
     base = env.current.aec.unwrapped
     again = rl.mediator_features(base.observe("mediator_0"), base.n, base.m, base.s_max)
-    assert np.array_equal(obs[:rl.N_FEATURES], again)
+    assert np.array_equal(obs[: rl.N_FEATURES], again)
     assert obs.min() >= 0.0 and obs.max() <= 1.0 and obs.shape == (rl.N_FEATURES + rl.N_MOVE_FEATURES,)
     own = rl.N_FEATURES + 2 * len(rl.MOVES)
-    assert obs[own:own + 3].tolist() == [1.0, 0.0, 0.0]  # no move of its own yet
+    assert obs[own : own + 3].tolist() == [1.0, 0.0, 0.0]  # no move of its own yet
     obs, *_ = env.step(1 + rl.MOVES.index("invite"))  # nobody has spoken: every party is unheard
-    assert obs[own:own + 3].tolist() == pytest.approx([0.1, 1 / 3, 1.0])
+    assert obs[own : own + 3].tolist() == pytest.approx([0.1, 1 / 3, 1.0])
     assert env.current.aec.unwrapped.events[-1]["strategy"] == "facilitative"
 
 
@@ -163,8 +163,9 @@ def test_sb3_trains_a_few_hundred_steps_on_the_train_split():
         warnings.simplefilter("ignore")
         venv = DummyVecEnv([lambda: Monitor(rl.make_env("tom/Negotiation-Hard-v1", "train"))] * 2)
         venv.seed(0)
-        model = PPO("MlpPolicy", venv, seed=0, device="cpu", **{**rl.TASK.hyper["ppo"], "n_steps": 128,
-                                                                "batch_size": 64})
+        model = PPO(
+            "MlpPolicy", venv, seed=0, device="cpu", **{**rl.TASK.hyper["ppo"], "n_steps": 128, "batch_size": 64}
+        )
         model.learn(256)
     env = rl.make_env("tom/Negotiation-Hard-v1", "test")
     obs, _ = env.reset(seed=0)
@@ -191,8 +192,14 @@ def test_intervention_rates_count_the_mediators_moves(tmp_path):
     assert ri.rates("tom/Negotiation-Hard-v1", "test", lambda env, obs, info: 0, [0])["rate"] == 0.0
     models = tmp_path / "rl" / "models"
     models.mkdir(parents=True)
-    for name in ("ppo_tom-Negotiation-Hard-v1_s0_aaaa.zip", "ppo_tom-Negotiation-Hard-v1_s0_aaaa_probe_bb.npz",
-                 "ppo_tom-Negotiation-Hard-v1_s1_cccc.zip", "ppo_tom-Negotiation-v1_s0_dddd.zip"):
+    for name in (
+        "ppo_tom-Negotiation-Hard-v1_s0_aaaa.zip",
+        "ppo_tom-Negotiation-Hard-v1_s0_aaaa_probe_bb.npz",
+        "ppo_tom-Negotiation-Hard-v1_s1_cccc.zip",
+        "ppo_tom-Negotiation-v1_s0_dddd.zip",
+    ):
         (models / name).write_bytes(b"")
     assert {s: p.name for s, p in ri.saved_models("tom/Negotiation-Hard-v1", tmp_path).items()} == {
-        0: "ppo_tom-Negotiation-Hard-v1_s0_aaaa.zip", 1: "ppo_tom-Negotiation-Hard-v1_s1_cccc.zip"}
+        0: "ppo_tom-Negotiation-Hard-v1_s0_aaaa.zip",
+        1: "ppo_tom-Negotiation-Hard-v1_s1_cccc.zip",
+    }

@@ -60,7 +60,13 @@ def test_the_seat_sees_exactly_what_the_parallel_env_shows_it_and_the_other_its_
     for a in (0, 1, 1):
         step = seat.step(a)
         t_obs, t_rew, t_term, t_trunc, t_info = twin.step({"player_0": a, "player_1": 1})
-        assert step == (t_obs["player_0"], t_rew["player_0"], t_term["player_0"], t_trunc["player_0"], t_info["player_0"])
+        assert step == (
+            t_obs["player_0"],
+            t_rew["player_0"],
+            t_term["player_0"],
+            t_trunc["player_0"],
+            t_info["player_0"],
+        )
     # the other seat was asked with its own last observation and info, before the round was played
     assert [o for o, _ in other.seen] == [4, 2, 3]  # start symbol, then (D, C) and (D, D) seen from player_1
     assert other.seen[1][1] == {"other_action": 0}
@@ -69,7 +75,9 @@ def test_the_seat_sees_exactly_what_the_parallel_env_shows_it_and_the_other_its_
 
 
 def test_the_seat_predicts_the_other_seats_action_and_is_scored_through_the_recorder():
-    seat = wrappers.ParallelSeat(tom_envs.make("tom/RPS-Parallel-v0", horizon=5), "player_1", {"player_0": Recording(2)})
+    seat = wrappers.ParallelSeat(
+        tom_envs.make("tom/RPS-Parallel-v0", horizon=5), "player_1", {"player_0": Recording(2)}
+    )
     assert seat.tom_spec.predictor == "player_1" and set(seat.tom_spec.targets) == {"player_0"}
     env = wrappers.ToMRecorder(seat)
     env.reset(seed=0)
@@ -77,7 +85,10 @@ def test_the_seat_predicts_the_other_seats_action_and_is_scored_through_the_reco
         env.record_prediction(2)
         *_, info = env.step(0)
     summary = info["tom"]["episode"]
-    assert summary["tom_accuracy"] == 100.0 and summary["outcome"] == {"return_player_0": -5.0, "return_player_1": 5.0}  # rock beats scissors
+    assert summary["tom_accuracy"] == 100.0 and summary["outcome"] == {
+        "return_player_0": -5.0,
+        "return_player_1": 5.0,
+    }  # rock beats scissors
 
 
 def test_a_seat_wrapper_is_seeded_like_single_seat():
@@ -122,8 +133,12 @@ def test_player_0_of_a_parallel_id_is_the_single_agent_id(game, split):
 def test_player_1_plays_the_transposed_game_against_partners_built_for_it():
     """player_1 of IBS-Parallel is the custom single-agent game IBS.transposed() against the same split."""
     ibs = get_game("IBS").transposed()
-    custom = {"payoffs": [[list(c) for c in row] for row in ibs.payoffs], "action_labels": list(ibs.action_labels),
-              "partner_action_labels": list(ibs.partner_action_labels), "name": ibs.name}
+    custom = {
+        "payoffs": [[list(c) for c in row] for row in ibs.payoffs],
+        "action_labels": list(ibs.action_labels),
+        "partner_action_labels": list(ibs.partner_action_labels),
+        "name": ibs.name,
+    }
     for split in ("train", "test"):
         single = make_env("tom/MatrixGame-v0", split, **custom)
         seat = make_env("tom/IBS-Parallel-v0", split, seat="player_1")
@@ -152,13 +167,20 @@ def test_the_checker_finds_no_leak_in_a_seat_as_rl_trains_and_tests_it(seat):
 def test_both_seats_train_with_their_own_models_records_and_rows(tmp_path):
     from benchmarks.rl import RLRun, run
 
-    rows = {s: run(RLRun("tom/IBS-Parallel-v0", "ppo", steps=128, seeds=1, episodes=2, n_envs=2, seat=s), tmp_path,
-                   log=_quiet) for s in ("player_0", "player_1")}
+    rows = {
+        s: run(
+            RLRun("tom/IBS-Parallel-v0", "ppo", steps=128, seeds=1, episodes=2, n_envs=2, seat=s), tmp_path, log=_quiet
+        )
+        for s in ("player_0", "player_1")
+    }
     assert [r["seat"] for r in rows["player_1"]] == ["player_1", "player_1"]
     assert [r["policy"] for r in rows["player_0"]] == ["ppo", "tabular"] and rows["player_0"][0]["seat"] == "player_0"
     assert len(list((tmp_path / "rl" / "models").glob("ppo_*.zip"))) == 2
     kept = sorted(p.name for p in (tmp_path / "rl").glob("rows_*.jsonl"))
-    assert kept == ["rows_ppo_tom-IBS-Parallel-v0_player_0_test.jsonl", "rows_ppo_tom-IBS-Parallel-v0_player_1_test.jsonl"]
+    assert kept == [
+        "rows_ppo_tom-IBS-Parallel-v0_player_0_test.jsonl",
+        "rows_ppo_tom-IBS-Parallel-v0_player_1_test.jsonl",
+    ]
     default = run(RLRun("tom/IBS-Parallel-v0", "ppo", steps=128, seeds=1, episodes=2, n_envs=2), tmp_path, log=_quiet)
     assert default == rows["player_0"]  # --seat defaults to player_0: the same keys, loaded
     from benchmarks.report import build_report
@@ -172,8 +194,23 @@ def test_both_seats_train_with_their_own_models_records_and_rows(tmp_path):
 def test_a_custom_game_trains_from_env_kwargs_keyed_into_models_and_rows(tmp_path, capsys):
     from benchmarks.__main__ import main
 
-    argv = ["rl", "--env", "tom/MatrixGame-v0", "--steps", "128", "--seeds", "1", "--episodes", "2", "--n-envs", "2",
-            "--out", str(tmp_path), "--format", "json"]
+    argv = [
+        "rl",
+        "--env",
+        "tom/MatrixGame-v0",
+        "--steps",
+        "128",
+        "--seeds",
+        "1",
+        "--episodes",
+        "2",
+        "--n-envs",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+    ]
     assert main([*argv, "--env-kwargs", json.dumps(CHICKEN)]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["policy"] for r in rows] == ["ppo", "tabular"] and all(r["env_kwargs"] == CHICKEN for r in rows)
@@ -190,10 +227,13 @@ def test_a_custom_game_trains_from_env_kwargs_keyed_into_models_and_rows(tmp_pat
         assert text.count(f"tom/MatrixGame-v0 {json.dumps(game, sort_keys=True)} (") == 1
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{payoffs: 1}", "is not JSON"),
-    ("[1, 2]", "must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{payoffs: 1}", "is not JSON"),
+        ("[1, 2]", "must be a JSON object"),
+    ],
+)
 def test_env_kwargs_that_are_not_a_json_object_stop_the_command(tmp_path, capsys, text, message):
     from benchmarks.__main__ import main
 

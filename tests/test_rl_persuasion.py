@@ -18,8 +18,12 @@ def test_splits_are_disjoint_and_cover_every_family():
     assert set(rl.TRAIN_PERSONAS).isdisjoint(rl.TEST_PERSONAS)
     assert set(rl.TRAIN_FAMILIES).isdisjoint(rl.TEST_FAMILIES)
     assert set(rl.LIVE.splits) == set(rl.SPLITS) >= {"train", "test"}
-    assert set(rl.LIVE.env_ids) == {"tom/Persuasion-v2", "tom/Persuasion-v1", "tom/Persuasion-TwoSeat-v2",
-                                    "tom/Persuasion-TwoSeat-v1"}
+    assert set(rl.LIVE.env_ids) == {
+        "tom/Persuasion-v2",
+        "tom/Persuasion-v1",
+        "tom/Persuasion-TwoSeat-v2",
+        "tom/Persuasion-TwoSeat-v1",
+    }
     for personas, families in rl.SPLITS.values():
         kept = {f.name: f for f in restrict_personas(FAMILIES_V2, list(personas))}  # no family left empty
         assert all(kept[name].personas for name in families)
@@ -66,8 +70,7 @@ def test_personas_kwarg_default_is_unchanged_and_restricts_the_prior():
         return out, env.unwrapped.tom_outcome()
 
     plain = tom_envs.make("tom/Persuasion-v2", families="health")
-    every = tom_envs.make("tom/Persuasion-v2", families="health",
-                          personas=["skeptic", "cautious", "procrastinator"])
+    every = tom_envs.make("tom/Persuasion-v2", families="health", personas=["skeptic", "cautious", "procrastinator"])
     assert all(run(plain, s) == run(every, s) for s in range(8))
     one = tom_envs.make("tom/Persuasion-v2", families="health", personas="cautious")
     assert [p.name for p in one.unwrapped.families[0].personas] == ["cautious"]
@@ -121,8 +124,7 @@ def test_reference_rows_carry_the_exact_references_and_the_scripted_persuaders()
     assert names == [*rl.EXACT.values(), *rl.REFERENCES]
     exact = {r["policy"]: r["success"] for r in rows[:3]}
     assert exact["exact best open-loop"] < exact["exact bayes (lower bound)"] < exact["exact oracle"]
-    assert all(r["split"] == "test" and r["env_id"] == "tom/Persuasion-v2" and r["outcome"] == "success"
-               for r in rows)
+    assert all(r["split"] == "test" and r["env_id"] == "tom/Persuasion-v2" and r["outcome"] == "success" for r in rows)
 
 
 def test_env_kwargs_reach_the_task_envs_and_reference_rows_and_bad_ones_are_named_errors():
@@ -135,7 +137,10 @@ def test_env_kwargs_reach_the_task_envs_and_reference_rows_and_bad_ones_are_name
     assert "state" in info and env.unwrapped.expose_state is True
     rows = rl.references("tom/Persuasion-v2", "test", [0, 1], expose_state=True)
     assert [r["policy"] for r in rows] == [*rl.EXACT.values(), *rl.REFERENCES]
-    for given, says in [({"horizon": 3}, "horizon"), ({"expose_state": "yes"}, "expose_state"),
-                        ({"nosuch": 1}, "nosuch")]:
+    for given, says in [
+        ({"horizon": 3}, "horizon"),
+        ({"expose_state": "yes"}, "expose_state"),
+        ({"nosuch": 1}, "nosuch"),
+    ]:
         with pytest.raises(RLError, match=says):
             RLRun("tom/Persuasion-v2", "ppo", env_kwargs=given).resolved()

@@ -21,19 +21,27 @@ class DictEnv(gym.Env):
     """A small env with every kind of leaf."""
 
     def __init__(self):
-        self.observation_space = spaces.Dict({
-            "action_mask": spaces.MultiBinary(3),
-            "count": spaces.Discrete(4, start=1),
-            "grid": spaces.MultiDiscrete([2, 3]),
-            "pos": spaces.Box(-1.0, 1.0, (2,), dtype=np.float32),
-            "say": spaces.Text(40),
-            "pair": spaces.Tuple((spaces.Discrete(2), spaces.Text(40))),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "action_mask": spaces.MultiBinary(3),
+                "count": spaces.Discrete(4, start=1),
+                "grid": spaces.MultiDiscrete([2, 3]),
+                "pos": spaces.Box(-1.0, 1.0, (2,), dtype=np.float32),
+                "say": spaces.Text(40),
+                "pair": spaces.Tuple((spaces.Discrete(2), spaces.Text(40))),
+            }
+        )
         self.action_space = spaces.Discrete(3)
 
     def _obs(self):
-        return {"action_mask": np.array([1, 0, 1], dtype=np.int8), "count": 2, "grid": np.array([1, 2]),
-                "pos": np.array([0.5, -0.5], dtype=np.float32), "say": "the cat sat", "pair": (1, "not yes")}
+        return {
+            "action_mask": np.array([1, 0, 1], dtype=np.int8),
+            "count": 2,
+            "grid": np.array([1, 2]),
+            "pos": np.array([0.5, -0.5], dtype=np.float32),
+            "say": "the cat sat",
+            "pair": (1, "not yes"),
+        }
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -68,8 +76,14 @@ def test_text_is_a_normalised_signed_hash_of_words_and_bigrams():
 
 def test_the_hash_is_stable_across_processes():
     code = "from wrappers import hash_text; print(hash_text('a persuader asks', 32).tolist())"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONHASHSEED": "123", "PATH": ""}, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+        cwd=str(__import__("pathlib").Path(__file__).parents[1]),
+    )
     assert eval(out.stdout) == hash_text("a persuader asks", 32).tolist()
 
 

@@ -25,7 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    out = subprocess.run([sys.executable, "-m", "benchmarks", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
     if check:
         assert out.returncode == 0, out.stderr
     return out
@@ -74,7 +76,9 @@ def test_rerun_skips_recorded_episodes_and_extends(tmp_path):
 
 def test_cell_key_depends_on_the_configuration():
     assert make_cell("RPS", "single_action", "tabular", 100).key != make_cell("RPS", "single_action", "tabular", 50).key
-    assert make_cell("RPS", "single_action", "tabular", 100).key == make_cell("RPS", "single_action", "tabular", 100).key
+    assert (
+        make_cell("RPS", "single_action", "tabular", 100).key == make_cell("RPS", "single_action", "tabular", 100).key
+    )
 
 
 def test_corrupted_lines_are_moved_aside_and_truncated_ones_cut_then_recomputed(tmp_path):
@@ -103,25 +107,67 @@ def test_unknown_policy_is_a_clear_cli_error(tmp_path):
 
 
 def test_json_schema(tmp_path):
-    out = cli("matrix", "--policy", "tabular,random", "--games", "RPS,IPD", "--partners", "single_action,tit_for_tat",
-              "--episodes", "3", "--seed", "0", "--horizon", "20", "--format", "json", "--out", str(tmp_path))
+    out = cli(
+        "matrix",
+        "--policy",
+        "tabular,random",
+        "--games",
+        "RPS,IPD",
+        "--partners",
+        "single_action,tit_for_tat",
+        "--episodes",
+        "3",
+        "--seed",
+        "0",
+        "--horizon",
+        "20",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    )
     rows = json.loads(out.stdout)  # nothing but JSON on stdout
     assert out.stderr == ""  # no progress bar with --format json
     assert len(rows) == 2 * 2 * 2
-    types = {"game": str, "partners": str, "policy": str, "episodes": int, "regret_per_step": float,
-             "regret_per_step_ci": float, "tom_regret_per_step": float, "tom_regret_per_step_ci": float,
-             "tom_accuracy": float, "tom_accuracy_ci": float}
+    types = {
+        "game": str,
+        "partners": str,
+        "policy": str,
+        "episodes": int,
+        "regret_per_step": float,
+        "regret_per_step_ci": float,
+        "tom_regret_per_step": float,
+        "tom_regret_per_step_ci": float,
+        "tom_accuracy": float,
+        "tom_accuracy_ci": float,
+    }
     for row in rows:
         for key, typ in types.items():
             assert isinstance(row[key], typ), (key, row[key])
         assert 0 <= row["tom_accuracy"] <= 100 and row["episodes"] == 3
     assert {(r["game"], r["partners"], r["policy"]) for r in rows} == {
-        (g, p, pol) for g in ("RPS", "IPD") for p in ("single_action", "tit_for_tat") for pol in ("tabular", "random")}
+        (g, p, pol) for g in ("RPS", "IPD") for p in ("single_action", "tit_for_tat") for pol in ("tabular", "random")
+    }
 
 
 def test_table_layout_and_plots(tmp_path):
-    out = cli("matrix", "--policy", "tabular,oracle", "--games", "IBS", "--partners", "single_action",
-              "--episodes", "2", "--horizon", "30", "--out", str(tmp_path / "res"), "--plot", str(tmp_path / "plots"))
+    out = cli(
+        "matrix",
+        "--policy",
+        "tabular,oracle",
+        "--games",
+        "IBS",
+        "--partners",
+        "single_action",
+        "--episodes",
+        "2",
+        "--horizon",
+        "30",
+        "--out",
+        str(tmp_path / "res"),
+        "--plot",
+        str(tmp_path / "plots"),
+    )
     assert "ΔFunctional/T" in out.stdout and "ΔToM/T" in out.stdout and "ToM %" in out.stdout
     pngs = sorted(p.name for p in (tmp_path / "plots").iterdir())
     assert pngs == ["IBS_single_action_regret.png", "IBS_single_action_tom.png"]
@@ -130,8 +176,26 @@ def test_table_layout_and_plots(tmp_path):
 
 @pytest.mark.slow
 def test_sigkill_loses_at_most_the_episode_in_flight(tmp_path):
-    args = [sys.executable, "-m", "benchmarks", "matrix", "--policy", "tabular", "--games", "RPS", "--partners",
-            "tit_for_tat", "--episodes", "300", "--horizon", "100", "--format", "json", "--out", str(tmp_path / "a")]
+    args = [
+        sys.executable,
+        "-m",
+        "benchmarks",
+        "matrix",
+        "--policy",
+        "tabular",
+        "--games",
+        "RPS",
+        "--partners",
+        "tit_for_tat",
+        "--episodes",
+        "300",
+        "--horizon",
+        "100",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path / "a"),
+    ]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = tmp_path / "a" / "matrix"
     deadline = time.time() + 120
@@ -155,7 +219,9 @@ def test_sigkill_loses_at_most_the_episode_in_flight(tmp_path):
 @pytest.mark.parametrize("policy", ["tabular", "random", "oracle"])
 def test_lockstep_batches_give_the_same_episodes_as_one_by_one(tmp_path, policy):
     one, _ = evaluate(["RPS", "IPD"], ["single_action,tit_for_tat"], [policy], 6, 3, 25, tmp_path / "one")
-    batched, _ = evaluate(["RPS", "IPD"], ["single_action,tit_for_tat"], [policy], 6, 3, 25, tmp_path / "many", lockstep=4)
+    batched, _ = evaluate(
+        ["RPS", "IPD"], ["single_action,tit_for_tat"], [policy], 6, 3, 25, tmp_path / "many", lockstep=4
+    )
     strip = lambda rows: [{k: v for k, v in r.items() if k != "cell_key"} for r in rows]  # noqa: E731
     assert strip(one) == strip(batched)
     files = sorted((tmp_path / "many" / "matrix").glob("*.jsonl"))
@@ -187,7 +253,10 @@ def test_aec_episodes_with_a_policy_per_seat():
     env = make_env("tom/RPS-Parallel-v0", horizon=6)
     seats = {"player_0": RandomPolicy("RPS"), "player_1": RandomPolicy("RPS")}
     first = play_aec(env, seats, seed=4)
-    assert first.summary["steps"] == 2 * 6 and first.summary["returns"]["player_0"] == -first.summary["returns"]["player_1"]
+    assert (
+        first.summary["steps"] == 2 * 6
+        and first.summary["returns"]["player_0"] == -first.summary["returns"]["player_1"]
+    )
     assert play_aec(env, seats, seed=4).summary == first.summary  # seeded
     from benchmarks.errors import RunnerError
 
@@ -226,8 +295,9 @@ def test_play_keeps_what_the_step_hook_returns_and_seeds_the_policy_apart():
     from benchmarks.runner_episodes import play
 
     env = make_env("tom/IPD-v0", partners="tit_for_tat", horizon=6)
-    result = play(env, RandomPolicy("IPD"), 2,
-                  on_step=lambda step: (step.index, step.action, step.next_info["partner_action"]))
+    result = play(
+        env, RandomPolicy("IPD"), 2, on_step=lambda step: (step.index, step.action, step.next_info["partner_action"])
+    )
     assert [i for i, _, _ in result.steps] == list(range(6))
     actions, partner = [a for _, a, _ in result.steps], [b for _, _, b in result.steps]
     assert partner[1:] == actions[:-1]  # tit-for-tat copies the focal's last move

@@ -99,8 +99,10 @@ def test_an_object_argument_is_described_by_its_public_view_only():
 
     class Holder:  # an object that declares nothing public is named, never handed over
         secret = 42
+
     d = describe(tom_envs.make_aec("tom/Negotiation-v1", scenario=scenario))
     from tom_envs.description import public_value
+
     assert public_value(Holder()) == "<Holder>" and public_value({"x": [Holder(), 1.5]}) == {"x": ["<Holder>", 1.5]}
     assert isinstance(d.kwargs["scenario"], dict)
 
@@ -258,7 +260,7 @@ class MemoryAgent(BasePolicy):
 
     def act(self, observation: Any, info: dict) -> int:
         key = (observation["context"], observation["question"])
-        choices = [str(c) for c in observation["choices"][:int(observation["n_choices"])]]
+        choices = [str(c) for c in observation["choices"][: int(observation["n_choices"])]]
         self.asked.append((key, choices))
         known = self.memory.get(key)
         return choices.index(known) if known in choices else min(range(len(choices)), key=choices.__getitem__)

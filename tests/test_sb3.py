@@ -34,8 +34,15 @@ def _one_torch_thread():
 
 
 def native(n, **kw):
-    return SB3VecEnv(gym.make_vec("tom/RPS-v0", num_envs=n, vectorization_mode="vector_entry_point",
-                                  autoreset_mode=AutoresetMode.SAME_STEP, **kw))
+    return SB3VecEnv(
+        gym.make_vec(
+            "tom/RPS-v0",
+            num_envs=n,
+            vectorization_mode="vector_entry_point",
+            autoreset_mode=AutoresetMode.SAME_STEP,
+            **kw,
+        )
+    )
 
 
 def test_adapter_equals_sb3s_own_vec_env_over_single_envs():
@@ -81,8 +88,15 @@ def test_ppo_trains_on_the_native_vector_env_and_acts_as_a_policy():
 @pytest.mark.slow
 def test_recurrent_ppo_keeps_its_state_across_rounds():
     contrib = pytest.importorskip("sb3_contrib")
-    model = contrib.RecurrentPPO("MlpLstmPolicy", native(4, partners="tit_for_tat"), n_steps=32, seed=0, verbose=0,
-                                 device="cpu", policy_kwargs={"lstm_hidden_size": 8, "net_arch": [8]})
+    model = contrib.RecurrentPPO(
+        "MlpLstmPolicy",
+        native(4, partners="tit_for_tat"),
+        n_steps=32,
+        seed=0,
+        verbose=0,
+        device="cpu",
+        policy_kwargs={"lstm_hidden_size": 8, "net_arch": [8]},
+    )
     model.learn(256)
     policy = SB3Policy(model, name="recurrent_ppo")
     env = ToMRecorder(gym.make("tom/RPS-v0", partners="tit_for_tat", horizon=10))
@@ -91,7 +105,9 @@ def test_recurrent_ppo_keeps_its_state_across_rounds():
 
 
 def test_sb3_policy_hands_the_probe_its_state_and_acts_once_per_step():
-    model = sb3.PPO("MlpPolicy", native(2, partners="tit_for_tat"), n_steps=16, batch_size=32, seed=0, verbose=0, device="cpu")
+    model = sb3.PPO(
+        "MlpPolicy", native(2, partners="tit_for_tat"), n_steps=16, batch_size=32, seed=0, verbose=0, device="cpu"
+    )
     seen = []
 
     class Probe:

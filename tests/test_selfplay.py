@@ -34,8 +34,12 @@ def ipd(tmp_path_factory):
 @pytest.mark.slow  # trains 4 tiny learners (about 10 CPU s)
 def test_a_tiny_selfplay_run_measures_both_seats_at_every_checkpoint(ipd):
     out, config, records = ipd
-    assert [(r["seat"], r["round"]) for r in records] == [("player_0", 0), ("player_1", 0), ("player_0", 1),
-                                                         ("player_1", 1)]
+    assert [(r["seat"], r["round"]) for r in records] == [
+        ("player_0", 0),
+        ("player_1", 0),
+        ("player_0", 1),
+        ("player_1", 1),
+    ]
     for r in records:
         assert r["other"] != r["seat"] and r["steps"] == 200 * r["round"]
         assert 0 <= r["tom_accuracy"] <= 100 and 0 <= r["tom_majority"] <= 100
@@ -46,7 +50,12 @@ def test_a_tiny_selfplay_run_measures_both_seats_at_every_checkpoint(ipd):
     models = sorted(p.name for p in (out / "selfplay" / "models").glob("*.zip"))
     assert len(models) == 4 and all("_selfplay_s0_player_" in m for m in models)
     rows = curve_rows(records)
-    assert [(r["seat"], r["round"]) for r in rows] == [("player_0", 0), ("player_0", 1), ("player_1", 0), ("player_1", 1)]
+    assert [(r["seat"], r["round"]) for r in rows] == [
+        ("player_0", 0),
+        ("player_0", 1),
+        ("player_1", 0),
+        ("player_1", 1),
+    ]
     assert rows[0]["tom_accuracy_ci"] is None  # one seed: no spread to measure
 
 
@@ -72,7 +81,9 @@ def test_the_same_seed_trains_and_measures_the_same_curve(ipd, tmp_path):
 @pytest.mark.slow
 def test_a_resumed_run_trains_what_an_uninterrupted_one_does(ipd, tmp_path):
     out, config, records = ipd
-    first = run(SelfplayRun("tom/IPD-Parallel-v0", **{**TINY, "rounds": 0}), tmp_path, log=_quiet)  # killed after round 0
+    first = run(
+        SelfplayRun("tom/IPD-Parallel-v0", **{**TINY, "rounds": 0}), tmp_path, log=_quiet
+    )  # killed after round 0
     assert [r["round"] for r in first] == [0, 0]
     resumed = run(config, tmp_path, log=_quiet)
     assert [r["tom_per_episode"] for r in resumed] == [r["tom_per_episode"] for r in records]
@@ -122,8 +133,30 @@ def test_a_wrong_id_lists_the_ids_that_self_play(capsys):
 @pytest.mark.slow
 def test_the_command_prints_the_curve_rows_as_json(ipd, capsys):
     out, config, records = ipd
-    assert main(["selfplay", "--env", "tom/IPD-Parallel-v0", "--rounds", "1", "--steps", "200", "--seeds", "1",
-                 "--episodes", "2", "--probe-episodes", "2", "--out", str(out), "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "selfplay",
+                "--env",
+                "tom/IPD-Parallel-v0",
+                "--rounds",
+                "1",
+                "--steps",
+                "200",
+                "--seeds",
+                "1",
+                "--episodes",
+                "2",
+                "--probe-episodes",
+                "2",
+                "--out",
+                str(out),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     shown = json.loads(capsys.readouterr().out)
     assert shown["rows"] == json.loads(json.dumps(curve_rows(records)))
     assert set(shown["pays"]) == {"spearman", "points"}
@@ -169,4 +202,5 @@ def test_the_report_draws_the_committed_selfplay_records_as_tom_curves(tmp_path)
     assert "tom/IPD-Parallel-v0 ppo selfplay: ToM %" in titles and "tom/RPS-Parallel-v0 ppo selfplay: return" in titles
     tom = next(p for p in drawn["panels"] if p["title"] == "tom/RPS-Parallel-v0 ppo selfplay: ToM %")
     assert {(s["agent"], s["variant"]) for s in tom["series"]} == {
-        (f"ppo {seat}", v) for seat in ("player_0", "player_1") for v in ("probe", "majority floor")}
+        (f"ppo {seat}", v) for seat in ("player_0", "player_1") for v in ("probe", "majority floor")
+    }

@@ -90,8 +90,9 @@ def test_the_seat_gets_exactly_what_the_aec_env_shows_it():
     assert len(by_hand) == len(wrapped)
     for mine, theirs in zip(wrapped, by_hand):
         assert mine[0] == theirs[0] and mine[1].keys() == theirs[1].keys()
-        assert {k: v for k, v in mine[1].items() if k != "episode"} == \
-            {k: v for k, v in theirs[1].items() if k != "episode"}
+        assert {k: v for k, v in mine[1].items() if k != "episode"} == {
+            k: v for k, v in theirs[1].items() if k != "episode"
+        }
         assert mine[2:] == theirs[2:]
 
 

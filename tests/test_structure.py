@@ -51,8 +51,12 @@ def _python_files(layer: str) -> list[Path]:
 
 def _shared_files() -> list[Path]:
     fams = _family_folders()
-    return [p for layer in LAYERS for p in _python_files(layer)
-            if not (len(p.relative_to(ROOT / layer).parts) > 1 and p.relative_to(ROOT / layer).parts[0] in fams)]
+    return [
+        p
+        for layer in LAYERS
+        for p in _python_files(layer)
+        if not (len(p.relative_to(ROOT / layer).parts) > 1 and p.relative_to(ROOT / layer).parts[0] in fams)
+    ]
 
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -70,7 +74,7 @@ def _family_words() -> dict[str, tuple[tuple[str, ...], ...]]:
 
 def _names_family(text: str, spellings: tuple[tuple[str, ...], ...]) -> bool:
     words = _words(text)
-    return any(words[i:i + len(s)] == list(s) for s in spellings for i in range(len(words) - len(s) + 1))
+    return any(words[i : i + len(s)] == list(s) for s in spellings for i in range(len(words) - len(s) + 1))
 
 
 def _code_tokens(path: Path) -> list[tuple[int, str]]:
@@ -80,7 +84,11 @@ def _code_tokens(path: Path) -> list[tuple[int, str]]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 docstrings.update(range(first.lineno, first.end_lineno + 1))
         if isinstance(node, ast.Assign) or isinstance(node, ast.AnnAssign):
             pass
@@ -117,16 +125,27 @@ def test_no_shared_module_names_a_family():
 
 def test_the_name_check_catches_a_family_name():
     words = _family_words()
-    for text in ("perf_matrix", "LLMMatrixPolicy", "'benchmarks.negotiation.table'", "common_ground", "CommonGround",
-                 '"common-ground"', "persuasion_live"):
+    for text in (
+        "perf_matrix",
+        "LLMMatrixPolicy",
+        "'benchmarks.negotiation.table'",
+        "common_ground",
+        "CommonGround",
+        '"common-ground"',
+        "persuasion_live",
+    ):
         assert any(_names_family(text, s) for s in words.values()), text
     for text in ("matrixes_are_not", "commonly", "persuasive", "family", "scorer", "common_sense ground"):
         assert not any(_names_family(text, s) for s in words.values()), text
 
 
 def test_no_file_outside_tests_is_over_600_lines():
-    long = [f"{p.relative_to(ROOT)}: {n} lines" for layer in LAYERS for p in _python_files(layer)
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES]
+    long = [
+        f"{p.relative_to(ROOT)}: {n} lines"
+        for layer in LAYERS
+        for p in _python_files(layer)
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    ]
     assert not long, f"files over {MAX_LINES} lines (split them by concern):\n" + "\n".join(long)
 
 
@@ -140,8 +159,13 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 def _env_inits(tree: ast.AST) -> set[ast.AST]:
     """The ``__init__`` of every env class (a class named ``*Env``): its keyword arguments are what
     ``gymnasium.make(id, **kwargs)`` / ``tom_envs.make`` pass, flat by the Gymnasium convention."""
-    return {item for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name.endswith("Env")
-            for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"}
+    return {
+        item
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and node.name.endswith("Env")
+        for item in node.body
+        if isinstance(item, ast.FunctionDef) and item.name == "__init__"
+    }
 
 
 def test_no_function_takes_too_many_parameters():
@@ -164,6 +188,9 @@ def test_no_module_imports_another_modules_private_names():
         for path in _python_files(layer):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in LAYERS:
-                    found += [f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import {a.name}"
-                              for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                    found += [
+                        f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import {a.name}"
+                        for a in node.names
+                        if a.name.startswith("_") and not a.name.startswith("__")
+                    ]
     assert not found, "private names imported across modules:\n" + "\n".join(found)

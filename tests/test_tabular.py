@@ -88,7 +88,11 @@ def test_count_model_ties_are_checked():
 
 def test_random_prediction_ties_enter_the_hyperparameters():
     assert TabularRMaxPolicy("IBS", prediction_ties="random").hyperparameters == {
-        "horizon": 100, "r_max": 10.0, "m": 1, "prediction_ties": "random"}
+        "horizon": 100,
+        "r_max": 10.0,
+        "m": 1,
+        "prediction_ties": "random",
+    }
 
 
 def test_tit_for_tat_tom_accuracy_is_the_same_every_episode_as_in_seed_004():

@@ -15,9 +15,15 @@ from wrappers import JSONLEpisodeLog, TextObservation, ToMRecorder
 
 def test_rps_rules_speak_of_scores_and_the_others_of_points():
     rps = render_rules(RPS, 100, "letters")
-    assert "If you choose R and the other player chooses S, you receive a score of +1 and the other player receives a score of -1." in rps
+    assert (
+        "If you choose R and the other player chooses S, you receive a score of +1 and the other player receives a score of -1."
+        in rps
+    )
     ipd = render_rules(IPD, 100, "canonical")
-    assert "If you choose Cooperate and the other player chooses Defect, you win 0 points and the other player wins 10 points." in ipd
+    assert (
+        "If you choose Cooperate and the other player chooses Defect, you win 0 points and the other player wins 10 points."
+        in ipd
+    )
     assert "repeats for 100 rounds" in ipd
 
 
@@ -41,14 +47,18 @@ def test_text_observation_wrapper(label_set):
 
 
 def test_text_observation_announces_the_partner_action_for_oracle_prompting():
-    env = TextObservation(gym.make("tom/IPD-v0", partners="always_defect", expose_partner_action=True), label_set="canonical")
+    env = TextObservation(
+        gym.make("tom/IPD-v0", partners="always_defect", expose_partner_action=True), label_set="canonical"
+    )
     obs, _ = env.reset(seed=0)
     assert "The other player will choose Defect in this round." in obs
 
 
 def test_jsonl_log_writes_each_episode_as_it_ends(tmp_path):
     path = tmp_path / "logs" / "episodes.jsonl"
-    env = JSONLEpisodeLog(ToMRecorder(gym.make("tom/RPS-v0", partners="always_rock", horizon=3, expose_partner=True)), path)
+    env = JSONLEpisodeLog(
+        ToMRecorder(gym.make("tom/RPS-v0", partners="always_rock", horizon=3, expose_partner=True)), path
+    )
     env.reset(seed=5)
     env.step(1)
     assert not path.exists()  # nothing until the episode ends

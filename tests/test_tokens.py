@@ -33,8 +33,9 @@ def test_a_tokenizer_that_merges_across_newlines_turns_the_reuse_off():
     from transformers import PreTrainedTokenizerFast
 
     raw = Tokenizer(models.BPE(unk_token="?"))  # no pre-tokenizer: merges may cross a newline
-    raw.train_from_iterator(["a\nb\nab\na\nb"] * 200, trainers.BpeTrainer(vocab_size=40, special_tokens=["?"],
-                                                                        show_progress=False))
+    raw.train_from_iterator(
+        ["a\nb\nab\na\nb"] * 200, trainers.BpeTrainer(vocab_size=40, special_tokens=["?"], show_progress=False)
+    )
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=raw)
     assert len(tokenizer.encode("a\nb", add_special_tokens=False)) < 3  # it does merge across the newline
     encoder = IncrementalEncoder(tokenizer)

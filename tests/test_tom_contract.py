@@ -96,8 +96,11 @@ def test_qa_answers_are_the_predictions_scored_per_question_type(feedback):
     assert ep["rounds"] == step and ep["tom_steps"] == step and ep["return"] == total
     assert ep["tom_accuracy"] == pytest.approx(100 * sum(map(sum, hits.values())) / step)
     assert ep["tom_accuracy_by_qtype"] == {q: pytest.approx(100 * sum(h) / len(h)) for q, h in sorted(hits.items())}
-    assert ep["outcome"] == {"accuracy": pytest.approx(ep["tom_accuracy"]), "answered": step,
-                             "correct": sum(map(sum, hits.values()))}
+    assert ep["outcome"] == {
+        "accuracy": pytest.approx(ep["tom_accuracy"]),
+        "answered": step,
+        "correct": sum(map(sum, hits.values())),
+    }
     env.reset(seed=1)
     env.step(0)
     assert env.episode_summary()["rounds"] == 1 and len(env.records) == 1  # state cleared on reset

@@ -109,8 +109,16 @@ def brute_force_costs(game, automaton, horizon):
     return out
 
 
-@pytest.mark.parametrize("game, partner", [(IPD, "tit_for_tat"), (IBS, "tit_for_tat"), (RPS, "best_response_to_last"),
-                                           (IPD, "grim_trigger"), (IBS, "always_ballet")])
+@pytest.mark.parametrize(
+    "game, partner",
+    [
+        (IPD, "tit_for_tat"),
+        (IBS, "tit_for_tat"),
+        (RPS, "best_response_to_last"),
+        (IPD, "grim_trigger"),
+        (IBS, "always_ballet"),
+    ],
+)
 def test_action_value_costs_match_brute_force(game, partner):
     automaton = get_partner(game, partner).automaton()
     horizon = 4
@@ -196,17 +204,38 @@ def test_bad_responses_are_named_errors():
 
 # 004's published (game, partners, ΔToM/T, ToM %): Table 2 (Mixtral 8x7B, single-action partners) and Table 4.
 PUBLISHED_004 = [
-    ("RPS", "single", 0.050, 96.7), ("RPS", "single", 0.606, 59.6), ("RPS", "single", 0.998, 33.5),
-    ("RPS", "single", 0.443, 70.5), ("RPS", "single", 0.530, 64.7), ("RPS", "single", 0.619, 58.7),
-    ("RPS", "single", 0.119, 92.0), ("IBS", "single", 0.216, 97.3), ("IBS", "single", 1.818, 75.9),
-    ("IBS", "single", 1.659, 79.8), ("IBS", "single", 1.800, 75.5), ("IBS", "single", 1.726, 77.9),
-    ("IBS", "single", 2.190, 70.3), ("IBS", "single", 0.182, 97.4), ("IPD", "single", 0.098, 97.8),
-    ("IPD", "single", 1.342, 68.8), ("IPD", "single", 1.105, 60.6), ("IPD", "single", 1.169, 72.3),
-    ("IPD", "single", 1.207, 69.5), ("IPD", "single", 1.338, 68.2), ("IPD", "single", 0.110, 97.4),
-    ("RPS", "single", 0.039, 97.4), ("RPS", "single", 0.544, 63.7), ("RPS", "tft", 0.105, 93.0),
-    ("RPS", "tft", 0.921, 38.6), ("IBS", "single", 0.088, 98.7), ("IBS", "single", 0.233, 97.2),
-    ("IBS", "tft", 0.162, 98.1), ("IBS", "tft", 0.466, 94.5), ("IPD", "single", 0.071, 98.6),
-    ("IPD", "single", 0.360, 83.1), ("IPD", "tft", 0.070, 98.0),
+    ("RPS", "single", 0.050, 96.7),
+    ("RPS", "single", 0.606, 59.6),
+    ("RPS", "single", 0.998, 33.5),
+    ("RPS", "single", 0.443, 70.5),
+    ("RPS", "single", 0.530, 64.7),
+    ("RPS", "single", 0.619, 58.7),
+    ("RPS", "single", 0.119, 92.0),
+    ("IBS", "single", 0.216, 97.3),
+    ("IBS", "single", 1.818, 75.9),
+    ("IBS", "single", 1.659, 79.8),
+    ("IBS", "single", 1.800, 75.5),
+    ("IBS", "single", 1.726, 77.9),
+    ("IBS", "single", 2.190, 70.3),
+    ("IBS", "single", 0.182, 97.4),
+    ("IPD", "single", 0.098, 97.8),
+    ("IPD", "single", 1.342, 68.8),
+    ("IPD", "single", 1.105, 60.6),
+    ("IPD", "single", 1.169, 72.3),
+    ("IPD", "single", 1.207, 69.5),
+    ("IPD", "single", 1.338, 68.2),
+    ("IPD", "single", 0.110, 97.4),
+    ("RPS", "single", 0.039, 97.4),
+    ("RPS", "single", 0.544, 63.7),
+    ("RPS", "tft", 0.105, 93.0),
+    ("RPS", "tft", 0.921, 38.6),
+    ("IBS", "single", 0.088, 98.7),
+    ("IBS", "single", 0.233, 97.2),
+    ("IBS", "tft", 0.162, 98.1),
+    ("IBS", "tft", 0.466, 94.5),
+    ("IPD", "single", 0.071, 98.6),
+    ("IPD", "single", 0.360, 83.1),
+    ("IPD", "tft", 0.070, 98.0),
     # left out: DeepSeek-R1 IPD vs tit-for-tat (ΔF/T 4.789 exceeds the 3.02 any policy can lose against it)
 ]
 

@@ -39,7 +39,13 @@ class ContraryEnv(gym.Env):
         self.mine = int(action)
         self.matches += int(self.mine == self.partner)
         self.t += 1
-        return self.mine, float(self.mine == self.partner), self.t >= self.horizon, False, {"partner_action": self.partner}
+        return (
+            self.mine,
+            float(self.mine == self.partner),
+            self.t >= self.horizon,
+            False,
+            {"partner_action": self.partner},
+        )
 
     def tom_truth(self) -> dict:
         return {} if self.partner is None else {"partner_action": self.partner}
@@ -76,24 +82,40 @@ class Coin(BasePolicy):
 @pytest.fixture
 def toy_family():
     tom_envs.register("tom/Contrary-v0", f"{__name__}:ContraryEnv", family="contrary", summary="a toy family")
-    family.register(family.Benchmark(
-        name="contrary", help="the toy family: match a contrary partner",
-        policies={"anticipate": lambda cell: Anticipate(), "coin": lambda cell: Coin()},
-        metrics=("return", "tom_accuracy", "matches"),
-        published={("tom/Contrary-v0", "anticipate"): {"return": 4.0}},
-    ))
+    family.register(
+        family.Benchmark(
+            name="contrary",
+            help="the toy family: match a contrary partner",
+            policies={"anticipate": lambda cell: Anticipate(), "coin": lambda cell: Coin()},
+            metrics=("return", "tom_accuracy", "matches"),
+            published={("tom/Contrary-v0", "anticipate"): {"return": 4.0}},
+        )
+    )
     yield
     family.unregister("contrary")
     tom_envs.registration.unregister("tom/Contrary-v0")
 
 
 def test_the_cli_runs_a_declared_family_and_resumes(toy_family, tmp_path, capsys):
-    argv = ["contrary", "--policy", "anticipate,coin", "--episodes", "5", "--seed", "3", "--out", str(tmp_path),
-            "--format", "json"]
+    argv = [
+        "contrary",
+        "--policy",
+        "anticipate,coin",
+        "--episodes",
+        "5",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+    ]
     assert main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["env_id"], r["policy"], r["episodes"]) for r in rows] == [
-        ("tom/Contrary-v0", "anticipate", 5), ("tom/Contrary-v0", "coin", 5)]
+        ("tom/Contrary-v0", "anticipate", 5),
+        ("tom/Contrary-v0", "coin", 5),
+    ]
     smart, coin = rows
     assert smart["return"] == 4.0 and smart["matches"] == 4.0 and smart["tom_accuracy"] == 100.0
     assert smart["return_ci"] == 0.0 and 0.0 <= coin["tom_accuracy"] <= 100.0
@@ -106,7 +128,7 @@ def test_the_cli_runs_a_declared_family_and_resumes(toy_family, tmp_path, capsys
     assert [f.read_bytes() for f in files] == before
     assert main([*argv[:4], "7", *argv[5:]]) == 0  # more episodes: only the new seeds run
     assert all(len(f.read_text().splitlines()) == 7 for f in files)
-    assert [f.read_bytes()[:len(b)] for f, b in zip(files, before)] == before
+    assert [f.read_bytes()[: len(b)] for f, b in zip(files, before)] == before
 
 
 def test_lockstep_gives_the_episodes_of_one_by_one(toy_family, tmp_path, capsys):

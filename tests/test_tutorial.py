@@ -39,7 +39,7 @@ def site(tmp_path_factory):
     version and the ``tom_envs.families`` entry point read from the tutorial's ``pyproject.toml``), on
     ``sys.path``, found by :func:`tom_envs.family.refresh`; undone afterwards."""
     project = _project()
-    (name, value), = project["entry-points"][families_module.GROUP].items()
+    ((name, value),) = project["entry-points"][families_module.GROUP].items()
     package = value.partition(".")[0]
     target = tmp_path_factory.mktemp("tutorial_site")
     (target / package).mkdir()
@@ -48,8 +48,9 @@ def site(tmp_path_factory):
         (target / package / module).write_text((TUTORIAL / module).read_text(encoding="utf-8"), encoding="utf-8")
     info = target / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n",
-                                   encoding="utf-8")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n", encoding="utf-8"
+    )
     (info / "entry_points.txt").write_text(f"[{families_module.GROUP}]\n{name} = {value}\n", encoding="utf-8")
     sys.path.insert(0, str(target))
     importlib.invalidate_caches()
@@ -84,10 +85,20 @@ def test_the_tutorials_own_tests_pass_on_the_installed_package(site):
 @pytest.mark.slow
 def test_the_generated_command_plays_the_installed_family(site, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    argv = ["false-belief", "--policy", "tracker,reality", "--episodes", "2", "--format", "json",
-            "--out", str(tmp_path)]
-    done = subprocess.run([sys.executable, "-m", "benchmarks", *argv], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    argv = [
+        "false-belief",
+        "--policy",
+        "tracker,reality",
+        "--episodes",
+        "2",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     rows = json.loads(done.stdout)
     assert [(r["env_id"], r["policy"], r["episodes"]) for r in rows] == [(ENV_ID, "tracker", 2), (ENV_ID, "reality", 2)]

@@ -16,7 +16,6 @@ from pettingzoo import AECEnv
 from tom_envs.errors import check_running
 
 
-
 class Seats:
     """Per-agent spaces from the ``observation_spaces`` / ``action_spaces`` dicts, and the env's generator."""
 
@@ -123,4 +122,3 @@ class TomAECEnv(Seats, AECEnv):
     def tom_truth(self) -> dict[str, Any]:
         """The targets the last step resolved, ``{target: true value}`` (copies); empty if none."""
         return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in self._truth.items()}
-

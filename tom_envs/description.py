@@ -71,10 +71,16 @@ def describe(env: Any) -> EnvDescription:
     agents = getattr(env, "possible_agents", None)
     if agents is not None:
         agents = tuple(agents)
-        return EnvDescription(env_id, "aec", kwargs, {a: _copy(env.observation_space(a)) for a in agents},
-                              {a: _copy(env.action_space(a)) for a in agents}, horizon, agents)
-    return EnvDescription(env_id, "gymnasium", kwargs, _copy(env.observation_space), _copy(env.action_space),
-                          horizon)
+        return EnvDescription(
+            env_id,
+            "aec",
+            kwargs,
+            {a: _copy(env.observation_space(a)) for a in agents},
+            {a: _copy(env.action_space(a)) for a in agents},
+            horizon,
+            agents,
+        )
+    return EnvDescription(env_id, "gymnasium", kwargs, _copy(env.observation_space), _copy(env.action_space), horizon)
 
 
 def _chain(env: Any) -> list[Any]:

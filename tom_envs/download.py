@@ -34,7 +34,6 @@ from typing import Any, Callable, Sequence
 from tom_envs.errors import DatasetError, TomEnvsError
 
 
-
 @dataclass(frozen=True)
 class Dataset:
     """One published dataset: where it comes from, its format, and which ids read it (a family
@@ -101,21 +100,32 @@ def fetch(url: str, timeout: float = 30.0, url_option: str = "--base-url") -> by
             expected = response.headers.get("Content-Length")
             data = response.read()
     except urllib.error.HTTPError as exc:
-        raise DownloadError(f"could not fetch {url}: HTTP {exc.code} ({exc.reason}); check the address, "
-                            f"or pass {url_option} for a mirror", status=exc.code) from None
+        raise DownloadError(
+            f"could not fetch {url}: HTTP {exc.code} ({exc.reason}); check the address, "
+            f"or pass {url_option} for a mirror",
+            status=exc.code,
+        ) from None
     except http.client.IncompleteRead as exc:
         expected_n = "?" if exc.expected is None else len(exc.partial) + exc.expected
-        raise DownloadError(f"could not fetch {url}: the transfer was cut short ({len(exc.partial)} of {expected_n} "
-                            f"bytes); try again, or pass {url_option} for a mirror") from None
+        raise DownloadError(
+            f"could not fetch {url}: the transfer was cut short ({len(exc.partial)} of {expected_n} "
+            f"bytes); try again, or pass {url_option} for a mirror"
+        ) from None
     except http.client.HTTPException as exc:  # RemoteDisconnected, BadStatusLine, LineTooLong, ...
-        raise DownloadError(f"could not fetch {url}: the server's answer was broken ({type(exc).__name__}: {exc}); "
-                            f"try again, or pass {url_option} for a mirror") from None
+        raise DownloadError(
+            f"could not fetch {url}: the server's answer was broken ({type(exc).__name__}: {exc}); "
+            f"try again, or pass {url_option} for a mirror"
+        ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise DownloadError(f"could not fetch {url}: cannot connect ({exc}); check your network, "
-                            f"or pass {url_option} for a mirror", unreachable=True) from None
+        raise DownloadError(
+            f"could not fetch {url}: cannot connect ({exc}); check your network, or pass {url_option} for a mirror",
+            unreachable=True,
+        ) from None
     if expected is not None and expected.strip().isdigit() and int(expected) != len(data):
-        raise DownloadError(f"could not fetch {url}: got {len(data)} bytes, but the server announced "
-                            f"{int(expected)} (Content-Length); try again, or pass {url_option} for a mirror")
+        raise DownloadError(
+            f"could not fetch {url}: got {len(data)} bytes, but the server announced "
+            f"{int(expected)} (Content-Length); try again, or pass {url_option} for a mirror"
+        )
     return data
 
 
@@ -152,8 +162,9 @@ def save_validated(data: bytes, target: Path, validate: Callable[[Path], Any], s
     return target
 
 
-def fetch_validated(url: str, target: Path, validate: Callable[[Path], Any], timeout: float = 30.0,
-                    overwrite: bool = False) -> Path:
+def fetch_validated(
+    url: str, target: Path, validate: Callable[[Path], Any], timeout: float = 30.0, overwrite: bool = False
+) -> Path:
     """:func:`fetch` then :func:`save_validated`; a ``target`` already present is kept unless
     ``overwrite``."""
     if target.exists() and not overwrite:
@@ -177,13 +188,20 @@ class Fetcher:
     def __init__(self, dest: Path, timeout: float = 30.0, overwrite: bool = False) -> None:
         self.dest, self.timeout, self.overwrite = Path(dest), timeout, overwrite
         self.present: list[Path] = []
-        self.missing: list[str] = []   # required files missing upstream (404)
+        self.missing: list[str] = []  # required files missing upstream (404)
         self.optional: list[str] = []  # files not required, missing upstream
-        self.failed: list[str] = []    # cut short, broken, malformed: one message each
+        self.failed: list[str] = []  # cut short, broken, malformed: one message each
         self.malformed = False
 
-    def get(self, url: str, name: str, validate: Callable[[Path], Any], required: bool = True,
-            note: str = "", label: str | None = None) -> Path | None:
+    def get(
+        self,
+        url: str,
+        name: str,
+        validate: Callable[[Path], Any],
+        required: bool = True,
+        note: str = "",
+        label: str | None = None,
+    ) -> Path | None:
         """Fetch ``url`` into ``dest / name`` if ``validate`` reads it (kept if already there); None if
         it could not be had (reported on stderr with ``note``; ``label``, default ``name``, is how the
         summary lists it).
@@ -198,8 +216,10 @@ class Fetcher:
             if exc.unreachable:
                 raise
             if exc.status == 404:
-                print(f"skipped {name}: missing upstream, {url} answers 404 (not saved to {target}){note}",
-                      file=sys.stderr)
+                print(
+                    f"skipped {name}: missing upstream, {url} answers 404 (not saved to {target}){note}",
+                    file=sys.stderr,
+                )
                 (self.missing if required else self.optional).append(label or name)
             else:
                 print(f"skipped {name}: {exc}", file=sys.stderr)
@@ -222,21 +242,32 @@ class Fetcher:
             DownloadError: nothing at all could be had.
         """
         wanted = len(self.present) + len(self.missing) + len(self.optional) + len(self.failed)
-        print(f"{len(self.present)} of {wanted} files in {self.dest}"
-              + (f"; missing upstream: {', '.join(self.missing + self.optional)}" if self.missing or self.optional else "")
-              + (f"; {len(self.failed)} not saved" if self.failed else ""), file=sys.stderr)
+        print(
+            f"{len(self.present)} of {wanted} files in {self.dest}"
+            + (
+                f"; missing upstream: {', '.join(self.missing + self.optional)}"
+                if self.missing or self.optional
+                else ""
+            )
+            + (f"; {len(self.failed)} not saved" if self.failed else ""),
+            file=sys.stderr,
+        )
         problems = [f"missing upstream at {source}: {', '.join(self.missing)}"] if self.missing else []
         problems += self.failed
         kept = f" (the {len(self.present)} other file(s) are saved in {self.dest})" if self.present else ""
         if self.malformed:
             raise DatasetError("; ".join(problems) + kept)
         if not self.present and not self.failed:
-            raise DownloadError(f"nothing was fetched from {source}: every file asked for "
-                                f"({', '.join(self.missing + self.optional) or 'none'}) answers HTTP 404; check the "
-                                "address options")
+            raise DownloadError(
+                f"nothing was fetched from {source}: every file asked for "
+                f"({', '.join(self.missing + self.optional) or 'none'}) answers HTTP 404; check the "
+                "address options"
+            )
         if problems:
-            raise IncompleteDownload(f"the download is incomplete: {'; '.join(problems)}{kept}; run it again, or "
-                                     f"point the address options at a mirror")
+            raise IncompleteDownload(
+                f"the download is incomplete: {'; '.join(problems)}{kept}; run it again, or "
+                f"point the address options at a mirror"
+            )
         return self.present
 
 
@@ -253,12 +284,19 @@ def positive_seconds(text: str) -> float:
 
 def add_timeout_argument(parser: argparse.ArgumentParser, default: float) -> None:
     """The ``--timeout`` option every download command has."""
-    parser.add_argument("--timeout", type=positive_seconds, default=default,
-                        help=f"seconds per request (default: {default:g})")
+    parser.add_argument(
+        "--timeout", type=positive_seconds, default=default, help=f"seconds per request (default: {default:g})"
+    )
 
 
-def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                  file: Any = None, line: str | None = None) -> None:
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
@@ -282,17 +320,24 @@ def run(args: argparse.Namespace, from_args: Callable[[argparse.Namespace], Sequ
 
 
 def _add_format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=["table", "json"], default="table",
-                        help='output format: the paths now present one per line, or {"files": [...]} '
-                             "(default: %(default)s)")
+    parser.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help='output format: the paths now present one per line, or {"files": [...]} (default: %(default)s)',
+    )
 
 
 def add_commands(subparsers: Any, helps: dict[str, str] | None = None) -> None:
     """One sub-command per dataset of :func:`downloads` under ``subparsers`` (``help`` from ``helps``)."""
     for name, module_name in downloads().items():
         module = importlib.import_module(module_name)
-        parser = subparsers.add_parser(name, help=(helps or {}).get(name), description=module.__doc__,
-                                       formatter_class=argparse.RawDescriptionHelpFormatter)
+        parser = subparsers.add_parser(
+            name,
+            help=(helps or {}).get(name),
+            description=module.__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         module.add_arguments(parser)
         _add_format(parser)
         parser.set_defaults(func=lambda args, m=module: run(args, m.from_args))
@@ -300,8 +345,9 @@ def add_commands(subparsers: Any, helps: dict[str, str] | None = None) -> None:
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m tom_envs.download") -> int:
     """``python -m tom_envs.download NAME [options]``; returns the exit status."""
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_commands(parser.add_subparsers(dest="dataset", required=True, metavar="NAME"))
     args = parser.parse_args(argv)
     return int(args.func(args))
@@ -311,8 +357,9 @@ def alias_main(name: str, argv: Sequence[str] | None = None, prog: str | None = 
     """An older command line of one dataset (``python -m tom_envs.persuasion.download ...``): the
     same parser and run as ``data download NAME``, under its old program name."""
     module = importlib.import_module(downloads()[name])
-    parser = argparse.ArgumentParser(prog=prog, description=module.__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog, description=module.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     module.add_arguments(parser)
     _add_format(parser)
     return run(parser.parse_args(argv), module.from_args)

@@ -98,8 +98,10 @@ def require_bool(name: str, value: object) -> bool:
 
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise InvalidFlag(f"{name} takes True or False, got {value!r} ({type(value).__name__}); pass a Python bool "
-                      f"(e.g. {name}=False), not a string or a number")
+    raise InvalidFlag(
+        f"{name} takes True or False, got {value!r} ({type(value).__name__}); pass a Python bool "
+        f"(e.g. {name}=False), not a string or a number"
+    )
 
 
 class InvalidSize(TomEnvsError, ValueError):
@@ -140,8 +142,9 @@ def check_options(options: object, known: "tuple[str, ...] | frozenset[str] | No
         raise InvalidOptions(f"{owner}.reset(options=...) takes a dict, got {type(options).__name__} {options!r}")
     unknown = [] if known is None else sorted(str(k) for k in options if k not in known)
     if unknown:
-        raise InvalidOptions(f"{owner}.reset got unknown options {unknown}; it reads "
-                             f"{', '.join(sorted(known)) if known else 'none'}")
+        raise InvalidOptions(
+            f"{owner}.reset got unknown options {unknown}; it reads {', '.join(sorted(known)) if known else 'none'}"
+        )
     return dict(options)
 
 

@@ -32,8 +32,9 @@ BUILTIN_DISTRIBUTION = "tom-envs"
 
 #: Words of the shared code a family may not take as its name or command: the core's own ``tom-envs``
 #: commands (a family's command beside them) and the shared results folders.
-CORE_WORDS = frozenset({"batch", "crossplay", "data", "export", "help", "model", "registry", "report", "rl", "selfplay",
-                        "version"})
+CORE_WORDS = frozenset(
+    {"batch", "crossplay", "data", "export", "help", "model", "registry", "report", "rl", "selfplay", "version"}
+)
 
 
 class FamilyError(TomEnvsError, LookupError):
@@ -102,8 +103,11 @@ class Family:
         ``benchmarks/<name>/report.py`` and, with ``download=True``, its dataset fetcher in
         ``tom_envs/<name>/download.py`` and its ``dataset()`` in ``tom_envs/<name>/family.py``.
         ``fields`` set the rest (or override these)."""
-        laid_out: dict[str, Any] = {"envs": f"tom_envs.{name}.ids", "benchmark": f"benchmarks.{name}.benchmark",
-                                    "report_section": f"benchmarks.{name}.report:{name}"}
+        laid_out: dict[str, Any] = {
+            "envs": f"tom_envs.{name}.ids",
+            "benchmark": f"benchmarks.{name}.benchmark",
+            "report_section": f"benchmarks.{name}.report:{name}",
+        }
         if download:
             laid_out.update(download=f"tom_envs.{name}.download", dataset=f"tom_envs.{name}.family:dataset")
         return cls(name=name, **{**laid_out, **fields})
@@ -115,9 +119,11 @@ class Family:
         object.__setattr__(self, "results_folder", self.results_folder or self.name)
         taken = sorted({self.name, self.command, self.name.replace("_", "-")} & CORE_WORDS)
         if taken:
-            raise FamilyError(f"the family {self.name!r} takes the core word {taken[0]!r} (a tom-envs command of the "
-                              f"shared code; core words: {', '.join(sorted(CORE_WORDS))}); choose another name or "
-                              "command= for it")
+            raise FamilyError(
+                f"the family {self.name!r} takes the core word {taken[0]!r} (a tom-envs command of the "
+                f"shared code; core words: {', '.join(sorted(CORE_WORDS))}); choose another name or "
+                "command= for it"
+            )
 
     def beside_benchmark(self, name: str) -> Any:
         """The module ``name`` in the package of the family's benchmark module (``benchmarks.<family>.<name>`` for
@@ -136,8 +142,17 @@ class Family:
     def modules(self) -> tuple[str, ...]:
         """The modules the declaration names (``envs``, ``benchmark``, report, download, dataset, commands, RL,
         crossplay, self-play)."""
-        named = [self.envs, self.benchmark, self.report_section, self.download, self.dataset, *self.commands,
-                 *self.rl, *self.crossplay, *self.selfplay]
+        named = [
+            self.envs,
+            self.benchmark,
+            self.report_section,
+            self.download,
+            self.dataset,
+            *self.commands,
+            *self.rl,
+            *self.crossplay,
+            *self.selfplay,
+        ]
         return tuple(dict.fromkeys(t.partition(":")[0] for t in named if t))
 
 
@@ -163,8 +178,10 @@ def _discovered() -> tuple[Family, ...]:
         dist = getattr(ep, "dist", None)
         fam = ep.load()
         if not isinstance(fam, Family):
-            raise FamilyError(f"the entry point {ep.name!r} of group {GROUP!r} ({ep.value}) is a "
-                              f"{type(fam).__name__}, not a tom_envs.family.Family")
+            raise FamilyError(
+                f"the entry point {ep.name!r} of group {GROUP!r} ({ep.value}) is a "
+                f"{type(fam).__name__}, not a tom_envs.family.Family"
+            )
         if fam.name in found and found[fam.name] != fam:
             raise FamilyError(f"two packages declare the family {fam.name!r} ({ep.value} and another)")
         found[fam.name] = fam
@@ -258,5 +275,7 @@ def family(name: str) -> Family:
     for fam in families():
         if name in (fam.name, fam.command):
             return fam
-    raise FamilyError(f"no family {name!r}; declared: {', '.join(f.name for f in families()) or 'none'} "
-                      f"(a family registers a tom_envs.family.Family under the entry-point group {GROUP!r})")
+    raise FamilyError(
+        f"no family {name!r}; declared: {', '.join(f.name for f in families()) or 'none'} "
+        f"(a family registers a tom_envs.family.Family under the entry-point group {GROUP!r})"
+    )

@@ -91,7 +91,9 @@ class QAItem:
     def __post_init__(self) -> None:
         require_bool("QAItem.scored", self.scored)
         if not self.choices or not 0 <= self.answer < len(self.choices):
-            raise TomEnvsError(f"QA item {self.episode_id}/{self.turn}: answer {self.answer} is not an index of {len(self.choices)} choices")
+            raise TomEnvsError(
+                f"QA item {self.episode_id}/{self.turn}: answer {self.answer} is not an index of {len(self.choices)} choices"
+            )
 
 
 def render_question(item: QAItem, choices: Sequence[str] | None = None) -> str:
@@ -154,20 +156,35 @@ def answered(infos: Sequence[dict], with_fillers: bool = False) -> list[dict]:
     if not infos:
         raise TomEnvsError("answered() takes the infos of every step of one finished QA episode; got none")
     if infos[-1].get("shown") is not None:  # a step that shows a next question did not end the episode
-        raise TomEnvsError("answered() takes the infos of every step of one finished QA episode: the last info "
-                           "shows a next question (was the episode played to its end?)")
+        raise TomEnvsError(
+            "answered() takes the infos of every step of one finished QA episode: the last info "
+            "shows a next question (was the episode played to its end?)"
+        )
     facts = infos[-1].get("answers")
     if facts is None:
         facts = infos
     if len(facts) != len(infos) or any("correct" not in f for f in facts):
-        raise TomEnvsError(f"answered() takes the infos of every step of one finished QA episode: got {len(infos)} "
-                           f"infos, and the episode's answers are {len(facts)} (was the episode played to its end?)")
+        raise TomEnvsError(
+            f"answered() takes the infos of every step of one finished QA episode: got {len(infos)} "
+            f"infos, and the episode's answers are {len(facts)} (was the episode played to its end?)"
+        )
     return [dict(f) for f in facts if with_fillers or f.get("scored", True)]
 
 
 #: what every QA env declares public (the information rule's checker, :mod:`tom_envs.checks`)
-QA_PUBLIC = ("obs.context", "obs.question", "obs.background", "obs.choices", "obs.choices[*]", "obs.n_choices",
-             "obs.qtype", "obs.turn", "obs.action_mask", "obs.action_mask[*]", "question.*")
+QA_PUBLIC = (
+    "obs.context",
+    "obs.question",
+    "obs.background",
+    "obs.choices",
+    "obs.choices[*]",
+    "obs.n_choices",
+    "obs.qtype",
+    "obs.turn",
+    "obs.action_mask",
+    "obs.action_mask[*]",
+    "question.*",
+)
 
 
 class QAEnv(gym.Env):
@@ -266,18 +283,29 @@ class QAEnv(gym.Env):
     #: observation fields a subclass adds, public too
     extra_public: tuple[str, ...] = ()
 
-    def __init__(self, episodes: Sequence[Sequence[QAItem]], qtypes: Sequence[str], shuffle_choices: bool = False,
-                 strict: bool = False, render_mode: str | None = None, expose_labels: bool = False,
-                 feedback: str = "episode", option_slots: int | None = None) -> None:
-        if option_slots is not None and (isinstance(option_slots, bool) or not isinstance(option_slots, int)
-                                         or not 1 <= option_slots <= len(LETTERS)):
+    def __init__(
+        self,
+        episodes: Sequence[Sequence[QAItem]],
+        qtypes: Sequence[str],
+        shuffle_choices: bool = False,
+        strict: bool = False,
+        render_mode: str | None = None,
+        expose_labels: bool = False,
+        feedback: str = "episode",
+        option_slots: int | None = None,
+    ) -> None:
+        if option_slots is not None and (
+            isinstance(option_slots, bool) or not isinstance(option_slots, int) or not 1 <= option_slots <= len(LETTERS)
+        ):
             raise TomEnvsError(f"option_slots must be an int in 1..{len(LETTERS)} (or None), got {option_slots!r}")
         shuffle_choices = require_bool("shuffle_choices", shuffle_choices)
         strict = require_bool("strict", strict)
         expose_labels = require_bool("expose_labels", expose_labels)
         if feedback not in FEEDBACK_MODES:
-            raise TomEnvsError(f"feedback must be one of {FEEDBACK_MODES} ('episode': answers and rewards come back "
-                               f"when the dialogue ends; 'step': with each answer), got {feedback!r}")
+            raise TomEnvsError(
+                f"feedback must be one of {FEEDBACK_MODES} ('episode': answers and rewards come back "
+                f"when the dialogue ends; 'step': with each answer), got {feedback!r}"
+            )
         if not episodes or any(len(ep) == 0 for ep in episodes):
             raise TomEnvsError("a QA env needs at least one episode, and every episode at least one question")
         if render_mode not in (None, "ansi"):
@@ -299,19 +327,28 @@ class QAEnv(gym.Env):
         longest = max(len(t) for t in texts) + 64
         text = lambda: spaces.Text(max_length=longest, min_length=0, charset=charset)  # noqa: E731
         max_turn = max(it.turn for ep in self.episodes for it in ep)
-        self.observation_space = spaces.Dict({
-            "text": text(), "context": text(), "question": text(), "background": text(),
-            "choices": spaces.Tuple([text() for _ in range(self.max_choices)]),
-            "n_choices": spaces.Discrete(self.max_choices + 1),
-            "qtype": spaces.Discrete(len(self.qtypes)),
-            "turn": spaces.Discrete(max_turn + 1),
-            "action_mask": spaces.MultiBinary(self.max_choices),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "text": text(),
+                "context": text(),
+                "question": text(),
+                "background": text(),
+                "choices": spaces.Tuple([text() for _ in range(self.max_choices)]),
+                "n_choices": spaces.Discrete(self.max_choices + 1),
+                "qtype": spaces.Discrete(len(self.qtypes)),
+                "turn": spaces.Discrete(max_turn + 1),
+                "action_mask": spaces.MultiBinary(self.max_choices),
+            }
+        )
         self.action_space = spaces.Discrete(self.max_choices)
         self.tom_public = QA_PUBLIC + tuple(f"obs.{k}" for k in self.extra_public)
-        self.tom_spec = ToMSpec(targets={"answer": spaces.Discrete(self.max_choices)},
-                                outcome=("accuracy", "answered", "correct"), action_is_prediction=True, group_by="qtype",
-                                reveal=feedback)
+        self.tom_spec = ToMSpec(
+            targets={"answer": spaces.Discrete(self.max_choices)},
+            outcome=("accuracy", "answered", "correct"),
+            action_is_prediction=True,
+            group_by="qtype",
+            reveal=feedback,
+        )
         self._episode: list[QAItem] = []
         self._i = 0
         self._order: list[int] = []
@@ -345,20 +382,31 @@ class QAEnv(gym.Env):
         return self._observe()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        check_running(self._started, self._i >= len(self._episode),
-                      "the dialogue's questions are all answered; call env.reset() for the next one.")
+        check_running(
+            self._started,
+            self._i >= len(self._episode),
+            "the dialogue's questions are all answered; call env.reset() for the next one.",
+        )
         item = self._episode[self._i]
         n = len(item.choices)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) and not (
-                isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            and not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu")
+        ):
             raise InvalidAction(f"the action is the index of an option (an integer in 0..{n - 1}), got {action!r}")
         a = int(action)
         if not 0 <= a < self.max_choices or (self.strict and a >= n):
             raise InvalidAction(f"this question has {n} options; pick an index in 0..{n - 1}, got {a}")
         shown = self._order.index(item.answer)
         correct = a == shown
-        info = {**self._info(item), "describes": "answered", "chosen": a, "invalid": a >= n,
-                "choice_order": list(self._order)}
+        info = {
+            **self._info(item),
+            "describes": "answered",
+            "chosen": a,
+            "invalid": a >= n,
+            "choice_order": list(self._order),
+        }
         fact = {**info, "answer": shown, "correct": correct, **item.after}
         self._facts.append({**fact, "scored": item.scored})  # which were scored: told when the episode ends
         self._resolved = {"answer": shown} if item.scored else {}  # the scorer's channel: a filler resolves nothing
@@ -443,8 +491,17 @@ class QAEnv(gym.Env):
         return {"qtype": item.qtype, "role": item.role, "episode_id": item.episode_id, "turn": item.turn, **item.meta}
 
     def _blank(self) -> dict:
-        return {"text": "", "context": "", "question": "", "background": "", "choices": tuple([""] * self.max_choices),
-                "n_choices": 0, "qtype": 0, "turn": 0, "action_mask": np.zeros(self.max_choices, dtype=np.int8)}
+        return {
+            "text": "",
+            "context": "",
+            "question": "",
+            "background": "",
+            "choices": tuple([""] * self.max_choices),
+            "n_choices": 0,
+            "qtype": 0,
+            "turn": 0,
+            "action_mask": np.zeros(self.max_choices, dtype=np.int8),
+        }
 
 
 @dataclass(frozen=True)
@@ -474,8 +531,13 @@ class QAPrompts:
 
     def texts(self) -> dict[str, Any]:
         """The prompt texts as plain JSON data (no source, no path)."""
-        return {"system": dict(self.system), "user": dict(self.user), "preamble": self.preamble,
-                "option_line": self.option_line, "answer_cue": dict(self.answer_cue)}
+        return {
+            "system": dict(self.system),
+            "user": dict(self.user),
+            "preamble": self.preamble,
+            "option_line": self.option_line,
+            "answer_cue": dict(self.answer_cue),
+        }
 
     def digest(self) -> str:
         """SHA-256 of :meth:`texts` (canonical JSON): names the prompts without their text."""
@@ -490,5 +552,12 @@ class QAPrompts:
     @classmethod
     def from_texts(cls, texts: Mapping[str, Any], source: str, path: str | None = None) -> "QAPrompts":
         """The inverse of :meth:`texts`."""
-        return cls(dict(texts["system"]), dict(texts["user"]), str(texts["preamble"]), str(texts["option_line"]),
-                   dict(texts["answer_cue"]), source, path)
+        return cls(
+            dict(texts["system"]),
+            dict(texts["user"]),
+            str(texts["preamble"]),
+            str(texts["option_line"]),
+            dict(texts["answer_cue"]),
+            source,
+            path,
+        )

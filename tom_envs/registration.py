@@ -60,14 +60,27 @@ class EnvRecord:
         """Raise :class:`~tom_envs.errors.ContradictoryKwargs` if ``kwargs`` change a pinned value."""
         for name in self.pinned:
             if name in kwargs and not _same(kwargs[name], self.kwargs[name]):
-                others = [r.id for r in REGISTRY.values() if r.entry_point == self.entry_point and r.kind == self.kind
-                          and name in r.pinned and _same(r.kwargs[name], kwargs[name])]
-                free = [r.id for r in REGISTRY.values() if r.entry_point == self.entry_point and r.kind == self.kind
-                        and name not in r.kwargs]
-                hint = f"make {others[0]!r} instead" if others else (
-                    f"make {free[0]!r} with {name}=... instead" if free else f"leave {name} out")
-                raise ContradictoryKwargs(f"{self.id!r} is {name}={self.kwargs[name]!r}; {name}={kwargs[name]!r} "
-                                          f"contradicts the id: {hint}")
+                others = [
+                    r.id
+                    for r in REGISTRY.values()
+                    if r.entry_point == self.entry_point
+                    and r.kind == self.kind
+                    and name in r.pinned
+                    and _same(r.kwargs[name], kwargs[name])
+                ]
+                free = [
+                    r.id
+                    for r in REGISTRY.values()
+                    if r.entry_point == self.entry_point and r.kind == self.kind and name not in r.kwargs
+                ]
+                hint = (
+                    f"make {others[0]!r} instead"
+                    if others
+                    else (f"make {free[0]!r} with {name}=... instead" if free else f"leave {name} out")
+                )
+                raise ContradictoryKwargs(
+                    f"{self.id!r} is {name}={self.kwargs[name]!r}; {name}={kwargs[name]!r} contradicts the id: {hint}"
+                )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -124,14 +137,31 @@ def register(
     pinned = tuple(pinned)
     if any(name not in (kwargs or {}) for name in pinned):
         raise ValueError(f"{id!r}: pinned names {pinned} must be keys of its kwargs {sorted(kwargs or {})}")
-    rec = EnvRecord(id, entry_point, kind, dict(kwargs or {}), family, summary, dict(example_kwargs or {}), builtin,
-                    self_checked, sb3, pinned)
+    rec = EnvRecord(
+        id,
+        entry_point,
+        kind,
+        dict(kwargs or {}),
+        family,
+        summary,
+        dict(example_kwargs or {}),
+        builtin,
+        self_checked,
+        sb3,
+        pinned,
+    )
     REGISTRY[id] = rec
     if kind == "gymnasium":
         creator: Any = PinnedEntryPoint(id, entry_point) if pinned else entry_point
         vector: Any = PinnedEntryPoint(id, vector_entry_point) if pinned and vector_entry_point else vector_entry_point
-        gymnasium.register(id=id, entry_point=creator, kwargs=dict(kwargs or {}), vector_entry_point=vector,
-                           order_enforce=not self_checked, disable_env_checker=self_checked)
+        gymnasium.register(
+            id=id,
+            entry_point=creator,
+            kwargs=dict(kwargs or {}),
+            vector_entry_point=vector,
+            order_enforce=not self_checked,
+            disable_env_checker=self_checked,
+        )
     else:  # gymnasium.make of a PettingZoo id says how to make it instead of "doesn't exist"
         gymnasium.register(id=id, entry_point=pettingzoo_hint, kwargs={"env_id": id}, disable_env_checker=True)
     return rec
@@ -141,13 +171,16 @@ def pettingzoo_hint(env_id: str, **kwargs: Any) -> Any:
     """What ``gymnasium.make`` runs for a PettingZoo id: an error naming the way to make it."""
     rec = REGISTRY[env_id]
     how = f"tom_envs.make({env_id!r})" + (f" or tom_envs.make_aec({env_id!r})" if rec.kind == "parallel" else "")
-    raise UnknownEnvironment(f"{env_id!r} is a PettingZoo {rec.kind} env (several agents), not a Gymnasium one: "
-                             f"make it with {how}")
+    raise UnknownEnvironment(
+        f"{env_id!r} is a PettingZoo {rec.kind} env (several agents), not a Gymnasium one: make it with {how}"
+    )
 
 
 def ids(kind: Kind | None = None, family: str | None = None) -> list[str]:
     """Registered ids, optionally of one kind and/or family."""
-    return [r.id for r in REGISTRY.values() if (kind is None or r.kind == kind) and (family is None or r.family == family)]
+    return [
+        r.id for r in REGISTRY.values() if (kind is None or r.kind == kind) and (family is None or r.family == family)
+    ]
 
 
 def reader_ids(entry_point: str) -> tuple[str, ...]:
@@ -233,6 +266,8 @@ def markdown_table(plugins: bool = False) -> str:
     from tom_envs.family import distribution_of
 
     lines = ["| id | kind | family | from | what it is |", "|---|---|---|---|---|"]
-    lines += [f"| `{r.id}` | {r.kind} | {r.family} | {'tom-envs' if r.builtin else distribution_of(r.family)} | "
-              f"{r.summary} |" for r in REGISTRY.values()]
+    lines += [
+        f"| `{r.id}` | {r.kind} | {r.family} | {'tom-envs' if r.builtin else distribution_of(r.family)} | {r.summary} |"
+        for r in REGISTRY.values()
+    ]
     return "\n".join(lines)

@@ -67,8 +67,9 @@ def file_sha256(path: str | Path) -> str:
     return _HASHES[key]
 
 
-def check_release_file(path: str | Path, name: str, records: int, table: Mapping[str, ReleaseFile],
-                       allow_partial: bool, fix: str) -> str | None:
+def check_release_file(
+    path: str | Path, name: str, records: int, table: Mapping[str, ReleaseFile], allow_partial: bool, fix: str
+) -> str | None:
     """Compare the file ``path`` (known to the release as ``name``) with ``table[name]``.
 
     Args:
@@ -92,15 +93,22 @@ def check_release_file(path: str | Path, name: str, records: int, table: Mapping
     found = file_sha256(path)
     if records == expected.records and found == expected.sha256:
         return None
-    what = (f"{records} records where the release has {expected.records}" if records != expected.records
-            else f"{records} records as the release, but other content")
-    difference = (f"{path}: not the release's {name} ({what}; sha256 {found[:16]}... where the release's is "
-                  f"{expected.sha256[:16]}...)")
+    what = (
+        f"{records} records where the release has {expected.records}"
+        if records != expected.records
+        else f"{records} records as the release, but other content"
+    )
+    difference = (
+        f"{path}: not the release's {name} ({what}; sha256 {found[:16]}... where the release's is "
+        f"{expected.sha256[:16]}...)"
+    )
     if allow_partial:
         return difference
-    raise ReleaseMismatch(f"{difference}. A file cut short or edited would give figures that look like the "
-                          f"release's but are not. {fix}, or pass --allow-partial (allow_partial=True) to use this "
-                          f"file anyway: the results are then marked partial")
+    raise ReleaseMismatch(
+        f"{difference}. A file cut short or edited would give figures that look like the "
+        f"release's but are not. {fix}, or pass --allow-partial (allow_partial=True) to use this "
+        f"file anyway: the results are then marked partial"
+    )
 
 
 __all__ = ["ReleaseFile", "ReleaseMismatch", "SAMPLE_MARKER", "check_release_file", "file_sha256"]

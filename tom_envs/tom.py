@@ -92,7 +92,9 @@ class ToMSpec:
 
     def __post_init__(self) -> None:
         if self.scorer is not None and (not isinstance(self.scorer, str) or ":" not in self.scorer):
-            raise ToMContractError(f"ToMSpec scorer is 'module:Class' (a wrappers.ToMScorer subclass), got {self.scorer!r}")
+            raise ToMContractError(
+                f"ToMSpec scorer is 'module:Class' (a wrappers.ToMScorer subclass), got {self.scorer!r}"
+            )
         if self.reveal not in ("step", "episode"):
             raise ToMContractError(f"ToMSpec reveal is 'step' or 'episode', got {self.reveal!r}")
         for name, space in self.targets.items():
@@ -125,5 +127,6 @@ def tom_spec_of(env: Any) -> ToMSpec:
     if not isinstance(spec, ToMSpec):
         raise ToMContractError(
             f"{type(base).__name__} does not state its literal-ToM targets: give it a `tom_spec` "
-            "(tom_envs.tom.ToMSpec) and `tom_truth()` / `tom_outcome()` methods (docs/architecture.md)")
+            "(tom_envs.tom.ToMSpec) and `tom_truth()` / `tom_outcome()` methods (docs/architecture.md)"
+        )
     return spec

@@ -12,5 +12,15 @@ from wrappers.tom_recorder import AECToMRecorder, ToMRecorder
 from wrappers.tom_scorer import ToMScorer
 from wrappers.vectorize import VectorizeObservation, hash_text
 
-__all__ = ["AECTextObservation", "AECToMRecorder", "JSONLEpisodeLog", "ParallelSeat", "SingleSeat", "TextObservation",
-           "ToMRecorder", "ToMScorer", "VectorizeObservation", "hash_text"]
+__all__ = [
+    "AECTextObservation",
+    "AECToMRecorder",
+    "JSONLEpisodeLog",
+    "ParallelSeat",
+    "SingleSeat",
+    "TextObservation",
+    "ToMRecorder",
+    "ToMScorer",
+    "VectorizeObservation",
+    "hash_text",
+]

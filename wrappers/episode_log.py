@@ -60,12 +60,16 @@ class JSONLEpisodeLog(gym.Wrapper):
         super().__init__(env)
         self.path = Path(path)
         if self.path.is_dir():
-            raise TomEnvsError(f"JSONLEpisodeLog needs a file path, got the folder {str(self.path)!r} (e.g. "
-                               f"{str(self.path / 'episodes.jsonl')!r})")
+            raise TomEnvsError(
+                f"JSONLEpisodeLog needs a file path, got the folder {str(self.path)!r} (e.g. "
+                f"{str(self.path / 'episodes.jsonl')!r})"
+            )
         blocking = next((p for p in self.path.parents if p.exists() and not p.is_dir()), None)
         if blocking is not None:
-            raise TomEnvsError(f"JSONLEpisodeLog cannot write {str(self.path)!r}: {str(blocking)!r} is a file, not a "
-                               "folder; give a path under a folder")
+            raise TomEnvsError(
+                f"JSONLEpisodeLog cannot write {str(self.path)!r}: {str(blocking)!r} is a file, not a "
+                "folder; give a path under a folder"
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._episode = -1
         self._record: dict[str, Any] | None = None
@@ -87,7 +91,9 @@ class JSONLEpisodeLog(gym.Wrapper):
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         if self._record is not None:
-            self._record["steps"].append({"action": to_jsonable(action), "reward": to_jsonable(reward), "info": to_jsonable(info)})
+            self._record["steps"].append(
+                {"action": to_jsonable(action), "reward": to_jsonable(reward), "info": to_jsonable(info)}
+            )
             self._record["return"] += float(reward)
             if terminated or truncated:
                 self._record["rounds"] = len(self._record["steps"])

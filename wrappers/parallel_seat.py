@@ -99,8 +99,13 @@ class ParallelSeat(Seated):
         for agent in actions:  # each other seat's policy observes its own result, as a runner would show it
             observe = getattr(self.others.get(agent), "observe", None)
             if agent != self.seat and agent in obs and callable(observe):
-                observe(obs[agent], float(rewards.get(agent, 0.0)), bool(terms.get(agent, False)),
-                        bool(truncs.get(agent, False)), dict(infos.get(agent, {})))
+                observe(
+                    obs[agent],
+                    float(rewards.get(agent, 0.0)),
+                    bool(terms.get(agent, False)),
+                    bool(truncs.get(agent, False)),
+                    dict(infos.get(agent, {})),
+                )
         self._obs = {**self._obs, **obs}
         self._infos = infos
         if self._scored:

@@ -46,16 +46,22 @@ def check_seats(env: Any, seat: str, others: Any) -> None:
         raise SingleSeatError(f"others maps each other agent to its policy, got {type(others).__name__}")
     stray = [a for a in others if a not in agents or a == seat]
     if stray:
-        raise SingleSeatError(f"others names {', '.join(map(repr, stray))}: give policies for the other agents "
-                              f"of the env only ({', '.join(a for a in agents if a != seat)})")
+        raise SingleSeatError(
+            f"others names {', '.join(map(repr, stray))}: give policies for the other agents "
+            f"of the env only ({', '.join(a for a in agents if a != seat)})"
+        )
     missing = [a for a in agents if a != seat and a not in others]
     if missing:
-        raise SingleSeatError(f"no policy for {', '.join(map(repr, missing))}; a seat wrapper plays every other seat "
-                              "with a policy (others={agent: policy})")
+        raise SingleSeatError(
+            f"no policy for {', '.join(map(repr, missing))}; a seat wrapper plays every other seat "
+            "with a policy (others={agent: policy})"
+        )
     for a, pol in others.items():
         if not callable(getattr(pol, "act", None)) or not callable(getattr(pol, "reset", None)):
-            raise SingleSeatError(f"the policy for {a!r} needs reset(seed) and act(observation, info) "
-                                  f"(policies.base.Policy), got {type(pol).__name__}")
+            raise SingleSeatError(
+                f"the policy for {a!r} needs reset(seed) and act(observation, info) "
+                f"(policies.base.Policy), got {type(pol).__name__}"
+            )
 
 
 class Seated(gym.Env):
@@ -88,8 +94,12 @@ class Seated(gym.Env):
         """The seat's observation is the inner env's for this seat: what the inner env declares public, and
         what it declares private to this seat (its own), is public to the one policy this env serves."""
         inner = self._declared_inner()
-        own = [p for s, ps in dict(getattr(inner, "tom_private", {}) or {}).items()
-               if fnmatchcase(self.seat, s) for p in ps]
+        own = [
+            p
+            for s, ps in dict(getattr(inner, "tom_private", {}) or {}).items()
+            if fnmatchcase(self.seat, s)
+            for p in ps
+        ]
         return tuple(getattr(inner, "tom_public", ())) + tuple(own)
 
     @property

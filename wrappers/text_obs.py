@@ -50,12 +50,16 @@ class TextObservation(gym.Wrapper):
             try:
                 self.observation_space = base.text_space(**self.text_options)
             except TypeError as exc:  # an option the env's text form does not have
-                raise TomEnvsError(f"{type(base).__name__}'s text form does not take these options "
-                                   f"({', '.join(self.text_options)}): {exc}; see {type(base).__name__}.text for the "
-                                   "ones it takes") from None
+                raise TomEnvsError(
+                    f"{type(base).__name__}'s text form does not take these options "
+                    f"({', '.join(self.text_options)}): {exc}; see {type(base).__name__}.text for the "
+                    "ones it takes"
+                ) from None
         elif self.text_options:
-            raise TomEnvsError(f"{type(base).__name__} renders one text and takes no text options; got "
-                               f"{', '.join(self.text_options)} (leave them out)")
+            raise TomEnvsError(
+                f"{type(base).__name__} renders one text and takes no text options; got "
+                f"{', '.join(self.text_options)} (leave them out)"
+            )
         else:
             self.observation_space = _text_space(base)
 
@@ -71,8 +75,9 @@ class TextObservation(gym.Wrapper):
 def _text_space(base: Any) -> spaces.Text:
     """``Text`` up to the env's ``text_max_length`` over printable characters and its ``text_charset``."""
     charset = frozenset(string.printable) | frozenset(getattr(base, "text_charset", ""))
-    return spaces.Text(max_length=int(getattr(base, "text_max_length", DEFAULT_MAX_LENGTH)), min_length=0,
-                       charset=charset)
+    return spaces.Text(
+        max_length=int(getattr(base, "text_max_length", DEFAULT_MAX_LENGTH)), min_length=0, charset=charset
+    )
 
 
 class AECTextObservation(BaseWrapper):

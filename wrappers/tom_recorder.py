@@ -26,8 +26,10 @@ def _scorer(env: Any, who: str, options: dict[str, Any]) -> ToMScorer:
 
 def _check_started(recorder: Any, who: str) -> None:
     if not recorder._started:
-        raise TomEnvsError(f"{who}.record_prediction() was called before reset(): there is no episode to score it "
-                           "in; call reset() first, then record the prediction for the coming step")
+        raise TomEnvsError(
+            f"{who}.record_prediction() was called before reset(): there is no episode to score it "
+            "in; call reset() first, then record the prediction for the coming step"
+        )
 
 
 class ToMRecorder(gym.Wrapper):
@@ -94,8 +96,10 @@ class ToMRecorder(gym.Wrapper):
         """
         _check_started(self, "ToMRecorder")
         if prediction is not None and self._predicted:
-            raise TomEnvsError("a prediction for this step is already recorded; record one per step, or withdraw "
-                               "it first with record_prediction(None)")
+            raise TomEnvsError(
+                "a prediction for this step is already recorded; record one per step, or withdraw "
+                "it first with record_prediction(None)"
+            )
         self.scorer.record_prediction(prediction)
         self._predicted = prediction is not None
 
@@ -138,8 +142,10 @@ class AECToMRecorder(BaseWrapper):
         self.scorer = _scorer(env, "AECToMRecorder", scorer_options)
         self.tom_spec = self.scorer.spec
         if self.tom_spec.predictor is None:
-            raise TomEnvsError(f"{type(env.unwrapped).__name__}'s tom_spec names no predictor seat; AECToMRecorder "
-                               "scores the seat named in ToMSpec(predictor=...)")
+            raise TomEnvsError(
+                f"{type(env.unwrapped).__name__}'s tom_spec names no predictor seat; AECToMRecorder "
+                "scores the seat named in ToMSpec(predictor=...)"
+            )
         self.predictor = self.tom_spec.predictor
         self.records: list[dict[str, Any]] = []
         self.last_record: dict[str, Any] | None = None

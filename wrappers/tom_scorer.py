@@ -40,19 +40,28 @@ def parse_prediction(space: spaces.Space, value: Any, target: str) -> tuple[Any,
         if type(value) is int and lo <= value < lo + n:  # the common case, without numpy
             return value, None
         if np.ndim(value) == 0:
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not lo <= value < lo + n:
-                raise InvalidAction(f"a prediction of {target!r} is an integer in {lo}..{lo + n - 1} or {n} probabilities "
-                                    f"summing to 1, got {value!r}")
+            if (
+                isinstance(value, (bool, np.bool_))
+                or not isinstance(value, (int, np.integer))
+                or not lo <= value < lo + n
+            ):
+                raise InvalidAction(
+                    f"a prediction of {target!r} is an integer in {lo}..{lo + n - 1} or {n} probabilities "
+                    f"summing to 1, got {value!r}"
+                )
             return int(value), None
         try:
             p = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
             p = np.empty(0)
         if p.shape != (n,) or not np.isfinite(p).all() or (p < 0).any() or not np.isclose(p.sum(), 1.0, atol=1e-6):
-            raise InvalidAction(f"a predicted distribution of {target!r} is {n} non-negative probabilities summing to 1, "
-                                f"got {value!r}")
+            raise InvalidAction(
+                f"a predicted distribution of {target!r} is {n} non-negative probabilities summing to 1, got {value!r}"
+            )
         return lo + int(np.flatnonzero(p >= p.max() - 1e-12)[0]), p
-    candidate = np.asarray(value) if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary, spaces.Box)) else value
+    candidate = (
+        np.asarray(value) if isinstance(space, (spaces.MultiDiscrete, spaces.MultiBinary, spaces.Box)) else value
+    )
     if not space.contains(candidate):
         raise InvalidAction(f"a prediction of {target!r} must be a member of {space}, got {value!r}")
     return candidate, None
@@ -102,8 +111,10 @@ class ToMScorer:
         options = {k: v for k, v in options.items() if v is not None}
         if spec.scorer is None:
             if options:
-                raise TomEnvsError(f"{type(base).__name__} is scored by the generic ToMScorer, which takes no "
-                                   f"options; got {', '.join(sorted(options))} (leave them out)")
+                raise TomEnvsError(
+                    f"{type(base).__name__} is scored by the generic ToMScorer, which takes no "
+                    f"options; got {', '.join(sorted(options))} (leave them out)"
+                )
             return cls(base)
         from tom_envs.family import load_object
 
@@ -136,13 +147,19 @@ class ToMScorer:
             return
         if not isinstance(prediction, Mapping):
             if self._single is None:
-                raise InvalidAction(f"this env has several targets ({', '.join(self.spec.targets)}); "
-                                    "predict them as a dict {target: value}")
+                raise InvalidAction(
+                    f"this env has several targets ({', '.join(self.spec.targets)}); "
+                    "predict them as a dict {target: value}"
+                )
             prediction = {self._single: prediction}
         unknown = [k for k in prediction if k not in self.spec.targets]
         if unknown:
-            raise InvalidAction(f"unknown prediction targets {unknown}; this env's targets are {list(self.spec.targets)}")
-        self._pending = {k: parse_prediction(self.spec.targets[k], v, k) for k, v in prediction.items() if v is not None}
+            raise InvalidAction(
+                f"unknown prediction targets {unknown}; this env's targets are {list(self.spec.targets)}"
+            )
+        self._pending = {
+            k: parse_prediction(self.spec.targets[k], v, k) for k, v in prediction.items() if v is not None
+        }
 
     def add_reward(self, reward: float) -> None:
         """Count the reward of a step that resolved no target (AEC envs) into the summary's ``return``."""
@@ -215,7 +232,8 @@ class ToMScorer:
         if self._single is None:
             out["tom_accuracy_by_target"] = {k: _pct(h, n) for k, (h, n) in self._by_target.items()}
         if self.spec.group_by is not None:
-            out[f"tom_accuracy_by_{self.spec.group_by}"] = {str(g): _pct(h, n) for g, (h, n) in sorted(
-                self._by_group.items(), key=lambda kv: str(kv[0]))}
+            out[f"tom_accuracy_by_{self.spec.group_by}"] = {
+                str(g): _pct(h, n) for g, (h, n) in sorted(self._by_group.items(), key=lambda kv: str(kv[0]))
+            }
         out["outcome"] = dict(self.env.tom_outcome())
         return out

@@ -88,9 +88,11 @@ class _Leaf:
             self.kind, self.size = "text", buckets
             self.low, self.high = -np.ones(self.size), np.ones(self.size)
         else:
-            raise UnsupportedSpace(f"VectorizeObservation has no rule for {type(space).__name__} at "
-                                   f"{'/'.join(map(str, path)) or 'the top level'}; it takes Box, Discrete, "
-                                   "MultiDiscrete, MultiBinary, Text, Dict and Tuple spaces")
+            raise UnsupportedSpace(
+                f"VectorizeObservation has no rule for {type(space).__name__} at "
+                f"{'/'.join(map(str, path)) or 'the top level'}; it takes Box, Discrete, "
+                "MultiDiscrete, MultiBinary, Text, Dict and Tuple spaces"
+            )
 
     def write(self, value: Any, out: np.ndarray) -> None:
         if self.kind == "raw":
@@ -107,8 +109,12 @@ class _Leaf:
 
 def _leaves(space: spaces.Space, path: tuple[Any, ...], buckets: int, skip: frozenset[str]) -> list[_Leaf]:
     if isinstance(space, spaces.Dict):
-        return [leaf for key, sub in space.spaces.items() if key not in skip
-                for leaf in _leaves(sub, (*path, key), buckets, skip)]
+        return [
+            leaf
+            for key, sub in space.spaces.items()
+            if key not in skip
+            for leaf in _leaves(sub, (*path, key), buckets, skip)
+        ]
     if isinstance(space, spaces.Tuple):
         return [leaf for i, sub in enumerate(space.spaces) for leaf in _leaves(sub, (*path, i), buckets, skip)]
     return [_Leaf(path, space, buckets, raw=path[-1:] == (MASK_KEY,))]
@@ -215,8 +221,10 @@ class VectorizeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
             TomEnvsError: the observation has no ``action_mask``, or no observation was made yet.
         """
         if self.mask_slice is None:
-            raise TomEnvsError(f"{self.env.unwrapped.spec.id if self.env.unwrapped.spec else 'this env'}'s "
-                               "observation has no action_mask; train a maskable algorithm only on envs that have one")
+            raise TomEnvsError(
+                f"{self.env.unwrapped.spec.id if self.env.unwrapped.spec else 'this env'}'s "
+                "observation has no action_mask; train a maskable algorithm only on envs that have one"
+            )
         if self._mask is None:
             raise TomEnvsError("action_masks() before reset(): reset the env first")
         return self._mask.copy()

@@ -83,17 +83,36 @@ from benchmarks.cli_types import comma_list, output_dir, output_file, split_list
 from benchmarks.family import Benchmark, Job, Part, register
 from benchmarks.family_command import Context
 from benchmarks.family_command import play as play_command
-from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, LLMRun, add_qa_llm_options, answer_counters, data_key,
-                               make_qa_env)
+from benchmarks.qa_llm import (
+    LLM_POLICY,
+    RESULTS_VERSION,
+    LLMRun,
+    add_qa_llm_options,
+    answer_counters,
+    data_key,
+    make_qa_env,
+)
 from benchmarks.common_ground.llm import BELIEFS_POLICY, LLM_POLICIES, RELEASE_POLICY
-from benchmarks.common_ground.data_jobs import (CommonGroundBenchmarkError, allow_partial, export, export_beliefs,
-                                                partial_note, print_counts)
+from benchmarks.common_ground.data_jobs import (
+    CommonGroundBenchmarkError,
+    allow_partial,
+    export,
+    export_beliefs,
+    partial_note,
+    print_counts,
+)
 from benchmarks.common_ground.published import PUBLISHED, PUBLISHED_SETTINGS  # noqa: F401  (the command's tables)
 from benchmarks.common_ground.stored import play, play_llm, play_stored
 from benchmarks.common_ground.table import format_table, pct
 from policies.base import BasePolicy
-from policies.common_ground.scripted import (MajorityClassPolicy, PriorRandomPolicy, QuestionOnlyPolicy,
-                                             gold_beliefs_cg_rules, oracle_beliefs, predicted_beliefs)
+from policies.common_ground.scripted import (
+    MajorityClassPolicy,
+    PriorRandomPolicy,
+    QuestionOnlyPolicy,
+    gold_beliefs_cg_rules,
+    oracle_beliefs,
+    predicted_beliefs,
+)
 from tom_envs.common_ground.corpus import TRAIN_CIDS, scan
 from tom_envs.common_ground.env import CONTEXT_MODES, load_checked_split, load_split
 from tom_envs.common_ground.metrics import accuracy_rows, by_labels, question_key, summarise
@@ -103,48 +122,97 @@ ENV = "tom_envs.common_ground.env:CommonToMEnv"
 SCRIPTED = ("random", "majority-class", "question-only", "oracle-beliefs", "gold-beliefs-cg-rules", "predicted-beliefs")
 POLICIES = (*SCRIPTED, LLM_POLICY, *LLM_POLICIES)
 #: Env arguments a policy needs (the gold-label policies read the labels the env exposes only on request).
-ENV_KWARGS: dict[str, dict[str, Any]] = {"oracle-beliefs": {"expose_labels": True},
-                                         "gold-beliefs-cg-rules": {"expose_labels": True}}
+ENV_KWARGS: dict[str, dict[str, Any]] = {
+    "oracle-beliefs": {"expose_labels": True},
+    "gold-beliefs-cg-rules": {"expose_labels": True},
+}
 _REP_STRIDE = 1_000_003  # seeds of pass r: seed + r * stride + conversation index
 
 
 #: The command's own options in their ``--help`` order (the data read, its jobs, the table): flag -> keywords.
 OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("--data-dir", {"default": None, "help": "folder laid out like the Common-ToM repository's data/ (cg/, questions/); "
-                                             "default: bundled sample"}),
-    ("--from-corpus", {"action": "store_true", "help": "generate the questions from cg/ instead of reading questions/"}),
-    ("--export", {"metavar": "OUT_DIR", "type": output_dir, "default": None,
-                  "help": "with --from-corpus: write the generated question files (released format) to OUT_DIR and "
-                          "stop"}),
+    (
+        "--data-dir",
+        {
+            "default": None,
+            "help": "folder laid out like the Common-ToM repository's data/ (cg/, questions/); default: bundled sample",
+        },
+    ),
+    (
+        "--from-corpus",
+        {"action": "store_true", "help": "generate the questions from cg/ instead of reading questions/"},
+    ),
+    (
+        "--export",
+        {
+            "metavar": "OUT_DIR",
+            "type": output_dir,
+            "default": None,
+            "help": "with --from-corpus: write the generated question files (released format) to OUT_DIR and stop",
+        },
+    ),
     ("--split", {"choices": ("test", "train", "all"), "default": "test", "help": "which conversations"}),
-    ("--context", {"choices": CONTEXT_MODES, "default": "window",
-                   "help": "what the answerer reads: window (5 sentences either side, as 003's results; default), "
-                           "online (up to the marked sentence) or full"}),
-    ("--counts", {"action": "store_true",
-                  "help": "print the data folder's counts in the layout of 003's Table 2 (questions by split and "
-                          "answer) and Table 5 (by the speakers' labels), beside the published ones, and stop"}),
-    ("--export-beliefs", {"metavar": "OUT", "default": None, "type": output_file,
-                          "help": "write belief-prediction training data of --split to the JSONL file OUT (one line "
-                                  "per event and sentence: context per --context, event, the predictor's prompt and "
-                                  "target, the gold labels) and stop"}),
-    ("--allow-partial", {"action": "store_true",
-                         "help": "use a split although some of its conversations' files are missing (by default an "
-                                 "incomplete split is an error naming them)"}),
-    ("--by-labels", {"action": "store_true",
-                     "help": "also print each policy's accuracy per combination of the speakers' gold labels (003's "
-                             "Table 5 keys); --format json rows always carry it as by_labels"}),
+    (
+        "--context",
+        {
+            "choices": CONTEXT_MODES,
+            "default": "window",
+            "help": "what the answerer reads: window (5 sentences either side, as 003's results; default), "
+            "online (up to the marked sentence) or full",
+        },
+    ),
+    (
+        "--counts",
+        {
+            "action": "store_true",
+            "help": "print the data folder's counts in the layout of 003's Table 2 (questions by split and "
+            "answer) and Table 5 (by the speakers' labels), beside the published ones, and stop",
+        },
+    ),
+    (
+        "--export-beliefs",
+        {
+            "metavar": "OUT",
+            "default": None,
+            "type": output_file,
+            "help": "write belief-prediction training data of --split to the JSONL file OUT (one line "
+            "per event and sentence: context per --context, event, the predictor's prompt and "
+            "target, the gold labels) and stop",
+        },
+    ),
+    (
+        "--allow-partial",
+        {
+            "action": "store_true",
+            "help": "use a split although some of its conversations' files are missing (by default an "
+            "incomplete split is an error naming them)",
+        },
+    ),
+    (
+        "--by-labels",
+        {
+            "action": "store_true",
+            "help": "also print each policy's accuracy per combination of the speakers' gold labels (003's "
+            "Table 5 keys); --format json rows always carry it as by_labels",
+        },
+    ),
     ("--annotator", {"default": None, "help": "whose annotation (default: the only one, else Magda)"}),
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``common-ground`` options to ``parser``."""
-    add_run_options(parser, episodes=1, policy="random", policy_type=comma_list(name="policy name"),
-                    plot="write the family's report figures (accuracy by dialogue stage) over the results in --out "
-                         "into this folder",
-                    policy_help=f"comma-separated: {', '.join(POLICIES)}",
-                    episodes_help="passes over the conversations (pass r of conversation i: seed + r * 1000003 + i)",
-                    seed_help="conversation i uses seed + i (env and policy)")
+    add_run_options(
+        parser,
+        episodes=1,
+        policy="random",
+        policy_type=comma_list(name="policy name"),
+        plot="write the family's report figures (accuracy by dialogue stage) over the results in --out "
+        "into this folder",
+        policy_help=f"comma-separated: {', '.join(POLICIES)}",
+        episodes_help="passes over the conversations (pass r of conversation i: seed + r * 1000003 + i)",
+        seed_help="conversation i uses seed + i (env and policy)",
+    )
     for flag, keywords in OPTIONS:
         parser.add_argument(flag, **keywords)
     add_qa_llm_options(parser)
@@ -161,18 +229,36 @@ def applicability() -> dict[str, Applies]:
     """When each option acts (:class:`benchmarks.cli.Applies`): the policies' options only with a policy that
     reads them, none of them with --counts / --export / --export-beliefs (which play no policy)."""
     every_llm = (LLM_POLICY, *LLM_POLICIES)
-    backend = ("backend", "model", "base_url", "tokenizer", "max_model_len", "scoring_path", "engine_arg",
-               "timeout", "max_retries", "retry_budget", "max_tokens")
+    backend = (
+        "backend",
+        "model",
+        "base_url",
+        "tokenizer",
+        "max_model_len",
+        "scoring_path",
+        "engine_arg",
+        "timeout",
+        "max_retries",
+        "retry_budget",
+        "max_tokens",
+    )
 
     def llm(*names: str) -> Applies:
         return Applies(f"without --policy {' or '.join(names)}", policies=names)
 
-    return {"policy": Applies("with --counts, --export or --export-beliefs (they print or write the data and play no "
-                              "policy)", when=lambda args: not _job(args)),
-            **{dest: llm(*every_llm) for dest in backend},
-            "qa_mode": llm(LLM_POLICY), "scoring": llm(LLM_POLICY),
-            "fallback": llm(LLM_POLICY, BELIEFS_POLICY), "max_resamples": llm(LLM_POLICY, BELIEFS_POLICY),
-            "temperature": llm(RELEASE_POLICY, BELIEFS_POLICY), "prompt_file": llm(RELEASE_POLICY)}
+    return {
+        "policy": Applies(
+            "with --counts, --export or --export-beliefs (they print or write the data and play no policy)",
+            when=lambda args: not _job(args),
+        ),
+        **{dest: llm(*every_llm) for dest in backend},
+        "qa_mode": llm(LLM_POLICY),
+        "scoring": llm(LLM_POLICY),
+        "fallback": llm(LLM_POLICY, BELIEFS_POLICY),
+        "max_resamples": llm(LLM_POLICY, BELIEFS_POLICY),
+        "temperature": llm(RELEASE_POLICY, BELIEFS_POLICY),
+        "prompt_file": llm(RELEASE_POLICY),
+    }
 
 
 def play_policies(args: argparse.Namespace, context: Context) -> tuple[list[dict], dict[str, dict]]:
@@ -211,7 +297,8 @@ def run(args: argparse.Namespace) -> int:
 #: The floors every text table shows (unless the policy was played): how each answers a question row.
 FLOORS: dict[str, str] = {
     "majority-class": "the training split's majority answer to every question",
-    "question-only": "each certainty's majority answer on the training split"}
+    "question-only": "each certainty's majority answer on the training split",
+}
 
 
 def floor_line(args: argparse.Namespace, floor: str = "question-only") -> str:
@@ -219,17 +306,20 @@ def floor_line(args: argparse.Namespace, floor: str = "question-only") -> str:
     answers depend on the question's certainty at most, so they are scored straight from the split's rows
     (the same numbers as ``--policy majority-class`` / ``--policy question-only``)."""
     policy = make_policy(args, floor)
-    rows, differences = load_checked_split(args.data_dir, args.split, args.from_corpus, args.annotator,
-                                           allow_partial=allow_partial(args))
+    rows, differences = load_checked_split(
+        args.data_dir, args.split, args.from_corpus, args.annotator, allow_partial=allow_partial(args)
+    )
     records = []
     for r in (r for rs in rows.values() for r in rs):
         answer = policy.answer if floor == "majority-class" else policy.answers[r.belief_Q]
         records.append({"order": r.order, "gold": int(r.answer == "Yes"), "correct": answer == int(r.answer == "Yes")})
     by_order = {row["order"]: row for row in accuracy_rows(records)}
-    return (f"{floor} floor ({FLOORS[floor]}; --policy {floor}){' [partial]' if differences else ''}: "
-            + " / ".join(f"{pct(by_order[o]['accuracy'])}" for o in ("all", 1, 2, 3))
-            + f" % (total / first / second / third), F1 macro {pct(by_order['all']['f1_macro'])}, "
-              f"n = {by_order['all']['n']}")
+    return (
+        f"{floor} floor ({FLOORS[floor]}; --policy {floor}){' [partial]' if differences else ''}: "
+        + " / ".join(f"{pct(by_order[o]['accuracy'])}" for o in ("all", 1, 2, 3))
+        + f" % (total / first / second / third), F1 macro {pct(by_order['all']['f1_macro'])}, "
+        f"n = {by_order['all']['n']}"
+    )
 
 
 def policy_names(text: str) -> list[str]:
@@ -280,10 +370,13 @@ def _question_only(args: argparse.Namespace) -> BasePolicy:
 
 #: The family's one name -> factory(args) table of scripted policies.
 FACTORIES: dict[str, Callable[[argparse.Namespace], BasePolicy]] = {
-    "random": _random, "majority-class": _majority, "question-only": _question_only,
+    "random": _random,
+    "majority-class": _majority,
+    "question-only": _question_only,
     "oracle-beliefs": lambda args: oracle_beliefs(),
     "gold-beliefs-cg-rules": lambda args: gold_beliefs_cg_rules(),
-    "predicted-beliefs": lambda args: predicted_beliefs()}
+    "predicted-beliefs": lambda args: predicted_beliefs(),
+}
 
 
 def make_policy(args: argparse.Namespace, name: str | None = None) -> BasePolicy:
@@ -301,17 +394,37 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     :meth:`~benchmarks.qa_llm.LLMRun.from_args`), and its rows add the answerer's counters.
     """
     name = policy_name or args.policy
-    env = make_qa_env(ENV, data_dir=args.data_dir, split=args.split, context=args.context,
-                      from_corpus=args.from_corpus, annotator=args.annotator, allow_partial=allow_partial(args),
-                      **ENV_KWARGS.get(name, {}))
+    env = make_qa_env(
+        ENV,
+        data_dir=args.data_dir,
+        split=args.split,
+        context=args.context,
+        from_corpus=args.from_corpus,
+        annotator=args.annotator,
+        allow_partial=allow_partial(args),
+        **ENV_KWARGS.get(name, {}),
+    )
     passes = getattr(args, "episodes", 1) or 1
     seeds = [args.seed + r * _REP_STRIDE for r in range(passes)]
     differences = list(env.unwrapped.release_differences)
-    meta = {"policy": name, "split": args.split, "seed": args.seed, "conversations": env.cids,
-            "context": args.context, "partial": bool(differences)}
-    key = {"version": RESULTS_VERSION, "benchmark": "common-ground", "data_dir": data_key(args.data_dir),
-           "split": args.split, "context": args.context, "from_corpus": bool(args.from_corpus),
-           "annotator": args.annotator, "seed": args.seed}
+    meta = {
+        "policy": name,
+        "split": args.split,
+        "seed": args.seed,
+        "conversations": env.cids,
+        "context": args.context,
+        "partial": bool(differences),
+    }
+    key = {
+        "version": RESULTS_VERSION,
+        "benchmark": "common-ground",
+        "data_dir": data_key(args.data_dir),
+        "split": args.split,
+        "context": args.context,
+        "from_corpus": bool(args.from_corpus),
+        "annotator": args.annotator,
+        "seed": args.seed,
+    }
     faults: dict[str, int] = {}  # the server retries of a model's run (LLM policies)
     if name in LLM_POLICIES:
         cfg = common_ground_llm.config(args, name)
@@ -319,8 +432,9 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
         hyper = {**{k: v for k, v in cfg.items() if k != "template"}, **llm_stats}
     elif name == LLM_POLICY:
         if llm is None:
-            raise CommonGroundBenchmarkError("policy 'llm' needs an LLM backend: pass --model "
-                                             "(and --backend/--base-url)")
+            raise CommonGroundBenchmarkError(
+                "policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)"
+            )
         records, faults = play_llm(env, llm, seeds, key)
         hyper: dict[str, Any] = dict(llm.config)
     else:
@@ -351,8 +465,12 @@ def evaluate(args: argparse.Namespace, policy_name: str | None = None, llm: LLMR
     answers = [it.answer for ep in env.unwrapped.episodes for it in ep if it.scored]  # the release's questions
     # the random row's expectation (003's Random row is this number); None for the other policies
     rows[0]["expected_accuracy"] = expected_accuracy(float(hyper["p_yes"]), answers) if "p_yes" in hyper else None
-    return {"rows": rows, **{k: v for k, v in summary.items() if k != "rows"}, "hyperparameters": hyper,
-            "release_differences": differences}
+    return {
+        "rows": rows,
+        **{k: v for k, v in summary.items() if k != "rows"},
+        "hyperparameters": hyper,
+        "release_differences": differences,
+    }
 
 
 def labels_of(env: Any) -> dict[tuple, tuple[str, str, str, str]]:
@@ -373,11 +491,21 @@ def expected_accuracy(p_yes: float, answers: Sequence[int]) -> float:
     return p_yes * yes + (1.0 - p_yes) * (1.0 - yes)
 
 
-BENCHMARK = register(Benchmark(
-    name="common-ground", family="common_ground", description=__doc__,
-    help="Common-ToM (003): score a policy in Table 3's layout, or export generated questions",
-    policies=FACTORIES, metrics=("accuracy",), episodes=1,
-    published={name: dict(zip(("all", 1, 2, 3), values)) for name, values in PUBLISHED.items()},
-    arguments=add_arguments, shared_options=False, report_figures=True, layouts={"table3": table_text},
-    jobs=(Job("--export", export), Job("--counts", print_counts), Job("--export-beliefs", export_beliefs)),
-    parts=(Part("policies", evaluate=play_policies),)))
+BENCHMARK = register(
+    Benchmark(
+        name="common-ground",
+        family="common_ground",
+        description=__doc__,
+        help="Common-ToM (003): score a policy in Table 3's layout, or export generated questions",
+        policies=FACTORIES,
+        metrics=("accuracy",),
+        episodes=1,
+        published={name: dict(zip(("all", 1, 2, 3), values)) for name, values in PUBLISHED.items()},
+        arguments=add_arguments,
+        shared_options=False,
+        report_figures=True,
+        layouts={"table3": table_text},
+        jobs=(Job("--export", export), Job("--counts", print_counts), Job("--export-beliefs", export_beliefs)),
+        parts=(Part("policies", evaluate=play_policies),),
+    )
+)

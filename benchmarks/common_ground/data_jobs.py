@@ -24,8 +24,11 @@ def partial_note(differences: Sequence[str]) -> None:
     """The stderr note of a run on data that is not the whole release (``--allow-partial``): what differs,
     and that its rows and records are marked ``partial``."""
     if differences:
-        print("note: --allow-partial: this data is not the whole release, so every row and record of this run is "
-              "marked partial:\n  " + "\n  ".join(differences), file=sys.stderr)
+        print(
+            "note: --allow-partial: this data is not the whole release, so every row and record of this run is "
+            "marked partial:\n  " + "\n  ".join(differences),
+            file=sys.stderr,
+        )
 
 
 def export(args: argparse.Namespace) -> int:
@@ -51,10 +54,17 @@ def counts(args: argparse.Namespace) -> dict[str, list[dict]]:
     keys = ("belief_A", "belief_B", "cg_A", "cg_B")
     table5 = [{**r, "published": PUBLISHED_TABLE5.get(tuple(r[k] for k in keys))} for r in found["table5"]]
     seen = {tuple(r[k] for k in keys) for r in table5}
-    table5 += [{**dict(zip(keys, labels)), "count": 0, "published": n}
-               for labels, n in PUBLISHED_TABLE5.items() if labels not in seen]
-    return {"table2": table2, "table5": table5, "partial": bool(found["partial"]),
-            "release_differences": found["partial"]}
+    table5 += [
+        {**dict(zip(keys, labels)), "count": 0, "published": n}
+        for labels, n in PUBLISHED_TABLE5.items()
+        if labels not in seen
+    ]
+    return {
+        "table2": table2,
+        "table5": table5,
+        "partial": bool(found["partial"]),
+        "release_differences": found["partial"],
+    }
 
 
 def print_counts(args: argparse.Namespace) -> int:
@@ -69,16 +79,22 @@ def print_counts(args: argparse.Namespace) -> int:
 
     lines = ["Table 2: questions by split and answer", f"{'split':<6} {'answer':<6} {'count':>6} {'003':>6}"]
     lines += [f"{r['split']:<6} {r['answer']:<6} {r['count']:>6} {pub(r['published']):>6}" for r in tables["table2"]]
-    lines += ["", "Table 5: questions by the speakers' labels (train and test)",
-              f"{'Bel(A)':<6} {'Bel(B)':<6} {'CG(A)':<6} {'CG(B)':<6} {'count':>6} {'003':>6}"]
-    lines += [f"{r['belief_A']:<6} {r['belief_B']:<6} {r['cg_A']:<6} {r['cg_B']:<6} {r['count']:>6} "
-              f"{pub(r['published']):>6}" for r in tables["table5"]]
+    lines += [
+        "",
+        "Table 5: questions by the speakers' labels (train and test)",
+        f"{'Bel(A)':<6} {'Bel(B)':<6} {'CG(A)':<6} {'CG(B)':<6} {'count':>6} {'003':>6}",
+    ]
+    lines += [
+        f"{r['belief_A']:<6} {r['belief_B']:<6} {r['cg_A']:<6} {r['cg_B']:<6} {r['count']:>6} {pub(r['published']):>6}"
+        for r in tables["table5"]
+    ]
     total = sum(r["count"] for r in tables["table5"])
     lines.append(f"{'Total':<27} {total:>6} {sum(PUBLISHED_TABLE5.values()):>6}")
     source = "generated from cg/" if args.from_corpus else "questions/"
-    lines.append(f"data: {args.data_dir or 'bundled sample'} ({source})"
-                 + (" -- partial: not the whole release (--allow-partial; see the note on stderr)"
-                    if tables["partial"] else ""))
+    lines.append(
+        f"data: {args.data_dir or 'bundled sample'} ({source})"
+        + (" -- partial: not the whole release (--allow-partial; see the note on stderr)" if tables["partial"] else "")
+    )
     print("\n".join(lines))
     return 0
 
@@ -89,8 +105,9 @@ def export_beliefs(args: argparse.Namespace) -> int:
     from tom_envs.common_ground.env import cut_context
     from tom_envs.common_ground.questions import parse_question
 
-    questions = load_split(args.data_dir, args.split, args.from_corpus, args.annotator,
-                           allow_partial=allow_partial(args))
+    questions = load_split(
+        args.data_dir, args.split, args.from_corpus, args.annotator, allow_partial=allow_partial(args)
+    )
     seen: set[tuple[int, int, float]] = set()
     lines = []
     for cid in sorted(questions):
@@ -100,10 +117,23 @@ def export_beliefs(args: argparse.Namespace) -> int:
                 continue
             seen.add(key)
             context, event = cut_context(row.context, args.context), parse_question(row.question).event
-            lines.append({"cid": row.cid, "sno": row.sno, "eno": row.eno, "annotator": row.annotator,
-                          "context_mode": args.context, "context": context, "event": event,
-                          "prompt": belief_prompt(context, event), "target": belief_target(row.belief_A, row.belief_B),
-                          "belief_A": row.belief_A, "belief_B": row.belief_B, "cg_A": row.cg_A, "cg_B": row.cg_B})
+            lines.append(
+                {
+                    "cid": row.cid,
+                    "sno": row.sno,
+                    "eno": row.eno,
+                    "annotator": row.annotator,
+                    "context_mode": args.context,
+                    "context": context,
+                    "event": event,
+                    "prompt": belief_prompt(context, event),
+                    "target": belief_target(row.belief_A, row.belief_B),
+                    "belief_A": row.belief_A,
+                    "belief_B": row.belief_B,
+                    "cg_A": row.cg_A,
+                    "cg_B": row.cg_B,
+                }
+            )
     out = Path(args.export_beliefs)
     if out.is_dir():
         raise CommonGroundBenchmarkError(f"--export-beliefs {out}: is a folder; name a .jsonl file")

@@ -28,7 +28,7 @@ from benchmarks.harnesses.inspect_spec import QAItem, QARun, QATask
 OPTIONS = {"split": "test", "context": "window", "prompt_file": None, "temperature": None, "max_tokens": None}
 REFUSES = {
     "episodes": "the task asks every scored question of the split once, as the command's first pass (Inspect's "
-                "--limit takes the first N, --epochs asks each again)",
+    "--limit takes the first N, --epochs asks each again)",
     "horizon": "a conversation is as long as the corpus has it",
     "max_resamples": "003's zero-shot protocol never re-asks (a reply that is neither Yes nor No counts wrong)",
     "fallback": "003's zero-shot protocol never falls back (a reply that is neither Yes nor No counts wrong)",
@@ -66,10 +66,16 @@ def items(options: Mapping[str, Any]) -> list[QAItem]:
             if not fact["scored"]:
                 continue
             prompt = release_prompt(template, o["context"], o["question"])
-            out.append(QAItem(f"{cid}:{k}", o, int(fact["answer"]), f"order_{fact['order']}",
-                              [{"role": "user", "content": prompt}],
-                              {"cid": int(cid), "sno": int(fact["sno"]), "order": int(fact["order"]),
-                               "episode_seed": seed + i}))
+            out.append(
+                QAItem(
+                    f"{cid}:{k}",
+                    o,
+                    int(fact["answer"]),
+                    f"order_{fact['order']}",
+                    [{"role": "user", "content": prompt}],
+                    {"cid": int(cid), "sno": int(fact["sno"]), "order": int(fact["order"]), "episode_seed": seed + i},
+                )
+            )
     return out
 
 
@@ -86,5 +92,14 @@ def answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
     return (None if got["unparsed"] else int(got["action"])), {"label": got["label"], "reply": got["reply"]}
 
 
-TASKS = (QATask(name="common_tom", env_id="tom/CommonToM-v2", items=items, answer=answer, options=OPTIONS,
-                description="Common-ToM's belief questions under 003's zero-shot protocol", refuses=REFUSES),)
+TASKS = (
+    QATask(
+        name="common_tom",
+        env_id="tom/CommonToM-v2",
+        items=items,
+        answer=answer,
+        options=OPTIONS,
+        description="Common-ToM's belief questions under 003's zero-shot protocol",
+        refuses=REFUSES,
+    ),
+)

@@ -40,12 +40,19 @@ _CHUNK = 64  # prompts per backend call = lockstep x _CHUNK
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``llm-release`` and ``llm-beliefs`` (the backend options are ``--policy llm``'s)."""
     group = parser.add_argument_group("llm-release / llm-beliefs")
-    group.add_argument("--prompt-file", default=None,
-                       help="llm-release: the zero-shot prompt template (default: <data-dir>/prompts/gpt-zero-shot, "
-                            "the release's file; the bundled sample has one of ours)")
-    group.add_argument("--temperature", type=float, default=None,
-                       help="llm-release / llm-beliefs sampling temperature (default: 1.0 for llm-release as 003; "
-                            "0.0 for llm-beliefs)")
+    group.add_argument(
+        "--prompt-file",
+        default=None,
+        help="llm-release: the zero-shot prompt template (default: <data-dir>/prompts/gpt-zero-shot, "
+        "the release's file; the bundled sample has one of ours)",
+    )
+    group.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="llm-release / llm-beliefs sampling temperature (default: 1.0 for llm-release as 003; "
+        "0.0 for llm-beliefs)",
+    )
 
 
 def prompt_file(args: argparse.Namespace) -> Path:
@@ -62,21 +69,28 @@ def config(args: argparse.Namespace, name: str) -> dict[str, Any]:
     from policies.common_ground.llm import RELEASE_MAX_TOKENS, RELEASE_TEMPERATURE, load_release_prompt
 
     if not args.model:
-        raise RunnerError(f"--policy {name} needs --model (a local model folder for vllm, a served model name "
-                          "for openai)")
+        raise RunnerError(
+            f"--policy {name} needs --model (a local model folder for vllm, a served model name for openai)"
+        )
     if args.backend == "openai" and not args.base_url:
         raise RunnerError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
     settings = llm_settings(args)
     out: dict[str, Any] = {**settings.identity(), "policy": name}
     if name == RELEASE_POLICY:
         template = load_release_prompt(prompt_file(args))
-        out.update(prompt_sha256=hashlib.sha256(template.encode("utf-8")).hexdigest()[:16],
-                   temperature=RELEASE_TEMPERATURE if args.temperature is None else args.temperature,
-                   max_tokens=args.max_tokens if args.max_tokens is not None else RELEASE_MAX_TOKENS, template=template)
+        out.update(
+            prompt_sha256=hashlib.sha256(template.encode("utf-8")).hexdigest()[:16],
+            temperature=RELEASE_TEMPERATURE if args.temperature is None else args.temperature,
+            max_tokens=args.max_tokens if args.max_tokens is not None else RELEASE_MAX_TOKENS,
+            template=template,
+        )
     else:
-        out.update(temperature=0.0 if args.temperature is None else args.temperature,
-                   max_tokens=args.max_tokens or 24, max_resamples=settings["max_resamples"],
-                   fallback=settings["fallback"])
+        out.update(
+            temperature=0.0 if args.temperature is None else args.temperature,
+            max_tokens=args.max_tokens or 24,
+            max_resamples=settings["max_resamples"],
+            fallback=settings["fallback"],
+        )
     return out
 
 
@@ -96,8 +110,10 @@ class _Replay(BasePolicy):
 
     def act(self, observation: Any, info: dict) -> int:
         if self.i >= len(self.actions) or observation["question"] != self.questions[self.i]:
-            raise RunnerError("the env showed another question than on the first pass; the two-pass play needs "
-                              "the same questions in the same order for the same seed")
+            raise RunnerError(
+                "the env showed another question than on the first pass; the two-pass play needs "
+                "the same questions in the same order for the same seed"
+            )
         self.i += 1
         return self.actions[self.i - 1]
 
@@ -105,13 +121,20 @@ class _Replay(BasePolicy):
 def _records(steps: list[Step]) -> list[dict[str, Any]]:
     """One record per question asked in a finished conversation (fillers too, with ``scored``), once
     its answers are known after the fact."""
-    return [{**question_record(info), "correct": bool(info["correct"]),
-             "chosen": int(info["chosen"]), "scored": bool(info["scored"])}
-            for info in answered([st.next_info for st in steps], with_fillers=True)]
+    return [
+        {
+            **question_record(info),
+            "correct": bool(info["correct"]),
+            "chosen": int(info["chosen"]),
+            "scored": bool(info["scored"]),
+        }
+        for info in answered([st.next_info for st in steps], with_fillers=True)
+    ]
 
 
-def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], key: dict[str, Any],
-         cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int], dict[str, int]]:
+def play(
+    env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], key: dict[str, Any], cfg: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, int], dict[str, int]]:
     """Question records of policy ``name`` on every conversation of ``env`` for every pass seed,
     read back from the results file when answered before (else answered and appended at once, by the
     runner: :func:`benchmarks.qa_llm.run_qa`), and the caller's counters summed over them
@@ -128,8 +151,14 @@ def play(env: Any, args: argparse.Namespace, name: str, seeds: Sequence[int], ke
         return built[-1]
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
-        return {"version": RESULTS_VERSION, "cid": job[0], "seed": job[1], "partial": partial_of(env),
-                "questions": result.steps, "llm_stats": result.policy_stats}
+        return {
+            "version": RESULTS_VERSION,
+            "cid": job[0],
+            "seed": job[1],
+            "partial": partial_of(env),
+            "questions": result.steps,
+            "llm_stats": result.policy_stats,
+        }
 
     file = QAFile("common_ground", name.replace("-", "_"), {**key, "llm": ident}, cid_of, check_questions)
     cell = _ModelCell(file, env, wanted, to_record, policy=backend, run=_Run(args, name, cfg))
@@ -174,12 +203,13 @@ def _answer(env: Any, run: _Run, backend: Any, cid: int, seed: int) -> tuple[lis
     args, name, cfg = run.args, run.name, run.cfg
     seen = observations(env, seed, cid)
     size = max(1, int(args.lockstep)) * _CHUNK
-    chunks = [seen[i:i + size] for i in range(0, len(seen), size)]
+    chunks = [seen[i : i + size] for i in range(0, len(seen), size)]
     if name == RELEASE_POLICY:
         from policies.common_ground.llm import ReleaseZeroShot
 
-        model = ReleaseZeroShot(backend, cfg["template"], temperature=cfg["temperature"],
-                                max_tokens=cfg["max_tokens"], seed=args.seed)
+        model = ReleaseZeroShot(
+            backend, cfg["template"], temperature=cfg["temperature"], max_tokens=cfg["max_tokens"], seed=args.seed
+        )
         owner = model.owner(policy_seeds.policy_seed(seed))  # the run's policy stream, not the env's seed
         answers = [a for chunk in chunks for a in model.answer(chunk, [owner] * len(chunk))]
         policy: BasePolicy = _Replay([o["question"] for o in seen], [a["action"] for a in answers])
@@ -189,9 +219,14 @@ def _answer(env: Any, run: _Run, backend: Any, cid: int, seed: int) -> tuple[lis
         from policies.common_ground.scripted import BeliefStatePolicy
         from policies.common_ground.llm import LLMBeliefPredictor
 
-        predictor = LLMBeliefPredictor(backend, temperature=cfg["temperature"], max_tokens=cfg["max_tokens"],
-                                       max_resamples=cfg["max_resamples"], fallback=cfg["fallback"],
-                                       seed=policy_seeds.policy_seed(seed, seat=1))
+        predictor = LLMBeliefPredictor(
+            backend,
+            temperature=cfg["temperature"],
+            max_tokens=cfg["max_tokens"],
+            max_resamples=cfg["max_resamples"],
+            fallback=cfg["fallback"],
+            seed=policy_seeds.policy_seed(seed, seat=1),
+        )
         policy = BeliefStatePolicy(predictor)
         policy.reset(policy_seeds.policy_seed(seed))
         for chunk in chunks:
@@ -237,13 +272,15 @@ def request_row(args: argparse.Namespace, cfg: dict[str, Any]) -> dict[str, Any]
     ``beyond_authors`` (parameters the authors' requests do not send: a generation cap, only when
     ``--max-tokens`` sets one). No seed is sent, as in the authors' requests (an in-process engine,
     to which nothing is sent, still samples with per-question seeds so that a run repeats)."""
-    user = [name for name, value in (("temperature", args.temperature), ("max_tokens", args.max_tokens))
-            if value is not None]
+    user = [
+        name
+        for name, value in (("temperature", args.temperature), ("max_tokens", args.max_tokens))
+        if value is not None
+    ]
     request = {"temperature": cfg["temperature"]}
     if cfg["max_tokens"] is not None:
         request["max_tokens"] = cfg["max_tokens"]
-    return {"request": request, "set_by_user": user,
-            "beyond_authors": [k for k in request if k not in AUTHORS_REQUEST]}
+    return {"request": request, "set_by_user": user, "beyond_authors": [k for k in request if k not in AUTHORS_REQUEST]}
 
 
 def counters(records: Sequence[dict]) -> dict[str, int]:
@@ -251,5 +288,16 @@ def counters(records: Sequence[dict]) -> dict[str, int]:
     return {"unparsed": sum(bool(r.get("unparsed")) for r in records)}
 
 
-__all__ = ["AUTHORS_REQUEST", "BELIEFS_POLICY", "LLM_POLICIES", "RELEASE_POLICY", "add_arguments", "request_row", "config", "counters", "observations",
-           "play", "prompt_file"]
+__all__ = [
+    "AUTHORS_REQUEST",
+    "BELIEFS_POLICY",
+    "LLM_POLICIES",
+    "RELEASE_POLICY",
+    "add_arguments",
+    "request_row",
+    "config",
+    "counters",
+    "observations",
+    "play",
+    "prompt_file",
+]

@@ -45,27 +45,38 @@ class CommonToMExport(ExportSettings):
         if source.authors_prompts is not None or source.system_in_user:
             from benchmarks.harnesses.lm_eval_family import LMEvalExportError
 
-            raise LMEvalExportError("--authors-prompts and --system-in-user apply to a protocol with a system "
-                                    "message read from a release script; Common-ToM's is one user message from "
-                                    "the data folder's prompts/gpt-zero-shot")
+            raise LMEvalExportError(
+                "--authors-prompts and --system-in-user apply to a protocol with a system "
+                "message read from a release script; Common-ToM's is one user message from "
+                "the data folder's prompts/gpt-zero-shot"
+            )
         split = source.split or self.default_split
         env = make_qa_env(ENV, data_dir=source.data_dir, split=split, context=CONTEXT)
         path = prompt_file(argparse.Namespace(prompt_file=None, data_dir=source.data_dir))
         template = load_release_prompt(path)
         docs = documents(env, template)
         orders = sorted({d["order"] for d in docs})
-        tasks = [TaskData(f"order_{o}", [d for d in docs if d["order"] == o], MEAN_METRICS, alias=f"order {o}")
-                 for o in orders]
+        tasks = [
+            TaskData(f"order_{o}", [d for d in docs if d["order"] == o], MEAN_METRICS, alias=f"order {o}")
+            for o in orders
+        ]
         tasks.append(TaskData("all", docs, ALL_METRICS, in_group=False, alias="all orders"))
         generation: dict[str, Any] = {"until": [], "do_sample": True, "temperature": float(RELEASE_TEMPERATURE)}
         if RELEASE_MAX_TOKENS is not None:
             generation["max_gen_toks"] = int(RELEASE_MAX_TOKENS)
-        info = {"env_id": qa_env_id(ENV), "data_dir": _resolved(source.data_dir), "split": split, "context": CONTEXT,
-                "protocol": "llm-release (003's zero-shot protocol)", "prompt_source": "file",
-                "prompt_file": str(path.resolve()),
-                "prompt_sha256": hashlib.sha256(template.encode("utf-8")).hexdigest()[:16],
-                "layout": "one user message", "reading": "periods removed, stripped, exactly Yes or No",
-                "counts": {t.suffix: len(t.docs) for t in tasks}}
+        info = {
+            "env_id": qa_env_id(ENV),
+            "data_dir": _resolved(source.data_dir),
+            "split": split,
+            "context": CONTEXT,
+            "protocol": "llm-release (003's zero-shot protocol)",
+            "prompt_source": "file",
+            "prompt_file": str(path.resolve()),
+            "prompt_sha256": hashlib.sha256(template.encode("utf-8")).hexdigest()[:16],
+            "layout": "one user message",
+            "reading": "periods removed, stripped, exactly Yes or No",
+            "counts": {t.suffix: len(t.docs) for t in tasks},
+        }
         return FamilyExport(tasks, generation, group_metrics=("acc", "unparsed"), info=info)
 
     def scorer(self, scoring: Mapping[str, Any]) -> "CommonToMScorer":
@@ -91,13 +102,22 @@ def documents(env: Any, template: str) -> list[dict[str, Any]]:
         while True:
             item = base.current_item  # the exporter's view (ground truth): which questions are scored, their answers
             if item.scored:
-                docs.append({"id": f"{cid}:{item.meta['sno']}:{item.meta['eno']}:{item.role}:{item.meta['belief_Q']}",
-                             "cid": int(cid), "sno": int(item.meta["sno"]), "eno": float(item.meta["eno"]),
-                             "order": int(item.meta["order"]), "chain": item.role,
-                             "belief_Q": item.meta["belief_Q"], "qtype": item.qtype,
-                             "context": obs["context"], "question": obs["question"],
-                             "prompt": release_prompt(template, obs["context"], obs["question"]),
-                             "answer": item.choices[item.answer]})
+                docs.append(
+                    {
+                        "id": f"{cid}:{item.meta['sno']}:{item.meta['eno']}:{item.role}:{item.meta['belief_Q']}",
+                        "cid": int(cid),
+                        "sno": int(item.meta["sno"]),
+                        "eno": float(item.meta["eno"]),
+                        "order": int(item.meta["order"]),
+                        "chain": item.role,
+                        "belief_Q": item.meta["belief_Q"],
+                        "qtype": item.qtype,
+                        "context": obs["context"],
+                        "question": obs["question"],
+                        "prompt": release_prompt(template, obs["context"], obs["question"]),
+                        "answer": item.choices[item.answer],
+                    }
+                )
             obs, _, terminated, truncated, _ = base.step(0)
             if terminated or truncated:
                 break
@@ -114,11 +134,22 @@ class CommonToMScorer:
 
         label = parse_release_reply(reply)
         correct = label is not None and label == doc["answer"]
-        record = {"cid": int(doc["cid"]), "sno": int(doc["sno"]), "eno": float(doc["eno"]),
-                  "order": int(doc["order"]), "chain": doc["chain"], "belief_Q": doc["belief_Q"],
-                  "gold": RELEASE_ANSWERS.index(doc["answer"]), "correct": correct, "unparsed": label is None}
-        return {"acc": float(correct), "unparsed": float(label is None),
-                **{m.name: record for m in ALL_METRICS if m.aggregation == "suite"}}
+        record = {
+            "cid": int(doc["cid"]),
+            "sno": int(doc["sno"]),
+            "eno": float(doc["eno"]),
+            "order": int(doc["order"]),
+            "chain": doc["chain"],
+            "belief_Q": doc["belief_Q"],
+            "gold": RELEASE_ANSWERS.index(doc["answer"]),
+            "correct": correct,
+            "unparsed": label is None,
+        }
+        return {
+            "acc": float(correct),
+            "unparsed": float(label is None),
+            **{m.name: record for m in ALL_METRICS if m.aggregation == "suite"},
+        }
 
     def aggregate(self, metric: str, items: Sequence[Any]) -> float:
         """A pooled metric over the records, as the suite's rows have it (a fraction; NaN where the
@@ -129,7 +160,6 @@ class CommonToMScorer:
         return float("nan") if value is None else value / 100.0
 
 
-LM_EVAL = CommonToMExport(family="common_ground", prefix=PREFIX, splits=("test", "train", "all"),
-                          default_split="test")
+LM_EVAL = CommonToMExport(family="common_ground", prefix=PREFIX, splits=("test", "train", "all"), default_split="test")
 
 __all__ = ["LM_EVAL", "CommonToMExport", "CommonToMScorer", "documents"]

@@ -59,22 +59,37 @@ def references(env_id: str, split: str, seeds: Sequence[int], data_dir: str | No
     from policies.common_ground.scripted import PriorRandomPolicy, QuestionOnlyPolicy
 
     rows = _train_rows(data_dir)
-    return reference_rows(TASK, env_id, split, seeds, {
-        "question-only": (lambda: QuestionOnlyPolicy.from_questions(rows), "the answer (question-only floor)"),
-        "random": (lambda: PriorRandomPolicy.from_questions(rows), "the answer (random at the train yes-rate)"),
-    }, "common_ground", {"data_dir": data_dir})
+    return reference_rows(
+        TASK,
+        env_id,
+        split,
+        seeds,
+        {
+            "question-only": (lambda: QuestionOnlyPolicy.from_questions(rows), "the answer (question-only floor)"),
+            "random": (lambda: PriorRandomPolicy.from_questions(rows), "the answer (random at the train yes-rate)"),
+        },
+        "common_ground",
+        {"data_dir": data_dir},
+    )
 
 
 TASK = qa_rl_task(
-    ENV_ID, make_env=make_env,
-    splits={"train": "the release's training conversations (4245, 4248, 4310)",
-            "test": "the release's test conversation (4431)"},
+    ENV_ID,
+    make_env=make_env,
+    splits={
+        "train": "the release's training conversations (4245, 4248, 4310)",
+        "test": "the release's test conversation (4431)",
+    },
     steps=30_000,
     buckets=256,
-    split_size=split_size, reset_options=reset_options, references=references,
-    notes=("accuracy = % of the scored questions answered right, mean over the split's conversations",
-           "observations: hashed bag of words of the dialogue so far, the question and the options, plus the "
-           "question's order, chain and certainty one-hot (wrappers.VectorizeObservation; the prompt text, which repeats "
-           "them, and the sentence number, whose range differs between the splits, left out)",
-           "without --data-dir the bundled sample (two short conversations) is used"),
+    split_size=split_size,
+    reset_options=reset_options,
+    references=references,
+    notes=(
+        "accuracy = % of the scored questions answered right, mean over the split's conversations",
+        "observations: hashed bag of words of the dialogue so far, the question and the options, plus the "
+        "question's order, chain and certainty one-hot (wrappers.VectorizeObservation; the prompt text, which repeats "
+        "them, and the sentence number, whose range differs between the splits, left out)",
+        "without --data-dir the bundled sample (two short conversations) is used",
+    ),
 )

@@ -31,8 +31,16 @@ from tom_envs.qa import answered
 #: answer ``gold`` (1 yes, 0 no: for precision/recall/F1; the info's ``answer``) and ``correct``. Records stored
 #: before issue 29 have no ``chain``, ``belief_Q`` or gold answer (their F1 columns are None); records stored
 #: before issue 41 call the gold answer ``answer`` (:func:`tom_envs.common_ground.metrics.gold_answer` reads both).
-RECORD_FIELDS: dict[str, str] = {"cid": "cid", "sno": "sno", "eno": "eno", "order": "order", "chain": "chain",
-                                 "belief_Q": "belief_Q", "gold": "answer", "correct": "correct"}
+RECORD_FIELDS: dict[str, str] = {
+    "cid": "cid",
+    "sno": "sno",
+    "eno": "eno",
+    "order": "order",
+    "chain": "chain",
+    "belief_Q": "belief_Q",
+    "gold": "answer",
+    "correct": "correct",
+}
 #: The record's fields (:data:`RECORD_FIELDS`' keys).
 RECORD_KEYS = tuple(RECORD_FIELDS)
 
@@ -93,8 +101,9 @@ def check_questions(rec: dict) -> Any:
     return [(q["order"], q["correct"], q["sno"]) for q in rec["questions"]]
 
 
-def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, key: dict[str, Any],
-                progress: bool | None = False) -> list[dict[str, Any]]:
+def play_stored(
+    env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, key: dict[str, Any], progress: bool | None = False
+) -> list[dict[str, Any]]:
     """:func:`play` over every pass ``seeds``, resumable: each conversation (``cid``, pass seed + index)
     is read back from its results file under ``out / "common_ground"`` (keyed by ``key``: policy, data,
     split, context, annotator, seed) if it was answered before, else played by the runner and appended
@@ -104,17 +113,25 @@ def play_stored(env: Any, policy: BasePolicy, seeds: Sequence[int], out: Path, k
     policy = policy if isinstance(policy, QuestionView) else QuestionView(policy)
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
-        return {"version": RESULTS_VERSION, "policy": key["policy"], "cid": job[0], "seed": job[1],
-                "partial": partial_of(env), "questions": _question_records(result.steps)}
+        return {
+            "version": RESULTS_VERSION,
+            "policy": key["policy"],
+            "cid": job[0],
+            "seed": job[1],
+            "partial": partial_of(env),
+            "questions": _question_records(result.steps),
+        }
 
     file = QAFile("common_ground", f"scripted_{key['policy'].replace('-', '_')}", key, cid_of, check_questions)
-    found = run_qa(QACell(file, env, wanted, to_record, policy=lambda: policy, on_step=_next_info), out,
-                   progress=progress)
+    found = run_qa(
+        QACell(file, env, wanted, to_record, policy=lambda: policy, on_step=_next_info), out, progress=progress
+    )
     return [q for job in wanted for q in found[job]["questions"]]
 
 
-def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int],
-             key: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def play_llm(
+    env: Any, llm: LLMRun, seeds: Sequence[int], key: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """:func:`play` for the LLM answerer, resumable: conversation ``i`` of ``env.cids`` with seed
     ``seeds[j]`` is read back from the results file if it was answered before, else answered (in
     lockstep with the other pending conversations of its length, :meth:`benchmarks.qa_llm.LLMRun.run`)
@@ -126,12 +143,25 @@ def play_llm(env: Any, llm: LLMRun, seeds: Sequence[int],
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
         steps = result.steps
-        questions = [{**question_record(info), "correct": bool(info["correct"]), "chosen": int(info["chosen"]),
-                      "parse_failures": st["parse_failures"], "fallback": st["fallback"]}
-                     for info, st in zip(answered([st["info"] for st in steps], with_fillers=True), steps)
-                     if info["scored"]]  # the fillers are asked (tom/CommonToM-v2) but not scored
-        return {"version": RESULTS_VERSION, "cid": job[0], "seed": job[1], "partial": partial_of(env),
-                "questions": questions, "llm_stats": result.policy_stats or {}}
+        questions = [
+            {
+                **question_record(info),
+                "correct": bool(info["correct"]),
+                "chosen": int(info["chosen"]),
+                "parse_failures": st["parse_failures"],
+                "fallback": st["fallback"],
+            }
+            for info, st in zip(answered([st["info"] for st in steps], with_fillers=True), steps)
+            if info["scored"]
+        ]  # the fillers are asked (tom/CommonToM-v2) but not scored
+        return {
+            "version": RESULTS_VERSION,
+            "cid": job[0],
+            "seed": job[1],
+            "partial": partial_of(env),
+            "questions": questions,
+            "llm_stats": result.policy_stats or {},
+        }
 
     found = llm.run(llm.file("common_ground", "llm", key, cid_of, check_questions), env.unwrapped, wanted, to_record)
     return [q for job in wanted for q in found[job]["questions"]], fault_columns([found[job] for job in wanted])

@@ -114,7 +114,8 @@ class InspectBackend(Backend):
         raise ScoringUnsupported(
             "an Inspect model generates replies; it does not return the log-probabilities the label-scoring "
             "strategies need. Pick a generating strategy or prompt (the Inspect task's parameters), or run "
-            "the suite's own command on a vLLM engine (--backend vllm) for scoring.")
+            "the suite's own command on a vLLM engine (--backend vllm) for scoring."
+        )
 
     def close(self) -> None:
         """Nothing to release: Inspect owns the model and closes it with the eval."""
@@ -135,9 +136,12 @@ async def _count_text_offline(text: str) -> int:
 def _config(request: ChatRequest) -> Any:
     from inspect_ai.model import GenerateConfig
 
-    return GenerateConfig(temperature=request.temperature, max_tokens=request.max_tokens,
-                          stop_seqs=list(request.stop) if request.stop else None,
-                          seed=request.seed if request.send_seed else None)
+    return GenerateConfig(
+        temperature=request.temperature,
+        max_tokens=request.max_tokens,
+        stop_seqs=list(request.stop) if request.stop else None,
+        seed=request.seed if request.send_seed else None,
+    )
 
 
 async def run_in_worker(fn: Callable[[], T]) -> T:

@@ -26,6 +26,7 @@ from tom_envs.errors import TomEnvsError
 
 __all__ = ["EpisodeRun", "EpisodeTask", "InspectTaskError", "QAItem", "QARun", "QATask", "declared_tasks"]
 
+
 class InspectTaskError(TomEnvsError, ValueError):
     """A task parameter the task does not take, or a value it cannot use (the message says which)."""
 

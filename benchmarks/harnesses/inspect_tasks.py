@@ -29,14 +29,12 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ModelOutput, get_model
-from inspect_ai.scorer import (CORRECT, INCORRECT, Score, SampleScore, Target, accuracy, grouped, metric, scorer,
-                               stderr)
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, SampleScore, Target, accuracy, grouped, metric, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from benchmarks.cli_llm import FALLBACKS
 from benchmarks.harnesses.inspect_backend import InspectBackend, chat_messages, run_in_worker
-from benchmarks.harnesses.inspect_spec import (EpisodeRun, EpisodeTask, InspectTaskError, QARun, QATask,
-                                               declared_tasks)
+from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTaskError, QARun, QATask, declared_tasks
 
 #: The namespace of the tasks (``inspect eval tom_envs/<task>``): the suite's import package, as the
 #: entry point is named.
@@ -44,8 +42,15 @@ NAMESPACE = "tom_envs"
 #: Where a solver leaves the suite's record of a Sample for the scorer (the Sample's store).
 RECORD = "tom_envs_record"
 #: Shared task parameters and their defaults.
-SHARED = {"env": None, "episodes": 10, "seed": 0, "horizon": None, "data_dir": None, "max_resamples": 10,
-          "fallback": "raise"}
+SHARED = {
+    "env": None,
+    "episodes": 10,
+    "seed": 0,
+    "horizon": None,
+    "data_dir": None,
+    "max_resamples": 10,
+    "fallback": "raise",
+}
 
 
 def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,24 +58,32 @@ def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[s
     task refuses (``spec.refuses``), is an error."""
     refused = [name for name in given if name in spec.refuses and given[name] is not None]
     if refused:
-        raise InspectTaskError("; ".join(f"tom_envs/{spec.name} does not take -T {name}: {spec.refuses[name]}"
-                                         for name in refused))
+        raise InspectTaskError(
+            "; ".join(f"tom_envs/{spec.name} does not take -T {name}: {spec.refuses[name]}" for name in refused)
+        )
     known = {k: v for k, v in {**SHARED, **spec.options}.items() if k not in spec.refuses}
     unknown = sorted(set(given) - set(known) - set(spec.refuses))
     if unknown:
-        raise InspectTaskError(f"tom_envs/{spec.name} takes no parameter {', '.join(unknown)}; it takes "
-                               f"{', '.join(sorted(known))} (-T NAME=VALUE)")
+        raise InspectTaskError(
+            f"tom_envs/{spec.name} takes no parameter {', '.join(unknown)}; it takes "
+            f"{', '.join(sorted(known))} (-T NAME=VALUE)"
+        )
     options = {**known, **{k: v for k, v in given.items() if v is not None}}
     options["env"] = options["env"] or spec.env_id
     import tom_envs
 
     mine = tom_envs.REGISTRY[spec.env_id]
-    same = [r.id for r in tom_envs.REGISTRY.values()
-            if (r.family, r.kind, r.entry_point) == (mine.family, mine.kind, mine.entry_point)]
+    same = [
+        r.id
+        for r in tom_envs.REGISTRY.values()
+        if (r.family, r.kind, r.entry_point) == (mine.family, mine.kind, mine.entry_point)
+    ]
     same += [i for i in getattr(spec, "also_plays", ()) if i not in same]
     if str(options["env"]) not in same:
-        raise InspectTaskError(f"tom_envs/{spec.name} plays {', '.join(same)}; -T env={options['env']} is not one of "
-                               "them (another family's id has its own task)")
+        raise InspectTaskError(
+            f"tom_envs/{spec.name} plays {', '.join(same)}; -T env={options['env']} is not one of "
+            "them (another family's id has its own task)"
+        )
     if str(options.get("fallback", "raise")) not in FALLBACKS:
         raise InspectTaskError(f"-T fallback must be one of {', '.join(FALLBACKS)}, got {options['fallback']!r}")
     if isinstance(spec, EpisodeTask) and spec.check is not None:
@@ -84,12 +97,22 @@ def qa_task(spec: QATask, options: Mapping[str, Any]) -> Task:
     gold option is the Sample's target only (the scorer's): no metadata a solver reads holds it."""
     items = list(spec.items(options))
     by_id = {item.id: item for item in items}
-    samples = [Sample(id=item.id, input=chat_messages(item.messages), target=str(item.answer),
-                      metadata={"group": item.group or "all", **dict(item.metadata)})
-               for item in items]
-    return Task(dataset=MemoryDataset(samples, name=f"{spec.env_id} ({len(samples)} questions)"),
-                solver=answer_question(spec, options, by_id), scorer=chosen_option(), name=spec.name,
-                metadata={"env_id": options["env"], "options": _jsonable(options)})
+    samples = [
+        Sample(
+            id=item.id,
+            input=chat_messages(item.messages),
+            target=str(item.answer),
+            metadata={"group": item.group or "all", **dict(item.metadata)},
+        )
+        for item in items
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=f"{spec.env_id} ({len(samples)} questions)"),
+        solver=answer_question(spec, options, by_id),
+        scorer=chosen_option(),
+        name=spec.name,
+        metadata={"env_id": options["env"], "options": _jsonable(options)},
+    )
 
 
 @solver
@@ -119,8 +142,7 @@ def chosen_option() -> Any:
         rec = state.store.get(RECORD) or {}
         index = rec.get("index")
         right = index is not None and int(index) == int(target.text)
-        return Score(value=CORRECT if right else INCORRECT, answer=None if index is None else str(index),
-                     metadata=rec)
+        return Score(value=CORRECT if right else INCORRECT, answer=None if index is None else str(index), metadata=rec)
 
     return score
 
@@ -131,13 +153,26 @@ def episode_task(spec: EpisodeTask, options: Mapping[str, Any]) -> Task:
     first, n = int(options["seed"]), int(options["episodes"])
     if n < 1:
         raise InspectTaskError(f"episodes must be at least 1, got {n}")
-    episodes = (spec.episodes(options) if spec.episodes is not None
-                else [(str(seed), seed, {}) for seed in range(first, first + n)])
-    samples = [Sample(id=key, input=f"Play episode {key} of {options['env']} (seed {seed}).",
-                      metadata={"seed": seed, "episode": _jsonable(dict(extra))}) for key, seed, extra in episodes]
-    return Task(dataset=MemoryDataset(samples, name=f"{options['env']} ({len(samples)} episodes)"),
-                solver=play_episode(spec, options), scorer=episode_summary(list(spec.metrics)), name=spec.name,
-                metadata={"env_id": options["env"], "roles": list(spec.roles), "options": _jsonable(options)})
+    episodes = (
+        spec.episodes(options)
+        if spec.episodes is not None
+        else [(str(seed), seed, {}) for seed in range(first, first + n)]
+    )
+    samples = [
+        Sample(
+            id=key,
+            input=f"Play episode {key} of {options['env']} (seed {seed}).",
+            metadata={"seed": seed, "episode": _jsonable(dict(extra))},
+        )
+        for key, seed, extra in episodes
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=f"{options['env']} ({len(samples)} episodes)"),
+        solver=play_episode(spec, options),
+        scorer=episode_summary(list(spec.metrics)),
+        name=spec.name,
+        metadata={"env_id": options["env"], "roles": list(spec.roles), "options": _jsonable(options)},
+    )
 
 
 @solver
@@ -150,8 +185,13 @@ def play_episode(spec: EpisodeTask, options: Mapping[str, Any]) -> Solver:
         backends: dict[str | None, Any] = {None: InspectBackend(main)}
         for role in spec.roles:
             backends[role] = InspectBackend(get_model(role=role), role)
-        run = EpisodeRun(str(options["env"]), int(state.metadata["seed"]), options, backends,
-                         dict(state.metadata.get("episode") or {}))
+        run = EpisodeRun(
+            str(options["env"]),
+            int(state.metadata["seed"]),
+            options,
+            backends,
+            dict(state.metadata.get("episode") or {}),
+        )
         record = await run_in_worker(lambda: spec.play(run))
         state.store.set(RECORD, _jsonable(record))
         state.output = ModelOutput.from_content(str(main), _summary_line(record.get("episode", {}), spec.metrics))

@@ -36,8 +36,15 @@ from typing import Any
 
 from benchmarks.cli import Command
 from benchmarks.cli_types import output_dir
-from benchmarks.harnesses.lm_eval_family import (FamilyExport, LMEvalExportError, LMEvalFamily, Metric, Source,
-                                                 TaskData, adapters)
+from benchmarks.harnesses.lm_eval_family import (
+    FamilyExport,
+    LMEvalExportError,
+    LMEvalFamily,
+    Metric,
+    Source,
+    TaskData,
+    adapters,
+)
 from benchmarks.harnesses.lm_eval_scoring import AGG_PREFIX, SCORING_FILE, hook_name
 from tom_envs.errors import TomEnvsError
 
@@ -76,20 +83,26 @@ def chosen(request: ExportRequest) -> list[tuple[Any, LMEvalFamily]]:
     names = [by_name.get(n, n) for n in request.families] or list(found)
     unknown = [n for n in names if n not in found]
     if unknown:
-        raise LMEvalExportError(f"unknown family {unknown[0]!r} for the lm-eval export; choose from "
-                                f"{', '.join(found) or '(none declared)'}")
+        raise LMEvalExportError(
+            f"unknown family {unknown[0]!r} for the lm-eval export; choose from {', '.join(found) or '(none declared)'}"
+        )
     pairs = [found[n] for n in dict.fromkeys(names)]
     src = request.source
     if len(pairs) > 1 and (src.data_dir is not None or src.authors_prompts is not None):
-        raise LMEvalExportError("--data-dir and --authors-prompts name one family's data; add --family "
-                                f"({' or '.join(found)})")
+        raise LMEvalExportError(
+            f"--data-dir and --authors-prompts name one family's data; add --family ({' or '.join(found)})"
+        )
     for fam, adapter in pairs:
         if src.split is not None and src.split not in adapter.splits:
-            raise LMEvalExportError(f"--split {src.split}: {fam.command} has the splits {', '.join(adapter.splits)}"
-                                    + ("; add --family" if len(pairs) > 1 else ""))
+            raise LMEvalExportError(
+                f"--split {src.split}: {fam.command} has the splits {', '.join(adapter.splits)}"
+                + ("; add --family" if len(pairs) > 1 else "")
+            )
         if src.qa_mode not in adapter.modes:
-            raise LMEvalExportError(f"--qa-mode {src.qa_mode}: {fam.command}'s authors' protocol has "
-                                    f"{', '.join(adapter.modes)}" + ("; add --family" if len(pairs) > 1 else ""))
+            raise LMEvalExportError(
+                f"--qa-mode {src.qa_mode}: {fam.command}'s authors' protocol has "
+                f"{', '.join(adapter.modes)}" + ("; add --family" if len(pairs) > 1 else "")
+            )
     return pairs
 
 
@@ -108,18 +121,28 @@ def export(request: ExportRequest) -> dict[str, Any]:
     for _, adapter in pairs:
         folder = out / adapter.prefix
         if folder.exists() and not (folder / MARKER).is_file():
-            raise LMEvalExportError(f"{folder} exists and was not written by tom-envs export lm-eval; remove it or "
-                                    "choose another output folder")
+            raise LMEvalExportError(
+                f"{folder} exists and was not written by tom-envs export lm-eval; remove it or "
+                "choose another output folder"
+            )
     exports = [(fam, adapter, adapter.export(request.source)) for fam, adapter in pairs]  # all data read first
     out.mkdir(parents=True, exist_ok=True)
     entries = [_write_family(out, fam, adapter, data) for fam, adapter, data in exports]
     written = {e["family"] for e in entries}
-    kept = [e for e in _read_manifest(out).get("families", []) if e.get("family") not in written
-            and (out / str(e.get("folder", ""))).is_dir()]  # a former export of another family, still there
+    kept = [
+        e
+        for e in _read_manifest(out).get("families", [])
+        if e.get("family") not in written and (out / str(e.get("folder", ""))).is_dir()
+    ]  # a former export of another family, still there
     order = [fam.name for fam, _ in adapters().values()]
     families = sorted(kept + entries, key=lambda e: order.index(e["family"]) if e["family"] in order else len(order))
-    manifest = {"harness": HARNESS, "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "code": _code(), "include_path": str(out.resolve()), "families": families}
+    manifest = {
+        "harness": HARNESS,
+        "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "code": _code(),
+        "include_path": str(out.resolve()),
+        "families": families,
+    }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 
@@ -153,8 +176,9 @@ def _write_family(out: Path, fam: Any, adapter: LMEvalFamily, data: FamilyExport
     (folder / "data").mkdir(parents=True)
     (folder / MARKER).write_text("written by tom-envs export lm-eval\n", encoding="utf-8")
     suite = sorted({m.name for t in data.tasks for m in t.metrics if m.aggregation == "suite"})
-    (folder / SCORING_FILE).write_text(json.dumps(dict(data.scoring), indent=2, ensure_ascii=False) + "\n",
-                                       encoding="utf-8")
+    (folder / SCORING_FILE).write_text(
+        json.dumps(dict(data.scoring), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     hooks = {t.suffix: [m.name for m in t.metrics] for t in data.tasks if t.docs}
     (folder / "utils.py").write_text(_utils_py(fam.name, hooks, suite), encoding="utf-8")
     tasks = {}
@@ -166,16 +190,28 @@ def _write_family(out: Path, fam: Any, adapter: LMEvalFamily, data: FamilyExport
         text = "".join(json.dumps(dict(doc), ensure_ascii=False) + "\n" for doc in task.docs)
         path.write_text(text, encoding="utf-8")
         (folder / f"{name}.yaml").write_text(task_yaml(name, task, data, path.resolve()), encoding="utf-8")
-        tasks[name] = {"questions": len(task.docs), "file": str(path.relative_to(out)), "in_group": task.in_group,
-                       "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                       "metrics": [m.name for m in task.metrics]}
+        tasks[name] = {
+            "questions": len(task.docs),
+            "file": str(path.relative_to(out)),
+            "in_group": task.in_group,
+            "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            "metrics": [m.name for m in task.metrics],
+        }
     members = [name for name, t in tasks.items() if t["in_group"]]
-    (folder / f"_{adapter.prefix}.yaml").write_text(group_yaml(adapter.prefix, members, data.group_metrics),
-                                                    encoding="utf-8")
-    return {"family": fam.name, "command": fam.command, "folder": adapter.prefix, "group": adapter.prefix,
-            "group_metrics": list(data.group_metrics), "generation_kwargs": dict(data.generation),
-            **dict(data.info), "questions": sum(t["questions"] for t in tasks.values() if t["in_group"]),
-            "tasks": tasks}
+    (folder / f"_{adapter.prefix}.yaml").write_text(
+        group_yaml(adapter.prefix, members, data.group_metrics), encoding="utf-8"
+    )
+    return {
+        "family": fam.name,
+        "command": fam.command,
+        "folder": adapter.prefix,
+        "group": adapter.prefix,
+        "group_metrics": list(data.group_metrics),
+        "generation_kwargs": dict(data.generation),
+        **dict(data.info),
+        "questions": sum(t["questions"] for t in tasks.values() if t["in_group"]),
+        "tasks": tasks,
+    }
 
 
 # ---------------------------------------------------------------------- the files lm-eval reads
@@ -187,12 +223,22 @@ def _q(value: Any) -> str:
 def task_yaml(name: str, task: TaskData, data: FamilyExport, data_file: Path) -> str:
     """The YAML of one task (``generate_until``, scored by the family's hooks in ``utils.py``)."""
     first = task.docs[0]
-    lines = [f"# written by tom-envs export lm-eval: {len(task.docs)} questions; edit the export, not this file",
-             f"task: {_q(name)}"]
+    lines = [
+        f"# written by tom-envs export lm-eval: {len(task.docs)} questions; edit the export, not this file",
+        f"task: {_q(name)}",
+    ]
     if task.alias:
         lines.append(f"task_alias: {_q(task.alias)}")
-    lines += ["dataset_path: json", "dataset_kwargs:", "  data_files:", f"    test: {_q(str(data_file))}",
-              "test_split: test", "output_type: generate_until", "doc_to_text: prompt", "doc_to_target: answer"]
+    lines += [
+        "dataset_path: json",
+        "dataset_kwargs:",
+        "  data_files:",
+        f"    test: {_q(str(data_file))}",
+        "test_split: test",
+        "output_type: generate_until",
+        "doc_to_text: prompt",
+        "doc_to_target: answer",
+    ]
     if "system" in first:
         lines.append("description: system  # the document's field: the system message with --apply_chat_template")
     lines += ["num_fewshot: 0", "generation_kwargs:"]
@@ -218,37 +264,62 @@ def group_yaml(group: str, members: Sequence[str], metrics: Sequence[str]) -> st
 
 
 def _utils_py(family: str, tasks: Mapping[str, Sequence[str]], suite_metrics: Sequence[str]) -> str:
-    return (f'"""lm-eval\'s hooks for these tasks (written by tom-envs export lm-eval): the replies are scored by\n'
-            f'tom-envs\' own code (benchmarks.harnesses.lm_eval_scoring), which must be importable here."""\n\n'
-            f"from pathlib import Path\n\n"
-            f"from benchmarks.harnesses.lm_eval_scoring import hooks\n\n"
-            f"TASKS = {dict(tasks)!r}\n"
-            f"globals().update(hooks({family!r}, Path(__file__).with_name({SCORING_FILE!r}), TASKS, "
-            f"{list(suite_metrics)!r}))\n")
+    return (
+        f'"""lm-eval\'s hooks for these tasks (written by tom-envs export lm-eval): the replies are scored by\n'
+        f'tom-envs\' own code (benchmarks.harnesses.lm_eval_scoring), which must be importable here."""\n\n'
+        f"from pathlib import Path\n\n"
+        f"from benchmarks.harnesses.lm_eval_scoring import hooks\n\n"
+        f"TASKS = {dict(tasks)!r}\n"
+        f"globals().update(hooks({family!r}, Path(__file__).with_name({SCORING_FILE!r}), TASKS, "
+        f"{list(suite_metrics)!r}))\n"
+    )
 
 
 # ---------------------------------------------------------------------- the command
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``tom-envs export``'s options: one sub-command per harness (``lm-eval``)."""
     sub = parser.add_subparsers(dest="harness", required=True, metavar="HARNESS")
-    lm = sub.add_parser(HARNESS, help="write lm-evaluation-harness tasks (YAML + JSONL) of the QA families",
-                        description=__doc__, formatter_class=parser.formatter_class)
+    lm = sub.add_parser(
+        HARNESS,
+        help="write lm-evaluation-harness tasks (YAML + JSONL) of the QA families",
+        description=__doc__,
+        formatter_class=parser.formatter_class,
+    )
     lm.add_argument("out", metavar="DIR", type=output_dir, help="the folder to write (lm_eval --include_path DIR)")
-    lm.add_argument("--family", default=None,
-                    help=f"one family to export ({', '.join(adapters()) or 'none declared'}); default: every one")
-    lm.add_argument("--data-dir", default=None,
-                    help="the family's data folder, a copy of the authors' release (needs --family when more than "
-                         "one family has an export); default: the bundled sample")
-    lm.add_argument("--split", default=None, help="the family's split, as its benchmark names them (default: the "
-                                                  "benchmark's default)")
-    lm.add_argument("--authors-prompts", default=None, metavar="PATH",
-                    help="a family whose authors' prompts are read from a release file: read them from PATH "
-                         "(default: where its benchmark looks, next to --data-dir)")
-    lm.add_argument("--system-in-user", action="store_true",
-                    help="a protocol with a system message: put its text into the user message instead (the "
-                         "release's layout for models without a system role)")
-    lm.add_argument("--qa-mode", default="zero_shot", help="the authors' protocol's mode: zero_shot or cot "
-                                                           "(where the family's protocol has it)")
+    lm.add_argument(
+        "--family",
+        default=None,
+        help=f"one family to export ({', '.join(adapters()) or 'none declared'}); default: every one",
+    )
+    lm.add_argument(
+        "--data-dir",
+        default=None,
+        help="the family's data folder, a copy of the authors' release (needs --family when more than "
+        "one family has an export); default: the bundled sample",
+    )
+    lm.add_argument(
+        "--split",
+        default=None,
+        help="the family's split, as its benchmark names them (default: the benchmark's default)",
+    )
+    lm.add_argument(
+        "--authors-prompts",
+        default=None,
+        metavar="PATH",
+        help="a family whose authors' prompts are read from a release file: read them from PATH "
+        "(default: where its benchmark looks, next to --data-dir)",
+    )
+    lm.add_argument(
+        "--system-in-user",
+        action="store_true",
+        help="a protocol with a system message: put its text into the user message instead (the "
+        "release's layout for models without a system role)",
+    )
+    lm.add_argument(
+        "--qa-mode",
+        default="zero_shot",
+        help="the authors' protocol's mode: zero_shot or cot (where the family's protocol has it)",
+    )
     lm.add_argument("--format", choices=("text", "json"), default="text", help="text: a summary; json: the manifest")
 
 
@@ -275,16 +346,37 @@ def summary(manifest: Mapping[str, Any], families: Sequence[str]) -> str:
     out = manifest["include_path"]
     lines = []
     for fam in (f for f in manifest["families"] if f["family"] in families):
-        lines.append(f"{fam['command']}: group {fam['group']} ({fam['questions']} questions, split {fam['split']}, "
-                     f"data {fam['data_dir'] or 'bundled sample'}, prompts {fam['prompt_source']})")
+        lines.append(
+            f"{fam['command']}: group {fam['group']} ({fam['questions']} questions, split {fam['split']}, "
+            f"data {fam['data_dir'] or 'bundled sample'}, prompts {fam['prompt_source']})"
+        )
         lines += [f"  {name}: {t['questions']} questions" for name, t in fam["tasks"].items()]
-    lines.append(f"wrote {Path(out) / MANIFEST}; run: lm_eval --model ... --include_path {out} --tasks GROUP "
-                 "--apply_chat_template --log_samples --output_path OUT (docs/harnesses.md)")
+    lines.append(
+        f"wrote {Path(out) / MANIFEST}; run: lm_eval --model ... --include_path {out} --tasks GROUP "
+        "--apply_chat_template --log_samples --output_path OUT (docs/harnesses.md)"
+    )
     return "\n".join(lines)
 
 
-EXPORT = Command(name="export", help="export the QA families as tasks of another evaluation harness (lm-eval)",
-                 add_arguments=add_arguments, run=run, description=__doc__)
+EXPORT = Command(
+    name="export",
+    help="export the QA families as tasks of another evaluation harness (lm-eval)",
+    add_arguments=add_arguments,
+    run=run,
+    description=__doc__,
+)
 
-__all__ = ["EXPORT", "MANIFEST", "ExportRequest", "Metric", "Source", "add_arguments", "chosen", "export",
-           "group_yaml", "run", "summary", "task_yaml"]
+__all__ = [
+    "EXPORT",
+    "MANIFEST",
+    "ExportRequest",
+    "Metric",
+    "Source",
+    "add_arguments",
+    "chosen",
+    "export",
+    "group_yaml",
+    "run",
+    "summary",
+    "task_yaml",
+]

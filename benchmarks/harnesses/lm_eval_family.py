@@ -68,8 +68,9 @@ class Metric:
 
     def __post_init__(self) -> None:
         if self.aggregation not in AGGREGATIONS:
-            raise LMEvalExportError(f"metric {self.name}: aggregation must be one of {AGGREGATIONS}, "
-                                    f"got {self.aggregation!r}")
+            raise LMEvalExportError(
+                f"metric {self.name}: aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -192,9 +193,22 @@ def adapter_of(family: str) -> LMEvalFamily:
     for command, (fam, adapter) in found.items():
         if family in (command, fam.name):
             return adapter
-    raise LMEvalExportError(f"unknown family {family!r} for the lm-eval export; choose from "
-                            f"{', '.join(found) or '(none declared)'}")
+    raise LMEvalExportError(
+        f"unknown family {family!r} for the lm-eval export; choose from {', '.join(found) or '(none declared)'}"
+    )
 
 
-__all__ = ["ADAPTER_ATTRIBUTE", "ADAPTER_MODULE", "AGGREGATIONS", "FamilyExport", "LMEvalExportError", "LMEvalFamily",
-           "Metric", "Scorer", "Source", "TaskData", "adapter_of", "adapters"]
+__all__ = [
+    "ADAPTER_ATTRIBUTE",
+    "ADAPTER_MODULE",
+    "AGGREGATIONS",
+    "FamilyExport",
+    "LMEvalExportError",
+    "LMEvalFamily",
+    "Metric",
+    "Scorer",
+    "Source",
+    "TaskData",
+    "adapter_of",
+    "adapters",
+]

@@ -30,14 +30,16 @@ PROCESS_PREFIX = "process_results_"
 def reply_of(results: Sequence[Any]) -> str:
     """lm-eval's reply to one document: the first (filtered) response of a ``generate_until`` request."""
     if not results:
-        raise LMEvalExportError("lm-eval passed no response to score (the exported tasks generate one reply per "
-                                "question)")
+        raise LMEvalExportError(
+            "lm-eval passed no response to score (the exported tasks generate one reply per question)"
+        )
     reply = results[0]
     return reply if isinstance(reply, str) else str(reply)
 
 
-def hooks(family: str, scoring_file: str | Path, tasks: Mapping[str, Sequence[str]],
-          suite_metrics: Sequence[str] = ()) -> dict[str, Callable[..., Any]]:
+def hooks(
+    family: str, scoring_file: str | Path, tasks: Mapping[str, Sequence[str]], suite_metrics: Sequence[str] = ()
+) -> dict[str, Callable[..., Any]]:
     """The functions a family's generated ``utils.py`` exposes to lm-eval: per task a
     ``process_results_<task>`` returning that task's metrics, and one ``agg_<metric>`` per name in
     ``suite_metrics`` (the metrics the suite pools itself).

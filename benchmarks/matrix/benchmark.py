@@ -27,8 +27,24 @@ from benchmarks.errors import RunnerError
 from benchmarks.family import Benchmark, Part, register
 from benchmarks.family_command import Context, add_layout_option
 from benchmarks.matrix.cells import (
-    COUNTS, LLM_POLICY, METRICS, POLICIES, TOM_METRICS, Cell, Grid, RunSettings, evaluate, evaluate_grid, load_records,
-    make_cell, matrix_env_id, partner_mean, partner_mean_view, run_episode, run_lockstep, summarise,
+    COUNTS,
+    LLM_POLICY,
+    METRICS,
+    POLICIES,
+    TOM_METRICS,
+    Cell,
+    Grid,
+    RunSettings,
+    evaluate,
+    evaluate_grid,
+    load_records,
+    make_cell,
+    matrix_env_id,
+    partner_mean,
+    partner_mean_view,
+    run_episode,
+    run_lockstep,
+    summarise,
 )
 from benchmarks.matrix.llm import LAYOUTS, format_protocol_table, parse_duration
 from benchmarks.matrix.llm_cells import Budget, LLMCell, PromptOptions, evaluate_llm
@@ -40,11 +56,42 @@ from policies.matrix.llm.strategies import SCORING
 from tom_envs.matrix.games import DEFAULT_TOM_RESPONSE, LABEL_SETS, TOM_RESPONSES
 
 __all__ = [
-    "COUNTS", "ESTIMATORS", "LLM_POLICY", "METRICS", "POLICIES", "PUBLISHED_TABULAR", "RESULTS_VERSION", "TOM_METRICS",
-    "Budget", "Cell", "Grid", "LLMCell", "PromptOptions", "ResultsFileWarning", "RunSettings", "RunnerError",
-    "append_record", "build_backend", "cell_records", "evaluate", "evaluate_grid", "evaluate_llm", "format_table",
-    "load_records", "make_cell", "matrix_env_id", "meets_target", "partner_mean", "partner_mean_view", "plot",
-    "read_records", "run_cell", "run_episode", "run_lockstep", "summarise", "tom_regret_close",
+    "COUNTS",
+    "ESTIMATORS",
+    "LLM_POLICY",
+    "METRICS",
+    "POLICIES",
+    "PUBLISHED_TABULAR",
+    "RESULTS_VERSION",
+    "TOM_METRICS",
+    "Budget",
+    "Cell",
+    "Grid",
+    "LLMCell",
+    "PromptOptions",
+    "ResultsFileWarning",
+    "RunSettings",
+    "RunnerError",
+    "append_record",
+    "build_backend",
+    "cell_records",
+    "evaluate",
+    "evaluate_grid",
+    "evaluate_llm",
+    "format_table",
+    "load_records",
+    "make_cell",
+    "matrix_env_id",
+    "meets_target",
+    "partner_mean",
+    "partner_mean_view",
+    "plot",
+    "read_records",
+    "run_cell",
+    "run_episode",
+    "run_lockstep",
+    "summarise",
+    "tom_regret_close",
 ]
 
 
@@ -75,57 +122,109 @@ def _is_partner_item(_: str) -> bool:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``tom-envs matrix``'s options (the shared run options, the grid, the LLM group; the Ray options are
     every benchmark command's, :func:`benchmarks.cli.add_executor_options`)."""
-    add_run_options(parser, episodes=30, seed_help="episode i uses seed + i (env, partner draw and policy)",
-                    plot="write PNGs of regret and ToM accuracy per round into DIR", policy="tabular",
-                    policy_type=comma_list([*POLICIES, LLM_POLICY], name="policy"),
-                    policy_help=f"comma-separated: {', '.join(POLICIES)}; or {LLM_POLICY} (--strategies, the LLM group)")
-    parser.add_argument("--games", type=comma_list(name="game"), default="RPS,IBS,IPD",
-                        help="comma-separated matrix games (names or registered ids)")
-    parser.add_argument("--partners", type=comma_list(name="partner population"), default="single_action,tit_for_tat",
-                        help="comma-separated partner populations (or partner names), one cell each")
+    add_run_options(
+        parser,
+        episodes=30,
+        seed_help="episode i uses seed + i (env, partner draw and policy)",
+        plot="write PNGs of regret and ToM accuracy per round into DIR",
+        policy="tabular",
+        policy_type=comma_list([*POLICIES, LLM_POLICY], name="policy"),
+        policy_help=f"comma-separated: {', '.join(POLICIES)}; or {LLM_POLICY} (--strategies, the LLM group)",
+    )
+    parser.add_argument(
+        "--games",
+        type=comma_list(name="game"),
+        default="RPS,IBS,IPD",
+        help="comma-separated matrix games (names or registered ids)",
+    )
+    parser.add_argument(
+        "--partners",
+        type=comma_list(name="partner population"),
+        default="single_action,tit_for_tat",
+        help="comma-separated partner populations (or partner names), one cell each",
+    )
     parser.add_argument("--horizon", type=positive_int, default=100, help="rounds per episode")
-    llm = add_llm_options(parser, lockstep=None,
-                          lockstep_help="episodes stepped at once through batched policy calls (default: 1; all "
-                                        "episodes for llm)",
-                          max_model_len_help="context length: vllm builds its engine with it (default 2048); with "
-                                             "either backend the run is planned against it before it starts")
-    llm.add_argument("--strategies", type=comma_list(name="strategy"), default="lm,qa,cot",
-                     help="comma-separated prompting strategies of 004 (policies.matrix.llm.STRATEGIES)")
-    llm.add_argument("--label-set", choices=LABEL_SETS,
-                     default="neutral", help="the action labels the LLM reads")
-    llm.add_argument("--temperature", type=non_negative_float, default=None,
-                     help="sampling temperature of the generating strategies (default: 0.7)")
-    llm.add_argument("--max-tokens", type=positive_int, default=None,
-                     help="generation cap of every generating stage; raise it for reasoning models, which the "
-                          "defaults truncate (default: qa 16, cot/plans/s2a 256, reflect 128)")
-    llm.add_argument("--history-window", type=positive_int, default=None, metavar="K",
-                     help="prompts show only the latest K rounds of history (for short contexts; in the results "
-                          "and cell keys; default: every round)")
-    llm.add_argument("--scoring", choices=SCORING, default="sum",
-                     help="LM prompting's label scores: sum of token log-probabilities (004) or mean "
-                          "(length-normalised by each label's token count, for multi-token labels)")
+    llm = add_llm_options(
+        parser,
+        lockstep=None,
+        lockstep_help="episodes stepped at once through batched policy calls (default: 1; all episodes for llm)",
+        max_model_len_help="context length: vllm builds its engine with it (default 2048); with "
+        "either backend the run is planned against it before it starts",
+    )
+    llm.add_argument(
+        "--strategies",
+        type=comma_list(name="strategy"),
+        default="lm,qa,cot",
+        help="comma-separated prompting strategies of 004 (policies.matrix.llm.STRATEGIES)",
+    )
+    llm.add_argument("--label-set", choices=LABEL_SETS, default="neutral", help="the action labels the LLM reads")
+    llm.add_argument(
+        "--temperature",
+        type=non_negative_float,
+        default=None,
+        help="sampling temperature of the generating strategies (default: 0.7)",
+    )
+    llm.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=None,
+        help="generation cap of every generating stage; raise it for reasoning models, which the "
+        "defaults truncate (default: qa 16, cot/plans/s2a 256, reflect 128)",
+    )
+    llm.add_argument(
+        "--history-window",
+        type=positive_int,
+        default=None,
+        metavar="K",
+        help="prompts show only the latest K rounds of history (for short contexts; in the results "
+        "and cell keys; default: every round)",
+    )
+    llm.add_argument(
+        "--scoring",
+        choices=SCORING,
+        default="sum",
+        help="LM prompting's label scores: sum of token log-probabilities (004) or mean "
+        "(length-normalised by each label's token count, for multi-token labels)",
+    )
     proto = parser.add_argument_group("004's protocol (--policy llm)")
-    proto.add_argument("--time-budget", type=duration, default=None, metavar="DURATION",
-                       help="per cell: after --episodes episodes, play further lockstep batches while the cell's "
-                            "wall time is under DURATION (24h, 90m, 3600s), up to --max-episodes; 004: --time-budget "
-                            "24h --max-episodes 100 --episodes 30 (default: no budget)")
-    proto.add_argument("--max-episodes", type=positive_int, default=None,
-                       help="most episodes per cell (default: 100 with --time-budget, else --episodes)")
-    add_layout_option(parser, TABLES,
-                      help="table4: one line per cell (004 Table 4); table2: strategy x game lines with ΔF/T, ΔToM/T, "
-                             "ToM %%; table3 / table10: strategy lines x game columns of ΔF/T (table10 by model); "
-                             "all with model and label-set columns")
-    parser.add_argument("--tom-response", choices=TOM_RESPONSES, default=DEFAULT_TOM_RESPONSE,
-                        help="the response ΔToM/T charges wrong predictions with in the table and in the rows' "
-                             "tom_regret_per_step (every row also holds all three; docs/architecture.md)")
+    proto.add_argument(
+        "--time-budget",
+        type=duration,
+        default=None,
+        metavar="DURATION",
+        help="per cell: after --episodes episodes, play further lockstep batches while the cell's "
+        "wall time is under DURATION (24h, 90m, 3600s), up to --max-episodes; 004: --time-budget "
+        "24h --max-episodes 100 --episodes 30 (default: no budget)",
+    )
+    proto.add_argument(
+        "--max-episodes",
+        type=positive_int,
+        default=None,
+        help="most episodes per cell (default: 100 with --time-budget, else --episodes)",
+    )
+    add_layout_option(
+        parser,
+        TABLES,
+        help="table4: one line per cell (004 Table 4); table2: strategy x game lines with ΔF/T, ΔToM/T, "
+        "ToM %%; table3 / table10: strategy lines x game columns of ΔF/T (table10 by model); "
+        "all with model and label-set columns",
+    )
+    parser.add_argument(
+        "--tom-response",
+        choices=TOM_RESPONSES,
+        default=DEFAULT_TOM_RESPONSE,
+        help="the response ΔToM/T charges wrong predictions with in the table and in the rows' "
+        "tom_regret_per_step (every row also holds all three; docs/architecture.md)",
+    )
 
 
 def check(args: argparse.Namespace) -> None:
     """``--policy llm`` runs alone: its cells are ``--strategies``, the scripted policies' another grid."""
     policies = split_list(args.policy)
     if LLM_POLICY in policies and policies != [LLM_POLICY]:
-        raise RunnerError("--policy llm runs alone (its cells are --strategies); run the scripted policies "
-                          "in another command")
+        raise RunnerError(
+            "--policy llm runs alone (its cells are --strategies); run the scripted policies in another command"
+        )
 
 
 def _llm_asked(args: argparse.Namespace) -> bool:
@@ -133,18 +232,37 @@ def _llm_asked(args: argparse.Namespace) -> bool:
 
 
 def _grid(args: argparse.Namespace) -> Grid:
-    return Grid(split_list(args.games), split_list(args.partners), split_list(args.policy), args.episodes, args.seed,
-                args.horizon)
+    return Grid(
+        split_list(args.games),
+        split_list(args.partners),
+        split_list(args.policy),
+        args.episodes,
+        args.seed,
+        args.horizon,
+    )
 
 
 def play_tabular(args: argparse.Namespace, context: Context) -> tuple[list[dict], dict]:
     """The scripted and tabular policies' grid (the part without ``--policy llm``): every cell through the
     runner, side by side under ``--executor ray``."""
-    not_applicable(args, [*(o for o in LLM_OPTIONS if o != "lockstep"), "strategies", "label_set", "temperature",
-                          "max_tokens", "history_window", "scoring"], "without --policy llm")
+    not_applicable(
+        args,
+        [
+            *(o for o in LLM_OPTIONS if o != "lockstep"),
+            "strategies",
+            "label_set",
+            "temperature",
+            "max_tokens",
+            "history_window",
+            "scoring",
+        ],
+        "without --policy llm",
+    )
     if args.time_budget is not None or args.max_episodes is not None:
-        raise RunnerError("--time-budget and --max-episodes are 004's protocol for --policy llm; the scripted and "
-                          "tabular policies play --episodes episodes per cell")
+        raise RunnerError(
+            "--time-budget and --max-episodes are 004's protocol for --policy llm; the scripted and "
+            "tabular policies play --episodes episodes per cell"
+        )
     settings = RunSettings(context.progress, args.lockstep or 1, context.executor, args.tom_response)
     return evaluate_grid(_grid(args), Path(args.out), settings)
 
@@ -157,35 +275,61 @@ def play_llm(args: argparse.Namespace, context: Context) -> tuple[list[dict], di
         _check_llm_on_ray(args)
         settings = replace(settings, progress=False)  # no bars: a cell's round bar cannot go to a worker
     return evaluate_llm(
-        replace(_grid(args), policies=split_list(args.strategies)), Path(args.out), context.backend(),
+        replace(_grid(args), policies=split_list(args.strategies)),
+        Path(args.out),
+        context.backend(),
         llm_settings(args),
         PromptOptions(args.label_set, args.temperature, args.max_tokens, args.history_window, args.scoring),
-        Budget(args.time_budget, args.max_episodes), settings)
+        Budget(args.time_budget, args.max_episodes),
+        settings,
+    )
 
 
 #: The ``--table`` layouts: 004's Table 4 (one line per cell) and its other tables (:mod:`benchmarks.matrix.llm`).
-TABLES = {name: ((lambda rows, records, args: format_table(rows)) if name == "table4" else
-                 (lambda rows, records, args, name=name: format_protocol_table(rows, name))) for name in LAYOUTS}
+TABLES = {
+    name: (
+        (lambda rows, records, args: format_table(rows))
+        if name == "table4"
+        else (lambda rows, records, args, name=name: format_protocol_table(rows, name))
+    )
+    for name in LAYOUTS
+}
 
 
 def _check_llm_on_ray(args: argparse.Namespace) -> None:
     """What ``--policy llm`` cannot do under ``--executor ray`` yet (each worker plays a cell's lockstep
     batches with its own client of the server; the driver plans the context and writes the records)."""
     if args.time_budget is not None:
-        raise RunnerError("--time-budget with --executor ray: the budget is charged with each batch's wall time in "
-                          "this process, which a Ray worker does not report back yet (drop one of them)")
+        raise RunnerError(
+            "--time-budget with --executor ray: the budget is charged with each batch's wall time in "
+            "this process, which a Ray worker does not report back yet (drop one of them)"
+        )
     if args.backend != "openai":
-        raise RunnerError("--policy llm with --executor ray needs --backend openai (each worker a client of the "
-                          "server): the context is planned here with the backend's tokenizer, which for vllm would "
-                          "start an engine in this process too (serve the model with vllm serve instead)")
+        raise RunnerError(
+            "--policy llm with --executor ray needs --backend openai (each worker a client of the "
+            "server): the context is planned here with the backend's tokenizer, which for vllm would "
+            "start an engine in this process too (serve the model with vllm serve instead)"
+        )
 
 
-BENCHMARK = register(Benchmark(
-    name="matrix", family="matrix", help="evaluate policies on (game, partner population) cells of the matrix games",
-    description=__doc__, policies={name: (lambda cell, name=name: POLICIES[name](cell.game, cell.horizon))
-                                   for name in POLICIES},
-    metrics=METRICS, published={k: dict(zip(METRICS, v)) for k, v in PUBLISHED_TABULAR.items()},
-    arguments=add_arguments, shared_options=False, check=check, layouts=TABLES, layout_help=None, plot=plot,
-    parts=(Part("tabular", applies=lambda args: not _llm_asked(args), evaluate=play_tabular),
-           Part("llm", applies=_llm_asked, evaluate=play_llm)),
-))
+BENCHMARK = register(
+    Benchmark(
+        name="matrix",
+        family="matrix",
+        help="evaluate policies on (game, partner population) cells of the matrix games",
+        description=__doc__,
+        policies={name: (lambda cell, name=name: POLICIES[name](cell.game, cell.horizon)) for name in POLICIES},
+        metrics=METRICS,
+        published={k: dict(zip(METRICS, v)) for k, v in PUBLISHED_TABULAR.items()},
+        arguments=add_arguments,
+        shared_options=False,
+        check=check,
+        layouts=TABLES,
+        layout_help=None,
+        plot=plot,
+        parts=(
+            Part("tabular", applies=lambda args: not _llm_asked(args), evaluate=play_tabular),
+            Part("llm", applies=_llm_asked, evaluate=play_llm),
+        ),
+    )
+)

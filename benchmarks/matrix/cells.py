@@ -32,9 +32,24 @@ from tom_envs.stats import mean_ci95
 from wrappers import ToMRecorder
 
 __all__ = [
-    "CELL_FIELDS", "COUNTS", "LLM_POLICY", "METRICS", "POLICIES", "TOM_METRICS", "Cell", "Grid", "RunSettings",
-    "evaluate", "load_records", "make_cell", "matrix_env_id", "partner_mean", "partner_mean_view", "run_episode",
-    "run_lockstep", "summarise",
+    "CELL_FIELDS",
+    "COUNTS",
+    "LLM_POLICY",
+    "METRICS",
+    "POLICIES",
+    "TOM_METRICS",
+    "Cell",
+    "Grid",
+    "RunSettings",
+    "evaluate",
+    "load_records",
+    "make_cell",
+    "matrix_env_id",
+    "partner_mean",
+    "partner_mean_view",
+    "run_episode",
+    "run_lockstep",
+    "summarise",
 ]
 
 #: The family's policies by name: factory(game, horizon) -> policy (LLM strategies: ``--policy llm``).
@@ -63,11 +78,19 @@ def matrix_env_id(game: str) -> str:
     try:
         return env_id_for("matrix", game=game)
     except RunnerError:
-        named = [r.id for r in tom_envs.REGISTRY.values() if r.family == "matrix" and r.kind == "gymnasium"
-                 and isinstance(r.kwargs.get("game"), dict) and r.kwargs["game"].get("name") == game]
+        named = [
+            r.id
+            for r in tom_envs.REGISTRY.values()
+            if r.family == "matrix"
+            and r.kind == "gymnasium"
+            and isinstance(r.kwargs.get("game"), dict)
+            and r.kwargs["game"].get("name") == game
+        ]
         if not named:
-            raise RunnerError(f"unknown game {game!r}; choose a registered matrix game "
-                              f"({', '.join(tom_envs.ids(kind='gymnasium', family='matrix'))}) or its name") from None
+            raise RunnerError(
+                f"unknown game {game!r}; choose a registered matrix game "
+                f"({', '.join(tom_envs.ids(kind='gymnasium', family='matrix'))}) or its name"
+            ) from None
         return max(named)
 
 
@@ -185,8 +208,15 @@ def summarise(cell: Cell, records: Sequence[dict], tom_response: str = DEFAULT_T
     ``llm_retries``, ``llm_http_5xx``, ...)."""
     check_tom_response(tom_response)
     eps = [r["episode"] for r in records]
-    row: dict[str, Any] = {"game": cell.game, "partners": cell.partners, "policy": cell.policy, "episodes": len(eps),
-                           "horizon": cell.horizon, "cell_key": cell.key, "tom_response": tom_response}
+    row: dict[str, Any] = {
+        "game": cell.game,
+        "partners": cell.partners,
+        "policy": cell.policy,
+        "episodes": len(eps),
+        "horizon": cell.horizon,
+        "cell_key": cell.key,
+        "tom_response": tom_response,
+    }
     row.update(_metrics(eps, tom_response))
     row["return"], row["return_ci"] = mean_ci95([e["return"] for e in eps])
     row.update(_counts(eps))
@@ -200,8 +230,9 @@ def summarise(cell: Cell, records: Sequence[dict], tom_response: str = DEFAULT_T
     return row
 
 
-def partner_mean(game: str, partners: str, per_partner: dict[str, dict[str, Any]],
-                 keys: Sequence[str] = (*METRICS, *TOM_METRICS)) -> dict[str, Any] | None:
+def partner_mean(
+    game: str, partners: str, per_partner: dict[str, dict[str, Any]], keys: Sequence[str] = (*METRICS, *TOM_METRICS)
+) -> dict[str, Any] | None:
     """The estimate of each metric "across opponent policies" (004's wording for its CIs): the mean
     over each partner's episodes, weighted by the partner's probability in the population.
 
@@ -286,8 +317,16 @@ class RunSettings:
     tom_response: str = DEFAULT_TOM_RESPONSE
 
 
-def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[str], episodes: int, seed: int,
-             horizon: int, out: Path, **settings: Any) -> tuple[list[dict], dict[tuple, list[dict]]]:
+def evaluate(
+    games: Iterable[str],
+    partners: Iterable[str],
+    policies: Iterable[str],
+    episodes: int,
+    seed: int,
+    horizon: int,
+    out: Path,
+    **settings: Any,
+) -> tuple[list[dict], dict[tuple, list[dict]]]:
     """Run (or resume) the whole grid; returns the rows and the records per cell.
 
     ``settings`` are :class:`RunSettings`' fields (``progress``, ``lockstep``, ``executor``,
@@ -298,7 +337,9 @@ def evaluate(games: Iterable[str], partners: Iterable[str], policies: Iterable[s
     return evaluate_grid(Grid(games, partners, policies, episodes, seed, horizon), Path(out), RunSettings(**settings))
 
 
-def evaluate_grid(grid: Grid, out: Path, run: RunSettings = RunSettings()) -> tuple[list[dict], dict[tuple, list[dict]]]:
+def evaluate_grid(
+    grid: Grid, out: Path, run: RunSettings = RunSettings()
+) -> tuple[list[dict], dict[tuple, list[dict]]]:
     """:func:`evaluate` of a :class:`Grid`: each cell through :func:`benchmarks.runner.run_cell`."""
     seeds = grid.seeds
     cells = [make_cell(game, pop, pol, grid.horizon) for game, pop, pol in grid.combinations()]

@@ -29,17 +29,31 @@ def _run_demo(args: argparse.Namespace) -> int:
     from benchmarks.matrix.demo import DemoOutput
     from benchmarks.matrix.demo import main as demo
 
-    return demo(Path(args.out), args.episodes, args.seed, progress=args.format != "json" and sys.stderr.isatty(),
-                output=DemoOutput(args.format, args.plot, real_model=not args.no_real_model))
+    return demo(
+        Path(args.out),
+        args.episodes,
+        args.seed,
+        progress=args.format != "json" and sys.stderr.isatty(),
+        output=DemoOutput(args.format, args.plot, real_model=not args.no_real_model),
+    )
 
 
 def _demo_arguments(parser: argparse.ArgumentParser) -> None:
-    add_run_options(parser, episodes=30, seed_help="episode i uses seed + i",
-                    plot="write each cell's per-round regret and ToM figures into DIR")
-    parser.add_argument("--no-real-model", action="store_true",
-                        help="leave out the real model's cell (smollm2-135m in vLLM: about a minute on 2 cores)")
-    fixed = ("the demo plays its fixed rows (tabular; oracle and random as sanity rows; the real model's cell) in "
-             "this process: evaluate other policies, LLMs or grids with `tom-envs matrix`")
+    add_run_options(
+        parser,
+        episodes=30,
+        seed_help="episode i uses seed + i",
+        plot="write each cell's per-round regret and ToM figures into DIR",
+    )
+    parser.add_argument(
+        "--no-real-model",
+        action="store_true",
+        help="leave out the real model's cell (smollm2-135m in vLLM: about a minute on 2 cores)",
+    )
+    fixed = (
+        "the demo plays its fixed rows (tabular; oracle and random as sanity rows; the real model's cell) in "
+        "this process: evaluate other policies, LLMs or grids with `tom-envs matrix`"
+    )
     refuse_options(parser, {flag: fixed for flag in ("--policy", *LLM_FLAGS, *EXECUTOR_FLAGS)})
 
 
@@ -59,10 +73,26 @@ def _run_perf(args: argparse.Namespace) -> int:
     from benchmarks.matrix.perf import PerfRun, figure_log, format_rl, format_table, perf_matrix, perf_rl
 
     progress = False if args.format == "json" else None  # None: a bar on a terminal
-    llm_only = ["episodes", "horizon", "reference_episodes", "backend", "model", "base_url", "tokenizer",
-                "max_model_len", "engine_arg", "timeout", "max_retries", "retry_budget", "scoring_path"]
-    not_applicable(args, {"matrix": ["steps", *llm_only], "rl": llm_only, "llm": ["steps", "seconds"]}[args.suite],
-                   f"in `perf {args.suite}`")
+    llm_only = [
+        "episodes",
+        "horizon",
+        "reference_episodes",
+        "backend",
+        "model",
+        "base_url",
+        "tokenizer",
+        "max_model_len",
+        "engine_arg",
+        "timeout",
+        "max_retries",
+        "retry_budget",
+        "scoring_path",
+    ]
+    not_applicable(
+        args,
+        {"matrix": ["steps", *llm_only], "rl": llm_only, "llm": ["steps", "seconds"]}[args.suite],
+        f"in `perf {args.suite}`",
+    )
     emit = figure_log(args.out, args.suite, args.seed)
     run = PerfRun(args.seed, emit)
     if args.suite == "rl":
@@ -104,34 +134,77 @@ def flat_lines(res: dict, prefix: str = "") -> list[str]:
 
 def _perf_arguments(perf: argparse.ArgumentParser) -> None:
     perf.add_argument("suite", choices=["matrix", "rl", "llm"], help="what to time")
-    perf.add_argument("--seconds", type=positive_float, default=0.5,
-                      help="matrix: length of each timed run (best of 3); rl: of each env-stepping run")
-    perf.add_argument("--steps", type=positive_int, default=8192,
-                      help="rl: PPO training steps per measurement (one per RL task, the tasks of every family)")
+    perf.add_argument(
+        "--seconds",
+        type=positive_float,
+        default=0.5,
+        help="matrix: length of each timed run (best of 3); rl: of each env-stepping run",
+    )
+    perf.add_argument(
+        "--steps",
+        type=positive_int,
+        default=8192,
+        help="rl: PPO training steps per measurement (one per RL task, the tasks of every family)",
+    )
     perf.add_argument("--episodes", type=positive_int, default=30, help="llm: episodes in lockstep")
     perf.add_argument("--horizon", type=positive_int, default=10, help="llm: rounds per episode of the speed run")
-    perf.add_argument("--reference-episodes", type=positive_int, default=2,
-                      help="llm: episodes the plain transformers loop plays (vllm on a local folder or known model)")
-    perf.add_argument("--seed", type=non_negative_int, default=0,
-                      help="seeds what perf randomises: env resets and the random actions of the stepping loops, "
-                           "PPO's seed (rl), the LLM episodes' seeds (llm)")
-    perf.add_argument("--out", type=output_dir, default=None,
-                      help="also append every figure the moment it is measured to DIR/perf/<suite>.jsonl (JSON lines, "
-                           "stamped with the code and the run; default: print only)")
+    perf.add_argument(
+        "--reference-episodes",
+        type=positive_int,
+        default=2,
+        help="llm: episodes the plain transformers loop plays (vllm on a local folder or known model)",
+    )
+    perf.add_argument(
+        "--seed",
+        type=non_negative_int,
+        default=0,
+        help="seeds what perf randomises: env resets and the random actions of the stepping loops, "
+        "PPO's seed (rl), the LLM episodes' seeds (llm)",
+    )
+    perf.add_argument(
+        "--out",
+        type=output_dir,
+        default=None,
+        help="also append every figure the moment it is measured to DIR/perf/<suite>.jsonl (JSON lines, "
+        "stamped with the code and the run; default: print only)",
+    )
     add_format_option(perf)
-    refuse_options(perf, {"--plot": "perf measures speed and draws nothing: its figures go to stdout and --out",
-                          "--policy": "perf times fixed workloads (see the suite's help)"})
-    add_llm_options(perf, title="perf llm", only=("backend", "model", "base_url", "tokenizer", "max_model_len",
-                                                 "engine_arg", "timeout", "max_retries", "retry_budget",
-                                                 "scoring_path"),
-                    max_model_len_help="vllm: context length; a 100-round history needs ~4,500")
-    refuse_options(perf, {
-        "--lockstep": "perf llm steps all --episodes in lockstep, then one by one: the ratio it measures",
-        "--fallback": "perf llm times fixed requests (its generation run re-asks nothing and falls back at random)",
-        "--max-resamples": "perf llm times fixed requests (its generation run re-asks nothing and falls back at "
-                           "random)",
-        **{flag: "perf times this process" for flag in EXECUTOR_FLAGS}})
+    refuse_options(
+        perf,
+        {
+            "--plot": "perf measures speed and draws nothing: its figures go to stdout and --out",
+            "--policy": "perf times fixed workloads (see the suite's help)",
+        },
+    )
+    add_llm_options(
+        perf,
+        title="perf llm",
+        only=(
+            "backend",
+            "model",
+            "base_url",
+            "tokenizer",
+            "max_model_len",
+            "engine_arg",
+            "timeout",
+            "max_retries",
+            "retry_budget",
+            "scoring_path",
+        ),
+        max_model_len_help="vllm: context length; a 100-round history needs ~4,500",
+    )
+    refuse_options(
+        perf,
+        {
+            "--lockstep": "perf llm steps all --episodes in lockstep, then one by one: the ratio it measures",
+            "--fallback": "perf llm times fixed requests (its generation run re-asks nothing and falls back at random)",
+            "--max-resamples": "perf llm times fixed requests (its generation run re-asks nothing and falls back at "
+            "random)",
+            **{flag: "perf times this process" for flag in EXECUTOR_FLAGS},
+        },
+    )
 
 
-PERF = Command("perf", "speed benchmarks (ratios against a reference measured in the same run)", _perf_arguments,
-               _run_perf)
+PERF = Command(
+    "perf", "speed benchmarks (ratios against a reference measured in the same run)", _perf_arguments, _run_perf
+)

@@ -101,8 +101,11 @@ def _llm(spec: Any, game: MatrixGame, horizon: int, seat: str) -> Any:
 
 
 def _llm_options(spec: Any, horizon: int) -> dict[str, Any]:
-    return {"horizon": horizon, "max_resamples": spec.settings.get("max_resamples", 10),
-            "fallback": spec.settings.get("fallback", "raise")}
+    return {
+        "horizon": horizon,
+        "max_resamples": spec.settings.get("max_resamples", 10),
+        "fallback": spec.settings.get("fallback", "raise"),
+    }
 
 
 # ---------------------------------------------------------------------- the population
@@ -113,20 +116,33 @@ def learner(env_id: str, pop: Population) -> Agent:
 
     paths, keys = [], {}
     for seat in SEATS:
-        training = Training(env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {"seat": seat},
-                            dict(RL_TASK.hyper.get("ppo", {})))
+        training = Training(
+            env_id,
+            "ppo",
+            pop.learner_steps,
+            LEARNER_SEED,
+            pop.learner_envs,
+            {"seat": seat},
+            dict(RL_TASK.hyper.get("ppo", {})),
+        )
         train(RL_TASK, training, Path(pop.out) / "learners", pop.log)
         paths.append((seat, str(training.path(Path(pop.out) / "learners"))))
         keys[seat] = training.key
-    return Agent("ppo", "learner", {"algo": "ppo", "steps": pop.learner_steps, "models": keys},
-                 functools.partial(_learner, tuple(paths), env_id))
+    return Agent(
+        "ppo",
+        "learner",
+        {"algo": "ppo", "steps": pop.learner_steps, "models": keys},
+        functools.partial(_learner, tuple(paths), env_id),
+    )
 
 
 def population(env_id: str, pop: Population) -> list[Agent]:
     """The agents of ``env_id``: :data:`SCRIPTED`, tabular, the PPO learner and, with an LLM spec, the LLM."""
     game = _game(env_id)
-    agents = [Agent(name, "scripted", {"partner": name}, functools.partial(_scripted, game, name))
-              for name in SCRIPTED[game.name]]
+    agents = [
+        Agent(name, "scripted", {"partner": name}, functools.partial(_scripted, game, name))
+        for name in SCRIPTED[game.name]
+    ]
     agents.append(Agent("tabular", "tabular", {"horizon": pop.horizon}, functools.partial(_tabular, game, pop.horizon)))
     if pop.learner_steps:
         agents.append(learner(env_id, pop))
@@ -134,8 +150,14 @@ def population(env_id: str, pop: Population) -> list[Agent]:
         from policies.matrix.llm import make_llm_policy
 
         probe = make_llm_policy(pop.llm.strategy, pop.llm.backend, game, **_llm_options(pop.llm, pop.horizon))
-        agents.append(Agent(f"llm_{pop.llm.strategy}", "llm", {**pop.llm.identity, **probe.result_params},
-                            functools.partial(_llm, pop.llm, game, pop.horizon)))
+        agents.append(
+            Agent(
+                f"llm_{pop.llm.strategy}",
+                "llm",
+                {**pop.llm.identity, **probe.result_params},
+                functools.partial(_llm, pop.llm, game, pop.horizon),
+            )
+        )
     return agents
 
 

@@ -37,8 +37,13 @@ class DemoOutput:
     real_model: bool = True
 
 
-def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progress: bool = True,
-         output: DemoOutput | None = None) -> int:
+def main(
+    out: Path = Path("results"),
+    episodes: int = 30,
+    seed: int = 0,
+    progress: bool = True,
+    output: DemoOutput | None = None,
+) -> int:
     """Run the demo (resuming from ``out``); print its tables, or with ``output.format == "json"`` one JSON
     object (``rows``: the Tabular rows as 004's partner means, ``meets_target`` and ``tom_within_003`` per
     row, ``sanity``, ``relevance``, ``records``, ``report``) and nothing else; ``output.plot``: the matrix
@@ -57,17 +62,24 @@ def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progres
     say(f"{close}/{len(rows)} cells have ΔToM/T within 0.03 of 004's.")
     for r in pooled:  # the pooled mean follows the partner draws of the seeds: show both where they differ
         if len(r["per_partner"]) > 1:
-            parts = ", ".join(f"{name} {e['tom_regret_per_step']:.3f} ({e['episodes']} episodes)"
-                              for name, e in r["per_partner"].items())
-            say(f"  {r['game']} {r['partners']}: ΔToM/T by partner: {parts}; pooled over episodes "
-                f"{r['tom_regret_per_step']:.3f} ({'within' if tom_regret_close(r) else 'not within'} 0.03)")
-    say("ΔToM/T charges each wrong prediction with the cost of acting on it. The reciprocal response (best\n"
+            parts = ", ".join(
+                f"{name} {e['tom_regret_per_step']:.3f} ({e['episodes']} episodes)"
+                for name, e in r["per_partner"].items()
+            )
+            say(
+                f"  {r['game']} {r['partners']}: ΔToM/T by partner: {parts}; pooled over episodes "
+                f"{r['tom_regret_per_step']:.3f} ({'within' if tom_regret_close(r) else 'not within'} 0.03)"
+            )
+    say(
+        "ΔToM/T charges each wrong prediction with the cost of acting on it. The reciprocal response (best\n"
         "response with a one-step look-ahead at a partner that answers in kind) reproduces 004's tables; it equals\n"
         "the stage-game best response in RPS and IBS, and in the IPD it cooperates when it predicts cooperation, so\n"
         "a wrong prediction costs 5 (predicted C, partner defected) or 2 (predicted D, partner cooperated). Under\n"
-        "the stage-game response the IPD column is 0: defecting is the best response to any prediction.")
-    sanity, sanity_records = evaluate(GAMES_, POPULATIONS, ["oracle", "random"], episodes, seed, 100, out,
-                                      progress=progress)
+        "the stage-game response the IPD column is 0: defecting is the best response to any prediction."
+    )
+    sanity, sanity_records = evaluate(
+        GAMES_, POPULATIONS, ["oracle", "random"], episodes, seed, 100, out, progress=progress
+    )
     say("\nSanity rows: the exact best responder (regret 0) and uniform random:\n")
     say(format_table(sanity))
     say("\nRelevance of each partner population (004 §2.1; 1.0 for RPS vs single-action):")
@@ -88,11 +100,22 @@ def main(out: Path = Path("results"), episodes: int = 30, seed: int = 0, progres
     for path in figures:
         say(f"wrote {path}")
     if not text:
-        print(json.dumps({"rows": [{**r, "meets_target": meets_target(r), "tom_within_003": tom_regret_close(r)}
-                                   for r in rows], "sanity": sanity, "relevance": relevance_rows,
-                          "real_model": llm_rows,
-                          "records": str((out / "matrix").resolve()), "report": str(report),
-                          "figures": [str(p) for p in figures]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "rows": [
+                        {**r, "meets_target": meets_target(r), "tom_within_003": tom_regret_close(r)} for r in rows
+                    ],
+                    "sanity": sanity,
+                    "relevance": relevance_rows,
+                    "real_model": llm_rows,
+                    "records": str((out / "matrix").resolve()),
+                    "report": str(report),
+                    "figures": [str(p) for p in figures],
+                },
+                indent=2,
+            )
+        )
     return 0
 
 
@@ -132,21 +155,35 @@ def real_model_cell(out: Path, seed: int, progress: bool, say) -> list[dict]:
     c = REAL_MODEL_CELL
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    args = parser.parse_args(["--policy", "llm", "--model", DEFAULT_MODEL, "--max-model-len", "4096", "--seed",
-                              str(seed)])
+    args = parser.parse_args(
+        ["--policy", "llm", "--model", DEFAULT_MODEL, "--max-model-len", "4096", "--seed", str(seed)]
+    )
     grid = Grid([c["game"]], [c["partners"]], [c["strategy"]], c["episodes"], seed, c["horizon"])
-    scripted, _ = evaluate(grid.games, grid.partners, ["tabular", "random", "oracle"], c["episodes"] * 15, seed,
-                           c["horizon"], out, progress=progress)
-    say(f"\nA real model: {DEFAULT_MODEL} (SmolLM2-135M-Instruct, in vLLM on this machine), 004's LM prompting on "
+    scripted, _ = evaluate(
+        grid.games,
+        grid.partners,
+        ["tabular", "random", "oracle"],
+        c["episodes"] * 15,
+        seed,
+        c["horizon"],
+        out,
+        progress=progress,
+    )
+    say(
+        f"\nA real model: {DEFAULT_MODEL} (SmolLM2-135M-Instruct, in vLLM on this machine), 004's LM prompting on "
         f"{c['game']} vs {c['partners']}, T = {c['horizon']}, {c['episodes']} episodes, beside the scripted rows of "
-        "the same cell:\n")
+        "the same cell:\n"
+    )
     backend = build_backend("vllm", DEFAULT_MODEL, seed=seed, max_model_len=4096)
     try:
-        rows, _ = evaluate_llm(grid, out, backend, llm_settings(args), run=RunSettings(progress=progress,
-                                                                                        lockstep=c["episodes"]))
+        rows, _ = evaluate_llm(
+            grid, out, backend, llm_settings(args), run=RunSettings(progress=progress, lockstep=c["episodes"])
+        )
     finally:
         backend.close()
     say(format_table(rows + scripted))
-    say("The model's row is a real 135M model's, read against the floors beside it (random; tabular learns the "
-        "partner;\nthe oracle is exact). docs/results/ has it in every family (make results).")
+    say(
+        "The model's row is a real 135M model's, read against the floors beside it (random; tabular learns the "
+        "partner;\nthe oracle is exact). docs/results/ has it in every family (make results)."
+    )
     return rows + scripted

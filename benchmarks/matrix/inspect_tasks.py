@@ -21,8 +21,14 @@ from typing import Any
 import tom_envs
 from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTaskError
 
-OPTIONS = {"strategy": "qa", "partners": "tit_for_tat", "label_set": "neutral", "temperature": None,
-           "max_tokens": None, "history_window": None}
+OPTIONS = {
+    "strategy": "qa",
+    "partners": "tit_for_tat",
+    "label_set": "neutral",
+    "temperature": None,
+    "max_tokens": None,
+    "history_window": None,
+}
 METRICS = ("regret_per_step", "tom_regret_per_step", "tom_accuracy")
 HORIZON = 100
 REFUSES = {"data_dir": "the matrix games read no data"}
@@ -37,8 +43,9 @@ def check(options: Any) -> None:
     """``-T env`` must name a game's id (tom/MatrixGame-v0 takes its game as an argument the task has not)."""
     if _named_game(str(options["env"])) is None:
         games = ", ".join(i for i in tom_envs.ids(kind="gymnasium", family="matrix") if _named_game(i))
-        raise InspectTaskError(f"-T env={options['env']} takes its payoff table as an argument; the matrix tasks "
-                               f"play one of {games}")
+        raise InspectTaskError(
+            f"-T env={options['env']} takes its payoff table as an argument; the matrix tasks play one of {games}"
+        )
 
 
 def play(run: EpisodeRun) -> dict[str, Any]:
@@ -52,15 +59,23 @@ def play(run: EpisodeRun) -> dict[str, Any]:
     horizon = int(opts["horizon"] or HORIZON)
     strategy = str(opts["strategy"])
     policy = make_llm_policy(
-        strategy, run.backends[None], game, label_set=opts["label_set"], horizon=horizon, seed=int(opts["seed"]),
-        max_resamples=int(opts["max_resamples"]), fallback=str(opts["fallback"]),
+        strategy,
+        run.backends[None],
+        game,
+        label_set=opts["label_set"],
+        horizon=horizon,
+        seed=int(opts["seed"]),
+        max_resamples=int(opts["max_resamples"]),
+        fallback=str(opts["fallback"]),
         temperature=DEFAULT_TEMPERATURE if opts["temperature"] is None else float(opts["temperature"]),
         max_tokens=None if opts["max_tokens"] is None else int(opts["max_tokens"]),
-        history_window=None if opts["history_window"] is None else int(opts["history_window"]))
+        history_window=None if opts["history_window"] is None else int(opts["history_window"]),
+    )
     identity = {"backend": "inspect", "model": run.backends[None].name, "base_url": None}
     env_kwargs = {"expose_partner_action": True} if strategy.startswith("oracle") else {}
-    cell = LLMCell(run.env_id, str(opts["partners"]), f"llm:{strategy}", horizon,
-                   {**identity, **policy.result_params}, env_kwargs)
+    cell = LLMCell(
+        run.env_id, str(opts["partners"]), f"llm:{strategy}", horizon, {**identity, **policy.result_params}, env_kwargs
+    )
     result = cell.play_batch([cell.make_env()], policy, [run.seed])[0]
     return cell.record(run.seed, result)
 
@@ -68,10 +83,19 @@ def play(run: EpisodeRun) -> dict[str, Any]:
 def _tasks() -> tuple[EpisodeTask, ...]:
     ids = tom_envs.ids(kind="gymnasium", family="matrix")
     named = [i for i in ids if isinstance(tom_envs.REGISTRY[i].kwargs.get("game"), str)]
-    return tuple(EpisodeTask(name=tom_envs.REGISTRY[i].kwargs["game"].lower(), env_id=i, play=play, metrics=METRICS,
-                             options=OPTIONS, description=f"{i}: 004's prompting strategies vs scripted partners",
-                             refuses=REFUSES, check=check)
-                 for i in named)
+    return tuple(
+        EpisodeTask(
+            name=tom_envs.REGISTRY[i].kwargs["game"].lower(),
+            env_id=i,
+            play=play,
+            metrics=METRICS,
+            options=OPTIONS,
+            description=f"{i}: 004's prompting strategies vs scripted partners",
+            refuses=REFUSES,
+            check=check,
+        )
+        for i in named
+    )
 
 
 TASKS = _tasks()

@@ -32,15 +32,37 @@ from benchmarks.records import STEPS_FORMAT, PromptEncoder
 from benchmarks.results import code_stamp
 from benchmarks.runner_episodes import EpisodeResult
 
-__all__ = ["FALLBACK_NOTE", "retry_note", "LAYOUTS", "STRATEGY_TITLES", "Journal", "fallbacks_cell", "format_ci",
-           "format_protocol_table", "parse_duration", "play_checkpointed"]
+__all__ = [
+    "FALLBACK_NOTE",
+    "retry_note",
+    "LAYOUTS",
+    "STRATEGY_TITLES",
+    "Journal",
+    "fallbacks_cell",
+    "format_ci",
+    "format_protocol_table",
+    "parse_duration",
+    "play_checkpointed",
+]
 
 #: 004's names of the prompting strategies (the tables' row labels).
 STRATEGY_TITLES = {
-    "lm": "LM", "qa": "QA", "cot": "CoT", "cot3": "CoT + 3-Shot", "plans_insights": "Plans + Insights",
-    "reflexion": "Reflexion", "reflexion1": "Reflexion 1", "reflexion2": "Reflexion 2", "reflexion3": "Reflexion 3",
-    "social_qa": "Social QA", "social_lm": "Social LM", "s2a": "S2A", "s2a_cot": "S2A + CoT", "oracle": "Oracle",
-    "oracle_max": "Oracle + Max", "oracle_max_no_history": "Oracle + Max - History",
+    "lm": "LM",
+    "qa": "QA",
+    "cot": "CoT",
+    "cot3": "CoT + 3-Shot",
+    "plans_insights": "Plans + Insights",
+    "reflexion": "Reflexion",
+    "reflexion1": "Reflexion 1",
+    "reflexion2": "Reflexion 2",
+    "reflexion3": "Reflexion 3",
+    "social_qa": "Social QA",
+    "social_lm": "Social LM",
+    "s2a": "S2A",
+    "s2a_cot": "S2A + CoT",
+    "oracle": "Oracle",
+    "oracle_max": "Oracle + Max",
+    "oracle_max_no_history": "Oracle + Max - History",
     "oracle_max_no_payoffs": "Oracle + Max - Payoffs",
 }
 #: ``--table`` layouts: ``table4`` is the per-cell layout of 004's Table 4 (every policy kind).
@@ -83,8 +105,10 @@ class Journal:
         except ValueError:
             header = {}
         if header.get("key") != self.key or header.get("code") != code_stamp() or header.get("format") != STEPS_FORMAT:
-            print(f"warning: {self.path} was written by another cell or version of the code; its rounds are "
-                  "recomputed", file=sys.stderr)
+            print(
+                f"warning: {self.path} was written by another cell or version of the code; its rounds are recomputed",
+                file=sys.stderr,
+            )
             self.remove()
             return
         self.seeds = [int(s) for s in header["seeds"]]
@@ -138,9 +162,14 @@ def _prediction(value: Any) -> Any:
     return np.asarray(value, dtype=float) if isinstance(value, list) else value
 
 
-def play_checkpointed(envs: Sequence[Any], policy: Any, seeds: Sequence[int], journal: Journal | None = None,
-                      clock: Callable[[], float] = time.monotonic,
-                      on_round: Callable[[int], Any] | None = None) -> tuple[list[EpisodeResult], float]:
+def play_checkpointed(
+    envs: Sequence[Any],
+    policy: Any,
+    seeds: Sequence[int],
+    journal: Journal | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    on_round: Callable[[int], Any] | None = None,
+) -> tuple[list[EpisodeResult], float]:
     """Episodes ``seeds`` in lockstep on ``envs`` (ToM recorders, one each) through an LLM matrix
     policy's batched forms, journaling every finished round (see :class:`Journal`); ``on_round(r)``
     is called after each round played or replayed (progress).
@@ -170,8 +199,9 @@ def play_checkpointed(envs: Sequence[Any], policy: Any, seeds: Sequence[int], jo
     start = clock()
     while not all(ended):
         if any(ended):
-            raise RunnerError("episodes of one lockstep batch ended at different rounds; give the cell's episodes "
-                              "one horizon")
+            raise RunnerError(
+                "episodes of one lockstep batch ended at different rounds; give the cell's episodes one horizon"
+            )
         predictions = list(policy.predict_batch(obs, infos))
         actions = [int(a) for a in policy.act_batch(obs, infos)]
         results = []
@@ -186,21 +216,32 @@ def play_checkpointed(envs: Sequence[Any], policy: Any, seeds: Sequence[int], jo
             steps[k].append(c)
         ended = [bool(t or u) for t, u in zip(terms, truncs)]
         if journal is not None:
-            journal.append({"round": len(steps[0]), "wall_s": spent + clock() - start, "actions": actions,
-                            "predictions": [log["prediction"] for log in logs], "states": policy.slot_states(),
-                            "logs": coded})
+            journal.append(
+                {
+                    "round": len(steps[0]),
+                    "wall_s": spent + clock() - start,
+                    "actions": actions,
+                    "predictions": [log["prediction"] for log in logs],
+                    "states": policy.slot_states(),
+                    "logs": coded,
+                }
+            )
         if on_round is not None:
             on_round(len(steps[0]))
     stats = policy.episode_stats()
-    out = [EpisodeResult(s, env.episode_summary(), info, st, ps)
-           for s, env, info, st, ps in zip(seeds, envs, infos, steps, stats)]
+    out = [
+        EpisodeResult(s, env.episode_summary(), info, st, ps)
+        for s, env, info, st, ps in zip(seeds, envs, infos, steps, stats)
+    ]
     return out, spent + clock() - start
 
 
 # ---------------------------------------------------------------------- 004's table layouts
 #: The line under a table whose rows hold random fallbacks (each such count is marked ``!``).
-FALLBACK_NOTE = ("! some decisions of these rows are random fallbacks (the model's replies never parsed within "
-                 "--max-resamples); their numbers are partly the fallback's, not the model's.")
+FALLBACK_NOTE = (
+    "! some decisions of these rows are random fallbacks (the model's replies never parsed within "
+    "--max-resamples); their numbers are partly the fallback's, not the model's."
+)
 
 
 def format_ci(m: float | None, ci: float | None, digits: int) -> str:
@@ -215,10 +256,13 @@ def retry_note(rows: Sequence[dict]) -> list[str]:
         return []
     from policies.llm.caller import FAULT_COUNTERS
 
-    causes = ", ".join(f"{n} {k.removeprefix('llm_')}" for k in FAULT_COUNTERS[1:]
-                       if (n := sum(int(r.get(k) or 0) for r in rows)))
-    return [f"Server retries: {total} ({causes}); every record holds a served reply (llm_faults per episode, "
-            "llm_retries... in the JSON rows)."]
+    causes = ", ".join(
+        f"{n} {k.removeprefix('llm_')}" for k in FAULT_COUNTERS[1:] if (n := sum(int(r.get(k) or 0) for r in rows))
+    )
+    return [
+        f"Server retries: {total} ({causes}); every record holds a served reply (llm_faults per episode, "
+        "llm_retries... in the JSON rows)."
+    ]
 
 
 def fallbacks_cell(n: Any) -> str:
@@ -258,24 +302,48 @@ def format_protocol_table(rows: Sequence[dict], layout: str = "table2") -> str:
         raise RunnerError(f"unknown layout {layout!r}; choose from {', '.join(LAYOUTS)}")
     lines: list[str] = []
     if layout == "table2":
-        header = ["model", "labels", "partners", "game", "prompting", "ΔFunctional/T", "ΔToM/T", "ToM %", "episodes",
-                  "re-asks", "fallbacks"]
+        header = [
+            "model",
+            "labels",
+            "partners",
+            "game",
+            "prompting",
+            "ΔFunctional/T",
+            "ΔToM/T",
+            "ToM %",
+            "episodes",
+            "re-asks",
+            "fallbacks",
+        ]
         right = [False] * 5 + [True] * 6
         games = {g: i for i, g in enumerate(dict.fromkeys(r["game"] for r in rows))}  # 004: RPS, IBS, IPD as run
-        order = sorted(rows, key=lambda r: (r.get("model") or "", r.get("label_set") or "", r["partners"],
-                                            games[r["game"]]))
-        body = [[r.get("model") or "N/A", r.get("label_set") or "N/A", r["partners"], r["game"], _label(r),
-                 format_ci(r["regret_per_step"], r["regret_per_step_ci"], 3),
-                 format_ci(r["tom_regret_per_step"], r["tom_regret_per_step_ci"], 3),
-                 format_ci(r["tom_accuracy"], r["tom_accuracy_ci"], 1), str(r["episodes"]), str(r.get("reasks", 0)),
-                 fallbacks_cell(r.get("fallbacks", 0))] for r in order]
+        order = sorted(
+            rows, key=lambda r: (r.get("model") or "", r.get("label_set") or "", r["partners"], games[r["game"]])
+        )
+        body = [
+            [
+                r.get("model") or "N/A",
+                r.get("label_set") or "N/A",
+                r["partners"],
+                r["game"],
+                _label(r),
+                format_ci(r["regret_per_step"], r["regret_per_step_ci"], 3),
+                format_ci(r["tom_regret_per_step"], r["tom_regret_per_step_ci"], 3),
+                format_ci(r["tom_accuracy"], r["tom_accuracy_ci"], 1),
+                str(r["episodes"]),
+                str(r.get("reasks", 0)),
+                fallbacks_cell(r.get("fallbacks", 0)),
+            ]
+            for r in order
+        ]
         lines += _render(header, body, right)
     else:
         games = list(dict.fromkeys(r["game"] for r in rows))
         groups: dict[tuple, dict[str, dict]] = {}
         for r in rows:
-            groups.setdefault((r["partners"], r.get("model") or "N/A", r.get("label_set") or "N/A", _label(r)),
-                              {})[r["game"]] = r
+            groups.setdefault((r["partners"], r.get("model") or "N/A", r.get("label_set") or "N/A", _label(r)), {})[
+                r["game"]
+            ] = r
         keys = list(groups)
         if layout == "table10":
             keys.sort(key=lambda k: (k[0], k[1]))
@@ -286,10 +354,18 @@ def format_protocol_table(rows: Sequence[dict], layout: str = "table2") -> str:
             cells = groups[key]
             got = list(cells.values())
             fallbacks = sum(r.get("fallbacks", 0) for r in got)
-            body.append([*key, *(format_ci(cells[g]["regret_per_step"], cells[g]["regret_per_step_ci"], 3)
-                                 if g in cells else "" for g in games),
-                         "/".join(str(cells[g]["episodes"]) for g in games if g in cells),
-                         str(sum(r.get("reasks", 0) for r in got)), fallbacks_cell(fallbacks)])
+            body.append(
+                [
+                    *key,
+                    *(
+                        format_ci(cells[g]["regret_per_step"], cells[g]["regret_per_step_ci"], 3) if g in cells else ""
+                        for g in games
+                    ),
+                    "/".join(str(cells[g]["episodes"]) for g in games if g in cells),
+                    str(sum(r.get("reasks", 0) for r in got)),
+                    fallbacks_cell(fallbacks),
+                ]
+            )
         lines += _render(header, body, right)
         lines.append("Cells: ΔFunctional/T, mean ± 95% CI over episodes.")
     if any(r.get("fallbacks") for r in rows):
@@ -300,8 +376,10 @@ def format_protocol_table(rows: Sequence[dict], layout: str = "table2") -> str:
     scorings = sorted({r["scoring"] for r in llm if r.get("scoring")})
     if llm:
         shown = " / ".join("all rounds" if w is None else f"the latest {w} rounds" for w in windows)
-        lines.append(f"History in prompts: {shown}." + (f" LM label scoring: {' / '.join(scorings)} of token "
-                                                         "log-probabilities." if scorings else ""))
+        lines.append(
+            f"History in prompts: {shown}."
+            + (f" LM label scoring: {' / '.join(scorings)} of token log-probabilities." if scorings else "")
+        )
     responses = sorted({r.get("tom_response") for r in rows if r.get("tom_response")})
     if responses and layout == "table2":
         lines.append(f"ΔToM/T: the {' / '.join(responses)} response (docs/architecture.md, 'Metric definitions').")

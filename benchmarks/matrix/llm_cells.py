@@ -57,10 +57,15 @@ class Budget:
 
     def target(self, episodes: int) -> int:
         """The most episodes per cell."""
-        target = self.max_episodes if self.max_episodes is not None else (
-            100 if self.time_budget_s is not None else episodes)
+        target = (
+            self.max_episodes
+            if self.max_episodes is not None
+            else (100 if self.time_budget_s is not None else episodes)
+        )
         if target < episodes:
-            raise RunnerError(f"--max-episodes ({target}) must be at least --episodes ({episodes}), the minimum per cell")
+            raise RunnerError(
+                f"--max-episodes ({target}) must be at least --episodes ({episodes}), the minimum per cell"
+            )
         return target
 
     def allows(self, spent: float) -> bool:
@@ -91,7 +96,9 @@ class LLMCell(Cell):
         return self.play_batch([env], policy, [seed])[0]
 
     def play_batch(self, envs: Sequence[Any], policy: Any, seeds: Sequence[int]) -> list[EpisodeResult]:
-        played, wall = play_checkpointed(envs, policy, seeds, self.checkpoint.journal, on_round=self.checkpoint.on_round)
+        played, wall = play_checkpointed(
+            envs, policy, seeds, self.checkpoint.journal, on_round=self.checkpoint.on_round
+        )
         for seed in seeds:
             self.checkpoint.walls[seed] = wall / len(seeds)
         self.checkpoint.last_wall = wall
@@ -104,9 +111,15 @@ class LLMCell(Cell):
         return rec
 
 
-def evaluate_llm(grid: Grid, out: Path, backend: Any, llm: LLMSettings, prompts: PromptOptions = PromptOptions(),
-                 budget: Budget = Budget(), run: RunSettings = RunSettings(lockstep=None),
-                 ) -> tuple[list[dict], dict[tuple, list[dict]]]:
+def evaluate_llm(
+    grid: Grid,
+    out: Path,
+    backend: Any,
+    llm: LLMSettings,
+    prompts: PromptOptions = PromptOptions(),
+    budget: Budget = Budget(),
+    run: RunSettings = RunSettings(lockstep=None),
+) -> tuple[list[dict], dict[tuple, list[dict]]]:
     """004's prompting strategies (``grid.policies``) on every cell, all episodes of a cell in
     lockstep by default (``run.lockstep`` None).
 
@@ -136,10 +149,17 @@ def evaluate_llm(grid: Grid, out: Path, backend: Any, llm: LLMSettings, prompts:
         raise RunnerError(f"unknown strategies {unknown}; choose from {', '.join(STRATEGIES)}")
     target = budget.target(grid.episodes)
     identity = llm.identity()
-    options = {"label_set": prompts.label_set, "horizon": grid.horizon, "seed": grid.seed,
-               "max_resamples": llm.get("max_resamples", 10), "fallback": llm.get("fallback", "raise"),
-               "temperature": DEFAULT_TEMPERATURE if prompts.temperature is None else prompts.temperature,
-               "max_tokens": prompts.max_tokens, "history_window": prompts.history_window, "scoring": prompts.scoring}
+    options = {
+        "label_set": prompts.label_set,
+        "horizon": grid.horizon,
+        "seed": grid.seed,
+        "max_resamples": llm.get("max_resamples", 10),
+        "fallback": llm.get("fallback", "raise"),
+        "temperature": DEFAULT_TEMPERATURE if prompts.temperature is None else prompts.temperature,
+        "max_tokens": prompts.max_tokens,
+        "history_window": prompts.history_window,
+        "scoring": prompts.scoring,
+    }
     planned = _plan_context(grid, backend, llm.get("max_model_len"), prompts)
     seeds = grid.seeds
     more = list(range(grid.seed + grid.episodes, grid.seed + target))
@@ -152,12 +172,18 @@ def evaluate_llm(grid: Grid, out: Path, backend: Any, llm: LLMSettings, prompts:
         recs = _run_llm_cell(cell, policy, (seeds, more), out, budget, run.lockstep or grid.episodes, run.progress)
         records[(game, pop, cell.policy)] = recs
         row = summarise(cell, recs, run.tom_response)
-        row.update(strategy=strategy, model=identity.get("model"), label_set=prompts.label_set,
-                   history_window=prompts.history_window,
-                   scoring=prompts.scoring if policy.strategy.needs_scoring else None,
-                   context_tokens=planned.get((policy.game.name, policy.strategy.name)),
-                   time_budget_s=budget.time_budget_s, max_episodes=target,
-                   wall_s=round(sum(float(r.get("wall_s") or 0.0) for r in recs), 3), settings=params)
+        row.update(
+            strategy=strategy,
+            model=identity.get("model"),
+            label_set=prompts.label_set,
+            history_window=prompts.history_window,
+            scoring=prompts.scoring if policy.strategy.needs_scoring else None,
+            context_tokens=planned.get((policy.game.name, policy.strategy.name)),
+            time_budget_s=budget.time_budget_s,
+            max_episodes=target,
+            wall_s=round(sum(float(r.get("wall_s") or 0.0) for r in recs), 3),
+            settings=params,
+        )
         rows.append(row)
     return rows, records
 
@@ -170,17 +196,35 @@ def _plan_context(grid: Grid, backend: Any, max_model_len: int | None, prompts: 
     limit = max_model_len or getattr(backend, "max_model_len", None)
     tokenizer = backend_tokenizer(backend)
     if limit and tokenizer is not None:
-        needs = check_context(list(grid.policies), list(grid.games), tokenizer, int(limit), label_set=prompts.label_set,
-                              horizon=grid.horizon, history_window=prompts.history_window, max_tokens=prompts.max_tokens)
+        needs = check_context(
+            list(grid.policies),
+            list(grid.games),
+            tokenizer,
+            int(limit),
+            label_set=prompts.label_set,
+            horizon=grid.horizon,
+            history_window=prompts.history_window,
+            max_tokens=prompts.max_tokens,
+        )
         return {(n.game, n.strategy): n.tokens for n in needs}
     if limit:
-        print(f"warning: the context was not planned (the backend has no tokenizer to count prompts with; give "
-              f"--tokenizer); a prompt longer than {limit} tokens fails when it is sent", file=sys.stderr)
+        print(
+            f"warning: the context was not planned (the backend has no tokenizer to count prompts with; give "
+            f"--tokenizer); a prompt longer than {limit} tokens fails when it is sent",
+            file=sys.stderr,
+        )
     return {}
 
 
-def _run_llm_cell(cell: LLMCell, policy: BasePolicy, seeds: tuple[Sequence[int], Sequence[int]], out: Path,
-                  budget: Budget, lockstep: int, progress: bool | None) -> list[dict]:
+def _run_llm_cell(
+    cell: LLMCell,
+    policy: BasePolicy,
+    seeds: tuple[Sequence[int], Sequence[int]],
+    out: Path,
+    budget: Budget,
+    lockstep: int,
+    progress: bool | None,
+) -> list[dict]:
     """Every recorded episode of an LLM cell after playing what is missing (see :func:`evaluate_llm`):
     ``seeds = (always, more)``, ``more`` while the budget lasts. Each lockstep batch is one
     :func:`~benchmarks.runner.run_cell` of the batch's seeds; a batch a kill interrupted goes first."""
@@ -195,11 +239,12 @@ def _run_llm_cell(cell: LLMCell, policy: BasePolicy, seeds: tuple[Sequence[int],
     def batches(wanted: list[int]) -> list[list[int]]:
         if journal.seeds and set(journal.seeds) <= set(wanted):
             rest = [s for s in wanted if s not in journal.seeds]
-            return [list(journal.seeds)] + [rest[i:i + size] for i in range(0, len(rest), size)]
-        return [wanted[i:i + size] for i in range(0, len(wanted), size)]
+            return [list(journal.seeds)] + [rest[i : i + size] for i in range(0, len(rest), size)]
+        return [wanted[i : i + size] for i in range(0, len(wanted), size)]
 
-    bar = progress_bar(len(todo) + (0 if budget.time_budget_s is not None else len(extra)),
-                       cell.slug().replace("_", " "), progress)
+    bar = progress_bar(
+        len(todo) + (0 if budget.time_budget_s is not None else len(extra)), cell.slug().replace("_", " "), progress
+    )
     cell.checkpoint.journal = journal
     cell.checkpoint.on_round = lambda r: bar.set_postfix_str(f"round {r}/{cell.horizon}")
     try:

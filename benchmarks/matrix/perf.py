@@ -45,6 +45,7 @@ def figure_log(out: str | Path | None, suite: str, seed: int) -> Emit:
     ``run`` (the UTC start time) groups one run's lines, the file keeps every run's. Without ``out``
     nothing is written. The returned function's ``path`` is the file (None without ``out``)."""
     if out is None:
+
         def emit(figure: str, value: Any) -> None:
             pass
 
@@ -206,8 +207,9 @@ def perf_matrix(seconds: float = 0.5, progress: bool | None = False, run: PerfRu
     make_sps = measured("make_steps_per_s", steps_per_second(made, seconds, seed=seed))
     unwrapped_sps = measured("unwrapped_steps_per_s", steps_per_second(made.unwrapped, seconds, seed=seed))
     parallel_id = env_id_for("matrix", kind="parallel", game="IPD")
-    parallel_sps = measured("parallel_rounds_per_s",
-                            parallel_rounds_per_s(tom_envs.make(parallel_id), 1, seconds, seed))
+    parallel_sps = measured(
+        "parallel_rounds_per_s", parallel_rounds_per_s(tom_envs.make(parallel_id), 1, seconds, seed)
+    )
     pz = measured("pettingzoo_rps_rounds_per_s", pettingzoo_rps_rounds_per_s(seconds, seed))
     vector = {n: measured(f"vector_{n}_steps_per_s", vector_steps_per_s(n, seconds, seed)) for n in (1, 1024, 65536)}
     bound = measured("numpy_bound_65536_steps_per_s", numpy_bound_steps_per_s(65536, seconds, seed))
@@ -232,8 +234,13 @@ def perf_matrix(seconds: float = 0.5, progress: bool | None = False, run: PerfRu
         "vector_65536_steps_per_s": vector[65536],
         "numpy_bound_65536_steps_per_s": bound,
         "vector_65536_vs_numpy_bound": vector[65536] / bound,
-        "targets": {"make_steps_per_s": 2_000_000, "make_vs_reference": 0.5, "oracle_ms_per_episode": 1.0,
-                    "vector_65536_steps_per_s": 300_000_000, "parallel_vs_pettingzoo_rps": 20.0},
+        "targets": {
+            "make_steps_per_s": 2_000_000,
+            "make_vs_reference": 0.5,
+            "oracle_ms_per_episode": 1.0,
+            "vector_65536_steps_per_s": 300_000_000,
+            "parallel_vs_pettingzoo_rps": 20.0,
+        },
         "numpy": np.__version__,
         "gymnasium": gym.__version__,
     }
@@ -244,28 +251,50 @@ def format_table(res: dict[str, Any]) -> str:
         (f"gymnasium.make('{res['env_id']}') vs tit_for_tat", res["make_steps_per_s"], res["make_vs_reference"]),
         ("  its unwrapped env", res["unwrapped_steps_per_s"], res["unwrapped_vs_reference"]),
         ("reference: minimal plain IPD env", res["reference_steps_per_s"], 1.0),
-        (f"{res.get('parallel_env_id', 'tom/IPD-Parallel-v0')} (two learners)", res["parallel_rounds_per_s"], res["parallel_rounds_per_s"] / res["reference_steps_per_s"]),
+        (
+            f"{res.get('parallel_env_id', 'tom/IPD-Parallel-v0')} (two learners)",
+            res["parallel_rounds_per_s"],
+            res["parallel_rounds_per_s"] / res["reference_steps_per_s"],
+        ),
     ]
     if res["pettingzoo_rps_rounds_per_s"] is not None:
-        rows.append(("PettingZoo rps_v2 parallel env", res["pettingzoo_rps_rounds_per_s"],
-                     res["pettingzoo_rps_rounds_per_s"] / res["reference_steps_per_s"]))
+        rows.append(
+            (
+                "PettingZoo rps_v2 parallel env",
+                res["pettingzoo_rps_rounds_per_s"],
+                res["pettingzoo_rps_rounds_per_s"] / res["reference_steps_per_s"],
+            )
+        )
     for n in (1, 1024, 65536):
-        rows.append((f"native vector env, {n:,} envs", res[f"vector_{n}_steps_per_s"],
-                     res[f"vector_{n}_steps_per_s"] / res["reference_steps_per_s"]))
-    rows.append(("numpy bound (payoff lookup), 65,536 envs", res["numpy_bound_65536_steps_per_s"],
-                 res["numpy_bound_65536_steps_per_s"] / res["reference_steps_per_s"]))
+        rows.append(
+            (
+                f"native vector env, {n:,} envs",
+                res[f"vector_{n}_steps_per_s"],
+                res[f"vector_{n}_steps_per_s"] / res["reference_steps_per_s"],
+            )
+        )
+    rows.append(
+        (
+            "numpy bound (payoff lookup), 65,536 envs",
+            res["numpy_bound_65536_steps_per_s"],
+            res["numpy_bound_65536_steps_per_s"] / res["reference_steps_per_s"],
+        )
+    )
     width = max(len(r[0]) for r in rows)
     lines = [f"{'env':<{width}}  {'steps/s':>12}  {'vs reference':>12}"]
     lines += [f"{name:<{width}}  {sps:>12,.0f}  {ratio:>11.2f}x" for name, sps, ratio in rows]
     lines.append(f"oracle: {res['oracle_ms_per_episode']:.3f} ms per uncached T=100 solution (target < 1 ms)")
     lines.append(f"vector env at 65,536 envs: {res['vector_65536_vs_numpy_bound']:.2f}x the numpy bound")
     if res["parallel_vs_pettingzoo_rps"] is not None:
-        lines.append(f"two-learner parallel env: {res['parallel_vs_pettingzoo_rps']:.0f}x PettingZoo's RPS parallel env")
+        lines.append(
+            f"two-learner parallel env: {res['parallel_vs_pettingzoo_rps']:.0f}x PettingZoo's RPS parallel env"
+        )
     return "\n".join(lines)
 
 
-def perf_rl(steps: int = 8192, n_envs: int = 8, progress: bool | None = False, seconds: float = 1.0,
-            run: PerfRun = PerfRun()) -> dict[str, Any]:
+def perf_rl(
+    steps: int = 8192, n_envs: int = 8, progress: bool | None = False, seconds: float = 1.0, run: PerfRun = PerfRun()
+) -> dict[str, Any]:
     """``perf rl``: env-steps/s of every declared RL task's training loop (one line each,
     :func:`benchmarks.rl_perf.perf_tasks`), SB3 PPO training throughput on single envs
     (DummyVecEnv) vs the native vector env (IPD vs tit-for-tat, the keys of earlier versions), and
@@ -283,8 +312,15 @@ def perf_rl(steps: int = 8192, n_envs: int = 8, progress: bool | None = False, s
     vec_env = import_optional("stable_baselines3.common.vec_env", "rl", "perf rl")
     env_id = _ipd()
     single = vec_env.DummyVecEnv([lambda: gym.make(env_id, partners="tit_for_tat") for _ in range(n_envs)])
-    native = SB3VecEnv(gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point",
-                                    partners="tit_for_tat", autoreset_mode=AutoresetMode.SAME_STEP))
+    native = SB3VecEnv(
+        gym.make_vec(
+            env_id,
+            num_envs=n_envs,
+            vectorization_mode="vector_entry_point",
+            partners="tit_for_tat",
+            autoreset_mode=AutoresetMode.SAME_STEP,
+        )
+    )
     out: dict[str, Any] = {"algo": "ppo", "env_id": env_id, "n_envs": n_envs, "steps": steps, "seed": run.seed}
     bar = progress_bar(4, "perf rl", progress)
     with one_thread():
@@ -303,8 +339,9 @@ def perf_rl(steps: int = 8192, n_envs: int = 8, progress: bool | None = False, s
     for key in ("vector_65536_steps_per_s", "numpy_bound_65536_steps_per_s"):
         run.emit(key, out[key])
     bar.update(1)
-    out["tasks"] = perf_tasks(steps, seconds, progress=False, seed=run.seed,
-                              emit=lambda line: run.emit(f"task {line['env_id']}", line))
+    out["tasks"] = perf_tasks(
+        steps, seconds, progress=False, seed=run.seed, emit=lambda line: run.emit(f"task {line['env_id']}", line)
+    )
     bar.update(1)
     bar.close()
     return out
@@ -315,9 +352,13 @@ def format_rl(res: dict[str, Any]) -> str:
     from benchmarks.rl_perf import format_lines
 
     lines = format_lines(res["tasks"])
-    lines.append(f"PPO on {res['env_id']} vs tit_for_tat, {res['n_envs']} envs: native vector env "
-                 f"{res['vector_env_train_steps_per_s']:,.0f} steps/s, single envs {res['single_env_train_steps_per_s']:,.0f} "
-                 f"({res['vector_vs_single']:.2f}x)")
-    lines.append(f"native vector env at 65,536 envs: {res['vector_65536_steps_per_s']:,.0f} steps/s, "
-                 f"{res['vector_65536_vs_numpy_bound']:.2f}x the numpy bound ({res['numpy_bound_65536_steps_per_s']:,.0f})")
+    lines.append(
+        f"PPO on {res['env_id']} vs tit_for_tat, {res['n_envs']} envs: native vector env "
+        f"{res['vector_env_train_steps_per_s']:,.0f} steps/s, single envs {res['single_env_train_steps_per_s']:,.0f} "
+        f"({res['vector_vs_single']:.2f}x)"
+    )
+    lines.append(
+        f"native vector env at 65,536 envs: {res['vector_65536_steps_per_s']:,.0f} steps/s, "
+        f"{res['vector_65536_vs_numpy_bound']:.2f}x the numpy bound ({res['numpy_bound_65536_steps_per_s']:,.0f})"
+    )
     return "\n".join(lines)

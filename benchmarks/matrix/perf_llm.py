@@ -94,8 +94,9 @@ def _lockstep(policy: LLMMatrixPolicy, game: str, horizon: int, seeds: Sequence[
     return [result.steps for result in play_lockstep(envs, policy, seeds, on_step=lambda step: step.action)]
 
 
-def _episode(backend: Backend, strategy: str, game: str, horizon: int, seed: int = 0,
-             **kwargs: Any) -> list[dict[str, float]]:
+def _episode(
+    backend: Backend, strategy: str, game: str, horizon: int, seed: int = 0, **kwargs: Any
+) -> list[dict[str, float]]:
     """One episode from a cold prefix cache; per round: prompt tokens sent, of them cached, seconds."""
     reset = getattr(backend, "reset_prefix_cache", None)
     if reset is not None:
@@ -171,8 +172,9 @@ def _speed(backend: Backend, game: str, episodes: int, horizon: int, seed: int =
     }
 
 
-def _long_episode(backend: Backend, game: str, horizon: int, growth_at: tuple[int, int],
-                  seed: int = 0) -> dict[str, Any]:
+def _long_episode(
+    backend: Backend, game: str, horizon: int, growth_at: tuple[int, int], seed: int = 0
+) -> dict[str, Any]:
     rounds = _computed(_episode(backend, "lm", game, horizon, seed))
     n = max(len(rounds), 1)
     low, high = growth_at
@@ -217,8 +219,9 @@ class LLMPerfOptions:
     scoring_paths: tuple[str, ...] | None = None
 
 
-def versus_transformers(backend: Backend, folder: str, game: str, episodes: int, horizon: int,
-                        reference_episodes: int, seed: int = 0) -> dict[str, Any]:
+def versus_transformers(
+    backend: Backend, folder: str, game: str, episodes: int, horizon: int, reference_episodes: int, seed: int = 0
+) -> dict[str, Any]:
     """Decisions/s of the suite's batched path (``episodes`` in lockstep on ``backend``) against a plain
     transformers loop on the same model folder (:class:`~benchmarks.matrix.perf_transformers.TransformersLoop`,
     ``reference_episodes`` one after the other, one request at a time), for LM prompting (label scoring) and
@@ -228,16 +231,30 @@ def versus_transformers(backend: Backend, folder: str, game: str, episodes: int,
     qa = {"max_resamples": 0, "fallback": "random", "max_tokens": 16}
     seeds, ref_seeds = list(range(seed, seed + episodes)), list(range(seed, seed + reference_episodes))
     reference = TransformersLoop(folder)
-    out: dict[str, Any] = {"reference": "transformers, one request at a time (generate / one forward per label)",
-                           "reference_episodes": reference_episodes}
+    out: dict[str, Any] = {
+        "reference": "transformers, one request at a time (generate / one forward per label)",
+        "reference_episodes": reference_episodes,
+    }
     for name, kwargs in (("lm", {}), ("qa", qa)):
-        batched = time_decisions(lambda: _lockstep(make_llm_policy(name, backend, game, horizon=horizon, **kwargs),
-                                                   game, horizon, seeds), episodes * horizon)
-        plain = time_decisions(lambda: [_lockstep(make_llm_policy(name, reference, game, horizon=horizon, **kwargs),
-                                                  game, horizon, [s]) for s in ref_seeds], reference_episodes * horizon)
+        batched = time_decisions(
+            lambda: _lockstep(make_llm_policy(name, backend, game, horizon=horizon, **kwargs), game, horizon, seeds),
+            episodes * horizon,
+        )
+        plain = time_decisions(
+            lambda: [
+                _lockstep(make_llm_policy(name, reference, game, horizon=horizon, **kwargs), game, horizon, [s])
+                for s in ref_seeds
+            ],
+            reference_episodes * horizon,
+        )
         prefix = "" if name == "lm" else "qa_"
-        out.update({f"{prefix}batched_decisions_per_s": batched, f"{prefix}transformers_decisions_per_s": plain,
-                    f"{prefix}speedup_vs_transformers": batched / plain})
+        out.update(
+            {
+                f"{prefix}batched_decisions_per_s": batched,
+                f"{prefix}transformers_decisions_per_s": plain,
+                f"{prefix}speedup_vs_transformers": batched / plain,
+            }
+        )
     reference.close()
     return out
 
@@ -301,8 +318,9 @@ def perf_llm(
     finally:
         if original is not None:
             backend.scoring_path = original
-    generation = _episode(backend, "qa", game, cache_horizon, run.seed, max_resamples=0, fallback="random",
-                          max_tokens=1)
+    generation = _episode(
+        backend, "qa", game, cache_horizon, run.seed, max_resamples=0, fallback="random", max_tokens=1
+    )
     share, rounds = _share(generation), len(generation)
     run.emit("prefix_cache_share", share)
     served = [p for p in paths if "error" not in per_path[p]]
@@ -312,8 +330,16 @@ def perf_llm(
     main = per_path[main_path]
     decisions_made = {p: f.pop("decisions_made") for p, f in per_path.items() if "decisions_made" in f}
     result: dict[str, Any] = {
-        **{k: main[k] for k in ("batched_decisions_per_s", "sequential_decisions_per_s", "speedup",
-                                "decisions_per_call", "same_decisions")},  # fmt: skip
+        **{
+            k: main[k]
+            for k in (
+                "batched_decisions_per_s",
+                "sequential_decisions_per_s",
+                "speedup",
+                "decisions_per_call",
+                "same_decisions",
+            )
+        },  # fmt: skip
         "prefix_cache_share": share,
         "lm_scoring_prefix_cache_share": main["prefix_cache_share"],
         "lm_scoring_computed_prompt_tokens_per_decision": main["computed_prompt_tokens_per_decision"],
@@ -323,8 +349,9 @@ def perf_llm(
         "cache_rounds": rounds,
     }
     if options.reference_folder is not None:
-        versus = versus_transformers(backend, options.reference_folder, game, episodes, horizon,
-                                     options.reference_episodes, run.seed)
+        versus = versus_transformers(
+            backend, options.reference_folder, game, episodes, horizon, options.reference_episodes, run.seed
+        )
         run.emit("versus_transformers", versus)
         result.update(versus)
     old = "prompt-logprobs"

@@ -35,16 +35,23 @@ class TransformersLoop(Backend):
         self.stats.calls += 1
         out = []
         for request in requests:
-            ids = self.tokenizer(render_chat(self.tokenizer, request.messages), return_tensors="pt",
-                                 add_special_tokens=False)["input_ids"]
+            ids = self.tokenizer(
+                render_chat(self.tokenizer, request.messages), return_tensors="pt", add_special_tokens=False
+            )["input_ids"]
             sample = request.temperature > 0
             if sample and request.seed is not None:
                 self._torch.manual_seed(request.seed)
             with self._torch.no_grad():
-                full = self._model.generate(ids, max_new_tokens=request.max_tokens or 256, do_sample=sample,
-                                            temperature=request.temperature if sample else None, top_p=None,
-                                            top_k=None, pad_token_id=self.tokenizer.pad_token_id)
-            new = full[0, ids.shape[1]:]
+                full = self._model.generate(
+                    ids,
+                    max_new_tokens=request.max_tokens or 256,
+                    do_sample=sample,
+                    temperature=request.temperature if sample else None,
+                    top_p=None,
+                    top_k=None,
+                    pad_token_id=self.tokenizer.pad_token_id,
+                )
+            new = full[0, ids.shape[1] :]
             text = self.tokenizer.decode(new, skip_special_tokens=True)
             for stop in request.stop or []:
                 text = text.split(stop, 1)[0]

@@ -51,9 +51,17 @@ CUSTOM = {"tom/MatrixGame-v0": ("payoffs", "action_labels"), "tom/MatrixGame-Par
 def _games(kind: str = "gymnasium") -> tuple[str, ...]:
     """The built-in ids of ``kind``: one per built-in game (``tom/<Game>-v0`` or ``-Parallel-v0``) and the
     custom-game id (its game in the env kwargs)."""
-    return tuple(r.id for r in tom_envs.REGISTRY.values() if r.family == "matrix" and r.kind == kind and r.builtin
-                 and (r.id in CUSTOM or (isinstance(r.kwargs.get("game"), str)
-                                         and r.id == env_id_for("matrix", kind, game=r.kwargs["game"]))))
+    return tuple(
+        r.id
+        for r in tom_envs.REGISTRY.values()
+        if r.family == "matrix"
+        and r.kind == kind
+        and r.builtin
+        and (
+            r.id in CUSTOM
+            or (isinstance(r.kwargs.get("game"), str) and r.id == env_id_for("matrix", kind, game=r.kwargs["game"]))
+        )
+    )
 
 
 _SPLITS: dict[tuple, str] = {}
@@ -102,9 +110,15 @@ def make_vec_env(env_id: str, split: str, n_envs: int, **env_kwargs: Any) -> Any
     id's seat (SB3's DummyVecEnv over :class:`PartnerSeat` envs trains it)."""
     if _parallel(env_id):
         return None
-    return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point",
-                        partners=split_partners(env_id, split, **env_kwargs), horizon=HORIZON,
-                        autoreset_mode=AutoresetMode.SAME_STEP, **env_kwargs)
+    return gym.make_vec(
+        env_id,
+        num_envs=n_envs,
+        vectorization_mode="vector_entry_point",
+        partners=split_partners(env_id, split, **env_kwargs),
+        horizon=HORIZON,
+        autoreset_mode=AutoresetMode.SAME_STEP,
+        **env_kwargs,
+    )
 
 
 def references(env_id: str, split: str, seeds: Sequence[int], **kwargs: Any) -> list[Row]:
@@ -116,9 +130,15 @@ def references(env_id: str, split: str, seeds: Sequence[int], **kwargs: Any) -> 
     game = _game_of(env_id, env_kwargs)
     if kwargs.get("seat", SEATS[0]) != SEATS[0]:
         game = game.transposed()
-    return reference_rows(TASK, env_id, split, seeds,
-                          {"tabular": (lambda: TabularRMaxPolicy(game, horizon=HORIZON), "own count model")}, "matrix",
-                          kwargs or None)
+    return reference_rows(
+        TASK,
+        env_id,
+        split,
+        seeds,
+        {"tabular": (lambda: TabularRMaxPolicy(game, horizon=HORIZON), "own count model")},
+        "matrix",
+        kwargs or None,
+    )
 
 
 # ---------------------------------------------------------------------- one seat of the parallel games
@@ -182,8 +202,9 @@ class PartnerSeat(ParallelSeat):
         self._oracle: OracleSolution | None = None
         self._key: int | None = None
         self._episode = 0
-        self._spec = ToMSpec(targets=dict(self._spec.targets), predictor=seat,
-                             outcome=("return", "optimal_return", "regret"))
+        self._spec = ToMSpec(
+            targets=dict(self._spec.targets), predictor=seat, outcome=("return", "optimal_return", "regret")
+        )
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         gym.Env.reset(self, seed=seed)
@@ -213,17 +234,27 @@ TASK = RLTask(
     make_vec_env=make_vec_env,
     outcome="regret",
     higher_is_better=False,
-    splits={"train": f"partners {TRAIN_PARTNERS} (004's)",
-            "test": f"held-out partners: the game's {HELD_OUT_FROM} partners not in the train split"},
+    splits={
+        "train": f"partners {TRAIN_PARTNERS} (004's)",
+        "test": f"held-out partners: the game's {HELD_OUT_FROM} partners not in the train split",
+    },
     steps=100_000,
     algo_steps={"recurrent_ppo": 30_000},
     horizon=HORIZON,
-    hyper={"ppo": {"n_steps": 256, "batch_size": 256},
-           "recurrent_ppo": {"n_steps": 128, "batch_size": 512, "n_epochs": 5,
-                             "policy_kwargs": {"lstm_hidden_size": 32, "net_arch": [32]}}},
+    hyper={
+        "ppo": {"n_steps": 256, "batch_size": 256},
+        "recurrent_ppo": {
+            "n_steps": 128,
+            "batch_size": 512,
+            "n_epochs": 5,
+            "policy_kwargs": {"lstm_hidden_size": 32, "net_arch": [32]},
+        },
+    },
     references=references,
-    notes=("regret = ΔFunctional over the 100 rounds (divide by 100 for 004's ΔFunctional/T)",
-           "the observation is the last joint action (one-hot): a feed-forward agent is memory-1"),
+    notes=(
+        "regret = ΔFunctional over the 100 rounds (divide by 100 for 004's ΔFunctional/T)",
+        "the observation is the last joint action (one-hot): a feed-forward agent is memory-1",
+    ),
     seat=SEATS[0],
     seats=SEATS,
     env_kwargs=True,

@@ -60,9 +60,17 @@ TASK = SelfplayTask(
     episodes=10,
     probe_episodes=10,
     n_envs=4,
-    hyper={"ppo": {"n_steps": 256, "batch_size": 256},
-           "recurrent_ppo": {"n_steps": 128, "batch_size": 512, "n_epochs": 5,
-                             "policy_kwargs": {"lstm_hidden_size": 32, "net_arch": [32]}}},
-    notes=("return: the seat's summed payoff over the 100 rounds",
-           "the observation is the last joint action (one-hot): a feed-forward learner is memory-1"),
+    hyper={
+        "ppo": {"n_steps": 256, "batch_size": 256},
+        "recurrent_ppo": {
+            "n_steps": 128,
+            "batch_size": 512,
+            "n_epochs": 5,
+            "policy_kwargs": {"lstm_hidden_size": 32, "net_arch": [32]},
+        },
+    },
+    notes=(
+        "return: the seat's summed payoff over the 100 rounds",
+        "the observation is the last joint action (one-hot): a feed-forward learner is memory-1",
+    ),
 )

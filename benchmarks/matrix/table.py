@@ -19,7 +19,7 @@ __all__ = ["ESTIMATORS", "format_table", "meets_target", "plot", "tom_regret_clo
 ESTIMATORS = {
     "pooled": "mean over all episodes (partners as often as the seeds drew them)",
     "partner_mean": "mean over each partner's episodes, weighted by the partner's probability in the population "
-                    "(004: 'the mean estimate across opponent policies'; the JSON rows' partner_mean)",
+    "(004: 'the mean estimate across opponent policies'; the JSON rows' partner_mean)",
 }
 
 
@@ -30,28 +30,44 @@ def format_table(rows: Sequence[dict], published: bool = False) -> str:
     response (the rows' ``tom_response``)."""
     llm = any(r.get("strategy") for r in rows)  # LLM rows: model, labels, re-asks and fallbacks too
     width = max([8, *(len(r["policy"]) for r in rows)])  # long policy names keep the columns aligned
-    extra_w = [max([5, *(len(str(r.get("model") or "N/A")) for r in rows)]),
-               max([6, *(len(str(r.get("label_set") or "N/A")) for r in rows)])] if llm else []
+    extra_w = (
+        [
+            max([5, *(len(str(r.get("model") or "N/A")) for r in rows)]),
+            max([6, *(len(str(r.get("label_set") or "N/A")) for r in rows)]),
+        ]
+        if llm
+        else []
+    )
     head = f"{'policy':<{width}} {'game':<4} {'partners':<14} {'ΔFunctional/T':>16} {'ΔToM/T':>16} {'ToM %':>13}"
     if llm:
-        head = (f"{'model':<{extra_w[0]}} {'labels':<{extra_w[1]}} " + head
-                + f" {'episodes':>8} {'re-asks':>8} {'fallbacks':>10}")
+        head = (
+            f"{'model':<{extra_w[0]}} {'labels':<{extra_w[1]}} "
+            + head
+            + f" {'episodes':>8} {'re-asks':>8} {'fallbacks':>10}"
+        )
     if published:
         head += f"  {'004 ΔF/T':>8} {'004 ΔToM':>8} {'004 ToM%':>8}  target  ΔToM±0.03"
     lines = [head, "-" * len(head)]
     for r in rows:
-        line = (f"{r['policy']:<{width}} {r['game']:<4} {r['partners']:<14} "
-                f"{format_ci(r['regret_per_step'], r['regret_per_step_ci'], 3):>16} "
-                f"{format_ci(r['tom_regret_per_step'], r['tom_regret_per_step_ci'], 3):>16} "
-                f"{format_ci(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>13}")
+        line = (
+            f"{r['policy']:<{width}} {r['game']:<4} {r['partners']:<14} "
+            f"{format_ci(r['regret_per_step'], r['regret_per_step_ci'], 3):>16} "
+            f"{format_ci(r['tom_regret_per_step'], r['tom_regret_per_step_ci'], 3):>16} "
+            f"{format_ci(r['tom_accuracy'], r['tom_accuracy_ci'], 1):>13}"
+        )
         if llm:
             flagged = fallbacks_cell(r.get("fallbacks", 0))
-            line = (f"{str(r.get('model') or 'N/A'):<{extra_w[0]}} {str(r.get('label_set') or 'N/A'):<{extra_w[1]}} "
-                    + line + f" {r['episodes']:>8} {r.get('reasks', 0):>8} {flagged:>10}")
+            line = (
+                f"{str(r.get('model') or 'N/A'):<{extra_w[0]}} {str(r.get('label_set') or 'N/A'):<{extra_w[1]}} "
+                + line
+                + f" {r['episodes']:>8} {r.get('reasks', 0):>8} {flagged:>10}"
+            )
         pub = PUBLISHED_TABULAR.get((r["game"], r["partners"]))
         if published and pub is not None:
-            line += (f"  {pub[0]:>8.3f} {pub[1]:>8.3f} {pub[2]:>8.1f}  {'met' if meets_target(r) else 'MISSED':<6}  "
-                     f"{'met' if tom_regret_close(r) else 'MISSED'}")
+            line += (
+                f"  {pub[0]:>8.3f} {pub[1]:>8.3f} {pub[2]:>8.1f}  {'met' if meets_target(r) else 'MISSED':<6}  "
+                f"{'met' if tom_regret_close(r) else 'MISSED'}"
+            )
         lines.append(line)
     if any(r.get("fallbacks") for r in rows):
         lines.append(FALLBACK_NOTE)
@@ -60,16 +76,22 @@ def format_table(rows: Sequence[dict], published: bool = False) -> str:
     if estimators:
         lines.append("Estimator: " + " / ".join(ESTIMATORS[e] for e in estimators) + ".")
     responses = sorted({r.get("tom_response", DEFAULT_TOM_RESPONSE) for r in rows}) or [DEFAULT_TOM_RESPONSE]
-    lines.append(f"ΔToM/T: the {' / '.join(responses)} response (docs/architecture.md, 'Metric definitions'); "
-                 f"the JSON rows hold all of {', '.join(TOM_RESPONSES)}.")
+    lines.append(
+        f"ΔToM/T: the {' / '.join(responses)} response (docs/architecture.md, 'Metric definitions'); "
+        f"the JSON rows hold all of {', '.join(TOM_RESPONSES)}."
+    )
     return "\n".join(lines)
 
 
 def meets_target(row: dict) -> bool:
     """Issue target: regret/T <= 1.5 x published + 0.03 and ToM % >= published - 3."""
     reg, _, tom = PUBLISHED_TABULAR[(row["game"], row["partners"])]
-    return (row["regret_per_step"] is not None and row["regret_per_step"] <= 1.5 * reg + 0.03
-            and row["tom_accuracy"] is not None and row["tom_accuracy"] >= tom - 3)
+    return (
+        row["regret_per_step"] is not None
+        and row["regret_per_step"] <= 1.5 * reg + 0.03
+        and row["tom_accuracy"] is not None
+        and row["tom_accuracy"] >= tom - 3
+    )
 
 
 def tom_regret_close(row: dict, tol: float = 0.03) -> bool:
@@ -92,8 +114,10 @@ def plot(records: dict[tuple, list[dict]], out_dir: Path) -> list[Path]:
     written = []
     cells = sorted({(g, p) for g, p, _ in records})
     for game, pop in cells:
-        for metric, ylabel, fname in (("regrets", "regret per step (r*_t - r_t)", "regret"),
-                                      ("tom_correct", "ToM accuracy (%)", "tom")):
+        for metric, ylabel, fname in (
+            ("regrets", "regret per step (r*_t - r_t)", "regret"),
+            ("tom_correct", "ToM accuracy (%)", "tom"),
+        ):
             fig, ax = plt.subplots(figsize=(6, 3.5))
             for (g, p, pol), recs in records.items():
                 if (g, p) != (game, pop):

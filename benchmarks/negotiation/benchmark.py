@@ -47,14 +47,37 @@ from benchmarks.cli_llm import add_llm_options, llm_settings
 from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.family import Benchmark, Part, register
 from benchmarks.family_command import Context, play
-from benchmarks.negotiation.cells import (LLM_MEDIATORS, LOCKSTEP_MEDIATORS, POLICIES, CellSetup, NegotiationCell,
-                                          cell_path, episode_record, play_episode)
-from benchmarks.negotiation.parts import (PartyTeam, format_movement, llm_extractor_factory, llm_judge_factory,
-                                          llm_mediator_factory, llm_party_factory, movement)
-from benchmarks.negotiation.settings import (AGREEMENTS, ATTITUDES, BEHAVIOUR_JUDGES, BUDGETS, MI_JUDGES, PARTIES,
-                                             NegotiationLLM,
-                                             NegotiationRun,
-                                             default_budget, scenario_key)
+from benchmarks.negotiation.cells import (
+    LLM_MEDIATORS,
+    LOCKSTEP_MEDIATORS,
+    POLICIES,
+    CellSetup,
+    NegotiationCell,
+    cell_path,
+    episode_record,
+    play_episode,
+)
+from benchmarks.negotiation.parts import (
+    PartyTeam,
+    format_movement,
+    llm_extractor_factory,
+    llm_judge_factory,
+    llm_mediator_factory,
+    llm_party_factory,
+    movement,
+)
+from benchmarks.negotiation.settings import (
+    AGREEMENTS,
+    ATTITUDES,
+    BEHAVIOUR_JUDGES,
+    BUDGETS,
+    MI_JUDGES,
+    PARTIES,
+    NegotiationLLM,
+    NegotiationRun,
+    default_budget,
+    scenario_key,
+)
 from benchmarks.negotiation.table import METRICS, MEDIATOR_ONLY, PUBLISHED, ROWS, format_table, plot, summarise
 from benchmarks.runner import run_cell
 from policies.negotiation.scripted import MEDIATORS as SCRIPTED_MEDIATORS
@@ -65,83 +88,164 @@ from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, r
 
 #: The options choosing how each part of an episode is played or scored: flag -> (choices, default, help).
 PART_OPTIONS: dict[str, tuple[Sequence[str], str | None, str]] = {
-    "--metrics": (METRICS, "release",
-                 "definitions of CC/TLE/RL/ME: the release's code (ProMediate-Eval scripts/evaluation.py; "
-                 "default) or the paper's text (002 §3.3); every record holds both"),
-    "--mi-judge": (MI_JUDGES, "rule-based",
-                 "who scores interventions: the rule-based judge, or the LLM judge on --backend/--model"),
-    "--agreement": (AGREEMENTS, "structural",
-                 "who scores each pair's agreement on a topic: the structural formula (default) or the LLM "
-                 "agreement judge on --backend/--model (five 1-5 dimensions, as the release's consensus "
-                 "pipeline; an agreement on a blocked option is never scored as full consensus)"),
-    "--behaviour-judge": (BEHAVIOUR_JUDGES, None,
-                 "after each episode, judge every mediator line with the release's behaviour prompts "
-                 "(scripts/behavior_evaluation.py) on --backend/--model: 'simple' as its script runs, "
-                 "'all' also its monitoring and planning prompts; rows get monitoring_score, "
-                 "planning_score, simple_score"),
-    "--parties": (PARTIES, "scripted",
-                 "who plays the party seats: the env's scripted parties, or LLM parties on "
-                 "--backend/--model: 'llm' follows the release's loop (memory and saliency, two "
-                 "thoughts each, motivation with the case's thresholds, turn allocation, nobody twice "
-                 "in a row; only the speaker's thought is put into words), 'llm-inner-thoughts' has "
-                 "every party think, score and word a line each turn (all parties decide a turn in "
-                 "one backend call per stage)"),
-    "--budget": (BUDGETS, None,
-                 "turns per episode: 'paper' (2 x parties x topics, at least 20; default with scripted "
-                 "parties) or 'release' (the release's loop: 4 x parties x topics; default with LLM parties)"),
-    "--attitudes": (ATTITUDES, "stated",
-                 "consensus from the stated stances (exact), or from every line read by the keyword "
-                 "or the LLM attitude extractor (LLM: needs --backend/--model)"),
+    "--metrics": (
+        METRICS,
+        "release",
+        "definitions of CC/TLE/RL/ME: the release's code (ProMediate-Eval scripts/evaluation.py; "
+        "default) or the paper's text (002 §3.3); every record holds both",
+    ),
+    "--mi-judge": (
+        MI_JUDGES,
+        "rule-based",
+        "who scores interventions: the rule-based judge, or the LLM judge on --backend/--model",
+    ),
+    "--agreement": (
+        AGREEMENTS,
+        "structural",
+        "who scores each pair's agreement on a topic: the structural formula (default) or the LLM "
+        "agreement judge on --backend/--model (five 1-5 dimensions, as the release's consensus "
+        "pipeline; an agreement on a blocked option is never scored as full consensus)",
+    ),
+    "--behaviour-judge": (
+        BEHAVIOUR_JUDGES,
+        None,
+        "after each episode, judge every mediator line with the release's behaviour prompts "
+        "(scripts/behavior_evaluation.py) on --backend/--model: 'simple' as its script runs, "
+        "'all' also its monitoring and planning prompts; rows get monitoring_score, "
+        "planning_score, simple_score",
+    ),
+    "--parties": (
+        PARTIES,
+        "scripted",
+        "who plays the party seats: the env's scripted parties, or LLM parties on "
+        "--backend/--model: 'llm' follows the release's loop (memory and saliency, two "
+        "thoughts each, motivation with the case's thresholds, turn allocation, nobody twice "
+        "in a row; only the speaker's thought is put into words), 'llm-inner-thoughts' has "
+        "every party think, score and word a line each turn (all parties decide a turn in "
+        "one backend call per stage)",
+    ),
+    "--budget": (
+        BUDGETS,
+        None,
+        "turns per episode: 'paper' (2 x parties x topics, at least 20; default with scripted "
+        "parties) or 'release' (the release's loop: 4 x parties x topics; default with LLM parties)",
+    ),
+    "--attitudes": (
+        ATTITUDES,
+        "stated",
+        "consensus from the stated stances (exact), or from every line read by the keyword "
+        "or the LLM attitude extractor (LLM: needs --backend/--model)",
+    ),
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add this command's options to ``parser`` (a sub-parser of ``python -m benchmarks``)."""
-    add_run_options(parser, episodes=5, episode_aliases=("--runs",),
-                    episodes_help="runs per scenario and cell (run r uses seed + r)",
-                    seed_help="run r of every scenario uses seed + r",
-                    plot="write consensus trajectories per topic (002 Figure 2) into this folder")
-    parser.add_argument("--policy", "--mediator", dest="mediator", default="none,blind,generic,social",
-                        help=f"comma-separated mediators: {', '.join(SCRIPTED_MEDIATORS)}, or the LLM mediators "
-                             f"{', '.join(LLM_MEDIATORS)}")
-    parser.add_argument("--mode", default="easy,medium,hard",
-                        help="comma-separated difficulty levels: easy, medium, hard")
-    parser.add_argument("--scenarios", default="all",
-                        help="'all' (the released ProMediate cases once downloaded, else our six), 'builtin', "
-                             f"'release', or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario / "
-                             "ProMediate case file paths (e.g. data/promediate/cases/hmo.json)")
-    parser.add_argument("--env", default="tom/Negotiation-v1",
-                        help="the version of the ids played, named by its base id: tom/Negotiation-v1 (default; "
-                             "the parties act before the mediator in each turn) or tom/Negotiation-v2 (the release's "
-                             "order: the mediator decides first, the parties only when it passes; the release's "
-                             "opening line); --mode picks its -Easy/-Medium/-Hard ids")
+    add_run_options(
+        parser,
+        episodes=5,
+        episode_aliases=("--runs",),
+        episodes_help="runs per scenario and cell (run r uses seed + r)",
+        seed_help="run r of every scenario uses seed + r",
+        plot="write consensus trajectories per topic (002 Figure 2) into this folder",
+    )
+    parser.add_argument(
+        "--policy",
+        "--mediator",
+        dest="mediator",
+        default="none,blind,generic,social",
+        help=f"comma-separated mediators: {', '.join(SCRIPTED_MEDIATORS)}, or the LLM mediators "
+        f"{', '.join(LLM_MEDIATORS)}",
+    )
+    parser.add_argument(
+        "--mode", default="easy,medium,hard", help="comma-separated difficulty levels: easy, medium, hard"
+    )
+    parser.add_argument(
+        "--scenarios",
+        default="all",
+        help="'all' (the released ProMediate cases once downloaded, else our six), 'builtin', "
+        f"'release', or comma-separated names ({', '.join(BUILTIN_SCENARIOS)}) or scenario / "
+        "ProMediate case file paths (e.g. data/promediate/cases/hmo.json)",
+    )
+    parser.add_argument(
+        "--env",
+        default="tom/Negotiation-v1",
+        help="the version of the ids played, named by its base id: tom/Negotiation-v1 (default; "
+        "the parties act before the mediator in each turn) or tom/Negotiation-v2 (the release's "
+        "order: the mediator decides first, the parties only when it passes; the release's "
+        "opening line); --mode picks its -Easy/-Medium/-Hard ids",
+    )
     for flag, (choices, default, text) in PART_OPTIONS.items():
         parser.add_argument(flag, choices=choices, default=default, help=text)
-    parser.add_argument("--max-work", type=positive_int, default=MAX_EPISODE_WORK,
-                        help="the bound on an episode's work figure, turns x (parties x topics x (parties + 36) + "
-                             "turns x seats) (default %(default)s, about 5-7 s of a scripted episode; the released "
-                             "cases need at most 161,280); a larger case stops the run before any episode with its "
-                             "figure, and this raises the bound")
-    group = add_llm_options(parser, title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
-                                  "--agreement llm; --behaviour-judge)",
-                    only=("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples", "lockstep",
-                          "engine_arg", "timeout", "max_retries", "retry_budget"), lockstep=1,  # no part scores
-                    lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
-                                  "per stage for all of them; records equal those of a run one by one)",
-                    max_model_len_help="vllm: context length (transcripts grow with the turns)")
-    group.add_argument("--max-tokens", type=positive_int, default=None,
-                       help="the cap on every generated reply of every LLM part (default: each part's own: 256 "
-                            "tokens, 5000 for the behaviour judge, as the release); a short cap keeps a small model that never stops "
-                            "from spending minutes per decision")
-    declare_applies(parser, {dest: Applies("without an LLM part (--policy llm-*, --parties llm*, --attitudes llm, "
-                                           "--mi-judge llm, --agreement llm or --behaviour-judge)", when=uses_llm)
-                             for dest in ("backend", "model", "base_url", "max_model_len", "fallback", "max_resamples",
-                                          "engine_arg", "timeout", "max_retries", "retry_budget", "max_tokens")})
+    parser.add_argument(
+        "--max-work",
+        type=positive_int,
+        default=MAX_EPISODE_WORK,
+        help="the bound on an episode's work figure, turns x (parties x topics x (parties + 36) + "
+        "turns x seats) (default %(default)s, about 5-7 s of a scripted episode; the released "
+        "cases need at most 161,280); a larger case stops the run before any episode with its "
+        "figure, and this raises the bound",
+    )
+    group = add_llm_options(
+        parser,
+        title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
+        "--agreement llm; --behaviour-judge)",
+        only=(
+            "backend",
+            "model",
+            "base_url",
+            "max_model_len",
+            "fallback",
+            "max_resamples",
+            "lockstep",
+            "engine_arg",
+            "timeout",
+            "max_retries",
+            "retry_budget",
+        ),
+        lockstep=1,  # no part scores
+        lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
+        "per stage for all of them; records equal those of a run one by one)",
+        max_model_len_help="vllm: context length (transcripts grow with the turns)",
+    )
+    group.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=None,
+        help="the cap on every generated reply of every LLM part (default: each part's own: 256 "
+        "tokens, 5000 for the behaviour judge, as the release); a short cap keeps a small model that never stops "
+        "from spending minutes per decision",
+    )
+    declare_applies(
+        parser,
+        {
+            dest: Applies(
+                "without an LLM part (--policy llm-*, --parties llm*, --attitudes llm, "
+                "--mi-judge llm, --agreement llm or --behaviour-judge)",
+                when=uses_llm,
+            )
+            for dest in (
+                "backend",
+                "model",
+                "base_url",
+                "max_model_len",
+                "fallback",
+                "max_resamples",
+                "engine_arg",
+                "timeout",
+                "max_retries",
+                "retry_budget",
+                "max_tokens",
+            )
+        },
+    )
     for action in parser._actions:  # each LLM part has its own default number of re-asks
         if action.dest == "max_resamples":
             action.default = None
-            action.help = ("re-asks after an unusable reply, for every LLM part (mediator, parties, judges, extractor; "
-                           "default: 2, each part's own)")
+            action.help = (
+                "re-asks after an unusable reply, for every LLM part (mediator, parties, judges, extractor; "
+                "default: 2, each part's own)"
+            )
 
 
 def _names(text: str, flag: str, item: str, choices: Sequence[str] | None = None) -> list[str]:
@@ -167,10 +271,15 @@ def scenario_list(text: str) -> list[str]:
             print(f"scenarios: the {len(cases)} released ProMediate cases in {Path(cases[0]).parent}", file=sys.stderr)
             return cases
         if choice == "release":
-            raise NegotiationConfigError(f"--scenarios release: no ProMediate cases in {DEFAULT_DEST} (or ${ENV_VAR}); "
-                                         "fetch them with: python -m benchmarks data download negotiation")
-        print("scenarios: our six self-written scenarios (run 'python -m benchmarks data download negotiation' "
-              "to play the released cases)", file=sys.stderr)
+            raise NegotiationConfigError(
+                f"--scenarios release: no ProMediate cases in {DEFAULT_DEST} (or ${ENV_VAR}); "
+                "fetch them with: python -m benchmarks data download negotiation"
+            )
+        print(
+            "scenarios: our six self-written scenarios (run 'python -m benchmarks data download negotiation' "
+            "to play the released cases)",
+            file=sys.stderr,
+        )
         return list(BUILTIN_SCENARIOS)
     if choice == "builtin":
         return list(BUILTIN_SCENARIOS)
@@ -187,10 +296,19 @@ def play_table1(args: argparse.Namespace, context: Context) -> tuple[list[dict],
     llm = NegotiationLLM()
     ident = _ident(args)
     if ident:
-        llm = NegotiationLLM.on(context.backend(), ident, args.fallback, args.parties, args.max_resamples,
-                                args.max_tokens)
-    return evaluate(replace(_settings(args, llm, levels, mediators), scenarios=tuple(scenarios), runs=args.episodes,
-                            seed=args.seed, out=Path(args.out), progress=context.progress))
+        llm = NegotiationLLM.on(
+            context.backend(), ident, args.fallback, args.parties, args.max_resamples, args.max_tokens
+        )
+    return evaluate(
+        replace(
+            _settings(args, llm, levels, mediators),
+            scenarios=tuple(scenarios),
+            runs=args.episodes,
+            seed=args.seed,
+            out=Path(args.out),
+            progress=context.progress,
+        )
+    )
 
 
 def table_text(rows: Sequence[dict], records: Any, args: argparse.Namespace) -> str:
@@ -200,11 +318,17 @@ def table_text(rows: Sequence[dict], records: Any, args: argparse.Namespace) -> 
     if moved:
         lines.append(moved)
     if args.parties != "scripted":
-        loop = ("the release's loop: memory, two thoughts each, motivation with the case's thresholds, turn "
-                "allocation, nobody twice in a row" if args.parties == "llm" else "inner thoughts, every party every turn")
+        loop = (
+            "the release's loop: memory, two thoughts each, motivation with the case's thresholds, turn "
+            "allocation, nobody twice in a row"
+            if args.parties == "llm"
+            else "inner thoughts, every party every turn"
+        )
         budget = default_budget(args.parties, args.budget)
-        lines.append(f"Parties: LLM ({loop}) on {args.backend} {args.model}; turns: {budget} budget "
-                     f"({'4' if budget == 'release' else '2'} x parties x topics).")
+        lines.append(
+            f"Parties: LLM ({loop}) on {args.backend} {args.model}; turns: {budget} budget "
+            f"({'4' if budget == 'release' else '2'} x parties x topics)."
+        )
     return "\n".join(lines)
 
 
@@ -214,16 +338,25 @@ def run(args: argparse.Namespace) -> int:
     return play(BENCHMARK, args)
 
 
-def _settings(args: argparse.Namespace, llm: NegotiationLLM, levels: Sequence[str],
-              mediators: Sequence[str]) -> NegotiationRun:
+def _settings(
+    args: argparse.Namespace, llm: NegotiationLLM, levels: Sequence[str], mediators: Sequence[str]
+) -> NegotiationRun:
     """The command line's grid and part choices (scenarios, runs and seeds left at their defaults)."""
-    return NegotiationRun(levels=tuple(levels), mediators=tuple(mediators), metrics=getattr(args, "metrics", "release"),
-                          parties=args.parties, budget=getattr(args, "budget", None), attitudes=args.attitudes,
-                          mi_judge=args.mi_judge, llm=llm, lockstep=getattr(args, "lockstep", 1),
-                          agreement=getattr(args, "agreement", "structural"),
-                          env_version=env_version(getattr(args, "env", None)),
-                          behaviour_judge=getattr(args, "behaviour_judge", None),
-                          max_work=getattr(args, "max_work", MAX_EPISODE_WORK))
+    return NegotiationRun(
+        levels=tuple(levels),
+        mediators=tuple(mediators),
+        metrics=getattr(args, "metrics", "release"),
+        parties=args.parties,
+        budget=getattr(args, "budget", None),
+        attitudes=args.attitudes,
+        mi_judge=args.mi_judge,
+        llm=llm,
+        lockstep=getattr(args, "lockstep", 1),
+        agreement=getattr(args, "agreement", "structural"),
+        env_version=env_version(getattr(args, "env", None)),
+        behaviour_judge=getattr(args, "behaviour_judge", None),
+        max_work=getattr(args, "max_work", MAX_EPISODE_WORK),
+    )
 
 
 def env_version(env_id: str | None) -> int:
@@ -232,13 +365,20 @@ def env_version(env_id: str | None) -> int:
 
     if env_id is None:
         return 1
-    bases = [rec.id for rec in tom_envs.REGISTRY.values() if rec.family == "negotiation" and rec.kind == "aec"
-             and "difficulty" not in rec.kwargs]
+    bases = [
+        rec.id
+        for rec in tom_envs.REGISTRY.values()
+        if rec.family == "negotiation" and rec.kind == "aec" and "difficulty" not in rec.kwargs
+    ]
     if env_id not in bases:
-        hint = (" (a level's id: name its base id and pick the level with --mode)"
-                if env_id in tom_envs.REGISTRY and tom_envs.REGISTRY[env_id].family == "negotiation" else "")
-        raise NegotiationConfigError(f"--env {env_id!r} is not a base id of the negotiation family{hint}; choose from "
-                                     f"{', '.join(bases)}")
+        hint = (
+            " (a level's id: name its base id and pick the level with --mode)"
+            if env_id in tom_envs.REGISTRY and tom_envs.REGISTRY[env_id].family == "negotiation"
+            else ""
+        )
+        raise NegotiationConfigError(
+            f"--env {env_id!r} is not a base id of the negotiation family{hint}; choose from {', '.join(bases)}"
+        )
     return int(env_id.rsplit("-v", 1)[1])
 
 
@@ -270,8 +410,9 @@ def evaluate(run: NegotiationRun) -> tuple[list[dict], dict[tuple[str, str], lis
         if cell.mediator in LLM_MEDIATORS and run.llm.mediator is None:
             raise NegotiationConfigError(f"mediator {cell.mediator!r} needs an LLM backend (--backend/--model)")
         batched = run.lockstep > 1 and cell.mediator in LOCKSTEP_MEDIATORS and run.parties == "scripted"
-        recs = run_cell(replace(cell, setup=setup), run.keys(), run.out, run.progress,
-                        lockstep=run.lockstep if batched else 1)
+        recs = run_cell(
+            replace(cell, setup=setup), run.keys(), run.out, run.progress, lockstep=run.lockstep if batched else 1
+        )
         records[(cell.conflict_mode, cell.mediator)] = recs
         rows.append(summarise(cell.difficulty, cell.conflict_mode, cell.mediator, recs, run.metrics))
         rows[-1].update(movement(recs))
@@ -285,40 +426,75 @@ def _check_lockstep(run: NegotiationRun) -> None:
     if run.lockstep <= 1:
         return
     if run.parties != "scripted":
-        raise NegotiationConfigError(f"--lockstep {run.lockstep}: LLM parties play one episode at a time (their "
-                                     "team keeps per-episode memories); drop --lockstep or use scripted parties")
+        raise NegotiationConfigError(
+            f"--lockstep {run.lockstep}: LLM parties play one episode at a time (their "
+            "team keeps per-episode memories); drop --lockstep or use scripted parties"
+        )
     alone = [m for m in run.mediators if m not in LOCKSTEP_MEDIATORS]
     if len(alone) == len(run.mediators):
-        raise NegotiationConfigError(f"--lockstep {run.lockstep} applies to the LLM mediators "
-                                     f"{', '.join(LOCKSTEP_MEDIATORS)} only; none of {', '.join(run.mediators)} is one")
+        raise NegotiationConfigError(
+            f"--lockstep {run.lockstep} applies to the LLM mediators "
+            f"{', '.join(LOCKSTEP_MEDIATORS)} only; none of {', '.join(run.mediators)} is one"
+        )
     if alone:
-        warnings.warn(f"--lockstep {run.lockstep}: the mediators {', '.join(alone)} play one episode at a time "
-                      f"(lockstep applies to {', '.join(LOCKSTEP_MEDIATORS)})", NegotiationWarning, stacklevel=3)
+        warnings.warn(
+            f"--lockstep {run.lockstep}: the mediators {', '.join(alone)} play one episode at a time "
+            f"(lockstep applies to {', '.join(LOCKSTEP_MEDIATORS)})",
+            NegotiationWarning,
+            stacklevel=3,
+        )
 
 
 def grid(run: NegotiationRun) -> list[NegotiationCell]:
     """Table 1's cells, in its column order: every conflict mode of ``run.levels`` x ``run.mediators`` (cells of
     scenario or case files, e.g. the released ProMediate cases, apart from those of our built-in scenarios)."""
     files = any(name not in BUILTIN_SCENARIOS for name in run.scenarios)
-    return [NegotiationCell(level, mode, med, dict(run.llm.ident) or None, run.attitudes, run.mi_judge, run.parties,
-                            run.turn_budget, run.agreement, env_version=run.env_version,
-                            behaviour_judge=run.behaviour_judge, case_files=files)
-            for level in run.levels for mode in DIFFICULTY_MODES[level] for med in run.mediators]
+    return [
+        NegotiationCell(
+            level,
+            mode,
+            med,
+            dict(run.llm.ident) or None,
+            run.attitudes,
+            run.mi_judge,
+            run.parties,
+            run.turn_budget,
+            run.agreement,
+            env_version=run.env_version,
+            behaviour_judge=run.behaviour_judge,
+            case_files=files,
+        )
+        for level in run.levels
+        for mode in DIFFICULTY_MODES[level]
+        for med in run.mediators
+    ]
 
 
 def cells(args: argparse.Namespace) -> list[NegotiationCell]:
     """The cells the command line asks for (the declaration's ``cells``)."""
-    return grid(replace(_settings(args, NegotiationLLM(_ident(args)),
-                                  _names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES)),
-                                  _names(args.mediator, "--mediator", "mediator", list(POLICIES))),
-                        scenarios=tuple(scenario_list(args.scenarios))))
+    return grid(
+        replace(
+            _settings(
+                args,
+                NegotiationLLM(_ident(args)),
+                _names(args.mode, "--mode", "difficulty level", list(DIFFICULTY_MODES)),
+                _names(args.mediator, "--mediator", "mediator", list(POLICIES)),
+            ),
+            scenarios=tuple(scenario_list(args.scenarios)),
+        )
+    )
 
 
 def uses_llm(args: argparse.Namespace) -> bool:
     """Whether an LLM decides, reads or judges anything on this command line (else its LLM options do nothing)."""
-    return bool(any(m in LLM_MEDIATORS for m in split_list(args.mediator)) or args.attitudes == "llm"
-                or args.mi_judge == "llm" or args.parties != "scripted"
-                or getattr(args, "agreement", "structural") == "llm" or getattr(args, "behaviour_judge", None))
+    return bool(
+        any(m in LLM_MEDIATORS for m in split_list(args.mediator))
+        or args.attitudes == "llm"
+        or args.mi_judge == "llm"
+        or args.parties != "scripted"
+        or getattr(args, "agreement", "structural") == "llm"
+        or getattr(args, "behaviour_judge", None)
+    )
 
 
 def _ident(args: argparse.Namespace) -> dict[str, Any]:
@@ -333,15 +509,56 @@ def _ident(args: argparse.Namespace) -> dict[str, Any]:
     return ident
 
 
-__all__ = ["ATTITUDES", "BENCHMARK", "BUDGETS", "CellSetup", "LLM_MEDIATORS", "MEDIATOR_ONLY", "MI_JUDGES", "PARTIES",
-           "POLICIES", "PUBLISHED", "ROWS", "NegotiationCell", "NegotiationLLM", "NegotiationRun", "PartyTeam",
-           "add_arguments", "cell_path", "cells", "default_budget", "episode_record", "evaluate", "format_table", "grid",
-           "llm_extractor_factory", "llm_judge_factory", "llm_mediator_factory", "llm_party_factory", "play_episode",
-           "plot", "run", "summarise"]
+__all__ = [
+    "ATTITUDES",
+    "BENCHMARK",
+    "BUDGETS",
+    "CellSetup",
+    "LLM_MEDIATORS",
+    "MEDIATOR_ONLY",
+    "MI_JUDGES",
+    "PARTIES",
+    "POLICIES",
+    "PUBLISHED",
+    "ROWS",
+    "NegotiationCell",
+    "NegotiationLLM",
+    "NegotiationRun",
+    "PartyTeam",
+    "add_arguments",
+    "cell_path",
+    "cells",
+    "default_budget",
+    "episode_record",
+    "evaluate",
+    "format_table",
+    "grid",
+    "llm_extractor_factory",
+    "llm_judge_factory",
+    "llm_mediator_factory",
+    "llm_party_factory",
+    "play_episode",
+    "plot",
+    "run",
+    "summarise",
+]
 
-BENCHMARK = register(Benchmark(
-    name="negotiation", family="negotiation",
-    help="002 Table 1: scripted parties with NoAgent / Generic / Social mediators",
-    description=__doc__, policies=POLICIES, default_policy="none", metrics=tuple(key for key, _, _ in ROWS),
-    published=PUBLISHED, episodes=5, cells=cells, arguments=add_arguments, shared_options=False, plot=plot,
-    layouts={"table1": table_text}, parts=(Part("table1", evaluate=play_table1),)))
+BENCHMARK = register(
+    Benchmark(
+        name="negotiation",
+        family="negotiation",
+        help="002 Table 1: scripted parties with NoAgent / Generic / Social mediators",
+        description=__doc__,
+        policies=POLICIES,
+        default_policy="none",
+        metrics=tuple(key for key, _, _ in ROWS),
+        published=PUBLISHED,
+        episodes=5,
+        cells=cells,
+        arguments=add_arguments,
+        shared_options=False,
+        plot=plot,
+        layouts={"table1": table_text},
+        parts=(Part("table1", evaluate=play_table1),),
+    )
+)

@@ -54,7 +54,9 @@ def _llm(name: str) -> Callable[[Scenario, LLMMediatorFactory | None], BasePolic
 
 #: The family's one name -> factory(scenario, LLM mediator factory or None) table of mediators.
 POLICIES: dict[str, Callable[[Scenario, LLMMediatorFactory | None], BasePolicy]] = {
-    **{name: _scripted(name) for name in SCRIPTED_MEDIATORS}, **{name: _llm(name) for name in LLM_MEDIATORS}}
+    **{name: _scripted(name) for name in SCRIPTED_MEDIATORS},
+    **{name: _llm(name) for name in LLM_MEDIATORS},
+}
 
 
 @dataclass(frozen=True)
@@ -93,10 +95,19 @@ class NegotiationCell(Cell):
     case_files: bool = False  # scenarios from files (the released cases): never pooled with the built-in ones
 
     def config(self) -> dict[str, Any]:
-        config: dict[str, Any] = {"version": RESULTS_VERSION, "conflict_mode": self.conflict_mode,
-                                  "mediator": self.mediator}
-        if self.llm and (self.mediator in LLM_MEDIATORS or self.attitudes == "llm" or self.mi_judge == "llm"
-                         or self.parties != "scripted" or self.agreement == "llm" or self.behaviour_judge):
+        config: dict[str, Any] = {
+            "version": RESULTS_VERSION,
+            "conflict_mode": self.conflict_mode,
+            "mediator": self.mediator,
+        }
+        if self.llm and (
+            self.mediator in LLM_MEDIATORS
+            or self.attitudes == "llm"
+            or self.mi_judge == "llm"
+            or self.parties != "scripted"
+            or self.agreement == "llm"
+            or self.behaviour_judge
+        ):
             config["llm"] = dict(self.llm)
         if self.attitudes != "stated":
             config["attitudes"] = self.attitudes
@@ -147,16 +158,24 @@ class NegotiationCell(Cell):
         parts = self.required_setup().parts(scenario)
         # v2 opens with the release's line: the mediator's, or a random party's in NoAgent (mediator "none")
         opening = {"opening": "party"} if self.env_version != 1 and self.mediator == "none" else {}
-        env = AECTextObservation(make_env(level_env_id(self.difficulty, self.env_version), scenario=scenario,
-                                          conflict_mode=self.conflict_mode, **parts, **opening))
+        env = AECTextObservation(
+            make_env(
+                level_env_id(self.difficulty, self.env_version),
+                scenario=scenario,
+                conflict_mode=self.conflict_mode,
+                **parts,
+                **opening,
+            )
+        )
         if hasattr(parts.get("mi_judge"), "bind"):
             parts["mi_judge"].bind(env)
         if seed is not None:
             _reseed(parts, seed)
         return env, parts
 
-    def play(self, table: "ScenarioTable", mediator_for: Callable[[Scenario], BasePolicy],
-             seed: EpisodeKey) -> EpisodeResult:
+    def play(
+        self, table: "ScenarioTable", mediator_for: Callable[[Scenario], BasePolicy], seed: EpisodeKey
+    ) -> EpisodeResult:
         """Episode ``seed`` = (scenario, seed) on the scenario's env, with a fresh mediator (and the LLM
         party team, if any); the result's ``summary`` is the episode's record (:func:`episode_record`)
         and its ``policy_stats`` the LLM parts' counters."""
@@ -183,8 +202,12 @@ class NegotiationCell(Cell):
         summary.update(judge.score_episode(env.unwrapped.events))
         return {"behaviour_judge": dict(judge.stats)}
 
-    def play_batch(self, tables: Sequence["ScenarioTable"], mediator_for: Callable[[Scenario], BasePolicy],
-                   seeds: Sequence[EpisodeKey]) -> list[EpisodeResult]:
+    def play_batch(
+        self,
+        tables: Sequence["ScenarioTable"],
+        mediator_for: Callable[[Scenario], BasePolicy],
+        seeds: Sequence[EpisodeKey],
+    ) -> list[EpisodeResult]:
         """The episodes of a batch in lockstep, scenario by scenario: one env per episode (reseeded
         parts) and one mediator for the scenario's episodes."""
         setup = self.required_setup()
@@ -205,8 +228,14 @@ class NegotiationCell(Cell):
     def record(self, seed: EpisodeKey, result: EpisodeResult) -> dict[str, Any]:
         """One episode's record; the LLM parts' counters (calls, parse failures, fallbacks) under ``llm_stats``."""
         name, s = seed
-        rec = {"scenario": name, "seed": s, "conflict_mode": self.conflict_mode, "mediator": self.mediator,
-               "version": RESULTS_VERSION, "episode": result.summary}
+        rec = {
+            "scenario": name,
+            "seed": s,
+            "conflict_mode": self.conflict_mode,
+            "mediator": self.mediator,
+            "version": RESULTS_VERSION,
+            "episode": result.summary,
+        }
         if result.policy_stats:
             rec["llm_stats"] = result.policy_stats
         if self.parties != "scripted":
@@ -218,8 +247,10 @@ class NegotiationCell(Cell):
     def required_setup(self) -> CellSetup:
         """The cell's :attr:`setup`; a :class:`NegotiationConfigError` without one."""
         if self.setup is None:
-            raise NegotiationConfigError(f"cell {self.slug()} has no setup to play with; give it one "
-                                         "(dataclasses.replace(cell, setup=CellSetup(...)))")
+            raise NegotiationConfigError(
+                f"cell {self.slug()} has no setup to play with; give it one "
+                "(dataclasses.replace(cell, setup=CellSetup(...)))"
+            )
         return self.setup
 
 
@@ -242,8 +273,9 @@ class ScenarioTable:
         if self._behaviour is None:
             factory = self.cell.required_setup().behaviour
             if factory is None:
-                raise NegotiationConfigError(f"behaviour judge {self.cell.behaviour_judge!r} needs an LLM backend "
-                                             "(--backend/--model)")
+                raise NegotiationConfigError(
+                    f"behaviour judge {self.cell.behaviour_judge!r} needs an LLM backend (--backend/--model)"
+                )
             self._behaviour = factory(self.cell.behaviour_judge)
         return self._behaviour
 
@@ -261,8 +293,15 @@ def env_versions() -> tuple[int, ...]:
     """The versions of the family's registered ids (1: ``tom/Negotiation-v1`` and its levels, 2: v2)."""
     import tom_envs
 
-    return tuple(sorted({_version(rec.id) for rec in tom_envs.REGISTRY.values()
-                         if rec.family == "negotiation" and rec.kind == "aec"}))
+    return tuple(
+        sorted(
+            {
+                _version(rec.id)
+                for rec in tom_envs.REGISTRY.values()
+                if rec.family == "negotiation" and rec.kind == "aec"
+            }
+        )
+    )
 
 
 def level_env_id(difficulty: str, version: int = 1) -> str:
@@ -270,11 +309,19 @@ def level_env_id(difficulty: str, version: int = 1) -> str:
     Picked by version, never "the newest": a new version must not change what an existing command plays."""
     import tom_envs
 
-    found = [rec.id for rec in tom_envs.REGISTRY.values() if rec.family == "negotiation" and rec.kind == "aec"
-             and rec.kwargs.get("difficulty") == difficulty and _version(rec.id) == version]
+    found = [
+        rec.id
+        for rec in tom_envs.REGISTRY.values()
+        if rec.family == "negotiation"
+        and rec.kind == "aec"
+        and rec.kwargs.get("difficulty") == difficulty
+        and _version(rec.id) == version
+    ]
     if not found:
-        raise NegotiationConfigError(f"no registered negotiation id of level {difficulty!r} in version v{version}; "
-                                     f"versions: {', '.join(f'v{v}' for v in env_versions())}")
+        raise NegotiationConfigError(
+            f"no registered negotiation id of level {difficulty!r} in version v{version}; "
+            f"versions: {', '.join(f'v{v}' for v in env_versions())}"
+        )
     return found[0]
 
 
@@ -297,13 +344,29 @@ def _reseed(parts: Mapping[str, Any], seed: int) -> None:
 
 def _counters(counters: dict[str, dict], parts: Mapping[str, Any], team: PartyTeam | None) -> dict[str, dict]:
     """``counters`` and the LLM parts' counters (calls, parse failures, fallbacks) by who keeps them."""
-    return {**counters, **{who: dict(part.stats) for who, part in
-                           [("extractor", parts.get("attitude_extractor")), ("mi_judge", parts.get("mi_judge")),
-                            ("agreement", parts.get("agreement")), ("parties", team)] if isinstance(getattr(part, "stats", None), dict)}}
+    return {
+        **counters,
+        **{
+            who: dict(part.stats)
+            for who, part in [
+                ("extractor", parts.get("attitude_extractor")),
+                ("mi_judge", parts.get("mi_judge")),
+                ("agreement", parts.get("agreement")),
+                ("parties", team),
+            ]
+            if isinstance(getattr(part, "stats", None), dict)
+        },
+    }
 
 
-def cell_path(out: Path, conflict_mode: str, mediator: str, ident: dict[str, Any] | None = None,
-              attitudes: str = "stated", mi_judge: str = "rule-based") -> Path:
+def cell_path(
+    out: Path,
+    conflict_mode: str,
+    mediator: str,
+    ident: dict[str, Any] | None = None,
+    attitudes: str = "stated",
+    mi_judge: str = "rule-based",
+) -> Path:
     """The results file of a cell (see :class:`NegotiationCell`)."""
     level = next(lv for lv, modes in DIFFICULTY_MODES.items() if conflict_mode in modes)
     return NegotiationCell(level, conflict_mode, mediator, ident or None, attitudes, mi_judge).path(out)
@@ -338,9 +401,23 @@ def episode_record(env: Any, result: Any) -> dict[str, Any]:
     episode["tom_accuracy"] = None if acc is None or not cells else float(acc) / 100.0
     episode["tom_predictions"] = cells
     if recorder is not None:
-        episode["tom_cells"] = episode_cells(recorder.records, env.unwrapped.public_state(), str(episode.get("scenario")))
+        episode["tom_cells"] = episode_cells(
+            recorder.records, env.unwrapped.public_state(), str(episode.get("scenario"))
+        )
     return episode
 
 
-__all__ = ["CellSetup", "EpisodeKey", "LLM_MEDIATORS", "LOCKSTEP_MEDIATORS", "NegotiationCell", "POLICIES",
-           "ScenarioTable", "cell_path", "env_versions", "episode_record", "level_env_id", "play_episode"]
+__all__ = [
+    "CellSetup",
+    "EpisodeKey",
+    "LLM_MEDIATORS",
+    "LOCKSTEP_MEDIATORS",
+    "NegotiationCell",
+    "POLICIES",
+    "ScenarioTable",
+    "cell_path",
+    "env_versions",
+    "episode_record",
+    "level_env_id",
+    "play_episode",
+]

@@ -85,13 +85,31 @@ class NegotiationPairCell(PairCell):
             play_aec(quiet, make_mediator("none"), seed)
             par = float(quiet.unwrapped.tracker.history[-1] - quiet.unwrapped.tracker.history[0])
         tom = episode.get("tom_accuracy")
-        summary = {"returns": [gain, parties], "tom": [None if tom is None else 100.0 * float(tom), None],
-                   "scores": [gain, par], "rounds": int(base.turn), "no_mediator_gain": par,
-                   "outcome": {k: episode.get(k) for k in ("cc", "tle", "rl", "me_mean", "mi_mean", "interventions",
-                                                           "success_rate", "deals", "tom_predictions")}}
+        summary = {
+            "returns": [gain, parties],
+            "tom": [None if tom is None else 100.0 * float(tom), None],
+            "scores": [gain, par],
+            "rounds": int(base.turn),
+            "no_mediator_gain": par,
+            "outcome": {
+                k: episode.get(k)
+                for k in (
+                    "cc",
+                    "tle",
+                    "rl",
+                    "me_mean",
+                    "mi_mean",
+                    "interventions",
+                    "success_rate",
+                    "deals",
+                    "tom_predictions",
+                )
+            },
+        }
         stats = getattr(mediator, "stats", None)  # an LLM mediator's counters (built fresh for the episode)
-        return EpisodeResult(seed, summary, {}, steps=[],
-                             policy_stats={MEDIATOR: dict(stats)} if isinstance(stats, dict) else None)
+        return EpisodeResult(
+            seed, summary, {}, steps=[], policy_stats={MEDIATOR: dict(stats)} if isinstance(stats, dict) else None
+        )
 
     def check(self, record: dict) -> None:
         ep = record["episode"]
@@ -163,8 +181,9 @@ def _learner(path: str, seat: str) -> Any:
 def _llm_for(spec: Any, base: Any) -> Any:
     from benchmarks.negotiation.parts import llm_mediator_factory
 
-    make = llm_mediator_factory(spec.backend, spec.settings.get("fallback", "raise"),
-                                spec.settings.get("max_resamples", 10))
+    make = llm_mediator_factory(
+        spec.backend, spec.settings.get("fallback", "raise"), spec.settings.get("max_resamples", 10)
+    )
     return make(LLM_VARIANT, base.scenario)
 
 
@@ -178,25 +197,41 @@ def learner(env_id: str, pop: Population) -> Agent:
     from benchmarks.negotiation.rl import TASK as RL_TASK
     from benchmarks.rl_train import Training, train
 
-    training = Training(env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {},
-                        dict(RL_TASK.hyper.get("ppo", {})))
+    training = Training(
+        env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {}, dict(RL_TASK.hyper.get("ppo", {}))
+    )
     train(RL_TASK, training, Path(pop.out) / "learners", pop.log)
     path = str(training.path(Path(pop.out) / "learners"))
-    return Agent("ppo", "learner", {"algo": "ppo", "steps": pop.learner_steps, "split": "train",
-                                    "model": training.key}, functools.partial(_learner, path), MEDIATOR)
+    return Agent(
+        "ppo",
+        "learner",
+        {"algo": "ppo", "steps": pop.learner_steps, "split": "train", "model": training.key},
+        functools.partial(_learner, path),
+        MEDIATOR,
+    )
 
 
 def population(env_id: str, pop: Population) -> list[Agent]:
     """The mediators (:data:`SCRIPTED`, the PPO learner, the LLM) and the party agents (:data:`MODES`)."""
-    agents = [Agent(name, "scripted", {"mediator": name}, functools.partial(_scripted, name), MEDIATOR)
-              for name in SCRIPTED]
+    agents = [
+        Agent(name, "scripted", {"mediator": name}, functools.partial(_scripted, name), MEDIATOR) for name in SCRIPTED
+    ]
     if pop.learner_steps:
         agents.append(learner(env_id, pop))
     if pop.llm is not None:
-        agents.append(Agent("llm_social", "llm", {**pop.llm.identity, "variant": LLM_VARIANT},
-                            functools.partial(_llm, pop.llm), MEDIATOR))
-    agents += [Agent(f"parties_{mode}", "scripted", {"conflict_mode": mode}, functools.partial(_parties, mode), PARTIES)
-               for mode in MODES]
+        agents.append(
+            Agent(
+                "llm_social",
+                "llm",
+                {**pop.llm.identity, "variant": LLM_VARIANT},
+                functools.partial(_llm, pop.llm),
+                MEDIATOR,
+            )
+        )
+    agents += [
+        Agent(f"parties_{mode}", "scripted", {"conflict_mode": mode}, functools.partial(_parties, mode), PARTIES)
+        for mode in MODES
+    ]
     return agents
 
 
@@ -209,6 +244,8 @@ TASK = CrossplayTask(
     cell=NegotiationPairCell,
     strategy=False,
     horizons=(20, None, "turns (the turn budget)"),
-    notes=("mediators in the first seat, the case's parties (one agent) in the second; a match is won by the "
-           "mediator when its consensus gain beats the parties' gain with a mediator that never intervenes",),
+    notes=(
+        "mediators in the first seat, the case's parties (one agent) in the second; a match is won by the "
+        "mediator when its consensus gain beats the parties' gain with a mediator that never intervenes",
+    ),
 )

@@ -29,11 +29,24 @@ from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTa
 #: tom/Negotiation-v2 and its levels (the release's turn order), played with -T env=...
 V2_IDS = ("tom/Negotiation-v2", "tom/Negotiation-Easy-v2", "tom/Negotiation-Medium-v2", "tom/Negotiation-Hard-v2")
 
-OPTIONS = {"mediator": "llm-generic", "conflict_mode": "general", "scenarios": None, "parties": "scripted",
-           "attitudes": "stated", "mi_judge": "rule-based", "agreement": "structural", "metrics": "release",
-           "budget": None, "behaviour_judge": None, "max_resamples": None, "max_tokens": None}
-REFUSES = {"horizon": "an episode's turns are its budget: -T budget=paper|release (as the command's --budget)",
-           "data_dir": "name scenario or ProMediate case files in -T scenarios (comma-separated paths)"}
+OPTIONS = {
+    "mediator": "llm-generic",
+    "conflict_mode": "general",
+    "scenarios": None,
+    "parties": "scripted",
+    "attitudes": "stated",
+    "mi_judge": "rule-based",
+    "agreement": "structural",
+    "metrics": "release",
+    "budget": None,
+    "behaviour_judge": None,
+    "max_resamples": None,
+    "max_tokens": None,
+}
+REFUSES = {
+    "horizon": "an episode's turns are its budget: -T budget=paper|release (as the command's --budget)",
+    "data_dir": "name scenario or ProMediate case files in -T scenarios (comma-separated paths)",
+}
 METRICS = ("cc", "tle", "rl", "me", "mi", "tom_accuracy")
 
 
@@ -64,47 +77,96 @@ def play(run: EpisodeRun) -> dict[str, Any]:
     mode, mediator = str(opts["conflict_mode"]), str(opts["mediator"])
     level = next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), None)
     if level is None:
-        raise InspectTaskError(f"-T conflict_mode {mode!r}: choose from "
-                               f"{', '.join(m for ms in DIFFICULTY_MODES.values() for m in ms)}")
+        raise InspectTaskError(
+            f"-T conflict_mode {mode!r}: choose from {', '.join(m for ms in DIFFICULTY_MODES.values() for m in ms)}"
+        )
     import tom_envs
 
     version = int(run.env_id.rsplit("-v", 1)[1])  # -T env=tom/Negotiation-v2 plays the v2 ids
     named = tom_envs.REGISTRY[run.env_id].kwargs.get("difficulty")
     if named is not None and named != level:
-        raise InspectTaskError(f"-T env={run.env_id} is the {named} level, but -T conflict_mode={mode} is of the "
-                               f"{level} level: the conflict mode picks the env (drop -T env)")
+        raise InspectTaskError(
+            f"-T env={run.env_id} is the {named} level, but -T conflict_mode={mode} is of the "
+            f"{level} level: the conflict mode picks the env (drop -T env)"
+        )
     fallback = str(opts["fallback"])
     main, parties, judge = run.backends[None], run.backends["parties"], run.backends["judge"]
     ident = {"backend": "inspect", "model": main.name, "base_url": None, "fallback": fallback}
     caps = [None if opts[k] is None else int(opts[k]) for k in ("max_resamples", "max_tokens")]
     # keyed only when set, as the command keys them (benchmarks.negotiation.benchmark._ident)
     ident.update({k: v for k, v in zip(("max_resamples", "max_tokens"), caps) if v is not None})
-    on = {name: NegotiationLLM.on(b, ident, fallback, str(opts["parties"]), *caps) for name, b in
-          (("main", main), ("parties", parties), ("judge", judge))}
-    llm = NegotiationLLM(ident, on["main"].mediator, on["judge"].extractor, on["judge"].judge, on["parties"].party,
-                         on["judge"].agreement, on["judge"].behaviour)
+    on = {
+        name: NegotiationLLM.on(b, ident, fallback, str(opts["parties"]), *caps)
+        for name, b in (("main", main), ("parties", parties), ("judge", judge))
+    }
+    llm = NegotiationLLM(
+        ident,
+        on["main"].mediator,
+        on["judge"].extractor,
+        on["judge"].judge,
+        on["parties"].party,
+        on["judge"].agreement,
+        on["judge"].behaviour,
+    )
     behaviour = None if opts.get("behaviour_judge") is None else str(opts["behaviour_judge"])
     name = str(run.episode["scenario"])
-    settings = NegotiationRun(levels=(level,), mediators=(mediator,), scenarios=(name,), seed=run.seed,
-                              metrics=str(opts["metrics"]), parties=str(opts["parties"]), budget=opts["budget"],
-                              attitudes=str(opts["attitudes"]), mi_judge=str(opts["mi_judge"]), llm=llm,
-                              agreement=str(opts["agreement"]), env_version=version, behaviour_judge=behaviour)
+    settings = NegotiationRun(
+        levels=(level,),
+        mediators=(mediator,),
+        scenarios=(name,),
+        seed=run.seed,
+        metrics=str(opts["metrics"]),
+        parties=str(opts["parties"]),
+        budget=opts["budget"],
+        attitudes=str(opts["attitudes"]),
+        mi_judge=str(opts["mi_judge"]),
+        llm=llm,
+        agreement=str(opts["agreement"]),
+        env_version=version,
+        behaviour_judge=behaviour,
+    )
     settings.needs_llm()
     setup = CellSetup({name: resolve_scenario(name)}, settings.parts(), llm.mediator, llm.behaviour)
-    cell = NegotiationCell(level, mode, mediator, ident, settings.attitudes, settings.mi_judge, settings.parties,
-                           settings.turn_budget, settings.agreement, setup=setup, env_version=version,
-                           behaviour_judge=behaviour)
+    cell = NegotiationCell(
+        level,
+        mode,
+        mediator,
+        ident,
+        settings.attitudes,
+        settings.mi_judge,
+        settings.parties,
+        settings.turn_budget,
+        settings.agreement,
+        setup=setup,
+        env_version=version,
+        behaviour_judge=behaviour,
+    )
     record = cell.record((name, run.seed), cell.play(cell.make_env(), cell.make_policy(), (name, run.seed)))
     ep = measured(record["episode"], settings.metrics)
-    row = {"cc": 100 * ep["cc"], "tle": None if ep["tle_mean"] is None else 100 * ep["tle_mean"], "rl": ep["rl_mean"],
-           "me": None if ep["me_mean"] is None else 100 * ep["me_mean"], "mi": ep["mi_mean"],
-           "tom_accuracy": ep.get("tom_accuracy")}
+    row = {
+        "cc": 100 * ep["cc"],
+        "tle": None if ep["tle_mean"] is None else 100 * ep["tle_mean"],
+        "rl": ep["rl_mean"],
+        "me": None if ep["me_mean"] is None else 100 * ep["me_mean"],
+        "mi": ep["mi_mean"],
+        "tom_accuracy": ep.get("tom_accuracy"),
+    }
     if mediator == "none":
         row = {k: v for k, v in row.items() if k not in MEDIATOR_ONLY}
     return {**record, "row": row}
 
 
-TASKS = (EpisodeTask(name="negotiation", env_id="tom/Negotiation-v1", play=play, metrics=METRICS,
-                     roles=("parties", "judge"), options=OPTIONS, episodes=episodes, also_plays=V2_IDS,
-                     refuses=REFUSES,
-                     description="ProMediate mediation: the model mediates; LLM parties and judges on model roles"),)
+TASKS = (
+    EpisodeTask(
+        name="negotiation",
+        env_id="tom/Negotiation-v1",
+        play=play,
+        metrics=METRICS,
+        roles=("parties", "judge"),
+        options=OPTIONS,
+        episodes=episodes,
+        also_plays=V2_IDS,
+        refuses=REFUSES,
+        description="ProMediate mediation: the model mediates; LLM parties and judges on model roles",
+    ),
+)

@@ -28,8 +28,9 @@ def _caller(fallback: str, max_resamples: int | None, max_tokens: int | None) ->
     return {"fallback": fallback, "max_resamples": max_resamples, "max_tokens": max_tokens}
 
 
-def llm_mediator_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
-                         max_tokens: int | None = None) -> LLMMediatorFactory:
+def llm_mediator_factory(
+    backend: Any, fallback: str = "raise", max_resamples: int | None = None, max_tokens: int | None = None
+) -> LLMMediatorFactory:
     """Builds ``llm-generic`` / ``llm-social`` mediators (:class:`~policies.negotiation.llm.LLMMediator`)
     and ``llm-social-paper`` (002's social mediator as the release builds it,
     :class:`~policies.negotiation.llm.SocialMediatorLLM`) on ``backend`` for a scenario."""
@@ -45,8 +46,9 @@ def llm_mediator_factory(backend: Any, fallback: str = "raise", max_resamples: i
     return factory
 
 
-def llm_extractor_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
-                          max_tokens: int | None = None) -> Callable[[Scenario], Any]:
+def llm_extractor_factory(
+    backend: Any, fallback: str = "raise", max_resamples: int | None = None, max_tokens: int | None = None
+) -> Callable[[Scenario], Any]:
     """Builds the LLM attitude extractor on ``backend`` for a scenario."""
     from policies.negotiation.llm import LLMAttitudeExtractor
 
@@ -54,8 +56,13 @@ def llm_extractor_factory(backend: Any, fallback: str = "raise", max_resamples: 
     return lambda scenario: LLMAttitudeExtractor(backend, scenario, **kw)
 
 
-def llm_party_factory(backend: Any, fallback: str = "raise", strategy: str = "release",
-                      max_resamples: int | None = None, max_tokens: int | None = None) -> Callable[[Scenario], Any]:
+def llm_party_factory(
+    backend: Any,
+    fallback: str = "raise",
+    strategy: str = "release",
+    max_resamples: int | None = None,
+    max_tokens: int | None = None,
+) -> Callable[[Scenario], Any]:
     """Builds one LLM party (:class:`~policies.negotiation.llm.LLMParty`) on ``backend`` for a scenario;
     ``strategy`` ``"release"`` (the release's loop) or ``"inner_thoughts"``."""
     from policies.negotiation.llm import LLMParty
@@ -64,8 +71,9 @@ def llm_party_factory(backend: Any, fallback: str = "raise", strategy: str = "re
     return lambda scenario: LLMParty(backend, scenario, strategy=strategy, **kw)
 
 
-def llm_agreement_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
-                          max_tokens: int | None = None) -> Callable[[Scenario], Any]:
+def llm_agreement_factory(
+    backend: Any, fallback: str = "raise", max_resamples: int | None = None, max_tokens: int | None = None
+) -> Callable[[Scenario], Any]:
     """Builds the LLM agreement judge (:class:`~policies.negotiation.llm.LLMAgreementJudge`: five 1-5
     dimensions per pair and topic, the release's consensus scoring) on ``backend``, one per scenario."""
     from policies.negotiation.llm import LLMAgreementJudge
@@ -74,8 +82,9 @@ def llm_agreement_factory(backend: Any, fallback: str = "raise", max_resamples: 
     return lambda scenario: LLMAgreementJudge(backend, **kw)
 
 
-def llm_behaviour_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
-                          max_tokens: int | None = None) -> Callable[[str], Any]:
+def llm_behaviour_factory(
+    backend: Any, fallback: str = "raise", max_resamples: int | None = None, max_tokens: int | None = None
+) -> Callable[[str], Any]:
     """Builds the release's behaviour judge (:class:`~policies.negotiation.llm.behaviour.LLMBehaviourJudge`) on
     ``backend`` for a ``--behaviour-judge`` choice (``simple``: the release's script as it runs; ``all``)."""
     from policies.negotiation.llm.behaviour import JUDGE_KINDS, LLMBehaviourJudge
@@ -84,8 +93,9 @@ def llm_behaviour_factory(backend: Any, fallback: str = "raise", max_resamples: 
     return lambda choice: LLMBehaviourJudge(backend, JUDGE_KINDS[choice], **kw)
 
 
-def llm_judge_factory(backend: Any, fallback: str = "raise", max_resamples: int | None = None,
-                      max_tokens: int | None = None) -> Callable[[Scenario], Any]:
+def llm_judge_factory(
+    backend: Any, fallback: str = "raise", max_resamples: int | None = None, max_tokens: int | None = None
+) -> Callable[[Scenario], Any]:
     """Builds the LLM mediator-intelligence judge on ``backend`` for a scenario."""
     from policies.negotiation.llm import LLMMIJudge
 
@@ -123,16 +133,18 @@ class Parts:
         """The work figure of an episode of ``scenario``; a :class:`~tom_envs.negotiation.errors.CaseTooLargeError`
         above :attr:`max_work` (before any episode is played)."""
         seats = 1 + (len(scenario.parties) if self.party_factory is not None else 0)  # the mediator (and LLM parties)
-        return check_work(scenario.source, len(scenario.parties), len(scenario.topics), self.turns(scenario), seats,
-                          self.max_work)
+        return check_work(
+            scenario.source, len(scenario.parties), len(scenario.topics), self.turns(scenario), seats, self.max_work
+        )
 
     def __call__(self, scenario: Scenario) -> dict[str, Any]:
         from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
 
         out: dict[str, Any] = {"max_work": self.max_work} if self.max_work != MAX_EPISODE_WORK else {}
         if self.attitudes != "stated":
-            out["attitude_extractor"] = (KeywordAttitudeExtractor(scenario) if self.attitudes == "keyword"
-                                         else self.extractor_factory(scenario))
+            out["attitude_extractor"] = (
+                KeywordAttitudeExtractor(scenario) if self.attitudes == "keyword" else self.extractor_factory(scenario)
+            )
             out["extract_from"] = "all"
         if self.mi_judge == "llm":
             out["mi_judge"] = self.judge_factory(scenario)
@@ -148,8 +160,9 @@ class Parts:
         """The LLM parties of ``env``'s party seats, or None for scripted parties."""
         if self.party_factory is None:
             return None
-        return PartyTeam(env, {seat: self.party_factory(scenario) for seat in env.possible_agents
-                               if seat.startswith("party_")})
+        return PartyTeam(
+            env, {seat: self.party_factory(scenario) for seat in env.possible_agents if seat.startswith("party_")}
+        )
 
 
 # ---------------------------------------------------------------------- consensus movement
@@ -189,8 +202,13 @@ def movement(records: list[dict]) -> dict[str, float | None]:
                 interleaved += 1
         react += sum(len(iv.get("reactance") or []) for iv in e.get("interventions", []))
     n = len(eps)
-    return {"rises": rises / n, "falls": falls / n, "reversals": reversals / n, "interleaved": interleaved / n,
-            "reactance": react / n}
+    return {
+        "rises": rises / n,
+        "falls": falls / n,
+        "reversals": reversals / n,
+        "interleaved": interleaved / n,
+        "reactance": react / n,
+    }
 
 
 def format_movement(rows: list[dict]) -> str:
@@ -199,13 +217,26 @@ def format_movement(rows: list[dict]) -> str:
         return ""
     heads = [f"{r['conflict_mode'][:5]}/{r['mediator']}" for r in rows]
     width = max([13] + [len(h) for h in heads]) + 1
-    lines = ["Consensus movement per episode (rises/falls of the overall consensus, topic reversals, turns with "
-             "interleaved shifts between topics, party reactance):"]
+    lines = [
+        "Consensus movement per episode (rises/falls of the overall consensus, topic reversals, turns with "
+        "interleaved shifts between topics, party reactance):"
+    ]
     for key in ("rises", "falls", "reversals", "interleaved", "reactance"):
         lines.append(f"{key:<11}" + "".join(f"{r[key]:>{width}.2f}" for r in rows))
     return "\n".join(lines)
 
 
-__all__ = ["LLMMediatorFactory", "Parts", "PartyTeam", "format_movement", "llm_agreement_factory", "llm_behaviour_factory",
-           "llm_extractor_factory", "llm_judge_factory",
-           "llm_mediator_factory", "llm_party_factory", "movement", "release_budget"]
+__all__ = [
+    "LLMMediatorFactory",
+    "Parts",
+    "PartyTeam",
+    "format_movement",
+    "llm_agreement_factory",
+    "llm_behaviour_factory",
+    "llm_extractor_factory",
+    "llm_judge_factory",
+    "llm_mediator_factory",
+    "llm_party_factory",
+    "movement",
+    "release_budget",
+]

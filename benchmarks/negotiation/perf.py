@@ -32,8 +32,14 @@ def _git(root: Path, *args: str) -> str:
 def _run(root: Path, argv: list[str], cases: Path, out: Path) -> float:
     env = {**os.environ, "PYTHONPATH": str(root), "TOM_ENVS_PROMEDIATE_CASES": str(cases)}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "benchmarks", *argv, "--out", str(out)], cwd=root, env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "benchmarks", *argv, "--out", str(out)],
+        cwd=root,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - start
 
 
@@ -47,8 +53,11 @@ def _records(out: Path) -> dict[tuple, dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.negotiation.perf", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.negotiation.perf",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--against", required=True, help="the reference commit")
     parser.add_argument("--cases", default=None, help="folder of the six ProMediate case files (default: downloaded)")
     parser.add_argument("--episodes", type=int, default=5, help="runs per case and cell (the benchmark's default 5)")
@@ -66,8 +75,19 @@ def main(argv: list[str] | None = None) -> int:
         cases = Path(found[0]).parent
     else:
         cases = Path(args.cases)
-    command = ["negotiation", "--scenarios", "release", "--policy", args.policy, "--mode", args.mode,
-               "--episodes", str(args.episodes), "--format", "json"]
+    command = [
+        "negotiation",
+        "--scenarios",
+        "release",
+        "--policy",
+        args.policy,
+        "--mode",
+        args.mode,
+        "--episodes",
+        str(args.episodes),
+        "--format",
+        "json",
+    ]
     best = {"reference": float("inf"), "now": float("inf")}
     with tempfile.TemporaryDirectory() as tmp:
         ref = Path(tmp) / "reference"
@@ -82,8 +102,10 @@ def main(argv: list[str] | None = None) -> int:
             _git(root, "worktree", "remove", "--force", str(ref))
     differ = sorted({Path(k[1]).stem for k, ep in old.items() if any(ep[key] != new[k].get(key) for key in ep)})
     print(f"command: python -m benchmarks {' '.join(command)} (cases {cases})")
-    print(f"reference {args.against[:12]}: {best['reference']:.2f} s; now: {best['now']:.2f} s (best of "
-          f"{args.repeats}); speed-up {best['reference'] / best['now']:.2f}x")
+    print(
+        f"reference {args.against[:12]}: {best['reference']:.2f} s; now: {best['now']:.2f} s (best of "
+        f"{args.repeats}); speed-up {best['reference'] / best['now']:.2f}x"
+    )
     print(f"records: {len(old)}; differing on the reference's keys: {differ or 'none'}")
     return 0
 

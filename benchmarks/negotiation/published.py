@@ -15,4 +15,6 @@ _TABLE_1 = {  # per conflict mode: NoAgent (CC, TLE), Generic and Social (CC, TL
 }
 PUBLISHED: dict[tuple[str, str], dict[str, float]] = {
     (mode, mediator): dict(zip(("cc", "tle", "rl", "me", "mi"), values))
-    for mode, cells in _TABLE_1.items() for mediator, values in zip(("none", "generic", "social"), cells)}
+    for mode, cells in _TABLE_1.items()
+    for mediator, values in zip(("none", "generic", "social"), cells)
+}

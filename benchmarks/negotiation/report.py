@@ -26,20 +26,71 @@ from benchmarks.report.sections import (
 )
 
 
-NEGOTIATION_TOP = {"scenario", "seed", "conflict_mode", "mediator", "version", "episode", "code", "llm_stats",
-                   "parties", "env_version"}
-NEGOTIATION_EPISODE = {"cc", "tle_mean", "rl_mean", "me_mean", "mi_mean", "consensus", "topic_consensus",
-                       "tom_accuracy", "tom_predictions", "tom_cells", "attitude_source", "mi_judge", "scenario", "conflict_mode",
-                       "turns", "parties", "topics", "mediator", "tle", "rl", "drop_events", "rl_unanswered",
-                       "interventions", "mediator_turns", "metric_definitions", "other_definitions",
-                       # issue 28: the outcome table and the transcript view
-                       "agreed", "deals", "full_deal", "blocked_agreements", "blocked_agreement_topics", "utilities",
-                       "nash_product", "nash_product_max", "pareto_efficient", "success_rate", "success_rate_max",
-                       "mediator_frequency", "drops", "blocked_stances", "transcript",
-                       # issue 41: what the case allows (the efficiency keys are judged over the achievable outcomes)
-                       "full_deal_possible", "outcome_reference",
-                       # --behaviour-judge: the release's behaviour scores
-                       "behaviour", "behaviour_judge", "monitoring_score", "planning_score", "simple_score"}
+NEGOTIATION_TOP = {
+    "scenario",
+    "seed",
+    "conflict_mode",
+    "mediator",
+    "version",
+    "episode",
+    "code",
+    "llm_stats",
+    "parties",
+    "env_version",
+}
+NEGOTIATION_EPISODE = {
+    "cc",
+    "tle_mean",
+    "rl_mean",
+    "me_mean",
+    "mi_mean",
+    "consensus",
+    "topic_consensus",
+    "tom_accuracy",
+    "tom_predictions",
+    "tom_cells",
+    "attitude_source",
+    "mi_judge",
+    "scenario",
+    "conflict_mode",
+    "turns",
+    "parties",
+    "topics",
+    "mediator",
+    "tle",
+    "rl",
+    "drop_events",
+    "rl_unanswered",
+    "interventions",
+    "mediator_turns",
+    "metric_definitions",
+    "other_definitions",
+    # issue 28: the outcome table and the transcript view
+    "agreed",
+    "deals",
+    "full_deal",
+    "blocked_agreements",
+    "blocked_agreement_topics",
+    "utilities",
+    "nash_product",
+    "nash_product_max",
+    "pareto_efficient",
+    "success_rate",
+    "success_rate_max",
+    "mediator_frequency",
+    "drops",
+    "blocked_stances",
+    "transcript",
+    # issue 41: what the case allows (the efficiency keys are judged over the achievable outcomes)
+    "full_deal_possible",
+    "outcome_reference",
+    # --behaviour-judge: the release's behaviour scores
+    "behaviour",
+    "behaviour_judge",
+    "monitoring_score",
+    "planning_score",
+    "simple_score",
+}
 #: lines of the transcript view
 TRANSCRIPT_LINES = 40
 
@@ -58,17 +109,26 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
     stats = [s for r in recs for s in as_dict(r.get("llm_stats")).values() if isinstance(s, dict)]
     none = mediator == "none"
     return {
-        "file": f, "mode": mode, "mediator": mediator, "episodes": len(eps),
+        "file": f,
+        "mode": mode,
+        "mediator": mediator,
+        "episodes": len(eps),
         "difficulty": next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), "?"),
         # a tom/Negotiation-v2 cell (the release's turn order and opening line) says so beside its parties
         "parties": str(recs[0].get("parties", cfg.get("parties", "scripted")))
         + (f" (v{cfg['env_version']})" if cfg.get("env_version", 1) != 1 else ""),
         "attitudes": str(eps[0].get("attitude_source", cfg.get("attitudes", "stated"))),
-        "mi_judge": eps[0].get("mi_judge"), "model": llm.get("model"),
+        "mi_judge": eps[0].get("mi_judge"),
+        "model": llm.get("model"),
         # records before the release's definitions existed were computed under the paper's (as the table reads them)
         "definitions": str(eps[0].get("metric_definitions", "paper")),
-        "other": sorted({str(as_dict(e.get("other_definitions")).get("name")) for e in eps
-                         if as_dict(e.get("other_definitions")).get("name")}),
+        "other": sorted(
+            {
+                str(as_dict(e.get("other_definitions")).get("name"))
+                for e in eps
+                if as_dict(e.get("other_definitions")).get("name")
+            }
+        ),
         "scenarios": sorted({str(r.get("scenario")) for r in recs}),
         "case_files": bool(cfg.get("case_files")),
         "cc": estimate([pct(e.get("cc")) for e in eps]),
@@ -81,8 +141,11 @@ def _negotiation_row(f: ResultsFileData) -> dict[str, Any] | None:
         "llm_fallbacks": sum_opt(s.get("fallbacks") for s in stats),
         "llm_decisions": sum_opt(s.get("decisions") for s in stats),
         "consensus": [e.get("consensus") or [] for e in eps],
-        "outcomes": _outcomes(eps, str(eps[0].get("metric_definitions", "release")),
-                              [str(r.get("scenario", r["episode"].get("scenario"))) for r in recs]),
+        "outcomes": _outcomes(
+            eps,
+            str(eps[0].get("metric_definitions", "release")),
+            [str(r.get("scenario", r["episode"].get("scenario"))) for r in recs],
+        ),
         "transcript": next(((r, r["episode"]["transcript"]) for r in recs if r["episode"].get("transcript")), None),
         "behaviour": _behaviour_scores(eps),
     }
@@ -113,48 +176,112 @@ def _outcome_blocks(rows: list[dict]) -> list[Block]:
     blocks: list[Block] = []
     if have:
         fmt = lambda v, d=2: "-" if v is None else f"{v:.{d}f}"  # noqa: E731
-        blocks += [{"kind": "h3", "text": "Outcomes"}, {"kind": "table", "caption": (
-            "Negotiation outcomes per cell: deals (topics agreed on an option no party blocks, per episode), "
-            "full deals (every topic), agreements on a blocked option and stances on one's own blocked option "
-            "(totals), the parties' mean utility, the Nash product as a share of the best achievable outcome's, "
-            "Pareto-efficient outcomes among the achievable ones (a blocked option is no deal on its topic; '-' where "
-            "every record of the cell predates that reference and judged them over packages with blocked options), "
-            "the release's success rate (mean / max of a topic's last 10 turns >= 0.9), "
-            "mediator lines per turn, consensus drops per episode, episodes whose RL is defined"),
-            "columns": ["conflict mode", "mediator", "parties", "deals", "full deal %", "blocked agreements",
-                        "blocked stances", "utility", "Nash share", "Pareto %", "success", "success (max)",
-                        "mediator freq.", "drops", "RL defined"],
-            "rows": [{"cells": [r["mode"], r["mediator"], r["parties"], fmt(o["deals"]), fmt(pct(o["full_deal_rate"]), 1),
-                                str(o["blocked_agreements"]), str(o["blocked_stances"]), fmt(o["utility"], 3),
-                                fmt(o["nash_share"], 3), fmt(pct(o["pareto_rate"]), 1), fmt(o["success_rate"]),
-                                fmt(o["success_rate_max"]), fmt(o["mediator_frequency"], 3), fmt(o["drops"]),
-                                f"{o['rl_defined']}/{r['episodes']}"]}
-                     for r in have for o in [r["outcomes"]]]}]
+        blocks += [
+            {"kind": "h3", "text": "Outcomes"},
+            {
+                "kind": "table",
+                "caption": (
+                    "Negotiation outcomes per cell: deals (topics agreed on an option no party blocks, per episode), "
+                    "full deals (every topic), agreements on a blocked option and stances on one's own blocked option "
+                    "(totals), the parties' mean utility, the Nash product as a share of the best achievable outcome's, "
+                    "Pareto-efficient outcomes among the achievable ones (a blocked option is no deal on its topic; '-' where "
+                    "every record of the cell predates that reference and judged them over packages with blocked options), "
+                    "the release's success rate (mean / max of a topic's last 10 turns >= 0.9), "
+                    "mediator lines per turn, consensus drops per episode, episodes whose RL is defined"
+                ),
+                "columns": [
+                    "conflict mode",
+                    "mediator",
+                    "parties",
+                    "deals",
+                    "full deal %",
+                    "blocked agreements",
+                    "blocked stances",
+                    "utility",
+                    "Nash share",
+                    "Pareto %",
+                    "success",
+                    "success (max)",
+                    "mediator freq.",
+                    "drops",
+                    "RL defined",
+                ],
+                "rows": [
+                    {
+                        "cells": [
+                            r["mode"],
+                            r["mediator"],
+                            r["parties"],
+                            fmt(o["deals"]),
+                            fmt(pct(o["full_deal_rate"]), 1),
+                            str(o["blocked_agreements"]),
+                            str(o["blocked_stances"]),
+                            fmt(o["utility"], 3),
+                            fmt(o["nash_share"], 3),
+                            fmt(pct(o["pareto_rate"]), 1),
+                            fmt(o["success_rate"]),
+                            fmt(o["success_rate_max"]),
+                            fmt(o["mediator_frequency"], 3),
+                            fmt(o["drops"]),
+                            f"{o['rl_defined']}/{r['episodes']}",
+                        ]
+                    }
+                    for r in have
+                    for o in [r["outcomes"]]
+                ],
+            },
+        ]
         blocks += _achievable_block(have)
     judged = [r for r in rows if r["behaviour"] is not None]
     if judged:
-        blocks += [{"kind": "h3", "text": "Behaviour scores"}, {"kind": "table", "caption": (
-            "The release's behaviour scores of the mediator lines (--behaviour-judge: its "
-            "scripts/behavior_evaluation.py prompts on the run's judge model): per line the mean of the four "
-            "dimensions' 1-5 scores that apply, averaged over the lines, then over episodes; 'n/a' where a prompt "
-            "was not asked or no line was judged"),
-            "columns": ["conflict mode", "mediator", "parties", "monitoring", "planning", "simple"],
-            "rows": [{"cells": [r["mode"], r["mediator"], r["parties"],
-                                *(num(*r["behaviour"][k], digits=2) for k in ("monitoring_score", "planning_score",
-                                                                               "simple_score"))]}
-                     for r in judged]}]
-    shown = next((r for r in rows if r["transcript"] is not None and r["mediator"] != "none"),
-                 next((r for r in rows if r["transcript"] is not None), None))
+        blocks += [
+            {"kind": "h3", "text": "Behaviour scores"},
+            {
+                "kind": "table",
+                "caption": (
+                    "The release's behaviour scores of the mediator lines (--behaviour-judge: its "
+                    "scripts/behavior_evaluation.py prompts on the run's judge model): per line the mean of the four "
+                    "dimensions' 1-5 scores that apply, averaged over the lines, then over episodes; 'n/a' where a prompt "
+                    "was not asked or no line was judged"
+                ),
+                "columns": ["conflict mode", "mediator", "parties", "monitoring", "planning", "simple"],
+                "rows": [
+                    {
+                        "cells": [
+                            r["mode"],
+                            r["mediator"],
+                            r["parties"],
+                            *(
+                                num(*r["behaviour"][k], digits=2)
+                                for k in ("monitoring_score", "planning_score", "simple_score")
+                            ),
+                        ]
+                    }
+                    for r in judged
+                ],
+            },
+        ]
+    shown = next(
+        (r for r in rows if r["transcript"] is not None and r["mediator"] != "none"),
+        next((r for r in rows if r["transcript"] is not None), None),
+    )
     if shown is not None:
         rec, lines = shown["transcript"]
         text = "\n".join(f"[{e.get('turn')}] {e.get('speaker')}: {e.get('text')}" for e in lines[:TRANSCRIPT_LINES])
         more = len(lines) - TRANSCRIPT_LINES
-        blocks += [{"kind": "h3", "text": "A transcript"},
-                   {"kind": "p", "text": (f"{rec.get('scenario')}, {shown['mode']}, mediator {shown['mediator']}, "
-                                          f"seed {rec.get('seed')} (the records' episode.transcript"
-                                          + (f"; first {TRANSCRIPT_LINES} of {len(lines)} lines" if more > 0 else "")
-                                          + ").")},
-                   {"kind": "code", "text": text}]
+        blocks += [
+            {"kind": "h3", "text": "A transcript"},
+            {
+                "kind": "p",
+                "text": (
+                    f"{rec.get('scenario')}, {shown['mode']}, mediator {shown['mediator']}, "
+                    f"seed {rec.get('seed')} (the records' episode.transcript"
+                    + (f"; first {TRANSCRIPT_LINES} of {len(lines)} lines" if more > 0 else "")
+                    + ")."
+                ),
+            },
+            {"kind": "code", "text": text},
+        ]
     return blocks
 
 
@@ -167,31 +294,54 @@ def _achievable_block(rows: list[dict]) -> list[Block]:
     stale = sum(r["outcomes"].get("outcomes_stale") or 0 for r in rows)
     blocks: list[Block] = []
     if cases:
-        blocks.append({"kind": "table", "caption": (
-            "What each case allows: a full deal needs an option nobody blocks on every topic; the best Nash "
-            "product over the achievable outcomes (per topic a deal on an option nobody blocks, or no deal)"),
-            "columns": ["case", "full deal possible", "best achievable Nash product"],
-            "rows": [{"cells": [name, "yes" if a["full_deal_possible"] else "no",
-                                "-" if a["nash_product_max"] is None else f"{a['nash_product_max']:.4g}"]}
-                     for name, a in sorted(cases.items())]})
+        blocks.append(
+            {
+                "kind": "table",
+                "caption": (
+                    "What each case allows: a full deal needs an option nobody blocks on every topic; the best Nash "
+                    "product over the achievable outcomes (per topic a deal on an option nobody blocks, or no deal)"
+                ),
+                "columns": ["case", "full deal possible", "best achievable Nash product"],
+                "rows": [
+                    {
+                        "cells": [
+                            name,
+                            "yes" if a["full_deal_possible"] else "no",
+                            "-" if a["nash_product_max"] is None else f"{a['nash_product_max']:.4g}",
+                        ]
+                    }
+                    for name, a in sorted(cases.items())
+                ],
+            }
+        )
     if stale:
-        blocks.append({"kind": "p", "text": (
-            f"{stale} episodes come from records written before the achievable reference (issue 41): their Nash "
-            "share and Pareto efficiency were judged over packages that use blocked options and are left out of "
-            "those columns; rerun those cells to fill them.")})
+        blocks.append(
+            {
+                "kind": "p",
+                "text": (
+                    f"{stale} episodes come from records written before the achievable reference (issue 41): their Nash "
+                    "share and Pareto efficiency were judged over packages that use blocked options and are left out of "
+                    "those columns; rerun those cells to fill them."
+                ),
+            }
+        )
     return blocks
 
 
 #: The caption of the literal-vs-functional figure.
-PLANE_CAPTION = ("Each mediator cell: x = its stance-prediction accuracy, y = consensus change, whiskers = "
-                 "95 % CIs. 002 publishes no literal-ToM score, so it has no reference points here; the "
-                 "'none' mediator predicts nothing and is left out.")
+PLANE_CAPTION = (
+    "Each mediator cell: x = its stance-prediction accuracy, y = consensus change, whiskers = "
+    "95 % CIs. 002 publishes no literal-ToM score, so it has no reference points here; the "
+    "'none' mediator predicts nothing and is left out."
+)
 
 
 #: The caption of the consensus-trajectory figure.
-CONSENSUS_CAPTION = ("Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "
-                     "(scenarios x runs) of a cell, with 95 % bands; one panel per conflict mode (002 Figure 2 "
-                     "shows single runs).")
+CONSENSUS_CAPTION = (
+    "Overall consensus per turn (turn 0 = before anyone spoke), averaged over every episode "
+    "(scenarios x runs) of a cell, with 95 % bands; one panel per conflict mode (002 Figure 2 "
+    "shows single runs)."
+)
 
 
 def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
@@ -200,17 +350,32 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     rows = [r for r in (_negotiation_row(f) for f in fam.files) if r is not None]
     order = {"accommodating": 0, "avoiding": 1, "general": 2, "competing": 3}
     med_order = {"none": 0, "generic": 1, "social": 2}
-    rows.sort(key=lambda r: (order.get(r["mode"], 9), r["mode"], med_order.get(_base(r["mediator"]), 9),
-                             _base(r["mediator"]), r["mediator"], r["parties"], r["attitudes"]))
-    blocks: list[Block] = [{"kind": "p", "text": (
-        f"{len(rows)} cells, {sum(r['episodes'] for r in rows)} episodes (scenarios x runs). Mean ± 95 % CI over "
-        "episodes; CC, TLE and ME in percent, RL in turns after a drop event (002 reports seconds), MI on 1-5. "
-        "Mediator ToM % is the mediator's stance predictions (party x topic) that were right; beside it, the same on "
-        "cells the party had not stated and on cells whose stance changes, each 'vs' the no-ToM prior (the best "
-        "fixed guess per case, party and topic) on the same cells, with their count. Published "
-        "reference rows (yellow, italic): 002 Table 1, GPT-4.1 as mediator backbone and as the parties (LLM "
-        "parties), mean over 6 scenarios x 5 runs; rows with scripted parties are not comparable to them in "
-        "level, only in direction.")}]
+    rows.sort(
+        key=lambda r: (
+            order.get(r["mode"], 9),
+            r["mode"],
+            med_order.get(_base(r["mediator"]), 9),
+            _base(r["mediator"]),
+            r["mediator"],
+            r["parties"],
+            r["attitudes"],
+        )
+    )
+    blocks: list[Block] = [
+        {
+            "kind": "p",
+            "text": (
+                f"{len(rows)} cells, {sum(r['episodes'] for r in rows)} episodes (scenarios x runs). Mean ± 95 % CI over "
+                "episodes; CC, TLE and ME in percent, RL in turns after a drop event (002 reports seconds), MI on 1-5. "
+                "Mediator ToM % is the mediator's stance predictions (party x topic) that were right; beside it, the same on "
+                "cells the party had not stated and on cells whose stance changes, each 'vs' the no-ToM prior (the best "
+                "fixed guess per case, party and topic) on the same cells, with their count. Published "
+                "reference rows (yellow, italic): 002 Table 1, GPT-4.1 as mediator backbone and as the parties (LLM "
+                "parties), mean over 6 scenarios x 5 runs; rows with scripted parties are not comparable to them in "
+                "level, only in direction."
+            ),
+        }
+    ]
     table_rows = []
     last = None
     for r in rows:
@@ -219,43 +384,124 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
             table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
         last = ident
         fb = "-" if r["llm_decisions"] is None else f"{r['llm_fallbacks'] or 0}/{r['llm_decisions']}"
-        table_rows.append({"cells": [
-            r["difficulty"], r["mode"], r["mediator"] + (f" ({r['model']})" if r["model"] else ""), r["parties"],
-            r["attitudes"], r["definitions"], str(r["episodes"]), str(len(r["scenarios"])) + (" (case files)" if r["case_files"] else ""),
-            num(*r["cc"], digits=2),
-            num(*r["tle"], digits=2), num(*r["rl"], digits=2), num(*r["me"], digits=2), num(*r["mi"], digits=3),
-            num(*r["tom"], digits=1), _beside_prior(r["tom_cells"], "unstated"), _beside_prior(r["tom_cells"], "changing"),
-            fb]})
+        table_rows.append(
+            {
+                "cells": [
+                    r["difficulty"],
+                    r["mode"],
+                    r["mediator"] + (f" ({r['model']})" if r["model"] else ""),
+                    r["parties"],
+                    r["attitudes"],
+                    r["definitions"],
+                    str(r["episodes"]),
+                    str(len(r["scenarios"])) + (" (case files)" if r["case_files"] else ""),
+                    num(*r["cc"], digits=2),
+                    num(*r["tle"], digits=2),
+                    num(*r["rl"], digits=2),
+                    num(*r["me"], digits=2),
+                    num(*r["mi"], digits=3),
+                    num(*r["tom"], digits=1),
+                    _beside_prior(r["tom_cells"], "unstated"),
+                    _beside_prior(r["tom_cells"], "changing"),
+                    fb,
+                ]
+            }
+        )
     if last in PUBLISHED:
         table_rows.append(_negotiation_ref(last, PUBLISHED[last]))
-    blocks.append({"kind": "table", "caption": "Negotiation: 002 Table 1 metrics per conflict mode and mediator",
-                   "columns": ["difficulty", "conflict mode", "mediator", "parties", "attitudes", "metrics", "episodes",
-                               "scenarios", "CC % ↑", "TLE % ↑", "RL (turns) ↓", "ME % ↑", "MI ↑", "mediator ToM %",
-                               "ToM unstated % vs prior", "ToM changing % vs prior", "LLM fallbacks/decisions"], "rows": table_rows})
+    blocks.append(
+        {
+            "kind": "table",
+            "caption": "Negotiation: 002 Table 1 metrics per conflict mode and mediator",
+            "columns": [
+                "difficulty",
+                "conflict mode",
+                "mediator",
+                "parties",
+                "attitudes",
+                "metrics",
+                "episodes",
+                "scenarios",
+                "CC % ↑",
+                "TLE % ↑",
+                "RL (turns) ↓",
+                "ME % ↑",
+                "MI ↑",
+                "mediator ToM %",
+                "ToM unstated % vs prior",
+                "ToM changing % vs prior",
+                "LLM fallbacks/decisions",
+            ],
+            "rows": table_rows,
+        }
+    )
     other = sorted({o for r in rows for o in r["other"]})
-    blocks.append({"kind": "p", "text": (
-        "metrics: the definitions of CC, TLE, ME and RL a row uses ('release': ProMediate-Eval's "
-        "scripts/evaluation.py; 'paper': 002's text)"
-        + (f"; the records also hold the {', '.join(other)} definitions' values (other_definitions)." if other
-           else "."))})
+    blocks.append(
+        {
+            "kind": "p",
+            "text": (
+                "metrics: the definitions of CC, TLE, ME and RL a row uses ('release': ProMediate-Eval's "
+                "scripts/evaluation.py; 'paper': 002's text)"
+                + (
+                    f"; the records also hold the {', '.join(other)} definitions' values (other_definitions)."
+                    if other
+                    else "."
+                )
+            ),
+        }
+    )
     judges = sorted({str(r["mi_judge"]) for r in rows if r["mi_judge"]})
     if judges:
         blocks.append({"kind": "p", "text": "MI judge: " + "; ".join(judges) + "."})
     written: list[str] = []
     # colour = the mediator (and its model), marker = conflict mode and parties (and what tells two runs apart)
-    apart = run_variants([((r["mediator"], r["model"], r["mode"], r["parties"]), r["file"].config, r["file"].path.name)
-                          for r in rows])
+    apart = run_variants(
+        [((r["mediator"], r["model"], r["mode"], r["parties"]), r["file"].config, r["file"].path.name) for r in rows]
+    )
     for r, extra in zip(rows, apart):
         # the model is the mediator's only for an LLM mediator (else it plays the parties: a variant)
-        r["agent"], r["apart"] = agent_name(r["mediator"], r["model"] if r["mediator"].startswith("llm") else None), extra
-    points = [{"agent": r["agent"], "variant": joined(r["mode"], f"{r['parties']} parties", r["apart"]),
-               "x": r["tom"][0], "xci": r["tom"][1], "y": r["cc"][0], "yci": r["cc"][1]}
-              for r in rows if r["tom"][0] is not None]
-    panels = [{"title": "negotiation", "xlabel": "literal ToM: mediator stance accuracy (%)",
-               "ylabel": "functional: consensus change CC (%)", "xlim": (0, 100), "points": points}] if points else []
+        r["agent"], r["apart"] = (
+            agent_name(r["mediator"], r["model"] if r["mediator"].startswith("llm") else None),
+            extra,
+        )
+    points = [
+        {
+            "agent": r["agent"],
+            "variant": joined(r["mode"], f"{r['parties']} parties", r["apart"]),
+            "x": r["tom"][0],
+            "xci": r["tom"][1],
+            "y": r["cc"][0],
+            "yci": r["cc"][1],
+        }
+        for r in rows
+        if r["tom"][0] is not None
+    ]
+    panels = (
+        [
+            {
+                "title": "negotiation",
+                "xlabel": "literal ToM: mediator stance accuracy (%)",
+                "ylabel": "functional: consensus change CC (%)",
+                "xlim": (0, 100),
+                "points": points,
+            }
+        ]
+        if points
+        else []
+    )
     if panels:
-        blocks += figure_section("Literal vs functional ToM", PLANE_CAPTION, written, root, figures.plane(
-            out / "plane.png", "Negotiation: literal vs functional ToM", panels, variant_title="conflict mode, parties"))
+        blocks += figure_section(
+            "Literal vs functional ToM",
+            PLANE_CAPTION,
+            written,
+            root,
+            figures.plane(
+                out / "plane.png",
+                "Negotiation: literal vs functional ToM",
+                panels,
+                variant_title="conflict mode, parties",
+            ),
+        )
     by_mode: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_mode[r["mode"]].append(r)
@@ -266,20 +512,37 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
             b = figures.band([s for s in r["consensus"] if s])
             if b["x"]:
                 parties = "" if r["parties"] == "scripted" else f"{r['parties']} parties"
-                series.append({"agent": r["agent"], "variant": joined(parties, r["apart"]), **b,
-                               "x": [x - 1 for x in b["x"]]})
+                series.append(
+                    {"agent": r["agent"], "variant": joined(parties, r["apart"]), **b, "x": [x - 1 for x in b["x"]]}
+                )
         if series:
-            curve_panels.append({"title": mode, "xlabel": "turn", "ylabel": "consensus (agreement)", "series": series,
-                                 "clip": (0.0, 1.0)})
+            curve_panels.append(
+                {
+                    "title": mode,
+                    "xlabel": "turn",
+                    "ylabel": "consensus (agreement)",
+                    "series": series,
+                    "clip": (0.0, 1.0),
+                }
+            )
     if curve_panels:
-        blocks += figure_section("Consensus trajectories", CONSENSUS_CAPTION, written, root, figures.curves(
-            out / "consensus.png", "Consensus over the turns, mean over runs", curve_panels,
-            variant_title="parties, setting"))
+        blocks += figure_section(
+            "Consensus trajectories",
+            CONSENSUS_CAPTION,
+            written,
+            root,
+            figures.curves(
+                out / "consensus.png",
+                "Consensus over the turns, mean over runs",
+                curve_panels,
+                variant_title="parties, setting",
+            ),
+        )
     blocks += _outcome_blocks(rows)
-    blocks += unknown_block(unknown_keys([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP,
-                                      NEGOTIATION_EPISODE))
-    return {"family": fam.folder, "title": "Negotiation (002)", "blocks": blocks, "panels": panels,
-            "figures": written}
+    blocks += unknown_block(
+        unknown_keys([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP, NEGOTIATION_EPISODE)
+    )
+    return {"family": fam.folder, "title": "Negotiation (002)", "blocks": blocks, "panels": panels, "figures": written}
 
 
 def _base(mediator: str) -> str:
@@ -305,8 +568,25 @@ def _negotiation_ref(ident: tuple[str, str], pub: dict[str, float]) -> dict[str,
     mode, mediator = ident
     level = next((lv for lv, modes in DIFFICULTY_MODES.items() if mode in modes), "?")
     cell = lambda k, d: num(pub.get(k), digits=d) if pub.get(k) is not None else "-"  # noqa: E731
-    return {"ref": True, "cells": [level, mode, f"002 {mediator} (GPT-4.1, published)", "llm", "stated", "002's",
-                                   "30", "6",
-                                   cell("cc", 2), cell("tle", 2), cell("rl", 2) if pub.get("rl") is None else
-                                   {**num(pub["rl"], digits=2), "text": f"{pub['rl']:.2f} s"},
-                                   cell("me", 2), cell("mi", 3), "-", "-", "-", "-"]}
+    return {
+        "ref": True,
+        "cells": [
+            level,
+            mode,
+            f"002 {mediator} (GPT-4.1, published)",
+            "llm",
+            "stated",
+            "002's",
+            "30",
+            "6",
+            cell("cc", 2),
+            cell("tle", 2),
+            cell("rl", 2) if pub.get("rl") is None else {**num(pub["rl"], digits=2), "text": f"{pub['rl']:.2f} s"},
+            cell("me", 2),
+            cell("mi", 3),
+            "-",
+            "-",
+            "-",
+            "-",
+        ],
+    }

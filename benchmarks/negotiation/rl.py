@@ -67,9 +67,17 @@ from tom_envs.errors import ResetNeeded, TomEnvsError
 from tom_envs.tom import ToMSpec
 
 MEDIATOR = "mediator_0"
-IDS = ("tom/Negotiation-v1", "tom/Negotiation-Easy-v1", "tom/Negotiation-Medium-v1", "tom/Negotiation-Hard-v1",
-       # v2: the release's turn order (the mediator first) and its opening line; same cases, modes and features
-       "tom/Negotiation-v2", "tom/Negotiation-Easy-v2", "tom/Negotiation-Medium-v2", "tom/Negotiation-Hard-v2")
+IDS = (
+    "tom/Negotiation-v1",
+    "tom/Negotiation-Easy-v1",
+    "tom/Negotiation-Medium-v1",
+    "tom/Negotiation-Hard-v1",
+    # v2: the release's turn order (the mediator first) and its opening line; same cases, modes and features
+    "tom/Negotiation-v2",
+    "tom/Negotiation-Easy-v2",
+    "tom/Negotiation-Medium-v2",
+    "tom/Negotiation-Hard-v2",
+)
 TRAIN_CASES = ("williams_medical_center", "hopkins_hmo", "st_francis_hospital", "ias")
 TEST_CASES = ("flagship", "river_basin")
 #: id -> (training modes, the held-out mode or None)
@@ -106,20 +114,20 @@ def mediator_features(obs: np.ndarray, n: int, m: int, s_max: int) -> np.ndarray
     at += MAX_TOPICS + 1
     out[at + min(int(obs[5]), N_STRATEGIES)] = 1.0
     at += N_STRATEGIES + 1
-    stated = obs[6:6 + n * m].reshape(n, m)
-    silence = obs[6 + n * m + m * s_max:6 + n * m + m * s_max + n]
+    stated = obs[6 : 6 + n * m].reshape(n, m)
+    silence = obs[6 + n * m + m * s_max : 6 + n * m + m * s_max + n]
     said = stated < s_max
     shares = []
     for k in range(m):
         opts = stated[said[:, k], k]
         top = int(np.bincount(opts).max()) if opts.size else 0
         shares.append(top / n)
-        out[at + 4 * k:at + 4 * k + 4] = (1.0, said[:, k].mean(), top / n, float(top == n))
+        out[at + 4 * k : at + 4 * k + 4] = (1.0, said[:, k].mean(), top / n, float(top == n))
     at += 4 * MAX_TOPICS
     for i in range(n):
-        out[at + 3 * i:at + 3 * i + 3] = (1.0, min(int(silence[i]), budget) / budget, said[i].mean())
+        out[at + 3 * i : at + 3 * i + 3] = (1.0, min(int(silence[i]), budget) / budget, said[i].mean())
     at += 3 * MAX_PARTIES
-    out[at:at + 3] = (float(np.mean(shares)), n / MAX_PARTIES, m / MAX_TOPICS)
+    out[at : at + 3] = (float(np.mean(shares)), n / MAX_PARTIES, m / MAX_TOPICS)
     return out
 
 
@@ -144,8 +152,9 @@ class CaseMix(gym.Env):
         self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES + N_MOVE_FEATURES,), np.float32)
         self.action_space = spaces.Discrete(1 + len(MOVES))
         values = np.full(MAX_PARTIES * MAX_TOPICS, 1 + MAX_OPTIONS, dtype=np.int64)
-        self.tom_spec = ToMSpec(targets={"stances": spaces.MultiDiscrete(values, start=np.full(values.shape, -1))},
-                                outcome=OUTCOME)
+        self.tom_spec = ToMSpec(
+            targets={"stances": spaces.MultiDiscrete(values, start=np.full(values.shape, -1))}, outcome=OUTCOME
+        )
         self._rng = np.random.default_rng()
         self.current: Any = None
         self.case: str | None = None
@@ -159,9 +168,11 @@ class CaseMix(gym.Env):
             aec = tom_envs.make_aec(self.env_id, scenario=pair[0], conflict_mode=pair[1])
             base = aec.unwrapped
             if base.n > MAX_PARTIES or base.m > MAX_TOPICS or base.s_max > MAX_OPTIONS:
-                raise UnknownCase(f"case {pair[0]!r} has {base.n} parties, {base.m} topics and up to {base.s_max} "
-                                  f"options; the mediator task takes at most {MAX_PARTIES}, {MAX_TOPICS} and "
-                                  f"{MAX_OPTIONS}")
+                raise UnknownCase(
+                    f"case {pair[0]!r} has {base.n} parties, {base.m} topics and up to {base.s_max} "
+                    f"options; the mediator task takes at most {MAX_PARTIES}, {MAX_TOPICS} and "
+                    f"{MAX_OPTIONS}"
+                )
             self._envs[pair] = SingleSeat(aec, MEDIATOR, {})
         return self._envs[pair]
 
@@ -210,8 +221,10 @@ class CaseMix(gym.Env):
         if not 0 <= code < self.action_space.n:
             from tom_envs.errors import InvalidAction
 
-            raise InvalidAction(f"the mediator's action is in 0..{self.action_space.n - 1} (0 passes, 1 + i is "
-                                f"{', '.join(f'{i + 1} {n}' for i, n in enumerate(MOVES))}), got {action!r}")
+            raise InvalidAction(
+                f"the mediator's action is in 0..{self.action_space.n - 1} (0 passes, 1 + i is "
+                f"{', '.join(f'{i + 1} {n}' for i, n in enumerate(MOVES))}), got {action!r}"
+            )
         if code == 0:
             return 0
         move = self.moves.move(MOVES[code - 1])
@@ -260,7 +273,7 @@ def pad_stances(table: Any) -> np.ndarray:
     flattened row by row (party-major): :class:`CaseMix`'s ``stances`` target."""
     table = np.asarray(table, dtype=np.int64)
     out = np.full((MAX_PARTIES, MAX_TOPICS), -1, dtype=np.int64)
-    out[:table.shape[0], :table.shape[1]] = table
+    out[: table.shape[0], : table.shape[1]] = table
     return out.ravel()
 
 
@@ -297,8 +310,9 @@ def case_pairs(cases: Sequence[str], modes: Sequence[str]) -> list[tuple[str, st
 
     bad = [c for c in cases if c not in BUILTIN_SCENARIOS]
     if bad:
-        raise UnknownCase(f"unknown case(s) {', '.join(map(repr, bad))}; built-in cases: "
-                          f"{', '.join(BUILTIN_SCENARIOS)}")
+        raise UnknownCase(
+            f"unknown case(s) {', '.join(map(repr, bad))}; built-in cases: {', '.join(BUILTIN_SCENARIOS)}"
+        )
     bad = [m for m in modes if m not in CONFLICT_MODES]
     if bad:
         raise UnknownCase(f"unknown conflict mode(s) {', '.join(map(repr, bad))}; modes: {', '.join(CONFLICT_MODES)}")
@@ -340,8 +354,13 @@ def references(env_id: str, split: str, seeds: Sequence[int]) -> list[Row]:
     from benchmarks.rl_eval import reference_rows
     from policies.negotiation.scripted import make_mediator
 
-    policies = {name: ((lambda name=name: PaddedPredictions(make_mediator(name))),
-                       "the mediator's stance prediction" if name == "social" else None) for name in REFERENCES}
+    policies = {
+        name: (
+            (lambda name=name: PaddedPredictions(make_mediator(name))),
+            "the mediator's stance prediction" if name == "social" else None,
+        )
+        for name in REFERENCES
+    }
     return reference_rows(TASK, env_id, split, seeds, policies, "negotiation")
 
 
@@ -351,24 +370,44 @@ TASK = RLTask(
     outcome="cc",
     splits={
         "train": f"cases {', '.join(TRAIN_CASES)}; the id's training conflict modes (tom/Negotiation-v1: "
-                 "accommodating, general, competing; Easy: accommodating; Medium: general; Hard: competing)",
+        "accommodating, general, competing; Easy: accommodating; Medium: general; Hard: competing)",
         "test": f"held-out cases {', '.join(TEST_CASES)}; the same modes",
         "test-mode": f"held-out cases {', '.join(TEST_CASES)} in the held-out mode avoiding (tom/Negotiation-v1, Easy)",
     },
     steps=30_000,
-    hyper={"ppo": {"n_steps": 256, "batch_size": 256, "learning_rate": 3e-4, "ent_coef": 0.03, "gamma": 1.0,
-                   "n_epochs": 5}},
+    hyper={
+        "ppo": {"n_steps": 256, "batch_size": 256, "learning_rate": 3e-4, "ent_coef": 0.03, "gamma": 1.0, "n_epochs": 5}
+    },
     seat=MEDIATOR,
     references=references,
-    notes=("the mediator seat is trained; every party is the env's scripted party; cc is 002's consensus change "
-           "(release definition)",
-           "the agent passes or makes one of five aimed moves (benchmarks/negotiation/rl_moves.py), at most one every "
-           "4 turns; its training reward is each turn's change of the env's consensus (summing to final minus "
-           "initial consensus, the env's reward); intervention rates: python -m "
-           "benchmarks.negotiation.rl_interventions",),
+    notes=(
+        "the mediator seat is trained; every party is the env's scripted party; cc is 002's consensus change "
+        "(release definition)",
+        "the agent passes or makes one of five aimed moves (benchmarks/negotiation/rl_moves.py), at most one every "
+        "4 turns; its training reward is each turn's change of the env's consensus (summing to final minus "
+        "initial consensus, the env's reward); intervention rates: python -m "
+        "benchmarks.negotiation.rl_interventions",
+    ),
     episodes=60,
     n_envs=4,
 )
 
-__all__ = ["CaseMix", "MAX_OPTIONS", "MAX_PARTIES", "MAX_TOPICS", "MODES", "MOVES", "N_FEATURES", "N_MOVE_FEATURES", "TASK", "TEST_CASES",
-           "TRAIN_CASES", "UnknownCase", "case_pairs", "make_env", "mediator_features", "pad_stances", "split_pairs"]
+__all__ = [
+    "CaseMix",
+    "MAX_OPTIONS",
+    "MAX_PARTIES",
+    "MAX_TOPICS",
+    "MODES",
+    "MOVES",
+    "N_FEATURES",
+    "N_MOVE_FEATURES",
+    "TASK",
+    "TEST_CASES",
+    "TRAIN_CASES",
+    "UnknownCase",
+    "case_pairs",
+    "make_env",
+    "mediator_features",
+    "pad_stances",
+    "split_pairs",
+]

@@ -42,18 +42,23 @@ def rates(env_id: str, split: str, act: Callable[[Any, Any, dict], Any], seeds: 
         ccs.append(env.tom_outcome()["cc"])
     env.close()
     n = sum(strategies.values())
-    return {"rate": n / max(turns, 1), "cc": float(np.mean(ccs)),
-            "strategies": {k: v / n for k, v in sorted(strategies.items())} if n else {}}
+    return {
+        "rate": n / max(turns, 1),
+        "cc": float(np.mean(ccs)),
+        "strategies": {k: v / n for k, v in sorted(strategies.items())} if n else {},
+    }
 
 
 def saved_models(env_id: str, out: Path, algo: str = "ppo") -> dict[int, Path]:
     """The newest saved model of each training seed of ``env_id`` under ``out/rl/models``."""
     found: dict[int, Path] = {}
-    for path in sorted((Path(out) / "rl" / "models").glob(f"{algo}_{env_id.replace('/', '-')}_s*_*.zip"),
-                       key=lambda p: p.stat().st_mtime):
+    for path in sorted(
+        (Path(out) / "rl" / "models").glob(f"{algo}_{env_id.replace('/', '-')}_s*_*.zip"),
+        key=lambda p: p.stat().st_mtime,
+    ):
         if "_probe_" in path.name or path.name.endswith(".partial.zip"):
             continue
-        seed = int(path.name[len(f"{algo}_{env_id.replace('/', '-')}_s"):].split("_")[0])
+        seed = int(path.name[len(f"{algo}_{env_id.replace('/', '-')}_s") :].split("_")[0])
         found[seed] = path
     return found
 
@@ -70,15 +75,19 @@ def report(env_id: str, out: Path, split: str = "test", episodes: int = 60, algo
         agents = {}
         for seed, path in sorted(saved_models(env_id, out, algo).items()):
             model = cls.load(path, device="cpu")
-            agents[seed] = rates(env_id, split, lambda env, obs, info, model=model:
-                                 int(model.predict(obs, deterministic=True)[0]), seeds)
+            agents[seed] = rates(
+                env_id, split, lambda env, obs, info, model=model: int(model.predict(obs, deterministic=True)[0]), seeds
+            )
         if agents:
             mix = Counter()
             for a in agents.values():
                 mix.update({k: v / len(agents) for k, v in a["strategies"].items()})
-            result[algo] = {"rate": float(np.mean([a["rate"] for a in agents.values()])),
-                            "cc": float(np.mean([a["cc"] for a in agents.values()])),
-                            "strategies": dict(sorted(mix.items())), "per_seed": agents}
+            result[algo] = {
+                "rate": float(np.mean([a["rate"] for a in agents.values()])),
+                "cc": float(np.mean([a["cc"] for a in agents.values()])),
+                "strategies": dict(sorted(mix.items())),
+                "per_seed": agents,
+            }
     for name in REFERENCES:
         policy = make_mediator(name)
 

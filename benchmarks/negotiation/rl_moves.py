@@ -85,9 +85,9 @@ class Moves:
         speaker, topic = int(obs[3]), int(obs[4])
         self.last_speaker = speaker if speaker < n else None
         self.last_topic = topic if topic < m else None
-        stated = obs[6:6 + n * m].reshape(n, m)
+        stated = obs[6 : 6 + n * m].reshape(n, m)
         self.history.append(np.where(stated < s, stated, -1))
-        self.silence = obs[6 + n * m + m * s:6 + n * m + m * s + n]
+        self.silence = obs[6 + n * m + m * s : 6 + n * m + m * s + n]
 
     def intervened(self) -> None:
         """The mediator intervenes at the current turn."""
@@ -156,7 +156,7 @@ class Moves:
 
     def _dropped(self) -> int | None:
         """The topic whose public agreement fell most over the last :data:`DROP_WINDOW` turns (None: none fell)."""
-        window = self.history[-DROP_WINDOW - 1:]
+        window = self.history[-DROP_WINDOW - 1 :]
         if len(window) < 2:
             return None
         now = proxy(window[-1])
@@ -185,7 +185,7 @@ class Moves:
         k = self._dropped()
         fall = 0.0
         if k is not None:
-            fall = float(np.max([proxy(h)[k] for h in self.history[-DROP_WINDOW - 1:]]) - agree[k])
+            fall = float(np.max([proxy(h)[k] for h in self.history[-DROP_WINDOW - 1 :]]) - agree[k])
         values = (unheard, quiet, holdouts, solve, fall)
         for j, (name, v) in enumerate(zip(MOVES, values)):
             out[2 * j] = float(self.move(name) is not None)

@@ -57,22 +57,38 @@ class NegotiationLLM:
     behaviour: Callable[[str], Any] | None = None
 
     @classmethod
-    def on(cls, backend: Any, ident: Mapping[str, Any], fallback: str, parties: str,
-           max_resamples: int | None = None, max_tokens: int | None = None) -> "NegotiationLLM":
+    def on(
+        cls,
+        backend: Any,
+        ident: Mapping[str, Any],
+        fallback: str,
+        parties: str,
+        max_resamples: int | None = None,
+        max_tokens: int | None = None,
+    ) -> "NegotiationLLM":
         """Every LLM part on ``backend`` (LLM parties think as ``parties`` says; ``max_resamples``: re-asks
         after an unusable reply, ``max_tokens``: the cap on each generated reply; None for each part's
         default)."""
-        from benchmarks.negotiation.parts import (llm_agreement_factory, llm_behaviour_factory, llm_extractor_factory,
-                                                  llm_judge_factory, llm_mediator_factory, llm_party_factory)
+        from benchmarks.negotiation.parts import (
+            llm_agreement_factory,
+            llm_behaviour_factory,
+            llm_extractor_factory,
+            llm_judge_factory,
+            llm_mediator_factory,
+            llm_party_factory,
+        )
 
         strategy = "inner_thoughts" if parties == "llm-inner-thoughts" else "release"
         caps = (max_resamples, max_tokens)
-        return cls(dict(ident), llm_mediator_factory(backend, fallback, *caps),
-                   llm_extractor_factory(backend, fallback, *caps),
-                   llm_judge_factory(backend, fallback, *caps),
-                   llm_party_factory(backend, fallback, strategy, *caps),
-                   llm_agreement_factory(backend, fallback, *caps),
-                   llm_behaviour_factory(backend, fallback, *caps))
+        return cls(
+            dict(ident),
+            llm_mediator_factory(backend, fallback, *caps),
+            llm_extractor_factory(backend, fallback, *caps),
+            llm_judge_factory(backend, fallback, *caps),
+            llm_party_factory(backend, fallback, strategy, *caps),
+            llm_agreement_factory(backend, fallback, *caps),
+            llm_behaviour_factory(backend, fallback, *caps),
+        )
 
 
 def _choice(value: str, choices: tuple[str, ...], what: str) -> None:
@@ -145,14 +161,19 @@ class NegotiationRun:
         from benchmarks.negotiation.cells import env_versions
 
         if self.env_version not in env_versions():
-            raise NegotiationConfigError(f"unknown env version {self.env_version!r}; registered: "
-                                         f"{', '.join(map(str, env_versions()))}")
+            raise NegotiationConfigError(
+                f"unknown env version {self.env_version!r}; registered: {', '.join(map(str, env_versions()))}"
+            )
         if isinstance(self.max_work, bool) or not isinstance(self.max_work, int) or self.max_work < 1:
-            raise NegotiationConfigError(f"--max-work must be a positive integer (the bound on an episode's work "
-                                         f"figure; default {MAX_EPISODE_WORK:,}), got {self.max_work!r}")
+            raise NegotiationConfigError(
+                f"--max-work must be a positive integer (the bound on an episode's work "
+                f"figure; default {MAX_EPISODE_WORK:,}), got {self.max_work!r}"
+            )
         unknown = [level for level in self.levels if level not in DIFFICULTY_MODES]
         if unknown:
-            raise NegotiationConfigError(f"unknown difficulty levels {unknown}; choose from {', '.join(DIFFICULTY_MODES)}")
+            raise NegotiationConfigError(
+                f"unknown difficulty levels {unknown}; choose from {', '.join(DIFFICULTY_MODES)}"
+            )
         unknown = [m for m in self.mediators if m not in POLICIES]
         if unknown:
             raise NegotiationConfigError(f"unknown --mediator {unknown}; choose from {', '.join(POLICIES)}")
@@ -177,9 +198,17 @@ class NegotiationRun:
 
     def parts(self) -> Parts:
         """The env's attitude source, MI judge, party seats and turn budget, per scenario."""
-        return Parts(self.attitudes, self.mi_judge, self.llm.extractor, self.llm.judge,
-                     self.llm.party if self.parties != "scripted" else None, self.turn_budget, self.agreement,
-                     self.llm.agreement, self.max_work)
+        return Parts(
+            self.attitudes,
+            self.mi_judge,
+            self.llm.extractor,
+            self.llm.judge,
+            self.llm.party if self.parties != "scripted" else None,
+            self.turn_budget,
+            self.agreement,
+            self.llm.agreement,
+            self.max_work,
+        )
 
     def keys(self) -> list[tuple[str, int]]:
         """Every (scenario, seed) episode of a cell, scenario by scenario (scenarios by :func:`scenario_key`)."""
@@ -206,5 +235,15 @@ def scenario_key(name: str) -> str:
     return f"{path.name}@{digest}"
 
 
-__all__ = ["AGREEMENTS", "ATTITUDES", "BEHAVIOUR_JUDGES", "BUDGETS", "MI_JUDGES", "NegotiationLLM", "NegotiationRun", "PARTIES",
-           "default_budget", "scenario_key"]
+__all__ = [
+    "AGREEMENTS",
+    "ATTITUDES",
+    "BEHAVIOUR_JUDGES",
+    "BUDGETS",
+    "MI_JUDGES",
+    "NegotiationLLM",
+    "NegotiationRun",
+    "PARTIES",
+    "default_budget",
+    "scenario_key",
+]

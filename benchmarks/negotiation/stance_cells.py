@@ -31,8 +31,9 @@ KINDS = ("unstated", "changing")
 COLUMNS = tuple(f"tom_{k}{suffix}" for k in KINDS for suffix in ("", "_prior", "_n", "_cells", "_prior_all"))
 
 
-def stated_before(events: Sequence[dict], options: Sequence[Sequence[str]], topics: Sequence[str], n: int,
-                  turns: int) -> list[np.ndarray]:
+def stated_before(
+    events: Sequence[dict], options: Sequence[Sequence[str]], topics: Sequence[str], n: int, turns: int
+) -> list[np.ndarray]:
     """``stated`` of the public record before each of ``turns`` turn resolutions (resolution ``t`` sees the
     events of turns ``<= t``), rebuilt from the events as the env writes them: an extracted line's
     ``attitudes`` (topic name -> option label), else its ``topic_index`` and ``option``."""

@@ -13,15 +13,21 @@ from benchmarks.results import fault_columns
 from tom_envs.negotiation.outcomes import OUTCOME_REFERENCE
 from tom_envs.stats import mean_ci95
 
-ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"),
-        ("mi", "MI ↑", ""))
+ROWS = (("cc", "CC ↑", "%"), ("tle", "TLE ↑", "%"), ("rl", "RL ↓", "turns"), ("me", "ME ↑", "%"), ("mi", "MI ↑", ""))
 MEDIATOR_ONLY = ("rl", "me", "mi")
 #: the mediator's stance ToM (:mod:`benchmarks.negotiation.stance_cells`): on every predicted cell, on unstated
 #: and on changing cells, each beside the no-ToM prior on the same cells; "(n)" the cells predicted
-TOM_ROWS = (("tom", "ToM all", "%"), ("tom_unstated", "ToM unstat.", "%"), ("tom_unstated_prior", " prior", "%"),
-            ("tom_unstated_n", " (n)", "n"), ("tom_unstated_prior_all", " prior all", "%"),
-            ("tom_changing", "ToM chang.", "%"), ("tom_changing_prior", " prior", "%"), ("tom_changing_n", " (n)", "n"),
-            ("tom_changing_prior_all", " prior all", "%"))
+TOM_ROWS = (
+    ("tom", "ToM all", "%"),
+    ("tom_unstated", "ToM unstat.", "%"),
+    ("tom_unstated_prior", " prior", "%"),
+    ("tom_unstated_n", " (n)", "n"),
+    ("tom_unstated_prior_all", " prior all", "%"),
+    ("tom_changing", "ToM chang.", "%"),
+    ("tom_changing_prior", " prior", "%"),
+    ("tom_changing_n", " (n)", "n"),
+    ("tom_changing_prior_all", " prior all", "%"),
+)
 #: ``metrics`` of :func:`summarise`: the release's definitions (ProMediate-Eval ``scripts/evaluation.py``,
 #: what produced 002's Table 1) or the paper's §3.3 text (see :mod:`tom_envs.negotiation.metrics`).
 METRICS = ("release", "paper")
@@ -37,16 +43,25 @@ def measured(ep: dict, metrics: str) -> dict:
     return {**ep, **other}
 
 
-def summarise(level: str, mode: str, mediator: str, records: Sequence[dict], metrics: str = "release") -> dict[str, Any]:
+def summarise(
+    level: str, mode: str, mediator: str, records: Sequence[dict], metrics: str = "release"
+) -> dict[str, Any]:
     """One Table 1 cell: means and 95 % CIs (percent for CC, TLE, ME; turns for RL) under ``metrics``."""
     eps = [measured(r["episode"], metrics) for r in records]
-    row: dict[str, Any] = {"difficulty": level, "conflict_mode": mode, "mediator": mediator, "episodes": len(eps),
-                           "metric_definitions": metrics}
-    series = {"cc": [100 * e["cc"] for e in eps],
-              "tle": [None if e["tle_mean"] is None else 100 * e["tle_mean"] for e in eps],
-              "rl": [e["rl_mean"] for e in eps],
-              "me": [None if e["me_mean"] is None else 100 * e["me_mean"] for e in eps],
-              "mi": [e["mi_mean"] for e in eps]}
+    row: dict[str, Any] = {
+        "difficulty": level,
+        "conflict_mode": mode,
+        "mediator": mediator,
+        "episodes": len(eps),
+        "metric_definitions": metrics,
+    }
+    series = {
+        "cc": [100 * e["cc"] for e in eps],
+        "tle": [None if e["tle_mean"] is None else 100 * e["tle_mean"] for e in eps],
+        "rl": [e["rl_mean"] for e in eps],
+        "me": [None if e["me_mean"] is None else 100 * e["me_mean"] for e in eps],
+        "mi": [e["mi_mean"] for e in eps],
+    }
     for key, values in series.items():
         if mediator == "none" and key in MEDIATOR_ONLY:
             row[key], row[key + "_ci"] = None, None
@@ -116,28 +131,48 @@ def outcome_row(eps: Sequence[dict], metrics: str = "release", cases: Sequence[s
         return dict.fromkeys(OUTCOME_ROW)
     judged = [(c, e) for c, e in zip(names, eps) if "deals" in e and e.get("outcome_reference") == OUTCOME_REFERENCE]
     share = [None if not e["nash_product_max"] else e["nash_product"] / e["nash_product_max"] for _, e in judged]
-    achievable = {c: {"full_deal_possible": e["full_deal_possible"], "nash_product_max": e["nash_product_max"]}
-                  for c, e in judged}
-    return {"deals": _mean([e["deals"] for e in have]), "full_deal_rate": _mean([e["full_deal"] for e in have]),
-            "full_deal_possible_rate": _mean([e["full_deal_possible"] for _, e in judged]),
-            "blocked_agreements": sum(e["blocked_agreements"] for e in have),
-            "blocked_stances": sum(len(e["blocked_stances"]) for e in have),
-            "utility": _mean([_mean(list(e["utilities"].values())) for e in have]),
-            "nash_product": _mean([e["nash_product"] for e in have]), "nash_share": _mean(share),
-            "pareto_rate": _mean([e["pareto_efficient"] for _, e in judged]),
-            "achievable": dict(sorted(achievable.items())) if judged else None,
-            "outcomes_stale": len(have) - len(judged) or None,
-            "success_rate": _mean([e["success_rate"] for e in have]),
-            "success_rate_max": _mean([e["success_rate_max"] for e in have]),
-            "mediator_frequency": _mean([e["mediator_frequency"] for e in have]),
-            "drops": _mean([e["drops"][metrics] for e in have]),
-            "rl_defined": sum(1 for e in eps if e.get("rl_mean") is not None)}
+    achievable = {
+        c: {"full_deal_possible": e["full_deal_possible"], "nash_product_max": e["nash_product_max"]} for c, e in judged
+    }
+    return {
+        "deals": _mean([e["deals"] for e in have]),
+        "full_deal_rate": _mean([e["full_deal"] for e in have]),
+        "full_deal_possible_rate": _mean([e["full_deal_possible"] for _, e in judged]),
+        "blocked_agreements": sum(e["blocked_agreements"] for e in have),
+        "blocked_stances": sum(len(e["blocked_stances"]) for e in have),
+        "utility": _mean([_mean(list(e["utilities"].values())) for e in have]),
+        "nash_product": _mean([e["nash_product"] for e in have]),
+        "nash_share": _mean(share),
+        "pareto_rate": _mean([e["pareto_efficient"] for _, e in judged]),
+        "achievable": dict(sorted(achievable.items())) if judged else None,
+        "outcomes_stale": len(have) - len(judged) or None,
+        "success_rate": _mean([e["success_rate"] for e in have]),
+        "success_rate_max": _mean([e["success_rate_max"] for e in have]),
+        "mediator_frequency": _mean([e["mediator_frequency"] for e in have]),
+        "drops": _mean([e["drops"][metrics] for e in have]),
+        "rl_defined": sum(1 for e in eps if e.get("rl_mean") is not None),
+    }
 
 
 #: the keys :func:`outcome_row` adds to a row
-OUTCOME_ROW = ("deals", "full_deal_rate", "full_deal_possible_rate", "blocked_agreements", "blocked_stances", "utility",
-               "nash_product", "nash_share", "pareto_rate", "achievable", "outcomes_stale", "success_rate",
-               "success_rate_max", "mediator_frequency", "drops", "rl_defined")
+OUTCOME_ROW = (
+    "deals",
+    "full_deal_rate",
+    "full_deal_possible_rate",
+    "blocked_agreements",
+    "blocked_stances",
+    "utility",
+    "nash_product",
+    "nash_share",
+    "pareto_rate",
+    "achievable",
+    "outcomes_stale",
+    "success_rate",
+    "success_rate_max",
+    "mediator_frequency",
+    "drops",
+    "rl_defined",
+)
 
 
 def achievable_lines(rows: Sequence[dict]) -> list[str]:
@@ -152,12 +187,17 @@ def achievable_lines(rows: Sequence[dict]) -> list[str]:
         best = "-" if a["nash_product_max"] is None else f"{a['nash_product_max']:.4g}"
         lines.append(f"  {name}: full deal {deal}, best achievable Nash product {best}")
     if lines:
-        lines.insert(0, "Achievable outcomes per case (a blocked option is no deal on its topic; Nash share and "
-                        "Pareto % are judged over these):")
+        lines.insert(
+            0,
+            "Achievable outcomes per case (a blocked option is no deal on its topic; Nash share and "
+            "Pareto % are judged over these):",
+        )
     stale = sum(r.get("outcomes_stale") or 0 for r in rows)
     if stale:
-        lines.append(f"{stale} episode(s) from older records judged Nash share and Pareto efficiency over packages "
-                     "that use blocked options: left out of those columns (rerun the cells).")
+        lines.append(
+            f"{stale} episode(s) from older records judged Nash share and Pareto efficiency over packages "
+            "that use blocked options: left out of those columns (rerun the cells)."
+        )
     return lines
 
 
@@ -177,51 +217,82 @@ def format_table(rows: Sequence[dict]) -> str:
     lines = ["metric     " + "".join(f"{h:>{width}}" for h in heads)]
     lines.append("difficulty " + "".join(f"{r['difficulty']:>{width}}" for r in rows))
     lines.append("-" * len(lines[0]))
-    lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r[key]):>{width}}" for r in rows)
-              for key, label, unit in ROWS]
+    lines += [
+        f"{label:<11}" + "".join(f"{_metric(key, unit, r[key]):>{width}}" for r in rows) for key, label, unit in ROWS
+    ]
     if any(r.get("tom") is not None for r in rows):
-        lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, r.get(key)):>{width}}" for r in rows)
-                  for key, label, unit in TOM_ROWS]
+        lines += [
+            f"{label:<11}" + "".join(f"{_metric(key, unit, r.get(key)):>{width}}" for r in rows)
+            for key, label, unit in TOM_ROWS
+        ]
     published = [PUBLISHED.get((r["conflict_mode"], r["mediator"]), {}) for r in rows]
     if any(published):
         lines.append("002 Table 1 (GPT-4.1 mediators; RL in seconds):")
-        lines += [f"{label:<11}" + "".join(f"{_metric(key, unit, p.get(key)):>{width}}" for p in published)
-                  for key, label, unit in ROWS]
+        lines += [
+            f"{label:<11}" + "".join(f"{_metric(key, unit, p.get(key)):>{width}}" for p in published)
+            for key, label, unit in ROWS
+        ]
     n = rows[0]["episodes"] if rows else 0
-    lines.append(f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
-                 "(unanswered drops excluded; see rl_unanswered in --format json).")
+    lines.append(
+        f"\nEach cell: mean over {n} episodes (scenarios x runs). RL in turns after a drop event "
+        "(unanswered drops excluded; see rl_unanswered in --format json)."
+    )
     if any(r.get("tom") is not None for r in rows):
-        lines.append("ToM: the mediator's stance predictions right (%), on all cells it predicted, on cells the party "
-                     "had not stated, on cells whose stance changes in the episode; 'prior': the best fixed guess per "
-                     "(case, party, topic) learned from the episodes, on the same cells ('prior all': on every cell of the "
-                     "kind); a figure means ToM only above its prior.")
+        lines.append(
+            "ToM: the mediator's stance predictions right (%), on all cells it predicted, on cells the party "
+            "had not stated, on cells whose stance changes in the episode; 'prior': the best fixed guess per "
+            "(case, party, topic) learned from the episodes, on the same cells ('prior all': on every cell of the "
+            "kind); a figure means ToM only above its prior."
+        )
     defs = sorted({r.get("metric_definitions", "release") for r in rows})
-    lines.append("Metrics: " + ", ".join(
-        "the release's definitions (ProMediate-Eval scripts/evaluation.py: CC from c[0]; TLE and ME windowed; "
-        "RL over overlapping drops)" if d == "release" else "the paper's text definitions (002 §3.3)" for d in defs)
-        + ".")
+    lines.append(
+        "Metrics: "
+        + ", ".join(
+            "the release's definitions (ProMediate-Eval scripts/evaluation.py: CC from c[0]; TLE and ME windowed; "
+            "RL over overlapping drops)"
+            if d == "release"
+            else "the paper's text definitions (002 §3.3)"
+            for d in defs
+        )
+        + "."
+    )
     if not any("parties" in r for r in rows):
-        lines.append("Parties: SCRIPTED (the rule-based party model of tom-envs, not 002's LLM parties): the rows "
-                     "compare mediators against that model (docs/negotiation.md), not with 002's LLM-party figures.")
+        lines.append(
+            "Parties: SCRIPTED (the rule-based party model of tom-envs, not 002's LLM parties): the rows "
+            "compare mediators against that model (docs/negotiation.md), not with 002's LLM-party figures."
+        )
     judges = sorted({r["mi_judge"] for r in rows if r.get("mi_judge")})
     if judges:
         lines.append(f"MI judge: {', '.join(judges)}.")
     fallbacks = [r for r in rows if r.get("llm_decisions")]
     if fallbacks:
-        lines.append("LLM decisions (mediator, extractor, judge, parties): " + ", ".join(
-            f"{r['conflict_mode'][:5]}/{r['mediator']} {r['llm_fallbacks']}/{r['llm_decisions']} random fallbacks"
-            for r in fallbacks) + ".")
-        broken = [f"{r['conflict_mode'][:5]}/{r['mediator']} ({', '.join(r['llm_all_random'])})" for r in fallbacks
-                  if r.get("llm_all_random")]
+        lines.append(
+            "LLM decisions (mediator, extractor, judge, parties): "
+            + ", ".join(
+                f"{r['conflict_mode'][:5]}/{r['mediator']} {r['llm_fallbacks']}/{r['llm_decisions']} random fallbacks"
+                for r in fallbacks
+            )
+            + "."
+        )
+        broken = [
+            f"{r['conflict_mode'][:5]}/{r['mediator']} ({', '.join(r['llm_all_random'])})"
+            for r in fallbacks
+            if r.get("llm_all_random")
+        ]
         if broken:
-            lines.append("WARNING: every decision was a random fallback in " + "; ".join(broken)
-                         + " -- those cells measure random play, not the model (check the backend and the replies).")
+            lines.append(
+                "WARNING: every decision was a random fallback in "
+                + "; ".join(broken)
+                + " -- those cells measure random play, not the model (check the backend and the replies)."
+            )
     lines += achievable_lines(rows)
     read = [r for r in rows if r.get("extraction_agreement") is not None]
     if read:
         agree = sum(r["extraction_agreement"] for r in read) / len(read)
-        lines.append(f"Attitudes read from every line by an extractor ({read[0]['attitudes']}); mean agreement with "
-                     f"the stances taken: {100 * agree:.1f}%.")
+        lines.append(
+            f"Attitudes read from every line by an extractor ({read[0]['attitudes']}); mean agreement with "
+            f"the stances taken: {100 * agree:.1f}%."
+        )
     return "\n".join(lines)
 
 

@@ -82,10 +82,19 @@ from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.family import Benchmark, Part, register
 from benchmarks.family_command import Context, play
 from benchmarks.qa_llm import LLM_POLICY, add_qa_llm_options
-from benchmarks.persuasion.live import (LIVE_ENV, LIVE_EPISODES, LIVE_POLICIES, LLM_PERSUADER,  # noqa: F401
-                                        PersuasionBenchmarkError,
-                                        add_live_arguments, check_env_options, format_live_table, live_rows,
-                                        play_episode, policy_seed)
+from benchmarks.persuasion.live import (
+    LIVE_ENV,  # noqa: F401  (re-exported)
+    LIVE_EPISODES,
+    LIVE_POLICIES,
+    LLM_PERSUADER,  # noqa: F401  (re-exported)
+    PersuasionBenchmarkError,  # noqa: F401  (re-exported)
+    add_live_arguments,
+    check_env_options,
+    format_live_table,  # noqa: F401  (re-exported)
+    live_rows,  # noqa: F401  (re-exported)
+    play_episode,  # noqa: F401  (re-exported)
+    policy_seed,  # noqa: F401  (re-exported)
+)
 from benchmarks.persuasion.published import PUBLISHED
 from benchmarks.persuasion.qa_answers import QA_POLICIES, check_qa_policies
 from benchmarks.persuasion.qa_prompts import PROTOCOLS, authors_prompts, llm_run
@@ -102,37 +111,69 @@ QA_REPETITIONS = 3  # default
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add this command's options to ``parser`` (a sub-parser of ``python -m benchmarks``)."""
-    parser.add_argument("--env", choices=["qa", "live", "both"], default="qa",
-                        help="qa: PersuasiveToM questions; live: the live persuasion env; both: the two lists")
-    add_run_options(parser, episodes=None, policy="random", policy_type=comma_list(name="policy name"),
-                    plot="write the family's report figures (accuracy by dialogue stage, the live plane) over the "
-                         "results in --out into this folder",
-                    episodes_help=f"live: episodes per persuader (default {LIVE_EPISODES}); with --env qa and no "
-                                  f"--repetitions: full passes over the dialogues (default {QA_REPETITIONS})",
-                    seed_help="live episode i uses seed + i; dialogue i of pass r uses seed + r * 1000003 + i",
-                    policy_help=f"comma-separated; qa (and the questions of --env both): "
-                                f"{', '.join([*QA_POLICIES, LLM_POLICY])}; live: {', '.join(LIVE_POLICIES)}")
+    parser.add_argument(
+        "--env",
+        choices=["qa", "live", "both"],
+        default="qa",
+        help="qa: PersuasiveToM questions; live: the live persuasion env; both: the two lists",
+    )
+    add_run_options(
+        parser,
+        episodes=None,
+        policy="random",
+        policy_type=comma_list(name="policy name"),
+        plot="write the family's report figures (accuracy by dialogue stage, the live plane) over the "
+        "results in --out into this folder",
+        episodes_help=f"live: episodes per persuader (default {LIVE_EPISODES}); with --env qa and no "
+        f"--repetitions: full passes over the dialogues (default {QA_REPETITIONS})",
+        seed_help="live episode i uses seed + i; dialogue i of pass r uses seed + r * 1000003 + i",
+        policy_help=f"comma-separated; qa (and the questions of --env both): "
+        f"{', '.join([*QA_POLICIES, LLM_POLICY])}; live: {', '.join(LIVE_POLICIES)}",
+    )
     parser.add_argument("--data-dir", default=None, help="folder with the published files (default: bundled sample)")
-    parser.add_argument("--live-policy", type=comma_list(name="persuader"), default="random,oracle",
-                        help="persuaders for --env both")
-    parser.add_argument("--qtypes", type=comma_list(QTYPES, name="question type"), default=None,
-                        help="comma-separated question types (default: all present)")
+    parser.add_argument(
+        "--live-policy", type=comma_list(name="persuader"), default="random,oracle", help="persuaders for --env both"
+    )
+    parser.add_argument(
+        "--qtypes",
+        type=comma_list(QTYPES, name="question type"),
+        default=None,
+        help="comma-separated question types (default: all present)",
+    )
     parser.add_argument("--split", choices=["all", "dev", "test"], default="all", help="which dialogues")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="qa: use the files present although one of the release's verified files is missing "
-                             "(by default an error naming them)")
-    parser.add_argument("--repetitions", type=positive_int, default=None,
-                        help=f"qa: full passes over the dialogues (default {QA_REPETITIONS}; --episodes with --env qa)")
+    parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="qa: use the files present although one of the release's verified files is missing "
+        "(by default an error naming them)",
+    )
+    parser.add_argument(
+        "--repetitions",
+        type=positive_int,
+        default=None,
+        help=f"qa: full passes over the dialogues (default {QA_REPETITIONS}; --episodes with --env qa)",
+    )
     add_live_arguments(parser)
-    parser.add_argument("--protocol", choices=PROTOCOLS, default="ours",
-                        help="qa: ours (options reshuffled every pass; our prompt) or authors (the published option "
-                             "order; for llm the release's message layout, answer rule and re-sampling)")
-    parser.add_argument("--authors-prompts", default=None, metavar="PATH",
-                        help="--protocol authors, llm: the release's evaluation/evaluate.py to read the prompts from "
-                             "(default: DIR/evaluation/evaluate.py or DIR/../evaluation/evaluate.py of --data-dir; "
-                             "none found: our prompts in the same layout, prompt_source 'ours')")
-    parser.add_argument("--by-stage", action="store_true",
-                        help="qa: also print 001's Figure 3 layout (accuracy and share of errors by dialogue stage)")
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="ours",
+        help="qa: ours (options reshuffled every pass; our prompt) or authors (the published option "
+        "order; for llm the release's message layout, answer rule and re-sampling)",
+    )
+    parser.add_argument(
+        "--authors-prompts",
+        default=None,
+        metavar="PATH",
+        help="--protocol authors, llm: the release's evaluation/evaluate.py to read the prompts from "
+        "(default: DIR/evaluation/evaluate.py or DIR/../evaluation/evaluate.py of --data-dir; "
+        "none found: our prompts in the same layout, prompt_source 'ours')",
+    )
+    parser.add_argument(
+        "--by-stage",
+        action="store_true",
+        help="qa: also print 001's Figure 3 layout (accuracy and share of errors by dialogue stage)",
+    )
     add_qa_llm_options(parser)
     declare_applies(parser, applicability())
     for action in parser._actions:  # --max-tokens also caps the live LLM persuader's lines
@@ -153,13 +194,34 @@ def applicability() -> dict[str, Applies]:
     """When the LLM options act (:class:`benchmarks.cli.Applies`): the backend's with an LLM anywhere (the QA
     answerer, the live persuader, the reader), the QA answerer's own (``--qa-mode``, ``--scoring``) with ``--policy
     llm`` under ``--env qa`` or ``both`` (under ``--env live`` :func:`check_env_options` names them)."""
-    anywhere = Applies("without an LLM (--env qa --policy llm; --env live --policy llm or --reader llm; --env both "
-                       "--policy llm, --live-policy llm or --reader llm)", when=lambda args: _qa_llm(args) or _live_llm(args))
+    anywhere = Applies(
+        "without an LLM (--env qa --policy llm; --env live --policy llm or --reader llm; --env both "
+        "--policy llm, --live-policy llm or --reader llm)",
+        when=lambda args: _qa_llm(args) or _live_llm(args),
+    )
     answerer = Applies("without --policy llm", when=lambda args: args.env == "live" or _qa_llm(args))
-    return {**{dest: anywhere for dest in ("backend", "model", "base_url", "tokenizer", "max_model_len", "fallback",
-                                           "max_resamples", "scoring_path", "engine_arg", "timeout", "max_retries",
-                                           "retry_budget", "max_tokens")},
-            "qa_mode": answerer, "scoring": answerer}
+    return {
+        **{
+            dest: anywhere
+            for dest in (
+                "backend",
+                "model",
+                "base_url",
+                "tokenizer",
+                "max_model_len",
+                "fallback",
+                "max_resamples",
+                "scoring_path",
+                "engine_arg",
+                "timeout",
+                "max_retries",
+                "retry_budget",
+                "max_tokens",
+            )
+        },
+        "qa_mode": answerer,
+        "scoring": answerer,
+    }
 
 
 def play_qa(args: argparse.Namespace, context: Context) -> tuple[list[dict[str, Any]], dict]:
@@ -169,16 +231,31 @@ def play_qa(args: argparse.Namespace, context: Context) -> tuple[list[dict[str, 
     repetitions = args.repetitions or (args.episodes if args.env == "qa" and args.episodes else QA_REPETITIONS)
     prompts = authors_prompts(args.protocol, args.data_dir, getattr(args, "authors_prompts", None))
     llm = llm_run(args, prompts) if LLM_POLICY in names else None
-    options = QAOptions(args.data_dir, None if args.qtypes is None else split_list(args.qtypes), args.split,
-                        args.protocol, prompts, args.out, context.progress, getattr(args, "allow_partial", False))
+    options = QAOptions(
+        args.data_dir,
+        None if args.qtypes is None else split_list(args.qtypes),
+        args.split,
+        args.protocol,
+        prompts,
+        args.out,
+        context.progress,
+        getattr(args, "allow_partial", False),
+    )
     return qa_rows(names, repetitions, args.seed, options, llm=llm), {}
 
 
 def play_live(args: argparse.Namespace, context: Context) -> tuple[list[dict[str, Any]], dict]:
     """The live part (``--env live`` or ``both``): one row per persuader."""
     names = split_list(args.policy) if args.env == "live" else split_list(args.live_policy)
-    return live_rows(names, args.episodes or LIVE_EPISODES, args.seed, args.horizon, progress=context.progress,
-                     args=args, out=args.out), {}
+    return live_rows(
+        names,
+        args.episodes or LIVE_EPISODES,
+        args.seed,
+        args.horizon,
+        progress=context.progress,
+        args=args,
+        out=args.out,
+    ), {}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -187,13 +264,27 @@ def run(args: argparse.Namespace) -> int:
     return play(BENCHMARK, args)
 
 
-BENCHMARK = register(Benchmark(
-    name="persuasion", family="persuasion", description=__doc__,
-    help="PersuasiveToM (001) Tables 5/6 on the QA env; --env live for the live persuasion rows",
-    policies={**{f"qa:{k}": v for k, v in QA_POLICIES.items()}, **{f"live:{k}": v for k, v in LIVE_POLICIES.items()}},
-    metrics=("accuracy", "consistency", "success", "regret", "desire_accuracy", "attitude_accuracy"),
-    published=PUBLISHED, episodes=LIVE_EPISODES, arguments=add_arguments, shared_options=False,
-    check=check_env_options, report_figures=True,
-    layouts={"table": lambda rows, records, args: format_table(rows, by_stage=getattr(args, "by_stage", False))},
-    parts=(Part("qa", applies=lambda args: args.env in ("qa", "both"), evaluate=play_qa),
-           Part("live", applies=lambda args: args.env in ("live", "both"), evaluate=play_live))))
+BENCHMARK = register(
+    Benchmark(
+        name="persuasion",
+        family="persuasion",
+        description=__doc__,
+        help="PersuasiveToM (001) Tables 5/6 on the QA env; --env live for the live persuasion rows",
+        policies={
+            **{f"qa:{k}": v for k, v in QA_POLICIES.items()},
+            **{f"live:{k}": v for k, v in LIVE_POLICIES.items()},
+        },
+        metrics=("accuracy", "consistency", "success", "regret", "desire_accuracy", "attitude_accuracy"),
+        published=PUBLISHED,
+        episodes=LIVE_EPISODES,
+        arguments=add_arguments,
+        shared_options=False,
+        check=check_env_options,
+        report_figures=True,
+        layouts={"table": lambda rows, records, args: format_table(rows, by_stage=getattr(args, "by_stage", False))},
+        parts=(
+            Part("qa", applies=lambda args: args.env in ("qa", "both"), evaluate=play_qa),
+            Part("live", applies=lambda args: args.env in ("live", "both"), evaluate=play_live),
+        ),
+    )
+)

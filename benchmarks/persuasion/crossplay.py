@@ -86,19 +86,27 @@ class PersuasionPairCell(PairCell):
         before = {seat: dict(p.stats) for seat, p in zip(SEATS, policy) if isinstance(getattr(p, "stats", None), dict)}
         out = play_two_seat(env, persuader, persuadee, seed, options=options)
         # an LLM seat's counters over this episode (calls, parse failures, fallbacks): its caller counts since built
-        stats = {seat: {k: v - before[seat].get(k, 0) for k, v in p.stats.items()}
-                 for seat, p in zip(SEATS, policy) if seat in before}
+        stats = {
+            seat: {k: v - before[seat].get(k, 0) for k, v in p.stats.items()}
+            for seat, p in zip(SEATS, policy)
+            if seat in before
+        }
         accs = [out[f"{t}_accuracy"] for t in TARGETS if out.get(f"{t}_accuracy") is not None]
         success = bool(out["success"])
         base = env.unwrapped
-        summary = {"returns": [float(out["persuader_return"]), float(out["persuadee_return"])],
-                   "tom": [float(np.mean(accs)) if accs else None, out["persuadee_strategy_accuracy"]],
-                   "scores": [1.0, 0.0] if success else [0.0, 1.0], "rounds": int(out["rounds"]),
-                   "family": base.family.name,
-                   "persona": base.family.personas[base.model.state(base.state_index).persona].name,
-                   "outcome": {k: out[k] for k in ("success", "regret", "bayes_success", "oracle_success",
-                                                   "open_loop_success", "fidelity")},
-                   "tom_by_target": {t: out.get(f"{t}_accuracy") for t in TARGETS}}
+        summary = {
+            "returns": [float(out["persuader_return"]), float(out["persuadee_return"])],
+            "tom": [float(np.mean(accs)) if accs else None, out["persuadee_strategy_accuracy"]],
+            "scores": [1.0, 0.0] if success else [0.0, 1.0],
+            "rounds": int(out["rounds"]),
+            "family": base.family.name,
+            "persona": base.family.personas[base.model.state(base.state_index).persona].name,
+            "outcome": {
+                k: out[k]
+                for k in ("success", "regret", "bayes_success", "oracle_success", "open_loop_success", "fidelity")
+            },
+            "tom_by_target": {t: out.get(f"{t}_accuracy") for t in TARGETS},
+        }
         return EpisodeResult(seed, summary, {}, steps=[], policy_stats=stats or None)
 
     def check(self, record: dict) -> None:
@@ -155,7 +163,10 @@ def _learner(path: str, seat: str) -> Any:
 def _llm(spec: Any, seat: str) -> Any:
     from policies.persuasion.llm import LLMPersuadee, LLMPersuader
 
-    kwargs = {"max_resamples": spec.settings.get("max_resamples", 10), "fallback": spec.settings.get("fallback", "raise")}
+    kwargs = {
+        "max_resamples": spec.settings.get("max_resamples", 10),
+        "fallback": spec.settings.get("fallback", "raise"),
+    }
     return (LLMPersuader if seat == PERSUADER else LLMPersuadee)(spec.backend, **kwargs)
 
 
@@ -170,29 +181,40 @@ def learner(env_id: str, pop: Population) -> Agent:
     from benchmarks.rl_train import Training, train
 
     if pop.horizon > HORIZON:
-        raise CrossplayError(f"the PPO persuader trains at horizon {HORIZON} (the live RL task's); give --horizon "
-                             f"{HORIZON} or less, or --learner-steps 0 to leave it out")
-    training = Training(env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {},
-                        dict(LIVE.hyper.get("ppo", {})))
+        raise CrossplayError(
+            f"the PPO persuader trains at horizon {HORIZON} (the live RL task's); give --horizon "
+            f"{HORIZON} or less, or --learner-steps 0 to leave it out"
+        )
+    training = Training(
+        env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {}, dict(LIVE.hyper.get("ppo", {}))
+    )
     train(LIVE, training, Path(pop.out) / "learners", pop.log)
     path = str(training.path(Path(pop.out) / "learners"))
-    return Agent("ppo", "learner", {"algo": "ppo", "steps": pop.learner_steps, "split": "train",
-                                    "model": training.key}, functools.partial(_learner, path), PERSUADER)
+    return Agent(
+        "ppo",
+        "learner",
+        {"algo": "ppo", "steps": pop.learner_steps, "split": "train", "model": training.key},
+        functools.partial(_learner, path),
+        PERSUADER,
+    )
 
 
 def population(env_id: str, pop: Population) -> list[Agent]:
     """The persuaders (:data:`SCRIPTED`, the PPO learner, the LLM) and the persuadees (one per persona, the LLM)."""
-    agents = [Agent(name, "scripted", {"persuader": name}, functools.partial(_scripted, name), PERSUADER)
-              for name in SCRIPTED]
+    agents = [
+        Agent(name, "scripted", {"persuader": name}, functools.partial(_scripted, name), PERSUADER) for name in SCRIPTED
+    ]
     if pop.learner_steps:
         agents.append(learner(env_id, pop))
     if pop.llm is not None:
-        agents.append(Agent("llm_persuader", "llm", dict(pop.llm.identity), functools.partial(_llm, pop.llm),
-                            PERSUADER))
+        agents.append(
+            Agent("llm_persuader", "llm", dict(pop.llm.identity), functools.partial(_llm, pop.llm), PERSUADER)
+        )
     agents += [Agent(f"persona_{name}", "scripted", {"persona": name}, _persona, PERSUADEE) for name in personas()]
     if pop.llm is not None:
-        agents.append(Agent("llm_persuadee", "llm", dict(pop.llm.identity), functools.partial(_llm, pop.llm),
-                            PERSUADEE))
+        agents.append(
+            Agent("llm_persuadee", "llm", dict(pop.llm.identity), functools.partial(_llm, pop.llm), PERSUADEE)
+        )
     return agents
 
 
@@ -205,6 +227,8 @@ TASK = CrossplayTask(
     cell=PersuasionPairCell,
     strategy=False,
     horizons=(1, None, "persuader lines"),
-    notes=("persuaders in the first seat, persuadees in the second; a match is won by the persuader when the "
-           "persuadee agrees, else by the persuadee",),
+    notes=(
+        "persuaders in the first seat, persuadees in the second; a match is won by the persuader when the "
+        "persuadee agrees, else by the persuadee",
+    ),
 )

@@ -40,12 +40,20 @@ QA_OPTIONS = {"qtypes": None, "split": "all", "authors_prompts": None, "qa_mode"
 LIVE_OPTIONS = {"families": None, "reader": "scripted"}
 QA_REFUSES = {
     "episodes": "the task asks every scored question once, as the command's first pass (--repetitions 1); "
-                "Inspect's --limit takes the first N, --epochs asks each again",
+    "Inspect's --limit takes the first N, --epochs asks each again",
     "horizon": "a dialogue is as long as the dataset has it",
 }
 LIVE_REFUSES = {"data_dir": "live persuasion reads no dataset (its scenario families are -T families)"}
-TWO_SEAT_METRICS = ("success", "regret", "desire_accuracy", "belief_accuracy", "intention_accuracy",
-                    "persuadee_strategy_accuracy", "fidelity", "persuadee_return")
+TWO_SEAT_METRICS = (
+    "success",
+    "regret",
+    "desire_accuracy",
+    "belief_accuracy",
+    "intention_accuracy",
+    "persuadee_strategy_accuracy",
+    "fidelity",
+    "persuadee_return",
+)
 LIVE_METRICS = ("success", "regret", "desire_accuracy", "belief_accuracy", "intention_accuracy")
 
 
@@ -58,8 +66,14 @@ def _qa_env(options: Mapping[str, Any]) -> Any:
     qtypes = options["qtypes"]
     if isinstance(qtypes, str):
         qtypes = [q.strip() for q in qtypes.split(",") if q.strip()]
-    return make_qa_env(QA_ENV, data_dir=options["data_dir"], qtypes=qtypes, split=options["split"],
-                       shuffle_choices=False, option_slots=len(AUTHORS_LETTERS))
+    return make_qa_env(
+        QA_ENV,
+        data_dir=options["data_dir"],
+        qtypes=qtypes,
+        split=options["split"],
+        shuffle_choices=False,
+        option_slots=len(AUTHORS_LETTERS),
+    )
 
 
 def _protocol(options: Mapping[str, Any]) -> Any:
@@ -91,9 +105,16 @@ def qa_items(options: Mapping[str, Any]) -> list[QAItem]:
                 continue
             ask = protocol.ask(o, str(options["qa_mode"]), slot)
             messages = ask.messages or [{"role": "user", "content": ask.prompt}]
-            items.append(QAItem(f"{fact['episode_id']}:{k}", o, int(fact["answer"]), str(fact["qtype"]),
-                                list(messages), {"dialogue": str(fact["episode_id"]), "turn": int(fact["turn"]),
-                                                 "episode_seed": seed + i}))
+            items.append(
+                QAItem(
+                    f"{fact['episode_id']}:{k}",
+                    o,
+                    int(fact["answer"]),
+                    str(fact["qtype"]),
+                    list(messages),
+                    {"dialogue": str(fact["episode_id"]), "turn": int(fact["turn"]), "episode_seed": seed + i},
+                )
+            )
     return items
 
 
@@ -103,10 +124,16 @@ def qa_answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
     from policies.llm.qa import LLMQAAnswerer
 
     opts = run.options
-    answerer = LLMQAAnswerer(run.backend, mode=str(opts["qa_mode"]), scoring=False, seed=run.seed,
-                             max_resamples=int(opts["max_resamples"]), fallback=str(opts["fallback"]),
-                             max_tokens=None if opts["max_tokens"] is None else int(opts["max_tokens"]),
-                             protocol=_protocol(opts))
+    answerer = LLMQAAnswerer(
+        run.backend,
+        mode=str(opts["qa_mode"]),
+        scoring=False,
+        seed=run.seed,
+        max_resamples=int(opts["max_resamples"]),
+        fallback=str(opts["fallback"]),
+        max_tokens=None if opts["max_tokens"] is None else int(opts["max_tokens"]),
+        protocol=_protocol(opts),
+    )
     answerer.reset(policy_seed(int(item.metadata["episode_seed"])))  # the run's policy stream, not the env seed
     index = answerer.act(item.observation, {})
     log = answerer.last_step_log()[0]
@@ -119,8 +146,11 @@ def live_episodes(options: Mapping[str, Any]) -> list[tuple[str, int, dict[str, 
     from benchmarks.persuasion.live import family_names
 
     first, n = int(options["seed"]), int(options["episodes"])
-    return [(f"{fam}:{first + i}", first + i, {"family": fam}) for fam in family_names(options["families"])
-            for i in range(n)]
+    return [
+        (f"{fam}:{first + i}", first + i, {"family": fam})
+        for fam in family_names(options["families"])
+        for i in range(n)
+    ]
 
 
 def live_check(options: Mapping[str, Any]) -> None:
@@ -142,8 +172,15 @@ def live_play(run: EpisodeRun) -> dict[str, Any]:
     reader = None
     if opts["reader"] == "llm":
         reader = LLMReader(run.backends["persuadee"], max_resamples=resamples, fallback=fallback)
-    env = TextObservation(make_env(run.env_id, record=True, horizon=int(opts["horizon"] or LIVE_HORIZON),
-                                   families=family_names(opts["families"]), reader=reader))
+    env = TextObservation(
+        make_env(
+            run.env_id,
+            record=True,
+            horizon=int(opts["horizon"] or LIVE_HORIZON),
+            families=family_names(opts["families"]),
+            reader=reader,
+        )
+    )
     policy = LLMPersuader(run.backends[None], max_resamples=resamples, fallback=fallback)
     episode = play_episode(env, policy, run.seed, options={"family": run.episode["family"]})
     return {"family": run.episode["family"], "seed": run.seed, "episode": episode}
@@ -157,24 +194,50 @@ def two_seat_play(run: EpisodeRun) -> dict[str, Any]:
 
     opts = run.options
     resamples, fallback = int(opts["max_resamples"]), str(opts["fallback"])
-    env = make_env(run.env_id, record=True, horizon=int(opts["horizon"] or LIVE_HORIZON),
-                   families=family_names(opts["families"]))
-    episode = play_two_seat(env, LLMPersuader(run.backends[None], max_resamples=resamples, fallback=fallback),
-                            LLMPersuadee(run.backends["persuadee"], max_resamples=resamples, fallback=fallback),
-                            run.seed, options={"family": run.episode["family"]})
+    env = make_env(
+        run.env_id, record=True, horizon=int(opts["horizon"] or LIVE_HORIZON), families=family_names(opts["families"])
+    )
+    episode = play_two_seat(
+        env,
+        LLMPersuader(run.backends[None], max_resamples=resamples, fallback=fallback),
+        LLMPersuadee(run.backends["persuadee"], max_resamples=resamples, fallback=fallback),
+        run.seed,
+        options={"family": run.episode["family"]},
+    )
     return {"family": run.episode["family"], "seed": run.seed, "episode": episode}
 
 
 TASKS = (
-    QATask(name="persuasive_tom", env_id="tom/PersuasiveToM-v1", items=qa_items, answer=qa_answer,
-           options=QA_OPTIONS, description="PersuasiveToM's questions under the authors' protocol",
-           refuses=QA_REFUSES),
-    EpisodeTask(name="persuasion", env_id="tom/Persuasion-v2", play=live_play, metrics=LIVE_METRICS,
-                roles=("persuadee",), options=LIVE_OPTIONS, episodes=live_episodes, refuses=LIVE_REFUSES,
-                check=live_check,
-                description="live persuasion: the model persuades; the persuadee's reader on a model role"),
-    EpisodeTask(name="persuasion_two_seat", env_id="tom/Persuasion-TwoSeat-v2", play=two_seat_play,
-                metrics=TWO_SEAT_METRICS, roles=("persuadee",), options={"families": None}, episodes=live_episodes,
-                refuses=LIVE_REFUSES,
-                description="two-seat live persuasion: the model persuades, the persuadee role answers"),
+    QATask(
+        name="persuasive_tom",
+        env_id="tom/PersuasiveToM-v1",
+        items=qa_items,
+        answer=qa_answer,
+        options=QA_OPTIONS,
+        description="PersuasiveToM's questions under the authors' protocol",
+        refuses=QA_REFUSES,
+    ),
+    EpisodeTask(
+        name="persuasion",
+        env_id="tom/Persuasion-v2",
+        play=live_play,
+        metrics=LIVE_METRICS,
+        roles=("persuadee",),
+        options=LIVE_OPTIONS,
+        episodes=live_episodes,
+        refuses=LIVE_REFUSES,
+        check=live_check,
+        description="live persuasion: the model persuades; the persuadee's reader on a model role",
+    ),
+    EpisodeTask(
+        name="persuasion_two_seat",
+        env_id="tom/Persuasion-TwoSeat-v2",
+        play=two_seat_play,
+        metrics=TWO_SEAT_METRICS,
+        roles=("persuadee",),
+        options={"families": None},
+        episodes=live_episodes,
+        refuses=LIVE_REFUSES,
+        description="two-seat live persuasion: the model persuades, the persuadee role answers",
+    ),
 )

@@ -88,33 +88,68 @@ def check_env_options(args: argparse.Namespace) -> None:
         RunnerError: naming the options.
     """
     if args.env == "live":
-        not_applicable(args, ["qtypes", "split", "repetitions", "protocol", "authors_prompts", "by_stage",
-                              "allow_partial", "data_dir", "qa_mode", "scoring"],
-                       "with --env live (PersuasiveToM's question options: --env qa or both)")
-        not_applicable(args, ["live_policy"], "with --env live (--policy names the persuaders there; --live-policy "
-                                              "is theirs with --env both)")
+        not_applicable(
+            args,
+            [
+                "qtypes",
+                "split",
+                "repetitions",
+                "protocol",
+                "authors_prompts",
+                "by_stage",
+                "allow_partial",
+                "data_dir",
+                "qa_mode",
+                "scoring",
+            ],
+            "with --env live (PersuasiveToM's question options: --env qa or both)",
+        )
+        not_applicable(
+            args,
+            ["live_policy"],
+            "with --env live (--policy names the persuaders there; --live-policy is theirs with --env both)",
+        )
     if args.env == "qa":
-        not_applicable(args, ["horizon", "live_env", "families", "reader", "live_policy"],
-                       "with --env qa (live persuasion's options: --env live or both)")
+        not_applicable(
+            args,
+            ["horizon", "live_env", "families", "reader", "live_policy"],
+            "with --env qa (live persuasion's options: --env live or both)",
+        )
         if args.episodes and args.repetitions:
-            raise RunnerError("--episodes and --repetitions both set the passes over PersuasiveToM's questions with "
-                              "--env qa; give one (with --env both, --episodes counts live episodes)")
+            raise RunnerError(
+                "--episodes and --repetitions both set the passes over PersuasiveToM's questions with "
+                "--env qa; give one (with --env both, --episodes counts live episodes)"
+            )
 
 
 def add_live_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``--env live`` options (called by :func:`benchmarks.persuasion.benchmark.add_arguments`)."""
     if isinstance(parser.get_default("policy"), str):
         parser.set_defaults(policy=DefaultPolicy(parser.get_default("policy")))
-    parser.add_argument("--horizon", type=positive_int, default=LIVE_HORIZON,
-                        help=f"live: turn budget (default {LIVE_HORIZON}; v2: 1..10, bounds in seconds per family; "
-                             "v1: exact planning, ~1 s per family at 4, ~13 s at 5)")
-    parser.add_argument("--live-env", choices=list(LIVE_IDS), default=LIVE_IDS[0],
-                        help=f"live: the env played, by id (default {LIVE_IDS[0]}; {LIVE_IDS[1]} stays selectable)")
-    parser.add_argument("--families", default=None,
-                        help="live: comma-separated scenario families (default all: health, charity, shopping, "
-                             "leisure, work)")
-    parser.add_argument("--reader", choices=["scripted", "llm"], default="scripted",
-                        help="live: what reads the persuader's utterances (llm: the --model backend)")
+    parser.add_argument(
+        "--horizon",
+        type=positive_int,
+        default=LIVE_HORIZON,
+        help=f"live: turn budget (default {LIVE_HORIZON}; v2: 1..10, bounds in seconds per family; "
+        "v1: exact planning, ~1 s per family at 4, ~13 s at 5)",
+    )
+    parser.add_argument(
+        "--live-env",
+        choices=list(LIVE_IDS),
+        default=LIVE_IDS[0],
+        help=f"live: the env played, by id (default {LIVE_IDS[0]}; {LIVE_IDS[1]} stays selectable)",
+    )
+    parser.add_argument(
+        "--families",
+        default=None,
+        help="live: comma-separated scenario families (default all: health, charity, shopping, leisure, work)",
+    )
+    parser.add_argument(
+        "--reader",
+        choices=["scripted", "llm"],
+        default="scripted",
+        help="live: what reads the persuader's utterances (llm: the --model backend)",
+    )
 
 
 def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None = None) -> dict[str, Any]:
@@ -130,8 +165,9 @@ def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None =
     return {**result.info["episode"], **{f"{t}_accuracy": v for t, v in by_target.items()}}
 
 
-def play_two_seat(env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: int,
-                  options: dict | None = None) -> dict[str, Any]:
+def play_two_seat(
+    env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: int, options: dict | None = None
+) -> dict[str, Any]:
     """One episode of ``tom/Persuasion-TwoSeat-v1``: both seats predict, act and observe; the persuader
     is scored by ``wrappers.AECToMRecorder``, the persuadee (its ``strategy`` target) by a
     ``wrappers.ToMScorer`` on ``env.seat_view()``. Returns the persuader's outcome with
@@ -166,9 +202,13 @@ def play_two_seat(env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: 
             seat.score()
     summary = recorded.episode_summary()
     seat_summary = seat.summary()
-    return {**summary["outcome"], **{f"{t}_accuracy": v for t, v in summary.get("tom_accuracy_by_target", {}).items()},
-            "persuadee_strategy_accuracy": seat_summary["tom_accuracy"], "persuadee_return": returns[PERSUADEE],
-            "persuader_return": returns[PERSUADER]}
+    return {
+        **summary["outcome"],
+        **{f"{t}_accuracy": v for t, v in summary.get("tom_accuracy_by_target", {}).items()},
+        "persuadee_strategy_accuracy": seat_summary["tom_accuracy"],
+        "persuadee_return": returns[PERSUADEE],
+        "persuader_return": returns[PERSUADER],
+    }
 
 
 def family_names(families: Any) -> list[str]:
@@ -193,9 +233,16 @@ def _summarise(eps: list[dict[str, Any]], regret_key: str) -> dict[str, Any]:
     return row
 
 
-def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = LIVE_HORIZON,
-              progress: bool | None = False, args: argparse.Namespace | None = None,
-              families: Any = None, out: str | Path | None = None) -> list[dict[str, Any]]:
+def live_rows(
+    policies: Sequence[str],
+    episodes: int,
+    seed: int,
+    horizon: int = LIVE_HORIZON,
+    progress: bool | None = False,
+    args: argparse.Namespace | None = None,
+    families: Any = None,
+    out: str | Path | None = None,
+) -> list[dict[str, Any]]:
     """One row per persuader (see the module docstring); ``args`` carries the LLM options for ``llm``.
 
     With ``out`` every episode is appended at once to a results file under ``out / "persuasion"``
@@ -208,8 +255,11 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         raise PersuasionBenchmarkError(f"--horizon must be a positive integer, got {horizon!r}")
     names = family_names(families if families is not None else getattr(args, "families", None))
     known = [*LIVE_POLICIES, LLM_PERSUADER]
-    if args is not None and getattr(args, "env", None) == "live" and isinstance(getattr(args, "policy", None),
-                                                                               DefaultPolicy):
+    if (
+        args is not None
+        and getattr(args, "env", None) == "live"
+        and isinstance(getattr(args, "policy", None), DefaultPolicy)
+    ):
         policies = ["all"]  # no --policy given: every scripted persuader
     policies = [p for name in policies for p in (MIND_PERSUADERS if name == "all" else [name])]
     for name in policies:
@@ -221,7 +271,8 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
             f"--reader llm reads the persuaders' words, but {', '.join(silent)} act by principle index (the env writes a "
             "templated line it never reads), so their rows would be the scripted reader's; choose persuaders that "
             f"speak: {LLM_PERSUADER}, {', '.join(SPEAKING_PERSUADERS)} (e.g. bayes-plain: the Bayes persuader in plain "
-            "words), or drop --reader llm")
+            "words), or drop --reader llm"
+        )
     env_id = str(getattr(args, "live_env", None) or LIVE_IDS[0])
     if env_id not in LIVE_IDS:
         raise PersuasionBenchmarkError(f"--live-env {env_id!r}: choose from {', '.join(LIVE_IDS)}")
@@ -239,13 +290,19 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
         by_family, all_eps = {}, []
         played: dict[LiveJob, dict[str, Any]] = {}
         if out is not None:
-            key = {"version": RESULTS_VERSION, "benchmark": "persuasion-live", "env": env_id,
-                   "policy": name, "horizon": horizon, "reader": _reader_identity(args), **identity}
+            key = {
+                "version": RESULTS_VERSION,
+                "benchmark": "persuasion-live",
+                "env": env_id,
+                "policy": name,
+                "horizon": horizon,
+                "reader": _reader_identity(args),
+                **identity,
+            }
             if name == LLM_PERSUADER:  # the answers of another server, model or resampling rule never mix
                 key["llm"] = _llm_identity(args)
             cell = LiveCell(key, env, policy, refs, "oracle" if regret_key == "oracle_regret" else "bayes", reader)
-            played = stored_episodes(cell, [(f, seed + i) for f in names for i in range(episodes)], Path(out),
-                                     progress)
+            played = stored_episodes(cell, [(f, seed + i) for f in names for i in range(episodes)], Path(out), progress)
         else:  # no results folder: played, not stored
             reader_before = dict(getattr(reader, "stats", {}))
             bar = progress_bar(episodes * len(names), f"live {name}", progress)
@@ -258,12 +315,28 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
             eps = [played[(f, seed + i)] for i in range(episodes)]
             by_family[f] = {**_summarise(eps, regret_key), **{k: v for k, v in refs[f].items() if k != "family"}}
             all_eps += eps
-        row: dict[str, Any] = {"env": "live", "version": env_id.rsplit("-", 1)[-1], "env_id": env_id,
-                               "policy": name, "episodes": episodes,
-                               "horizon": horizon, "families": names, **identity, **_summarise(all_eps, regret_key),
-                               "regret_against": "oracle" if regret_key == "oracle_regret" else "bayes"}
-        for key in ("random", "open_loop", "bayes", "oracle", "value_of_tracking", "value_of_information",
-                    "bayes_upper", "open_loop_upper"):
+        row: dict[str, Any] = {
+            "env": "live",
+            "version": env_id.rsplit("-", 1)[-1],
+            "env_id": env_id,
+            "policy": name,
+            "episodes": episodes,
+            "horizon": horizon,
+            "families": names,
+            **identity,
+            **_summarise(all_eps, regret_key),
+            "regret_against": "oracle" if regret_key == "oracle_regret" else "bayes",
+        }
+        for key in (
+            "random",
+            "open_loop",
+            "bayes",
+            "oracle",
+            "value_of_tracking",
+            "value_of_information",
+            "bayes_upper",
+            "open_loop_upper",
+        ):
             if key in refs[names[0]]:
                 row[key] = float(np.mean([refs[f][key] for f in names]))
         row["optimal_success"] = 100.0 * row["bayes"]
@@ -274,16 +347,22 @@ def live_rows(policies: Sequence[str], episodes: int, seed: int, horizon: int = 
                 row.update(fault_columns([{FAULTS_FIELD: faults}] if faults is not None else []))
             else:
                 row["llm_stats"] = _sum_stats([played[job].get("_llm_stats", {}) for job in jobs])
-                row.update(fault_columns([{FAULTS_FIELD: played[job]["_llm_faults"]} for job in jobs
-                                          if "_llm_faults" in played[job]]))
+                row.update(
+                    fault_columns(
+                        [{FAULTS_FIELD: played[job]["_llm_faults"]} for job in jobs if "_llm_faults" in played[job]]
+                    )
+                )
         elif reader is not None:  # a scripted persuader read by an LLM: the reader's server retries
             if out is None:
                 _, faults = split_faults(_counters_since(reader.stats, reader_before))
                 row.update(fault_columns([{FAULTS_FIELD: faults}] if faults is not None else []))
             else:
                 jobs = [(f, seed + i) for f in names for i in range(episodes)]
-                row.update(fault_columns([{FAULTS_FIELD: played[job]["_llm_faults"]} for job in jobs
-                                          if "_llm_faults" in played[job]]))
+                row.update(
+                    fault_columns(
+                        [{FAULTS_FIELD: played[job]["_llm_faults"]} for job in jobs if "_llm_faults" in played[job]]
+                    )
+                )
         row["by_family"] = by_family
         rows.append(row)
     return rows
@@ -334,12 +413,16 @@ class LiveCell(Cell):
         return f"live_{self.identity['policy']}"
 
     def path(self, out: Path) -> Path:
-        return results_path(Path(out) / "persuasion", f"live_{self.identity['policy'].replace('-', '_')}",
-                            self.identity)
+        return results_path(
+            Path(out) / "persuasion", f"live_{self.identity['policy'].replace('-', '_')}", self.identity
+        )
 
     def results(self, out: Path) -> ResultsFile:
-        return ResultsFile(self.path(out), key=lambda rec: (str(rec["family"]), int(rec["seed"])),
-                           check=lambda rec: (rec["episode"]["success"], rec["episode"]["regret"]))
+        return ResultsFile(
+            self.path(out),
+            key=lambda rec: (str(rec["family"]), int(rec["seed"])),
+            check=lambda rec: (rec["episode"]["success"], rec["episode"]["regret"]),
+        )
 
     def make_env(self) -> Any:
         return self.env
@@ -368,10 +451,16 @@ class LiveCell(Cell):
         family, s = seed
         summary = dict(result.summary)
         reader_stats = summary.pop("_reader_stats", None)
-        rec: dict[str, Any] = {"version": RESULTS_VERSION, "policy": self.identity["policy"], "family": family,
-                               "seed": s, "horizon": self.identity["horizon"], "regret_against": self.regret_against,
-                               "episode": summary,
-                               "references": {k: v for k, v in self.refs[family].items() if k != "family"}}
+        rec: dict[str, Any] = {
+            "version": RESULTS_VERSION,
+            "policy": self.identity["policy"],
+            "family": family,
+            "seed": s,
+            "horizon": self.identity["horizon"],
+            "regret_against": self.regret_against,
+            "episode": summary,
+            "references": {k: v for k, v in self.refs[family].items() if k != "family"},
+        }
         for part in ("llm", "reader"):  # the model's exact identity (persuader, reader) in every record
             if isinstance(self.identity.get(part), dict) and self.identity[part].get("model_identity"):
                 rec[part] = self.identity[part]
@@ -382,16 +471,22 @@ class LiveCell(Cell):
         return rec
 
 
-def stored_episodes(cell: LiveCell, jobs: Sequence[LiveJob], out: Path,
-                    progress: bool | None = False) -> dict[LiveJob, dict]:
+def stored_episodes(
+    cell: LiveCell, jobs: Sequence[LiveJob], out: Path, progress: bool | None = False
+) -> dict[LiveJob, dict]:
     """The episodes ``jobs`` of ``cell``: read from its results file under ``out / "persuasion"`` where
     stored, else played (as :func:`live_rows` plays them) and appended at once by the runner
     (:func:`benchmarks.runner.run_cell`). Returns the episode summaries by job (an LLM persuader's
     counters under ``_llm_stats``, the server retries its requests took under ``_llm_faults``)."""
     records = run_cell(cell, list(jobs), Path(out), progress)
-    return {job: {**rec["episode"], **({"_llm_stats": rec["llm_stats"]} if "llm_stats" in rec else {}),
-                  **({"_llm_faults": rec[FAULTS_FIELD]} if FAULTS_FIELD in rec else {})}
-            for job, rec in zip(jobs, records)}
+    return {
+        job: {
+            **rec["episode"],
+            **({"_llm_stats": rec["llm_stats"]} if "llm_stats" in rec else {}),
+            **({"_llm_faults": rec[FAULTS_FIELD]} if FAULTS_FIELD in rec else {}),
+        }
+        for job, rec in zip(jobs, records)
+    }
 
 
 def _counters_since(stats: Any, before: dict[str, Any]) -> dict[str, Any]:
@@ -413,11 +508,15 @@ def _llm_identity(args: argparse.Namespace | None) -> dict[str, Any]:
     from benchmarks.models import run_model_identity
 
     backend = getattr(args, "backend", None)
-    return {"backend": backend, "model": getattr(args, "model", None),
-            "base_url": getattr(args, "base_url", None) if backend == "openai" else None,
-            "model_identity": run_model_identity(backend or "vllm", getattr(args, "model", None)),
-            "max_resamples": getattr(args, "max_resamples", 10), "fallback": getattr(args, "fallback", "raise"),
-            **({} if getattr(args, "max_tokens", None) is None else {"max_tokens": args.max_tokens})}  # keyed when set
+    return {
+        "backend": backend,
+        "model": getattr(args, "model", None),
+        "base_url": getattr(args, "base_url", None) if backend == "openai" else None,
+        "model_identity": run_model_identity(backend or "vllm", getattr(args, "model", None)),
+        "max_resamples": getattr(args, "max_resamples", 10),
+        "fallback": getattr(args, "fallback", "raise"),
+        **({} if getattr(args, "max_tokens", None) is None else {"max_tokens": args.max_tokens}),
+    }  # keyed when set
 
 
 def _reader_identity(args: argparse.Namespace | None) -> dict[str, Any]:
@@ -432,8 +531,9 @@ def _reader(args: argparse.Namespace | None) -> Any:
         return None
     from policies.persuasion.llm import LLMReader
 
-    return LLMReader(_backend(args), max_resamples=getattr(args, "max_resamples", 10),
-                     fallback=getattr(args, "fallback", "raise"))
+    return LLMReader(
+        _backend(args), max_resamples=getattr(args, "max_resamples", 10), fallback=getattr(args, "fallback", "raise")
+    )
 
 
 _BACKENDS: dict[int, Any] = {}
@@ -444,8 +544,9 @@ def _backend(args: argparse.Namespace) -> Any:
     if id(args) in _BACKENDS:
         return _BACKENDS[id(args)][1]
     if not getattr(args, "model", None):
-        raise PersuasionBenchmarkError("the llm persuader and --reader llm need a backend: pass --model "
-                                       "(and --backend/--base-url)")
+        raise PersuasionBenchmarkError(
+            "the llm persuader and --reader llm need a backend: pass --model (and --backend/--base-url)"
+        )
     from benchmarks.cli_backends import backend_from_args
 
     backend = backend_from_args(args)
@@ -463,8 +564,12 @@ def _policy(name: str, args: argparse.Namespace | None) -> tuple[BasePolicy, dic
     from policies.persuasion.llm import LLMPersuader
 
     cap = getattr(args, "max_tokens", None)  # --max-tokens: the persuader's lines (default: the persuader's own, 160)
-    policy = LLMPersuader(_backend(args), max_resamples=getattr(args, "max_resamples", 10),
-                          fallback=getattr(args, "fallback", "raise"), **({} if cap is None else {"max_tokens": cap}))
+    policy = LLMPersuader(
+        _backend(args),
+        max_resamples=getattr(args, "max_resamples", 10),
+        fallback=getattr(args, "fallback", "raise"),
+        **({} if cap is None else {"max_tokens": cap}),
+    )
     return policy, {}, {"model": getattr(args, "model", None), "backend": getattr(args, "backend", None)}
 
 
@@ -478,37 +583,55 @@ def format_live_table(live: Sequence[dict[str, Any]]) -> list[str]:
     family success, regret and literal ToM per state."""
     first = live[0]
     bounds = "bayes_upper" in first
-    what = ("references per family: random, oracle exact; bayes = guaranteed value of the point-based Bayes "
-            "persuader, bayes<= its upper bound; open-loop exact to T=6, else the beam plan's value, ol<= its "
-            "upper bound" if bounds else "exact success % per family")
-    out = [f"live persuasion {first.get('env_id', 'tom/Persuasion-v1')}: horizon {first['horizon']}, "
-           f"{first['episodes']} episodes per persuader and family; {what} (value of tracking = bayes - open-loop, "
-           "of information = oracle - bayes)"]
+    what = (
+        "references per family: random, oracle exact; bayes = guaranteed value of the point-based Bayes "
+        "persuader, bayes<= its upper bound; open-loop exact to T=6, else the beam plan's value, ol<= its "
+        "upper bound"
+        if bounds
+        else "exact success % per family"
+    )
+    out = [
+        f"live persuasion {first.get('env_id', 'tom/Persuasion-v1')}: horizon {first['horizon']}, "
+        f"{first['episodes']} episodes per persuader and family; {what} (value of tracking = bayes - open-loop, "
+        "of information = oracle - bayes)"
+    ]
     extra = f" {'bayes<=':>8} {'ol<=':>7}" if bounds else ""
-    head = (f"{'family':<10} {'random':>7} {'open-loop':>9} {'bayes':>7}{extra} {'oracle':>7} {'tracking':>9} "
-            f"{'information':>11}")
+    head = (
+        f"{'family':<10} {'random':>7} {'open-loop':>9} {'bayes':>7}{extra} {'oracle':>7} {'tracking':>9} "
+        f"{'information':>11}"
+    )
     out += [head, "-" * len(head)]
     fams = first["by_family"]
     for f, r in [*fams.items(), ("mean", first)]:
         up = f" {100 * r['bayes_upper']:>8.1f} {100 * r['open_loop_upper']:>7.1f}" if bounds else ""
-        out.append(f"{f:<10} {100 * r['random']:>7.1f} {100 * r['open_loop']:>9.1f} {100 * r['bayes']:>7.1f}{up} "
-                   f"{100 * r['oracle']:>7.1f} {100 * r['value_of_tracking']:>9.1f} {100 * r['value_of_information']:>11.1f}")
-    head = (f"{'persuader':<11} {'family':<10} {'success %':>13} {'regret':>15} {'desire ToM %':>13} "
-            f"{'belief ToM %':>13} {'intention ToM %':>15}")
+        out.append(
+            f"{f:<10} {100 * r['random']:>7.1f} {100 * r['open_loop']:>9.1f} {100 * r['bayes']:>7.1f}{up} "
+            f"{100 * r['oracle']:>7.1f} {100 * r['value_of_tracking']:>9.1f} {100 * r['value_of_information']:>11.1f}"
+        )
+    head = (
+        f"{'persuader':<11} {'family':<10} {'success %':>13} {'regret':>15} {'desire ToM %':>13} "
+        f"{'belief ToM %':>13} {'intention ToM %':>15}"
+    )
     out += ["", head, "-" * len(head)]
     for r in live:
         for f, fr in [*r["by_family"].items(), ("all", r)]:
-            out.append(f"{r['policy']:<11} {f:<10} {_fmt(fr['success'], fr['success_ci']):>13} "
-                       f"{_fmt(fr['regret'], fr['regret_ci'], 3):>15} "
-                       f"{_fmt(fr['desire_accuracy'], fr['desire_accuracy_ci']):>13} "
-                       f"{_fmt(fr['belief_accuracy'], fr['belief_accuracy_ci']):>13} "
-                       f"{_fmt(fr['intention_accuracy'], fr['intention_accuracy_ci']):>15}")
+            out.append(
+                f"{r['policy']:<11} {f:<10} {_fmt(fr['success'], fr['success_ci']):>13} "
+                f"{_fmt(fr['regret'], fr['regret_ci'], 3):>15} "
+                f"{_fmt(fr['desire_accuracy'], fr['desire_accuracy_ci']):>13} "
+                f"{_fmt(fr['belief_accuracy'], fr['belief_accuracy_ci']):>13} "
+                f"{_fmt(fr['intention_accuracy'], fr['intention_accuracy_ci']):>15}"
+            )
     if any(r["regret_against"] == "oracle" for r in live):
-        out.append("regret: against the Bayes-optimal fair persuader; the oracle's against the state-knowing oracle "
-                   "(fair_regret in --format json is against the Bayes-optimal fair persuader for every row)")
+        out.append(
+            "regret: against the Bayes-optimal fair persuader; the oracle's against the state-knowing oracle "
+            "(fair_regret in --format json is against the Bayes-optimal fair persuader for every row)"
+        )
     for r in live:
         if "llm_stats" in r:
             s = r["llm_stats"]
-            out.append(f"{r['policy']} ({r.get('model')}): {s.get('fallbacks', 0)} random fallbacks, "
-                       f"{s.get('parse_failures', 0)} unparsed replies over {s.get('decisions', 0)} lines")
+            out.append(
+                f"{r['policy']} ({r.get('model')}): {s.get('fallbacks', 0)} random fallbacks, "
+                f"{s.get('parse_failures', 0)} unparsed replies over {s.get('decisions', 0)} lines"
+            )
     return out

@@ -21,8 +21,15 @@ def reset_seconds(env_id: str, family: str, horizon: int) -> float:
     import tom_envs
     from tom_envs.persuasion import mind, mind_v2, planning, planning_v2
 
-    for store in (mind._MODELS, mind_v2._MODELS, planning._PLANNERS, planning._TABLES, planning._REFS,
-                  planning_v2._PLANNERS, planning_v2._REFS):
+    for store in (
+        mind._MODELS,
+        mind_v2._MODELS,
+        planning._PLANNERS,
+        planning._TABLES,
+        planning._REFS,
+        planning_v2._PLANNERS,
+        planning_v2._REFS,
+    ):
         store.clear()
     start = time.perf_counter()
     env = tom_envs.make(env_id, families=family, horizon=horizon).unwrapped

@@ -42,8 +42,14 @@ class PersuasiveToMExport(ExportSettings):
         from tom_envs.persuasion.metrics import CONSISTENCY_QTYPES
 
         split = source.split or self.default_split
-        env = make_qa_env(QA_ENV, data_dir=source.data_dir, qtypes=None, split=split, shuffle_choices=False,
-                          option_slots=len(ANSWER_LETTERS))
+        env = make_qa_env(
+            QA_ENV,
+            data_dir=source.data_dir,
+            qtypes=None,
+            split=split,
+            shuffle_choices=False,
+            option_slots=len(ANSWER_LETTERS),
+        )
         prompts = authors_prompts("authors", source.data_dir, source.authors_prompts)
         protocol = AuthorsProtocol(prompts, source.system_in_user)
         docs = documents(env, protocol, source.qa_mode)
@@ -53,19 +59,32 @@ class PersuasiveToMExport(ExportSettings):
             metrics = (*MEAN_METRICS, Metric("consistency", "suite")) if qtype in CONSISTENCY_QTYPES else MEAN_METRICS
             suffix = qtype if source.qa_mode == "zero_shot" else f"cot_{qtype}"
             tasks.append(TaskData(suffix, mine, metrics, alias=qtype))
-        generation = {"until": [], "do_sample": True, "temperature": float(AUTHORS_TEMPERATURE),
-                      "max_gen_toks": int(AUTHORS_MAX_TOKENS)}
-        scoring = {"prompts": {**prompts.texts(), "source": prompts.source}, "qa_mode": source.qa_mode,
-                   "system_in_user": bool(source.system_in_user)}
-        info = {"env_id": qa_env_id(QA_ENV), "data_dir": data_key(source.data_dir), "split": split,
-                "protocol": "authors (001's evaluation/evaluate.py layout; published option order)",
-                "qa_mode": source.qa_mode, "prompt_source": prompts.source,
-                "prompt_file": prompts.path if prompts.source != "ours" else None,
-                "prompt_digest": prompts.digest()[:16],
-                "layout": "one user message (system text first)" if source.system_in_user
-                else "system message (the task's description; --apply_chat_template) + user message",
-                "reading": "the release's rule, then the lenient forms; one reply, unread = wrong",
-                "counts": {t.suffix: len(t.docs) for t in tasks if t.docs}}
+        generation = {
+            "until": [],
+            "do_sample": True,
+            "temperature": float(AUTHORS_TEMPERATURE),
+            "max_gen_toks": int(AUTHORS_MAX_TOKENS),
+        }
+        scoring = {
+            "prompts": {**prompts.texts(), "source": prompts.source},
+            "qa_mode": source.qa_mode,
+            "system_in_user": bool(source.system_in_user),
+        }
+        info = {
+            "env_id": qa_env_id(QA_ENV),
+            "data_dir": data_key(source.data_dir),
+            "split": split,
+            "protocol": "authors (001's evaluation/evaluate.py layout; published option order)",
+            "qa_mode": source.qa_mode,
+            "prompt_source": prompts.source,
+            "prompt_file": prompts.path if prompts.source != "ours" else None,
+            "prompt_digest": prompts.digest()[:16],
+            "layout": "one user message (system text first)"
+            if source.system_in_user
+            else "system message (the task's description; --apply_chat_template) + user message",
+            "reading": "the release's rule, then the lenient forms; one reply, unread = wrong",
+            "counts": {t.suffix: len(t.docs) for t in tasks if t.docs},
+        }
         return FamilyExport(tasks, generation, scoring=scoring, info=info)
 
     def scorer(self, scoring: Mapping[str, Any]) -> "PersuasiveToMScorer":
@@ -98,10 +117,18 @@ def documents(env: Any, protocol: Any, mode: str) -> list[dict[str, Any]]:
     for obs, item, answer in observations(env):
         messages = protocol.ask(obs, mode, None).messages
         n = int(obs["n_choices"])
-        doc = {"id": f"{item.meta['source']}:{item.meta['record']}", "qtype": item.qtype,
-               "dialogue": str(item.episode_id), "dialogue_id": item.meta["dialogue_id"], "turn": int(item.turn),
-               "role": item.role, "context": obs["context"], "question": obs["question"],
-               "choices": [str(c) for c in obs["choices"][:n]], "option_slots": len(obs["choices"])}
+        doc = {
+            "id": f"{item.meta['source']}:{item.meta['record']}",
+            "qtype": item.qtype,
+            "dialogue": str(item.episode_id),
+            "dialogue_id": item.meta["dialogue_id"],
+            "turn": int(item.turn),
+            "role": item.role,
+            "context": obs["context"],
+            "question": obs["question"],
+            "choices": [str(c) for c in obs["choices"][:n]],
+            "option_slots": len(obs["choices"]),
+        }
         if messages[0]["role"] == "system":
             doc["system"] = messages[0]["content"]
         doc.update(prompt=messages[-1]["content"], answer=ANSWER_LETTERS[answer], answer_index=answer)
@@ -124,8 +151,12 @@ class PersuasiveToMScorer:
         from policies.llm.errors import ReplyError
 
         choices = list(doc["choices"])
-        obs = {"context": doc["context"], "question": doc["question"], "n_choices": len(choices),
-               "choices": tuple(choices + [""] * (int(doc["option_slots"]) - len(choices)))}
+        obs = {
+            "context": doc["context"],
+            "question": doc["question"],
+            "n_choices": len(choices),
+            "choices": tuple(choices + [""] * (int(doc["option_slots"]) - len(choices))),
+        }
         try:
             index, _rule = self.protocol.ask(obs, self.mode, None).parse(reply)
         except ReplyError:
@@ -136,8 +167,13 @@ class PersuasiveToMScorer:
         """``acc`` and ``unparsed`` (1.0 / 0.0), and for Table 6 the answer as the suite keeps it."""
         index = self.read(doc, reply)
         correct = index is not None and index == int(doc["answer_index"])
-        answer = {"qtype": doc["qtype"], "dialogue": doc["dialogue"], "correct": correct,
-                  "n_choices": len(doc["choices"]), "turn": int(doc["turn"])}
+        answer = {
+            "qtype": doc["qtype"],
+            "dialogue": doc["dialogue"],
+            "correct": correct,
+            "n_choices": len(doc["choices"]),
+            "turn": int(doc["turn"]),
+        }
         return {"acc": float(correct), "unparsed": float(index is None), "consistency": answer}
 
     def aggregate(self, metric: str, items: Sequence[Any]) -> float:
@@ -147,13 +183,15 @@ class PersuasiveToMScorer:
 
         if metric != "consistency":
             raise KeyError(f"no pooled metric {metric!r} (PersuasiveToM pools consistency)")
-        answers = [Answer(a["qtype"], a["dialogue"], bool(a["correct"]), int(a["n_choices"]), int(a["turn"]))
-                   for a in items]
+        answers = [
+            Answer(a["qtype"], a["dialogue"], bool(a["correct"]), int(a["n_choices"]), int(a["turn"])) for a in items
+        ]
         rows = consistency_table([answers], qtypes=tuple(dict.fromkeys(a.qtype for a in answers)))
         return float("nan") if not rows else rows[0]["consistency"] / 100.0
 
 
-LM_EVAL = PersuasiveToMExport(family="persuasion", prefix=PREFIX, splits=("all", "dev", "test"), default_split="all",
-                                     modes=("zero_shot", "cot"))
+LM_EVAL = PersuasiveToMExport(
+    family="persuasion", prefix=PREFIX, splits=("all", "dev", "test"), default_split="all", modes=("zero_shot", "cot")
+)
 
 __all__ = ["LM_EVAL", "PersuasiveToMExport", "PersuasiveToMScorer", "documents", "observations"]

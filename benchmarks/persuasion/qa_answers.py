@@ -15,8 +15,18 @@ from typing import Any, Callable, Sequence
 
 from benchmarks.persuasion.live import PersuasionBenchmarkError, policy_seed
 from benchmarks.persuasion.qa_prompts import request_row
-from benchmarks.qa_llm import (LLM_POLICY, RESULTS_VERSION, Job, LLMRun, QACell, QAFile, QuestionView, answer_counters,
-                               data_key, run_qa)
+from benchmarks.qa_llm import (
+    LLM_POLICY,
+    RESULTS_VERSION,
+    Job,
+    LLMRun,
+    QACell,
+    QAFile,
+    QuestionView,
+    answer_counters,
+    data_key,
+    run_qa,
+)
 from benchmarks.results import fault_columns
 from benchmarks.runner import progress_bar
 from benchmarks.runner_episodes import EpisodeResult, Step, play
@@ -28,8 +38,11 @@ from tom_envs.qa import answered
 
 QA_ENV = "tom_envs.persuasion.qa_env:PersuasiveToMEnv"
 #: The scripted QA answerers by name ("llm", the LLM answerer, is :class:`~benchmarks.qa_llm.LLMRun`).
-QA_POLICIES: dict[str, Callable[[], BasePolicy]] = {"random": RandomAnswerer, "always-first": AlwaysFirst,
-                                                    "longest-or-keyword": LongestOrKeyword}
+QA_POLICIES: dict[str, Callable[[], BasePolicy]] = {
+    "random": RandomAnswerer,
+    "always-first": AlwaysFirst,
+    "longest-or-keyword": LongestOrKeyword,
+}
 _REP_STRIDE = 1_000_003  # seeds of repetition r: seed + r * stride + dialogue index
 
 
@@ -39,12 +52,15 @@ def _step(step: Step) -> tuple[dict, int]:
 
 def _answers(steps: list[tuple[dict, int]]) -> list[Answer]:
     """The answers of one finished dialogue, from its steps (:func:`_step`), once known after the fact."""
-    return [Answer(info["qtype"], info["episode_id"], bool(info["correct"]), n, int(info["turn"]))
-            for info, (_, n) in zip(answered([i for i, _ in steps]), steps)]
+    return [
+        Answer(info["qtype"], info["episode_id"], bool(info["correct"]), n, int(info["turn"]))
+        for info, (_, n) in zip(answered([i for i, _ in steps]), steps)
+    ]
 
 
-def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
-                     progress: bool | None = False) -> list[list[Answer]]:
+def answer_dialogues(
+    env: Any, policy: BasePolicy, repetitions: int, seed: int, progress: bool | None = False
+) -> list[list[Answer]]:
     """Every dialogue of ``env`` answered ``repetitions`` times (new choice order and policy seed each),
     one dialogue after the other by the runner (the scripted policies; the LLM uses :func:`llm_answers`)."""
     if repetitions < 1:
@@ -56,8 +72,16 @@ def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
     for r in range(repetitions):
         answers = []
         for i in range(n):
-            answers += _answers(play(env, policy, seed + r * _REP_STRIDE + i, options={"episode": i},
-                                     policy_seed=policy_seed, on_step=_step).steps)
+            answers += _answers(
+                play(
+                    env,
+                    policy,
+                    seed + r * _REP_STRIDE + i,
+                    options={"episode": i},
+                    policy_seed=policy_seed,
+                    on_step=_step,
+                ).steps
+            )
             bar.update(1)
         reps.append(answers)
     bar.close()
@@ -66,8 +90,14 @@ def answer_dialogues(env: Any, policy: BasePolicy, repetitions: int, seed: int,
 
 def _qa_key(base: Any, seed: int) -> dict[str, Any]:
     """What keys a results file of the QA env ``base`` (its data, split and question types) and ``seed``."""
-    return {"version": RESULTS_VERSION, "benchmark": "persuasion-qa", "data_dir": data_key(base.data_dir),
-            "split": base.split, "qtypes": sorted({it.qtype for ep in base.episodes for it in ep}), "seed": seed}
+    return {
+        "version": RESULTS_VERSION,
+        "benchmark": "persuasion-qa",
+        "data_dir": data_key(base.data_dir),
+        "split": base.split,
+        "qtypes": sorted({it.qtype for ep in base.episodes for it in ep}),
+        "seed": seed,
+    }
 
 
 def _jobs(base: Any, repetitions: int, seed: int) -> dict[Job, dict]:
@@ -90,13 +120,19 @@ def _repetitions(found: dict[Job, dict], jobs: dict[Job, dict], repetitions: int
     """The answers per repetition (as :func:`answer_dialogues`), from the records by job."""
     order = list(jobs)
     n = len(order) // repetitions
-    return [[Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"], a["turn"])
-             for rec in (found[job] for job in order[r * n:(r + 1) * n]) for a in rec["answers"]]
-            for r in range(repetitions)]
+    return [
+        [
+            Answer(a["qtype"], rec["dialogue"], a["correct"], a["n_choices"], a["turn"])
+            for rec in (found[job] for job in order[r * n : (r + 1) * n])
+            for a in rec["answers"]
+        ]
+        for r in range(repetitions)
+    ]
 
 
-def stored_answers(env: Any, name: str, repetitions: int, seed: int, out: Path, protocol: str = "ours",
-                   progress: bool | None = False) -> list[list[Answer]]:
+def stored_answers(
+    env: Any, name: str, repetitions: int, seed: int, out: Path, protocol: str = "ours", progress: bool | None = False
+) -> list[list[Answer]]:
     """:func:`answer_dialogues` for the scripted policy ``name``, resumable: every answered dialogue
     (dialogue ``i`` of repetition ``r``, seed ``seed + r * stride + i``, as there) is appended at once
     to a results file under ``out / "persuasion"`` keyed by the policy, protocol, data, split, question
@@ -109,17 +145,37 @@ def stored_answers(env: Any, name: str, repetitions: int, seed: int, out: Path, 
 
     def to_record(job: Job, result: EpisodeResult) -> dict[str, Any]:
         (dialogue, s), i = job, jobs[job]["episode"]
-        return {"version": RESULTS_VERSION, "policy": name, "protocol": protocol, "dialogue": dialogue,
-                "repetition": (s - seed - i) // _REP_STRIDE, "seed": s,
-                "partial": bool(getattr(base, "partial", False)),
-                "answers": [{"qtype": a.qtype, "turn": a.turn, "correct": a.correct, "n_choices": a.n_choices}
-                            for a in _answers(result.steps)]}
+        return {
+            "version": RESULTS_VERSION,
+            "policy": name,
+            "protocol": protocol,
+            "dialogue": dialogue,
+            "repetition": (s - seed - i) // _REP_STRIDE,
+            "seed": s,
+            "partial": bool(getattr(base, "partial", False)),
+            "answers": [
+                {"qtype": a.qtype, "turn": a.turn, "correct": a.correct, "n_choices": a.n_choices}
+                for a in _answers(result.steps)
+            ],
+        }
 
-    file = QAFile("persuasion", f"qa_{name.replace('-', '_')}", {**_qa_key(base, seed), "policy": name,
-                                                                 "protocol": protocol}, _dialogue, _check_answers)
+    file = QAFile(
+        "persuasion",
+        f"qa_{name.replace('-', '_')}",
+        {**_qa_key(base, seed), "policy": name, "protocol": protocol},
+        _dialogue,
+        _check_answers,
+    )
     # the question and its description only: no answer, no feedback
-    cell = QACell(file, env, jobs, to_record, policy=lambda: QuestionView(QA_POLICIES[name]()), on_step=_step,
-                  policy_seed=policy_seed)
+    cell = QACell(
+        file,
+        env,
+        jobs,
+        to_record,
+        policy=lambda: QuestionView(QA_POLICIES[name]()),
+        on_step=_step,
+        policy_seed=policy_seed,
+    )
     return _repetitions(run_qa(cell, out, progress=progress), jobs, repetitions)
 
 
@@ -131,8 +187,12 @@ def check_qa_policies(names: Sequence[str]) -> None:
         raise PersuasionBenchmarkError(f"unknown QA policy {bad[0]!r}; choose from {', '.join(known)}")
 
 
-def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
-                ) -> tuple[list[list[Answer]], dict[str, dict[str, Any]]]:
+def llm_answers(
+    env: Any,
+    llm: LLMRun,
+    repetitions: int,
+    seed: int,
+) -> tuple[list[list[Answer]], dict[str, dict[str, Any]]]:
     """The LLM's answers per repetition (as :func:`answer_dialogues`), and per question type the
     run's identity and counters (``parse_failures``, ``resamples``, ``fallbacks``).
 
@@ -149,14 +209,29 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
         (dialogue, s), i = job, jobs[job]["episode"]
         steps = result.steps
         infos = answered([st["info"] for st in steps])
-        answers = [{"qtype": info["qtype"], "turn": int(info["turn"]),
-                    "chosen": int(info["chosen"]), "correct": bool(info["correct"]),
-                    "invalid": bool(info["invalid"]), "n_choices": st["n_choices"],
-                    "parse_failures": st["parse_failures"], "fallback": st["fallback"],
-                    "parse_rule": st["parse_rule"]} for info, st in zip(infos, steps)]
-        return {"version": RESULTS_VERSION, "dialogue": dialogue, "repetition": (s - seed - i) // _REP_STRIDE,
-                "seed": s, "partial": bool(getattr(base, "partial", False)), "answers": answers,
-                "llm_stats": result.policy_stats or {}}
+        answers = [
+            {
+                "qtype": info["qtype"],
+                "turn": int(info["turn"]),
+                "chosen": int(info["chosen"]),
+                "correct": bool(info["correct"]),
+                "invalid": bool(info["invalid"]),
+                "n_choices": st["n_choices"],
+                "parse_failures": st["parse_failures"],
+                "fallback": st["fallback"],
+                "parse_rule": st["parse_rule"],
+            }
+            for info, st in zip(infos, steps)
+        ]
+        return {
+            "version": RESULTS_VERSION,
+            "dialogue": dialogue,
+            "repetition": (s - seed - i) // _REP_STRIDE,
+            "seed": s,
+            "partial": bool(getattr(base, "partial", False)),
+            "answers": answers,
+            "llm_stats": result.policy_stats or {},
+        }
 
     found = llm.run(llm.file("persuasion", "qa_llm", key, _dialogue, _check_answers), base, jobs, to_record)
     reps = _repetitions(found, jobs, repetitions)
@@ -169,6 +244,12 @@ def llm_answers(env: Any, llm: LLMRun, repetitions: int, seed: int,
         for a in mine:
             rule = "fallback" if a["fallback"] else str(a.get("parse_rule"))
             rules[rule] = rules.get(rule, 0) + 1
-        counters[q] = {**llm.row_identity(), **answer_counters(mine), "parse_rules": rules,
-                       "invalid_answers": sum(bool(a.get("invalid")) for a in mine), **request_row(llm), **faults}
+        counters[q] = {
+            **llm.row_identity(),
+            **answer_counters(mine),
+            "parse_rules": rules,
+            "invalid_answers": sum(bool(a.get("invalid")) for a in mine),
+            **request_row(llm),
+            **faults,
+        }
     return reps, counters

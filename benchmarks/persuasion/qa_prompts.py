@@ -27,17 +27,17 @@ PROTOCOLS = ("ours", "authors")
 PROTOCOL_NOTES = {
     "ours": "options in a new seeded order every pass; llm: our prompt and reply parser",
     "authors": "options in the published order; llm: the release's message layout, answer rule and re-sampling at "
-               "T=0.7 (prompt texts: see the llm's prompts line)",
+    "T=0.7 (prompt texts: see the llm's prompts line)",
 }
 #: What the table says about the llm's prompt texts (``prompt_source``).
 PROMPT_NOTES = {
     "release": "read from the release's evaluation/evaluate.py ({path}): the authors' prompts, comparable with 001's "
-               "Table 5",
+    "Table 5",
     "file": "read from {path}, a script in the release's layout whose prompts are not the release's: not comparable "
-            "with 001's Table 5",
+    "with 001's Table 5",
     "ours": "our prompts (no release evaluation/evaluate.py next to --data-dir and no --authors-prompts; fetch it "
-            "with tom-envs data download persuasion): not the authors' wording, not comparable word for word with "
-            "001's Table 5",
+    "with tom-envs data download persuasion): not the authors' wording, not comparable word for word with "
+    "001's Table 5",
 }
 
 
@@ -52,8 +52,10 @@ def authors_prompts(protocol: str, data_dir: str | None, path: str | None = None
     """
     if protocol != "authors":
         if path is not None:
-            raise PersuasionBenchmarkError("--authors-prompts applies to --protocol authors (our protocol uses our "
-                                           "prompt); add --protocol authors or drop --authors-prompts")
+            raise PersuasionBenchmarkError(
+                "--authors-prompts applies to --protocol authors (our protocol uses our "
+                "prompt); add --protocol authors or drop --authors-prompts"
+            )
         return OUR_PROMPTS
     found = path if path is not None else find_release_prompts(data_dir)
     return OUR_PROMPTS if found is None else read_authors_prompts(found)
@@ -70,10 +72,15 @@ def llm_run(args: argparse.Namespace, prompts: QAPrompts) -> LLMRun:
     llm = LLMRun.from_args(args)
     authors = args.protocol == "authors"
     if authors and args.scoring:
-        raise RunnerError("--protocol authors generates replies as the release does (sampled at T=0.7); "
-                          "drop --scoring, or use --protocol ours")
-    config = {**llm.config, "protocol": args.protocol,
-              "system_in_user": authors and authors_system_in_user(str(args.model))}
+        raise RunnerError(
+            "--protocol authors generates replies as the release does (sampled at T=0.7); "
+            "drop --scoring, or use --protocol ours"
+        )
+    config = {
+        **llm.config,
+        "protocol": args.protocol,
+        "system_in_user": authors and authors_system_in_user(str(args.model)),
+    }
     if authors:
         config["scoring"] = False  # the release generates every reply
     return with_prompts(dataclasses.replace(llm, config=config), prompts)
@@ -85,10 +92,15 @@ def with_prompts(llm: LLMRun, prompts: QAPrompts) -> LLMRun:
     results file)."""
     if llm.config.get("protocol") != "authors":
         return llm
-    config = {**llm.config, "prompt_source": prompts.source, "prompt_digest": prompts.digest()[:16],
-              "authors_prompts": {**prompts.texts(), "source": prompts.source}}
-    return dataclasses.replace(llm, config=config,
-                               protocol=AuthorsProtocol(prompts, bool(config.get("system_in_user", False))))
+    config = {
+        **llm.config,
+        "prompt_source": prompts.source,
+        "prompt_digest": prompts.digest()[:16],
+        "authors_prompts": {**prompts.texts(), "source": prompts.source},
+    }
+    return dataclasses.replace(
+        llm, config=config, protocol=AuthorsProtocol(prompts, bool(config.get("system_in_user", False)))
+    )
 
 
 def request_row(llm: LLMRun) -> dict[str, Any]:
@@ -100,5 +112,8 @@ def request_row(llm: LLMRun) -> dict[str, Any]:
         return {}
     user = llm.config.get("max_tokens")
     request = {"temperature": AUTHORS_REQUEST["temperature"], "max_tokens": user or AUTHORS_REQUEST["max_tokens"]}
-    return {"request": request, "set_by_user": ["max_tokens"] if user is not None else [],
-            "beyond_authors": [k for k, v in request.items() if AUTHORS_REQUEST.get(k) != v]}
+    return {
+        "request": request,
+        "set_by_user": ["max_tokens"] if user is not None else [],
+        "beyond_authors": [k for k, v in request.items() if AUTHORS_REQUEST.get(k) != v],
+    }

@@ -16,8 +16,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks.persuasion.live import PersuasionBenchmarkError
-from benchmarks.persuasion.qa_answers import (QA_ENV, QA_POLICIES, answer_dialogues, check_qa_policies, llm_answers,
-                                              stored_answers)
+from benchmarks.persuasion.qa_answers import (
+    QA_ENV,
+    QA_POLICIES,
+    answer_dialogues,
+    check_qa_policies,
+    llm_answers,
+    stored_answers,
+)
 from benchmarks.persuasion.qa_prompts import PROTOCOLS
 from benchmarks.qa_llm import LLM_POLICY, LLMRun, make_qa_env
 from tom_envs.persuasion import QTYPES
@@ -25,6 +31,7 @@ from tom_envs.persuasion.data import ANSWER_LETTERS as AUTHORS_LETTERS
 from tom_envs.persuasion.data import RELEASE_QUIRKS, release_status
 from tom_envs.persuasion.metrics import accuracy_table, consistency_table, stage_table
 from tom_envs.persuasion.prompts import QAPrompts
+
 
 @dataclass(frozen=True)
 class QAOptions:
@@ -64,8 +71,9 @@ class QAOptions:
             raise PersuasionBenchmarkError(f"unknown protocol {self.protocol!r}; choose from {', '.join(PROTOCOLS)}")
 
 
-def qa_rows(policies: Sequence[str], repetitions: int, seed: int, options: QAOptions = QAOptions(),
-            llm: LLMRun | None = None) -> list[dict[str, Any]]:
+def qa_rows(
+    policies: Sequence[str], repetitions: int, seed: int, options: QAOptions = QAOptions(), llm: LLMRun | None = None
+) -> list[dict[str, Any]]:
     """Table 5 rows (plus Table 6 consistency on the persuadee rows) per policy, the questions put as
     ``options`` say (:class:`QAOptions`).
 
@@ -77,17 +85,28 @@ def qa_rows(policies: Sequence[str], repetitions: int, seed: int, options: QAOpt
     if LLM_POLICY in policies and llm is None:
         raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")
     if llm is not None and llm.config.get("protocol", "ours") != protocol:
-        raise PersuasionBenchmarkError(f"the LLM run was built for protocol {llm.config.get('protocol', 'ours')!r}, "
-                                       f"the questions are put under {protocol!r}; build both from the same --protocol")
+        raise PersuasionBenchmarkError(
+            f"the LLM run was built for protocol {llm.config.get('protocol', 'ours')!r}, "
+            f"the questions are put under {protocol!r}; build both from the same --protocol"
+        )
     if repetitions < 1:
         raise PersuasionBenchmarkError(f"--repetitions must be at least 1, got {repetitions}")
-    env = make_qa_env(QA_ENV, data_dir=options.data_dir, qtypes=options.qtypes, split=options.split,
-                      shuffle_choices=protocol == "ours", allow_partial=options.allow_partial,
-                      option_slots=len(AUTHORS_LETTERS) if protocol == "authors" else None)
+    env = make_qa_env(
+        QA_ENV,
+        data_dir=options.data_dir,
+        qtypes=options.qtypes,
+        split=options.split,
+        shuffle_choices=protocol == "ours",
+        allow_partial=options.allow_partial,
+        option_slots=len(AUTHORS_LETTERS) if protocol == "authors" else None,
+    )
     differences: dict[str, str] = getattr(env.unwrapped, "release_differences", {})
     if differences:
-        print("note: --allow-partial: these files are not the release's, so their rows and every record of this "
-              "run are marked partial:\n  " + "\n  ".join(differences.values()), file=sys.stderr)
+        print(
+            "note: --allow-partial: these files are not the release's, so their rows and every record of this "
+            "run are marked partial:\n  " + "\n  ".join(differences.values()),
+            file=sys.stderr,
+        )
     sample = bool(getattr(env.unwrapped, "is_sample", False))
     repeated = getattr(env, "repeated_options", {})
     loaded = {it.qtype for ep in env.episodes for it in ep}
@@ -109,15 +128,28 @@ def qa_rows(policies: Sequence[str], repetitions: int, seed: int, options: QAOpt
             q = row["qtype"]
             extra = consistency.get(q)
             if extra is not None:
-                row.update(consistency=extra["consistency"], consistency_ci=extra["consistency_ci"],
-                           consistency_sd=extra["consistency_sd"])
-            rows.append({"env": "qa", "policy": name, "protocol": protocol, **row, "columns_not_in_data": absent,
-                         "expected_accuracy": row["chance"] if name == "random" else None,
-                         "release_file": release_status(q, q in differences, sample), "partial": q in differences,
-                         "release_quirk": RELEASE_QUIRKS.get(q),
-                         "repeated_options": repeated.get(q, 0), "stages": stages.get(q, []),
-                         **_prompt_columns(name, llm, prompts),
-                         **counters.get(q, {})})
+                row.update(
+                    consistency=extra["consistency"],
+                    consistency_ci=extra["consistency_ci"],
+                    consistency_sd=extra["consistency_sd"],
+                )
+            rows.append(
+                {
+                    "env": "qa",
+                    "policy": name,
+                    "protocol": protocol,
+                    **row,
+                    "columns_not_in_data": absent,
+                    "expected_accuracy": row["chance"] if name == "random" else None,
+                    "release_file": release_status(q, q in differences, sample),
+                    "partial": q in differences,
+                    "release_quirk": RELEASE_QUIRKS.get(q),
+                    "repeated_options": repeated.get(q, 0),
+                    "stages": stages.get(q, []),
+                    **_prompt_columns(name, llm, prompts),
+                    **counters.get(q, {}),
+                }
+            )
     return rows
 
 

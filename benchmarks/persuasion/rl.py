@@ -51,8 +51,11 @@ SPLITS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #: needs ``expose_state=True``: its exact value is the ``exact oracle`` row).
 REFERENCES = ("random", "echo", "echo-memory", "open-loop", "tracking", "bayes")
 #: The env's exact references (``tom_outcome()`` keys) -> their rows' policy names.
-EXACT = {"open_loop_success": "exact best open-loop", "bayes_success": "exact bayes (lower bound)",
-         "oracle_success": "exact oracle"}
+EXACT = {
+    "open_loop_success": "exact best open-loop",
+    "bayes_success": "exact bayes (lower bound)",
+    "oracle_success": "exact oracle",
+}
 
 
 class UnknownSplit(TomEnvsError, ValueError):
@@ -150,16 +153,28 @@ def references(env_id: str, split: str, seeds: Sequence[int], **env_kwargs: Any)
     from benchmarks.rl_eval import reference_rows
     from policies.persuasion.scripted import MIND_PERSUADERS
 
-    policies = {name: (MIND_PERSUADERS[name], "the persuader's own prediction (its posterior or prior)"
-                       if name in ("tracking", "bayes", "open-loop") else "random prediction")
-                for name in REFERENCES}
+    policies = {
+        name: (
+            MIND_PERSUADERS[name],
+            "the persuader's own prediction (its posterior or prior)"
+            if name in ("tracking", "bayes", "open-loop")
+            else "random prediction",
+        )
+        for name in REFERENCES
+    }
     rows = reference_rows(LIVE, env_id, split, seeds, policies, "persuasion", env_kwargs)
     return exact_rows(env_id, split, seeds, rows[0], env_kwargs) + rows
 
 
-def exact_rows(env_id: str, split: str, seeds: Sequence[int], template: Row,
-               env_kwargs: dict[str, Any] | None = None, exact: dict[str, str] | None = None,
-               make: Any = None) -> list[Row]:
+def exact_rows(
+    env_id: str,
+    split: str,
+    seeds: Sequence[int],
+    template: Row,
+    env_kwargs: dict[str, Any] | None = None,
+    exact: dict[str, str] | None = None,
+    make: Any = None,
+) -> list[Row]:
     """The env's exact references of episodes ``seeds`` (read at reset: they depend on the family drawn and
     the split's prior only) as rows shaped like ``template``, the success being the reference's value;
     ``exact``: ``tom_outcome()`` key -> row name (default :data:`EXACT`), ``make``: the task's ``make_env``
@@ -178,9 +193,18 @@ def exact_rows(env_id: str, split: str, seeds: Sequence[int], template: Row,
     rows = []
     for key, name in exact.items():
         mean, ci = mean_ci95(values[key])
-        rows.append({**template, "policy": name, "success": mean, "success_ci": ci, "tom_accuracy": None,
-                     "tom_accuracy_ci": None, "tom_source": "exact value of the split's prior (no agent)",
-                     "per_seed": []})
+        rows.append(
+            {
+                **template,
+                "policy": name,
+                "success": mean,
+                "success_ci": ci,
+                "tom_accuracy": None,
+                "tom_accuracy_ci": None,
+                "tom_source": "exact value of the split's prior (no agent)",
+                "per_seed": [],
+            }
+        )
     return rows
 
 
@@ -194,15 +218,29 @@ LIVE = RLTask(
         "train": f"personas {', '.join(TRAIN_PERSONAS)} in families {', '.join(TRAIN_FAMILIES)}",
         "test": f"held-out personas {', '.join(TEST_PERSONAS)} in families {', '.join(TRAIN_FAMILIES)}",
         "test-family": f"held-out family {', '.join(TEST_FAMILIES)} with the training personas it has "
-                       "(procrastinator, conformist)",
+        "(procrastinator, conformist)",
     },
     steps=80_000,
     horizon=HORIZON,
     hyper={
-        "ppo": {"n_steps": 64, "batch_size": 128, "learning_rate": 1e-3, "ent_coef": 0.01, "gamma": 1.0,
-                "n_epochs": 4, "policy_kwargs": {"net_arch": [64, 64]}},
-        "recurrent_ppo": {"n_steps": 64, "batch_size": 128, "learning_rate": 1e-3, "ent_coef": 0.01, "gamma": 1.0,
-                          "n_epochs": 4, "policy_kwargs": {"lstm_hidden_size": 64, "net_arch": [64]}},
+        "ppo": {
+            "n_steps": 64,
+            "batch_size": 128,
+            "learning_rate": 1e-3,
+            "ent_coef": 0.01,
+            "gamma": 1.0,
+            "n_epochs": 4,
+            "policy_kwargs": {"net_arch": [64, 64]},
+        },
+        "recurrent_ppo": {
+            "n_steps": 64,
+            "batch_size": 128,
+            "learning_rate": 1e-3,
+            "ent_coef": 0.01,
+            "gamma": 1.0,
+            "n_epochs": 4,
+            "policy_kwargs": {"lstm_hidden_size": 64, "net_arch": [64]},
+        },
     },
     seat=PERSUADER,
     references=references,
@@ -217,6 +255,11 @@ LIVE = RLTask(
     n_envs=8,
     # measured (docs/persuasion_live.md): 3 seeds of RecurrentPPO took 284 s of one core of an idle 16-core
     # machine, about 1.4x that here: 5 seeds would take about 11 min on 2 cores
-    algo_seeds={"recurrent_ppo": (3, "3 seeds by default: 5 of RecurrentPPO's default budget (80,000 steps, 300 "
-                                     "episodes) take about 11 min of CPU, over the 10-minute budget")},
+    algo_seeds={
+        "recurrent_ppo": (
+            3,
+            "3 seeds by default: 5 of RecurrentPPO's default budget (80,000 steps, 300 "
+            "episodes) take about 11 min of CPU, over the 10-minute budget",
+        )
+    },
 )

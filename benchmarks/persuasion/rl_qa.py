@@ -49,7 +49,9 @@ def split_keys(env_id: str, data_dir: str | None) -> dict[str, tuple[str, ...]]:
 
 @lru_cache(maxsize=4)
 def _prototype(env_id: str, split: str, data_dir: str | None) -> Any:
-    return gym.make(env_id, data_dir=data_dir, split=list(split_keys(env_id, data_dir)[split]), feedback=FEEDBACK[split])
+    return gym.make(
+        env_id, data_dir=data_dir, split=list(split_keys(env_id, data_dir)[split]), feedback=FEEDBACK[split]
+    )
 
 
 def make_env(env_id: str, split: str, data_dir: str | None = None) -> Any:
@@ -72,23 +74,38 @@ def references(env_id: str, split: str, seeds: Sequence[int], data_dir: str | No
     from policies.persuasion.qa_baselines import AlwaysFirst, LongestOrKeyword
     from policies.persuasion.scripted import RandomAnswerer
 
-    return reference_rows(QA, env_id, split, seeds, {
-        "random": (RandomAnswerer, "the answer (uniformly random option)"),
-        "always-first": (AlwaysFirst, "the answer (first option shown)"),
-        "longest-or-keyword": (LongestOrKeyword, "the answer (longest option; yes/no by the word 'not')"),
-    }, "persuasion", {"data_dir": data_dir})
+    return reference_rows(
+        QA,
+        env_id,
+        split,
+        seeds,
+        {
+            "random": (RandomAnswerer, "the answer (uniformly random option)"),
+            "always-first": (AlwaysFirst, "the answer (first option shown)"),
+            "longest-or-keyword": (LongestOrKeyword, "the answer (longest option; yes/no by the word 'not')"),
+        },
+        "persuasion",
+        {"data_dir": data_dir},
+    )
 
 
 QA = qa_rl_task(
-    ENV_ID, make_env=make_env,
-    splits={"train": "dialogues whose key's CRC-32 is not 0 mod 5 (430 of the release's 525)",
-            "test": "dialogues whose key's CRC-32 is 0 mod 5 (95 of 525)"},
+    ENV_ID,
+    make_env=make_env,
+    splits={
+        "train": "dialogues whose key's CRC-32 is not 0 mod 5 (430 of the release's 525)",
+        "test": "dialogues whose key's CRC-32 is 0 mod 5 (95 of 525)",
+    },
     steps=20_000,
     buckets=128,
-    split_size=split_size, reset_options=reset_options, references=references,
-    notes=("accuracy = % of the questions answered right, mean over the split's dialogues (options shuffled per "
-           "episode seed, as the env does by default)",
-           "observations: hashed bag of words of the dialogue so far, the background, the question and each shown "
-           "option, plus the question type, role and option count one-hot (wrappers.VectorizeObservation)",
-           "without --data-dir the bundled sample (three dialogues; the last is the test split) is used"),
+    split_size=split_size,
+    reset_options=reset_options,
+    references=references,
+    notes=(
+        "accuracy = % of the questions answered right, mean over the split's dialogues (options shuffled per "
+        "episode seed, as the env does by default)",
+        "observations: hashed bag of words of the dialogue so far, the background, the question and each shown "
+        "option, plus the question type, role and option count one-hot (wrappers.VectorizeObservation)",
+        "without --data-dir the bundled sample (three dialogues; the last is the test split) is used",
+    ),
 )

@@ -25,8 +25,12 @@ HORIZON = 4
 #: The v3 reference persuaders played on the same split and seeds (``policies.persuasion.v3``).
 REFERENCES = ("echo", "open-loop", "memoryless", "bayes")
 #: The env's exact references (``tom_outcome()`` keys) -> their rows' policy names.
-EXACT = {"open_loop_success": "exact best open-loop", "memoryless_success": "exact best memory-less",
-         "bayes_success": "exact bayes", "oracle_success": "exact oracle"}
+EXACT = {
+    "open_loop_success": "exact best open-loop",
+    "memoryless_success": "exact best memory-less",
+    "bayes_success": "exact bayes",
+    "oracle_success": "exact oracle",
+}
 _SPLIT_FAMILIES: dict[str, tuple[Any, ...]] = {}
 
 
@@ -43,8 +47,9 @@ def split_families(split: str) -> tuple[Any, ...]:
             keep = [i for i, p in enumerate(fam.personas) if p.name in personas]
             if not keep:
                 raise InvalidPersona(f"family {fam.name!r} has none of the split's personas {personas}")
-            out.append(replace(fam, personas=tuple(fam.personas[i] for i in keep),
-                               weights=tuple(fam.weights[i] for i in keep)))
+            out.append(
+                replace(fam, personas=tuple(fam.personas[i] for i in keep), weights=tuple(fam.weights[i] for i in keep))
+            )
         _SPLIT_FAMILIES[split] = tuple(out)
     return _SPLIT_FAMILIES[split]
 
@@ -66,11 +71,23 @@ def references(env_id: str, split: str, seeds: Sequence[int], **env_kwargs: Any)
     from benchmarks.rl_eval import reference_rows
     from policies.persuasion import v3
 
-    classes = {"echo": v3.EchoPersuaderV3, "open-loop": v3.OpenLoopPersuaderV3,
-               "memoryless": v3.MemorylessPersuaderV3, "bayes": v3.BayesPersuaderV3}
-    policies = {name: (_on_split(classes[name], split), "the persuader's own prediction (its posterior)"
-                       if name == "bayes" else "the persuader's own prediction (the last reply)"
-                       if name in ("memoryless", "echo") else None) for name in REFERENCES}
+    classes = {
+        "echo": v3.EchoPersuaderV3,
+        "open-loop": v3.OpenLoopPersuaderV3,
+        "memoryless": v3.MemorylessPersuaderV3,
+        "bayes": v3.BayesPersuaderV3,
+    }
+    policies = {
+        name: (
+            _on_split(classes[name], split),
+            "the persuader's own prediction (its posterior)"
+            if name == "bayes"
+            else "the persuader's own prediction (the last reply)"
+            if name in ("memoryless", "echo")
+            else None,
+        )
+        for name in REFERENCES
+    }
     rows = reference_rows(LIVE_V3, env_id, split, seeds, policies, "persuasion", env_kwargs)
     return exact_rows(env_id, split, seeds, rows[0], env_kwargs, EXACT, make_env) + rows
 
@@ -92,8 +109,10 @@ LIVE_V3 = RLTask(
     references=references,
     env_kwargs=True,
     task_kwargs=("horizon", "families"),
-    notes=(f"horizon T = {HORIZON}; the references (tom_outcome()) are exact for the split's prior; PPO sees the "
-           "current reply only (its ceiling: the exact best memory-less), RecurrentPPO can remember",),
+    notes=(
+        f"horizon T = {HORIZON}; the references (tom_outcome()) are exact for the split's prior; PPO sees the "
+        "current reply only (its ceiling: the exact best memory-less), RecurrentPPO can remember",
+    ),
     episodes=500,
     n_envs=8,
 )

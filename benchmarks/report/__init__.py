@@ -97,16 +97,23 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
 
     results_dir, out = Path(results_dir), Path(out)
     if not results_dir.is_dir():
-        raise ReportError(f"results folder {str(results_dir)!r} does not exist; pass the --out folder of a "
-                          "benchmark run (e.g. results/ after `make demo`)")
-    if out.resolve() == results_dir.resolve() or any(p.parent == results_dir.resolve() and any(p.glob("*.jsonl"))
-                                                      for p in [out.resolve(), *out.resolve().parents]):
-        raise ReportError(f"--out {str(out)!r} is the results folder or inside a family's results folder; write the "
-                          "report elsewhere (e.g. RESULTS_DIR/report or report/)")
+        raise ReportError(
+            f"results folder {str(results_dir)!r} does not exist; pass the --out folder of a "
+            "benchmark run (e.g. results/ after `make demo`)"
+        )
+    if out.resolve() == results_dir.resolve() or any(
+        p.parent == results_dir.resolve() and any(p.glob("*.jsonl")) for p in [out.resolve(), *out.resolve().parents]
+    ):
+        raise ReportError(
+            f"--out {str(out)!r} is the results folder or inside a family's results folder; write the "
+            "report elsewhere (e.g. RESULTS_DIR/report or report/)"
+        )
     folders = family_folders(results_dir)
     if not folders:
-        raise ReportError(f"{str(results_dir)!r} holds no results files (<family>/*.jsonl): nothing to report. Pass "
-                          "the --out folder of a benchmark run (e.g. results/ after `make demo`)")
+        raise ReportError(
+            f"{str(results_dir)!r} holds no results files (<family>/*.jsonl): nothing to report. Pass "
+            "the --out folder of a benchmark run (e.g. results/ after `make demo`)"
+        )
     out.mkdir(parents=True, exist_ok=True)
     state = _load_state(out)
     salt = _code_salt()
@@ -139,17 +146,20 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
         del state["families"][gone]
     if not any(s.get("records", 0) or s.get("writing") for s in sections.values()):
         bad = sum(s.get("skipped", 0) for s in sections.values())
-        raise ReportError(f"{str(results_dir)!r} holds results files but no readable record ({bad} line(s) unreadable "
-                          "or incomplete, none being written): nothing to report. The files are corrupt or cut; "
-                          "rerun the benchmark with the same --out (it resumes and rewrites what it cannot read)")
+        raise ReportError(
+            f"{str(results_dir)!r} holds results files but no readable record ({bad} line(s) unreadable "
+            "or incomplete, none being written): nothing to report. The files are corrupt or cut; "
+            "rerun the benchmark with the same --out (it resumes and rewrites what it cannot read)"
+        )
     overview = out / "overview.png"
     panels = [p for s in sections.values() for p in s.get("panels", [])]
     with figures.planned() as overview_plan:
         if panels:
             figures.plane(overview, "Literal vs functional ToM, every family and game", panels)
     # one colour per agent over every figure of the report; a reused section drawn with other colours is redone
-    colours = figures.assign_colours([g for s in sections.values() for g in s["agent_groups"]]
-                                     + [job.agents for job in overview_plan])
+    colours = figures.assign_colours(
+        [g for s in sections.values() for g in s["agent_groups"]] + [job.agents for job in overview_plan]
+    )
     for folder, section in sections.items():
         if folder not in plans and section.get("colours") != _colours_of(section["agent_groups"], colours):
             sections[folder] = build(folder)
@@ -159,8 +169,12 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
         _atomic_write(out / folder / "section.json", json.dumps(sections[folder], ensure_ascii=False))
         state["families"][folder] = prints[folder]
     overview_colours = _colours_of([job.agents for job in overview_plan], colours)
-    if panels and (plans or not overview.is_file() or state.get("overview") != folders
-                   or state.get("overview_colours") != overview_colours):
+    if panels and (
+        plans
+        or not overview.is_file()
+        or state.get("overview") != folders
+        or state.get("overview_colours") != overview_colours
+    ):
         figures.draw_all(overview_plan, colours)
     elif not panels and overview.exists():
         overview.unlink()
@@ -175,8 +189,13 @@ def build_report(results_dir: Path, out: Path = Path("report"), force: bool = Fa
     _atomic_write(out / "index.md", to_markdown(TITLE, blocks))
     _atomic_write(out / STATE_FILE, json.dumps(state, indent=1))
     figs = [out / src for s in ordered for src in s.get("figures", [])] + ([overview] if overview.is_file() else [])
-    return {"index": out / "index.html", "markdown": out / "index.md", "rebuilt": rebuilt, "reused": reused,
-            "figures": figs}
+    return {
+        "index": out / "index.html",
+        "markdown": out / "index.md",
+        "rebuilt": rebuilt,
+        "reused": reused,
+        "figures": figs,
+    }
 
 
 def _colours_of(groups: list[list[str]], colours: dict[str, str]) -> dict[str, str]:
@@ -210,29 +229,43 @@ def _page(results_dir: Path, sections: list[dict[str, Any]], overview: bool) -> 
     from tom_envs import __version__
 
     commit = git_commit()
-    blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
-        f"Generated {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())} from the results in "
-        f"{results_dir} by tom-envs {__version__}"
-        + (f" (commit {commit[:12]})" if commit else " (not a git checkout)")
-        + f"; {sum(s.get('records', 0) for s in sections)} records in {len(sections)} result folders. Every number "
-        "is computed from the stored records (nothing is rerun); yellow italic rows are published reference "
-        "values from the papers.")}]
+    blocks: list[dict[str, Any]] = [
+        {
+            "kind": "p",
+            "text": (
+                f"Generated {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())} from the results in "
+                f"{results_dir} by tom-envs {__version__}"
+                + (f" (commit {commit[:12]})" if commit else " (not a git checkout)")
+                + f"; {sum(s.get('records', 0) for s in sections)} records in {len(sections)} result folders. Every number "
+                "is computed from the stored records (nothing is rerun); yellow italic rows are published reference "
+                "values from the papers."
+            ),
+        }
+    ]
     blocks.append({"kind": "code", "text": " ".join(current_command())})
     blocks.append({"kind": "h2", "text": "At a glance: literal vs functional ToM", "id": "glance"})
     if overview:
-        blocks += [{"kind": "p", "text": (
-            "004's point: predicting the other agents (literal ToM) and acting well on it (functional ToM) do not "
-            "imply each other. Each panel puts every evaluated agent at (prediction accuracy, functional score) "
-            "with 95 % CI whiskers; hollow stars are the papers' published agents where they report both, dashed "
-            "lines exact references where a family has them. The functional axis is each family's own, named on "
-            "its panel (e.g. regret per round, consensus change, success). Families whose tasks measure literal "
-            "ToM only (question answering) have no panel.")},
-                   {"kind": "figure", "src": "overview.png",
-                    "caption": "Literal (x) vs functional (y) ToM per family and game; regret axes are inverted so "
-                               "that up is better everywhere."}]
+        blocks += [
+            {
+                "kind": "p",
+                "text": (
+                    "004's point: predicting the other agents (literal ToM) and acting well on it (functional ToM) do not "
+                    "imply each other. Each panel puts every evaluated agent at (prediction accuracy, functional score) "
+                    "with 95 % CI whiskers; hollow stars are the papers' published agents where they report both, dashed "
+                    "lines exact references where a family has them. The functional axis is each family's own, named on "
+                    "its panel (e.g. regret per round, consensus change, success). Families whose tasks measure literal "
+                    "ToM only (question answering) have no panel."
+                ),
+            },
+            {
+                "kind": "figure",
+                "src": "overview.png",
+                "caption": "Literal (x) vs functional (y) ToM per family and game; regret axes are inverted so "
+                "that up is better everywhere.",
+            },
+        ]
     else:
-        blocks.append({"kind": "p", "text": "No stored results with both a literal and a functional ToM score "
-                                            "yet."})
+        blocks.append({"kind": "p", "text": "No stored results with both a literal and a functional ToM score yet."})
     if not sections:
         blocks.append({"kind": "p", "text": f"No results files (*.jsonl) under {results_dir}/<family>/ yet."})
     for s in sections:
@@ -252,8 +285,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from benchmarks.cli_types import output_dir
 
     parser.add_argument("results", metavar="RESULTS_DIR", help="the --out folder of benchmark runs (e.g. results)")
-    parser.add_argument("--out", type=output_dir, default="report",
-                        help="where index.html, index.md and the figures go")
+    parser.add_argument(
+        "--out", type=output_dir, default="report", help="where index.html, index.md and the figures go"
+    )
     parser.add_argument("--force", action="store_true", help="rebuild every family's section, changed or not")
     add_format_option(parser)
 
@@ -262,12 +296,15 @@ def run(args: argparse.Namespace) -> int:
     """Build the report; prints the page's path (and what was rebuilt), or JSON with ``--format json``."""
     res = build_report(Path(args.results), Path(args.out), force=args.force)
     if args.format == "json":
-        print(json.dumps({k: ([str(p) for p in v] if isinstance(v, list) else str(v)) for k, v in res.items()},
-                         indent=2))
+        print(
+            json.dumps({k: ([str(p) for p in v] if isinstance(v, list) else str(v)) for k, v in res.items()}, indent=2)
+        )
     else:
         if res["rebuilt"]:
-            print(f"rebuilt: {', '.join(res['rebuilt'])}" + (f"; unchanged: {', '.join(res['reused'])}"
-                                                             if res["reused"] else ""))
+            print(
+                f"rebuilt: {', '.join(res['rebuilt'])}"
+                + (f"; unchanged: {', '.join(res['reused'])}" if res["reused"] else "")
+            )
         elif res["reused"]:
             print(f"unchanged: {', '.join(res['reused'])}")
         print(f"report: {res['index'].resolve()}")

@@ -37,8 +37,15 @@ def _slug(env_id: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in env_id)
 
 
-def heatmap(path: Path, title: str, agents: Sequence[str], values: dict[tuple[str, str], float | None],
-            label: str, cols: Sequence[str] | None = None, seats: Sequence[str] = ()) -> Path:
+def heatmap(
+    path: Path,
+    title: str,
+    agents: Sequence[str],
+    values: dict[tuple[str, str], float | None],
+    label: str,
+    cols: Sequence[str] | None = None,
+    seats: Sequence[str] = (),
+) -> Path:
     """A rows-by-columns heatmap (row agent in the first seat; ``cols``: the second seat's agents where they
     differ from the rows, a seated game), each cell annotated; empty cells (None) grey. Writes
     ``<name>.figure.json`` beside it: the agents (``cols`` too when given) and the values drawn."""
@@ -68,22 +75,42 @@ def heatmap(path: Path, title: str, agents: Sequence[str], values: dict[tuple[st
     for i in range(n):
         for j in range(k):
             if not np.isnan(grid[i, j]):
-                ax.text(j, i, f"{grid[i, j]:.0f}" if abs(grid[i, j]) >= 10 else f"{grid[i, j]:.1f}", ha="center",
-                        va="center", fontsize=7, color="white" if grid[i, j] < np.nanmean(grid) else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{grid[i, j]:.0f}" if abs(grid[i, j]) >= 10 else f"{grid[i, j]:.1f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if grid[i, j] < np.nanmean(grid) else "black",
+                )
     fig.colorbar(image, ax=ax, label=label, shrink=0.8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    audit = {"kind": "heatmap", "title": title, "label": label, "agents": list(agents),
-             **({"cols": columns} if cols is not None else {}),
-             "values": [[None if np.isnan(v) else float(v) for v in row] for row in grid], "panels": []}
+    audit = {
+        "kind": "heatmap",
+        "title": title,
+        "label": label,
+        "agents": list(agents),
+        **({"cols": columns} if cols is not None else {}),
+        "values": [[None if np.isnan(v) else float(v) for v in row] for row in grid],
+        "panels": [],
+    }
     audit_path(path).write_text(json.dumps(audit), encoding="utf-8")
     return path
 
 
 def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[list[dict], list[str], dict | None]:
-    from benchmarks.crossplay_stats import agent_names, agreement_row, agreement_text, pairing_rows, rating_rows, seat_of
+    from benchmarks.crossplay_stats import (
+        agent_names,
+        agreement_row,
+        agreement_text,
+        pairing_rows,
+        rating_rows,
+        seat_of,
+    )
 
     agents = agent_names(recs)
     pairs = pairing_rows(env_id, recs)
@@ -96,44 +123,128 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         agents = [a for a in agents if seats and seated.get(a) == seats[0]]
     blocks: list[dict[str, Any]] = [{"kind": "h3", "text": env_id, "id": f"crossplay-{_slug(env_id)}"}]
     figures = []
-    for key, label, name in (("row_return", "row agent's mean return", "outcome"),
-                             ("row_tom", "row agent's ToM % (grey: makes no prediction)", "tom")):
-        path = heatmap(out / f"{_slug(env_id)}_{name}.png", f"{env_id}: {label}", agents,
-                       {(p["row"], p["col"]): p[key] for p in pairs}, label, cols, seats)
+    for key, label, name in (
+        ("row_return", "row agent's mean return", "outcome"),
+        ("row_tom", "row agent's ToM % (grey: makes no prediction)", "tom"),
+    ):
+        path = heatmap(
+            out / f"{_slug(env_id)}_{name}.png",
+            f"{env_id}: {label}",
+            agents,
+            {(p["row"], p["col"]): p[key] for p in pairs},
+            label,
+            cols,
+            seats,
+        )
         src = path.relative_to(root).as_posix()
         figures.append(src)
-        blocks.append({"kind": "figure", "src": src, "caption": (
-            f"{env_id}, {pairs[0]['episodes'] if pairs else 0} episodes per ordered pairing: the {label} "
-            "against each column agent (means over episodes; the table below has the 95 % CIs).")})
-    blocks.append({"kind": "table", "caption": f"{env_id}: every ordered pairing (mean ± 95 % CI over episodes)",
-                   "columns": ["row", "col", "episodes", "row return", "col return", "row ToM %", "col ToM %"],
-                   "rows": [{"cells": [p["row"], p["col"], str(p["episodes"]), _num(p["row_return"], p["row_return_ci"]),
-                                       _num(p["col_return"], p["col_return_ci"]), _num(p["row_tom"], p["row_tom_ci"]),
-                                       _num(p["col_tom"], p["col_tom_ci"])]} for p in pairs]})
+        blocks.append(
+            {
+                "kind": "figure",
+                "src": src,
+                "caption": (
+                    f"{env_id}, {pairs[0]['episodes'] if pairs else 0} episodes per ordered pairing: the {label} "
+                    "against each column agent (means over episodes; the table below has the 95 % CIs)."
+                ),
+            }
+        )
+    blocks.append(
+        {
+            "kind": "table",
+            "caption": f"{env_id}: every ordered pairing (mean ± 95 % CI over episodes)",
+            "columns": ["row", "col", "episodes", "row return", "col return", "row ToM %", "col ToM %"],
+            "rows": [
+                {
+                    "cells": [
+                        p["row"],
+                        p["col"],
+                        str(p["episodes"]),
+                        _num(p["row_return"], p["row_return_ci"]),
+                        _num(p["col_return"], p["col_return_ci"]),
+                        _num(p["row_tom"], p["row_tom_ci"]),
+                        _num(p["col_tom"], p["col_tom_ci"]),
+                    ]
+                }
+                for p in pairs
+            ],
+        }
+    )
     ratings = rating_rows(env_id, recs)
-    won = ("the match scores its records hold (docs/crossplay.md), each agent ranked in its own seat" if seated
-           else "the higher return")
-    blocks.append({"kind": "table", "caption": f"{env_id}: OpenSkill (Plackett-Luce) ratings, a match won by {won}",
-                   "columns": ["rank", "agent", "kind", "seat (rank in it)", "mu", "sigma", "ordinal (mu - 3 sigma)",
-                               "ToM %", "return"],
-                   "rows": [{"cells": [str(r["rank"]), r["agent"], r["agent_kind"],
-                                       f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "either",
-                                       f"{r['mu']:.2f}",
-                                       f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}", _num(r["tom"], r["tom_ci"]),
-                                       _num(r["return"], r["return_ci"])]} for r in ratings]})
+    won = (
+        "the match scores its records hold (docs/crossplay.md), each agent ranked in its own seat"
+        if seated
+        else "the higher return"
+    )
+    blocks.append(
+        {
+            "kind": "table",
+            "caption": f"{env_id}: OpenSkill (Plackett-Luce) ratings, a match won by {won}",
+            "columns": [
+                "rank",
+                "agent",
+                "kind",
+                "seat (rank in it)",
+                "mu",
+                "sigma",
+                "ordinal (mu - 3 sigma)",
+                "ToM %",
+                "return",
+            ],
+            "rows": [
+                {
+                    "cells": [
+                        str(r["rank"]),
+                        r["agent"],
+                        r["agent_kind"],
+                        f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "either",
+                        f"{r['mu']:.2f}",
+                        f"{r['sigma']:.2f}",
+                        f"{r['ordinal']:.2f}",
+                        _num(r["tom"], r["tom_ci"]),
+                        _num(r["return"], r["return_ci"]),
+                    ]
+                }
+                for r in ratings
+            ],
+        }
+    )
     agree = agreement_row(env_id, recs)
     rho = agree["spearman"]
-    text = (f"Rank agreement: ratings from seeds {_span(agree['seeds_a'])} and from seeds {_span(agree['seeds_b'])} "
-            f"(disjoint), {agree['agents']} agents: Spearman rank correlation "
-            + ("n/a (fewer than two seeds, or a half rates every agent alike)" if rho is None else f"{rho:.3f}") + ".")
+    text = (
+        f"Rank agreement: ratings from seeds {_span(agree['seeds_a'])} and from seeds {_span(agree['seeds_b'])} "
+        f"(disjoint), {agree['agents']} agents: Spearman rank correlation "
+        + ("n/a (fewer than two seeds, or a half rates every agent alike)" if rho is None else f"{rho:.3f}")
+        + "."
+    )
     if agree.get("spearman_by_seat") or "win_share_spearman" in agree:
-        text += f" ({agreement_text(agree)}; a win share counts every match alike, the ratings lean on each half's " \
-                "first seeds.)"
+        text += (
+            f" ({agreement_text(agree)}; a win share counts every match alike, the ratings lean on each half's "
+            "first seeds.)"
+        )
     blocks.append({"kind": "p", "text": text})
-    points = [{"agent": r["agent"], "variant": env_id, "x": r["tom"], "xci": r["tom_ci"], "y": r["return"],
-               "yci": r["return_ci"]} for r in ratings if r["tom"] is not None and r["return"] is not None]
-    panel = {"title": f"{env_id}: crossplay population", "xlabel": "ToM % (predictions of the other seat)",
-             "ylabel": "mean return over every pairing", "xlim": (0, 100), "points": points} if points else None
+    points = [
+        {
+            "agent": r["agent"],
+            "variant": env_id,
+            "x": r["tom"],
+            "xci": r["tom_ci"],
+            "y": r["return"],
+            "yci": r["return_ci"],
+        }
+        for r in ratings
+        if r["tom"] is not None and r["return"] is not None
+    ]
+    panel = (
+        {
+            "title": f"{env_id}: crossplay population",
+            "xlabel": "ToM % (predictions of the other seat)",
+            "ylabel": "mean return over every pairing",
+            "xlim": (0, 100),
+            "points": points,
+        }
+        if points
+        else None
+    )
     return blocks, figures, panel
 
 
@@ -150,14 +261,20 @@ def _num(value: Any, ci: Any) -> Any:
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The crossplay section from the stored records only."""
     by_env = _records(fam)
-    blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
-        "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
-        "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
-        "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
-        "it counts for each id: docs/crossplay.md). "
-        "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
-        "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
-        "left out), with their uncertainty sigma.")}]
+    blocks: list[dict[str, Any]] = [
+        {
+            "kind": "p",
+            "text": (
+                "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
+                "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
+                "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
+                "it counts for each id: docs/crossplay.md). "
+                "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
+                "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
+                "left out), with their uncertainty sigma."
+            ),
+        }
+    ]
     figures: list[str] = []
     panels = []
     for env_id in sorted(by_env):
@@ -167,15 +284,29 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         if panel is not None:
             panels.append(panel)
     if not by_env:
-        blocks.append({"kind": "p", "text": "No crossplay records stored yet (run `tom-envs crossplay --out THIS_FOLDER`)."})
+        blocks.append(
+            {"kind": "p", "text": "No crossplay records stored yet (run `tom-envs crossplay --out THIS_FOLDER`)."}
+        )
     if panels:
         from benchmarks.report import figures as figs_mod
 
-        path = figs_mod.plane(out / "plane.png", "Crossplay populations: literal vs functional ToM", panels,
-                              variant_title="env")
+        path = figs_mod.plane(
+            out / "plane.png", "Crossplay populations: literal vs functional ToM", panels, variant_title="env"
+        )
         src = path.relative_to(root).as_posix()
         figures.append(src)
-        blocks.append({"kind": "figure", "src": src, "caption": "The agents that predict: ToM % (x) against their "
-                       "mean return over every pairing (y), 95 % CIs over episodes."})
-    return {"family": fam.folder, "title": "Crossplay (tom-envs crossplay)", "blocks": blocks, "panels": panels,
-            "figures": figures}
+        blocks.append(
+            {
+                "kind": "figure",
+                "src": src,
+                "caption": "The agents that predict: ToM % (x) against their "
+                "mean return over every pairing (y), 95 % CIs over episodes.",
+            }
+        )
+    return {
+        "family": fam.folder,
+        "title": "Crossplay (tom-envs crossplay)",
+        "blocks": blocks,
+        "panels": panels,
+        "figures": figures,
+    }

@@ -99,8 +99,9 @@ def _html_cell(cell: Any, tag: str = "td") -> str:
         if cell.get("ci") is not None:
             attrs += f' data-ci="{cell["ci"]!r}"'
         mean, sep, rest = cell["text"].partition(" ")  # "0.123 ± 0.045": may wrap before the "±", nowhere else
-        text = f'<span class="n">{html.escape(mean)}</span>' + (f' <span class="n">{html.escape(rest)}</span>'
-                                                                  if sep else "")
+        text = f'<span class="n">{html.escape(mean)}</span>' + (
+            f' <span class="n">{html.escape(rest)}</span>' if sep else ""
+        )
         return f"<{tag}{attrs}>{text}</{tag}>"
     text = cell_text(cell)
     cls = ' class="long"' if len(text) > 40 else ""  # settings and descriptions wrap anywhere
@@ -113,8 +114,11 @@ def to_html(title: str, blocks: Sequence[Block]) -> str:
     toc = [b for b in blocks if b["kind"] == "h2"]
     body = [f"<h1>{esc(title)}</h1>"]
     if toc:
-        body.append("<nav><ul>" + "".join(f'<li><a href="#{esc(b["id"])}">{esc(b["text"])}</a></li>' for b in toc)
-                    + "</ul></nav>")
+        body.append(
+            "<nav><ul>"
+            + "".join(f'<li><a href="#{esc(b["id"])}">{esc(b["text"])}</a></li>' for b in toc)
+            + "</ul></nav>"
+        )
     for b in blocks:
         kind = b["kind"]
         if kind in ("h2", "h3"):
@@ -137,11 +141,15 @@ def to_html(title: str, blocks: Sequence[Block]) -> str:
             parts.append("</tbody></table></div>")
             body.append("".join(parts))
         elif kind == "figure":
-            body.append(f'<figure><img src="{esc(b["src"])}" alt="{esc(b["caption"])}">'
-                        f"<figcaption>{esc(b['caption'])}</figcaption></figure>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{esc(title)}</title>\n"
-            f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
+            body.append(
+                f'<figure><img src="{esc(b["src"])}" alt="{esc(b["caption"])}">'
+                f"<figcaption>{esc(b['caption'])}</figcaption></figure>"
+            )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{esc(title)}</title>\n'
+        f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
+    )
 
 
 #: The fewest values a 95 % interval is shown for: with fewer, cells say ``(n = 1)`` / ``(n = 2)`` instead (a
@@ -157,8 +165,9 @@ def estimate(values: Sequence[float | None]) -> tuple[float | None, float | None
     return mean, (ci if len(xs) >= MIN_CI_N else None), len(xs)
 
 
-def num(value: float | None, ci: float | None = None, n: int | None = None, *, digits: int = 3,
-        scale: float = 1.0) -> Any:
+def num(
+    value: float | None, ci: float | None = None, n: int | None = None, *, digits: int = 3, scale: float = 1.0
+) -> Any:
     """A number cell: ``mean ± ci`` rounded to ``digits`` (``n/a`` for None), exact values kept; with ``n``
     below :data:`MIN_CI_N` no interval but ``mean (n = 1)``."""
     if value is None:

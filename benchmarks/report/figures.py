@@ -39,9 +39,28 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 DPI = 100
 #: Agent colours, the most distinct first (tab10 without its grey, which reference lines use, then darker and
 #: lighter hues; :func:`assign_colours` keeps close pairs out of one figure while it can).
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
-           "#000075", "#800000", "#469990", "#f032e6", "#808000", "#ffbb78", "#98df8a", "#aec7e8", "#c5b0d5",
-           "#c49c94", "#ff9896")
+PALETTE = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#000075",
+    "#800000",
+    "#469990",
+    "#f032e6",
+    "#808000",
+    "#ffbb78",
+    "#98df8a",
+    "#aec7e8",
+    "#c5b0d5",
+    "#c49c94",
+    "#ff9896",
+)
 #: Two colours this far apart (CIELAB ΔE76) count as distinct; agents drawn together get colours at least
 #: this far apart whenever the palette allows.
 DISTINCT = 45.0
@@ -65,7 +84,7 @@ def pyplot() -> Any:
 # ---------------------------------------------------------------------- colour = agent
 def lab(colour: str) -> tuple[float, float, float]:
     """CIELAB (D65) of a ``#rrggbb`` colour."""
-    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
     r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
     x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
     y = 0.2126 * r + 0.7152 * g + 0.0722 * b
@@ -151,8 +170,10 @@ def _submit(path: Path, agents: Iterable[str], draw: Callable[[dict[str, str]], 
 # ---------------------------------------------------------------------- panels
 def _agent(item: dict[str, Any]) -> str:
     if not item.get("agent"):
-        raise FigureError(f"a series or point without an 'agent' (the policy, answerer or mediator whose colour "
-                          f"it takes): {sorted(item)}; name it, and put horizon, partner or mode in 'variant'")
+        raise FigureError(
+            f"a series or point without an 'agent' (the policy, answerer or mediator whose colour "
+            f"it takes): {sorted(item)}; name it, and put horizon, partner or mode in 'variant'"
+        )
     return str(item["agent"])
 
 
@@ -204,8 +225,9 @@ def split_panels(panels: Sequence[dict[str, Any]], key: str) -> list[dict[str, A
             ordered = [i for v in by_variant.values() for i in v]
             n = math.ceil(len(ordered) / MAX_SERIES)
             size = math.ceil(len(ordered) / n)
-            parts = [(f"{panel.get('title', '')} ({j + 1}/{n})", set(ordered[j * size:(j + 1) * size]))
-                     for j in range(n)]
+            parts = [
+                (f"{panel.get('title', '')} ({j + 1}/{n})", set(ordered[j * size : (j + 1) * size])) for j in range(n)
+            ]
         for title, chosen in parts:
             out.append({**panel, "title": title, key: [s for s in items if _ident(s) in chosen] + refs})
     return out
@@ -214,8 +236,10 @@ def split_panels(panels: Sequence[dict[str, Any]], key: str) -> list[dict[str, A
 def variant_styles(variants: Iterable[str]) -> dict[str, dict[str, str]]:
     """Line style and marker of each variant of a figure (sorted; the empty variant first, solid with circles)."""
     ordered = sorted(set(variants), key=lambda v: (v != "", v))
-    return {v: {"linestyle": LINESTYLES[i % len(LINESTYLES)], "marker": MARKERS[i % len(MARKERS)]}
-            for i, v in enumerate(ordered)}
+    return {
+        v: {"linestyle": LINESTYLES[i % len(LINESTYLES)], "marker": MARKERS[i % len(MARKERS)]}
+        for i, v in enumerate(ordered)
+    }
 
 
 def _grid(plt: Any, n: int, width: float, height: float) -> tuple[Any, Any]:
@@ -231,9 +255,16 @@ MAX_COLUMNS = 2
 LEGEND_FONT = 8
 
 
-def _legend(fig: Any, axes: Sequence[Any], agents: Sequence[str], colours: dict[str, str],
-            variants: dict[str, dict[str, str]], variant_title: str, lines: bool,
-            extra: Sequence[tuple[Any, str]] = ()) -> Any:
+def _legend(
+    fig: Any,
+    axes: Sequence[Any],
+    agents: Sequence[str],
+    colours: dict[str, str],
+    variants: dict[str, dict[str, str]],
+    variant_title: str,
+    lines: bool,
+    extra: Sequence[tuple[Any, str]] = (),
+) -> Any:
     """One legend right of the axes: a colour entry per agent, a style entry per variant (grey), then
     ``extra`` (reference marks); in as many columns as keep it no taller than the axes."""
     from matplotlib.lines import Line2D
@@ -244,16 +275,34 @@ def _legend(fig: Any, axes: Sequence[Any], agents: Sequence[str], colours: dict[
     shown = {v: st for v, st in variants.items() if v}
     if shown:
         entries.append((blank, f"style: {variant_title}"))
-        entries += [(Line2D([], [], color="0.35", marker=st["marker"], markerfacecolor="white",
-                            linestyle=st["linestyle"] if lines else "none"), v) for v, st in shown.items()]
+        entries += [
+            (
+                Line2D(
+                    [],
+                    [],
+                    color="0.35",
+                    marker=st["marker"],
+                    markerfacecolor="white",
+                    linestyle=st["linestyle"] if lines else "none",
+                ),
+                v,
+            )
+            for v, st in shown.items()
+        ]
     entries += list(extra)
     top = max(ax.get_position().y1 for ax in axes)
     bottom = min(ax.get_position().y0 for ax in axes)
     height_pt = (top - bottom) * fig.get_figheight() * 72
     rows = max(4, int(height_pt / (LEGEND_FONT * 2.0)))
-    legend = fig.legend([h for h, _ in entries], [t for _, t in entries], loc="upper left",
-                        bbox_to_anchor=(1.0, top), fontsize=LEGEND_FONT, ncol=math.ceil(len(entries) / rows),
-                        frameon=True)
+    legend = fig.legend(
+        [h for h, _ in entries],
+        [t for _, t in entries],
+        loc="upper left",
+        bbox_to_anchor=(1.0, top),
+        fontsize=LEGEND_FONT,
+        ncol=math.ceil(len(entries) / rows),
+        frameon=True,
+    )
     headers = {"colour: agent", f"style: {variant_title}"}
     for text in legend.get_texts():
         if text.get_text() in headers:
@@ -288,8 +337,7 @@ def _interval_points(artists: Iterable[Any]) -> list[Sequence[float]]:
     return pts
 
 
-def _finish(fig: Any, plt: Any, path: Path, axes: Sequence[Any], legend: Any,
-            drawn: list[dict[str, Any]]) -> Path:
+def _finish(fig: Any, plt: Any, path: Path, axes: Sequence[Any], legend: Any, drawn: list[dict[str, Any]]) -> Path:
     """Save the figure and its audit: per panel (``drawn``: ``{"ax", "bounds", "series": [(agent, variant,
     artist)], "intervals": [artists]}``) what the artists hold."""
     from matplotlib.colors import to_hex
@@ -303,24 +351,35 @@ def _finish(fig: Any, plt: Any, path: Path, axes: Sequence[Any], legend: Any,
     panels = []
     for d in drawn:
         ax = d["ax"]
-        panels.append({
-            "title": ax.get_title(), "bounds": d["bounds"], "xlim": sorted(ax.get_xlim()),
-            "ylim": sorted(ax.get_ylim()),
-            "series": [{"agent": a, "variant": v, "color": to_hex(art.get_color())} for a, v, art in d["series"]],
-            "intervals": _extent(_interval_points(d["intervals"]))})
-    audit = {"figure": path.name, "size_px": [fig.get_figwidth() * DPI, fig.get_figheight() * DPI],
-             "axes_px": [union.width, union.height], "legend_px": [leg.width, leg.height], "panels": panels}
+        panels.append(
+            {
+                "title": ax.get_title(),
+                "bounds": d["bounds"],
+                "xlim": sorted(ax.get_xlim()),
+                "ylim": sorted(ax.get_ylim()),
+                "series": [{"agent": a, "variant": v, "color": to_hex(art.get_color())} for a, v, art in d["series"]],
+                "intervals": _extent(_interval_points(d["intervals"])),
+            }
+        )
+    audit = {
+        "figure": path.name,
+        "size_px": [fig.get_figwidth() * DPI, fig.get_figheight() * DPI],
+        "axes_px": [union.width, union.height],
+        "legend_px": [leg.width, leg.height],
+        "panels": panels,
+    }
     audit_path(path).write_text(json.dumps(audit, indent=1), encoding="utf-8")
     plt.close(fig)
     return path
 
 
-def _complete(fig: Any, plt: Any, path: Path, axes: Any, drawn: list[dict[str, Any]], title: str,
-              legend: dict[str, Any]) -> Path:
+def _complete(
+    fig: Any, plt: Any, path: Path, axes: Any, drawn: list[dict[str, Any]], title: str, legend: dict[str, Any]
+) -> Path:
     """The end of every drawing: the grid's unused axes hidden, the title laid out, the legend (``legend``: the
     keyword arguments of :func:`_legend` after the axes) and :func:`_finish`."""
     used = [d["ax"] for d in drawn]
-    for ax in list(axes.flat)[len(used):]:
+    for ax in list(axes.flat)[len(used) :]:
         ax.axis("off")
     _layout(fig, title)
     return _finish(fig, plt, path, used, _legend(fig, used, **legend), drawn)
@@ -382,13 +441,14 @@ def curves(path: Path, title: str, panels: Sequence[dict[str, Any]], variant_tit
     return _submit(path, agents, lambda colours: _draw_curves(path, title, panels, variant_title, colours))
 
 
-def _draw_curves(path: Path, title: str, panels: Sequence[dict[str, Any]], variant_title: str,
-                 colours: dict[str, str]) -> Path:
+def _draw_curves(
+    path: Path, title: str, panels: Sequence[dict[str, Any]], variant_title: str, colours: dict[str, str]
+) -> Path:
     plt = pyplot()
     agents = sorted({_agent(s) for p in panels for s in p["series"]})
     styles = variant_styles(str(s.get("variant") or "") for p in panels for s in p["series"])
     fig, axes = _grid(plt, len(panels), 5.2, 3.6)
-    used, drawn = list(axes.flat)[:len(panels)], []
+    used, drawn = list(axes.flat)[: len(panels)], []
     for ax, panel in zip(used, panels):
         clip = panel.get("clip")
         lo_clip, hi_clip = clip or (-math.inf, math.inf)
@@ -398,18 +458,39 @@ def _draw_curves(path: Path, title: str, panels: Sequence[dict[str, Any]], varia
             st = styles[variant]
             every = max(1, len(s["x"]) // 10)
             start = (i * every // max(1, len(panel["series"]))) % every  # staggered: equal curves keep markers
-            (line,) = ax.plot(s["x"], s["mean"], color=colours[agent], linewidth=1.6, markersize=5,
-                              markevery=(start, every), markerfacecolor="white", **st)
-            fill = ax.fill_between(s["x"], [max(lo_clip, v) for v in s["lo"]], [min(hi_clip, v) for v in s["hi"]],
-                                   color=colours[agent], alpha=0.15, linewidth=0)
+            (line,) = ax.plot(
+                s["x"],
+                s["mean"],
+                color=colours[agent],
+                linewidth=1.6,
+                markersize=5,
+                markevery=(start, every),
+                markerfacecolor="white",
+                **st,
+            )
+            fill = ax.fill_between(
+                s["x"],
+                [max(lo_clip, v) for v in s["lo"]],
+                [min(hi_clip, v) for v in s["hi"]],
+                color=colours[agent],
+                alpha=0.15,
+                linewidth=0,
+            )
             record["series"].append((agent, variant, line))
             record["intervals"].append(fill)
         ax.set(title=_wrap(panel["title"]), xlabel=panel.get("xlabel", ""), ylabel=panel.get("ylabel", ""))
         _set_bounds(ax, "y", clip)
         ax.grid(alpha=0.3)
         drawn.append(record)
-    return _complete(fig, plt, path, axes, drawn, f"{title}\n(mean, 95 % band)",
-                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=True))
+    return _complete(
+        fig,
+        plt,
+        path,
+        axes,
+        drawn,
+        f"{title}\n(mean, 95 % band)",
+        dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=True),
+    )
 
 
 # ---------------------------------------------------------------------- the literal-vs-functional plane
@@ -427,40 +508,68 @@ def plane(path: Path, title: str, panels: Sequence[dict[str, Any]], variant_titl
     return _submit(path, agents, lambda colours: _draw_plane(path, title, panels, variant_title, colours))
 
 
-def _draw_plane(path: Path, title: str, panels: Sequence[dict[str, Any]], variant_title: str,
-                colours: dict[str, str]) -> Path:
+def _draw_plane(
+    path: Path, title: str, panels: Sequence[dict[str, Any]], variant_title: str, colours: dict[str, str]
+) -> Path:
     plt = pyplot()
     agents = sorted({_agent(p) for panel in panels for p in panel["points"] if not p.get("ref")})
-    styles = variant_styles(str(p.get("variant") or "") for panel in panels for p in panel["points"]
-                            if not p.get("ref"))
+    styles = variant_styles(
+        str(p.get("variant") or "") for panel in panels for p in panel["points"] if not p.get("ref")
+    )
     refs = list(dict.fromkeys(p["label"] for panel in panels for p in panel["points"] if p.get("ref")))
     ref_marks = dict(zip(refs, ("*", "p", "h", "8", "d") * (len(refs) // 5 + 1)))
     hlabels = list(dict.fromkeys(h["label"] for panel in panels for h in panel.get("hlines", [])))
     fig, axes = _grid(plt, len(panels), 4.6, 4.0)
-    used, drawn, extra = list(axes.flat)[:len(panels)], [], {}
+    used, drawn, extra = list(axes.flat)[: len(panels)], [], {}
     for ax, panel in zip(used, panels):
         xlim, ylim = panel.get("xlim"), panel.get("ylim")
-        record = {"ax": ax, "bounds": {"x": list(xlim) if xlim else None, "y": list(ylim) if ylim else None},
-                  "series": [], "intervals": []}
+        record = {
+            "ax": ax,
+            "bounds": {"x": list(xlim) if xlim else None, "y": list(ylim) if ylim else None},
+            "series": [],
+            "intervals": [],
+        }
         for p in panel["points"]:
             if p.get("x") is None or p.get("y") is None:
                 continue
             if p.get("ref"):
-                h = ax.scatter([p["x"]], [p["y"]], s=110, marker=ref_marks[p["label"]], facecolors="none",
-                               edgecolors="black", linewidths=1.2, zorder=3)
+                h = ax.scatter(
+                    [p["x"]],
+                    [p["y"]],
+                    s=110,
+                    marker=ref_marks[p["label"]],
+                    facecolors="none",
+                    edgecolors="black",
+                    linewidths=1.2,
+                    zorder=3,
+                )
                 extra.setdefault(p["label"], h)
                 continue
             agent, variant = _ident(p)
             x, y = float(p["x"]), float(p["y"])
-            box = ax.errorbar([x], [y], xerr=[[e] for e in _clip(x, p.get("xci"), xlim)],
-                              yerr=[[e] for e in _clip(y, p.get("yci"), ylim)], fmt=styles[variant]["marker"],
-                              color=colours[agent], markersize=7, capsize=3, alpha=0.9, zorder=2)
+            box = ax.errorbar(
+                [x],
+                [y],
+                xerr=[[e] for e in _clip(x, p.get("xci"), xlim)],
+                yerr=[[e] for e in _clip(y, p.get("yci"), ylim)],
+                fmt=styles[variant]["marker"],
+                color=colours[agent],
+                markersize=7,
+                capsize=3,
+                alpha=0.9,
+                zorder=2,
+            )
             record["series"].append((agent, variant, box.lines[0]))
             record["intervals"] += [*box.lines[1], *box.lines[2]]
         for line in panel.get("hlines", []):
             i = hlabels.index(line["label"])
-            h = ax.axhline(line["y"], color=("0.25", "0.45", "0.6")[i % 3], linestyle=("--", ":", "-.")[i % 3],
-                           linewidth=1.3, zorder=1)
+            h = ax.axhline(
+                line["y"],
+                color=("0.25", "0.45", "0.6")[i % 3],
+                linestyle=("--", ":", "-.")[i % 3],
+                linewidth=1.3,
+                zorder=1,
+            )
             extra.setdefault(line["label"], h)
         ax.set(title=_wrap(panel["title"]), xlabel=panel.get("xlabel", ""), ylabel=panel.get("ylabel", ""))
         _set_bounds(ax, "x", xlim)
@@ -469,31 +578,58 @@ def _draw_plane(path: Path, title: str, panels: Sequence[dict[str, Any]], varian
             ax.invert_yaxis()
         ax.grid(alpha=0.3)
         drawn.append(record)
-    return _complete(fig, plt, path, axes, drawn, title,
-                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=False,
-                          extra=[(h, label) for label, h in extra.items()]))
+    return _complete(
+        fig,
+        plt,
+        path,
+        axes,
+        drawn,
+        title,
+        dict(
+            agents=agents,
+            colours=colours,
+            variants=styles,
+            variant_title=variant_title,
+            lines=False,
+            extra=[(h, label) for label, h in extra.items()],
+        ),
+    )
 
 
 # ---------------------------------------------------------------------- accuracy by stage
-def bars_by_stage(path: Path, title: str, xlabel: str, panels: Sequence[dict[str, Any]],
-                  ticks: Sequence[str] | None = None, variant_title: str = "variant") -> Path:
+def bars_by_stage(
+    path: Path,
+    title: str,
+    xlabel: str,
+    panels: Sequence[dict[str, Any]],
+    ticks: Sequence[str] | None = None,
+    variant_title: str = "variant",
+) -> Path:
     """Accuracy per dialogue stage: ``panels`` of ``{"title", "series": [{"agent", "variant", "x", "mean",
     "ci"}]}``, points with CI bars (stopped at 0 and 100) joined by lines, slightly offset so that the bars
     do not overlap; colour = agent, line style and marker = variant; ``ticks`` names the stages 1, 2, ...."""
     panels = split_panels(panels, "series")
     agents = [_agent(s) for p in panels for s in p["series"]]
-    return _submit(path, agents, lambda colours: _draw_stages(path, title, xlabel, panels, ticks, variant_title,
-                                                              colours))
+    return _submit(
+        path, agents, lambda colours: _draw_stages(path, title, xlabel, panels, ticks, variant_title, colours)
+    )
 
 
-def _draw_stages(path: Path, title: str, xlabel: str, panels: Sequence[dict[str, Any]], ticks: Sequence[str] | None,
-                 variant_title: str, colours: dict[str, str]) -> Path:
+def _draw_stages(
+    path: Path,
+    title: str,
+    xlabel: str,
+    panels: Sequence[dict[str, Any]],
+    ticks: Sequence[str] | None,
+    variant_title: str,
+    colours: dict[str, str],
+) -> Path:
     plt = pyplot()
     agents = sorted({_agent(s) for p in panels for s in p["series"]})
     styles = variant_styles(str(s.get("variant") or "") for p in panels for s in p["series"])
     bounds = (0.0, 100.0)
     fig, axes = _grid(plt, len(panels), 5.2, 3.4)
-    used, drawn = list(axes.flat)[:len(panels)], []
+    used, drawn = list(axes.flat)[: len(panels)], []
     for ax, panel in zip(used, panels):
         record = {"ax": ax, "bounds": {"x": None, "y": list(bounds)}, "series": [], "intervals": []}
         n = len(panel["series"])
@@ -502,8 +638,16 @@ def _draw_stages(path: Path, title: str, xlabel: str, panels: Sequence[dict[str,
             agent, variant = _ident(s)
             offset = (i - (n - 1) / 2) * width
             errs = [_clip(m, c, bounds) for m, c in zip(s["mean"], s["ci"])]
-            box = ax.errorbar([x + offset for x in s["x"]], s["mean"],
-                              yerr=[[e[0] for e in errs], [e[1] for e in errs]], capsize=3, markersize=6, markerfacecolor="white", color=colours[agent], **styles[variant])
+            box = ax.errorbar(
+                [x + offset for x in s["x"]],
+                s["mean"],
+                yerr=[[e[0] for e in errs], [e[1] for e in errs]],
+                capsize=3,
+                markersize=6,
+                markerfacecolor="white",
+                color=colours[agent],
+                **styles[variant],
+            )
             record["series"].append((agent, variant, box.lines[0]))
             record["intervals"] += [*box.lines[1], *box.lines[2]]
         ax.set(title=_wrap(panel.get("title", "")), xlabel=xlabel, ylabel="accuracy (%)")
@@ -512,5 +656,12 @@ def _draw_stages(path: Path, title: str, xlabel: str, panels: Sequence[dict[str,
             ax.set_xticks(range(1, len(ticks) + 1), list(ticks))
         ax.grid(alpha=0.3)
         drawn.append(record)
-    return _complete(fig, plt, path, axes, drawn, f"{title}\n(mean, 95 % CI)",
-                     dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=True))
+    return _complete(
+        fig,
+        plt,
+        path,
+        axes,
+        drawn,
+        f"{title}\n(mean, 95 % CI)",
+        dict(agents=agents, colours=colours, variants=styles, variant_title=variant_title, lines=True),
+    )

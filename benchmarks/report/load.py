@@ -19,12 +19,12 @@ from typing import Any
 from benchmarks.results import lock_holder, runs_path, scan_records
 
 
-
 def family_labels() -> dict[str, str]:
     """Results folder (``--out/<folder>/``) -> the name shown for it, for every declared family, in order."""
     from tom_envs.family import families
 
     return {fam.results_folder: fam.command for fam in families()}
+
 
 #: Fields that identify a record inside its file, for the families that do not store ``key``.
 _IDENTITY = ("scenario", "family", "cid", "dialogue", "repetition", "seed")

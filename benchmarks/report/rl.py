@@ -32,8 +32,16 @@ def _rows(fam: FamilyData) -> list[dict[str, Any]]:
         for rec in f.records:
             r = rec.get("row")
             if isinstance(r, dict) and r.get("env_id") and r.get("outcome"):
-                found[(_group(r), r.get("split"), r.get("policy"), r.get("algo"), r.get("steps"),
-                       tuple(r.get("seeds") or ()))] = r
+                found[
+                    (
+                        _group(r),
+                        r.get("split"),
+                        r.get("policy"),
+                        r.get("algo"),
+                        r.get("steps"),
+                        tuple(r.get("seeds") or ()),
+                    )
+                ] = r
     return list(found.values())
 
 
@@ -51,15 +59,29 @@ def _group(row: dict[str, Any]) -> str:
 def _panel(env_id: str, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     outcome = rows[0]["outcome"]
     # colour = the policy, marker = the split an RL agent was tested on and its training steps
-    points = [{"agent": str(r["policy"]), "variant": f"{r['split']}, {r.get('steps')} steps" if r.get("algo") else "",
-               "x": r.get("tom_accuracy"), "xci": r.get("tom_accuracy_ci"), "y": r.get(outcome),
-               "yci": r.get(f"{outcome}_ci")}
-              for r in rows if r.get("tom_accuracy") is not None and r.get(outcome) is not None]
+    points = [
+        {
+            "agent": str(r["policy"]),
+            "variant": f"{r['split']}, {r.get('steps')} steps" if r.get("algo") else "",
+            "x": r.get("tom_accuracy"),
+            "xci": r.get("tom_accuracy_ci"),
+            "y": r.get(outcome),
+            "yci": r.get(f"{outcome}_ci"),
+        }
+        for r in rows
+        if r.get("tom_accuracy") is not None and r.get(outcome) is not None
+    ]
     if not points or outcome == "accuracy":  # QA: the answer is the prediction, both axes say the same
         return None
-    return {"title": f"{env_id}: RL agents", "xlabel": "ToM % (RL: probe on the agent's state)", "ylabel": outcome,
-            "invert_y": not rows[0].get("higher_is_better", True), "xlim": (0, 100),
-            "ylim": BOUNDED_OUTCOMES.get(outcome), "points": points}
+    return {
+        "title": f"{env_id}: RL agents",
+        "xlabel": "ToM % (RL: probe on the agent's state)",
+        "ylabel": outcome,
+        "invert_y": not rows[0].get("higher_is_better", True),
+        "xlim": (0, 100),
+        "ylim": BOUNDED_OUTCOMES.get(outcome),
+        "points": points,
+    }
 
 
 def _seeds(row: dict[str, Any]) -> str:
@@ -81,46 +103,97 @@ def curve_panels_of(group: str, rows: list[dict[str, Any]]) -> list[dict[str, An
 
     def series(r: dict[str, Any], name: str, variant: str) -> dict[str, Any]:
         c = r["curve"]
-        points = [(s, m, ci) for s, m, ci in zip(c["steps"], c.get(name) or [], c.get(f"{name}_ci") or [])
-                  if m is not None]
-        return {"agent": f"{r['policy']} ({r.get('steps')} steps)", "variant": variant, "x": [p[0] for p in points],
-                "mean": [p[1] for p in points], "lo": [p[1] - (p[2] or 0.0) for p in points],
-                "hi": [p[1] + (p[2] or 0.0) for p in points]}
+        points = [
+            (s, m, ci) for s, m, ci in zip(c["steps"], c.get(name) or [], c.get(f"{name}_ci") or []) if m is not None
+        ]
+        return {
+            "agent": f"{r['policy']} ({r.get('steps')} steps)",
+            "variant": variant,
+            "x": [p[0] for p in points],
+            "mean": [p[1] for p in points],
+            "lo": [p[1] - (p[2] or 0.0) for p in points],
+            "hi": [p[1] + (p[2] or 0.0) for p in points],
+        }
 
-    tom = [s for r in have for s in (series(r, "tom_accuracy", "ToM %"), series(r, "tom_majority", "majority floor"))
-           if s["x"]]
-    out = [{"title": f"{group}: {outcome}", "xlabel": "training steps", "ylabel": outcome,
-            "clip": BOUNDED_OUTCOMES.get(outcome), "series": [series(r, outcome, outcome) for r in have]}]
+    tom = [
+        s
+        for r in have
+        for s in (series(r, "tom_accuracy", "ToM %"), series(r, "tom_majority", "majority floor"))
+        if s["x"]
+    ]
+    out = [
+        {
+            "title": f"{group}: {outcome}",
+            "xlabel": "training steps",
+            "ylabel": outcome,
+            "clip": BOUNDED_OUTCOMES.get(outcome),
+            "series": [series(r, outcome, outcome) for r in have],
+        }
+    ]
     if tom:
-        out.append({"title": f"{group}: ToM %", "xlabel": "training steps", "ylabel": "ToM %", "clip": (0, 100),
-                    "series": tom})
+        out.append(
+            {"title": f"{group}: ToM %", "xlabel": "training steps", "ylabel": "ToM %", "clip": (0, 100), "series": tom}
+        )
     return out
 
 
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The RL section from the stored rows only."""
     rows = _rows(fam)
-    blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
-        "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
-        "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
-        "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
-        "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md).")}]
+    blocks: list[dict[str, Any]] = [
+        {
+            "kind": "p",
+            "text": (
+                "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
+                "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
+                "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
+                "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md)."
+            ),
+        }
+    ]
     panels: list[dict[str, Any]] = []
     curve_panels: list[dict[str, Any]] = []
     for env_id in sorted({_group(r) for r in rows}):
         mine = [r for r in rows if _group(r) == env_id]
         mine.sort(key=lambda r: (r.get("algo") is None, str(r.get("split")), str(r.get("policy")), r.get("steps") or 0))
         outcome = mine[0]["outcome"]
-        table = [{"cells": [r["policy"], str(r.get("split")), str(r.get("steps") or "-"), _seeds(r),
-                            _fmt(r.get(outcome), r.get(f"{outcome}_ci"), 3),
-                            _fmt(r.get("tom_accuracy"), r.get("tom_accuracy_ci"), 1),
-                            _fmt(r.get("tom_majority"), r.get("tom_majority_ci"), 1) if r.get("tom_majority") is not None
-                            else "-", _cpu(r), str(r.get("tom_source") or "none")]}
-                 for r in mine]
+        table = [
+            {
+                "cells": [
+                    r["policy"],
+                    str(r.get("split")),
+                    str(r.get("steps") or "-"),
+                    _seeds(r),
+                    _fmt(r.get(outcome), r.get(f"{outcome}_ci"), 3),
+                    _fmt(r.get("tom_accuracy"), r.get("tom_accuracy_ci"), 1),
+                    _fmt(r.get("tom_majority"), r.get("tom_majority_ci"), 1)
+                    if r.get("tom_majority") is not None
+                    else "-",
+                    _cpu(r),
+                    str(r.get("tom_source") or "none"),
+                ]
+            }
+            for r in mine
+        ]
         better = "higher" if mine[0].get("higher_is_better", True) else "lower"
-        blocks.append({"kind": "table", "caption": f"{env_id} ({better} {outcome} is better)",
-                       "columns": ["policy", "split", "steps", "seeds", outcome, "ToM %", "majority %",
-                                   "CPU s per 1M steps", "ToM from"], "rows": table})
+        blocks.append(
+            {
+                "kind": "table",
+                "caption": f"{env_id} ({better} {outcome} is better)",
+                "columns": [
+                    "policy",
+                    "split",
+                    "steps",
+                    "seeds",
+                    outcome,
+                    "ToM %",
+                    "majority %",
+                    "CPU s per 1M steps",
+                    "ToM from",
+                ],
+                "rows": table,
+            }
+        )
         blocks += [{"kind": "p", "text": f"{r['policy']}: {r['seeds_note']}"} for r in mine if r.get("seeds_note")]
         panel = _panel(env_id, mine)
         if panel is not None:
@@ -132,23 +205,45 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     if panels:
         from benchmarks.report import figures as figs
 
-        path = figs.plane(out / "plane.png", "RL agents: literal vs functional ToM", panels,
-                          variant_title="test split, training steps")
+        path = figs.plane(
+            out / "plane.png",
+            "RL agents: literal vs functional ToM",
+            panels,
+            variant_title="test split, training steps",
+        )
         src = path.relative_to(root).as_posix()
         figures.append(src)
-        blocks.append({"kind": "figure", "src": src, "caption": "RL agents and their references: ToM % (x) "
-                       "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
-                       "stop at 0 and 100 %."})
+        blocks.append(
+            {
+                "kind": "figure",
+                "src": src,
+                "caption": "RL agents and their references: ToM % (x) "
+                "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
+                "stop at 0 and 100 %.",
+            }
+        )
     if curve_panels:
         from benchmarks.report import figures as figs
 
-        path = figs.curves(out / "curves.png", "RL agents: learning curves on the test split", curve_panels,
-                           variant_title="measure")
+        path = figs.curves(
+            out / "curves.png", "RL agents: learning curves on the test split", curve_panels, variant_title="measure"
+        )
         src = path.relative_to(root).as_posix()
         figures.append(src)
-        blocks.append({"kind": "figure", "src": src, "caption": "Learning curves (evaluation during training, "
-                       "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
-                       "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
-                       "training seeds."})
-    return {"family": fam.folder, "title": "RL agents (tom-envs rl)", "blocks": blocks, "panels": panels,
-            "figures": figures}
+        blocks.append(
+            {
+                "kind": "figure",
+                "src": src,
+                "caption": "Learning curves (evaluation during training, "
+                "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
+                "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
+                "training seeds.",
+            }
+        )
+    return {
+        "family": fam.folder,
+        "title": "RL agents (tom-envs rl)",
+        "blocks": blocks,
+        "panels": panels,
+        "figures": figures,
+    }

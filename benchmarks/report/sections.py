@@ -69,8 +69,9 @@ def unknown_keys(records: Iterable[dict], known: set[str], episode_known: set[st
 def unknown_block(keys: list[str]) -> list[Block]:
     if not keys:
         return []
-    return [{"kind": "p", "text": "Stored but not shown in this section (keys of the records): " + ", ".join(keys)
-             + "."}]
+    return [
+        {"kind": "p", "text": "Stored but not shown in this section (keys of the records): " + ", ".join(keys) + "."}
+    ]
 
 
 def fault_item(records: Sequence[dict]) -> list[str]:
@@ -82,21 +83,27 @@ def fault_item(records: Sequence[dict]) -> list[str]:
     total = fault_columns(counted)
     kinds = ", ".join(f"{k.removeprefix('llm_')} {v}" for k, v in total.items() if v and k != "llm_retries")
     causes = f" ({kinds})" if kinds else ""
-    return [f"server retries: {total['llm_retries']} over {len(counted)} LLM record(s){causes}; a retried request "
-            "was served in the end (each record's llm_faults)"]
+    return [
+        f"server retries: {total['llm_retries']} over {len(counted)} LLM record(s){causes}; a retried request "
+        "was served in the end (each record's llm_faults)"
+    ]
 
 
 def file_notes(fam: FamilyData) -> list[Block]:
     notes = []
     for f in fam.files:
         if f.holder is not None:
-            notes.append(f"{f.path.name}: being written by process {f.holder} now; its complete lines are shown "
-                         "and the next report picks up the rest.")
+            notes.append(
+                f"{f.path.name}: being written by process {f.holder} now; its complete lines are shown "
+                "and the next report picks up the rest."
+            )
         if f.skipped:
             notes.append(f"{f.path.name}: {f.skipped} line(s) skipped (incomplete or not JSON).")
         if f.duplicates:
-            notes.append(f"{f.path.name}: {f.duplicates} repeated record(s) ignored (the first line of each is kept, "
-                         "as the benchmarks do).")
+            notes.append(
+                f"{f.path.name}: {f.duplicates} repeated record(s) ignored (the first line of each is kept, "
+                "as the benchmarks do)."
+            )
     return [{"kind": "ul", "items": notes}] if notes else []
 
 
@@ -158,8 +165,14 @@ def answerer_agent(f: ResultsFileData, recs: Sequence[dict]) -> tuple[str, str]:
         return label, ""
     cfg = f.config or {}
     llm = as_dict(cfg.get("llm"))
-    name = next((n for stem, n in (("llm_release_", "llm-release"), ("llm_beliefs_", "llm-beliefs"))
-                 if f.path.name.startswith(stem)), "llm")
+    name = next(
+        (
+            n
+            for stem, n in (("llm_release_", "llm-release"), ("llm_beliefs_", "llm-beliefs"))
+            if f.path.name.startswith(stem)
+        ),
+        "llm",
+    )
     return agent_name(name, llm.get("model") or cfg.get("model")), str(llm.get("qa_mode") or cfg.get("qa_mode") or "")
 
 
@@ -169,8 +182,9 @@ def _flat(config: Any, prefix: str = "") -> dict[str, str]:
     return {prefix.rstrip("."): "none" if config is None else str(config)}
 
 
-def run_variants(runs: Sequence[tuple[Any, dict | None, str]],
-                 drop: Sequence[str] = ("version", "benchmark")) -> list[str]:
+def run_variants(
+    runs: Sequence[tuple[Any, dict | None, str]], drop: Sequence[str] = ("version", "benchmark")
+) -> list[str]:
     """What tells apart runs that a figure would otherwise draw alike: ``runs`` are ``(key, stored
     configuration, file name)``, ``key`` what a figure shows of them (agent, variant, panel). For each run,
     "" when no other run has its key, else its values of the fewest settings (at most two, shallowest
@@ -189,7 +203,8 @@ def run_variants(runs: Sequence[tuple[Any, dict | None, str]],
         chosen: list[str] = []  # the fewest keys (shallowest first) that tell the runs apart
         for k in differ:
             if len({tuple(fl.get(c, "unset") for c in chosen + [k]) for fl in flats}) > len(
-                    {tuple(fl.get(c, "unset") for c in chosen) for fl in flats}):
+                {tuple(fl.get(c, "unset") for c in chosen) for fl in flats}
+            ):
                 chosen.append(k)
         labels = [", ".join(f"{k.rsplit('.', 1)[-1]}={fl.get(k, 'unset')[:20]}" for k in chosen) for fl in flats]
         if not chosen or len(chosen) > 2 or len(set(labels)) < len(labels):
@@ -237,13 +252,20 @@ STAGES = ("early", "middle", "late")
 # ---------------------------------------------------------------------- anything else
 def generic(fam: FamilyData, out: Path, root: Path) -> Section:
     """A folder of results files the report does not know: what is there, and its keys."""
-    rows = [{"cells": [f.path.name, str(len(f.records)), ", ".join(sorted({k for r in f.records for k in r}))]}
-            for f in fam.files]
-    return {"family": fam.folder, "title": f"Other results: {fam.folder}/", "panels": [], "figures": [],
-            "blocks": [{"kind": "p", "text": "Results files in a folder no report section knows; listed with their "
-                                             "record keys."},
-                       {"kind": "table", "caption": f"{fam.folder}/", "columns": ["file", "records", "keys"],
-                        "rows": rows}]}
+    rows = [
+        {"cells": [f.path.name, str(len(f.records)), ", ".join(sorted({k for r in f.records for k in r}))]}
+        for f in fam.files
+    ]
+    return {
+        "family": fam.folder,
+        "title": f"Other results: {fam.folder}/",
+        "panels": [],
+        "figures": [],
+        "blocks": [
+            {"kind": "p", "text": "Results files in a folder no report section knows; listed with their record keys."},
+            {"kind": "table", "caption": f"{fam.folder}/", "columns": ["file", "records", "keys"], "rows": rows},
+        ],
+    }
 
 
 def builder(folder: str) -> Callable[[FamilyData, Path, Path], Section]:
@@ -272,8 +294,13 @@ def provenance(fam: FamilyData) -> list[Block]:
     for f in fam.files:
         for rec in f.records:
             code = as_dict(rec.get("code"))
-            stamps[(str(code.get("tom_envs", "?")), str(code.get("commit") or "not a git checkout")[:12],
-                    str(code.get("results", "?")))] += 1
+            stamps[
+                (
+                    str(code.get("tom_envs", "?")),
+                    str(code.get("commit") or "not a git checkout")[:12],
+                    str(code.get("results", "?")),
+                )
+            ] += 1
     runs = [run for f in fam.files for run in f.runs]
     items = [f"{len(fam.files)} results files, {fam.records} records under {fam.folder}/."]
     items += [f"tom-envs {v}, commit {c}, results format {r}: {n} records" for (v, c, r), n in sorted(stamps.items())]
@@ -287,12 +314,16 @@ def provenance(fam: FamilyData) -> list[Block]:
         mtimes = sorted(f.mtime for f in fam.files)
         if mtimes:
             fmt = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
-            items.append(f"dates: not stored in these results (no .runs lines); the files were last modified between "
-                         f"{fmt(mtimes[0])} and {fmt(mtimes[-1])} (UTC)")
+            items.append(
+                f"dates: not stored in these results (no .runs lines); the files were last modified between "
+                f"{fmt(mtimes[0])} and {fmt(mtimes[-1])} (UTC)"
+            )
     no_runs = [f.path.name for f in fam.files if not f.runs]
     if no_runs:
-        items.append(f"{len(no_runs)} file(s) have no .runs lines (written before tom-envs kept them): their command "
-                     "lines, dates, configurations and data checksums are not stored")
+        items.append(
+            f"{len(no_runs)} file(s) have no .runs lines (written before tom-envs kept them): their command "
+            "lines, dates, configurations and data checksums are not stored"
+        )
     models = set()
     for f in fam.files:
         cfg = f.config or {}
@@ -309,12 +340,15 @@ def provenance(fam: FamilyData) -> list[Block]:
     if checksums:
         items += [f"data folder {d}: sha256 {c}" for d, c in sorted(checksums.items())]
     else:
-        items.append("data folder checksums: none stored (no configuration here names a data_dir folder; "
-                     "runs on the bundled samples or on built-in scenarios, or written before .runs lines)")
+        items.append(
+            "data folder checksums: none stored (no configuration here names a data_dir folder; "
+            "runs on the bundled samples or on built-in scenarios, or written before .runs lines)"
+        )
     blocks: list[Block] = [{"kind": "ul", "items": items}]
     commands = list(dict.fromkeys(" ".join(map(str, run.get("command") or [])) for run in runs))
     if commands:
-        blocks += [{"kind": "p", "text": "Command lines that wrote these results:"},
-                   {"kind": "code", "text": "\n".join(commands)}]
+        blocks += [
+            {"kind": "p", "text": "Command lines that wrote these results:"},
+            {"kind": "code", "text": "\n".join(commands)},
+        ]
     return blocks + file_notes(fam)
-

@@ -33,9 +33,14 @@ def _fmt(value: Any, ci: Any, digits: int = 1) -> str:
 
 def _series(rows: list[dict], seat: str, name: str, variant: str, agent: str) -> dict[str, Any]:
     mine = [r for r in rows if r["seat"] == seat and r.get(name) is not None]
-    return {"agent": agent, "variant": variant, "x": [r["steps"] for r in mine], "mean": [r[name] for r in mine],
-            "lo": [r[name] - (r.get(f"{name}_ci") or 0.0) for r in mine],
-            "hi": [r[name] + (r.get(f"{name}_ci") or 0.0) for r in mine]}
+    return {
+        "agent": agent,
+        "variant": variant,
+        "x": [r["steps"] for r in mine],
+        "mean": [r[name] for r in mine],
+        "lo": [r[name] - (r.get(f"{name}_ci") or 0.0) for r in mine],
+        "hi": [r[name] + (r.get(f"{name}_ci") or 0.0) for r in mine],
+    }
 
 
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
@@ -43,50 +48,122 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     from benchmarks.selfplay import curve_rows, pays
 
     groups = _records(fam)
-    blocks: list[dict[str, Any]] = [{"kind": "p", "text": (
-        "Learners that model learners (`tom-envs selfplay`): two independent stable-baselines3 learners, one per "
-        "seat, train in rounds, against each other (each against the other's frozen snapshot of the previous round) "
-        "or against the frozen crossplay population. At every checkpoint each learner's ToM % is a probe on its "
-        "own state predicting the other seat's next action, beside the majority floor (the same learner on the same "
-        "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
-        "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
-        "every trained checkpoint (docs/selfplay.md).")}]
+    blocks: list[dict[str, Any]] = [
+        {
+            "kind": "p",
+            "text": (
+                "Learners that model learners (`tom-envs selfplay`): two independent stable-baselines3 learners, one per "
+                "seat, train in rounds, against each other (each against the other's frozen snapshot of the previous round) "
+                "or against the frozen crossplay population. At every checkpoint each learner's ToM % is a probe on its "
+                "own state predicting the other seat's next action, beside the majority floor (the same learner on the same "
+                "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
+                "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
+                "every trained checkpoint (docs/selfplay.md)."
+            ),
+        }
+    ]
     panels = []
     for (env_id, algo, mode), records in sorted(groups.items()):
         rows = curve_rows(records)
         paid = pays(records)
         seeds = sorted({r["seed"] for r in records})
-        table = [{"cells": [r["seat"], str(r["round"]), str(r["steps"]), str(len(r["seeds"])),
-                            _fmt(r["tom_accuracy"], r["tom_accuracy_ci"]), _fmt(r["tom_majority"], r["tom_majority_ci"]),
-                            _fmt(r["tom_gain"], r["tom_gain_ci"]), _fmt(r["return"], r["return_ci"]),
-                            _fmt(r["return_other"], r["return_other_ci"])]} for r in rows]
+        table = [
+            {
+                "cells": [
+                    r["seat"],
+                    str(r["round"]),
+                    str(r["steps"]),
+                    str(len(r["seeds"])),
+                    _fmt(r["tom_accuracy"], r["tom_accuracy_ci"]),
+                    _fmt(r["tom_majority"], r["tom_majority_ci"]),
+                    _fmt(r["tom_gain"], r["tom_gain_ci"]),
+                    _fmt(r["return"], r["return_ci"]),
+                    _fmt(r["return_other"], r["return_other_ci"]),
+                ]
+            }
+            for r in rows
+        ]
         rho = paid["spearman"]
-        blocks.append({"kind": "table", "caption": (
-            f"{env_id}, {algo}, {mode} ({len(seeds)} training seed(s)); does prediction pay? Spearman(gain, return) "
-            f"over {paid['points']} checkpoints: {'n/a' if rho is None else f'{rho:+.2f}'}"),
-            "columns": ["seat", "round", "steps", "seeds", "ToM %", "majority %", "gain", "return", "other's return"],
-            "rows": table})
+        blocks.append(
+            {
+                "kind": "table",
+                "caption": (
+                    f"{env_id}, {algo}, {mode} ({len(seeds)} training seed(s)); does prediction pay? Spearman(gain, return) "
+                    f"over {paid['points']} checkpoints: {'n/a' if rho is None else f'{rho:+.2f}'}"
+                ),
+                "columns": [
+                    "seat",
+                    "round",
+                    "steps",
+                    "seeds",
+                    "ToM %",
+                    "majority %",
+                    "gain",
+                    "return",
+                    "other's return",
+                ],
+                "rows": table,
+            }
+        )
         seats = sorted({r["seat"] for r in rows})
         title = f"{env_id} {algo} {mode}"
-        panels.append({"title": f"{title}: ToM %", "xlabel": "training steps per learner", "ylabel": "ToM %",
-                       "clip": (0, 100), "series": [s for seat in seats for s in (
-                           _series(rows, seat, "tom_accuracy", "probe", f"{algo} {seat}"),
-                           _series(rows, seat, "tom_majority", "majority floor", f"{algo} {seat}"))]})
-        panels.append({"title": f"{title}: return", "xlabel": "training steps per learner", "ylabel": "return",
-                       "series": [_series(rows, seat, "return", "return", f"{algo} {seat}") for seat in seats]})
+        panels.append(
+            {
+                "title": f"{title}: ToM %",
+                "xlabel": "training steps per learner",
+                "ylabel": "ToM %",
+                "clip": (0, 100),
+                "series": [
+                    s
+                    for seat in seats
+                    for s in (
+                        _series(rows, seat, "tom_accuracy", "probe", f"{algo} {seat}"),
+                        _series(rows, seat, "tom_majority", "majority floor", f"{algo} {seat}"),
+                    )
+                ],
+            }
+        )
+        panels.append(
+            {
+                "title": f"{title}: return",
+                "xlabel": "training steps per learner",
+                "ylabel": "return",
+                "series": [_series(rows, seat, "return", "return", f"{algo} {seat}") for seat in seats],
+            }
+        )
     if not groups:
-        blocks.append({"kind": "p", "text": "No self-play records stored yet (run `tom-envs selfplay --env ID "
-                                            "--out THIS_FOLDER`)."})
+        blocks.append(
+            {
+                "kind": "p",
+                "text": "No self-play records stored yet (run `tom-envs selfplay --env ID --out THIS_FOLDER`).",
+            }
+        )
     figures: list[str] = []
     if panels:
         from benchmarks.report import figures as figs
 
-        path = figs.curves(out / "tom_curves.png", "Learners that model learners: ToM and return along training",
-                           panels, variant_title="measure")
+        path = figs.curves(
+            out / "tom_curves.png",
+            "Learners that model learners: ToM and return along training",
+            panels,
+            variant_title="measure",
+        )
         src = path.relative_to(root).as_posix()
         figures.append(src)
-        blocks.append({"kind": "figure", "src": src, "caption": (
-            "Per checkpoint: each seat's probe ToM % beside its majority floor (line style: the measure), and its return; bands: 95 % "
-            "CIs over training seeds.")})
-    return {"family": fam.folder, "title": "Learners that model learners (tom-envs selfplay)", "blocks": blocks,
-            "panels": [], "figures": figures}
+        blocks.append(
+            {
+                "kind": "figure",
+                "src": src,
+                "caption": (
+                    "Per checkpoint: each seat's probe ToM % beside its majority floor (line style: the measure), and its return; bands: 95 % "
+                    "CIs over training seeds."
+                ),
+            }
+        )
+    return {
+        "family": fam.folder,
+        "title": "Learners that model learners (tom-envs selfplay)",
+        "blocks": blocks,
+        "panels": [],
+        "figures": figures,
+    }

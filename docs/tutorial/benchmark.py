@@ -30,12 +30,14 @@ def _random(cell: EnvCell) -> Any:
     return RandomBox()
 
 
-BENCHMARK = register(Benchmark(
-    name="false-belief",
-    family="false_belief",
-    help="Sally-Anne false belief: where will Sally look (belief tracker, reality floor, random)",
-    description=__doc__,
-    policies={"tracker": _tracker, "reality": _reality, "random": _random},
-    metrics=("return", "tom_accuracy", "accuracy", "false_belief_turns"),
-    episodes=20,
-))
+BENCHMARK = register(
+    Benchmark(
+        name="false-belief",
+        family="false_belief",
+        help="Sally-Anne false belief: where will Sally look (belief tracker, reality floor, random)",
+        description=__doc__,
+        policies={"tracker": _tracker, "reality": _reality, "random": _random},
+        metrics=("return", "tom_accuracy", "accuracy", "false_belief_turns"),
+        episodes=20,
+    )
+)

@@ -76,8 +76,14 @@ class FalseBeliefEnv(gym.Env):
     #: what a policy may read: the whole observation and the info (the information rule's public part)
     tom_public = ("obs[0]", "obs[1]", "obs[2]", "obs[3]", "info.turn", "info.looked", "info.correct")
 
-    def __init__(self, turns: int = 6, p_leave: float = 0.35, p_move: float = 0.5, cue_accuracy: float = 0.8,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        turns: int = 6,
+        p_leave: float = 0.35,
+        p_move: float = 0.5,
+        cue_accuracy: float = 0.8,
+        render_mode: str | None = None,
+    ) -> None:
         if isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or turns < 1:
             raise FalseBeliefError(f"turns is a positive integer, got {turns!r}")
         for name, p in (("p_leave", p_leave), ("p_move", p_move), ("cue_accuracy", cue_accuracy)):
@@ -115,8 +121,13 @@ class FalseBeliefEnv(gym.Env):
         self._done = self.turn >= self.turns
         if not self._done:
             self._world_moves()
-        return self._obs(), float(correct), self._done, False, {"turn": self.turn, "looked": self.looked,
-                                                                  "correct": correct}
+        return (
+            self._obs(),
+            float(correct),
+            self._done,
+            False,
+            {"turn": self.turn, "looked": self.looked, "correct": correct},
+        )
 
     def _world_moves(self) -> None:
         """Sally may leave or come back, Anne may move the marble, and Sally sees it if she is in."""
@@ -139,16 +150,20 @@ class FalseBeliefEnv(gym.Env):
 
     def tom_outcome(self) -> dict[str, Any]:
         answered = self.turn if self._started else 0
-        return {"accuracy": self.hits / answered if answered else None, "false_belief_turns": self.false_turns
-                if self._started else 0}
+        return {
+            "accuracy": self.hits / answered if answered else None,
+            "false_belief_turns": self.false_turns if self._started else 0,
+        }
 
     # ------------------------------------------------------------------ text
     def text(self) -> str:
         """The question in words (for a language model), rendered from the observation only."""
         marble, cue, looked, left = (int(v) for v in self._obs())
         seen = "" if looked == 2 else f" Last time Sally looked in the {BOXES[looked]}."
-        return (f"The marble is in the {BOXES[marble]}; the {CUES[cue]}.{seen} {left} question(s) left. "
-                "Where will Sally look for the marble? Answer 0 (basket) or 1 (box).")
+        return (
+            f"The marble is in the {BOXES[marble]}; the {CUES[cue]}.{seen} {left} question(s) left. "
+            "Where will Sally look for the marble? Answer 0 (basket) or 1 (box)."
+        )
 
     def render(self) -> str | None:
         if self.render_mode is None:

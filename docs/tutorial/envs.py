@@ -5,5 +5,9 @@ from __future__ import annotations
 
 import tom_envs
 
-tom_envs.register("tom/FalseBelief-v0", "false_belief.env:FalseBeliefEnv", family="false_belief",
-                  summary="Sally-Anne: predict where Sally looks for the marble while she steps in and out")
+tom_envs.register(
+    "tom/FalseBelief-v0",
+    "false_belief.env:FalseBeliefEnv",
+    family="false_belief",
+    summary="Sally-Anne: predict where Sally looks for the marble while she steps in and out",
+)

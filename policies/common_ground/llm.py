@@ -28,8 +28,12 @@ import numpy as np
 
 from policies.llm.caller import Ask, Caller, EventLog, check_caller_args
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from tom_envs.common_ground.prompts import (RELEASE_PROMPT_FILE, PromptFileError, load_release_prompt,
-                                           release_prompt_path)
+from tom_envs.common_ground.prompts import (
+    RELEASE_PROMPT_FILE,
+    PromptFileError,
+    load_release_prompt,
+    release_prompt_path,
+)
 
 #: 003's decoding for the GPT and Mistral zero-shot rows (Appendix C).
 RELEASE_TEMPERATURE = 1.0
@@ -72,12 +76,27 @@ class ReleaseZeroShot:
 
     name = "release-zero-shot"
 
-    def __init__(self, backend: Any, template: str, *, temperature: float = RELEASE_TEMPERATURE,
-                 max_tokens: int | None = RELEASE_MAX_TOKENS, seed: int = 0) -> None:
+    def __init__(
+        self,
+        backend: Any,
+        template: str,
+        *,
+        temperature: float = RELEASE_TEMPERATURE,
+        max_tokens: int | None = RELEASE_MAX_TOKENS,
+        seed: int = 0,
+    ) -> None:
         check_caller_args(max_resamples=0, fallback="raise", temperature=temperature, max_tokens=max_tokens)
         self.template, self.seed = template, int(seed)
-        self.caller = Caller(backend, max_resamples=0, fallback="raise", temperature=temperature,
-                             max_tokens=max_tokens, seed=seed, uncapped=max_tokens is None, send_seed=False)
+        self.caller = Caller(
+            backend,
+            max_resamples=0,
+            fallback="raise",
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            uncapped=max_tokens is None,
+            send_seed=False,
+        )
 
     def owner(self, episode_seed: int) -> EventLog:
         """The owner of one episode's questions (its sampling seeds come from (seed, episode seed))."""
@@ -88,13 +107,21 @@ class ReleaseZeroShot:
         "unparsed"}``; an unparsed reply gets action 0 and ``unparsed`` True (count it wrong)."""
         if len(owners) != len(observations):
             raise InvalidPolicyConfig(f"one owner per observation, got {len(owners)} for {len(observations)}")
-        asks = [Ask(release_prompt(self.template, o["context"], o["question"]), parse_release_reply, None, w)
-                for o, w in zip(observations, owners)]
+        asks = [
+            Ask(release_prompt(self.template, o["context"], o["question"]), parse_release_reply, None, w)
+            for o, w in zip(observations, owners)
+        ]
         out = []
         for ans in self.caller.ask("release_zero_shot", asks):
             label = ans.value
-            out.append({"action": RELEASE_ANSWERS.index(label) if label is not None else 0, "label": label,
-                        "reply": ans.reply, "unparsed": label is None})
+            out.append(
+                {
+                    "action": RELEASE_ANSWERS.index(label) if label is not None else 0,
+                    "label": label,
+                    "reply": ans.reply,
+                    "unparsed": label is None,
+                }
+            )
         return out
 
 
@@ -147,8 +174,10 @@ def parse_beliefs(text: str) -> tuple[str, str]:
     for who in ("A", "B"):
         m = re.search(rf"(?<![A-Za-z])(?:speaker\s+)?{who}\W{{0,3}}\s*[:=\-]\s*\**\s*{_LABEL}", text, re.IGNORECASE)
         if m is None:
-            raise ReplyError(f"no label for speaker {who}; answer with the lines 'A: <label>' and 'B: <label>', "
-                             f"each label one of {', '.join(BELIEF_LABELS)}")
+            raise ReplyError(
+                f"no label for speaker {who}; answer with the lines 'A: <label>' and 'B: <label>', "
+                f"each label one of {', '.join(BELIEF_LABELS)}"
+            )
         found.append(_norm(m.group(1)).upper())
     return found[0], found[1]
 
@@ -173,10 +202,24 @@ class LLMBeliefPredictor:
 
     name = "llm"
 
-    def __init__(self, backend: Any, *, temperature: float = 0.0, max_tokens: int = 24, max_resamples: int = 10,
-                 fallback: str = "raise", seed: int = 0) -> None:
-        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
-                             max_tokens=max_tokens, seed=seed)
+    def __init__(
+        self,
+        backend: Any,
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 24,
+        max_resamples: int = 10,
+        fallback: str = "raise",
+        seed: int = 0,
+    ) -> None:
+        self.caller = Caller(
+            backend,
+            max_resamples=max_resamples,
+            fallback=fallback,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+        )
 
     @property
     def stats(self) -> dict[str, int]:
@@ -192,6 +235,19 @@ class LLMBeliefPredictor:
         return self.predict_beliefs_batch([(context, event)])[0]
 
 
-__all__ = ["BELIEF_LABELS", "RELEASE_MAX_TOKENS", "RELEASE_PROMPT_FILE", "RELEASE_TEMPERATURE", "LLMBeliefPredictor",
-           "PromptFileError", "ReleaseZeroShot", "belief_prompt", "belief_target", "load_release_prompt",
-           "parse_beliefs", "parse_release_reply", "release_prompt", "release_prompt_path"]
+__all__ = [
+    "BELIEF_LABELS",
+    "RELEASE_MAX_TOKENS",
+    "RELEASE_PROMPT_FILE",
+    "RELEASE_TEMPERATURE",
+    "LLMBeliefPredictor",
+    "PromptFileError",
+    "ReleaseZeroShot",
+    "belief_prompt",
+    "belief_target",
+    "load_release_prompt",
+    "parse_beliefs",
+    "parse_release_reply",
+    "release_prompt",
+    "release_prompt_path",
+]

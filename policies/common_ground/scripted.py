@@ -86,8 +86,9 @@ class QuestionOnlyPolicy(BasePolicy):
         from tom_envs.common_ground.env import CERTAINTIES
 
         if set(answers) != set(CERTAINTIES) or any(a not in (YES, NO) for a in answers.values()):
-            raise TomEnvsError(f"QuestionOnlyPolicy needs one answer (0 or 1) for each of {CERTAINTIES}, "
-                               f"got {answers!r}")
+            raise TomEnvsError(
+                f"QuestionOnlyPolicy needs one answer (0 or 1) for each of {CERTAINTIES}, got {answers!r}"
+            )
         self.answers = {c: int(answers[c]) for c in CERTAINTIES}
         self._by_index = tuple(self.answers[c] for c in CERTAINTIES)
 
@@ -254,8 +255,10 @@ class BeliefStatePolicy(BasePolicy):
 def _gold_labels(info: dict) -> tuple[str, str, str, str]:
     """The gold labels of the question now shown: ``info["next_labels"]`` (reset or step)."""
     if "next_labels" not in info:
-        raise TomEnvsError("the gold-label policy needs the labels of the question shown, which the env returns only "
-                           "when made with expose_labels=True (tom/CommonToM-v2)")
+        raise TomEnvsError(
+            "the gold-label policy needs the labels of the question shown, which the env returns only "
+            "when made with expose_labels=True (tom/CommonToM-v2)"
+        )
     info = info["next_labels"]
     missing = [k for k in _GOLD_KEYS if k not in info]
     if missing:
@@ -293,7 +296,7 @@ class CueBeliefPredictor:
         speaker = history[src][:1]
         said = history[src].partition(":")[2]
         own = "NB" if "?" in said else ("PS" if _HEDGES & set(_words(said)) else "CT+")
-        reply = next((h.partition(":")[2] for h in history[src + 1:] if h[:1] not in ("", speaker)), None)
+        reply = next((h.partition(":")[2] for h in history[src + 1 :] if h[:1] not in ("", speaker)), None)
         other = own if reply is None else self._reply_belief(reply)
         if own == "NB" and reply is not None:
             own = other

@@ -42,6 +42,7 @@ def add_faults(into: dict[str, int], faults: Mapping[str, int]) -> dict[str, int
         into[key] = into.get(key, 0) + int(value)
     return into
 
+
 @dataclass(frozen=True)
 class ChatRequest:
     """One chat completion to sample.
@@ -68,8 +69,9 @@ class ChatRequest:
 
     def __post_init__(self) -> None:
         check_messages(self.messages, "ChatRequest.messages")
-        if self.max_tokens is not None and (isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int)
-                                            or self.max_tokens < 1):
+        if self.max_tokens is not None and (
+            isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1
+        ):
             raise InvalidRequest(f"ChatRequest.max_tokens must be an int >= 1 or None, got {self.max_tokens!r}.")
         if not isinstance(self.send_seed, bool):
             raise InvalidRequest(f"ChatRequest.send_seed must be a bool, got {self.send_seed!r}.")
@@ -243,5 +245,17 @@ class Backend(abc.ABC):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-__all__ = ["FAULT_KINDS", "Backend", "BackendStats", "ChatRequest", "Generation", "Messages", "ScoreRequest",
-           "add_faults", "charge_faults", "check_messages", "new_faults"]
+
+__all__ = [
+    "FAULT_KINDS",
+    "Backend",
+    "BackendStats",
+    "ChatRequest",
+    "Generation",
+    "Messages",
+    "ScoreRequest",
+    "add_faults",
+    "charge_faults",
+    "check_messages",
+    "new_faults",
+]

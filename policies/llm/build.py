@@ -88,8 +88,10 @@ def check_backend_options(kind: str, model: str | None, base_url: str | None) ->
             raise BackendConfigError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise BackendConfigError(f"--base-url {base_url!r} is not an http(s) URL; give the server's base URL "
-                                     "with its scheme, e.g. http://127.0.0.1:8000/v1")
+            raise BackendConfigError(
+                f"--base-url {base_url!r} is not an http(s) URL; give the server's base URL "
+                "with its scheme, e.g. http://127.0.0.1:8000/v1"
+            )
         return
     raise BackendConfigError(f"unknown --backend {kind!r}; choose vllm or openai")
 

@@ -283,8 +283,9 @@ class Caller:
         send_seed: bool = True,
     ) -> None:
         if max_reasks is not None:
-            raise InvalidPolicyConfig(f"max_reasks is the retired name of max_resamples: pass max_resamples="
-                                      f"{max_reasks!r} instead")
+            raise InvalidPolicyConfig(
+                f"max_reasks is the retired name of max_resamples: pass max_resamples={max_reasks!r} instead"
+            )
         bound = 10 if max_resamples is None else max_resamples
         name = "max_resamples"
         check_caller_args(
@@ -294,13 +295,20 @@ class Caller:
             if not isinstance(value, bool):
                 raise InvalidPolicyConfig(f"{flag} must be True or False, got {value!r}.")
         if uncapped and max_tokens is not None:
-            raise InvalidPolicyConfig(f"uncapped=True sends no generation cap, but max_tokens={max_tokens!r} was "
-                                      "given: pass one or the other.")
+            raise InvalidPolicyConfig(
+                f"uncapped=True sends no generation cap, but max_tokens={max_tokens!r} was "
+                "given: pass one or the other."
+            )
         self.uncapped, self.send_seed = uncapped, send_seed
         self.backend, self.max_resamples, self.fallback = backend, bound, fallback
         if resample_temperature is not None:
-            check_caller_args(max_resamples=bound, fallback=fallback, temperature=resample_temperature,
-                              max_tokens=max_tokens, bound_name=name)
+            check_caller_args(
+                max_resamples=bound,
+                fallback=fallback,
+                temperature=resample_temperature,
+                max_tokens=max_tokens,
+                bound_name=name,
+            )
         self.temperature, self.max_tokens, self.reask_note = temperature, max_tokens, reask_note
         self.resample_temperature = resample_temperature
         self.reset(seed)

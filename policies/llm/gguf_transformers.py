@@ -48,8 +48,7 @@ CHAT_TEMPLATES = {"gemma3": GEMMA3_CHAT_TEMPLATE}
 END_OF_TURN = "<end_of_turn>"
 
 
-def assemble(parts: Sequence[Path], target: Path, size: int,
-             lock: Callable[[Path], ContextManager[Any]]) -> Path:
+def assemble(parts: Sequence[Path], target: Path, size: int, lock: Callable[[Path], ContextManager[Any]]) -> Path:
     """``target``: the concatenation of ``parts`` (built once, atomically, under ``lock(path)``, the model cache's
     file lock; a file of the wrong size is rebuilt). The caller checks the sha256 (:func:`policies.llm.models.verify`)."""
     if target.is_file() and target.stat().st_size == size:
@@ -93,9 +92,14 @@ def write_folder(source: Path, out: Path, arch: str) -> None:
     turn = tokenizer.convert_tokens_to_ids(END_OF_TURN)
     if isinstance(turn, int) and turn != tokenizer.unk_token_id and turn not in eos:
         eos.append(turn)
-    (out / "generation_config.json").write_text(json.dumps(
-        {"bos_token_id": config["bos_token_id"], "eos_token_id": eos, "pad_token_id": config["pad_token_id"]},
-        indent=2, sort_keys=True) + "\n")
+    (out / "generation_config.json").write_text(
+        json.dumps(
+            {"bos_token_id": config["bos_token_id"], "eos_token_id": eos, "pad_token_id": config["pad_token_id"]},
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n"
+    )
     tokenizer.save_pretrained(str(out))
 
 
@@ -111,4 +115,11 @@ def _tokenizer(source: Path, arch: str) -> Any:
     return tokenizer
 
 
-__all__ = ["CHAT_TEMPLATES", "END_OF_TURN", "GEMMA3_CHAT_TEMPLATE", "TRANSFORMERS_ARCHITECTURES", "assemble", "write_folder"]
+__all__ = [
+    "CHAT_TEMPLATES",
+    "END_OF_TURN",
+    "GEMMA3_CHAT_TEMPLATE",
+    "TRANSFORMERS_ARCHITECTURES",
+    "assemble",
+    "write_folder",
+]

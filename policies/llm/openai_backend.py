@@ -31,8 +31,10 @@ def _check_base_url(base_url: object) -> None:
 
     parts = urlsplit(base_url) if isinstance(base_url, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidRequest(f"base_url {base_url!r} is not an http(s) URL with a host; give the server's URL, "
-                             "e.g. http://127.0.0.1:8000/v1")
+        raise InvalidRequest(
+            f"base_url {base_url!r} is not an http(s) URL with a host; give the server's URL, "
+            "e.g. http://127.0.0.1:8000/v1"
+        )
 
 
 class OpenAIBackend(ServerScoring, RetryingCalls, Backend):
@@ -103,8 +105,9 @@ class OpenAIBackend(ServerScoring, RetryingCalls, Backend):
             raise InvalidRequest("max_retries, retry_budget_s and backoff_base must be >= 0.")
         _check_base_url(base_url)
         if not isinstance(model, str) or not model.strip():
-            raise InvalidRequest(f"model must be the served model's name (as the server's /v1/models lists it), got "
-                                 f"{model!r}")
+            raise InvalidRequest(
+                f"model must be the served model's name (as the server's /v1/models lists it), got {model!r}"
+            )
         openai = import_optional("openai", "llm-cpu", "OpenAIBackend")
         self.base_url = base_url
         self.model = model
@@ -169,8 +172,11 @@ class OpenAIBackend(ServerScoring, RetryingCalls, Backend):
     # -- chat
     async def _chat(self, request: ChatRequest, budget: Budget, faults: dict[str, int]) -> Generation:
         # only what the request names: no cap and no seed where the caller sends none (ChatRequest)
-        sent = (("max_tokens", request.max_tokens), ("seed", request.seed if request.send_seed else None),
-                ("stop", request.stop))
+        sent = (
+            ("max_tokens", request.max_tokens),
+            ("seed", request.seed if request.send_seed else None),
+            ("stop", request.stop),
+        )
         optional = {k: v for k, v in sent if v is not None}
 
         async def attempt(timeout: float) -> Any:

@@ -62,10 +62,10 @@ _RETRY_STATUSES = frozenset({408, 409, 429})
 # Statuses with which a server says "I do not do echo/logprobs" to a scoring request.
 _NO_SCORING_STATUSES = frozenset({400, 404, 405, 422, 501})
 # What raises the retry bounds, in the API and on the command line.
-_RAISE_HINT = ("raise max_retries / retry_budget_s (on the tom-envs command line: --max-retries N / "
-               "--retry-budget SECONDS)")
-_TIMEOUT_HINT = ("; the attempts timed out: raise timeout (--timeout SECONDS, "
-                 "the seconds one attempt may take)")
+_RAISE_HINT = (
+    "raise max_retries / retry_budget_s (on the tom-envs command line: --max-retries N / --retry-budget SECONDS)"
+)
+_TIMEOUT_HINT = "; the attempts timed out: raise timeout (--timeout SECONDS, the seconds one attempt may take)"
 
 
 class RetryingCalls:
@@ -90,8 +90,13 @@ class RetryingCalls:
             raise
 
     async def _with_retries(
-        self, attempt: Callable[[float], Awaitable[Any]], budget: Budget, what: str, kind: str,
-        faults: dict[str, int], scoring: bool = False,
+        self,
+        attempt: Callable[[float], Awaitable[Any]],
+        budget: Budget,
+        what: str,
+        kind: str,
+        faults: dict[str, int],
+        scoring: bool = False,
     ) -> dict:
         """The JSON body of the first valid reply to ``attempt``, retrying server faults and bad 200s;
         every retry is counted by its cause in ``stats`` and in ``faults`` (the request's)."""

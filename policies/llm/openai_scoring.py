@@ -67,8 +67,9 @@ class ServerScoring:
         uses = [{q for plus, minus in row for q, _ in (*plus, *minus)} for row in plan.items]
         sent = [new_faults() for _ in plan.queries]
         try:
-            answers = self._run(lambda budget: [self._next_token(list(p), list(t), budget, f)
-                                                for (p, t), f in zip(plan.queries, sent)])
+            answers = self._run(
+                lambda budget: [self._next_token(list(p), list(t), budget, f) for (p, t), f in zip(plan.queries, sent)]
+            )
         finally:
             charge_faults(faults, uses, sent)
         return plan.combine(answers)
@@ -78,8 +79,9 @@ class ServerScoring:
         uses = [{n for item in row for n in (item.full, item.prompt) if n is not None} for row in plan.items]
         sent = [new_faults() for _ in plan.sequences]
         try:
-            logprobs = self._run(lambda budget: [self._echo(list(ids), budget, f)
-                                                 for ids, f in zip(plan.sequences, sent)])
+            logprobs = self._run(
+                lambda budget: [self._echo(list(ids), budget, f) for ids, f in zip(plan.sequences, sent)]
+            )
         finally:
             charge_faults(faults, uses, sent)
         return plan.combine([lps for _, lps in logprobs])
@@ -106,8 +108,9 @@ class ServerScoring:
             out.append(row)
         return out
 
-    async def _next_token(self, prefix: list[int], tokens: list[int], budget: Budget,
-                          faults: dict[str, int]) -> dict[int, float]:
+    async def _next_token(
+        self, prefix: list[int], tokens: list[int], budget: Budget, faults: dict[str, int]
+    ) -> dict[int, float]:
         """``{token id: log p(token | prefix)}`` for ``tokens``, from one ``max_tokens=1`` completion."""
         what = "scoring request (completions with max_tokens=1, logprobs=1, logprob_token_ids)"
         extra = {"logprob_token_ids": tokens, "return_tokens_as_token_ids": True}
@@ -151,8 +154,9 @@ class ServerScoring:
                 found[t] = step[text]
         return found
 
-    async def _echo(self, prompt: str | list[int], budget: Budget,
-                    faults: dict[str, int]) -> tuple[list[Hashable], list[float | None]]:
+    async def _echo(
+        self, prompt: str | list[int], budget: Budget, faults: dict[str, int]
+    ) -> tuple[list[Hashable], list[float | None]]:
         """Token keys and log-probabilities of ``prompt`` as the server tokenizes it."""
         what = "scoring request (completions with echo=True, logprobs=1)"
 
@@ -188,8 +192,11 @@ class ServerScoring:
         )
 
     def _neither_message(self, echo_detail: str) -> str:
-        tried = f"next-token: {self._next_token_refused}; " if self._next_token_refused else (
-            "next-token: not tried, it needs tokenizer=; ")
+        tried = (
+            f"next-token: {self._next_token_refused}; "
+            if self._next_token_refused
+            else ("next-token: not tried, it needs tokenizer=; ")
+        )
         return (
             f"{self.base_url} supports neither scoring path ({tried}prompt-logprobs: {echo_detail}). Score with "
             "vLLM's OpenAI server or VLLMBackend, or pick a generation-based strategy."

@@ -35,8 +35,9 @@ def parse_answer(reply: str, labels: Sequence[str]) -> int | None:
 
 # A reply that is only an option letter: "A", "A.", "A. Yes", "(A)", "**A**", "A) ...", "A: ..." on its first
 # line (a letter followed by a word, "A person ...", is not one).
-_LEADING_LETTER = re.compile(r"^[\s\*\"'`(\[<]*([A-Z])(?:[\*\"'`)\]>]*)(?=$|[\s]*[\n.,:;!?\-\u2013]|[\*\"'`)\]>])",
-                             re.MULTILINE)
+_LEADING_LETTER = re.compile(
+    r"^[\s\*\"'`(\[<]*([A-Z])(?:[\*\"'`)\]>]*)(?=$|[\s]*[\n.,:;!?\-\u2013]|[\*\"'`)\]>])", re.MULTILINE
+)
 
 
 def parse_letter(reply: str, labels: Sequence[str]) -> int | None:
@@ -60,7 +61,7 @@ def parse_letter(reply: str, labels: Sequence[str]) -> int | None:
 
 #: The release's answer letters (evaluation/evaluate.py accepts A-F whatever the number of options).
 AUTHORS_LETTERS = "ABCDEF"
-_AUTHORS_PUNCTUATION = "\"*:.-,"
+_AUTHORS_PUNCTUATION = '"*:.-,'
 
 
 def parse_authors_letter(reply: str) -> str | None:
@@ -80,6 +81,7 @@ def parse_authors_cot_letter(reply: str, options: Sequence[str]) -> str | None:
     answer is``) with ``" * : . - ,`` removed; without that phrase, the first word of the whole
     reply when it mentions one of the lettered ``options`` lines (``"A. text"``). An answer only if
     it is one of A-F, else None."""
+
     def first_word(text: str) -> str:
         for mark in _AUTHORS_PUNCTUATION:
             text = text.replace(mark, "")
@@ -164,6 +166,15 @@ def rating_1_5(reply: str) -> float:
     return x
 
 
-__all__ = ["AUTHORS_LETTERS", "choice_ask", "extract_json", "extract_section", "parse_answer",
-           "parse_authors_cot_letter", "parse_authors_letter", "parse_letter", "rating_1_5",
-           "score_1_5"]
+__all__ = [
+    "AUTHORS_LETTERS",
+    "choice_ask",
+    "extract_json",
+    "extract_section",
+    "parse_answer",
+    "parse_authors_cot_letter",
+    "parse_authors_letter",
+    "parse_letter",
+    "rating_1_5",
+    "score_1_5",
+]

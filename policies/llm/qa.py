@@ -59,7 +59,6 @@ QA_COT = (
 MAX_TOKENS = {"zero_shot": 16, "cot": 256}
 
 
-
 class QAProtocol(Protocol):
     """How a family's release puts its questions to a model, as :class:`LLMQAAnswerer` takes it.
 
@@ -154,8 +153,9 @@ class LLMQAAnswerer(BasePolicy):
         if mode not in MODES:
             raise InvalidPolicyConfig(f"mode must be one of {MODES}, got {mode!r}.")
         if isinstance(protocol, str) or (protocol is not None and not callable(getattr(protocol, "ask", None))):
-            raise InvalidPolicyConfig(f"protocol must be None (ours) or a QAProtocol object (with ask()), got "
-                                      f"{protocol!r}.")
+            raise InvalidPolicyConfig(
+                f"protocol must be None (ours) or a QAProtocol object (with ask()), got {protocol!r}."
+            )
         if protocol is not None and scoring and mode == "zero_shot":
             raise InvalidPolicyConfig(f"the {protocol.name!r} protocol generates replies; build it with scoring=False.")
         self.backend = backend
@@ -170,7 +170,11 @@ class LLMQAAnswerer(BasePolicy):
         default_tokens = protocol.max_tokens if protocol is not None else MAX_TOKENS[mode]
         tokens = max_tokens if max_tokens is not None else default_tokens
         self.caller = Caller(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=tokens,
+            backend,
+            max_resamples=max_resamples,
+            fallback=fallback,
+            temperature=temperature,
+            max_tokens=tokens,
             resample_temperature=protocol.resample_temperature if protocol is not None else None,
             send_seed=bool(getattr(protocol, "send_seed", True)),
         )
@@ -198,8 +202,9 @@ class LLMQAAnswerer(BasePolicy):
         self._asked = [0] * len(seeds)
         self._resets += 1
 
-    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                  slots: Sequence[int] | None = None) -> list[int]:
+    def act_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[int]:
         """One answer per slot (all, or those listed in ``slots``): one scoring call, or one generation
         call per resampling round."""
         index = list(range(len(self._slots))) if slots is None else list(slots)
@@ -234,12 +239,14 @@ class LLMQAAnswerer(BasePolicy):
             slot.log["action"] = a
         return answers
 
-    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                      slots: Sequence[int] | None = None) -> list[int]:
+    def predict_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[int]:
         return self.act_batch(observations, infos, slots)
 
-    def observe_batch(self, observations, rewards, terminateds, truncateds, infos,
-                      slots: Sequence[int] | None = None) -> None:
+    def observe_batch(
+        self, observations, rewards, terminateds, truncateds, infos, slots: Sequence[int] | None = None
+    ) -> None:
         picked = self._check_batch(observations, slots)
         for i, slot in zip(range(len(self._slots)) if slots is None else slots, picked):
             slot.cache = {}

@@ -38,15 +38,21 @@ def check_source(value: str, what: str = "model", option: str | None = None) -> 
         if not any((path / name).is_file() for name in needs):
             raise BackendConfigError(
                 f"{option} {value!r}: the folder has no {' or '.join(needs)}, so it holds no {what} a loader can "
-                f"read; give the folder of a downloaded {what} (e.g. a Hugging Face snapshot){known}")
+                f"read; give the folder of a downloaded {what} (e.g. a Hugging Face snapshot){known}"
+            )
         return
     first = value.split("/", 1)[0]
-    path_only = (value.startswith(("/", "./", "../", "~")) or os.sep in value.replace("/", "")
-                 or not _HUB_ID.fullmatch(value) or ("/" in value and os.path.isdir(first)))
+    path_only = (
+        value.startswith(("/", "./", "../", "~"))
+        or os.sep in value.replace("/", "")
+        or not _HUB_ID.fullmatch(value)
+        or ("/" in value and os.path.isdir(first))
+    )
     if path_only:
         raise BackendConfigError(
             f"{option} {value!r}: no such {what} folder (and not a Hugging Face id 'org/name'); give the folder of a "
-            f"downloaded {what}{known}")
+            f"downloaded {what}{known}"
+        )
 
 
 __all__ = ["NEEDS", "check_source"]

@@ -4,5 +4,11 @@
 from policies.matrix.scripted import FixedActionPolicy, OracleBestResponsePolicy, PartnerPolicy, RandomPolicy
 from policies.matrix.tabular import PartnerCountModel, TabularRMaxPolicy
 
-__all__ = ["FixedActionPolicy", "OracleBestResponsePolicy", "PartnerCountModel", "PartnerPolicy", "RandomPolicy",
-           "TabularRMaxPolicy"]
+__all__ = [
+    "FixedActionPolicy",
+    "OracleBestResponsePolicy",
+    "PartnerCountModel",
+    "PartnerPolicy",
+    "RandomPolicy",
+    "TabularRMaxPolicy",
+]

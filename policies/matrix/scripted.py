@@ -25,11 +25,14 @@ def check_game(game: "MatrixGame | tuple[str, int, int]", description: Any, who:
         return
     name, n_a, n_b = (game.name, game.n_actions, game.n_partner_actions) if isinstance(game, MatrixGame) else game
     if (n_a, n_b) == (other.n_actions, other.n_partner_actions) and (
-            not isinstance(game, MatrixGame) or game.payoffs == other.payoffs):
+        not isinstance(game, MatrixGame) or game.payoffs == other.payoffs
+    ):
         return
-    raise PolicyMismatch(f"{who} was built for {name} ({n_a} x {n_b} actions), but this env plays {other.name} "
-                         f"({other.n_actions} x {other.n_partner_actions}): build it with game={other.name!r}"
-                         + ("" if other.name in GAMES else " (the env's MatrixGame)"))
+    raise PolicyMismatch(
+        f"{who} was built for {name} ({n_a} x {n_b} actions), but this env plays {other.name} "
+        f"({other.n_actions} x {other.n_partner_actions}): build it with game={other.name!r}"
+        + ("" if other.name in GAMES else " (the env's MatrixGame)")
+    )
 
 
 def game_of(description: Any) -> MatrixGame | None:
@@ -45,8 +48,10 @@ def game_of(description: Any) -> MatrixGame | None:
     from tom_envs.matrix.config import CustomGame, build_game
 
     if not isinstance(description, EnvDescription):
-        raise PolicyMismatch(f"check_env takes the env's description (tom_envs.description.describe(env)), got "
-                             f"{type(description).__name__}")
+        raise PolicyMismatch(
+            f"check_env takes the env's description (tom_envs.description.describe(env)), got "
+            f"{type(description).__name__}"
+        )
     kwargs = description.kwargs
     custom = {k: kwargs[k] for k in ("payoffs", "action_labels", "partner_action_labels", "name") if k in kwargs}
     if kwargs.get("game") is None and not custom:
@@ -172,10 +177,14 @@ class OracleBestResponsePolicy(BasePolicy):
                 )
             self._solution, self._state, self._t = sol, sol.initial_state, 0
         if self._solution is None:
-            raise OracleUnavailable("OracleBestResponsePolicy needs the env's reset info (info['oracle']) on its first call; "
-                                    "the oracle is hidden state, returned only by an env made with expose_partner=True")
+            raise OracleUnavailable(
+                "OracleBestResponsePolicy needs the env's reset info (info['oracle']) on its first call; "
+                "the oracle is hidden state, returned only by an env made with expose_partner=True"
+            )
         sol = self._solution
-        last = self._tracker.new_round(observation, info, sol.automaton.n_focal_actions, sol.automaton.n_partner_actions)
+        last = self._tracker.new_round(
+            observation, info, sol.automaton.n_focal_actions, sol.automaton.n_partner_actions
+        )
         if last is not None:
             self._state = int(sol.automaton.transition[self._state, last[0], last[1]])
             self._t += 1

@@ -126,8 +126,14 @@ class TabularRMaxPolicy(BasePolicy):
 
     makes_predictions = True
 
-    def __init__(self, game: "str | MatrixGame", horizon: int = 100, r_max: float | None = None, m: int = 1,
-                 prediction_ties: str = "lowest") -> None:
+    def __init__(
+        self,
+        game: "str | MatrixGame",
+        horizon: int = 100,
+        r_max: float | None = None,
+        m: int = 1,
+        prediction_ties: str = "lowest",
+    ) -> None:
         super().__init__()
         g = get_game(game)
         if horizon < 1 or m < 1:
@@ -171,8 +177,10 @@ class TabularRMaxPolicy(BasePolicy):
         check_game(self._built_for, description, "the tabular agent")
         rounds = description.horizon
         if isinstance(rounds, int) and rounds != self.horizon:
-            raise PolicyMismatch(f"the tabular agent plans for {self.horizon} rounds, but this env's episodes last "
-                                 f"{rounds}: build it with horizon={rounds}")
+            raise PolicyMismatch(
+                f"the tabular agent plans for {self.horizon} rounds, but this env's episodes last "
+                f"{rounds}: build it with horizon={rounds}"
+            )
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -241,4 +249,3 @@ class TabularRMaxPolicy(BasePolicy):
                 "env.step (the evaluation runner does)"
             )
         return s
-

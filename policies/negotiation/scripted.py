@@ -57,7 +57,7 @@ def proxy_agreement(stated: np.ndarray) -> list[float]:
         if len(col) < 2:
             out.append(0.5)
             continue
-        pairs = [(a, b) for i, a in enumerate(col) for b in col[i + 1:]]
+        pairs = [(a, b) for i, a in enumerate(col) for b in col[i + 1 :]]
         out.append(sum(a == b for a, b in pairs) / len(pairs))
     return out
 
@@ -139,10 +139,16 @@ class GenericMediator(_CadenceMediator):
         for i, name in enumerate(state["parties"]):
             if stated[i, k] >= 0:
                 parts.append(f"{name} favours ({state['options'][k][stated[i, k]]})")
-        summary = (f"On {state['topics'][k]}: " + "; ".join(parts) + ".") if parts else (
-            f"We have not yet heard positions on {state['topics'][k]}.")
-        return {"strategy": "facilitative", "topic": k, "utterance": f"Let me summarise where we are. {summary} "
-                "What would help each of you move closer?"}
+        summary = (
+            (f"On {state['topics'][k]}: " + "; ".join(parts) + ".")
+            if parts
+            else (f"We have not yet heard positions on {state['topics'][k]}.")
+        )
+        return {
+            "strategy": "facilitative",
+            "topic": k,
+            "utterance": f"Let me summarise where we are. {summary} What would help each of you move closer?",
+        }
 
 
 class SocialMediator(BasePolicy):
@@ -182,7 +188,7 @@ class SocialMediator(BasePolicy):
     def _decide(self, state: dict[str, Any]) -> dict[str, Any] | None:
         events = state["events"]
         turn, n = state["turn"], len(state["parties"])
-        last_med = max((e["turn"] for e in events if e.get("kind") == "intervention"), default=-10**6)
+        last_med = max((e["turn"] for e in events if e.get("kind") == "intervention"), default=-(10**6))
         if turn == 0 or turn - last_med <= self.cooldown:
             return None
         history, party_events = _replay(state)
@@ -216,9 +222,14 @@ class SocialMediator(BasePolicy):
                     return {"strategy": "problem_solving", "topic": k, "option": plurality(stated, k)}
         # 4. a stalled topic -> problem-solving around the most supported option
         if len(history) > self.stall:
-            window = history[-self.stall - 1:]
-            stalled = [k for k in range(stated.shape[1]) if now[k] < 1.0 and (stated[:, k] >= 0).sum() >= 2
-                       and all((h[:, k] == stated[:, k]).all() for h in window)]
+            window = history[-self.stall - 1 :]
+            stalled = [
+                k
+                for k in range(stated.shape[1])
+                if now[k] < 1.0
+                and (stated[:, k] >= 0).sum() >= 2
+                and all((h[:, k] == stated[:, k]).all() for h in window)
+            ]
             if stalled:
                 k = min(stalled, key=lambda j: (now[j], j))
                 return {"strategy": "problem_solving", "topic": k, "option": plurality(stated, k)}

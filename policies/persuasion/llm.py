@@ -101,11 +101,13 @@ class _LLMSeat(BasePolicy):
     #: it reads its seat's prompt (``benchmarks.persuasion.live.play_two_seat``)
     reads_text = True
 
-    def __init__(self, backend: Backend, *, max_resamples: int, fallback: str, temperature: float,
-                 max_tokens: int) -> None:
+    def __init__(
+        self, backend: Backend, *, max_resamples: int, fallback: str, temperature: float, max_tokens: int
+    ) -> None:
         super().__init__()
-        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
-                             max_tokens=max_tokens)
+        self.caller = Caller(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
+        )
         self._pending: Any = None
 
     @property
@@ -132,10 +134,18 @@ class LLMPersuader(_LLMSeat):
         max_resamples, fallback, temperature, max_tokens: the caller's settings.
     """
 
-    def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", temperature: float = 0.7,
-                 max_tokens: int = 160) -> None:
-        super().__init__(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
-                         max_tokens=max_tokens)
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        max_resamples: int = 3,
+        fallback: str = "raise",
+        temperature: float = 0.7,
+        max_tokens: int = 160,
+    ) -> None:
+        super().__init__(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
+        )
         self._key: Any = None
 
     def reset(self, seed: int | None = None) -> None:
@@ -217,10 +227,18 @@ class LLMPersuadee(_LLMSeat):
     literal ToM). After ``max_resamples`` unusable replies ``fallback="random"`` replies as its mind
     does (the env's ``FAITHFUL``; counted)."""
 
-    def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", temperature: float = 0.7,
-                 max_tokens: int = 120) -> None:
-        super().__init__(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
-                         max_tokens=max_tokens)
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        max_resamples: int = 3,
+        fallback: str = "raise",
+        temperature: float = 0.7,
+        max_tokens: int = 120,
+    ) -> None:
+        super().__init__(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
+        )
 
     def _decide(self, observation: Any) -> tuple[Any, int | None]:
         if self._pending is not None:
@@ -234,8 +252,9 @@ class LLMPersuadee(_LLMSeat):
             return ({"action": reply, "utterance": words} if words else reply), nxt
 
         self.caller.owner.rng = self.rng
-        answer = self.caller.ask("persuadee", [Ask(observation + "\n" + PERSUADEE_INSTRUCTIONS, parse,
-                                                   lambda rng: (FAITHFUL, None))])[0]
+        answer = self.caller.ask(
+            "persuadee", [Ask(observation + "\n" + PERSUADEE_INSTRUCTIONS, parse, lambda rng: (FAITHFUL, None))]
+        )[0]
         self._pending = answer.value
         return answer.value
 
@@ -259,10 +278,12 @@ class LLMReader:
 
     name = "llm"
 
-    def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", seed: int = 0,
-                 max_tokens: int = 8) -> None:
-        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0,
-                             max_tokens=max_tokens, seed=seed)
+    def __init__(
+        self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", seed: int = 0, max_tokens: int = 8
+    ) -> None:
+        self.caller = Caller(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0, max_tokens=max_tokens, seed=seed
+        )
 
     @property
     def stats(self) -> dict[str, int]:
@@ -275,5 +296,11 @@ class LLMReader:
         return int(self.caller.ask("read", [ask])[0].value)
 
 
-__all__ = ["LLMPersuadee", "LLMPersuader", "LLMReader", "parse_persuadee_reply", "parse_persuader_reply",
-           "parse_reading"]
+__all__ = [
+    "LLMPersuadee",
+    "LLMPersuader",
+    "LLMReader",
+    "parse_persuadee_reply",
+    "parse_persuader_reply",
+    "parse_reading",
+]

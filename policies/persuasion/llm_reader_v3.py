@@ -65,8 +65,9 @@ def parse_reading_v3(text: str) -> ReadingV3:
     concern = fields.get("concern", "none") or "none"
     if concern not in (*CONCERNS_V3, "none"):
         raise ReplyError(f"name the concern on a 'Concern:' line: one of {', '.join(CONCERNS_V3)} or none")
-    return ReadingV3(kind, principle if kind == "pitch" else None,
-                     None if concern == "none" or kind == "hostile" else concern)
+    return ReadingV3(
+        kind, principle if kind == "pitch" else None, None if concern == "none" or kind == "hostile" else concern
+    )
 
 
 class LLMReaderV3:
@@ -82,10 +83,12 @@ class LLMReaderV3:
 
     name = "llm-v3"
 
-    def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", seed: int = 0,
-                 max_tokens: int = 32) -> None:
-        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0,
-                             max_tokens=max_tokens, seed=seed)
+    def __init__(
+        self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", seed: int = 0, max_tokens: int = 32
+    ) -> None:
+        self.caller = Caller(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0, max_tokens=max_tokens, seed=seed
+        )
 
     @property
     def stats(self) -> dict[str, int]:
@@ -100,8 +103,10 @@ class LLMReaderV3:
             ResampleLimitReached: with ``fallback="raise"``, no usable reply within the re-asks.
         """
         if not isinstance(utterance, str):
-            raise ReaderV3Error(f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
-                                "utterance text (e.g. action['utterance']).")
+            raise ReaderV3Error(
+                f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
+                "utterance text (e.g. action['utterance'])."
+            )
         if goal is not None and not isinstance(goal, str):
             raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
         if not utterance.strip():

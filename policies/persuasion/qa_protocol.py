@@ -42,16 +42,19 @@ AUTHORS_REQUEST = {"temperature": AUTHORS_TEMPERATURE, "max_tokens": AUTHORS_MAX
 def as_prompts(prompts: QAPrompts | Mapping[str, Any] | None) -> QAPrompts:
     """``prompts`` as :class:`~tom_envs.qa.QAPrompts` (given as such, or as its ``texts()`` with a ``"source"``)."""
     if prompts is None:
-        raise InvalidPolicyConfig("the authors' protocol needs its prompt texts (a tom_envs.qa.QAPrompts): read "
-                                  "them from the release (tom_envs.persuasion.prompts.read_authors_prompts) or "
-                                  "give ours (OUR_PROMPTS)")
+        raise InvalidPolicyConfig(
+            "the authors' protocol needs its prompt texts (a tom_envs.qa.QAPrompts): read "
+            "them from the release (tom_envs.persuasion.prompts.read_authors_prompts) or "
+            "give ours (OUR_PROMPTS)"
+        )
     if isinstance(prompts, QAPrompts):
         return prompts
     try:
         return QAPrompts.from_texts(prompts, str(prompts.get("source", "file")))
     except (KeyError, TypeError, AttributeError) as exc:
-        raise InvalidPolicyConfig(f"the authors' prompts must be a QAPrompts or its texts() with a 'source', got a "
-                                  f"mapping without {exc}") from None
+        raise InvalidPolicyConfig(
+            f"the authors' prompts must be a QAPrompts or its texts() with a 'source', got a mapping without {exc}"
+        ) from None
 
 
 def authors_user_message(observation: dict, mode: str, prompts: QAPrompts) -> tuple[str, list[str]]:
@@ -65,18 +68,20 @@ def authors_user_message(observation: dict, mode: str, prompts: QAPrompts) -> tu
     prompts = as_prompts(prompts)
     missing = [k for k in ("question", "choices", "n_choices") if k not in observation]
     if missing:
-        raise QAObservationError(f"the observation has no {', '.join(missing)}; the authors' protocol answers "
-                                 "tom/PersuasiveToM-v1's questions")
+        raise QAObservationError(
+            f"the observation has no {', '.join(missing)}; the authors' protocol answers "
+            "tom/PersuasiveToM-v1's questions"
+        )
     n = int(observation["n_choices"])
     if not 1 <= n <= len(AUTHORS_LETTERS):
-        raise QAObservationError(f"n_choices must be in 1..{len(AUTHORS_LETTERS)} for the authors' protocol "
-                                 f"(letters A-F), got {n}")
+        raise QAObservationError(
+            f"n_choices must be in 1..{len(AUTHORS_LETTERS)} for the authors' protocol (letters A-F), got {n}"
+        )
     context = observation.get("context") or ""
     dialogue = context + "\n" if context and not context.endswith("\n") else context
     choices = [str(c) for c in list(observation["choices"])[:n]]
     text = prompts.user_message(mode, dialogue, str(observation["question"]), choices, AUTHORS_LETTERS)
-    lines = [prompts.option_line.format(letter=AUTHORS_LETTERS[i], choice=c).strip("\n")
-             for i, c in enumerate(choices)]
+    lines = [prompts.option_line.format(letter=AUTHORS_LETTERS[i], choice=c).strip("\n") for i, c in enumerate(choices)]
     return text, lines
 
 
@@ -135,19 +140,31 @@ class AuthorsProtocol:
             if letter is None:
                 index = parse_letter(reply, AUTHORS_LETTERS)
                 if index is None:
-                    raise ReplyError("no letter A-F (the release's rule reads the text before the first punctuation "
-                                     "mark)")
+                    raise ReplyError(
+                        "no letter A-F (the release's rule reads the text before the first punctuation mark)"
+                    )
                 letter, rule = AUTHORS_LETTERS[index], "lenient"
             index = AUTHORS_LETTERS.index(letter)
             if index >= slots:
-                raise ReplyError(f"letter {letter} is beyond the env's {slots} option slots (make the env with "
-                                 f"option_slots=6 to have it answered and scored wrong, as the release does)")
+                raise ReplyError(
+                    f"letter {letter} is beyond the env's {slots} option slots (make the env with "
+                    f"option_slots=6 to have it answered and scored wrong, as the release does)"
+                )
             return index, rule
 
         messages = authors_messages(observation, mode, prompts, self.system_in_user)
-        return Ask(messages[-1]["content"], parse, lambda rng: (int(rng.integers(n)), "fallback"), owner,
-                   messages=messages)
+        return Ask(
+            messages[-1]["content"], parse, lambda rng: (int(rng.integers(n)), "fallback"), owner, messages=messages
+        )
 
 
-__all__ = ["AUTHORS_MAX_TOKENS", "AUTHORS_REQUEST", "AUTHORS_TEMPERATURE", "AuthorsProtocol", "as_prompts", "authors_messages",
-           "authors_system_in_user", "authors_user_message"]
+__all__ = [
+    "AUTHORS_MAX_TOKENS",
+    "AUTHORS_REQUEST",
+    "AUTHORS_TEMPERATURE",
+    "AuthorsProtocol",
+    "as_prompts",
+    "authors_messages",
+    "authors_system_in_user",
+    "authors_user_message",
+]

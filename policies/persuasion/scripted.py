@@ -82,8 +82,10 @@ class _MindPolicy(BasePolicy):
                 self.belief = self._unseen(self.belief, int(obs[2]))
             self._turn = turn
         elif turn != self._turn:
-            raise InvalidAction(f"{type(self).__name__} missed a turn (at turn {self._turn}, shown turn {turn}); "
-                                "hand it every observation of the episode")
+            raise InvalidAction(
+                f"{type(self).__name__} missed a turn (at turn {self._turn}, shown turn {turn}); "
+                "hand it every observation of the episode"
+            )
         return turn
 
     def _unseen(self, belief: np.ndarray | None, strategy: int | None) -> np.ndarray:
@@ -136,8 +138,11 @@ class MindRandomPersuader(_MindPolicy):
         return int(self.rng.integers(N_PRINCIPLES))
 
     def predict(self, observation: Any, info: dict) -> dict[str, int]:
-        return {"desire": int(self.rng.integers(2)), "belief": int(self.rng.integers(2)),
-                "intention": int(self.rng.integers(5))}
+        return {
+            "desire": int(self.rng.integers(2)),
+            "belief": int(self.rng.integers(2)),
+            "intention": int(self.rng.integers(5)),
+        }
 
 
 class OpenLoopPersuader(_MindPolicy):
@@ -152,7 +157,10 @@ class OpenLoopPersuader(_MindPolicy):
         from tom_envs.persuasion.mind import distribution
 
         self._sync(observation, info)
-        return {t: int(np.argmax(distribution(self.model.initial, self.model, t))) for t in ("desire", "belief", "intention")}
+        return {
+            t: int(np.argmax(distribution(self.model.initial, self.model, t)))
+            for t in ("desire", "belief", "intention")
+        }
 
 
 class TrackingPersuader(_MindPolicy):
@@ -199,8 +207,10 @@ class MindOraclePersuader(BasePolicy):
         from tom_envs.persuasion.planning import oracle_for
 
         if "state_index" not in info:
-            raise InvalidAction("MindOraclePersuader reads the hidden state: make the env with expose_state=True "
-                                "(MindOraclePersuader.env_kwargs)")
+            raise InvalidAction(
+                "MindOraclePersuader reads the hidden state: make the env with expose_state=True "
+                "(MindOraclePersuader.env_kwargs)"
+            )
         table = oracle_for(_model(info), int(info["horizon"]))
         return table.action(int(info["turn"]), int(info["state_index"]))
 
@@ -258,10 +268,15 @@ class EchoMemoryPersuader(MindRandomPersuader):
         return choice
 
 
-MIND_PERSUADERS = {"random": MindRandomPersuader, "echo": EchoPersuader, "echo-memory": EchoMemoryPersuader,
-                   "open-loop": OpenLoopPersuader, "tracking": TrackingPersuader, "bayes": BayesPersuader,
-                   "oracle": MindOraclePersuader}
-
+MIND_PERSUADERS = {
+    "random": MindRandomPersuader,
+    "echo": EchoPersuader,
+    "echo-memory": EchoMemoryPersuader,
+    "open-loop": OpenLoopPersuader,
+    "tracking": TrackingPersuader,
+    "bayes": BayesPersuader,
+    "oracle": MindOraclePersuader,
+}
 
 
 class SimulatedMindPersuadee(BasePolicy):
@@ -282,5 +297,15 @@ class SimulatedMindPersuadee(BasePolicy):
         return {"strategy": topic - 1 if topic else (heard if heard <= N_PRINCIPLES else 0)}
 
 
-__all__ = ["BayesPersuader", "EchoMemoryPersuader", "EchoPersuader", "MIND_PERSUADERS", "MindOraclePersuader", "MindRandomPersuader",
-           "OpenLoopPersuader", "RandomAnswerer", "SimulatedMindPersuadee", "TrackingPersuader"]
+__all__ = [
+    "BayesPersuader",
+    "EchoMemoryPersuader",
+    "EchoPersuader",
+    "MIND_PERSUADERS",
+    "MindOraclePersuader",
+    "MindRandomPersuader",
+    "OpenLoopPersuader",
+    "RandomAnswerer",
+    "SimulatedMindPersuadee",
+    "TrackingPersuader",
+]

@@ -17,8 +17,14 @@ from tom_envs.persuasion.principles import PRINCIPLES
 
 STYLES = ("plain", "stuffed", "insult", "keywords")
 #: One plain cue sentence per principle, appended to stuff a line with every principle.
-STUFFING = ("It's free for you", "only a few places are left", "everyone is doing it", "experts recommend it",
-            "just try it once", "you're great")
+STUFFING = (
+    "It's free for you",
+    "only a few places are left",
+    "everyone is doing it",
+    "experts recommend it",
+    "just try it once",
+    "you're great",
+)
 INSULT = "Honestly, only an idiot would say no."
 KEYWORDS = ("free", "limited", "everyone", "experts", "trial", "appreciate")
 
@@ -62,8 +68,11 @@ class SpeakingPersuader(BasePolicy):
 
 def speaking(style: str) -> type[SpeakingPersuader]:
     """A :class:`SpeakingPersuader` class of one style (a factory the benchmark registers by name)."""
-    return type(f"Bayes{style.capitalize()}Persuader", (SpeakingPersuader,),
-                {"__init__": lambda self: SpeakingPersuader.__init__(self, style), "__doc__": f"Bayes, {style} lines."})
+    return type(
+        f"Bayes{style.capitalize()}Persuader",
+        (SpeakingPersuader,),
+        {"__init__": lambda self: SpeakingPersuader.__init__(self, style), "__doc__": f"Bayes, {style} lines."},
+    )
 
 
 SPEAKING_PERSUADERS = {f"bayes-{s}": speaking(s) for s in STYLES}

@@ -76,8 +76,10 @@ class BayesPersuaderV3(_V3Policy):
             self._counts[reply] += 1
             self._turn = turn
         elif turn != self._turn:
-            raise InvalidAction(f"{type(self).__name__} missed a turn (at turn {self._turn}, shown turn {turn}); hand "
-                                "it every observation of the episode")
+            raise InvalidAction(
+                f"{type(self).__name__} missed a turn (at turn {self._turn}, shown turn {turn}); hand "
+                "it every observation of the episode"
+            )
         return bayes_table(model, horizon), turn
 
     def act(self, observation: Any, info: dict) -> int:
@@ -136,8 +138,9 @@ class OraclePersuaderV3(BasePolicy):
 
     def _state(self, info: dict) -> tuple[int, int]:
         if "source" not in info:
-            raise InvalidAction("OraclePersuaderV3 reads the traits: make the env with expose_state=True "
-                                "(OraclePersuaderV3.env_kwargs)")
+            raise InvalidAction(
+                "OraclePersuaderV3 reads the traits: make the env with expose_state=True (OraclePersuaderV3.env_kwargs)"
+            )
         return int(info["source"]), int(info["stake"])
 
     def act(self, observation: Any, info: dict) -> int:
@@ -150,5 +153,4 @@ class OraclePersuaderV3(BasePolicy):
         return {"source": source, "stake": stake}
 
 
-__all__ = ["BayesPersuaderV3", "EchoPersuaderV3", "MemorylessPersuaderV3", "OpenLoopPersuaderV3",
-           "OraclePersuaderV3"]
+__all__ = ["BayesPersuaderV3", "EchoPersuaderV3", "MemorylessPersuaderV3", "OpenLoopPersuaderV3", "OraclePersuaderV3"]

@@ -57,38 +57,81 @@ def negotiation_reply(content: str, seed: int | None) -> str | None:
         return topics[(r + k) % len(topics)]
 
     if "Form up to" in content and "private thoughts" in content and topics:  # the release loop's thoughts
-        return json.dumps({"thoughts": [{"content": f"{topic(x)[0]} matters to us.", "topic": topic(x)[0],
-                                         "option": topic(x)[1][(r // 7 + x) % len(topic(x)[1])],
-                                         "stimuli": ["MEM#0"]} for x in range(2)]})
+        return json.dumps(
+            {
+                "thoughts": [
+                    {
+                        "content": f"{topic(x)[0]} matters to us.",
+                        "topic": topic(x)[0],
+                        "option": topic(x)[1][(r // 7 + x) % len(topic(x)[1])],
+                        "stimuli": ["MEM#0"],
+                    }
+                    for x in range(2)
+                ]
+            }
+        )
     if "wants to voice this thought" in content and "Rate from 1.0 to 5.0" in content:
         return json.dumps({"reasoning": "It matters.", "rating": round(1.0 + (r % 41) / 10, 1)})
     if "Who speaks next?" in content:
         return json.dumps({"next": "anyone"})
     if "You speak next. Your thought:" in content or "Say it as you would" in content:
         about = m.group(1) if (m := re.search(r"(?:It is about|speak about) ([^,\n]+)", content)) else "this"
-        return json.dumps({"act": ("propose", "accept")[r % 2], "tone": ("firm", "neutral")[r % 2],
-                           "utterance": f"I think this is fair ({r % 100}). On {about}."})
+        return json.dumps(
+            {
+                "act": ("propose", "accept")[r % 2],
+                "tone": ("firm", "neutral")[r % 2],
+                "utterance": f"I think this is fair ({r % 100}). On {about}.",
+            }
+        )
     if "Think privately" in content and topics:
         name, labels = topic()
-        return json.dumps({"thought": "We should settle this.", "topic": name, "option": labels[(r // 7) % len(labels)]})
+        return json.dumps(
+            {"thought": "We should settle this.", "topic": name, "option": labels[(r // 7) % len(labels)]}
+        )
     if "How strongly do you want to speak" in content:
         return json.dumps({"score": 1 + r % 5})
     if "estimate what each party privately prefers" in content and topics and parties:
-        return json.dumps({"predictions": {p: {name: labels[(r + i) % len(labels)] for name, labels in topics}
-                                           for i, p in enumerate(parties)}})
+        return json.dumps(
+            {
+                "predictions": {
+                    p: {name: labels[(r + i) % len(labels)] for name, labels in topics} for i, p in enumerate(parties)
+                }
+            }
+        )
     if '{"intervene": false} to stay silent' in content:
         if r % 3 or not topics:
             return json.dumps({"intervene": False})
-        return json.dumps({"intervene": True, "strategy": "problem_solving", "topic": topic()[0],
-                           "target": parties[r % len(parties)] if parties else None,
-                           "utterance": "Could we try a package?"})
+        return json.dumps(
+            {
+                "intervene": True,
+                "strategy": "problem_solving",
+                "topic": topic()[0],
+                "target": parties[r % len(parties)] if parties else None,
+                "utterance": "Could we try a package?",
+            }
+        )
     if "Decide whether now is a good moment for you to step in" in content:
-        return json.dumps({"reasoning": "Two parties repeat themselves.", "should_engage": r % 4 != 0,
-                           "rating": round(1.0 + (r % 41) / 10, 1)})
+        return json.dumps(
+            {
+                "reasoning": "Two parties repeat themselves.",
+                "should_engage": r % 4 != 0,
+                "rating": round(1.0 + (r % 41) / 10, 1),
+            }
+        )
     if "Draft four candidate interventions" in content and topics:
-        return json.dumps({"candidates": [
-            {"strategy": s, "topic": topic(x)[0], "target": parties[x % len(parties)] if parties and x % 2 else None,
-             "idea": f"idea {x}"} for x, s in enumerate(("facilitative", "evaluative", "transformative", "problem_solving"))]})
+        return json.dumps(
+            {
+                "candidates": [
+                    {
+                        "strategy": s,
+                        "topic": topic(x)[0],
+                        "target": parties[x % len(parties)] if parties and x % 2 else None,
+                        "idea": f"idea {x}",
+                    }
+                    for x, s in enumerate(("facilitative", "evaluative", "transformative", "problem_solving"))
+                ]
+            }
+        )
     if "A candidate intervention:" in content:
         return json.dumps({"reasoning": "fits", "rating": round(1.0 + (r % 41) / 10, 1)})
     if "You step in now with this plan:" in content:
@@ -101,6 +144,11 @@ def negotiation_reply(content: str, seed: int | None) -> str | None:
     if "Score the intervention" in content:
         return json.dumps({"perceptual": 4, "emotional": None, "cognitive": 3, "communicative": None})
     if "which option does this statement support" in content and topics:
-        return json.dumps({"attitudes": {name: (labels[r % len(labels)] if k == 0 else None)
-                                         for k, (name, labels) in enumerate(topics)}})
+        return json.dumps(
+            {
+                "attitudes": {
+                    name: (labels[r % len(labels)] if k == 0 else None) for k, (name, labels) in enumerate(topics)
+                }
+            }
+        )
     return None

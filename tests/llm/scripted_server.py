@@ -44,8 +44,9 @@ class _LoopbackServer:
 class ScriptedServer(_LoopbackServer):
     """Serves ``POST /v1/chat/completions`` on 127.0.0.1 (a free port); ``url`` is the base URL."""
 
-    def __init__(self, reply: Callable[[str, "int | None"], str], garbage: int = 0,
-                 bad_reply: str = "not json at all") -> None:
+    def __init__(
+        self, reply: Callable[[str, "int | None"], str], garbage: int = 0, bad_reply: str = "not json at all"
+    ) -> None:
         self.reply, self.garbage, self.bad_reply = reply, garbage, bad_reply
         self.requests: list[dict] = []
         self.lock = threading.Lock()
@@ -64,10 +65,16 @@ class ScriptedServer(_LoopbackServer):
                     server.garbage -= bad
                 server.caller.address = self.client_address
                 text = server.bad_reply if bad else server.reply(body["messages"][-1]["content"], body.get("seed"))
-                payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": text}}],
-                           "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}
+                payload = {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body.get("model", ""),
+                    "choices": [
+                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                    ],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
+                }
                 data = json.dumps(payload).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -76,7 +83,6 @@ class ScriptedServer(_LoopbackServer):
                 self.wfile.write(data)
 
         self._serve(Handler)
-
 
 
 @contextmanager
@@ -157,14 +163,19 @@ class CompletionServer(_LoopbackServer):
 
     def answer(self, path: str, body: dict) -> "tuple[int, dict]":
         """The HTTP status and JSON reply to one request."""
+
         def refuse(message: str) -> "tuple[int, dict]":
             return 400, {"error": {"message": message, "type": "BadRequestError"}}
 
         if path.endswith("/chat/completions"):
-            return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": "Rock"}}],
-                         "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
+            return 200, {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", ""),
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Rock"}}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+            }
         prompt = body["prompt"]
         ids = list(prompt) if isinstance(prompt, list) else [ord(c) for c in prompt]
         tokens = [self.decode(i) for i in ids]
@@ -173,8 +184,12 @@ class CompletionServer(_LoopbackServer):
             if not self.echo:
                 return refuse("echo is not supported")
             lps = [None] + [toy_logprob(ids[:k], ids[k]) for k in range(1, len(ids))]
-            logprobs = {"tokens": tokens, "token_logprobs": lps, "top_logprobs": [None] * len(ids),
-                        "text_offset": [sum(map(len, tokens[:k])) for k in range(len(ids))]}
+            logprobs = {
+                "tokens": tokens,
+                "token_logprobs": lps,
+                "top_logprobs": [None] * len(ids),
+                "text_offset": [sum(map(len, tokens[:k])) for k in range(len(ids))],
+            }
             text = "".join(tokens)
         else:
             wanted = body.get("logprob_token_ids")
@@ -185,11 +200,20 @@ class CompletionServer(_LoopbackServer):
             by_id = body.get("return_tokens_as_token_ids") and wanted and self.token_id_keys
             key = (lambda i: f"token_id:{i}") if by_id else self.decode
             step = {key(i): toy_logprob(ids, i) for i in [1, *(wanted or [])]}
-            logprobs = {"tokens": [key(1)], "token_logprobs": [toy_logprob(ids, 1)], "top_logprobs": [step],
-                        "text_offset": [0]}
+            logprobs = {
+                "tokens": [key(1)],
+                "token_logprobs": [toy_logprob(ids, 1)],
+                "top_logprobs": [step],
+                "text_offset": [0],
+            }
             text = self.decode(1)
             usage["completion_tokens"] = 1
         choice = {"index": 0, "text": text, "finish_reason": "length", "logprobs": logprobs}
-        return 200, {"id": "cmpl", "object": "text_completion", "created": 0, "model": body.get("model", ""),
-                     "choices": [choice], "usage": usage}
-
+        return 200, {
+            "id": "cmpl",
+            "object": "text_completion",
+            "created": 0,
+            "model": body.get("model", ""),
+            "choices": [choice],
+            "usage": usage,
+        }

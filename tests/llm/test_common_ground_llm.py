@@ -45,8 +45,18 @@ def run_cli(capsys, *argv: str) -> list[dict]:
 def test_llm_release_sends_the_release_prompt_at_temperature_1_and_scores_as_the_authors(tmp_path, capsys):
     server = ScriptedServer(lambda content, seed: release_rule(content))
     try:
-        argv = ["--policy", "llm-release", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
-                "--out", str(tmp_path)]
+        argv = [
+            "--policy",
+            "llm-release",
+            "--backend",
+            "openai",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted",
+            "--out",
+            str(tmp_path),
+        ]
         rows = run_cli(capsys, *argv)
         sent = list(server.requests)
         again = run_cli(capsys, *argv)  # resumed from the results file: no request
@@ -63,11 +73,18 @@ def test_llm_release_sends_the_release_prompt_at_temperature_1_and_scores_as_the
     asked = CommonToMEnv(split="test", context="window").episodes[0]
     assert sorted(release_prompt(template, it.context, it.question) for it in asked if it.scored) == scored_prompts
     assert sorted(b["messages"][0]["content"] for b in sent) == sorted(
-        release_prompt(template, it.context, it.question) for it in asked) and len(sent) > len(TEST_ROWS)
+        release_prompt(template, it.context, it.question) for it in asked
+    ) and len(sent) > len(TEST_ROWS)
     assert all(len(b["messages"]) == 1 and b["messages"][0]["role"] == "user" for b in sent)
     assert {b["temperature"] for b in sent} == {1.0}
-    hits = [(r.answer == "Yes") if "possibly true" in r.question else
-            (r.answer == "No") if "certainly not true" in r.question else False for r in TEST_ROWS]
+    hits = [
+        (r.answer == "Yes")
+        if "possibly true" in r.question
+        else (r.answer == "No")
+        if "certainly not true" in r.question
+        else False
+        for r in TEST_ROWS
+    ]
     total = rows[0]
     assert total["policy"] == "llm-release" and total["order"] == "all" and total["n"] == len(TEST_ROWS)
     assert total["accuracy"] == pytest.approx(100 * sum(hits) / len(hits))
@@ -88,9 +105,23 @@ def test_llm_release_reads_the_prompt_file_of_the_data_folder(tmp_path, capsys):
     (data / "prompts" / "gpt-zero-shot").write_text("Dialogue:\n{context}\nQ: {question}\n", encoding="utf-8")
     server = ScriptedServer(lambda content, seed: "No.")
     try:
-        rows = run_cli(capsys, "--policy", "llm-release", "--data-dir", str(data), "--backend", "openai",
-                       "--base-url", server.url, "--model", "scripted", "--out", str(tmp_path / "out"),
-                       "--temperature", "0.5")
+        rows = run_cli(
+            capsys,
+            "--policy",
+            "llm-release",
+            "--data-dir",
+            str(data),
+            "--backend",
+            "openai",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted",
+            "--out",
+            str(tmp_path / "out"),
+            "--temperature",
+            "0.5",
+        )
         assert all(b["messages"][0]["content"].startswith("Dialogue:\n") for b in server.requests)
         assert {b["temperature"] for b in server.requests} == {0.5}
     finally:
@@ -100,8 +131,22 @@ def test_llm_release_reads_the_prompt_file_of_the_data_folder(tmp_path, capsys):
     (data / "prompts" / "gpt-zero-shot").unlink()
     parser = argparse.ArgumentParser()
     cg_bench.add_arguments(parser)
-    args = parser.parse_args(["--policy", "llm-release", "--data-dir", str(data), "--backend", "openai",
-                              "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--out", str(tmp_path / "o")])
+    args = parser.parse_args(
+        [
+            "--policy",
+            "llm-release",
+            "--data-dir",
+            str(data),
+            "--backend",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:1/v1",
+            "--model",
+            "m",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert cg_bench.run(args) == 2
     assert "no prompt file" in capsys.readouterr().err
 
@@ -115,8 +160,19 @@ def beliefs_rule(content: str) -> str:
 def test_llm_beliefs_answers_by_the_rules_from_the_predicted_beliefs(tmp_path, capsys):
     server = ScriptedServer(lambda content, seed: beliefs_rule(content), garbage=2, bad_reply="They agree.")
     try:
-        rows = run_cli(capsys, "--policy", "llm-beliefs", "--backend", "openai", "--base-url", server.url,
-                       "--model", "scripted", "--out", str(tmp_path))
+        rows = run_cli(
+            capsys,
+            "--policy",
+            "llm-beliefs",
+            "--backend",
+            "openai",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted",
+            "--out",
+            str(tmp_path),
+        )
         events = {(r.sno, parse_question(r.question).event) for r in TEST_ROWS}
         assert len(server.requests) == len(events) + 2  # one per distinct (sentence, event), plus 2 re-asks
         assert {b["temperature"] for b in server.requests} == {0.0}
@@ -159,8 +215,10 @@ def test_the_release_protocol_and_the_belief_predictor_run_on_the_tiny_vllm_engi
         assert policy.act(obs, {}) in (0, 1)
 
 
-@pytest.mark.skipif(not os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE"),
-                    reason="set TOM_ENVS_COMMON_TOM_RELEASE to the release's data/ folder")
+@pytest.mark.skipif(
+    not os.environ.get("TOM_ENVS_COMMON_TOM_RELEASE"),
+    reason="set TOM_ENVS_COMMON_TOM_RELEASE to the release's data/ folder",
+)
 def test_release_llm_release_sends_exactly_the_authors_prompts(tmp_path, capsys):
     """The authors' construction (bin/openai_zero_shot.py: the stripped template, lines sno-6 .. sno+4 of the
     released context) rebuilt here from the released test file; ours must send the same 2,104 prompts
@@ -178,13 +236,26 @@ def test_release_llm_release_sends_exactly_the_authors_prompts(tmp_path, capsys)
     with gzip.open(f"{release}/questions/4431_Magda_yn_questions.csv.gz", "rt", encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
             ctx, sno = row["context"].split("\n"), int(row["sno"])
-            theirs.append(template.format(context="\n".join(ctx[max(0, sno - 6): sno + 5]), question=row["question"]))
+            theirs.append(template.format(context="\n".join(ctx[max(0, sno - 6) : sno + 5]), question=row["question"]))
     server = ScriptedServer(lambda content, seed: "No.")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rows = run_cli(capsys, "--data-dir", release, "--policy", "llm-release", "--backend", "openai",
-                           "--base-url", server.url, "--model", "scripted", "--out", str(tmp_path))
+            rows = run_cli(
+                capsys,
+                "--data-dir",
+                release,
+                "--policy",
+                "llm-release",
+                "--backend",
+                "openai",
+                "--base-url",
+                server.url,
+                "--model",
+                "scripted",
+                "--out",
+                str(tmp_path),
+            )
     finally:
         server.close()
     sent = Counter(b["messages"][0]["content"] for b in server.requests)

@@ -22,9 +22,29 @@ def test_an_llm_agent_plays_every_pairing_in_both_seats_and_predicts(tmp_path, c
     monkeypatch.setenv("TOM_ENVS_POLICY_ENTROPY", "7")
     server = ScriptedServer(labelled)
     try:
-        argv = ["crossplay", "--env", "tom/RPS-Parallel-v0", "--episodes", "2", "--horizon", "4", "--learner-steps",
-                "0", "--backend", "openai", "--base-url", server.url, "--model", "scripted", "--max-resamples", "1",
-                "--out", str(tmp_path), "--format", "json"]
+        argv = [
+            "crossplay",
+            "--env",
+            "tom/RPS-Parallel-v0",
+            "--episodes",
+            "2",
+            "--horizon",
+            "4",
+            "--learner-steps",
+            "0",
+            "--backend",
+            "openai",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted",
+            "--max-resamples",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--format",
+            "json",
+        ]
         assert main(argv) == 0
         rows = json.loads(capsys.readouterr().out)
         asked = len(server.requests)
@@ -40,8 +60,11 @@ def test_an_llm_agent_plays_every_pairing_in_both_seats_and_predicts(tmp_path, c
     both = next(p for p in rows["pairings"] if (p["row"], p["col"]) == ("llm_social_qa", "tabular"))
     assert both["row_tom"] is not None and both["col_tom"] is not None  # literal ToM both ways
     assert asked == 2 * 2 * 4 * (12 + 2)  # predict + act, per round, episode and seat taken (12 pairings, self-play 2)
-    record = json.loads(next((tmp_path / "crossplay").glob("tom-RPS-Parallel-v0_llm_social_qa_vs_tabular_*.jsonl"))
-                        .read_text().splitlines()[0])
+    record = json.loads(
+        next((tmp_path / "crossplay").glob("tom-RPS-Parallel-v0_llm_social_qa_vs_tabular_*.jsonl"))
+        .read_text()
+        .splitlines()[0]
+    )
     identity = record["cell"]["row"]["identity"]
     assert identity["model"] == "scripted" and identity["strategy"] == "social_qa"
     assert all(s[2] is not None for s in record["steps"])  # the LLM predicted every round

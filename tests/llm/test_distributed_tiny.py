@@ -21,9 +21,33 @@ def local_ray():
     yield from two_cpu_ray()
 
 
-def test_an_llm_cell_on_the_tiny_model_gives_the_same_records_on_two_ray_workers(local_ray, openai_server, tmp_path,
-                                                                                 capsys):
-    files = _same_in_ray(capsys, tmp_path, "persuasion", "--policy", "llm", "--qtypes", "judge_qa", "--episodes", "1",
-                         "--lockstep", "2", "--backend", "openai", "--base-url", openai_server, "--model", "tiny",
-                         "--max-resamples", "1", "--fallback", "random", "--max-tokens", "8", workers=2)
+def test_an_llm_cell_on_the_tiny_model_gives_the_same_records_on_two_ray_workers(
+    local_ray, openai_server, tmp_path, capsys
+):
+    files = _same_in_ray(
+        capsys,
+        tmp_path,
+        "persuasion",
+        "--policy",
+        "llm",
+        "--qtypes",
+        "judge_qa",
+        "--episodes",
+        "1",
+        "--lockstep",
+        "2",
+        "--backend",
+        "openai",
+        "--base-url",
+        openai_server,
+        "--model",
+        "tiny",
+        "--max-resamples",
+        "1",
+        "--fallback",
+        "random",
+        "--max-tokens",
+        "8",
+        workers=2,
+    )
     assert len(files) == 1 and all(text for text in files.values())

@@ -88,18 +88,36 @@ class FaultyServer(_LoopbackServer):
                     error = {"error": {"message": f"scripted {behaviour}", "type": "test"}}
                     return self._send(int(behaviour), json.dumps(error).encode())  # type: ignore[arg-type]
                 if chat:
-                    payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
-                               "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                                   "role": "assistant", "content": labelled_reply(content, body.get("seed"))}}],
-                               "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}}
+                    payload = {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model", ""),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": labelled_reply(content, body.get("seed"))},
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+                    }
                 else:
                     n = len(content)
-                    logprobs = {"tokens": list(content), "text_offset": list(range(n)),
-                                "token_logprobs": [None] + [-1.0] * (n - 1), "top_logprobs": [None] * n}
-                    payload = {"id": "c", "object": "text_completion", "created": 0, "model": body.get("model", ""),
-                               "choices": [{"index": 0, "text": content, "finish_reason": "length",
-                                            "logprobs": logprobs}],
-                               "usage": {"prompt_tokens": n, "completion_tokens": 0, "total_tokens": n}}
+                    logprobs = {
+                        "tokens": list(content),
+                        "text_offset": list(range(n)),
+                        "token_logprobs": [None] + [-1.0] * (n - 1),
+                        "top_logprobs": [None] * n,
+                    }
+                    payload = {
+                        "id": "c",
+                        "object": "text_completion",
+                        "created": 0,
+                        "model": body.get("model", ""),
+                        "choices": [{"index": 0, "text": content, "finish_reason": "length", "logprobs": logprobs}],
+                        "usage": {"prompt_tokens": n, "completion_tokens": 0, "total_tokens": n},
+                    }
                 self._send(200, json.dumps(payload).encode())
 
             def _send(self, status: int, data: bytes, content_type: str = "application/json") -> None:
@@ -142,8 +160,11 @@ def test_the_backend_counts_each_requests_retries_by_cause(server):
         requests = [ChatRequest([{"role": "user", "content": c}], 8, 0.0, 1) for c in "abc"]
         replies = b.generate(requests)
         assert [r.text for r in replies] == ["a", "b", "c"]
-        assert b.last_faults() == [faults(http_5xx=1, invalid_reply=1, http_4xx=1), faults(),
-                                   faults(timeout=1, http_5xx=1)]
+        assert b.last_faults() == [
+            faults(http_5xx=1, invalid_reply=1, http_4xx=1),
+            faults(),
+            faults(timeout=1, http_5xx=1),
+        ]
         assert b.stats.retries == 5 and b.stats.requests == 3
         assert b.stats.faults == {"http_4xx": 1, "http_5xx": 2, "timeout": 1, "connection": 0, "invalid_reply": 1}
         b.generate(requests[1:2])  # the next call's own counts
@@ -188,8 +209,9 @@ def test_the_caller_adds_each_requests_faults_to_its_owner_and_only_then():
     assert not [k for k in owners[0].stats if k in ("llm_timeout", "llm_invalid_reply")]  # zeros are not written
     rest, counted = split_faults(dict(owners[2].stats))
     assert counted == faults(timeout=1) and not set(rest) & set(FAULT_COUNTERS)
-    assert split_faults({"0": dict(owners[0].stats), "1": dict(owners[1].stats)})[1] == faults(http_5xx=2,
-                                                                                               invalid_reply=1)
+    assert split_faults({"0": dict(owners[0].stats), "1": dict(owners[1].stats)})[1] == faults(
+        http_5xx=2, invalid_reply=1
+    )
     assert split_faults({"episodes": 3})[1] is None and split_faults(None) == (None, None)  # not a caller's counters
 
 
@@ -203,10 +225,40 @@ def test_a_request_that_keeps_timing_out_names_the_timeout_option(server):
 
 # --------------------------------------------------------------------------------------------- records and rows
 def matrix_argv(server: FaultyServer, out: Path, *extra: str) -> list[str]:
-    return ["matrix", "--policy", "llm", "--strategies", "qa", "--backend", "openai", "--base-url", server.url,
-            "--model", "scripted", "--games", "RPS", "--partners", "single_action", "--horizon", "3",
-            "--fallback", "random", "--max-resamples", "1", "--timeout", str(TIMEOUT_S), "--max-retries", "4",
-            "--retry-budget", "30", "--format", "json", "--out", str(out), *extra]
+    return [
+        "matrix",
+        "--policy",
+        "llm",
+        "--strategies",
+        "qa",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--games",
+        "RPS",
+        "--partners",
+        "single_action",
+        "--horizon",
+        "3",
+        "--fallback",
+        "random",
+        "--max-resamples",
+        "1",
+        "--timeout",
+        str(TIMEOUT_S),
+        "--max-retries",
+        "4",
+        "--retry-budget",
+        "30",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def run_matrix(capsys, argv: list[str]) -> tuple[list[dict], list[dict], str]:
@@ -214,8 +266,9 @@ def run_matrix(capsys, argv: list[str]) -> tuple[list[dict], list[dict], str]:
     captured = capsys.readouterr()
     rows = json.loads(captured.out)
     out = Path(argv[argv.index("--out") + 1])
-    records = [json.loads(line) for path in sorted((out / "matrix").glob("*.jsonl"))
-               for line in path.read_text().splitlines()]
+    records = [
+        json.loads(line) for path in sorted((out / "matrix").glob("*.jsonl")) for line in path.read_text().splitlines()
+    ]
     return rows, sorted(records, key=lambda r: r["seed"]), captured.err
 
 
@@ -231,19 +284,27 @@ def test_injected_faults_are_counted_in_their_episodes_records_and_the_row(serve
     rows, clean, err = run_matrix(capsys, matrix_argv(server, tmp_path / "clean", "--episodes", "2", "--lockstep", "1"))
     assert [r[FAULTS_FIELD] for r in clean] == [faults(), faults()]
     assert {k: rows[0][k] for k in ("llm_retries", "llm_http_5xx", "llm_timeout")} == dict.fromkeys(
-        ("llm_retries", "llm_http_5xx", "llm_timeout"), 0)
+        ("llm_retries", "llm_http_5xx", "llm_timeout"), 0
+    )
     assert "retried" not in err
     sent = clean[0]["episode"]["policy_stats"]["requests"]  # episode 0's requests (the same in every run)
     server.script.extend([500, "garbage", "hang", *["ok"] * sent, 503])
-    rows, faulty, err = run_matrix(capsys, matrix_argv(server, tmp_path / "faulty", "--episodes", "2",
-                                                       "--lockstep", "1"))
+    rows, faulty, err = run_matrix(
+        capsys, matrix_argv(server, tmp_path / "faulty", "--episodes", "2", "--lockstep", "1")
+    )
     assert [r[FAULTS_FIELD] for r in faulty] == [faults(http_5xx=1, invalid_reply=1, timeout=1), faults(http_5xx=1)]
     assert {k: v for k, v in rows[0].items() if k.startswith("llm_")} == {
-        "llm_retries": 4, "llm_http_4xx": 0, "llm_http_5xx": 2, "llm_timeout": 1, "llm_connection": 0,
-        "llm_invalid_reply": 1}
+        "llm_retries": 4,
+        "llm_http_4xx": 0,
+        "llm_http_5xx": 2,
+        "llm_timeout": 1,
+        "llm_connection": 0,
+        "llm_invalid_reply": 1,
+    }
     assert without_run(faulty) == without_run(clean)  # same results, same keys
-    assert [p.name for p in (tmp_path / "faulty" / "matrix").glob("*.jsonl")] == \
-        [p.name for p in (tmp_path / "clean" / "matrix").glob("*.jsonl")]
+    assert [p.name for p in (tmp_path / "faulty" / "matrix").glob("*.jsonl")] == [
+        p.name for p in (tmp_path / "clean" / "matrix").glob("*.jsonl")
+    ]
     assert "needed 4 retried attempt(s) (2 HTTP 5xx, 1 timed out, 1 invalid reply)" in err
     assert "episodes written by this run" not in err  # said once (the records' note is for backends built elsewhere)
     from benchmarks.matrix.benchmark import format_table
@@ -261,15 +322,41 @@ def test_in_a_lockstep_batch_every_retry_is_counted_once_for_some_episode(server
     rows, records, _ = run_matrix(capsys, matrix_argv(server, tmp_path, "--episodes", "3"))
     assert len(records) == 3
     total = fault_columns(records)
-    assert total == {"llm_retries": 4, "llm_http_4xx": 1, "llm_http_5xx": 2, "llm_timeout": 0, "llm_connection": 0,
-                     "llm_invalid_reply": 1}
+    assert total == {
+        "llm_retries": 4,
+        "llm_http_4xx": 1,
+        "llm_http_5xx": 2,
+        "llm_timeout": 0,
+        "llm_connection": 0,
+        "llm_invalid_reply": 1,
+    }
     assert {k: rows[0][k] for k in total} == total
     assert all(set(FAULT_COUNTERS).isdisjoint(r["episode"]["policy_stats"]) for r in records)
 
 
 def test_scripted_records_and_rows_carry_no_fault_keys(tmp_path, capsys):
-    assert main(["matrix", "--games", "RPS", "--partners", "single_action", "--policy", "tabular", "--episodes", "2",
-                 "--horizon", "3", "--format", "json", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "matrix",
+                "--games",
+                "RPS",
+                "--partners",
+                "single_action",
+                "--policy",
+                "tabular",
+                "--episodes",
+                "2",
+                "--horizon",
+                "3",
+                "--format",
+                "json",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert not [k for row in rows for k in row if k.startswith("llm_")]
     lines = [line for path in (tmp_path / "matrix").glob("*.jsonl") for line in path.read_text().splitlines()]
@@ -278,21 +365,70 @@ def test_scripted_records_and_rows_carry_no_fault_keys(tmp_path, capsys):
 
 def test_persuasion_qa_rows_carry_the_runs_retries(server, tmp_path, capsys):
     server.script.extend([500, "garbage"])
-    assert main(["persuasion", "--policy", "llm", "--backend", "openai", "--base-url", server.url, "--model", "x",
-                 "--repetitions", "1", "--fallback", "random", "--max-resamples", "0", "--max-retries", "3",
-                 "--format", "json", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "persuasion",
+                "--policy",
+                "llm",
+                "--backend",
+                "openai",
+                "--base-url",
+                server.url,
+                "--model",
+                "x",
+                "--repetitions",
+                "1",
+                "--fallback",
+                "random",
+                "--max-resamples",
+                "0",
+                "--max-retries",
+                "3",
+                "--format",
+                "json",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
-    records = [json.loads(line) for path in (tmp_path / "persuasion").glob("*.jsonl")
-               for line in path.read_text().splitlines()]
+    records = [
+        json.loads(line) for path in (tmp_path / "persuasion").glob("*.jsonl") for line in path.read_text().splitlines()
+    ]
     assert fault_columns(records)["llm_retries"] == 2
     assert {(r["llm_retries"], r["llm_http_5xx"], r["llm_invalid_reply"]) for r in rows} == {(2, 1, 1)}
 
 
 def test_common_ground_rows_carry_the_runs_retries(server, tmp_path, capsys):
     server.script.extend([503])
-    assert main(["common-ground", "--policy", "llm", "--backend", "openai", "--base-url", server.url, "--model", "x",
-                 "--fallback", "random", "--max-resamples", "0", "--max-retries", "3", "--format", "json",
-                 "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "common-ground",
+                "--policy",
+                "llm",
+                "--backend",
+                "openai",
+                "--base-url",
+                server.url,
+                "--model",
+                "x",
+                "--fallback",
+                "random",
+                "--max-resamples",
+                "0",
+                "--max-retries",
+                "3",
+                "--format",
+                "json",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert [r["order"] for r in rows] == ["all", 1, 2, 3]
     # the run's: a conversation's requests serve every order
@@ -303,31 +439,86 @@ def test_common_ground_rows_carry_the_runs_retries(server, tmp_path, capsys):
 def test_live_persuasion_counts_the_llm_readers_retries_with_the_persuaders(server, tmp_path, capsys, persuader):
     """``--reader llm``: the reader inside the env meets the faults; its retries are the episode's."""
     server.script.extend([500, "garbage"])
-    argv = ["persuasion", "--env", "live", "--policy", persuader, "--reader", "llm", "--backend", "openai",
-            "--base-url", server.url, "--model", "x", "--fallback", "random", "--max-resamples", "0",
-            "--max-retries", "3", "--episodes", "1", "--families", "health", "--format", "json"]
+    argv = [
+        "persuasion",
+        "--env",
+        "live",
+        "--policy",
+        persuader,
+        "--reader",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "x",
+        "--fallback",
+        "random",
+        "--max-resamples",
+        "0",
+        "--max-retries",
+        "3",
+        "--episodes",
+        "1",
+        "--families",
+        "health",
+        "--format",
+        "json",
+    ]
     assert main([*argv, "--out", str(tmp_path)]) == 0
-    row, = json.loads(capsys.readouterr().out)
-    records = [json.loads(line) for path in (tmp_path / "persuasion").glob("*.jsonl")
-               for line in path.read_text().splitlines()]
+    (row,) = json.loads(capsys.readouterr().out)
+    records = [
+        json.loads(line) for path in (tmp_path / "persuasion").glob("*.jsonl") for line in path.read_text().splitlines()
+    ]
     assert fault_columns(records)["llm_retries"] == 2 and len(records) == 1
     assert (row["llm_retries"], row["llm_http_5xx"], row["llm_invalid_reply"]) == (2, 1, 1)
     (rec,) = records  # the reader's own counters are kept with the episode, whoever persuades
     assert rec["reader_stats"]["decisions"] >= 1 and "retries" not in rec["reader_stats"]
     server.script.extend([503])
     assert main(argv) == 0  # not stored: the row counts the run's
-    row, = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)
     assert (row["llm_retries"], row["llm_http_5xx"]) == (1, 1)
 
 
 def test_negotiation_rows_carry_the_retries_of_their_records(server, tmp_path, capsys):
     server.script.extend([500, "garbage"])
-    assert main(["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo", "--runs",
-                 "1", "--backend", "openai", "--base-url", server.url, "--model", "x", "--fallback", "random",
-                 "--max-retries", "3", "--format", "json", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "negotiation",
+                "--policy",
+                "llm-generic",
+                "--mode",
+                "hard",
+                "--scenarios",
+                "hopkins_hmo",
+                "--runs",
+                "1",
+                "--backend",
+                "openai",
+                "--base-url",
+                server.url,
+                "--model",
+                "x",
+                "--fallback",
+                "random",
+                "--max-retries",
+                "3",
+                "--format",
+                "json",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
-    records = [json.loads(line) for path in (tmp_path / "negotiation").rglob("*.jsonl")
-               for line in path.read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for path in (tmp_path / "negotiation").rglob("*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
     assert fault_columns(records)["llm_retries"] == 2
     llm_rows = [r for r in rows if "llm_retries" in r]
     assert [(r["llm_retries"], r["llm_http_5xx"], r["llm_invalid_reply"]) for r in llm_rows] == [(2, 1, 1)]
@@ -338,21 +529,52 @@ def command(name: str, url: str) -> list[str]:
     """A short LLM run of each family's command against ``url``."""
     llm = ["--backend", "openai", "--base-url", url, "--fallback", "random", "--format", "json"]
     return {
-        "matrix": ["matrix", "--policy", "llm", "--strategies", "qa", "--model", "x", "--games", "RPS", "--partners",
-                   "single_action", "--horizon", "2", "--episodes", "1", *llm],
+        "matrix": [
+            "matrix",
+            "--policy",
+            "llm",
+            "--strategies",
+            "qa",
+            "--model",
+            "x",
+            "--games",
+            "RPS",
+            "--partners",
+            "single_action",
+            "--horizon",
+            "2",
+            "--episodes",
+            "1",
+            *llm,
+        ],
         "common-ground": ["common-ground", "--policy", "llm", "--model", "x", *llm],
         "persuasion": ["persuasion", "--policy", "llm", "--model", "x", "--repetitions", "1", *llm],
-        "negotiation": ["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo",
-                        "--runs", "1", "--model", "x", *llm],
+        "negotiation": [
+            "negotiation",
+            "--policy",
+            "llm-generic",
+            "--mode",
+            "hard",
+            "--scenarios",
+            "hopkins_hmo",
+            "--runs",
+            "1",
+            "--model",
+            "x",
+            *llm,
+        ],
     }[name]
 
 
 @pytest.mark.parametrize("name", ["matrix", "common-ground", "persuasion", "negotiation"])
-@pytest.mark.parametrize("fault,options,says", [
-    (500, ["--max-retries", "0"], "--max-retries N"),
-    ("hang", ["--timeout", "0.3", "--max-retries", "0"], "raise timeout (--timeout SECONDS"),
-    (503, ["--retry-budget", "0.001"], "the call's retry budget of 0.001 s"),
-])
+@pytest.mark.parametrize(
+    "fault,options,says",
+    [
+        (500, ["--max-retries", "0"], "--max-retries N"),
+        ("hang", ["--timeout", "0.3", "--max-retries", "0"], "raise timeout (--timeout SECONDS"),
+        (503, ["--retry-budget", "0.001"], "the call's retry budget of 0.001 s"),
+    ],
+)
 def test_the_server_options_of_every_command_reach_its_backend(server, tmp_path, capsys, name, fault, options, says):
     """Each bound stops the run where it should, with a named error that names the options to raise."""
     server.script.extend([fault])

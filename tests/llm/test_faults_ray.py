@@ -29,20 +29,31 @@ def test_faults_met_in_ray_workers_are_in_the_records_the_rows_and_the_note(loca
     server = FaultyServer()
     try:
         server.script.extend([500, "garbage", 503])
-        argv = matrix_argv(server, tmp_path, "--episodes", "4", "--lockstep", "2", "--executor", "ray",
-                           "--ray-workers", "2")
+        argv = matrix_argv(
+            server, tmp_path, "--episodes", "4", "--lockstep", "2", "--executor", "ray", "--ray-workers", "2"
+        )
         assert main(argv) == 0
     finally:
         server.close()
     captured = capsys.readouterr()
     rows = json.loads(captured.out)
-    records = [json.loads(line) for path in (tmp_path / "matrix").glob("*.jsonl")
-               for line in path.read_text().splitlines()]
+    records = [
+        json.loads(line) for path in (tmp_path / "matrix").glob("*.jsonl") for line in path.read_text().splitlines()
+    ]
     assert len(records) == 4
-    total = {"llm_retries": 3, "llm_http_4xx": 0, "llm_http_5xx": 2, "llm_timeout": 0, "llm_connection": 0,
-             "llm_invalid_reply": 1}
+    total = {
+        "llm_retries": 3,
+        "llm_http_4xx": 0,
+        "llm_http_5xx": 2,
+        "llm_timeout": 0,
+        "llm_connection": 0,
+        "llm_invalid_reply": 1,
+    }
     assert fault_columns(records) == total and {k: rows[0][k] for k in total} == total
-    assert sum(r["llm_faults"]["retries"] for r in records) == 3 and all(set(r["llm_faults"]) == set(faults())
-                                                                         for r in records)
-    assert ("the episodes written by this run needed 3 retried server attempt(s) (2 HTTP 5xx, 1 invalid reply)"
-            in captured.err)
+    assert sum(r["llm_faults"]["retries"] for r in records) == 3 and all(
+        set(r["llm_faults"]) == set(faults()) for r in records
+    )
+    assert (
+        "the episodes written by this run needed 3 retried server attempt(s) (2 HTTP 5xx, 1 invalid reply)"
+        in captured.err
+    )

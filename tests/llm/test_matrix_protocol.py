@@ -49,9 +49,31 @@ def labelled_reply(content: str, seed: int | None) -> str:
 
 
 def cli(url: str, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "benchmarks", "matrix", "--policy", "llm", "--backend", "openai", "--base-url", url,
-            "--model", "scripted", "--games", "RPS", "--partners", "single_action", "--fallback", "random",
-            "--max-resamples", "1", "--out", str(out), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "benchmarks",
+        "matrix",
+        "--policy",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        url,
+        "--model",
+        "scripted",
+        "--games",
+        "RPS",
+        "--partners",
+        "single_action",
+        "--fallback",
+        "random",
+        "--max-resamples",
+        "1",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def run(args: list[str]) -> subprocess.CompletedProcess:
@@ -100,8 +122,10 @@ def test_the_longest_prompt_is_planned_with_the_real_templates(tokenizer):
     # a window stops the growth: 20 rounds with a 3-round window need less than 10 rounds with all of them
     assert plan_context("lm", "IPD", tokenizer, horizon=20, history_window=3).prompt_tokens < lm.prompt_tokens
     # reflections and plans written by the model count at their generation cap
-    assert plan_context("reflexion3", "IPD", tokenizer, horizon=10).prompt_tokens > \
-        plan_context("reflexion1", "IPD", tokenizer, horizon=10).prompt_tokens + 200
+    assert (
+        plan_context("reflexion3", "IPD", tokenizer, horizon=10).prompt_tokens
+        > plan_context("reflexion1", "IPD", tokenizer, horizon=10).prompt_tokens + 200
+    )
 
 
 def test_the_plan_is_an_upper_bound_of_the_prompts_a_run_sends(tokenizer, tmp_path):
@@ -119,12 +143,18 @@ def test_the_plan_is_an_upper_bound_of_the_prompts_a_run_sends(tokenizer, tmp_pa
 
     server = ScriptedServer(planner)
     backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
-    evaluate_llm(Grid(["IBS"], ["tit_for_tat"], ["plans_insights"], 2, 0, 6), tmp_path, backend,
-                 llm(fallback="random", max_resamples=1))
+    evaluate_llm(
+        Grid(["IBS"], ["tit_for_tat"], ["plans_insights"], 2, 0, 6),
+        tmp_path,
+        backend,
+        llm(fallback="random", max_resamples=1),
+    )
     backend.close()
     server.close()
-    sent = max(len(tokenizer.encode(render_chat(tokenizer, user(r["messages"][-1]["content"])),
-                                     add_special_tokens=False)) for r in server.requests)
+    sent = max(
+        len(tokenizer.encode(render_chat(tokenizer, user(r["messages"][-1]["content"])), add_special_tokens=False))
+        for r in server.requests
+    )
     need = plan_context("plans_insights", "IBS", tokenizer, horizon=6)
     assert sent <= need.prompt_tokens < sent + 40  # an upper bound, and not a loose one
 
@@ -132,8 +162,22 @@ def test_the_plan_is_an_upper_bound_of_the_prompts_a_run_sends(tokenizer, tmp_pa
 def test_cli_fails_fast_naming_the_numbers_and_the_fixes(scripted, tiny_model_dir, tmp_path):
     from transformers import AutoTokenizer
 
-    out = run(cli(scripted.url, tmp_path, "--strategies", "lm,cot", "--episodes", "2", "--horizon", "100",
-                  "--tokenizer", str(tiny_model_dir), "--max-model-len", "2048"))
+    out = run(
+        cli(
+            scripted.url,
+            tmp_path,
+            "--strategies",
+            "lm,cot",
+            "--episodes",
+            "2",
+            "--horizon",
+            "100",
+            "--tokenizer",
+            str(tiny_model_dir),
+            "--max-model-len",
+            "2048",
+        )
+    )
     assert out.returncode == 2 and "Traceback" not in out.stderr
     message = out.stderr
     assert "max_model_len=2048" in message and "Nothing was run" in message
@@ -198,14 +242,16 @@ def test_a_killed_run_resumes_mid_cell_and_equals_an_uninterrupted_run(tmp_path)
 
     server = ScriptedServer(deadly)
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    victim["p"] = subprocess.Popen(cli(server.url, tmp_path / "killed", *extra), cwd=ROOT, env=env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    victim["p"] = subprocess.Popen(
+        cli(server.url, tmp_path / "killed", *extra), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     victim["p"].communicate(timeout=300)
     assert killed.is_set() and victim["p"].returncode == -signal.SIGKILL
     (journal,) = (tmp_path / "killed" / "matrix").glob("*.inflight")
     assert [json.loads(x).get("round") for x in journal.read_text().splitlines()] == [None, 1, 2, 3]
-    assert not list((tmp_path / "killed" / "matrix").glob("*.jsonl")) or \
-        all(p.read_text() == "" for p in (tmp_path / "killed" / "matrix").glob("*.jsonl"))
+    assert not list((tmp_path / "killed" / "matrix").glob("*.jsonl")) or all(
+        p.read_text() == "" for p in (tmp_path / "killed" / "matrix").glob("*.jsonl")
+    )
     _settled(server, quiet=1.0)  # round-4 requests the killed run had already sent still reach the server
     before = len(server.requests)
     resumed = run(cli(server.url, tmp_path / "killed", *extra))
@@ -262,7 +308,9 @@ def test_the_run_identity_in_the_keys_is_the_settings_identity(scripted, tmp_pat
     backend = OpenAIBackend(scripted.url, "scripted", max_retries=0, timeout=10)
     grid = Grid(["RPS"], ["single_action"], ["qa"], 1, 0, 2)
     vllm = {"backend": "vllm", "model": "scripted"}
-    (with_url,), _ = evaluate_llm(grid, tmp_path, backend, llm({**vllm, "base_url": "http://unused"}, fallback="random"))
+    (with_url,), _ = evaluate_llm(
+        grid, tmp_path, backend, llm({**vllm, "base_url": "http://unused"}, fallback="random")
+    )
     (without,), _ = evaluate_llm(grid, tmp_path, backend, llm({**vllm, "base_url": None}, fallback="random"))
     backend.close()
     assert with_url["settings"]["base_url"] is None and with_url["cell_key"] == without["cell_key"]
@@ -271,16 +319,23 @@ def test_the_run_identity_in_the_keys_is_the_settings_identity(scripted, tmp_pat
 
 def test_cell_keys_hold_only_what_changes_the_cell(fake_openai, tmp_path):
     backend = OpenAIBackend(fake_openai.url, "tiny", max_retries=0, timeout=5.0)
+
     def grid(*strategies: str) -> Grid:
         return Grid(["RPS"], ["single_action"], strategies, 1, 0, 2)
 
     first, _ = evaluate_llm(grid("lm", "qa"), tmp_path, backend, llm(fallback="random", max_resamples=0))
     sent = len(fake_openai.requests)
-    again, _ = evaluate_llm(grid("lm"), tmp_path, backend, llm(fallback="raise", max_resamples=0),
-                            PromptOptions(temperature=0.0, max_tokens=99))
+    again, _ = evaluate_llm(
+        grid("lm"),
+        tmp_path,
+        backend,
+        llm(fallback="raise", max_resamples=0),
+        PromptOptions(temperature=0.0, max_tokens=99),
+    )
     assert again[0]["cell_key"] == first[0]["cell_key"] and len(fake_openai.requests) == sent  # LM never resamples
-    other, _ = evaluate_llm(grid("qa"), tmp_path, backend, llm(fallback="random", max_resamples=0),
-                            PromptOptions(temperature=0.0))
+    other, _ = evaluate_llm(
+        grid("qa"), tmp_path, backend, llm(fallback="random", max_resamples=0), PromptOptions(temperature=0.0)
+    )
     assert other[0]["cell_key"] != first[1]["cell_key"]  # QA samples: temperature is part of its key
     backend.close()
     for row in (*first, *again, *other):
@@ -291,8 +346,9 @@ def test_cell_keys_hold_only_what_changes_the_cell(fake_openai, tmp_path):
 def test_fallbacks_and_reasks_are_counted_and_flagged(tmp_path):
     server = ScriptedServer(lambda content, seed: "no idea")
     backend = OpenAIBackend(server.url, "scripted", max_retries=0, timeout=10)
-    rows, _ = evaluate_llm(Grid(["IPD"], ["single_action"], ["qa"], 2, 0, 3), tmp_path, backend,
-                           llm(fallback="random", max_resamples=2))
+    rows, _ = evaluate_llm(
+        Grid(["IPD"], ["single_action"], ["qa"], 2, 0, 3), tmp_path, backend, llm(fallback="random", max_resamples=2)
+    )
     backend.close()
     server.close()
     (row,) = rows
@@ -306,14 +362,33 @@ def test_fallbacks_and_reasks_are_counted_and_flagged(tmp_path):
 
 def test_table_layouts_keep_long_names_aligned():
     def row(game, strategy, model, fallbacks=0):
-        return {"game": game, "partners": "single_action", "policy": f"llm:{strategy}", "strategy": strategy,
-                "model": model, "label_set": "nonsense", "episodes": 30, "regret_per_step": 0.5,
-                "regret_per_step_ci": 0.05, "tom_regret_per_step": 0.25, "tom_regret_per_step_ci": 0.01,
-                "tom_accuracy": 75.0, "tom_accuracy_ci": 2.0, "reasks": 3, "fallbacks": fallbacks,
-                "history_window": None, "scoring": "sum", "tom_response": "reciprocal"}
+        return {
+            "game": game,
+            "partners": "single_action",
+            "policy": f"llm:{strategy}",
+            "strategy": strategy,
+            "model": model,
+            "label_set": "nonsense",
+            "episodes": 30,
+            "regret_per_step": 0.5,
+            "regret_per_step_ci": 0.05,
+            "tom_regret_per_step": 0.25,
+            "tom_regret_per_step_ci": 0.01,
+            "tom_accuracy": 75.0,
+            "tom_accuracy_ci": 2.0,
+            "reasks": 3,
+            "fallbacks": fallbacks,
+            "history_window": None,
+            "scoring": "sum",
+            "tom_response": "reciprocal",
+        }
 
-    rows = [row(g, s, m) for m in ("tiny", "a/very-long-model-name-Instruct-v0.3") for s in
-            ("lm", "oracle_max_no_payoffs") for g in ("RPS", "IBS", "IPD")]
+    rows = [
+        row(g, s, m)
+        for m in ("tiny", "a/very-long-model-name-Instruct-v0.3")
+        for s in ("lm", "oracle_max_no_payoffs")
+        for g in ("RPS", "IBS", "IPD")
+    ]
     rows[0]["fallbacks"] = 2
     for layout, value in (("table2", "0.500 ± 0.050"), ("table3", "0.500 ± 0.050"), ("table10", "0.500 ± 0.050")):
         lines = format_protocol_table(rows, layout).splitlines()
@@ -346,8 +421,9 @@ def test_time_budget_plays_at_least_the_minimum_then_stops(scripted, tmp_path):
 
 
 def test_episode_logs_store_each_prompt_once_and_the_reader_rebuilds_what_was_sent(scripted, tmp_path):
-    out = run(cli(scripted.url, tmp_path, "--strategies", "cot", "--episodes", "1", "--horizon", "12",
-                  "--format", "json"))
+    out = run(
+        cli(scripted.url, tmp_path, "--strategies", "cot", "--episodes", "1", "--horizon", "12", "--format", "json")
+    )
     assert out.returncode == 0, out.stderr
     (path,) = (tmp_path / "matrix").glob("*.jsonl")
     record = json.loads(path.read_text())
@@ -367,7 +443,9 @@ def test_length_normalised_scoring_divides_by_the_label_token_counts(fake_openai
     backend = OpenAIBackend(fake_openai.url, "tiny", max_retries=0, timeout=5.0, tokenizer=str(tiny_model_dir))
     grid, settings = Grid(["IPD"], ["single_action"], ["lm"], 1, 0, 2), llm(max_resamples=0)
     summed, recs_sum = evaluate_llm(grid, tmp_path, backend, settings, PromptOptions(label_set="repeated"))
-    mean, recs_mean = evaluate_llm(grid, tmp_path, backend, settings, PromptOptions(label_set="repeated", scoring="mean"))
+    mean, recs_mean = evaluate_llm(
+        grid, tmp_path, backend, settings, PromptOptions(label_set="repeated", scoring="mean")
+    )
     backend.close()
     assert summed[0]["scoring"] == "sum" and mean[0]["scoring"] == "mean"
     assert summed[0]["cell_key"] != mean[0]["cell_key"]
@@ -386,15 +464,17 @@ def test_length_normalised_scoring_divides_by_the_label_token_counts(fake_openai
 def test_tiny_model_short_context_fails_fast_then_runs_with_the_window(vllm_backend, tmp_path):
     """The real engine on the tiny model, planned against a deliberately short context."""
     grid = Grid(["RPS"], ["single_action"], ["lm", "cot"], 2, 0, 8)
-    settings = llm({"backend": "vllm", "model": "tiny", "base_url": None}, fallback="random", max_resamples=0,
-                   max_model_len=900)
+    settings = llm(
+        {"backend": "vllm", "model": "tiny", "base_url": None}, fallback="random", max_resamples=0, max_model_len=900
+    )
     calls = vllm_backend.stats.calls
     with pytest.raises(ContextTooLong) as info:
         evaluate_llm(grid, tmp_path, vllm_backend, settings, PromptOptions(max_tokens=16))
     assert vllm_backend.stats.calls == calls and not (tmp_path / "matrix").exists()
     window = int(re.search(r"--history-window (\d+)", str(info.value)).group(1))
-    rows, records = evaluate_llm(grid, tmp_path, vllm_backend, settings, PromptOptions(max_tokens=16,
-                                                                                     history_window=window))
+    rows, records = evaluate_llm(
+        grid, tmp_path, vllm_backend, settings, PromptOptions(max_tokens=16, history_window=window)
+    )
     assert [r["episodes"] for r in rows] == [2, 2] and all(r["history_window"] == window for r in rows)
     assert all(r["context_tokens"] <= 900 for r in rows)
     tok = vllm_backend.tokenizer
@@ -404,8 +484,9 @@ def test_tiny_model_short_context_fails_fast_then_runs_with_the_window(vllm_back
             for log in read_steps(rec):
                 for stage in log["stages"]:
                     if stage["kind"] == "score":
-                        longest = max(longest, *(len(tok.encode(stage["prompt"] + c)) + 1
-                                                 for c in stage["continuations"]))
+                        longest = max(
+                            longest, *(len(tok.encode(stage["prompt"] + c)) + 1 for c in stage["continuations"])
+                        )
                     for attempt in stage.get("attempts", []):
                         chat = render_chat(tok, attempt["messages"])
                         longest = max(longest, len(tok.encode(chat, add_special_tokens=False)) + 16)
@@ -414,9 +495,13 @@ def test_tiny_model_short_context_fails_fast_then_runs_with_the_window(vllm_back
 
 @pytest.mark.slow
 def test_tiny_model_length_normalised_scoring_of_the_nonsense_labels(vllm_backend, tmp_path):
-    rows, records = evaluate_llm(Grid(["IPD"], ["single_action"], ["lm"], 1, 0, 2), tmp_path, vllm_backend,
-                                 llm({"backend": "vllm", "model": "tiny", "base_url": None}),
-                                 PromptOptions(label_set="nonsense", scoring="mean"))
+    rows, records = evaluate_llm(
+        Grid(["IPD"], ["single_action"], ["lm"], 1, 0, 2),
+        tmp_path,
+        vllm_backend,
+        llm({"backend": "vllm", "model": "tiny", "base_url": None}),
+        PromptOptions(label_set="nonsense", scoring="mean"),
+    )
     assert rows[0]["scoring"] == "mean" and rows[0]["settings"]["scoring"] == "mean"
     tok = vllm_backend.tokenizer
     for log in read_steps(next(iter(records.values()))[0]):

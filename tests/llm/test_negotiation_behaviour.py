@@ -31,23 +31,42 @@ def _line(turn, speaker, text, seat=None, kind="propose"):
 
 
 #: a fixed transcript: the opening, party lines, two interventions, a conclusion
-EVENTS = [_line(0, "Mediator", "Welcome everyone! Let's discuss!", kind="opening"),
-          _line(1, "Alex Kim", "We need (b) on formulary status."),
-          _line(2, "Jamie Lee", "That's not acceptable to us; (a) is the only option."),
-          _line(3, "Mediator", "Let me summarise: Alex favours (b), Jamie (a). What do you both need?", kind="intervention"),
-          _line(4, "Lee Park", 'I could live with (b) if the term is "two years".'),
-          _line(5, "Mediator", "Could (b) with a two-year term work for everyone?", kind="intervention"),
-          _line(6, "Alex Kim", "Yes."),
-          _line(7, "Mediator", "Then we have an agreement.", kind="conclusion")]
+EVENTS = [
+    _line(0, "Mediator", "Welcome everyone! Let's discuss!", kind="opening"),
+    _line(1, "Alex Kim", "We need (b) on formulary status."),
+    _line(2, "Jamie Lee", "That's not acceptable to us; (a) is the only option."),
+    _line(3, "Mediator", "Let me summarise: Alex favours (b), Jamie (a). What do you both need?", kind="intervention"),
+    _line(4, "Lee Park", 'I could live with (b) if the term is "two years".'),
+    _line(5, "Mediator", "Could (b) with a two-year term work for everyone?", kind="intervention"),
+    _line(6, "Alex Kim", "Yes."),
+    _line(7, "Mediator", "Then we have an agreement.", kind="conclusion"),
+]
 
 REPLIES = {  # the fixed judge reply per prompt (the monitoring reply fenced, as GPT-4.1 often answers)
-    "monitoring": "```json\n" + json.dumps({"perception_alignment": {"evidence": "e", "reasoning": "r", "score": -1},
-                                           "emotional_dynamics": {"score": -1}, "cognitive_challenges": {"score": -1},
-                                           "communication_breakdowns": {"score": -1}}) + "\n```",
-    "planning": json.dumps({d: {"score": 5} for d in ("perception_alignment", "emotional_dynamics",
-                                                      "cognitive_challenges", "communication_breakdowns")}),
-    "simple": json.dumps({"perception_alignment": {"score": 4}, "emotional_dynamics": {"score": -1},
-                          "cognitive_challenges": {"score": 3}, "communication_breakdowns": {"score": 2}}),
+    "monitoring": "```json\n"
+    + json.dumps(
+        {
+            "perception_alignment": {"evidence": "e", "reasoning": "r", "score": -1},
+            "emotional_dynamics": {"score": -1},
+            "cognitive_challenges": {"score": -1},
+            "communication_breakdowns": {"score": -1},
+        }
+    )
+    + "\n```",
+    "planning": json.dumps(
+        {
+            d: {"score": 5}
+            for d in ("perception_alignment", "emotional_dynamics", "cognitive_challenges", "communication_breakdowns")
+        }
+    ),
+    "simple": json.dumps(
+        {
+            "perception_alignment": {"score": 4},
+            "emotional_dynamics": {"score": -1},
+            "cognitive_challenges": {"score": 3},
+            "communication_breakdowns": {"score": 2},
+        }
+    ),
 }
 
 
@@ -75,15 +94,24 @@ def judged():
 def test_judged_lines_are_the_mediator_lines_but_the_opening_with_the_release_prior():
     lines = judged_lines(EVENTS)
     assert [ln["index"] for ln in lines] == [3, 5, 7]
-    assert lines[0]["speech"] == '🔄 Turn 4: Mediator: "Let me summarise: Alex favours (b), Jamie (a). What do you both need?"'
+    assert (
+        lines[0]["speech"]
+        == '🔄 Turn 4: Mediator: "Let me summarise: Alex favours (b), Jamie (a). What do you both need?"'
+    )
     # from the previous mediator line (the opening first) up to this one
-    assert lines[0]["conversation_prior"] == ['🔄 Turn 1: Mediator: "Welcome everyone! Let\'s discuss!"',
-                                              '🔄 Turn 2: Alex Kim: "We need (b) on formulary status."',
-                                              '🔄 Turn 3: Jamie Lee: "That\'s not acceptable to us; (a) is the only option."']
-    assert lines[1]["conversation_prior"][0].startswith("🔄 Turn 4: Mediator:") and len(lines[1]["conversation_prior"]) == 2
+    assert lines[0]["conversation_prior"] == [
+        '🔄 Turn 1: Mediator: "Welcome everyone! Let\'s discuss!"',
+        '🔄 Turn 2: Alex Kim: "We need (b) on formulary status."',
+        '🔄 Turn 3: Jamie Lee: "That\'s not acceptable to us; (a) is the only option."',
+    ]
+    assert (
+        lines[1]["conversation_prior"][0].startswith("🔄 Turn 4: Mediator:")
+        and len(lines[1]["conversation_prior"]) == 2
+    )
     # a v1 transcript has no opening: the first judged line's prior starts at the first line
-    assert judged_lines(EVENTS[1:])[0]["conversation_prior"] == [ln.replace(f"Turn {i + 2}", f"Turn {i + 1}") for i, ln
-                                                                  in enumerate(lines[0]["conversation_prior"][1:])]
+    assert judged_lines(EVENTS[1:])[0]["conversation_prior"] == [
+        ln.replace(f"Turn {i + 2}", f"Turn {i + 1}") for i, ln in enumerate(lines[0]["conversation_prior"][1:])
+    ]
 
 
 def test_a_fixed_judge_reply_gives_the_release_scores(judged):
@@ -94,8 +122,11 @@ def test_a_fixed_judge_reply_gives_the_release_scores(judged):
     # per line: simple (4 + 3 + 2) / 3 (the -1 left out), monitoring all -1 -> 0, planning 5
     assert out["simple_score"] == pytest.approx(3.0)
     assert out["monitoring_score"] == 0 and out["planning_score"] == 5
-    assert [e["line"] for e in out["behaviour"]] == [3, 5, 7] and out["behaviour_judge"] == ["monitoring", "planning",
-                                                                                                "simple"]
+    assert [e["line"] for e in out["behaviour"]] == [3, 5, 7] and out["behaviour_judge"] == [
+        "monitoring",
+        "planning",
+        "simple",
+    ]
     assert judge.caller.calls == [("behaviour_monitoring", 3), ("behaviour_planning", 3), ("behaviour_simple", 3)]
     body = server.requests[-1]
     assert body["messages"][0] == {"role": "system", "content": "You are an expert in negotiation"}
@@ -104,13 +135,18 @@ def test_a_fixed_judge_reply_gives_the_release_scores(judged):
     simple = LLMBehaviourJudge(backend)
     simple.reset(0)
     assert {k: v for k, v in simple.score_episode(EVENTS).items() if k.endswith("_score")} == {
-        "monitoring_score": None, "planning_score": None, "simple_score": pytest.approx(3.0)}
+        "monitoring_score": None,
+        "planning_score": None,
+        "simple_score": pytest.approx(3.0),
+    }
     assert episode_scores([]) == {"monitoring_score": None, "planning_score": None, "simple_score": None}
 
 
 def test_an_unusable_judge_reply_is_reasked_then_an_error_or_a_flagged_random_score():
-    with scripted_backend(lambda content, seed: '{"perception_alignment": {"score": 9}}' if _kind(content)
-                          else "") as (_, backend):
+    with scripted_backend(lambda content, seed: '{"perception_alignment": {"score": 9}}' if _kind(content) else "") as (
+        _,
+        backend,
+    ):
         judge = LLMBehaviourJudge(backend, max_resamples=1)
         with pytest.raises(ResampleLimitReached, match="perception_alignment"):
             judge.score_episode(EVENTS)
@@ -123,8 +159,23 @@ def test_an_unusable_judge_reply_is_reasked_then_an_error_or_a_flagged_random_sc
 
 def test_negotiation_behaviour_judge_keys_the_release_scores_into_rows_and_records(judged, tmp_path, capsys):
     server, _ = judged
-    argv = ["negotiation", "--policy", "none,social", "--mode", "hard", "--scenarios", "ias", "--episodes", "1",
-            "--env", "tom/Negotiation-v2", "--format", "json", "--out", str(tmp_path)]
+    argv = [
+        "negotiation",
+        "--policy",
+        "none,social",
+        "--mode",
+        "hard",
+        "--scenarios",
+        "ias",
+        "--episodes",
+        "1",
+        "--env",
+        "tom/Negotiation-v2",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     plain = json.loads(capsys.readouterr().out)
     assert all("simple_score" not in row for row in plain)
@@ -136,7 +187,9 @@ def test_negotiation_behaviour_judge_keys_the_release_scores_into_rows_and_recor
     assert social["monitoring_score"] == 0
     assert none["simple_score"] is None  # NoAgent: no mediator line to judge (the release prints -1)
     assert social["llm_fallbacks_by"]["behaviour_judge"]["decisions"] > 0
-    records = [json.loads(line) for p in (tmp_path / "negotiation").glob("*.jsonl") for line in p.read_text().splitlines()]
+    records = [
+        json.loads(line) for p in (tmp_path / "negotiation").glob("*.jsonl") for line in p.read_text().splitlines()
+    ]
     judged_recs = [r for r in records if "behaviour" in r["episode"]]
     assert len(judged_recs) == 2 and len(records) == 4  # keyed apart from the runs without the judge
     social_rec = next(r for r in judged_recs if r["mediator"] == "social")["episode"]
@@ -144,8 +197,10 @@ def test_negotiation_behaviour_judge_keys_the_release_scores_into_rows_and_recor
     # the report shows them, and marks the v2 cells
     assert main(["report", str(tmp_path), "--out", str(tmp_path / "report")]) == 0
     page = (tmp_path / "report" / "index.md").read_text(encoding="utf-8")
-    assert "### Behaviour scores" in page and (
-        "| competing | social | scripted (v2) | 0.00 (n = 1) | 5.00 (n = 1) | 3.00 (n = 1) |") in page
+    assert (
+        "### Behaviour scores" in page
+        and ("| competing | social | scripted (v2) | 0.00 (n = 1) | 5.00 (n = 1) | 3.00 (n = 1) |") in page
+    )
     capsys.readouterr()
     # a judge needs a model
     assert main([*argv, "--behaviour-judge", "simple"]) == 2
@@ -157,8 +212,9 @@ def _release_main(release: Path, reply: str) -> tuple[dict, list[dict]]:
     ``reply``; its globals and the requests it made."""
     src = (release / "scripts" / "behavior_evaluation.py").read_text(encoding="utf-8")
     tree = ast.parse(src)
-    mod = ast.Module(body=[n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"],
-                     type_ignores=[])
+    mod = ast.Module(
+        body=[n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"], type_ignores=[]
+    )
     requests: list[dict] = []
 
     def create(**kwargs):
@@ -184,8 +240,10 @@ def _release_prompt(release: Path, name: str, conversation_prior: list[str], spe
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == f"{name}_prompt":
             expr = ast.Expression(node.value)
-            return eval(compile(expr, "behavior_evaluation.py", "eval"),
-                        {"conversation_prior": conversation_prior, "speech": speech})
+            return eval(
+                compile(expr, "behavior_evaluation.py", "eval"),
+                {"conversation_prior": conversation_prior, "speech": speech},
+            )
     raise AssertionError(f"no {name}_prompt in the release")
 
 
@@ -204,7 +262,9 @@ def test_the_prompts_and_scores_equal_the_release_script_on_a_fixed_transcript(j
     ours = judge.score_episode(EVENTS)
     sent = [r for r in server.requests if _kind(r["messages"][-1]["content"]) == "simple"]
     assert [r["messages"] for r in sent] == [r["messages"] for r in theirs]
-    assert all(r["temperature"] == t["temperature"] and r["max_tokens"] == t["max_tokens"] for r, t in zip(sent, theirs))
+    assert all(
+        r["temperature"] == t["temperature"] and r["max_tokens"] == t["max_tokens"] for r, t in zip(sent, theirs)
+    )
     for line in judged_lines(EVENTS):
         for kind in ("monitoring", "planning", "simple"):
             mine = LLMBehaviourJudge.messages(kind, line)[1]["content"]

@@ -29,8 +29,14 @@ BLOCKED = "c"
 def blocked_reply(content: str, seed: int) -> str:
     """The loopback replies, except that every thought argues for the blocked option."""
     if "Form up to" in content and "private thoughts" in content:
-        return json.dumps({"thoughts": [{"content": f"{TOPIC} should be ({BLOCKED}).", "topic": TOPIC,
-                                         "option": BLOCKED, "stimuli": []} for _ in range(2)]})
+        return json.dumps(
+            {
+                "thoughts": [
+                    {"content": f"{TOPIC} should be ({BLOCKED}).", "topic": TOPIC, "option": BLOCKED, "stimuli": []}
+                    for _ in range(2)
+                ]
+            }
+        )
     return scripted_reply(content, seed)
 
 
@@ -44,10 +50,14 @@ def test_llm_parties_agreeing_on_a_blocked_option_is_not_full_consensus(blocked)
     _, backend = blocked
     k = [t.name for t in SCENARIO.topics].index(TOPIC)
     blocker = next(p.name for i, p in enumerate(SCENARIO.parties) if SCENARIO.blocks(i, k, 2))
-    env = AECTextObservation(make_env(level_env_id("medium", 1), record=False,
-                                      scenario=SCENARIO, party_seats="all", turn_budget=30))
-    parties = {seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
-               for seat in env.possible_agents if seat != MEDIATOR}
+    env = AECTextObservation(
+        make_env(level_env_id("medium", 1), record=False, scenario=SCENARIO, party_seats="all", turn_budget=30)
+    )
+    parties = {
+        seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
+        for seat in env.possible_agents
+        if seat != MEDIATOR
+    }
     team = PartyTeam(env, parties)
     ep = play_aec(env, {**team.seats(), MEDIATOR: NoAgentMediator()}, 3).info["episode"]
     assert all(row[TOPIC] == BLOCKED for row in ep["final_attitudes"].values())  # every party said (c) ...
@@ -63,9 +73,31 @@ def test_llm_parties_agreeing_on_a_blocked_option_is_not_full_consensus(blocked)
 
 def test_benchmark_records_party_logs_and_reaches_the_llm_agreement_judge(blocked, tmp_path, capsys):
     server, _ = blocked
-    argv = ["negotiation", "--parties", "llm", "--agreement", "llm", "--policy", "none", "--mode", "medium",
-            "--scenarios", "hopkins_hmo", "--episodes", "1", "--backend", "openai", "--base-url", server.url,
-            "--model", "scripted", "--out", str(tmp_path), "--format", "json"]
+    argv = [
+        "negotiation",
+        "--parties",
+        "llm",
+        "--agreement",
+        "llm",
+        "--policy",
+        "none",
+        "--mode",
+        "medium",
+        "--scenarios",
+        "hopkins_hmo",
+        "--episodes",
+        "1",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+    ]
     assert main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["blocked_agreements"] >= 0 and rows[0]["deals"] is not None

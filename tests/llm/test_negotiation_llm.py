@@ -42,41 +42,77 @@ def scripted_reply(content: str, seed: int) -> str:
     if "Form up to" in content and "private thoughts" in content:  # the release loop's thoughts
         k = r % len(sc.topics)
         t = sc.topics[k]
-        return json.dumps({"thoughts": [{"content": f"{t.name} matters to us.", "topic": t.name,
-                                         "option": t.options[(r // 7 + x) % len(t.options)].label,
-                                         "stimuli": ["MEM#0"]} for x in range(2)]})
+        return json.dumps(
+            {
+                "thoughts": [
+                    {
+                        "content": f"{t.name} matters to us.",
+                        "topic": t.name,
+                        "option": t.options[(r // 7 + x) % len(t.options)].label,
+                        "stimuli": ["MEM#0"],
+                    }
+                    for x in range(2)
+                ]
+            }
+        )
     if "how strongly {name} wants to voice".split("{")[0] in content and "Rate from 1.0 to 5.0" in content:
         return json.dumps({"reasoning": "It matters.", "rating": round(1.0 + (r % 41) / 10, 1)})
     if "You speak next. Your thought:" in content:  # the release loop's articulation: words from the topic
         about = content.split("It is about ", 1)[1].split("\n", 1)[0]
-        return json.dumps({"act": "propose", "tone": ("firm", "neutral")[r % 2],
-                           "utterance": f"I think this is fair ({r % 100}). On {about}"})
+        return json.dumps(
+            {
+                "act": "propose",
+                "tone": ("firm", "neutral")[r % 2],
+                "utterance": f"I think this is fair ({r % 100}). On {about}",
+            }
+        )
     if "Who speaks next?" in content:
         names = [p.name for p in sc.parties] + ["anyone"]
         return json.dumps({"next": names[r % len(names)]})
     if "Think privately" in content:
         k = r % len(sc.topics)
         t = sc.topics[k]
-        return "Thinking.\n" + json.dumps({"thought": "We should settle this.", "topic": t.name,
-                                           "option": t.options[(r // 7) % len(t.options)].label})
+        return "Thinking.\n" + json.dumps(
+            {"thought": "We should settle this.", "topic": t.name, "option": t.options[(r // 7) % len(t.options)].label}
+        )
     if "How strongly do you want to speak" in content:
         return json.dumps({"score": 1 + r % 5})
     if "Say it as you would" in content:
-        return "```json\n" + json.dumps({"act": "propose", "tone": ("firm", "neutral")[r % 2],
-                                         "utterance": f"I think this is fair ({r % 100})."}) + "\n```"
+        return (
+            "```json\n"
+            + json.dumps(
+                {
+                    "act": "propose",
+                    "tone": ("firm", "neutral")[r % 2],
+                    "utterance": f"I think this is fair ({r % 100}).",
+                }
+            )
+            + "\n```"
+        )
     if "estimate what each party privately prefers" in content:
-        return json.dumps({"predictions": {p.name: {t.name: t.options[0].label for t in sc.topics} for p in sc.parties}})
+        return json.dumps(
+            {"predictions": {p.name: {t.name: t.options[0].label for t in sc.topics} for p in sc.parties}}
+        )
     if '{"intervene": false} to stay silent' in content:
         if r % 3:
             return json.dumps({"intervene": False})
-        return json.dumps({"intervene": True, "strategy": "problem_solving", "topic": sc.topics[r % len(sc.topics)].name,
-                           "target": sc.parties[r % len(sc.parties)].name, "utterance": "Could we try a package?"})
+        return json.dumps(
+            {
+                "intervene": True,
+                "strategy": "problem_solving",
+                "topic": sc.topics[r % len(sc.topics)].name,
+                "target": sc.parties[r % len(sc.parties)].name,
+                "utterance": "Could we try a package?",
+            }
+        )
     if "Rate how far these two parties agree" in content:
         return json.dumps({d: 1 + (r + x) % 5 for x, d in enumerate(AGREEMENT_DIMENSIONS)})
     if "Score the intervention" in content:
         return json.dumps({"perceptual": 4, "emotional": None, "cognitive": 3, "communicative": None})
     if "which option does this statement support" in content:
-        return json.dumps({"attitudes": {t.name: (t.options[1].label if k == 0 else None) for k, t in enumerate(sc.topics)}})
+        return json.dumps(
+            {"attitudes": {t.name: (t.options[1].label if k == 0 else None) for k, t in enumerate(sc.topics)}}
+        )
     return "I do not know."
 
 
@@ -94,11 +130,23 @@ def episode(env: AECTextObservation, parties: dict[str, LLMParty], mediator: LLM
     return episode_record(env, play_aec(env, {**PartyTeam(env, parties).seats(), MEDIATOR: mediator}, seed))
 
 
-def play(backend: OpenAIBackend, seed: int, variant: str = "social") -> tuple[dict, dict, LLMMediator, LLMAgreementJudge]:
+def play(
+    backend: OpenAIBackend, seed: int, variant: str = "social"
+) -> tuple[dict, dict, LLMMediator, LLMAgreementJudge]:
     agreement = LLMAgreementJudge(backend, fallback="raise")
     mi = LLMMIJudge(backend, SCENARIO, fallback="raise")
-    env = AECTextObservation(AECToMRecorder(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20,
-                                                           agreement=agreement, mi_judge=mi, conflict_mode="general")))
+    env = AECTextObservation(
+        AECToMRecorder(
+            NegotiationEnv(
+                scenario=SCENARIO,
+                party_seats="all",
+                turn_budget=20,
+                agreement=agreement,
+                mi_judge=mi,
+                conflict_mode="general",
+            )
+        )
+    )
     mi.bind(env)
     parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
     mediator = LLMMediator(backend, SCENARIO, variant=variant, fallback="raise")
@@ -182,8 +230,9 @@ def test_extractor_and_judges_parse(scripted):
     got = ex.extract_many([(0, "We want option b on the first topic."), ("party_1", "Nothing to add.")])
     assert got[0][0] == 1 and all(v is None for k, v in got[0].items() if k)
     judge = LLMAgreementJudge(backend)
-    attitudes = np.array([[SCENARIO.top_option(i, k) for k in range(len(SCENARIO.topics))]
-                          for i in range(len(SCENARIO.parties))])
+    attitudes = np.array(
+        [[SCENARIO.top_option(i, k) for k in range(len(SCENARIO.topics))] for i in range(len(SCENARIO.parties))]
+    )
     n = judge.prefetch(SCENARIO, attitudes)
     assert n > 0 and judge.stats["backend_calls"] == 1
     v = judge(SCENARIO, 1, 0, 0, int(attitudes[1, 0]), int(attitudes[0, 0]))  # symmetric cache hit
@@ -310,7 +359,9 @@ def test_tiny_model_garbage_raises_with_raise_fallback(vllm_backend):
     judge = LLMMIJudge(vllm_backend, SCENARIO, fallback="random", **FAST)
     from tom_envs.negotiation.metrics import InterventionContext
 
-    scores = judge({"topic": 0, "strategy": "evaluative", "target": None}, InterventionContext((0.5,) * len(SCENARIO.topics)))
+    scores = judge(
+        {"topic": 0, "strategy": "evaluative", "target": None}, InterventionContext((0.5,) * len(SCENARIO.topics))
+    )
     assert scores["fallback"] is True and 1.0 <= scores["mean"] <= 5.0
 
 
@@ -321,8 +372,16 @@ def test_table_one_with_an_llm_mediator_through_the_benchmark(scripted, tmp_path
     ident = {"backend": "openai", "model": "scripted", "base_url": "loopback", "fallback": "raise"}
 
     def table() -> tuple:
-        return evaluate(NegotiationRun(levels=("hard",), mediators=("none", "llm-social"), scenarios=("hopkins_hmo",),
-                                       runs=1, out=tmp_path, llm=NegotiationLLM(ident, llm_mediator_factory(backend, "raise"))))
+        return evaluate(
+            NegotiationRun(
+                levels=("hard",),
+                mediators=("none", "llm-social"),
+                scenarios=("hopkins_hmo",),
+                runs=1,
+                out=tmp_path,
+                llm=NegotiationLLM(ident, llm_mediator_factory(backend, "raise")),
+            )
+        )
 
     rows, records = table()
     assert [r["mediator"] for r in rows] == ["none", "llm-social"]
@@ -341,9 +400,17 @@ def test_table_one_in_lockstep_equals_one_by_one(scripted, tmp_path):
     runs = {}
     for lockstep in (1, 3):
         before = len(server.requests)
-        rows, records = evaluate(NegotiationRun(
-            levels=("hard",), mediators=("llm-social",), scenarios=("hopkins_hmo", "ias"), runs=2, out=tmp_path / str(lockstep),
-            llm=NegotiationLLM(ident, llm_mediator_factory(backend, "random")), lockstep=lockstep))
+        rows, records = evaluate(
+            NegotiationRun(
+                levels=("hard",),
+                mediators=("llm-social",),
+                scenarios=("hopkins_hmo", "ias"),
+                runs=2,
+                out=tmp_path / str(lockstep),
+                llm=NegotiationLLM(ident, llm_mediator_factory(backend, "random")),
+                lockstep=lockstep,
+            )
+        )
         runs[lockstep] = (rows, records, len(server.requests) - before)
     assert runs[3][0] == runs[1][0] and runs[3][1] == runs[1][1]  # rows and records (llm_stats included)
     assert runs[3][2] == runs[1][2]  # the same requests, up to three episodes to a backend call
@@ -353,8 +420,11 @@ def test_table_one_in_lockstep_equals_one_by_one(scripted, tmp_path):
 def test_llm_parties_with_the_llm_attitude_extractor_in_the_env(scripted):
     server, backend = scripted
     extractor = LLMAttitudeExtractor(backend, SCENARIO, fallback="raise")
-    env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20,
-                                            conflict_mode="general", attitude_extractor=extractor))
+    env = AECTextObservation(
+        NegotiationEnv(
+            scenario=SCENARIO, party_seats="all", turn_budget=20, conflict_mode="general", attitude_extractor=extractor
+        )
+    )
     parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
     ep = episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic", fallback="raise"), seed=1)
     spoken = [e for e in env.events if e["seat"].startswith("party_")]
@@ -364,8 +434,9 @@ def test_llm_parties_with_the_llm_attitude_extractor_in_the_env(scripted):
         assert e["attitudes"] == {SCENARIO.topics[0].name: SCENARIO.topics[0].options[1].label}
         assert env.tracker.attitudes[e["party"], 0] == 1
     assert ep["extractor"] == "llm-attitude" and ep["attitude_source"] == "extracted:agents"
-    assert sum(1 for r in server.requests if "which option does this statement support" in r["messages"][-1]["content"]) \
-        == len(spoken)
+    assert sum(
+        1 for r in server.requests if "which option does this statement support" in r["messages"][-1]["content"]
+    ) == len(spoken)
 
 
 def test_benchmark_cli_with_llm_attitudes_keys_results_by_model(scripted, tmp_path, capsys):
@@ -378,9 +449,32 @@ def test_benchmark_cli_with_llm_attitudes_keys_results_by_model(scripted, tmp_pa
     bench.add_arguments(parser)
 
     def cli(model: str) -> list[dict]:
-        args = parser.parse_args(["--mediator", "social", "--mode", "hard", "--scenarios", "hopkins_hmo", "--runs", "1",
-                                  "--out", str(tmp_path), "--attitudes", "llm", "--backend", "openai",
-                                  "--base-url", server.url, "--model", model, "--format", "json", "--mi-judge", "llm"])
+        args = parser.parse_args(
+            [
+                "--mediator",
+                "social",
+                "--mode",
+                "hard",
+                "--scenarios",
+                "hopkins_hmo",
+                "--runs",
+                "1",
+                "--out",
+                str(tmp_path),
+                "--attitudes",
+                "llm",
+                "--backend",
+                "openai",
+                "--base-url",
+                server.url,
+                "--model",
+                model,
+                "--format",
+                "json",
+                "--mi-judge",
+                "llm",
+            ]
+        )
         assert bench.run(args) == 0
         return json.loads(capsys.readouterr().out)
 
@@ -403,8 +497,14 @@ def test_the_mi_judge_reads_the_mediators_words_and_the_extractor_free_text_prop
 
     def reply(content: str, seed: int | None) -> str:
         if "which option does this statement support" in content:
-            return json.dumps({"attitudes": {t.name: ({"proposal": "a pilot year first"} if k == 0 else None)
-                                             for k, t in enumerate(SCENARIO.topics)}})
+            return json.dumps(
+                {
+                    "attitudes": {
+                        t.name: ({"proposal": "a pilot year first"} if k == 0 else None)
+                        for k, t in enumerate(SCENARIO.topics)
+                    }
+                }
+            )
         if "Score the intervention" in content:
             return json.dumps({"perceptual": 4, "emotional": None, "cognitive": None, "communicative": None})
         return scripted_reply(content, seed)
@@ -414,19 +514,31 @@ def test_the_mi_judge_reads_the_mediators_words_and_the_extractor_free_text_prop
         got = extractor.extract(0, "Could we try a pilot year first?")
         assert got[0] == ProposedOption("a pilot year first") and all(v is None for k, v in got.items() if k)
         mi = LLMMIJudge(backend, SCENARIO, fallback="raise")
-        env = AECTextObservation(NegotiationEnv(scenario=SCENARIO, party_seats="all", turn_budget=20, mi_judge=mi,
-                                                conflict_mode="general", attitude_extractor=extractor))
+        env = AECTextObservation(
+            NegotiationEnv(
+                scenario=SCENARIO,
+                party_seats="all",
+                turn_budget=20,
+                mi_judge=mi,
+                conflict_mode="general",
+                attitude_extractor=extractor,
+            )
+        )
         mi.bind(env)
         parties = {a: LLMParty(backend, SCENARIO, fallback="raise") for a in env.possible_agents if a != MEDIATOR}
         ep = episode(env, parties, LLMMediator(backend, SCENARIO, variant="generic", fallback="raise"), seed=2)
-        mi_prompts = [r["messages"][-1]["content"] for r in server.requests
-                      if "Score the intervention" in r["messages"][-1]["content"]]
+        mi_prompts = [
+            r["messages"][-1]["content"]
+            for r in server.requests
+            if "Score the intervention" in r["messages"][-1]["content"]
+        ]
         assert ep["interventions"] and len(mi_prompts) == len(ep["interventions"])
         said = [e["text"] for e in env.events if e["seat"] == MEDIATOR and e.get("text")]
         for prompt in mi_prompts:  # each prompt quotes one of the mediator's lines
             assert any(f'saying: "{text}"' in prompt for text in said)
-        assert ep["proposals"] and all(p["topic"] == first and p["text"] == "a pilot year first"
-                                       for p in ep["proposals"])
+        assert ep["proposals"] and all(
+            p["topic"] == first and p["text"] == "a pilot year first" for p in ep["proposals"]
+        )
 
 
 def test_max_resamples_reaches_every_llm_part_and_keys_the_run_only_when_set(scripted, tmp_path, capsys):
@@ -434,9 +546,27 @@ def test_max_resamples_reaches_every_llm_part_and_keys_the_run_only_when_set(scr
     default keep their results keys."""
     server, _ = scripted
     server.garbage = 10_000  # no reply ever parses: every decision takes 1 + max_resamples calls, then falls back
-    base = ["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo", "--runs", "1",
-            "--backend", "openai", "--base-url", server.url, "--model", "scripted", "--fallback", "random",
-            "--format", "json"]
+    base = [
+        "negotiation",
+        "--policy",
+        "llm-generic",
+        "--mode",
+        "hard",
+        "--scenarios",
+        "hopkins_hmo",
+        "--runs",
+        "1",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--fallback",
+        "random",
+        "--format",
+        "json",
+    ]
     from benchmarks.__main__ import main
 
     assert main([*base, "--out", str(tmp_path / "a"), "--max-resamples", "0"]) == 0
@@ -446,8 +576,9 @@ def test_max_resamples_reaches_every_llm_part_and_keys_the_run_only_when_set(scr
     assert main([*base, "--out", str(tmp_path / "b")]) == 0  # the default: 2 re-asks per decision
     (again,) = json.loads(capsys.readouterr().out)
     assert len(server.requests) - zero == 3 * again["llm_decisions"]
-    configs = [json.loads(p.read_text().splitlines()[0])["config"]
-               for p in sorted(tmp_path.glob("*/negotiation/*.jsonl.runs"))]
+    configs = [
+        json.loads(p.read_text().splitlines()[0])["config"] for p in sorted(tmp_path.glob("*/negotiation/*.jsonl.runs"))
+    ]
     assert [c["llm"].get("max_resamples") for c in configs] == [0, None], configs
 
 
@@ -455,21 +586,46 @@ def test_max_tokens_caps_every_request_and_keys_the_run_only_when_set(scripted, 
     """--max-tokens caps every generated reply of the negotiation command's LLM parts (mediator, parties, MI judge);
     without it each part keeps its own cap (256), and the results key is the one runs without the option had."""
     server, _ = scripted
-    base = ["negotiation", "--policy", "llm-generic", "--parties", "llm", "--mi-judge", "llm", "--mode", "hard",
-            "--scenarios", "hopkins_hmo", "--runs", "1", "--budget", "paper", "--backend", "openai",
-            "--base-url", server.url, "--model", "scripted", "--fallback", "random", "--format", "json"]
+    base = [
+        "negotiation",
+        "--policy",
+        "llm-generic",
+        "--parties",
+        "llm",
+        "--mi-judge",
+        "llm",
+        "--mode",
+        "hard",
+        "--scenarios",
+        "hopkins_hmo",
+        "--runs",
+        "1",
+        "--budget",
+        "paper",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--fallback",
+        "random",
+        "--format",
+        "json",
+    ]
     from benchmarks.__main__ import main
 
     assert main([*base, "--out", str(tmp_path / "a"), "--max-tokens", "48"]) == 0
     capped = list(server.requests)
     capsys.readouterr()
     assert main([*base, "--out", str(tmp_path / "b")]) == 0
-    default = server.requests[len(capped):]
+    default = server.requests[len(capped) :]
     capsys.readouterr()
     assert len(capped) > 20 and {b.get("max_tokens") for b in capped} == {48}  # the chat bodies, every one
     assert {b.get("max_tokens") for b in default} == {256}
-    configs = [json.loads(p.read_text().splitlines()[0])["config"]
-               for p in sorted(tmp_path.glob("*/negotiation/*.jsonl.runs"))]
+    configs = [
+        json.loads(p.read_text().splitlines()[0])["config"] for p in sorted(tmp_path.glob("*/negotiation/*.jsonl.runs"))
+    ]
     assert [c["llm"].get("max_tokens") for c in configs] == [48, None], configs
     names = [sorted(p.name for p in (tmp_path / d / "negotiation").glob("*.jsonl")) for d in "ab"]
     assert names[0] != names[1]  # a capped run is its own cell, never resumed into an uncapped one

@@ -29,13 +29,27 @@ def mediator_reply(content: str, seed: int) -> str:
     r = (seed or 0) ^ zlib.crc32(content[-300:].encode())
     sc = SCENARIO
     if "Decide whether now is a good moment for you to step in" in content:
-        return json.dumps({"reasoning": "Two parties repeat themselves on pricing.", "should_engage": r % 4 != 0,
-                           "rating": round(1.0 + (r % 41) / 10, 1)})
+        return json.dumps(
+            {
+                "reasoning": "Two parties repeat themselves on pricing.",
+                "should_engage": r % 4 != 0,
+                "rating": round(1.0 + (r % 41) / 10, 1),
+            }
+        )
     if "Draft four candidate interventions" in content:
-        return json.dumps({"candidates": [
-            {"strategy": s, "topic": sc.topics[(r + x) % len(sc.topics)].name,
-             "target": sc.parties[x % len(sc.parties)].name if x % 2 else None, "idea": f"idea {x}"}
-            for x, s in enumerate(STRATEGIES)]})
+        return json.dumps(
+            {
+                "candidates": [
+                    {
+                        "strategy": s,
+                        "topic": sc.topics[(r + x) % len(sc.topics)].name,
+                        "target": sc.parties[x % len(sc.parties)].name if x % 2 else None,
+                        "idea": f"idea {x}",
+                    }
+                    for x, s in enumerate(STRATEGIES)
+                ]
+            }
+        )
     if "A candidate intervention:" in content:
         strategy = content.split("A candidate intervention: ", 1)[1].split(" on ", 1)[0]
         return json.dumps({"reasoning": "fits", "rating": RATING[strategy]})
@@ -66,8 +80,14 @@ def _episode(backend, seed: int, mode: str = "competing") -> tuple[dict, Negotia
 
         def act(self, obs, info):
             action = mediator.act(obs, info)
-            decisions.append({"turn": info["state"]["turn"], "action": action, "last": dict(mediator.last),
-                              "calls": list(mediator.caller.calls)})
+            decisions.append(
+                {
+                    "turn": info["state"]["turn"],
+                    "action": action,
+                    "last": dict(mediator.last),
+                    "calls": list(mediator.caller.calls),
+                }
+            )
             return action
 
     summary = play_aec(env, Watch(), seed).info["episode"]
@@ -98,8 +118,12 @@ def test_it_steps_in_above_3_5_with_the_best_rated_candidate_in_its_own_words(sc
 def test_it_reads_the_consensus_status_from_what_parties_stated(scripted):
     server, backend = scripted
     _episode(backend, seed=1)
-    whens = [m["content"] for req in server.requests for m in req["messages"]
-             if "good moment for you to step in" in m["content"]]
+    whens = [
+        m["content"]
+        for req in server.requests
+        for m in req["messages"]
+        if "good moment for you to step in" in m["content"]
+    ]
     assert whens and all("Consensus status" in w for w in whens)
     assert any("no explicit statement yet" in w for w in whens) and all("unresolved (" in w for w in whens)
     state = {"stated": [[0, 1, -1, 2, 0], [0, 0, -1, 2, 0], [0, 1, 3, 2, 0]]}
@@ -128,9 +152,27 @@ def test_it_concludes_when_every_topic_is_resolved_and_the_episode_ends(scripted
 def test_same_seed_same_episode_and_the_cli_plays_it_next_to_the_generic_mediator(scripted, tmp_path, capsys):
     server, backend = scripted
     assert _episode(backend, seed=7)[0] == _episode(backend, seed=7)[0]
-    argv = ["negotiation", "--policy", "social,llm-generic,llm-social-paper", "--mode", "hard", "--scenarios",
-            "hopkins_hmo", "--episodes", "2", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
-            "--out", str(tmp_path), "--format", "json"]
+    argv = [
+        "negotiation",
+        "--policy",
+        "social,llm-generic,llm-social-paper",
+        "--mode",
+        "hard",
+        "--scenarios",
+        "hopkins_hmo",
+        "--episodes",
+        "2",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+    ]
     assert main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["mediator"] for r in rows] == ["social", "llm-generic", "llm-social-paper"]
@@ -159,5 +201,11 @@ def test_on_the_tiny_model_garbage_falls_back_and_is_counted(vllm_backend):
     assert np.isfinite(summary["consensus"]).all()
     with pytest.raises(ResampleLimitReached):
         SocialMediatorLLM(vllm_backend, small, fallback="raise", **FAST).act(
-            env.observe(MEDIATOR), {"state": {**env.unwrapped.public_state(),
-                                              "events": [{"seat": "party_0", "turn": 1, "speaker": "x", "text": "y"}]}})
+            env.observe(MEDIATOR),
+            {
+                "state": {
+                    **env.unwrapped.public_state(),
+                    "events": [{"seat": "party_0", "turn": 1, "speaker": "x", "text": "y"}],
+                }
+            },
+        )

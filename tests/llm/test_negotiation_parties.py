@@ -27,8 +27,9 @@ def scripted():
 
 
 def _episode(backend, seed: int) -> tuple[dict, dict, object]:
-    env = AECTextObservation(make_env(level_env_id("medium", 1), record=False,
-                                      scenario=SCENARIO, party_seats="all", turn_budget=20))
+    env = AECTextObservation(
+        make_env(level_env_id("medium", 1), record=False, scenario=SCENARIO, party_seats="all", turn_budget=20)
+    )
     parties = {seat: LLMParty(backend, SCENARIO, fallback="raise") for seat in env.possible_agents if seat != MEDIATOR}
     team = PartyTeam(env, parties)
     result = play_aec(env, {**team.seats(), MEDIATOR: LLMMediator(backend, SCENARIO, variant="generic")}, seed)
@@ -54,15 +55,38 @@ def test_same_seed_same_episode(scripted):
 
 def test_benchmark_with_llm_parties_counts_their_decisions_and_resumes(scripted, tmp_path, capsys):
     server, _ = scripted
-    argv = ["negotiation", "--parties", "llm", "--policy", "none,social", "--mode", "medium", "--scenarios",
-            "hopkins_hmo", "--episodes", "1", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
-            "--out", str(tmp_path), "--format", "json"]
+    argv = [
+        "negotiation",
+        "--parties",
+        "llm",
+        "--policy",
+        "none,social",
+        "--mode",
+        "medium",
+        "--scenarios",
+        "hopkins_hmo",
+        "--episodes",
+        "1",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+    ]
     assert main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["mediator"], r["parties"]) for r in rows] == [("none", "llm"), ("social", "llm")]
     assert all(r["llm_decisions"] > 0 and r["llm_fallbacks"] == 0 for r in rows)
-    records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
-               for line in path.read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
     assert all("parties" in rec["llm_stats"] for rec in records)
     n = len(server.requests)
     assert main(argv) == 0 and json.loads(capsys.readouterr().out) == rows and len(server.requests) == n
@@ -75,10 +99,21 @@ def test_llm_parties_need_a_model(tmp_path, capsys):
 
 # --------------------------------------------------------------------------------------------- the release's loop
 def _loop_episode(backend, seed: int, mode: str = "competing", budget: int = 20):
-    env = AECTextObservation(make_env(level_env_id("hard", 1), record=False,
-                                      scenario=SCENARIO, party_seats="all", turn_budget=budget, conflict_mode=mode))
-    parties = {seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
-               for seat in env.possible_agents if seat != MEDIATOR}
+    env = AECTextObservation(
+        make_env(
+            level_env_id("hard", 1),
+            record=False,
+            scenario=SCENARIO,
+            party_seats="all",
+            turn_budget=budget,
+            conflict_mode=mode,
+        )
+    )
+    parties = {
+        seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
+        for seat in env.possible_agents
+        if seat != MEDIATOR
+    }
     team = PartyTeam(env, parties)
     from policies.negotiation.scripted import NoAgentMediator
 
@@ -136,33 +171,75 @@ def test_release_loop_same_seed_same_episode(scripted):
 @pytest.mark.slow
 def test_table_1_with_release_loop_parties_through_the_cli(scripted, tmp_path, capsys):
     server, _ = scripted
-    argv = ["negotiation", "--parties", "llm", "--policy", "none,social", "--mode", "easy,medium,hard",
-            "--scenarios", "hopkins_hmo", "--episodes", "1", "--backend", "openai", "--base-url", server.url,
-            "--model", "scripted", "--out", str(tmp_path)]
+    argv = [
+        "negotiation",
+        "--parties",
+        "llm",
+        "--policy",
+        "none,social",
+        "--mode",
+        "easy,medium,hard",
+        "--scenarios",
+        "hopkins_hmo",
+        "--episodes",
+        "1",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "compe/social" in out and "CC ↑" in out and "Parties: LLM" in out and "SCRIPTED" not in out
     assert main([*argv, "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["conflict_mode"], r["mediator"]) for r in rows] == [
-        (m, med) for m in ("accommodating", "avoiding", "general", "competing") for med in ("none", "social")]
+        (m, med) for m in ("accommodating", "avoiding", "general", "competing") for med in ("none", "social")
+    ]
     assert all(r["parties"] == "llm" and r["llm_fallbacks"] == 0 and r["llm_decisions"] > 0 for r in rows)
-    records = [json.loads(line) for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
-               for line in path.read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for path in sorted((tmp_path / "negotiation").glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
     assert {rec["episode"]["turns"] for rec in records} == {4 * 3 * 5}  # the release's 4 x parties x topics
 
 
 # --------------------------------------------------------------------------------------------- the tiny vLLM model
 SMALL = {
-    "name": "small_lease", "title": "A shop lease", "background": "A landlord and a tenant renew a shop lease.",
-    "topics": [{"name": "Rent", "question": "Monthly rent?", "options": [{"label": "a", "text": "Same rent"},
-                                                                     {"label": "b", "text": "Rent up 5%"}]},
-               {"name": "Term", "question": "How long?", "options": [{"label": "a", "text": "One year"},
-                                                                   {"label": "b", "text": "Three years"}]}],
-    "parties": [{"name": "Landlord", "role": "owner", "goal": "higher rent",
-                 "preferences": {"Rent": {"ranking": ["b", "a"]}, "Term": {"ranking": ["b", "a"]}}},
-                {"name": "Tenant", "role": "shop keeper", "goal": "stable costs",
-                 "preferences": {"Rent": {"ranking": ["a", "b"]}, "Term": {"ranking": ["b", "a"]}}}],
+    "name": "small_lease",
+    "title": "A shop lease",
+    "background": "A landlord and a tenant renew a shop lease.",
+    "topics": [
+        {
+            "name": "Rent",
+            "question": "Monthly rent?",
+            "options": [{"label": "a", "text": "Same rent"}, {"label": "b", "text": "Rent up 5%"}],
+        },
+        {
+            "name": "Term",
+            "question": "How long?",
+            "options": [{"label": "a", "text": "One year"}, {"label": "b", "text": "Three years"}],
+        },
+    ],
+    "parties": [
+        {
+            "name": "Landlord",
+            "role": "owner",
+            "goal": "higher rent",
+            "preferences": {"Rent": {"ranking": ["b", "a"]}, "Term": {"ranking": ["b", "a"]}},
+        },
+        {
+            "name": "Tenant",
+            "role": "shop keeper",
+            "goal": "stable costs",
+            "preferences": {"Rent": {"ranking": ["a", "b"]}, "Term": {"ranking": ["b", "a"]}},
+        },
+    ],
 }
 
 
@@ -172,15 +249,42 @@ def test_release_loop_parties_on_the_tiny_vllm_server_through_the_cli(openai_ser
     choice at once (``--max-resamples 0``); the Table 1 run completes and counts them."""
     path = tmp_path / "small.json"
     path.write_text(json.dumps(SMALL))
-    argv = ["negotiation", "--parties", "llm", "--policy", "social", "--mode", "hard", "--scenarios", str(path),
-            "--episodes", "1", "--backend", "openai", "--base-url", openai_server, "--model", "tiny",
-            "--fallback", "random", "--max-resamples", "0", "--out", str(tmp_path / "res"), "--format", "json"]
+    argv = [
+        "negotiation",
+        "--parties",
+        "llm",
+        "--policy",
+        "social",
+        "--mode",
+        "hard",
+        "--scenarios",
+        str(path),
+        "--episodes",
+        "1",
+        "--backend",
+        "openai",
+        "--base-url",
+        openai_server,
+        "--model",
+        "tiny",
+        "--fallback",
+        "random",
+        "--max-resamples",
+        "0",
+        "--out",
+        str(tmp_path / "res"),
+        "--format",
+        "json",
+    ]
     assert main(argv) == 0  # no re-ask here (each is another 256-token reply; the in-process test below re-asks)
     rows = json.loads(capsys.readouterr().out)
     assert [(r["mediator"], r["parties"]) for r in rows] == [("social", "llm")]
     assert all(r["llm_decisions"] > 0 and 0 < r["llm_fallbacks"] <= r["llm_decisions"] for r in rows)
-    records = [json.loads(line) for p in sorted((tmp_path / "res" / "negotiation").glob("*.jsonl"))
-               for line in p.read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for p in sorted((tmp_path / "res" / "negotiation").glob("*.jsonl"))
+        for line in p.read_text().splitlines()
+    ]
     assert {rec["episode"]["turns"] for rec in records} == {20}  # 4 x 2 x 2 = 16, at least 20
     assert all(rec["llm_stats"]["parties"]["fallbacks"] > 0 for rec in records)
 
@@ -196,8 +300,17 @@ def test_release_loop_parties_on_the_in_process_vllm_engine(vllm_backend, tmp_pa
     def factory(scenario):
         return LLMParty(vllm_backend, scenario, fallback="random", strategy="release", **fast)
 
-    rows, records = evaluate(NegotiationRun(levels=("hard",), mediators=("none",), scenarios=(str(path),), runs=1,
-                                            out=tmp_path / "res", parties="llm", llm=NegotiationLLM(party=factory)))
+    rows, records = evaluate(
+        NegotiationRun(
+            levels=("hard",),
+            mediators=("none",),
+            scenarios=(str(path),),
+            runs=1,
+            out=tmp_path / "res",
+            parties="llm",
+            llm=NegotiationLLM(party=factory),
+        )
+    )
     (rec,) = records[("competing", "none")]
     assert rec["episode"]["turns"] == 20 and rows[0]["parties"] == "llm"
     stats = rec["llm_stats"]["parties"]

@@ -39,16 +39,39 @@ def _articulations(out, env: str) -> list[tuple[int, int, int]]:
             ep = rec["episode"]
             said = [e for e in ep["transcript"] if e.get("kind") != "opening"]
             worded = sum(1 for turn in ep["party_log"] for p in turn["parties"].values() if p.get("articulation"))
-            rows.append((worded, sum(e.get("party") is not None for e in said),
-                         sum(e["seat"] == MEDIATOR for e in said)))
+            rows.append(
+                (worded, sum(e.get("party") is not None for e in said), sum(e["seat"] == MEDIATOR for e in said))
+            )
     return rows
 
 
 def test_inner_thoughts_parties_word_exactly_the_lines_said_on_v2(scripted, tmp_path, capsys):
     server, _ = scripted
-    argv = ["negotiation", "--parties", "llm-inner-thoughts", "--policy", "social", "--mode", "medium", "--scenarios",
-            "hopkins_hmo", "--runs", "1", "--budget", "paper", "--backend", "openai", "--base-url", server.url,
-            "--model", "scripted", "--out", str(tmp_path), "--format", "json"]
+    argv = [
+        "negotiation",
+        "--parties",
+        "llm-inner-thoughts",
+        "--policy",
+        "social",
+        "--mode",
+        "medium",
+        "--scenarios",
+        "hopkins_hmo",
+        "--runs",
+        "1",
+        "--budget",
+        "paper",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+    ]
     assert main(argv) == 0
     assert main([*argv, "--env", "tom/Negotiation-v2"]) == 0
     capsys.readouterr()
@@ -60,10 +83,14 @@ def test_inner_thoughts_parties_word_exactly_the_lines_said_on_v2(scripted, tmp_
 
 def test_release_loop_parties_hear_the_opening_and_are_asked_only_when_the_mediator_passes(scripted):
     server, backend = scripted
-    env = AECTextObservation(make_env(level_env_id("hard", 2), record=False, scenario=SCENARIO, party_seats="all",
-                                      turn_budget=20))
-    parties = {seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
-               for seat in env.possible_agents if seat != MEDIATOR}
+    env = AECTextObservation(
+        make_env(level_env_id("hard", 2), record=False, scenario=SCENARIO, party_seats="all", turn_budget=20)
+    )
+    parties = {
+        seat: LLMParty(backend, SCENARIO, fallback="raise", strategy="release")
+        for seat in env.possible_agents
+        if seat != MEDIATOR
+    }
     team = PartyTeam(env, parties)
     play_aec(env, {**team.seats(), MEDIATOR: SocialMediator()}, 2)
     events = env.unwrapped.events
@@ -86,11 +113,43 @@ def test_an_llm_mediator_in_lockstep_on_v2_equals_one_by_one(scripted, tmp_path,
     episodes = []
     for lockstep in ("1", "2"):
         out = tmp_path / lockstep
-        assert main(["negotiation", "--policy", "llm-generic", "--mode", "hard", "--scenarios", "hopkins_hmo",
-                     "--episodes", "2", "--env", "tom/Negotiation-v2", "--lockstep", lockstep, "--backend", "openai",
-                     "--base-url", server.url, "--model", "scripted", "--out", str(out), "--format", "json"]) == 0
-        episodes.append([json.loads(line)["episode"] for path in sorted((out / "negotiation").glob("*.jsonl"))
-                         for line in path.read_text().splitlines()])
+        assert (
+            main(
+                [
+                    "negotiation",
+                    "--policy",
+                    "llm-generic",
+                    "--mode",
+                    "hard",
+                    "--scenarios",
+                    "hopkins_hmo",
+                    "--episodes",
+                    "2",
+                    "--env",
+                    "tom/Negotiation-v2",
+                    "--lockstep",
+                    lockstep,
+                    "--backend",
+                    "openai",
+                    "--base-url",
+                    server.url,
+                    "--model",
+                    "scripted",
+                    "--out",
+                    str(out),
+                    "--format",
+                    "json",
+                ]
+            )
+            == 0
+        )
+        episodes.append(
+            [
+                json.loads(line)["episode"]
+                for path in sorted((out / "negotiation").glob("*.jsonl"))
+                for line in path.read_text().splitlines()
+            ]
+        )
     capsys.readouterr()
     assert len(episodes[0]) == 2 and episodes[0] == episodes[1]
     assert all(ep["transcript"][0]["text"] == OPENING_LINE for ep in episodes[0])

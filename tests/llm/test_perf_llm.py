@@ -64,12 +64,12 @@ def test_perf_llm_times_a_plain_transformers_loop_on_the_same_model(vllm_backend
     """The reference a user would write (transformers, one request at a time) plays the same decisions."""
     from benchmarks.matrix.perf_llm import versus_transformers
 
-    result = versus_transformers(vllm_backend, str(tiny_model_dir), "RPS", episodes=4, horizon=2,
-                                 reference_episodes=1)
+    result = versus_transformers(vllm_backend, str(tiny_model_dir), "RPS", episodes=4, horizon=2, reference_episodes=1)
     for prefix in ("", "qa_"):
         assert result[f"{prefix}batched_decisions_per_s"] > 0 and result[f"{prefix}transformers_decisions_per_s"] > 0
         assert result[f"{prefix}speedup_vs_transformers"] == pytest.approx(
-            result[f"{prefix}batched_decisions_per_s"] / result[f"{prefix}transformers_decisions_per_s"])
+            result[f"{prefix}batched_decisions_per_s"] / result[f"{prefix}transformers_decisions_per_s"]
+        )
     assert result["reference_episodes"] == 1
 
 
@@ -78,8 +78,9 @@ def test_the_transformers_reference_scores_as_vllm_does(vllm_backend, tiny_model
     from benchmarks.matrix.perf_transformers import TransformersLoop
     from policies.llm.base import ScoreRequest
 
-    request = ScoreRequest([{"role": "user", "content": "Pick one: Rock, Paper or Scissors?"}],
-                           [" Rock", " Paper", " Scissors"])
+    request = ScoreRequest(
+        [{"role": "user", "content": "Pick one: Rock, Paper or Scissors?"}], [" Rock", " Paper", " Scissors"]
+    )
     reference = TransformersLoop(str(tiny_model_dir))
     ours, theirs = vllm_backend.score([request])[0], reference.score([request])[0]
     assert ours == pytest.approx(theirs, abs=1e-3)

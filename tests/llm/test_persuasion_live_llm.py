@@ -26,7 +26,9 @@ def _results_in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
-ARGUE = "Desire: no\nBelief: trusting\nIntention: doubt\nLine: Experts recommend it, and the research evidence is solid."
+ARGUE = (
+    "Desire: no\nBelief: trusting\nIntention: doubt\nLine: Experts recommend it, and the research evidence is solid."
+)
 BLAH = "Desire: considering\nBelief: wary\nIntention: cost\nLine: blah blah irrelevant text"
 
 
@@ -38,6 +40,7 @@ def _reader_rule(content: str) -> str:
 def _rule(reply: str):
     def answer(content: str, seed) -> str:
         return _reader_rule(content) if content.startswith("Which persuasion principle") else reply
+
     return answer
 
 
@@ -49,8 +52,10 @@ def _cli(capsys, *argv) -> list[dict]:
 
 
 def test_replies_are_parsed_into_a_line_and_predictions():
-    assert parse_persuader_reply(ARGUE) == ("Experts recommend it, and the research evidence is solid.",
-                                            {"desire": 0, "belief": 0, "intention": 3})
+    assert parse_persuader_reply(ARGUE) == (
+        "Experts recommend it, and the research evidence is solid.",
+        {"desire": 0, "belief": 0, "intention": 3},
+    )
     assert parse_persuader_reply("Come on, it'll be fun!") == ("Come on, it'll be fun!", {})
     assert parse_reading("Authority.") == 3 and parse_reading("none of them") == NOTHING
     for bad in ("", "Line:   "):
@@ -61,9 +66,27 @@ def test_replies_are_parsed_into_a_line_and_predictions():
 def test_the_llm_persuader_runs_on_the_loopback_server_and_its_words_are_read(capsys):
     server = ScriptedServer(_rule(ARGUE), garbage=2, bad_reply="")
     try:
-        rows = _cli(capsys, "--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "llm,bayes", "--episodes", "6",
-                    "--families", "health", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
-                    "--max-resamples", "3")
+        rows = _cli(
+            capsys,
+            "--env",
+            "live",
+            "--live-env",
+            "tom/Persuasion-v1",
+            "--policy",
+            "llm,bayes",
+            "--episodes",
+            "6",
+            "--families",
+            "health",
+            "--backend",
+            "openai",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted",
+            "--max-resamples",
+            "3",
+        )
     finally:
         server.close()
     llm = rows[0]
@@ -75,8 +98,24 @@ def test_the_llm_persuader_runs_on_the_loopback_server_and_its_words_are_read(ca
 
 def test_max_tokens_caps_the_persuaders_lines_and_keys_the_run_only_when_set(capsys, tmp_path):
     server = ScriptedServer(_rule(ARGUE))
-    base = ["--env", "live", "--live-env", "tom/Persuasion-v1", "--policy", "llm", "--episodes", "2", "--families",
-            "health", "--backend", "openai", "--base-url", server.url, "--model", "scripted"]
+    base = [
+        "--env",
+        "live",
+        "--live-env",
+        "tom/Persuasion-v1",
+        "--policy",
+        "llm",
+        "--episodes",
+        "2",
+        "--families",
+        "health",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+    ]
     try:
         _cli(capsys, *base, "--max-tokens", "24", "--out", str(tmp_path / "a"))
         capped = list(server.requests)
@@ -84,7 +123,7 @@ def test_max_tokens_caps_the_persuaders_lines_and_keys_the_run_only_when_set(cap
     finally:
         server.close()
     assert capped and {r.get("max_tokens") for r in capped} == {24}
-    assert {r.get("max_tokens") for r in server.requests[len(capped):]} == {160}  # the persuader's own default
+    assert {r.get("max_tokens") for r in server.requests[len(capped) :]} == {160}  # the persuader's own default
     names = [sorted(p.name for p in (tmp_path / d).rglob("*.jsonl")) for d in "ab"]
     assert names[0] and names[0] != names[1]  # a capped run is its own cell
 
@@ -92,8 +131,24 @@ def test_max_tokens_caps_the_persuaders_lines_and_keys_the_run_only_when_set(cap
 def test_an_llm_reader_with_persuaders_that_never_speak_is_a_named_error(capsys):
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
-    args = parser.parse_args(["--format", "json", "--env", "live", "--policy", "bayes,bayes-plain", "--reader", "llm",
-                              "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "x"])
+    args = parser.parse_args(
+        [
+            "--format",
+            "json",
+            "--env",
+            "live",
+            "--policy",
+            "bayes,bayes-plain",
+            "--reader",
+            "llm",
+            "--backend",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "x",
+        ]
+    )
     with pytest.raises(Exception, match="bayes act by principle index.*bayes-plain"):
         bench.run(args)
 

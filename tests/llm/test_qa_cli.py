@@ -29,9 +29,21 @@ from tom_envs.qa import LETTERS
 from .scripted_server import ScriptedServer
 
 OPTION_LINE = re.compile(r"^([A-J])\. (.*)$", re.MULTILINE)
-LLM_KEYS = {"model", "model_identity", "qa_mode", "scoring", "parse_failures", "resamples", "fallbacks", "llm_retries",
-            "llm_http_4xx",
-            "llm_http_5xx", "llm_timeout", "llm_connection", "llm_invalid_reply"}
+LLM_KEYS = {
+    "model",
+    "model_identity",
+    "qa_mode",
+    "scoring",
+    "parse_failures",
+    "resamples",
+    "fallbacks",
+    "llm_retries",
+    "llm_http_4xx",
+    "llm_http_5xx",
+    "llm_timeout",
+    "llm_connection",
+    "llm_invalid_reply",
+}
 #: The persuasion llm rows also say which rule read each answer and how many letters named no option shown.
 PERSUASION_LLM_KEYS = LLM_KEYS | {"parse_rules", "invalid_answers"}
 
@@ -78,8 +90,11 @@ def persuasion_expected() -> dict[str, float]:
 
 def common_ground_expected() -> dict[object, tuple[int, float]]:
     """(questions, percent answered "No") per order and overall: the rule always picks "No" over "Yes"."""
-    rows = [r for path in sorted((CG_SAMPLE / "questions").glob("*.csv.gz"))
-            for r in csv.DictReader(gzip.open(path, "rt", encoding="utf-8"))]
+    rows = [
+        r
+        for path in sorted((CG_SAMPLE / "questions").glob("*.csv.gz"))
+        for r in csv.DictReader(gzip.open(path, "rt", encoding="utf-8"))
+    ]
     out = {}
     for order in ("all", 1, 2, 3):
         mine = [r for r in rows if order == "all" or int(r["order"]) == order]
@@ -89,8 +104,24 @@ def common_ground_expected() -> dict[object, tuple[int, float]]:
 
 # ---------------------------------------------------------------------- persuasion
 def test_persuasion_llm_rows_match_the_data_and_a_rerun_resumes(scripted, tmp_path, capsys):
-    argv = ["--env", "qa", "--policy", "random,llm", "--backend", "openai", "--base-url", scripted.url,
-            "--model", "x", "--qa-mode", "cot", "--repetitions", "2", "--out", str(tmp_path)]
+    argv = [
+        "--env",
+        "qa",
+        "--policy",
+        "random,llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        scripted.url,
+        "--model",
+        "x",
+        "--qa-mode",
+        "cot",
+        "--repetitions",
+        "2",
+        "--out",
+        str(tmp_path),
+    ]
     rows = cli(pers_bench, capsys, *argv)
     random_rows = [r for r in rows if r["policy"] == "random"]
     llm_rows = [r for r in rows if r["policy"] == "llm"]
@@ -114,8 +145,24 @@ def test_persuasion_llm_rows_match_the_data_and_a_rerun_resumes(scripted, tmp_pa
 
 def test_persuasion_llm_dialogues_share_backend_calls(scripted, tmp_path, capsys):
     scripted.garbage = 0
-    cli(pers_bench, capsys, "--policy", "llm", "--backend", "openai", "--base-url", scripted.url, "--model", "x",
-        "--qtypes", "judge_qa", "--repetitions", "2", "--out", str(tmp_path))
+    cli(
+        pers_bench,
+        capsys,
+        "--policy",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        scripted.url,
+        "--model",
+        "x",
+        "--qtypes",
+        "judge_qa",
+        "--repetitions",
+        "2",
+        "--out",
+        str(tmp_path),
+    )
     (path,) = (tmp_path / "persuasion").glob("qa_llm_*.jsonl")
     stats = [json.loads(line)["llm_stats"] for line in path.read_text().splitlines()]
     # 3 dialogues x 2 repetitions, 3 questions each, all in lockstep: 3 calls shared by the 6 episodes
@@ -125,8 +172,22 @@ def test_persuasion_llm_dialogues_share_backend_calls(scripted, tmp_path, capsys
 
 def test_persuasion_a_truncated_record_is_recomputed_alone(scripted, tmp_path, capsys):
     scripted.garbage = 0  # so the recomputed dialogue's counters match the first run's
-    argv = ["--policy", "llm", "--backend", "openai", "--base-url", scripted.url, "--model", "x",
-            "--qtypes", "judge_qa,desire_ee", "--repetitions", "1", "--out", str(tmp_path)]
+    argv = [
+        "--policy",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        scripted.url,
+        "--model",
+        "x",
+        "--qtypes",
+        "judge_qa,desire_ee",
+        "--repetitions",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     rows = cli(pers_bench, capsys, *argv)
     (path,) = (tmp_path / "persuasion").glob("qa_llm_*.jsonl")
     text = path.read_text()
@@ -139,8 +200,20 @@ def test_persuasion_a_truncated_record_is_recomputed_alone(scripted, tmp_path, c
 
 
 def test_persuasion_results_are_keyed_by_model_and_mode(scripted, tmp_path, capsys):
-    base = ["--policy", "llm", "--backend", "openai", "--base-url", scripted.url, "--qtypes", "judge_qa",
-            "--repetitions", "1", "--out", str(tmp_path)]
+    base = [
+        "--policy",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        scripted.url,
+        "--qtypes",
+        "judge_qa",
+        "--repetitions",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     cli(pers_bench, capsys, *base, "--model", "x")
     cli(pers_bench, capsys, *base, "--model", "y")
     cli(pers_bench, capsys, *base, "--model", "x", "--qa-mode", "cot")
@@ -150,9 +223,23 @@ def test_persuasion_results_are_keyed_by_model_and_mode(scripted, tmp_path, caps
 
 # ---------------------------------------------------------------------- common ground
 def test_common_ground_llm_rows_match_the_data_and_a_rerun_resumes(scripted, tmp_path, capsys):
-    argv = ["--policy", "random,oracle-beliefs,llm", "--split", "all", "--backend", "openai",
-            "--base-url", scripted.url, "--model", "x", "--qa-mode", "zero_shot", "--no-scoring",
-            "--out", str(tmp_path)]
+    argv = [
+        "--policy",
+        "random,oracle-beliefs,llm",
+        "--split",
+        "all",
+        "--backend",
+        "openai",
+        "--base-url",
+        scripted.url,
+        "--model",
+        "x",
+        "--qa-mode",
+        "zero_shot",
+        "--no-scoring",
+        "--out",
+        str(tmp_path),
+    ]
     rows = cli(cg_bench, capsys, *argv)
     assert [r["policy"] for r in rows] == ["random"] * 4 + ["oracle-beliefs"] * 4 + ["llm"] * 4
     random_rows, llm_rows = rows[:4], rows[8:]
@@ -178,8 +265,22 @@ def test_common_ground_llm_rows_match_the_data_and_a_rerun_resumes(scripted, tmp
 def test_common_ground_table_reports_the_fallback_counts(scripted, tmp_path, capsys):
     parser = argparse.ArgumentParser()
     cg_bench.add_arguments(parser)
-    args = parser.parse_args(["--policy", "llm", "--split", "train", "--backend", "openai", "--base-url", scripted.url,
-                              "--model", "x", "--out", str(tmp_path)])
+    args = parser.parse_args(
+        [
+            "--policy",
+            "llm",
+            "--split",
+            "train",
+            "--backend",
+            "openai",
+            "--base-url",
+            scripted.url,
+            "--model",
+            "x",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert cg_bench.run(args) == 0
     out = capsys.readouterr().out
     assert "llm (x, our prompt, zero_shot): 0 random fallbacks and 3 re-asks over 95 answers" in out
@@ -206,10 +307,12 @@ def test_llm_policy_without_a_model_is_a_named_error(capsys, tmp_path):
 
 
 def test_scripted_runs_import_no_llm_packages(tmp_path):
-    code = ("import sys; from benchmarks.__main__ import main; "
-            f"main(['persuasion', '--repetitions', '1', '--format', 'json', '--out', {str(tmp_path)!r}]); "
-            f"main(['common-ground', '--format', 'json', '--out', {str(tmp_path)!r}]); "
-            "sys.exit(sorted({'vllm', 'openai', 'torch'} & set(sys.modules)) or 0)")
+    code = (
+        "import sys; from benchmarks.__main__ import main; "
+        f"main(['persuasion', '--repetitions', '1', '--format', 'json', '--out', {str(tmp_path)!r}]); "
+        f"main(['common-ground', '--format', 'json', '--out', {str(tmp_path)!r}]); "
+        "sys.exit(sorted({'vllm', 'openai', 'torch'} & set(sys.modules)) or 0)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[2])
     assert done.returncode == 0, done.stderr[-2000:]
 
@@ -217,8 +320,24 @@ def test_scripted_runs_import_no_llm_packages(tmp_path):
 # ---------------------------------------------------------------------- the real tiny engine
 @pytest.mark.slow
 def test_tiny_model_through_the_cli_counts_its_fallbacks(openai_server, tmp_path, capsys):
-    argv = ["--policy", "llm", "--backend", "openai", "--base-url", openai_server, "--model", "tiny",
-            "--split", "dev", "--qtypes", "desire_ee,judge_qa", "--repetitions", "1", "--out", str(tmp_path)]
+    argv = [
+        "--policy",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        openai_server,
+        "--model",
+        "tiny",
+        "--split",
+        "dev",
+        "--qtypes",
+        "desire_ee,judge_qa",
+        "--repetitions",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     rows = cli(pers_bench, capsys, *argv, "--no-scoring", "--max-resamples", "1", "--fallback", "random")
     assert [r["n"] for r in rows] == [4, 3]
     for r in rows:  # every question: one try, or a re-ask; a fallback after a failed re-ask

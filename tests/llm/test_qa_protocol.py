@@ -55,8 +55,21 @@ def cli(capsys, *argv: str) -> list[dict]:
 
 
 def llm_argv(server: ScriptedServer, tmp_path, *extra: str) -> list[str]:
-    return ["--policy", "llm", "--backend", "openai", "--base-url", server.url, "--model", "x", "--repetitions", "1",
-            "--out", str(tmp_path), *extra]
+    return [
+        "--policy",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "x",
+        "--repetitions",
+        "1",
+        "--out",
+        str(tmp_path),
+        *extra,
+    ]
 
 
 @pytest.fixture
@@ -108,8 +121,7 @@ def test_our_protocol_reads_the_same_forms(server, tmp_path, capsys, reply):
     assert rows[0]["parse_failures"] == 0
 
 
-def test_letters_beyond_the_options_are_answered_and_scored_wrong_as_the_authors_script_does(server, tmp_path,
-                                                                                            capsys):
+def test_letters_beyond_the_options_are_answered_and_scored_wrong_as_the_authors_script_does(server, tmp_path, capsys):
     server.box["reply"] = "D"  # desire_ee has three options; the sample's env has six option slots
     row = cli(capsys, *llm_argv(server, tmp_path, "--protocol", "authors", "--qtypes", "desire_ee,intent_er"))[1]
     assert row["qtype"] == "desire_ee" and row["accuracy"] == 0.0 and row["invalid_answers"] == row["n"]
@@ -117,8 +129,21 @@ def test_letters_beyond_the_options_are_answered_and_scored_wrong_as_the_authors
     # "F" is one request per question, answered and scored wrong -- never re-asked until the run aborts
     server.box["reply"] = "F"
     before = len(server.requests)
-    (row,) = cli(capsys, *llm_argv(server, tmp_path / "f", "--protocol", "authors", "--qtypes", "judge_qa",
-                                   "--max-resamples", "1", "--fallback", "raise"))
+    (row,) = cli(
+        capsys,
+        *llm_argv(
+            server,
+            tmp_path / "f",
+            "--protocol",
+            "authors",
+            "--qtypes",
+            "judge_qa",
+            "--max-resamples",
+            "1",
+            "--fallback",
+            "raise",
+        ),
+    )
     assert row["accuracy"] == 0.0 and row["invalid_answers"] == row["n"] and row["fallbacks"] == 0
     assert row["parse_failures"] == 0 and row["parse_rules"] == {"authors": row["n"]}
     assert len(server.requests) - before == row["n"]
@@ -127,8 +152,9 @@ def test_letters_beyond_the_options_are_answered_and_scored_wrong_as_the_authors
 def test_unreadable_replies_are_re_sampled_at_0_7_bounded_and_counted():
     replies = iter(["I think so", "Hard to say, really", "B"])
     with scripted_backend(lambda content, seed: next(replies)) as (server, backend):
-        answerer = LLMQAAnswerer(backend, protocol=AuthorsProtocol(OUR_PROMPTS), scoring=False, temperature=0.0,
-                                 max_resamples=2)
+        answerer = LLMQAAnswerer(
+            backend, protocol=AuthorsProtocol(OUR_PROMPTS), scoring=False, temperature=0.0, max_resamples=2
+        )
         answerer.reset(0)
         obs, info = gym.make("tom/PersuasiveToM-v1", shuffle_choices=False).reset(seed=0)
         assert answerer.act(obs, info) == 1
@@ -167,15 +193,30 @@ def test_the_authors_messages_are_built_from_the_observation():
     sample = read_authors_prompts(SAMPLE_SCRIPT)
     (system, user) = authors_messages(obs, "cot", prompts=sample)
     assert system["content"] == sample.system["cot"]
-    assert user["content"] == (sample.preamble + "\nConversation so far:\nA says: hi\nB says: no\n\nAsked:\nQ?"
-                               "\nPick one:\n(A) Yes\n(B) No\nLetter: step by step.")
+    assert user["content"] == (
+        sample.preamble + "\nConversation so far:\nA says: hi\nB says: no\n\nAsked:\nQ?"
+        "\nPick one:\n(A) Yes\n(B) No\nLetter: step by step."
+    )
 
 
 def test_prompts_read_from_a_script_are_sent_and_named(server, tmp_path, capsys):
     sample = read_authors_prompts(SAMPLE_SCRIPT)
     server.box["reply"] = "(B)"  # the sample script's option form: read by the lenient rule
-    rows = cli(capsys, *llm_argv(server, tmp_path, "--protocol", "authors", "--qtypes", "judge_qa",
-                                 "--authors-prompts", str(SAMPLE_SCRIPT), "--policy", "llm,always-first"))
+    rows = cli(
+        capsys,
+        *llm_argv(
+            server,
+            tmp_path,
+            "--protocol",
+            "authors",
+            "--qtypes",
+            "judge_qa",
+            "--authors-prompts",
+            str(SAMPLE_SCRIPT),
+            "--policy",
+            "llm,always-first",
+        ),
+    )
     llm, first = rows
     assert llm["prompt_source"] == "file" and llm["prompt_file"] == str(SAMPLE_SCRIPT)
     assert first["policy"] == "always-first" and first["prompt_source"] is None and first["prompt_file"] is None
@@ -189,8 +230,9 @@ def test_prompts_read_from_a_script_are_sent_and_named(server, tmp_path, capsys)
     shutil.copytree(SAMPLE_DATA_DIR, data)
     parser = argparse.ArgumentParser()
     pers_bench.add_arguments(parser)
-    argv = llm_argv(server, tmp_path / "second", "--protocol", "authors", "--qtypes", "judge_qa",
-                    "--data-dir", str(data))
+    argv = llm_argv(
+        server, tmp_path / "second", "--protocol", "authors", "--qtypes", "judge_qa", "--data-dir", str(data)
+    )
     assert pers_bench.run(parser.parse_args(argv)) == 0
     table = capsys.readouterr().out
     assert f"llm prompts: file -- read from {data / RELEASE_PROMPT_PATH}, a script in the release's layout" in table
@@ -217,15 +259,23 @@ def test_bad_prompt_options_are_named_errors(server, tmp_path, tmp_path_factory)
     with pytest.raises(pers_bench.PersuasionBenchmarkError, match="--authors-prompts applies to --protocol authors"):
         pers_bench.run(parser.parse_args([*llm_argv(server, tmp_path), "--authors-prompts", str(SAMPLE_SCRIPT)]))
     with pytest.raises(PromptFileError, match="no evaluation script"):
-        pers_bench.run(parser.parse_args([*llm_argv(server, tmp_path, "--protocol", "authors"),
-                                          "--authors-prompts", str(tmp_path / "missing.py")]))
+        pers_bench.run(
+            parser.parse_args(
+                [
+                    *llm_argv(server, tmp_path, "--protocol", "authors"),
+                    "--authors-prompts",
+                    str(tmp_path / "missing.py"),
+                ]
+            )
+        )
     bad = tmp_path_factory.mktemp("bad") / "evaluation"
     bad.mkdir()
     (bad / "evaluate.py").write_text("print('hi')\n", encoding="utf-8")
     shutil.copy(SAMPLE_DATA_DIR / "judge_qa.json", bad.parent / "judge_qa.json")
     with pytest.raises(PromptFileError, match="not recognised"):  # a broken script next to the data is not skipped
-        pers_bench.run(parser.parse_args([*llm_argv(server, tmp_path, "--protocol", "authors"),
-                                          "--data-dir", str(bad.parent)]))
+        pers_bench.run(
+            parser.parse_args([*llm_argv(server, tmp_path, "--protocol", "authors"), "--data-dir", str(bad.parent)])
+        )
 
 
 def test_the_caller_sends_whole_messages_and_re_asks_at_its_own_temperature():
@@ -237,8 +287,9 @@ def test_the_caller_sends_whole_messages_and_re_asks_at_its_own_temperature():
         return int(text)
 
     with scripted_backend(lambda content, seed: next(replies)) as (server, backend):
-        caller = Caller(backend, max_resamples=1, temperature=0.0, max_tokens=4, reask_note=" ({error})",
-                        resample_temperature=0.9)
+        caller = Caller(
+            backend, max_resamples=1, temperature=0.0, max_tokens=4, reask_note=" ({error})", resample_temperature=0.9
+        )
         messages = [{"role": "system", "content": "S"}, {"role": "user", "content": "U"}]
         (answer,) = caller.ask("n", [Ask("U", parse, None, None, messages)])
         assert answer.value == 7 and answer.failures == 1
@@ -254,8 +305,12 @@ def test_the_caller_sends_whole_messages_and_re_asks_at_its_own_temperature():
 @pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PERSUASION_RELEASE to a clone of the release")
 def test_on_the_release_the_release_s_prompts_are_found_and_named(server, tmp_path, capsys):
     data = Path(RELEASE) / "data"
-    rows = cli(capsys, *llm_argv(server, tmp_path, "--protocol", "authors", "--qtypes", "judge_qa", "--data-dir",
-                                 str(data), "--split", "dev"))
+    rows = cli(
+        capsys,
+        *llm_argv(
+            server, tmp_path, "--protocol", "authors", "--qtypes", "judge_qa", "--data-dir", str(data), "--split", "dev"
+        ),
+    )
     (row,) = rows
     assert row["prompt_source"] == "release" and row["prompt_file"] == str(Path(RELEASE) / RELEASE_PROMPT_PATH)
     release = read_authors_prompts(Path(RELEASE) / RELEASE_PROMPT_PATH)
@@ -266,9 +321,32 @@ def test_on_the_release_the_release_s_prompts_are_found_and_named(server, tmp_pa
 
 @pytest.mark.slow
 def test_tiny_model_under_the_authors_protocol(openai_server, tmp_path, capsys):
-    argv = ["--policy", "llm", "--backend", "openai", "--base-url", openai_server, "--model", "tiny", "--split", "dev",
-            "--qtypes", "desire_ee,judge_qa", "--repetitions", "1", "--out", str(tmp_path), "--protocol", "authors",
-            "--max-tokens", "8", "--max-resamples", "1", "--fallback", "random"]
+    argv = [
+        "--policy",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        openai_server,
+        "--model",
+        "tiny",
+        "--split",
+        "dev",
+        "--qtypes",
+        "desire_ee,judge_qa",
+        "--repetitions",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--protocol",
+        "authors",
+        "--max-tokens",
+        "8",
+        "--max-resamples",
+        "1",
+        "--fallback",
+        "random",
+    ]
     rows = cli(capsys, *argv)
     assert [r["n"] for r in rows] == [4, 3]
     for r in rows:
@@ -276,10 +354,13 @@ def test_tiny_model_under_the_authors_protocol(openai_server, tmp_path, capsys):
         assert sum(r["parse_rules"].values()) == r["n"] and 0.0 <= r["accuracy"] <= 100.0
     (path,) = (tmp_path / "persuasion").glob("*.jsonl")
     (record,) = [json.loads(line) for line in path.read_text().splitlines()]
-    assert all(a["parse_rule"] == "fallback" if a["fallback"] else a["parse_rule"] in ("authors", "lenient")
-               for a in record["answers"])
-    print("tiny model, authors protocol:", [(r["qtype"], r["accuracy"], r["parse_rules"], r["resamples"])
-                                            for r in rows])
+    assert all(
+        a["parse_rule"] == "fallback" if a["fallback"] else a["parse_rule"] in ("authors", "lenient")
+        for a in record["answers"]
+    )
+    print(
+        "tiny model, authors protocol:", [(r["qtype"], r["accuracy"], r["parse_rules"], r["resamples"]) for r in rows]
+    )
 
 
 def test_authors_rows_say_which_request_parameters_were_set(server, tmp_path, capsys):
@@ -290,8 +371,9 @@ def test_authors_rows_say_which_request_parameters_were_set(server, tmp_path, ca
     assert row["set_by_user"] == [] and row["beyond_authors"] == []
     assert {b["max_tokens"] for b in server.requests} == {500} and {b["temperature"] for b in server.requests} == {0.7}
     assert not any("seed" in b for b in server.requests)
-    (row,) = cli(capsys, *llm_argv(server, tmp_path / "t", "--protocol", "authors", "--qtypes", "judge_qa",
-                                   "--max-tokens", "32"))
+    (row,) = cli(
+        capsys, *llm_argv(server, tmp_path / "t", "--protocol", "authors", "--qtypes", "judge_qa", "--max-tokens", "32")
+    )
     assert row["set_by_user"] == ["max_tokens"] and row["beyond_authors"] == ["max_tokens"]
     (row,) = cli(capsys, *llm_argv(server, tmp_path / "o", "--qtypes", "judge_qa"))
     assert "request" not in row  # our protocol makes no claim to the authors' parameters

@@ -51,8 +51,10 @@ def test_an_unusable_reply_is_re_asked_then_falls_back_as_configured():
 
 
 def test_the_llm_reader_is_scored_like_the_scripted_one(tmp_path):
-    rows = [{"text": "Experts recommend it.", "kind": "pitch", "principle": "authority", "concern": None},
-            {"text": "Only a numpty would say no.", "kind": "hostile", "principle": None, "concern": None}]
+    rows = [
+        {"text": "Experts recommend it.", "kind": "pitch", "principle": "authority", "concern": None},
+        {"text": "Only a numpty would say no.", "kind": "hostile", "principle": None, "concern": None},
+    ]
     path = tmp_path / "set.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with scripted_backend(_rule) as (server, backend):
@@ -60,11 +62,14 @@ def test_the_llm_reader_is_scored_like_the_scripted_one(tmp_path):
     assert result["reading_accuracy"] == 1.0 and result["concern_confusion"]["none"]["doubt"] == 1
 
 
-@pytest.mark.parametrize("reply, says", [
-    ("I think it is authority.", "Kind:"),
-    ("Kind: pitch\nPrinciple: none\nConcern: none", "a pitch names its principle"),
-    ("Kind: nothing\nPrinciple: none\nConcern: money", "Concern:"),
-])
+@pytest.mark.parametrize(
+    "reply, says",
+    [
+        ("I think it is authority.", "Kind:"),
+        ("Kind: pitch\nPrinciple: none\nConcern: none", "a pitch names its principle"),
+        ("Kind: nothing\nPrinciple: none\nConcern: money", "Concern:"),
+    ],
+)
 def test_unusable_replies_say_why(reply, says):
     with pytest.raises(ReplyError, match=says):
         parse_reading_v3(reply)

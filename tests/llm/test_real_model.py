@@ -21,8 +21,18 @@ from policies.llm.models import DEFAULT_MODEL, MODELS, ModelNotInstalled, prepar
 pytestmark = pytest.mark.slow
 SHA = MODELS[DEFAULT_MODEL].sha256
 #: The LLM options of every command here: one engine spec, so one engine for the module.
-LLM = ["--model", DEFAULT_MODEL, "--seed", "0", "--max-model-len", "4096", "--fallback", "random",
-       "--max-resamples", "1"]
+LLM = [
+    "--model",
+    DEFAULT_MODEL,
+    "--seed",
+    "0",
+    "--max-model-len",
+    "4096",
+    "--fallback",
+    "random",
+    "--max-resamples",
+    "1",
+]
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +78,25 @@ def carries_identity(obj) -> bool:
 
 def test_the_matrix_protocol_on_the_real_model(shared_engine, tmp_path, capsys):
     """LM scoring and QA generation, two rounds of RPS: replies counted, identity in rows and records."""
-    rows = run_json(capsys, "matrix", "--policy", "llm", *LLM, "--strategies", "lm,qa", "--games", "RPS",
-                    "--partners", "single_action", "--horizon", "2", "--episodes", "1", "--out", str(tmp_path))
+    rows = run_json(
+        capsys,
+        "matrix",
+        "--policy",
+        "llm",
+        *LLM,
+        "--strategies",
+        "lm,qa",
+        "--games",
+        "RPS",
+        "--partners",
+        "single_action",
+        "--horizon",
+        "2",
+        "--episodes",
+        "1",
+        "--out",
+        str(tmp_path),
+    )
     assert {r["policy"] for r in rows} == {"llm:lm", "llm:qa"}
     for row in rows:
         assert row["model"] == DEFAULT_MODEL and row["decisions"] >= 4
@@ -81,8 +108,25 @@ def test_the_matrix_protocol_on_the_real_model(shared_engine, tmp_path, capsys):
 
 
 def test_persuasive_tom_authors_protocol_on_the_real_model(shared_engine, tmp_path, capsys):
-    rows = run_json(capsys, "persuasion", "--env", "qa", "--policy", "llm", "--protocol", "authors", "--qtypes",
-                    "desire_ee", "--repetitions", "1", "--max-tokens", "32", *LLM, "--out", str(tmp_path))
+    rows = run_json(
+        capsys,
+        "persuasion",
+        "--env",
+        "qa",
+        "--policy",
+        "llm",
+        "--protocol",
+        "authors",
+        "--qtypes",
+        "desire_ee",
+        "--repetitions",
+        "1",
+        "--max-tokens",
+        "32",
+        *LLM,
+        "--out",
+        str(tmp_path),
+    )
     (row,) = [r for r in rows if r["policy"] == "llm"]
     assert row["n"] > 0 and 0 <= row["accuracy"] <= 100
     assert {"parse_failures", "resamples", "fallbacks"} <= set(row)
@@ -97,8 +141,27 @@ def test_common_tom_zero_shot_on_the_real_model(shared_engine, tmp_path, capsys)
 
 
 def test_live_persuasion_with_the_real_model_as_persuader_and_reader(shared_engine, tmp_path, capsys):
-    rows = run_json(capsys, "persuasion", "--env", "live", "--policy", "llm", "--reader", "llm", "--horizon", "2",
-                    "--episodes", "2", "--lockstep", "2", "--max-tokens", "48", *LLM, "--out", str(tmp_path))
+    rows = run_json(
+        capsys,
+        "persuasion",
+        "--env",
+        "live",
+        "--policy",
+        "llm",
+        "--reader",
+        "llm",
+        "--horizon",
+        "2",
+        "--episodes",
+        "2",
+        "--lockstep",
+        "2",
+        "--max-tokens",
+        "48",
+        *LLM,
+        "--out",
+        str(tmp_path),
+    )
     (row,) = rows
     assert row["policy"] == "llm" and row["episodes"] == 2
     assert carries_identity(records(tmp_path))
@@ -116,8 +179,9 @@ def test_negotiation_with_the_real_model_as_mediator(shared_engine):
 
     scenario = load_builtin("flagship")
     env = AECTextObservation(make_env(level_env_id("hard"), scenario=scenario, conflict_mode="competing"))
-    mediator = LLMMediator(_backend(), scenario, variant="generic", max_resamples=1, fallback="random",
-                           max_tokens=96)  # as docs/results plays it (uncapped, the model runs to 256 tokens)
+    mediator = LLMMediator(
+        _backend(), scenario, variant="generic", max_resamples=1, fallback="random", max_tokens=96
+    )  # as docs/results plays it (uncapped, the model runs to 256 tokens)
     env.reset(seed=0)
     mediator.reset(0)
     acted = 0
@@ -172,8 +236,29 @@ def test_a_prompt_longer_than_the_real_models_context_is_a_named_error(shared_en
     from policies.llm.errors import InvalidRequest
 
     capsys.readouterr()
-    assert main(["matrix", "--policy", "llm", *LLM, "--strategies", "lm", "--games", "RPS", "--partners",
-                 "single_action", "--horizon", "1000", "--episodes", "1", "--out", str(tmp_path)]) == 2
+    assert (
+        main(
+            [
+                "matrix",
+                "--policy",
+                "llm",
+                *LLM,
+                "--strategies",
+                "lm",
+                "--games",
+                "RPS",
+                "--partners",
+                "single_action",
+                "--horizon",
+                "1000",
+                "--episodes",
+                "1",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "--max-model-len" in err and "--history-window" in err and "Traceback" not in err
     assert not list(tmp_path.rglob("*.jsonl"))  # nothing played

@@ -11,10 +11,12 @@ import pytest
 
 from policies.llm.models import DEFAULT_MODEL, ModelNotInstalled, prepare
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning"),
-              pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-              pytest.mark.filterwarnings("ignore::ResourceWarning")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +36,12 @@ def test_an_inspect_episode_task_on_the_real_model(folder, tmp_path):
     from benchmarks.harnesses.inspect_tasks import TASKS
 
     model = get_model(f"hf/{DEFAULT_MODEL}", model_path=folder, device="cpu", memoize=False)
-    logs = inspect_eval(TASKS["ipd"](episodes=1, horizon=2, strategy="qa", fallback="random", max_resamples=1),
-                        model=model, log_dir=str(tmp_path / "logs"), display="none")
+    logs = inspect_eval(
+        TASKS["ipd"](episodes=1, horizon=2, strategy="qa", fallback="random", max_resamples=1),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     assert logs[0].status == "success", logs[0].error
     scores = {k: v.value for s in logs[0].results.scores for k, v in s.metrics.items()}
     assert 0.0 <= scores["tom_accuracy"] <= 100.0 and scores["regret_per_step"] >= 0.0
@@ -54,9 +60,15 @@ def test_lm_eval_runs_the_exported_tasks_on_the_real_model(folder, tmp_path):
     export(ExportRequest(tmp_path / "tasks"))
     tasks = ["tom_common_tom_order_1", "tom_persuasive_tom_desire_ee"]
     res = lm_eval.simple_evaluate(
-        model="hf", model_args=f"pretrained={folder},device=cpu,dtype=float32", tasks=tasks, limit=2,
-        task_manager=TaskManager(include_path=str(tmp_path / "tasks"), include_defaults=False), log_samples=True,
-        apply_chat_template=True, gen_kwargs="max_gen_toks=8")
+        model="hf",
+        model_args=f"pretrained={folder},device=cpu,dtype=float32",
+        tasks=tasks,
+        limit=2,
+        task_manager=TaskManager(include_path=str(tmp_path / "tasks"), include_defaults=False),
+        log_samples=True,
+        apply_chat_template=True,
+        gen_kwargs="max_gen_toks=8",
+    )
     for task, family, group in zip(tasks, ("common_ground", "persuasion"), ("tom_common_tom", "tom_persuasive_tom")):
         scorer = adapter_of(family).scorer(json.loads((tmp_path / "tasks" / group / "scoring.json").read_text()))
         samples = res["samples"][task]

@@ -16,10 +16,40 @@ from tests.test_report import EXACT, _page, _records, _table, _tom_envs, _value
 def test_report_of_tiny_model_runs(openai_server, tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     res, out = tmp_path / "res", tmp_path / "report"
-    llm = ["--backend", "openai", "--base-url", openai_server, "--model", "tiny", "--fallback", "random",
-           "--max-resamples", "0", "--out", str(res), "--format", "json"]
-    _tom_envs("matrix", "--policy", "llm", "--strategies", "qa", "--games", "RPS", "--partners", "tit_for_tat",
-              "--episodes", "2", "--horizon", "3", "--label-set", "canonical", *llm)
+    llm = [
+        "--backend",
+        "openai",
+        "--base-url",
+        openai_server,
+        "--model",
+        "tiny",
+        "--fallback",
+        "random",
+        "--max-resamples",
+        "0",
+        "--out",
+        str(res),
+        "--format",
+        "json",
+    ]
+    _tom_envs(
+        "matrix",
+        "--policy",
+        "llm",
+        "--strategies",
+        "qa",
+        "--games",
+        "RPS",
+        "--partners",
+        "tit_for_tat",
+        "--episodes",
+        "2",
+        "--horizon",
+        "3",
+        "--label-set",
+        "canonical",
+        *llm,
+    )
     _tom_envs("common-ground", "--policy", "llm", "--qa-mode", "zero_shot", "--no-scoring", *llm)
     _tom_envs("report", str(res), "--out", str(out))
     page = _page(out)

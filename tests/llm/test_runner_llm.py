@@ -22,10 +22,38 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_matrix_cli_runs_llm_strategies_in_lockstep(openai_server, tmp_path):
-    args = [sys.executable, "-m", "benchmarks", "matrix", "--policy", "llm", "--backend", "openai", "--base-url",
-            openai_server, "--model", "tiny", "--strategies", "lm,qa", "--games", "RPS", "--partners", "single_action",
-            "--episodes", "3", "--horizon", "3", "--fallback", "random", "--max-resamples", "1", "--format", "json",
-            "--out", str(tmp_path)]
+    args = [
+        sys.executable,
+        "-m",
+        "benchmarks",
+        "matrix",
+        "--policy",
+        "llm",
+        "--backend",
+        "openai",
+        "--base-url",
+        openai_server,
+        "--model",
+        "tiny",
+        "--strategies",
+        "lm,qa",
+        "--games",
+        "RPS",
+        "--partners",
+        "single_action",
+        "--episodes",
+        "3",
+        "--horizon",
+        "3",
+        "--fallback",
+        "random",
+        "--max-resamples",
+        "1",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    ]
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     out = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
     assert out.returncode == 0, out.stderr

@@ -90,9 +90,10 @@ def test_next_token_answers_keyed_by_token_text_are_read_too(tokenizer_dir):
 
 
 def test_old_path_by_name_gives_the_same_scores(server, tokenizer_dir):
-    with backend_for(server, tokenizer_dir, scoring_path="prompt-logprobs") as old, backend_for(
-        server, tokenizer_dir
-    ) as new:
+    with (
+        backend_for(server, tokenizer_dir, scoring_path="prompt-logprobs") as old,
+        backend_for(server, tokenizer_dir) as new,
+    ):
         for row_old, row_new in zip(old.score(REQUESTS), new.score(REQUESTS)):
             assert row_new == pytest.approx(row_old, abs=1e-9)
         assert (old.last_scoring_path, new.last_scoring_path) == ("prompt-logprobs", "next-token")

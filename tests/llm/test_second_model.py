@@ -28,9 +28,31 @@ def test_lm_prompting_on_the_second_real_model(gemma, tmp_path, capsys):
     from benchmarks.__main__ import main
 
     capsys.readouterr()
-    argv = ["matrix", "--policy", "llm", "--model", NAME, "--seed", "0", "--max-model-len", "2048", "--strategies",
-            "lm", "--games", "IPD", "--partners", "tit_for_tat", "--horizon", "3", "--episodes", "1", "--out",
-            str(tmp_path), "--format", "json"]
+    argv = [
+        "matrix",
+        "--policy",
+        "llm",
+        "--model",
+        NAME,
+        "--seed",
+        "0",
+        "--max-model-len",
+        "2048",
+        "--strategies",
+        "lm",
+        "--games",
+        "IPD",
+        "--partners",
+        "tit_for_tat",
+        "--horizon",
+        "3",
+        "--episodes",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+    ]
     assert main(argv) == 0, capsys.readouterr().err[-3000:]
     (row,) = json.loads(capsys.readouterr().out)
     assert row["model"] == NAME and row["decisions"] >= 3 and row["parse_failures"] == row["fallbacks"] == 0

@@ -11,17 +11,58 @@ from benchmarks.cli_llm import add_llm_options
 
 
 def _argv(server, tmp_path, *extra):
-    return ["matrix", "--policy", "llm", "--strategies", "qa", "--backend", "openai", "--base-url", server.url,
-            "--model", "tiny", "--games", "RPS", "--partners", "always_rock", "--episodes", "1", "--horizon", "2",
-            "--fallback", "random", "--max-resamples", "0", "--format", "json", "--out", str(tmp_path), *extra]
+    return [
+        "matrix",
+        "--policy",
+        "llm",
+        "--strategies",
+        "qa",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "tiny",
+        "--games",
+        "RPS",
+        "--partners",
+        "always_rock",
+        "--episodes",
+        "1",
+        "--horizon",
+        "2",
+        "--fallback",
+        "random",
+        "--max-resamples",
+        "0",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+        *extra,
+    ]
 
 
 def test_the_server_options_reach_the_backend():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=0)
     add_llm_options(parser)
-    args = parser.parse_args(["--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
-                              "--timeout", "2.5", "--max-retries", "1", "--retry-budget", "7"])
+    args = parser.parse_args(
+        [
+            "--backend",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--timeout",
+            "2.5",
+            "--max-retries",
+            "1",
+            "--retry-budget",
+            "7",
+        ]
+    )
     backend = backend_from_args(args)
     try:
         assert (backend.timeout, backend.max_retries, backend.retry_budget_s) == (2.5, 1, 7.0)

@@ -44,8 +44,24 @@ from tom_envs.checks.report import InformationLeak, InformationReport, ProbeResu
 from tom_envs.errors import TomEnvsError
 from tom_envs.tom import tom_spec_of
 
-__all__ = ["ALLOWED_WARNINGS", "ConformanceError", "ConformanceReport", "check_env", "Declared", "InformationLeak", "InformationReport", "ProbeResult", "RunnerChannels", "check_information_rule",
-           "flatten", "hashable", "make_any", "LAGS", "MAX_PAIRS", "Z"]
+__all__ = [
+    "ALLOWED_WARNINGS",
+    "ConformanceError",
+    "ConformanceReport",
+    "check_env",
+    "Declared",
+    "InformationLeak",
+    "InformationReport",
+    "ProbeResult",
+    "RunnerChannels",
+    "check_information_rule",
+    "flatten",
+    "hashable",
+    "make_any",
+    "LAGS",
+    "MAX_PAIRS",
+    "Z",
+]
 
 
 def _build(env: Any, kwargs: dict[str, Any]) -> tuple[Any, str]:
@@ -54,8 +70,9 @@ def _build(env: Any, kwargs: dict[str, Any]) -> tuple[Any, str]:
 
         return make_any(env, **{**record(env).example_kwargs, **kwargs}), env
     if kwargs:
-        raise TomEnvsError("check_information_rule takes kwargs only with a registered id; build the env yourself "
-                           "and pass it instead")
+        raise TomEnvsError(
+            "check_information_rule takes kwargs only with a registered id; build the env yourself and pass it instead"
+        )
     if callable(env) and not hasattr(env, "reset"):
         env = env()
     return env, type(getattr(env, "unwrapped", env)).__name__
@@ -79,8 +96,9 @@ def _bucket_times(traces: list[list[tuple]], buckets: int = 4) -> None:
         view["time"] = int(np.searchsorted(edges, view["time"]))
 
 
-def _rows(traces: list[tuple[str | None, list[tuple]]], unit: str, declared: Declared,
-          predictor: str | None) -> dict[str, list[Row]]:
+def _rows(
+    traces: list[tuple[str | None, list[tuple]]], unit: str, declared: Declared, predictor: str | None
+) -> dict[str, list[Row]]:
     """One row per (decision, target element) a seat may not know itself, grouped by target (``target@seat``
     for a seat other than the predictor), the step's whole truth planted as the positive control."""
     rows: dict[str, list[Row]] = defaultdict(list)
@@ -97,7 +115,8 @@ def _rows(traces: list[tuple[str | None, list[tuple]]], unit: str, declared: Dec
                 unit_key = (episode, turn) if unit == "turn" and turn is not None else (seat, episode)
                 suffix = element_suffix(target)
                 rows[target.split("[")[0] + suffix_of].append(
-                    Row(seen["all"], seen["public"], target, y, unit_key, n, e, suffix, planted))
+                    Row(seen["all"], seen["public"], target, y, unit_key, n, e, suffix, planted)
+                )
     return rows
 
 
@@ -114,10 +133,21 @@ def _play(env: Any, spec: Any, plan: Plan, episodes: int | None) -> list[tuple[s
     return list(play_gym(env, episode_options(base, episodes), plan))
 
 
-def check_information_rule(env: Any, *, episodes: int | None = None, repeats: int | None = None, seed: int = 0,
-                           unit: str = "turn", z: float = Z, max_steps: int = 10_000, timing: bool = False,
-                           strict: bool = True, declare: Mapping[str, Any] | None = None,
-                           runner: RunnerChannels | None = None, **kwargs: Any) -> InformationReport:
+def check_information_rule(
+    env: Any,
+    *,
+    episodes: int | None = None,
+    repeats: int | None = None,
+    seed: int = 0,
+    unit: str = "turn",
+    z: float = Z,
+    max_steps: int = 10_000,
+    timing: bool = False,
+    strict: bool = True,
+    declare: Mapping[str, Any] | None = None,
+    runner: RunnerChannels | None = None,
+    **kwargs: Any,
+) -> InformationReport:
     """Play ``env`` as cheating policies would and report what everything it returns gives away.
 
     Args:
@@ -155,8 +185,15 @@ def check_information_rule(env: Any, *, episodes: int | None = None, repeats: in
     base = getattr(env, "unwrapped", env)
     declared, runner = Declared.of(base, declare), runner or RunnerChannels()
     qa = spec.action_is_prediction and not hasattr(env, "possible_agents")
-    plan = Plan(seed=seed, repeats=repeats or (6 if qa else 1), max_steps=max_steps, timing=timing,
-                passes=runner.passes, remember=runner.remember, declared=declared)
+    plan = Plan(
+        seed=seed,
+        repeats=repeats or (6 if qa else 1),
+        max_steps=max_steps,
+        timing=timing,
+        passes=runner.passes,
+        remember=runner.remember,
+        declared=declared,
+    )
     channels: list[ProbeResult] = []
     if runner.description is not None:
         channels.append(check_description(runner.description))
@@ -180,7 +217,10 @@ def check_information_rule(env: Any, *, episodes: int | None = None, repeats: in
             results.append(future_probe(mine, target, z, copies, declared.public, key))
     report = InformationReport(name, results)
     if strict and not report.ok:
-        raise InformationLeak(f"{name} hands a policy what it is scored on:\n" + "\n".join(f"* {s}" for s in report.leaks)
-                              + "\nKeep ground truth out of band (tom_truth / the recorder's records) and return it "
-                              "only when the episode ends (docs/architecture.md, contract 4).")
+        raise InformationLeak(
+            f"{name} hands a policy what it is scored on:\n"
+            + "\n".join(f"* {s}" for s in report.leaks)
+            + "\nKeep ground truth out of band (tom_truth / the recorder's records) and return it "
+            "only when the episode ends (docs/architecture.md, contract 4)."
+        )
     return report

@@ -81,8 +81,9 @@ class Declared:
             return {k: tuple(v) for k, v in found.items()}
 
         public = tuple(getattr(base, "tom_public", ())) + tuple(declare.get("public", ()))
-        return cls(public, merged("tom_known", "known"), merged("tom_private", "private"),
-                   merged("tom_composed", "composed"))
+        return cls(
+            public, merged("tom_known", "known"), merged("tom_private", "private"), merged("tom_composed", "composed")
+        )
 
     def for_seat(self, seat: str | None) -> tuple[str, ...]:
         """The path patterns public to ``seat`` (None: a single-agent env's policy): the public ones, its
@@ -95,8 +96,11 @@ class Declared:
         if seat is None:
             return False
         index = (re.findall(r"\d+", seat) or [""])[-1]
-        return any(fnmatchcase(seat, pattern) and element.startswith(prefix.format(i=index))
-                   for pattern, prefixes in self.known.items() for prefix in prefixes)
+        return any(
+            fnmatchcase(seat, pattern) and element.startswith(prefix.format(i=index))
+            for pattern, prefixes in self.known.items()
+            for prefix in prefixes
+        )
 
 
 def check_description(description: Any) -> ProbeResult:
@@ -110,16 +114,27 @@ def check_description(description: Any) -> ProbeResult:
             continue
         seen.add(id(value))
         if "__getattr__" in {n for c in type(value).__mro__[:-1] for n in vars(c)}:
-            result.leaks.append(f"{path} ({type(value).__name__}) forwards attribute access (__getattr__): a policy "
-                                "reaches whatever it wraps")
+            result.leaks.append(
+                f"{path} ({type(value).__name__}) forwards attribute access (__getattr__): a policy "
+                "reaches whatever it wraps"
+            )
             continue
         members = [m for m in ENV_MEMBERS if hasattr(value, m) and not isinstance(value, type)]
         if len(members) >= 2:
-            result.leaks.append(f"{path} handed to check_env is an env or holds one ({type(value).__name__} has "
-                                f"{', '.join(members)}): hand a frozen description (id, kwargs, spaces, horizon, agents)")
+            result.leaks.append(
+                f"{path} handed to check_env is an env or holds one ({type(value).__name__} has "
+                f"{', '.join(members)}): hand a frozen description (id, kwargs, spaces, horizon, agents)"
+            )
             continue
-        items = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, (list, tuple)) \
-            else vars(value).items() if hasattr(value, "__dict__") else ()
+        items = (
+            value.items()
+            if isinstance(value, Mapping)
+            else enumerate(value)
+            if isinstance(value, (list, tuple))
+            else vars(value).items()
+            if hasattr(value, "__dict__")
+            else ()
+        )
         stack += [(f"{path}.{k}", v) for k, v in items]
     try:
         pickle.dumps(description)
@@ -128,26 +143,33 @@ def check_description(description: Any) -> ProbeResult:
     return result
 
 
-def check_seeds(policy_seeds: Callable[[int], Callable[[int], int]], env_seeds: list[int], run_seed: int = 0) -> ProbeResult:
+def check_seeds(
+    policy_seeds: Callable[[int], Callable[[int], int]], env_seeds: list[int], run_seed: int = 0
+) -> ProbeResult:
     """The policy seeds of ``env_seeds`` in run ``run_seed`` must change with the run seed and never equal
     the env seed: else a policy rebuilds its env (a shadow) and with it every hidden draw."""
     this, other = policy_seeds(run_seed), policy_seeds(run_seed + 1)
     mine = [int(this(s)) for s in env_seeds]
     same = sum(a == int(other(s)) for a, s in zip(mine, env_seeds)) / max(len(env_seeds), 1)
     equal = sum(a == s for a, s in zip(mine, env_seeds)) / max(len(env_seeds), 1)
-    result = ProbeResult("channel", "seeds", same, 0.0, 0.0, 0.0, "policy seed", "same under another run seed",
-                         len(env_seeds))
+    result = ProbeResult(
+        "channel", "seeds", same, 0.0, 0.0, 0.0, "policy seed", "same under another run seed", len(env_seeds)
+    )
     if equal:
-        result.leaks.append(f"the policy seed equals the env seed in {100 * equal:.0f} % of episodes: a policy "
-                            "rebuilds its env with it")
+        result.leaks.append(
+            f"the policy seed equals the env seed in {100 * equal:.0f} % of episodes: a policy rebuilds its env with it"
+        )
     elif same:
-        result.leaks.append(f"the policy seed is a function of the env seed alone ({100 * same:.0f} % of episodes get "
-                            "the same one under another run seed): a table over env seeds inverts it")
+        result.leaks.append(
+            f"the policy seed is a function of the env seed alone ({100 * same:.0f} % of episodes get "
+            "the same one under another run seed): a table over env seeds inverts it"
+        )
     return result
 
 
-def shadow_seed(policy_seeds: Callable[[int], Callable[[int], int]], env_seeds: list[int],
-                run_seed: int = 0) -> Callable[[int], int]:
+def shadow_seed(
+    policy_seeds: Callable[[int], Callable[[int], int]], env_seeds: list[int], run_seed: int = 0
+) -> Callable[[int], int]:
     """env seed → the env seed a cheating policy rebuilds from the policy seed it received: looked up in
     a table of the runner's derivation under *another* run seed (the code is public, the run seed is
     not), else the policy seed itself."""

@@ -70,14 +70,21 @@ class ConformanceReport:
 
     def __str__(self) -> str:
         width = max((len(k) for k in self.checks), default=0)
-        return "\n".join([f"conformance of {self.env} ({self.kind})",
-                          *(f"  {k:<{width}}  {v}" for k, v in self.checks.items())])
+        return "\n".join(
+            [f"conformance of {self.env} ({self.kind})", *(f"  {k:<{width}}  {v}" for k, v in self.checks.items())]
+        )
 
 
-def check_env(env: str | Callable[[], Any] | Any, *, kwargs: Mapping[str, Any] | None = None,
-              allow_warnings: Sequence[str] = ALLOWED_WARNINGS, information: bool = True,
-              information_options: Mapping[str, Any] | None = None, sb3: bool | None = None,
-              seed: int = 7) -> ConformanceReport:
+def check_env(
+    env: str | Callable[[], Any] | Any,
+    *,
+    kwargs: Mapping[str, Any] | None = None,
+    allow_warnings: Sequence[str] = ALLOWED_WARNINGS,
+    information: bool = True,
+    information_options: Mapping[str, Any] | None = None,
+    sb3: bool | None = None,
+    seed: int = 7,
+) -> ConformanceReport:
     """Run the conformance checks on ``env``: a registered id (made with its ``example_kwargs`` and ``kwargs``),
     or a zero-argument factory of the env (an env object is accepted too; checks that need fresh copies then use
     deep copies of it).
@@ -106,27 +113,44 @@ def check_env(env: str | Callable[[], Any] | Any, *, kwargs: Mapping[str, Any] |
     checks: list[tuple[str, Callable[[], str | None]]]
     if kind == "gymnasium":
         want_sb3 = (record.sb3 if record is not None else True) if sb3 is None else sb3
-        checks = [("gymnasium", lambda: _gymnasium(factory)), ("sb3", lambda: _sb3(factory, want_sb3)),
-                  ("call_order", lambda: _call_order(factory, record)),
-                  ("determinism", lambda: _determinism(factory, seed)), ("pickle", lambda: _pickle(factory, seed)),
-                  ("reset_options", lambda: _reset_options(factory)),
-                  ("tom_contract", lambda: _tom_contract_gym(factory, seed))]
+        checks = [
+            ("gymnasium", lambda: _gymnasium(factory)),
+            ("sb3", lambda: _sb3(factory, want_sb3)),
+            ("call_order", lambda: _call_order(factory, record)),
+            ("determinism", lambda: _determinism(factory, seed)),
+            ("pickle", lambda: _pickle(factory, seed)),
+            ("reset_options", lambda: _reset_options(factory)),
+            ("tom_contract", lambda: _tom_contract_gym(factory, seed)),
+        ]
     elif kind == "aec":
-        checks = [("pettingzoo_api", lambda: _pz_api(factory)), ("pettingzoo_seed", lambda: _pz_seed(factory)),
-                  ("reset_options", lambda: _reset_options(factory)),
-                  ("tom_contract", lambda: _tom_contract_aec(factory, seed))]
+        checks = [
+            ("pettingzoo_api", lambda: _pz_api(factory)),
+            ("pettingzoo_seed", lambda: _pz_seed(factory)),
+            ("reset_options", lambda: _reset_options(factory)),
+            ("tom_contract", lambda: _tom_contract_aec(factory, seed)),
+        ]
     else:
-        checks = [("pettingzoo_parallel_api", lambda: _pz_parallel_api(factory)),
-                  ("pettingzoo_parallel_seed", lambda: _pz_parallel_seed(factory))]
+        checks = [
+            ("pettingzoo_parallel_api", lambda: _pz_parallel_api(factory)),
+            ("pettingzoo_parallel_seed", lambda: _pz_parallel_seed(factory)),
+        ]
     if kind != "parallel":
         options = _probe_options(record) if information_options is None else dict(information_options)
-        checks.append(("information_rule", lambda: _information(env if isinstance(env, str) else factory,
-                                                                {**options, **dict(kwargs or {})}, information)))
+        checks.append(
+            (
+                "information_rule",
+                lambda: _information(
+                    env if isinstance(env, str) else factory, {**options, **dict(kwargs or {})}, information
+                ),
+            )
+        )
     for check, run in checks:
         report.checks[check] = _run(run, allow_warnings)
     if report.failed:
-        raise ConformanceError(f"{name} fails {len(report.failed)} conformance check(s):\n"
-                               + "\n".join(f"  {k}: {v.removeprefix('failed: ')}" for k, v in report.failed.items()))
+        raise ConformanceError(
+            f"{name} fails {len(report.failed)} conformance check(s):\n"
+            + "\n".join(f"  {k}: {v.removeprefix('failed: ')}" for k, v in report.failed.items())
+        )
     return report
 
 
@@ -238,8 +262,10 @@ def _call_order(factory: Callable[[], Any], record: Any) -> None:
     except gym.error.ResetNeeded:
         pass
     else:
-        raise AssertionError("a step before reset() went through; raise gymnasium.error.ResetNeeded (or register "
-                             "the id without self_checked=True, so that gymnasium.make adds OrderEnforcing)")
+        raise AssertionError(
+            "a step before reset() went through; raise gymnasium.error.ResetNeeded (or register "
+            "the id without self_checked=True, so that gymnasium.make adds OrderEnforcing)"
+        )
     if record is None or not record.self_checked:
         return
     env.reset(seed=0)
@@ -258,8 +284,9 @@ def _call_order(factory: Callable[[], Any], record: Any) -> None:
 
 def _determinism(factory: Callable[[], Any], seed: int) -> None:
     if _rollout(factory(), seed) != _rollout(factory(), seed):
-        raise AssertionError(f"two runs with seed {seed} and the same actions differ (all randomness must come "
-                             "from reset(seed=...))")
+        raise AssertionError(
+            f"two runs with seed {seed} and the same actions differ (all randomness must come from reset(seed=...))"
+        )
 
 
 def _pickle(factory: Callable[[], Any], seed: int) -> None:
@@ -288,15 +315,19 @@ def _reset_options(factory: Callable[[], Any]) -> None:
             env.reset(seed=0, options=options)
         except InvalidOptions:
             continue
-        raise AssertionError(f"reset(options={options!r}) was accepted; an option the env does not read, or "
-                             "options that are not a dict, must raise tom_envs.errors.InvalidOptions")
+        raise AssertionError(
+            f"reset(options={options!r}) was accepted; an option the env does not read, or "
+            "options that are not a dict, must raise tom_envs.errors.InvalidOptions"
+        )
     env.reset(seed=0, options={})  # an empty dict is no option at all
 
 
 def _check_truth(spec: Any, truth: Any, outcome: Any) -> None:
     if not isinstance(truth, Mapping) or not set(truth) <= set(spec.targets):
-        raise AssertionError(f"tom_truth() returned {truth!r}; it returns {{target: value}} for targets of "
-                             f"tom_spec ({', '.join(spec.targets)})")
+        raise AssertionError(
+            f"tom_truth() returned {truth!r}; it returns {{target: value}} for targets of "
+            f"tom_spec ({', '.join(spec.targets)})"
+        )
     if not isinstance(outcome, Mapping):
         raise AssertionError(f"tom_outcome() returned {type(outcome).__name__}; it returns {{name: value}}")
 
@@ -345,8 +376,9 @@ def _tom_contract_aec(factory: Callable[[], Any], seed: int) -> None:
     env = factory()
     spec = tom_spec_of(env)
     if spec.predictor is not None and spec.predictor not in env.possible_agents:
-        raise AssertionError(f"tom_spec names the predictor {spec.predictor!r}, not a seat of the env "
-                             f"({', '.join(env.possible_agents)})")
+        raise AssertionError(
+            f"tom_spec names the predictor {spec.predictor!r}, not a seat of the env ({', '.join(env.possible_agents)})"
+        )
     env.reset(seed=seed)
     for i, agent in enumerate(env.agent_iter(max_iter=2_000)):
         _, _, terminated, truncated, _ = env.last()
@@ -373,7 +405,6 @@ def _information(env: Any, options: Mapping[str, Any], wanted: bool) -> str | No
 
     check_information_rule(env, **options)
     return None
-
 
 
 __all__ = ["ALLOWED_WARNINGS", "ConformanceError", "ConformanceReport", "check_env", "comparable"]

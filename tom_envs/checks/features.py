@@ -172,8 +172,13 @@ class Reader:
     earlier in the episode); and for every value the features read inside it (:func:`derive`: words and
     numbers of strings, ranks of sequences), public where the value is."""
 
-    def __init__(self, history: bool = False, question: bool = False, public: re.Pattern | None = None,
-                 composed: dict[str, re.Pattern | None] | None = None) -> None:
+    def __init__(
+        self,
+        history: bool = False,
+        question: bool = False,
+        public: re.Pattern | None = None,
+        composed: dict[str, re.Pattern | None] | None = None,
+    ) -> None:
         self.history = history  # earlier values of declared paths are public too (envs whose truths follow the play)
         self.question = question  # a QA env: read the shown question's own description in the info
         self.declared = public
@@ -191,17 +196,25 @@ class Reader:
     def _rests(self, out: dict[str, Hashable], wrapped: bool) -> None:
         """``<text>#rest`` for each composed text: what its declared public parts leave of it."""
         for text_path, parts in self.composed.items():
-            for path in ([text_path] if not wrapped else [text_path, "own" + text_path[3:]]):
+            for path in [text_path] if not wrapped else [text_path, "own" + text_path[3:]]:
                 text = out.get(path)
                 if not isinstance(text, str) or parts is None:
                     continue
                 prefix = "own" if path.startswith("own") and wrapped else "obs"
-                cut = [v for p, v in out.items() if isinstance(v, str) and v and p.startswith(prefix) and p != path
-                       and parts.match("obs" + p[3:]) is not None]
+                cut = [
+                    v
+                    for p, v in out.items()
+                    if isinstance(v, str)
+                    and v
+                    and p.startswith(prefix)
+                    and p != path
+                    and parts.match("obs" + p[3:]) is not None
+                ]
                 out[path + REST] = _cut(text, cut)
 
-    def read(self, obs: Any, info: Any, reward: Any, elapsed: float | None = None,
-             own: Any = None) -> dict[str, Hashable]:
+    def read(
+        self, obs: Any, info: Any, reward: Any, elapsed: float | None = None, own: Any = None
+    ) -> dict[str, Hashable]:
         out: dict[str, Hashable] = {}
         flatten("obs", obs, out)
         wrapped = own is not None and hashable(own[0]) != hashable(obs)
@@ -221,7 +234,9 @@ class Reader:
             for path in (text_path, "own" + text_path[3:]):
                 for kind in ("first", "last", "num"):
                     public.pop(f"{kind}:{path}", None)
-        for path, v in list(public.items()):  # how often this very value was shown before: a question's rank in its group
+        for path, v in list(
+            public.items()
+        ):  # how often this very value was shown before: a question's rank in its group
             out[f"seen.{path}"] = self.seen[(path, v)]
             self.seen[(path, v)] += 1
             if self.history:  # a count over the public history is public history

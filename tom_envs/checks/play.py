@@ -90,6 +90,7 @@ def _own_observation(env: Any) -> Iterator[list]:
         def tapped(*args: Any, **kwargs: Any) -> Any:
             last[0] = (out := call(*args, **kwargs))[:1]  # (observation,) of reset's or step's tuple
             return out
+
         return tapped
 
     for name in saved:
@@ -167,8 +168,11 @@ class _Shadow:
     dataset env's fixed labels), so that only what the policy's seed adds counts."""
 
     def __init__(self, env: Any, plan: Plan) -> None:
-        self.copies = [] if plan.shadow is None else [(copy.deepcopy(env), plan.shadow, "all"),
-                                                      (copy.deepcopy(env), _unshared, "public")]
+        self.copies = (
+            []
+            if plan.shadow is None
+            else [(copy.deepcopy(env), plan.shadow, "all"), (copy.deepcopy(env), _unshared, "public")]
+        )
         self.live = [False] * len(self.copies)
 
     def reset(self, seed: int, options: Any = None) -> None:
@@ -251,8 +255,7 @@ def play_parallel(env: Any, episodes: int, plan: Plan) -> Iterator[tuple[str | N
         for _ in range(plan.max_steps):
             if not env.agents:
                 break
-            views = {a: readers[a].read(obs.get(a), infos.get(a, {}), rewards.get(a), elapsed)
-                     for a in env.agents}
+            views = {a: readers[a].read(obs.get(a), infos.get(a, {}), rewards.get(a), elapsed) for a in env.agents}
             for a, seen in views.items():
                 memory[a].read(seen)
             actions = {a: env.action_space(a).sample() for a in env.agents}

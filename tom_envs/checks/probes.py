@@ -29,8 +29,12 @@ class _Columns:
     def __init__(self, rows: list[Row], public: bool) -> None:
         self.rows, self.public = rows, public
         names = sorted({r.target for r in rows})
-        self.t = np.array([names.index(r.target) for r in rows] if len(names) < 2 else
-                          [{n: i for i, n in enumerate(names)}[r.target] for r in rows], dtype=np.int64)
+        self.t = np.array(
+            [names.index(r.target) for r in rows]
+            if len(names) < 2
+            else [{n: i for i, n in enumerate(names)}[r.target] for r in rows],
+            dtype=np.int64,
+        )
         self.ylist = sorted({r.y for r in rows}, key=str)  # codes in str order: ties go to the lowest, as before
         self.ycode = {y: i for i, y in enumerate(self.ylist)}
         self.y = np.array([self.ycode[r.y] for r in rows], dtype=np.int64)
@@ -38,8 +42,9 @@ class _Columns:
         self.views, self.vi = self._index([r.public if public else r.x for r in rows])
         self.planted, self.pi = self._index([r.planted or {} for r in rows])
         self.suffixes = sorted({r.suffix for r in rows})
-        self.si = np.array([self.suffixes.index(r.suffix) for r in rows] if len(self.suffixes) > 1 else
-                           [0] * len(rows), dtype=np.int64)
+        self.si = np.array(
+            [self.suffixes.index(r.suffix) for r in rows] if len(self.suffixes) > 1 else [0] * len(rows), dtype=np.int64
+        )
         self.n = np.array([r.n for r in rows], dtype=np.int64)
         self._codes: dict[Any, np.ndarray] = {}
         self._tables: dict[str, list[Hashable]] = {}
@@ -89,7 +94,9 @@ class _Columns:
         if path not in self._ident:
             codes = self.codes(path)
             table = self._tables[path]
-            named = np.array([self.ycode.get(v, -2) if type(v) is int and v >= 0 else -1 for v in table], dtype=np.int64)
+            named = np.array(
+                [self.ycode.get(v, -2) if type(v) is int and v >= 0 else -1 for v in table], dtype=np.int64
+            )
             raw = np.array([v if type(v) is int and v >= 0 else -1 for v in table], dtype=np.int64)
             self._ident[path] = np.where(raw[codes] < self.n, named[codes], -1)
         return self._ident[path]
@@ -161,8 +168,10 @@ def _rules(cols: _Columns, count: int, control: bool = False) -> list[tuple[Any,
     shown = _public_paths(cols, sample) | {""}
     shown |= {p for p in varied if p.startswith("elem:") and p[5:] in shown}
     public = [p for p in varied if p in shown]
-    for pairs in (list(combinations(public, 2)),
-                  [ab for ab in combinations(varied, 2) if not (ab[0] in shown and ab[1] in shown)]):
+    for pairs in (
+        list(combinations(public, 2)),
+        [ab for ab in combinations(varied, 2) if not (ab[0] in shown and ab[1] in shown)],
+    ):
         if len(pairs) > MAX_PAIRS:  # keep the pairs of the least varied values: a pair of unique texts memorises
             pairs = sorted(pairs, key=lambda ab: card[ab[0]] * card[ab[1]])[:MAX_PAIRS]
         rules += [(pair, "map") for pair in pairs]  # the public pairs are the public probe's own
@@ -187,7 +196,9 @@ def _probe(train: list[Row], test: list[Row], public: bool, control: bool = Fals
     every, held = np.arange(len(train)), np.arange(len(train), len(train) + len(test))
     best, best_score = ("", "constant"), -1.0
     for path, rule in _rules(cols, len(train), control):
-        score = (cols.hits(path, b, rule, cols.fit(path, a, rule)) + cols.hits(path, a, rule, cols.fit(path, b, rule))) / 2
+        score = (
+            cols.hits(path, b, rule, cols.fit(path, a, rule)) + cols.hits(path, a, rule, cols.fit(path, b, rule))
+        ) / 2
         if score > best_score:
             best, best_score = (path, rule), score
     return cols.hits(best[0], held, best[1], cols.fit(best[0], every, best[1])), best[0], best[1]
@@ -204,16 +215,20 @@ def table_probe(rows: list[Row], target: str, z: float, control: bool = True) ->
     base = _probe(train, test, public=True)[0]
     cols = _Columns(train + test, True)
     held = np.arange(len(train), len(train) + len(test))
-    chance = max(cols.hits("", held, "constant", cols.fit("", np.arange(len(train)), "constant")),
-                 float(np.mean([1.0 / max(r.n, 1) for r in test])))
+    chance = max(
+        cols.hits("", held, "constant", cols.fit("", np.arange(len(train)), "constant")),
+        float(np.mean([1.0 / max(r.n, 1) for r in test])),
+    )
     # a decision replayed under other seeds is not new data; each target element it resolves is
     n_eff = len({(r.unit, r.x.get("step"), r.target) for r in test})
     margin = z * math.sqrt(max(base * (1 - base), 1 / n_eff) / n_eff)
     result = ProbeResult("tables", target, score, base, chance, margin, feature, rule, n_eff)
     if score - base > margin:
-        result.leaks.append(f"a {rule} rule on {feature!r} predicts {target} on {100 * score:.1f} % of {n_eff} held-out "
-                            f"decisions; reading only the declared public part gives {100 * base:.1f} % "
-                            f"(margin {100 * margin:.1f})")
+        result.leaks.append(
+            f"a {rule} rule on {feature!r} predicts {target} on {100 * score:.1f} % of {n_eff} held-out "
+            f"decisions; reading only the declared public part gives {100 * base:.1f} % "
+            f"(margin {100 * margin:.1f})"
+        )
     if not control:
         return [result]
     planted, feature, rule = _probe(train, test, public=False, control=True)
@@ -221,9 +236,18 @@ def table_probe(rows: list[Row], target: str, z: float, control: bool = True) ->
     # than a margin of under 5 points to gain (a target the public part already gives away on a sample
     # large enough to say so: nothing is left to leak)
     settled = 1.0 - base <= margin + 1e-12 and margin < SETTLED_MARGIN
-    check = ProbeResult("control", target, planted, base, chance, margin, feature,
-                        "nothing left to leak" if settled and planted - base <= margin else rule, n_eff,
-                        power=planted - base > margin or settled)
+    check = ProbeResult(
+        "control",
+        target,
+        planted,
+        base,
+        chance,
+        margin,
+        feature,
+        "nothing left to leak" if settled and planted - base <= margin else rule,
+        n_eff,
+        power=planted - base > margin or settled,
+    )
     return [result, check]
 
 
@@ -248,14 +272,25 @@ def _future_columns(traces: list[list[tuple]], target: str, copies: set[str]) ->
     and the public paths."""
     table: dict[Hashable, int] = {}
     steps = [(k, t) for k, trace in enumerate(traces) for t in range(len(trace))]
-    truth = np.array([table.setdefault(trace[t][4][target], len(table)) if target in trace[t][4] else -1
-                      for trace in traces for t in range(len(trace))], dtype=np.int64)
+    truth = np.array(
+        [
+            table.setdefault(trace[t][4][target], len(table)) if target in trace[t][4] else -1
+            for trace in traces
+            for t in range(len(trace))
+        ],
+        dtype=np.int64,
+    )
     columns: dict[str, np.ndarray] = {}
     shown: set[str] = set()
     for row, (k, t) in enumerate(steps):
         shown.update(traces[k][t][0]["public"])
         for path, v in traces[k][t][0]["all"].items():
-            if path.startswith(COUNTERS + ("shadow.",)) or path in ("step", "time") or path in copies or type(v) is bool:
+            if (
+                path.startswith(COUNTERS + ("shadow.",))
+                or path in ("step", "time")
+                or path in copies
+                or type(v) is bool
+            ):
                 continue  # the table probe reads those; equality with a count is chance; re-encodings: own.*
             col = columns.get(path)
             if col is None:
@@ -267,8 +302,14 @@ def _future_columns(traces: list[list[tuple]], target: str, copies: set[str]) ->
     return columns, truth, steps, shown
 
 
-def future_probe(traces: list[list[tuple]], target: str, z: float, copies: set[str],
-                 declared: tuple[str, ...] = (), name: str | None = None) -> ProbeResult:
+def future_probe(
+    traces: list[list[tuple]],
+    target: str,
+    z: float,
+    copies: set[str],
+    declared: tuple[str, ...] = (),
+    name: str | None = None,
+) -> ProbeResult:
     """No returned value outside the public part equals the truth of ``target`` the coming step (or one of
     the ``LAGS`` after it) resolves more often than the public part does: the last truth revealed
     (persistence), independent values with the same frequencies, and the best public value (the
@@ -284,10 +325,10 @@ def future_probe(traces: list[list[tuple]], target: str, z: float, copies: set[s
     first_truth = np.full(len(steps), -1, dtype=np.int64)  # before anything was resolved: the first truth to come
     start = 0
     for k, trace in enumerate(traces):
-        codes = truth[start:start + len(trace)]
+        codes = truth[start : start + len(trace)]
         resolved = np.flatnonzero(codes >= 0)
         if len(resolved):
-            first_truth[start:start + resolved[0] + 1] = codes[resolved[0]]
+            first_truth[start : start + resolved[0] + 1] = codes[resolved[0]]
         start += len(trace)
     public = {p for p in columns if p in shown_paths}  # what the seat's reader declared public
     for lag, first in [(-1, True)] + [(lag, False) for lag in LAGS]:
@@ -316,11 +357,18 @@ def future_probe(traces: list[list[tuple]], target: str, z: float, copies: set[s
             rate = float(np.mean(v == y))
             margin = z * math.sqrt(max(base * (1 - base), 1 / n) / n)
             if rate > base + margin:
-                when = (f"the first {name or target} an episode resolves, in {100 * rate:.0f} % of {n} decisions before "
-                        "it" if first else f"the {name or target} resolved {lag} step(s) after the coming one in "
-                        f"{100 * rate:.0f} % of {n} decisions")
+                when = (
+                    f"the first {name or target} an episode resolves, in {100 * rate:.0f} % of {n} decisions before it"
+                    if first
+                    else f"the {name or target} resolved {lag} step(s) after the coming one in "
+                    f"{100 * rate:.0f} % of {n} decisions"
+                )
                 worst.leaks.append(f"{path} equals {when} (baseline {100 * base:.0f} %)")
             if rate - base > worst.score - worst.public:
                 worst.score, worst.public, worst.chance, worst.margin = rate, base, base, margin
-                worst.feature, worst.rule, worst.n_test = path, "equality, before the first truth" if first else f"equality, lag {lag}", n
+                worst.feature, worst.rule, worst.n_test = (
+                    path,
+                    "equality, before the first truth" if first else f"equality, lag {lag}",
+                    n,
+                )
     return worst

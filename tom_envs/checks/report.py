@@ -88,13 +88,17 @@ class InformationReport:
         raise KeyError(f"no {name!r} probe result for {target!r} in the report of {self.env}")
 
     def __str__(self) -> str:
-        head = {"leak": f"{len(self.leaks)} leak(s)", "no leak": "no leak found",
-                "no power": f"no leak found, but no power for {', '.join(self.no_power)} (the planted target was "
-                            "not caught: play more episodes)"}[self.verdict]
+        head = {
+            "leak": f"{len(self.leaks)} leak(s)",
+            "no leak": "no leak found",
+            "no power": f"no leak found, but no power for {', '.join(self.no_power)} (the planted target was "
+            "not caught: play more episodes)",
+        }[self.verdict]
         lines = [f"information rule, {self.env}: {head}"]
         for r in self.results:
-            lines.append(f"  {r.name:7s} {r.target}: everything {100 * r.score:.1f} %, public part {100 * r.public:.1f} %, "
-                         f"chance {100 * r.chance:.1f} % (margin {100 * r.margin:.1f}, {r.n_test} held out; "
-                         f"best: {r.rule} of {r.feature!r})")
+            lines.append(
+                f"  {r.name:7s} {r.target}: everything {100 * r.score:.1f} %, public part {100 * r.public:.1f} %, "
+                f"chance {100 * r.chance:.1f} % (margin {100 * r.margin:.1f}, {r.n_test} held out; "
+                f"best: {r.rule} of {r.feature!r})"
+            )
         return "\n".join(lines + [f"  LEAK: {s}" for s in self.leaks])
-

@@ -15,5 +15,16 @@ from tom_envs.common_ground.corpus import (
 )
 from tom_envs.common_ground.questions import generate_questions, parse_question, question_text, resolve
 
-__all__ = ["SAMPLE_DATA_DIR", "Conversation", "QuestionRow", "generate_questions", "parse_question", "question_text",
-           "read_corpus", "read_questions", "resolve", "scan", "write_questions"]
+__all__ = [
+    "SAMPLE_DATA_DIR",
+    "Conversation",
+    "QuestionRow",
+    "generate_questions",
+    "parse_question",
+    "question_text",
+    "read_corpus",
+    "read_questions",
+    "resolve",
+    "scan",
+    "write_questions",
+]

@@ -45,8 +45,22 @@ CG_LABELS: tuple[str, ...] = ("JA", "IN", "RT", "NA")
 QUESTION_CERTAINTIES: tuple[str, ...] = ("CT+", "PS", "CT-")
 MARKER = "🛑"
 CORPUS_COLUMNS: tuple[str, ...] = ("Sentence", "Eno.", "Event", "Bel(A)", "Bel(B)", "CG(A)", "CG(B)")
-QUESTION_COLUMNS: tuple[str, ...] = ("sno", "eno", "belief_A", "belief_B", "belief_Q", "cg_A", "cg_B", "order",
-                                     "question", "answer", "context_type", "cid", "annotator", "context")
+QUESTION_COLUMNS: tuple[str, ...] = (
+    "sno",
+    "eno",
+    "belief_A",
+    "belief_B",
+    "belief_Q",
+    "cg_A",
+    "cg_B",
+    "order",
+    "question",
+    "answer",
+    "context_type",
+    "cid",
+    "annotator",
+    "context",
+)
 _ANNOTATION_COLUMNS = {"Bel(A)": ("A", "belief"), "Bel(B)": ("B", "belief"), "CG(A)": ("A", "cg"), "CG(B)": ("B", "cg")}
 # "NA" may appear in a CG cell as an explicit "no status"; the published labels are JA, IN, RT.
 _ALLOWED = {"belief": set(BELIEF_LABELS), "cg": {"JA", "IN", "RT", "NA"}}
@@ -128,8 +142,13 @@ def _corpus_row(line: int, cells: dict[str, str]) -> CorpusRow:
         except ValueError as exc:
             raise ValueError(f"column {column}: {exc}") from None
     sentence, event = cells["Sentence"].strip(), cells["Event"].strip()
-    return CorpusRow(line=line, sentence=sentence or None, eno=float(eno_text),
-                     event=event if event and event != "None" else None, annotations=tuple(annotations))
+    return CorpusRow(
+        line=line,
+        sentence=sentence or None,
+        eno=float(eno_text),
+        event=event if event and event != "None" else None,
+        annotations=tuple(annotations),
+    )
 
 
 @dataclass
@@ -185,7 +204,9 @@ def read_corpus(path: str | Path, cid: int | None = None, annotator: str | None 
     if cid is None or annotator is None:
         match = _CORPUS_NAME.match(path.name)
         if match is None:
-            raise DatasetError(f"{path}: corpus files are named '<cid>_<annotator>_....tsv'; rename it or pass cid= and annotator=")
+            raise DatasetError(
+                f"{path}: corpus files are named '<cid>_<annotator>_....tsv'; rename it or pass cid= and annotator="
+            )
         cid, annotator = cid if cid is not None else int(match.group(1)), annotator or annotator_name(match.group(2))
     reader = csv.DictReader(io.StringIO(_read_text(path)), delimiter="\t")
     missing = [c for c in CORPUS_COLUMNS if c not in (reader.fieldnames or [])]
@@ -209,10 +230,14 @@ def read_corpus(path: str | Path, cid: int | None = None, annotator: str | None 
 def _add_row(conv: Conversation, row: CorpusRow, path: Path) -> None:
     last = conv.snos[-1] if conv.sentences else None
     if last is not None and row.sno < last:
-        raise DatasetError(f"{path}, line {row.line}: sentence {row.sno} comes after sentence {last}; rows must be in conversation order")
+        raise DatasetError(
+            f"{path}, line {row.line}: sentence {row.sno} comes after sentence {last}; rows must be in conversation order"
+        )
     if row.sno != last:
         if row.sentence is None:
-            raise DatasetError(f"{path}, line {row.line}: the first row of sentence {row.sno} has an empty Sentence cell")
+            raise DatasetError(
+                f"{path}, line {row.line}: the first row of sentence {row.sno} has an empty Sentence cell"
+            )
         conv.sentences[row.sno] = row.sentence
     if row.event is not None:
         if row.eno in conv.events:
@@ -235,15 +260,20 @@ def _check_references(conv: Conversation, path: Path) -> None:
             if eno in conv.events:
                 continue
             if eno not in enos:
-                raise DatasetError(f"{path}, line {row.line}: '{label} {eno:g}' names event {eno:g}, which has no row "
-                                   "in the file; fix the annotation or add the event's row")
+                raise DatasetError(
+                    f"{path}, line {row.line}: '{label} {eno:g}' names event {eno:g}, which has no row "
+                    "in the file; fix the annotation or add the event's row"
+                )
             textless.append(eno)
             conv.events[eno] = MISSING_EVENT_TEXT
     if textless:
         conv.events = {row.eno: conv.events[row.eno] for row in conv.rows if row.eno in conv.events}
-        warnings.warn(f"{path}: event(s) {', '.join(f'{e:g}' for e in sorted(set(textless)))} are annotated but have "
-                      f"no Event text; kept with the text {MISSING_EVENT_TEXT!r} as the release's generator does",
-                      UserWarning, stacklevel=3)
+        warnings.warn(
+            f"{path}: event(s) {', '.join(f'{e:g}' for e in sorted(set(textless)))} are annotated but have "
+            f"no Event text; kept with the text {MISSING_EVENT_TEXT!r} as the release's generator does",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def annotator_name(field_text: str) -> str:
@@ -295,8 +325,10 @@ class QuestionRow(BaseModel):
     def _sno_within_the_conversation(self) -> "QuestionRow":
         sentences = self.context.count("\n") + 1
         if not 1 <= self.sno <= sentences:
-            raise ValueError(f"sno {self.sno} points past the conversation, whose context has {sentences} sentences "
-                             "(sno counts the context's lines from 1)")
+            raise ValueError(
+                f"sno {self.sno} points past the conversation, whose context has {sentences} sentences "
+                "(sno counts the context's lines from 1)"
+            )
         return self
 
     @property
@@ -330,11 +362,15 @@ def read_questions(path: str | Path) -> list[QuestionRow]:
         with gzip.open(path, "rt", encoding="utf-8-sig", newline="") as f:
             text = f.read()
     except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{path}: cannot read it as gzip-compressed UTF-8 CSV ({exc}); re-download or regenerate it") from None
+        raise DatasetError(
+            f"{path}: cannot read it as gzip-compressed UTF-8 CSV ({exc}); re-download or regenerate it"
+        ) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in QUESTION_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
-        raise DatasetError(f"{path}: missing column(s) {missing}; a question file has the columns {list(QUESTION_COLUMNS)}")
+        raise DatasetError(
+            f"{path}: missing column(s) {missing}; a question file has the columns {list(QUESTION_COLUMNS)}"
+        )
     rows = []
     for number, record in enumerate(reader, start=1):
         where = f"{path}, record {number} (ending on line {reader.line_num})"
@@ -388,12 +424,16 @@ def scan(data_dir: str | Path | None = None) -> DataFolder:
     root = Path(data_dir) if data_dir is not None else SAMPLE_DATA_DIR
     if not root.is_dir():
         what = "is a file, not a folder" if root.exists() else "no such folder"
-        raise DatasetError(f"{root}: {what}; pass the data folder of the Common-ToM repository (with cg/ and questions/)")
+        raise DatasetError(
+            f"{root}: {what}; pass the data folder of the Common-ToM repository (with cg/ and questions/)"
+        )
     corpus = _files(root / "cg", _CORPUS_NAME, "*.tsv")
     questions = _files(root / "questions", _QUESTION_NAME, "*.csv.gz")
     if not corpus and not questions:
-        raise DatasetError(f"{root}: found neither cg/<cid>_<annotator>_....tsv nor questions/<cid>_<annotator>_yn_questions.csv.gz; "
-                           "download them with `tom-envs data download common-ground --dest DIR`")
+        raise DatasetError(
+            f"{root}: found neither cg/<cid>_<annotator>_....tsv nor questions/<cid>_<annotator>_yn_questions.csv.gz; "
+            "download them with `tom-envs data download common-ground --dest DIR`"
+        )
     return DataFolder(root, corpus, questions)
 
 
@@ -418,11 +458,16 @@ class UnknownConversation(DatasetError):
 
 
 #: The conversations of each named split (003: conversation 4431 is the test split, the others train).
-SPLIT_CIDS: dict[str, tuple[int, ...]] = {"test": TEST_CIDS, "train": TRAIN_CIDS, "all": tuple(sorted(TEST_CIDS + TRAIN_CIDS))}
+SPLIT_CIDS: dict[str, tuple[int, ...]] = {
+    "test": TEST_CIDS,
+    "train": TRAIN_CIDS,
+    "all": tuple(sorted(TEST_CIDS + TRAIN_CIDS)),
+}
 
 
-def split_cids(split: str | Sequence[int], available: Iterable[int], complete: bool = False,
-               where: str = "the data") -> list[int]:
+def split_cids(
+    split: str | Sequence[int], available: Iterable[int], complete: bool = False, where: str = "the data"
+) -> list[int]:
     """Conversation ids of a split (``"test"``, ``"train"``, ``"all"`` or explicit ids) among ``available``.
 
     Args:
@@ -438,24 +483,30 @@ def split_cids(split: str | Sequence[int], available: Iterable[int], complete: b
     have = sorted(set(available))
     if isinstance(split, str):
         if split not in SPLIT_CIDS:
-            raise DatasetError(f"unknown split {split!r}; use 'test' (conversation 4431), 'train' (the others) or 'all'")
+            raise DatasetError(
+                f"unknown split {split!r}; use 'test' (conversation 4431), 'train' (the others) or 'all'"
+            )
         missing = missing_conversations(split, have)
         if complete and missing:
             raise IncompleteSplit(
                 f"split {split!r} is incomplete: conversation(s) {missing} have no file in {where} (have {have}); "
                 f"its scores would cover only part of 003's questions. Re-download the release (python -m benchmarks "
                 f"data download common-ground --dest DIR), or pass --allow-partial (allow_partial=True) to use the "
-                f"conversations that are there")
+                f"conversations that are there"
+            )
         wanted = [c for c in have if split == "all" or (c in TEST_CIDS) == (split == "test")]
     else:
         ids = [int(x) for x in split]
         unknown = [c for c in ids if c not in have]
         if unknown:
-            raise UnknownConversation(f"conversation id(s) {unknown} are not in {where} (have {have}); name "
-                                      f"conversations that are there")
+            raise UnknownConversation(
+                f"conversation id(s) {unknown} are not in {where} (have {have}); name conversations that are there"
+            )
         wanted = [c for c in have if c in set(ids)]
     if not wanted:
-        raise DatasetError(f"no conversation of split {split!r} in {where} (have {have}); pick another split or data folder")
+        raise DatasetError(
+            f"no conversation of split {split!r} in {where} (have {have}); pick another split or data folder"
+        )
     return wanted
 
 
@@ -476,18 +527,24 @@ def missing_conversations(split: str | Sequence[int], available: Iterable[int]) 
 #: checked against it (:func:`check_file`); other names are one's own data and are not.
 RELEASE_FILES: dict[str, ReleaseFile] = {
     "questions/4245_Magda_yn_questions.csv.gz": ReleaseFile(
-        949, "20885579301bd09621d78a66920399e50503dd6234460df8167f641fcefbc8f8"),
+        949, "20885579301bd09621d78a66920399e50503dd6234460df8167f641fcefbc8f8"
+    ),
     "questions/4248_Magda_yn_questions.csv.gz": ReleaseFile(
-        2030, "dce5946933cd3ff7cde5f821e0b723f62b8a73b2b931f559a158d10003e18e60"),
+        2030, "dce5946933cd3ff7cde5f821e0b723f62b8a73b2b931f559a158d10003e18e60"
+    ),
     "questions/4310_Magda_yn_questions.csv.gz": ReleaseFile(
-        2291, "f4710c6a5f0e8ca256998278d7a7a2156dabe5b73385750a8de4d3491d908bdf"),
+        2291, "f4710c6a5f0e8ca256998278d7a7a2156dabe5b73385750a8de4d3491d908bdf"
+    ),
     "questions/4431_Magda_yn_questions.csv.gz": ReleaseFile(
-        2104, "b4bfc1b39285516907644d4aafe35ed09af5d1d8ce4f23e9dfe8534b1aee2884"),
+        2104, "b4bfc1b39285516907644d4aafe35ed09af5d1d8ce4f23e9dfe8534b1aee2884"
+    ),
     "cg/4245_Magda_230613.tsv": ReleaseFile(331, "2e17322e92e7565a31145627c5b312e67db5a1908b32d01670c6866089980be6"),
     "cg/4248_PlatinumMagdaFULL_230615.tsv": ReleaseFile(
-        436, "7a6747ae5cc54c626778b28a8de29498b7f4615ddf8f49ed02db7a0d14abd0bd"),
+        436, "7a6747ae5cc54c626778b28a8de29498b7f4615ddf8f49ed02db7a0d14abd0bd"
+    ),
     "cg/4310_PlatinumMagda_230615.tsv": ReleaseFile(
-        584, "58c94ba17cf3d306384e41045b15b38764776af253b9c89e64142c09b0cb1698"),
+        584, "58c94ba17cf3d306384e41045b15b38764776af253b9c89e64142c09b0cb1698"
+    ),
     "cg/4431_Magda_230615.tsv": ReleaseFile(389, "abc7e94b0c554fa205d130cc778c90bdba54c88b8da34b3a97b888d0d91c0517"),
 }
 

@@ -15,8 +15,11 @@ Labels = tuple[str, str, str, str]
 def answer_counts(splits: dict[str, Sequence[QuestionRow]]) -> list[dict]:
     """Table 2's rows: ``{"split", "answer", "count"}`` per split (in the order given) and answer
     (No, Yes)."""
-    return [{"split": split, "answer": answer, "count": sum(r.answer == answer for r in rows)}
-            for split, rows in splits.items() for answer in ("No", "Yes")]
+    return [
+        {"split": split, "answer": answer, "count": sum(r.answer == answer for r in rows)}
+        for split, rows in splits.items()
+        for answer in ("No", "Yes")
+    ]
 
 
 def label_counts(rows: Iterable[QuestionRow]) -> list[dict]:
@@ -27,8 +30,9 @@ def label_counts(rows: Iterable[QuestionRow]) -> list[dict]:
     return [{"belief_A": a, "belief_B": b, "cg_A": ca, "cg_B": cb, "count": n} for (a, b, ca, cb), n in ordered]
 
 
-def load_counts(data_dir: str | Path | None, from_corpus: bool = False, annotator: str | None = None,
-                allow_partial: bool = False) -> dict:
+def load_counts(
+    data_dir: str | Path | None, from_corpus: bool = False, annotator: str | None = None, allow_partial: bool = False
+) -> dict:
     """Both tables of a data folder's train and test splits: ``{"table2": [...], "table5": [...],
     "partial": [...]}`` (``partial``: how the data differs from the release's, one line per missing
     conversation or file that is not the release's; ``[]`` for the release, one's own data or the sample).
@@ -42,12 +46,16 @@ def load_counts(data_dir: str | Path | None, from_corpus: bool = False, annotato
 
     splits, partial = {}, []
     for split in ("train", "test"):
-        questions, differences = load_checked_split(data_dir, split, from_corpus, annotator,
-                                                    allow_partial=allow_partial)
+        questions, differences = load_checked_split(
+            data_dir, split, from_corpus, annotator, allow_partial=allow_partial
+        )
         splits[split] = [r for cid in sorted(questions) for r in questions[cid]]
         partial += differences
-    return {"table2": answer_counts(splits), "table5": label_counts(r for rows in splits.values() for r in rows),
-            "partial": partial}
+    return {
+        "table2": answer_counts(splits),
+        "table5": label_counts(r for rows in splits.values() for r in rows),
+        "partial": partial,
+    }
 
 
 __all__ = ["answer_counts", "label_counts", "load_counts"]

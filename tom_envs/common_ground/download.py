@@ -26,15 +26,34 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from tom_envs.common_ground.corpus import (DEFAULT_ANNOTATOR, TEST_CIDS, TRAIN_CIDS, annotator_name, read_corpus,
-                                          read_questions)
+from tom_envs.common_ground.corpus import (
+    DEFAULT_ANNOTATOR,
+    TEST_CIDS,
+    TRAIN_CIDS,
+    annotator_name,
+    read_corpus,
+    read_questions,
+)
 from tom_envs.common_ground.prompts import RELEASE_PROMPT_FILE, load_release_prompt
 from tom_envs.download import DownloadError, Fetcher, add_timeout_argument, alias_main, check_url, fetch
 from tom_envs.download import run as run_download
 from tom_envs.errors import TomEnvsError
 
-__all__ = ["ALL_CIDS", "DEFAULT_BASE_URL", "DEFAULT_PARTS", "DEFAULT_LISTING_URL", "DownloadError", "PARTS", "REPOSITORY",
-           "add_arguments", "corpus_urls", "download", "from_args", "main", "run"]
+__all__ = [
+    "ALL_CIDS",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_PARTS",
+    "DEFAULT_LISTING_URL",
+    "DownloadError",
+    "PARTS",
+    "REPOSITORY",
+    "add_arguments",
+    "corpus_urls",
+    "download",
+    "from_args",
+    "main",
+    "run",
+]
 
 REPOSITORY = "cogstates/common-tom"
 #: Raw files of the repository's ``data/`` folder (``/cg/...``, ``/questions/...`` are appended).
@@ -62,20 +81,25 @@ def corpus_urls(listing_url: str, cids: Sequence[int], annotator: str, timeout: 
         entries = json.loads(fetch(listing_url, timeout, url_option="--listing-url"))
         names = {e["name"]: e.get("download_url") for e in entries}
     except (ValueError, TypeError, KeyError) as exc:
-        raise DownloadError(f"{listing_url}: not a directory listing (a JSON list of {{'name', 'download_url'}}): "
-                            f"{exc}") from None
+        raise DownloadError(
+            f"{listing_url}: not a directory listing (a JSON list of {{'name', 'download_url'}}): {exc}"
+        ) from None
     base = listing_url.rstrip("/")
     chosen: dict[str, str] = {}
     for cid in cids:
         hits = sorted(n for n in names if re.match(rf"^{cid}_[^_]*{re.escape(annotator)}[^_]*_.*\.tsv$", n))
         if not hits:
-            print(f"skipped conversation {cid}: {listing_url} lists no corpus file '{cid}*{annotator}*.tsv'",
-                  file=sys.stderr)
+            print(
+                f"skipped conversation {cid}: {listing_url} lists no corpus file '{cid}*{annotator}*.tsv'",
+                file=sys.stderr,
+            )
             continue
         chosen[hits[0]] = names[hits[0]] or f"{base}/{hits[0]}"
     if cids and not chosen:
-        raise DownloadError(f"{listing_url}: no corpus file '<cid>*{annotator}*.tsv' of conversations "
-                            f"{', '.join(map(str, cids))}; check --annotator and --conversations")
+        raise DownloadError(
+            f"{listing_url}: no corpus file '<cid>*{annotator}*.tsv' of conversations "
+            f"{', '.join(map(str, cids))}; check --annotator and --conversations"
+        )
     return chosen
 
 
@@ -99,9 +123,16 @@ def _validator(part: str, name: str) -> Callable[[Path], Any]:
     return lambda path: read_corpus(path, int(cid), annotator_name(annotator))
 
 
-def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = DEFAULT_ANNOTATOR,
-             parts: Sequence[str] = DEFAULT_PARTS, base_url: str = DEFAULT_BASE_URL, listing_url: str = DEFAULT_LISTING_URL,
-             force: bool = False, timeout: float = 30.0) -> list[Path]:
+def download(
+    dest: str | Path,
+    cids: Sequence[int] = ALL_CIDS,
+    annotator: str = DEFAULT_ANNOTATOR,
+    parts: Sequence[str] = DEFAULT_PARTS,
+    base_url: str = DEFAULT_BASE_URL,
+    listing_url: str = DEFAULT_LISTING_URL,
+    force: bool = False,
+    timeout: float = 30.0,
+) -> list[Path]:
     """Fetch the corpus, question and zero-shot prompt files into ``dest/cg``, ``dest/questions``
     and ``dest/prompts``.
 
@@ -158,17 +189,34 @@ def download(dest: str | Path, cids: Sequence[int] = ALL_CIDS, annotator: str = 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument("--dest", default="data/common_tom",
-                        help="data folder to fill (cg/, questions/ and prompts/; default: %(default)s)")
-    parser.add_argument("--conversations", default=",".join(map(str, ALL_CIDS)),
-                        help="comma-separated conversation ids (default: %(default)s)")
+    parser.add_argument(
+        "--dest",
+        default="data/common_tom",
+        help="data folder to fill (cg/, questions/ and prompts/; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--conversations",
+        default=",".join(map(str, ALL_CIDS)),
+        help="comma-separated conversation ids (default: %(default)s)",
+    )
     parser.add_argument("--annotator", default=DEFAULT_ANNOTATOR, help="whose annotation (default: %(default)s)")
-    parser.add_argument("--only", choices=PARTS, default=None, help="fetch only the corpus, only the question files, or only the zero-shot prompt file "
-                             "(needed by --policy llm-release); default: all three")
-    parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
-                        help="raw-file address of the repository's data/ folder (default: %(default)s)")
-    parser.add_argument("--listing-url", default=DEFAULT_LISTING_URL,
-                        help="JSON listing of data/cg, GitHub contents API (default: %(default)s)")
+    parser.add_argument(
+        "--only",
+        choices=PARTS,
+        default=None,
+        help="fetch only the corpus, only the question files, or only the zero-shot prompt file "
+        "(needed by --policy llm-release); default: all three",
+    )
+    parser.add_argument(
+        "--base-url",
+        default=DEFAULT_BASE_URL,
+        help="raw-file address of the repository's data/ folder (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--listing-url",
+        default=DEFAULT_LISTING_URL,
+        help="JSON listing of data/cg, GitHub contents API (default: %(default)s)",
+    )
     parser.add_argument("--force", action="store_true", help="fetch again files already present")
     add_timeout_argument(parser, 30.0)
 
@@ -180,10 +228,19 @@ def from_args(args: argparse.Namespace) -> list[Path]:
     except ValueError:
         raise DownloadArgumentError(f"--conversations takes comma-separated ids, got {args.conversations!r}") from None
     if not cids:
-        raise DownloadArgumentError(f"--conversations names no conversation; the published ones are "
-                                    f"{', '.join(map(str, ALL_CIDS))}")
-    return download(args.dest, cids, args.annotator, (args.only,) if args.only else DEFAULT_PARTS, args.base_url,
-                    args.listing_url, args.force, args.timeout)
+        raise DownloadArgumentError(
+            f"--conversations names no conversation; the published ones are {', '.join(map(str, ALL_CIDS))}"
+        )
+    return download(
+        args.dest,
+        cids,
+        args.annotator,
+        (args.only,) if args.only else DEFAULT_PARTS,
+        args.base_url,
+        args.listing_url,
+        args.force,
+        args.timeout,
+    )
 
 
 #: Run the download from parsed options: 0 (the paths are printed), or 2 with a message.

@@ -9,11 +9,28 @@ from typing import Sequence
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.common_ground.corpus import (MARKER, QuestionRow, UnknownConversation, check_file, is_bundled_sample,
-                                          missing_conversations, pick_annotator, read_corpus, read_questions, scan,
-                                          split_cids)
-from tom_envs.common_ground.questions import (DEFAULT_KEEP_FRACTION, DEFAULT_SAMPLE_SEED, all_questions,
-                                             check_question_rows, generate_questions, parse_question, with_fillers)
+from tom_envs.common_ground.corpus import (
+    MARKER,
+    QuestionRow,
+    UnknownConversation,
+    check_file,
+    is_bundled_sample,
+    missing_conversations,
+    pick_annotator,
+    read_corpus,
+    read_questions,
+    scan,
+    split_cids,
+)
+from tom_envs.common_ground.questions import (
+    DEFAULT_KEEP_FRACTION,
+    DEFAULT_SAMPLE_SEED,
+    all_questions,
+    check_question_rows,
+    generate_questions,
+    parse_question,
+    with_fillers,
+)
 from tom_envs.errors import DatasetError, TomEnvsError, require_bool
 from tom_envs.qa import QUESTION_PREFIX, QAEnv, QAItem
 
@@ -179,15 +196,23 @@ class CommonToMEnv(QAEnv):
         self.data_dir = data_dir
         self.split = split if isinstance(split, str) else [int(c) for c in split]
         self.context_mode = context
-        asked, differences = load_asked(data_dir, split, self.from_corpus, annotator, keep_fraction, sample_seed,
-                                        self.fillers, allow_partial)
+        asked, differences = load_asked(
+            data_dir, split, self.from_corpus, annotator, keep_fraction, sample_seed, self.fillers, allow_partial
+        )
         #: How the data differs from the release's (``allow_partial``): missing conversations of the split,
         #: files under a release name with other records; empty for the release, one's own data and the sample.
         self.release_differences: tuple[str, ...] = tuple(differences)
         self.cids = sorted(asked)
         episodes = [[make_item(r, context, scored) for r, scored in asked[cid]] for cid in self.cids]
-        super().__init__(episodes, QTYPES, shuffle_choices=False, strict=False, render_mode=render_mode,
-                         expose_labels=expose_labels, feedback=feedback)
+        super().__init__(
+            episodes,
+            QTYPES,
+            shuffle_choices=False,
+            strict=False,
+            render_mode=render_mode,
+            expose_labels=expose_labels,
+            feedback=feedback,
+        )
         self._widen_text_spaces()
 
     extra_public = ("chain", "belief_Q")  # the information rule: the question's chain and certainty are public
@@ -204,8 +229,10 @@ class CommonToMEnv(QAEnv):
         base = self.observation_space["text"]
         charset = frozenset(set(base.character_set) | {c for t in texts for c in t} | set(string.printable))
         longest = max(base.max_length, max(len(t) for t in texts) + 64)
-        new = {k: (spaces.Text(max_length=longest, min_length=0, charset=charset) if isinstance(v, spaces.Text) else v)
-               for k, v in self.observation_space.spaces.items()}
+        new = {
+            k: (spaces.Text(max_length=longest, min_length=0, charset=charset) if isinstance(v, spaces.Text) else v)
+            for k, v in self.observation_space.spaces.items()
+        }
         new["choices"] = spaces.Tuple([spaces.Text(max_length=longest, min_length=0, charset=charset) for _ in CHOICES])
         new["chain"] = spaces.Discrete(len(CHAIN_NAMES))
         new["belief_Q"] = spaces.Discrete(len(CERTAINTIES))
@@ -243,8 +270,9 @@ class CommonToMEnv(QAEnv):
         if options and "cid" in options:
             cid = options["cid"]
             if cid not in self.cids:
-                raise UnknownConversation(f"options['cid'] must be one of this env's conversations {self.cids}, "
-                                          f"got {cid!r}")
+                raise UnknownConversation(
+                    f"options['cid'] must be one of this env's conversations {self.cids}, got {cid!r}"
+                )
             return self.cids.index(cid)
         return super().select_episode(options)
 
@@ -265,8 +293,15 @@ def shuffle_within_sentences(items: Sequence[QAItem], rng: np.random.Generator) 
 
 def render_prompt(item: QAItem) -> str:
     """The text an LLM sees: the conversation (marked), the question and how to answer."""
-    return "\n".join(["Conversation:", item.context, "", QUESTION_PREFIX + item.question,
-                      "Answer yes or no (action 1 = yes, 0 = no)."])
+    return "\n".join(
+        [
+            "Conversation:",
+            item.context,
+            "",
+            QUESTION_PREFIX + item.question,
+            "Answer yes or no (action 1 = yes, 0 = no).",
+        ]
+    )
 
 
 def make_item(row: QuestionRow, context: str = "online", scored: bool = True) -> QAItem:
@@ -274,13 +309,30 @@ def make_item(row: QuestionRow, context: str = "online", scored: bool = True) ->
     False: a filler)."""
     parsed = parse_question(row.question)
     chain = ">".join(parsed.chain)
-    meta = {"order": row.order, "chain": chain, "belief_Q": row.belief_Q, "cid": row.cid, "sno": row.sno,
-            "eno": row.eno, "annotator": row.annotator}
+    meta = {
+        "order": row.order,
+        "chain": chain,
+        "belief_Q": row.belief_Q,
+        "cid": row.cid,
+        "sno": row.sno,
+        "eno": row.eno,
+        "annotator": row.annotator,
+    }
     labels = {"belief_A": row.belief_A, "belief_B": row.belief_B, "cg_A": row.cg_A, "cg_B": row.cg_B}
-    return QAItem(episode_id=str(row.cid), turn=row.sno, context=cut_context(row.context, context),
-                  question=row.question, choices=CHOICES, answer=1 if row.answer == "Yes" else 0,
-                  qtype=f"order_{row.order}", role=chain, meta=meta, after={"answer_label": row.answer}, labels=labels,
-                  scored=scored)
+    return QAItem(
+        episode_id=str(row.cid),
+        turn=row.sno,
+        context=cut_context(row.context, context),
+        question=row.question,
+        choices=CHOICES,
+        answer=1 if row.answer == "Yes" else 0,
+        qtype=f"order_{row.order}",
+        role=chain,
+        meta=meta,
+        after={"answer_label": row.answer},
+        labels=labels,
+        scored=scored,
+    )
 
 
 def cut_context(full: str, mode: str) -> str:
@@ -290,14 +342,20 @@ def cut_context(full: str, mode: str) -> str:
     if mode == "online":
         return "\n".join(lines[: at + 1])
     if mode == "window":
-        return "\n".join(lines[max(0, at - WINDOW): at + WINDOW + 1])
+        return "\n".join(lines[max(0, at - WINDOW) : at + WINDOW + 1])
     return full
 
 
-def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
-               annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
-               sample_seed: int = DEFAULT_SAMPLE_SEED, file_order: bool = False,
-               allow_partial: bool = False) -> dict[int, list[QuestionRow]]:
+def load_split(
+    data_dir: str | Path | None,
+    split: str | Sequence[int],
+    from_corpus: bool = False,
+    annotator: str | None = None,
+    keep_fraction: float = DEFAULT_KEEP_FRACTION,
+    sample_seed: int = DEFAULT_SAMPLE_SEED,
+    file_order: bool = False,
+    allow_partial: bool = False,
+) -> dict[int, list[QuestionRow]]:
     """Conversation id -> its scored questions (the released ones) by sentence, then file order
     (``file_order=True``: in file order).
 
@@ -312,14 +370,21 @@ def load_split(data_dir: str | Path | None, split: str | Sequence[int], from_cor
         UnknownConversation: an explicit conversation id that the folder does not have.
         DatasetError: the data folder lacks the needed files, or a file is malformed.
     """
-    return load_checked_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed, file_order,
-                              allow_partial)[0]
+    return load_checked_split(
+        data_dir, split, from_corpus, annotator, keep_fraction, sample_seed, file_order, allow_partial
+    )[0]
 
 
-def load_checked_split(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
-                       annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
-                       sample_seed: int = DEFAULT_SAMPLE_SEED, file_order: bool = False,
-                       allow_partial: bool = False) -> tuple[dict[int, list[QuestionRow]], list[str]]:
+def load_checked_split(
+    data_dir: str | Path | None,
+    split: str | Sequence[int],
+    from_corpus: bool = False,
+    annotator: str | None = None,
+    keep_fraction: float = DEFAULT_KEEP_FRACTION,
+    sample_seed: int = DEFAULT_SAMPLE_SEED,
+    file_order: bool = False,
+    allow_partial: bool = False,
+) -> tuple[dict[int, list[QuestionRow]], list[str]]:
     """:func:`load_split`, and how the data differs from the release's (``allow_partial``): one line per
     missing conversation of the named split and per file that is not the release's; ``[]`` when the data
     is the release's, one's own (other file names) or the bundled sample. Scores on data with differences
@@ -334,9 +399,14 @@ def load_checked_split(data_dir: str | Path | None, split: str | Sequence[int], 
     out: dict[int, list[QuestionRow]] = {}
     sub = "cg/" if from_corpus else "questions/"
     sample = is_bundled_sample(folder)
-    differences = [] if sample else [
-        f"{folder.root / sub}: conversation {cid} of split {split!r} has no file (--allow-partial)"
-        for cid in missing_conversations(split, (c for c, _ in files))]
+    differences = (
+        []
+        if sample
+        else [
+            f"{folder.root / sub}: conversation {cid} of split {split!r} has no file (--allow-partial)"
+            for cid in missing_conversations(split, (c for c, _ in files))
+        ]
+    )
     for cid in split_cids(split, (c for c, _ in files), not allow_partial and not sample, f"{folder.root / sub}"):
         path = pick_annotator(files, cid, annotator)
         if from_corpus:
@@ -356,10 +426,16 @@ def load_checked_split(data_dir: str | Path | None, split: str | Sequence[int], 
     return out, [d for d in differences if d]
 
 
-def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_corpus: bool = False,
-               annotator: str | None = None, keep_fraction: float = DEFAULT_KEEP_FRACTION,
-               sample_seed: int = DEFAULT_SAMPLE_SEED, fillers: bool = True,
-               allow_partial: bool = False) -> tuple[dict[int, list[tuple[QuestionRow, bool]]], list[str]]:
+def load_asked(
+    data_dir: str | Path | None,
+    split: str | Sequence[int],
+    from_corpus: bool = False,
+    annotator: str | None = None,
+    keep_fraction: float = DEFAULT_KEEP_FRACTION,
+    sample_seed: int = DEFAULT_SAMPLE_SEED,
+    fillers: bool = True,
+    allow_partial: bool = False,
+) -> tuple[dict[int, list[tuple[QuestionRow, bool]]], list[str]]:
     """Conversation id -> the questions the env asks, by sentence, each with whether it is scored; and how the
     data differs from the release's (:func:`load_checked_split`; the corpus files read for the fillers are
     checked too).
@@ -375,10 +451,20 @@ def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_cor
     """
     fillers = require_bool("fillers", fillers)
     from_corpus = require_bool("from_corpus", from_corpus)
-    scored, differences = load_checked_split(data_dir, split, from_corpus, annotator, keep_fraction, sample_seed,
-                                             file_order=True, allow_partial=allow_partial)
+    scored, differences = load_checked_split(
+        data_dir,
+        split,
+        from_corpus,
+        annotator,
+        keep_fraction,
+        sample_seed,
+        file_order=True,
+        allow_partial=allow_partial,
+    )
     if not fillers:
-        return {cid: [(r, True) for r in sorted(rows, key=lambda r: r.sno)] for cid, rows in scored.items()}, differences
+        return {
+            cid: [(r, True) for r in sorted(rows, key=lambda r: r.sno)] for cid, rows in scored.items()
+        }, differences
     folder = scan(data_dir)
     out: dict[int, list[tuple[QuestionRow, bool]]] = {}
     for cid, rows in scored.items():
@@ -393,7 +479,8 @@ def load_asked(data_dir: str | Path | None, split: str | Sequence[int], from_cor
                 f"cg/{cid}_{who}_....tsv (corpus files of {cid}: {have or 'none'}). Put the release's cg/ beside "
                 f"questions/ (python -m benchmarks data download common-ground --dest DIR fetches both), or pass "
                 f"fillers=False to ask the released questions alone (an agent that counts them can then read labels "
-                f"off their number; docs/common_ground.md)")
+                f"off their number; docs/common_ground.md)"
+            )
         conv = read_corpus(folder.corpus[(cid, who)], cid, who)
         differences.append(check_file(folder, folder.corpus[(cid, who)], len(conv.rows), allow_partial))
         out[cid] = sorted(with_fillers(rows, all_questions(conv), str(source)), key=lambda p: p[0].sno)

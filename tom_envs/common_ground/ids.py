@@ -15,8 +15,14 @@ register(
     sb3=False,
 )
 
-retire("tom/CommonToM-v0", "use tom/CommonToM-v2, whose answers and rewards come back when the conversation ends "
-                       "(feedback='step' returns them with each step, as v0 did)")
-retire("tom/CommonToM-v1", "use tom/CommonToM-v2, which asks every question of each scored question's (sentence, "
-                       "event) group, so that counting the questions tells nothing; the scored questions are "
-                       "the same. CommonToMEnv(fillers=False) asks what v1 asked")
+retire(
+    "tom/CommonToM-v0",
+    "use tom/CommonToM-v2, whose answers and rewards come back when the conversation ends "
+    "(feedback='step' returns them with each step, as v0 did)",
+)
+retire(
+    "tom/CommonToM-v1",
+    "use tom/CommonToM-v2, which asks every question of each scored question's (sentence, "
+    "event) group, so that counting the questions tells nothing; the scored questions are "
+    "the same. CommonToMEnv(fillers=False) asks what v1 asked",
+)

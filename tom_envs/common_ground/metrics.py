@@ -81,8 +81,13 @@ def order_correlation(records: Iterable[Record], other: int) -> float | None:
 def summarise(records: Iterable[Record]) -> dict[str, Any]:
     """Table 3 rows plus ``consistency``, ``r_first_second``, ``r_first_third`` and ``propositions``."""
     recs = list(records)
-    return {"rows": accuracy_rows(recs), "consistency": consistency(recs), "r_first_second": order_correlation(recs, 2),
-            "r_first_third": order_correlation(recs, 3), "propositions": len(_by_proposition(recs))}
+    return {
+        "rows": accuracy_rows(recs),
+        "consistency": consistency(recs),
+        "r_first_second": order_correlation(recs, 2),
+        "r_first_third": order_correlation(recs, 3),
+        "propositions": len(_by_proposition(recs)),
+    }
 
 
 # ---------------------------------------------------------------- precision, recall and F1 (the release's way)
@@ -180,8 +185,17 @@ def by_labels(records: Iterable[Record], labels_of: Mapping[tuple, tuple[str, st
         labels = labels_of.get(question_key(r))
         if labels is not None:
             groups.setdefault(labels, []).append(bool(r["correct"]))
-    rows = [{"belief_A": k[0], "belief_B": k[1], "cg_A": k[2], "cg_B": k[3], "n": len(v),
-             "accuracy": 100.0 * sum(v) / len(v)} for k, v in groups.items()]
+    rows = [
+        {
+            "belief_A": k[0],
+            "belief_B": k[1],
+            "cg_A": k[2],
+            "cg_B": k[3],
+            "n": len(v),
+            "accuracy": 100.0 * sum(v) / len(v),
+        }
+        for k, v in groups.items()
+    ]
     return sorted(rows, key=lambda row: (-row["n"], row["belief_A"], row["belief_B"], row["cg_A"], row["cg_B"]))
 
 

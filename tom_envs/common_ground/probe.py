@@ -68,10 +68,16 @@ def rows(env: Any, repeats: int = 4, seed: int = 0) -> list[dict[str, Any]]:
                 else:
                     rank += 1
                 event = shown.get("eno")
-                x: dict[str, Hashable] = {"step": step, "reward": reward, "c.rank_in_turn": rank,
-                                          "c.rank_in_group": group_pos[event], "c.groups_in_turn": len(group_pos) + (event not in group_pos),
-                                          "c.turns_seen": turns_seen, "c.prev_turn_size": prev_turn_size,
-                                          "c.prev_group_size": last_group_size.get(event)}
+                x: dict[str, Hashable] = {
+                    "step": step,
+                    "reward": reward,
+                    "c.rank_in_turn": rank,
+                    "c.rank_in_group": group_pos[event],
+                    "c.groups_in_turn": len(group_pos) + (event not in group_pos),
+                    "c.turns_seen": turns_seen,
+                    "c.prev_turn_size": prev_turn_size,
+                    "c.prev_group_size": last_group_size.get(event),
+                }
                 flatten("obs", obs, x)
                 flatten("info", info, x)
                 parsed = parse_question(obs["question"])
@@ -80,8 +86,9 @@ def rows(env: Any, repeats: int = 4, seed: int = 0) -> list[dict[str, Any]]:
                 group_pos[event] += 1
                 turn_groups[event] += 1
                 obs, reward, done, _, info = env.step(0)
-                play.append({"x": x, "y": truth, "scored": item.scored,
-                             "unit": (cid, item.turn), "group": (item.turn, event)})
+                play.append(
+                    {"x": x, "y": truth, "scored": item.scored, "unit": (cid, item.turn), "group": (item.turn, event)}
+                )
                 step += 1
             # what the whole episode's sequence shows (an agent that saw it once, e.g. an earlier play of
             # the same conversation or a first pass over its observations, knows it before answering)
@@ -93,9 +100,14 @@ def rows(env: Any, repeats: int = 4, seed: int = 0) -> list[dict[str, Any]]:
             seen: Counter = Counter()
             for row in play:
                 seen[row["group"]] += 1
-                row["x"].update({"seq.group_size": groups[row["group"]], "seq.turn_size": turns[row["group"][0]],
-                               "seq.groups_in_turn": len(events[row["group"][0]]),
-                               "seq.left_in_group": groups[row["group"]] - seen[row["group"]]})
+                row["x"].update(
+                    {
+                        "seq.group_size": groups[row["group"]],
+                        "seq.turn_size": turns[row["group"][0]],
+                        "seq.groups_in_turn": len(events[row["group"][0]]),
+                        "seq.left_in_group": groups[row["group"]] - seen[row["group"]],
+                    }
+                )
             out += play
     return out
 
@@ -156,16 +168,23 @@ def candidates(cols: Columns, idx: np.ndarray, features: Sequence[str] | None) -
     return [""] + paths + list(combinations(small, 2))
 
 
-def best_probe(cols: Columns, train: np.ndarray, test: np.ndarray, features: Sequence[str] | None,
-               folds: int = 4) -> dict[str, Any]:
+def best_probe(
+    cols: Columns, train: np.ndarray, test: np.ndarray, features: Sequence[str] | None, folds: int = 4
+) -> dict[str, Any]:
     """The table chosen on ``train`` alone (``folds``-fold cross-validation over its sentences),
     refitted on ``train`` and scored on ``test``."""
     parts = _halves(cols, train, seed=1, folds=folds)
     best, best_cv = "", -1.0
     for path in candidates(cols, train, features):
         code = cols.code(path)
-        cv = float(np.mean([cols.score(code, cols.fit(code, np.concatenate(parts[:f] + parts[f + 1:])), parts[f])
-                            for f in range(folds)]))
+        cv = float(
+            np.mean(
+                [
+                    cols.score(code, cols.fit(code, np.concatenate(parts[:f] + parts[f + 1 :])), parts[f])
+                    for f in range(folds)
+                ]
+            )
+        )
         if cv > best_cv + 1e-12:
             best, best_cv = path, cv
     code = cols.code(best)
@@ -187,18 +206,26 @@ def report(data: list[dict], splits: int = 10) -> dict[str, Any]:
         picked.append([str(full["feature"]), str(q["feature"])])
         majority.append(cols.score(cols.code(""), cols.fit(cols.code(""), train), test))
     gains = np.array(everything) - np.array(question)
-    return {"everything": float(np.mean(everything)), "question_only": float(np.mean(question)),
-            "gain": float(np.mean(gains)), "gain_sd": float(np.std(gains, ddof=1)) if len(gains) > 1 else 0.0,
-            "majority": float(np.mean(majority)),
-            "per_split": {"everything": everything, "question_only": question}, "features": picked,
-            "scored_questions": len({(r["unit"], r["x"]["obs.question"]) for r in scored}),
-            "asked_per_play": len(data), "sentences": cols.n_units}
+    return {
+        "everything": float(np.mean(everything)),
+        "question_only": float(np.mean(question)),
+        "gain": float(np.mean(gains)),
+        "gain_sd": float(np.std(gains, ddof=1)) if len(gains) > 1 else 0.0,
+        "majority": float(np.mean(majority)),
+        "per_split": {"everything": everything, "question_only": question},
+        "features": picked,
+        "scored_questions": len({(r["unit"], r["x"]["obs.question"]) for r in scored}),
+        "asked_per_play": len(data),
+        "sentences": cols.n_units,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from tom_envs.common_ground.env import CommonToMEnv
 
-    parser = argparse.ArgumentParser(prog="python -m tom_envs.common_ground.probe", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tom_envs.common_ground.probe", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--data-dir", default=None, help="the release's data/ folder (default: bundled sample)")
     parser.add_argument("--split", default="test")
     parser.add_argument("--repeats", type=int, default=4, help="plays per conversation (other seeds)")

@@ -33,9 +33,11 @@ def load_release_prompt(path: str | Path) -> str:
     try:
         text = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
-        raise PromptFileError(f"{path}: no prompt file; the release keeps it in data/prompts/{RELEASE_PROMPT_FILE} "
-                              "(fetch it with python -m benchmarks data download common-ground, or "
-                              "write one with the fields {context} and {question})") from None
+        raise PromptFileError(
+            f"{path}: no prompt file; the release keeps it in data/prompts/{RELEASE_PROMPT_FILE} "
+            "(fetch it with python -m benchmarks data download common-ground, or "
+            "write one with the fields {context} and {question})"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PromptFileError(f"{path}: cannot read the prompt file ({exc})") from None
     try:
@@ -43,8 +45,10 @@ def load_release_prompt(path: str | Path) -> str:
     except ValueError as exc:
         raise PromptFileError(f"{path}: not a format template ({exc}); write literal braces as {{{{ and }}}}") from None
     if fields != PROMPT_FIELDS:
-        raise PromptFileError(f"{path}: a prompt template needs exactly the fields {{context}} and {{question}}, "
-                              f"found {sorted(fields) or 'none'}")
+        raise PromptFileError(
+            f"{path}: a prompt template needs exactly the fields {{context}} and {{question}}, "
+            f"found {sorted(fields) or 'none'}"
+        )
     return text
 
 

@@ -39,8 +39,15 @@ import numpy as np
 
 from pathlib import Path
 
-from tom_envs.common_ground.corpus import (MARKER, MISSING_EVENT_TEXT, Conversation, QuestionRow, read_corpus, scan,
-                                          write_questions)
+from tom_envs.common_ground.corpus import (
+    MARKER,
+    MISSING_EVENT_TEXT,
+    Conversation,
+    QuestionRow,
+    read_corpus,
+    scan,
+    write_questions,
+)
 from tom_envs.errors import DatasetError
 
 
@@ -50,6 +57,7 @@ class InvalidKeepFraction(DatasetError, ValueError):
 
 class QuestionsDisagreeWithCorpus(DatasetError):
     """A question file holds a question that the corpus does not generate (so no fillers can be built for it)."""
+
 
 CERTAINTY_WORDS: dict[str, str] = {"CT+": "certainly", "PS": "possibly", "CT-": "certainly not"}
 #: The order the release's generator asks the three certainties in, for each speaker chain.
@@ -233,7 +241,9 @@ def event_states(conv: Conversation, partial: bool = False) -> dict[float, list[
     for sno, eno, bel, cg in per_speaker[lead]:
         bel2, cg2 = other.get((sno, eno), (None, None))
         pair = {lead: (bel, cg), "B" if lead == "A" else "A": (bel2, cg2)}
-        by_event.setdefault(eno, {}).setdefault(sno, EventState(sno, eno, pair["A"][0], pair["B"][0], pair["A"][1], pair["B"][1]))
+        by_event.setdefault(eno, {}).setdefault(
+            sno, EventState(sno, eno, pair["A"][0], pair["B"][0], pair["A"][1], pair["B"][1])
+        )
     last = max((sno for states in by_event.values() for sno in states), default=0)
     result: dict[float, list[EventState]] = {}
     for eno in sorted(by_event):
@@ -309,11 +319,24 @@ def questions_for_state(conv: Conversation, state: EventState, context: str) -> 
     for order, chains in CHAINS.items():
         for chain in chains:
             for q in RELEASE_CERTAINTY_ORDER:
-                rows.append(QuestionRow(
-                    sno=state.sno, eno=state.eno, belief_A=state.belief_A, belief_B=state.belief_B, belief_Q=q,
-                    cg_A=state.cg_A, cg_B=state.cg_B, order=order, question=question_text(chain, q, _event_text(conv, state.eno)),
-                    answer="Yes" if resolve(order, q, chain, beliefs, cg) else "No", context_type=CONTEXT_TYPE,
-                    cid=conv.cid, annotator=conv.annotator, context=context))
+                rows.append(
+                    QuestionRow(
+                        sno=state.sno,
+                        eno=state.eno,
+                        belief_A=state.belief_A,
+                        belief_B=state.belief_B,
+                        belief_Q=q,
+                        cg_A=state.cg_A,
+                        cg_B=state.cg_B,
+                        order=order,
+                        question=question_text(chain, q, _event_text(conv, state.eno)),
+                        answer="Yes" if resolve(order, q, chain, beliefs, cg) else "No",
+                        context_type=CONTEXT_TYPE,
+                        cid=conv.cid,
+                        annotator=conv.annotator,
+                        context=context,
+                    )
+                )
     return rows
 
 
@@ -343,8 +366,10 @@ def _questions(conv: Conversation, states: Sequence[EventState]) -> list[Questio
     rows: list[QuestionRow] = []
     for state in states:
         if state.sno not in conv.sentences:
-            raise DatasetError(f"{conv.path}: event {state.eno:g} is asked about at sentence {state.sno}, which the "
-                               "conversation does not have; number the sentences 1, 2, 3, ... without gaps")
+            raise DatasetError(
+                f"{conv.path}: event {state.eno:g} is asked about at sentence {state.sno}, which the "
+                "conversation does not have; number the sentences 1, 2, 3, ... without gaps"
+            )
         context = contexts.setdefault(state.sno, context_with_marker(conv, state.sno))
         rows += questions_for_state(conv, state, context)
     return rows
@@ -357,13 +382,16 @@ def check_keep_fraction(keep_fraction: float) -> float:
         InvalidKeepFraction: it is not.
     """
     if not 0.0 <= keep_fraction <= 1.0:
-        raise InvalidKeepFraction(f"keep_fraction must be in [0, 1] (the share of each uninformative group that is "
-                                  f"kept; the release uses 0.1), got {keep_fraction}")
+        raise InvalidKeepFraction(
+            f"keep_fraction must be in [0, 1] (the share of each uninformative group that is "
+            f"kept; the release uses 0.1), got {keep_fraction}"
+        )
     return keep_fraction
 
 
-def downsample(rows: Sequence[QuestionRow], keep_fraction: float = DEFAULT_KEEP_FRACTION,
-               seed: int = DEFAULT_SAMPLE_SEED) -> list[QuestionRow]:
+def downsample(
+    rows: Sequence[QuestionRow], keep_fraction: float = DEFAULT_KEEP_FRACTION, seed: int = DEFAULT_SAMPLE_SEED
+) -> list[QuestionRow]:
     """Group the questions by label (rule 6) as the release's generator writes them.
 
     The groups (belief_A, belief_B, cg_A, cg_B) come in sorted order, each in the order given; the
@@ -379,14 +407,17 @@ def downsample(rows: Sequence[QuestionRow], keep_fraction: float = DEFAULT_KEEP_
     for key in sorted(groups):
         members = groups[key]
         if key in DOWNSAMPLED_GROUPS:
-            picks = np.random.RandomState(seed).choice(len(members), size=round(keep_fraction * len(members)), replace=False)
+            picks = np.random.RandomState(seed).choice(
+                len(members), size=round(keep_fraction * len(members)), replace=False
+            )
             members = [members[i] for i in picks.tolist()]
         out += members
     return out
 
 
-def generate_questions(conv: Conversation, keep_fraction: float = DEFAULT_KEEP_FRACTION,
-                       seed: int = DEFAULT_SAMPLE_SEED) -> list[QuestionRow]:
+def generate_questions(
+    conv: Conversation, keep_fraction: float = DEFAULT_KEEP_FRACTION, seed: int = DEFAULT_SAMPLE_SEED
+) -> list[QuestionRow]:
     """The question file of one conversation: rules 1-6.
 
     Args:
@@ -398,8 +429,12 @@ def generate_questions(conv: Conversation, keep_fraction: float = DEFAULT_KEEP_F
     return downsample(_questions(conv, asked_states(conv)), keep_fraction, seed)
 
 
-def export_questions(data_dir: str | Path | None, out_dir: str | Path, keep_fraction: float = DEFAULT_KEEP_FRACTION,
-                     seed: int = DEFAULT_SAMPLE_SEED) -> list[Path]:
+def export_questions(
+    data_dir: str | Path | None,
+    out_dir: str | Path,
+    keep_fraction: float = DEFAULT_KEEP_FRACTION,
+    seed: int = DEFAULT_SAMPLE_SEED,
+) -> list[Path]:
     """Generate the question file of every corpus file under ``data_dir/cg`` into ``out_dir``.
 
     Files are named ``<cid>_<annotator>_yn_questions.csv.gz`` like the released ones.
@@ -420,8 +455,9 @@ def export_questions(data_dir: str | Path | None, out_dir: str | Path, keep_frac
 # ---------------------------------------------------------------------- fillers (rule 7)
 
 
-def with_fillers(scored: Sequence[QuestionRow], generated: Sequence[QuestionRow],
-                 source: str = "questions") -> list[tuple[QuestionRow, bool]]:
+def with_fillers(
+    scored: Sequence[QuestionRow], generated: Sequence[QuestionRow], source: str = "questions"
+) -> list[tuple[QuestionRow, bool]]:
     """The questions to ask: every question of ``generated`` (rules 1-5, :func:`all_questions`) whose
     (sentence, event) group holds a question of ``scored``, in ``generated``'s order, each paired with
     whether it is scored. A scored question is its ``generated`` twin (equal in every column), so a
@@ -441,16 +477,20 @@ def with_fillers(scored: Sequence[QuestionRow], generated: Sequence[QuestionRow]
     for line, row in enumerate(scored, start=2):
         key = (row.sno, row.eno, row.question)
         twin = index.get(key)
-        hint = ("the question file and the corpus file must come from the same release (as the authors' data/ "
-                "does); or ask the question file's questions alone with fillers=False")
+        hint = (
+            "the question file and the corpus file must come from the same release (as the authors' data/ "
+            "does); or ask the question file's questions alone with fillers=False"
+        )
         if twin is None:
             raise QuestionsDisagreeWithCorpus(
                 f"{source}, row {line}: the corpus generates no question {row.question[:90]!r} about event "
-                f"{row.eno:g} at sentence {row.sno}, so its group's other questions cannot be asked with it; {hint}")
+                f"{row.eno:g} at sentence {row.sno}, so its group's other questions cannot be asked with it; {hint}"
+            )
         if twin != row:
             fields = [f for f in type(row).model_fields if getattr(row, f) != getattr(twin, f)]
             raise QuestionsDisagreeWithCorpus(
-                f"{source}, row {line}: differs from the question the corpus generates in {', '.join(fields)}; {hint}")
+                f"{source}, row {line}: differs from the question the corpus generates in {', '.join(fields)}; {hint}"
+            )
         if key in keys:
             raise QuestionsDisagreeWithCorpus(f"{source}, row {line}: the same question is listed twice; {hint}")
         keys.add(key)
@@ -484,24 +524,36 @@ def check_question_rows(rows: Sequence[QuestionRow], path: str | Path, cid: int 
         try:
             parsed = parse_question(row.question)
         except ValueError as exc:
-            raise InconsistentQuestion(f"{where}: {exc}; a question reads 'Based on the conversation, ... "
-                                       f"believes it is <certainly|possibly|certainly not> true that <event>?'") from None
+            raise InconsistentQuestion(
+                f"{where}: {exc}; a question reads 'Based on the conversation, ... "
+                f"believes it is <certainly|possibly|certainly not> true that <event>?'"
+            ) from None
         if parsed.order != row.order:
-            raise InconsistentQuestion(f"{where}: order column {row.order}, but the question's text is of order "
-                                       f"{parsed.order} ({'>'.join(parsed.chain)})")
+            raise InconsistentQuestion(
+                f"{where}: order column {row.order}, but the question's text is of order "
+                f"{parsed.order} ({'>'.join(parsed.chain)})"
+            )
         if parsed.certainty != row.belief_Q:
-            raise InconsistentQuestion(f"{where}: belief_Q column {row.belief_Q}, but the question's text asks "
-                                       f"{parsed.certainty}")
+            raise InconsistentQuestion(
+                f"{where}: belief_Q column {row.belief_Q}, but the question's text asks {parsed.certainty}"
+            )
         if cid is not None and row.cid != cid:
             raise InconsistentQuestion(f"{where}: cid column {row.cid}, but the file is conversation {cid}'s")
-        expected = resolve(parsed.order, parsed.certainty, parsed.chain, {"A": row.belief_A, "B": row.belief_B},
-                           {"A": row.cg_A, "B": row.cg_B})
+        expected = resolve(
+            parsed.order,
+            parsed.certainty,
+            parsed.chain,
+            {"A": row.belief_A, "B": row.belief_B},
+            {"A": row.cg_A, "B": row.cg_B},
+        )
         if ("Yes" if expected else "No") != row.answer:
             raise InconsistentQuestion(
                 f"{where}: answer {row.answer}, but its labels (Bel(A) {row.belief_A}, Bel(B) {row.belief_B}, "
-                f"CG(A) {row.cg_A}, CG(B) {row.cg_B}) give {'Yes' if expected else 'No'} for this question")
+                f"CG(A) {row.cg_A}, CG(B) {row.cg_B}) give {'Yes' if expected else 'No'} for this question"
+            )
         key = (row.sno, row.eno, row.question)
         if key in seen:
-            raise InconsistentQuestion(f"{where}: repeats record {seen[key]} (sentence {row.sno}, event {row.eno:g}, "
-                                       f"the same question)")
+            raise InconsistentQuestion(
+                f"{where}: repeats record {seen[key]} (sentence {row.sno}, event {row.eno:g}, the same question)"
+            )
         seen[key] = number

@@ -57,7 +57,13 @@ def register_matrix_game(
     if partners is not None:
         kwargs["partners"] = partners
     env_id = f"tom/{name}-v{version}"
-    register(env_id, "tom_envs.matrix.env:MatrixGameEnv", kwargs=kwargs, family="matrix",
-             summary=summary or f"user-registered matrix game {name}", self_checked=True,
-             vector_entry_point="tom_envs.matrix.vector_env:MatrixGameVectorEnv")
+    register(
+        env_id,
+        "tom_envs.matrix.env:MatrixGameEnv",
+        kwargs=kwargs,
+        family="matrix",
+        summary=summary or f"user-registered matrix game {name}",
+        self_checked=True,
+        vector_entry_point="tom_envs.matrix.vector_env:MatrixGameVectorEnv",
+    )
     return env_id

@@ -41,7 +41,9 @@ class Automaton:
                 f"(n_states, n_a, n_b); got {policy.shape} and {transition.shape}"
             )
         if transition.shape[2] != policy.shape[1]:
-            raise InvalidPartner(f"policy has {policy.shape[1]} partner actions but transition has {transition.shape[2]}")
+            raise InvalidPartner(
+                f"policy has {policy.shape[1]} partner actions but transition has {transition.shape[2]}"
+            )
         if (policy < 0).any() or not np.allclose(policy.sum(axis=1), 1.0):
             raise InvalidPartner("every row of an automaton's policy must be a probability distribution")
         n = policy.shape[0]
@@ -86,7 +88,13 @@ class Automaton:
     @property
     def key(self) -> tuple:
         """Hashable identity (used to cache oracle solutions)."""
-        return (self.policy.tobytes(), self.policy.shape, self.transition.tobytes(), self.transition.shape, self.initial_state)
+        return (
+            self.policy.tobytes(),
+            self.policy.shape,
+            self.transition.tobytes(),
+            self.transition.shape,
+            self.initial_state,
+        )
 
     def sample(self, state: int, u: float) -> int:
         """The action drawn in ``state`` by inverse-CDF sampling with the uniform number ``u``."""

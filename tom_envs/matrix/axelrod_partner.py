@@ -339,7 +339,14 @@ def axelrod_partners(
     _check_game(game)
     axl = _axelrod()
     known = {c.name for c in axl.classifier.all_classifiers} | {
-        "memory_depth", "stochastic", "makes_use_of", "long_run_time", "populations", "source", "game", "automaton"
+        "memory_depth",
+        "stochastic",
+        "makes_use_of",
+        "long_run_time",
+        "populations",
+        "source",
+        "game",
+        "automaton",
     }
     unknown = set(classifier_query) - known
     if unknown:
@@ -355,9 +362,10 @@ def axelrod_partners(
             partner = AxelrodPartner(player, game=game)
         except InvalidPartner:  # not defined for this game's payoffs
             continue
-        values = {k: partner.classifier[k] if k in partner.classifier else axl.Classifiers[k](player)
-                  for k in classifier_query}
+        values = {
+            k: partner.classifier[k] if k in partner.classifier else axl.Classifiers[k](player)
+            for k in classifier_query
+        }
         if all(classifier_matches(values[k], v) for k, v in classifier_query.items()):
             found.append(partner)
     return found
-

@@ -145,11 +145,16 @@ class MatrixGameEnv(gym.Env):
         self.partner_distribution: PartnerDistribution = resolve_partners(self.game, partners)
         # the information rule's public part: the joint actions played (and the round), the partner's action
         # of the step just played
-        self.tom_public = ("obs", *(f"obs[{i}]" for i in range(self.history_length + self.include_round)),
-                           "info.partner_action")
-        self.tom_spec = ToMSpec(targets={"partner_action": spaces.Discrete(self.game.n_partner_actions)},
-                                outcome=("return", "optimal_return", "regret"),
-                                scorer="wrappers.matrix.scorer:MatrixToMScorer")  # + 004's ΔToM and ΔFunctional
+        self.tom_public = (
+            "obs",
+            *(f"obs[{i}]" for i in range(self.history_length + self.include_round)),
+            "info.partner_action",
+        )
+        self.tom_spec = ToMSpec(
+            targets={"partner_action": spaces.Discrete(self.game.n_partner_actions)},
+            outcome=("return", "optimal_return", "regret"),
+            scorer="wrappers.matrix.scorer:MatrixToMScorer",
+        )  # + 004's ΔToM and ΔFunctional
 
         n_a, n_b = self.game.n_actions, self.game.n_partner_actions
         self._start = n_a * n_b
@@ -195,7 +200,10 @@ class MatrixGameEnv(gym.Env):
         R = self.game.focal_payoffs.tolist()
         n_b = self.game.n_partner_actions
         rows = [
-            [[(int(aut.transition[s, a, b]), a * n_b + b, R[a][b]) for b in range(n_b)] for a in range(self.game.n_actions)]
+            [
+                [(int(aut.transition[s, a, b]), a * n_b + b, R[a][b]) for b in range(n_b)]
+                for a in range(self.game.n_actions)
+            ]
             for s in range(aut.n_states)
         ]
         return rows, list(aut.deterministic_actions), aut.cdf.tolist(), aut.initial_state, not aut.is_deterministic
@@ -216,7 +224,9 @@ class MatrixGameEnv(gym.Env):
         elif forced in dist.names:
             idx = dist.names.index(forced)
         else:
-            raise InvalidPartner(f"options['partner']={forced!r} is not in this env's partners: {', '.join(dist.names)}")
+            raise InvalidPartner(
+                f"options['partner']={forced!r} is not in this env's partners: {', '.join(dist.names)}"
+            )
         partner = dist.partners[idx]
         self._idx, self._partner = idx, partner
         self._t, self._T = 0, self.horizon
@@ -235,8 +245,12 @@ class MatrixGameEnv(gym.Env):
             oracle = self._oracles[idx]
         info: dict[str, Any] = {}
         if self.expose_partner:
-            info.update(partner=partner.name, partner_classifier=dict(partner.classifier), oracle=oracle,
-                        optimal_return=None if oracle is None else oracle.optimal_return)
+            info.update(
+                partner=partner.name,
+                partner_classifier=dict(partner.classifier),
+                oracle=oracle,
+                optimal_return=None if oracle is None else oracle.optimal_return,
+            )
         if self.expose_partner_action:
             info["partner_next_action"] = self._upcoming()
         return self._observation(), info
@@ -362,7 +376,6 @@ class MatrixGameEnv(gym.Env):
         b = self._det[self._s]
         return b if b >= 0 else _draw(self._cdf[self._s], self._u[self._t])
 
-
     def _observation(self) -> Any:
         t = self._t
         if self._scalar_obs:
@@ -375,12 +388,19 @@ class MatrixGameEnv(gym.Env):
         return np.array(obs, dtype=np.int64)
 
     def _not_running(self) -> Exception:
-        return call_order_error(self._partner is not None, f"step() was called after the episode ended (all "
-                                f"{self.horizon} rounds were played); call env.reset() to start a new episode.")
+        return call_order_error(
+            self._partner is not None,
+            f"step() was called after the episode ended (all "
+            f"{self.horizon} rounds were played); call env.reset() to start a new episode.",
+        )
 
     def _coerce(self, action: Any) -> int:
         """Numpy integers and 0-d integer arrays (what RL libraries pass); anything else raises."""
-        if isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0 and np.issubdtype(np.asarray(action).dtype, np.integer):
+        if (
+            isinstance(action, (np.integer, np.ndarray))
+            and np.ndim(action) == 0
+            and np.issubdtype(np.asarray(action).dtype, np.integer)
+        ):
             a = int(action)
             if 0 <= a < self._n_actions:
                 return a

@@ -55,8 +55,10 @@ def check_tom_response(response: str) -> str:
         UnknownToMResponse: any other value.
     """
     if response not in TOM_RESPONSES:
-        raise UnknownToMResponse(f"unknown ΔToM response {response!r}; choose one of {', '.join(TOM_RESPONSES)} "
-                                 f"(default {DEFAULT_TOM_RESPONSE}; docs/architecture.md, 'Metric definitions')")
+        raise UnknownToMResponse(
+            f"unknown ΔToM response {response!r}; choose one of {', '.join(TOM_RESPONSES)} "
+            f"(default {DEFAULT_TOM_RESPONSE}; docs/architecture.md, 'Metric definitions')"
+        )
     return response
 
 
@@ -135,8 +137,7 @@ class MatrixGame(BaseModel):
         if not data.get("partner_action_labels"):
             if n_a != n_b:
                 raise ValueError(
-                    f"the game is {n_a}x{n_b} (not square), so partner_action_labels must be given "
-                    f"({n_b} strings)"
+                    f"the game is {n_a}x{n_b} (not square), so partner_action_labels must be given ({n_b} strings)"
                 )
             data["partner_action_labels"] = tuple(labels)
         if "tit_for_tat_style" not in data and n_a != n_b:
@@ -151,7 +152,9 @@ class MatrixGame(BaseModel):
             ("partner_action_labels", self.partner_action_labels, n_b),
         ):
             if len(labels) != n:
-                raise ValueError(f"{field} has {len(labels)} labels but the payoff table has {n} {'rows' if field == 'action_labels' else 'columns'}")
+                raise ValueError(
+                    f"{field} has {len(labels)} labels but the payoff table has {n} {'rows' if field == 'action_labels' else 'columns'}"
+                )
             if any(not isinstance(x, str) or not x.strip() for x in labels):
                 raise ValueError(f"{field} must be non-empty strings, got {list(labels)!r}")
             if len(set(labels)) != n:
@@ -259,8 +262,10 @@ class MatrixGame(BaseModel):
             return self.stage_regret
         if response == "reciprocal":
             return self.reciprocal_regret
-        raise UnknownToMResponse("the action_value costs depend on the round and the partner automaton's state; "
-                                 "get them from tom_envs.matrix.oracle.action_value_costs(game, solution)")
+        raise UnknownToMResponse(
+            "the action_value costs depend on the round and the partner automaton's state; "
+            "get them from tom_envs.matrix.oracle.action_value_costs(game, solution)"
+        )
 
     # ------------------------------------------------------------------ labels
     def labels(self, label_set: str = "canonical", role: Literal["focal", "partner"] = "focal") -> tuple[str, ...]:
@@ -359,7 +364,9 @@ def _normalise_payoffs(table: Any) -> tuple[tuple[tuple[float, float], ...], ...
             raise ValueError(f"every payoff cell must be a (focal, partner) pair. {hint}")
     elif not any(cells_are_pairs):
         if n_a != n_b:
-            raise ValueError(f"a table of single numbers describes a symmetric game and must be square, got {n_a}x{n_b}. {hint}")
+            raise ValueError(
+                f"a table of single numbers describes a symmetric game and must be square, got {n_a}x{n_b}. {hint}"
+            )
         cells = [[(rows[a][b], rows[b][a]) for b in range(n_b)] for a in range(n_a)]
     else:
         raise ValueError(f"payoff cells mix numbers and pairs. {hint}")

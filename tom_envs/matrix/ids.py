@@ -8,15 +8,28 @@ from tom_envs.registration import register
 _MATRIX_ENV = "tom_envs.matrix.env:MatrixGameEnv"
 _MATRIX_PAR = "tom_envs.matrix.parallel_env:MatrixGameParallelEnv"
 _MATRIX_VEC = "tom_envs.matrix.vector_env:MatrixGameVectorEnv"
-_EXAMPLE_GAME = {"name": "Chicken", "payoffs": [[[0, 0], [-1, 1]], [[1, -1], [-10, -10]]], "action_labels": ["Swerve", "Straight"]}
+_EXAMPLE_GAME = {
+    "name": "Chicken",
+    "payoffs": [[[0, 0], [-1, 1]], [[1, -1], [-10, -10]]],
+    "action_labels": ["Swerve", "Straight"],
+}
 
 for _g, _what in (
     ("RPS", "Rock, Paper, Scissors vs a scripted partner (004): single-action and best-response-to-last partners"),
     ("IBS", "Iterated Battle of the Sexes vs a scripted partner (004): single-action and copy-last partners"),
     ("IPD", "Iterated Prisoner's Dilemma vs a scripted partner (004): single-action and tit-for-tat partners"),
 ):
-    register(f"tom/{_g}-v0", _MATRIX_ENV, kwargs={"game": _g}, family="matrix", summary=_what, builtin=True,
-             self_checked=True, vector_entry_point=_MATRIX_VEC, pinned=("game",))
+    register(
+        f"tom/{_g}-v0",
+        _MATRIX_ENV,
+        kwargs={"game": _g},
+        family="matrix",
+        summary=_what,
+        builtin=True,
+        self_checked=True,
+        vector_entry_point=_MATRIX_VEC,
+        pinned=("game",),
+    )
 register(
     "tom/MatrixGame-v0",
     _MATRIX_ENV,

@@ -67,4 +67,4 @@ def most_mixed_equilibrium(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np
     eqs = support_enumeration(A, B)
     if not eqs:  # cannot happen for nondegenerate games; degenerate ones still have a pure/mixed one
         raise ValueError("support enumeration found no equilibrium (degenerate game)")
-    return max(eqs, key=lambda e: (np.count_nonzero(e[0] > _TOL) + np.count_nonzero(e[1] > _TOL)))
+    return max(eqs, key=lambda e: np.count_nonzero(e[0] > _TOL) + np.count_nonzero(e[1] > _TOL))

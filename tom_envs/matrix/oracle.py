@@ -181,7 +181,9 @@ def action_value_costs(game: MatrixGame, solution: OracleSolution) -> np.ndarray
 _COSTS: dict[tuple, np.ndarray] = {}
 
 
-def expected_return(game: MatrixGame, policy_automaton: Automaton, solution: OracleSolution, partner: Automaton) -> float:
+def expected_return(
+    game: MatrixGame, policy_automaton: Automaton, solution: OracleSolution, partner: Automaton
+) -> float:
     """Expected return of the optimal response to ``policy_automaton`` when it actually meets ``partner``.
 
     The focal agent follows ``solution`` (optimal against ``policy_automaton``), tracking the
@@ -211,7 +213,9 @@ def expected_return(game: MatrixGame, policy_automaton: Automaton, solution: Ora
     return float(total)
 
 
-def relevance(game: MatrixGame, partners: Sequence, weights: Sequence[float] | None = None, horizon: int = 100) -> float:
+def relevance(
+    game: MatrixGame, partners: Sequence, weights: Sequence[float] | None = None, horizon: int = 100
+) -> float:
     """004's relevance of a partner distribution: E_{π',π''}[ΔFunctional(π'*, π'')/T].
 
     ``partners`` are automaton partners (or :class:`Automaton` objects); both draws are

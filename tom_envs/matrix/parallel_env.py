@@ -108,13 +108,16 @@ class MatrixGameParallelEnv(Seats, ParallelEnv):
         if self._scalar_obs:
             obs_spaces = {agent: spaces.Discrete(self._start + 1) for agent in self.possible_agents}
         else:
-            obs_spaces = {agent: spaces.MultiDiscrete([self._start + 1] * self.history_length) for agent in self.possible_agents}
+            obs_spaces = {
+                agent: spaces.MultiDiscrete([self._start + 1] * self.history_length) for agent in self.possible_agents
+            }
         self.observation_spaces = obs_spaces
         self.action_spaces = {ROW: spaces.Discrete(n_a), COL: spaces.Discrete(n_b)}
         # the information rule's public part: the joint actions played
         self.tom_public = ("obs", *(f"obs[{i}]" for i in range(self.history_length)))
-        self.tom_spec = ToMSpec(targets={ROW: spaces.Discrete(n_a), COL: spaces.Discrete(n_b)},
-                                outcome=(f"return_{ROW}", f"return_{COL}"))
+        self.tom_spec = ToMSpec(
+            targets={ROW: spaces.Discrete(n_a), COL: spaces.Discrete(n_b)}, outcome=(f"return_{ROW}", f"return_{COL}")
+        )
         # per joint action j = a * n_b + b: (row code, column code, row reward, column reward).
         # Codes are np.int64 scalars (immutable, so shared safely): PettingZoo's api_test asserts
         # that an observation's dtype equals the space's, which a python int does not have.
@@ -228,12 +231,17 @@ class MatrixGameParallelEnv(Seats, ParallelEnv):
         return {ROW: np.array(row, dtype=np.int64), COL: np.array(col, dtype=np.int64)}
 
     def _not_running(self) -> Exception:
-        return call_order_error(self._T != 0, f"step() was called after the episode ended (all {self.horizon} rounds "
-                                "were played); call env.reset() to start a new episode.")
+        return call_order_error(
+            self._T != 0,
+            f"step() was called after the episode ended (all {self.horizon} rounds "
+            "were played); call env.reset() to start a new episode.",
+        )
 
     def _missing(self, actions: Any) -> InvalidAction:
         if not isinstance(actions, dict):
-            return InvalidAction(f"step() takes a dict of actions keyed by agent, {{{ROW!r}: a, {COL!r}: b}}; got {actions!r}.")
+            return InvalidAction(
+                f"step() takes a dict of actions keyed by agent, {{{ROW!r}: a, {COL!r}: b}}; got {actions!r}."
+            )
         missing = [agent for agent in self.possible_agents if agent not in actions]
         if missing:
             return InvalidAction(
@@ -246,7 +254,11 @@ class MatrixGameParallelEnv(Seats, ParallelEnv):
     def _coerce(self, action: Any, agent: str) -> int:
         """Numpy integers and 0-d integer arrays (what RL libraries pass); anything else raises."""
         n = self._n_a if agent == ROW else self._n_b
-        if isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0 and np.issubdtype(np.asarray(action).dtype, np.integer):
+        if (
+            isinstance(action, (np.integer, np.ndarray))
+            and np.ndim(action) == 0
+            and np.issubdtype(np.asarray(action).dtype, np.integer)
+        ):
             value = int(action)
             if 0 <= value < n:
                 return value

@@ -172,7 +172,10 @@ def _tit_for_tat(game: MatrixGame) -> Iterator[AutomatonPartner]:
         game,
         "tit_for_tat" if game.tit_for_tat_style == "copy" else "copy_last",
         Automaton.reactive(n, n, 0, list(range(n))),
-        {"populations": _tft_population(game, "copy"), "source": "004" if game.tit_for_tat_style == "copy" else "classic"},
+        {
+            "populations": _tft_population(game, "copy"),
+            "source": "004" if game.tit_for_tat_style == "copy" else "classic",
+        },
         f"Plays {game.partner_action_labels[0]} first, then whatever the focal agent played last round.",
     )
     if game.name == "IPD":
@@ -259,18 +262,33 @@ def _random(game: MatrixGame) -> Iterator[AutomatonPartner]:
     """Memoryless random partners: uniform, biased towards one action, and mixed Nash."""
     n_a, n_b = game.n_actions, game.n_partner_actions
     pop = {"memory_depth": 0, "populations": frozenset({"random"})}
-    yield AutomatonPartner(game, "uniform_random", Automaton.constant(n_a, np.full(n_b, 1.0 / n_b)), pop,
-                           "Draws every action uniformly at random.")
+    yield AutomatonPartner(
+        game,
+        "uniform_random",
+        Automaton.constant(n_a, np.full(n_b, 1.0 / n_b)),
+        pop,
+        "Draws every action uniformly at random.",
+    )
     for k, label in enumerate(game.partner_action_labels):
         dist = np.full(n_b, (1.0 - BIAS) / (n_b - 1))
         dist[k] = BIAS
-        yield AutomatonPartner(game, f"biased_{_slug(label)}", Automaton.constant(n_a, dist), pop,
-                               f"Plays {label} with probability {BIAS}, the other actions uniformly otherwise.")
+        yield AutomatonPartner(
+            game,
+            f"biased_{_slug(label)}",
+            Automaton.constant(n_a, dist),
+            pop,
+            f"Plays {label} with probability {BIAS}, the other actions uniformly otherwise.",
+        )
     _, y = most_mixed_equilibrium(game.focal_payoffs, game.partner_payoffs)
     y = np.where(y < 1e-12, 0.0, y)
-    yield AutomatonPartner(game, "mixed_nash", Automaton.constant(n_a, y / y.sum()), pop,
-                           "Plays its strategy of the stage game's Nash equilibrium with the largest support "
-                           "(RPS: uniform; IBS: 7/17 Fight; IPD: always Defect).")
+    yield AutomatonPartner(
+        game,
+        "mixed_nash",
+        Automaton.constant(n_a, y / y.sum()),
+        pop,
+        "Plays its strategy of the stage game's Nash equilibrium with the largest support "
+        "(RPS: uniform; IBS: 7/17 Fight; IPD: always Defect).",
+    )
 
 
 _CATALOGUE: dict[tuple, dict[str, AutomatonPartner]] = {}
@@ -327,7 +345,11 @@ def select_partners(game: "str | MatrixGame", **query: Any) -> list[Partner]:
     unknown = set(query) - known
     if unknown:
         raise UnknownPartner(f"unknown classifier key(s) {sorted(unknown)}; known keys: {sorted(known)}")
-    return [copy.deepcopy(p) for p in cat.values() if all(classifier_matches(p.classifier.get(k), v) for k, v in query.items())]
+    return [
+        copy.deepcopy(p)
+        for p in cat.values()
+        if all(classifier_matches(p.classifier.get(k), v) for k, v in query.items())
+    ]
 
 
 # ---------------------------------------------------------------------- distributions
@@ -350,7 +372,9 @@ class PartnerDistribution:
             raise InvalidPartner(f"partner names must be unique within a distribution; repeated: {dupes}")
         w = np.ones(len(partners)) if weights is None else np.asarray(weights, dtype=np.float64)
         if w.shape != (len(partners),) or (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
-            raise InvalidPartner(f"weights must be {len(partners)} non-negative numbers with a positive sum, got {weights!r}")
+            raise InvalidPartner(
+                f"weights must be {len(partners)} non-negative numbers with a positive sum, got {weights!r}"
+            )
         self.partners: tuple[Partner, ...] = tuple(partners)
         self.weights: np.ndarray = w / w.sum()
         cdf = np.cumsum(self.weights)

@@ -99,8 +99,13 @@ def text_space(game: MatrixGame, horizon: int, label_set: str) -> spaces.Text:
     every round, plus the rules and some slack)."""
     labels = set("".join(game.labels(label_set, "focal") + game.labels(label_set, "partner")))
     charset = frozenset(string.printable) | labels
-    worst = max(((a, b) for a in range(game.n_actions) for b in range(game.n_partner_actions)),
-                key=lambda ab: len(render_history(game, [ab], label_set)))
-    longest = len(render_rules(game, horizon, label_set)) + horizon * (
-        len(render_history(game, [worst], label_set)) + len(str(horizon)) + 2) + 200
+    worst = max(
+        ((a, b) for a in range(game.n_actions) for b in range(game.n_partner_actions)),
+        key=lambda ab: len(render_history(game, [ab], label_set)),
+    )
+    longest = (
+        len(render_rules(game, horizon, label_set))
+        + horizon * (len(render_history(game, [worst], label_set)) + len(str(horizon)) + 2)
+        + 200
+    )
     return spaces.Text(max_length=longest, min_length=1, charset=charset)

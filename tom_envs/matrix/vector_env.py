@@ -46,12 +46,21 @@ class MatrixGameVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, game: Any = None, *, autoreset_mode: "AutoresetMode | str" = AutoresetMode.NEXT_STEP,
-                 render_mode: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        game: Any = None,
+        *,
+        autoreset_mode: "AutoresetMode | str" = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if render_mode is not None:
-            raise ValueError("the vectorized matrix env does not render; use the single env (render_mode='ansi') instead")
+            raise ValueError(
+                "the vectorized matrix env does not render; use the single env (render_mode='ansi') instead"
+            )
         self._proto = proto = MatrixGameEnv(game, **kwargs)  # validation, spaces and partner tables
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
@@ -110,7 +119,7 @@ class MatrixGameVectorEnv(VectorEnv):
         self._step_det = np.zeros(n_codes << self._S, dtype=np.int64)
         for code in range(n_codes):  # every code may precede every (gs + a)
             base = code << self._S
-            self._step_det[base:base + G * n_a] = (self._code_det << self._S) | self._next_det
+            self._step_det[base : base + G * n_a] = (self._code_det << self._S) | self._next_det
         self._b_bits = n_b - 1 if n_b & (n_b - 1) == 0 else None
         cdf = np.cumsum(policy, axis=1)
         cdf[:, -1] = 1.0
@@ -150,7 +159,9 @@ class MatrixGameVectorEnv(VectorEnv):
         elif forced in dist.names:
             self._pidx = np.full(self.num_envs, dist.names.index(forced))
         else:
-            raise InvalidPartner(f"options['partner']={forced!r} is not in this env's partners: {', '.join(dist.names)}")
+            raise InvalidPartner(
+                f"options['partner']={forced!r} is not in this env's partners: {', '.join(dist.names)}"
+            )
         self._gs = self._start_gs.take(self._pidx)
         self._state: np.ndarray | None = None  # code << S | gs while deterministic steps run (then _gs is None)
         self._idx = np.empty(self.num_envs, dtype=np.int64)
@@ -159,11 +170,17 @@ class MatrixGameVectorEnv(VectorEnv):
         k = self._proto.history_length
         self._hist = None if self._scalar_obs else np.full((self.num_envs, k), self._start_code, dtype=np.int64)
         self._pending_b: np.ndarray | None = None
-        info = self._mask({
-            "partner": self._partner_names.take(self._pidx),
-            "partner_index": self._pidx.copy(),
-            "optimal_return": self._optimal_return.take(self._pidx),
-        }) if self._proto.expose_partner else {}
+        info = (
+            self._mask(
+                {
+                    "partner": self._partner_names.take(self._pidx),
+                    "partner_index": self._pidx.copy(),
+                    "optimal_return": self._optimal_return.take(self._pidx),
+                }
+            )
+            if self._proto.expose_partner
+            else {}
+        )
         if self._proto.expose_partner_action:
             info.update(self._mask({"partner_next_action": self._upcoming()}))
         obs = np.full(self.num_envs, self._start_code, dtype=np.int64) if self._scalar_obs else self._observation()
@@ -171,8 +188,11 @@ class MatrixGameVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
         if not self._running:
-            raise call_order_error(self._keys is not None, "the episodes ended and autoreset is disabled; call "
-                                   "envs.reset() first.", reset="envs.reset")
+            raise call_order_error(
+                self._keys is not None,
+                "the episodes ended and autoreset is disabled; call envs.reset() first.",
+                reset="envs.reset",
+            )
         if self._needs_reset:  # NEXT_STEP autoreset: this call only starts the next episodes
             self._episode += 1
             obs, info = self._reset_all()
@@ -189,8 +209,9 @@ class MatrixGameVectorEnv(VectorEnv):
             if self._b_bits is None:
                 b = self._b_of_code.take(code)
             else:
-                b = np.bitwise_and(code, self._b_bits, out=np.empty(self.num_envs, self._b_of_code.dtype),
-                                   casting="unsafe")
+                b = np.bitwise_and(
+                    code, self._b_bits, out=np.empty(self.num_envs, self._b_of_code.dtype), casting="unsafe"
+                )
         else:
             idx = np.add(self._current_gs(), a, out=self._idx)
             b = self._partner_now(idx)
@@ -213,8 +234,14 @@ class MatrixGameVectorEnv(VectorEnv):
                 final_obs, final_info = obs, info
                 self._episode += 1
                 obs, info = self._reset_all()
-                info.update({"final_obs": final_obs, "_final_obs": np.ones(self.num_envs, dtype=bool),
-                             "final_info": final_info, "_final_info": np.ones(self.num_envs, dtype=bool)})
+                info.update(
+                    {
+                        "final_obs": final_obs,
+                        "_final_obs": np.ones(self.num_envs, dtype=bool),
+                        "final_info": final_info,
+                        "_final_info": np.ones(self.num_envs, dtype=bool),
+                    }
+                )
             elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
                 self._needs_reset = True
             else:  # DISABLED: the caller resets

@@ -10,14 +10,32 @@
 """
 
 from tom_envs.negotiation.consensus import KeywordAttitudeExtractor
-from tom_envs.negotiation.errors import (AttitudeExtractionError, NegotiationActionError, NegotiationConfigError,
-                                         NegotiationError, PromediateFormatWarning, ScenarioError)
+from tom_envs.negotiation.errors import (
+    AttitudeExtractionError,
+    NegotiationActionError,
+    NegotiationConfigError,
+    NegotiationError,
+    PromediateFormatWarning,
+    ScenarioError,
+)
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, CONFLICT_MODES, DIFFICULTY_MODES, Scenario
 
-__all__ = ["BUILTIN_SCENARIOS", "CONFLICT_MODES", "DIFFICULTY_MODES", "AttitudeExtractionError",
-           "KeywordAttitudeExtractor", "NegotiationActionError",
-           "NegotiationConfigError", "NegotiationEnv", "NegotiationEnvV2", "NegotiationError", "PromediateFormatWarning", "Scenario",
-           "ScenarioError", "parallel_env"]
+__all__ = [
+    "BUILTIN_SCENARIOS",
+    "CONFLICT_MODES",
+    "DIFFICULTY_MODES",
+    "AttitudeExtractionError",
+    "KeywordAttitudeExtractor",
+    "NegotiationActionError",
+    "NegotiationConfigError",
+    "NegotiationEnv",
+    "NegotiationEnvV2",
+    "NegotiationError",
+    "PromediateFormatWarning",
+    "Scenario",
+    "ScenarioError",
+    "parallel_env",
+]
 
 
 def __getattr__(name: str):  # the env (and PettingZoo) only when asked for

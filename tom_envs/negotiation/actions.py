@@ -91,8 +91,10 @@ def option_index(scenario: Scenario, topic: int, value: Any, seat: str) -> int:
         for o, opt in enumerate(t.options):
             if v in (opt.label.casefold(), opt.text.casefold()):
                 return o
-    raise NegotiationActionError(f"{seat}: unknown option {value!r} for topic {t.name!r}; use an index "
-                                 f"0..{len(t.options) - 1} or a label of {t.labels}")
+    raise NegotiationActionError(
+        f"{seat}: unknown option {value!r} for topic {t.name!r}; use an index "
+        f"0..{len(t.options) - 1} or a label of {t.labels}"
+    )
 
 
 def party_index(scenario: Scenario, value: Any, seat: str) -> int:
@@ -158,7 +160,8 @@ def parse_mediator(action: Any, scenario: Scenario, seat: str) -> MediatorMove:
             f"{seat}: the action dict's 'prediction' key was removed in tom/Negotiation-v1 (its feedback told the "
             "mediator how many cells it had right, which reveals unstated stances); hand the prediction to "
             "wrappers.AECToMRecorder.record_prediction({'stances': env.unwrapped.stance_prediction(pred)}) -- the "
-            "benchmark runner does this with the policy's predict() -- and drop the key from the action")
+            "benchmark runner does this with the policy's predict() -- and drop the key from the action"
+        )
     if not action.get("intervene", "strategy" in action):
         return MediatorMove()
     strategy = action.get("strategy")

@@ -37,12 +37,23 @@ SCENARIO_FORMAT = "tom-envs scenario"
 PROMEDIATE_KEYS = ("instruction", "issues", "options", "config", "names", "topics")
 PROMEDIATE_REQUIRED = ("instruction", "issues", "options", "config", "names")
 #: keys only the project's format has (:class:`~tom_envs.negotiation.scenario.Scenario`'s fields but ``topics``)
-SCENARIO_ONLY_KEYS = ("name", "title", "background", "parties", "conflict_mode", "turns_per_party_topic",
-                      "turn_budget", "mediator")
+SCENARIO_ONLY_KEYS = (
+    "name",
+    "title",
+    "background",
+    "parties",
+    "conflict_mode",
+    "turns_per_party_topic",
+    "turn_budget",
+    "mediator",
+)
 #: the release's ``proactivity_config`` keys (``intervention_threshold``: its GenericMediator only)
 TURN_TAKING_RANGES: dict[str, tuple[float, float]] = {
-    "im_threshold": (1.0, 5.0), "interrupt_threshold": (1.0, 5.0), "intervention_threshold": (1.0, 5.0),
-    "system1_prob": (0.0, 1.0)}
+    "im_threshold": (1.0, 5.0),
+    "interrupt_threshold": (1.0, 5.0),
+    "intervention_threshold": (1.0, 5.0),
+    "system1_prob": (0.0, 1.0),
+}
 #: a party's decision on a topic costs about as much as reading this many stances (fitted, see above)
 DECISION_COST = 36
 #: the bound on an episode's work figure (:func:`episode_work`): about 5-7 s of a scripted episode on one
@@ -56,23 +67,29 @@ def case_format(data: object, source: str = "<dict>") -> str:
     only a tom-envs scenario has); a :class:`ScenarioError` for an object with keys of both formats or
     of neither, or a value that is not an object."""
     if not isinstance(data, dict):
-        raise ScenarioError(f"{source}: is a JSON {_json_kind(data)}; a case file is a JSON object, either a "
-                            f"{SCENARIO_FORMAT} (keys name, background, topics, parties, ...) or a {PROMEDIATE_FORMAT} "
-                            f"(keys {', '.join(PROMEDIATE_REQUIRED)})")
+        raise ScenarioError(
+            f"{source}: is a JSON {_json_kind(data)}; a case file is a JSON object, either a "
+            f"{SCENARIO_FORMAT} (keys name, background, topics, parties, ...) or a {PROMEDIATE_FORMAT} "
+            f"(keys {', '.join(PROMEDIATE_REQUIRED)})"
+        )
     release = [k for k in data if k in PROMEDIATE_REQUIRED]
     own = [k for k in data if k in SCENARIO_ONLY_KEYS]
     if release and own:
-        raise ScenarioError(f"{source}: mixes the keys of a {PROMEDIATE_FORMAT} ({', '.join(release)}) with those of "
-                            f"a {SCENARIO_FORMAT} ({', '.join(own)}); a file is in one format: a {PROMEDIATE_FORMAT} "
-                            f"has {', '.join(PROMEDIATE_REQUIRED)} (topics optional), a {SCENARIO_FORMAT} has "
-                            "name, background, topics and parties")
+        raise ScenarioError(
+            f"{source}: mixes the keys of a {PROMEDIATE_FORMAT} ({', '.join(release)}) with those of "
+            f"a {SCENARIO_FORMAT} ({', '.join(own)}); a file is in one format: a {PROMEDIATE_FORMAT} "
+            f"has {', '.join(PROMEDIATE_REQUIRED)} (topics optional), a {SCENARIO_FORMAT} has "
+            "name, background, topics and parties"
+        )
     if release:
         return PROMEDIATE_FORMAT
     if own:
         return SCENARIO_FORMAT
-    raise ScenarioError(f"{source}: is neither a {SCENARIO_FORMAT} (keys name, background, topics, parties, ...) "
-                        f"nor a {PROMEDIATE_FORMAT} (keys {', '.join(PROMEDIATE_REQUIRED)}); its keys are "
-                        f"{sorted(map(str, data))}. See docs/negotiation.md for both formats")
+    raise ScenarioError(
+        f"{source}: is neither a {SCENARIO_FORMAT} (keys name, background, topics, parties, ...) "
+        f"nor a {PROMEDIATE_FORMAT} (keys {', '.join(PROMEDIATE_REQUIRED)}); its keys are "
+        f"{sorted(map(str, data))}. See docs/negotiation.md for both formats"
+    )
 
 
 def _json_kind(value: object) -> str:
@@ -84,15 +101,19 @@ def check_known_keys(data: Mapping[str, Any], known: Iterable[str], where: str, 
     known = tuple(known)
     unknown = [str(k) for k in data if k not in known]
     if unknown:
-        raise UnknownKeyError(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {unknown} in a {fmt}; the known "
-                              f"keys here are {', '.join(known)}. Fix the spelling or remove the key")
+        raise UnknownKeyError(
+            f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {unknown} in a {fmt}; the known "
+            f"keys here are {', '.join(known)}. Fix the spelling or remove the key"
+        )
 
 
 def check_turn_taking(values: Any, where: str, fmt: str) -> dict[str, float]:
     """A turn-taking mapping's values, checked: an object, known keys only, finite numbers in range."""
     if not isinstance(values, Mapping):
-        raise ScenarioError(f"{where}: must be an object with turn-taking values ({', '.join(TURN_TAKING_RANGES)}), "
-                            f"got {type(values).__name__}")
+        raise ScenarioError(
+            f"{where}: must be an object with turn-taking values ({', '.join(TURN_TAKING_RANGES)}), "
+            f"got {type(values).__name__}"
+        )
     check_known_keys(values, TURN_TAKING_RANGES, where, fmt)
     out = {}
     for key, value in values.items():
@@ -102,8 +123,10 @@ def check_turn_taking(values: Any, where: str, fmt: str) -> dict[str, float]:
             raise ScenarioError(f"{where}: {key} must be a finite number in {_range(key)}, got {value!r}")
         lo, hi = TURN_TAKING_RANGES[key]
         if not lo <= value <= hi:
-            raise ThresholdRangeError(f"{where}: {key} = {value!r} is outside {_range(key)}; {_why(key)}. Set it "
-                                      f"within the range (the released cases use {_released(key)})")
+            raise ThresholdRangeError(
+                f"{where}: {key} = {value!r} is outside {_range(key)}; {_why(key)}. Set it "
+                f"within the range (the released cases use {_released(key)})"
+            )
         out[key] = value
     return out
 
@@ -116,13 +139,19 @@ def _range(key: str) -> str:
 def _why(key: str) -> str:
     if key == "system1_prob":
         return "it is a probability"
-    return ("the release compares it with a thought's intrinsic-motivation rating, which it clips to [1, 5] "
-            "(below 1 every thought passes, above 5 none does)")
+    return (
+        "the release compares it with a thought's intrinsic-motivation rating, which it clips to [1, 5] "
+        "(below 1 every thought passes, above 5 none does)"
+    )
 
 
 def _released(key: str) -> str:
-    return {"im_threshold": "3.0, and 3.8 for the mediator", "interrupt_threshold": "2.5, and 3.8 for the mediator",
-            "system1_prob": "0 and 0.4", "intervention_threshold": "none; its GenericMediator defaults to 3.0"}[key]
+    return {
+        "im_threshold": "3.0, and 3.8 for the mediator",
+        "interrupt_threshold": "2.5, and 3.8 for the mediator",
+        "system1_prob": "0 and 0.4",
+        "intervention_threshold": "none; its GenericMediator defaults to 3.0",
+    }[key]
 
 
 def episode_work(parties: int, topics: int, turns: int, seats: int = 1) -> int:
@@ -131,8 +160,9 @@ def episode_work(parties: int, topics: int, turns: int, seats: int = 1) -> int:
     return turns * (int(parties) * int(topics) * (int(parties) + DECISION_COST) + turns * int(seats))
 
 
-def check_work(source: str, parties: int, topics: int, turns: int, seats: int = 1,
-               max_work: int = MAX_EPISODE_WORK) -> int:
+def check_work(
+    source: str, parties: int, topics: int, turns: int, seats: int = 1, max_work: int = MAX_EPISODE_WORK
+) -> int:
     """The episode's work figure; a :class:`CaseTooLargeError` when it is above ``max_work``."""
     work = episode_work(parties, topics, turns, seats)
     if work > max_work:
@@ -143,10 +173,23 @@ def check_work(source: str, parties: int, topics: int, turns: int, seats: int = 
             f"{work / max_work:.3g} times over (a unit is about 0.3 us of one core). Use fewer parties, topics or "
             "turns (the env's turn_budget=, '--budget paper' on the command line, turns_per_party_topic or "
             f"turn_budget in a tom-envs scenario file), or raise the bound: max_work={work} for the env, "
-            f"--max-work {work} for 'python -m benchmarks negotiation'")
+            f"--max-work {work} for 'python -m benchmarks negotiation'"
+        )
     return work
 
 
-__all__ = ["DECISION_COST", "MAX_EPISODE_WORK", "PROMEDIATE_FORMAT", "PROMEDIATE_KEYS", "PROMEDIATE_REQUIRED",
-           "SCENARIO_FORMAT", "SCENARIO_ONLY_KEYS", "TURN_TAKING_RANGES", "case_format", "check_known_keys",
-           "check_turn_taking", "check_work", "episode_work"]
+__all__ = [
+    "DECISION_COST",
+    "MAX_EPISODE_WORK",
+    "PROMEDIATE_FORMAT",
+    "PROMEDIATE_KEYS",
+    "PROMEDIATE_REQUIRED",
+    "SCENARIO_FORMAT",
+    "SCENARIO_ONLY_KEYS",
+    "TURN_TAKING_RANGES",
+    "case_format",
+    "check_known_keys",
+    "check_turn_taking",
+    "check_work",
+    "episode_work",
+]

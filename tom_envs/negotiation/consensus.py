@@ -49,8 +49,9 @@ AgreementFn = Callable[[Scenario, int, int, int, int, int], float]
 AttitudeExtractor = Callable[[int, str], Mapping[int, "int | None"]]
 
 
-def structural_agreement(scenario: Scenario, i: int, j: int, topic: int, s_i: int, s_j: int,
-                         _cache: dict | None = None) -> float:
+def structural_agreement(
+    scenario: Scenario, i: int, j: int, topic: int, s_i: int, s_j: int, _cache: dict | None = None
+) -> float:
     """The default pairwise agreement (module docstring) of parties i, j on ``topic``."""
     acc_i = scenario.acceptability(i, topic)
     acc_j = scenario.acceptability(j, topic)
@@ -75,8 +76,10 @@ class ConsensusTracker:
         # precomputed acceptability: acc[i][k] is a list over options
         self._acc = [[scenario.acceptability(i, k) for k in range(m)] for i in range(n)]
         #: blocked[i][k]: the option indices party i blocks on topic k
-        self.blocked = [[frozenset(o for o in range(len(scenario.topics[k].options)) if scenario.blocks(i, k, o))
-                         for k in range(m)] for i in range(n)]
+        self.blocked = [
+            [frozenset(o for o in range(len(scenario.topics[k].options)) if scenario.blocks(i, k, o)) for k in range(m)]
+            for i in range(n)
+        ]
         self.topic_history: list[list[float]] = []
         self.history: list[float] = []
         # topic consensus is recomputed only for the topics whose attitudes changed since the last record
@@ -160,8 +163,9 @@ def check_attitudes(scenario: Scenario, result: Any, source: str) -> dict[int, i
 def check_attitudes_full(scenario: Scenario, result: Any, source: str) -> tuple[dict[int, int | None], dict[int, str]]:
     """:func:`check_attitudes` and the options proposed in free text, ``{topic index: text}``."""
     if not isinstance(result, Mapping):
-        raise AttitudeExtractionError(f"{source} must return a mapping {{topic: option or None}}, "
-                                      f"got {type(result).__name__}")
+        raise AttitudeExtractionError(
+            f"{source} must return a mapping {{topic: option or None}}, got {type(result).__name__}"
+        )
     names = [t.name for t in scenario.topics]
     out: dict[int, int | None] = {k: None for k in range(len(names))}
     proposed: dict[int, str] = {}
@@ -171,8 +175,9 @@ def check_attitudes_full(scenario: Scenario, result: Any, source: str) -> tuple[
         elif isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= int(key) < len(names):
             k = int(key)
         else:
-            raise AttitudeExtractionError(f"{source} returned an unknown topic {key!r}; use a topic index "
-                                          f"0..{len(names) - 1} or one of {names}")
+            raise AttitudeExtractionError(
+                f"{source} returned an unknown topic {key!r}; use a topic index 0..{len(names) - 1} or one of {names}"
+            )
         if value is None:
             continue
         if isinstance(value, Mapping) and set(value) == {"proposal"}:
@@ -186,9 +191,11 @@ def check_attitudes_full(scenario: Scenario, result: Any, source: str) -> tuple[
         elif isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= int(value) < len(labels):
             out[k] = int(value)
         else:
-            raise AttitudeExtractionError(f"{source} returned option {value!r} for topic {names[k]!r}; use None, "
-                                          f"an index 0..{len(labels) - 1}, one of the labels {labels}, or "
-                                          '{"proposal": "<text>"} for an option proposed in the conversation')
+            raise AttitudeExtractionError(
+                f"{source} returned option {value!r} for topic {names[k]!r}; use None, "
+                f"an index 0..{len(labels) - 1}, one of the labels {labels}, or "
+                '{"proposal": "<text>"} for an option proposed in the conversation'
+            )
     return out, proposed
 
 
@@ -213,15 +220,19 @@ class KeywordAttitudeExtractor:
         self.scenario = scenario
         self._topics = [_words(t.name) for t in scenario.topics]
         # per topic, per option: the quoted form "(label) text" and the bare wording
-        self._options = [[(_words(f"({o.label}) {o.text}"), _words(o.text)) for o in t.options]
-                         for t in scenario.topics]
+        self._options = [
+            [(_words(f"({o.label}) {o.text}"), _words(o.text)) for o in t.options] for t in scenario.topics
+        ]
 
     def __call__(self, party: int, text: str) -> dict[int, int | None]:
         line = _norm(text)
         found: dict[int, int] = {}
         for k, options in enumerate(self._options):
-            hits = [(quoted.search(line) is not None, len(bare.pattern), -x)
-                    for x, (quoted, bare) in enumerate(options) if bare.search(line)]
+            hits = [
+                (quoted.search(line) is not None, len(bare.pattern), -x)
+                for x, (quoted, bare) in enumerate(options)
+                if bare.search(line)
+            ]
             if hits:
                 found[k] = -max(hits)[2]
         addressed = {k: o for k, o in found.items() if self._topics[k].search(line) or len(found) == 1}

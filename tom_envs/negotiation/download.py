@@ -27,8 +27,19 @@ from tom_envs.download import run as run_download
 from tom_envs.errors import DatasetError, require_bool
 from tom_envs.negotiation.errors import PromediateFormatWarning, ScenarioError
 
-__all__ = ["CASES", "DEFAULT_BASE_URL", "DEFAULT_DEST", "ENV_VAR", "REPOSITORY", "add_arguments", "download",
-           "downloaded_cases", "from_args", "main", "run"]
+__all__ = [
+    "CASES",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_DEST",
+    "ENV_VAR",
+    "REPOSITORY",
+    "add_arguments",
+    "download",
+    "downloaded_cases",
+    "from_args",
+    "main",
+    "run",
+]
 
 REPOSITORY = "microsoft/ProMediate-Eval"
 #: The release's ``cases/`` folder (raw files).
@@ -54,8 +65,13 @@ def _validate(path: Path) -> int:
     return sum(pr.source == "listed_order" for p in sc.parties for pr in p.preferences.values())
 
 
-def download(out_dir: str | Path = DEFAULT_DEST, cases: Iterable[str] = CASES, base_url: str = DEFAULT_BASE_URL,
-             timeout: float = 60.0, overwrite: bool = False) -> list[Path]:
+def download(
+    out_dir: str | Path = DEFAULT_DEST,
+    cases: Iterable[str] = CASES,
+    base_url: str = DEFAULT_BASE_URL,
+    timeout: float = 60.0,
+    overwrite: bool = False,
+) -> list[Path]:
     """Download and validate the case files into ``out_dir``.
 
     Returns:
@@ -92,10 +108,12 @@ def download(out_dir: str | Path = DEFAULT_DEST, cases: Iterable[str] = CASES, b
         raise DownloadError(f"nothing was fetched from {base_url}: every case asked for answers 404; check --base-url")
     guessed = {p.stem: _validate(p) for p in present}
     unread = {k: v for k, v in guessed.items() if v}
-    print(f"{len(present)} of {len(wanted)} cases in {out}" + (f"; missing upstream: {', '.join(missing)}" if missing
-                                                                 else "")
-          + (f"; party-topic pairs with no stated first choice (listed order used): {unread}" if unread else ""),
-          file=sys.stderr)
+    print(
+        f"{len(present)} of {len(wanted)} cases in {out}"
+        + (f"; missing upstream: {', '.join(missing)}" if missing else "")
+        + (f"; party-topic pairs with no stated first choice (listed order used): {unread}" if unread else ""),
+        file=sys.stderr,
+    )
     return present
 
 
@@ -108,13 +126,20 @@ def downloaded_cases(folder: str | Path | None = None) -> list[Path]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument("--dest", "--out", dest="out", default=DEFAULT_DEST,
-                        help="destination folder (default: %(default)s, where the benchmark looks)")
-    parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
-                        help="folder URL holding <case>.json (default: %(default)s)")
+    parser.add_argument(
+        "--dest",
+        "--out",
+        dest="out",
+        default=DEFAULT_DEST,
+        help="destination folder (default: %(default)s, where the benchmark looks)",
+    )
+    parser.add_argument(
+        "--base-url", default=DEFAULT_BASE_URL, help="folder URL holding <case>.json (default: %(default)s)"
+    )
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated cases (default: all six)")
-    parser.add_argument("--overwrite", "--force", dest="overwrite", action="store_true",
-                        help="replace files already present")
+    parser.add_argument(
+        "--overwrite", "--force", dest="overwrite", action="store_true", help="replace files already present"
+    )
     add_timeout_argument(parser, 60.0)
 
 

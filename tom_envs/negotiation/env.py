@@ -16,8 +16,7 @@ from tom_envs.negotiation.errors import NegotiationActionError, NegotiationConfi
 from tom_envs.negotiation.metrics import METRIC_DEFINITIONS, STRATEGIES, RuleBasedJudge
 from tom_envs.negotiation.parties import ScriptedParty
 from tom_envs.negotiation.render import seat_text
-from tom_envs.negotiation.scenario import (CONFLICT_MODES, DIFFICULTY_MODES, MAX_TURN_BUDGET, Scenario,
-                                          resolve_scenario)
+from tom_envs.negotiation.scenario import CONFLICT_MODES, DIFFICULTY_MODES, MAX_TURN_BUDGET, Scenario, resolve_scenario
 from tom_envs.negotiation.summary import OUTCOME, EpisodeScoring
 from tom_envs.negotiation.turns import MEDIATOR, MEDIATOR_NAME, TurnResolution
 from tom_envs.scoring import NOT_PREDICTED
@@ -152,12 +151,22 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
     metadata = {"name": "tom_negotiation_v1", "render_modes": ["ansi"], "is_parallelizable": True}
     episode_over = "the negotiation is over; call env.reset() to start another."
 
-    def __init__(self, scenario: "str | Scenario | dict" = "hopkins_hmo", conflict_mode: str | None = None,
-                 difficulty: str | None = None, mediator: bool = True, party_seats: "str | Sequence[int | str]" = (),
-                 turn_budget: int | None = None, agreement: AgreementFn | None = None,
-                 mi_judge: Callable[..., dict] | None = None, attitude_extractor: AttitudeExtractor | None = None,
-                 extract_from: str = "agents", render_mode: str | None = None, metrics: str = "release",
-                 max_work: int = MAX_EPISODE_WORK) -> None:
+    def __init__(
+        self,
+        scenario: "str | Scenario | dict" = "hopkins_hmo",
+        conflict_mode: str | None = None,
+        difficulty: str | None = None,
+        mediator: bool = True,
+        party_seats: "str | Sequence[int | str]" = (),
+        turn_budget: int | None = None,
+        agreement: AgreementFn | None = None,
+        mi_judge: Callable[..., dict] | None = None,
+        attitude_extractor: AttitudeExtractor | None = None,
+        extract_from: str = "agents",
+        render_mode: str | None = None,
+        metrics: str = "release",
+        max_work: int = MAX_EPISODE_WORK,
+    ) -> None:
         super().__init__()
         if metrics not in METRIC_DEFINITIONS:
             raise NegotiationConfigError(f"metrics must be one of {METRIC_DEFINITIONS}, got {metrics!r}")
@@ -165,22 +174,31 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         self.scenario = resolve_scenario(scenario)
         unparsed = [t.name for t in self.scenario.topics if t.options_unparsed]
         if unparsed:
-            raise NegotiationConfigError(f"topics {unparsed} have options kept as plain text (import warning); write "
-                                         "their options and each party's ranking into the scenario file first")
+            raise NegotiationConfigError(
+                f"topics {unparsed} have options kept as plain text (import warning); write "
+                "their options and each party's ranking into the scenario file first"
+            )
         self._modes = _modes(conflict_mode, difficulty, self.scenario.conflict_mode)
         if render_mode not in (None, "ansi"):
             raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        if turn_budget is not None and (isinstance(turn_budget, bool) or not isinstance(turn_budget, int)
-                                        or not 20 <= turn_budget <= MAX_TURN_BUDGET):
-            raise NegotiationConfigError(f"turn_budget must be an integer from 20 (CC compares two 10-turn windows) to "
-                                         f"{MAX_TURN_BUDGET}, got {turn_budget!r}")
+        if turn_budget is not None and (
+            isinstance(turn_budget, bool)
+            or not isinstance(turn_budget, int)
+            or not 20 <= turn_budget <= MAX_TURN_BUDGET
+        ):
+            raise NegotiationConfigError(
+                f"turn_budget must be an integer from 20 (CC compares two 10-turn windows) to "
+                f"{MAX_TURN_BUDGET}, got {turn_budget!r}"
+            )
         self.render_mode = render_mode
         self.budget = turn_budget or self.scenario.budget
         max_work = self._max_work(max_work)
         self.agreement = agreement
         if attitude_extractor is not None and not callable(attitude_extractor):
-            raise NegotiationConfigError("attitude_extractor must be callable as extractor(party, text) -> "
-                                         f"{{topic: option or None}}, got {type(attitude_extractor).__name__}")
+            raise NegotiationConfigError(
+                "attitude_extractor must be callable as extractor(party, text) -> "
+                f"{{topic: option or None}}, got {type(attitude_extractor).__name__}"
+            )
         if extract_from not in ("agents", "all"):
             raise NegotiationConfigError(f"extract_from must be 'agents' or 'all', got {extract_from!r}")
         self.extractor = attitude_extractor
@@ -191,23 +209,28 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         self.external = _seats(party_seats, self.scenario)
         self.has_mediator = require_bool("mediator", mediator)
         if not self.has_mediator and not self.external:
-            raise NegotiationConfigError("with mediator=False at least one party seat is needed "
-                                         "(party_seats='all' or a list); for a NoAgent baseline keep the mediator "
-                                         "seat and let it always pass")
+            raise NegotiationConfigError(
+                "with mediator=False at least one party seat is needed "
+                "(party_seats='all' or a list); for a NoAgent baseline keep the mediator "
+                "seat and let it always pass"
+            )
         self.possible_agents = [f"party_{i}" for i in self.external] + ([MEDIATOR] if self.has_mediator else [])
         check_work(self.scenario.source, self.n, self.m, self.budget, len(self.possible_agents), max_work)
         high = self._obs_high()
         obs_space = spaces.Box(0, high, shape=high.shape, dtype=np.int64)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         n_pairs = len(pairs(self.scenario))
-        self.action_spaces = {a: spaces.Discrete(1 + 4 * self.m) if a == MEDIATOR else spaces.Discrete(1 + 2 * n_pairs)
-                              for a in self.possible_agents}
+        self.action_spaces = {
+            a: spaces.Discrete(1 + 4 * self.m) if a == MEDIATOR else spaces.Discrete(1 + 2 * n_pairs)
+            for a in self.possible_agents
+        }
         self._rank_rows = {i: self._rank_row(i) for i in range(self.n)}
         # one more value per cell, starting at NOT_PREDICTED: a prediction may leave cells out
         values = np.array([[1 + len(t.options) for t in self.scenario.topics]] * self.n, dtype=np.int64)
         stances = spaces.MultiDiscrete(values, start=np.full(values.shape, NOT_PREDICTED, dtype=np.int64))
-        self.tom_spec = ToMSpec(targets={"stances": stances}, outcome=OUTCOME,
-                                predictor=MEDIATOR if self.has_mediator else None)
+        self.tom_spec = ToMSpec(
+            targets={"stances": stances}, outcome=OUTCOME, predictor=MEDIATOR if self.has_mediator else None
+        )
         # the information rule (docs/architecture.md, contract 4): public, the record every seat sees -- the
         # observation's head (seat, turn, turns left, last speaker, topic, strategy), the stated stances and
         # the silences, and info["state"]; a party's own preference ranks (obs) and case (info["self"]) are
@@ -215,7 +238,9 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         ranks = 6 + self.n * self.m
         rank_end = ranks + self.m * self.s_max
         self.tom_public = tuple(f"obs[{i}]" for i in [*range(ranks), *range(rank_end, len(high))]) + (
-            "info.turn", "info.state.*")
+            "info.turn",
+            "info.state.*",
+        )
         self.tom_private = {"party_*": tuple(f"obs[{i}]" for i in range(ranks, rank_end)) + ("obs", "info.self.*")}
         self.tom_known = {"party_*": ("stances[{i},",)}
 
@@ -223,8 +248,10 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
     @staticmethod
     def _max_work(max_work: Any) -> int:
         if isinstance(max_work, bool) or not isinstance(max_work, int) or max_work < 1:
-            raise NegotiationConfigError(f"max_work must be a positive integer (the bound on an episode's work "
-                                         f"figure; default {MAX_EPISODE_WORK:,}), got {max_work!r}")
+            raise NegotiationConfigError(
+                f"max_work must be a positive integer (the bound on an episode's work "
+                f"figure; default {MAX_EPISODE_WORK:,}), got {max_work!r}"
+            )
         return max_work
 
     def _obs_high(self) -> np.ndarray:
@@ -244,10 +271,15 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         # reads no options: a dict, with at most the key PettingZoo's API tests pass to every env
         check_options(options, ("options",), type(self).__name__)
         rng = self.reseed(seed)
-        self.conflict_mode = self._modes[int(rng.integers(len(self._modes)))] if len(self._modes) > 1 else self._modes[0]
+        self.conflict_mode = (
+            self._modes[int(rng.integers(len(self._modes)))] if len(self._modes) > 1 else self._modes[0]
+        )
         seeds = rng.integers(0, 2**63 - 1, size=self.n)
-        self.parties = {i: ScriptedParty(self.scenario, i, self.conflict_mode, np.random.default_rng(int(seeds[i])))
-                        for i in range(self.n) if i not in self.external}
+        self.parties = {
+            i: ScriptedParty(self.scenario, i, self.conflict_mode, np.random.default_rng(int(seeds[i])))
+            for i in range(self.n)
+            if i not in self.external
+        }
         self.tracker = ConsensusTracker(self.scenario, self.agreement)
         self.stated = np.full((self.n, self.m), -1, dtype=np.int64)
         self.silence = np.zeros(self.n, dtype=np.int64)
@@ -298,9 +330,13 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
             raise ResetNeeded("observe() was called before reset(); call env.reset(seed=...) first.")
         seat = self.n if agent == MEDIATOR else int(agent.split("_")[1])
         last = self.events[-1] if self.events else None
-        speaker = self.n + 1 if last is None else (self.n if last["seat"] == MEDIATOR else last.get("party", self.n + 1))
+        speaker = (
+            self.n + 1 if last is None else (self.n if last["seat"] == MEDIATOR else last.get("party", self.n + 1))
+        )
         topic = self.m if last is None or last.get("topic_index") is None else last["topic_index"]
-        strategy = len(STRATEGIES) if last is None or last.get("strategy") is None else STRATEGIES.index(last["strategy"])
+        strategy = (
+            len(STRATEGIES) if last is None or last.get("strategy") is None else STRATEGIES.index(last["strategy"])
+        )
         stated = np.where(self.stated < 0, self.s_max, self.stated).ravel()
         rank = self._rank_rows.get(seat) if seat < self.n else self._rank_row(None)
         head = np.array([seat, self.turn, self.budget - self.turn, speaker, topic, strategy], dtype=np.int64)
@@ -310,8 +346,9 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         """What an LLM in ``agent``'s seat reads now: its role, the case, the topics, its own preferences
         (party seats) and the transcript (:func:`~tom_envs.negotiation.render.seat_text`)."""
         party = None if agent == MEDIATOR else int(agent.split("_")[1])
-        return seat_text(self.scenario, agent, party, self.events, self.budget - self.turn,
-                         getattr(self, "conflict_mode", None))
+        return seat_text(
+            self.scenario, agent, party, self.events, self.budget - self.turn, getattr(self, "conflict_mode", None)
+        )
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -348,8 +385,11 @@ class NegotiationEnv(TurnResolution, EpisodeScoring, TomAECEnv):
         """What every seat may see: topics, parties, stated stances, silence, the typed transcript."""
         names = [t.name for t in self.scenario.topics]
         return {
-            "turn": self.turn, "turns_left": self.budget - self.turn, "topics": names,
-            "options": [t.labels for t in self.scenario.topics], "parties": self.scenario.party_names,
+            "turn": self.turn,
+            "turns_left": self.budget - self.turn,
+            "topics": names,
+            "options": [t.labels for t in self.scenario.topics],
+            "parties": self.scenario.party_names,
             "stated": [[int(s) for s in row] for row in self.stated],
             "silence": [int(s) for s in self.silence],
             "events": [dict(e) for e in self.events],

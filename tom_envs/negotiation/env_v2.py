@@ -75,12 +75,15 @@ class NegotiationEnvV2(NegotiationEnv):
         if opening not in OPENINGS:
             raise NegotiationConfigError(f"opening must be one of {OPENINGS}, got {opening!r}")
         if opening == "mediator" and not self.has_mediator:
-            raise NegotiationConfigError("opening='mediator' needs the mediator seat (mediator=True); use 'party' "
-                                         "(a random party opens, as the release's NoAgent method) or 'auto'")
+            raise NegotiationConfigError(
+                "opening='mediator' needs the mediator seat (mediator=True); use 'party' "
+                "(a random party opens, as the release's NoAgent method) or 'auto'"
+            )
         self.opening = opening
         # the mediator decides first in every turn (the release's loop)
         self.possible_agents = [a for a in self.possible_agents if a == MEDIATOR] + [
-            a for a in self.possible_agents if a != MEDIATOR]
+            a for a in self.possible_agents if a != MEDIATOR
+        ]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         super().reset(seed, options)
@@ -88,13 +91,33 @@ class NegotiationEnvV2(NegotiationEnv):
         if who == "auto":
             who = "mediator" if self.has_mediator else "party"
         if who == "mediator":
-            self.events.append({"turn": 0, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "opening",
-                                "topic": None, "topic_index": None, "text": OPENING_LINE})
+            self.events.append(
+                {
+                    "turn": 0,
+                    "speaker": MEDIATOR_NAME,
+                    "seat": MEDIATOR,
+                    "kind": "opening",
+                    "topic": None,
+                    "topic_index": None,
+                    "text": OPENING_LINE,
+                }
+            )
         elif who == "party":  # drawn after everything v1's reset draws, from the same seeded generator
             i = int(self.np_random.integers(self.n))
-            self.events.append({"turn": 0, "speaker": self.scenario.parties[i].name, "seat": f"party_{i}",
-                                "party": i, "kind": "opening", "topic": None, "topic_index": None,
-                                "option": None, "tone": None, "text": OPENING_LINE})
+            self.events.append(
+                {
+                    "turn": 0,
+                    "speaker": self.scenario.parties[i].name,
+                    "seat": f"party_{i}",
+                    "party": i,
+                    "kind": "opening",
+                    "topic": None,
+                    "topic_index": None,
+                    "option": None,
+                    "tone": None,
+                    "text": OPENING_LINE,
+                }
+            )
         self.infos = {a: self._info(a) for a in self.agents}
 
     def play(self, agent: str, action: Any) -> None:

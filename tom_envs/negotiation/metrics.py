@@ -83,8 +83,9 @@ def drop_events(series: Sequence[float], tau: float = DROP_TAU, window: int = WI
     return events
 
 
-def response_latencies(series: Sequence[float], mediator_turns: Sequence[int], tau: float = DROP_TAU,
-                       window: int = WINDOW) -> list[float]:
+def response_latencies(
+    series: Sequence[float], mediator_turns: Sequence[int], tau: float = DROP_TAU, window: int = WINDOW
+) -> list[float]:
     """RL of every drop event: turns from the drop until the mediator next speaks (inf if never)."""
     out = []
     for _, d in drop_events(series, tau, window):
@@ -159,8 +160,9 @@ def release_mediator_effectiveness(topic_series: Sequence[float], turn: int, win
     return float((s[i + window] - s[i]) / window - (s[i] - s[i - window]) / window)
 
 
-def release_response_latencies(series: Sequence[float], mediator_turns: Sequence[int], tau: float = DROP_TAU,
-                               window: int = WINDOW) -> list[int]:
+def release_response_latencies(
+    series: Sequence[float], mediator_turns: Sequence[int], tau: float = DROP_TAU, window: int = WINDOW
+) -> list[int]:
     """RL as the release computes it (``response_latency``): every index j >= ``window`` of the
     series (initial score included) with ``c[j - window] - c[j] > tau`` is a drop (overlapping: a
     long fall counts at every j); its latency is ``i - j`` for the first mediator line index
@@ -186,8 +188,12 @@ def release_drops(series: Sequence[float], tau: float = DROP_TAU, window: int = 
 SUCCESS_THRESHOLD = 0.9
 
 
-def release_success_rate(topic_series: Sequence[Sequence[float]], use_max: bool = False,
-                         threshold: float = SUCCESS_THRESHOLD, window: int = WINDOW) -> float:
+def release_success_rate(
+    topic_series: Sequence[Sequence[float]],
+    use_max: bool = False,
+    threshold: float = SUCCESS_THRESHOLD,
+    window: int = WINDOW,
+) -> float:
     """The release's success rate (``evaluate_success_rate``; ``evaluate_success_rate_max`` with
     ``use_max``): the share of topics whose mean (max) agreement over the last ``window`` values of
     its series (initial score included) is at least ``threshold``; topics with fewer values are left
@@ -273,8 +279,12 @@ class RuleBasedJudge:
         else:
             scores["perceptual"] = 1.0
         if ctx.hostile or ctx.recent_drop_topics:
-            scores["emotional"] = {"transformative": 5.0, "facilitative": 4.0, "problem_solving": 2.0,
-                                   "evaluative": 1.0}[strategy]
+            scores["emotional"] = {
+                "transformative": 5.0,
+                "facilitative": 4.0,
+                "problem_solving": 2.0,
+                "evaluative": 1.0,
+            }[strategy]
         if ctx.stalled_topics or ctx.repeating_parties:
             if k in ctx.stalled_topics:
                 scores["cognitive"] = 5.0 if strategy in ("problem_solving", "evaluative") else 3.0

@@ -40,8 +40,19 @@ from typing import Any
 import numpy as np
 
 #: the summary keys this module adds to an episode
-OUTCOME_KEYS = ("agreed", "deals", "full_deal", "blocked_agreements", "blocked_agreement_topics", "utilities",
-                "nash_product", "nash_product_max", "pareto_efficient", "full_deal_possible", "outcome_reference")
+OUTCOME_KEYS = (
+    "agreed",
+    "deals",
+    "full_deal",
+    "blocked_agreements",
+    "blocked_agreement_topics",
+    "utilities",
+    "nash_product",
+    "nash_product_max",
+    "pareto_efficient",
+    "full_deal_possible",
+    "outcome_reference",
+)
 #: the value of ``outcome_reference``: the efficiency keys are judged over the achievable outcomes
 OUTCOME_REFERENCE = "achievable"
 EPS = 1e-12
@@ -70,14 +81,18 @@ class OutcomeScorer:
         """The scorer of a :class:`~tom_envs.negotiation.scenario.Scenario`."""
         n, m = len(scenario.parties), len(scenario.topics)
         acc = [[scenario.acceptability(i, k) for k in range(m)] for i in range(n)]
-        blocked = [[frozenset(o for o in range(len(scenario.topics[k].options)) if scenario.blocks(i, k, o))
-                    for k in range(m)] for i in range(n)]
+        blocked = [
+            [frozenset(o for o in range(len(scenario.topics[k].options)) if scenario.blocks(i, k, o)) for k in range(m)]
+            for i in range(n)
+        ]
         return cls(acc, blocked)
 
     def dealable(self) -> list[list[int]]:
         """Per topic, the options no party blocks (a deal on one of them is possible)."""
-        return [[o for o in range(len(self.acc[0][k])) if not any(o in self.blocked[i][k] for i in range(self.n))]
-                for k in range(self.m)]
+        return [
+            [o for o in range(len(self.acc[0][k])) if not any(o in self.blocked[i][k] for i in range(self.n))]
+            for k in range(self.m)
+        ]
 
     @property
     def full_deal_possible(self) -> bool:
@@ -110,8 +125,11 @@ class OutcomeScorer:
     def achievable(self) -> dict[str, Any]:
         """What the scenario allows: ``full_deal_possible``, ``nash_product_max`` (over the achievable
         outcomes) and ``outcomes`` (their number)."""
-        return {"full_deal_possible": self.full_deal_possible, "nash_product_max": self.nash_product_max(),
-                "outcomes": math.prod(len(o) + 1 for o in self.dealable())}
+        return {
+            "full_deal_possible": self.full_deal_possible,
+            "nash_product_max": self.nash_product_max(),
+            "outcomes": math.prod(len(o) + 1 for o in self.dealable()),
+        }
 
     def score(self, attitudes: np.ndarray, topics: list[Any]) -> dict[str, Any]:
         """The outcome of final ``attitudes`` (parties x topics option indices); ``topics`` the scenario's."""
@@ -131,8 +149,9 @@ class OutcomeScorer:
                 deal.append(None)
             else:
                 deal.append(o)
-        utilities = [sum(self.acc[i][k][o] for k, o in enumerate(deal) if o is not None) / self.m
-                     for i in range(self.n)]
+        utilities = [
+            sum(self.acc[i][k][o] for k, o in enumerate(deal) if o is not None) / self.m for i in range(self.n)
+        ]
         packages = self.packages()
         u = np.array(utilities)
         if packages is None:
@@ -141,11 +160,19 @@ class OutcomeScorer:
             dominated = (packages >= u - EPS).all(axis=1) & (packages > u + EPS).any(axis=1)
             pareto = not bool(dominated.any())
         deals = sum(o is not None for o in deal)
-        return {"agreed": agreed, "deals": deals, "full_deal": deals == self.m,
-                "blocked_agreements": len(blocked_topics), "blocked_agreement_topics": blocked_topics,
-                "utilities": utilities, "nash_product": float(np.prod(u)), "nash_product_max": self.nash_product_max(),
-                "pareto_efficient": pareto, "full_deal_possible": self.full_deal_possible,
-                "outcome_reference": OUTCOME_REFERENCE}
+        return {
+            "agreed": agreed,
+            "deals": deals,
+            "full_deal": deals == self.m,
+            "blocked_agreements": len(blocked_topics),
+            "blocked_agreement_topics": blocked_topics,
+            "utilities": utilities,
+            "nash_product": float(np.prod(u)),
+            "nash_product_max": self.nash_product_max(),
+            "pareto_efficient": pareto,
+            "full_deal_possible": self.full_deal_possible,
+            "outcome_reference": OUTCOME_REFERENCE,
+        }
 
 
 __all__ = ["OUTCOME_KEYS", "OUTCOME_REFERENCE", "OutcomeScorer"]

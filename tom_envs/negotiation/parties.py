@@ -73,7 +73,9 @@ MODES: dict[str, ModeProfile] = {
     "competing": ModeProfile(0.30, 0.015, 0.22, 0.50, 0.35, 0.8, 0.35, 0.50, 0.45, 4, 0.12, 0.88, (0.9, 0.8, 1.2, 1.1)),
     "general": ModeProfile(0.25, 0.020, 0.08, 0.55, 0.12, 0.4, 0.20, 0.15, 0.30, 4, 0.05, 0.95, (1.0, 1.0, 1.0, 1.0)),
     "avoiding": ModeProfile(0.30, 0.020, 0.06, 0.55, 0.06, 0.2, -0.30, 0.05, 0.30, 5, 0.03, 0.97, (1.2, 0.8, 1.0, 1.0)),
-    "accommodating": ModeProfile(0.40, 0.030, 0.03, 0.75, 0.03, 0.1, 0.15, 0.0, 0.25, 4, 0.0, 1.0, (1.0, 1.0, 1.0, 1.0)),
+    "accommodating": ModeProfile(
+        0.40, 0.030, 0.03, 0.75, 0.03, 0.1, 0.15, 0.0, 0.25, 4, 0.0, 1.0, (1.0, 1.0, 1.0, 1.0)
+    ),
 }
 MAX_OPENNESS = 2.0
 GRIEVANCE_DECAY = 0.93  # per turn
@@ -120,7 +122,9 @@ class ScriptedParty:
         self.n_parties = len(scenario.parties)
         self.acc = [np.asarray(scenario.acceptability(index, k)) for k in range(m)]
         unacc = scenario.parties[index].preferences
-        self.allowed = [np.array([o.label not in unacc[t.name].unacceptable for o in t.options]) for t in scenario.topics]
+        self.allowed = [
+            np.array([o.label not in unacc[t.name].unacceptable for o in t.options]) for t in scenario.topics
+        ]
         # plain-list copies for :meth:`preferred` (the hot path: the same float operations, without numpy's
         # per-call overhead on arrays of 2-5 options)
         self._acc_list = [a.tolist() for a in self.acc]
@@ -250,22 +254,31 @@ class ScriptedParty:
             self.grievance[k2] += 0.6
             self.bonus[k2] *= 0.5
 
-    def end_of_turn(self, speaker: int | None, topic: int | None, option: int | None, tone: str | None,
-                    own_stance: int | None) -> bool:
+    def end_of_turn(
+        self, speaker: int | None, topic: int | None, option: int | None, tone: str | None, own_stance: int | None
+    ) -> bool:
         """Concede a little, take the mode's random step, let grievances fade; maybe harden after a
         firm statement contradicting us. True if hardened."""
         p = self.profile
         self.turn += 1
         # openness = a rising base (concession) + a mean-reverting deviation (the mode's volatility)
         self.base = self.base + p.drift
-        self.deviation = (1.0 - REVERSION) * self.deviation + p.volatility * self.rng.standard_normal(len(self.openness))
+        self.deviation = (1.0 - REVERSION) * self.deviation + p.volatility * self.rng.standard_normal(
+            len(self.openness)
+        )
         self.openness = np.minimum(np.maximum(self.base + self.deviation, 0.0), MAX_OPENNESS)  # np.clip, faster
         self.grievance *= GRIEVANCE_DECAY
         if p.tentative < 1.0:
             self.bonus = [b * p.tentative for b in self.bonus]
         hardened = False
-        if (speaker is not None and speaker != self.index and tone == "firm" and topic is not None
-                and own_stance is not None and own_stance != option):
+        if (
+            speaker is not None
+            and speaker != self.index
+            and tone == "firm"
+            and topic is not None
+            and own_stance is not None
+            and own_stance != option
+        ):
             if self.rng.random() < p.harden:
                 self.grievance[topic] += 0.5
                 self.grievance += 0.15
@@ -285,14 +298,26 @@ class ScriptedParty:
         if others:
             counts = np.bincount(others, minlength=len(self.acc[topic]))
             plural = int(np.argmax(counts))
-        return {"own": own, "plurality": plural, "holdout": plural is not None and own != plural,
-                "unheard": col[self.index] is None, "upset": bool(self.grievance[topic] > UPSET)}
+        return {
+            "own": own,
+            "plurality": plural,
+            "holdout": plural is not None and own != plural,
+            "unheard": col[self.index] is None,
+            "upset": bool(self.grievance[topic] > UPSET),
+        }
 
     def acceptable(self, topic: int, option: int | None) -> bool:
         return option is not None and bool(self.allowed[topic][option]) and self.acc[topic][option] >= ACCEPTABLE
 
-    def mediated(self, strategy: int, topic: int, target: int | None, option: int | None,
-                 stated: np.ndarray | None = None, silence: int = 0) -> bool:
+    def mediated(
+        self,
+        strategy: int,
+        topic: int,
+        target: int | None,
+        option: int | None,
+        stated: np.ndarray | None = None,
+        silence: int = 0,
+    ) -> bool:
         """React to a mediator's intervention; returns whether the party took it up (it helped).
 
         ``stated`` is the (parties, topics) matrix of stated stances (-1: none yet) and ``silence``
@@ -310,7 +335,9 @@ class ScriptedParty:
         self.intervention_turns.append(self.turn)
         fits = misfit = False
         if name == "facilitative":
-            fits = (mine and (bool(h["unheard"]) or silence > self.n_parties)) or (target is None and bool(h["unheard"]))
+            fits = (mine and (bool(h["unheard"]) or silence > self.n_parties)) or (
+                target is None and bool(h["unheard"])
+            )
             misfit = mine and not fits and silence <= 1  # pressing someone who just spoke
         elif name == "evaluative":
             fits = mine and bool(h["holdout"]) and self.acceptable(k, option)

@@ -27,13 +27,24 @@ from pathlib import Path
 from typing import Any
 
 from tom_envs.errors import require_bool
-from tom_envs.negotiation.case_rules import (PROMEDIATE_FORMAT, PROMEDIATE_KEYS, PROMEDIATE_REQUIRED, case_format,
-                                             check_known_keys, check_turn_taking)
+from tom_envs.negotiation.case_rules import (
+    PROMEDIATE_FORMAT,
+    PROMEDIATE_KEYS,
+    PROMEDIATE_REQUIRED,
+    case_format,
+    check_known_keys,
+    check_turn_taking,
+)
 from tom_envs.negotiation.errors import EmptyIssuesError, PromediateFormatWarning, PromediateImportError, ScenarioError
 from tom_envs.negotiation.promediate_options import parse_options, read_topics, topic_blocks
 from tom_envs.negotiation.promediate_preferences import prose_reading, read_topic
-from tom_envs.negotiation.promediate_profiles import (named_section, priorities, profile_field, profile_section,
-                                                      topic_sections)
+from tom_envs.negotiation.promediate_profiles import (
+    named_section,
+    priorities,
+    profile_field,
+    profile_section,
+    topic_sections,
+)
 
 MEDIATOR_NAMES = ("mediator",)
 
@@ -50,21 +61,27 @@ def read_promediate(path: str | Path, name: str | None = None, strict: bool = Fa
     check_known_keys(data, PROMEDIATE_KEYS, str(p), PROMEDIATE_FORMAT)
     missing = [k for k in PROMEDIATE_REQUIRED if k not in data]
     if missing:
-        raise ScenarioError(f"{p}: missing keys {missing}; a {PROMEDIATE_FORMAT} has instruction, issues, options, "
-                            "config and names (topics optional)")
+        raise ScenarioError(
+            f"{p}: missing keys {missing}; a {PROMEDIATE_FORMAT} has instruction, issues, options, "
+            "config and names (topics optional)"
+        )
     for key in ("instruction", "issues", "options"):
         if not isinstance(data[key], str):
             raise ScenarioError(f"{p}: '{key}' must be text (a JSON string), got {type(data[key]).__name__}")
     if not data["issues"].strip():
-        raise EmptyIssuesError(f"{p}: 'issues' is empty; the release puts it into the instruction and the mediator's "
-                               "prompt as {issues}. Write one numbered line per topic ('1. Name: question')")
+        raise EmptyIssuesError(
+            f"{p}: 'issues' is empty; the release puts it into the instruction and the mediator's "
+            "prompt as {issues}. Write one numbered line per topic ('1. Name: question')"
+        )
     if not isinstance(data["names"], dict):
         raise ScenarioError(f"{p}: 'names' must map each participant to its profile text")
     if not data["names"]:
         raise ScenarioError(f"{p}: 'names' is empty; it maps each participant (and the Mediator) to its profile text")
     if not isinstance(data["config"], dict):
-        raise ScenarioError(f"{p}: 'config' must map each participant to its turn-taking settings (im_threshold, "
-                            f"interrupt_threshold, system1_prob), got {type(data['config']).__name__}")
+        raise ScenarioError(
+            f"{p}: 'config' must map each participant to its turn-taking settings (im_threshold, "
+            f"interrupt_threshold, system1_prob), got {type(data['config']).__name__}"
+        )
     for who, cfg in data["config"].items():
         _turn_taking(cfg, f"{p}: config[{who!r}]")
     issues, options = data["issues"], data["options"]
@@ -73,17 +90,32 @@ def read_promediate(path: str | Path, name: str | None = None, strict: bool = Fa
     for (tname, question), block in zip(topics, topic_blocks(options, [t for t, _ in topics], p)):
         opts = parse_options(block)
         if len(opts) >= 2:
-            topic_dicts.append({"name": tname, "question": question,
-                                "options": [{"label": lab, "text": txt} for lab, txt in opts]})
+            topic_dicts.append(
+                {"name": tname, "question": question, "options": [{"label": lab, "text": txt} for lab, txt in opts]}
+            )
         else:
-            warnings.warn(f"{p}: no option markers recognised for topic {tname!r}; its options are kept as text",
-                          PromediateFormatWarning, stacklevel=3)
-            topic_dicts.append({"name": tname, "question": question, "options_unparsed": True,
-                                "options": [{"label": "text", "text": block.strip() or "(none)"}]})
+            warnings.warn(
+                f"{p}: no option markers recognised for topic {tname!r}; its options are kept as text",
+                PromediateFormatWarning,
+                stacklevel=3,
+            )
+            topic_dicts.append(
+                {
+                    "name": tname,
+                    "question": question,
+                    "options_unparsed": True,
+                    "options": [{"label": "text", "text": block.strip() or "(none)"}],
+                }
+            )
     parties, mediator = _parties(data, topic_dicts, p, strict)
     background = str(data["instruction"]).replace("{issues}", issues).replace("{options}", options).strip()
-    out = {"name": name or p.stem, "title": p.stem, "background": background or "(none)",
-           "topics": topic_dicts, "parties": parties}
+    out = {
+        "name": name or p.stem,
+        "title": p.stem,
+        "background": background or "(none)",
+        "topics": topic_dicts,
+        "parties": parties,
+    }
     if mediator is not None:
         out["mediator"] = mediator
     return out
@@ -108,8 +140,9 @@ def _load_json(p: Path) -> dict:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{p}: not a UTF-8 text file (byte {exc.start}: {exc.reason}); a ProMediate case is "
-                            "a JSON file") from None
+        raise ScenarioError(
+            f"{p}: not a UTF-8 text file (byte {exc.start}: {exc.reason}); a ProMediate case is a JSON file"
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -157,25 +190,41 @@ def _parties(data: dict, topics: list[dict], p: Path, strict: bool) -> tuple[lis
                 guessed.append((key, t["name"]))
                 read = {"ranking": labels, "source": "listed_order", "unstated": labels}
                 if not strict:
-                    warnings.warn(f"{p}: no first choice found for {key!r} on topic {t['name']!r}; the listed "
-                                  "option order is used (source='listed_order')", PromediateFormatWarning,
-                                  stacklevel=4)
+                    warnings.warn(
+                        f"{p}: no first choice found for {key!r} on topic {t['name']!r}; the listed "
+                        "option order is used (source='listed_order')",
+                        PromediateFormatWarning,
+                        stacklevel=4,
+                    )
             prefs[t["name"]] = read
-        party = {"name": key, "role": profile_field(profile, ("role",)),
-                 "goal": profile_field(profile, ("main goal", "goal")), "persona": profile.strip(),
-                 "preferences": prefs, "meta": dict(cfg) if isinstance(cfg, dict) else {},
-                 "priorities": priorities(opinions, topics)}
+        party = {
+            "name": key,
+            "role": profile_field(profile, ("role",)),
+            "goal": profile_field(profile, ("main goal", "goal")),
+            "persona": profile.strip(),
+            "preferences": prefs,
+            "meta": dict(cfg) if isinstance(cfg, dict) else {},
+            "priorities": priorities(opinions, topics),
+        }
         tt = _turn_taking(cfg)
         if tt:
             party["turn_taking"] = tt
         parties.append(party)
     if len(parties) < 2:
-        raise ScenarioError(f"{p}: found {len(parties)} participant(s) besides the mediator in 'names'; need at least 2")
+        raise ScenarioError(
+            f"{p}: found {len(parties)} participant(s) besides the mediator in 'names'; need at least 2"
+        )
     if guessed and strict:
-        raise PromediateImportError(f"{p}: no first choice found for {len(guessed)} party-topic pair(s): "
-                                    + "; ".join(f"{a!r} on {t!r}" for a, t in guessed)
-                                    + ". Add a reading to promediate_prose.json or import with strict=False")
+        raise PromediateImportError(
+            f"{p}: no first choice found for {len(guessed)} party-topic pair(s): "
+            + "; ".join(f"{a!r} on {t!r}" for a, t in guessed)
+            + ". Add a reading to promediate_prose.json or import with strict=False"
+        )
     if guessed:
-        warnings.warn(f"{p}: {len(guessed)} of {sum(len(x['preferences']) for x in parties)} party-topic pairs "
-                      "use the listed option order", PromediateFormatWarning, stacklevel=4)
+        warnings.warn(
+            f"{p}: {len(guessed)} of {sum(len(x['preferences']) for x in parties)} party-topic pairs "
+            "use the listed option order",
+            PromediateFormatWarning,
+            stacklevel=4,
+        )
     return parties, mediator

@@ -38,15 +38,19 @@ def read_topics(issues: str, given: Any, p: Path) -> list[tuple[str, str]]:
     if given is not None and (not isinstance(given, list) or not all(isinstance(t, str) and t.strip() for t in given)):
         raise ScenarioError(f"{p}: 'topics' must be a list of topic names (strings), got {given!r}")
     if given and pairs and len(given) != len(pairs):
-        raise ScenarioError(f"{p}: 'topics' names {len(given)} topic(s) but 'issues' has {len(pairs)} "
-                            f"({', '.join(n for n, _ in pairs)}); list every topic of the case, in its order")
+        raise ScenarioError(
+            f"{p}: 'topics' names {len(given)} topic(s) but 'issues' has {len(pairs)} "
+            f"({', '.join(n for n, _ in pairs)}); list every topic of the case, in its order"
+        )
     if given:
         names = [str(t).strip() for t in given]
         questions = {n.casefold(): q for n, q in pairs}
         return [(n, questions.get(n.casefold(), pairs[i][1] if i < len(pairs) else "")) for i, n in enumerate(names)]
     if not pairs:
-        raise ScenarioError(f"{p}: no topic headings found in 'issues' (expected lines like '1. Name: question' or "
-                            "'## Issue 1: Name'); add a 'topics' list to the file")
+        raise ScenarioError(
+            f"{p}: no topic headings found in 'issues' (expected lines like '1. Name: question' or "
+            "'## Issue 1: Name'); add a 'topics' list to the file"
+        )
     return pairs
 
 
@@ -93,7 +97,8 @@ def topic_blocks(options: str, topics: list[str], p: Path) -> list[str]:
                 f"{p}: 'options' has no option block for topic {k + 1} {name!r} (a block is the topic's when its "
                 f"heading starts with the topic's name or carries its number {k + 1} and no other topic's name; "
                 f"blocks found: {found}). Add a block '{k + 1}. {name}:' followed by its options '(a) ...', "
-                "'(b) ...', or drop the topic from 'issues' (and 'topics')")
+                "'(b) ...', or drop the topic from 'issues' (and 'topics')"
+            )
         out.append(blocks[mine[0]][2])
     return out
 
@@ -105,7 +110,7 @@ def parse_options(block: str) -> list[tuple[str, str]]:
         if len(marks) >= 2:
             out = []
             for a, b in zip(marks, marks[1:] + [None]):
-                text = block[a.end(): b.start() if b else len(block)]
+                text = block[a.end() : b.start() if b else len(block)]
                 text = re.sub(r"\s+", " ", text).strip(" ;,.-–")
                 out.append((a.group(1), text or a.group(1)))
             labels = [lab for lab, _ in out]

@@ -27,11 +27,15 @@ from importlib import resources
 from typing import Any
 
 _ORDINALS = {"first": 1, "top": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": 50}
-_RANK_CUE = re.compile(r"\b(first|second|third|fourth|fifth|sixth|last)\s+choice\b|\bleast\s+desirable\b", re.IGNORECASE)
+_RANK_CUE = re.compile(
+    r"\b(first|second|third|fourth|fifth|sixth|last)\s+choice\b|\bleast\s+desirable\b", re.IGNORECASE
+)
 _BARELY = re.compile(r"barely\s+acceptable|acceptable\s+but\s+don", re.IGNORECASE)
-_UNACCEPTABLE = re.compile(r"\bun-?acceptable\b|\bnot\s+acceptable\b|\bblock\b(?!\s+if\b)|strongly\s+(?:against|oppose)|"
-                           r"do\s+not\s+support|not\s+preferable|will\s+not\s+consider|totally\s+opposed",
-                           re.IGNORECASE)
+_UNACCEPTABLE = re.compile(
+    r"\bun-?acceptable\b|\bnot\s+acceptable\b|\bblock\b(?!\s+if\b)|strongly\s+(?:against|oppose)|"
+    r"do\s+not\s+support|not\s+preferable|will\s+not\s+consider|totally\s+opposed",
+    re.IGNORECASE,
+)
 BARELY_RANK = 80
 UNACCEPTABLE_RANK = 100
 
@@ -64,17 +68,22 @@ def _refs(sentence: str, topic: dict, number: int) -> list[str]:
         return None
 
     for m in re.finditer(r"\((\d?[A-Za-z]|\d)\)", sentence):
-        add(m.start(), _by_amount(topic, by_token(m.group(1)), sentence[m.end():]))
-    for m in re.finditer(r"\b(?:options?|packages?)\s*#?\s*(\d+[A-Za-z]?|[A-Za-z])\b((?:\s*(?:,|and|or|&)\s*#?\s*"
-                         r"(?:\d+[A-Za-z]?|[A-Za-z])\b)*)", sentence, re.IGNORECASE):
+        add(m.start(), _by_amount(topic, by_token(m.group(1)), sentence[m.end() :]))
+    for m in re.finditer(
+        r"\b(?:options?|packages?)\s*#?\s*(\d+[A-Za-z]?|[A-Za-z])\b((?:\s*(?:,|and|or|&)\s*#?\s*"
+        r"(?:\d+[A-Za-z]?|[A-Za-z])\b)*)",
+        sentence,
+        re.IGNORECASE,
+    ):
         add(m.start(), by_token(m.group(1)))
         for extra in re.findall(r"#?\s*(\d+[A-Za-z]?|\b[A-Za-z])\b", m.group(2)):
             add(m.start() + 1, by_token(extra))
     m = re.match(r"^\s*[-*•]?\s*([A-Za-z]|\d)[.)]\s+\S", sentence)
     if m:
         add(0, by_token(m.group(1)))
-    m = re.search(r"(?:choice|unacceptable|block)\s*:\s*\(?([A-Za-z])\)?(?=\s*(?:[,.;]|$|\s+\w))", sentence,
-                  re.IGNORECASE)
+    m = re.search(
+        r"(?:choice|unacceptable|block)\s*:\s*\(?([A-Za-z])\)?(?=\s*(?:[,.;]|$|\s+\w))", sentence, re.IGNORECASE
+    )
     if m:
         add(m.start(1), by_token(m.group(1)))
     if not found:  # the option named by its text ("JX5 engines only is your second choice")
@@ -130,19 +139,30 @@ def _statements(section: str) -> list[tuple[float, bool, str]]:
     for k, line in enumerate(section.splitlines()):
         if k == 0:  # the heading: keep what follows "1. Name:" when it states choices
             line = line.split(":", 1)[1] if ":" in line and _RANK_CUE.search(line) else ""
-        cues = [m.start() for m in re.finditer(r"\b(?:first|second|third|fourth|fifth|last)\s+choice\s*:", line,
-                                               re.IGNORECASE)]
+        cues = [
+            m.start()
+            for m in re.finditer(r"\b(?:first|second|third|fourth|fifth|last)\s+choice\s*:", line, re.IGNORECASE)
+        ]
         if len(cues) > 1:  # "First choice: (c), Second choice: (b)" on one line
             lines += ["- " + line[a:b].strip(" ,;") for a, b in zip(cues, cues[1:] + [len(line)])]
         else:
             lines.append(line)
     for line in lines:
         stripped = line.strip(" -*•\t")
-        bare = re.fullmatch(r"(?:(first|second|third|fourth|fifth|last)\s+choice|(unacceptable|block)|"
-                            r"(barely acceptable))\s*:?", stripped, re.IGNORECASE)
+        bare = re.fullmatch(
+            r"(?:(first|second|third|fourth|fifth|last)\s+choice|(unacceptable|block)|"
+            r"(barely acceptable))\s*:?",
+            stripped,
+            re.IGNORECASE,
+        )
         if bare:
-            rank = (_ORDINALS[bare.group(1).casefold()] if bare.group(1) else
-                    UNACCEPTABLE_RANK if bare.group(2) else BARELY_RANK)
+            rank = (
+                _ORDINALS[bare.group(1).casefold()]
+                if bare.group(1)
+                else UNACCEPTABLE_RANK
+                if bare.group(2)
+                else BARELY_RANK
+            )
             items.append([rank, [], True])
             continue
         if not stripped:
@@ -152,11 +172,19 @@ def _statements(section: str) -> list[tuple[float, bool, str]]:
         if items and items[-1][0] is not None and not items[-1][1]:
             items[-1][1].append(line.strip())  # the paragraph under a bare cue
             continue
-        starts = bool(re.match(r"^\s*[-*]\s|^\s*\(?[A-Za-z0-9]{1,2}[.)]\s|^\s*(?:first|second|third|fourth|fifth|last)"
-                               r"\s+choice\s*:", line, re.IGNORECASE))
+        starts = bool(
+            re.match(
+                r"^\s*[-*]\s|^\s*\(?[A-Za-z0-9]{1,2}[.)]\s|^\s*(?:first|second|third|fourth|fifth|last)"
+                r"\s+choice\s*:",
+                line,
+                re.IGNORECASE,
+            )
+        )
         if not starts and not (items and items[-1][0] is not None):  # inside a bare cue's paragraph only bullets
-            starts = bool(_RANK_CUE.search(line) or ((_UNACCEPTABLE.search(line) or _BARELY.search(line))
-                                                     and len(line.strip()) < 80))
+            starts = bool(
+                _RANK_CUE.search(line)
+                or ((_UNACCEPTABLE.search(line) or _BARELY.search(line)) and len(line.strip()) < 80)
+            )
         if starts or not items:
             items.append([None, [line.strip()], starts])
         else:
@@ -208,8 +236,9 @@ def read_topic(section: str, topic: dict, number: int) -> dict | None:
                 ranks[lab] = (rank, 100 * k + j)
             if unacc and rank >= 2 and lab not in unacceptable:
                 unacceptable.append(lab)
-    if not any(r == 1 for r, _ in ranks.values()) and not (absent_first and any(r < BARELY_RANK for r, _ in
-                                                                                   ranks.values())):
+    if not any(r == 1 for r, _ in ranks.values()) and not (
+        absent_first and any(r < BARELY_RANK for r, _ in ranks.values())
+    ):
         return None
     return _complete(topic, ranks, unacceptable)
 
@@ -226,7 +255,11 @@ def _complete(topic: dict, ranks: dict[str, tuple[float, int]], unacceptable: li
 
 @lru_cache(maxsize=1)
 def _prose_readings() -> dict:
-    text = resources.files("tom_envs.negotiation").joinpath("scenarios", "promediate_prose.json").read_text(encoding="utf-8")
+    text = (
+        resources.files("tom_envs.negotiation")
+        .joinpath("scenarios", "promediate_prose.json")
+        .read_text(encoding="utf-8")
+    )
     return json.loads(text)
 
 

@@ -67,7 +67,7 @@ def topic_sections(opinions: str, n_topics: int) -> dict[int, str]:
             expected += 1
     out = {}
     for (i, idx), nxt in zip(heads, heads[1:] + [(len(lines), 0)]):
-        out[idx] = "\n".join(lines[i: nxt[0]])
+        out[idx] = "\n".join(lines[i : nxt[0]])
     return out
 
 
@@ -90,13 +90,21 @@ def priorities(opinions: str, topics: list[dict]) -> list[str]:
             return items
     text = re.sub(r"\s+", " ", opinions)
     order = []
-    for m in re.finditer(r"issue\s+([ivx]+|\d+)\s+is\s+(?:the\s+|your\s+)?([a-z\- ]*?)(?:important|importance)",
-                         text, re.IGNORECASE):
+    for m in re.finditer(
+        r"issue\s+([ivx]+|\d+)\s+is\s+(?:the\s+|your\s+)?([a-z\- ]*?)(?:important|importance)", text, re.IGNORECASE
+    ):
         tok = m.group(1).casefold()
         idx = int(tok) if tok.isdigit() else _ROMAN.get(tok, 0)
         words = m.group(2).casefold()
-        weight = (0 if "most" in words and "second" not in words else 1 if "second" in words or "next" in words
-                  else 3 if "least" in words or "not very" in words else 2)
+        weight = (
+            0
+            if "most" in words and "second" not in words
+            else 1
+            if "second" in words or "next" in words
+            else 3
+            if "least" in words or "not very" in words
+            else 2
+        )
         if 1 <= idx <= len(topics):
             order.append((weight, len(order), topics[idx - 1]["name"]))
     for m in re.finditer(r"issue\s+([ivx]+|\d+)\s+is\s+(?:the\s+)?least\s+important", text, re.IGNORECASE):

@@ -33,9 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from tom_envs.negotiation.errors import NegotiationError
-from tom_envs.negotiation.metrics import (behaviour_score, release_consensus_change, release_mediator_effectiveness,
-                                          release_mediator_frequency, release_response_latencies,
-                                          release_success_rate, release_topic_level_efficiency)
+from tom_envs.negotiation.metrics import (
+    behaviour_score,
+    release_consensus_change,
+    release_mediator_effectiveness,
+    release_mediator_frequency,
+    release_response_latencies,
+    release_success_rate,
+    release_topic_level_efficiency,
+)
 
 SUMMARY_MARKER = "📋 Conversation Summary:"
 
@@ -96,21 +102,28 @@ def process_scores(entries: Any, source: str = "agreement_scores.json") -> dict[
     """The release's ``process_scores``: per entry and topic, the sum of the pairs' truthy
     ``overall_consensus_score`` over the number of pairs (0 without pairs); ``overall`` the mean over topics."""
     if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
-        raise ReleaseLogError(f"{source}: expected a non-empty list with one {{topic: [pair scores]}} object per line "
-                              "(the initial scores first)")
+        raise ReleaseLogError(
+            f"{source}: expected a non-empty list with one {{topic: [pair scores]}} object per line "
+            "(the initial scores first)"
+        )
     topics = list(entries[0])
     out: dict[str, list[float]] = {"overall": [], **{t: [] for t in topics}}
     for n, entry in enumerate(entries):
         per_topic = []
         for t in topics:
             pairs = entry.get(t)
-            if not isinstance(pairs, list) or not all(isinstance(p, dict) and "overall_consensus_score" in p
-                                                      for p in pairs):
-                raise ReleaseLogError(f"{source}: entry {n}, topic {t!r}: expected a list of pair scores with "
-                                      "'overall_consensus_score'")
+            if not isinstance(pairs, list) or not all(
+                isinstance(p, dict) and "overall_consensus_score" in p for p in pairs
+            ):
+                raise ReleaseLogError(
+                    f"{source}: entry {n}, topic {t!r}: expected a list of pair scores with 'overall_consensus_score'"
+                )
             vals = [p["overall_consensus_score"] for p in pairs]
-            bad = [v for v in vals if v and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                            or not math.isfinite(v))]
+            bad = [
+                v
+                for v in vals
+                if v and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v))
+            ]
             if bad:
                 raise ReleaseLogError(f"{source}: entry {n}, topic {t!r}: consensus scores must be numbers, got {bad}")
             value = sum(v for v in vals if v) / len(vals) if vals else 0
@@ -120,8 +133,9 @@ def process_scores(entries: Any, source: str = "agreement_scores.json") -> dict[
     return out
 
 
-def read_release_run(conversation: str | Path, scores: str | Path | None = None,
-                     behaviour: str | Path | None = None) -> ReleaseRun:
+def read_release_run(
+    conversation: str | Path, scores: str | Path | None = None, behaviour: str | Path | None = None
+) -> ReleaseRun:
     """A run from ``conversation.txt`` and ``agreement_scores.json`` (default: beside it), and
     ``behavior_score.json`` if given (or present beside it).
 
@@ -139,9 +153,11 @@ def read_release_run(conversation: str | Path, scores: str | Path | None = None,
     except UnicodeDecodeError as exc:
         raise ReleaseLogError(f"{conv}: not a UTF-8 text file ({exc.reason})") from None
     if SUMMARY_MARKER not in raw:
-        raise ReleaseLogError(f"{conv}: no line {SUMMARY_MARKER!r}; the release writes the conversation after it "
-                              "(an unfinished run has none)")
-    lines = raw[raw.index(SUMMARY_MARKER) + 1:]
+        raise ReleaseLogError(
+            f"{conv}: no line {SUMMARY_MARKER!r}; the release writes the conversation after it "
+            "(an unfinished run has none)"
+        )
+    lines = raw[raw.index(SUMMARY_MARKER) + 1 :]
     while lines and not lines[-1].strip():
         lines.pop()
     speakers, texts = [], []
@@ -154,15 +170,18 @@ def read_release_run(conversation: str | Path, scores: str | Path | None = None,
     scores_path = Path(scores) if scores is not None else conv.parent / "agreement_scores.json"
     aggregated = process_scores(_load(scores_path, "agreement_scores.json"), str(scores_path))
     if len(aggregated["overall"]) != len(lines) + 1:
-        raise ReleaseLogError(f"{scores_path}: {len(aggregated['overall'])} score entries for {len(lines)} lines; the "
-                              "release has one per line plus the initial one (rerun its consensus pipeline)")
+        raise ReleaseLogError(
+            f"{scores_path}: {len(aggregated['overall'])} score entries for {len(lines)} lines; the "
+            "release has one per line plus the initial one (rerun its consensus pipeline)"
+        )
     beh_path = Path(behaviour) if behaviour is not None else conv.parent / "behavior_score.json"
     beh = None
     if behaviour is not None or beh_path.is_file():
         data = _load(beh_path, "behavior_score.json")
         if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
-            raise ReleaseLogError(f"{beh_path}: expected a list with one {{monitoring, planning, simple}} object per "
-                                  "mediator line")
+            raise ReleaseLogError(
+                f"{beh_path}: expected a list with one {{monitoring, planning, simple}} object per mediator line"
+            )
         beh = tuple(data)
     return ReleaseRun(tuple(lines), tuple(speakers), tuple(texts), aggregated, beh)
 
@@ -183,8 +202,9 @@ def write_release_conversation(events: Sequence[Mapping[str, Any]], path: str | 
     return path
 
 
-def release_scores(topic_consensus: Mapping[str, Sequence[float]], transcript: Sequence[Mapping[str, Any]],
-                   parties: int) -> list[dict[str, list[dict[str, float]]]]:
+def release_scores(
+    topic_consensus: Mapping[str, Sequence[float]], transcript: Sequence[Mapping[str, Any]], parties: int
+) -> list[dict[str, list[dict[str, float]]]]:
     """An episode's consensus as the release's ``agreement_scores.json`` holds it: the initial entry, then one
     entry per line of the transcript (:func:`release_lines`), each the consensus after that line -- an opening
     line (v2, turn 0) gets the initial scores again, as the release's consensus pipeline copies the scores on a
@@ -203,17 +223,25 @@ def release_scores(topic_consensus: Mapping[str, Sequence[float]], transcript: S
 
     def entry(t: int) -> dict[str, list[dict[str, float]]]:
         try:
-            return {name: [{"overall_consensus_score": float(series[t])}] * pairs
-                    for name, series in topic_consensus.items()}
+            return {
+                name: [{"overall_consensus_score": float(series[t])}] * pairs
+                for name, series in topic_consensus.items()
+            }
         except IndexError:
-            raise ReleaseLogError(f"a transcript line of turn {t} has no consensus value (the shortest series has "
-                                  f"{min(map(len, topic_consensus.values()))})") from None
+            raise ReleaseLogError(
+                f"a transcript line of turn {t} has no consensus value (the shortest series has "
+                f"{min(map(len, topic_consensus.values()))})"
+            ) from None
 
     return [entry(0)] + [entry(int(e["turn"])) for e in transcript]
 
 
-def write_release_run(folder: str | Path, topic_consensus: Mapping[str, Sequence[float]],
-                      transcript: Sequence[Mapping[str, Any]], parties: int) -> Path:
+def write_release_run(
+    folder: str | Path,
+    topic_consensus: Mapping[str, Sequence[float]],
+    transcript: Sequence[Mapping[str, Any]],
+    parties: int,
+) -> Path:
     """Write an episode as a run of the release in ``folder``: ``conversation.txt``
     (:func:`write_release_conversation`) and ``agreement_scores.json`` (:func:`release_scores`), which
     :func:`read_release_run` and the release's ``scripts/evaluation.py`` read. Returns the conversation's path.
@@ -240,8 +268,11 @@ def _behaviour(run: ReleaseRun, key: str) -> float | None:
     return sum(vals) / len(vals)
 
 
-def release_run_metrics(run: ReleaseRun, addressed: Mapping[int, Sequence[str]] | None = None,
-                        mentions: Mapping[str, Iterable[int]] | None = None) -> dict[str, Any]:
+def release_run_metrics(
+    run: ReleaseRun,
+    addressed: Mapping[int, Sequence[str]] | None = None,
+    mentions: Mapping[str, Iterable[int]] | None = None,
+) -> dict[str, Any]:
     """The release's ``results_summary.csv`` figures of ``run``, computed by our metric functions (see the
     module docstring); None where the release prints -1 or an answer it asks GPT-4.1 for is not given."""
     overall = run.scores["overall"]
@@ -255,9 +286,12 @@ def release_run_metrics(run: ReleaseRun, addressed: Mapping[int, Sequence[str]] 
         "success_rate_max": release_success_rate([run.scores[t] for t in run.topics], use_max=True),
         "latency": sum(rl) / len(rl) if rl else None,
         "mediator_lines": med,
-        "intervene_yield": None, "intervene_per_step": None,
-        "mean_topic_efficiency": None, "topic_efficiencies": None,
-        "monitoring_score": _behaviour(run, "monitoring"), "planning_score": _behaviour(run, "planning"),
+        "intervene_yield": None,
+        "intervene_per_step": None,
+        "mean_topic_efficiency": None,
+        "topic_efficiencies": None,
+        "monitoring_score": _behaviour(run, "monitoring"),
+        "planning_score": _behaviour(run, "planning"),
         "simple_score": _behaviour(run, "simple"),
     }
     if addressed is not None:
@@ -273,14 +307,27 @@ def release_run_metrics(run: ReleaseRun, addressed: Mapping[int, Sequence[str]] 
     if mentions is not None:
         unknown = sorted(set(mentions) - set(run.topics))
         if unknown:
-            raise ReleaseLogError(f"mentions name topics {unknown} that agreement_scores.json does not have "
-                                  f"({run.topics})")
-        tle = [release_topic_level_efficiency(run.scores[t], sorted(i + 1 for i in mentions.get(t, ())))
-               for t in run.topics]
+            raise ReleaseLogError(
+                f"mentions name topics {unknown} that agreement_scores.json does not have ({run.topics})"
+            )
+        tle = [
+            release_topic_level_efficiency(run.scores[t], sorted(i + 1 for i in mentions.get(t, ())))
+            for t in run.topics
+        ]
         out["topic_efficiencies"] = tle
         out["mean_topic_efficiency"] = sum(tle) / len(tle) if tle else None
     return out
 
 
-__all__ = ["ReleaseLogError", "ReleaseRun", "SUMMARY_MARKER", "process_scores", "read_release_run", "release_lines",
-           "release_run_metrics", "release_scores", "write_release_conversation", "write_release_run"]
+__all__ = [
+    "ReleaseLogError",
+    "ReleaseRun",
+    "SUMMARY_MARKER",
+    "process_scores",
+    "read_release_run",
+    "release_lines",
+    "release_run_metrics",
+    "release_scores",
+    "write_release_conversation",
+    "write_release_run",
+]

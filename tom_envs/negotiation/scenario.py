@@ -26,18 +26,32 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from tom_envs.negotiation.case_rules import (PROMEDIATE_FORMAT, SCENARIO_FORMAT, case_format, check_known_keys,
-                                             check_turn_taking)
+from tom_envs.negotiation.case_rules import (
+    PROMEDIATE_FORMAT,
+    SCENARIO_FORMAT,
+    case_format,
+    check_known_keys,
+    check_turn_taking,
+)
 from tom_envs.negotiation.errors import ScenarioError
 from tom_envs.negotiation.promediate import read_promediate
 
 ConflictMode = Literal["competing", "avoiding", "accommodating", "general"]
 CONFLICT_MODES: tuple[str, ...] = ("accommodating", "avoiding", "general", "competing")
 #: 002's difficulty levels and the conflict modes they use.
-DIFFICULTY_MODES: dict[str, tuple[str, ...]] = {"easy": ("accommodating", "avoiding"), "medium": ("general",),
-                                                "hard": ("competing",)}
-BUILTIN_SCENARIOS: tuple[str, ...] = ("williams_medical_center", "hopkins_hmo", "st_francis_hospital", "ias",
-                                      "flagship", "river_basin")
+DIFFICULTY_MODES: dict[str, tuple[str, ...]] = {
+    "easy": ("accommodating", "avoiding"),
+    "medium": ("general",),
+    "hard": ("competing",),
+}
+BUILTIN_SCENARIOS: tuple[str, ...] = (
+    "williams_medical_center",
+    "hopkins_hmo",
+    "st_francis_hospital",
+    "ias",
+    "flagship",
+    "river_basin",
+)
 MIN_TURNS = 20  # two disjoint 10-turn windows for consensus change
 MAX_TURNS_PER_PARTY_TOPIC = 64  # 002 uses 2 (ProMediate's loop 4); larger is a typo, not a setting
 MAX_TURN_BUDGET = 10_000
@@ -67,8 +81,10 @@ class Topic(BaseModel):
         if len(set(labels)) != len(labels):
             raise ValueError(f"topic {self.name!r} repeats an option label: {labels}")
         if len(labels) < 2 and not self.options_unparsed:
-            raise ValueError(f"topic {self.name!r} has {len(labels)} option; a negotiated topic needs at least two "
-                             "options (drop the topic or add the alternatives)")
+            raise ValueError(
+                f"topic {self.name!r} has {len(labels)} option; a negotiated topic needs at least two "
+                "options (drop the topic or add the alternatives)"
+            )
         return self
 
     @property
@@ -177,20 +193,26 @@ class Scenario(BaseModel):
         for p in self.parties:
             extra = sorted(set(p.preferences) - set(topics))
             if extra:
-                raise ValueError(f"party {p.name!r} has preferences for unknown topics {extra}; topics are {list(topics)}")
+                raise ValueError(
+                    f"party {p.name!r} has preferences for unknown topics {extra}; topics are {list(topics)}"
+                )
             for name, topic in topics.items():
                 if topic.options_unparsed:
                     continue
                 if name not in p.preferences:
-                    raise ValueError(f"party {p.name!r} has no preference for topic {name!r}; add "
-                                     f'"{name}": {{"ranking": {topic.labels}}} to its preferences')
+                    raise ValueError(
+                        f"party {p.name!r} has no preference for topic {name!r}; add "
+                        f'"{name}": {{"ranking": {topic.labels}}} to its preferences'
+                    )
                 _check_preference(p.name, topic, p.preferences[name])
         if self.turn_budget is None:
             derived = self.turns_per_party_topic * len(self.parties) * len(self.topics)
             if derived > MAX_TURN_BUDGET:
-                raise ValueError(f"turns_per_party_topic x parties x topics = {self.turns_per_party_topic} x "
-                                 f"{len(self.parties)} x {len(self.topics)} = {derived} turns, above the cap of "
-                                 f"{MAX_TURN_BUDGET}; lower turns_per_party_topic or set turn_budget")
+                raise ValueError(
+                    f"turns_per_party_topic x parties x topics = {self.turns_per_party_topic} x "
+                    f"{len(self.parties)} x {len(self.topics)} = {derived} turns, above the cap of "
+                    f"{MAX_TURN_BUDGET}; lower turns_per_party_topic or set turn_budget"
+                )
         return self
 
     # ------------------------------------------------------------------ derived
@@ -210,8 +232,14 @@ class Scenario(BaseModel):
         :func:`tom_envs.description.public_value`): its name, title, background, topics with their options,
         the parties' names and the turn budget -- never a party's preferences, persona, priorities or
         turn-taking thresholds, which the mediator has to infer."""
-        return {"name": self.name, "title": self.title, "background": self.background,
-                "topics": [t.model_dump() for t in self.topics], "parties": self.party_names, "budget": self.budget}
+        return {
+            "name": self.name,
+            "title": self.title,
+            "background": self.background,
+            "topics": [t.model_dump() for t in self.topics],
+            "parties": self.party_names,
+            "budget": self.budget,
+        }
 
     def rank_matrix(self, party: int, topic: int) -> list[int]:
         """Rank (0 = best) of each option of ``topic`` for ``party``, in option order."""
@@ -258,8 +286,10 @@ class Scenario(BaseModel):
         try:
             scenario = cls.model_validate(data)
         except ValidationError as exc:
-            raise ScenarioError(f"{source}: invalid {SCENARIO_FORMAT}:\n{_explain(exc)}\nSee "
-                                "tom_envs.negotiation.scenario for the file format.") from None
+            raise ScenarioError(
+                f"{source}: invalid {SCENARIO_FORMAT}:\n{_explain(exc)}\nSee "
+                "tom_envs.negotiation.scenario for the file format."
+            ) from None
         scenario._source = source
         return scenario
 
@@ -269,13 +299,15 @@ class Scenario(BaseModel):
         p = Path(path)
         if not p.is_file():
             what = "is a folder, not a scenario file" if p.is_dir() else "no such scenario file"
-            raise ScenarioError(f"{p}: {what}; pass a path to a JSON file or one of the built-in "
-                                f"names {', '.join(BUILTIN_SCENARIOS)}")
+            raise ScenarioError(
+                f"{p}: {what}; pass a path to a JSON file or one of the built-in names {', '.join(BUILTIN_SCENARIOS)}"
+            )
         try:
             data = json.loads(p.read_bytes().decode("utf-8"))
         except UnicodeDecodeError as exc:
-            raise ScenarioError(f"{p}: not a UTF-8 text file (byte {exc.start}: {exc.reason}); a scenario is a JSON "
-                                "file") from None
+            raise ScenarioError(
+                f"{p}: not a UTF-8 text file (byte {exc.start}: {exc.reason}); a scenario is a JSON file"
+            ) from None
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
         if case_format(data, str(p)) == PROMEDIATE_FORMAT:
@@ -361,19 +393,25 @@ def _check_preference(party: str, topic: Topic, pref: TopicPreference) -> None:
     if len(set(pref.unacceptable)) >= len(labels):
         raise ValueError(f"{where}: every option is unacceptable; leave at least one acceptable option")
     if pref.utilities is not None and sorted(pref.utilities) != sorted(labels):
-        raise ValueError(f"{where}: utilities must give one number per option label {labels}, got {sorted(pref.utilities)}")
+        raise ValueError(
+            f"{where}: utilities must give one number per option label {labels}, got {sorted(pref.utilities)}"
+        )
     if pref.utilities is not None:
         bad_u = {k: v for k, v in pref.utilities.items() if not math.isfinite(v)}
         if bad_u:
             raise ValueError(f"{where}: utilities must be finite numbers, got {bad_u}")
         spread = max(pref.utilities.values()) - min(pref.utilities.values())
         if not math.isfinite(spread):
-            raise ValueError(f"{where}: utilities span {min(pref.utilities.values())} .. {max(pref.utilities.values())}"
-                             ", a range too wide for a float (it overflows when normalised); rescale them, e.g. to 0..1")
+            raise ValueError(
+                f"{where}: utilities span {min(pref.utilities.values())} .. {max(pref.utilities.values())}"
+                ", a range too wide for a float (it overflows when normalised); rescale them, e.g. to 0..1"
+            )
         for better, worse in zip(pref.ranking, pref.ranking[1:]):
             if pref.utilities[worse] > pref.utilities[better]:
-                raise ValueError(f"{where}: utilities contradict the ranking: {worse!r} is ranked below {better!r} but "
-                                 f"has the higher utility ({pref.utilities[worse]} > {pref.utilities[better]}); fix one")
+                raise ValueError(
+                    f"{where}: utilities contradict the ranking: {worse!r} is ranked below {better!r} but "
+                    f"has the higher utility ({pref.utilities[worse]} > {pref.utilities[better]}); fix one"
+                )
 
 
 def _explain(exc: ValidationError) -> str:
@@ -388,8 +426,10 @@ def _explain(exc: ValidationError) -> str:
 def load_builtin(name: str) -> Scenario:
     """A built-in scenario by name (cached; scenarios are immutable in practice)."""
     if name not in BUILTIN_SCENARIOS:
-        raise ScenarioError(f"unknown built-in scenario {name!r}; choose from {', '.join(BUILTIN_SCENARIOS)} "
-                            "or pass a path to a scenario file")
+        raise ScenarioError(
+            f"unknown built-in scenario {name!r}; choose from {', '.join(BUILTIN_SCENARIOS)} "
+            "or pass a path to a scenario file"
+        )
     text = resources.files("tom_envs.negotiation").joinpath("scenarios", f"{name}.json").read_text(encoding="utf-8")
     return Scenario.from_dict(json.loads(text), f"built-in scenario {name}")
 
@@ -404,4 +444,6 @@ def resolve_scenario(scenario: "str | Path | Scenario | dict") -> Scenario:
         return load_builtin(scenario)
     if isinstance(scenario, (str, Path)):
         return Scenario.from_file(scenario)
-    raise ScenarioError(f"scenario must be a built-in name, a path, a dict or a Scenario; got {type(scenario).__name__}")
+    raise ScenarioError(
+        f"scenario must be a built-in name, a path, a dict or a Scenario; got {type(scenario).__name__}"
+    )

@@ -9,11 +9,23 @@ from typing import Any
 
 import numpy as np
 
-from tom_envs.negotiation.metrics import (STRATEGIES, InterventionContext, consensus_change, drop_events, mean_defined,
-                                          mediator_effectiveness, mediator_frequency, release_consensus_change,
-                                          release_drops, release_mediator_effectiveness, release_response_latencies,
-                                          release_success_rate, release_topic_level_efficiency, response_latencies,
-                                          topic_level_efficiency)
+from tom_envs.negotiation.metrics import (
+    STRATEGIES,
+    InterventionContext,
+    consensus_change,
+    drop_events,
+    mean_defined,
+    mediator_effectiveness,
+    mediator_frequency,
+    release_consensus_change,
+    release_drops,
+    release_mediator_effectiveness,
+    release_response_latencies,
+    release_success_rate,
+    release_topic_level_efficiency,
+    response_latencies,
+    topic_level_efficiency,
+)
 from tom_envs.negotiation.outcomes import OutcomeScorer
 
 #: the functional outcome (``tom_outcome()``): overall consensus now, its change since the start, and 002's metrics
@@ -40,8 +52,15 @@ class EpisodeScoring:
             return dict.fromkeys(OUTCOME)
         m = self._metrics()
         hist = self.tracker.history
-        return {"consensus": hist[-1], "consensus_gain": hist[-1] - hist[0], "cc": m["cc"], "tle_mean": m["tle_mean"],
-                "rl_mean": m["rl_mean"], "me_mean": m["me_mean"], "mi_mean": m["mi_mean"]}
+        return {
+            "consensus": hist[-1],
+            "consensus_gain": hist[-1] - hist[0],
+            "cc": m["cc"],
+            "tle_mean": m["tle_mean"],
+            "rl_mean": m["rl_mean"],
+            "me_mean": m["me_mean"],
+            "mi_mean": m["mi_mean"],
+        }
 
     def context(self) -> InterventionContext:
         """What is going wrong now (for the MI judge; built from the env's full record)."""
@@ -49,12 +68,21 @@ class EpisodeScoring:
         now = hist[-1]
         recent = hist[-6:]
         drops = tuple(k for k in range(self.m) if max(h[k] for h in recent) - now[k] > 0.1)
-        stalled = tuple(k for k in range(self.m) if len(hist) >= 7 and now[k] < 1.0
-                        and all(abs(h[k] - now[k]) < 1e-12 for h in hist[-7:]))
+        stalled = tuple(
+            k
+            for k in range(self.m)
+            if len(hist) >= 7 and now[k] < 1.0 and all(abs(h[k] - now[k]) < 1e-12 for h in hist[-7:])
+        )
         hostile = any(e.get("tone") == "firm" for e in self.events[-3:]) or any(
-            t > self.turn - 3 for t in self.hardened_turns)
-        silent = tuple(i for i in range(self.n) if self.turn >= self.n and self.silence[i] > 2 * self.n
-                       or (self.turn >= self.n and self.last_statement[i] is None))
+            t > self.turn - 3 for t in self.hardened_turns
+        )
+        silent = tuple(
+            i
+            for i in range(self.n)
+            if self.turn >= self.n
+            and self.silence[i] > 2 * self.n
+            or (self.turn >= self.n and self.last_statement[i] is None)
+        )
         repeating = tuple(int(i) for i in np.flatnonzero(self.repeats >= 1))
         return InterventionContext(tuple(now), drops, hostile, stalled, repeating, silent)
 
@@ -83,10 +111,14 @@ class EpisodeScoring:
         names = [t.name for t in self.scenario.topics]
         series = [[h[k] for h in topic_hist] for k in range(self.m)]
         r_hist, r_series, lead = self._release_series()
-        paper_tle = {names[k]: topic_level_efficiency(topic_hist[0][k], topic_hist[-1][k], int(self.mentions[k]))
-                     for k in range(self.m)}
-        release_tle = {names[k]: release_topic_level_efficiency(r_series[k], [t + lead for t in self.mention_turns[k]])
-                       for k in range(self.m)}
+        paper_tle = {
+            names[k]: topic_level_efficiency(topic_hist[0][k], topic_hist[-1][k], int(self.mentions[k]))
+            for k in range(self.m)
+        }
+        release_tle = {
+            names[k]: release_topic_level_efficiency(r_series[k], [t + lead for t in self.mention_turns[k]])
+            for k in range(self.m)
+        }
         paper_rl = response_latencies(hist, self.mediator_turns)
         release_rl = [float(x) for x in release_response_latencies(r_hist, [t + lead for t in self.mediator_turns])]
         paper_me, release_me = [], []
@@ -96,18 +128,32 @@ class EpisodeScoring:
             paper_me.append(iv["me_paper"])
             release_me.append(iv["me_release"])
         finite = [x for x in paper_rl if math.isfinite(x)]
-        paper = {"cc": consensus_change(hist), "tle": paper_tle, "tle_mean": mean_defined(list(paper_tle.values())),
-                 "rl": paper_rl, "rl_mean": float(np.mean(finite)) if finite else None,
-                 "rl_unanswered": len(paper_rl) - len(finite), "me_mean": mean_defined(paper_me)}
-        release = {"cc": release_consensus_change(r_hist), "tle": release_tle,
-                   "tle_mean": float(np.mean(list(release_tle.values()))), "rl": release_rl,
-                   "rl_mean": float(np.mean(release_rl)) if release_rl else None, "rl_unanswered": None,
-                   "me_mean": mean_defined(release_me)}
+        paper = {
+            "cc": consensus_change(hist),
+            "tle": paper_tle,
+            "tle_mean": mean_defined(list(paper_tle.values())),
+            "rl": paper_rl,
+            "rl_mean": float(np.mean(finite)) if finite else None,
+            "rl_unanswered": len(paper_rl) - len(finite),
+            "me_mean": mean_defined(paper_me),
+        }
+        release = {
+            "cc": release_consensus_change(r_hist),
+            "tle": release_tle,
+            "tle_mean": float(np.mean(list(release_tle.values()))),
+            "rl": release_rl,
+            "rl_mean": float(np.mean(release_rl)) if release_rl else None,
+            "rl_unanswered": None,
+            "me_mean": mean_defined(release_me),
+        }
         chosen, other = (release, paper) if self.metric_definitions == "release" else (paper, release)
         for iv in self.interventions:
             iv["me"] = iv[f"me_{self.metric_definitions}"]
-        return {**chosen, "mi_mean": mean_defined([iv["mi"]["mean"] for iv in self.interventions]),
-                "other": {k: v for k, v in other.items() if k not in ("tle", "rl")}}
+        return {
+            **chosen,
+            "mi_mean": mean_defined([iv["mi"]["mean"] for iv in self.interventions]),
+            "other": {k: v for k, v in other.items() if k not in ("tle", "rl")},
+        }
 
     def outcome(self) -> dict[str, Any]:
         """The outcome of the final attitudes (:mod:`tom_envs.negotiation.outcomes`): agreed option per
@@ -129,10 +175,12 @@ class EpisodeScoring:
         hist = self.tracker.history
         r_hist, r_series, _ = self._release_series()
         lines = len(self.mediator_turns) + (self.concluded is not None)
-        return {"success_rate": release_success_rate(r_series),
-                "success_rate_max": release_success_rate(r_series, True),
-                "mediator_frequency": mediator_frequency(lines, self._frequency_lines()),
-                "drops": {"release": len(release_drops(r_hist)), "paper": len(drop_events(hist))}}
+        return {
+            "success_rate": release_success_rate(r_series),
+            "success_rate_max": release_success_rate(r_series, True),
+            "mediator_frequency": mediator_frequency(lines, self._frequency_lines()),
+            "drops": {"release": len(release_drops(r_hist)), "paper": len(drop_events(hist))},
+        }
 
     def episode_summary(self) -> dict[str, Any]:
         """All of 002's metrics for the episode so far (JSON-serialisable; inf latencies as None), the
@@ -143,32 +191,47 @@ class EpisodeScoring:
         names = [t.name for t in self.scenario.topics]
         m = self._metrics()
         return {
-            "scenario": self.scenario.name, "conflict_mode": self.conflict_mode, "turns": self.turn,
+            "scenario": self.scenario.name,
+            "conflict_mode": self.conflict_mode,
+            "turns": self.turn,
             "concluded": self.concluded,
-            "parties": self.n, "topics": names, "mediator": self.has_mediator,
+            "parties": self.n,
+            "topics": names,
+            "mediator": self.has_mediator,
             "consensus": [round(x, 6) for x in hist],
             "topic_consensus": {names[k]: [round(h[k], 6) for h in topic_hist] for k in range(self.m)},
             "metric_definitions": self.metric_definitions,
-            "other_definitions": {"name": "paper" if self.metric_definitions == "release" else "release",
-                                  **m["other"]},
-            "cc": m["cc"], "tle": m["tle"], "tle_mean": m["tle_mean"],
+            "other_definitions": {"name": "paper" if self.metric_definitions == "release" else "release", **m["other"]},
+            "cc": m["cc"],
+            "tle": m["tle"],
+            "tle_mean": m["tle_mean"],
             "drop_events": [list(e) for e in drop_events(hist)],
             "proposals": list(self.proposals),
             "rl": [x if math.isfinite(x) else None for x in m["rl"]],
-            "rl_mean": m["rl_mean"], "rl_unanswered": m["rl_unanswered"],
+            "rl_mean": m["rl_mean"],
+            "rl_unanswered": m["rl_unanswered"],
             "interventions": [{k: v for k, v in iv.items() if k != "topic_index"} for iv in self.interventions],
             "mediator_turns": list(self.mediator_turns),
-            "me_mean": m["me_mean"], "mi_mean": m["mi_mean"],
+            "me_mean": m["me_mean"],
+            "mi_mean": m["mi_mean"],
             "mi_judge": getattr(self.judge, "name", type(self.judge).__name__),
             "attitude_source": "stated" if self.extractor is None else f"extracted:{self.extract_from}",
-            "extractor": None if self.extractor is None else getattr(self.extractor, "name",
-                                                                      type(self.extractor).__name__),
+            "extractor": None
+            if self.extractor is None
+            else getattr(self.extractor, "name", type(self.extractor).__name__),
             "extraction": dict(self.extraction) if self.extractor is not None else None,
-            "receptiveness": {self.scenario.parties[i].name: dict(zip(STRATEGIES, map(float, p.receptiveness)))
-                              for i, p in self.parties.items()},
-            "final_attitudes": {self.scenario.parties[i].name: {names[k]: self.scenario.topics[k].options[int(o)].label
-                                                                for k, o in enumerate(row)}
-                                for i, row in enumerate(self.tracker.attitudes)},
-            **self.outcome(), **self.release_extras(), "blocked_stances": list(self.blocked_stances),
+            "receptiveness": {
+                self.scenario.parties[i].name: dict(zip(STRATEGIES, map(float, p.receptiveness)))
+                for i, p in self.parties.items()
+            },
+            "final_attitudes": {
+                self.scenario.parties[i].name: {
+                    names[k]: self.scenario.topics[k].options[int(o)].label for k, o in enumerate(row)
+                }
+                for i, row in enumerate(self.tracker.attitudes)
+            },
+            **self.outcome(),
+            **self.release_extras(),
+            "blocked_stances": list(self.blocked_stances),
             "transcript": [dict(e) for e in self.events],
         }

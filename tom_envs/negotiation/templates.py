@@ -46,9 +46,7 @@ MEDIATOR = {
         "We keep circling {topic}. Let us test {option} as a working option and list what each of you would need added to accept it.",
         "Here is a concrete proposal for {topic}: start from {option}, and we adjust the details together.",
     ),
-    "summary": (
-        "Let me summarise where we are. {summary}",
-    ),
+    "summary": ("Let me summarise where we are. {summary}",),
 }
 
 #: Lines of the strategies that point to an option, for an intervention with none (nobody has stated a

@@ -29,8 +29,17 @@ class TurnResolution:
         t = self.turn + 1
         if self._conclusion is not None:
             # the mediator closes the session (002's social mediator ends with a conclusion)
-            self.events.append({"turn": t, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "conclusion",
-                                "topic": None, "topic_index": None, "text": self._conclusion})
+            self.events.append(
+                {
+                    "turn": t,
+                    "speaker": MEDIATOR_NAME,
+                    "seat": MEDIATOR,
+                    "kind": "conclusion",
+                    "topic": None,
+                    "topic_index": None,
+                    "text": self._conclusion,
+                }
+            )
             self.silence += 1
             self.concluded = t
             self._conclusion = None
@@ -48,8 +57,9 @@ class TurnResolution:
             after = self._stakes()
             for a in self.agents:
                 i = None if a == MEDIATOR else int(a.split("_")[1])
-                self.rewards[a] = float(self.tracker.overall - self._start_consensus if i is None
-                                        else after[i] - self._start_stakes[i])
+                self.rewards[a] = float(
+                    self.tracker.overall - self._start_consensus if i is None else after[i] - self._start_stakes[i]
+                )
             self.terminations = {a: True for a in self.agents}
         self.infos = {a: self._info(a) for a in self.agents}
         if ended:
@@ -66,8 +76,11 @@ class TurnResolution:
             else:
                 mv: PartyMove | None = self._pending.get(f"party_{i}")
                 out.append(None if mv is None else Candidate(i, mv.topic, mv.option, mv.act, mv.tone, mv.motivation))
-        self._external_text = {i: self._pending[f"party_{i}"].utterance for i in self.external
-                               if self._pending.get(f"party_{i}") is not None}
+        self._external_text = {
+            i: self._pending[f"party_{i}"].utterance
+            for i in self.external
+            if self._pending.get(f"party_{i}") is not None
+        }
         return out
 
     def _disagreement(self) -> list[float]:
@@ -77,7 +90,7 @@ class TurnResolution:
             if len(col) < 2:
                 out.append(0.5)
                 continue
-            pairs_ = [(a, b) for x, a in enumerate(col) for b in col[x + 1:]]
+            pairs_ = [(a, b) for x, a in enumerate(col) for b in col[x + 1 :]]
             out.append(sum(a != b for a, b in pairs_) / len(pairs_))
         return out
 
@@ -88,8 +101,17 @@ class TurnResolution:
         # decides for itself: the LLM parties' team applies the same rule)
         live = [c for c in cands if c is not None and (c.party != previous or c.party in self.external)]
         if not live:
-            self.events.append({"turn": t, "speaker": "(nobody)", "seat": "", "kind": "silence", "topic": None,
-                                "topic_index": None, "text": "(a pause; nobody speaks)"})
+            self.events.append(
+                {
+                    "turn": t,
+                    "speaker": "(nobody)",
+                    "seat": "",
+                    "kind": "silence",
+                    "topic": None,
+                    "topic_index": None,
+                    "text": "(a pause; nobody speaks)",
+                }
+            )
             self.silence += 1
             self._end_of_turn(None, None, None, None)
             return
@@ -98,9 +120,18 @@ class TurnResolution:
         topic = self.scenario.topics[k]
         own = self._external_text.get(i)
         text = own or party_line(c.act, c.tone, topic.name, topic.option_text(o), t)
-        event = {"turn": t, "speaker": self.scenario.parties[i].name, "seat": f"party_{i}", "party": i,
-                 "kind": c.act, "topic": topic.name, "topic_index": k, "option": topic.options[o].label,
-                 "tone": c.tone, "text": text}
+        event = {
+            "turn": t,
+            "speaker": self.scenario.parties[i].name,
+            "seat": f"party_{i}",
+            "party": i,
+            "kind": c.act,
+            "topic": topic.name,
+            "topic_index": k,
+            "option": topic.options[o].label,
+            "tone": c.tone,
+            "text": text,
+        }
         stances = {k: o}
         if self.extractor is not None and (own is not None or self.extract_from == "all"):
             stances = self._extract(i, k, o, text, event)
@@ -111,9 +142,14 @@ class TurnResolution:
             self.stated[i, kk] = oo
             self.tracker.update(i, kk, oo)
             if oo in self.tracker.blocked[i][kk]:  # kept for the summary; never in the public event
-                self.blocked_stances.append({"turn": t, "party": event["speaker"],
-                                             "topic": self.scenario.topics[kk].name,
-                                             "option": self.scenario.topics[kk].options[oo].label})
+                self.blocked_stances.append(
+                    {
+                        "turn": t,
+                        "party": event["speaker"],
+                        "topic": self.scenario.topics[kk].name,
+                        "option": self.scenario.topics[kk].options[oo].label,
+                    }
+                )
         for kk in set(stances) | {k} | set(event.get("proposal_topics", ())):
             self.mentions[kk] += 1
             self.mention_turns[kk].append(t)
@@ -131,15 +167,18 @@ class TurnResolution:
         if proposed:  # options proposed mid-conversation, in the party's words (no label of the scenario)
             event["proposals"] = {self.scenario.topics[kk].name: p for kk, p in proposed.items()}
             event["proposal_topics"] = sorted(proposed)
-            self.proposals += [{"turn": event["turn"], "party": event["speaker"],
-                                "topic": self.scenario.topics[kk].name, "text": p} for kk, p in proposed.items()]
+            self.proposals += [
+                {"turn": event["turn"], "party": event["speaker"], "topic": self.scenario.topics[kk].name, "text": p}
+                for kk, p in proposed.items()
+            ]
             self.extraction["proposals"] = self.extraction.get("proposals", 0) + len(proposed)
         ex = self.extraction
         ex["lines"] += 1
         ex["agree" if stances.get(k) == o else "not_addressed" if k not in stances else "other_option"] += 1
         ex["extra_topics"] += len(set(stances) - {k})
-        event["attitudes"] = {self.scenario.topics[kk].name: self.scenario.topics[kk].options[oo].label
-                              for kk, oo in stances.items()}
+        event["attitudes"] = {
+            self.scenario.topics[kk].name: self.scenario.topics[kk].options[oo].label for kk, oo in stances.items()
+        }
         return stances
 
     def _end_of_turn(self, speaker: int | None, topic: int | None, option: int | None, tone: str | None) -> None:
@@ -154,19 +193,42 @@ class TurnResolution:
         option = move.option if move.option is not None else self._stated_plurality(k)
         topic = self.scenario.topics[k]
         target_name = None if move.target is None else self.scenario.parties[move.target].name
-        text = move.utterance or mediator_line(STRATEGIES[s], topic.name,
-                                               None if option is None else topic.option_text(option),
-                                               target_name or "", t)
-        uptake = {self.scenario.parties[i].name: p.mediated(s, k, move.target, option, self.stated, int(self.silence[i]))
-                  for i, p in self.parties.items()}
+        text = move.utterance or mediator_line(
+            STRATEGIES[s], topic.name, None if option is None else topic.option_text(option), target_name or "", t
+        )
+        uptake = {
+            self.scenario.parties[i].name: p.mediated(s, k, move.target, option, self.stated, int(self.silence[i]))
+            for i, p in self.parties.items()
+        }
         reactance = [self.scenario.parties[i].name for i, p in self.parties.items() if p.last_reaction == "reactance"]
-        self.events.append({"turn": t, "speaker": MEDIATOR_NAME, "seat": MEDIATOR, "kind": "intervention",
-                            "strategy": STRATEGIES[s], "topic": topic.name, "topic_index": k, "target": target_name,
-                            "option": None if option is None else topic.options[option].label, "text": text})
+        self.events.append(
+            {
+                "turn": t,
+                "speaker": MEDIATOR_NAME,
+                "seat": MEDIATOR,
+                "kind": "intervention",
+                "strategy": STRATEGIES[s],
+                "topic": topic.name,
+                "topic_index": k,
+                "target": target_name,
+                "option": None if option is None else topic.options[option].label,
+                "text": text,
+            }
+        )
         # the judge sees the intervention's words (in events, and as "text")
         mi = self.judge({"topic": k, "strategy": STRATEGIES[s], "target": move.target, "text": text}, ctx)
-        self.interventions.append({"turn": t, "topic": topic.name, "topic_index": k, "strategy": STRATEGIES[s],
-                                   "target": target_name, "mi": mi, "uptake": uptake, "reactance": reactance})
+        self.interventions.append(
+            {
+                "turn": t,
+                "topic": topic.name,
+                "topic_index": k,
+                "strategy": STRATEGIES[s],
+                "target": target_name,
+                "mi": mi,
+                "uptake": uptake,
+                "reactance": reactance,
+            }
+        )
         self.mediator_turns.append(t)
         self.mentions[k] += 1
         self.mention_turns[k].append(t)

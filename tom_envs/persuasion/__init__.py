@@ -21,9 +21,14 @@ from pathlib import Path
 
 #: The eight published question files, in the column order of 001's Table 5.
 QTYPES: tuple[str, ...] = (
-    "desire_er", "belief_er", "intent_er",
-    "desire_ee", "belief_ee", "intent_ee",
-    "behavior_qa", "judge_qa",
+    "desire_er",
+    "belief_er",
+    "intent_er",
+    "desire_ee",
+    "belief_ee",
+    "intent_ee",
+    "behavior_qa",
+    "judge_qa",
 )
 
 #: Folder of the small sample dataset bundled with the package (written by us, published format).

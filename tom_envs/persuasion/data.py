@@ -64,11 +64,11 @@ RELEASE_COUNTS: dict[str, int] = {q: f.records for q, f in RELEASE_FILES.items()
 #: benchmark's ``--format json`` and docs/persuasion_qa.md; never corrected by the loader).
 RELEASE_QUIRKS: dict[str, str] = {
     "judge_qa": "answerable from the question's wording alone: answering No when the question contains "
-                "'not' and Yes otherwise scores 99.7 % (2,035 of 2,041)",
+    "'not' and Yes otherwise scores 99.7 % (2,035 of 2,041)",
     "desire_ee": "the options are always Yes, No, Neutral in that order and A (Yes) is right in 50.8 % "
-                 "(1,250 of 2,459): a first-option bias scores 50.8 % in the published order",
+    "(1,250 of 2,459): a first-option bias scores 50.8 % in the published order",
     "intent_ee": "112 questions repeat a truncated distractor (e.g. 'Mr', 'Mr', <answer>, 'Mr'): the longest "
-                 "option is right in 41.9 %; kept as published and counted (repeated_options)",
+    "option is right in 41.9 %; kept as published and counted (repeated_options)",
 }
 
 
@@ -92,9 +92,14 @@ def is_bundled_sample(folder: str | Path | None) -> bool:
 
 #: Whose mental state each file asks about.
 ROLES: dict[str, str] = {
-    "desire_er": "persuader", "belief_er": "persuader", "intent_er": "persuader",
-    "desire_ee": "persuadee", "belief_ee": "persuadee", "intent_ee": "persuadee",
-    "behavior_qa": "persuader", "judge_qa": "persuader",
+    "desire_er": "persuader",
+    "belief_er": "persuader",
+    "intent_er": "persuader",
+    "desire_ee": "persuadee",
+    "belief_ee": "persuadee",
+    "intent_ee": "persuadee",
+    "behavior_qa": "persuader",
+    "judge_qa": "persuader",
 }
 
 
@@ -208,10 +213,14 @@ class Record(BaseModel):
         if len(self.choices) < 2:
             raise ValueError(f"choices has one option {self.choices!r}; a question needs at least two")
         if self.answer_index >= len(self.choices):
-            raise ValueError(f"answerKey {self.answerKey!r} is outside the {len(self.choices)} choices {self.choices!r}")
+            raise ValueError(
+                f"answerKey {self.answerKey!r} is outside the {len(self.choices)} choices {self.choices!r}"
+            )
         if self.choices.count(self.choices[self.answer_index]) > 1:
-            raise ValueError(f"the right option {self.choices[self.answer_index]!r} appears more than once in "
-                             f"{self.choices!r}; the answer would be ambiguous")
+            raise ValueError(
+                f"the right option {self.choices[self.answer_index]!r} appears more than once in "
+                f"{self.choices!r}; the answer would be ambiguous"
+            )
         return self
 
     @property
@@ -263,21 +272,27 @@ def load_file(path: Path, qtype: str) -> list[Question]:
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"{path}: cannot be read ({exc}); check the file or download it again") from None
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}: bad JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}); "
-                           "download the file again or fix it by hand") from None
+        raise DatasetError(
+            f"{path}: bad JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}); "
+            "download the file again or fix it by hand"
+        ) from None
     if not isinstance(raw, list):
         raise DatasetError(f"{path}: expected a JSON list of records, got {type(raw).__name__}")
     if not raw:
-        raise DatasetError(f"{path}: holds no records (an empty list); a {qtype} file lists its questions. "
-                           "Download it again, or remove it and leave the type out (--qtypes)")
+        raise DatasetError(
+            f"{path}: holds no records (an empty list); a {qtype} file lists its questions. "
+            "Download it again, or remove it and leave the type out (--qtypes)"
+        )
     questions = [Question(qtype, _validate(path, i, rec), str(path), i) for i, rec in enumerate(raw)]
     first: dict[str, int] = {}
     for q in questions:
         seen = first.setdefault(q.record.dialogue_id, q.index)
         if seen != q.index:
-            raise DatasetError(f"{path}: records {seen} and {q.index} both have dialogue_id {q.record.dialogue_id!r}; "
-                               "each '<dialogue>-<turn>' may appear once per file (a second one would put another "
-                               "turn's dialogue under that turn). Fix or remove one of them")
+            raise DatasetError(
+                f"{path}: records {seen} and {q.index} both have dialogue_id {q.record.dialogue_id!r}; "
+                "each '<dialogue>-<turn>' may appear once per file (a second one would put another "
+                "turn's dialogue under that turn). Fix or remove one of them"
+            )
     return questions
 
 
@@ -295,8 +310,10 @@ def _validate(path: Path, index: int, rec: object) -> Record:
         return Record.model_validate(rec)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'record'}: {_short(e)}" for e in exc.errors())
-        raise DatasetError(f"{path}: record {index} ({rec.get('dialogue_id', '?')}): {problems}. Every record needs "
-                           "dialogue_id, dialogue, question, background, choices (strings) and answerKey (A-F)") from None
+        raise DatasetError(
+            f"{path}: record {index} ({rec.get('dialogue_id', '?')}): {problems}. Every record needs "
+            "dialogue_id, dialogue, question, background, choices (strings) and answerKey (A-F)"
+        ) from None
 
 
 def _short(err: dict) -> str:
@@ -309,16 +326,23 @@ class IncompleteRelease(DatasetError):
     ``allow_partial=True`` (``--allow-partial``)."""
 
 
-def load_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | str | None = None,
-                 require_all: bool = False, allow_partial: bool = True) -> dict[str, list[Question]]:
+def load_dataset(
+    data_dir: str | Path | None = None,
+    qtypes: Iterable[str] | str | None = None,
+    require_all: bool = False,
+    allow_partial: bool = True,
+) -> dict[str, list[Question]]:
     """Read the question files found in ``data_dir`` (default: the bundled sample): :func:`load_checked_dataset`
     without the differences it reports."""
     return load_checked_dataset(data_dir, qtypes, require_all, allow_partial)[0]
 
 
-def load_checked_dataset(data_dir: str | Path | None = None, qtypes: Iterable[str] | str | None = None,
-                         require_all: bool = False, allow_partial: bool = True,
-                         ) -> tuple[dict[str, list[Question]], dict[str, str]]:
+def load_checked_dataset(
+    data_dir: str | Path | None = None,
+    qtypes: Iterable[str] | str | None = None,
+    require_all: bool = False,
+    allow_partial: bool = True,
+) -> tuple[dict[str, list[Question]], dict[str, str]]:
     """Read the question files found in ``data_dir`` (default: the bundled sample), each file named like one
     of the release's verified files checked against it (:data:`RELEASE_FILES`: record count and sha256).
 
@@ -348,8 +372,10 @@ def load_checked_dataset(data_dir: str | Path | None = None, qtypes: Iterable[st
     """
     folder = Path(data_dir) if data_dir is not None else SAMPLE_DATA_DIR
     if not folder.exists():
-        raise DatasetError(f"{folder}: folder not found; fetch the files with "
-                           f"`tom-envs data download persuasion --dest {folder}`, or pass the folder that holds them")
+        raise DatasetError(
+            f"{folder}: folder not found; fetch the files with "
+            f"`tom-envs data download persuasion --dest {folder}`, or pass the folder that holds them"
+        )
     if not folder.is_dir():
         raise DatasetError(f"{folder}: is a file, not a folder; pass the folder that holds the <qtype>.json files")
     if isinstance(qtypes, str):
@@ -365,14 +391,17 @@ def load_checked_dataset(data_dir: str | Path | None = None, qtypes: Iterable[st
     if (qtypes is not None or require_all) and missing:
         raise DatasetError(f"{folder}: no file for {missing}. {missing_hint(missing, folder)}")
     if not present:
-        raise DatasetError(f"{folder}: none of the PersuasiveToM files ({', '.join(q + '.json' for q in QTYPES)}). "
-                           f"{missing_hint(list(QTYPES), folder)}")
+        raise DatasetError(
+            f"{folder}: none of the PersuasiveToM files ({', '.join(q + '.json' for q in QTYPES)}). "
+            f"{missing_hint(list(QTYPES), folder)}"
+        )
     lacking = [q for q in RELEASE_VERIFIED if q not in present]
     if qtypes is None and lacking and not allow_partial:
         raise IncompleteRelease(
             f"{folder}: the release's file(s) {', '.join(q + '.json' for q in lacking)} are missing, so their Table 5 "
             f"columns would silently drop out. {missing_hint(lacking, folder)} Or name the types to use "
-            f"(--qtypes {','.join(present)}), or pass --allow-partial (allow_partial=True) to use the files present")
+            f"(--qtypes {','.join(present)}), or pass --allow-partial (allow_partial=True) to use the files present"
+        )
     data = {q: load_file(folder / f"{q}.json", q) for q in present}
     differences: dict[str, str] = {}
     if not is_bundled_sample(folder):
@@ -393,9 +422,11 @@ def missing_hint(missing: Sequence[str], folder: Path) -> str:
     if fetchable:
         parts.append(f"Fetch {', '.join(fetchable)} with `tom-envs data download persuasion --dest {folder}`.")
     if other:
-        parts.append(f"{', '.join(other)}: listed in the release's tree but not verified here (the download tries "
-                     "them and reports any it cannot get); with the four verified files pass "
-                     f"qtypes={list(RELEASE_VERIFIED)} (--qtypes {','.join(RELEASE_VERIFIED)}).")
+        parts.append(
+            f"{', '.join(other)}: listed in the release's tree but not verified here (the download tries "
+            "them and reports any it cannot get); with the four verified files pass "
+            f"qtypes={list(RELEASE_VERIFIED)} (--qtypes {','.join(RELEASE_VERIFIED)})."
+        )
     return " ".join(parts)
 
 

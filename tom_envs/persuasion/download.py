@@ -40,8 +40,18 @@ from tom_envs.persuasion import QTYPES
 from tom_envs.persuasion.data import RELEASE_VERIFIED, load_file
 from tom_envs.persuasion.prompts import RELEASE_PROMPT_PATH, read_authors_prompts
 
-__all__ = ["DEFAULT_BASE_URL", "DEFAULT_DEST", "REPOSITORY", "DownloadError", "add_arguments", "download",
-           "from_args", "main", "prompts_url", "run"]
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "DEFAULT_DEST",
+    "REPOSITORY",
+    "DownloadError",
+    "add_arguments",
+    "download",
+    "from_args",
+    "main",
+    "prompts_url",
+    "run",
+]
 
 REPOSITORY = "Yu-Fangxu/PersuasiveToM"
 #: The benchmark's public repository (raw files of its ``data/`` folder).
@@ -56,9 +66,15 @@ def prompts_url(base_url: str) -> str:
     return f"{base_url.rstrip('/').rsplit('/', 1)[0]}/{RELEASE_PROMPT_PATH}"
 
 
-def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str = DEFAULT_BASE_URL,
-             timeout: float = 60.0, overwrite: bool = False, prompts: bool = True,
-             prompt_url: str | None = None) -> list[Path]:
+def download(
+    out_dir: str | Path,
+    qtypes: Iterable[str] = QTYPES,
+    base_url: str = DEFAULT_BASE_URL,
+    timeout: float = 60.0,
+    overwrite: bool = False,
+    prompts: bool = True,
+    prompt_url: str | None = None,
+) -> list[Path]:
     """Download and validate the question files into ``out_dir``; report what could not be had.
 
     Args:
@@ -98,12 +114,22 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
     try:
         for qtype in wanted:
             verified = qtype in RELEASE_VERIFIED
-            fetcher.get(f"{base_url.rstrip('/')}/{qtype}.json", f"{qtype}.json", partial(load_file, qtype=qtype),
-                        required=verified, note="" if verified else " (one of the four files not verified here)",
-                        label=qtype)
+            fetcher.get(
+                f"{base_url.rstrip('/')}/{qtype}.json",
+                f"{qtype}.json",
+                partial(load_file, qtype=qtype),
+                required=verified,
+                note="" if verified else " (one of the four files not verified here)",
+                label=qtype,
+            )
         if prompts and fetcher.present:
-            fetcher.get(script_url, RELEASE_PROMPT_PATH, read_authors_prompts, required=False,
-                        note=" (--protocol authors will use our prompts)")
+            fetcher.get(
+                script_url,
+                RELEASE_PROMPT_PATH,
+                read_authors_prompts,
+                required=False,
+                note=" (--protocol authors will use our prompts)",
+            )
     finally:
         script_dir = (out / RELEASE_PROMPT_PATH).parent
         if script_dir.is_dir() and not any(script_dir.iterdir()):
@@ -115,20 +141,36 @@ def download(out_dir: str | Path, qtypes: Iterable[str] = QTYPES, base_url: str 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument("--dest", "--out", dest="out", default=DEFAULT_DEST,
-                        help="destination folder (default: %(default)s, the README's)")
-    parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
-                        help="folder URL holding <qtype>.json (default: %(default)s)")
-    parser.add_argument("--types", default=",".join(QTYPES),
-                        help="comma-separated question types (default: all eight the release lists; verified: "
-                             f"{','.join(RELEASE_VERIFIED)})")
-    parser.add_argument("--overwrite", "--force", dest="overwrite", action="store_true",
-                        help="replace files already present")
-    parser.add_argument("--no-prompts", dest="prompts", action="store_false",
-                        help=f"do not fetch the release's {RELEASE_PROMPT_PATH} (the authors' prompts, read by "
-                             "--protocol authors)")
-    parser.add_argument("--prompts-url", default=None,
-                        help=f"address of the release's {RELEASE_PROMPT_PATH} (default: beside the --base-url folder)")
+    parser.add_argument(
+        "--dest",
+        "--out",
+        dest="out",
+        default=DEFAULT_DEST,
+        help="destination folder (default: %(default)s, the README's)",
+    )
+    parser.add_argument(
+        "--base-url", default=DEFAULT_BASE_URL, help="folder URL holding <qtype>.json (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--types",
+        default=",".join(QTYPES),
+        help="comma-separated question types (default: all eight the release lists; verified: "
+        f"{','.join(RELEASE_VERIFIED)})",
+    )
+    parser.add_argument(
+        "--overwrite", "--force", dest="overwrite", action="store_true", help="replace files already present"
+    )
+    parser.add_argument(
+        "--no-prompts",
+        dest="prompts",
+        action="store_false",
+        help=f"do not fetch the release's {RELEASE_PROMPT_PATH} (the authors' prompts, read by --protocol authors)",
+    )
+    parser.add_argument(
+        "--prompts-url",
+        default=None,
+        help=f"address of the release's {RELEASE_PROMPT_PATH} (default: beside the --base-url folder)",
+    )
     add_timeout_argument(parser, 60.0)
 
 

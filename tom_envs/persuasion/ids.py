@@ -53,11 +53,20 @@ register(
     builtin=True,
 )
 
-retire("tom/Persuasion-v0", "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 env "
-                        "has left the package (knowing its persuadee's state was worth nothing over the best "
-                        "fixed plan)")
-retire("tom/Persuasion-TwoSeat-v0", "use tom/Persuasion-TwoSeat-v1, whose persuadee seat voices a hidden desire, "
-                                "belief and intention (SimulatedMindPersuadee fills it); the v0 stance-only env "
-                                "has left the package")
-retire("tom/PersuasiveToM-v0", "use tom/PersuasiveToM-v1, whose answers and rewards come back when the dialogue ends; "
-                           "tom/PersuasiveToM-v1 with feedback='step' behaves as v0 did")
+retire(
+    "tom/Persuasion-v0",
+    "use tom/Persuasion-v1 (a persuadee with hidden desire, belief and intention); the v0 env "
+    "has left the package (knowing its persuadee's state was worth nothing over the best "
+    "fixed plan)",
+)
+retire(
+    "tom/Persuasion-TwoSeat-v0",
+    "use tom/Persuasion-TwoSeat-v1, whose persuadee seat voices a hidden desire, "
+    "belief and intention (SimulatedMindPersuadee fills it); the v0 stance-only env "
+    "has left the package",
+)
+retire(
+    "tom/PersuasiveToM-v0",
+    "use tom/PersuasiveToM-v1, whose answers and rewards come back when the dialogue ends; "
+    "tom/PersuasiveToM-v1 with feedback='step' behaves as v0 did",
+)

@@ -68,9 +68,17 @@ def accuracy_table(repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str
         values = [100.0 * sum(a.correct for a in answers) / len(answers) for answers in per_rep]
         acc, ci = mean_ci95(values)
         first = per_rep[0]
-        rows.append({"qtype": qtype, "n": len(first), "repetitions": len(per_rep), "accuracy": acc, "accuracy_ci": ci,
-                     "accuracy_sd": sample_sd(values),
-                     "chance": 100.0 * sum(1.0 / a.n_choices for a in first) / len(first)})
+        rows.append(
+            {
+                "qtype": qtype,
+                "n": len(first),
+                "repetitions": len(per_rep),
+                "accuracy": acc,
+                "accuracy_ci": ci,
+                "accuracy_sd": sample_sd(values),
+                "chance": 100.0 * sum(1.0 / a.n_choices for a in first) / len(first),
+            }
+        )
     return rows
 
 
@@ -108,16 +116,23 @@ def stage_table(repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str] =
         ordered = {d: sorted(t) for d, t in turns.items()}
         errors = sum(not a.correct for answers in mine for a in answers)
         for stage in STAGES:
-            per_rep = [[a for a in answers
-                        if stage_of(int(a.turn), ordered[a.dialogue]) == stage]  # type: ignore[arg-type]
-                       for answers in mine]
+            per_rep = [
+                [a for a in answers if stage_of(int(a.turn), ordered[a.dialogue]) == stage]  # type: ignore[arg-type]
+                for answers in mine
+            ]
             if not per_rep[0]:
                 continue
             wrong = sum(not a.correct for answers in per_rep for a in answers)
-            rows.append({"qtype": qtype, "stage": stage, "n": len(per_rep[0]),
-                         "accuracy": sum(100.0 * sum(a.correct for a in answers) / len(answers)
-                                         for answers in per_rep) / len(per_rep),
-                         "error_share": 100.0 * wrong / errors if errors else None})
+            rows.append(
+                {
+                    "qtype": qtype,
+                    "stage": stage,
+                    "n": len(per_rep[0]),
+                    "accuracy": sum(100.0 * sum(a.correct for a in answers) / len(answers) for answers in per_rep)
+                    / len(per_rep),
+                    "error_share": 100.0 * wrong / errors if errors else None,
+                }
+            )
     return rows
 
 
@@ -135,8 +150,9 @@ def dialogue_consistency(answers: Iterable[Answer], qtype: str) -> float | None:
     return 100.0 * sum(by_dialogue.values()) / len(by_dialogue)
 
 
-def consistency_table(repetitions: Sequence[Iterable[Answer]],
-                      qtypes: Sequence[str] = CONSISTENCY_QTYPES) -> list[dict[str, Any]]:
+def consistency_table(
+    repetitions: Sequence[Iterable[Answer]], qtypes: Sequence[str] = CONSISTENCY_QTYPES
+) -> list[dict[str, Any]]:
     """001's Table 6: whole-dialogue consistency per type, mean and 95 % CI over repetitions.
 
     Row keys: ``qtype``, ``dialogues``, ``repetitions``, ``consistency`` (percent),
@@ -150,6 +166,14 @@ def consistency_table(repetitions: Sequence[Iterable[Answer]],
             continue
         mean, ci = mean_ci95(values)
         n_dialogues = len({a.dialogue for a in reps[0] if a.qtype == qtype})
-        rows.append({"qtype": qtype, "dialogues": n_dialogues, "repetitions": len(values), "consistency": mean,
-                     "consistency_ci": ci, "consistency_sd": sample_sd(values)})
+        rows.append(
+            {
+                "qtype": qtype,
+                "dialogues": n_dialogues,
+                "repetitions": len(values),
+                "consistency": mean,
+                "consistency_ci": ci,
+                "consistency_sd": sample_sd(values),
+            }
+        )
     return rows

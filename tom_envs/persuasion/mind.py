@@ -113,17 +113,27 @@ class MindPersona:
     touchiness: float = 0.35
 
     def __post_init__(self) -> None:
-        probs = {"reluctance": self.reluctance, "wariness": self.wariness, "warmth": self.warmth,
-                 "touchiness": self.touchiness, "voice[trusting]": self.voice[0], "voice[wary]": self.voice[1]}
+        probs = {
+            "reluctance": self.reluctance,
+            "wariness": self.wariness,
+            "warmth": self.warmth,
+            "touchiness": self.touchiness,
+            "voice[trusting]": self.voice[0],
+            "voice[wary]": self.voice[1],
+        }
         for key, value in probs.items():
             if not 0.0 <= float(value) <= 1.0:
                 raise InvalidPersona(f"persona {self.name!r}: {key} is a probability in [0, 1], got {value!r}")
         if len(self.concerns) != len(CONCERNS) or any(w < 0 for w in self.concerns) or sum(self.concerns) <= 0:
-            raise InvalidPersona(f"persona {self.name!r}: concerns are {len(CONCERNS)} non-negative weights "
-                                 f"({', '.join(CONCERNS)}) with a positive sum, got {self.concerns!r}")
+            raise InvalidPersona(
+                f"persona {self.name!r}: concerns are {len(CONCERNS)} non-negative weights "
+                f"({', '.join(CONCERNS)}) with a positive sum, got {self.concerns!r}"
+            )
         if sum(1 for w in self.concerns if w > 0) < 2:
-            raise InvalidPersona(f"persona {self.name!r}: give at least two concerns a positive weight (a settled "
-                                 "concern is replaced by another one)")
+            raise InvalidPersona(
+                f"persona {self.name!r}: give at least two concerns a positive weight (a settled "
+                "concern is replaced by another one)"
+            )
 
     @property
     def concern_probs(self) -> np.ndarray:
@@ -150,8 +160,12 @@ class Family:
     scenarios: tuple = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
-        if not self.personas or len(self.weights) != len(self.personas) or any(w < 0 for w in self.weights) \
-                or sum(self.weights) <= 0:
+        if (
+            not self.personas
+            or len(self.weights) != len(self.personas)
+            or any(w < 0 for w in self.weights)
+            or sum(self.weights) <= 0
+        ):
             raise InvalidPersona(f"family {self.name!r}: one non-negative weight per persona, with a positive sum")
 
     @property
@@ -163,8 +177,9 @@ class Family:
         for i, p in enumerate(self.personas):
             if p.name == name:
                 return i
-        raise InvalidPersona(f"persona {name!r} is not in family {self.name!r} "
-                             f"({', '.join(p.name for p in self.personas)})")
+        raise InvalidPersona(
+            f"persona {name!r} is not in family {self.name!r} ({', '.join(p.name for p in self.personas)})"
+        )
 
 
 @dataclass(frozen=True)
@@ -208,8 +223,12 @@ class MindModel:
                 for b in (TRUSTING, WARY):
                     for c in range(C):
                         s = self.index(MindState(k, d, b, c))
-                        init[s] = (family.prior[k] * (persona.reluctance if d == NO else 1 - persona.reluctance)
-                                   * (persona.wariness if b == WARY else 1 - persona.wariness) * pi[c])
+                        init[s] = (
+                            family.prior[k]
+                            * (persona.reluctance if d == NO else 1 - persona.reluctance)
+                            * (persona.wariness if b == WARY else 1 - persona.wariness)
+                            * pi[c]
+                        )
                         Z0[s] = self._reply(persona, False, b, c)
                         for a in range(self.n_strategies):
                             for step, b2, concern_dist, prob in self._moves(persona, d, b, c, a):
@@ -280,8 +299,12 @@ class MindModel:
     @cached_property
     def marginals(self) -> dict[str, np.ndarray]:
         """0/1 matrices mapping a state distribution to each literal-ToM target's distribution."""
-        out = {"persona": np.zeros((self.n_states, self.n_personas)), "desire": np.zeros((self.n_states, 3)),
-               "belief": np.zeros((self.n_states, 2)), "intention": np.zeros((self.n_states, len(CONCERNS)))}
+        out = {
+            "persona": np.zeros((self.n_states, self.n_personas)),
+            "desire": np.zeros((self.n_states, 3)),
+            "belief": np.zeros((self.n_states, 2)),
+            "intention": np.zeros((self.n_states, len(CONCERNS))),
+        }
         for s in range(self.n_states):
             st = self.state(s)
             out["persona"][s, st.persona] = out["desire"][s, st.desire] = 1.0
@@ -347,8 +370,11 @@ def _moves(persona: MindPersona, b: int, c: int, a: int) -> list[tuple[bool, int
     if b == WARY:
         return [(False, WARY, keep, 1.0)]
     miss = 1.0 - OFF_TARGET
-    return [(True, TRUSTING, keep, OFF_TARGET), (False, WARY, keep, miss * persona.touchiness),
-            (False, TRUSTING, keep, miss * (1.0 - persona.touchiness))]
+    return [
+        (True, TRUSTING, keep, OFF_TARGET),
+        (False, WARY, keep, miss * persona.touchiness),
+        (False, TRUSTING, keep, miss * (1.0 - persona.touchiness)),
+    ]
 
 
 def reply_allowed(persona: MindPersona, state: MindState, landed: bool, drawn: int, reply: int) -> bool:
@@ -394,6 +420,27 @@ def distribution(belief: np.ndarray, model: MindModel, target: str) -> np.ndarra
     return belief @ model.marginals[target]
 
 
-__all__ = ["ANSWERS", "BELIEFS", "CONCERNS", "CONCERN_TEXT", "Family", "HEARD", "LIKING", "MIND_DESIRES", "MindModel",
-           "MindPersona", "MindState", "NOTHING", "N_OBS", "N_STRATEGIES", "TONES", "TOPICS", "cached_model",
-           "distribution", "model_for", "obs_index", "obs_parts", "reply_allowed"]
+__all__ = [
+    "ANSWERS",
+    "BELIEFS",
+    "CONCERNS",
+    "CONCERN_TEXT",
+    "Family",
+    "HEARD",
+    "LIKING",
+    "MIND_DESIRES",
+    "MindModel",
+    "MindPersona",
+    "MindState",
+    "NOTHING",
+    "N_OBS",
+    "N_STRATEGIES",
+    "TONES",
+    "TOPICS",
+    "cached_model",
+    "distribution",
+    "model_for",
+    "obs_index",
+    "obs_parts",
+    "reply_allowed",
+]

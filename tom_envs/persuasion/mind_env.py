@@ -44,8 +44,9 @@ def resolve_families(families: Any, builtin: tuple[Family, ...] = V1.families) -
         raise InvalidPersona(f"family names repeat in {[f.name for f in out]}")
     for f in out:
         if not f.scenarios:
-            raise InvalidPersona(f"family {f.name!r} has no scenarios (give Family(..., scenarios=(Scenario(goal, "
-                                 "background), ...)))")
+            raise InvalidPersona(
+                f"family {f.name!r} has no scenarios (give Family(..., scenarios=(Scenario(goal, background), ...)))"
+            )
     return out
 
 
@@ -88,18 +89,29 @@ def parse_utterance_action(action: Any) -> tuple[int | None, str | None]:
     if isinstance(action, dict):
         unknown = set(action) - {"action", "utterance"}
         text = action.get("utterance")
-        if unknown or (text is not None and not isinstance(text, str)) or (text is None and action.get("action") is None):
-            raise InvalidAction("a dict action is {'action': i, 'utterance': text} (the utterance a string; at least one "
-                                f"of them given), got {action!r}")
+        if (
+            unknown
+            or (text is not None and not isinstance(text, str))
+            or (text is None and action.get("action") is None)
+        ):
+            raise InvalidAction(
+                "a dict action is {'action': i, 'utterance': text} (the utterance a string; at least one "
+                f"of them given), got {action!r}"
+            )
         action = action.get("action")
         if action is None:
             return None, text
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         action = int(action)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-            or not 0 <= int(action) < len(PRINCIPLES):
-        raise InvalidAction(f"the action is a persuasion principle (an integer in 0..{len(PRINCIPLES) - 1}), optionally "
-                            f"as {{'action': i, 'utterance': text}}, or {{'utterance': text}}; got {action!r}")
+    if (
+        isinstance(action, (bool, np.bool_))
+        or not isinstance(action, (int, np.integer))
+        or not 0 <= int(action) < len(PRINCIPLES)
+    ):
+        raise InvalidAction(
+            f"the action is a persuasion principle (an integer in 0..{len(PRINCIPLES) - 1}), optionally "
+            f"as {{'action': i, 'utterance': text}}, or {{'utterance': text}}; got {action!r}"
+        )
     return int(action), text
 
 
@@ -132,8 +144,9 @@ class MindSetup:
         """The "heard" entry before the first line (one past the last strategy)."""
         return self.version.n_strategies
 
-    def _setup(self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any,
-               personas: Any = None) -> None:
+    def _setup(
+        self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any, personas: Any = None
+    ) -> None:
         """Check and set ``families`` (restricted to ``personas`` when given), ``horizon``, ``reader``,
         ``expose_state`` and ``render_mode``; the families are compiled at once (a persona of another
         version raises here, naming the fix)."""
@@ -169,9 +182,26 @@ class MindSetup:
 #: the information rule's public part of the live persuasion envs: the observation (the persuadee's last
 #: tone, the topic, what it heard, the family, the rounds left), the case shown (family, names, goal), and
 #: what was said: the persuader's utterance as heard, the persuadee's reply and declaration, the outcome
-MIND_PUBLIC = ("obs[0]", "obs[1]", "obs[2]", "obs[3]", "obs[4]", "info.turn", "info.round", "info.horizon",
-               "info.family", "info.names.*", "info.goal", "info.version", "info.utterance", "info.heard", "info.declared", "info.reply", "info.success",
-               "info.left")
+MIND_PUBLIC = (
+    "obs[0]",
+    "obs[1]",
+    "obs[2]",
+    "obs[3]",
+    "obs[4]",
+    "info.turn",
+    "info.round",
+    "info.horizon",
+    "info.family",
+    "info.names.*",
+    "info.goal",
+    "info.version",
+    "info.utterance",
+    "info.heard",
+    "info.declared",
+    "info.reply",
+    "info.success",
+    "info.left",
+)
 
 
 class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
@@ -247,20 +277,33 @@ class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
     episode_over = "the persuasion is over (agreement or turn budget used); call env.reset()."
     tom_public = MIND_PUBLIC
-    tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
-                                "intention": spaces.Discrete(len(CONCERNS))},
-                       outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success"))
+    tom_spec = ToMSpec(
+        targets={
+            "desire": spaces.Discrete(len(MIND_DESIRES)),
+            "belief": spaces.Discrete(len(BELIEFS)),
+            "intention": spaces.Discrete(len(CONCERNS)),
+        },
+        outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success"),
+    )
 
-    def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        families: Any = None,
+        horizon: int = 4,
+        reader: Any = None,
+        expose_state: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
         self._build(families, horizon, reader, expose_state, render_mode)
 
-    def _build(self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any,
-               personas: Any = None) -> None:
+    def _build(
+        self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any, personas: Any = None
+    ) -> None:
         self._setup(families, horizon, reader, expose_state, render_mode, personas)
         self.action_space = spaces.Discrete(len(PRINCIPLES))
-        self.observation_space = spaces.MultiDiscrete([len(TONES), len(TOPICS), self.NOT_YET_INDEX + 1,
-                                                       len(self.families), self.horizon + 1])
+        self.observation_space = spaces.MultiDiscrete(
+            [len(TONES), len(TOPICS), self.NOT_YET_INDEX + 1, len(self.families), self.horizon + 1]
+        )
         self._started, self._done, self.left = False, True, False
         self._truth: dict[str, int] = {}
 
@@ -306,9 +349,15 @@ class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
         text = self._persuadee_turn(agreed, s2, reply, strategy, rng)
         self.transcript.append(f"{self.names['persuadee']} says: {text}")
         self._done = self._over(agreed)
-        info = {**self._info(), "utterance": utterance, "heard": self.version.heard[strategy],
-                "declared": None if declared is None else PRINCIPLES[declared], "reply": text, "success": agreed,
-                **self._step_extra()}
+        info = {
+            **self._info(),
+            "utterance": utterance,
+            "heard": self.version.heard[strategy],
+            "declared": None if declared is None else PRINCIPLES[declared],
+            "reply": text,
+            "success": agreed,
+            **self._step_extra(),
+        }
         if self.expose_state:
             info["regret"] = regret
         if self._done:
@@ -340,47 +389,85 @@ class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
     # ------------------------------------------------------------------ ToM contract (render, tom_truth: LiveText)
     def tom_outcome(self) -> dict[str, Any]:
         if not self._started:
-            return {"success": False, "regret": 0.0, "bayes_success": None, "oracle_success": None,
-                    "open_loop_success": None}
-        return {"success": self.agreed, "regret": float(sum(self._regrets)), "bayes_success": self.refs.bayes,
-                "oracle_success": self.refs.oracle, "open_loop_success": self.refs.open_loop}
+            return {
+                "success": False,
+                "regret": 0.0,
+                "bayes_success": None,
+                "oracle_success": None,
+                "open_loop_success": None,
+            }
+        return {
+            "success": self.agreed,
+            "regret": float(sum(self._regrets)),
+            "bayes_success": self.refs.bayes,
+            "oracle_success": self.refs.oracle,
+            "open_loop_success": self.refs.open_loop,
+        }
 
     # ------------------------------------------------------------------ text and summary
     def text(self) -> str:
         """The prompt for an LLM persuader: scenario, transcript, the principles and their intentions."""
         er, ee = self.names["persuader"], self.names["persuadee"]
-        lines = [f"Background: {self.scenario.background.format(er=er, ee=ee)}",
-                 f"You are {er}. You want {ee} to {self.scenario.goal}.", "", DIALOGUE_HEADER, *self.transcript]
+        lines = [
+            f"Background: {self.scenario.background.format(er=er, ee=ee)}",
+            f"You are {er}. You want {ee} to {self.scenario.goal}.",
+            "",
+            DIALOGUE_HEADER,
+            *self.transcript,
+        ]
         if self._done:
-            return "\n".join(lines + ["", "The conversation is over: the persuadee walked away." if self.left
-                                      else "The conversation is over."])
+            return "\n".join(
+                lines
+                + [
+                    "",
+                    "The conversation is over: the persuadee walked away."
+                    if self.left
+                    else "The conversation is over.",
+                ]
+            )
         lines += ["", f"Turn {self.turn + 1} of {self.horizon}. Persuasion principles (001, Table 3):"]
         lines += [f"{i}. {name}: {INTENTIONS[name]}" for i, name in enumerate(PRINCIPLES)]
         return "\n".join(lines)
 
     def episode_summary(self) -> dict[str, Any]:
         outcome = self.tom_outcome()
-        return {"family": self.family.name, "persona": self.family.personas[self.model.state(self.state_index).persona].name,
-                "success": outcome["success"], "turns": self.turn, "regret": outcome["regret"],
-                "bayes_success": outcome["bayes_success"], "oracle_success": outcome["oracle_success"],
-                "open_loop_success": outcome["open_loop_success"], "heard": list(self._heard),
-                "oracle_regret": float(sum(self._oracle_regrets)),
-                **({"left": self.left} if self.version.walk_outs else {}),
-                **({"bayes_upper": self.refs.bayes_upper} if self.version.bounded else {})}
+        return {
+            "family": self.family.name,
+            "persona": self.family.personas[self.model.state(self.state_index).persona].name,
+            "success": outcome["success"],
+            "turns": self.turn,
+            "regret": outcome["regret"],
+            "bayes_success": outcome["bayes_success"],
+            "oracle_success": outcome["oracle_success"],
+            "open_loop_success": outcome["open_loop_success"],
+            "heard": list(self._heard),
+            "oracle_regret": float(sum(self._oracle_regrets)),
+            **({"left": self.left} if self.version.walk_outs else {}),
+            **({"bayes_upper": self.refs.bayes_upper} if self.version.bounded else {}),
+        }
 
     # ------------------------------------------------------------------ helpers
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"turn": self.turn, "horizon": self.horizon, "family": self.family.name,
-                                "names": dict(self.names), "goal": self.scenario.goal}
+        info: dict[str, Any] = {
+            "turn": self.turn,
+            "horizon": self.horizon,
+            "family": self.family.name,
+            "names": dict(self.names),
+            "goal": self.scenario.goal,
+        }
         if self.expose_state:
             st = self.model.state(self.state_index)
-            info.update(persona=self.family.personas[st.persona].name, state_index=self.state_index,
-                        state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern})
+            info.update(
+                persona=self.family.personas[st.persona].name,
+                state_index=self.state_index,
+                state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern},
+            )
         return self._tag(info)
 
     def _obs(self) -> np.ndarray:
-        return np.array([self.tone, self.topic, self.heard_last, self.family_index, self.horizon - self.turn],
-                        dtype=np.int64)
+        return np.array(
+            [self.tone, self.topic, self.heard_last, self.family_index, self.horizon - self.turn], dtype=np.int64
+        )
 
 
 class PersuasionMindV2Env(PersuasionMindEnv):
@@ -427,10 +514,27 @@ class PersuasionMindV2Env(PersuasionMindEnv):
     version = V2
     episode_over = "the persuasion is over (agreement, walk-out or turn budget used); call env.reset()."
 
-    def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
-                 render_mode: str | None = None, personas: Any = None) -> None:
+    def __init__(
+        self,
+        families: Any = None,
+        horizon: int = 4,
+        reader: Any = None,
+        expose_state: bool = False,
+        render_mode: str | None = None,
+        personas: Any = None,
+    ) -> None:
         self._build(families, horizon, reader, expose_state, render_mode, personas)
 
 
-__all__ = ["HEARD", "INTENTIONS", "LiveText", "MindSetup", "PROVENANCE", "PersuasionMindEnv", "PersuasionMindV2Env", "draw_episode",
-           "parse_utterance_action", "resolve_families"]
+__all__ = [
+    "HEARD",
+    "INTENTIONS",
+    "LiveText",
+    "MindSetup",
+    "PROVENANCE",
+    "PersuasionMindEnv",
+    "PersuasionMindV2Env",
+    "draw_episode",
+    "parse_utterance_action",
+    "resolve_families",
+]

@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from tom_envs.errors import InvalidAction, UnsupportedRenderMode, check_options, check_running, require_bool
 from tom_envs.persuasion.mind_env import LiveText
-from tom_envs.persuasion.mind_v3 import (FAMILIES_V3, LISTEN, N_ACTIONS_V3, N_CUES, FamilyV3, model_v3_for, pitch_of)
+from tom_envs.persuasion.mind_v3 import FAMILIES_V3, LISTEN, N_ACTIONS_V3, N_CUES, FamilyV3, model_v3_for, pitch_of
 from tom_envs.persuasion.planning_v3 import bayes_table, check_horizon_v3, references_v3
 from tom_envs.persuasion.principles import InvalidPersona
 from tom_envs.persuasion.scenarios import NAMES
@@ -97,14 +97,36 @@ class PersuasionMindV3Env(LiveText, gym.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
     episode_over = "the persuasion is over (a pitch, a walk-out or the turn budget); call env.reset()."
-    tom_public = ("obs[0]", "obs[1]", "obs[2]", "info.turn", "info.horizon", "info.family", "info.names.*", "info.goal",
-                  "info.said", "info.reply", "info.left", "info.success")
-    tom_spec = ToMSpec(targets={"source": spaces.Discrete(2), "stake": spaces.Discrete(2)},
-                       outcome=("success", "regret", "bayes_success", "memoryless_success", "oracle_success",
-                                "open_loop_success", "value_of_memory"))
+    tom_public = (
+        "obs[0]",
+        "obs[1]",
+        "obs[2]",
+        "info.turn",
+        "info.horizon",
+        "info.family",
+        "info.names.*",
+        "info.goal",
+        "info.said",
+        "info.reply",
+        "info.left",
+        "info.success",
+    )
+    tom_spec = ToMSpec(
+        targets={"source": spaces.Discrete(2), "stake": spaces.Discrete(2)},
+        outcome=(
+            "success",
+            "regret",
+            "bayes_success",
+            "memoryless_success",
+            "oracle_success",
+            "open_loop_success",
+            "value_of_memory",
+        ),
+    )
 
-    def __init__(self, families: Any = None, horizon: int = 4, expose_state: bool = False,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self, families: Any = None, horizon: int = 4, expose_state: bool = False, render_mode: str | None = None
+    ) -> None:
         self.horizon = check_horizon_v3(horizon)
         if render_mode not in (None, "ansi"):
             raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
@@ -134,8 +156,9 @@ class PersuasionMindV3Env(LiveText, gym.Env):
         self.names = {"persuader": NAMES[int(a)], "persuadee": NAMES[int(b)]}
         personas = [p.name for p in self.family.personas]
         if "persona" in options and options["persona"] not in personas:
-            raise InvalidPersona(f"persona {options['persona']!r} is not in family {self.family.name!r} "
-                                 f"({', '.join(personas)})")
+            raise InvalidPersona(
+                f"persona {options['persona']!r} is not in family {self.family.name!r} ({', '.join(personas)})"
+            )
         weights = self.model.prior.copy()
         if "persona" in options:
             weights[[i for i, t in enumerate(self.model.types) if personas[t[0]] != options["persona"]]] = 0.0
@@ -186,19 +209,37 @@ class PersuasionMindV3Env(LiveText, gym.Env):
     # ------------------------------------------------------------------ ToM contract (tom_truth: the source and stake)
     def tom_outcome(self) -> dict[str, Any]:
         if not self._started:
-            return {"success": False, "regret": 0.0, "bayes_success": None, "memoryless_success": None,
-                    "oracle_success": None, "open_loop_success": None, "value_of_memory": None}
-        return {"success": bool(self.agreed), "regret": float(sum(self._regrets)), "bayes_success": self.refs.bayes,
-                "memoryless_success": self.refs.memoryless, "oracle_success": self.refs.oracle,
-                "open_loop_success": self.refs.open_loop, "value_of_memory": self.refs.value_of_memory}
+            return {
+                "success": False,
+                "regret": 0.0,
+                "bayes_success": None,
+                "memoryless_success": None,
+                "oracle_success": None,
+                "open_loop_success": None,
+                "value_of_memory": None,
+            }
+        return {
+            "success": bool(self.agreed),
+            "regret": float(sum(self._regrets)),
+            "bayes_success": self.refs.bayes,
+            "memoryless_success": self.refs.memoryless,
+            "oracle_success": self.refs.oracle,
+            "open_loop_success": self.refs.open_loop,
+            "value_of_memory": self.refs.value_of_memory,
+        }
 
     # ------------------------------------------------------------------ text and summary
     def text(self) -> str:
         """The prompt for an LLM persuader: scenario, transcript, the five acts."""
         er, ee = self.names["persuader"], self.names["persuadee"]
-        lines = [f"Background: {self.scenario.background.format(er=er, ee=ee)}",
-                 f"You are {er}. You want {ee} to {self.scenario.goal}. You may make one request; before it, listen "
-                 f"to learn whose word {ee} trusts and what is at stake for {ee}.", "", "Dialogue:", *self.transcript]
+        lines = [
+            f"Background: {self.scenario.background.format(er=er, ee=ee)}",
+            f"You are {er}. You want {ee} to {self.scenario.goal}. You may make one request; before it, listen "
+            f"to learn whose word {ee} trusts and what is at stake for {ee}.",
+            "",
+            "Dialogue:",
+            *self.transcript,
+        ]
         if self._done:
             return "\n".join(lines + ["", "The conversation is over."])
         lines += ["", f"Turn {self.turn + 1} of {self.horizon}. Your options:"]
@@ -207,9 +248,15 @@ class PersuasionMindV3Env(LiveText, gym.Env):
 
     def episode_summary(self) -> dict[str, Any]:
         outcome = self.tom_outcome()
-        return {"family": self.family.name, "persona": self.family.personas[self.model.types[self.row][0]].name,
-                "success": outcome["success"], "turns": self.turn, "left": self.left, "said": list(self._said),
-                **{k: outcome[k] for k in self.tom_spec.outcome if k != "success"}}
+        return {
+            "family": self.family.name,
+            "persona": self.family.personas[self.model.types[self.row][0]].name,
+            "success": outcome["success"],
+            "turns": self.turn,
+            "left": self.left,
+            "said": list(self._said),
+            **{k: outcome[k] for k in self.tom_spec.outcome if k != "success"},
+        }
 
     # ------------------------------------------------------------------ helpers
     def _draw_reply(self, rng: np.random.Generator) -> int:
@@ -226,12 +273,19 @@ class PersuasionMindV3Env(LiveText, gym.Env):
         pitch = pitch_of(action)
         if pitch is None:
             return "Tell me more -- how do you see it?"
-        return f"Think of it this way ({self.family.sources[pitch[0]]}), and it answers your worry about " \
-               f"{self.family.stakes[pitch[1]]}: will you {self.scenario.goal}?"
+        return (
+            f"Think of it this way ({self.family.sources[pitch[0]]}), and it answers your worry about "
+            f"{self.family.stakes[pitch[1]]}: will you {self.scenario.goal}?"
+        )
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"turn": self.turn, "horizon": self.horizon, "family": self.family.name,
-                                "names": dict(self.names), "goal": self.scenario.goal}
+        info: dict[str, Any] = {
+            "turn": self.turn,
+            "horizon": self.horizon,
+            "family": self.family.name,
+            "names": dict(self.names),
+            "goal": self.scenario.goal,
+        }
         if self.expose_state:
             persona, source, stake = self.model.types[self.row]
             info.update(persona=self.family.personas[persona].name, source=source, stake=stake)
@@ -244,10 +298,15 @@ class PersuasionMindV3Env(LiveText, gym.Env):
 def _check_action(action: Any) -> int:
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         action = int(action)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-            or not 0 <= int(action) < N_ACTIONS_V3:
-        raise InvalidAction(f"a v3 action is an integer in 0..{N_ACTIONS_V3 - 1} (0 listen, 1 + 2*source + stake a "
-                            f"pitch); got {action!r}")
+    if (
+        isinstance(action, (bool, np.bool_))
+        or not isinstance(action, (int, np.integer))
+        or not 0 <= int(action) < N_ACTIONS_V3
+    ):
+        raise InvalidAction(
+            f"a v3 action is an integer in 0..{N_ACTIONS_V3 - 1} (0 listen, 1 + 2*source + stake a "
+            f"pitch); got {action!r}"
+        )
     return int(action)
 
 
@@ -256,7 +315,9 @@ def _resolve(families: Any) -> tuple[FamilyV3, ...]:
         return FAMILIES_V3
     items = [families] if isinstance(families, (str, FamilyV3)) else families
     if not isinstance(items, (list, tuple)) or not items:
-        raise InvalidPersona(f"families is None, 'all', a family name, a FamilyV3 or a non-empty list; got {families!r}")
+        raise InvalidPersona(
+            f"families is None, 'all', a family name, a FamilyV3 or a non-empty list; got {families!r}"
+        )
     out = []
     for item in items:
         if isinstance(item, FamilyV3):
@@ -264,8 +325,10 @@ def _resolve(families: Any) -> tuple[FamilyV3, ...]:
         elif isinstance(item, str) and item in {f.name for f in FAMILIES_V3}:
             out.append(next(f for f in FAMILIES_V3 if f.name == item))
         else:
-            raise InvalidPersona(f"unknown v3 family {item!r}; choose from {', '.join(f.name for f in FAMILIES_V3)} or "
-                                 "pass a tom_envs.persuasion.mind_v3.FamilyV3")
+            raise InvalidPersona(
+                f"unknown v3 family {item!r}; choose from {', '.join(f.name for f in FAMILIES_V3)} or "
+                "pass a tom_envs.persuasion.mind_v3.FamilyV3"
+            )
     if len({f.name for f in out}) != len(out):
         raise InvalidPersona(f"families repeat a name: {[f.name for f in out]}")
     return tuple(out)

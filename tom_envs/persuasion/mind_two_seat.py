@@ -11,8 +11,14 @@ from gymnasium import logger, spaces
 from tom_envs.aec import TomAECEnv
 from tom_envs.errors import InvalidAction, check_options
 from tom_envs.persuasion.mind import BELIEFS, CONCERN_TEXT, CONCERNS, MIND_DESIRES, N_OBS, TONES, TOPICS, obs_parts
-from tom_envs.persuasion.mind_env import (AEC_RESET_OPTIONS, INTENTIONS, MIND_PUBLIC, MindSetup, draw_episode,
-                                         parse_utterance_action)
+from tom_envs.persuasion.mind_env import (
+    AEC_RESET_OPTIONS,
+    INTENTIONS,
+    MIND_PUBLIC,
+    MindSetup,
+    draw_episode,
+    parse_utterance_action,
+)
 from tom_envs.persuasion.mind_text import agree_line, leave_line, persuader_line
 from tom_envs.persuasion.principles import PRINCIPLES
 from tom_envs.persuasion.versions import V2
@@ -36,8 +42,11 @@ class PersuadeeSeatView:
 
     def __init__(self, env: "PersuasionMindAECEnv") -> None:
         self._env = env
-        self.tom_spec = ToMSpec(targets={"strategy": spaces.Discrete(env.version.n_strategies)},
-                                outcome=("fidelity", "replies"), predictor=PERSUADEE)
+        self.tom_spec = ToMSpec(
+            targets={"strategy": spaces.Discrete(env.version.n_strategies)},
+            outcome=("fidelity", "replies"),
+            predictor=PERSUADEE,
+        )
 
     def tom_truth(self) -> dict[str, int]:
         return dict(self._env._seat_truth)
@@ -97,11 +106,15 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
     HORIZON_IS = "the number of persuader lines"
     tom_public = MIND_PUBLIC
     tom_known = {PERSUADEE: ("desire", "belief", "intention")}  # the persuadee seat knows its own mind
-    tom_spec = ToMSpec(targets={"desire": spaces.Discrete(len(MIND_DESIRES)), "belief": spaces.Discrete(len(BELIEFS)),
-                                "intention": spaces.Discrete(len(CONCERNS))},
-                       outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success", "fidelity",
-                                "rounds"),
-                       predictor=PERSUADER)
+    tom_spec = ToMSpec(
+        targets={
+            "desire": spaces.Discrete(len(MIND_DESIRES)),
+            "belief": spaces.Discrete(len(BELIEFS)),
+            "intention": spaces.Discrete(len(CONCERNS)),
+        },
+        outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success", "fidelity", "rounds"),
+        predictor=PERSUADER,
+    )
 
     @property
     def N_REPLY_ACTIONS(self) -> int:  # noqa: N802 -- a constant of the version
@@ -114,17 +127,26 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
         forms = f"{AGREE} agree, {FAITHFUL} as its mind does"
         return f"{forms}, {LEAVE} leave" if self.version.walk_outs else forms
 
-    def __init__(self, families: Any = None, horizon: int = 4, reader: Any = None, expose_state: bool = False,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        families: Any = None,
+        horizon: int = 4,
+        reader: Any = None,
+        expose_state: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
         super().__init__()
         self._setup(families, horizon, reader, expose_state, render_mode)
         self.left, self.mind_left, self._landed = False, False, False
         self.possible_agents = [PERSUADER, PERSUADEE]
-        high = np.array([len(TONES) - 1, len(TOPICS) - 1, self.NOT_YET_INDEX, len(self.families) - 1, self.horizon],
-                        dtype=np.int64)
+        high = np.array(
+            [len(TONES) - 1, len(TOPICS) - 1, self.NOT_YET_INDEX, len(self.families) - 1, self.horizon], dtype=np.int64
+        )
         self.observation_spaces = {a: spaces.Box(0, high, shape=(5,), dtype=np.int64) for a in self.possible_agents}
-        self.action_spaces = {PERSUADER: spaces.Discrete(len(PRINCIPLES)),
-                              PERSUADEE: spaces.Discrete(self.N_REPLY_ACTIONS)}
+        self.action_spaces = {
+            PERSUADER: spaces.Discrete(len(PRINCIPLES)),
+            PERSUADEE: spaces.Discrete(self.N_REPLY_ACTIONS),
+        }
         self._truth: dict[str, int] = {}
         self._seat_truth: dict[str, int] = {}
         self._faithful: list[bool] = []
@@ -147,8 +169,9 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
         self.infos = {ag: self._info(ag) for ag in self.agents}
 
     def observe(self, agent: str) -> np.ndarray:
-        return np.array([self.tone, self.topic, self.heard_last, self.family_index, self.horizon - self.round],
-                        dtype=np.int64)
+        return np.array(
+            [self.tone, self.topic, self.heard_last, self.family_index, self.horizon - self.round], dtype=np.int64
+        )
 
     def play(self, agent: str, action: Any) -> None:
         if agent == PERSUADER:
@@ -160,7 +183,9 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
     def seat_view(self, agent: str = PERSUADEE) -> PersuadeeSeatView:
         """The persuadee seat's ToM contract (see :class:`PersuadeeSeatView`)."""
         if agent != PERSUADEE:
-            raise InvalidAction(f"seat_view is the persuadee seat's ({PERSUADEE}); the persuader's is the env's tom_spec")
+            raise InvalidAction(
+                f"seat_view is the persuadee seat's ({PERSUADEE}); the persuader's is the env's tom_spec"
+            )
         return PersuadeeSeatView(self)
 
     # ------------------------------------------------------------------ ToM contract
@@ -170,12 +195,25 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
 
     def tom_outcome(self) -> dict[str, Any]:
         if not self.started:
-            return {"success": False, "regret": None, "bayes_success": None, "oracle_success": None,
-                    "open_loop_success": None, "fidelity": None, "rounds": 0}
+            return {
+                "success": False,
+                "regret": None,
+                "bayes_success": None,
+                "oracle_success": None,
+                "open_loop_success": None,
+                "fidelity": None,
+                "rounds": 0,
+            }
         regret = None if self.posterior is None and self.round > 0 else float(sum(self._regrets))
-        return {"success": self.agreed, "regret": regret, "bayes_success": self.refs.bayes,
-                "oracle_success": self.refs.oracle, "open_loop_success": self.refs.open_loop,
-                "fidelity": self.fidelity(), "rounds": self.round}
+        return {
+            "success": self.agreed,
+            "regret": regret,
+            "bayes_success": self.refs.bayes,
+            "oracle_success": self.refs.oracle,
+            "open_loop_success": self.refs.open_loop,
+            "fidelity": self.fidelity(),
+            "rounds": self.round,
+        }
 
     def fidelity(self) -> float | None:
         """Share of the persuadee seat's replies its mind allowed (None before its first)."""
@@ -188,16 +226,24 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
         head = [f"Background: {self.scenario.background.format(er=er, ee=ee)}"]
         if agent == PERSUADER:
             head.append(f"You are {er}. You want {ee} to {self.scenario.goal}.")
-            tail = ["", "Persuasion principles (001, Table 3):",
-                    *[f"{i}. {n}: {INTENTIONS[n]}" for i, n in enumerate(PRINCIPLES)]]
+            tail = [
+                "",
+                "Persuasion principles (001, Table 3):",
+                *[f"{i}. {n}: {INTENTIONS[n]}" for i, n in enumerate(PRINCIPLES)],
+            ]
         else:
             st = self.model.state(self.state_index)
             persona = self.family.personas[st.persona]
-            mind = ("you have decided to agree" if self.mind_agreed else
-                    f"you are {'considering it' if st.desire else 'against it'}, you feel {er} is "
-                    f"{'pushing you' if st.belief else 'sincere'}, and you {CONCERN_TEXT[CONCERNS[st.concern]]}")
-            head += [f"You are {ee}. {er} wants you to {self.scenario.goal}. {persona.description}",
-                     f"Right now {mind}."]
+            mind = (
+                "you have decided to agree"
+                if self.mind_agreed
+                else f"you are {'considering it' if st.desire else 'against it'}, you feel {er} is "
+                f"{'pushing you' if st.belief else 'sincere'}, and you {CONCERN_TEXT[CONCERNS[st.concern]]}"
+            )
+            head += [
+                f"You are {ee}. {er} wants you to {self.scenario.goal}. {persona.description}",
+                f"Right now {mind}.",
+            ]
             tail = ["", "Reply in character (or agree only if you are convinced)."]
         return "\n".join([*head, "", DIALOGUE_HEADER, *self.transcript, *tail])
 
@@ -267,11 +313,16 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
     def _parse_reply(self, action: Any) -> int:
         if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
             action = int(action)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= int(action) < self.N_REPLY_ACTIONS:
-            raise InvalidAction(f"the persuadee replies with an index in 0..{self.N_REPLY_ACTIONS - 1} (0-17 "
-                                f"tone * 6 + topic, {self.REPLY_FORMS}), optionally as "
-                                f"{{'action': i, 'utterance': text}}; got {action!r}")
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= int(action) < self.N_REPLY_ACTIONS
+        ):
+            raise InvalidAction(
+                f"the persuadee replies with an index in 0..{self.N_REPLY_ACTIONS - 1} (0-17 "
+                f"tone * 6 + topic, {self.REPLY_FORMS}), optionally as "
+                f"{{'action': i, 'utterance': text}}; got {action!r}"
+            )
         return int(action)
 
     # ------------------------------------------------------------------ the persuadee's mind
@@ -318,12 +369,20 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
         self.posterior = p / p.sum() if p.sum() > 0 else None
 
     def _info(self, agent: str) -> dict[str, Any]:
-        info: dict[str, Any] = {"turn": self.round, "round": self.round, "horizon": self.horizon,
-                                "family": self.family.name, "goal": self.scenario.goal}
+        info: dict[str, Any] = {
+            "turn": self.round,
+            "round": self.round,
+            "horizon": self.horizon,
+            "family": self.family.name,
+            "goal": self.scenario.goal,
+        }
         if agent == PERSUADER and self.expose_state:
             st = self.model.state(self.state_index)
-            info.update(persona=self.family.personas[st.persona].name, state_index=self.state_index,
-                        state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern})
+            info.update(
+                persona=self.family.personas[st.persona].name,
+                state_index=self.state_index,
+                state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern},
+            )
         return self._tag(info)
 
 
@@ -357,6 +416,16 @@ def env(**kwargs: Any) -> PersuasionMindAECEnv:
     return PersuasionMindAECEnv(**kwargs)
 
 
-__all__ = ["AGREE", "FAITHFUL", "LEAVE", "N_REPLIES", "N_REPLIES_V2", "PERSUADEE", "PERSUADER", "PersuadeeSeatView",
-           "PersuasionMindAECEnv", "PersuasionMindV2AECEnv", "env"]
-
+__all__ = [
+    "AGREE",
+    "FAITHFUL",
+    "LEAVE",
+    "N_REPLIES",
+    "N_REPLIES_V2",
+    "PERSUADEE",
+    "PERSUADER",
+    "PersuadeeSeatView",
+    "PersuasionMindAECEnv",
+    "PersuasionMindV2AECEnv",
+    "env",
+]

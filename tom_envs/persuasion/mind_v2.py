@@ -32,9 +32,27 @@ from typing import Any
 
 import numpy as np
 
-from tom_envs.persuasion.mind import (ANSWERS, CONCERNS, HIT, LIKING, NOTHING, OFF_TARGET, TONES, TOPICS, TRUSTING,
-                                      WARY, COLD, CONSIDERING, FLAT, WARM, Family, MindModel, MindPersona, MindState,
-                                      cached_model)
+from tom_envs.persuasion.mind import (
+    ANSWERS,
+    CONCERNS,
+    HIT,
+    LIKING,
+    NOTHING,
+    OFF_TARGET,
+    TONES,
+    TOPICS,
+    TRUSTING,
+    WARY,
+    COLD,
+    CONSIDERING,
+    FLAT,
+    WARM,
+    Family,
+    MindModel,
+    MindPersona,
+    MindState,
+    cached_model,
+)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 STUFFED = NOTHING + 1  # a line naming several principles at once: a sales pitch
@@ -72,23 +90,33 @@ class V2Traits:
     drift: float = 0.0
 
     def check(self, name: str) -> None:
-        probs = {"candour[trusting]": self.candour[0], "candour[wary]": self.candour[1],
-                 "mislead[trusting]": self.mislead[0], "mislead[wary]": self.mislead[1],
-                 "tone_noise": self.tone_noise, "reactance": self.reactance, "leave": self.leave,
-                 "drift": self.drift}
+        probs = {
+            "candour[trusting]": self.candour[0],
+            "candour[wary]": self.candour[1],
+            "mislead[trusting]": self.mislead[0],
+            "mislead[wary]": self.mislead[1],
+            "tone_noise": self.tone_noise,
+            "reactance": self.reactance,
+            "leave": self.leave,
+            "drift": self.drift,
+        }
         for key, value in probs.items():
             if not 0.0 <= float(value) <= 1.0:
                 raise InvalidPersona(f"persona {name!r}: v2 {key} is a probability in [0, 1], got {value!r}")
         for b in (TRUSTING, WARY):
             if self.candour[b] + self.mislead[b] > 1.0 + 1e-12:
-                raise InvalidPersona(f"persona {name!r}: v2 candour + mislead is at most 1 (the rest is silence), "
-                                     f"got {self.candour[b]} + {self.mislead[b]}")
+                raise InvalidPersona(
+                    f"persona {name!r}: v2 candour + mislead is at most 1 (the rest is silence), "
+                    f"got {self.candour[b]} + {self.mislead[b]}"
+                )
         if not isinstance(self.front, int) or not 0 <= self.front < len(CONCERNS):
-            raise InvalidPersona(f"persona {name!r}: v2 front is a concern index 0..{len(CONCERNS) - 1}, "
-                                 f"got {self.front!r}")
+            raise InvalidPersona(
+                f"persona {name!r}: v2 front is a concern index 0..{len(CONCERNS) - 1}, got {self.front!r}"
+            )
         if self.tone_noise >= 0.5:
-            raise InvalidPersona(f"persona {name!r}: v2 tone_noise below 0.5 (else tone says the opposite), "
-                                 f"got {self.tone_noise}")
+            raise InvalidPersona(
+                f"persona {name!r}: v2 tone_noise below 0.5 (else tone says the opposite), got {self.tone_noise}"
+            )
 
 
 @dataclass(frozen=True)
@@ -111,8 +139,10 @@ class MindModelV2(MindModel):
     def __init__(self, family: Family) -> None:  # noqa: D107 -- the parent's compile, with v2's moves and replies
         for p in family.personas:
             if not isinstance(p, MindPersonaV2):
-                raise InvalidPersona(f"family {family.name!r}: v2 needs MindPersonaV2 personas (v2 traits), got "
-                                     f"{type(p).__name__} {p.name!r}")
+                raise InvalidPersona(
+                    f"family {family.name!r}: v2 needs MindPersonaV2 personas (v2 traits), got "
+                    f"{type(p).__name__} {p.name!r}"
+                )
         super().__init__(family)
 
     @staticmethod
@@ -194,8 +224,11 @@ def moves_v2(persona: MindPersonaV2, d: int, b: int, c: int, a: int) -> list[tup
     if b == WARY:
         return [(0, WARY, keep, 1.0)]
     miss = 1.0 - OFF_TARGET
-    return [(1, TRUSTING, keep, OFF_TARGET), (0, WARY, keep, miss * persona.touchiness),
-            (0, TRUSTING, keep, miss * (1.0 - persona.touchiness))]
+    return [
+        (1, TRUSTING, keep, OFF_TARGET),
+        (0, WARY, keep, miss * persona.touchiness),
+        (0, TRUSTING, keep, miss * (1.0 - persona.touchiness)),
+    ]
 
 
 class UnknownPersona(InvalidPersona):
@@ -218,17 +251,21 @@ def restrict_personas(families: tuple[Family, ...], personas: Any) -> tuple[Fami
     known = sorted({p.name for f in families for p in f.personas})
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise UnknownPersona(f"unknown persona(s) {', '.join(map(repr, unknown))}; the families here have "
-                             f"{', '.join(known)}")
+        raise UnknownPersona(
+            f"unknown persona(s) {', '.join(map(repr, unknown))}; the families here have {', '.join(known)}"
+        )
     out = []
     for f in families:
         keep = [i for i, p in enumerate(f.personas) if p.name in names]
         if not keep:
-            raise InvalidPersona(f"family {f.name!r} ({', '.join(p.name for p in f.personas)}) has none of the "
-                                 f"personas {', '.join(names)}; name one of its personas too, or leave the family out "
-                                 "(families=...)")
-        out.append(Family(f.name, f.title, tuple(f.personas[i] for i in keep), tuple(f.weights[i] for i in keep),
-                          f.scenarios))
+            raise InvalidPersona(
+                f"family {f.name!r} ({', '.join(p.name for p in f.personas)}) has none of the "
+                f"personas {', '.join(names)}; name one of its personas too, or leave the family out "
+                "(families=...)"
+            )
+        out.append(
+            Family(f.name, f.title, tuple(f.personas[i] for i in keep), tuple(f.weights[i] for i in keep), f.scenarios)
+        )
     return tuple(out)
 
 
@@ -240,5 +277,19 @@ def model_v2_for(family: Family) -> MindModelV2:
     return cached_model(_MODELS, family, MindModelV2)  # type: ignore[return-value]
 
 
-__all__ = ["HEARD_V2", "HOSTILE", "MindModelV2", "MindPersonaV2", "N_STRATEGIES_V2", "STUFFED", "UnknownPersona",
-           "V2Traits", "WARM_SHOWN", "model_v2_for", "moves_v2", "reply_allowed_v2", "reply_v2", "restrict_personas"]
+__all__ = [
+    "HEARD_V2",
+    "HOSTILE",
+    "MindModelV2",
+    "MindPersonaV2",
+    "N_STRATEGIES_V2",
+    "STUFFED",
+    "UnknownPersona",
+    "V2Traits",
+    "WARM_SHOWN",
+    "model_v2_for",
+    "moves_v2",
+    "reply_allowed_v2",
+    "reply_v2",
+    "restrict_personas",
+]

@@ -84,15 +84,18 @@ class PersonaV3:
     def __post_init__(self) -> None:
         prior = np.asarray(self.prior, dtype=float)
         if prior.shape != (4,) or (prior < 0).any() or not np.isclose(prior.sum(), 1.0):
-            raise InvalidPersona(f"persona {self.name!r}: prior is 4 probabilities over (source, stake) summing to 1, "
-                                 f"got {self.prior!r}")
+            raise InvalidPersona(
+                f"persona {self.name!r}: prior is 4 probabilities over (source, stake) summing to 1, got {self.prior!r}"
+            )
         for key in ("candour", "source_talk", "agreeable", "leave"):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise InvalidPersona(f"persona {self.name!r}: {key} is a probability in [0, 1], got {value!r}")
         if self.candour < 0.5:
-            raise InvalidPersona(f"persona {self.name!r}: candour {self.candour} < 0.5 would make its replies "
-                                 "point away from its traits; use a value in [0.5, 1]")
+            raise InvalidPersona(
+                f"persona {self.name!r}: candour {self.candour} < 0.5 would make its replies "
+                "point away from its traits; use a value in [0.5, 1]"
+            )
 
 
 @dataclass(frozen=True)
@@ -109,15 +112,23 @@ class FamilyV3:
 
     def __post_init__(self) -> None:
         if len(self.sources) != 2 or any(s not in PRINCIPLES for s in self.sources) or len(set(self.sources)) != 2:
-            raise InvalidPersona(f"family {self.name!r}: sources are two different principles of {PRINCIPLES}, "
-                                 f"got {self.sources!r}")
+            raise InvalidPersona(
+                f"family {self.name!r}: sources are two different principles of {PRINCIPLES}, got {self.sources!r}"
+            )
         if len(self.stakes) != 2 or any(s not in CONCERNS for s in self.stakes) or len(set(self.stakes)) != 2:
-            raise InvalidPersona(f"family {self.name!r}: stakes are two different concerns of {CONCERNS}, "
-                                 f"got {self.stakes!r}")
-        if not self.personas or len(self.weights) != len(self.personas) or min(self.weights) < 0 \
-                or sum(self.weights) <= 0:
-            raise InvalidPersona(f"family {self.name!r}: one non-negative weight per persona (not all zero), got "
-                                 f"{len(self.weights)} weights for {len(self.personas)} personas")
+            raise InvalidPersona(
+                f"family {self.name!r}: stakes are two different concerns of {CONCERNS}, got {self.stakes!r}"
+            )
+        if (
+            not self.personas
+            or len(self.weights) != len(self.personas)
+            or min(self.weights) < 0
+            or sum(self.weights) <= 0
+        ):
+            raise InvalidPersona(
+                f"family {self.name!r}: one non-negative weight per persona (not all zero), got "
+                f"{len(self.weights)} weights for {len(self.personas)} personas"
+            )
         if not self.scenarios:
             raise InvalidPersona(f"family {self.name!r} has no scenarios")
 
@@ -177,8 +188,15 @@ def compile_family(family: FamilyV3) -> ModelV3:
             leave.append(persona.leave)
             own.append(pitch_action(source, stake))
     prior_arr = np.asarray(prior)
-    return ModelV3(family, tuple(types), prior_arr / prior_arr.sum(), np.asarray(cue), np.asarray(agree),
-                   np.asarray(leave), np.asarray(own, dtype=np.int64))
+    return ModelV3(
+        family,
+        tuple(types),
+        prior_arr / prior_arr.sum(),
+        np.asarray(cue),
+        np.asarray(agree),
+        np.asarray(leave),
+        np.asarray(own, dtype=np.int64),
+    )
 
 
 _MODELS: dict[int, ModelV3] = {}
@@ -187,8 +205,10 @@ _MODELS: dict[int, ModelV3] = {}
 def model_v3_for(family: FamilyV3) -> ModelV3:
     """The compiled model of ``family`` (cached per family object)."""
     if not isinstance(family, FamilyV3):
-        raise InvalidPersona(f"live persuasion v3 takes v3 families (tom_envs.persuasion.mind_v3.FamilyV3), got "
-                             f"{type(family).__name__}; v1/v2 families have no source or stake")
+        raise InvalidPersona(
+            f"live persuasion v3 takes v3 families (tom_envs.persuasion.mind_v3.FamilyV3), got "
+            f"{type(family).__name__}; v1/v2 families have no source or stake"
+        )
     key = id(family)
     if key not in _MODELS:
         _MODELS[key] = compile_family(family)
@@ -198,15 +218,47 @@ def model_v3_for(family: FamilyV3) -> ModelV3:
 # ---------------------------------------------------------------------- the built-in families (our design choices)
 _PERSONAS_V3 = {
     # name: (description, prior over (source, stake), candour, source_talk, agreeable, leave)
-    "skeptic": ("You need evidence before you believe anything is worth it.", (.3, .2, .3, .2), .85, .5, .9, .0),
-    "cautious": ("You worry about what could go wrong and take your time.", (.2, .3, .2, .3), .8, .4, .85, .03),
-    "procrastinator": ("You like the idea in principle but always find a reason to wait.", (.25, .25, .25, .25), .9,
-                       .6, .95, .02),
-    "thrifty": ("You count every euro and every hour; you want to know what you get back.", (.35, .15, .3, .2), .8,
-                .55, .9, .02),
-    "busy": ("Your calendar is full and every new thing competes for your time.", (.25, .25, .25, .25), .85, .45,
-             .8, .0),
-    "conformist": ("You care a lot about what people around you do and think.", (.2, .3, .2, .3), .9, .5, .9, .04),
+    "skeptic": (
+        "You need evidence before you believe anything is worth it.",
+        (0.3, 0.2, 0.3, 0.2),
+        0.85,
+        0.5,
+        0.9,
+        0.0,
+    ),
+    "cautious": ("You worry about what could go wrong and take your time.", (0.2, 0.3, 0.2, 0.3), 0.8, 0.4, 0.85, 0.03),
+    "procrastinator": (
+        "You like the idea in principle but always find a reason to wait.",
+        (0.25, 0.25, 0.25, 0.25),
+        0.9,
+        0.6,
+        0.95,
+        0.02,
+    ),
+    "thrifty": (
+        "You count every euro and every hour; you want to know what you get back.",
+        (0.35, 0.15, 0.3, 0.2),
+        0.8,
+        0.55,
+        0.9,
+        0.02,
+    ),
+    "busy": (
+        "Your calendar is full and every new thing competes for your time.",
+        (0.25, 0.25, 0.25, 0.25),
+        0.85,
+        0.45,
+        0.8,
+        0.0,
+    ),
+    "conformist": (
+        "You care a lot about what people around you do and think.",
+        (0.2, 0.3, 0.2, 0.3),
+        0.9,
+        0.5,
+        0.9,
+        0.04,
+    ),
 }
 
 _FAMILY_TRAITS = {
@@ -228,8 +280,17 @@ def _families_v3() -> tuple[FamilyV3, ...]:
     out = []
     for fam in V1_FAMILIES:  # v1's domains, persona weights and scenarios
         sources, stakes = _FAMILY_TRAITS[fam.name]
-        out.append(FamilyV3(fam.name, fam.title, sources, stakes, tuple(_persona(p.name) for p in fam.personas),
-                            tuple(fam.weights), tuple(fam.scenarios)))
+        out.append(
+            FamilyV3(
+                fam.name,
+                fam.title,
+                sources,
+                stakes,
+                tuple(_persona(p.name) for p in fam.personas),
+                tuple(fam.weights),
+                tuple(fam.scenarios),
+            )
+        )
     return tuple(out)
 
 
@@ -245,5 +306,18 @@ def family_v3_named(name: str) -> FamilyV3:
     raise InvalidPersona(f"unknown scenario family {name!r}; choose from {', '.join(f.name for f in FAMILIES_V3)}")
 
 
-__all__ = ["FAMILIES_V3", "LISTEN", "N_ACTIONS_V3", "N_CUES", "TRAITS", "FamilyV3", "ModelV3", "PersonaV3",
-           "compile_family", "family_v3_named", "model_v3_for", "pitch_action", "pitch_of"]
+__all__ = [
+    "FAMILIES_V3",
+    "LISTEN",
+    "N_ACTIONS_V3",
+    "N_CUES",
+    "TRAITS",
+    "FamilyV3",
+    "ModelV3",
+    "PersonaV3",
+    "compile_family",
+    "family_v3_named",
+    "model_v3_for",
+    "pitch_action",
+    "pitch_of",
+]

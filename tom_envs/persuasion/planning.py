@@ -56,9 +56,11 @@ def check_horizon_v1(horizon: int) -> int:
     """``horizon`` if v1's exact planning supports it, else a named error (never a hang)."""
     horizon = _check_horizon(horizon)
     if horizon > V1_MAX_HORIZON:
-        raise UnsupportedHorizon(f"live persuasion v1 plans exactly, which takes about 30 s per family at a turn "
-                                 f"budget of {V1_MAX_HORIZON} and minutes to hours past it; got {horizon}. Pass "
-                                 f"horizon <= {V1_MAX_HORIZON}, or use tom/Persuasion-v2 (turn budgets up to 10)")
+        raise UnsupportedHorizon(
+            f"live persuasion v1 plans exactly, which takes about 30 s per family at a turn "
+            f"budget of {V1_MAX_HORIZON} and minutes to hours past it; got {horizon}. Pass "
+            f"horizon <= {V1_MAX_HORIZON}, or use tom/Persuasion-v2 (turn budgets up to 10)"
+        )
     return horizon
 
 
@@ -230,10 +232,17 @@ class References:
         return self.oracle - self.bayes
 
     def as_dict(self) -> dict[str, Any]:
-        return {"family": self.family, "horizon": self.horizon, "oracle": self.oracle, "bayes": self.bayes,
-                "open_loop": self.open_loop, "open_loop_plan": [PRINCIPLES[a] for a in self.plan],
-                "random": self.random, "value_of_tracking": self.value_of_tracking,
-                "value_of_information": self.value_of_information}
+        return {
+            "family": self.family,
+            "horizon": self.horizon,
+            "oracle": self.oracle,
+            "bayes": self.bayes,
+            "open_loop": self.open_loop,
+            "open_loop_plan": [PRINCIPLES[a] for a in self.plan],
+            "random": self.random,
+            "value_of_tracking": self.value_of_tracking,
+            "value_of_information": self.value_of_information,
+        }
 
 
 def random_value(model: MindModel, horizon: int) -> float:
@@ -280,8 +289,15 @@ def references(model: MindModel, horizon: int) -> References:
 def _references(model: MindModel, horizon: int) -> References:
     table = oracle_for(model, horizon)
     ol, plan = open_loop(model, horizon)
-    return References(model.family.name, int(horizon), float(model.initial @ table.values[0]),
-                      planner_for(model, horizon).initial_value(), ol, plan, random_value(model, horizon))
+    return References(
+        model.family.name,
+        int(horizon),
+        float(model.initial @ table.values[0]),
+        planner_for(model, horizon).initial_value(),
+        ol,
+        plan,
+        random_value(model, horizon),
+    )
 
 
 def all_plans(horizon: int) -> itertools.product:

@@ -31,8 +31,16 @@ from typing import Any
 import numpy as np
 
 from tom_envs.persuasion.mind import LIKING, N_OBS, WARY, MindModel
-from tom_envs.persuasion.planning import (Planner, References, TIE_TOL, UnsupportedHorizon, cached, lowest_best,
-                                          oracle_for, random_value)
+from tom_envs.persuasion.planning import (
+    Planner,
+    References,
+    TIE_TOL,
+    UnsupportedHorizon,
+    cached,
+    lowest_best,
+    oracle_for,
+    random_value,
+)
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
 
 N_P = len(PRINCIPLES)
@@ -47,8 +55,10 @@ def check_horizon_v2(horizon: Any) -> int:
     if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
         raise InvalidPersona(f"the turn budget is a positive integer, got {horizon!r}")
     if horizon > MAX_HORIZON:
-        raise UnsupportedHorizon(f"live persuasion v2 plans for turn budgets 1..{MAX_HORIZON}, got {horizon}: its "
-                                 f"references (bounds in seconds per family) stop there; pass horizon <= {MAX_HORIZON}")
+        raise UnsupportedHorizon(
+            f"live persuasion v2 plans for turn budgets 1..{MAX_HORIZON}, got {horizon}: its "
+            f"references (bounds in seconds per family) stop there; pass horizon <= {MAX_HORIZON}"
+        )
     return int(horizon)
 
 
@@ -73,7 +83,7 @@ class PointPlanner(Planner):
         self._K = K
         n = model.n_personas  # the persona never changes: the kernel is block-diagonal by persona
         blk = model.n_states // n
-        self._Kb = np.stack([K[:, p * blk:(p + 1) * blk, p * blk:(p + 1) * blk] for p in range(n)], axis=1)
+        self._Kb = np.stack([K[:, p * blk : (p + 1) * blk, p * blk : (p + 1) * blk] for p in range(n)], axis=1)
         self._blk = blk
         self._fib = self._informed_bound()
         rng = np.random.default_rng(seed)
@@ -247,10 +257,27 @@ class ReferencesV2(References):
 
     def as_dict(self) -> dict[str, Any]:
         v1 = super().as_dict()
-        keys = ("family", "horizon", "oracle", "bayes", "bayes_upper", "bayes_error", "open_loop", "open_loop_upper",
-                "open_loop_exact", "open_loop_plan", "random", "value_of_tracking", "value_of_information")
-        more = {"bayes_upper": self.bayes_upper, "bayes_error": self.bayes_upper - self.bayes,
-                "open_loop_upper": self.open_loop_upper, "open_loop_exact": self.open_loop_exact}
+        keys = (
+            "family",
+            "horizon",
+            "oracle",
+            "bayes",
+            "bayes_upper",
+            "bayes_error",
+            "open_loop",
+            "open_loop_upper",
+            "open_loop_exact",
+            "open_loop_plan",
+            "random",
+            "value_of_tracking",
+            "value_of_information",
+        )
+        more = {
+            "bayes_upper": self.bayes_upper,
+            "bayes_error": self.bayes_upper - self.bayes,
+            "open_loop_upper": self.open_loop_upper,
+            "open_loop_exact": self.open_loop_exact,
+        }
         return {k: more[k] if k in more else v1[k] for k in keys}
 
 
@@ -272,12 +299,28 @@ def _references_v2(model: MindModel, horizon: int) -> ReferencesV2:
     planner = point_planner_for(model, horizon)
     ol, plan, exact = open_loop_v2(model, horizon)
     upper = planner.initial_upper()
-    return ReferencesV2(family=model.family.name, horizon=int(horizon),
-                        oracle=float(model.initial @ oracle_for(model, horizon).values[0]),
-                        bayes=planner.initial_value(), bayes_upper=upper, open_loop=ol,
-                        open_loop_upper=ol if exact else min(open_loop_upper(model, horizon), upper),
-                        open_loop_exact=exact, plan=plan, random=random_value(model, horizon))
+    return ReferencesV2(
+        family=model.family.name,
+        horizon=int(horizon),
+        oracle=float(model.initial @ oracle_for(model, horizon).values[0]),
+        bayes=planner.initial_value(),
+        bayes_upper=upper,
+        open_loop=ol,
+        open_loop_upper=ol if exact else min(open_loop_upper(model, horizon), upper),
+        open_loop_exact=exact,
+        plan=plan,
+        random=random_value(model, horizon),
+    )
 
 
-__all__ = ["MAX_HORIZON", "PointPlanner", "ReferencesV2", "UnsupportedHorizon", "check_horizon_v2", "open_loop_upper",
-           "open_loop_v2", "point_planner_for", "references_v2"]
+__all__ = [
+    "MAX_HORIZON",
+    "PointPlanner",
+    "ReferencesV2",
+    "UnsupportedHorizon",
+    "check_horizon_v2",
+    "open_loop_upper",
+    "open_loop_v2",
+    "point_planner_for",
+    "references_v2",
+]

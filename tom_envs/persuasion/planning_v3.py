@@ -38,7 +38,7 @@ from tom_envs.persuasion.principles import InvalidPersona
 
 #: The turn budgets v3 plans for (its memory-less reference is exact up to here in about a minute).
 MAX_HORIZON_V3 = 8
-N_SETS = 2 ** N_CUES  # listen sets of a memory-less table
+N_SETS = 2**N_CUES  # listen sets of a memory-less table
 _CACHE: dict[tuple[str, int, int], Any] = {}
 
 
@@ -62,8 +62,10 @@ def check_horizon_v3(horizon: Any) -> int:
         InvalidPersona: anything else, saying the range.
     """
     if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or not 1 <= horizon <= MAX_HORIZON_V3:
-        raise InvalidPersona(f"live persuasion v3's turn budget is an integer in 1..{MAX_HORIZON_V3} (its exact "
-                             f"references stop there), got {horizon!r}")
+        raise InvalidPersona(
+            f"live persuasion v3's turn budget is an integer in 1..{MAX_HORIZON_V3} (its exact "
+            f"references stop there), got {horizon!r}"
+        )
     return int(horizon)
 
 
@@ -83,9 +85,15 @@ class ReferencesV3:
         return self.bayes - self.memoryless
 
     def as_dict(self) -> dict[str, float]:
-        return {"oracle": self.oracle, "bayes": self.bayes, "memoryless": self.memoryless,
-                "open_loop": self.open_loop, "echo": self.echo, "random": self.random,
-                "value_of_memory": self.value_of_memory}
+        return {
+            "oracle": self.oracle,
+            "bayes": self.bayes,
+            "memoryless": self.memoryless,
+            "open_loop": self.open_loop,
+            "echo": self.echo,
+            "random": self.random,
+            "value_of_memory": self.value_of_memory,
+        }
 
 
 # ---------------------------------------------------------------------- Bayes-optimal (expectimax over counts)
@@ -219,8 +227,9 @@ def memoryless_value(model: ModelV3, acts: tuple[tuple[int, ...], ...]) -> float
         for o, action in enumerate(row):
             if action != LISTEN:
                 total += float((survival * model.cue[:, o] * model.pays[action]).sum())
-        survival = survival * model.cue[:, [o for o, a in enumerate(row) if a == LISTEN]].sum(axis=1) \
-            * (1.0 - model.leave)
+        survival = (
+            survival * model.cue[:, [o for o, a in enumerate(row) if a == LISTEN]].sum(axis=1) * (1.0 - model.leave)
+        )
     return total
 
 
@@ -258,7 +267,7 @@ def echo_acts(model: ModelV3, horizon: int) -> tuple[tuple[int, ...], ...]:
 def random_value(model: ModelV3, horizon: int) -> float:
     """Uniform over the five acts each turn: a pitch wins when it is the type's own (1 in 5)."""
     stay = (1.0 - model.leave) / N_ACTIONS_V3
-    per_turn = sum(stay ** t for t in range(horizon))
+    per_turn = sum(stay**t for t in range(horizon))
     return float((model.prior * model.agree * per_turn).sum() / N_ACTIONS_V3)
 
 
@@ -268,9 +277,14 @@ def oracle_value(model: ModelV3) -> float:
 
 @_per_model
 def _references(model: ModelV3, horizon: int) -> ReferencesV3:
-    return ReferencesV3(oracle_value(model), bayes_table(model, horizon).value, memoryless_table(model, horizon).value,
-                        open_loop_table(model, horizon)[0], memoryless_value(model, echo_acts(model, horizon)),
-                        random_value(model, horizon))
+    return ReferencesV3(
+        oracle_value(model),
+        bayes_table(model, horizon).value,
+        memoryless_table(model, horizon).value,
+        open_loop_table(model, horizon)[0],
+        memoryless_value(model, echo_acts(model, horizon)),
+        random_value(model, horizon),
+    )
 
 
 def references_v3(family: Any, horizon: int) -> ReferencesV3:
@@ -291,6 +305,19 @@ def _plus(counts: tuple[int, ...], o: int) -> tuple[int, ...]:
     return tuple(c + (i == o) for i, c in enumerate(counts))
 
 
-__all__ = ["MAX_HORIZON_V3", "BayesTable", "MemorylessTable", "ReferencesV3", "bayes_table", "check_horizon_v3",
-           "echo_acts", "memoryless_brute_force", "memoryless_table", "memoryless_value", "open_loop_table",
-           "oracle_value", "random_value", "references_v3"]
+__all__ = [
+    "MAX_HORIZON_V3",
+    "BayesTable",
+    "MemorylessTable",
+    "ReferencesV3",
+    "bayes_table",
+    "check_horizon_v3",
+    "echo_acts",
+    "memoryless_brute_force",
+    "memoryless_table",
+    "memoryless_value",
+    "open_loop_table",
+    "oracle_value",
+    "random_value",
+    "references_v3",
+]

@@ -57,14 +57,16 @@ RELEASE_DIGEST = "2ea3976377775cdbd665de41e0b3987957367bfbe867eddc5dd8663cac8e36
 OUR_PROMPTS = QAPrompts(
     system={
         "zero_shot": "You will read a conversation in which a persuader tries to get a persuadee to do something. "
-                     "Reply with the letter of one option (A, B, C, D, E or F) and nothing else.",
+        "Reply with the letter of one option (A, B, C, D, E or F) and nothing else.",
         "cot": "You will read a conversation in which a persuader tries to get a persuadee to do something. "
-               "Reason it through step by step before you answer.",
+        "Reason it through step by step before you answer.",
     },
-    user={"zero_shot": "\nDialogue:\n{dialogue}\nQuestion:\n{question}\nOptions:",
-          "cot": "{preamble}\nDialogue:\n{dialogue}\nQuestion:\n{question}\nOptions:"},
+    user={
+        "zero_shot": "\nDialogue:\n{dialogue}\nQuestion:\n{question}\nOptions:",
+        "cot": "{preamble}\nDialogue:\n{dialogue}\nQuestion:\n{question}\nOptions:",
+    },
     preamble="\nWhen you are done, write a last sentence of the form 'The answer is X', with X the letter of the "
-             "option you judge most likely (e.g. 'The answer is C').\n",
+    "option you judge most likely (e.g. 'The answer is C').\n",
     option_line="\n{letter}. {choice}",
     answer_cue={"zero_shot": "\nAnswer:", "cot": "\nAnswer: Reasoning step by step first."},
     source="ours",
@@ -89,8 +91,10 @@ class _Layout(Exception):
 
 
 def _mentions_cot(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr == "cot" or isinstance(n, ast.Name) and n.id == "cot"
-               for n in ast.walk(node))
+    return any(
+        isinstance(n, ast.Attribute) and n.attr == "cot" or isinstance(n, ast.Name) and n.id == "cot"
+        for n in ast.walk(node)
+    )
 
 
 def _cot_when_true(test: ast.expr) -> bool | None:
@@ -135,8 +139,10 @@ def _user_template(node: ast.expr) -> str:
     for term in _terms(node):
         if isinstance(term, ast.Name):
             if term.id not in USER_FIELDS:
-                raise _Layout(f"line {term.lineno}: user_prompt joins an unknown name {term.id!r} (known: "
-                              f"{', '.join(USER_FIELDS)})")
+                raise _Layout(
+                    f"line {term.lineno}: user_prompt joins an unknown name {term.id!r} (known: "
+                    f"{', '.join(USER_FIELDS)})"
+                )
             out.append("{" + USER_FIELDS[term.id] + "}")
         else:
             out.append(_escape(_text(term)))
@@ -159,8 +165,10 @@ def _option_line(node: ast.expr) -> str:
         elif isinstance(v.value, ast.Name):
             out.append("{choice}")
         else:
-            raise _Layout(f"line {node.lineno}: the option line's fields are letters[i] and choice, found "
-                          f"{ast.unparse(v.value)!r}")
+            raise _Layout(
+                f"line {node.lineno}: the option line's fields are letters[i] and choice, found "
+                f"{ast.unparse(v.value)!r}"
+            )
     return "".join(out)
 
 
@@ -202,8 +210,12 @@ class _Reader:
                 elif name == "user_prompt":
                     for m in self.modes(mode):
                         self.put(("user_prompt", m), _user_template(stmt.value), stmt.lineno)
-            elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
-                    and stmt.target.id == "user_prompt" and isinstance(stmt.op, ast.Add):
+            elif (
+                isinstance(stmt, ast.AugAssign)
+                and isinstance(stmt.target, ast.Name)
+                and stmt.target.id == "user_prompt"
+                and isinstance(stmt.op, ast.Add)
+            ):
                 if in_loop:
                     self.put(("option line", "every mode"), _option_line(stmt.value), stmt.lineno)
                 else:
@@ -219,8 +231,12 @@ def _parse_prompts(source: str) -> dict[str, Any]:
     reader = _Reader()
     reader.walk(funcs[0].body, None, False)
     f = reader.found
-    wanted = [("system_prompt", m) for m in MODES] + [("user_prompt", m) for m in MODES] + \
-        [("option line", "every mode")] + [("answer cue", m) for m in MODES]
+    wanted = (
+        [("system_prompt", m) for m in MODES]
+        + [("user_prompt", m) for m in MODES]
+        + [("option line", "every mode")]
+        + [("answer cue", m) for m in MODES]
+    )
     missing = [f"{what} ({mode})" for what, mode in wanted if (what, mode) not in f]
     if missing:
         raise _Layout("not found in evaluate(): " + ", ".join(missing))
@@ -233,9 +249,13 @@ def _parse_prompts(source: str) -> dict[str, Any]:
     uses_shot = any("{preamble}" in f[("user_prompt", m)] for m in MODES)
     if uses_shot and ("shot", "cot") not in f:
         raise _Layout("user_prompt joins shot, but no 'shot = ...' is assigned")
-    return {"system": {m: f[("system_prompt", m)] for m in MODES}, "user": {m: f[("user_prompt", m)] for m in MODES},
-            "preamble": f.get(("shot", "cot"), ""), "option_line": f[("option line", "every mode")],
-            "answer_cue": {m: f[("answer cue", m)] for m in MODES}}
+    return {
+        "system": {m: f[("system_prompt", m)] for m in MODES},
+        "user": {m: f[("user_prompt", m)] for m in MODES},
+        "preamble": f.get(("shot", "cot"), ""),
+        "option_line": f[("option line", "every mode")],
+        "answer_cue": {m: f[("answer cue", m)] for m in MODES},
+    }
 
 
 def read_authors_prompts(path: str | Path) -> QAPrompts:
@@ -251,26 +271,41 @@ def read_authors_prompts(path: str | Path) -> QAPrompts:
     try:
         source = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise PromptFileError(f"{path}: no evaluation script; the release keeps it in {RELEASE_PROMPT_PATH} (fetch it "
-                              "with tom-envs data download persuasion, or pass --authors-prompts PATH)") from None
+        raise PromptFileError(
+            f"{path}: no evaluation script; the release keeps it in {RELEASE_PROMPT_PATH} (fetch it "
+            "with tom-envs data download persuasion, or pass --authors-prompts PATH)"
+        ) from None
     except IsADirectoryError:
-        raise PromptFileError(f"{path}: is a folder; give the evaluation script's path "
-                              f"(the release's {RELEASE_PROMPT_PATH})") from None
+        raise PromptFileError(
+            f"{path}: is a folder; give the evaluation script's path (the release's {RELEASE_PROMPT_PATH})"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PromptFileError(f"{path}: cannot read the evaluation script ({exc})") from None
     try:
         texts = _parse_prompts(source)
     except SyntaxError as exc:
-        raise PromptFileError(f"{path}: not Python source (line {exc.lineno}: {exc.msg}); expected the release's "
-                              f"{RELEASE_PROMPT_PATH}") from None
+        raise PromptFileError(
+            f"{path}: not Python source (line {exc.lineno}: {exc.msg}); expected the release's {RELEASE_PROMPT_PATH}"
+        ) from None
     except _Layout as exc:
-        raise PromptFileError(f"{path}: the layout of the release's {RELEASE_PROMPT_PATH} was not recognised: {exc}. "
-                              "Use the release's file, or drop it to use our prompts (prompt_source 'ours')") from None
+        raise PromptFileError(
+            f"{path}: the layout of the release's {RELEASE_PROMPT_PATH} was not recognised: {exc}. "
+            "Use the release's file, or drop it to use our prompts (prompt_source 'ours')"
+        ) from None
     prompts = QAPrompts.from_texts(texts, "file", str(path))
     if prompts.digest() == RELEASE_DIGEST:
         prompts = QAPrompts.from_texts(texts, "release", str(path))
     return prompts
 
 
-__all__ = ["MODES", "OUR_PROMPTS", "PROMPT_SOURCES", "PromptFileError", "QAPrompts", "RELEASE_DIGEST",
-           "RELEASE_PROMPT_PATH", "find_release_prompts", "read_authors_prompts"]
+__all__ = [
+    "MODES",
+    "OUR_PROMPTS",
+    "PROMPT_SOURCES",
+    "PromptFileError",
+    "QAPrompts",
+    "RELEASE_DIGEST",
+    "RELEASE_PROMPT_PATH",
+    "find_release_prompts",
+    "read_authors_prompts",
+]

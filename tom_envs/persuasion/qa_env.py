@@ -9,8 +9,15 @@ from gymnasium import spaces
 
 from tom_envs.errors import DatasetError, require_bool
 from tom_envs.persuasion import QTYPES
-from tom_envs.persuasion.data import (ROLES, Question, dialogues, is_bundled_sample, load_checked_dataset,
-                                      repeated_options, split_dialogues)
+from tom_envs.persuasion.data import (
+    ROLES,
+    Question,
+    dialogues,
+    is_bundled_sample,
+    load_checked_dataset,
+    repeated_options,
+    split_dialogues,
+)
 from tom_envs.qa import QAEnv, QAItem
 
 #: Short descriptions of what each question type asks, used in the text prompt.
@@ -25,8 +32,10 @@ TOPICS: dict[str, str] = {
     "judge_qa": "whether a persuasion strategy will work",
 }
 ROLE_NAMES = ("persuader", "persuadee")
-_PREAMBLE = ("Two people talk: a persuader tries to bring a persuadee round to something. "
-             "This question is about {topic} ({role}).\n\n")
+_PREAMBLE = (
+    "Two people talk: a persuader tries to bring a persuadee round to something. "
+    "This question is about {topic} ({role}).\n\n"
+)
 _LONGEST_PREAMBLE = max(len(_PREAMBLE.format(topic=t, role=r)) for t in TOPICS.values() for r in ROLE_NAMES)
 
 
@@ -38,11 +47,19 @@ def build_episodes(data: dict[str, list[Question]], split: "str | Sequence[str]"
 
 def _item(q: Question) -> QAItem:
     r = q.record
-    return QAItem(episode_id=r.dialogue_key, turn=r.turn, context=r.dialogue.rstrip("\n"), question=r.question,
-                  choices=tuple(r.choices), answer=r.answer_index, qtype=q.qtype, role=ROLES[q.qtype],
-                  background=r.background,
-                  meta={"dialogue_id": r.dialogue_id, "source": Path(q.source).name, "record": q.index},
-                  after={"answer_key": r.answerKey})
+    return QAItem(
+        episode_id=r.dialogue_key,
+        turn=r.turn,
+        context=r.dialogue.rstrip("\n"),
+        question=r.question,
+        choices=tuple(r.choices),
+        answer=r.answer_index,
+        qtype=q.qtype,
+        role=ROLES[q.qtype],
+        background=r.background,
+        meta={"dialogue_id": r.dialogue_id, "source": Path(q.source).name, "record": q.index},
+        after={"answer_key": r.answerKey},
+    )
 
 
 class PersuasiveToMEnv(QAEnv):
@@ -146,13 +163,25 @@ class PersuasiveToMEnv(QAEnv):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
-    def __init__(self, data_dir: str | Path | None = None, qtypes: Iterable[str] | None = None,
-                 split: "str | Sequence[str]" = "all", shuffle_choices: bool = True, strict: bool = False,
-                 render_mode: str | None = None, expose_labels: bool = False, feedback: str = "episode",
-                 allow_partial: bool = True, option_slots: int | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: str | Path | None = None,
+        qtypes: Iterable[str] | None = None,
+        split: "str | Sequence[str]" = "all",
+        shuffle_choices: bool = True,
+        strict: bool = False,
+        render_mode: str | None = None,
+        expose_labels: bool = False,
+        feedback: str = "episode",
+        allow_partial: bool = True,
+        option_slots: int | None = None,
+    ) -> None:
         data, differences = load_checked_dataset(
-            data_dir, qtypes if qtypes is None or isinstance(qtypes, str) else list(qtypes), require_all=strict,
-            allow_partial=require_bool("allow_partial", allow_partial))
+            data_dir,
+            qtypes if qtypes is None or isinstance(qtypes, str) else list(qtypes),
+            require_all=strict,
+            allow_partial=require_bool("allow_partial", allow_partial),
+        )
         if not any(data.values()):
             raise DatasetError(f"{data_dir}: the question files hold no records")
         self.data_dir = data_dir
@@ -164,9 +193,16 @@ class PersuasiveToMEnv(QAEnv):
         self.split = split
         #: Per type, the questions whose options repeat (kept as published; a quirk of the release).
         self.repeated_options = repeated_options(data)
-        super().__init__(build_episodes(data, split), QTYPES, shuffle_choices=shuffle_choices, strict=strict,
-                         render_mode=render_mode, expose_labels=expose_labels, feedback=feedback,
-                         option_slots=option_slots)
+        super().__init__(
+            build_episodes(data, split),
+            QTYPES,
+            shuffle_choices=shuffle_choices,
+            strict=strict,
+            render_mode=render_mode,
+            expose_labels=expose_labels,
+            feedback=feedback,
+            option_slots=option_slots,
+        )
         self._widen_text_spaces()
         self.observation_space = spaces.Dict({**self.observation_space.spaces, "role": spaces.Discrete(2)})
 
@@ -181,8 +217,9 @@ class PersuasiveToMEnv(QAEnv):
         """Room for the preamble line in ``text`` (the base sizes it for the bare prompt)."""
         old = self.observation_space["text"]
         charset = old.character_set | set(_PREAMBLE) | {c for t in TOPICS.values() for c in t}
-        self.observation_space.spaces["text"] = spaces.Text(max_length=old.max_length + _LONGEST_PREAMBLE,
-                                                            min_length=0, charset=frozenset(charset))
+        self.observation_space.spaces["text"] = spaces.Text(
+            max_length=old.max_length + _LONGEST_PREAMBLE, min_length=0, charset=frozenset(charset)
+        )
 
     def _observe(self) -> tuple[dict, dict]:
         obs, info = super()._observe()

@@ -48,8 +48,10 @@ READING_CLASSES: tuple[str, ...] = (*PRINCIPLES, "nothing", "stuffed", "hostile"
 CONCERN_CLASSES: tuple[str, ...] = (*CONCERNS_V3, "none")
 _BOUNDARY = re.compile(r"[,;:!?()]|\s(?:but|and|so|yet|or)\s")
 _CHUNK = re.compile(r"[^,;:!?()]+")
-_ORG_VERBS = ("advises|recommends|recommended|says|said|warns|suggests|urges|backs|endorses|approves|approved|"
-              "confirms|found|finds|reports|guidance|advice|supports")
+_ORG_VERBS = (
+    "advises|recommends|recommended|says|said|warns|suggests|urges|backs|endorses|approves|approved|"
+    "confirms|found|finds|reports|guidance|advice|supports"
+)
 
 
 class ReaderV3Error(TomEnvsError, TypeError):
@@ -73,9 +75,12 @@ class ReadingV3:
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         if (self.kind == "pitch") != (self.principle is not None) or (
-                self.principle is not None and self.principle not in PRINCIPLES):
-            raise ValueError(f"a pitch names one principle of {PRINCIPLES} and no other kind names one; got "
-                             f"kind={self.kind!r}, principle={self.principle!r}")
+            self.principle is not None and self.principle not in PRINCIPLES
+        ):
+            raise ValueError(
+                f"a pitch names one principle of {PRINCIPLES} and no other kind names one; got "
+                f"kind={self.kind!r}, principle={self.principle!r}"
+            )
         if self.concern is not None and (self.concern not in CONCERNS_V3 or self.kind == "hostile"):
             raise ValueError(f"concern must be None or one of {CONCERNS_V3} (None for hostile), got {self.concern!r}")
 
@@ -92,7 +97,7 @@ class Reader(Protocol):
 def _clause_before(sentence: str, start: int) -> str:
     """The part of the cue's clause that comes before it."""
     cuts = [m.end() for m in _BOUNDARY.finditer(sentence, 0, start)]
-    return sentence[cuts[-1] if cuts else 0:start]
+    return sentence[cuts[-1] if cuts else 0 : start]
 
 
 def _salad(sentence: str, start: int, end: int, acronyms: frozenset[str]) -> str | None:
@@ -117,14 +122,15 @@ class ReaderV3:
         """The evidence behind :meth:`read`: the hostile frame, the principle frames that counted, and
         the ones dropped (negated, denied or in word salad), with the text each matched."""
         if not isinstance(utterance, str):
-            raise ReaderV3Error(f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
-                                "utterance text (e.g. action['utterance']).")
+            raise ReaderV3Error(
+                f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
+                "utterance text (e.g. action['utterance'])."
+            )
         if goal is not None and not isinstance(goal, str):
             raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
         text = normalise(utterance)
         acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,5}s?\b", utterance))
-        out: dict[str, Any] = {"text": text, "hostile": hostility(text) if text else None, "counted": [],
-                               "dropped": []}
+        out: dict[str, Any] = {"text": text, "hostile": hostility(text) if text else None, "counted": [], "dropped": []}
         if goal and goal.strip():  # the request itself is no reason
             text = re.sub(re.escape(normalise(goal)), "it", text)
         for sentence in sentences(text):
@@ -133,9 +139,10 @@ class ReaderV3:
                     before = _clause_before(sentence, m.start())
                     clause = before + m.group(0)
                     hit = (frame.principle, m.group(0))
-                    after = sentence[m.end():m.end() + 7]  # "the experts have| not weighed in"
+                    after = sentence[m.end() : m.end() + 7]  # "the experts have| not weighed in"
                     if negated(clause, len(before), len(clause), inside=frame.inside) or (
-                            frame.inside and re.match(r" (?:not|never)\b", after)):
+                        frame.inside and re.match(r" (?:not|never)\b", after)
+                    ):
                         out["dropped"].append((*hit, "negated"))
                     elif why := _salad(sentence, m.start(), m.end(), acronyms):
                         out["dropped"].append((*hit, f"word salad: {why}"))
@@ -146,8 +153,11 @@ class ReaderV3:
                 if m and not negated(sentence, m.start(), m.end()):
                     out["counted"].append(("authority", m.group(0)))
             for chunk in _CHUNK.finditer(sentence):  # "Expert, popular, rare, free."
-                frag = re.sub(r"^(?:and |or |plus |also |so |but )?(?:it is |they are |this is |that is )?", "",
-                              chunk.group(0).strip(" .\"'"))
+                frag = re.sub(
+                    r"^(?:and |or |plus |also |so |but )?(?:it is |they are |this is |that is )?",
+                    "",
+                    chunk.group(0).strip(" .\"'"),
+                )
                 if frag in FRAGMENT_KEYWORDS and len(frag.split()) <= FRAGMENT_WORDS:
                     out["counted"].append((FRAGMENT_KEYWORDS[frag], frag))
         found = [(m.start(), c) for c, p in CONCERN_CUES.items() for m in [p.search(text)] if m]
@@ -187,8 +197,10 @@ class LabelledLine:
     note: str = ""
 
 
-_FIX = ('write one JSON object per line: {"text": "...", "kind": "pitch|nothing|stuffed|hostile", '
-        '"principle": "<principle>"|null, "concern": "<concern>"|null, "note": "..."}')
+_FIX = (
+    'write one JSON object per line: {"text": "...", "kind": "pitch|nothing|stuffed|hostile", '
+    '"principle": "<principle>"|null, "concern": "<concern>"|null, "note": "..."}'
+)
 
 
 def _parse_line(raw: str, where: str) -> LabelledLine:
@@ -221,8 +233,11 @@ def load_labelled(path: str | Path) -> list[LabelledLine]:
     path = Path(path)
     if not path.is_file():
         raise LabelledSetError(f"{path}: no such file; pass the path of a .jsonl labelled set.")
-    lines = [_parse_line(raw, f"{path}, line {n}") for n, raw in
-             enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if raw.strip()]
+    lines = [
+        _parse_line(raw, f"{path}, line {n}")
+        for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if raw.strip()
+    ]
     if not lines:
         raise LabelledSetError(f"{path}: no labelled lines; {_FIX}")
     return lines
@@ -239,8 +254,11 @@ def _per_class(pairs: list[tuple[str, str]], classes: tuple[str, ...]) -> tuple[
         n_gold = sum(confusion[c].values())
         precision = tp / n_pred if n_pred else None
         recall = tp / n_gold if n_gold else None
-        f1 = (2 * precision * recall / (precision + recall) if precision and recall else
-              (0.0 if precision is not None and recall is not None else None))
+        f1 = (
+            2 * precision * recall / (precision + recall)
+            if precision and recall
+            else (0.0 if precision is not None and recall is not None else None)
+        )
         scores[c] = {"precision": precision, "recall": recall, "f1": f1, "support": n_gold, "predicted": n_pred}
     return scores, confusion
 
@@ -261,13 +279,30 @@ def score_reader(reader: Reader, items: Iterable[LabelledLine]) -> dict[str, Any
     reading, reading_conf = _per_class(rp, READING_CLASSES)
     concern, concern_conf = _per_class(cp, CONCERN_CLASSES)
     n = len(items)
-    return {"n": n, "reading": reading, "concern": concern, "reading_confusion": reading_conf,
-            "concern_confusion": concern_conf,
-            "reading_accuracy": sum(g == p for g, p in rp) / n if n else None,
-            "concern_accuracy": sum(g == p for g, p in cp) / n if n else None,
-            "hostile_read_as_pitch": [item.text for item, r in zip(items, readings)
-                                      if item.reading.kind == "hostile" and r.kind == "pitch"]}
+    return {
+        "n": n,
+        "reading": reading,
+        "concern": concern,
+        "reading_confusion": reading_conf,
+        "concern_confusion": concern_conf,
+        "reading_accuracy": sum(g == p for g, p in rp) / n if n else None,
+        "concern_accuracy": sum(g == p for g, p in cp) / n if n else None,
+        "hostile_read_as_pitch": [
+            item.text for item, r in zip(items, readings) if item.reading.kind == "hostile" and r.kind == "pitch"
+        ],
+    }
 
 
-__all__ = ["CONCERNS_V3", "CONCERN_CLASSES", "KINDS", "LabelledLine", "LabelledSetError", "READING_CLASSES",
-           "ReaderV3", "ReaderV3Error", "ReadingV3", "load_labelled", "score_reader"]
+__all__ = [
+    "CONCERNS_V3",
+    "CONCERN_CLASSES",
+    "KINDS",
+    "LabelledLine",
+    "LabelledSetError",
+    "READING_CLASSES",
+    "ReaderV3",
+    "ReaderV3Error",
+    "ReadingV3",
+    "load_labelled",
+    "score_reader",
+]

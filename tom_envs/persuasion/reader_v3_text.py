@@ -11,15 +11,47 @@ from __future__ import annotations
 
 import re
 
-_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2014": ", ", "\u2013": ", ",
-                         "\u2026": "..."})
+_QUOTES = str.maketrans(
+    {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2014": ", ", "\u2013": ", ", "\u2026": "..."}
+)
 #: "'s" read as "is" after these words (elsewhere it is a possessive)
-_IS_AFTER = ("it", "that", "there", "here", "he", "she", "what", "who", "everyone", "everybody", "nobody", "someone",
-             "somebody", "no one", "everything", "where", "how", "this", "one", "today", "tomorrow", "tonight")
+_IS_AFTER = (
+    "it",
+    "that",
+    "there",
+    "here",
+    "he",
+    "she",
+    "what",
+    "who",
+    "everyone",
+    "everybody",
+    "nobody",
+    "someone",
+    "somebody",
+    "no one",
+    "everything",
+    "where",
+    "how",
+    "this",
+    "one",
+    "today",
+    "tomorrow",
+    "tonight",
+)
 _CONTRACTIONS = (
-    (r"\bcan't\b", "can not"), (r"\bcannot\b", "can not"), (r"\bwon't\b", "will not"), (r"\bshan't\b", "shall not"),
-    (r"\bain't\b", "is not"), (r"\blet's\b", "let us"), (r"\bi'm\b", "i am"),
-    (r"n't\b", " not"), (r"'re\b", " are"), (r"'ve\b", " have"), (r"'ll\b", " will"), (r"'d\b", " would"),
+    (r"\bcan't\b", "can not"),
+    (r"\bcannot\b", "can not"),
+    (r"\bwon't\b", "will not"),
+    (r"\bshan't\b", "shall not"),
+    (r"\bain't\b", "is not"),
+    (r"\blet's\b", "let us"),
+    (r"\bi'm\b", "i am"),
+    (r"n't\b", " not"),
+    (r"'re\b", " are"),
+    (r"'ve\b", " have"),
+    (r"'ll\b", " will"),
+    (r"'d\b", " would"),
     (r"\b(" + "|".join(_IS_AFTER) + r")'s\b", r"\1 is"),
 )
 _CONTRACTION_RES = tuple((re.compile(p), r) for p, r in _CONTRACTIONS)
@@ -28,29 +60,106 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _CLAUSE_SPLIT = re.compile(r"\s*[,;:!?()]\s*|\s*\.\s+|\s+(?:but|and|so|yet|though|although|because|or)\s+")
 WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 
-FUNCTION_WORDS = frozenset("""
+FUNCTION_WORDS = frozenset(
+    """
 i you we they he she it me us them my your our their his her its the a an this that these those some any every
 each all no to of and or but so if is are was were be been being am will would can could should shall may might must
 do does did have has had for with in on at by from as than then there here what how why who which when where just
 not about up out into over after before very really only also too more most much many few one two three four five
 six seven eight nine ten per each twenty thirty forty fifty hundred thousand million always never already ever still now
 first last next ago like than because please yes everyone everybody someone something everything anyone
-""".split())
+""".split()
+)
 DETERMINERS = frozenset({"the", "a", "an", "my", "your", "our", "their", "every"})
 PREPOSITIONS = frozenset({"of", "to", "in", "on", "at", "by", "from", "with", "for", "into", "over", "about"})
-AUXILIARIES = frozenset({"is", "are", "was", "were", "be", "been", "am", "will", "would", "can", "could", "should",
-                         "shall", "may", "might", "must", "do", "does", "did", "have", "has", "had"})
+AUXILIARIES = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "am",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+    }
+)
 PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it", "me", "us", "them"})
 #: words that are only verbs: one after a determiner is a sentence gone wrong ("the recommend")
-VERB_ONLY = frozenset({"recommend", "recommends", "agree", "agrees", "advise", "advises", "prescribe", "suggest",
-                       "suggests", "endorse", "approve", "join", "joined", "say", "says", "said", "think", "thinks",
-                       "go", "goes", "went", "come", "came", "take", "took", "give", "gave", "get", "got", "swear"})
+VERB_ONLY = frozenset(
+    {
+        "recommend",
+        "recommends",
+        "agree",
+        "agrees",
+        "advise",
+        "advises",
+        "prescribe",
+        "suggest",
+        "suggests",
+        "endorse",
+        "approve",
+        "join",
+        "joined",
+        "say",
+        "says",
+        "said",
+        "think",
+        "thinks",
+        "go",
+        "goes",
+        "went",
+        "come",
+        "came",
+        "take",
+        "took",
+        "give",
+        "gave",
+        "get",
+        "got",
+        "swear",
+    }
+)
 #: repetition that is English ("really really", "very very")
 _REPEATABLE = frozenset({"really", "very", "so", "much", "far", "ha", "no", "yes", "please", "go", "more", "now"})
 KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 #: interjections that are words though they have no vowel
-_NO_VOWEL_WORDS = frozenset({"hmm", "mm", "shh", "psst", "tv", "gp", "gps", "nhs", "bbc", "cv", "dr", "st", "mr", "mrs",
-                             "ms", "pr", "hr", "fyi"})
+_NO_VOWEL_WORDS = frozenset(
+    {
+        "hmm",
+        "mm",
+        "shh",
+        "psst",
+        "tv",
+        "gp",
+        "gps",
+        "nhs",
+        "bbc",
+        "cv",
+        "dr",
+        "st",
+        "mr",
+        "mrs",
+        "ms",
+        "pr",
+        "hr",
+        "fyi",
+    }
+)
 #: a run this long of content words with no function word between them is no clause ("favour spots left expert")
 MAX_CONTENT_RUN = 5
 #: a clause this long with no function word and no verb is no clause ("blix fromp deadline zug")
@@ -118,9 +227,11 @@ def ill_formed(clause: str, acronyms: frozenset[str] = frozenset()) -> str | Non
         nxt = ws[i + 1] if i + 1 < len(ws) else None
         if nxt == w and w not in _REPEATABLE:
             return f"{w!r} twice in a row"
-        if w in DETERMINERS and nxt is not None and (
-                nxt in DETERMINERS or nxt in PREPOSITIONS or nxt in AUXILIARIES or nxt in PRONOUNS
-                or nxt in VERB_ONLY):
+        if (
+            w in DETERMINERS
+            and nxt is not None
+            and (nxt in DETERMINERS or nxt in PREPOSITIONS or nxt in AUXILIARIES or nxt in PRONOUNS or nxt in VERB_ONLY)
+        ):
             return f"{w!r} before {nxt!r}"
         run = 0 if w in FUNCTION_WORDS or w in VERB_ONLY or w.endswith("ed") else run + 1
         if run >= MAX_CONTENT_RUN:
@@ -136,13 +247,16 @@ META_DENIAL = re.compile(
     r"|will not (?:say|pretend|claim|tell|argue|suggest)|(?:do not|never) \w+ (?:\w+ )?(?:just |only )?because|not like|not that|not because|not about|not as if|not as though|"
     r"forget (?:about )?(?:what|that|the)|never mind|ignore (?:what|the)|who cares (?:what|about|if)|"
     r"does not matter (?:what|that|if)|doesn't matter|regardless of (?:what|whether)|no matter (?:what|how many)|"
-    r"leave aside|set aside|do not listen to|do not worry about what)\b")
+    r"leave aside|set aside|do not listen to|do not worry about what)\b"
+)
 #: a negator whose scope reaches a cue right after it ("no study", "not many people", "doctors do not")
-NEGATORS = frozenset({"not", "no", "never", "nobody", "none", "nothing", "neither", "nor", "without", "hardly",
-                      "barely", "scarcely"})
+NEGATORS = frozenset(
+    {"not", "no", "never", "nobody", "none", "nothing", "neither", "nor", "without", "hardly", "barely", "scarcely"}
+)
 #: verbs that flip a negation back ("do not miss the last chance" still appeals to it)
-_DOUBLE_NEGATIVE = frozenset({"miss", "lose", "waste", "forget", "ignore", "overlook", "let", "pass", "skip", "wait",
-                              "delay", "regret"})
+_DOUBLE_NEGATIVE = frozenset(
+    {"miss", "lose", "waste", "forget", "ignore", "overlook", "let", "pass", "skip", "wait", "delay", "regret"}
+)
 NEGATION_WINDOW = 3
 
 

@@ -24,8 +24,10 @@ from tom_envs.persuasion.mind import Family, MindPersona
 if TYPE_CHECKING:  # imported where used (mind_v2 imports this module)
     from tom_envs.persuasion.mind_v2 import MindPersonaV2
 
-PROVENANCE = ("written by the tom-envs authors (DailyPersuasion-style everyday domains, 001 Figure 2); "
-              "no text or statistic of DailyPersuasion or PersuasiveToM is copied; persona weights are design choices")
+PROVENANCE = (
+    "written by the tom-envs authors (DailyPersuasion-style everyday domains, 001 Figure 2); "
+    "no text or statistic of DailyPersuasion or PersuasiveToM is copied; persona weights are design choices"
+)
 
 
 @dataclass(frozen=True)
@@ -36,17 +38,54 @@ class Scenario:
     background: str
 
 
-NAMES: tuple[str, ...] = ("Nora", "Felix", "Omar", "Jess", "Kai", "Meera", "Ines", "Paul", "Lena", "Tomas", "Aisha",
-                          "Ben", "Chloe", "Dev", "Elif", "Hugo", "Iris", "Jonah", "Keiko", "Luca", "Maya", "Nikhil",
-                          "Olga", "Priya", "Rafael", "Sara", "Theo", "Uma", "Viktor", "Yara")
+NAMES: tuple[str, ...] = (
+    "Nora",
+    "Felix",
+    "Omar",
+    "Jess",
+    "Kai",
+    "Meera",
+    "Ines",
+    "Paul",
+    "Lena",
+    "Tomas",
+    "Aisha",
+    "Ben",
+    "Chloe",
+    "Dev",
+    "Elif",
+    "Hugo",
+    "Iris",
+    "Jonah",
+    "Keiko",
+    "Luca",
+    "Maya",
+    "Nikhil",
+    "Olga",
+    "Priya",
+    "Rafael",
+    "Sara",
+    "Theo",
+    "Uma",
+    "Viktor",
+    "Yara",
+)
 
 # ---------------------------------------------------------------------- personas (shared archetypes, own weights)
 # (the archetypes are data: personas.json beside this module)
 PERSONAS: tuple[MindPersona, ...] = tuple(
-    MindPersona(p["name"], p["description"], concerns=tuple(p["concerns"]), reluctance=p["reluctance"],
-                wariness=p["wariness"], voice=tuple(p["voice"]), warmth=p["warmth"], touchiness=p["touchiness"])
-    for p in json.loads((Path(__file__).with_name("personas.json")).read_text(encoding="utf-8")))
-
+    MindPersona(
+        p["name"],
+        p["description"],
+        concerns=tuple(p["concerns"]),
+        reluctance=p["reluctance"],
+        wariness=p["wariness"],
+        voice=tuple(p["voice"]),
+        warmth=p["warmth"],
+        touchiness=p["touchiness"],
+    )
+    for p in json.loads((Path(__file__).with_name("personas.json")).read_text(encoding="utf-8"))
+)
 
 
 def _family(name: str, title: str, weights: dict[str, float], scenarios: tuple[Scenario, ...]) -> Family:
@@ -55,66 +94,139 @@ def _family(name: str, title: str, weights: dict[str, float], scenarios: tuple[S
 
 
 FAMILIES: tuple[Family, ...] = (
-    _family("health", "health and fitness", {"skeptic": 0.35, "cautious": 0.3, "procrastinator": 0.35}, (
-        Scenario("join the Sunday morning running group",
-                 "{er} runs with a group every Sunday and wants {ee}, who has not exercised in years, to come along."),
-        Scenario("book the overdue dental check-up",
-                 "{er} noticed that {ee}, a close friend, has put off the dentist for three years."),
-        Scenario("try cooking at home three evenings a week",
-                 "{er} shares a flat with {ee}, who orders takeaway almost every night."),
-        Scenario("take the stairs instead of the lift at work",
-                 "{er} and {ee} work on the sixth floor; {er} started taking the stairs last month."),
-        Scenario("get a flu vaccination this autumn",
-                 "{er} is a pharmacist; {ee}, a regular customer, has never had a flu shot."),
-    )),
-    _family("charity", "charity and volunteering", {"thrifty": 0.3, "busy": 0.4, "conformist": 0.3}, (
-        Scenario("volunteer for one shift at the food bank",
-                 "{er} coordinates volunteers at the local food bank and hopes {ee}, a neighbour, will help out."),
-        Scenario("donate to the children's hospital fundraiser",
-                 "{er} is collecting for the children's hospital and asks {ee}, a colleague, to contribute."),
-        Scenario("give blood at next week's drive",
-                 "{er} organises the office blood drive and wants {ee} to sign up for a slot."),
-        Scenario("mentor a first-year student this term",
-                 "{er} runs the alumni mentoring scheme and thinks {ee} would be a good mentor."),
-        Scenario("join the river clean-up on Saturday",
-                 "{er} is part of a group that cleans the riverbank monthly and invites {ee}, a friend."),
-    )),
-    _family("shopping", "products and services", {"thrifty": 0.45, "skeptic": 0.3, "conformist": 0.25}, (
-        Scenario("switch to the new energy provider",
-                 "{er} sells contracts for a green energy provider and is talking to {ee}, a homeowner."),
-        Scenario("buy the extended warranty for the laptop",
-                 "{er} works at an electronics shop; {ee} is about to buy a laptop."),
-        Scenario("upgrade to the premium gym membership",
-                 "{er} works at the front desk of a gym where {ee} has a basic membership."),
-        Scenario("try the meal-kit subscription for a month",
-                 "{er} uses a meal-kit service and wants {ee}, a friend who hates planning meals, to try it."),
-        Scenario("buy a bicycle instead of a second car",
-                 "{er} runs a bike shop; {ee} came in while shopping around for a second car."),
-    )),
-    _family("leisure", "travel and leisure", {"procrastinator": 0.35, "conformist": 0.35, "cautious": 0.3}, (
-        Scenario("come on the weekend hiking trip",
-                 "{er} is planning a hiking weekend with friends and wants {ee} to join."),
-        Scenario("join the botanical garden tour",
-                 "{er} booked a guided tour of the botanical garden and asks {ee} to come too."),
-        Scenario("sign up for the salsa class",
-                 "{er} takes a salsa class on Thursdays and thinks {ee} would enjoy it."),
-        Scenario("spend the holiday abroad this year",
-                 "{er} wants {ee}, a partner who always holidays at home, to travel abroad this summer."),
-        Scenario("join the book club",
-                 "{er} hosts a monthly book club and invites {ee}, a colleague who loves novels."),
-    )),
-    _family("work", "work and study", {"busy": 0.35, "cautious": 0.35, "skeptic": 0.3}, (
-        Scenario("enrol in the evening data-analysis course",
-                 "{er} is {ee}'s team lead and thinks the course would help {ee}'s career."),
-        Scenario("present the project at the team meeting",
-                 "{er} manages the project; {ee} did most of the work but avoids speaking in meetings."),
-        Scenario("adopt the new project-tracking tool",
-                 "{er} introduced a tracking tool at work; {ee} still keeps everything in e-mails."),
-        Scenario("apply for the open senior position",
-                 "{er} is {ee}'s mentor and believes {ee} is ready for the senior role."),
-        Scenario("join the study group before the exam",
-                 "{er} organises a study group and wants {ee}, a classmate, to take part."),
-    )),
+    _family(
+        "health",
+        "health and fitness",
+        {"skeptic": 0.35, "cautious": 0.3, "procrastinator": 0.35},
+        (
+            Scenario(
+                "join the Sunday morning running group",
+                "{er} runs with a group every Sunday and wants {ee}, who has not exercised in years, to come along.",
+            ),
+            Scenario(
+                "book the overdue dental check-up",
+                "{er} noticed that {ee}, a close friend, has put off the dentist for three years.",
+            ),
+            Scenario(
+                "try cooking at home three evenings a week",
+                "{er} shares a flat with {ee}, who orders takeaway almost every night.",
+            ),
+            Scenario(
+                "take the stairs instead of the lift at work",
+                "{er} and {ee} work on the sixth floor; {er} started taking the stairs last month.",
+            ),
+            Scenario(
+                "get a flu vaccination this autumn",
+                "{er} is a pharmacist; {ee}, a regular customer, has never had a flu shot.",
+            ),
+        ),
+    ),
+    _family(
+        "charity",
+        "charity and volunteering",
+        {"thrifty": 0.3, "busy": 0.4, "conformist": 0.3},
+        (
+            Scenario(
+                "volunteer for one shift at the food bank",
+                "{er} coordinates volunteers at the local food bank and hopes {ee}, a neighbour, will help out.",
+            ),
+            Scenario(
+                "donate to the children's hospital fundraiser",
+                "{er} is collecting for the children's hospital and asks {ee}, a colleague, to contribute.",
+            ),
+            Scenario(
+                "give blood at next week's drive",
+                "{er} organises the office blood drive and wants {ee} to sign up for a slot.",
+            ),
+            Scenario(
+                "mentor a first-year student this term",
+                "{er} runs the alumni mentoring scheme and thinks {ee} would be a good mentor.",
+            ),
+            Scenario(
+                "join the river clean-up on Saturday",
+                "{er} is part of a group that cleans the riverbank monthly and invites {ee}, a friend.",
+            ),
+        ),
+    ),
+    _family(
+        "shopping",
+        "products and services",
+        {"thrifty": 0.45, "skeptic": 0.3, "conformist": 0.25},
+        (
+            Scenario(
+                "switch to the new energy provider",
+                "{er} sells contracts for a green energy provider and is talking to {ee}, a homeowner.",
+            ),
+            Scenario(
+                "buy the extended warranty for the laptop",
+                "{er} works at an electronics shop; {ee} is about to buy a laptop.",
+            ),
+            Scenario(
+                "upgrade to the premium gym membership",
+                "{er} works at the front desk of a gym where {ee} has a basic membership.",
+            ),
+            Scenario(
+                "try the meal-kit subscription for a month",
+                "{er} uses a meal-kit service and wants {ee}, a friend who hates planning meals, to try it.",
+            ),
+            Scenario(
+                "buy a bicycle instead of a second car",
+                "{er} runs a bike shop; {ee} came in while shopping around for a second car.",
+            ),
+        ),
+    ),
+    _family(
+        "leisure",
+        "travel and leisure",
+        {"procrastinator": 0.35, "conformist": 0.35, "cautious": 0.3},
+        (
+            Scenario(
+                "come on the weekend hiking trip",
+                "{er} is planning a hiking weekend with friends and wants {ee} to join.",
+            ),
+            Scenario(
+                "join the botanical garden tour",
+                "{er} booked a guided tour of the botanical garden and asks {ee} to come too.",
+            ),
+            Scenario(
+                "sign up for the salsa class", "{er} takes a salsa class on Thursdays and thinks {ee} would enjoy it."
+            ),
+            Scenario(
+                "spend the holiday abroad this year",
+                "{er} wants {ee}, a partner who always holidays at home, to travel abroad this summer.",
+            ),
+            Scenario(
+                "join the book club", "{er} hosts a monthly book club and invites {ee}, a colleague who loves novels."
+            ),
+        ),
+    ),
+    _family(
+        "work",
+        "work and study",
+        {"busy": 0.35, "cautious": 0.35, "skeptic": 0.3},
+        (
+            Scenario(
+                "enrol in the evening data-analysis course",
+                "{er} is {ee}'s team lead and thinks the course would help {ee}'s career.",
+            ),
+            Scenario(
+                "present the project at the team meeting",
+                "{er} manages the project; {ee} did most of the work but avoids speaking in meetings.",
+            ),
+            Scenario(
+                "adopt the new project-tracking tool",
+                "{er} introduced a tracking tool at work; {ee} still keeps everything in e-mails.",
+            ),
+            Scenario(
+                "apply for the open senior position",
+                "{er} is {ee}'s mentor and believes {ee} is ready for the senior role.",
+            ),
+            Scenario(
+                "join the study group before the exam",
+                "{er} organises a study group and wants {ee}, a classmate, to take part.",
+            ),
+        ),
+    ),
 )
 
 
@@ -133,19 +245,36 @@ def _persona_v2(row: dict) -> "MindPersonaV2":
     from tom_envs.persuasion.mind_v2 import MindPersonaV2, V2Traits
 
     t = row["v2"]
-    traits = V2Traits(tuple(t["candour"]), tuple(t["mislead"]), int(t["front"]), float(t["tone_noise"]),
-                      float(t["reactance"]), float(t.get("leave", 0.0)),
-                      float(t.get("drift", 0.0)))
-    return MindPersonaV2(row["name"], row["description"], concerns=tuple(row["concerns"]), reluctance=row["reluctance"],
-                         wariness=row["wariness"], voice=tuple(row["voice"]), warmth=row["warmth"],
-                         touchiness=row["touchiness"], v2=traits)
+    traits = V2Traits(
+        tuple(t["candour"]),
+        tuple(t["mislead"]),
+        int(t["front"]),
+        float(t["tone_noise"]),
+        float(t["reactance"]),
+        float(t.get("leave", 0.0)),
+        float(t.get("drift", 0.0)),
+    )
+    return MindPersonaV2(
+        row["name"],
+        row["description"],
+        concerns=tuple(row["concerns"]),
+        reluctance=row["reluctance"],
+        wariness=row["wariness"],
+        voice=tuple(row["voice"]),
+        warmth=row["warmth"],
+        touchiness=row["touchiness"],
+        v2=traits,
+    )
 
 
 def _families_v2() -> tuple[Family, ...]:
-    rows = {p["name"]: _persona_v2(p)
-            for p in json.loads((Path(__file__).with_name("personas.json")).read_text(encoding="utf-8"))}
-    return tuple(Family(f.name, f.title, tuple(rows[p.name] for p in f.personas), f.weights, f.scenarios)
-                 for f in FAMILIES)
+    rows = {
+        p["name"]: _persona_v2(p)
+        for p in json.loads((Path(__file__).with_name("personas.json")).read_text(encoding="utf-8"))
+    }
+    return tuple(
+        Family(f.name, f.title, tuple(rows[p.name] for p in f.personas), f.weights, f.scenarios) for f in FAMILIES
+    )
 
 
 #: v2's families: v1's scenarios and persona weights, personas with their v2 traits (``personas.json``'s ``"v2"``).

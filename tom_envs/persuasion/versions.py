@@ -82,20 +82,51 @@ class MindVersion:
         Raises:
             ReaderError: anything else, naming the reader, what came back and what a reader returns.
         """
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-                or not 0 <= value < self.n_strategies:
+        if (
+            isinstance(value, (bool, np.bool_))
+            or not isinstance(value, (int, np.integer))
+            or not 0 <= value < self.n_strategies
+        ):
             forms = ", ".join(f"{i} ({name})" for i, name in enumerate(self.heard))
-            raise ReaderError(f"the reader {type(reader).__name__} returned {value!r}; a v{self.number} reader returns "
-                              f"a strategy index: {forms}")
+            raise ReaderError(
+                f"the reader {type(reader).__name__} returned {value!r}; a v{self.number} reader returns "
+                f"a strategy index: {forms}"
+            )
         return int(value)
 
 
-V1 = MindVersion(number=1, families=FAMILIES, family_named=family_named, heard=HEARD, model=model_for,
-                 planner=planner_for, references=references, check_horizon=check_horizon_v1, reader=ScriptedReader,
-                 indirect_replies=False, walk_outs=False, bounded=False, in_info=False, allows=reply_allowed)
-V2 = MindVersion(number=2, families=FAMILIES_V2, family_named=family_v2_named, heard=HEARD_V2, model=model_v2_for,
-                 planner=point_planner_for, references=references_v2, check_horizon=check_horizon_v2, reader=ReaderV2,
-                 indirect_replies=True, walk_outs=True, bounded=True, in_info=True, allows=reply_allowed_v2)
+V1 = MindVersion(
+    number=1,
+    families=FAMILIES,
+    family_named=family_named,
+    heard=HEARD,
+    model=model_for,
+    planner=planner_for,
+    references=references,
+    check_horizon=check_horizon_v1,
+    reader=ScriptedReader,
+    indirect_replies=False,
+    walk_outs=False,
+    bounded=False,
+    in_info=False,
+    allows=reply_allowed,
+)
+V2 = MindVersion(
+    number=2,
+    families=FAMILIES_V2,
+    family_named=family_v2_named,
+    heard=HEARD_V2,
+    model=model_v2_for,
+    planner=point_planner_for,
+    references=references_v2,
+    check_horizon=check_horizon_v2,
+    reader=ReaderV2,
+    indirect_replies=True,
+    walk_outs=True,
+    bounded=True,
+    in_info=True,
+    allows=reply_allowed_v2,
+)
 #: The versions by number.
 VERSIONS: dict[int, MindVersion] = {v.number: v for v in (V1, V2)}
 

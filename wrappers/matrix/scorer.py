@@ -62,7 +62,10 @@ class MatrixToMScorer(ToMScorer):
             self._av = self._av_tables[self._oracle]
         self._regrets: list[float] = []
         self._costs: tuple[list[float | None], ...] = ([], [], [])  # per round, in the order of TOM_RESPONSES
-        return {"partner": self._partner_name, "optimal_return": None if self._oracle is None else self._oracle.optimal_return}
+        return {
+            "partner": self._partner_name,
+            "optimal_return": None if self._oracle is None else self._oracle.optimal_return,
+        }
 
     def score(self, reward: float = 0.0, action: Any = None, info: Mapping[str, Any] | None = None) -> dict[str, Any]:
         t, s = self._t, self._partner_state
@@ -77,14 +80,24 @@ class MatrixToMScorer(ToMScorer):
         if b_hat is None:
             step: tuple[float | None, ...] = (None, None, None)
         else:  # table lookups only: the same order as TOM_RESPONSES
-            step = (self._stage[b_hat][b], self._reciprocal[b_hat][b],
-                    None if self._av is None or s is None else self._av[t][s][b_hat][b])
+            step = (
+                self._stage[b_hat][b],
+                self._reciprocal[b_hat][b],
+                None if self._av is None or s is None else self._av[t][s][b_hat][b],
+            )
         stage, reciprocal, action_value = self._costs
         stage.append(step[0])
         reciprocal.append(step[1])
         action_value.append(step[2])
-        record.update(reward=reward, optimal_reward=optimal, regret=regret, tom_regret=step[self._default],
-                      tom_regret_stage=step[0], tom_regret_reciprocal=step[1], tom_regret_action_value=step[2])
+        record.update(
+            reward=reward,
+            optimal_reward=optimal,
+            regret=regret,
+            tom_regret=step[self._default],
+            tom_regret_stage=step[0],
+            tom_regret_reciprocal=step[1],
+            tom_regret_action_value=step[2],
+        )
         return record
 
     def summary(self) -> dict[str, Any]:
@@ -116,6 +129,8 @@ class MatrixToMScorer(ToMScorer):
         per_round = self._costs[TOM_RESPONSES.index(response)]
         scored = [x for x in per_round if x is not None]
         total = float(sum(scored)) if scored else None
-        return {f"tom_regret{suffix}": total,
-                f"tom_regret_per_step{suffix}": None if total is None else total / len(scored),
-                f"tom_regrets{suffix}": list(per_round)}
+        return {
+            f"tom_regret{suffix}": total,
+            f"tom_regret_per_step{suffix}": None if total is None else total / len(scored),
+            f"tom_regrets{suffix}": list(per_round),
+        }

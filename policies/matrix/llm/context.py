@@ -72,9 +72,11 @@ class ContextNeed:
 
     def describe(self) -> str:
         window = "" if self.history_window is None else f", history window {self.history_window}"
-        return (f"{self.strategy} on {self.game} (label set {self.label_set}, T={self.horizon}{window}): stage "
-                f"{self.stage!r} of round {self.round} needs {self.prompt_tokens} prompt + {self.generated_tokens} "
-                f"generated = {self.tokens} tokens")
+        return (
+            f"{self.strategy} on {self.game} (label set {self.label_set}, T={self.horizon}{window}): stage "
+            f"{self.stage!r} of round {self.round} needs {self.prompt_tokens} prompt + {self.generated_tokens} "
+            f"generated = {self.tokens} tokens"
+        )
 
 
 class PlanningRunner:
@@ -124,8 +126,9 @@ class PlanningRunner:
             self.needs.append((stage, slot.t + 1, self.count(prompt + " " + labels[pick]), 1))
         return [np.eye(len(labels))[pick] for _ in slots]
 
-    def choose(self, slots: Sequence[Slot], stage: str, contents: Sequence[str], labels: Sequence[str],
-               kind: str) -> list[tuple[int, str | None]]:
+    def choose(
+        self, slots: Sequence[Slot], stage: str, contents: Sequence[str], labels: Sequence[str], kind: str
+    ) -> list[tuple[int, str | None]]:
         cap = self.tokens(kind)
         pick = self._longest(labels)
         for slot, content in zip(slots, contents):
@@ -153,8 +156,16 @@ def _longest_joint_action(text: GameText, tokenizer: Any) -> tuple[int, int]:
     return max(pairs, key=size)
 
 
-def plan_context(strategy: str | MatrixStrategy, game: str | MatrixGame, tokenizer: Any, *, label_set: str = "neutral",
-                 horizon: int = 100, history_window: int | None = None, max_tokens: int | None = None) -> ContextNeed:
+def plan_context(
+    strategy: str | MatrixStrategy,
+    game: str | MatrixGame,
+    tokenizer: Any,
+    *,
+    label_set: str = "neutral",
+    horizon: int = 100,
+    history_window: int | None = None,
+    max_tokens: int | None = None,
+) -> ContextNeed:
     """The longest request ``strategy`` makes in an episode of ``horizon`` rounds of ``game``.
 
     Args:
@@ -172,8 +183,11 @@ def plan_context(strategy: str | MatrixStrategy, game: str | MatrixGame, tokeniz
     run = PlanningRunner(tokenizer, text, max_tokens)
     pair = _longest_joint_action(text, tokenizer)
     first = max(1, horizon - PLANNED_ROUNDS + 1)
-    slot = Slot(rng=np.random.default_rng(0), history=[pair] * (first - 1),
-                info={"partner_next_action": run.longest_partner_label})
+    slot = Slot(
+        rng=np.random.default_rng(0),
+        history=[pair] * (first - 1),
+        info={"partner_next_action": run.longest_partner_label},
+    )
     for _ in range(first, horizon + 1):
         slot.open_round(strat.name)
         if strat.makes_predictions:
@@ -187,12 +201,25 @@ def plan_context(strategy: str | MatrixStrategy, game: str | MatrixGame, tokeniz
     return ContextNeed(strat.name, g.name, label_set, horizon, history_window, stage, round_no, prompt, generated)
 
 
-def largest_window(strategy: str, game: str | MatrixGame, tokenizer: Any, limit: int, *, label_set: str = "neutral",
-                   horizon: int = 100, max_tokens: int | None = None) -> int | None:
+def largest_window(
+    strategy: str,
+    game: str | MatrixGame,
+    tokenizer: Any,
+    limit: int,
+    *,
+    label_set: str = "neutral",
+    horizon: int = 100,
+    max_tokens: int | None = None,
+) -> int | None:
     """The largest history window K whose longest request fits ``limit`` tokens (None: not even K = 1)."""
+
     def fits(k: int) -> bool:
-        return plan_context(strategy, game, tokenizer, label_set=label_set, horizon=horizon, history_window=k,
-                            max_tokens=max_tokens).tokens <= limit
+        return (
+            plan_context(
+                strategy, game, tokenizer, label_set=label_set, horizon=horizon, history_window=k, max_tokens=max_tokens
+            ).tokens
+            <= limit
+        )
 
     lo, hi = 0, max(1, horizon - 1)
     if fits(hi):
@@ -206,26 +233,45 @@ def largest_window(strategy: str, game: str | MatrixGame, tokenizer: Any, limit:
     return lo or None
 
 
-def check_context(strategies: Sequence[str], games: Sequence[str | MatrixGame], tokenizer: Any, max_model_len: int, *,
-                  label_set: str = "neutral", horizon: int = 100, history_window: int | None = None,
-                  max_tokens: int | None = None) -> list[ContextNeed]:
+def check_context(
+    strategies: Sequence[str],
+    games: Sequence[str | MatrixGame],
+    tokenizer: Any,
+    max_model_len: int,
+    *,
+    label_set: str = "neutral",
+    horizon: int = 100,
+    history_window: int | None = None,
+    max_tokens: int | None = None,
+) -> list[ContextNeed]:
     """Plan every (strategy, game) of a run; raise :class:`ContextTooLong` if any needs more than
     ``max_model_len`` tokens, naming each one's figures and the settings that fix them.
 
     Returns:
         The plan of every (strategy, game), in order, when all fit.
     """
-    needs = [plan_context(s, g, tokenizer, label_set=label_set, horizon=horizon, history_window=history_window,
-                          max_tokens=max_tokens) for g in games for s in strategies]
+    needs = [
+        plan_context(
+            s, g, tokenizer, label_set=label_set, horizon=horizon, history_window=history_window, max_tokens=max_tokens
+        )
+        for g in games
+        for s in strategies
+    ]
     over = [n for n in needs if n.tokens > max_model_len]
     if not over:
         return needs
     fixes = [f"--max-model-len {max(n.tokens for n in over)} (if the model's position embeddings reach that far)"]
-    windows = [largest_window(n.strategy, n.game, tokenizer, max_model_len, label_set=label_set, horizon=horizon,
-                              max_tokens=max_tokens) for n in over]
+    windows = [
+        largest_window(
+            n.strategy, n.game, tokenizer, max_model_len, label_set=label_set, horizon=horizon, max_tokens=max_tokens
+        )
+        for n in over
+    ]
     if all(w is not None for w in windows):
-        fixes.append(f"--history-window {min(windows)} (the prompt shows only the latest rounds; "  # type: ignore[type-var]
-                     "recorded in the results)")
+        fixes.append(
+            f"--history-window {min(windows)} (the prompt shows only the latest rounds; "  # type: ignore[type-var]
+            "recorded in the results)"
+        )
     if any(n.generated_tokens > 1 for n in over):
         fixes.append("a smaller --max-tokens (the generation cap counts against the context)")
     fixes.append("a shorter --horizon or a shorter --label-set")
@@ -236,5 +282,12 @@ def check_context(strategies: Sequence[str], games: Sequence[str | MatrixGame], 
     )
 
 
-__all__ = ["PLANNED_ROUNDS", "ContextNeed", "ContextTooLong", "PlanningRunner", "check_context", "largest_window",
-           "plan_context"]
+__all__ = [
+    "PLANNED_ROUNDS",
+    "ContextNeed",
+    "ContextTooLong",
+    "PlanningRunner",
+    "check_context",
+    "largest_window",
+    "plan_context",
+]

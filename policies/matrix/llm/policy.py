@@ -82,7 +82,11 @@ class LLMMatrixPolicy(BasePolicy):
     ) -> None:
         super().__init__()
         self.runner = StageRunner(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens,
+            backend,
+            max_resamples=max_resamples,
+            fallback=fallback,
+            temperature=temperature,
+            max_tokens=max_tokens,
             scoring=scoring,
         )
         if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
@@ -158,8 +162,9 @@ class LLMMatrixPolicy(BasePolicy):
         self._slots = open_slots(self.seed, self._resets, list(seeds))  # type: ignore[assignment]
         self._resets += 1
 
-    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                  slots: Sequence[int] | None = None) -> list[int]:
+    def act_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[int]:
         """One action per slot (all, or those listed in ``slots``); each prompting stage is one backend
         call over them."""
         slots = self._begin(observations, infos, slots)
@@ -168,8 +173,9 @@ class LLMMatrixPolicy(BasePolicy):
             slot.log["action"] = int(action)
         return [int(a) for a in actions]
 
-    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                      slots: Sequence[int] | None = None) -> list[Any]:
+    def predict_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[Any]:
         """One literal-ToM prediction per slot (an index, a distribution, or None)."""
         slots = self._begin(observations, infos, slots)
         predictions = self.strategy.predict(self.runner, self.text, slots)
@@ -177,8 +183,9 @@ class LLMMatrixPolicy(BasePolicy):
             slot.log["prediction"] = None if p is None else (int(p) if np.ndim(p) == 0 else [float(x) for x in p])
         return [p if p is None or np.ndim(p) else int(p) for p in predictions]
 
-    def observe_batch(self, observations, rewards, terminateds, truncateds, infos,
-                      slots: Sequence[int] | None = None) -> None:
+    def observe_batch(
+        self, observations, rewards, terminateds, truncateds, infos, slots: Sequence[int] | None = None
+    ) -> None:
         """Record each slot's joint action and reward; strategies with a post-round step run it."""
         going_on = []
         for slot, obs, reward, term, trunc, info in zip(
@@ -221,8 +228,14 @@ class LLMMatrixPolicy(BasePolicy):
         """Per slot, what its next decisions depend on, as JSON-able data (between rounds: after
         ``observe_batch``): the generator's state, history, rewards, memory, counters, done."""
         return [
-            {"rng": s.rng.bit_generator.state, "history": [list(p) for p in s.history], "rewards": list(s.rewards),
-             "memory": copy.deepcopy(s.memory), "stats": dict(s.stats), "done": s.done}
+            {
+                "rng": s.rng.bit_generator.state,
+                "history": [list(p) for p in s.history],
+                "rewards": list(s.rewards),
+                "memory": copy.deepcopy(s.memory),
+                "stats": dict(s.stats),
+                "done": s.done,
+            }
             for s in self._slots
         ]
 
@@ -230,8 +243,10 @@ class LLMMatrixPolicy(BasePolicy):
         """Put the slots opened by :meth:`reset_batch` back into the states :meth:`slot_states` gave
         (and each slot's latest env info), so the episodes go on exactly as they would have."""
         if len(states) != len(self._slots):
-            raise InvalidPolicyConfig(f"{len(states)} slot states for {len(self._slots)} open slots; call "
-                                      "reset_batch with the same episode seeds first.")
+            raise InvalidPolicyConfig(
+                f"{len(states)} slot states for {len(self._slots)} open slots; call "
+                "reset_batch with the same episode seeds first."
+            )
         for k, (slot, state) in enumerate(zip(self._slots, states)):
             slot.rng.bit_generator.state = state["rng"]
             slot.history = [(int(a), int(b)) for a, b in state["history"]]
@@ -244,8 +259,9 @@ class LLMMatrixPolicy(BasePolicy):
                 slot.info = infos[k]
 
     # ------------------------------------------------------------------ helpers
-    def _begin(self, observations: Sequence[Any], infos: Sequence[dict],
-               slots: Sequence[int] | None = None) -> list[Slot]:
+    def _begin(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[Slot]:
         picked: list[Slot] = self._check_batch(observations, slots)
         for slot, info in zip(picked, infos):
             if slot.done:

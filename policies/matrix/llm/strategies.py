@@ -62,7 +62,13 @@ class StageRunner:
     """
 
     def __init__(
-        self, backend: Backend, *, max_resamples: int, fallback: str, temperature: float, max_tokens: int | None,
+        self,
+        backend: Backend,
+        *,
+        max_resamples: int,
+        fallback: str,
+        temperature: float,
+        max_tokens: int | None,
         scoring: str = "sum",
     ) -> None:
         if scoring not in SCORING:

@@ -11,11 +11,24 @@ from __future__ import annotations
 
 from policies.llm.caller import Answer, Ask
 from policies.llm.errors import ReplyError
-from policies.negotiation.llm.parties import PARTY_STRATEGIES, InnerThoughts, LLMCaller, LLMParty, PartyStrategy, PartyTeam
+from policies.negotiation.llm.parties import (
+    PARTY_STRATEGIES,
+    InnerThoughts,
+    LLMCaller,
+    LLMParty,
+    PartyStrategy,
+    PartyTeam,
+)
 from policies.negotiation.llm.behaviour import LLMBehaviourJudge
 from policies.negotiation.llm.judges import AGREEMENT_DIMENSIONS, LLMAgreementJudge, LLMAttitudeExtractor, LLMMIJudge
-from policies.negotiation.llm.mediator import (MEDIATION_STRATEGIES, VARIANTS, LLMMediator, MediationStrategy,
-                                               SocialMediatorLLM, consensus_status)
+from policies.negotiation.llm.mediator import (
+    MEDIATION_STRATEGIES,
+    VARIANTS,
+    LLMMediator,
+    MediationStrategy,
+    SocialMediatorLLM,
+    consensus_status,
+)
 from policies.llm.parsing import extract_json
 
 __all__ = [

@@ -131,11 +131,14 @@ class LLMBehaviourJudge(UsesCaller):
         """The release's ``behavior_score.json`` entries of a transcript, one per judged mediator line:
         ``{"turn", "line", "monitoring", "planning", "simple"}`` (a prompt not asked: None)."""
         lines = judged_lines(events)
-        entries: list[dict[str, Any]] = [{"turn": ln["turn"], "line": ln["index"], **dict.fromkeys(KINDS)}
-                                         for ln in lines]
+        entries: list[dict[str, Any]] = [
+            {"turn": ln["turn"], "line": ln["index"], **dict.fromkeys(KINDS)} for ln in lines
+        ]
         for kind in self.kinds:
-            asks = [Ask(m[-1]["content"], parse_judgement, _random_judgement, messages=m)
-                    for m in (self.messages(kind, ln) for ln in lines)]
+            asks = [
+                Ask(m[-1]["content"], parse_judgement, _random_judgement, messages=m)
+                for m in (self.messages(kind, ln) for ln in lines)
+            ]
             for entry, answer in zip(entries, self.caller.ask(f"behaviour_{kind}", asks)):
                 entry[kind] = answer.value
                 if answer.fallback:
@@ -149,5 +152,12 @@ class LLMBehaviourJudge(UsesCaller):
         return {"behaviour": entries, "behaviour_judge": list(self.kinds), **episode_scores(entries)}
 
 
-__all__ = ["DIMENSIONS", "JUDGE_KINDS", "KINDS", "LLMBehaviourJudge", "episode_scores", "judged_lines",
-           "parse_judgement"]
+__all__ = [
+    "DIMENSIONS",
+    "JUDGE_KINDS",
+    "KINDS",
+    "LLMBehaviourJudge",
+    "episode_scores",
+    "judged_lines",
+    "parse_judgement",
+]

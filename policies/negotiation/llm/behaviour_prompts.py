@@ -44,14 +44,17 @@ JSON_FORMAT = """        {{
         }}
 """
 
-MONITORING = """
+MONITORING = (
+    """
         ## Identity
         You are an expert in analysing multiparty negotiation conversations. You are able to analyze the conversation and provide feedback on the AI's ability to intervene.
 
         ## Task
         You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to intervene on user requests or blockers.
         Here are 4 dimensions for evaluation:
-""" + DIMENSIONS + """        
+"""
+    + DIMENSIONS
+    + """        
         Here is the criteria for each dimension:
         1: Did not acknowledge or act on issues, or needs—even when they were clearly stated.
         3: Responded to obvious issues, but missed more subtle or implicit needs.
@@ -67,16 +70,22 @@ MONITORING = """
 
         ## Output
     Return the result and reasoning in the following JSON format:
-""" + JSON_FORMAT + """        """
+"""
+    + JSON_FORMAT
+    + """        """
+)
 
-PLANNING = """
+PLANNING = (
+    """
         ## Identity
         You are an expert in analysing multiparty negotiation conversations. You are able to analyze the conversation and provide feedback on the AI's ability to intervene.
 
         ## Task
         You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to facilitate planning and task management.
         Here are 4 dimensions for evaluation:
-""" + DIMENSIONS + """
+"""
+    + DIMENSIONS
+    + """
         Here is the criteria for evaluation:
         Planning (1-5):
             1: Facilitated actions that were irrelevant, off-topic, disorganized, unproductive, or unhelpful for goal progress
@@ -93,9 +102,13 @@ PLANNING = """
 
         ## Output
         Return the result and reasoning in the following JSON format:
-""" + JSON_FORMAT + """        """
+"""
+    + JSON_FORMAT
+    + """        """
+)
 
-SIMPLE = """
+SIMPLE = (
+    """
         ## Identity
         You are an expert in negotiation, you are able to analyze the ability of the mediator  in a negotiation based on their speech and previous conversation.
 
@@ -103,7 +116,9 @@ SIMPLE = """
         You will be provided the previous conversation and the current speech of the mediator. 
         Your task is to analyze if the mediator helps in this problem solving process.
         Here is the criteria for evaluation:
-""" + DIMENSIONS + """        If there is no such issues, you can just label it as -1
+"""
+    + DIMENSIONS
+    + """        If there is no such issues, you can just label it as -1
         ## Input
         Here is the conversation history before the mediator's turn:
         {conversation_prior}
@@ -124,8 +139,11 @@ SIMPLE = """
 
         You should be strict in evaluation. If you think the resolution is not the best, you should rate it 4. 
         Return the result and reasoning in the following JSON format:
-""" + JSON_FORMAT + """
+"""
+    + JSON_FORMAT
+    + """
         """
+)
 
 #: the prompts by the release's key in ``behavior_score.json``
 PROMPTS = {"monitoring": MONITORING, "planning": PLANNING, "simple": SIMPLE}

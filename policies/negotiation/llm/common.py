@@ -45,8 +45,10 @@ def reply_option(scenario: Scenario, topic: int, value: Any, source: str) -> int
         raise ReplyError(f"{source}: an option is a label (a string), got {value!r}")
     labels = scenario.topics[topic].labels
     if value.strip() not in labels and value.strip().strip("()") not in labels:
-        raise ReplyError(f"{source}: unknown option {value!r} for topic {scenario.topics[topic].name!r}; "
-                         f"answer with one of the labels {labels}")
+        raise ReplyError(
+            f"{source}: unknown option {value!r} for topic {scenario.topics[topic].name!r}; "
+            f"answer with one of the labels {labels}"
+        )
     value = value.strip() if value.strip() in labels else value.strip().strip("()")
     return labels.index(value)
 
@@ -93,12 +95,22 @@ class PartyStrategy:
 
     name = "base"
 
-    def decide(self, lead: Caller, parties: Sequence[Any], texts: Sequence[str],
-               state: dict | None = None) -> list[Any]:
+    def decide(
+        self, lead: Caller, parties: Sequence[Any], texts: Sequence[str], state: dict | None = None
+    ) -> list[Any]:
         """One env action per party (0 to pass), from the text each party's seat observes (and the
         conversation ``state`` for strategies that keep a memory of it); sets each party's ``last``."""
         raise NotImplementedError  # pragma: no cover
 
 
-__all__ = ["HISTORY", "PartyStrategy", "ask_for", "checked", "parse_articulation", "random_rating", "random_topic_option",
-           "recent_lines", "reply_option"]
+__all__ = [
+    "HISTORY",
+    "PartyStrategy",
+    "ask_for",
+    "checked",
+    "parse_articulation",
+    "random_rating",
+    "random_topic_option",
+    "recent_lines",
+    "reply_option",
+]

@@ -33,8 +33,13 @@ from tom_envs.negotiation.consensus import ProposedOption
 from tom_envs.negotiation.metrics import MI_DIMENSIONS, InterventionContext
 from tom_envs.negotiation.scenario import Scenario
 
-AGREEMENT_DIMENSIONS = ("shared_goals", "common_understanding", "agreement_on_terms", "tone_and_willingness",
-                        "position_compatibility")
+AGREEMENT_DIMENSIONS = (
+    "shared_goals",
+    "common_understanding",
+    "agreement_on_terms",
+    "tone_and_willingness",
+    "position_compatibility",
+)
 PairKey = tuple[int, int, int, int, int]
 
 
@@ -70,8 +75,7 @@ class LLMAttitudeExtractor(UsesCaller):
                 if isinstance(o, dict):  # an option proposed mid-conversation, in the party's words
                     text = o.get("proposal")
                     if set(o) != {"proposal"} or not isinstance(text, str) or not text.strip():
-                        raise ReplyError(f"attitudes[{t!r}]: a proposed option is {{\"proposal\": \"<text>\"}}, "
-                                         f"got {o!r}")
+                        raise ReplyError(f'attitudes[{t!r}]: a proposed option is {{"proposal": "<text>"}}, got {o!r}')
                     out[k] = ProposedOption(text.strip())
                 else:
                     out[k] = None if o is None else reply_option(sc, k, o, "attitudes")
@@ -190,10 +194,11 @@ class LLMMIJudge(UsesCaller):
         target = intervention.get("target")
         lines = []
         if self.env is not None:
-            lines = [P.TRANSCRIPT_LINE.format(**e) for e in self.env.events[-self.transcript_turns:]]
+            lines = [P.TRANSCRIPT_LINE.format(**e) for e in self.env.events[-self.transcript_turns :]]
         situation = {
             "topic_agreement": {names[x]: round(v, 3) for x, v in enumerate(ctx.topic_agreement)},
-            "recent_drop_topics": [names[x] for x in ctx.recent_drop_topics], "hostile": ctx.hostile,
+            "recent_drop_topics": [names[x] for x in ctx.recent_drop_topics],
+            "hostile": ctx.hostile,
             "stalled_topics": [names[x] for x in ctx.stalled_topics],
             "repeating_parties": [sc.parties[x].name for x in ctx.repeating_parties],
             "silent_parties": [sc.parties[x].name for x in ctx.silent_parties],

@@ -42,8 +42,17 @@ import numpy as np
 from policies.negotiation.llm import prompts as P
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from policies.negotiation.llm.common import (HISTORY, PartyStrategy, ask_for, checked, parse_articulation, random_rating,
-                                             random_topic_option, recent_lines, reply_option)
+from policies.negotiation.llm.common import (
+    HISTORY,
+    PartyStrategy,
+    ask_for,
+    checked,
+    parse_articulation,
+    random_rating,
+    random_topic_option,
+    recent_lines,
+    reply_option,
+)
 from policies.llm.parsing import extract_json, rating_1_5
 from tom_envs.negotiation.actions import topic_index
 from tom_envs.negotiation.render import MODE_PERSONAS, preferences_block, topics_block
@@ -62,7 +71,8 @@ ANYONE = "anyone"
 _STOP = frozenset(
     "a an and are as at be but by can do for from had has have he her his i if in is it its me my no not of on "
     "or our she so that the their them then there these they this to us was we were what when which who will "
-    "with would you your".split())
+    "with would you your".split()
+)
 
 
 def words(text: str) -> Counter:
@@ -162,22 +172,27 @@ class ReleaseLoop(PartyStrategy):
         self.saliency_threshold = saliency_threshold
 
     # ------------------------------------------------------------------ the turn
-    def decide(self, lead: Caller, parties: Sequence[Any], texts: Sequence[str],
-               state: dict | None = None) -> list[Any]:
+    def decide(
+        self, lead: Caller, parties: Sequence[Any], texts: Sequence[str], state: dict | None = None
+    ) -> list[Any]:
         if state is None:
-            raise InvalidPolicyConfig("the release loop needs the conversation state (events, turn, conflict mode); "
-                                      "play its parties through PartyTeam")
+            raise InvalidPolicyConfig(
+                "the release loop needs the conversation state (events, turn, conflict mode); "
+                "play its parties through PartyTeam"
+            )
         events = list(state["events"])
         turn = int(state["turn"])
         mode = state.get("conflict_mode")
         sc = parties[0].scenario
         for p in parties:
             if p.party is None:
-                raise InvalidPolicyConfig("a release-loop LLMParty needs its party index (LLMParty(party=...) or "
-                                          "PartyTeam, which sets it from the seat)")
+                raise InvalidPolicyConfig(
+                    "a release-loop LLMParty needs its party index (LLMParty(party=...) or "
+                    "PartyTeam, which sets it from the seat)"
+                )
             if p.mind is None:
                 p.mind = Mind(initial_memory(sc, p.party, mode))
-            for e in events[p.mind.seen:]:
+            for e in events[p.mind.seen :]:
                 p.mind.heard(e)
                 if e.get("party") == p.party:
                     p.mind.last_spoken_turn = int(e["turn"])
@@ -190,8 +205,18 @@ class ReleaseLoop(PartyStrategy):
         for p, ans in zip(parties, answers):
             items = []
             for x, th in enumerate(ans.value):
-                items.append(Item(f"THO#{turn}.{x}", th["content"], words(th["content"]), turn, turn, topic=th["topic"],
-                                  option=th["option"], stimuli=th["stimuli"]))
+                items.append(
+                    Item(
+                        f"THO#{turn}.{x}",
+                        th["content"],
+                        words(th["content"]),
+                        turn,
+                        turn,
+                        topic=th["topic"],
+                        option=th["option"],
+                        stimuli=th["stimuli"],
+                    )
+                )
             new.append(items)
             p.last = {"thoughts": [it.content for it in items], "fallback": {"thought": ans.fallback}}
         owners = [p for p, items in zip(parties, new) for _ in items]
@@ -199,7 +224,7 @@ class ReleaseLoop(PartyStrategy):
         asks = [self.motivation_ask(p, it, events) for p, it in zip(owners, flat)]
         for p, it, ans in zip(owners, flat, ask_for(owners, lead, "motivation", asks) if asks else []):
             silent = turn - p.mind.last_spoken_turn if p.mind.last_spoken_turn >= 0 else turn
-            it.score = round(min(5.0, max(1.0, ans.value * SILENCE_FACTOR ** silent)), 1)
+            it.score = round(min(5.0, max(1.0, ans.value * SILENCE_FACTOR**silent)), 1)
             p.last["fallback"]["motivation"] = p.last["fallback"].get("motivation", False) or ans.fallback
         for p, items in zip(parties, new):
             for it in p.mind.thoughts:
@@ -217,8 +242,13 @@ class ReleaseLoop(PartyStrategy):
         p = parties[j]
         ans = ask_for([p], lead, "articulation", [self.articulation_ask(p, thought, contexts[j])])[0]
         t = sc.topics[thought.topic]
-        action = {"topic": t.name, "option": t.options[thought.option].label, "act": ans.value["act"],
-                  "tone": ans.value["tone"], "motivation": (thought.score - 1.0) / 4.0}
+        action = {
+            "topic": t.name,
+            "option": t.options[thought.option].label,
+            "act": ans.value["act"],
+            "tone": ans.value["tone"],
+            "motivation": (thought.score - 1.0) / 4.0,
+        }
         if ans.value["utterance"] is not None:
             action["utterance"] = ans.value["utterance"]
         actions[j] = action
@@ -250,8 +280,9 @@ class ReleaseLoop(PartyStrategy):
     def thresholds(party: Any) -> tuple[float, float]:
         tt = party.scenario.parties[party.party].turn_taking
         im = tt.im_threshold if tt is not None and tt.im_threshold is not None else IM_THRESHOLD
-        interrupt = (tt.interrupt_threshold if tt is not None and tt.interrupt_threshold is not None
-                     else INTERRUPT_THRESHOLD)
+        interrupt = (
+            tt.interrupt_threshold if tt is not None and tt.interrupt_threshold is not None else INTERRUPT_THRESHOLD
+        )
         return im, interrupt
 
     def select(self, party: Any, items: Sequence[Item], allocated: str) -> None:
@@ -291,10 +322,17 @@ class ReleaseLoop(PartyStrategy):
         mind = party.mind
         memories = mind.top(mind.ltm, TOP_MEMORIES, self.saliency_threshold, turn)
         thoughts = mind.top(mind.thoughts, TOP_THOUGHTS, self.saliency_threshold, turn)
-        return {"name": p.name, "role": f" ({p.role})" if p.role else "", "context": sc.background,
-                "topics": topics_block(sc), "preferences": preferences_block(sc, p),
-                "persona": MODE_PERSONAS.get(mode or "general", MODE_PERSONAS["general"]),
-                "history": _history(events), "memories": _lines(memories), "thoughts": _lines(thoughts)}
+        return {
+            "name": p.name,
+            "role": f" ({p.role})" if p.role else "",
+            "context": sc.background,
+            "topics": topics_block(sc),
+            "preferences": preferences_block(sc, p),
+            "persona": MODE_PERSONAS.get(mode or "general", MODE_PERSONAS["general"]),
+            "history": _history(events),
+            "memories": _lines(memories),
+            "thoughts": _lines(thoughts),
+        }
 
     def thoughts_ask(self, party: Any, ctx: dict[str, str]) -> Ask:
         sc, n = party.scenario, self.num_thoughts
@@ -327,12 +365,16 @@ class ReleaseLoop(PartyStrategy):
     def motivation_ask(self, party: Any, thought: Item, events: Sequence[dict]) -> Ask:
         sc = party.scenario
         mind = party.mind
-        ltm = [it for it in sorted(mind.ltm, key=lambda it: -it.saliency)
-               if it.saliency >= self.saliency_threshold][:10]
-        prompt = P.LOOP_MOTIVATION.format(names=", ".join(sc.party_names), history=_history(events),
-                                          name=sc.parties[party.party].name,
-                                          memories="\n".join(f"- {it.content}" for it in ltm) or P.NO_ITEMS,
-                                          thought=thought.content)
+        ltm = [it for it in sorted(mind.ltm, key=lambda it: -it.saliency) if it.saliency >= self.saliency_threshold][
+            :10
+        ]
+        prompt = P.LOOP_MOTIVATION.format(
+            names=", ".join(sc.party_names),
+            history=_history(events),
+            name=sc.parties[party.party].name,
+            memories="\n".join(f"- {it.content}" for it in ltm) or P.NO_ITEMS,
+            thought=thought.content,
+        )
 
         return Ask(prompt, rating_1_5, random_rating)
 
@@ -344,5 +386,13 @@ class ReleaseLoop(PartyStrategy):
         return Ask(prompt, parse_articulation, lambda rng: {"act": "propose", "tone": "neutral", "utterance": None})
 
 
-__all__ = ["IM_THRESHOLD", "INTERRUPT_THRESHOLD", "Item", "Mind", "ReleaseLoop", "initial_memory", "similarity",
-           "words"]
+__all__ = [
+    "IM_THRESHOLD",
+    "INTERRUPT_THRESHOLD",
+    "Item",
+    "Mind",
+    "ReleaseLoop",
+    "initial_memory",
+    "similarity",
+    "words",
+]

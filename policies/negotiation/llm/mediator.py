@@ -28,8 +28,15 @@ from policies.negotiation.llm import prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Ask
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
-from policies.negotiation.llm.parties import (LLMCaller, UsesCaller, checked, one_episode_at_a_time, party_names, seat_text,
-                                     topics_text)
+from policies.negotiation.llm.parties import (
+    LLMCaller,
+    UsesCaller,
+    checked,
+    one_episode_at_a_time,
+    party_names,
+    seat_text,
+    topics_text,
+)
 from policies.negotiation.llm.common import random_rating, recent_lines, reply_option
 from policies.llm.parsing import extract_json, rating_1_5
 from tom_envs.errors import require_bool
@@ -90,22 +97,30 @@ class SocialMediation(MediationStrategy):
                 for t, o in per.items():
                     k = checked(topic_index, sc, t, "prediction")
                     out[i][k] = reply_option(sc, k, o, "prediction")
-            missing = [(sc.parties[i].name, t.name) for i in range(len(sc.parties)) for k, t in enumerate(sc.topics)
-                       if k not in out.get(i, {})]
+            missing = [
+                (sc.parties[i].name, t.name)
+                for i in range(len(sc.parties))
+                for k, t in enumerate(sc.topics)
+                if k not in out.get(i, {})
+            ]
             if missing:
                 raise ReplyError(f"predictions missing for {missing[:4]}")
             return out
 
         def rand(rng: np.random.Generator) -> Prediction:
-            return {i: {k: int(rng.integers(len(t.options))) for k, t in enumerate(sc.topics)}
-                    for i in range(len(sc.parties))}
+            return {
+                i: {k: int(rng.integers(len(t.options))) for k, t in enumerate(sc.topics)}
+                for i in range(len(sc.parties))
+            }
 
         return Ask(prompt, parse, rand)
 
     def instructions(self, scenario: Scenario, prediction: Prediction | None) -> str:
         sc = scenario
-        pred = {sc.parties[i].name: {sc.topics[k].name: sc.topics[k].options[o].label for k, o in per.items()}
-                for i, per in (prediction or {}).items()}
+        pred = {
+            sc.parties[i].name: {sc.topics[k].name: sc.topics[k].options[o].label for k, o in per.items()}
+            for i, per in (prediction or {}).items()
+        }
         return P.SOCIAL_BODY.format(prediction=json.dumps(pred))
 
 
@@ -149,8 +164,12 @@ def decision_ask(scenario: Scenario, seat: str, instructions: str) -> Ask:
         code = int(rng.integers(1 + len(STRATEGIES) * len(sc.topics)))
         if code == 0:
             return {"intervene": False}
-        return {"intervene": True, "strategy": STRATEGIES[(code - 1) // len(sc.topics)],
-                "topic": (code - 1) % len(sc.topics), "target": None}
+        return {
+            "intervene": True,
+            "strategy": STRATEGIES[(code - 1) // len(sc.topics)],
+            "topic": (code - 1) % len(sc.topics),
+            "target": None,
+        }
 
     return Ask(P.MEDIATOR_DECIDE.format(text=seat, body=instructions), parse, rand)
 
@@ -217,17 +236,21 @@ class LLMMediator(UsesCaller, BasePolicy):
         """Per slot, the caller's counters over the episode."""
         return [dict(m.stats) for m in self._slots]
 
-    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                      slots: Sequence[int] | None = None) -> list[dict[str, np.ndarray] | None]:
-        return [self._as_target(p) for p in self._predict_many(self._check_batch(observations, slots), observations,
-                                                                infos)]
+    def predict_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[dict[str, np.ndarray] | None]:
+        return [
+            self._as_target(p) for p in self._predict_many(self._check_batch(observations, slots), observations, infos)
+        ]
 
-    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                  slots: Sequence[int] | None = None) -> list[Any]:
+    def act_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[Any]:
         return self._act_many(self._check_batch(observations, slots), observations, infos)
 
-    def _predict_many(self, mediators: Sequence[LLMMediator], observations: Sequence[Any],
-                      infos: Sequence[dict]) -> list[Prediction | None]:
+    def _predict_many(
+        self, mediators: Sequence[LLMMediator], observations: Sequence[Any], infos: Sequence[dict]
+    ) -> list[Prediction | None]:
         """The predictions of ``mediators`` (slots, or this mediator alone): the ones not cached for
         this turn are asked in one batch through this mediator's caller, each as its slot's decision."""
         todo: list[tuple[LLMMediator, int, Ask]] = []
@@ -244,13 +267,15 @@ class LLMMediator(UsesCaller, BasePolicy):
             m.last = {"prediction": ans.value, "fallback": {"predict": ans.fallback}}
         return [m._prediction[1] if m._prediction is not None else None for m in mediators]
 
-    def _act_many(self, mediators: Sequence[LLMMediator], observations: Sequence[Any],
-                  infos: Sequence[dict]) -> list[Any]:
+    def _act_many(
+        self, mediators: Sequence[LLMMediator], observations: Sequence[Any], infos: Sequence[dict]
+    ) -> list[Any]:
         predictions = self._predict_many(mediators, observations, infos)
         asks = []
         for m, observation, prediction in zip(mediators, observations, predictions):
-            ask = decision_ask(m.scenario, seat_text(observation, "LLMMediator"),
-                               m.strategy.instructions(m.scenario, prediction))
+            ask = decision_ask(
+                m.scenario, seat_text(observation, "LLMMediator"), m.strategy.instructions(m.scenario, prediction)
+            )
             ask.owner = m.caller.owner
             asks.append(ask)
         decisions = []
@@ -278,8 +303,14 @@ def consensus_status(scenario: Scenario, state: dict) -> list[dict]:
     for k, t in enumerate(scenario.topics):
         col = [stated[i][k] for i in range(len(scenario.parties))]
         resolved = all(o >= 0 for o in col) and len(set(col)) == 1
-        out.append({"topic": t.name, "resolved": resolved, "option": t.options[col[0]].label if resolved else None,
-                    "stances": {p.name: (t.options[o].label if o >= 0 else None) for p, o in zip(scenario.parties, col)}})
+        out.append(
+            {
+                "topic": t.name,
+                "resolved": resolved,
+                "option": t.options[col[0]].label if resolved else None,
+                "stances": {p.name: (t.options[o].label if o >= 0 else None) for p, o in zip(scenario.parties, col)},
+            }
+        )
     return out
 
 
@@ -289,8 +320,10 @@ def status_text(scenario: Scenario, status: Sequence[dict]) -> str:
         if st["resolved"]:
             lines.append(f"- {t.name}: resolved on {t.option_text(t.labels.index(st['option']))}")
         else:
-            who = "; ".join(f"{name}: " + (t.option_text(t.labels.index(o)) if o is not None
-                                           else "no explicit statement yet") for name, o in st["stances"].items())
+            who = "; ".join(
+                f"{name}: " + (t.option_text(t.labels.index(o)) if o is not None else "no explicit statement yet")
+                for name, o in st["stances"].items()
+            )
             lines.append(f"- {t.name}: unresolved ({who})")
     return "\n".join(lines)
 
@@ -329,8 +362,14 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
 
     name = "llm-social-paper"
 
-    def __init__(self, backend: Backend, scenario: Scenario, threshold: float = SOCIAL_THRESHOLD,
-                 conclude: bool = True, **caller_kwargs: Any) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        scenario: Scenario,
+        threshold: float = SOCIAL_THRESHOLD,
+        conclude: bool = True,
+        **caller_kwargs: Any,
+    ) -> None:
         super().__init__()
         if not 1.0 <= threshold <= 5.0:
             raise InvalidPolicyConfig(f"threshold must be within 1.0-5.0, got {threshold}")
@@ -351,10 +390,15 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
         brief = sc.mediator.persona.strip() if sc.mediator is not None and sc.mediator.persona else ""
         brief = brief.replace("{issues}", ", ".join(t.name for t in sc.topics))
         history = recent_lines(state["events"])
-        return {"title": sc.title or sc.name, "background": sc.background,
-                "brief": f"Your brief: {brief}\n" if brief else "", "topics": topics_text(sc),
-                "parties": ", ".join(f"{p.name} ({p.role})" if p.role else p.name for p in sc.parties),
-                "status": status_text(sc, status), "history": history or "(no one has spoken yet)"}
+        return {
+            "title": sc.title or sc.name,
+            "background": sc.background,
+            "brief": f"Your brief: {brief}\n" if brief else "",
+            "topics": topics_text(sc),
+            "parties": ", ".join(f"{p.name} ({p.role})" if p.role else p.name for p in sc.parties),
+            "status": status_text(sc, status),
+            "history": history or "(no one has spoken yet)",
+        }
 
     def act(self, observation: Any, info: dict) -> Any:
         state = info["state"]
@@ -366,29 +410,39 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
         ctx = self.context(state, status)
         if self.conclude and all(st["resolved"] for st in status):
             plain = "To close: we agree on " + "; ".join(
-                f"{t.name}: {t.option_text(t.labels.index(st['option']))}" for st, t in zip(status, self.scenario.topics))
+                f"{t.name}: {t.option_text(t.labels.index(st['option']))}"
+                for st, t in zip(status, self.scenario.topics)
+            )
             ans = self.caller.ask("conclude", [Ask(P.SOCIAL_CONCLUDE.format(**ctx), _utterance, lambda rng: plain)])[0]
             self.last = {"status": status, "conclusion": ans.value}
             return {"conclude": True, "utterance": ans.value}
         when = self.caller.ask("when", [self.when_ask(ctx)])[0]
         engage, rating = when.value["should_engage"], when.value["rating"]
-        self.last = {"status": status, "rating": rating, "should_engage": engage, "reasoning": when.value["reasoning"],
-                     "fallback": {"when": when.fallback}}
+        self.last = {
+            "status": status,
+            "rating": rating,
+            "should_engage": engage,
+            "reasoning": when.value["reasoning"],
+            "fallback": {"when": when.fallback},
+        }
         if not (engage and rating > self.threshold):
             return {"intervene": False}
         draft = self.caller.ask("draft", [self.draft_ask(ctx)])[0]
         candidates = draft.value
-        scores = self.caller.ask("score", [Ask(P.SOCIAL_SCORE.format(**self._plan(c), **ctx), rating_1_5,
-                                               random_rating) for c in candidates])
+        scores = self.caller.ask(
+            "score", [Ask(P.SOCIAL_SCORE.format(**self._plan(c), **ctx), rating_1_5, random_rating) for c in candidates]
+        )
         ratings = [a.value for a in scores]
         best = max(range(len(candidates)), key=lambda j: ratings[j])  # first of equals
         chosen = candidates[best]
         # a random fallback leaves the words to the env's template for the strategy
-        words = self.caller.ask("speak", [Ask(P.SOCIAL_SPEAK.format(**self._plan(chosen), **ctx), _utterance,
-                                              lambda rng: None)])[0]
+        words = self.caller.ask(
+            "speak", [Ask(P.SOCIAL_SPEAK.format(**self._plan(chosen), **ctx), _utterance, lambda rng: None)]
+        )[0]
         self.last.update({"candidates": candidates, "ratings": ratings, "chosen": chosen, "utterance": words.value})
-        self.last["fallback"].update({"draft": draft.fallback, "score": any(a.fallback for a in scores),
-                                      "speak": words.fallback})
+        self.last["fallback"].update(
+            {"draft": draft.fallback, "score": any(a.fallback for a in scores), "speak": words.fallback}
+        )
         action = {"intervene": True, "strategy": chosen["strategy"], "topic": chosen["topic"]}
         if chosen["target"] is not None:
             action["target"] = chosen["target"]
@@ -399,8 +453,12 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
     def _plan(self, c: dict) -> dict[str, str]:
         sc = self.scenario
         target = "" if c["target"] is None else P.SOCIAL_TARGET.format(party=sc.parties[c["target"]].name)
-        return {"strategy": c["strategy"].replace("_", "-"), "topic": sc.topics[c["topic"]].name, "target": target,
-                "idea": c["idea"]}
+        return {
+            "strategy": c["strategy"].replace("_", "-"),
+            "topic": sc.topics[c["topic"]].name,
+            "target": target,
+            "idea": c["idea"],
+        }
 
     def when_ask(self, ctx: dict[str, str]) -> Ask:
         def parse(text: str) -> dict:
@@ -409,12 +467,18 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
             if not isinstance(engage, bool):
                 raise ReplyError("the JSON object needs 'should_engage': true or false")
             reasoning = obj.get("reasoning", "")
-            return {"should_engage": engage, "rating": rating_1_5(text),
-                    "reasoning": reasoning if isinstance(reasoning, str) else json.dumps(reasoning)}
+            return {
+                "should_engage": engage,
+                "rating": rating_1_5(text),
+                "reasoning": reasoning if isinstance(reasoning, str) else json.dumps(reasoning),
+            }
 
         def rand(rng: np.random.Generator) -> dict:
-            return {"should_engage": bool(rng.integers(2)), "rating": random_rating(rng),
-                    "reasoning": "(random fallback)"}
+            return {
+                "should_engage": bool(rng.integers(2)),
+                "rating": random_rating(rng),
+                "reasoning": "(random fallback)",
+            }
 
         return Ask(P.SOCIAL_WHEN.format(**ctx), parse, rand)
 
@@ -437,8 +501,10 @@ class SocialMediatorLLM(UsesCaller, BasePolicy):
             return out
 
         def rand(rng: np.random.Generator) -> list[dict]:
-            return [{"strategy": s, "topic": int(rng.integers(len(sc.topics))), "target": None,
-                     "idea": "(random fallback)"} for s in STRATEGIES]
+            return [
+                {"strategy": s, "topic": int(rng.integers(len(sc.topics))), "target": None, "idea": "(random fallback)"}
+                for s in STRATEGIES
+            ]
 
         return Ask(P.SOCIAL_DRAFT.format(**ctx), parse, rand)
 

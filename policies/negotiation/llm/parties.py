@@ -34,8 +34,14 @@ from policies.negotiation.llm import prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Ask, Caller
 from policies.llm.errors import InvalidPolicyConfig, ReplyError, TextObservationNeeded, UnknownStrategy
-from policies.negotiation.llm.common import (PartyStrategy, ask_for, checked, parse_articulation, random_topic_option,
-                                             reply_option)
+from policies.negotiation.llm.common import (
+    PartyStrategy,
+    ask_for,
+    checked,
+    parse_articulation,
+    random_topic_option,
+    reply_option,
+)
 from policies.llm.parsing import extract_json, score_1_5
 from tom_envs.errors import require_bool
 from tom_envs.negotiation.actions import party_index, topic_index
@@ -92,7 +98,8 @@ def one_episode_at_a_time(component: Any) -> InvalidPolicyConfig:
     party of a turn in one call per stage), and copying one per episode slot would copy its backend."""
     return InvalidPolicyConfig(
         f"{type(component).__name__} plays one negotiation episode at a time (it batches the parties of a turn, "
-        "not episodes); run its episodes with benchmarks.runner.play_aec, not play_aec_lockstep")
+        "not episodes); run its episodes with benchmarks.runner.play_aec, not play_aec_lockstep"
+    )
 
 
 # --------------------------------------------------------------------------------------------- scenario helpers
@@ -146,8 +153,9 @@ class InnerThoughts(PartyStrategy):
 
     name = "inner_thoughts"
 
-    def decide(self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str],
-               state: dict | None = None) -> list[Any]:
+    def decide(
+        self, lead: Caller, parties: Sequence[LLMParty], texts: Sequence[str], state: dict | None = None
+    ) -> list[Any]:
         thoughts = ask_for(parties, lead, "thought", [self.thought(p, t) for p, t in zip(parties, texts)])
         speaking = [j for j, a in enumerate(thoughts) if a.value is not None]
         speakers = [parties[j] for j in speaking]
@@ -155,26 +163,45 @@ class InnerThoughts(PartyStrategy):
         scores = ask_for(speakers, lead, "motivation", [self.motivation(*c) for c in chosen])
         # only the most motivated of the team can take the floor (the env gives it to the highest motivation,
         # ties to the lowest party index): the others' lines would never be said, so they are not worded
-        top = max(range(len(speaking)), key=lambda n: (scores[n].value, -_index(parties[speaking[n]], speaking[n])),
-                  default=None)
+        top = max(
+            range(len(speaking)),
+            key=lambda n: (scores[n].value, -_index(parties[speaking[n]], speaking[n])),
+            default=None,
+        )
         worded = [] if top is None else [speaking[top]]
-        words = dict(zip(worded, ask_for([parties[j] for j in worded], lead, "articulation",
-                                         [self.articulation(*chosen[top])] if top is not None else [])))
+        words = dict(
+            zip(
+                worded,
+                ask_for(
+                    [parties[j] for j in worded],
+                    lead,
+                    "articulation",
+                    [self.articulation(*chosen[top])] if top is not None else [],
+                ),
+            )
+        )
         actions: list[Any] = [0] * len(parties)
         for p, a in zip(parties, thoughts):
             p.last = {"thought": a.value, "fallback": {"thought": a.fallback}}
         for j, s in zip(speaking, scores):
             th, w = thoughts[j].value, words.get(j)
             said = w.value if w is not None else {"act": "propose", "tone": "neutral", "utterance": None}
-            action = {"topic": th["topic"], "option": th["option"], "act": said["act"], "tone": said["tone"],
-                      "motivation": (s.value - 1) / 4.0}
+            action = {
+                "topic": th["topic"],
+                "option": th["option"],
+                "act": said["act"],
+                "tone": said["tone"],
+                "motivation": (s.value - 1) / 4.0,
+            }
             if said["utterance"] is not None:
                 action["utterance"] = said["utterance"]
             actions[j] = action
-            parties[j].last.update({"score": s.value, "articulation": w.value if w is not None else None,
-                                    "action": action})
-            parties[j].last["fallback"].update({"motivation": s.fallback,
-                                                "articulation": w.fallback if w is not None else None})
+            parties[j].last.update(
+                {"score": s.value, "articulation": w.value if w is not None else None, "action": action}
+            )
+            parties[j].last["fallback"].update(
+                {"motivation": s.fallback, "articulation": w.fallback if w is not None else None}
+            )
         return actions
 
     @staticmethod
@@ -206,13 +233,21 @@ class InnerThoughts(PartyStrategy):
     def _fields(party: LLMParty, text: str, thought: dict) -> dict[str, str]:
         t = party.scenario.topics[thought["topic"]]
         option = t.options[thought["option"]]
-        return {"text": text, "thought": thought["thought"] or P.NO_THOUGHT, "topic": t.name,
-                "label": option.label, "option": option.text}
+        return {
+            "text": text,
+            "thought": thought["thought"] or P.NO_THOUGHT,
+            "topic": t.name,
+            "label": option.label,
+            "option": option.text,
+        }
 
     def motivation(self, party: LLMParty, text: str, thought: dict) -> Ask:
         prompt = P.PARTY_MOTIVATION.format(**self._fields(party, text, thought))
-        return Ask(prompt, lambda text: score_1_5(extract_json(text).get("score"), "'score'"),
-                   lambda rng: int(rng.integers(1, 6)))
+        return Ask(
+            prompt,
+            lambda text: score_1_5(extract_json(text).get("score"), "'score'"),
+            lambda rng: int(rng.integers(1, 6)),
+        )
 
     def articulation(self, party: LLMParty, text: str, thought: dict) -> Ask:
         prompt = P.PARTY_ARTICULATION.format(**self._fields(party, text, thought))
@@ -264,8 +299,16 @@ class LLMParty(UsesCaller, BasePolicy):
 
     name = "llm-party"
 
-    def __init__(self, backend: Backend, scenario: Scenario, *, allow_pass: bool = True,
-                 strategy: str = "inner_thoughts", party: int | str | None = None, **caller_kwargs: Any) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        scenario: Scenario,
+        *,
+        allow_pass: bool = True,
+        strategy: str = "inner_thoughts",
+        party: int | str | None = None,
+        **caller_kwargs: Any,
+    ) -> None:
         super().__init__()
         strategies = party_strategies()
         if strategy not in strategies:
@@ -375,8 +418,12 @@ class PartyTeam(BasePolicy):
             actions = LLMParty.act_parties([self.parties[a] for a in live], [self.env.observe(a) for a in live], state)
             self._pending = dict(zip(live, actions))
             names = base.scenario.party_names
-            self.log.append({"turn": base.turn + 1, "parties": {
-                names[int(a.split("_")[1])]: _jsonable(self.parties[a].last) for a in live}})
+            self.log.append(
+                {
+                    "turn": base.turn + 1,
+                    "parties": {names[int(a.split("_")[1])]: _jsonable(self.parties[a].last) for a in live},
+                }
+            )
         return self._pending.pop(seat)
 
 

@@ -90,7 +90,7 @@ SOCIAL_BODY = (
 ATTITUDE = (
     'A negotiation about these topics:\n{topics}\n\n{party} said:\n"{statement}"\n\n'
     "For every topic, which option does this statement support? Use null for topics it does not "
-    "address. If it proposes an option that is none of the listed ones, give {{\"proposal\": \"<that option in "
+    'address. If it proposes an option that is none of the listed ones, give {{"proposal": "<that option in '
     'a few words>"}} for the topic. Reply with a JSON object {{"attitudes": {{<topic name>: <option label, '
     'null or {{"proposal": ...}}>, ...}}}} covering all topics.'
 )
@@ -160,7 +160,7 @@ LOOP_MOTIVATION = (
 #: Turn allocation: who is being addressed next (fields: ``n``, ``names``, ``history``).
 LOOP_TURN = (
     "A conversation among {n} speakers: {names}.\nLast lines:\n{history}\n\n"
-    "Who speaks next? Name the speaker if the floor has been handed to someone in particular, or \"anyone\" "
+    'Who speaks next? Name the speaker if the floor has been handed to someone in particular, or "anyone" '
     'if anyone may take it. Reply with a JSON object {{"next": "<speaker name or anyone>"}}.'
 )
 #: Articulation of the chosen thought (fields: the context's, ``thought``, ``topic``, ``label``, ``option``).
@@ -193,8 +193,9 @@ SOCIAL_BREAKDOWNS = (
 #: When to intervene (fields: the context's).
 SOCIAL_WHEN = SOCIAL_CONTEXT + (
     "\n\nDecide whether now is a good moment for you to step in. Step in only when you can point to a breakdown "
-    "among the parties, saying who and on which topic:\n" + SOCIAL_BREAKDOWNS.replace("{", "{{").replace("}", "}}") +
-    "\nDo not step in without evidence, not every other turn, and not before the parties have had their say "
+    "among the parties, saying who and on which topic:\n"
+    + SOCIAL_BREAKDOWNS.replace("{", "{{").replace("}", "}}")
+    + "\nDo not step in without evidence, not every other turn, and not before the parties have had their say "
     "since your last intervention; about once every five to seven turns is usually enough. Reply with a JSON "
     'object {{"reasoning": "<the breakdown you see, or why to wait>", "should_engage": true or false, "rating": '
     "<1.0-5.0: how much you want to step in now; low if you can wait>}}."

@@ -43,10 +43,18 @@ class Scissors(BasePolicy):
 
 @pytest.fixture
 def declared():
-    family.register(family.Benchmark(
-        name="llm-toy", help="a declared benchmark with an LLM policy", family="llm_toy", env_ids=(ENV,),
-        policies={"scissors": lambda cell: Scissors(), "llm": lambda cell: AskedMove(cell.backend())},
-        llm_policies=("llm",), metrics=("return",), episodes=2))
+    family.register(
+        family.Benchmark(
+            name="llm-toy",
+            help="a declared benchmark with an LLM policy",
+            family="llm_toy",
+            env_ids=(ENV,),
+            policies={"scissors": lambda cell: Scissors(), "llm": lambda cell: AskedMove(cell.backend())},
+            llm_policies=("llm",),
+            metrics=("return",),
+            episodes=2,
+        )
+    )
     yield
     family.unregister("llm-toy")
     family.close_backends()
@@ -57,8 +65,23 @@ def test_an_llm_policy_of_a_declaration_is_played_on_the_llm_options(declared, t
 
     server = ScriptedServer(lambda prompt, seed: "2")
     try:
-        argv = ["llm-toy", "--policy", "scissors,llm", "--out", str(tmp_path), "--format", "json", "--backend", "openai",
-                "--base-url", server.url, "--model", "scripted", "--max-resamples", "1"]
+        argv = [
+            "llm-toy",
+            "--policy",
+            "scissors,llm",
+            "--out",
+            str(tmp_path),
+            "--format",
+            "json",
+            "--backend",
+            "openai",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted",
+            "--max-resamples",
+            "1",
+        ]
         assert main(argv) == 0
     finally:
         server.close()
@@ -67,8 +90,14 @@ def test_an_llm_policy_of_a_declaration_is_played_on_the_llm_options(declared, t
     assert llm["return"] == scissors["return"] and len(server.requests) == 2 * 100  # the model always says 2
     (path,) = (tmp_path / "llm_toy").glob("*_llm_*.jsonl")
     cell = json.loads(path.read_text().splitlines()[0])["cell"]
-    assert cell["policy_params"] == {"backend": "openai", "model": "scripted", "base_url": server.url, "model_identity": None,
-                                     "max_resamples": 1, "fallback": "raise"}
+    assert cell["policy_params"] == {
+        "backend": "openai",
+        "model": "scripted",
+        "base_url": server.url,
+        "model_identity": None,
+        "max_resamples": 1,
+        "fallback": "raise",
+    }
     assert "llm" not in cell and "tokenizer" not in json.dumps(cell)  # how to build it is not its identity
     plain = json.loads(next((tmp_path / "llm_toy").glob("*_scissors_*.jsonl")).read_text().splitlines()[0])["cell"]
     assert plain["policy_params"] == {}
@@ -85,13 +114,21 @@ def test_the_llm_options_and_their_errors(declared, tmp_path, capsys):
     with pytest.raises(RunnerError, match="needs an LLM backend"):
         cell.backend()
     with pytest.raises(RunnerError, match=r"llm_policies \['gpt'\] are not among its policies"):
-        family.register(family.Benchmark(name="bad", help="", policies={"scissors": lambda cell: Scissors()},
-                                         llm_policies=("gpt",)))
+        family.register(
+            family.Benchmark(name="bad", help="", policies={"scissors": lambda cell: Scissors()}, llm_policies=("gpt",))
+        )
 
 
 def test_a_declaration_without_llm_policies_has_no_llm_options(capsys):
-    family.register(family.Benchmark(name="plain-toy", help="", family="plain_toy", env_ids=(ENV,),
-                                     policies={"scissors": lambda cell: Scissors()}))
+    family.register(
+        family.Benchmark(
+            name="plain-toy",
+            help="",
+            family="plain_toy",
+            env_ids=(ENV,),
+            policies={"scissors": lambda cell: Scissors()},
+        )
+    )
     try:
         with pytest.raises(SystemExit):
             main(["plain-toy", "--help"])

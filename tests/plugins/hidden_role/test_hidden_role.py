@@ -39,8 +39,24 @@ def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hidden_role")
     source, target = tmp / "src", tmp / "site"
     shutil.copytree(HERE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "test_*.py"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-                    "--target", str(target), str(source)], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(target),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert not (HERE / "build").exists()  # built from the copy: the source folder stays clean
     sys.path.insert(0, str(target))
     importlib.invalidate_caches()
@@ -62,8 +78,9 @@ def site(tmp_path_factory):
 def cli(site: Path, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
     """``python -m benchmarks ARGV`` in a subprocess that sees the installed plugin (``PYTHONPATH``)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-m", "benchmarks", *argv], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     if check and done.returncode != 0:
         raise AssertionError(f"tom-envs {' '.join(argv)} exited {done.returncode}:\n{done.stderr[-3000:]}")
     return done
@@ -92,8 +109,11 @@ def test_the_family_is_found_through_the_entry_point_group_only(site):
 
     assert "hidden_role" in {ep.name for ep in entry_points(group=families_module.GROUP)}
     fam = families_module.family("hidden-role")
-    assert (fam.name, fam.results_folder, fam.report_section) == ("hidden_role", "hidden_role",
-                                                                  "hidden_role.report:section")
+    assert (fam.name, fam.results_folder, fam.report_section) == (
+        "hidden_role",
+        "hidden_role",
+        "hidden_role.report:section",
+    )
     assert tom_envs.registration.record(ENV_ID).kind == "aec" and tom_envs.ids(family="hidden_role") == [ENV_ID]
     assert Path(sys.modules["hidden_role"].__file__).is_relative_to(site)  # the installed copy, not the source
     from benchmarks.report.sections import builder
@@ -136,6 +156,7 @@ def test_the_truth_comes_only_when_the_vote_makes_it_public(site):
 def test_no_seat_sees_who_the_impostor_is(site):
     """Counterfactual: the same seed and actions with another impostor; every seat but the impostors
     themselves receives the same observations, texts, rewards and infos until the vote is over."""
+
     def trace(impostor: int) -> list:
         env = tom_envs.make_aec(ENV_ID)
         env.reset(seed=5)
@@ -146,8 +167,9 @@ def test_no_seat_sees_who_the_impostor_is(site):
             if term or trunc:
                 break
             if agent not in (f"player_{i}" for i in (1, 2)):  # the two impostors of the two runs know it
-                out.append((agent, {key: np.asarray(v).tolist() for key, v in obs.items()}, env.text(agent), reward,
-                            info))
+                out.append(
+                    (agent, {key: np.asarray(v).tolist() for key, v in obs.items()}, env.text(agent), reward, info)
+                )
             env.step(1 + (k * 7) % 5 % 4)
         return out
 
@@ -225,16 +247,34 @@ def test_llm_seat_through_the_command_in_lockstep_and_the_report_section(site, t
 
     server = ScriptedServer(reply)
     try:
-        base = ["hidden-role", "--policy", "llm,tally", "--episodes", "6", "--format", "json", "--backend", "openai",
-                "--base-url", server.url, "--model", "scripted", "--max-resamples", "3"]
+        base = [
+            "hidden-role",
+            "--policy",
+            "llm,tally",
+            "--episodes",
+            "6",
+            "--format",
+            "json",
+            "--backend",
+            "openai",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted",
+            "--max-resamples",
+            "3",
+        ]
         lock = json.loads(cli(site, *base, "--lockstep", "3", "--out", str(tmp_path / "res")).stdout)
         sent = len(server.requests)
         one = json.loads(cli(site, *base, "--out", str(tmp_path / "one")).stdout)
     finally:
         server.close()
     assert lock == one and lock[0]["policy"] == "llm" and lock[0]["episodes"] == 6
-    records = [json.loads(line) for p in (tmp_path / "res" / "hidden_role").glob("*_llm_*.jsonl")
-               for line in p.read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for p in (tmp_path / "res" / "hidden_role").glob("*_llm_*.jsonl")
+        for line in p.read_text().splitlines()
+    ]
     assert len(records) == 6 and records[0]["cell"]["policy_params"]["model"] == "scripted"
     stats = [r["episode"]["policy_stats"]["0"] for r in records]
     assert sum(s["requests"] for s in stats) == sent == 6 * 3 + sum(s["parse_failures"] for s in stats)

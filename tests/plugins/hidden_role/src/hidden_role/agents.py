@@ -155,11 +155,19 @@ class LLMDetective(BasePolicy):
 
     makes_predictions = True
 
-    def __init__(self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", temperature: float = 0.7,
-                 max_tokens: int = 40) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        max_resamples: int = 3,
+        fallback: str = "raise",
+        temperature: float = 0.7,
+        max_tokens: int = 40,
+    ) -> None:
         super().__init__()
-        self.caller = Caller(backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature,
-                             max_tokens=max_tokens)
+        self.caller = Caller(
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
+        )
         self._owners: list[EventLog] = []
         self._pending: dict[int, tuple[int, int]] = {}
 
@@ -178,13 +186,15 @@ class LLMDetective(BasePolicy):
         self._owners = [EventLog(np.random.default_rng(seed)) for seed in seeds]
         self._pending = {}
 
-    def predict_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                      slots: Sequence[int] | None = None) -> list[int]:
+    def predict_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[int]:
         picked = self._decide(observations, slots)
         return [self._pending[i][0] for i in picked]
 
-    def act_batch(self, observations: Sequence[Any], infos: Sequence[dict],
-                  slots: Sequence[int] | None = None) -> list[int]:
+    def act_batch(
+        self, observations: Sequence[Any], infos: Sequence[dict], slots: Sequence[int] | None = None
+    ) -> list[int]:
         picked = self._decide(observations, slots)
         return [self._pending.pop(i)[1] for i in picked]
 
@@ -212,5 +222,12 @@ class LLMDetective(BasePolicy):
         return Ask(describe(obs) + "\n" + INSTRUCTIONS, lambda text: parse_reply(text, me, n), random, owner)
 
 
-__all__ = ["INSTRUCTIONS", "LLMDetective", "RandomDetective", "ScriptedPlayer", "TallyDetective", "parse_reply",
-           "suspicion"]
+__all__ = [
+    "INSTRUCTIONS",
+    "LLMDetective",
+    "RandomDetective",
+    "ScriptedPlayer",
+    "TallyDetective",
+    "parse_reply",
+    "suspicion",
+]

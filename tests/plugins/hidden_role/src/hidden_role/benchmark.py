@@ -56,17 +56,20 @@ def _llm(cell: EnvCell) -> dict[str, Any]:
     from hidden_role.agents import LLMDetective
 
     params = cell.policy_params
-    return _seats(cell, LLMDetective(cell.backend(), max_resamples=params["max_resamples"],
-                                     fallback=params["fallback"]))
+    return _seats(
+        cell, LLMDetective(cell.backend(), max_resamples=params["max_resamples"], fallback=params["fallback"])
+    )
 
 
-BENCHMARK = register(Benchmark(
-    name="hidden-role",
-    family=FAMILY,
-    help="hidden-role game: a detective seat finds the impostor (tally, random or an LLM)",
-    description=__doc__,
-    policies={"tally": _tally, "random": _random, "llm": _llm},
-    llm_policies=("llm",),
-    metrics=("return", "tom_accuracy", "win", "correct_vote"),
-    episodes=20,
-))
+BENCHMARK = register(
+    Benchmark(
+        name="hidden-role",
+        family=FAMILY,
+        help="hidden-role game: a detective seat finds the impostor (tally, random or an LLM)",
+        description=__doc__,
+        policies={"tally": _tally, "random": _random, "llm": _llm},
+        llm_policies=("llm",),
+        metrics=("return", "tom_accuracy", "win", "correct_vote"),
+        episodes=20,
+    )
+)

@@ -93,16 +93,23 @@ class HiddenRoleEnv(TomAECEnv):
             raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
         self.n, self.rounds, self.render_mode = int(n_players), int(rounds), render_mode
         self.possible_agents = [seat(i) for i in range(self.n)]
-        obs = spaces.Dict({
-            "phase": spaces.Discrete(2), "round": spaces.Discrete(self.rounds + 1), "me": spaces.Discrete(self.n),
-            "role": spaces.Discrete(2),
-            "said": spaces.MultiDiscrete(np.full((self.rounds, self.n), NAMED + self.n, dtype=np.int64)),
-            "votes": spaces.MultiDiscrete(np.full(self.n, NAMED + self.n, dtype=np.int64)),
-        })
+        obs = spaces.Dict(
+            {
+                "phase": spaces.Discrete(2),
+                "round": spaces.Discrete(self.rounds + 1),
+                "me": spaces.Discrete(self.n),
+                "role": spaces.Discrete(2),
+                "said": spaces.MultiDiscrete(np.full((self.rounds, self.n), NAMED + self.n, dtype=np.int64)),
+                "votes": spaces.MultiDiscrete(np.full(self.n, NAMED + self.n, dtype=np.int64)),
+            }
+        )
         self.observation_spaces = {a: obs for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.n + 1) for a in self.possible_agents}
-        self.tom_spec = ToMSpec(targets={"impostor": spaces.Discrete(self.n)},
-                                outcome=("win", "correct_vote", "impostor_votes"), predictor=DETECTIVE)
+        self.tom_spec = ToMSpec(
+            targets={"impostor": spaces.Discrete(self.n)},
+            outcome=("win", "correct_vote", "impostor_votes"),
+            predictor=DETECTIVE,
+        )
         self.impostor = 1
         self.infos: dict[str, dict] = {}
 
@@ -124,8 +131,14 @@ class HiddenRoleEnv(TomAECEnv):
 
     def observe(self, agent: str) -> dict[str, Any]:
         me = self.possible_agents.index(agent)
-        return {"phase": self.phase, "round": self.round, "me": me, "role": int(me == self.impostor),
-                "said": self.said.copy(), "votes": self.votes.copy()}
+        return {
+            "phase": self.phase,
+            "round": self.round,
+            "me": me,
+            "role": int(me == self.impostor),
+            "said": self.said.copy(),
+            "votes": self.votes.copy(),
+        }
 
     def play(self, agent: str, action: Any) -> None:
         choice = self._check(action)
@@ -148,10 +161,14 @@ class HiddenRoleEnv(TomAECEnv):
     def _check(self, action: Any) -> int:
         if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
             action = int(action)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= int(action) <= self.n:
-            raise InvalidAction(f"an action is an index in 0..{self.n} (0 nothing / abstain, 1 + k names player k); "
-                                f"got {action!r}")
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= int(action) <= self.n
+        ):
+            raise InvalidAction(
+                f"an action is an index in 0..{self.n} (0 nothing / abstain, 1 + k names player k); got {action!r}"
+            )
         return int(action)
 
     def _finish(self) -> None:
@@ -172,9 +189,11 @@ class HiddenRoleEnv(TomAECEnv):
     def tom_outcome(self) -> dict[str, Any]:
         if not self.started or not self.done:
             return {"win": None, "correct_vote": None, "impostor_votes": None}
-        return {"win": float(self.ejected == self.impostor),
-                "correct_vote": float(self.votes[0] == NAMED + self.impostor),
-                "impostor_votes": int((self.votes == NAMED + self.impostor).sum())}
+        return {
+            "win": float(self.ejected == self.impostor),
+            "correct_vote": float(self.votes[0] == NAMED + self.impostor),
+            "impostor_votes": int((self.votes == NAMED + self.impostor).sum()),
+        }
 
     # ------------------------------------------------------------------ text
     def text(self, agent: str) -> str:
@@ -194,13 +213,19 @@ def describe(obs: dict[str, Any]) -> str:
     said, votes = np.asarray(obs["said"]), np.asarray(obs["votes"])
     rounds, n = said.shape
     me = int(obs["me"])
-    role = "the impostor: the others must not find you out" if obs["role"] else \
-        "innocent: one of the others is secretly the impostor"
-    lines = [f"You are player_{me} in a game of {n} players ({', '.join(seat(i) for i in range(n))}); you are "
-             f"{role}.",
-             f"Each of {rounds} talk rounds, every player in turn says nothing or names a suspect; then everyone votes "
-             "openly, in the same order. The player with strictly the most votes is ejected; the innocents win if it "
-             "is the impostor.", "", "What was said:"]
+    role = (
+        "the impostor: the others must not find you out"
+        if obs["role"]
+        else "innocent: one of the others is secretly the impostor"
+    )
+    lines = [
+        f"You are player_{me} in a game of {n} players ({', '.join(seat(i) for i in range(n))}); you are {role}.",
+        f"Each of {rounds} talk rounds, every player in turn says nothing or names a suspect; then everyone votes "
+        "openly, in the same order. The player with strictly the most votes is ejected; the innocents win if it "
+        "is the impostor.",
+        "",
+        "What was said:",
+    ]
     spoken = False
     for r in range(rounds):
         for i in range(n):
@@ -212,8 +237,9 @@ def describe(obs: dict[str, Any]) -> str:
         lines.append("(nothing yet)")
     cast = [(i, v) for i, v in enumerate(votes) if v != UNSPOKEN]
     if cast:
-        lines += ["", "Votes so far:"] + [f"player_{i} " + ("abstained" if v == QUIET else f"voted for player_"
-                                                             f"{int(v) - NAMED}") for i, v in cast]
+        lines += ["", "Votes so far:"] + [
+            f"player_{i} " + ("abstained" if v == QUIET else f"voted for player_{int(v) - NAMED}") for i, v in cast
+        ]
     lines.append("")
     if obs["phase"] == TALK:
         lines.append(f"It is your turn to speak (round {int(obs['round']) + 1}): name the player you suspect, or pass.")

@@ -5,5 +5,10 @@ from __future__ import annotations
 
 import tom_envs
 
-tom_envs.register("tom/HiddenRole-v0", "hidden_role.env:HiddenRoleEnv", kind="aec", family="hidden_role",
-                  summary="hidden-role game: the detective seat finds the impostor from what the others say")
+tom_envs.register(
+    "tom/HiddenRole-v0",
+    "hidden_role.env:HiddenRoleEnv",
+    kind="aec",
+    family="hidden_role",
+    summary="hidden-role game: the detective seat finds the impostor from what the others say",
+)

@@ -27,8 +27,10 @@ def _llm_counts(episodes: list[dict]) -> tuple[str, str]:
     stats = [s for ep in episodes for s in as_dict(ep.get("policy_stats")).values() if isinstance(s, dict)]
     if not stats:
         return "-", "-"
-    return (str(sum(int(s.get("parse_failures") or 0) for s in stats)),
-            str(sum(int(s.get("fallbacks") or 0) for s in stats)))
+    return (
+        str(sum(int(s.get("parse_failures") or 0) for s in stats)),
+        str(sum(int(s.get("fallbacks") or 0) for s in stats)),
+    )
 
 
 def section(fam: FamilyData, out: Path, root: Path) -> Section:
@@ -51,35 +53,103 @@ def section(fam: FamilyData, out: Path, root: Path) -> Section:
         ret = _mean([ep.get("return") for ep in episodes])
         failures, fallbacks = _llm_counts(episodes)
         players.add(int(as_dict(cell.get("env_kwargs")).get("n_players", 4)))
-        rows.append({"cells": [label, str(cell.get("env_id", "?")), str(len(recs)), num(*tom, digits=1),
-                               num(*win, digits=1), num(*vote, digits=1), num(*ret, digits=2), failures, fallbacks]})
+        rows.append(
+            {
+                "cells": [
+                    label,
+                    str(cell.get("env_id", "?")),
+                    str(len(recs)),
+                    num(*tom, digits=1),
+                    num(*win, digits=1),
+                    num(*vote, digits=1),
+                    num(*ret, digits=2),
+                    failures,
+                    fallbacks,
+                ]
+            }
+        )
         settings.append(f"{label} [{f.path.name}]: {settings_text(cell)}")
         if tom[0] is not None and win[0] is not None:
             points.append({"agent": label, "x": tom[0], "xci": tom[1], "y": win[0], "yci": win[1]})
     for n in sorted(players):
-        rows.append({"ref": True, "cells": [f"chance ({n} players)", "-", "-", num(100.0 / (n - 1), digits=1), "-",
-                                            num(100.0 / (n - 1), digits=1), "-", "-", "-"]})
+        rows.append(
+            {
+                "ref": True,
+                "cells": [
+                    f"chance ({n} players)",
+                    "-",
+                    "-",
+                    num(100.0 / (n - 1), digits=1),
+                    "-",
+                    num(100.0 / (n - 1), digits=1),
+                    "-",
+                    "-",
+                    "-",
+                ],
+            }
+        )
     blocks: list[Block] = [
-        {"kind": "p", "text": (
-            "Stored runs of `tom-envs hidden-role`: the detective seat (player_0, never the impostor) against "
-            "scripted players, one of whom is secretly the impostor. ToM % is the detective's guess of the "
-            "impostor made before its vote, scored when the vote makes the roles public; win % is how often the "
-            "innocents ejected the impostor. Means with 95 % CIs over episodes. No paper publishes this game; the "
-            "reference row is a uniform guess among the other players.")},
-        {"kind": "table", "caption": "Hidden role: the detective's literal and functional ToM",
-         "columns": ["detective", "env", "episodes", "ToM %", "win %", "correct vote %", "return", "parse failures",
-                     "fallbacks"], "rows": rows}]
+        {
+            "kind": "p",
+            "text": (
+                "Stored runs of `tom-envs hidden-role`: the detective seat (player_0, never the impostor) against "
+                "scripted players, one of whom is secretly the impostor. ToM % is the detective's guess of the "
+                "impostor made before its vote, scored when the vote makes the roles public; win % is how often the "
+                "innocents ejected the impostor. Means with 95 % CIs over episodes. No paper publishes this game; the "
+                "reference row is a uniform guess among the other players."
+            ),
+        },
+        {
+            "kind": "table",
+            "caption": "Hidden role: the detective's literal and functional ToM",
+            "columns": [
+                "detective",
+                "env",
+                "episodes",
+                "ToM %",
+                "win %",
+                "correct vote %",
+                "return",
+                "parse failures",
+                "fallbacks",
+            ],
+            "rows": rows,
+        },
+    ]
     if settings:
         blocks += [{"kind": "p", "text": "Stored cell configurations:"}, {"kind": "ul", "items": settings}]
-    panels = [{"title": "hidden role", "xlabel": "literal ToM: impostor named (%)",
-               "ylabel": "functional: innocents win (%)", "xlim": (0, 100), "points": points}] if points else []
+    panels = (
+        [
+            {
+                "title": "hidden role",
+                "xlabel": "literal ToM: impostor named (%)",
+                "ylabel": "functional: innocents win (%)",
+                "xlim": (0, 100),
+                "points": points,
+            }
+        ]
+        if points
+        else []
+    )
     written: list[str] = []
     if panels:
         src = write(figures.plane(out / "plane.png", "Hidden role: literal vs functional ToM", panels), written, root)
-        blocks += [{"kind": "h3", "text": "Literal vs functional ToM"},
-                   {"kind": "figure", "src": src, "caption": (
-                       "Each detective: x = how often it named the impostor before the vote, y = how often the "
-                       "innocents won, whiskers = 95 % CIs.")}]
+        blocks += [
+            {"kind": "h3", "text": "Literal vs functional ToM"},
+            {
+                "kind": "figure",
+                "src": src,
+                "caption": (
+                    "Each detective: x = how often it named the impostor before the vote, y = how often the "
+                    "innocents won, whiskers = 95 % CIs."
+                ),
+            },
+        ]
     blocks += unknown_block(unknown_keys([r for f in fam.files for r in f.records], TOP, EPISODE))
-    return {"family": fam.folder, "title": "Hidden role (plugin)", "blocks": blocks, "panels": panels,
-            "figures": written}
+    return {
+        "family": fam.folder,
+        "title": "Hidden role (plugin)",
+        "blocks": blocks,
+        "panels": panels,
+        "figures": written,
+    }
