@@ -101,10 +101,20 @@ class _LLMSeat(BasePolicy):
     #: it reads its seat's prompt (``benchmarks.persuasion.live.play_two_seat``)
     reads_text = True
 
+    #: the seat's reply cap when none is given (its replies' length)
+    default_max_tokens = 160
+
     def __init__(
-        self, backend: Backend, *, max_resamples: int, fallback: str, temperature: float, max_tokens: int
+        self,
+        backend: Backend,
+        *,
+        max_resamples: int = 3,
+        fallback: str = "raise",
+        temperature: float = 0.7,
+        max_tokens: int | None = None,
     ) -> None:
         super().__init__()
+        max_tokens = self.default_max_tokens if max_tokens is None else max_tokens
         self.caller = Caller(
             backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
         )
@@ -131,22 +141,11 @@ class LLMPersuader(_LLMSeat):
 
     Args:
         backend: any :class:`~policies.llm.base.Backend`.
-        max_resamples, fallback, temperature, max_tokens: the caller's settings.
+        max_resamples, fallback, temperature: the caller's settings.
+        max_tokens: the reply cap (None: 160).
     """
 
-    def __init__(
-        self,
-        backend: Backend,
-        *,
-        max_resamples: int = 3,
-        fallback: str = "raise",
-        temperature: float = 0.7,
-        max_tokens: int = 160,
-    ) -> None:
-        super().__init__(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
-        )
-        self._key: Any = None
+    _key: Any = None  # the (turn, text) the pending decision answers
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -227,18 +226,7 @@ class LLMPersuadee(_LLMSeat):
     literal ToM). After ``max_resamples`` unusable replies ``fallback="random"`` replies as its mind
     does (the env's ``FAITHFUL``; counted)."""
 
-    def __init__(
-        self,
-        backend: Backend,
-        *,
-        max_resamples: int = 3,
-        fallback: str = "raise",
-        temperature: float = 0.7,
-        max_tokens: int = 120,
-    ) -> None:
-        super().__init__(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
-        )
+    default_max_tokens = 120
 
     def _decide(self, observation: Any) -> tuple[Any, int | None]:
         if self._pending is not None:
@@ -268,26 +256,45 @@ class LLMPersuadee(_LLMSeat):
         return action
 
 
-class LLMReader:
-    """Reads a persuader's line with a language model: which principle it uses, or none.
+class GreedyReader:
+    """What the model readers of a persuader's line share: one greedy caller (temperature 0), seeded.
 
     Args:
-        backend: any backend; ``max_resamples`` re-asks for replies naming nothing, then ``fallback``
-            (``"raise"``, or ``"random"``: reads as nothing, counted).
+        backend: any :class:`~policies.llm.base.Backend`.
+        max_resamples: re-asks of an unusable reply; then ``fallback``: ``"raise"`` or ``"random"`` (the
+            line reads as nothing; counted).
+        seed: seeds the caller (sampling seeds of re-asks), so a run repeats.
+        max_tokens: the reply cap (None: the reader's :attr:`default_max_tokens`).
     """
 
-    name = "llm"
+    #: the reply cap when none is given
+    default_max_tokens = 8
 
     def __init__(
-        self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", seed: int = 0, max_tokens: int = 8
+        self,
+        backend: Backend,
+        *,
+        max_resamples: int = 3,
+        fallback: str = "raise",
+        seed: int = 0,
+        max_tokens: int | None = None,
     ) -> None:
+        tokens = self.default_max_tokens if max_tokens is None else max_tokens
         self.caller = Caller(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0, max_tokens=max_tokens, seed=seed
+            backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0, max_tokens=tokens, seed=seed
         )
 
     @property
     def stats(self) -> dict[str, int]:
+        """The caller's counters (requests, parse failures, fallbacks, ...)."""
         return self.caller.stats
+
+
+class LLMReader(GreedyReader):
+    """Reads a persuader's line with a language model: which principle it uses, or none (a
+    :class:`GreedyReader`; replies of at most 8 tokens by default)."""
+
+    name = "llm"
 
     def read(self, utterance: str, goal: str = "") -> int:
         if not isinstance(utterance, str) or not utterance.strip():
@@ -297,6 +304,7 @@ class LLMReader:
 
 
 __all__ = [
+    "GreedyReader",
     "LLMPersuadee",
     "LLMPersuader",
     "LLMReader",

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from policies.llm.base import Backend
-from policies.llm.caller import Ask, Caller
+from policies.llm.caller import Ask
 from policies.llm.errors import ReplyError
 from tom_envs.persuasion.principles import PRINCIPLES
-from tom_envs.persuasion.reader_v3 import CONCERNS_V3, KINDS, ReaderV3Error, ReadingV3
+from policies.persuasion.llm import GreedyReader
+from tom_envs.persuasion.reader_v3 import CONCERNS_V3, KINDS, ReadingV3, check_read_args
 
 READER_V3_PROMPT = """Read one line a persuader says to a persuadee.
 Kind: pitch (the line gives exactly one persuasion principle as its reason), nothing (no principle: small \
@@ -70,30 +70,13 @@ def parse_reading_v3(text: str) -> ReadingV3:
     )
 
 
-class LLMReaderV3:
-    """Reads a persuader's line with a language model into a :class:`ReadingV3`.
-
-    Args:
-        backend: any :class:`~policies.llm.base.Backend`.
-        max_resamples: re-asks of an unusable reply; then ``fallback``: ``"raise"`` or ``"random"`` (the
-            line reads as nothing; counted).
-        seed: seeds the caller (sampling seeds of re-asks), so a run repeats.
-        max_tokens: the reply cap (three short lines).
-    """
+class LLMReaderV3(GreedyReader):
+    """Reads a persuader's line with a language model into a :class:`ReadingV3` (a
+    :class:`~policies.persuasion.llm.GreedyReader`: its arguments; replies of three short lines, at most
+    32 tokens by default)."""
 
     name = "llm-v3"
-
-    def __init__(
-        self, backend: Backend, *, max_resamples: int = 3, fallback: str = "raise", seed: int = 0, max_tokens: int = 32
-    ) -> None:
-        self.caller = Caller(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0, max_tokens=max_tokens, seed=seed
-        )
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """The caller's counters (requests, parse failures, fallbacks, ...)."""
-        return self.caller.stats
+    default_max_tokens = 32
 
     def read(self, utterance: str, goal: str | None = None) -> ReadingV3:
         """The model's reading of one line (an empty line reads as nothing without asking).
@@ -102,13 +85,7 @@ class LLMReaderV3:
             ReaderV3Error: ``utterance`` (or ``goal``) is not a str.
             ResampleLimitReached: with ``fallback="raise"``, no usable reply within the re-asks.
         """
-        if not isinstance(utterance, str):
-            raise ReaderV3Error(
-                f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
-                "utterance text (e.g. action['utterance'])."
-            )
-        if goal is not None and not isinstance(goal, str):
-            raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
+        check_read_args(utterance, goal)
         if not utterance.strip():
             return ReadingV3("nothing")
         goal_line = f"The persuader wants the persuadee to {goal.strip()}.\n" if goal and goal.strip() else ""

@@ -110,6 +110,21 @@ def _salad(sentence: str, start: int, end: int, acronyms: frozenset[str]) -> str
     return None
 
 
+def check_read_args(utterance: Any, goal: Any) -> None:
+    """What every v3 reader takes: the line as a str, the goal as a str or None.
+
+    Raises:
+        ReaderV3Error: either is of another type.
+    """
+    if not isinstance(utterance, str):
+        raise ReaderV3Error(
+            f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
+            "utterance text (e.g. action['utterance'])."
+        )
+    if goal is not None and not isinstance(goal, str):
+        raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
+
+
 class ReaderV3:
     """The v3 scripted reader (see the module docstring): ``read(utterance, goal) -> ReadingV3``.
 
@@ -121,13 +136,7 @@ class ReaderV3:
     def explain(self, utterance: str, goal: str | None = None) -> dict[str, Any]:
         """The evidence behind :meth:`read`: the hostile frame, the principle frames that counted, and
         the ones dropped (negated, denied or in word salad), with the text each matched."""
-        if not isinstance(utterance, str):
-            raise ReaderV3Error(
-                f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
-                "utterance text (e.g. action['utterance'])."
-            )
-        if goal is not None and not isinstance(goal, str):
-            raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
+        check_read_args(utterance, goal)
         text = normalise(utterance)
         acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,5}s?\b", utterance))
         out: dict[str, Any] = {"text": text, "hostile": hostility(text) if text else None, "counted": [], "dropped": []}
@@ -303,6 +312,7 @@ __all__ = [
     "ReaderV3",
     "ReaderV3Error",
     "ReadingV3",
+    "check_read_args",
     "load_labelled",
     "score_reader",
 ]
