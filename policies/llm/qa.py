@@ -96,17 +96,37 @@ def _ours_ask(prompt: str, n: int, owner: Slot) -> Ask:
     return Ask(prompt, parse, lambda rng: (int(rng.integers(n)), "fallback"), owner)
 
 
-def render_body(observation: dict) -> tuple[str, int]:
-    """The question block of an observation and its number of options."""
+def checked_n_choices(observation: dict, letters: str, answers: str) -> int:
+    """The number of options of a question observation, checked against the letters that can name them.
+
+    Args:
+        observation: a QA env's observation.
+        letters: the option letters of the prompt layout.
+        answers: what the caller answers (said when a key is missing).
+
+    Raises:
+        QAObservationError: a key is missing, or the options are none or more than the letters.
+    """
     missing = [k for k in ("question", "choices", "n_choices") if k not in observation]
     if missing:
-        raise QAObservationError(
-            f"the observation has no {', '.join(missing)}; LLMQAAnswerer answers envs whose observation is a dict "
-            "with 'question', 'choices' and 'n_choices' (the QA envs, tom_envs.qa.QAEnv)."
-        )
+        raise QAObservationError(f"the observation has no {', '.join(missing)}; {answers}")
     n = int(observation["n_choices"])
-    if not 1 <= n <= len(LETTERS):
-        raise QAObservationError(f"n_choices must be in 1..{len(LETTERS)}, got {n}; was the episode already over?")
+    if not 1 <= n <= len(letters):
+        raise QAObservationError(
+            f"n_choices must be in 1..{len(letters)} (letters {letters[0]}-{letters[-1]}), got {n}; "
+            "was the episode already over?"
+        )
+    return n
+
+
+def render_body(observation: dict) -> tuple[str, int]:
+    """The question block of an observation and its number of options."""
+    n = checked_n_choices(
+        observation,
+        LETTERS,
+        "LLMQAAnswerer answers envs whose observation is a dict with 'question', 'choices' and 'n_choices' "
+        "(the QA envs, tom_envs.qa.QAEnv).",
+    )
     options = "\n".join(option_lines(list(observation["choices"])[:n]))
     background = observation.get("background") or ""
     body = QA_BODY.format(

@@ -27,8 +27,9 @@ from typing import Any
 
 from policies.llm.base import Messages
 from policies.llm.caller import Ask
-from policies.llm.errors import InvalidPolicyConfig, QAObservationError, ReplyError
+from policies.llm.errors import InvalidPolicyConfig, ReplyError
 from policies.llm.parsing import AUTHORS_LETTERS, parse_authors_cot_letter, parse_authors_letter, parse_letter
+from policies.llm.qa import checked_n_choices
 from policies.llm.slots import Slot
 from tom_envs.qa import QAPrompts
 
@@ -66,17 +67,9 @@ def authors_user_message(observation: dict, mode: str, prompts: QAPrompts) -> tu
     shown (the release does not show it).
     """
     prompts = as_prompts(prompts)
-    missing = [k for k in ("question", "choices", "n_choices") if k not in observation]
-    if missing:
-        raise QAObservationError(
-            f"the observation has no {', '.join(missing)}; the authors' protocol answers "
-            "tom/PersuasiveToM-v1's questions"
-        )
-    n = int(observation["n_choices"])
-    if not 1 <= n <= len(AUTHORS_LETTERS):
-        raise QAObservationError(
-            f"n_choices must be in 1..{len(AUTHORS_LETTERS)} for the authors' protocol (letters A-F), got {n}"
-        )
+    n = checked_n_choices(
+        observation, AUTHORS_LETTERS, "the authors' protocol answers tom/PersuasiveToM-v1's questions"
+    )
     context = observation.get("context") or ""
     dialogue = context + "\n" if context and not context.endswith("\n") else context
     choices = [str(c) for c in list(observation["choices"])[:n]]
