@@ -25,6 +25,21 @@ from benchmarks.cli_llm import LLM_FLAGS, add_llm_options
 from benchmarks.cli_types import non_negative_int, output_dir, positive_float, positive_int
 
 
+#: The LLM options ``perf llm`` reads (the backend's; it re-asks nothing and steps its own lockstep).
+PERF_LLM_OPTIONS = (
+    "backend",
+    "model",
+    "base_url",
+    "tokenizer",
+    "max_model_len",
+    "engine_arg",
+    "timeout",
+    "max_retries",
+    "retry_budget",
+    "scoring_path",
+)
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     from benchmarks.matrix.demo import DemoOutput
     from benchmarks.matrix.demo import main as demo
@@ -73,21 +88,7 @@ def _run_perf(args: argparse.Namespace) -> int:
     from benchmarks.matrix.perf import PerfRun, figure_log, format_rl, format_table, perf_matrix, perf_rl
 
     progress = False if args.format == "json" else None  # None: a bar on a terminal
-    llm_only = [
-        "episodes",
-        "horizon",
-        "reference_episodes",
-        "backend",
-        "model",
-        "base_url",
-        "tokenizer",
-        "max_model_len",
-        "engine_arg",
-        "timeout",
-        "max_retries",
-        "retry_budget",
-        "scoring_path",
-    ]
+    llm_only = ["episodes", "horizon", "reference_episodes", *PERF_LLM_OPTIONS]
     not_applicable(
         args,
         {"matrix": ["steps", *llm_only], "rl": llm_only, "llm": ["steps", "seconds"]}[args.suite],
@@ -179,18 +180,7 @@ def _perf_arguments(perf: argparse.ArgumentParser) -> None:
     add_llm_options(
         perf,
         title="perf llm",
-        only=(
-            "backend",
-            "model",
-            "base_url",
-            "tokenizer",
-            "max_model_len",
-            "engine_arg",
-            "timeout",
-            "max_retries",
-            "retry_budget",
-            "scoring_path",
-        ),
+        only=PERF_LLM_OPTIONS,
         max_model_len_help="vllm: context length; a 100-round history needs ~4,500",
     )
     refuse_options(
