@@ -133,42 +133,44 @@ def flat_lines(res: dict, prefix: str = "") -> list[str]:
     return lines
 
 
+#: ``perf``'s own options: flag -> (type, default, help).
+PERF_OPTIONS = {
+    "--seconds": (
+        positive_float,
+        0.5,
+        "matrix: length of each timed run (best of 3); rl: of each env-stepping run",
+    ),
+    "--steps": (
+        positive_int,
+        8192,
+        "rl: PPO training steps per measurement (one per RL task, the tasks of every family)",
+    ),
+    "--episodes": (positive_int, 30, "llm: episodes in lockstep"),
+    "--horizon": (positive_int, 10, "llm: rounds per episode of the speed run"),
+    "--reference-episodes": (
+        positive_int,
+        2,
+        "llm: episodes the plain transformers loop plays (vllm on a local folder or known model)",
+    ),
+    "--seed": (
+        non_negative_int,
+        0,
+        "seeds what perf randomises: env resets and the random actions of the stepping loops, "
+        "PPO's seed (rl), the LLM episodes' seeds (llm)",
+    ),
+    "--out": (
+        output_dir,
+        None,
+        "also append every figure the moment it is measured to DIR/perf/<suite>.jsonl (JSON lines, "
+        "stamped with the code and the run; default: print only)",
+    ),
+}
+
+
 def _perf_arguments(perf: argparse.ArgumentParser) -> None:
     perf.add_argument("suite", choices=["matrix", "rl", "llm"], help="what to time")
-    perf.add_argument(
-        "--seconds",
-        type=positive_float,
-        default=0.5,
-        help="matrix: length of each timed run (best of 3); rl: of each env-stepping run",
-    )
-    perf.add_argument(
-        "--steps",
-        type=positive_int,
-        default=8192,
-        help="rl: PPO training steps per measurement (one per RL task, the tasks of every family)",
-    )
-    perf.add_argument("--episodes", type=positive_int, default=30, help="llm: episodes in lockstep")
-    perf.add_argument("--horizon", type=positive_int, default=10, help="llm: rounds per episode of the speed run")
-    perf.add_argument(
-        "--reference-episodes",
-        type=positive_int,
-        default=2,
-        help="llm: episodes the plain transformers loop plays (vllm on a local folder or known model)",
-    )
-    perf.add_argument(
-        "--seed",
-        type=non_negative_int,
-        default=0,
-        help="seeds what perf randomises: env resets and the random actions of the stepping loops, "
-        "PPO's seed (rl), the LLM episodes' seeds (llm)",
-    )
-    perf.add_argument(
-        "--out",
-        type=output_dir,
-        default=None,
-        help="also append every figure the moment it is measured to DIR/perf/<suite>.jsonl (JSON lines, "
-        "stamped with the code and the run; default: print only)",
-    )
+    for flag, (kind, default, text) in PERF_OPTIONS.items():
+        perf.add_argument(flag, type=kind, default=default, help=text)
     add_format_option(perf)
     refuse_options(
         perf,
