@@ -13,9 +13,9 @@ import importlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from benchmarks.cli import EXECUTOR_FLAGS, HelpFormatter, add_format_option, refuse_options
+from benchmarks.cli import EXECUTOR_FLAGS, Command, HelpFormatter, add_format_option, refuse_options
 from benchmarks.cli_llm import LLM_FLAGS
 from benchmarks.cli_types import existing_file
 
@@ -77,19 +77,6 @@ def _cmd_registry(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_report(sub: Any) -> None:
-    from benchmarks import report as _report
-
-    rep = _parser(
-        sub,
-        "report",
-        "one HTML + Markdown report over every family's stored results (docs/report.md)",
-        description=_report.__doc__,
-    )
-    _report.add_arguments(rep)
-    rep.set_defaults(func=_report.run)
-
-
 def _add_registry(sub: Any) -> None:
     reg = _parser(sub, "registry", "print the table of registered ids (or rewrite it in a README)")
     reg.add_argument(
@@ -103,77 +90,104 @@ def _add_registry(sub: Any) -> None:
     reg.set_defaults(func=_cmd_registry)
 
 
-def _add_rl(sub: Any) -> None:
-    from benchmarks import rl as _rl
+#: Why each training command refuses the run vocabulary: its reasons for --plot, --policy, every executor flag,
+#: every LLM flag and --lockstep.
+_TRAINING_REFUSALS = {
+    "rl": (
+        "rl's rows are drawn by `tom-envs report RESULTS_DIR` (its RL section reads --out's rl/rows_*.jsonl)",
+        "rl trains the agent named by --algo (the family commands evaluate --policy)",
+        "rl trains in this process (torch on one thread per run); the family commands take --executor ray",
+        "rl trains stable-baselines3 agents; LLM policies are evaluated by the family commands (--policy llm)",
+        "rl steps its --n-envs training envs as a vector env",
+    ),
+    "selfplay": (
+        "selfplay's curves are drawn by `tom-envs report RESULTS_DIR` (its self-play section)",
+        "selfplay trains the learners named by --algo",
+        "selfplay trains in this process (torch on one thread)",
+        "selfplay trains stable-baselines3 learners; LLM policies cross-play in `tom-envs crossplay`",
+        "selfplay steps each learner's training envs as a vector env",
+    ),
+}
 
-    rl = _parser(
-        sub,
-        "rl",
-        "train stable-baselines3 agents on any family's env and test them on a held-out split "
-        "next to its references (docs/rl.md)",
-        description=_rl.DESCRIPTION,
-    )
-    _rl.add_arguments(rl)
-    refuse_options(
-        rl,
-        {
-            "--plot": "rl's rows are drawn by `tom-envs report RESULTS_DIR` (its RL section reads --out's rl/rows_*.jsonl)",
-            "--policy": "rl trains the agent named by --algo (the family commands evaluate --policy)",
-            **{
-                flag: "rl trains in this process (torch on one thread per run); the family commands take --executor ray"
-                for flag in EXECUTOR_FLAGS
+
+def _training_arguments(
+    name: str, add_arguments: Callable[[argparse.ArgumentParser], None]
+) -> Callable[[argparse.ArgumentParser], None]:
+    """The training command ``name``'s options (``add_arguments``), then its refusals (:data:`_TRAINING_REFUSALS`)."""
+    plot, policy, executor, llm, lockstep = _TRAINING_REFUSALS[name]
+
+    def arguments(cmd: argparse.ArgumentParser) -> None:
+        add_arguments(cmd)
+        refuse_options(
+            cmd,
+            {
+                "--plot": plot,
+                "--policy": policy,
+                **{flag: executor for flag in EXECUTOR_FLAGS},
+                **{flag: llm for flag in LLM_FLAGS},
+                "--lockstep": lockstep,
             },
-            **{
-                flag: "rl trains stable-baselines3 agents; LLM policies are evaluated by the family commands "
-                "(--policy llm)"
-                for flag in LLM_FLAGS
-            },
-            "--lockstep": "rl steps its --n-envs training envs as a vector env",
-        },
-    )
-    rl.set_defaults(func=_rl.run_command)
+        )
+
+    return arguments
 
 
-def _add_crossplay(sub: Any) -> None:
-    from benchmarks import crossplay as _crossplay
+def _agent_commands() -> list[Command]:
+    """The shared commands that train or pit agents (rl, crossplay, selfplay), declared like a family's
+    :class:`~benchmarks.cli.Command`."""
+    from benchmarks import crossplay, rl, selfplay, selfplay_cli
 
-    cmd = _parser(
-        sub,
-        "crossplay",
-        "a population of agents plays every pairing on the two-seat envs: outcomes, "
-        "literal ToM both ways, OpenSkill ratings (docs/crossplay.md)",
-        description=_crossplay.__doc__,
-    )
-    _crossplay.add_arguments(cmd)
-    cmd.set_defaults(func=_crossplay.run_command)
+    return [
+        Command(
+            "rl",
+            "train stable-baselines3 agents on any family's env and test them on a held-out split "
+            "next to its references (docs/rl.md)",
+            _training_arguments("rl", rl.add_arguments),
+            rl.run_command,
+            rl.DESCRIPTION,
+        ),
+        Command(
+            "crossplay",
+            "a population of agents plays every pairing on the two-seat envs: outcomes, "
+            "literal ToM both ways, OpenSkill ratings (docs/crossplay.md)",
+            crossplay.add_arguments,
+            crossplay.run_command,
+            crossplay.__doc__,
+        ),
+        Command(
+            "selfplay",
+            "two learners (PPO / RecurrentPPO), one per seat of a two-seat id, train in rounds "
+            "against each other or a frozen population; literal ToM of each about the other at every "
+            "checkpoint (docs/selfplay.md)",
+            _training_arguments("selfplay", selfplay_cli.add_arguments),
+            selfplay_cli.run_command,
+            selfplay.__doc__,
+        ),
+    ]
 
 
-def _add_selfplay(sub: Any) -> None:
-    from benchmarks import selfplay as _selfplay, selfplay_cli
+def _tool_commands() -> list[Command]:
+    """The shared commands over command lines and stored results (batch, the lm-eval export, report)."""
+    from benchmarks import batch, report
+    from benchmarks.harnesses.lm_eval_export import EXPORT
 
-    cmd = _parser(
-        sub,
-        "selfplay",
-        "two learners (PPO / RecurrentPPO), one per seat of a two-seat id, train in rounds "
-        "against each other or a frozen population; literal ToM of each about the other at every "
-        "checkpoint (docs/selfplay.md)",
-        description=_selfplay.__doc__,
-    )
-    selfplay_cli.add_arguments(cmd)
-    refuse_options(
-        cmd,
-        {
-            "--plot": "selfplay's curves are drawn by `tom-envs report RESULTS_DIR` (its self-play section)",
-            "--policy": "selfplay trains the learners named by --algo",
-            **{flag: "selfplay trains in this process (torch on one thread)" for flag in EXECUTOR_FLAGS},
-            **{
-                flag: "selfplay trains stable-baselines3 learners; LLM policies cross-play in `tom-envs crossplay`"
-                for flag in LLM_FLAGS
-            },
-            "--lockstep": "selfplay steps each learner's training envs as a vector env",
-        },
-    )
-    cmd.set_defaults(func=selfplay_cli.run_command)
+    return [
+        Command(
+            "batch",
+            "run a file of tom-envs command lines in one process, sharing one LLM engine",
+            batch.add_arguments,
+            lambda args: batch.run(args, main),
+            batch.__doc__,
+        ),
+        EXPORT,
+        Command(
+            "report",
+            "one HTML + Markdown report over every family's stored results (docs/report.md)",
+            report.add_arguments,
+            report.run,
+            report.__doc__,
+        ),
+    ]
 
 
 def _add_data(sub: Any) -> None:
@@ -195,47 +209,19 @@ def _add_model(sub: Any) -> None:
     _models.add_arguments(cmd)
 
 
-def _add_batch(sub: Any) -> None:
-    from benchmarks import batch as _batch
-
-    cmd = _parser(
-        sub,
-        "batch",
-        "run a file of tom-envs command lines in one process, sharing one LLM engine",
-        description=_batch.__doc__,
-    )
-    _batch.add_arguments(cmd)
-    cmd.set_defaults(func=lambda args: _batch.run(args, main))
-
-
-def _add_export(sub: Any) -> None:
-    from benchmarks.harnesses.lm_eval_export import EXPORT
-
-    cmd = _parser(sub, EXPORT.name, EXPORT.help, description=EXPORT.description)
-    EXPORT.add_arguments(cmd)
-    cmd.set_defaults(func=EXPORT.run)
-
-
 # ---------------------------------------------------------------------- family commands
 def _add_families(sub: Any) -> None:
     """Each declared family's commands (``Family.commands``, then its benchmark: importing its
     ``benchmark`` module declares it), in the families' order (entry-point group
     ``tom_envs.families``); then any other declared benchmark; then the retired command names."""
     from benchmarks import family
-    from benchmarks.cli import Command
-    from tom_envs.family import FamilyError, families, load_object
+    from benchmarks.declared import declared
+    from tom_envs.family import families
 
     names = []
     for fam in families():
-        for target in fam.commands:
-            command = load_object(target)
-            if not isinstance(command, Command):
-                raise FamilyError(
-                    f"family {fam.name!r}: {target} is a {type(command).__name__}, not a benchmarks.cli.Command"
-                )
-            cmd = _parser(sub, command.name, command.help, description=command.description)
-            command.add_arguments(cmd)
-            cmd.set_defaults(func=command.run)
+        for command in declared(fam, "commands", Command):
+            _add_command(sub, command)
         if fam.benchmark:
             importlib.import_module(fam.benchmark)
             if fam.command in family.REGISTRY:
@@ -248,9 +234,23 @@ def _add_families(sub: Any) -> None:
 def _add_benchmark(sub: Any, bench: Any) -> None:
     from benchmarks import family_command
 
-    cmd = _parser(sub, bench.name, bench.help, description=bench.description)
-    family_command.add_arguments(cmd, bench)
-    cmd.set_defaults(func=lambda args: family_command.run_command(bench, args))
+    _add_command(
+        sub,
+        Command(
+            bench.name,
+            bench.help,
+            lambda cmd: family_command.add_arguments(cmd, bench),
+            lambda args: family_command.run_command(bench, args),
+            bench.description,
+        ),
+    )
+
+
+def _add_command(sub: Any, command: Command) -> None:
+    """One sub-command: its parser, its options, the function it runs (a family's and a shared command alike)."""
+    cmd = _parser(sub, command.name, command.help, description=command.description)
+    command.add_arguments(cmd)
+    cmd.set_defaults(func=command.run)
 
 
 def retired_command(argv: list[str]) -> str | None:
@@ -275,15 +275,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_text(), help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_families(sub)
-    # the shared commands, beside the families' (one line each)
-    _add_rl(sub)
-    _add_crossplay(sub)
-    _add_selfplay(sub)
+    # the shared commands, beside the families'
+    for command in _agent_commands():
+        _add_command(sub, command)
     _add_data(sub)
     _add_model(sub)
-    _add_batch(sub)
-    _add_export(sub)
-    _add_report(sub)
+    for command in _tool_commands():
+        _add_command(sub, command)
     _add_registry(sub)
     _use_formatter(parser)
     return parser

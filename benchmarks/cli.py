@@ -87,6 +87,7 @@ __all__ = [
     "refuse_options",
     "split_list",
     "Refused",
+    "CheckedAction",
     "server_summary",
 ]
 
@@ -191,14 +192,9 @@ def check_applies(args: argparse.Namespace) -> None:
             not_applicable(args, [dest], rule.why)
 
 
-class Refused(argparse.Action):
-    """An option of the shared vocabulary that does not apply to this command: writing it is a usage error
-    (exit status 2) that says why, instead of argparse's "unrecognized arguments" (:func:`refuse_options`)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, why: str = "", **kwargs: Any) -> None:
-        kwargs.update(nargs="?", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        super().__init__(option_strings, dest, **kwargs)
-        self.why = why
+class CheckedAction(argparse.Action):
+    """An option whose writing is checked first: :meth:`check` names a usage error (argparse's exit status 2)
+    or returns None, and the value is stored (:class:`Refused`, :class:`OneSpelling`)."""
 
     def __call__(
         self,
@@ -207,7 +203,29 @@ class Refused(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        parser.error(f"{option_string} does not apply to `{parser.prog}`: {self.why}")
+        error = self.check(parser, namespace, option_string)
+        if error is not None:
+            parser.error(error)
+        setattr(namespace, self.dest, values)
+
+    def check(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, option_string: str | None
+    ) -> str | None:
+        """The usage error of writing this option here (``option_string``: how it was spelled), else None."""
+        raise NotImplementedError
+
+
+class Refused(CheckedAction):
+    """An option of the shared vocabulary that does not apply to this command: writing it is a usage error
+    (exit status 2) that says why, instead of argparse's "unrecognized arguments" (:func:`refuse_options`)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, why: str = "", **kwargs: Any) -> None:
+        kwargs.update(nargs="?", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        super().__init__(option_strings, dest, **kwargs)
+        self.why = why
+
+    def check(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, option_string: str | None) -> str:
+        return f"{option_string} does not apply to `{parser.prog}`: {self.why}"
 
 
 def refuse_options(parser: argparse.ArgumentParser, options: dict[str, str]) -> None:
@@ -229,7 +247,7 @@ def add_format_option(parser: argparse.ArgumentParser | Any) -> None:
     )
 
 
-class OneSpelling(argparse.Action):
+class OneSpelling(CheckedAction):
     """Stores an option's value, and makes two spellings of it on one command line (``--episodes 3
     --runs 5``: an option and its alias) a usage error rather than letting the last one win."""
 
@@ -238,19 +256,15 @@ class OneSpelling(argparse.Action):
         #: per namespace (by id, checked against a weak reference: ids are reused): the spelling that set it
         self._spelled: dict[int, tuple[weakref.ref, str | None]] = {}
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
+    def check(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, option_string: str | None
+    ) -> str | None:
         ref, before = self._spelled.get(id(namespace), (None, None))
         if ref is not None and ref() is namespace and before != option_string:
-            parser.error(f"{before} and {option_string} are two names of one option; give it once")
+            return f"{before} and {option_string} are two names of one option; give it once"
         self._spelled = {k: v for k, v in self._spelled.items() if v[0]() is not None}
         self._spelled[id(namespace)] = (weakref.ref(namespace), option_string)
-        setattr(namespace, self.dest, values)
+        return None
 
 
 @dataclass(frozen=True)

@@ -68,114 +68,79 @@ def add_llm_options(
     unknown = set(only) - set(LLM_OPTIONS)
     if unknown:
         raise RunnerError(f"unknown LLM options {sorted(unknown)}; choose from {', '.join(LLM_OPTIONS)}")
-    options: dict[str, tuple[tuple, dict]] = {
-        "backend": (
-            ("--backend",),
-            dict(
-                choices=BACKENDS,
-                default="vllm",
-                help="vllm: an in-process engine; openai: any OpenAI-compatible server",
+    options: dict[str, dict[str, Any]] = {  # by name: the flag is --name, with dashes
+        "backend": dict(
+            choices=BACKENDS,
+            default="vllm",
+            help="vllm: an in-process engine; openai: any OpenAI-compatible server",
+        ),
+        "model": dict(
+            default=None,
+            help="a known short name (smollm2-135m: `tom-envs model list`); vllm: "
+            "a local model folder; openai: the served model name",
+        ),
+        "base_url": dict(
+            default=None,
+            help="openai: the server's base URL, e.g. http://127.0.0.1:8000/v1 (key from OPENAI_API_KEY)",
+        ),
+        "tokenizer": dict(default=None, help="openai: a local tokenizer for chat-template scoring"),
+        "max_model_len": dict(
+            type=positive_int,
+            default=None,
+            help=max_model_len_help or "vllm: context length (default: the model's)",
+        ),
+        "fallback": dict(
+            choices=FALLBACKS,
+            default="raise",
+            help="after the bounded re-asks: raise, or a uniformly random choice (flagged and counted)",
+        ),
+        "max_resamples": dict(
+            type=non_negative_int, default=10, help="re-asks after a reply that names no valid choice"
+        ),
+        "lockstep": dict(
+            type=count(MAX_LOCKSTEP),
+            default=lockstep,
+            help=lockstep_help or "episodes stepped at once (one backend call per prompting stage)",
+        ),
+        "scoring_path": dict(
+            choices=SCORING_PATH_CHOICES,
+            default="auto",
+            help=(
+                "how label log-probabilities are read: next-token (max_tokens=1 requests that share the prompt's prefix "
+                "cache), prompt-logprobs (the prompt's own log-probabilities; never cached), auto (next-token where the "
+                "backend supports it); equal scores either way"
             ),
         ),
-        "model": (
-            ("--model",),
-            dict(
-                default=None,
-                help="a known short name (smollm2-135m: `tom-envs model list`); vllm: "
-                "a local model folder; openai: the served model name",
-            ),
+        "engine_arg": dict(
+            action="append",
+            type=engine_arg,
+            default=[],
+            metavar="KEY=VALUE",
+            help="vllm: one more vllm.LLM argument (repeatable; values read as "
+            "JSON, else text), e.g. gpu_memory_utilization=0.8",
         ),
-        "base_url": (
-            ("--base-url",),
-            dict(
-                default=None,
-                help="openai: the server's base URL, e.g. http://127.0.0.1:8000/v1 (key from OPENAI_API_KEY)",
-            ),
+        "timeout": dict(
+            type=positive_float,
+            default=SERVER_DEFAULTS["timeout"],
+            metavar="SECONDS",
+            help="openai: seconds per HTTP attempt",
         ),
-        "tokenizer": (("--tokenizer",), dict(default=None, help="openai: a local tokenizer for chat-template scoring")),
-        "max_model_len": (
-            ("--max-model-len",),
-            dict(
-                type=positive_int,
-                default=None,
-                help=max_model_len_help or "vllm: context length (default: the model's)",
-            ),
+        "max_retries": dict(
+            type=non_negative_int,
+            default=SERVER_DEFAULTS["max_retries"],
+            help="openai: most retries of one request (timeouts, 408/409/429/5xx, garbled replies)",
         ),
-        "fallback": (
-            ("--fallback",),
-            dict(
-                choices=FALLBACKS,
-                default="raise",
-                help="after the bounded re-asks: raise, or a uniformly random choice (flagged and counted)",
-            ),
-        ),
-        "max_resamples": (
-            ("--max-resamples",),
-            dict(type=non_negative_int, default=10, help="re-asks after a reply that names no valid choice"),
-        ),
-        "lockstep": (
-            ("--lockstep",),
-            dict(
-                type=count(MAX_LOCKSTEP),
-                default=lockstep,
-                help=lockstep_help or "episodes stepped at once (one backend call per prompting stage)",
-            ),
-        ),
-        "scoring_path": (
-            ("--scoring-path",),
-            dict(
-                choices=SCORING_PATH_CHOICES,
-                default="auto",
-                help=(
-                    "how label log-probabilities are read: next-token (max_tokens=1 requests that share the prompt's prefix "
-                    "cache), prompt-logprobs (the prompt's own log-probabilities; never cached), auto (next-token where the "
-                    "backend supports it); equal scores either way"
-                ),
-            ),
-        ),
-        "engine_arg": (
-            ("--engine-arg",),
-            dict(
-                action="append",
-                type=engine_arg,
-                default=[],
-                metavar="KEY=VALUE",
-                help="vllm: one more vllm.LLM argument (repeatable; values read as "
-                "JSON, else text), e.g. gpu_memory_utilization=0.8",
-            ),
-        ),
-        "timeout": (
-            ("--timeout",),
-            dict(
-                type=positive_float,
-                default=SERVER_DEFAULTS["timeout"],
-                metavar="SECONDS",
-                help="openai: seconds per HTTP attempt",
-            ),
-        ),
-        "max_retries": (
-            ("--max-retries",),
-            dict(
-                type=non_negative_int,
-                default=SERVER_DEFAULTS["max_retries"],
-                help="openai: most retries of one request (timeouts, 408/409/429/5xx, garbled replies)",
-            ),
-        ),
-        "retry_budget": (
-            ("--retry-budget",),
-            dict(
-                type=positive_float,
-                default=SERVER_DEFAULTS["retry_budget"],
-                metavar="SECONDS",
-                help="openai: seconds after the start of a call during which retries may still start",
-            ),
+        "retry_budget": dict(
+            type=positive_float,
+            default=SERVER_DEFAULTS["retry_budget"],
+            metavar="SECONDS",
+            help="openai: seconds after the start of a call during which retries may still start",
         ),
     }
     llm = parser.add_argument_group(title)
     for name in LLM_OPTIONS:
         if name in only:
-            flags, kwargs = options[name]
-            llm.add_argument(*flags, **kwargs)
+            llm.add_argument("--" + name.replace("_", "-"), **options[name])
     return llm
 
 

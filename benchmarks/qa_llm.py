@@ -138,21 +138,6 @@ def add_qa_llm_options(parser: argparse.ArgumentParser) -> None:
         parser,
         title="LLM answerer (--policy llm)",
         lockstep=DEFAULT_LOCKSTEP,
-        only=(
-            "backend",
-            "model",
-            "base_url",
-            "tokenizer",
-            "max_model_len",
-            "fallback",
-            "max_resamples",
-            "lockstep",
-            "scoring_path",
-            "engine_arg",
-            "timeout",
-            "max_retries",
-            "retry_budget",
-        ),
         lockstep_help="episodes answered at once (one backend call per question position)",
     )
     llm.add_argument(

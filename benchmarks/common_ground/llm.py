@@ -37,22 +37,28 @@ LLM_POLICIES = (RELEASE_POLICY, BELIEFS_POLICY)
 _CHUNK = 64  # prompts per backend call = lockstep x _CHUNK
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``llm-release`` and ``llm-beliefs`` (the backend options are ``--policy llm``'s)."""
-    group = parser.add_argument_group("llm-release / llm-beliefs")
-    group.add_argument(
-        "--prompt-file",
-        default=None,
-        help="llm-release: the zero-shot prompt template (default: <data-dir>/prompts/gpt-zero-shot, "
+#: The options of ``llm-release`` and ``llm-beliefs`` (the backend options are ``--policy llm``'s), as the
+#: family's :data:`benchmarks.common_ground.benchmark.OPTIONS`: flag -> argparse keywords.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--prompt-file": {
+        "default": None,
+        "help": "llm-release: the zero-shot prompt template (default: <data-dir>/prompts/gpt-zero-shot, "
         "the release's file; the bundled sample has one of ours)",
-    )
-    group.add_argument(
-        "--temperature",
-        type=float,
-        default=None,
-        help="llm-release / llm-beliefs sampling temperature (default: 1.0 for llm-release as 003; "
+    },
+    "--temperature": {
+        "type": float,
+        "default": None,
+        "help": "llm-release / llm-beliefs sampling temperature (default: 1.0 for llm-release as 003; "
         "0.0 for llm-beliefs)",
-    )
+    },
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``llm-release`` and ``llm-beliefs`` (:data:`OPTIONS`), in their own group."""
+    group = parser.add_argument_group("llm-release / llm-beliefs")
+    for flag, keywords in OPTIONS.items():
+        group.add_argument(flag, **keywords)
 
 
 def prompt_file(args: argparse.Namespace) -> Path:

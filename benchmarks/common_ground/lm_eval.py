@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchmarks.harnesses.lm_eval_family import ExportSettings, FamilyExport, Metric, Source, TaskData
@@ -30,6 +30,22 @@ CONTEXT = "window"  # 003's rows (and the suite's default --context)
 F1_METRICS = ("f1_macro", "f1_yes", "f1_no", "precision_yes", "precision_no", "recall_yes", "recall_no")
 MEAN_METRICS = (Metric("acc"), Metric("unparsed", higher_is_better=False))
 ALL_METRICS = (*MEAN_METRICS, *(Metric(m, "suite") for m in F1_METRICS), Metric("consistency", "suite"))
+
+#: A question's identity as the suite's records keep it, each field with its type (None: kept as it is):
+#: conversation, sentence and event numbers, belief order, chain and certainty.
+IDENTITY: dict[str, Callable[[Any], Any] | None] = {
+    "cid": int,
+    "sno": int,
+    "eno": float,
+    "order": int,
+    "chain": None,
+    "belief_Q": None,
+}
+
+
+def question_identity(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`IDENTITY` fields of ``fields`` (a question's metadata, or a document read back), typed."""
+    return {k: fields[k] if kind is None else kind(fields[k]) for k, kind in IDENTITY.items()}
 
 
 class CommonToMExport(ExportSettings):
@@ -105,12 +121,7 @@ def documents(env: Any, template: str) -> list[dict[str, Any]]:
                 docs.append(
                     {
                         "id": f"{cid}:{item.meta['sno']}:{item.meta['eno']}:{item.role}:{item.meta['belief_Q']}",
-                        "cid": int(cid),
-                        "sno": int(item.meta["sno"]),
-                        "eno": float(item.meta["eno"]),
-                        "order": int(item.meta["order"]),
-                        "chain": item.role,
-                        "belief_Q": item.meta["belief_Q"],
+                        **question_identity({**item.meta, "cid": cid, "chain": item.role}),
                         "qtype": item.qtype,
                         "context": obs["context"],
                         "question": obs["question"],
@@ -135,12 +146,7 @@ class CommonToMScorer:
         label = parse_release_reply(reply)
         correct = label is not None and label == doc["answer"]
         record = {
-            "cid": int(doc["cid"]),
-            "sno": int(doc["sno"]),
-            "eno": float(doc["eno"]),
-            "order": int(doc["order"]),
-            "chain": doc["chain"],
-            "belief_Q": doc["belief_Q"],
+            **question_identity(doc),
             "gold": RELEASE_ANSWERS.index(doc["answer"]),
             "correct": correct,
             "unparsed": label is None,
@@ -162,4 +168,4 @@ class CommonToMScorer:
 
 LM_EVAL = CommonToMExport(family="common_ground", prefix=PREFIX, splits=("test", "train", "all"), default_split="test")
 
-__all__ = ["LM_EVAL", "CommonToMExport", "CommonToMScorer", "documents"]
+__all__ = ["LM_EVAL", "CommonToMExport", "CommonToMScorer", "documents", "question_identity"]

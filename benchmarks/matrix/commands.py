@@ -25,6 +25,21 @@ from benchmarks.cli_llm import LLM_FLAGS, add_llm_options
 from benchmarks.cli_types import non_negative_int, output_dir, positive_float, positive_int
 
 
+#: The LLM options ``perf llm`` reads (the backend's; it re-asks nothing and steps its own lockstep).
+PERF_LLM_OPTIONS = (
+    "backend",
+    "model",
+    "base_url",
+    "tokenizer",
+    "max_model_len",
+    "engine_arg",
+    "timeout",
+    "max_retries",
+    "retry_budget",
+    "scoring_path",
+)
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     from benchmarks.matrix.demo import DemoOutput
     from benchmarks.matrix.demo import main as demo
@@ -73,21 +88,7 @@ def _run_perf(args: argparse.Namespace) -> int:
     from benchmarks.matrix.perf import PerfRun, figure_log, format_rl, format_table, perf_matrix, perf_rl
 
     progress = False if args.format == "json" else None  # None: a bar on a terminal
-    llm_only = [
-        "episodes",
-        "horizon",
-        "reference_episodes",
-        "backend",
-        "model",
-        "base_url",
-        "tokenizer",
-        "max_model_len",
-        "engine_arg",
-        "timeout",
-        "max_retries",
-        "retry_budget",
-        "scoring_path",
-    ]
+    llm_only = ["episodes", "horizon", "reference_episodes", *PERF_LLM_OPTIONS]
     not_applicable(
         args,
         {"matrix": ["steps", *llm_only], "rl": llm_only, "llm": ["steps", "seconds"]}[args.suite],
@@ -132,42 +133,44 @@ def flat_lines(res: dict, prefix: str = "") -> list[str]:
     return lines
 
 
+#: ``perf``'s own options: flag -> (type, default, help).
+PERF_OPTIONS = {
+    "--seconds": (
+        positive_float,
+        0.5,
+        "matrix: length of each timed run (best of 3); rl: of each env-stepping run",
+    ),
+    "--steps": (
+        positive_int,
+        8192,
+        "rl: PPO training steps per measurement (one per RL task, the tasks of every family)",
+    ),
+    "--episodes": (positive_int, 30, "llm: episodes in lockstep"),
+    "--horizon": (positive_int, 10, "llm: rounds per episode of the speed run"),
+    "--reference-episodes": (
+        positive_int,
+        2,
+        "llm: episodes the plain transformers loop plays (vllm on a local folder or known model)",
+    ),
+    "--seed": (
+        non_negative_int,
+        0,
+        "seeds what perf randomises: env resets and the random actions of the stepping loops, "
+        "PPO's seed (rl), the LLM episodes' seeds (llm)",
+    ),
+    "--out": (
+        output_dir,
+        None,
+        "also append every figure the moment it is measured to DIR/perf/<suite>.jsonl (JSON lines, "
+        "stamped with the code and the run; default: print only)",
+    ),
+}
+
+
 def _perf_arguments(perf: argparse.ArgumentParser) -> None:
     perf.add_argument("suite", choices=["matrix", "rl", "llm"], help="what to time")
-    perf.add_argument(
-        "--seconds",
-        type=positive_float,
-        default=0.5,
-        help="matrix: length of each timed run (best of 3); rl: of each env-stepping run",
-    )
-    perf.add_argument(
-        "--steps",
-        type=positive_int,
-        default=8192,
-        help="rl: PPO training steps per measurement (one per RL task, the tasks of every family)",
-    )
-    perf.add_argument("--episodes", type=positive_int, default=30, help="llm: episodes in lockstep")
-    perf.add_argument("--horizon", type=positive_int, default=10, help="llm: rounds per episode of the speed run")
-    perf.add_argument(
-        "--reference-episodes",
-        type=positive_int,
-        default=2,
-        help="llm: episodes the plain transformers loop plays (vllm on a local folder or known model)",
-    )
-    perf.add_argument(
-        "--seed",
-        type=non_negative_int,
-        default=0,
-        help="seeds what perf randomises: env resets and the random actions of the stepping loops, "
-        "PPO's seed (rl), the LLM episodes' seeds (llm)",
-    )
-    perf.add_argument(
-        "--out",
-        type=output_dir,
-        default=None,
-        help="also append every figure the moment it is measured to DIR/perf/<suite>.jsonl (JSON lines, "
-        "stamped with the code and the run; default: print only)",
-    )
+    for flag, (kind, default, text) in PERF_OPTIONS.items():
+        perf.add_argument(flag, type=kind, default=default, help=text)
     add_format_option(perf)
     refuse_options(
         perf,
@@ -179,18 +182,7 @@ def _perf_arguments(perf: argparse.ArgumentParser) -> None:
     add_llm_options(
         perf,
         title="perf llm",
-        only=(
-            "backend",
-            "model",
-            "base_url",
-            "tokenizer",
-            "max_model_len",
-            "engine_arg",
-            "timeout",
-            "max_retries",
-            "retry_budget",
-            "scoring_path",
-        ),
+        only=PERF_LLM_OPTIONS,
         max_model_len_help="vllm: context length; a 100-round history needs ~4,500",
     )
     refuse_options(

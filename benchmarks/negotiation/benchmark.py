@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.cli import Applies, add_run_options, declare_applies
-from benchmarks.cli_llm import add_llm_options, llm_settings
+from benchmarks.cli_llm import LLM_OPTIONS, add_llm_options, llm_settings
 from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.family import Benchmark, Part, register
 from benchmarks.family_command import Context, play
@@ -85,6 +85,8 @@ from tom_envs.negotiation.case_rules import MAX_EPISODE_WORK
 from tom_envs.negotiation.errors import NegotiationConfigError, NegotiationWarning
 from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS, DIFFICULTY_MODES, resolve_scenario
 
+#: The LLM options of the parts: the group's but --tokenizer and --scoring-path, which no part takes.
+LLM_PART_OPTIONS = tuple(o for o in LLM_OPTIONS if o not in ("tokenizer", "scoring_path"))
 
 #: The options choosing how each part of an episode is played or scored: flag -> (choices, default, help).
 PART_OPTIONS: dict[str, tuple[Sequence[str], str | None, str]] = {
@@ -190,19 +192,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser,
         title="LLM parts (--mediator llm-*; --parties llm; --attitudes llm; --mi-judge llm; "
         "--agreement llm; --behaviour-judge)",
-        only=(
-            "backend",
-            "model",
-            "base_url",
-            "max_model_len",
-            "fallback",
-            "max_resamples",
-            "lockstep",
-            "engine_arg",
-            "timeout",
-            "max_retries",
-            "retry_budget",
-        ),
+        only=LLM_PART_OPTIONS,
         lockstep=1,  # no part scores
         lockstep_help="episodes of one scenario played together by an LLM mediator (one backend call "
         "per stage for all of them; records equal those of a run one by one)",
@@ -224,19 +214,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 "--mi-judge llm, --agreement llm or --behaviour-judge)",
                 when=uses_llm,
             )
-            for dest in (
-                "backend",
-                "model",
-                "base_url",
-                "max_model_len",
-                "fallback",
-                "max_resamples",
-                "engine_arg",
-                "timeout",
-                "max_retries",
-                "retry_budget",
-                "max_tokens",
-            )
+            # the parts' LLM options but --lockstep (the runner's, for every policy), and --max-tokens
+            for dest in (*LLM_PART_OPTIONS, "max_tokens")
+            if dest != "lockstep"
         },
     )
     for action in parser._actions:  # each LLM part has its own default number of re-asks

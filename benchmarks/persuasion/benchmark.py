@@ -78,6 +78,7 @@ import argparse
 from typing import Any, Callable
 
 from benchmarks.cli import Applies, add_run_options, declare_applies
+from benchmarks.cli_llm import LLM_OPTIONS
 from benchmarks.cli_types import comma_list, positive_int, split_list
 from benchmarks.family import Benchmark, Part, register
 from benchmarks.family_command import Context, play
@@ -201,24 +202,8 @@ def applicability() -> dict[str, Applies]:
     )
     answerer = Applies("without --policy llm", when=lambda args: args.env == "live" or _qa_llm(args))
     return {
-        **{
-            dest: anywhere
-            for dest in (
-                "backend",
-                "model",
-                "base_url",
-                "tokenizer",
-                "max_model_len",
-                "fallback",
-                "max_resamples",
-                "scoring_path",
-                "engine_arg",
-                "timeout",
-                "max_retries",
-                "retry_budget",
-                "max_tokens",
-            )
-        },
+        # the LLM group's options but --lockstep (the runner's lockstep, for every policy), and --max-tokens
+        **{dest: anywhere for dest in (*LLM_OPTIONS, "max_tokens") if dest != "lockstep"},
         "qa_mode": answerer,
         "scoring": answerer,
     }

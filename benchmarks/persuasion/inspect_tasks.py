@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTaskError, QAItem, QARun, QATask
@@ -207,6 +208,20 @@ def two_seat_play(run: EpisodeRun) -> dict[str, Any]:
     return {"family": run.episode["family"], "seed": run.seed, "episode": episode}
 
 
+#: Live persuasion, the eval's model persuading.
+LIVE_TASK = EpisodeTask(
+    name="persuasion",
+    env_id="tom/Persuasion-v2",
+    play=live_play,
+    metrics=LIVE_METRICS,
+    roles=("persuadee",),
+    options=LIVE_OPTIONS,
+    episodes=live_episodes,
+    refuses=LIVE_REFUSES,
+    check=live_check,
+    description="live persuasion: the model persuades; the persuadee's reader on a model role",
+)
+
 TASKS = (
     QATask(
         name="persuasive_tom",
@@ -217,27 +232,16 @@ TASKS = (
         description="PersuasiveToM's questions under the authors' protocol",
         refuses=QA_REFUSES,
     ),
-    EpisodeTask(
-        name="persuasion",
-        env_id="tom/Persuasion-v2",
-        play=live_play,
-        metrics=LIVE_METRICS,
-        roles=("persuadee",),
-        options=LIVE_OPTIONS,
-        episodes=live_episodes,
-        refuses=LIVE_REFUSES,
-        check=live_check,
-        description="live persuasion: the model persuades; the persuadee's reader on a model role",
-    ),
-    EpisodeTask(
+    LIVE_TASK,
+    # the same episodes, the persuadee's seat a model too (its role; no reader to choose)
+    replace(
+        LIVE_TASK,
         name="persuasion_two_seat",
         env_id="tom/Persuasion-TwoSeat-v2",
         play=two_seat_play,
         metrics=TWO_SEAT_METRICS,
-        roles=("persuadee",),
         options={"families": None},
-        episodes=live_episodes,
-        refuses=LIVE_REFUSES,
+        check=None,
         description="two-seat live persuasion: the model persuades, the persuadee role answers",
     ),
 )

@@ -24,29 +24,31 @@ The command's ``--out`` keeps every episode (:func:`stored_episodes`; a rerun re
     python -m benchmarks persuasion --env live --policy all --episodes 300
     python -m benchmarks persuasion --env live --policy bayes,llm --backend openai --base-url URL --model NAME
 
-The command itself (options, QA rows) is :mod:`benchmarks.persuasion.benchmark`.
+The command itself (options, QA rows) is :mod:`benchmarks.persuasion.benchmark`; an episode is played by
+:mod:`benchmarks.persuasion.live_play`, stored by :mod:`benchmarks.persuasion.live_store` and the rows printed by
+:mod:`benchmarks.persuasion.live_table` (their public names are importable from here too).
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from benchmarks import policy_seeds
 from benchmarks.cli import not_applicable
 from benchmarks.cli_types import positive_int
 from benchmarks.errors import RunnerError
-from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, ResultsFile, fault_columns, results_path
-from benchmarks.runner import Cell, progress_bar, run_cell
+from benchmarks.persuasion.live_play import play_episode, play_two_seat, policy_seed  # noqa: F401  (re-exported)
+from benchmarks.persuasion.live_store import LiveCell, LiveJob, counters_since, stored_episodes, sum_stats
+from benchmarks.persuasion.live_table import format_live_table  # noqa: F401  (re-exported)
+from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, fault_columns
+from benchmarks.runner import progress_bar
 from benchmarks.runner_envs import make_env
-from benchmarks.runner_episodes import EpisodeResult, play
 from tom_envs.stats import mean_ci95
 from policies.base import BasePolicy
-from policies.llm.caller import FAULT_COUNTERS, split_faults
+from policies.llm.caller import split_faults
 from policies.persuasion.scripted import MIND_PERSUADERS
 from policies.persuasion.speaking import SPEAKING_PERSUADERS
 from tom_envs.errors import TomEnvsError
@@ -60,19 +62,10 @@ LLM_PERSUADER = "llm"
 LIVE_EPISODES = 300  # default episodes per persuader and family
 LIVE_HORIZON = 4
 TARGETS = ("desire", "belief", "intention")
-#: A live episode to play: (scenario family, seed).
-LiveJob = tuple[str, int]
 
 
 class PersuasionBenchmarkError(TomEnvsError, ValueError):
     """Bad arguments to ``python -m benchmarks persuasion``."""
-
-
-def policy_seed(seed: int, seat: int = 0) -> int | None:
-    """The seed of the episode's ``seat``-th policy (0: the persuader, 1: a two-seat persuadee): the run's policy
-    stream (:func:`benchmarks.policy_seeds.policy_seed`), which no table over env seeds inverts (a fixed hash
-    of ``seed`` would let a persuader rebuild the episode's persona in a shadow env)."""
-    return policy_seeds.policy_seed(seed, seat=seat)
 
 
 class DefaultPolicy(str):
@@ -150,65 +143,6 @@ def add_live_arguments(parser: argparse.ArgumentParser) -> None:
         default="scripted",
         help="live: what reads the persuader's utterances (llm: the --model backend)",
     )
-
-
-def play_episode(env: Any, policy: BasePolicy, seed: int, options: dict | None = None) -> dict[str, Any]:
-    """One live episode played by the runner (the policy predicts, acts, observes; the ToM recorder
-    scores its predictions); the env's episode summary with the recorder's ``<target>_accuracy``
-    (percent, None without predictions) for each target of the env."""
-    from benchmarks.runner_envs import recorder_of
-    from wrappers import ToMRecorder
-
-    recorded = env if recorder_of(env) is not None else ToMRecorder(env)
-    result = play(recorded, policy, seed, options=options, policy_seed=policy_seed)
-    by_target = result.summary.get("tom_accuracy_by_target", {})
-    return {**result.info["episode"], **{f"{t}_accuracy": v for t, v in by_target.items()}}
-
-
-def play_two_seat(
-    env: Any, persuader: BasePolicy, persuadee: BasePolicy, seed: int, options: dict | None = None
-) -> dict[str, Any]:
-    """One episode of ``tom/Persuasion-TwoSeat-v1``: both seats predict, act and observe; the persuader
-    is scored by ``wrappers.AECToMRecorder``, the persuadee (its ``strategy`` target) by a
-    ``wrappers.ToMScorer`` on ``env.seat_view()``. Returns the persuader's outcome with
-    ``<target>_accuracy`` for its targets, ``persuadee_strategy_accuracy`` and ``persuadee_return``.
-    A policy with ``reads_text = True`` (the LLM seats) is handed ``env.text(agent)`` as its observation."""
-    from tom_envs.persuasion.mind_two_seat import PERSUADEE, PERSUADER
-    from wrappers import AECToMRecorder, ToMScorer
-
-    recorded = env if isinstance(env, AECToMRecorder) else AECToMRecorder(env)
-    base = recorded.unwrapped
-    persuader.reset(policy_seed(seed))
-    persuadee.reset(policy_seed(seed, seat=1))
-    recorded.reset(seed=seed, options=options)
-    seat = ToMScorer(base.seat_view(PERSUADEE))
-    seat.start()
-    returns = {PERSUADER: 0.0, PERSUADEE: 0.0}
-    for agent in recorded.agent_iter(max_iter=4 * base.horizon + 4):
-        obs, reward, term, trunc, info = recorded.last()
-        returns[agent] += float(reward)
-        if term or trunc:
-            recorded.step(None)
-            continue
-        policy = persuader if agent == PERSUADER else persuadee
-        if getattr(policy, "reads_text", False):
-            obs = base.text(agent)  # an LLM seat reads its own prompt
-        if agent == PERSUADER:
-            recorded.record_prediction(persuader.predict(obs, info))
-        else:
-            seat.record_prediction(persuadee.predict(obs, info))
-        recorded.step(policy.act(obs, info))
-        if agent == PERSUADER:
-            seat.score()
-    summary = recorded.episode_summary()
-    seat_summary = seat.summary()
-    return {
-        **summary["outcome"],
-        **{f"{t}_accuracy": v for t, v in summary.get("tom_accuracy_by_target", {}).items()},
-        "persuadee_strategy_accuracy": seat_summary["tom_accuracy"],
-        "persuadee_return": returns[PERSUADEE],
-        "persuader_return": returns[PERSUADER],
-    }
 
 
 def family_names(families: Any) -> list[str]:
@@ -346,7 +280,7 @@ def live_rows(
                 row["llm_stats"], faults = split_faults(dict(policy.stats))
                 row.update(fault_columns([{FAULTS_FIELD: faults}] if faults is not None else []))
             else:
-                row["llm_stats"] = _sum_stats([played[job].get("_llm_stats", {}) for job in jobs])
+                row["llm_stats"] = sum_stats([played[job].get("_llm_stats", {}) for job in jobs])
                 row.update(
                     fault_columns(
                         [{FAULTS_FIELD: played[job]["_llm_faults"]} for job in jobs if "_llm_faults" in played[job]]
@@ -354,7 +288,7 @@ def live_rows(
                 )
         elif reader is not None:  # a scripted persuader read by an LLM: the reader's server retries
             if out is None:
-                _, faults = split_faults(_counters_since(reader.stats, reader_before))
+                _, faults = split_faults(counters_since(reader.stats, reader_before))
                 row.update(fault_columns([{FAULTS_FIELD: faults}] if faults is not None else []))
             else:
                 jobs = [(f, seed + i) for f in names for i in range(episodes)]
@@ -378,129 +312,6 @@ def _references(env_id: str, names: Sequence[str], horizon: int) -> dict[str, di
         return {f: version.references(version.model(version.family_named(f)), horizon).as_dict() for f in names}
     except TomEnvsError as err:
         raise PersuasionBenchmarkError(f"--horizon {horizon}: {err}") from None
-
-
-@dataclass(frozen=True, eq=False)
-class LiveCell(Cell):
-    """One persuader's live episodes as a cell of the runner (:func:`benchmarks.runner.run_cell`): its
-    "seeds" are :data:`LiveJob` s, its records ``{"version", "policy", "family", "seed", "horizon",
-    "regret_against", "episode", "references", "llm_stats"}`` (``regret_against``: which regret of the
-    episode is the row's ``regret``, ``"bayes"`` -> ``episode["regret"]``, ``"oracle"`` ->
-    ``episode["oracle_regret"]``; ``references``: the family's exact success of random, best open-loop,
-    Bayes-optimal fair and oracle persuaders; ``llm_stats``: the LLM persuader's counters in that episode).
-
-    Attributes:
-        identity: what keys the results file (benchmark, env, persuader, horizon, reader, LLM).
-        env: the recorded live env.
-        policy: the persuader.
-        refs: each family's exact references (:func:`tom_envs.persuasion.planning.references`).
-        regret_against: ``"bayes"`` or ``"oracle"``.
-        reader: the env's LLM reader (``--reader llm``) or None: the server retries its requests
-            took in an episode go into the record's ``llm_faults`` with the persuader's.
-    """
-
-    identity: dict[str, Any]
-    env: Any
-    policy: BasePolicy
-    refs: dict[str, dict[str, Any]]
-    regret_against: str = "bayes"
-    reader: Any = None
-
-    def config(self) -> dict[str, Any]:
-        return dict(self.identity)
-
-    def slug(self) -> str:
-        return f"live_{self.identity['policy']}"
-
-    def path(self, out: Path) -> Path:
-        return results_path(
-            Path(out) / "persuasion", f"live_{self.identity['policy'].replace('-', '_')}", self.identity
-        )
-
-    def results(self, out: Path) -> ResultsFile:
-        return ResultsFile(
-            self.path(out),
-            key=lambda rec: (str(rec["family"]), int(rec["seed"])),
-            check=lambda rec: (rec["episode"]["success"], rec["episode"]["regret"]),
-        )
-
-    def make_env(self) -> Any:
-        return self.env
-
-    def make_policy(self) -> BasePolicy:
-        return self.policy
-
-    def play(self, env: Any, policy: Any, seed: LiveJob) -> EpisodeResult:  # type: ignore[override]
-        family, s = seed
-        before = dict(getattr(policy, "stats", {}))
-        read_before = dict(getattr(self.reader, "stats", {}))
-        episode = play_episode(env, policy, s, options={"family": family})
-        stats: Any = _counters_since(getattr(policy, "stats", {}), before)
-        if self.reader is not None:  # the reader's retries join the persuader's (the runner moves them to llm_faults)
-            read = _counters_since(self.reader.stats, read_before)
-            if hasattr(policy, "stats"):
-                for name in FAULT_COUNTERS:
-                    if read.get(name):
-                        stats[name] = stats.get(name, 0) + read[name]
-            else:
-                stats = {"reader": read}
-            episode = {**episode, "_reader_stats": {k: v for k, v in read.items() if k not in FAULT_COUNTERS}}
-        return EpisodeResult(s, episode, {}, policy_stats=stats)
-
-    def record(self, seed: LiveJob, result: EpisodeResult) -> dict[str, Any]:  # type: ignore[override]
-        family, s = seed
-        summary = dict(result.summary)
-        reader_stats = summary.pop("_reader_stats", None)
-        rec: dict[str, Any] = {
-            "version": RESULTS_VERSION,
-            "policy": self.identity["policy"],
-            "family": family,
-            "seed": s,
-            "horizon": self.identity["horizon"],
-            "regret_against": self.regret_against,
-            "episode": summary,
-            "references": {k: v for k, v in self.refs[family].items() if k != "family"},
-        }
-        for part in ("llm", "reader"):  # the model's exact identity (persuader, reader) in every record
-            if isinstance(self.identity.get(part), dict) and self.identity[part].get("model_identity"):
-                rec[part] = self.identity[part]
-        if hasattr(self.policy, "stats"):
-            rec["llm_stats"] = result.policy_stats
-        if reader_stats is not None:  # the LLM reader's decisions, parse failures and fallbacks in this episode
-            rec["reader_stats"] = reader_stats
-        return rec
-
-
-def stored_episodes(
-    cell: LiveCell, jobs: Sequence[LiveJob], out: Path, progress: bool | None = False
-) -> dict[LiveJob, dict]:
-    """The episodes ``jobs`` of ``cell``: read from its results file under ``out / "persuasion"`` where
-    stored, else played (as :func:`live_rows` plays them) and appended at once by the runner
-    (:func:`benchmarks.runner.run_cell`). Returns the episode summaries by job (an LLM persuader's
-    counters under ``_llm_stats``, the server retries its requests took under ``_llm_faults``)."""
-    records = run_cell(cell, list(jobs), Path(out), progress)
-    return {
-        job: {
-            **rec["episode"],
-            **({"_llm_stats": rec["llm_stats"]} if "llm_stats" in rec else {}),
-            **({"_llm_faults": rec[FAULTS_FIELD]} if FAULTS_FIELD in rec else {}),
-        }
-        for job, rec in zip(jobs, records)
-    }
-
-
-def _counters_since(stats: Any, before: dict[str, Any]) -> dict[str, Any]:
-    """A caller's counters now minus ``before`` (non-numbers as they are now)."""
-    return {k: v - before.get(k, 0) if isinstance(v, (int, float)) else v for k, v in dict(stats).items()}
-
-
-def _sum_stats(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per-episode counters summed (non-numbers: the last one)."""
-    total: dict[str, Any] = {}
-    for st in stats:
-        for k, v in st.items():
-            total[k] = total.get(k, 0) + v if isinstance(v, (int, float)) and not isinstance(v, bool) else v
-    return total
 
 
 def _llm_identity(args: argparse.Namespace | None) -> dict[str, Any]:
@@ -571,67 +382,3 @@ def _policy(name: str, args: argparse.Namespace | None) -> tuple[BasePolicy, dic
         **({} if cap is None else {"max_tokens": cap}),
     )
     return policy, {}, {"model": getattr(args, "model", None), "backend": getattr(args, "backend", None)}
-
-
-# ---------------------------------------------------------------------- output
-def _fmt(m: float | None, ci: float | None, digits: int = 1) -> str:
-    return "n/a" if m is None else f"{m:.{digits}f} ± {ci:.{digits}f}"
-
-
-def format_live_table(live: Sequence[dict[str, Any]]) -> list[str]:
-    """The live rows as plain-text lines: the exact references per family, then per persuader and
-    family success, regret and literal ToM per state."""
-    first = live[0]
-    bounds = "bayes_upper" in first
-    what = (
-        "references per family: random, oracle exact; bayes = guaranteed value of the point-based Bayes "
-        "persuader, bayes<= its upper bound; open-loop exact to T=6, else the beam plan's value, ol<= its "
-        "upper bound"
-        if bounds
-        else "exact success % per family"
-    )
-    out = [
-        f"live persuasion {first.get('env_id', 'tom/Persuasion-v1')}: horizon {first['horizon']}, "
-        f"{first['episodes']} episodes per persuader and family; {what} (value of tracking = bayes - open-loop, "
-        "of information = oracle - bayes)"
-    ]
-    extra = f" {'bayes<=':>8} {'ol<=':>7}" if bounds else ""
-    head = (
-        f"{'family':<10} {'random':>7} {'open-loop':>9} {'bayes':>7}{extra} {'oracle':>7} {'tracking':>9} "
-        f"{'information':>11}"
-    )
-    out += [head, "-" * len(head)]
-    fams = first["by_family"]
-    for f, r in [*fams.items(), ("mean", first)]:
-        up = f" {100 * r['bayes_upper']:>8.1f} {100 * r['open_loop_upper']:>7.1f}" if bounds else ""
-        out.append(
-            f"{f:<10} {100 * r['random']:>7.1f} {100 * r['open_loop']:>9.1f} {100 * r['bayes']:>7.1f}{up} "
-            f"{100 * r['oracle']:>7.1f} {100 * r['value_of_tracking']:>9.1f} {100 * r['value_of_information']:>11.1f}"
-        )
-    head = (
-        f"{'persuader':<11} {'family':<10} {'success %':>13} {'regret':>15} {'desire ToM %':>13} "
-        f"{'belief ToM %':>13} {'intention ToM %':>15}"
-    )
-    out += ["", head, "-" * len(head)]
-    for r in live:
-        for f, fr in [*r["by_family"].items(), ("all", r)]:
-            out.append(
-                f"{r['policy']:<11} {f:<10} {_fmt(fr['success'], fr['success_ci']):>13} "
-                f"{_fmt(fr['regret'], fr['regret_ci'], 3):>15} "
-                f"{_fmt(fr['desire_accuracy'], fr['desire_accuracy_ci']):>13} "
-                f"{_fmt(fr['belief_accuracy'], fr['belief_accuracy_ci']):>13} "
-                f"{_fmt(fr['intention_accuracy'], fr['intention_accuracy_ci']):>15}"
-            )
-    if any(r["regret_against"] == "oracle" for r in live):
-        out.append(
-            "regret: against the Bayes-optimal fair persuader; the oracle's against the state-knowing oracle "
-            "(fair_regret in --format json is against the Bayes-optimal fair persuader for every row)"
-        )
-    for r in live:
-        if "llm_stats" in r:
-            s = r["llm_stats"]
-            out.append(
-                f"{r['policy']} ({r.get('model')}): {s.get('fallbacks', 0)} random fallbacks, "
-                f"{s.get('parse_failures', 0)} unparsed replies over {s.get('decisions', 0)} lines"
-            )
-    return out

@@ -209,6 +209,8 @@ def exact_rows(
 
 
 LIVE_IDS = (V2, V1, TWO_SEAT_V2, TWO_SEAT_V1)
+#: The PPO settings PPO and RecurrentPPO share on live persuasion (each adds its network).
+PPO_SETTINGS = {"n_steps": 64, "batch_size": 128, "learning_rate": 1e-3, "ent_coef": 0.01, "gamma": 1.0, "n_epochs": 4}
 
 LIVE = RLTask(
     env_ids=LIVE_IDS,
@@ -223,24 +225,8 @@ LIVE = RLTask(
     steps=80_000,
     horizon=HORIZON,
     hyper={
-        "ppo": {
-            "n_steps": 64,
-            "batch_size": 128,
-            "learning_rate": 1e-3,
-            "ent_coef": 0.01,
-            "gamma": 1.0,
-            "n_epochs": 4,
-            "policy_kwargs": {"net_arch": [64, 64]},
-        },
-        "recurrent_ppo": {
-            "n_steps": 64,
-            "batch_size": 128,
-            "learning_rate": 1e-3,
-            "ent_coef": 0.01,
-            "gamma": 1.0,
-            "n_epochs": 4,
-            "policy_kwargs": {"lstm_hidden_size": 64, "net_arch": [64]},
-        },
+        "ppo": {**PPO_SETTINGS, "policy_kwargs": {"net_arch": [64, 64]}},
+        "recurrent_ppo": {**PPO_SETTINGS, "policy_kwargs": {"lstm_hidden_size": 64, "net_arch": [64]}},
     },
     seat=PERSUADER,
     references=references,
