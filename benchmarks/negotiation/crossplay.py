@@ -29,12 +29,11 @@ a match by adding consensus, the parties win it when the mediator's moves cost c
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.crossplay import Agent, CrossplayTask, PairCell, Population
+from benchmarks.crossplay import Agent, CrossplayTask, PairCell, Population, seat_learner
 from benchmarks.runner import EpisodeResult
 
 ENV_IDS = ("tom/Negotiation-v1",)
@@ -195,20 +194,8 @@ def _llm(spec: Any, seat: str) -> Any:
 def learner(env_id: str, pop: Population) -> Agent:
     """The PPO mediator, trained (or loaded) now on the mediator task's ``train`` split of ``env_id``."""
     from benchmarks.negotiation.rl import TASK as RL_TASK
-    from benchmarks.rl_train import Training, train
 
-    training = Training(
-        env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {}, dict(RL_TASK.hyper.get("ppo", {}))
-    )
-    train(RL_TASK, training, Path(pop.out) / "learners", pop.log)
-    path = str(training.path(Path(pop.out) / "learners"))
-    return Agent(
-        "ppo",
-        "learner",
-        {"algo": "ppo", "steps": pop.learner_steps, "split": "train", "model": training.key},
-        functools.partial(_learner, path),
-        MEDIATOR,
-    )
+    return seat_learner(env_id, pop, RL_TASK, _learner, MEDIATOR, LEARNER_SEED)
 
 
 def population(env_id: str, pop: Population) -> list[Agent]:

@@ -28,12 +28,11 @@ env's outcome (exact references, regret, fidelity).
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.crossplay import Agent, CrossplayError, CrossplayTask, PairCell, Population
+from benchmarks.crossplay import Agent, CrossplayError, CrossplayTask, PairCell, Population, seat_learner
 from benchmarks.runner import EpisodeResult
 
 ENV_IDS = ("tom/Persuasion-TwoSeat-v1",)
@@ -178,25 +177,13 @@ def learner(env_id: str, pop: Population) -> Agent:
         CrossplayError: a horizon longer than the one it trains at (its observation counts the lines left).
     """
     from benchmarks.persuasion.rl import HORIZON, LIVE
-    from benchmarks.rl_train import Training, train
 
     if pop.horizon > HORIZON:
         raise CrossplayError(
             f"the PPO persuader trains at horizon {HORIZON} (the live RL task's); give --horizon "
             f"{HORIZON} or less, or --learner-steps 0 to leave it out"
         )
-    training = Training(
-        env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {}, dict(LIVE.hyper.get("ppo", {}))
-    )
-    train(LIVE, training, Path(pop.out) / "learners", pop.log)
-    path = str(training.path(Path(pop.out) / "learners"))
-    return Agent(
-        "ppo",
-        "learner",
-        {"algo": "ppo", "steps": pop.learner_steps, "split": "train", "model": training.key},
-        functools.partial(_learner, path),
-        PERSUADER,
-    )
+    return seat_learner(env_id, pop, LIVE, _learner, PERSUADER, LEARNER_SEED)
 
 
 def population(env_id: str, pop: Population) -> list[Agent]:
