@@ -12,7 +12,7 @@ from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
-    figure_section,
+    plane_section,
     all_episode_keys,
     as_dict,
     joined,
@@ -310,16 +310,9 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
             }
         )
     written: list[str] = []
-    if panels:
-        blocks += figure_section(
-            "Literal vs functional ToM",
-            PLANE_CAPTION,
-            written,
-            root,
-            figures.plane(
-                out / "plane.png", "Matrix games: literal vs functional ToM", panels, variant_title="horizon, partners"
-            ),
-        )
+    blocks += plane_section(
+        "Matrix games: literal vs functional ToM", PLANE_CAPTION, panels, "horizon, partners", written, out, root
+    )
     # per-round curves per (game, partners)
     if groups:
         blocks.append({"kind": "h3", "text": "Per-round regret and ToM accuracy"})

@@ -12,8 +12,10 @@ from benchmarks.negotiation.stance_cells import cell_columns
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
+from tom_envs.negotiation.outcomes import OUTCOME_KEYS
 from benchmarks.report.sections import (
     figure_section,
+    plane_section,
     agent_name,
     as_dict,
     joined,
@@ -65,25 +67,14 @@ NEGOTIATION_EPISODE = {
     "mediator_turns",
     "metric_definitions",
     "other_definitions",
-    # issue 28: the outcome table and the transcript view
-    "agreed",
-    "deals",
-    "full_deal",
-    "blocked_agreements",
-    "blocked_agreement_topics",
-    "utilities",
-    "nash_product",
-    "nash_product_max",
-    "pareto_efficient",
+    # issue 28: the outcome table and the transcript view; issue 41: what the case allows (the outcome keys)
+    *OUTCOME_KEYS,
     "success_rate",
     "success_rate_max",
     "mediator_frequency",
     "drops",
     "blocked_stances",
     "transcript",
-    # issue 41: what the case allows (the efficiency keys are judged over the achievable outcomes)
-    "full_deal_possible",
-    "outcome_reference",
     # --behaviour-judge: the release's behaviour scores
     "behaviour",
     "behaviour_judge",
@@ -489,19 +480,9 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
         if points
         else []
     )
-    if panels:
-        blocks += figure_section(
-            "Literal vs functional ToM",
-            PLANE_CAPTION,
-            written,
-            root,
-            figures.plane(
-                out / "plane.png",
-                "Negotiation: literal vs functional ToM",
-                panels,
-                variant_title="conflict mode, parties",
-            ),
-        )
+    blocks += plane_section(
+        "Negotiation: literal vs functional ToM", PLANE_CAPTION, panels, "conflict mode, parties", written, out, root
+    )
     by_mode: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_mode[r["mode"]].append(r)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report.load import FamilyData
+from benchmarks.report.sections import figure_block
 
 #: The results folder ``tom-envs crossplay`` writes (``benchmarks.crossplay.FOLDER``).
 FOLDER = "crossplay"
@@ -108,6 +109,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         agreement_row,
         agreement_text,
         pairing_rows,
+        rating_label,
         rating_rows,
         seat_of,
     )
@@ -136,17 +138,16 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
             cols,
             seats,
         )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
         blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": (
+            figure_block(
+                path,
+                (
                     f"{env_id}, {pairs[0]['episodes'] if pairs else 0} episodes per ordered pairing: the {label} "
                     "against each column agent (means over episodes; the table below has the 95 % CIs)."
                 ),
-            }
+                figures,
+                root,
+            )
         )
     blocks.append(
         {
@@ -193,10 +194,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
             "rows": [
                 {
                     "cells": [
-                        str(r["rank"]),
-                        r["agent"],
-                        r["agent_kind"],
-                        f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "either",
+                        *rating_label(r, "either"),
                         f"{r['mu']:.2f}",
                         f"{r['sigma']:.2f}",
                         f"{r['ordinal']:.2f}",
@@ -258,23 +256,22 @@ def _num(value: Any, ci: Any) -> Any:
     return {"text": f"{value:.2f} ± {ci:.2f}" if ci is not None else f"{value:.2f}", "value": value, "ci": ci}
 
 
+#: The section's opening paragraph.
+INTRO = (
+    "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
+    "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
+    "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
+    "it counts for each id: docs/crossplay.md). "
+    "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
+    "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
+    "left out), with their uncertainty sigma."
+)
+
+
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The crossplay section from the stored records only."""
     by_env = _records(fam)
-    blocks: list[dict[str, Any]] = [
-        {
-            "kind": "p",
-            "text": (
-                "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
-                "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
-                "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
-                "it counts for each id: docs/crossplay.md). "
-                "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
-                "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
-                "left out), with their uncertainty sigma."
-            ),
-        }
-    ]
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": INTRO}]
     figures: list[str] = []
     panels = []
     for env_id in sorted(by_env):
@@ -293,15 +290,14 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         path = figs_mod.plane(
             out / "plane.png", "Crossplay populations: literal vs functional ToM", panels, variant_title="env"
         )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
         blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": "The agents that predict: ToM % (x) against their "
+            figure_block(
+                path,
+                "The agents that predict: ToM % (x) against their "
                 "mean return over every pairing (y), 95 % CIs over episodes.",
-            }
+                figures,
+                root,
+            )
         )
     return {
         "family": fam.folder,

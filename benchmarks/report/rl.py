@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report.load import FamilyData
+from benchmarks.report.sections import figure_block
 
 #: The results folder ``tom-envs rl`` writes (``benchmarks.rl_eval.RLCell.family``).
 FOLDER = "rl"
@@ -137,20 +138,19 @@ def curve_panels_of(group: str, rows: list[dict[str, Any]]) -> list[dict[str, An
     return out
 
 
+#: The section's opening paragraph.
+INTRO = (
+    "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
+    "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
+    "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
+    "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md)."
+)
+
+
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The RL section from the stored rows only."""
     rows = _rows(fam)
-    blocks: list[dict[str, Any]] = [
-        {
-            "kind": "p",
-            "text": (
-                "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
-                "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
-                "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
-                "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md)."
-            ),
-        }
-    ]
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": INTRO}]
     panels: list[dict[str, Any]] = []
     curve_panels: list[dict[str, Any]] = []
     for env_id in sorted({_group(r) for r in rows}):
@@ -211,16 +211,15 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
             panels,
             variant_title="test split, training steps",
         )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
         blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": "RL agents and their references: ToM % (x) "
+            figure_block(
+                path,
+                "RL agents and their references: ToM % (x) "
                 "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
                 "stop at 0 and 100 %.",
-            }
+                figures,
+                root,
+            )
         )
     if curve_panels:
         from benchmarks.report import figures as figs
@@ -228,17 +227,16 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         path = figs.curves(
             out / "curves.png", "RL agents: learning curves on the test split", curve_panels, variant_title="measure"
         )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
         blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": "Learning curves (evaluation during training, "
+            figure_block(
+                path,
+                "Learning curves (evaluation during training, "
                 "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
                 "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
                 "training seeds.",
-            }
+                figures,
+                root,
+            )
         )
     return {
         "family": fam.folder,

@@ -118,6 +118,31 @@ def figure_section(heading: str, caption: str, written: list[str], root: Path, p
     return figure_blocks(heading, write(path, written, root), caption)
 
 
+def figure_block(path: Path, caption: str, written: list[str], root: Path) -> Block:
+    """The block of a figure just drawn at ``path`` with its caption, under no heading of its own; the file is
+    recorded in ``written`` (relative to ``root``, as the page links it)."""
+    return {"kind": "figure", "src": write(path, written, root), "caption": caption}
+
+
+def plane_section(
+    title: str,
+    caption: str,
+    panels: list[dict[str, Any]],
+    variant_title: str,
+    written: list[str],
+    out: Path,
+    root: Path,
+) -> list[Block]:
+    """A family's literal-vs-functional figure (``out/plane.png``, :func:`benchmarks.report.figures.plane`, titled
+    ``title``) under the heading "Literal vs functional ToM"; no blocks without panels."""
+    from benchmarks.report import figures
+
+    if not panels:
+        return []
+    path = figures.plane(out / "plane.png", title, panels, variant_title=variant_title)
+    return figure_section("Literal vs functional ToM", caption, written, root, path)
+
+
 #: What a QA answerer's label says when some record of its file was scored on data that is not the whole release.
 PARTIAL_LABEL = " [partial data]"
 

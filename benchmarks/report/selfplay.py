@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report.load import FamilyData
+from benchmarks.report.sections import figure_block
 
 #: The results folder ``tom-envs selfplay`` writes (``benchmarks.selfplay.FOLDER``).
 FOLDER = "selfplay"
@@ -43,25 +44,24 @@ def _series(rows: list[dict], seat: str, name: str, variant: str, agent: str) ->
     }
 
 
+#: The section's opening paragraph.
+INTRO = (
+    "Learners that model learners (`tom-envs selfplay`): two independent stable-baselines3 learners, one per "
+    "seat, train in rounds, against each other (each against the other's frozen snapshot of the previous round) "
+    "or against the frozen crossplay population. At every checkpoint each learner's ToM % is a probe on its "
+    "own state predicting the other seat's next action, beside the majority floor (the same learner on the same "
+    "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
+    "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
+    "every trained checkpoint (docs/selfplay.md)."
+)
+
+
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The self-play section from the stored records only."""
     from benchmarks.selfplay import curve_rows, pays
 
     groups = _records(fam)
-    blocks: list[dict[str, Any]] = [
-        {
-            "kind": "p",
-            "text": (
-                "Learners that model learners (`tom-envs selfplay`): two independent stable-baselines3 learners, one per "
-                "seat, train in rounds, against each other (each against the other's frozen snapshot of the previous round) "
-                "or against the frozen crossplay population. At every checkpoint each learner's ToM % is a probe on its "
-                "own state predicting the other seat's next action, beside the majority floor (the same learner on the same "
-                "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
-                "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
-                "every trained checkpoint (docs/selfplay.md)."
-            ),
-        }
-    ]
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": INTRO}]
     panels = []
     for (env_id, algo, mode), records in sorted(groups.items()):
         rows = curve_rows(records)
@@ -148,17 +148,16 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
             panels,
             variant_title="measure",
         )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
         blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": (
+            figure_block(
+                path,
+                (
                     "Per checkpoint: each seat's probe ToM % beside its majority floor (line style: the measure), and its return; bands: 95 % "
                     "CIs over training seeds."
                 ),
-            }
+                figures,
+                root,
+            )
         )
     return {
         "family": fam.folder,
