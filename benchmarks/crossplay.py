@@ -162,6 +162,16 @@ def seat_learner(
     return Agent("ppo", "learner", identity, functools.partial(build, str(training.path(folder))), seat)
 
 
+def joining(pop: Population, learner: Callable[[], Agent], llm: Callable[[Any], Agent]) -> list[Agent]:
+    """The agents that join a population only when asked: the learner, built by ``learner()`` (with
+    ``--learner-steps`` above 0), and the LLM agent, built by ``llm(spec)`` from the run's :class:`LLMAgentSpec`
+    (with ``--model``)."""
+    out = [learner()] if pop.learner_steps else []
+    if pop.llm is not None:
+        out.append(llm(pop.llm))
+    return out
+
+
 # ---------------------------------------------------------------------- one pairing
 def as_action(prediction: Any) -> int | None:
     """A prediction as the action it names: an index as it is, a distribution as its most likely

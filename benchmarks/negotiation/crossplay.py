@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.crossplay import Agent, CrossplayTask, PairCell, Population, seat_learner
+from benchmarks.crossplay import Agent, CrossplayTask, PairCell, Population, joining, seat_learner
 from benchmarks.runner import EpisodeResult
 
 ENV_IDS = ("tom/Negotiation-v1",)
@@ -198,23 +198,18 @@ def learner(env_id: str, pop: Population) -> Agent:
     return seat_learner(env_id, pop, RL_TASK, _learner, MEDIATOR, LEARNER_SEED)
 
 
+def _llm_agent(spec: Any) -> Agent:
+    return Agent(
+        "llm_social", "llm", {**spec.identity, "variant": LLM_VARIANT}, functools.partial(_llm, spec), MEDIATOR
+    )
+
+
 def population(env_id: str, pop: Population) -> list[Agent]:
     """The mediators (:data:`SCRIPTED`, the PPO learner, the LLM) and the party agents (:data:`MODES`)."""
     agents = [
         Agent(name, "scripted", {"mediator": name}, functools.partial(_scripted, name), MEDIATOR) for name in SCRIPTED
     ]
-    if pop.learner_steps:
-        agents.append(learner(env_id, pop))
-    if pop.llm is not None:
-        agents.append(
-            Agent(
-                "llm_social",
-                "llm",
-                {**pop.llm.identity, "variant": LLM_VARIANT},
-                functools.partial(_llm, pop.llm),
-                MEDIATOR,
-            )
-        )
+    agents += joining(pop, functools.partial(learner, env_id, pop), _llm_agent)
     agents += [
         Agent(f"parties_{mode}", "scripted", {"conflict_mode": mode}, functools.partial(_parties, mode), PARTIES)
         for mode in MODES

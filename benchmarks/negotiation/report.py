@@ -12,7 +12,6 @@ from benchmarks.negotiation.stance_cells import cell_columns
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
-from tom_envs.negotiation.outcomes import OUTCOME_KEYS
 from benchmarks.report.sections import (
     figure_section,
     plane_section,
@@ -26,6 +25,7 @@ from benchmarks.report.sections import (
     unknown_block,
     unknown_keys,
 )
+from tom_envs.negotiation.outcomes import OUTCOME_KEYS
 
 
 NEGOTIATION_TOP = {

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.crossplay import Agent, CrossplayError, CrossplayTask, PairCell, Population, seat_learner
+from benchmarks.crossplay import Agent, CrossplayError, CrossplayTask, PairCell, Population, joining, seat_learner
 from benchmarks.runner import EpisodeResult
 
 ENV_IDS = ("tom/Persuasion-TwoSeat-v1",)
@@ -186,22 +186,21 @@ def learner(env_id: str, pop: Population) -> Agent:
     return seat_learner(env_id, pop, LIVE, _learner, PERSUADER, LEARNER_SEED)
 
 
+def _llm_agent(name: str, seat: str, spec: Any) -> Agent:
+    return Agent(name, "llm", dict(spec.identity), functools.partial(_llm, spec), seat)
+
+
 def population(env_id: str, pop: Population) -> list[Agent]:
     """The persuaders (:data:`SCRIPTED`, the PPO learner, the LLM) and the persuadees (one per persona, the LLM)."""
     agents = [
         Agent(name, "scripted", {"persuader": name}, functools.partial(_scripted, name), PERSUADER) for name in SCRIPTED
     ]
-    if pop.learner_steps:
-        agents.append(learner(env_id, pop))
-    if pop.llm is not None:
-        agents.append(
-            Agent("llm_persuader", "llm", dict(pop.llm.identity), functools.partial(_llm, pop.llm), PERSUADER)
-        )
+    agents += joining(
+        pop, functools.partial(learner, env_id, pop), functools.partial(_llm_agent, "llm_persuader", PERSUADER)
+    )
     agents += [Agent(f"persona_{name}", "scripted", {"persona": name}, _persona, PERSUADEE) for name in personas()]
     if pop.llm is not None:
-        agents.append(
-            Agent("llm_persuadee", "llm", dict(pop.llm.identity), functools.partial(_llm, pop.llm), PERSUADEE)
-        )
+        agents.append(_llm_agent("llm_persuadee", PERSUADEE, pop.llm))
     return agents
 
 

@@ -10,26 +10,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.persuasion.report_live import LIVE_EPISODE, is_live, live_section
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, num
 from benchmarks.report.load import FamilyData
-from benchmarks.persuasion.report_live import LIVE_EPISODE, is_live, live_section
 from benchmarks.report.sections import (
-    figure_section,
     STAGES,
+    Section,
     answerer,
     answerer_agent,
+    as_dict,
+    figure_section,
     joined,
     run_variants,
-    as_dict,
-    Section,
     settings_text,
     stage_accuracy,
     third,
     unknown_block,
     unknown_keys,
 )
-
 
 PERSUASION_TOP = {
     "version",

@@ -11,11 +11,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
 from benchmarks.report.sections import figure_block
 
 #: The results folder ``tom-envs crossplay`` writes (``benchmarks.crossplay.FOLDER``).
 FOLDER = "crossplay"
+#: The section's opening paragraph.
+INTRO = (
+    "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
+    "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
+    "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
+    "it counts for each id: docs/crossplay.md). "
+    "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
+    "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
+    "left out), with their uncertainty sigma."
+)
 
 
 def _records(fam: FamilyData) -> dict[str, list[dict]]:
@@ -124,7 +135,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         cols = [a for a in agents if seated.get(a) != seats[0]] if seats else None
         agents = [a for a in agents if seats and seated.get(a) == seats[0]]
     blocks: list[dict[str, Any]] = [{"kind": "h3", "text": env_id, "id": f"crossplay-{_slug(env_id)}"}]
-    figures = []
+    written: list[str] = []
     for key, label, name in (
         ("row_return", "row agent's mean return", "outcome"),
         ("row_tom", "row agent's ToM % (grey: makes no prediction)", "tom"),
@@ -145,7 +156,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
                     f"{env_id}, {pairs[0]['episodes'] if pairs else 0} episodes per ordered pairing: the {label} "
                     "against each column agent (means over episodes; the table below has the 95 % CIs)."
                 ),
-                figures,
+                written,
                 root,
             )
         )
@@ -243,7 +254,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         if points
         else None
     )
-    return blocks, figures, panel
+    return blocks, written, panel
 
 
 def _span(seeds: Sequence[int]) -> str:
@@ -256,28 +267,16 @@ def _num(value: Any, ci: Any) -> Any:
     return {"text": f"{value:.2f} ± {ci:.2f}" if ci is not None else f"{value:.2f}", "value": value, "ci": ci}
 
 
-#: The section's opening paragraph.
-INTRO = (
-    "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
-    "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
-    "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
-    "it counts for each id: docs/crossplay.md). "
-    "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
-    "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
-    "left out), with their uncertainty sigma."
-)
-
-
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The crossplay section from the stored records only."""
     by_env = _records(fam)
     blocks: list[dict[str, Any]] = [{"kind": "p", "text": INTRO}]
-    figures: list[str] = []
+    written: list[str] = []
     panels = []
     for env_id in sorted(by_env):
         more, figs, panel = _env_blocks(env_id, by_env[env_id], out, root)
         blocks += more
-        figures += figs
+        written += figs
         if panel is not None:
             panels.append(panel)
     if not by_env:
@@ -285,9 +284,7 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
             {"kind": "p", "text": "No crossplay records stored yet (run `tom-envs crossplay --out THIS_FOLDER`)."}
         )
     if panels:
-        from benchmarks.report import figures as figs_mod
-
-        path = figs_mod.plane(
+        path = figures.plane(
             out / "plane.png", "Crossplay populations: literal vs functional ToM", panels, variant_title="env"
         )
         blocks.append(
@@ -295,7 +292,7 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
                 path,
                 "The agents that predict: ToM % (x) against their "
                 "mean return over every pairing (y), 95 % CIs over episodes.",
-                figures,
+                written,
                 root,
             )
         )
@@ -304,5 +301,5 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         "title": "Crossplay (tom-envs crossplay)",
         "blocks": blocks,
         "panels": panels,
-        "figures": figures,
+        "figures": written,
     }

@@ -8,11 +8,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
 from benchmarks.report.sections import figure_block
 
 #: The results folder ``tom-envs rl`` writes (``benchmarks.rl_eval.RLCell.family``).
 FOLDER = "rl"
+#: The section's opening paragraph.
+INTRO = (
+    "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
+    "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
+    "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
+    "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md)."
+)
 ROWS_PREFIX = "rows_"  # benchmarks.rl_eval.ROWS_PREFIX
 #: Outcomes with fixed bounds (a probability): the plane's axis shows them and whiskers stop there.
 BOUNDED_OUTCOMES = {"success": (0.0, 1.0)}
@@ -138,15 +146,6 @@ def curve_panels_of(group: str, rows: list[dict[str, Any]]) -> list[dict[str, An
     return out
 
 
-#: The section's opening paragraph.
-INTRO = (
-    "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
-    "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
-    "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
-    "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md)."
-)
-
-
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The RL section from the stored rows only."""
     rows = _rows(fam)
@@ -201,11 +200,9 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         curve_panels += curve_panels_of(env_id, mine)
     if not rows:
         blocks.append({"kind": "p", "text": "No RL rows stored yet (run `tom-envs rl --env ID --out THIS_FOLDER`)."})
-    figures: list[str] = []
+    written: list[str] = []
     if panels:
-        from benchmarks.report import figures as figs
-
-        path = figs.plane(
+        path = figures.plane(
             out / "plane.png",
             "RL agents: literal vs functional ToM",
             panels,
@@ -217,14 +214,12 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
                 "RL agents and their references: ToM % (x) "
                 "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
                 "stop at 0 and 100 %.",
-                figures,
+                written,
                 root,
             )
         )
     if curve_panels:
-        from benchmarks.report import figures as figs
-
-        path = figs.curves(
+        path = figures.curves(
             out / "curves.png", "RL agents: learning curves on the test split", curve_panels, variant_title="measure"
         )
         blocks.append(
@@ -234,7 +229,7 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
                 "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
                 "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
                 "training seeds.",
-                figures,
+                written,
                 root,
             )
         )
@@ -243,5 +238,5 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         "title": "RL agents (tom-envs rl)",
         "blocks": blocks,
         "panels": panels,
-        "figures": figures,
+        "figures": written,
     }

@@ -8,11 +8,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
 from benchmarks.report.sections import figure_block
 
 #: The results folder ``tom-envs selfplay`` writes (``benchmarks.selfplay.FOLDER``).
 FOLDER = "selfplay"
+#: The section's opening paragraph.
+INTRO = (
+    "Learners that model learners (`tom-envs selfplay`): two independent stable-baselines3 learners, one per "
+    "seat, train in rounds, against each other (each against the other's frozen snapshot of the previous round) "
+    "or against the frozen crossplay population. At every checkpoint each learner's ToM % is a probe on its "
+    "own state predicting the other seat's next action, beside the majority floor (the same learner on the same "
+    "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
+    "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
+    "every trained checkpoint (docs/selfplay.md)."
+)
 _NEEDED = ("env_id", "algo", "mode", "seed", "seat", "round", "steps", "tom_accuracy", "tom_majority", "return")
 
 
@@ -42,18 +53,6 @@ def _series(rows: list[dict], seat: str, name: str, variant: str, agent: str) ->
         "lo": [r[name] - (r.get(f"{name}_ci") or 0.0) for r in mine],
         "hi": [r[name] + (r.get(f"{name}_ci") or 0.0) for r in mine],
     }
-
-
-#: The section's opening paragraph.
-INTRO = (
-    "Learners that model learners (`tom-envs selfplay`): two independent stable-baselines3 learners, one per "
-    "seat, train in rounds, against each other (each against the other's frozen snapshot of the previous round) "
-    "or against the frozen crossplay population. At every checkpoint each learner's ToM % is a probe on its "
-    "own state predicting the other seat's next action, beside the majority floor (the same learner on the same "
-    "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
-    "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
-    "every trained checkpoint (docs/selfplay.md)."
-)
 
 
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
@@ -138,11 +137,9 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
                 "text": "No self-play records stored yet (run `tom-envs selfplay --env ID --out THIS_FOLDER`).",
             }
         )
-    figures: list[str] = []
+    written: list[str] = []
     if panels:
-        from benchmarks.report import figures as figs
-
-        path = figs.curves(
+        path = figures.curves(
             out / "tom_curves.png",
             "Learners that model learners: ToM and return along training",
             panels,
@@ -155,7 +152,7 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
                     "Per checkpoint: each seat's probe ToM % beside its majority floor (line style: the measure), and its return; bands: 95 % "
                     "CIs over training seeds."
                 ),
-                figures,
+                written,
                 root,
             )
         )
@@ -164,5 +161,5 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         "title": "Learners that model learners (tom-envs selfplay)",
         "blocks": blocks,
         "panels": [],
-        "figures": figures,
+        "figures": written,
     }
