@@ -12,6 +12,7 @@ from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
+    section_of,
     plane_section,
     all_episode_keys,
     as_dict,
@@ -356,4 +357,4 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
             MATRIX_EPISODE | {k for k in all_episode_keys(fam) if k.startswith("tom_regret")},
         )
     )
-    return {"family": fam.folder, "title": "Matrix games (004)", "blocks": blocks, "panels": panels, "figures": written}
+    return section_of(fam, "Matrix games (004)", blocks, panels, written)

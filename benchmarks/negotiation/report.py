@@ -13,6 +13,7 @@ from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
+    section_of,
     figure_section,
     plane_section,
     agent_name,
@@ -523,7 +524,7 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     blocks += unknown_block(
         unknown_keys([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP, NEGOTIATION_EPISODE)
     )
-    return {"family": fam.folder, "title": "Negotiation (002)", "blocks": blocks, "panels": panels, "figures": written}
+    return section_of(fam, "Negotiation (002)", blocks, panels, written)
 
 
 def _base(mediator: str) -> str:

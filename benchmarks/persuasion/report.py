@@ -23,6 +23,7 @@ from benchmarks.report.sections import (
     figure_section,
     joined,
     run_variants,
+    section_of,
     settings_text,
     stage_accuracy,
     third,
@@ -318,4 +319,4 @@ def persuasion(fam: FamilyData, out: Path, root: Path) -> Section:
     blocks += unknown_block(
         unknown_keys([rec for f in fam.files for rec in f.records], PERSUASION_TOP, LIVE_EPISODE if live else None)
     )
-    return {"family": fam.folder, "title": "Persuasion (001)", "blocks": blocks, "panels": panels, "figures": written}
+    return section_of(fam, "Persuasion (001)", blocks, panels, written)

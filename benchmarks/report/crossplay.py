@@ -13,7 +13,7 @@ from typing import Any
 
 from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
-from benchmarks.report.sections import figure_block
+from benchmarks.report.sections import drawn_figure, figure_block, section_of
 
 #: The results folder ``tom-envs crossplay`` writes (``benchmarks.crossplay.FOLDER``).
 FOLDER = "crossplay"
@@ -26,6 +26,11 @@ INTRO = (
     "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
     "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
     "left out), with their uncertainty sigma."
+)
+#: The title and caption of the literal-vs-functional figure.
+PLANE_TITLE = "Crossplay populations: literal vs functional ToM"
+PLANE_CAPTION = (
+    "The agents that predict: ToM % (x) against their mean return over every pairing (y), 95 % CIs over episodes."
 )
 
 
@@ -283,23 +288,5 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         blocks.append(
             {"kind": "p", "text": "No crossplay records stored yet (run `tom-envs crossplay --out THIS_FOLDER`)."}
         )
-    if panels:
-        path = figures.plane(
-            out / "plane.png", "Crossplay populations: literal vs functional ToM", panels, variant_title="env"
-        )
-        blocks.append(
-            figure_block(
-                path,
-                "The agents that predict: ToM % (x) against their "
-                "mean return over every pairing (y), 95 % CIs over episodes.",
-                written,
-                root,
-            )
-        )
-    return {
-        "family": fam.folder,
-        "title": "Crossplay (tom-envs crossplay)",
-        "blocks": blocks,
-        "panels": panels,
-        "figures": written,
-    }
+    blocks += drawn_figure(figures.plane, out / "plane.png", PLANE_TITLE, panels, "env", PLANE_CAPTION, written, root)
+    return section_of(fam, "Crossplay (tom-envs crossplay)", blocks, panels, written)

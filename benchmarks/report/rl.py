@@ -10,7 +10,7 @@ from typing import Any
 
 from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
-from benchmarks.report.sections import figure_block
+from benchmarks.report.sections import drawn_figure, section_of
 
 #: The results folder ``tom-envs rl`` writes (``benchmarks.rl_eval.RLCell.family``).
 FOLDER = "rl"
@@ -20,6 +20,21 @@ INTRO = (
     "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
     "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
     "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md)."
+)
+#: The title and caption of the literal-vs-functional figure.
+PLANE_TITLE = "RL agents: literal vs functional ToM"
+PLANE_CAPTION = (
+    "RL agents and their references: ToM % (x) "
+    "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
+    "stop at 0 and 100 %."
+)
+#: The title and caption of the learning curves.
+CURVES_TITLE = "RL agents: learning curves on the test split"
+CURVES_CAPTION = (
+    "Learning curves (evaluation during training, "
+    "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
+    "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
+    "training seeds."
 )
 ROWS_PREFIX = "rows_"  # benchmarks.rl_eval.ROWS_PREFIX
 #: Outcomes with fixed bounds (a probability): the plane's axis shows them and whiskers stop there.
@@ -201,42 +216,17 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     if not rows:
         blocks.append({"kind": "p", "text": "No RL rows stored yet (run `tom-envs rl --env ID --out THIS_FOLDER`)."})
     written: list[str] = []
-    if panels:
-        path = figures.plane(
-            out / "plane.png",
-            "RL agents: literal vs functional ToM",
-            panels,
-            variant_title="test split, training steps",
-        )
-        blocks.append(
-            figure_block(
-                path,
-                "RL agents and their references: ToM % (x) "
-                "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
-                "stop at 0 and 100 %.",
-                written,
-                root,
-            )
-        )
-    if curve_panels:
-        path = figures.curves(
-            out / "curves.png", "RL agents: learning curves on the test split", curve_panels, variant_title="measure"
-        )
-        blocks.append(
-            figure_block(
-                path,
-                "Learning curves (evaluation during training, "
-                "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
-                "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
-                "training seeds.",
-                written,
-                root,
-            )
-        )
-    return {
-        "family": fam.folder,
-        "title": "RL agents (tom-envs rl)",
-        "blocks": blocks,
-        "panels": panels,
-        "figures": written,
-    }
+    blocks += drawn_figure(
+        figures.plane,
+        out / "plane.png",
+        PLANE_TITLE,
+        panels,
+        "test split, training steps",
+        PLANE_CAPTION,
+        written,
+        root,
+    )
+    blocks += drawn_figure(
+        figures.curves, out / "curves.png", CURVES_TITLE, curve_panels, "measure", CURVES_CAPTION, written, root
+    )
+    return section_of(fam, "RL agents (tom-envs rl)", blocks, panels, written)

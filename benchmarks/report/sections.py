@@ -23,6 +23,14 @@ Section = dict[str, Any]
 
 
 # ---------------------------------------------------------------------- shared pieces
+def section_of(
+    fam: FamilyData, title: str, blocks: list[Block], panels: list[dict[str, Any]], figures: list[str]
+) -> Section:
+    """A family's section (the shape the module docstring describes): its blocks, its literal-vs-functional panels
+    for the overview and the figure files it drew (relative to the page)."""
+    return {"family": fam.folder, "title": title, "blocks": blocks, "panels": panels, "figures": figures}
+
+
 def slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in str(text)).strip("-") or "x"
 
@@ -122,6 +130,24 @@ def figure_block(path: Path, caption: str, written: list[str], root: Path) -> Bl
     """The block of a figure just drawn at ``path`` with its caption, under no heading of its own; the file is
     recorded in ``written`` (relative to ``root``, as the page links it)."""
     return {"kind": "figure", "src": write(path, written, root), "caption": caption}
+
+
+def drawn_figure(
+    draw: Callable[..., Path],
+    path: Path,
+    title: str,
+    panels: list[dict[str, Any]],
+    variant_title: str,
+    caption: str,
+    written: list[str],
+    root: Path,
+) -> list[Block]:
+    """The figure ``draw`` (:func:`benchmarks.report.figures.plane` or :func:`~benchmarks.report.figures.curves`)
+    draws of ``panels`` at ``path``, as a block with its caption under no heading of its own (:func:`figure_block`);
+    no blocks, and nothing drawn, without panels."""
+    if not panels:
+        return []
+    return [figure_block(draw(path, title, panels, variant_title=variant_title), caption, written, root)]
 
 
 def plane_section(

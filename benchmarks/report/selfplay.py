@@ -10,7 +10,7 @@ from typing import Any
 
 from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
-from benchmarks.report.sections import figure_block
+from benchmarks.report.sections import drawn_figure, section_of
 
 #: The results folder ``tom-envs selfplay`` writes (``benchmarks.selfplay.FOLDER``).
 FOLDER = "selfplay"
@@ -23,6 +23,12 @@ INTRO = (
     "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
     "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
     "every trained checkpoint (docs/selfplay.md)."
+)
+#: The title and caption of the ToM and return curves.
+CURVES_TITLE = "Learners that model learners: ToM and return along training"
+CURVES_CAPTION = (
+    "Per checkpoint: each seat's probe ToM % beside its majority floor (line style: the measure), and its return; bands: 95 % "
+    "CIs over training seeds."
 )
 _NEEDED = ("env_id", "algo", "mode", "seed", "seat", "round", "steps", "tom_accuracy", "tom_majority", "return")
 
@@ -138,28 +144,7 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
             }
         )
     written: list[str] = []
-    if panels:
-        path = figures.curves(
-            out / "tom_curves.png",
-            "Learners that model learners: ToM and return along training",
-            panels,
-            variant_title="measure",
-        )
-        blocks.append(
-            figure_block(
-                path,
-                (
-                    "Per checkpoint: each seat's probe ToM % beside its majority floor (line style: the measure), and its return; bands: 95 % "
-                    "CIs over training seeds."
-                ),
-                written,
-                root,
-            )
-        )
-    return {
-        "family": fam.folder,
-        "title": "Learners that model learners (tom-envs selfplay)",
-        "blocks": blocks,
-        "panels": [],
-        "figures": written,
-    }
+    blocks += drawn_figure(
+        figures.curves, out / "tom_curves.png", CURVES_TITLE, panels, "measure", CURVES_CAPTION, written, root
+    )
+    return section_of(fam, "Learners that model learners (tom-envs selfplay)", blocks, [], written)
