@@ -13,7 +13,7 @@ from typing import Any
 
 from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
-from benchmarks.report.sections import drawn_figure, figure_block, section_of
+from benchmarks.report.parts import drawn_figure, figure_block, section_of
 
 #: The results folder ``tom-envs crossplay`` writes (``benchmarks.crossplay.FOLDER``).
 FOLDER = "crossplay"

@@ -2,7 +2,7 @@
 
 Every builder reads records defensively: it keys on the documented record fields (the family
 modules' docstrings), treats every optional one as possibly missing, and lists the keys it does
-not show. A section is ``{"family", "title", "blocks", "panels"}``: ``blocks`` for the page
+not show. A section is ``{"family", "title", "blocks", "panels", "figures"}`` (:func:`section_of`): ``blocks`` for the page
 (:mod:`benchmarks.report.doc`), ``panels`` the literal-vs-functional points for the overview.
 """
 
@@ -14,23 +14,22 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report.doc import Block, figure_blocks
+from benchmarks.report.doc import Block
 from benchmarks.report.load import FamilyData, ResultsFileData
+from benchmarks.report.parts import (  # noqa: F401 - re-exported: the family sections import them from here
+    Section,
+    drawn_figure,
+    figure_block,
+    figure_section,
+    plane_section,
+    section_of,
+    write,
+)
 from benchmarks.results import FAULTS_FIELD, fault_columns
 from tom_envs.stats import mean_ci95
 
-Section = dict[str, Any]
-
 
 # ---------------------------------------------------------------------- shared pieces
-def section_of(
-    fam: FamilyData, title: str, blocks: list[Block], panels: list[dict[str, Any]], figures: list[str]
-) -> Section:
-    """A family's section (the shape the module docstring describes): its blocks, its literal-vs-functional panels
-    for the overview and the figure files it drew (relative to the page)."""
-    return {"family": fam.folder, "title": title, "blocks": blocks, "panels": panels, "figures": figures}
-
-
 def slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in str(text)).strip("-") or "x"
 
@@ -113,60 +112,6 @@ def file_notes(fam: FamilyData) -> list[Block]:
                 "as the benchmarks do)."
             )
     return [{"kind": "ul", "items": notes}] if notes else []
-
-
-def write(path: Path, written: list[str], root: Path) -> str:
-    written.append(path.relative_to(root).as_posix())
-    return written[-1]
-
-
-def figure_section(heading: str, caption: str, written: list[str], root: Path, path: Path) -> list[Block]:
-    """The blocks of a figure just drawn at ``path``: its own heading and the figure with its caption; the file is
-    recorded in ``written`` (relative to ``root``, as the page links it)."""
-    return figure_blocks(heading, write(path, written, root), caption)
-
-
-def figure_block(path: Path, caption: str, written: list[str], root: Path) -> Block:
-    """The block of a figure just drawn at ``path`` with its caption, under no heading of its own; the file is
-    recorded in ``written`` (relative to ``root``, as the page links it)."""
-    return {"kind": "figure", "src": write(path, written, root), "caption": caption}
-
-
-def drawn_figure(
-    draw: Callable[..., Path],
-    path: Path,
-    title: str,
-    panels: list[dict[str, Any]],
-    variant_title: str,
-    caption: str,
-    written: list[str],
-    root: Path,
-) -> list[Block]:
-    """The figure ``draw`` (:func:`benchmarks.report.figures.plane` or :func:`~benchmarks.report.figures.curves`)
-    draws of ``panels`` at ``path``, as a block with its caption under no heading of its own (:func:`figure_block`);
-    no blocks, and nothing drawn, without panels."""
-    if not panels:
-        return []
-    return [figure_block(draw(path, title, panels, variant_title=variant_title), caption, written, root)]
-
-
-def plane_section(
-    title: str,
-    caption: str,
-    panels: list[dict[str, Any]],
-    variant_title: str,
-    written: list[str],
-    out: Path,
-    root: Path,
-) -> list[Block]:
-    """A family's literal-vs-functional figure (``out/plane.png``, :func:`benchmarks.report.figures.plane`, titled
-    ``title``) under the heading "Literal vs functional ToM"; no blocks without panels."""
-    from benchmarks.report import figures
-
-    if not panels:
-        return []
-    path = figures.plane(out / "plane.png", title, panels, variant_title=variant_title)
-    return figure_section("Literal vs functional ToM", caption, written, root, path)
 
 
 #: What a QA answerer's label says when some record of its file was scored on data that is not the whole release.

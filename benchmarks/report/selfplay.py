@@ -10,7 +10,7 @@ from typing import Any
 
 from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
-from benchmarks.report.sections import drawn_figure, section_of
+from benchmarks.report.parts import drawn_figure, section_of
 
 #: The results folder ``tom-envs selfplay`` writes (``benchmarks.selfplay.FOLDER``).
 FOLDER = "selfplay"
