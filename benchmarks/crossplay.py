@@ -151,8 +151,8 @@ def seat_learner(
 ) -> Agent:
     """The PPO learner of a seated population (agent ``ppo``, kind ``learner``): one model trained (or loaded)
     now by ``tom-envs rl``'s code (:mod:`benchmarks.rl_train`) on the ``train`` split of ``env_id`` as the RL
-    task ``task`` plays it (with its PPO settings), ``--learner-steps`` steps, kept under ``--out/crossplay/learners``;
-    ``build(path, seat)`` makes its policy from the saved model's path."""
+    task ``task`` plays it (with its PPO settings), for ``--learner-steps`` steps, kept under
+    ``--out/crossplay/learners``; ``build(path, seat)`` makes its policy from the saved model's path."""
     from benchmarks.rl_train import Training, train
 
     folder = Path(pop.out) / "learners"

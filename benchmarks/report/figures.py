@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report.canvas import DPI, Canvas, audit_path, clip, pyplot, set_bounds  # noqa: F401 - re-exported
-from benchmarks.report.colours import DISTINCT, PALETTE, assign_colours, colour_distance, lab  # noqa: F401 - re-exported
-from benchmarks.report.panels import (  # noqa: F401 - re-exported
+# the names of canvas, colours and panels that callers import from here (this module held them before) are re-exported
+from benchmarks.report.canvas import DPI, Canvas, audit_path, clip, pyplot, set_bounds  # noqa: F401
+from benchmarks.report.colours import DISTINCT, PALETTE, assign_colours, colour_distance, lab  # noqa: F401
+from benchmarks.report.panels import (  # noqa: F401
     LINESTYLES,
     MARKERS,
     MAX_SERIES,

@@ -2,8 +2,9 @@
 
 Every builder reads records defensively: it keys on the documented record fields (the family
 modules' docstrings), treats every optional one as possibly missing, and lists the keys it does
-not show. A section is ``{"family", "title", "blocks", "panels", "figures"}`` (:func:`section_of`): ``blocks`` for the page
-(:mod:`benchmarks.report.doc`), ``panels`` the literal-vs-functional points for the overview.
+not show. A section is ``{"family", "title", "blocks", "panels", "figures"}`` (:func:`section_of`):
+``blocks`` for the page (:mod:`benchmarks.report.doc`), ``panels`` the literal-vs-functional points for the
+overview, ``figures`` the files it drew.
 """
 
 from __future__ import annotations
