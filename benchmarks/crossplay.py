@@ -132,20 +132,10 @@ class CrossplayTask:
 
 def tasks() -> dict[str, CrossplayTask]:
     """Every id some family's :class:`CrossplayTask` plays -> that task (``Family.crossplay``, in order)."""
-    from tom_envs.family import FamilyError, families, load_object
+    from benchmarks.declarations import by_env_id, declared
 
-    found: dict[str, CrossplayTask] = {}
-    for fam in families():
-        for target in fam.crossplay:
-            task = load_object(target)
-            if not isinstance(task, CrossplayTask):
-                raise FamilyError(
-                    f"family {fam.name!r}: {target} is a {type(task).__name__}, not a "
-                    "benchmarks.crossplay.CrossplayTask"
-                )
-            for env_id in task.env_ids:
-                found.setdefault(env_id, task)
-    return found
+    found = declared("crossplay", CrossplayTask, "benchmarks.crossplay.CrossplayTask")
+    return {env_id: task for env_id, (_, task) in by_env_id(found).items()}
 
 
 @functools.lru_cache(maxsize=16)
@@ -154,6 +144,32 @@ def load_ppo(path: str) -> Any:
     from stable_baselines3 import PPO
 
     return PPO.load(path, device="cpu")
+
+
+def seat_learner(
+    env_id: str, pop: Population, task: Any, build: Callable[[str, str], Any], seat: str, seed: int = 0
+) -> Agent:
+    """The PPO learner of a seated population (agent ``ppo``, kind ``learner``): one model trained (or loaded)
+    now by ``tom-envs rl``'s code (:mod:`benchmarks.rl_train`) on the ``train`` split of ``env_id`` as the RL
+    task ``task`` plays it (with its PPO settings), for ``--learner-steps`` steps, kept under
+    ``--out/crossplay/learners``; ``build(path, seat)`` makes its policy from the saved model's path."""
+    from benchmarks.rl_train import Training, train
+
+    folder = Path(pop.out) / "learners"
+    training = Training(env_id, "ppo", pop.learner_steps, seed, pop.learner_envs, {}, dict(task.hyper.get("ppo", {})))
+    train(task, training, folder, pop.log)
+    identity = {"algo": "ppo", "steps": pop.learner_steps, "split": "train", "model": training.key}
+    return Agent("ppo", "learner", identity, functools.partial(build, str(training.path(folder))), seat)
+
+
+def joining(pop: Population, learner: Callable[[], Agent], llm: Callable[[Any], Agent]) -> list[Agent]:
+    """The agents that join a population only when asked: the learner, built by ``learner()`` (with
+    ``--learner-steps`` above 0), and the LLM agent, built by ``llm(spec)`` from the run's :class:`LLMAgentSpec`
+    (with ``--model``)."""
+    out = [learner()] if pop.learner_steps else []
+    if pop.llm is not None:
+        out.append(llm(pop.llm))
+    return out
 
 
 # ---------------------------------------------------------------------- one pairing
@@ -412,12 +428,13 @@ def run_command(args: argparse.Namespace) -> int:
     """``tom-envs crossplay``: play, then print the pairings, ratings and rank agreement."""
     from benchmarks.cli_backends import backend_from_args
     from benchmarks.cli_llm import llm_settings
+    from benchmarks.cli_training import run_config
     from benchmarks.crossplay_stats import render
     from benchmarks.distributed import executor_from_args
     from benchmarks.cli_types import split_list
 
     env_ids = tuple(split_list(args.env)) if args.env else tuple(tasks())
-    config = CrossplayRun(env_ids, args.episodes, args.seed, args.horizon, args.learner_steps, args.learner_envs)
+    config = run_config(CrossplayRun, args, env_ids=env_ids)
     log = lambda *a, **k: print(*a, file=sys.stderr, **k)
     with executor_from_args(args):
         llm = None

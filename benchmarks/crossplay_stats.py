@@ -281,6 +281,13 @@ def summarise(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, l
     return out
 
 
+def rating_label(row: Mapping[str, Any], either: str) -> list[str]:
+    """The first cells of a rating row in a table: its rank, the agent, its kind, and the seat it plays with its
+    rank within that seat (``either`` for an agent of either seat)."""
+    seat = f"{row['seat']} ({row['seat_rank']})" if "seat" in row else either
+    return [str(row["rank"]), row["agent"], row["agent_kind"], seat]
+
+
 def agreement_text(agree: Mapping[str, Any]) -> str:
     """``Spearman 0.900`` (and, in a seated game, each seat's), or why there is none."""
 
@@ -343,10 +350,7 @@ def render(result: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
                 ["rank", "agent", "kind", "seat (rank)", "mu ± sigma", "ordinal", "ToM %", "return"],
                 [
                     [
-                        str(r["rank"]),
-                        r["agent"],
-                        r["agent_kind"],
-                        f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "any",
+                        *rating_label(r, "any"),
                         f"{r['mu']:.2f} ± {r['sigma']:.2f}",
                         f"{r['ordinal']:.2f}",
                         _fmt(r["tom"], r["tom_ci"], 1),

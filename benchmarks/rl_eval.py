@@ -95,8 +95,32 @@ def fit_on_train_split(task: Any, plan: ProbePlan, model: Any) -> Probe:
 
     training = plan.training
     env = recorded_env(task, training.env_id, "train", training.env_kwargs)
+    try:
+        return fitted_probe(
+            env,
+            SB3Policy(model, name=training.algo, mask=env.env.mask_slice),
+            plan.seeds,
+            probe_source(is_recurrent(model), plan.episodes),
+            {"split": "train", "env_id": training.env_id, "episodes": plan.seeds},
+            options=lambda i: episode_options(task, training.env_id, "train", i),
+        )
+    finally:
+        env.close()
+
+
+def fitted_probe(
+    env: Any,
+    policy: Any,
+    seeds: Sequence[int],
+    source: str,
+    trained_on: Mapping[str, Any],
+    options: Callable[[int], Mapping[str, Any] | None] | None = None,
+) -> Probe:
+    """A probe fitted on ``policy`` (an :class:`~policies.sb3.SB3Policy`) playing the episodes ``seeds`` of
+    ``env`` (in the ToM recorder): each decision's agent state paired with the truth the recorder records for
+    that step (:func:`benchmarks.rl_probe.fit_probe`, ``source`` and ``trained_on`` as it takes them);
+    ``options(i)``: the ``i``-th episode's reset options."""
     layout = target_layout(tom_spec_of(env.unwrapped))
-    policy = SB3Policy(model, name=training.algo, mask=env.env.mask_slice)
     policy.keep_features = True
     features: list[np.ndarray] = []
     truths: list[dict[str, Any]] = []
@@ -105,16 +129,9 @@ def fit_on_train_split(task: Any, plan: ProbePlan, model: Any) -> Probe:
         features.append(policy.last_feature)
         truths.append({name: step.record.get(name) for name in layout})
 
-    for i, seed in enumerate(plan.seeds):
-        play(env, policy, seed, options=episode_options(task, training.env_id, "train", i), on_step=keep)
-    env.close()
-    return fit_probe(
-        features,
-        truths,
-        layout,
-        probe_source(is_recurrent(model), plan.episodes),
-        {"split": "train", "env_id": training.env_id, "episodes": plan.seeds},
-    )
+    for i, seed in enumerate(seeds):
+        play(env, policy, seed, options=None if options is None else options(i), on_step=keep)
+    return fit_probe(features, truths, layout, source, dict(trained_on))
 
 
 # ---------------------------------------------------------------------- evaluation cells

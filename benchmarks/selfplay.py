@@ -88,19 +88,10 @@ class SelfplayTask:
 
 def tasks() -> dict[str, SelfplayTask]:
     """Every id some family's :class:`SelfplayTask` trains on -> that task (``Family.selfplay``, in order)."""
-    from tom_envs.family import FamilyError, families, load_object
+    from benchmarks.declarations import by_env_id, declared
 
-    found: dict[str, SelfplayTask] = {}
-    for fam in families():
-        for target in fam.selfplay:
-            task = load_object(target)
-            if not isinstance(task, SelfplayTask):
-                raise FamilyError(
-                    f"family {fam.name!r}: {target} is a {type(task).__name__}, not a benchmarks.selfplay.SelfplayTask"
-                )
-            for env_id in task.env_ids:
-                found.setdefault(env_id, task)
-    return found
+    found = declared("selfplay", SelfplayTask, "benchmarks.selfplay.SelfplayTask")
+    return {env_id: task for env_id, (_, task) in by_env_id(found).items()}
 
 
 @dataclass(frozen=True)

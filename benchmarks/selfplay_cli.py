@@ -14,8 +14,8 @@ from benchmarks.selfplay import ALGOS, MODES, SelfplayRun, curve_rows, format_ro
 # ---------------------------------------------------------------------- the command
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``tom-envs selfplay``'s options."""
-    from benchmarks.cli import add_format_option
-    from benchmarks.cli_types import count, non_negative_int, output_dir
+    from benchmarks.cli_training import add_output_options
+    from benchmarks.cli_types import count, non_negative_int
 
     parser.add_argument(
         "--env", required=True, help="a two-seat id some family declares self-play on (a wrong one lists them)"
@@ -49,31 +49,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the probe's fitting episodes per checkpoint and seat (default: the task's)",
     )
-    parser.add_argument(
-        "--out",
-        type=output_dir,
-        default="results",
-        help="folder of the snapshots and records (a rerun resumes from them)",
-    )
-    add_format_option(parser)
+    add_output_options(parser, "snapshots and records")
 
 
 def run_command(args: argparse.Namespace) -> int:
     """``tom-envs selfplay``: the curve rows as a table, or JSON with ``--format json``."""
+    from benchmarks.cli_training import run_config
     from benchmarks.selfplay_train import run
 
     quiet = args.format == "json"
-    config = SelfplayRun(
-        args.env,
-        args.algo,
-        args.mode,
-        args.rounds,
-        args.steps,
-        args.seeds,
-        args.seed,
-        args.episodes,
-        args.probe_episodes,
-    )
+    config = run_config(SelfplayRun, args, env_id=args.env)
     records = run(config, Path(args.out), log=(lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr)))
     rows, paid = curve_rows(records), pays(records)
     print(json.dumps({"rows": rows, "pays": paid}, indent=2) if quiet else format_rows(rows, paid))

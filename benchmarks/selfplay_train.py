@@ -178,38 +178,21 @@ class Run:
     def checkpoint(self, seat: str, rnd: int) -> dict[str, Any]:
         """The record of ``seat``'s learner after round ``rnd`` against its opponent of that checkpoint."""
         import wrappers
-        from benchmarks.rl_eval import outcome_of
-        from benchmarks.rl_probe import fit_probe, target_layout
+        from benchmarks.rl_eval import fitted_probe, outcome_of
         from policies.sb3 import SB3Policy, is_recurrent
-        from tom_envs.tom import tom_spec_of
 
         task, config = self.task, self.config
         env = wrappers.ToMRecorder(
             wrapped(task.make_env(config.env_id, seat, self.opponent(seat, rnd)), task.observation)
         )
         model = self.model(seat, rnd)
-        layout = target_layout(tom_spec_of(env.unwrapped))
-        policy = SB3Policy(model, name=config.algo, deterministic=False)  # as it plays: sampling its policy
-        policy.keep_features = True
-        features: list[np.ndarray] = []
-        truths: list[dict[str, Any]] = []
-
-        def keep(step: Any) -> None:
-            features.append(policy.last_feature)
-            truths.append({name: step.record.get(name) for name in layout})
-
         probe_seeds = list(range(PROBE_SEED0, PROBE_SEED0 + int(config.probe_episodes or 0)))
-        for s in probe_seeds:
-            play(env, policy, s, on_step=keep)
         state = "LSTM hidden state" if is_recurrent(model) else "policy network's last latent layer"
-        source = (
-            f"probe on the {state} (logistic regression fitted on {len(probe_seeds)} other episodes of the pairing)"
-        )
-        probe = fit_probe(
-            features,
-            truths,
-            layout,
-            source,
+        probe = fitted_probe(
+            env,
+            SB3Policy(model, name=config.algo, deterministic=False),  # as it plays: sampling its policy
+            probe_seeds,
+            f"probe on the {state} (logistic regression fitted on {len(probe_seeds)} other episodes of the pairing)",
             {"split": "probe episodes", "env_id": config.env_id, "episodes": probe_seeds},
         )
         seeds = list(range(int(config.episodes or 0)))

@@ -211,3 +211,40 @@ def test_the_registry_command_lists_plugin_ids_too(installed, capsys):
     from tom_envs.registration import markdown_table
 
     assert "FakeBlank" not in markdown_table()  # the README's table: the built-in ids
+
+
+@pytest.mark.parametrize(
+    ("field", "module", "kind"),
+    [("rl", "rl", "RLTask"), ("crossplay", "crossplay", "CrossplayTask"), ("selfplay", "selfplay", "SelfplayTask")],
+)
+def test_a_declared_task_of_another_kind_is_a_named_error_of_its_command(installed, field, module, kind):
+    import importlib
+
+    installed(f"""
+        from tom_envs.family import Family
+        NOT_A_TASK = print
+        FAMILY = Family(name="hidden_role", {field}=("fake_family_pkg:NOT_A_TASK",))
+    """)
+    with pytest.raises(
+        FamilyError,
+        match=rf"'hidden_role': fake_family_pkg:NOT_A_TASK is a builtin_function_or_method, not a benchmarks\.{module}\.{kind}",
+    ):
+        importlib.import_module(f"benchmarks.{module}").tasks()
+
+
+def test_an_rl_declaration_that_does_not_import_leaves_the_other_families_ids(installed):
+    from benchmarks.rl import RLError, task_for, tasks
+
+    installed("""
+        from tom_envs.family import Family
+        FAMILY = Family(name="hidden_role", rl=("fake_family_missing_module:TASK",))
+    """)
+    broken: dict[str, str] = {}
+    found = tasks(broken)
+    assert "tom/IPD-v0" in found and found["tom/IPD-v0"][0] == "matrix"
+    assert (
+        list(broken) == ["fake_family_missing_module:TASK"]
+        and "ModuleNotFoundError" in broken["fake_family_missing_module:TASK"]
+    )
+    with pytest.raises(RLError, match="fake_family_missing_module:TASK did not import"):
+        task_for("tom/NoSuchGame-v0")

@@ -12,7 +12,8 @@ from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
-    figure_section,
+    section_of,
+    plane_section,
     all_episode_keys,
     as_dict,
     joined,
@@ -310,16 +311,9 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
             }
         )
     written: list[str] = []
-    if panels:
-        blocks += figure_section(
-            "Literal vs functional ToM",
-            PLANE_CAPTION,
-            written,
-            root,
-            figures.plane(
-                out / "plane.png", "Matrix games: literal vs functional ToM", panels, variant_title="horizon, partners"
-            ),
-        )
+    blocks += plane_section(
+        "Matrix games: literal vs functional ToM", PLANE_CAPTION, panels, "horizon, partners", written, out, root
+    )
     # per-round curves per (game, partners)
     if groups:
         blocks.append({"kind": "h3", "text": "Per-round regret and ToM accuracy"})
@@ -363,4 +357,4 @@ def matrix(fam: FamilyData, out: Path, root: Path) -> Section:
             MATRIX_EPISODE | {k for k in all_episode_keys(fam) if k.startswith("tom_regret")},
         )
     )
-    return {"family": fam.folder, "title": "Matrix games (004)", "blocks": blocks, "panels": panels, "figures": written}
+    return section_of(fam, "Matrix games (004)", blocks, panels, written)

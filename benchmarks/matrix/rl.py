@@ -228,6 +228,17 @@ class PartnerSeat(ParallelSeat):
         return {"return": ret, "optimal_return": optimal, "regret": None if optimal is None else optimal - ret}
 
 
+#: The stable-baselines3 settings of the games' learners (``tom-envs rl``'s and ``tom-envs selfplay``'s).
+HYPER = {
+    "ppo": {"n_steps": 256, "batch_size": 256},
+    "recurrent_ppo": {
+        "n_steps": 128,
+        "batch_size": 512,
+        "n_epochs": 5,
+        "policy_kwargs": {"lstm_hidden_size": 32, "net_arch": [32]},
+    },
+}
+
 TASK = RLTask(
     env_ids=_games() + _games("parallel"),
     make_env=make_env,
@@ -241,15 +252,7 @@ TASK = RLTask(
     steps=100_000,
     algo_steps={"recurrent_ppo": 30_000},
     horizon=HORIZON,
-    hyper={
-        "ppo": {"n_steps": 256, "batch_size": 256},
-        "recurrent_ppo": {
-            "n_steps": 128,
-            "batch_size": 512,
-            "n_epochs": 5,
-            "policy_kwargs": {"lstm_hidden_size": 32, "net_arch": [32]},
-        },
-    },
+    hyper=HYPER,
     references=references,
     notes=(
         "regret = ΔFunctional over the 100 rounds (divide by 100 for 004's ΔFunctional/T)",

@@ -13,6 +13,7 @@ import functools
 from pathlib import Path
 from typing import Any, Callable
 
+from benchmarks.matrix.rl import HYPER
 from benchmarks.selfplay import SelfplayTask
 
 HORIZON = 100
@@ -60,15 +61,7 @@ TASK = SelfplayTask(
     episodes=10,
     probe_episodes=10,
     n_envs=4,
-    hyper={
-        "ppo": {"n_steps": 256, "batch_size": 256},
-        "recurrent_ppo": {
-            "n_steps": 128,
-            "batch_size": 512,
-            "n_epochs": 5,
-            "policy_kwargs": {"lstm_hidden_size": 32, "net_arch": [32]},
-        },
-    },
+    hyper=HYPER,
     notes=(
         "return: the seat's summed payoff over the 100 rounds",
         "the observation is the last joint action (one-hot): a feed-forward learner is memory-1",

@@ -29,12 +29,11 @@ a match by adding consensus, the parties win it when the mediator's moves cost c
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.crossplay import Agent, CrossplayTask, PairCell, Population
+from benchmarks.crossplay import Agent, CrossplayTask, PairCell, Population, joining, seat_learner
 from benchmarks.runner import EpisodeResult
 
 ENV_IDS = ("tom/Negotiation-v1",)
@@ -195,19 +194,13 @@ def _llm(spec: Any, seat: str) -> Any:
 def learner(env_id: str, pop: Population) -> Agent:
     """The PPO mediator, trained (or loaded) now on the mediator task's ``train`` split of ``env_id``."""
     from benchmarks.negotiation.rl import TASK as RL_TASK
-    from benchmarks.rl_train import Training, train
 
-    training = Training(
-        env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {}, dict(RL_TASK.hyper.get("ppo", {}))
-    )
-    train(RL_TASK, training, Path(pop.out) / "learners", pop.log)
-    path = str(training.path(Path(pop.out) / "learners"))
+    return seat_learner(env_id, pop, RL_TASK, _learner, MEDIATOR, LEARNER_SEED)
+
+
+def _llm_agent(spec: Any) -> Agent:
     return Agent(
-        "ppo",
-        "learner",
-        {"algo": "ppo", "steps": pop.learner_steps, "split": "train", "model": training.key},
-        functools.partial(_learner, path),
-        MEDIATOR,
+        "llm_social", "llm", {**spec.identity, "variant": LLM_VARIANT}, functools.partial(_llm, spec), MEDIATOR
     )
 
 
@@ -216,18 +209,7 @@ def population(env_id: str, pop: Population) -> list[Agent]:
     agents = [
         Agent(name, "scripted", {"mediator": name}, functools.partial(_scripted, name), MEDIATOR) for name in SCRIPTED
     ]
-    if pop.learner_steps:
-        agents.append(learner(env_id, pop))
-    if pop.llm is not None:
-        agents.append(
-            Agent(
-                "llm_social",
-                "llm",
-                {**pop.llm.identity, "variant": LLM_VARIANT},
-                functools.partial(_llm, pop.llm),
-                MEDIATOR,
-            )
-        )
+    agents += joining(pop, functools.partial(learner, env_id, pop), _llm_agent)
     agents += [
         Agent(f"parties_{mode}", "scripted", {"conflict_mode": mode}, functools.partial(_parties, mode), PARTIES)
         for mode in MODES

@@ -13,7 +13,9 @@ from benchmarks.report import figures
 from benchmarks.report.doc import Block, estimate, num
 from benchmarks.report.load import FamilyData, ResultsFileData
 from benchmarks.report.sections import (
+    section_of,
     figure_section,
+    plane_section,
     agent_name,
     as_dict,
     joined,
@@ -24,6 +26,7 @@ from benchmarks.report.sections import (
     unknown_block,
     unknown_keys,
 )
+from tom_envs.negotiation.outcomes import OUTCOME_KEYS
 
 
 NEGOTIATION_TOP = {
@@ -65,25 +68,14 @@ NEGOTIATION_EPISODE = {
     "mediator_turns",
     "metric_definitions",
     "other_definitions",
-    # issue 28: the outcome table and the transcript view
-    "agreed",
-    "deals",
-    "full_deal",
-    "blocked_agreements",
-    "blocked_agreement_topics",
-    "utilities",
-    "nash_product",
-    "nash_product_max",
-    "pareto_efficient",
+    # issue 28: the outcome table and the transcript view; issue 41: what the case allows (the outcome keys)
+    *OUTCOME_KEYS,
     "success_rate",
     "success_rate_max",
     "mediator_frequency",
     "drops",
     "blocked_stances",
     "transcript",
-    # issue 41: what the case allows (the efficiency keys are judged over the achievable outcomes)
-    "full_deal_possible",
-    "outcome_reference",
     # --behaviour-judge: the release's behaviour scores
     "behaviour",
     "behaviour_judge",
@@ -489,19 +481,9 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
         if points
         else []
     )
-    if panels:
-        blocks += figure_section(
-            "Literal vs functional ToM",
-            PLANE_CAPTION,
-            written,
-            root,
-            figures.plane(
-                out / "plane.png",
-                "Negotiation: literal vs functional ToM",
-                panels,
-                variant_title="conflict mode, parties",
-            ),
-        )
+    blocks += plane_section(
+        "Negotiation: literal vs functional ToM", PLANE_CAPTION, panels, "conflict mode, parties", written, out, root
+    )
     by_mode: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_mode[r["mode"]].append(r)
@@ -542,7 +524,7 @@ def negotiation(fam: FamilyData, out: Path, root: Path) -> Section:
     blocks += unknown_block(
         unknown_keys([rec for f in fam.files for rec in f.records], NEGOTIATION_TOP, NEGOTIATION_EPISODE)
     )
-    return {"family": fam.folder, "title": "Negotiation (002)", "blocks": blocks, "panels": panels, "figures": written}
+    return section_of(fam, "Negotiation (002)", blocks, panels, written)
 
 
 def _base(mediator: str) -> str:

@@ -28,12 +28,11 @@ env's outcome (exact references, regret, fidelity).
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.crossplay import Agent, CrossplayError, CrossplayTask, PairCell, Population
+from benchmarks.crossplay import Agent, CrossplayError, CrossplayTask, PairCell, Population, joining, seat_learner
 from benchmarks.runner import EpisodeResult
 
 ENV_IDS = ("tom/Persuasion-TwoSeat-v1",)
@@ -178,25 +177,17 @@ def learner(env_id: str, pop: Population) -> Agent:
         CrossplayError: a horizon longer than the one it trains at (its observation counts the lines left).
     """
     from benchmarks.persuasion.rl import HORIZON, LIVE
-    from benchmarks.rl_train import Training, train
 
     if pop.horizon > HORIZON:
         raise CrossplayError(
             f"the PPO persuader trains at horizon {HORIZON} (the live RL task's); give --horizon "
             f"{HORIZON} or less, or --learner-steps 0 to leave it out"
         )
-    training = Training(
-        env_id, "ppo", pop.learner_steps, LEARNER_SEED, pop.learner_envs, {}, dict(LIVE.hyper.get("ppo", {}))
-    )
-    train(LIVE, training, Path(pop.out) / "learners", pop.log)
-    path = str(training.path(Path(pop.out) / "learners"))
-    return Agent(
-        "ppo",
-        "learner",
-        {"algo": "ppo", "steps": pop.learner_steps, "split": "train", "model": training.key},
-        functools.partial(_learner, path),
-        PERSUADER,
-    )
+    return seat_learner(env_id, pop, LIVE, _learner, PERSUADER, LEARNER_SEED)
+
+
+def _llm_agent(name: str, seat: str, spec: Any) -> Agent:
+    return Agent(name, "llm", dict(spec.identity), functools.partial(_llm, spec), seat)
 
 
 def population(env_id: str, pop: Population) -> list[Agent]:
@@ -204,17 +195,12 @@ def population(env_id: str, pop: Population) -> list[Agent]:
     agents = [
         Agent(name, "scripted", {"persuader": name}, functools.partial(_scripted, name), PERSUADER) for name in SCRIPTED
     ]
-    if pop.learner_steps:
-        agents.append(learner(env_id, pop))
-    if pop.llm is not None:
-        agents.append(
-            Agent("llm_persuader", "llm", dict(pop.llm.identity), functools.partial(_llm, pop.llm), PERSUADER)
-        )
+    agents += joining(
+        pop, functools.partial(learner, env_id, pop), functools.partial(_llm_agent, "llm_persuader", PERSUADER)
+    )
     agents += [Agent(f"persona_{name}", "scripted", {"persona": name}, _persona, PERSUADEE) for name in personas()]
     if pop.llm is not None:
-        agents.append(
-            Agent("llm_persuadee", "llm", dict(pop.llm.identity), functools.partial(_llm, pop.llm), PERSUADEE)
-        )
+        agents.append(_llm_agent("llm_persuadee", PERSUADEE, pop.llm))
     return agents
 
 

@@ -11,10 +11,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
+from benchmarks.report.parts import drawn_figure, figure_block, section_of
 
 #: The results folder ``tom-envs crossplay`` writes (``benchmarks.crossplay.FOLDER``).
 FOLDER = "crossplay"
+#: The section's opening paragraph.
+INTRO = (
+    "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
+    "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
+    "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
+    "it counts for each id: docs/crossplay.md). "
+    "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
+    "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
+    "left out), with their uncertainty sigma."
+)
+#: The title and caption of the literal-vs-functional figure.
+PLANE_TITLE = "Crossplay populations: literal vs functional ToM"
+PLANE_CAPTION = (
+    "The agents that predict: ToM % (x) against their mean return over every pairing (y), 95 % CIs over episodes."
+)
 
 
 def _records(fam: FamilyData) -> dict[str, list[dict]]:
@@ -108,6 +125,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         agreement_row,
         agreement_text,
         pairing_rows,
+        rating_label,
         rating_rows,
         seat_of,
     )
@@ -122,7 +140,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         cols = [a for a in agents if seated.get(a) != seats[0]] if seats else None
         agents = [a for a in agents if seats and seated.get(a) == seats[0]]
     blocks: list[dict[str, Any]] = [{"kind": "h3", "text": env_id, "id": f"crossplay-{_slug(env_id)}"}]
-    figures = []
+    written: list[str] = []
     for key, label, name in (
         ("row_return", "row agent's mean return", "outcome"),
         ("row_tom", "row agent's ToM % (grey: makes no prediction)", "tom"),
@@ -136,17 +154,16 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
             cols,
             seats,
         )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
         blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": (
+            figure_block(
+                path,
+                (
                     f"{env_id}, {pairs[0]['episodes'] if pairs else 0} episodes per ordered pairing: the {label} "
                     "against each column agent (means over episodes; the table below has the 95 % CIs)."
                 ),
-            }
+                written,
+                root,
+            )
         )
     blocks.append(
         {
@@ -193,10 +210,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
             "rows": [
                 {
                     "cells": [
-                        str(r["rank"]),
-                        r["agent"],
-                        r["agent_kind"],
-                        f"{r['seat']} ({r['seat_rank']})" if "seat" in r else "either",
+                        *rating_label(r, "either"),
                         f"{r['mu']:.2f}",
                         f"{r['sigma']:.2f}",
                         f"{r['ordinal']:.2f}",
@@ -245,7 +259,7 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         if points
         else None
     )
-    return blocks, figures, panel
+    return blocks, written, panel
 
 
 def _span(seeds: Sequence[int]) -> str:
@@ -261,52 +275,18 @@ def _num(value: Any, ci: Any) -> Any:
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The crossplay section from the stored records only."""
     by_env = _records(fam)
-    blocks: list[dict[str, Any]] = [
-        {
-            "kind": "p",
-            "text": (
-                "A population plays every ordered pairing on each two-seat env (`tom-envs crossplay`, docs/crossplay.md): "
-                "the row agent in the first seat, the column agent in the second (where the seats differ, each agent plays "
-                "its own seat: the first seat's agents down, the second seat's across). Outcome: each seat's return (what "
-                "it counts for each id: docs/crossplay.md). "
-                "ToM: the % of an agent's predictions of the other seat that were right (its next action, or its hidden "
-                "state where the env scores that); agents that make no prediction have none. Ratings: OpenSkill's Plackett-Luce model over every episode (self-play "
-                "left out), with their uncertainty sigma."
-            ),
-        }
-    ]
-    figures: list[str] = []
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": INTRO}]
+    written: list[str] = []
     panels = []
     for env_id in sorted(by_env):
         more, figs, panel = _env_blocks(env_id, by_env[env_id], out, root)
         blocks += more
-        figures += figs
+        written += figs
         if panel is not None:
             panels.append(panel)
     if not by_env:
         blocks.append(
             {"kind": "p", "text": "No crossplay records stored yet (run `tom-envs crossplay --out THIS_FOLDER`)."}
         )
-    if panels:
-        from benchmarks.report import figures as figs_mod
-
-        path = figs_mod.plane(
-            out / "plane.png", "Crossplay populations: literal vs functional ToM", panels, variant_title="env"
-        )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
-        blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": "The agents that predict: ToM % (x) against their "
-                "mean return over every pairing (y), 95 % CIs over episodes.",
-            }
-        )
-    return {
-        "family": fam.folder,
-        "title": "Crossplay (tom-envs crossplay)",
-        "blocks": blocks,
-        "panels": panels,
-        "figures": figures,
-    }
+    blocks += drawn_figure(figures.plane, out / "plane.png", PLANE_TITLE, panels, "env", PLANE_CAPTION, written, root)
+    return section_of(fam, "Crossplay (tom-envs crossplay)", blocks, panels, written)

@@ -8,10 +8,34 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
+from benchmarks.report.parts import drawn_figure, section_of
 
 #: The results folder ``tom-envs rl`` writes (``benchmarks.rl_eval.RLCell.family``).
 FOLDER = "rl"
+#: The section's opening paragraph.
+INTRO = (
+    "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
+    "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
+    "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
+    "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md)."
+)
+#: The title and caption of the literal-vs-functional figure.
+PLANE_TITLE = "RL agents: literal vs functional ToM"
+PLANE_CAPTION = (
+    "RL agents and their references: ToM % (x) "
+    "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
+    "stop at 0 and 100 %."
+)
+#: The title and caption of the learning curves.
+CURVES_TITLE = "RL agents: learning curves on the test split"
+CURVES_CAPTION = (
+    "Learning curves (evaluation during training, "
+    "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
+    "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
+    "training seeds."
+)
 ROWS_PREFIX = "rows_"  # benchmarks.rl_eval.ROWS_PREFIX
 #: Outcomes with fixed bounds (a probability): the plane's axis shows them and whiskers stop there.
 BOUNDED_OUTCOMES = {"success": (0.0, 1.0)}
@@ -140,17 +164,7 @@ def curve_panels_of(group: str, rows: list[dict[str, Any]]) -> list[dict[str, An
 def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     """The RL section from the stored rows only."""
     rows = _rows(fam)
-    blocks: list[dict[str, Any]] = [
-        {
-            "kind": "p",
-            "text": (
-                "stable-baselines3 agents trained by `tom-envs rl` on each env's train split and tested on the split each "
-                "row names, beside the references run with them (scripted agents; their CI is over episodes, the RL "
-                "agents' over training seeds). RL agents' ToM % comes from a probe fitted on their internal state on "
-                "train-split episodes, or, where the answer is the prediction (QA), from their answers (docs/rl.md)."
-            ),
-        }
-    ]
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": INTRO}]
     panels: list[dict[str, Any]] = []
     curve_panels: list[dict[str, Any]] = []
     for env_id in sorted({_group(r) for r in rows}):
@@ -201,49 +215,18 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
         curve_panels += curve_panels_of(env_id, mine)
     if not rows:
         blocks.append({"kind": "p", "text": "No RL rows stored yet (run `tom-envs rl --env ID --out THIS_FOLDER`)."})
-    figures: list[str] = []
-    if panels:
-        from benchmarks.report import figures as figs
-
-        path = figs.plane(
-            out / "plane.png",
-            "RL agents: literal vs functional ToM",
-            panels,
-            variant_title="test split, training steps",
-        )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
-        blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": "RL agents and their references: ToM % (x) "
-                "against the functional outcome (y; regret axes inverted, up is better); whiskers (95 % CIs) "
-                "stop at 0 and 100 %.",
-            }
-        )
-    if curve_panels:
-        from benchmarks.report import figures as figs
-
-        path = figs.curves(
-            out / "curves.png", "RL agents: learning curves on the test split", curve_panels, variant_title="measure"
-        )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
-        blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": "Learning curves (evaluation during training, "
-                "benchmarks/rl_curve.py): at evenly spaced points, the agent as it stands on a few test-split "
-                "episodes: its outcome, and its probe's ToM % beside the majority floor; bands: 95 % CIs over "
-                "training seeds.",
-            }
-        )
-    return {
-        "family": fam.folder,
-        "title": "RL agents (tom-envs rl)",
-        "blocks": blocks,
-        "panels": panels,
-        "figures": figures,
-    }
+    written: list[str] = []
+    blocks += drawn_figure(
+        figures.plane,
+        out / "plane.png",
+        PLANE_TITLE,
+        panels,
+        "test split, training steps",
+        PLANE_CAPTION,
+        written,
+        root,
+    )
+    blocks += drawn_figure(
+        figures.curves, out / "curves.png", CURVES_TITLE, curve_panels, "measure", CURVES_CAPTION, written, root
+    )
+    return section_of(fam, "RL agents (tom-envs rl)", blocks, panels, written)

@@ -2,8 +2,9 @@
 
 Every builder reads records defensively: it keys on the documented record fields (the family
 modules' docstrings), treats every optional one as possibly missing, and lists the keys it does
-not show. A section is ``{"family", "title", "blocks", "panels"}``: ``blocks`` for the page
-(:mod:`benchmarks.report.doc`), ``panels`` the literal-vs-functional points for the overview.
+not show. A section is ``{"family", "title", "blocks", "panels", "figures"}`` (:func:`section_of`):
+``blocks`` for the page (:mod:`benchmarks.report.doc`), ``panels`` the literal-vs-functional points for the
+overview, ``figures`` the files it drew.
 """
 
 from __future__ import annotations
@@ -14,12 +15,19 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report.doc import Block, figure_blocks
+from benchmarks.report.doc import Block
 from benchmarks.report.load import FamilyData, ResultsFileData
+from benchmarks.report.parts import (  # noqa: F401 - re-exported: the family sections import them from here
+    Section,
+    drawn_figure,
+    figure_block,
+    figure_section,
+    plane_section,
+    section_of,
+    write,
+)
 from benchmarks.results import FAULTS_FIELD, fault_columns
 from tom_envs.stats import mean_ci95
-
-Section = dict[str, Any]
 
 
 # ---------------------------------------------------------------------- shared pieces
@@ -105,17 +113,6 @@ def file_notes(fam: FamilyData) -> list[Block]:
                 "as the benchmarks do)."
             )
     return [{"kind": "ul", "items": notes}] if notes else []
-
-
-def write(path: Path, written: list[str], root: Path) -> str:
-    written.append(path.relative_to(root).as_posix())
-    return written[-1]
-
-
-def figure_section(heading: str, caption: str, written: list[str], root: Path, path: Path) -> list[Block]:
-    """The blocks of a figure just drawn at ``path``: its own heading and the figure with its caption; the file is
-    recorded in ``written`` (relative to ``root``, as the page links it)."""
-    return figure_blocks(heading, write(path, written, root), caption)
 
 
 #: What a QA answerer's label says when some record of its file was scored on data that is not the whole release.

@@ -8,10 +8,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarks.report import figures
 from benchmarks.report.load import FamilyData
+from benchmarks.report.parts import drawn_figure, section_of
 
 #: The results folder ``tom-envs selfplay`` writes (``benchmarks.selfplay.FOLDER``).
 FOLDER = "selfplay"
+#: The section's opening paragraph.
+INTRO = (
+    "Learners that model learners (`tom-envs selfplay`): two independent stable-baselines3 learners, one per "
+    "seat, train in rounds, against each other (each against the other's frozen snapshot of the previous round) "
+    "or against the frozen crossplay population. At every checkpoint each learner's ToM % is a probe on its "
+    "own state predicting the other seat's next action, beside the majority floor (the same learner on the same "
+    "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
+    "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
+    "every trained checkpoint (docs/selfplay.md)."
+)
+#: The title and caption of the ToM and return curves.
+CURVES_TITLE = "Learners that model learners: ToM and return along training"
+CURVES_CAPTION = (
+    "Per checkpoint: each seat's probe ToM % beside its majority floor (line style: the measure), and its return; bands: 95 % "
+    "CIs over training seeds."
+)
 _NEEDED = ("env_id", "algo", "mode", "seed", "seat", "round", "steps", "tom_accuracy", "tom_majority", "return")
 
 
@@ -48,20 +66,7 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     from benchmarks.selfplay import curve_rows, pays
 
     groups = _records(fam)
-    blocks: list[dict[str, Any]] = [
-        {
-            "kind": "p",
-            "text": (
-                "Learners that model learners (`tom-envs selfplay`): two independent stable-baselines3 learners, one per "
-                "seat, train in rounds, against each other (each against the other's frozen snapshot of the previous round) "
-                "or against the frozen crossplay population. At every checkpoint each learner's ToM % is a probe on its "
-                "own state predicting the other seat's next action, beside the majority floor (the same learner on the same "
-                "episodes predicting the probe's training majority), with its return; 95 % CIs over training seeds. "
-                "'Does prediction pay?' is the Spearman correlation of the probe's gain over the floor with the return over "
-                "every trained checkpoint (docs/selfplay.md)."
-            ),
-        }
-    ]
+    blocks: list[dict[str, Any]] = [{"kind": "p", "text": INTRO}]
     panels = []
     for (env_id, algo, mode), records in sorted(groups.items()):
         rows = curve_rows(records)
@@ -138,32 +143,8 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
                 "text": "No self-play records stored yet (run `tom-envs selfplay --env ID --out THIS_FOLDER`).",
             }
         )
-    figures: list[str] = []
-    if panels:
-        from benchmarks.report import figures as figs
-
-        path = figs.curves(
-            out / "tom_curves.png",
-            "Learners that model learners: ToM and return along training",
-            panels,
-            variant_title="measure",
-        )
-        src = path.relative_to(root).as_posix()
-        figures.append(src)
-        blocks.append(
-            {
-                "kind": "figure",
-                "src": src,
-                "caption": (
-                    "Per checkpoint: each seat's probe ToM % beside its majority floor (line style: the measure), and its return; bands: 95 % "
-                    "CIs over training seeds."
-                ),
-            }
-        )
-    return {
-        "family": fam.folder,
-        "title": "Learners that model learners (tom-envs selfplay)",
-        "blocks": blocks,
-        "panels": [],
-        "figures": figures,
-    }
+    written: list[str] = []
+    blocks += drawn_figure(
+        figures.curves, out / "tom_curves.png", CURVES_TITLE, panels, "measure", CURVES_CAPTION, written, root
+    )
+    return section_of(fam, "Learners that model learners (tom-envs selfplay)", blocks, [], written)
