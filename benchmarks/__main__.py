@@ -215,12 +215,12 @@ def _add_families(sub: Any) -> None:
     ``benchmark`` module declares it), in the families' order (entry-point group
     ``tom_envs.families``); then any other declared benchmark; then the retired command names."""
     from benchmarks import family
-    from benchmarks.declared import declared
+    from benchmarks.declarations import of_family
     from tom_envs.family import families
 
     names = []
     for fam in families():
-        for command in declared(fam, "commands", Command):
+        for command in of_family(fam, "commands", Command):
             _add_command(sub, command)
         if fam.benchmark:
             importlib.import_module(fam.benchmark)

@@ -1,11 +1,35 @@
 """The task declarations families name in their :class:`tom_envs.family.Family` (``rl``, ``crossplay``,
-``selfplay``: ``"module:attribute"`` targets), loaded and checked to be of the kind the field holds. The
+``selfplay``; ``commands`` too: ``"module:attribute"`` targets), loaded and checked to be of the kind the field holds. The
 commands that run them (``tom-envs rl``, ``crossplay``, ``selfplay``) find their tasks here and name no family."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def of_family(fam: Any, field: str, kind: type[T], spelled: str | None = None) -> list[T]:
+    """The objects one family names in its ``field``, in order, each loaded now (``tom-envs`` reads the
+    ``commands`` of each family so).
+
+    Raises:
+        tom_envs.family.FamilyError: a target that is not a ``kind``, naming the family, the target and the class
+            it should be (``spelled``, or the class's module path).
+    """
+    from tom_envs.family import load_object
+
+    return [_checked(fam, target, load_object(target), kind, spelled) for target in getattr(fam, field)]
+
+
+def _checked(fam: Any, target: str, found: Any, kind: type, spelled: str | None) -> Any:
+    from tom_envs.family import FamilyError
+
+    if not isinstance(found, kind):
+        spelled = spelled or f"{kind.__module__}.{kind.__qualname__}"
+        raise FamilyError(f"family {fam.name!r}: {target} is a {type(found).__name__}, not a {spelled}")
+    return found
 
 
 def declared(field: str, kind: type, spelled: str, broken: dict[str, str] | None = None) -> list[tuple[str, Any]]:
@@ -21,7 +45,7 @@ def declared(field: str, kind: type, spelled: str, broken: dict[str, str] | None
     Raises:
         tom_envs.family.FamilyError: a target names something that is not a ``kind``.
     """
-    from tom_envs.family import FamilyError, families, load_object
+    from tom_envs.family import families, load_object
 
     out = []
     for fam in families():
@@ -33,9 +57,7 @@ def declared(field: str, kind: type, spelled: str, broken: dict[str, str] | None
                     raise
                 broken[target] = f"{type(exc).__name__}: {exc}"
                 continue
-            if not isinstance(found, kind):
-                raise FamilyError(f"family {fam.name!r}: {target} is a {type(found).__name__}, not a {spelled}")
-            out.append((fam.name, found))
+            out.append((fam.name, _checked(fam, target, found, kind, spelled)))
     return out
 
 

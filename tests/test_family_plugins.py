@@ -108,19 +108,19 @@ def test_a_declared_command_that_is_not_a_command_is_a_named_error(installed):
         build_parser()
 
 
-def test_declared_loads_a_familys_objects_in_order_and_names_one_of_another_kind():
-    """``benchmarks.declared.declared``: what ``tom-envs`` (commands), crossplay and selfplay read from a declaration."""
+def test_of_family_loads_a_familys_objects_in_order_and_names_one_of_another_kind():
+    """``benchmarks.declarations.of_family``: what ``tom-envs`` (commands), crossplay and selfplay read from a declaration."""
     from benchmarks.cli import Command
     from benchmarks.crossplay import CrossplayTask
-    from benchmarks.declared import declared
+    from benchmarks.declarations import of_family
 
     fam = family("matrix")
-    assert [c.name for c in declared(fam, "commands", Command)] == ["demo", "perf"]
+    assert [c.name for c in of_family(fam, "commands", Command)] == ["demo", "perf"]
     with pytest.raises(
         FamilyError,
         match=r"family 'matrix': benchmarks.matrix.commands:DEMO is a Command, not a benchmarks.crossplay.CrossplayTask",
     ):
-        declared(fam, "commands", CrossplayTask)
+        of_family(fam, "commands", CrossplayTask)
 
 
 def test_the_built_in_retired_command_says_what_replaced_it(capsys):
