@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from policies.llm.caller import Ask, Caller, EventLog, check_caller_args
+from policies.llm.caller import Ask, AsksModel, Caller, EventLog, check_caller_args
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
 from tom_envs.common_ground.prompts import (
     RELEASE_PROMPT_FILE,
@@ -187,44 +187,26 @@ def _random_beliefs(rng: np.random.Generator) -> tuple[str, str]:
     return BELIEF_LABELS[int(a)], BELIEF_LABELS[int(b)]
 
 
-class LLMBeliefPredictor:
+class LLMBeliefPredictor(AsksModel):
     """Both speakers' belief labels about an event, predicted by a model (a
     :class:`policies.common_ground.scripted.BeliefPredictor` with a batched form).
 
     Args:
         backend: the model.
-        temperature: sampling temperature (default 0: greedy, as a fine-tuned predictor decodes).
-        max_tokens: generation cap per reply.
-        max_resamples: re-asks after a reply naming no labels.
-        fallback: ``"raise"`` or ``"random"`` (uniform labels, counted in ``stats["fallbacks"]``).
-        seed: seeds the sampling seeds and fallbacks.
+        settings: the caller's (:class:`~policies.llm.caller.AsksModel`): ``temperature`` (0: greedy, as a
+            fine-tuned predictor decodes), ``max_tokens`` (24), ``max_resamples`` (10: re-asks after a reply naming
+            no labels), ``fallback`` (``"raise"``, or ``"random"``: uniform labels, counted in
+            ``stats["fallbacks"]``), ``seed`` (0: the sampling seeds and fallbacks).
     """
 
     name = "llm"
-
-    def __init__(
-        self,
-        backend: Any,
-        *,
-        temperature: float = 0.0,
-        max_tokens: int = 24,
-        max_resamples: int = 10,
-        fallback: str = "raise",
-        seed: int = 0,
-    ) -> None:
-        self.caller = Caller(
-            backend,
-            max_resamples=max_resamples,
-            fallback=fallback,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            seed=seed,
-        )
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """The caller's counters (decisions, parse failures, fallbacks, ...)."""
-        return self.caller.stats
+    defaults: ClassVar[dict[str, Any]] = {
+        "temperature": 0.0,
+        "max_tokens": 24,
+        "max_resamples": 10,
+        "fallback": "raise",
+        "seed": 0,
+    }
 
     def predict_beliefs_batch(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         """One backend call (plus re-ask rounds) for every ``(context, event)``."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol, TypedDict
 
 import numpy as np
 
@@ -469,6 +469,52 @@ class Caller:
         return Answer(value, None, True, failures)
 
 
+class CallerSettings(TypedDict, total=False):
+    """The settings of a model-asking object's :class:`Caller` (:class:`AsksModel`)."""
+
+    max_resamples: int
+    fallback: str
+    temperature: float
+    max_tokens: int | None
+    seed: int | None
+
+
+class AsksModel:
+    """An object that asks a model through one :class:`Caller` (``self.caller``) and reports its counters
+    (:attr:`stats`). Its constructor takes the backend and the caller's settings (:class:`CallerSettings`) by
+    keyword; a subclass states the settings it takes and their defaults in :attr:`defaults`, and the ones it
+    fixes in :attr:`fixed`. A setting passed as None takes the class's default.
+
+    Raises:
+        InvalidPolicyConfig: a setting the class does not take, or one out of range (:func:`check_caller_args`).
+    """
+
+    #: the settings the class takes and their defaults
+    defaults: ClassVar[dict[str, Any]] = {
+        "max_resamples": 3,
+        "fallback": "raise",
+        "temperature": 0.0,
+        "max_tokens": None,
+        "seed": 0,
+    }
+    #: settings the class fixes (not taken by its constructor)
+    fixed: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, backend: Backend, **settings: Any) -> None:
+        unknown = sorted(set(settings) - set(self.defaults))
+        if unknown:
+            raise InvalidPolicyConfig(
+                f"{type(self).__name__} takes the settings {', '.join(self.defaults)}; got {', '.join(unknown)}."
+            )
+        given = {k: v for k, v in settings.items() if v is not None}
+        self.caller = Caller(backend, **{**self.defaults, **given, **self.fixed})
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """The caller's counters (requests, parse failures, fallbacks, ...) over every call since construction."""
+        return self.caller.stats
+
+
 def _parse(parse: Callable[[str], Any] | None, text: str) -> tuple[Any, str | None]:
     if parse is None:
         return text, None
@@ -479,12 +525,14 @@ def _parse(parse: Callable[[str], Any] | None, text: str) -> tuple[Any, str | No
 
 
 __all__ = [
+    "AsksModel",
     "COUNTERS",
     "FAULT_COUNTERS",
     "FALLBACKS",
     "Answer",
     "Ask",
     "Caller",
+    "CallerSettings",
     "EventLog",
     "Owner",
     "ScoreAsk",

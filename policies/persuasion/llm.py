@@ -13,13 +13,13 @@ bounded re-asks, an explicit fallback, counted.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from policies.base import BasePolicy
 from policies.llm.base import Backend
-from policies.llm.caller import Ask, Caller
+from policies.llm.caller import Ask, AsksModel
 from policies.llm.errors import ReplyError
 from tom_envs.persuasion.mind import BELIEFS, CONCERNS, MIND_DESIRES, NOTHING
 from tom_envs.persuasion.principles import PRINCIPLES
@@ -93,37 +93,25 @@ def parse_reading(text: str) -> int:
     raise ReplyError(f"name one of {', '.join(PRINCIPLES)} or none")
 
 
-class _LLMSeat(BasePolicy):
-    """What both persuasion seats share: one caller (its counters kept across episodes), text
-    prompts, predictions, and the decision pending between ``predict`` and ``act``."""
+class _LLMSeat(BasePolicy, AsksModel):
+    """What both persuasion seats share: one caller (its counters kept across episodes: :attr:`stats`), text
+    prompts, predictions, and the decision pending between ``predict`` and ``act``. Sampling seeds and
+    fallbacks come from the episode's generator, so the caller takes no seed."""
 
     makes_predictions = True
     #: it reads its seat's prompt (``benchmarks.persuasion.live.play_two_seat``)
     reads_text = True
+    defaults: ClassVar[dict[str, Any]] = {
+        "max_resamples": 3,
+        "fallback": "raise",
+        "temperature": 0.7,
+        "max_tokens": 160,
+    }
 
-    #: the seat's reply cap when none is given (its replies' length)
-    default_max_tokens = 160
-
-    def __init__(
-        self,
-        backend: Backend,
-        *,
-        max_resamples: int = 3,
-        fallback: str = "raise",
-        temperature: float = 0.7,
-        max_tokens: int | None = None,
-    ) -> None:
-        super().__init__()
-        max_tokens = self.default_max_tokens if max_tokens is None else max_tokens
-        self.caller = Caller(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=temperature, max_tokens=max_tokens
-        )
+    def __init__(self, backend: Backend, **settings: Any) -> None:
+        BasePolicy.__init__(self)
+        AsksModel.__init__(self, backend, **settings)
         self._pending: Any = None
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """The caller's counters over every episode since construction."""
-        return self.caller.stats
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -226,7 +214,7 @@ class LLMPersuadee(_LLMSeat):
     literal ToM). After ``max_resamples`` unusable replies ``fallback="random"`` replies as its mind
     does (the env's ``FAITHFUL``; counted)."""
 
-    default_max_tokens = 120
+    defaults: ClassVar[dict[str, Any]] = {**_LLMSeat.defaults, "max_tokens": 120}
 
     def _decide(self, observation: Any) -> tuple[Any, int | None]:
         if self._pending is not None:
@@ -256,38 +244,19 @@ class LLMPersuadee(_LLMSeat):
         return action
 
 
-class GreedyReader:
-    """What the model readers of a persuader's line share: one greedy caller (temperature 0), seeded.
+class GreedyReader(AsksModel):
+    """What the model readers of a persuader's line share: one greedy caller (temperature 0), seeded, so a
+    run repeats (:class:`~policies.llm.caller.AsksModel`).
 
     Args:
         backend: any :class:`~policies.llm.base.Backend`.
-        max_resamples: re-asks of an unusable reply; then ``fallback``: ``"raise"`` or ``"random"`` (the
-            line reads as nothing; counted).
-        seed: seeds the caller (sampling seeds of re-asks), so a run repeats.
-        max_tokens: the reply cap (None: the reader's :attr:`default_max_tokens`).
+        settings: ``max_resamples`` (3): re-asks of an unusable reply; then ``fallback`` (``"raise"``, or
+            ``"random"``: the line reads as nothing; counted); ``seed`` (0): the caller's sampling seeds;
+            ``max_tokens``: the reply cap (the reader's :attr:`defaults`).
     """
 
-    #: the reply cap when none is given
-    default_max_tokens = 8
-
-    def __init__(
-        self,
-        backend: Backend,
-        *,
-        max_resamples: int = 3,
-        fallback: str = "raise",
-        seed: int = 0,
-        max_tokens: int | None = None,
-    ) -> None:
-        tokens = self.default_max_tokens if max_tokens is None else max_tokens
-        self.caller = Caller(
-            backend, max_resamples=max_resamples, fallback=fallback, temperature=0.0, max_tokens=tokens, seed=seed
-        )
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """The caller's counters (requests, parse failures, fallbacks, ...)."""
-        return self.caller.stats
+    defaults: ClassVar[dict[str, Any]] = {"max_resamples": 3, "fallback": "raise", "seed": 0, "max_tokens": 8}
+    fixed: ClassVar[dict[str, Any]] = {"temperature": 0.0}
 
 
 class LLMReader(GreedyReader):

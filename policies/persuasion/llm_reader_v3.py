@@ -12,6 +12,7 @@ It is optional: the env's default reader is the scripted one; score either with
 from __future__ import annotations
 
 import re
+from typing import Any, ClassVar
 
 from policies.llm.caller import Ask
 from policies.llm.errors import ReplyError
@@ -76,7 +77,7 @@ class LLMReaderV3(GreedyReader):
     32 tokens by default)."""
 
     name = "llm-v3"
-    default_max_tokens = 32
+    defaults: ClassVar[dict[str, Any]] = {**GreedyReader.defaults, "max_tokens": 32}
 
     def read(self, utterance: str, goal: str | None = None) -> ReadingV3:
         """The model's reading of one line (an empty line reads as nothing without asking).
