@@ -6,6 +6,8 @@ built-in (or Gymnasium) error, so ``except ValueError`` style handling keeps wor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gymnasium import error as gym_error
 
 
@@ -51,6 +53,14 @@ class UnsupportedRenderMode(TomEnvsError, ValueError, TypeError):
     Also a ``TypeError`` on purpose: stable-baselines3's ``make_vec_env`` first tries
     ``render_mode="rgb_array"`` and falls back to no render mode on ``TypeError``.
     """
+
+
+def check_render_mode(render_mode: object, modes: "Sequence[str]") -> None:
+    """Raise :class:`UnsupportedRenderMode` unless ``render_mode`` is None or one of ``modes`` (the env's
+    ``metadata["render_modes"]``)."""
+    if render_mode is not None and render_mode not in modes:
+        offered = ", ".join(repr(m) for m in modes)
+        raise UnsupportedRenderMode(f"render_mode must be {offered} or None, got {render_mode!r}")
 
 
 class UnknownPartner(TomEnvsError, KeyError):
