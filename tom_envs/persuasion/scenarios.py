@@ -71,19 +71,25 @@ NAMES: tuple[str, ...] = (
     "Yara",
 )
 
+
 # ---------------------------------------------------------------------- personas (shared archetypes, own weights)
 # (the archetypes are data: personas.json beside this module)
+def _persona_fields(row: dict) -> dict:
+    """The fields of a v1 persona (:class:`MindPersona`) from its row of ``personas.json``; v2 adds its traits."""
+    return {
+        "name": row["name"],
+        "description": row["description"],
+        "concerns": tuple(row["concerns"]),
+        "reluctance": row["reluctance"],
+        "wariness": row["wariness"],
+        "voice": tuple(row["voice"]),
+        "warmth": row["warmth"],
+        "touchiness": row["touchiness"],
+    }
+
+
 PERSONAS: tuple[MindPersona, ...] = tuple(
-    MindPersona(
-        p["name"],
-        p["description"],
-        concerns=tuple(p["concerns"]),
-        reluctance=p["reluctance"],
-        wariness=p["wariness"],
-        voice=tuple(p["voice"]),
-        warmth=p["warmth"],
-        touchiness=p["touchiness"],
-    )
+    MindPersona(**_persona_fields(p))
     for p in json.loads((Path(__file__).with_name("personas.json")).read_text(encoding="utf-8"))
 )
 
@@ -254,17 +260,7 @@ def _persona_v2(row: dict) -> "MindPersonaV2":
         float(t.get("leave", 0.0)),
         float(t.get("drift", 0.0)),
     )
-    return MindPersonaV2(
-        row["name"],
-        row["description"],
-        concerns=tuple(row["concerns"]),
-        reluctance=row["reluctance"],
-        wariness=row["wariness"],
-        voice=tuple(row["voice"]),
-        warmth=row["warmth"],
-        touchiness=row["touchiness"],
-        v2=traits,
-    )
+    return MindPersonaV2(**_persona_fields(row), v2=traits)
 
 
 def _families_v2() -> tuple[Family, ...]:
