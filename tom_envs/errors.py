@@ -158,6 +158,20 @@ def check_options(options: object, known: "tuple[str, ...] | frozenset[str] | No
     return dict(options)
 
 
+def json_object(text: str, where: str, error: type[Exception], fix: str) -> dict:
+    """``text`` read as a JSON object, or ``error`` naming ``where``: text that is not JSON (with the line,
+    column and reason) or a JSON value other than an object, each followed by ``fix`` (what to write)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); {fix}") from None
+    if not isinstance(data, dict):
+        raise error(f"{where}: a JSON {type(data).__name__}, not an object; {fix}")
+    return data
+
+
 class DependencyNotInstalled(TomEnvsError, gym_error.DependencyNotInstalled, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 

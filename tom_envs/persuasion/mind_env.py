@@ -147,6 +147,15 @@ class LiveText:
     def _over_line(self) -> str:
         return "The conversation is over."
 
+    def _open(self, rng: np.random.Generator) -> tuple[np.ndarray, dict]:
+        """The end of ``reset``: the persuadee's opening reply starts the transcript, no regret yet, no truth
+        resolved; the episode runs. The reset's observation and info."""
+        self.transcript = [f"{self.names['persuadee']} says: {self._reply_text(rng)}"]
+        self._regrets: list[float] = []
+        self._truth = {}
+        self.start_episode()
+        return self._obs(), self._info()
+
     def _info(self) -> dict[str, Any]:
         """What every reset and step tells: the case shown; with ``expose_state`` (the oracle's flag) also the
         hidden state (:meth:`_state_info`)."""
@@ -175,7 +184,9 @@ class LiveText:
 
 class MindSetup:
     """What a live-persuasion env checks and sets up at construction, by its ``version``
-    (:class:`~tom_envs.persuasion.versions.MindVersion`). Shared by the single-seat and the two-seat env."""
+    (:class:`~tom_envs.persuasion.versions.MindVersion`): the constructor arguments, checked by :meth:`_setup`;
+    the env builds its own spaces and state in :meth:`_build`. Shared by the single-seat and the two-seat env
+    (the single-seat v2 env adds ``personas``)."""
 
     #: The version this env plays (a subclass of a later version sets another).
     version: MindVersion = V1
@@ -186,6 +197,22 @@ class MindSetup:
     def NOT_YET_INDEX(self) -> int:  # noqa: N802 -- a constant of the version
         """The "heard" entry before the first line (one past the last strategy)."""
         return self.version.n_strategies
+
+    def __init__(
+        self,
+        families: Any = None,
+        horizon: int = 4,
+        reader: Any = None,
+        expose_state: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self._setup(families, horizon, reader, expose_state, render_mode)
+        self._build()
+
+    def _build(self) -> None:
+        """The env's own spaces and state, once the arguments are set (each env: its seats)."""
+        raise NotImplementedError
 
     def _setup(
         self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any, personas: Any = None
@@ -329,20 +356,7 @@ class PersuasionMindEnv(LiveText, MindSetup, TomEnv):
         outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success"),
     )
 
-    def __init__(
-        self,
-        families: Any = None,
-        horizon: int = 4,
-        reader: Any = None,
-        expose_state: bool = False,
-        render_mode: str | None = None,
-    ) -> None:
-        self._build(families, horizon, reader, expose_state, render_mode)
-
-    def _build(
-        self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any, personas: Any = None
-    ) -> None:
-        self._setup(families, horizon, reader, expose_state, render_mode, personas)
+    def _build(self) -> None:
         self.action_space = spaces.Discrete(len(PRINCIPLES))
         self.observation_space = spaces.MultiDiscrete(
             [len(TONES), len(TOPICS), self.NOT_YET_INDEX + 1, len(self.families), self.horizon + 1]
@@ -361,13 +375,9 @@ class PersuasionMindEnv(LiveText, MindSetup, TomEnv):
         self.tone, self.topic = obs_parts(reply)
         self.heard_last = self.NOT_YET_INDEX
         self.turn, self.agreed, self.left = 0, False, False
-        self.transcript = [f"{self.names['persuadee']} says: {self._reply_text(rng)}"]
-        self._regrets: list[float] = []
         self._oracle_regrets: list[float] = []
         self._heard: list[str] = []
-        self._truth = {}
-        self.start_episode()
-        return self._obs(), self._info()
+        return self._open(rng)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         self.check_step()
@@ -537,7 +547,8 @@ class PersuasionMindV2Env(PersuasionMindEnv):
         render_mode: str | None = None,
         personas: Any = None,
     ) -> None:
-        self._build(families, horizon, reader, expose_state, render_mode, personas)
+        self._setup(families, horizon, reader, expose_state, render_mode, personas)
+        self._build()
 
 
 __all__ = [

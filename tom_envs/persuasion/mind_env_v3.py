@@ -164,12 +164,8 @@ class PersuasionMindV3Env(LiveText, TomEnv):
         self.turn, self.agreed, self.left = 0, False, False
         self.counts = [0] * N_CUES
         self.reply = self._draw_reply(rng)
-        self.transcript = [f"{self.names['persuadee']} says: {self._reply_text(rng)}"]
-        self._regrets: list[float] = []
         self._said: list[str] = []
-        self._truth = {}
-        self.start_episode()
-        return self._obs(), self._info()
+        return self._open(rng)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         self.check_step()

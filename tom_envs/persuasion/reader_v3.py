@@ -28,16 +28,16 @@ reading classes and the six concern classes.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from tom_envs.errors import DatasetError, TomEnvsError
+from tom_envs.errors import DatasetError, TomEnvsError, json_object
 from tom_envs.persuasion.principles import PRINCIPLES
-from tom_envs.persuasion.reader_v3_frames import CONCERN_CUES, DEADLINE, FRAGMENT_KEYWORDS, FRAGMENT_WORDS, FRAMES
+from tom_envs.persuasion.reader_v3_cues import CONCERN_CUES, DEADLINE, FRAGMENT_KEYWORDS, FRAGMENT_WORDS
+from tom_envs.persuasion.reader_v3_frames import FRAMES
 from tom_envs.persuasion.reader_v3_hostile import hostility
 from tom_envs.persuasion.reader_v3_text import ill_formed, negated, normalise, sentences
 
@@ -204,12 +204,7 @@ _FIX = (
 
 
 def _parse_line(raw: str, where: str) -> LabelledLine:
-    try:
-        obj = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise LabelledSetError(f"{where}: not valid JSON ({e.msg}); {_FIX}") from None
-    if not isinstance(obj, dict):
-        raise LabelledSetError(f"{where}: a JSON {type(obj).__name__}, not an object; {_FIX}")
+    obj = json_object(raw, where, LabelledSetError, _FIX)
     missing = [k for k in ("text", "kind", "principle", "concern") if k not in obj]
     if missing:
         raise LabelledSetError(f"{where}: missing {', '.join(missing)}; {_FIX}")
