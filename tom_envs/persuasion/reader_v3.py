@@ -94,6 +94,21 @@ class Reader(Protocol):
     def read(self, utterance: str, goal: str | None = None) -> ReadingV3: ...
 
 
+def check_read_arguments(utterance: object, goal: object) -> None:
+    """What every v3 reader's ``read(utterance, goal)`` takes: a str line and a str goal or None.
+
+    Raises:
+        ReaderV3Error: either is something else, saying what to pass.
+    """
+    if not isinstance(utterance, str):
+        raise ReaderV3Error(
+            f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
+            "utterance text (e.g. action['utterance'])."
+        )
+    if goal is not None and not isinstance(goal, str):
+        raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
+
+
 def _clause_before(sentence: str, start: int) -> str:
     """The part of the cue's clause that comes before it."""
     cuts = [m.end() for m in _BOUNDARY.finditer(sentence, 0, start)]
@@ -121,13 +136,7 @@ class ReaderV3:
     def explain(self, utterance: str, goal: str | None = None) -> dict[str, Any]:
         """The evidence behind :meth:`read`: the hostile frame, the principle frames that counted, and
         the ones dropped (negated, denied or in word salad), with the text each matched."""
-        if not isinstance(utterance, str):
-            raise ReaderV3Error(
-                f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
-                "utterance text (e.g. action['utterance'])."
-            )
-        if goal is not None and not isinstance(goal, str):
-            raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
+        check_read_arguments(utterance, goal)
         text = normalise(utterance)
         acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,5}s?\b", utterance))
         out: dict[str, Any] = {"text": text, "hostile": hostility(text) if text else None, "counted": [], "dropped": []}
@@ -298,6 +307,7 @@ __all__ = [
     "ReaderV3",
     "ReaderV3Error",
     "ReadingV3",
+    "check_read_arguments",
     "load_labelled",
     "score_reader",
 ]
