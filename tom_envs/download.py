@@ -282,6 +282,22 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def add_folder_arguments(
+    parser: argparse.ArgumentParser, default_dest: str, dest_note: str, default_url: str, holding: str
+) -> None:
+    """The options of a download that copies files from a folder URL into a folder: ``--dest`` (or
+    ``--out``; ``args.out``), the folder (``dest_note`` says what its default is), and ``--base-url``, the
+    folder URL ``holding`` the files."""
+    parser.add_argument(
+        "--dest",
+        "--out",
+        dest="out",
+        default=default_dest,
+        help=f"destination folder (default: %(default)s, {dest_note})",
+    )
+    parser.add_argument("--base-url", default=default_url, help=f"folder URL holding {holding} (default: %(default)s)")
+
+
 def add_timeout_argument(parser: argparse.ArgumentParser, default: float) -> None:
     """The ``--timeout`` option every download command has."""
     parser.add_argument(

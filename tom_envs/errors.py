@@ -6,6 +6,8 @@ built-in (or Gymnasium) error, so ``except ValueError`` style handling keeps wor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gymnasium import error as gym_error
 
 
@@ -51,6 +53,14 @@ class UnsupportedRenderMode(TomEnvsError, ValueError, TypeError):
     Also a ``TypeError`` on purpose: stable-baselines3's ``make_vec_env`` first tries
     ``render_mode="rgb_array"`` and falls back to no render mode on ``TypeError``.
     """
+
+
+def check_render_mode(render_mode: object, modes: "Sequence[str]") -> None:
+    """Raise :class:`UnsupportedRenderMode` unless ``render_mode`` is None or one of ``modes`` (the env's
+    ``metadata["render_modes"]``)."""
+    if render_mode is not None and render_mode not in modes:
+        offered = ", ".join(repr(m) for m in modes)
+        raise UnsupportedRenderMode(f"render_mode must be {offered} or None, got {render_mode!r}")
 
 
 class UnknownPartner(TomEnvsError, KeyError):
@@ -146,6 +156,20 @@ def check_options(options: object, known: "tuple[str, ...] | frozenset[str] | No
             f"{owner}.reset got unknown options {unknown}; it reads {', '.join(sorted(known)) if known else 'none'}"
         )
     return dict(options)
+
+
+def json_object(text: str, where: str, error: type[Exception], fix: str) -> dict:
+    """``text`` read as a JSON object, or ``error`` naming ``where``: text that is not JSON (with the line,
+    column and reason) or a JSON value other than an object, each followed by ``fix`` (what to write)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); {fix}") from None
+    if not isinstance(data, dict):
+        raise error(f"{where}: a JSON {type(data).__name__}, not an object; {fix}")
+    return data
 
 
 class DependencyNotInstalled(TomEnvsError, gym_error.DependencyNotInstalled, ImportError):

@@ -13,11 +13,11 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import InvalidAction, TomEnvsError, check_options, check_running, require_bool
+from tom_envs.base import TomEnv
+from tom_envs.errors import InvalidAction, TomEnvsError, require_bool
 from tom_envs.tom import ToMSpec
 
 #: Option letters, in order; a question has at most this many options.
@@ -187,7 +187,7 @@ QA_PUBLIC = (
 )
 
 
-class QAEnv(gym.Env):
+class QAEnv(TomEnv):
     """Answer a dialogue's questions turn by turn; one question per step.
 
     Information rule (docs/architecture.md, contract 4): ``tom_public`` declares what a policy may read as
@@ -277,6 +277,7 @@ class QAEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
     #: the keys ``reset(options=...)`` reads (another key is :class:`~tom_envs.errors.InvalidOptions`)
     reset_options: tuple[str, ...] = ("episode",)
+    episode_over = "the dialogue's questions are all answered; call env.reset() for the next one."
 
     #: the text a language model reads, made of these public fields (and a template)
     tom_composed = {"obs.text": ("obs.context", "obs.question", "obs.background", "obs.choices[*]")}
@@ -308,8 +309,7 @@ class QAEnv(gym.Env):
             )
         if not episodes or any(len(ep) == 0 for ep in episodes):
             raise TomEnvsError("a QA env needs at least one episode, and every episode at least one question")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.check_render_mode(render_mode)
         self.episodes = [list(ep) for ep in episodes]
         self.qtypes = list(qtypes)
         unknown = {it.qtype for ep in self.episodes for it in ep} - set(self.qtypes)
@@ -352,11 +352,14 @@ class QAEnv(gym.Env):
         self._episode: list[QAItem] = []
         self._i = 0
         self._order: list[int] = []
-        self._started = False
         self._resolved: dict[str, int] = {}
         self._answered = self._n_correct = 0
         self._scored_answered = self._scored_correct = 0
         self._facts: list[dict[str, Any]] = []  # the episode's after-the-fact descriptions so far
+        self._extend_spaces()
+
+    def _extend_spaces(self) -> None:
+        """A subclass's own spaces, once the base's are set (Text sizes for its prompt, fields it adds)."""
 
     # ------------------------------------------------------------------ episode selection
     def select_episode(self, options: dict | None) -> int:
@@ -371,10 +374,10 @@ class QAEnv(gym.Env):
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
-        options = check_options(options, self.reset_options, type(self).__name__)
+        options = self.read_options(options)
         self._episode = self.episodes[self.select_episode(options)]
         self._i = 0
-        self._started = True
+        self.start_episode()
         self._resolved = {}
         self._answered = self._n_correct = 0
         self._scored_answered = self._scored_correct = 0
@@ -382,11 +385,7 @@ class QAEnv(gym.Env):
         return self._observe()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        check_running(
-            self._started,
-            self._i >= len(self._episode),
-            "the dialogue's questions are all answered; call env.reset() for the next one.",
-        )
+        self.check_step()
         item = self._episode[self._i]
         n = len(item.choices)
         if (
@@ -415,7 +414,7 @@ class QAEnv(gym.Env):
         self._scored_answered += item.scored
         self._scored_correct += correct and item.scored
         self._i += 1
-        terminated = self._i >= len(self._episode)
+        self._done = terminated = self._i >= len(self._episode)
         if self.feedback == "step":
             info, reward = dict(fact), float(correct)
         elif terminated:
@@ -433,11 +432,8 @@ class QAEnv(gym.Env):
             info["next_labels"] = shown_info["next_labels"]
         return obs, reward, False, False, info
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
-            return None
-        if not self._started or self._i >= len(self._episode):
+    def render_text(self) -> str:
+        if not self.running:
             return ""
         item = self._episode[self._i]
         return render_question(item, [item.choices[j] for j in self._order])
@@ -461,7 +457,7 @@ class QAEnv(gym.Env):
     @property
     def current_item(self) -> QAItem | None:
         """The question now being asked (ground truth; not part of the observation)."""
-        return self._episode[self._i] if self._started and self._i < len(self._episode) else None
+        return self._episode[self._i] if self.running else None
 
     # ------------------------------------------------------------------ helpers
     def _observe(self) -> tuple[dict, dict]:

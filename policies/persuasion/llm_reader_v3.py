@@ -18,7 +18,7 @@ from policies.llm.caller import Ask
 from policies.llm.errors import ReplyError
 from tom_envs.persuasion.principles import PRINCIPLES
 from policies.persuasion.llm import GreedyReader
-from tom_envs.persuasion.reader_v3 import CONCERNS_V3, KINDS, ReadingV3, check_read_args
+from tom_envs.persuasion.reader_v3 import CONCERNS_V3, KINDS, ReadingV3, check_read_arguments
 
 READER_V3_PROMPT = """Read one line a persuader says to a persuadee.
 Kind: pitch (the line gives exactly one persuasion principle as its reason), nothing (no principle: small \
@@ -86,7 +86,7 @@ class LLMReaderV3(GreedyReader):
             ReaderV3Error: ``utterance`` (or ``goal``) is not a str.
             ResampleLimitReached: with ``fallback="raise"``, no usable reply within the re-asks.
         """
-        check_read_args(utterance, goal)
+        check_read_arguments(utterance, goal)
         if not utterance.strip():
             return ReadingV3("nothing")
         goal_line = f"The persuader wants the persuadee to {goal.strip()}.\n" if goal and goal.strip() else ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -196,24 +196,26 @@ class CommonToMEnv(QAEnv):
         self.data_dir = data_dir
         self.split = split if isinstance(split, str) else [int(c) for c in split]
         self.context_mode = context
-        asked, differences = load_asked(
-            data_dir, split, self.from_corpus, annotator, keep_fraction, sample_seed, self.fillers, allow_partial
+        scored, differences = load_checked_split(
+            data_dir,
+            split,
+            self.from_corpus,
+            annotator,
+            keep_fraction,
+            sample_seed,
+            file_order=True,
+            allow_partial=allow_partial,
         )
+        asked, corpus_differences = asked_questions(
+            scored, data_dir, self.from_corpus, annotator, self.fillers, allow_partial
+        )
+        differences = list(dict.fromkeys(differences + corpus_differences))
         #: How the data differs from the release's (``allow_partial``): missing conversations of the split,
         #: files under a release name with other records; empty for the release, one's own data and the sample.
         self.release_differences: tuple[str, ...] = tuple(differences)
         self.cids = sorted(asked)
         episodes = [[make_item(r, context, scored) for r, scored in asked[cid]] for cid in self.cids]
-        super().__init__(
-            episodes,
-            QTYPES,
-            shuffle_choices=False,
-            strict=False,
-            render_mode=render_mode,
-            expose_labels=expose_labels,
-            feedback=feedback,
-        )
-        self._widen_text_spaces()
+        super().__init__(episodes, QTYPES, render_mode=render_mode, expose_labels=expose_labels, feedback=feedback)
 
     extra_public = ("chain", "belief_Q")  # the information rule: the question's chain and certainty are public
 
@@ -223,8 +225,9 @@ class CommonToMEnv(QAEnv):
         return bool(self.release_differences)
 
     # ------------------------------------------------------------------ prompts
-    def _widen_text_spaces(self) -> None:
-        """Size the Text spaces for this env's own prompt (yes/no wording instead of lettered options)."""
+    def _extend_spaces(self) -> None:
+        """Size the Text spaces for this env's own prompt (yes/no wording instead of lettered options), and add
+        the question's chain and certainty."""
         texts = [render_prompt(it) for ep in self.episodes for it in ep]
         base = self.observation_space["text"]
         charset = frozenset(set(base.character_set) | {c for t in texts for c in t} | set(string.printable))
@@ -249,8 +252,8 @@ class CommonToMEnv(QAEnv):
     def _blank(self) -> dict:
         return {**super()._blank(), "chain": 0, "belief_Q": 0}
 
-    def render(self) -> str | None:
-        text = super().render()
+    def render_text(self) -> str:
+        text = super().render_text()
         item = self.current_item
         return render_prompt(item) if text and item is not None else text
 
@@ -347,17 +350,11 @@ def cut_context(full: str, mode: str) -> str:
 
 
 def load_split(
-    data_dir: str | Path | None,
-    split: str | Sequence[int],
-    from_corpus: bool = False,
-    annotator: str | None = None,
-    keep_fraction: float = DEFAULT_KEEP_FRACTION,
-    sample_seed: int = DEFAULT_SAMPLE_SEED,
-    file_order: bool = False,
-    allow_partial: bool = False,
+    data_dir: str | Path | None, split: str | Sequence[int], *args: Any, **options: Any
 ) -> dict[int, list[QuestionRow]]:
     """Conversation id -> its scored questions (the released ones) by sentence, then file order
-    (``file_order=True``: in file order).
+    (``file_order=True``: in file order). The other arguments are :func:`load_checked_split`'s, in its order
+    (``from_corpus``, ``annotator``, ``keep_fraction``, ``sample_seed``, ``file_order``, ``allow_partial``).
 
     A named split must be whole (every conversation of 003's split has its file), and every file named
     like one of the release's must be the release's (its record count and sha256,
@@ -370,9 +367,7 @@ def load_split(
         UnknownConversation: an explicit conversation id that the folder does not have.
         DatasetError: the data folder lacks the needed files, or a file is malformed.
     """
-    return load_checked_split(
-        data_dir, split, from_corpus, annotator, keep_fraction, sample_seed, file_order, allow_partial
-    )[0]
+    return load_checked_split(data_dir, split, *args, **options)[0]
 
 
 def load_checked_split(
@@ -426,45 +421,32 @@ def load_checked_split(
     return out, [d for d in differences if d]
 
 
-def load_asked(
+def asked_questions(
+    scored: dict[int, list[QuestionRow]],
     data_dir: str | Path | None,
-    split: str | Sequence[int],
     from_corpus: bool = False,
     annotator: str | None = None,
-    keep_fraction: float = DEFAULT_KEEP_FRACTION,
-    sample_seed: int = DEFAULT_SAMPLE_SEED,
     fillers: bool = True,
     allow_partial: bool = False,
 ) -> tuple[dict[int, list[tuple[QuestionRow, bool]]], list[str]]:
     """Conversation id -> the questions the env asks, by sentence, each with whether it is scored; and how the
-    data differs from the release's (:func:`load_checked_split`; the corpus files read for the fillers are
-    checked too).
+    corpus files read for the fillers differ from the release's (:func:`load_checked_split`).
 
-    The scored questions are :func:`load_split`'s. With ``fillers`` (the default), every (sentence,
-    event) group with a scored question is asked whole: the questions the corpus generates for it
-    (:func:`~tom_envs.common_ground.questions.with_fillers`), the scored ones among them.
+    ``scored`` is :func:`load_checked_split`'s (``file_order=True``) on the same folder and ``from_corpus``.
+    With ``fillers`` (the default), every (sentence, event) group with a scored question is asked whole: the
+    questions the corpus generates for it (:func:`~tom_envs.common_ground.questions.with_fillers`), the scored
+    ones among them.
 
     Raises:
         CorpusNeeded: fillers are asked, the questions come from ``questions/`` and ``cg/`` lacks the
             conversation's corpus file.
-        DatasetError: as :func:`load_split`, or a released question the corpus does not generate.
+        DatasetError: a released question the corpus does not generate.
     """
     fillers = require_bool("fillers", fillers)
     from_corpus = require_bool("from_corpus", from_corpus)
-    scored, differences = load_checked_split(
-        data_dir,
-        split,
-        from_corpus,
-        annotator,
-        keep_fraction,
-        sample_seed,
-        file_order=True,
-        allow_partial=allow_partial,
-    )
+    differences: list[str] = []
     if not fillers:
-        return {
-            cid: [(r, True) for r in sorted(rows, key=lambda r: r.sno)] for cid, rows in scored.items()
-        }, differences
+        return {cid: [(r, True) for r in sorted(rows, key=lambda r: r.sno)] for cid, rows in scored.items()}, []
     folder = scan(data_dir)
     out: dict[int, list[tuple[QuestionRow, bool]]] = {}
     for cid, rows in scored.items():
@@ -484,4 +466,4 @@ def load_asked(
         conv = read_corpus(folder.corpus[(cid, who)], cid, who)
         differences.append(check_file(folder, folder.corpus[(cid, who)], len(conv.rows), allow_partial))
         out[cid] = sorted(with_fillers(rows, all_questions(conv), str(source)), key=lambda p: p[0].sno)
-    return out, list(dict.fromkeys(d for d in differences if d))
+    return out, [d for d in differences if d]

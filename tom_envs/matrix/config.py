@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from tom_envs.errors import InvalidGame, UnsupportedRenderMode, require_count
+from tom_envs.errors import InvalidGame, check_render_mode, require_count
 from tom_envs.matrix.games import MatrixGame, get_game
 
 
@@ -18,8 +18,7 @@ def check_env_args(horizon: Any, history: Any, render_mode: Any, render_modes: l
     ``ValueError``, for a horizon or history outside ``1..MAX_HORIZON``)."""
     for arg, value in (("horizon", horizon), ("history", history)):
         require_count(arg, value, MAX_HORIZON)
-    if render_mode is not None and render_mode not in render_modes:
-        raise UnsupportedRenderMode(f"render_mode must be one of {render_modes} or None, got {render_mode!r}")
+    check_render_mode(render_mode, render_modes)
 
 
 @dataclass(frozen=True)

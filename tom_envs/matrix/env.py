@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from typing import Any, SupportsFloat
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import (
-    InvalidAction,
-    InvalidGame,
-    InvalidPartner,
-    call_order_error,
-    check_options,
-    require_bool,
-)
+from tom_envs.base import TomEnv
+from tom_envs.errors import InvalidAction, InvalidGame, InvalidPartner, require_bool
 from tom_envs.matrix.config import CustomGame, build_game, check_env_args
 from tom_envs.matrix.games import LABEL_SETS, MatrixGame
 from tom_envs.matrix.oracle import OracleSolution, solve
@@ -29,7 +22,7 @@ from tom_envs.tom import ToMSpec
 RESET_OPTIONS = frozenset({"partner"})
 
 
-class MatrixGameEnv(gym.Env):
+class MatrixGameEnv(TomEnv):
     """A repeated two-player matrix game against a partner drawn from a distribution (seed 004).
 
     The focal agent (this env's agent) picks a row of the payoff table every round; the partner,
@@ -115,6 +108,7 @@ class MatrixGameEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    reset_options = RESET_OPTIONS
 
     def __init__(
         self,
@@ -169,7 +163,7 @@ class MatrixGameEnv(gym.Env):
         self._tables = [self._partner_tables(p) for p in self.partner_distribution.partners]
         self._oracles: list[OracleSolution | None] = [None] * len(self.partner_distribution)
 
-        # episode state; _t >= _T means "no episode running" (before the first reset: _T == 0)
+        # episode state (the call order: TomEnv's flags; _done is set by the step that plays round _T)
         self._t = 0
         self._T = 0
         self._s = 0
@@ -218,7 +212,7 @@ class MatrixGameEnv(gym.Env):
         # the episode's random stream (tom_envs.matrix.rng): counter 0 draws the partner, 1 + t round t
         base = episode_base(self._key, self._episode)
         dist = self.partner_distribution
-        forced = None if options is None else check_options(options, RESET_OPTIONS, "MatrixGameEnv").get("partner")
+        forced = self.read_options(options).get("partner")
         if forced is None:
             idx = dist.index_for(uniform(base, PARTNER_DRAW))
         elif forced in dist.names:
@@ -253,12 +247,13 @@ class MatrixGameEnv(gym.Env):
             )
         if self.expose_partner_action:
             info["partner_next_action"] = self._upcoming()
+        self.start_episode()
         return self._observation(), info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict]:
+        if self._done:  # the hot loop tests the flag itself (TomEnv.check_step is a call more)
+            raise self.order_error()
         t = self._t
-        if t >= self._T:
-            raise self._not_running()
         if type(action) is int and 0 <= action < self._n_actions:
             a = action
         else:
@@ -279,9 +274,9 @@ class MatrixGameEnv(gym.Env):
                 self._next_b = self._partner.next_action()
         self._codes[t] = code
         self._t = t = t + 1
+        self._done = terminated = t == self._T
         if self._plain:  # the common case: scalar observation, nothing extra in info
-            return code, reward, t == self._T, False, {"partner_action": b}
-        terminated = t == self._T
+            return code, reward, terminated, False, {"partner_action": b}
         info = {"partner_action": b}
         if self.expose_partner_action and not terminated:
             info["partner_next_action"] = self._upcoming()
@@ -289,15 +284,8 @@ class MatrixGameEnv(gym.Env):
             self.render()
         return (code if self._scalar_obs else self._observation()), reward, terminated, False, info
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'human' to make().")
-            return None
-        text = render_state(self.game, self.history, self.horizon, self.label_set)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+    def render_text(self) -> str:
+        return render_state(self.game, self.history, self.horizon, self.label_set)
 
     def text(self, label_set: str | None = None) -> str:
         """The game state for a language model (rules, history, round) in ``label_set`` (default:
@@ -333,6 +321,13 @@ class MatrixGameEnv(gym.Env):
         oracle = self.oracle
         optimal = None if oracle is None else float(oracle.optimal_rewards[:t].sum())
         return {"return": ret, "optimal_return": optimal, "regret": None if optimal is None else optimal - ret}
+
+    @property
+    def episode_over(self) -> str:  # the EpisodeEnded sentence (TomEnv)
+        return (
+            f"step() was called after the episode ended (all {self.horizon} rounds were played); "
+            "call env.reset() to start a new episode."
+        )
 
     @property
     def scalar_observation(self) -> bool:
@@ -386,13 +381,6 @@ class MatrixGameEnv(gym.Env):
         if self.include_round:
             obs.append(self._t)
         return np.array(obs, dtype=np.int64)
-
-    def _not_running(self) -> Exception:
-        return call_order_error(
-            self._partner is not None,
-            f"step() was called after the episode ended (all "
-            f"{self.horizon} rounds were played); call env.reset() to start a new episode.",
-        )
 
     def _coerce(self, action: Any) -> int:
         """Numpy integers and 0-d integer arrays (what RL libraries pass); anything else raises."""

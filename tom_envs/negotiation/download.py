@@ -22,7 +22,14 @@ from functools import partial
 from pathlib import Path
 from typing import Iterable
 
-from tom_envs.download import DownloadError, add_timeout_argument, alias_main, check_url, fetch_validated
+from tom_envs.download import (
+    DownloadError,
+    add_folder_arguments,
+    add_timeout_argument,
+    alias_main,
+    check_url,
+    fetch_validated,
+)
 from tom_envs.download import run as run_download
 from tom_envs.errors import DatasetError, require_bool
 from tom_envs.negotiation.errors import PromediateFormatWarning, ScenarioError
@@ -126,16 +133,7 @@ def downloaded_cases(folder: str | Path | None = None) -> list[Path]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument(
-        "--dest",
-        "--out",
-        dest="out",
-        default=DEFAULT_DEST,
-        help="destination folder (default: %(default)s, where the benchmark looks)",
-    )
-    parser.add_argument(
-        "--base-url", default=DEFAULT_BASE_URL, help="folder URL holding <case>.json (default: %(default)s)"
-    )
+    add_folder_arguments(parser, DEFAULT_DEST, "where the benchmark looks", DEFAULT_BASE_URL, "<case>.json")
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated cases (default: all six)")
     parser.add_argument(
         "--overwrite", "--force", dest="overwrite", action="store_true", help="replace files already present"

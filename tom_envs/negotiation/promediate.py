@@ -21,12 +21,11 @@ are ranked after the mentioned acceptable ones and listed in ``unstated``.
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 from typing import Any
 
-from tom_envs.errors import require_bool
+from tom_envs.errors import json_object, require_bool
 from tom_envs.negotiation.case_rules import (
     PROMEDIATE_FORMAT,
     PROMEDIATE_KEYS,
@@ -143,13 +142,7 @@ def _load_json(p: Path) -> dict:
         raise ScenarioError(
             f"{p}: not a UTF-8 text file (byte {exc.start}: {exc.reason}); a ProMediate case is a JSON file"
         ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{p}: a ProMediate case is a JSON object")
-    return data
+    return json_object(text, str(p), ScenarioError, "a ProMediate case is a JSON object")
 
 
 def _turn_taking(cfg: Any, where: str = "config") -> dict | None:

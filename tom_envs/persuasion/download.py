@@ -33,7 +33,7 @@ from functools import partial
 from pathlib import Path
 from typing import Iterable
 
-from tom_envs.download import DownloadError, Fetcher, add_timeout_argument, alias_main, check_url
+from tom_envs.download import DownloadError, Fetcher, add_folder_arguments, add_timeout_argument, alias_main, check_url
 from tom_envs.download import run as run_download
 from tom_envs.errors import DatasetError
 from tom_envs.persuasion import QTYPES
@@ -141,16 +141,7 @@ def download(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the download options to ``parser``."""
-    parser.add_argument(
-        "--dest",
-        "--out",
-        dest="out",
-        default=DEFAULT_DEST,
-        help="destination folder (default: %(default)s, the README's)",
-    )
-    parser.add_argument(
-        "--base-url", default=DEFAULT_BASE_URL, help="folder URL holding <qtype>.json (default: %(default)s)"
-    )
+    add_folder_arguments(parser, DEFAULT_DEST, "the README's", DEFAULT_BASE_URL, "<qtype>.json")
     parser.add_argument(
         "--types",
         default=",".join(QTYPES),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import InvalidAction, UnsupportedRenderMode, check_options, check_running, require_bool
+from tom_envs.base import TomEnv
+from tom_envs.errors import InvalidAction, check_render_mode, require_bool
 from tom_envs.persuasion.mind import BELIEFS, CONCERNS, HEARD, MIND_DESIRES, TONES, TOPICS, Family, obs_parts
 from tom_envs.persuasion.mind_text import agree_line, leave_line, persuader_line, reply_line
 from tom_envs.persuasion.mind_v2 import restrict_personas
@@ -116,14 +116,66 @@ def parse_utterance_action(action: Any) -> tuple[int | None, str | None]:
 
 
 class LiveText:
-    """What every live persuasion env renders and reveals alike: ``render`` (the prompt text, ``"ansi"``) and
-    ``tom_truth`` (the hidden state the last step acted on; empty after a reset)."""
+    """What every single-seat live persuasion env renders and reveals alike: ``text`` (the prompt; a version
+    gives its ``options_head``, ``_options``, ``_goal_note`` and ``_over_line``), ``render`` (that text,
+    ``"ansi"``), ``tom_truth`` (the hidden state the last step acted on; empty after a reset) and
+    ``tom_outcome`` (success, regret and the version's ``_references``)."""
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'.")
-            return None
+    def _goal_note(self, persuadee: str) -> str:
+        """What the persuader is told after the goal (a version's rule of play; nothing by default)."""
+        return ""
+
+    def render_text(self) -> str:
         return self.text() if self._started else ""
+
+    def text(self) -> str:
+        """The prompt for an LLM persuader: the scenario, the transcript and, while the dialogue runs, the
+        turn's options (:meth:`_options`)."""
+        er, ee = self.names["persuader"], self.names["persuadee"]
+        lines = [
+            f"Background: {self.scenario.background.format(er=er, ee=ee)}",
+            f"You are {er}. You want {ee} to {self.scenario.goal}.{self._goal_note(ee)}",
+            "",
+            DIALOGUE_HEADER,
+            *self.transcript,
+            "",
+        ]
+        if self._done:
+            return "\n".join([*lines, self._over_line()])
+        return "\n".join([*lines, f"Turn {self.turn + 1} of {self.horizon}. {self.options_head}", *self._options()])
+
+    def _over_line(self) -> str:
+        return "The conversation is over."
+
+    def _open(self, rng: np.random.Generator) -> tuple[np.ndarray, dict]:
+        """The end of ``reset``: the persuadee's opening reply starts the transcript, no regret yet, no truth
+        resolved; the episode runs. The reset's observation and info."""
+        self.transcript = [f"{self.names['persuadee']} says: {self._reply_text(rng)}"]
+        self._regrets: list[float] = []
+        self._truth = {}
+        self.start_episode()
+        return self._obs(), self._info()
+
+    def _info(self) -> dict[str, Any]:
+        """What every reset and step tells: the case shown; with ``expose_state`` (the oracle's flag) also the
+        hidden state (:meth:`_state_info`)."""
+        info: dict[str, Any] = {
+            "turn": self.turn,
+            "horizon": self.horizon,
+            "family": self.family.name,
+            "names": dict(self.names),
+            "goal": self.scenario.goal,
+        }
+        if self.expose_state:
+            info.update(self._state_info())
+        return info
+
+    def tom_outcome(self) -> dict[str, Any]:
+        """Success and regret so far, and the family's references (``tom_spec.outcome``); before the first
+        reset no success, no regret and no references."""
+        if not self._started:
+            return {"success": False, "regret": 0.0, **{k: None for k in self.tom_spec.outcome[2:]}}
+        return {"success": bool(self.agreed), "regret": float(sum(self._regrets)), **self._references()}
 
     def tom_truth(self) -> dict[str, int]:
         """The hidden state before the last step (the env's ToM targets); empty after a reset."""
@@ -132,7 +184,9 @@ class LiveText:
 
 class MindSetup:
     """What a live-persuasion env checks and sets up at construction, by its ``version``
-    (:class:`~tom_envs.persuasion.versions.MindVersion`). Shared by the single-seat and the two-seat env."""
+    (:class:`~tom_envs.persuasion.versions.MindVersion`): the constructor arguments, checked by :meth:`_setup`;
+    the env builds its own spaces and state in :meth:`_build`. Shared by the single-seat and the two-seat env
+    (the single-seat v2 env adds ``personas``)."""
 
     #: The version this env plays (a subclass of a later version sets another).
     version: MindVersion = V1
@@ -144,6 +198,22 @@ class MindSetup:
         """The "heard" entry before the first line (one past the last strategy)."""
         return self.version.n_strategies
 
+    def __init__(
+        self,
+        families: Any = None,
+        horizon: int = 4,
+        reader: Any = None,
+        expose_state: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self._setup(families, horizon, reader, expose_state, render_mode)
+        self._build()
+
+    def _build(self) -> None:
+        """The env's own spaces and state, once the arguments are set (each env: its seats)."""
+        raise NotImplementedError
+
     def _setup(
         self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any, personas: Any = None
     ) -> None:
@@ -153,8 +223,7 @@ class MindSetup:
         if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
             raise InvalidPersona(f"horizon is {self.HORIZON_IS}, a positive integer; got {horizon!r}")
         self.version.check_horizon(horizon)  # planning at reset has a limit: a named error, not a hang
-        if render_mode not in (None, "ansi"):
-            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.families = resolve_families(families, self.version.families)
         if personas is not None:
             self.families = restrict_personas(self.families, personas)
@@ -204,7 +273,7 @@ MIND_PUBLIC = (
 )
 
 
-class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
+class PersuasionMindEnv(LiveText, MindSetup, TomEnv):
     """Persuade a simulated persuadee with a hidden desire, belief and intention (seed 001's BDI).
 
     At every reset a scenario family, a scenario of it, two names and a persona from the family's
@@ -276,6 +345,7 @@ class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
     episode_over = "the persuasion is over (agreement or turn budget used); call env.reset()."
+    reset_options = RESET_OPTIONS
     tom_public = MIND_PUBLIC
     tom_spec = ToMSpec(
         targets={
@@ -286,31 +356,18 @@ class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
         outcome=("success", "regret", "bayes_success", "oracle_success", "open_loop_success"),
     )
 
-    def __init__(
-        self,
-        families: Any = None,
-        horizon: int = 4,
-        reader: Any = None,
-        expose_state: bool = False,
-        render_mode: str | None = None,
-    ) -> None:
-        self._build(families, horizon, reader, expose_state, render_mode)
-
-    def _build(
-        self, families: Any, horizon: Any, reader: Any, expose_state: Any, render_mode: Any, personas: Any = None
-    ) -> None:
-        self._setup(families, horizon, reader, expose_state, render_mode, personas)
+    def _build(self) -> None:
         self.action_space = spaces.Discrete(len(PRINCIPLES))
         self.observation_space = spaces.MultiDiscrete(
             [len(TONES), len(TOPICS), self.NOT_YET_INDEX + 1, len(self.families), self.horizon + 1]
         )
-        self._started, self._done, self.left = False, True, False
+        self.left = False
         self._truth: dict[str, int] = {}
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        options = check_options(options, RESET_OPTIONS, type(self).__name__)
+        options = self.read_options(options)
         rng = self.np_random
         self.state_index, reply = draw_episode(self, options, rng)
         self.oracle: OracleTable = oracle_for(self.model, self.horizon)
@@ -318,16 +375,12 @@ class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
         self.tone, self.topic = obs_parts(reply)
         self.heard_last = self.NOT_YET_INDEX
         self.turn, self.agreed, self.left = 0, False, False
-        self.transcript = [f"{self.names['persuadee']} says: {self._reply_text(rng)}"]
-        self._regrets: list[float] = []
         self._oracle_regrets: list[float] = []
         self._heard: list[str] = []
-        self._truth = {}
-        self._started, self._done = True, False
-        return self._obs(), self._info()
+        return self._open(rng)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        check_running(self._started, self._done, self.episode_over)
+        self.check_step()
         declared, utterance = parse_utterance_action(action)
         rng = self.np_random
         if utterance is None:
@@ -386,48 +439,25 @@ class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
         """Keys a version adds to each step's info (``left`` where the persuadee may walk away)."""
         return {"left": self.left} if self.version.walk_outs else {}
 
-    # ------------------------------------------------------------------ ToM contract (render, tom_truth: LiveText)
-    def tom_outcome(self) -> dict[str, Any]:
-        if not self._started:
-            return {
-                "success": False,
-                "regret": 0.0,
-                "bayes_success": None,
-                "oracle_success": None,
-                "open_loop_success": None,
-            }
+    # ------------------------------------------------------------------ ToM contract (render, tom_truth, tom_outcome:
+    # LiveText) and the text's parts
+    def _references(self) -> dict[str, Any]:
         return {
-            "success": self.agreed,
-            "regret": float(sum(self._regrets)),
             "bayes_success": self.refs.bayes,
             "oracle_success": self.refs.oracle,
             "open_loop_success": self.refs.open_loop,
         }
 
-    # ------------------------------------------------------------------ text and summary
-    def text(self) -> str:
-        """The prompt for an LLM persuader: scenario, transcript, the principles and their intentions."""
-        er, ee = self.names["persuader"], self.names["persuadee"]
-        lines = [
-            f"Background: {self.scenario.background.format(er=er, ee=ee)}",
-            f"You are {er}. You want {ee} to {self.scenario.goal}.",
-            "",
-            DIALOGUE_HEADER,
-            *self.transcript,
-        ]
-        if self._done:
-            return "\n".join(
-                lines
-                + [
-                    "",
-                    "The conversation is over: the persuadee walked away."
-                    if self.left
-                    else "The conversation is over.",
-                ]
-            )
-        lines += ["", f"Turn {self.turn + 1} of {self.horizon}. Persuasion principles (001, Table 3):"]
-        lines += [f"{i}. {name}: {INTENTIONS[name]}" for i, name in enumerate(PRINCIPLES)]
-        return "\n".join(lines)
+    #: the head of the options in :meth:`text`: the principles and their intentions
+    options_head = "Persuasion principles (001, Table 3):"
+
+    def _options(self) -> list[str]:
+        return [f"{i}. {name}: {INTENTIONS[name]}" for i, name in enumerate(PRINCIPLES)]
+
+    def _over_line(self) -> str:
+        return "The conversation is over: the persuadee walked away." if self.left else "The conversation is over."
+
+    # ------------------------------------------------------------------ summary
 
     def episode_summary(self) -> dict[str, Any]:
         outcome = self.tom_outcome()
@@ -448,21 +478,15 @@ class PersuasionMindEnv(LiveText, MindSetup, gym.Env):
 
     # ------------------------------------------------------------------ helpers
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {
-            "turn": self.turn,
-            "horizon": self.horizon,
-            "family": self.family.name,
-            "names": dict(self.names),
-            "goal": self.scenario.goal,
+        return self._tag(super()._info())
+
+    def _state_info(self) -> dict[str, Any]:
+        st = self.model.state(self.state_index)
+        return {
+            "persona": self.family.personas[st.persona].name,
+            "state_index": self.state_index,
+            "state": {"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern},
         }
-        if self.expose_state:
-            st = self.model.state(self.state_index)
-            info.update(
-                persona=self.family.personas[st.persona].name,
-                state_index=self.state_index,
-                state={"persona": st.persona, "desire": st.desire, "belief": st.belief, "intention": st.concern},
-            )
-        return self._tag(info)
 
     def _obs(self) -> np.ndarray:
         return np.array(
@@ -523,7 +547,8 @@ class PersuasionMindV2Env(PersuasionMindEnv):
         render_mode: str | None = None,
         personas: Any = None,
     ) -> None:
-        self._build(families, horizon, reader, expose_state, render_mode, personas)
+        self._setup(families, horizon, reader, expose_state, render_mode, personas)
+        self._build()
 
 
 __all__ = [

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tom_envs.errors import InvalidAction, UnsupportedRenderMode, check_options, check_running, require_bool
+from tom_envs.base import TomEnv
+from tom_envs.errors import InvalidAction, require_bool
 from tom_envs.persuasion.mind_env import LiveText
 from tom_envs.persuasion.mind_v3 import FAMILIES_V3, LISTEN, N_ACTIONS_V3, N_CUES, FamilyV3, model_v3_for, pitch_of
 from tom_envs.persuasion.planning_v3 import bayes_table, check_horizon_v3, references_v3
@@ -37,7 +37,7 @@ STAKE_LINES = {
 }
 
 
-class PersuasionMindV3Env(LiveText, gym.Env):
+class PersuasionMindV3Env(LiveText, TomEnv):
     """Persuade a persuadee whose source of trust and stake show only across replies (v3).
 
     At every reset a scenario family, a scenario of it, two names, a persona from the family's prior and
@@ -97,6 +97,7 @@ class PersuasionMindV3Env(LiveText, gym.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
     episode_over = "the persuasion is over (a pitch, a walk-out or the turn budget); call env.reset()."
+    reset_options = RESET_OPTIONS
     tom_public = (
         "obs[0]",
         "obs[1]",
@@ -128,20 +129,17 @@ class PersuasionMindV3Env(LiveText, gym.Env):
         self, families: Any = None, horizon: int = 4, expose_state: bool = False, render_mode: str | None = None
     ) -> None:
         self.horizon = check_horizon_v3(horizon)
-        if render_mode not in (None, "ansi"):
-            raise UnsupportedRenderMode(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.render_mode = self.check_render_mode(render_mode)
         self.families = _resolve(families)
         self.expose_state = require_bool("expose_state", expose_state)
-        self.render_mode = render_mode
         self.action_space = spaces.Discrete(N_ACTIONS_V3)
         self.observation_space = spaces.MultiDiscrete([N_CUES + 1, len(self.families), self.horizon + 1])
-        self._started, self._done = False, True
         self._truth: dict[str, int] = {}
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        options = check_options(options, RESET_OPTIONS, type(self).__name__)
+        options = self.read_options(options)
         rng = self.np_random
         names = [f.name for f in self.families]
         if "family" in options and options["family"] not in names:
@@ -166,15 +164,11 @@ class PersuasionMindV3Env(LiveText, gym.Env):
         self.turn, self.agreed, self.left = 0, False, False
         self.counts = [0] * N_CUES
         self.reply = self._draw_reply(rng)
-        self.transcript = [f"{self.names['persuadee']} says: {self._reply_text(rng)}"]
-        self._regrets: list[float] = []
         self._said: list[str] = []
-        self._truth = {}
-        self._started, self._done = True, False
-        return self._obs(), self._info()
+        return self._open(rng)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        check_running(self._started, self._done, self.episode_over)
+        self.check_step()
         action = _check_action(action)
         rng = self.np_random
         _, source, stake = self.model.types[self.row]
@@ -206,21 +200,10 @@ class PersuasionMindV3Env(LiveText, gym.Env):
             info["episode"] = self.episode_summary()
         return self._obs(), float(self.agreed), self._done, False, info
 
-    # ------------------------------------------------------------------ ToM contract (tom_truth: the source and stake)
-    def tom_outcome(self) -> dict[str, Any]:
-        if not self._started:
-            return {
-                "success": False,
-                "regret": 0.0,
-                "bayes_success": None,
-                "memoryless_success": None,
-                "oracle_success": None,
-                "open_loop_success": None,
-                "value_of_memory": None,
-            }
+    # ------------------------------------------------------------------ ToM contract (tom_truth, tom_outcome:
+    # LiveText) and the text's parts
+    def _references(self) -> dict[str, Any]:
         return {
-            "success": bool(self.agreed),
-            "regret": float(sum(self._regrets)),
             "bayes_success": self.refs.bayes,
             "memoryless_success": self.refs.memoryless,
             "oracle_success": self.refs.oracle,
@@ -228,24 +211,19 @@ class PersuasionMindV3Env(LiveText, gym.Env):
             "value_of_memory": self.refs.value_of_memory,
         }
 
-    # ------------------------------------------------------------------ text and summary
-    def text(self) -> str:
-        """The prompt for an LLM persuader: scenario, transcript, the five acts."""
-        er, ee = self.names["persuader"], self.names["persuadee"]
-        lines = [
-            f"Background: {self.scenario.background.format(er=er, ee=ee)}",
-            f"You are {er}. You want {ee} to {self.scenario.goal}. You may make one request; before it, listen "
-            f"to learn whose word {ee} trusts and what is at stake for {ee}.",
-            "",
-            "Dialogue:",
-            *self.transcript,
-        ]
-        if self._done:
-            return "\n".join(lines + ["", "The conversation is over."])
-        lines += ["", f"Turn {self.turn + 1} of {self.horizon}. Your options:"]
-        lines += [f"{a}. {self.family.pitch_name(a)}" for a in range(N_ACTIONS_V3)]
-        return "\n".join(lines)
+    def _goal_note(self, persuadee: str) -> str:
+        return (
+            f" You may make one request; before it, listen to learn whose word {persuadee} trusts and what is at "
+            f"stake for {persuadee}."
+        )
 
+    #: the head of the options in :meth:`text`: the five acts
+    options_head = "Your options:"
+
+    def _options(self) -> list[str]:
+        return [f"{a}. {self.family.pitch_name(a)}" for a in range(N_ACTIONS_V3)]
+
+    # ------------------------------------------------------------------ summary
     def episode_summary(self) -> dict[str, Any]:
         outcome = self.tom_outcome()
         return {
@@ -278,18 +256,9 @@ class PersuasionMindV3Env(LiveText, gym.Env):
             f"{self.family.stakes[pitch[1]]}: will you {self.scenario.goal}?"
         )
 
-    def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {
-            "turn": self.turn,
-            "horizon": self.horizon,
-            "family": self.family.name,
-            "names": dict(self.names),
-            "goal": self.scenario.goal,
-        }
-        if self.expose_state:
-            persona, source, stake = self.model.types[self.row]
-            info.update(persona=self.family.personas[persona].name, source=source, stake=stake)
-        return info
+    def _state_info(self) -> dict[str, Any]:
+        persona, source, stake = self.model.types[self.row]
+        return {"persona": self.family.personas[persona].name, "source": source, "stake": stake}
 
     def _obs(self) -> np.ndarray:
         return np.array([self.reply, self.family_index, self.horizon - self.turn], dtype=np.int64)

@@ -127,16 +127,7 @@ class PersuasionMindAECEnv(MindSetup, TomAECEnv):
         forms = f"{AGREE} agree, {FAITHFUL} as its mind does"
         return f"{forms}, {LEAVE} leave" if self.version.walk_outs else forms
 
-    def __init__(
-        self,
-        families: Any = None,
-        horizon: int = 4,
-        reader: Any = None,
-        expose_state: bool = False,
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__()
-        self._setup(families, horizon, reader, expose_state, render_mode)
+    def _build(self) -> None:
         self.left, self.mind_left, self._landed = False, False, False
         self.possible_agents = [PERSUADER, PERSUADEE]
         high = np.array(

@@ -40,7 +40,7 @@ import numpy as np
 
 from tom_envs.persuasion.mind import CONCERNS
 from tom_envs.persuasion.principles import PRINCIPLES, InvalidPersona
-from tom_envs.persuasion.scenarios import FAMILIES as V1_FAMILIES, Scenario
+from tom_envs.persuasion.scenarios import FAMILIES as V1_FAMILIES, Scenario, named_family
 
 LISTEN = 0
 N_ACTIONS_V3 = 5  # listen + 2 principles x 2 concerns
@@ -300,10 +300,7 @@ FAMILIES_V3: tuple[FamilyV3, ...] = _families_v3()
 
 def family_v3_named(name: str) -> FamilyV3:
     """The built-in v3 family called ``name``."""
-    for fam in FAMILIES_V3:
-        if fam.name == name:
-            return fam
-    raise InvalidPersona(f"unknown scenario family {name!r}; choose from {', '.join(f.name for f in FAMILIES_V3)}")
+    return named_family(FAMILIES_V3, name)
 
 
 __all__ = [

@@ -28,7 +28,7 @@ replies is worth over reacting to the last one.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -85,15 +85,8 @@ class ReferencesV3:
         return self.bayes - self.memoryless
 
     def as_dict(self) -> dict[str, float]:
-        return {
-            "oracle": self.oracle,
-            "bayes": self.bayes,
-            "memoryless": self.memoryless,
-            "open_loop": self.open_loop,
-            "echo": self.echo,
-            "random": self.random,
-            "value_of_memory": self.value_of_memory,
-        }
+        """The fields, in order, and the value of memory."""
+        return {**asdict(self), "value_of_memory": self.value_of_memory}
 
 
 # ---------------------------------------------------------------------- Bayes-optimal (expectimax over counts)

@@ -203,8 +203,6 @@ class PersuasiveToMEnv(QAEnv):
             feedback=feedback,
             option_slots=option_slots,
         )
-        self._widen_text_spaces()
-        self.observation_space = spaces.Dict({**self.observation_space.spaces, "role": spaces.Discrete(2)})
 
     extra_public = ("role",)  # the information rule: the role asked about is public
 
@@ -213,13 +211,14 @@ class PersuasiveToMEnv(QAEnv):
         """Whether some file loaded is not the release's although it carries its name (:attr:`release_differences`)."""
         return bool(self.release_differences)
 
-    def _widen_text_spaces(self) -> None:
-        """Room for the preamble line in ``text`` (the base sizes it for the bare prompt)."""
+    def _extend_spaces(self) -> None:
+        """Room for the preamble line in ``text`` (the base sizes it for the bare prompt), and the role."""
         old = self.observation_space["text"]
         charset = old.character_set | set(_PREAMBLE) | {c for t in TOPICS.values() for c in t}
         self.observation_space.spaces["text"] = spaces.Text(
             max_length=old.max_length + _LONGEST_PREAMBLE, min_length=0, charset=frozenset(charset)
         )
+        self.observation_space = spaces.Dict({**self.observation_space.spaces, "role": spaces.Discrete(2)})
 
     def _observe(self) -> tuple[dict, dict]:
         obs, info = super()._observe()
@@ -231,8 +230,8 @@ class PersuasiveToMEnv(QAEnv):
     def _blank(self) -> dict:
         return {**super()._blank(), "role": 0}
 
-    def render(self) -> str | None:
-        text = super().render()
+    def render_text(self) -> str:
+        text = super().render_text()
         item = self.current_item
         if not text or item is None:
             return text

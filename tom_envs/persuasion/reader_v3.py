@@ -28,16 +28,16 @@ reading classes and the six concern classes.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from tom_envs.errors import DatasetError, TomEnvsError
+from tom_envs.errors import DatasetError, TomEnvsError, json_object
 from tom_envs.persuasion.principles import PRINCIPLES
-from tom_envs.persuasion.reader_v3_frames import CONCERN_CUES, DEADLINE, FRAGMENT_KEYWORDS, FRAGMENT_WORDS, FRAMES
+from tom_envs.persuasion.reader_v3_cues import CONCERN_CUES, DEADLINE, FRAGMENT_KEYWORDS, FRAGMENT_WORDS
+from tom_envs.persuasion.reader_v3_frames import FRAMES
 from tom_envs.persuasion.reader_v3_hostile import hostility
 from tom_envs.persuasion.reader_v3_text import ill_formed, negated, normalise, sentences
 
@@ -94,6 +94,21 @@ class Reader(Protocol):
     def read(self, utterance: str, goal: str | None = None) -> ReadingV3: ...
 
 
+def check_read_arguments(utterance: object, goal: object) -> None:
+    """What every v3 reader's ``read(utterance, goal)`` takes: a str line and a str goal or None.
+
+    Raises:
+        ReaderV3Error: either is something else, saying what to pass.
+    """
+    if not isinstance(utterance, str):
+        raise ReaderV3Error(
+            f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
+            "utterance text (e.g. action['utterance'])."
+        )
+    if goal is not None and not isinstance(goal, str):
+        raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
+
+
 def _clause_before(sentence: str, start: int) -> str:
     """The part of the cue's clause that comes before it."""
     cuts = [m.end() for m in _BOUNDARY.finditer(sentence, 0, start)]
@@ -110,21 +125,6 @@ def _salad(sentence: str, start: int, end: int, acronyms: frozenset[str]) -> str
     return None
 
 
-def check_read_args(utterance: Any, goal: Any) -> None:
-    """What every v3 reader takes: the line as a str, the goal as a str or None.
-
-    Raises:
-        ReaderV3Error: either is of another type.
-    """
-    if not isinstance(utterance, str):
-        raise ReaderV3Error(
-            f"read() takes the line as a str, got {type(utterance).__name__}; pass the "
-            "utterance text (e.g. action['utterance'])."
-        )
-    if goal is not None and not isinstance(goal, str):
-        raise ReaderV3Error(f"goal must be a str or None, got {type(goal).__name__}; pass the goal's text.")
-
-
 class ReaderV3:
     """The v3 scripted reader (see the module docstring): ``read(utterance, goal) -> ReadingV3``.
 
@@ -136,7 +136,7 @@ class ReaderV3:
     def explain(self, utterance: str, goal: str | None = None) -> dict[str, Any]:
         """The evidence behind :meth:`read`: the hostile frame, the principle frames that counted, and
         the ones dropped (negated, denied or in word salad), with the text each matched."""
-        check_read_args(utterance, goal)
+        check_read_arguments(utterance, goal)
         text = normalise(utterance)
         acronyms = frozenset(w.lower() for w in re.findall(r"\b[A-Z]{2,5}s?\b", utterance))
         out: dict[str, Any] = {"text": text, "hostile": hostility(text) if text else None, "counted": [], "dropped": []}
@@ -213,12 +213,7 @@ _FIX = (
 
 
 def _parse_line(raw: str, where: str) -> LabelledLine:
-    try:
-        obj = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise LabelledSetError(f"{where}: not valid JSON ({e.msg}); {_FIX}") from None
-    if not isinstance(obj, dict):
-        raise LabelledSetError(f"{where}: a JSON {type(obj).__name__}, not an object; {_FIX}")
+    obj = json_object(raw, where, LabelledSetError, _FIX)
     missing = [k for k in ("text", "kind", "principle", "concern") if k not in obj]
     if missing:
         raise LabelledSetError(f"{where}: missing {', '.join(missing)}; {_FIX}")
@@ -312,7 +307,7 @@ __all__ = [
     "ReaderV3",
     "ReaderV3Error",
     "ReadingV3",
-    "check_read_args",
+    "check_read_arguments",
     "load_labelled",
     "score_reader",
 ]

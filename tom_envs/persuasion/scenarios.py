@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence, TypeVar
 
 from tom_envs.persuasion.mind import Family, MindPersona
 
 if TYPE_CHECKING:  # imported where used (mind_v2 imports this module)
     from tom_envs.persuasion.mind_v2 import MindPersonaV2
 
+_F = TypeVar("_F")  # a family of any version
 PROVENANCE = (
     "written by the tom-envs authors (DailyPersuasion-style everyday domains, 001 Figure 2); "
     "no text or statistic of DailyPersuasion or PersuasiveToM is copied; persona weights are design choices"
@@ -71,19 +72,25 @@ NAMES: tuple[str, ...] = (
     "Yara",
 )
 
+
 # ---------------------------------------------------------------------- personas (shared archetypes, own weights)
 # (the archetypes are data: personas.json beside this module)
+def _persona_fields(row: dict) -> dict:
+    """The fields of a v1 persona (:class:`MindPersona`) from its row of ``personas.json``; v2 adds its traits."""
+    return {
+        "name": row["name"],
+        "description": row["description"],
+        "concerns": tuple(row["concerns"]),
+        "reluctance": row["reluctance"],
+        "wariness": row["wariness"],
+        "voice": tuple(row["voice"]),
+        "warmth": row["warmth"],
+        "touchiness": row["touchiness"],
+    }
+
+
 PERSONAS: tuple[MindPersona, ...] = tuple(
-    MindPersona(
-        p["name"],
-        p["description"],
-        concerns=tuple(p["concerns"]),
-        reluctance=p["reluctance"],
-        wariness=p["wariness"],
-        voice=tuple(p["voice"]),
-        warmth=p["warmth"],
-        touchiness=p["touchiness"],
-    )
+    MindPersona(**_persona_fields(p))
     for p in json.loads((Path(__file__).with_name("personas.json")).read_text(encoding="utf-8"))
 )
 
@@ -230,14 +237,23 @@ FAMILIES: tuple[Family, ...] = (
 )
 
 
-def family_named(name: str) -> Family:
-    """The built-in family called ``name``."""
+def named_family(families: Sequence[_F], name: str) -> _F:
+    """The family called ``name`` among ``families`` (any version's: what has a ``name``).
+
+    Raises:
+        InvalidPersona: none is called so (the names are listed).
+    """
     from tom_envs.persuasion.principles import InvalidPersona
 
-    for fam in FAMILIES:
+    for fam in families:
         if fam.name == name:
             return fam
-    raise InvalidPersona(f"unknown scenario family {name!r}; choose from {', '.join(f.name for f in FAMILIES)}")
+    raise InvalidPersona(f"unknown scenario family {name!r}; choose from {', '.join(f.name for f in families)}")
+
+
+def family_named(name: str) -> Family:
+    """The built-in family called ``name``."""
+    return named_family(FAMILIES, name)
 
 
 # ---------------------------------------------------------------------- v2: the same families, personas with v2 traits
@@ -254,17 +270,7 @@ def _persona_v2(row: dict) -> "MindPersonaV2":
         float(t.get("leave", 0.0)),
         float(t.get("drift", 0.0)),
     )
-    return MindPersonaV2(
-        row["name"],
-        row["description"],
-        concerns=tuple(row["concerns"]),
-        reluctance=row["reluctance"],
-        wariness=row["wariness"],
-        voice=tuple(row["voice"]),
-        warmth=row["warmth"],
-        touchiness=row["touchiness"],
-        v2=traits,
-    )
+    return MindPersonaV2(**_persona_fields(row), v2=traits)
 
 
 def _families_v2() -> tuple[Family, ...]:
@@ -283,9 +289,4 @@ FAMILIES_V2: tuple[Family, ...] = _families_v2()
 
 def family_v2_named(name: str) -> Family:
     """The built-in v2 family called ``name``."""
-    from tom_envs.persuasion.principles import InvalidPersona
-
-    for fam in FAMILIES_V2:
-        if fam.name == name:
-            return fam
-    raise InvalidPersona(f"unknown scenario family {name!r}; choose from {', '.join(f.name for f in FAMILIES_V2)}")
+    return named_family(FAMILIES_V2, name)
