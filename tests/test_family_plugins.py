@@ -44,14 +44,18 @@ def test_the_built_in_families_are_entry_points_of_the_group():
 def test_a_third_party_family_is_found_and_listed_after_the_built_in_ones(installed):
     installed("""
         from tom_envs.family import Family
-        FAMILY = Family(name="hidden_role", command="hidden-role")
+        FAMILY = Family(name="fake_role", command="fake-role")
     """)
     found = families()
-    assert found[-1].name == "hidden_role" and found[-1].results_folder == "hidden_role"
+    names = [f.name for f in found]
+    assert names.index("fake_role") > max(
+        names.index(n) for n in ("matrix", "common_ground", "persuasion", "negotiation")
+    )
+    assert family("fake_role").results_folder == "fake_role"
     from benchmarks.report.load import family_labels
     from benchmarks.report.sections import builder, generic
 
-    assert family_labels()["hidden_role"] == "hidden-role" and builder("hidden_role") is generic
+    assert family_labels()["fake_role"] == "fake-role" and builder("fake_role") is generic
 
 
 def test_an_entry_point_that_is_not_a_family_is_a_named_error(installed):
@@ -86,7 +90,7 @@ def test_a_familys_commands_and_retired_commands_come_from_its_declaration(insta
             return 0
 
         GREET = Command("greet", "say hello", lambda p: p.add_argument("--name", default="world"), hello)
-        FAMILY = Family(name="hidden_role", command="hidden-role", commands=("fake_family_pkg:GREET",),
+        FAMILY = Family(name="fake_role", command="fake-role", commands=("fake_family_pkg:GREET",),
                         retired_commands={"old-greet": "use `tom-envs greet`"})
     """)
     assert main(["greet", "--name", "you"]) == 0 and capsys.readouterr().out == "hello you\n"
@@ -102,7 +106,7 @@ def test_a_declared_command_that_is_not_a_command_is_a_named_error(installed):
     installed("""
         from tom_envs.family import Family
         GREET = print
-        FAMILY = Family(name="hidden_role", commands=("fake_family_pkg:GREET",))
+        FAMILY = Family(name="fake_role", commands=("fake_family_pkg:GREET",))
     """)
     with pytest.raises(FamilyError, match="not a benchmarks.cli.Command"):
         build_parser()
@@ -142,13 +146,13 @@ def test_every_declared_part_of_a_family_loads(fam):
 
 
 def test_the_standard_layout_names_the_familys_own_folders():
-    fam = Family.standard("hidden_role", download=True, order=50)
+    fam = Family.standard("fake_role", download=True, order=50)
     assert (fam.envs, fam.benchmark, fam.report_section, fam.download, fam.dataset) == (
-        "tom_envs.hidden_role.ids",
-        "benchmarks.hidden_role.benchmark",
-        "benchmarks.hidden_role.report:hidden_role",
-        "tom_envs.hidden_role.download",
-        "tom_envs.hidden_role.family:dataset",
+        "tom_envs.fake_role.ids",
+        "benchmarks.fake_role.benchmark",
+        "benchmarks.fake_role.report:fake_role",
+        "tom_envs.fake_role.download",
+        "tom_envs.fake_role.family:dataset",
     )
     assert Family.standard("x", benchmark=None).benchmark is None
 
@@ -159,20 +163,20 @@ def test_a_plugins_code_is_in_its_results_key_and_a_change_makes_them_fresh(inst
 
     source = """
         from tom_envs.family import Family
-        FAMILY = Family(name="hidden_role", command="hidden-role")
+        FAMILY = Family(name="fake_role", command="fake-role")
         SCORE = 0.8
     """
     installed(source)
-    first = plugin_identity("hidden_role")
-    assert first["distribution"] == "fake-family-pkg" and first["version"] == "0.1" and not is_builtin("hidden_role")
-    cell = EnvCell("hidden_role", "tom/Hidden-v0", "tally")
+    first = plugin_identity("fake_role")
+    assert first["distribution"] == "fake-family-pkg" and first["version"] == "0.1" and not is_builtin("fake_role")
+    cell = EnvCell("fake_role", "tom/Hidden-v0", "tally")
     assert cell.config()["plugin"] == first
     key = cell.key
     module = next(p for p in sys.path if (Path(p) / "fake_family_pkg.py").is_file())
     (Path(module) / "fake_family_pkg.py").write_text(textwrap.dedent(source).replace("0.8", "0.5"), encoding="utf-8")
     refresh()
-    assert plugin_identity("hidden_role")["modules_sha256"] != first["modules_sha256"]
-    assert EnvCell("hidden_role", "tom/Hidden-v0", "tally").key != key  # the old rows are not reused
+    assert plugin_identity("fake_role")["modules_sha256"] != first["modules_sha256"]
+    assert EnvCell("fake_role", "tom/Hidden-v0", "tally").key != key  # the old rows are not reused
     # a built-in family's key is the suite's own (stamped by version and commit), unchanged by plugins
     assert plugin_identity("matrix") is None and "plugin" not in EnvCell("matrix", "tom/IPD-v0", "random").config()
 
@@ -223,11 +227,11 @@ def test_a_declared_task_of_another_kind_is_a_named_error_of_its_command(install
     installed(f"""
         from tom_envs.family import Family
         NOT_A_TASK = print
-        FAMILY = Family(name="hidden_role", {field}=("fake_family_pkg:NOT_A_TASK",))
+        FAMILY = Family(name="fake_role", {field}=("fake_family_pkg:NOT_A_TASK",))
     """)
     with pytest.raises(
         FamilyError,
-        match=rf"'hidden_role': fake_family_pkg:NOT_A_TASK is a builtin_function_or_method, not a benchmarks\.{module}\.{kind}",
+        match=rf"'fake_role': fake_family_pkg:NOT_A_TASK is a builtin_function_or_method, not a benchmarks\.{module}\.{kind}",
     ):
         importlib.import_module(f"benchmarks.{module}").tasks()
 
@@ -237,7 +241,7 @@ def test_an_rl_declaration_that_does_not_import_leaves_the_other_families_ids(in
 
     installed("""
         from tom_envs.family import Family
-        FAMILY = Family(name="hidden_role", rl=("fake_family_missing_module:TASK",))
+        FAMILY = Family(name="fake_role", rl=("fake_family_missing_module:TASK",))
     """)
     broken: dict[str, str] = {}
     found = tasks(broken)
