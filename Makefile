@@ -65,7 +65,7 @@ endif
 test: install
 	$(PY) -m ruff check tom_envs wrappers policies benchmarks tests docs/tutorial
 	$(PY) -m ruff format --check tom_envs wrappers policies benchmarks tests docs/tutorial
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30
 
 demo: install
 	$(PY) -m benchmarks demo
