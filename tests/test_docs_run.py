@@ -322,10 +322,11 @@ def capped_batch_file(source: Path, copy: Path, model: Path) -> Path:
     """``source`` (a batch file such as docs/results/commands.txt, hours of real-model runs) as the docs test runs
     it: the same commands in the same order, each capped like a doc line (:func:`_sized`), the real models it
     names (:data:`KNOWN_MODELS`) replaced by ``model`` (the tiny random Llama: one engine for every LLM line, as in
-    the real batch; the figures are not the point, the path is), records under the run folder (``--out
+    the real batch; the figures are not the point, the path is; a line that so becomes an earlier one, another
+    model's run of it, is played once), records under the run folder (``--out
     records``). Lines reading a release (``${TOM_ENVS_..._RELEASE}``) are skipped by ``batch`` itself, the
     variables being unset for the run (:func:`_env`)."""
-    lines = []
+    lines, seen = [], {}
     for number, argv in read_commands(source):
         argv = ["tom-envs", *argv]
         tiny = False
@@ -334,7 +335,12 @@ def capped_batch_file(source: Path, copy: Path, model: Path) -> Path:
                 argv[i + 1], tiny = str(model), True
             if word == "--out":
                 argv[i + 1] = "records"
-        lines.append(f"# {source.name}:{number}\n{shlex.join(_sized(argv, tiny))}")
+        line = shlex.join(_sized(argv, tiny))
+        if line in seen:  # another real model's run of an earlier line: on the tiny model it is that line again
+            lines.append(f"# {source.name}:{number}: the same command as {source.name}:{seen[line]} on the tiny model")
+            continue
+        seen[line] = number
+        lines.append(f"# {source.name}:{number}\n{line}")
     copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return copy
 
