@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
-from tom_envs.errors import EpisodeEnded, ResetNeeded, TomEnvsError
+from tom_envs.base import TomEnv
+from tom_envs.errors import TomEnvsError
 from tom_envs.tom import ToMSpec, tom_spec_of
 
 
@@ -64,10 +64,11 @@ def check_seats(env: Any, seat: str, others: Any) -> None:
             )
 
 
-class Seated(gym.Env):
+class Seated(TomEnv):
     """What :class:`SingleSeat` and :class:`wrappers.parallel_seat.ParallelSeat` share: the seat, the
     other seats' policies (each reset with its own seed stream), the seat's spaces, the call-order
-    checks of ``step``, and what passes through to the inner env (``render``, ``close``, ``tom_outcome``)."""
+    checks of ``step`` (:class:`tom_envs.base.TomEnv`'s), and what passes through to the inner env
+    (``render``, ``close``, ``tom_outcome``)."""
 
     metadata = {"render_modes": ["ansi"]}
 
@@ -81,8 +82,6 @@ class Seated(gym.Env):
         self.render_mode = getattr(env, "render_mode", None)
         self._seeds = np.random.default_rng()
         self._truth: dict[str, Any] = {}
-        self._started = False
-        self._done = True
 
     # ------------------------------------------------------------------ what the seat may read (contract 4)
     def _declared_inner(self) -> Any:
@@ -126,11 +125,12 @@ class Seated(gym.Env):
             pol.reset(s)
         self._truth = {}
 
+    @property
+    def episode_over(self) -> str:  # type: ignore[override]
+        return f"the seat {self.seat!r} is done; call env.reset()."
+
     def _check_step(self) -> None:
-        if not self._started:
-            raise ResetNeeded("step() was called before reset(); call env.reset(seed=...) first.")
-        if self._done:
-            raise EpisodeEnded(f"the seat {self.seat!r} is done; call env.reset().")
+        self.check_step()
         self._truth = {}
 
     # ------------------------------------------------------------------ passed through to the inner env
