@@ -1,6 +1,6 @@
 # Two commands for a newcomer on a fresh machine:
 #   make demo   -- installs everything, then runs the main job
-#   make test   -- installs everything, then runs the linter (ruff) and the whole test suite
+#   make test   -- installs everything, then runs the linter and the format check (ruff) and the whole test suite
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
