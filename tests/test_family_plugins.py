@@ -226,12 +226,12 @@ def test_a_declared_task_of_another_kind_is_a_named_error_of_its_command(install
 
     installed(f"""
         from tom_envs.family import Family
-        NOT_A_TASK = print
+        NOT_A_TASK = 42
         FAMILY = Family(name="fake_role", {field}=("fake_family_pkg:NOT_A_TASK",))
     """)
     with pytest.raises(
         FamilyError,
-        match=rf"'fake_role': fake_family_pkg:NOT_A_TASK is a builtin_function_or_method, not a benchmarks\.{module}\.{kind}",
+        match=rf"'fake_role': fake_family_pkg:NOT_A_TASK is a int, not a benchmarks\.{module}\.{kind}",
     ):
         importlib.import_module(f"benchmarks.{module}").tasks()
 
