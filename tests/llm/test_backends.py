@@ -46,8 +46,10 @@ def server_backend(openai_server: str, tiny_model_dir) -> OpenAIBackend:
 
 
 def fast_retry_backend(url: str, **kwargs) -> OpenAIBackend:
-    """Short timeouts and backoffs so fault tests take well under a second each."""
-    options = {"timeout": 0.5, "backoff_base": 0.01, "backoff_max": 0.05, "retry_budget_s": 10.0}
+    """Short backoffs so fault tests take about a second each. The timeout is long enough that a
+    loaded 2-core machine never turns a quick scripted answer into a client timeout (an extra,
+    uncounted attempt); the test of the timeout itself passes its own, shorter one."""
+    options = {"timeout": 5.0, "backoff_base": 0.01, "backoff_max": 0.05, "retry_budget_s": 10.0}
     return OpenAIBackend(url, "fake", **{**options, **kwargs})
 
 
@@ -197,7 +199,8 @@ def test_concurrency_never_exceeds_the_bound(fake_openai):
 
 def test_retries_rate_limit_server_error_and_timeout_then_succeeds(fake_openai):
     fake_openai.script.extend([429, 500, "hang", "ok"])
-    backend = fast_retry_backend(fake_openai.url, max_retries=6)
+    fake_openai.hang_s = 30.0  # released when the server closes; the client gives up after 1 s
+    backend = fast_retry_backend(fake_openai.url, max_retries=6, timeout=1.0)
     try:
         [generation] = backend.generate([chat("Pick a move.")])
     finally:
@@ -216,7 +219,7 @@ def test_retry_budget_exhaustion_raises_quickly(fake_openai):
             backend.generate([chat("a"), chat("b")])
     finally:
         backend.close()
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < 8.0  # the 0.3 s budget, not 1000 retries' backoff (about 50 s)
     assert len(fake_openai.requests) < 100
 
 
