@@ -133,11 +133,42 @@ def test_persuasive_tom_authors_protocol_on_the_real_model(shared_engine, tmp_pa
     assert carries_identity(row) and all(carries_identity(r) for r in records(tmp_path))
 
 
+def first_questions(folder: Path, n: int) -> Path:
+    """The bundled Common-ToM sample with only the first ``n`` questions of each order in each conversation's
+    file, written back in the release's format (gzip CSV, header kept): the whole sample is 286 test questions,
+    minutes of a 135M model on 2 cores for a test of plumbing."""
+    import csv
+    import gzip
+    import io
+    import shutil
+    from collections import Counter
+
+    from tom_envs.common_ground import SAMPLE_DATA_DIR
+
+    shutil.copytree(SAMPLE_DATA_DIR, folder)
+    for path in sorted((folder / "questions").glob("*.csv.gz")):
+        with gzip.open(path, "rt", newline="") as handle:
+            header, *rows = csv.reader(handle)
+        order, kept, seen = header.index("order"), [header], Counter()
+        for row in rows:
+            seen[row[order]] += 1
+            if seen[row[order]] <= n:
+                kept.append(row)
+        text = io.StringIO()
+        csv.writer(text).writerows(kept)
+        with gzip.open(path, "wt", newline="") as handle:
+            handle.write(text.getvalue())
+    return folder
+
+
 def test_common_tom_zero_shot_on_the_real_model(shared_engine, tmp_path, capsys):
-    rows = run_json(capsys, "common-ground", "--policy", "llm", *LLM, "--out", str(tmp_path))
+    data = first_questions(tmp_path / "data", 4)
+    rows = run_json(
+        capsys, "common-ground", "--policy", "llm", *LLM, "--data-dir", str(data), "--out", str(tmp_path / "out")
+    )
     ours = [r for r in rows if r["policy"] == "llm"]
     assert ours and all(r["n"] > 0 and {"parse_failures", "fallbacks"} <= set(r) for r in ours)
-    assert all(carries_identity(r) for r in ours) and all(carries_identity(r) for r in records(tmp_path))
+    assert all(carries_identity(r) for r in ours) and all(carries_identity(r) for r in records(tmp_path / "out"))
 
 
 def test_live_persuasion_with_the_real_model_as_persuader_and_reader(shared_engine, tmp_path, capsys):
