@@ -271,12 +271,14 @@ def test_release_loop_parties_on_the_tiny_vllm_server_through_the_cli(openai_ser
         "random",
         "--max-resamples",
         "0",
+        "--max-tokens",
+        "16",  # the tiny random model never stops: 256-token replies made this test minutes long
         "--out",
         str(tmp_path / "res"),
         "--format",
         "json",
     ]
-    assert main(argv) == 0  # no re-ask here (each is another 256-token reply; the in-process test below re-asks)
+    assert main(argv) == 0  # no re-ask here (the in-process test below re-asks)
     rows = json.loads(capsys.readouterr().out)
     assert [(r["mediator"], r["parties"]) for r in rows] == [("social", "llm")]
     assert all(r["llm_decisions"] > 0 and 0 < r["llm_fallbacks"] <= r["llm_decisions"] for r in rows)
