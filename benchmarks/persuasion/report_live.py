@@ -10,10 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.persuasion.report_live_stats import LIVE_TARGETS, group_name, is_live, live_stats
+from benchmarks.persuasion.report_live_v3 import is_v3, live_v3_section
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, estimate, num
+from benchmarks.report.doc import Block, num
 from benchmarks.report.load import ResultsFileData
-from benchmarks.report.sections import agent_name, as_dict, pct, run_variants, settings_text, sum_opt, write
+from benchmarks.report.sections import agent_name, as_dict, pct, run_variants, settings_text, write
 
 #: The keys of a live episode's summary the section shows.
 LIVE_EPISODE = {
@@ -40,48 +42,6 @@ LIVE_EPISODE = {
 }
 #: The live env's exact references (keys of a record's ``references``), as the report names them.
 LIVE_REFERENCES = (("open_loop", "best open-loop"), ("bayes", "Bayes-optimal fair"), ("oracle", "oracle"))
-LIVE_TARGETS = ("desire", "belief", "intention")
-
-
-def is_live(rec: dict) -> bool:
-    return isinstance(rec.get("episode"), dict) and "family" in rec
-
-
-def _literal(e: dict, targets: Sequence[str] = LIVE_TARGETS) -> float | None:
-    """An episode's literal ToM: the mean of its state-prediction accuracies (v1/v2: desire, belief, intention)."""
-    vals = [float(e[f"{t}_accuracy"]) for t in targets if isinstance(e.get(f"{t}_accuracy"), (int, float))]
-    return sum(vals) / len(vals) if vals else None
-
-
-def live_stats(recs: Sequence[dict], targets: Sequence[str] = LIVE_TARGETS) -> dict[str, Any]:
-    """Success, regret and literal ToM (over ``targets``) of live episode records, as the command's rows compute
-    them."""
-    eps = [r["episode"] for r in recs]
-    against = {str(r.get("regret_against", "bayes")) for r in recs}
-    key = "oracle_regret" if against == {"oracle"} else "regret"
-    out: dict[str, Any] = {
-        "episodes": len(eps),
-        "success": estimate([100.0 * float(e.get("success")) for e in eps]),
-        "regret": estimate([e.get(key) for e in eps]),
-        "fair_regret": estimate([e.get("regret") for e in eps]),
-        "against": "/".join(sorted(against)),
-        "literal": estimate([_literal(e, targets) for e in eps]),
-    }
-    for t in targets:
-        out[t] = estimate([e.get(f"{t}_accuracy") for e in eps])
-    stats = [
-        as_dict(r.get("llm_stats") if "fallbacks" in as_dict(r.get("llm_stats")) else r.get("reader_stats"))
-        for r in recs
-    ]  # an LLM persuader's counters, else an LLM reader's
-    out["fallbacks"] = sum_opt(s.get("fallbacks") for s in stats)
-    out["decisions"] = sum_opt(s.get("decisions") for s in stats)
-    return out
-
-
-def group_name(group: tuple[str, Any]) -> str:
-    """A run group's name: its env id (without the namespace) and horizon, ``Persuasion-v2, H=4``."""
-    env, h = group
-    return f"{env.removeprefix('tom/')}, H={'-' if h is None else h}"
 
 
 def _reference_name(ref: dict, key: str, name: str) -> str:
@@ -100,8 +60,6 @@ def live_section(
     """The live persuasion env's subsection: exact references per family, success / regret / literal ToM per
     persuader and family, and the literal-vs-functional plane (one panel per horizon, all families, for the
     overview; one per family in the section's figure)."""
-    from benchmarks.persuasion.report_live_v3 import is_v3, live_v3_section
-
     v3_blocks, v3_panels = live_v3_section([f for f in files if is_v3(f)], out, root, written)
     files = [f for f in files if not is_v3(f)]
     blocks: list[Block] = [{"kind": "h3", "text": "Live persuasion: success, regret and literal ToM"}]
@@ -372,3 +330,6 @@ def live_section(
         }
     )
     return blocks + v3_blocks, overview + v3_panels
+
+
+__all__ = ["LIVE_EPISODE", "LIVE_REFERENCES", "LIVE_TARGETS", "is_live", "live_section"]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.persuasion.live_gates import V3_GATES, gate_results
-from benchmarks.persuasion.report_live import group_name, live_stats
+from benchmarks.persuasion.report_live_stats import group_name, live_stats
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, num
 from benchmarks.report.load import ResultsFileData
