@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.persuasion.report_live_stats import LIVE_TARGETS, group_name, is_live, live_stats
+from benchmarks.persuasion.report_live_stats import (
+    LIVE_TARGETS,
+    group_name,
+    is_live,
+    live_stats,
+    plane_panel,
+    plane_point,
+)
 from benchmarks.persuasion.report_live_v3 import is_v3, live_v3_section
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, num
@@ -276,32 +283,16 @@ def live_section(
                 if st["literal"][0] is None:
                     skipped.append(label)
                     continue
-                points.append(
-                    {
-                        "agent": label,
-                        "variant": run["apart"],
-                        "x": st["literal"][0],
-                        "xci": st["literal"][1],
-                        "y": st["success"][0],
-                        "yci": st["success"][1],
-                    }
-                )
+                points.append(plane_point(label, run["apart"], st))
             fam_refs = [refs[(h, fm)] for fm in (fams if fam_name == "all" else [fam_name]) if (h, fm) in refs]
-            lines = [
-                {"label": f"exact {name}", "y": 100.0 * sum(float(r[k]) for r in fam_refs) / len(fam_refs)}
-                for k, name in LIVE_REFERENCES
-                if fam_refs and all(r.get(k) is not None for r in fam_refs)
-            ]
-            panel = {
-                "title": f"{group_name(h)}, " + ("all families" if fam_name == "all" else fam_name),
-                "xlabel": "literal ToM: mean desire/belief/intention accuracy (%)",
-                "xlim": (0, 100),
-                "ylabel": "functional: success (%)",
-                "ylim": (0, 100),
-                "points": points,
-                "hlines": lines,
-                "skipped": skipped,
-            }
+            panel = plane_panel(
+                f"{group_name(h)}, " + ("all families" if fam_name == "all" else fam_name),
+                "literal ToM: mean desire/belief/intention accuracy (%)",
+                points,
+                fam_refs,
+                LIVE_REFERENCES,
+                skipped,
+            )
             section_panels.append(panel)
             if fam_name == "all":
                 overview.append(panel)

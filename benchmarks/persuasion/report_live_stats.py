@@ -1,6 +1,6 @@
 """What the live persuasion report parts share (:mod:`benchmarks.persuasion.report_live`, v1/v2;
 :mod:`benchmarks.persuasion.report_live_v3`, v3): which records are live episodes, their success, regret and
-literal ToM as the command's rows compute them, and a run group's name."""
+literal ToM as the command's rows compute them, a run group's name, and a panel of the literal-vs-functional plane."""
 
 from __future__ import annotations
 
@@ -53,3 +53,42 @@ def group_name(group: tuple[str, Any]) -> str:
     """A run group's name: its env id (without the namespace) and horizon, ``Persuasion-v2, H=4``."""
     env, h = group
     return f"{env.removeprefix('tom/')}, H={'-' if h is None else h}"
+
+
+def plane_panel(
+    title: str,
+    xlabel: str,
+    points: list[dict[str, Any]],
+    refs: Sequence[dict[str, Any]],
+    references: Sequence[tuple[str, str]],
+    skipped: Sequence[str],
+) -> dict[str, Any]:
+    """A panel of the plane (:func:`benchmarks.report.figures.plane`): x = literal ToM, y = success, both 0..100;
+    a dashed line per reference ``(key, name)`` at its mean over ``refs`` (the panel's families), where each has it."""
+    lines = [
+        {"label": f"exact {name}", "y": 100.0 * sum(float(r[k]) for r in refs) / len(refs)}
+        for k, name in references
+        if refs and all(r.get(k) is not None for r in refs)
+    ]
+    return {
+        "title": title,
+        "xlabel": xlabel,
+        "xlim": (0, 100),
+        "ylabel": "functional: success (%)",
+        "ylim": (0, 100),
+        "points": points,
+        "hlines": lines,
+        "skipped": list(skipped),
+    }
+
+
+def plane_point(agent: str, variant: str, stats: dict[str, Any]) -> dict[str, Any]:
+    """A persuader's point on the plane from its :func:`live_stats`: literal ToM across, success up, with CIs."""
+    return {
+        "agent": agent,
+        "variant": variant,
+        "x": stats["literal"][0],
+        "xci": stats["literal"][1],
+        "y": stats["success"][0],
+        "yci": stats["success"][1],
+    }

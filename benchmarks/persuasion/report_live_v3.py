@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.persuasion.live_gates import V3_GATES, gate_results
-from benchmarks.persuasion.report_live_stats import group_name, live_stats
+from benchmarks.persuasion.report_live_stats import group_name, live_stats, plane_panel, plane_point
 from benchmarks.report import figures
 from benchmarks.report.doc import Block, num
 from benchmarks.report.load import ResultsFileData
@@ -205,32 +205,16 @@ def live_v3_section(
             if st["literal"][0] is None:
                 skipped.add(run["policy"])
                 continue
-            points.append(
-                {
-                    "agent": agent_name(run["policy"]),
-                    "variant": variant,
-                    "x": st["literal"][0],
-                    "xci": st["literal"][1],
-                    "y": st["success"][0],
-                    "yci": st["success"][1],
-                }
-            )
-        lines = [
-            {"label": f"exact {name}", "y": 100.0 * sum(float(r[k]) for r in refs.values()) / len(refs)}
-            for k, name in REFERENCES
-            if k != "random" and refs and all(r.get(k) is not None for r in refs.values())
-        ]
+            points.append(plane_point(agent_name(run["policy"]), variant, st))
         panels.append(
-            {
-                "title": f"{group_name((V3, h))}, all families",
-                "xlabel": "literal ToM: mean source/stake accuracy (%)",
-                "xlim": (0, 100),
-                "ylabel": "functional: success (%)",
-                "ylim": (0, 100),
-                "points": points,
-                "hlines": lines,
-                "skipped": sorted(skipped),
-            }
+            plane_panel(
+                f"{group_name((V3, h))}, all families",
+                "literal ToM: mean source/stake accuracy (%)",
+                points,
+                list(refs.values()),
+                [(k, name) for k, name in REFERENCES if k != "random"],
+                sorted(skipped),
+            )
         )
     src = write(
         figures.plane(out / "live_v3_plane.png", "Live persuasion v3: literal vs functional ToM", panels, "setting"),
