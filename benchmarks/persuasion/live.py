@@ -54,7 +54,7 @@ from benchmarks.persuasion.live_gates import gate_results
 from benchmarks.persuasion.live_play import play_episode, play_two_seat, policy_seed  # noqa: F401  (re-exported)
 from benchmarks.persuasion.live_store import LiveCell, LiveJob, counters_since, stored_episodes, sum_stats
 from benchmarks.persuasion.live_table import format_live_table  # noqa: F401  (re-exported)
-from benchmarks.persuasion.live_versions import LIVE_VERSIONS, LiveVersion, LiveVersionError, live_version
+from benchmarks.persuasion.live_versions import LIVE_VERSIONS, LiveVersion, live_version
 from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, fault_columns
 from benchmarks.runner import progress_bar
 from benchmarks.runner_envs import make_env
@@ -217,7 +217,7 @@ def live_rows(
     try:
         version = live_version(env_id)
         names = version.resolve(families if families is not None else getattr(args, "families", None))
-    except (LiveVersionError, TomEnvsError) as err:
+    except TomEnvsError as err:  # LiveVersionError among them
         raise PersuasionBenchmarkError(str(err)) from None
     if (
         args is not None
