@@ -1,4 +1,5 @@
-"""The live rows of ``python -m benchmarks persuasion --env live``: persuaders on live persuasion (v2 by default, ``--live-env tom/Persuasion-v1``).
+"""The live rows of ``python -m benchmarks persuasion --env live``: persuaders on live persuasion (v2 by default,
+``--live-env tom/Persuasion-v1`` or ``tom/Persuasion-v3``; what each env plays: :mod:`benchmarks.persuasion.live_versions`).
 
 Every persuader plays ``--episodes`` episodes in each scenario family (episode i of a family uses
 seed + i and ``options={"family": f}``), through the evaluation runner and the ToM recorder, which
@@ -19,10 +20,19 @@ every row. The persuaders: ``random``, ``open-loop`` (the family's best fixed pl
 ``all`` names these seven scripted ones (the default of ``--env live`` without ``--policy``). The Bayes
 persuader speaking (``bayes-plain``, ``bayes-stuffed``, ``bayes-insult``, ``bayes-keywords``:
 :mod:`policies.persuasion.speaking`) probes the reader.
+
+On ``tom/Persuasion-v3`` the persuaders are v3's (:data:`policies.persuasion.v3.V3_PERSUADERS`: ``random``,
+``open-loop``, ``echo``, ``memoryless`` -- the exact best memory-less --, ``bayes``, ``oracle``; ``all`` names the
+six), every reference is exact, and the rows add ``memoryless``, ``echo``, ``value_of_memory`` (Bayes - best
+memory-less), ``source_majority`` / ``stake_majority`` (the literal-ToM floors), ``exact_success`` (the persuader's
+own exact success, percent, beside its played one) and ``gates`` (issue 39's four, in points, with pass/fail and the
+played paired difference: :mod:`benchmarks.persuasion.live_gates`); literal ToM is ``source_accuracy`` and
+``stake_accuracy``. v3 takes integer acts, so the LLM persuader, the speaking ones and ``--reader llm`` are v1/v2's.
 The command's ``--out`` keeps every episode (:func:`stored_episodes`; a rerun reads them back)::
 
     python -m benchmarks persuasion --env live --policy all --episodes 300
     python -m benchmarks persuasion --env live --policy bayes,llm --backend openai --base-url URL --model NAME
+    python -m benchmarks persuasion --env live --live-env tom/Persuasion-v3 --horizon 8 --episodes 300
 
 The command itself (options, QA rows) is :mod:`benchmarks.persuasion.benchmark`; an episode is played by
 :mod:`benchmarks.persuasion.live_play`, stored by :mod:`benchmarks.persuasion.live_store` and the rows printed by
@@ -40,28 +50,46 @@ import numpy as np
 from benchmarks.cli import not_applicable
 from benchmarks.cli_types import positive_int
 from benchmarks.errors import RunnerError
+from benchmarks.persuasion.live_gates import gate_results
 from benchmarks.persuasion.live_play import play_episode, play_two_seat, policy_seed  # noqa: F401  (re-exported)
 from benchmarks.persuasion.live_store import LiveCell, LiveJob, counters_since, stored_episodes, sum_stats
 from benchmarks.persuasion.live_table import format_live_table  # noqa: F401  (re-exported)
+from benchmarks.persuasion.live_versions import LIVE_VERSIONS, LiveVersion, live_version
 from benchmarks.results import FAULTS_FIELD, RESULTS_VERSION, fault_columns
 from benchmarks.runner import progress_bar
 from benchmarks.runner_envs import make_env
 from tom_envs.stats import mean_ci95
 from policies.base import BasePolicy
 from policies.llm.caller import split_faults
-from policies.persuasion.scripted import MIND_PERSUADERS
 from policies.persuasion.speaking import SPEAKING_PERSUADERS
 from tom_envs.errors import TomEnvsError
 
 LIVE_ENV = "tom_envs.persuasion.mind_env:PersuasionMindEnv"  # v1's class (kept: an import of other modules)
 #: The live envs ``--live-env`` selects, by id; the first is the default.
-LIVE_IDS: tuple[str, ...] = ("tom/Persuasion-v2", "tom/Persuasion-v1")
-#: Live persuaders by name (a class's ``env_kwargs`` go to its env); "llm" is built from the LLM options.
-LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = {**MIND_PERSUADERS, **SPEAKING_PERSUADERS}
+LIVE_IDS: tuple[str, ...] = tuple(LIVE_VERSIONS)
+#: The default env's persuaders by name (a class's ``env_kwargs`` go to its env); "llm" is built from the LLM
+#: options. Each env's own: :attr:`~benchmarks.persuasion.live_versions.LiveVersion.persuaders`.
+LIVE_POLICIES: dict[str, Callable[[], BasePolicy]] = dict(LIVE_VERSIONS[LIVE_IDS[0]].persuaders)
 LLM_PERSUADER = "llm"
 LIVE_EPISODES = 300  # default episodes per persuader and family
 LIVE_HORIZON = 4
-TARGETS = ("desire", "belief", "intention")
+TARGETS = ("desire", "belief", "intention")  # v1/v2's literal-ToM targets (a version's own: LiveVersion.targets)
+#: The references averaged over the families into a row (those the env's references have).
+MEAN_REFERENCES = (
+    "random",
+    "open_loop",
+    "echo",
+    "memoryless",
+    "bayes",
+    "oracle",
+    "value_of_tracking",
+    "value_of_information",
+    "value_of_memory",
+    "bayes_upper",
+    "open_loop_upper",
+    "source_majority",
+    "stake_majority",
+)
 
 
 class PersuasionBenchmarkError(TomEnvsError, ValueError):
@@ -124,13 +152,14 @@ def add_live_arguments(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         default=LIVE_HORIZON,
         help=f"live: turn budget (default {LIVE_HORIZON}; v2: 1..10, bounds in seconds per family; "
-        "v1: exact planning, ~1 s per family at 4, ~13 s at 5)",
+        "v1: exact planning, ~1 s per family at 4, ~13 s at 5; v3: 1..8, exact, ~5 s per family at 8)",
     )
     parser.add_argument(
         "--live-env",
         choices=list(LIVE_IDS),
         default=LIVE_IDS[0],
-        help=f"live: the env played, by id (default {LIVE_IDS[0]}; {LIVE_IDS[1]} stays selectable)",
+        help=f"live: the env played, by id (default {LIVE_IDS[0]}; {LIVE_IDS[1]} stays selectable; "
+        f"{LIVE_IDS[2]} plays its own persuaders: {', '.join(LIVE_VERSIONS[LIVE_IDS[2]].persuaders)})",
     )
     parser.add_argument(
         "--families",
@@ -146,22 +175,19 @@ def add_live_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def family_names(families: Any) -> list[str]:
-    from tom_envs.persuasion.mind_env import resolve_families
-
-    if isinstance(families, str):
-        families = [f.strip() for f in families.split(",") if f.strip()]
+    """The v1/v2 families a ``--families`` value names (comma-separated or a list; None: all)."""
     try:
-        return [f.name for f in resolve_families(families)]
+        return LIVE_VERSIONS[LIVE_IDS[0]].resolve(families)
     except TomEnvsError as err:
         raise PersuasionBenchmarkError(str(err)) from None
 
 
-def _summarise(eps: list[dict[str, Any]], regret_key: str) -> dict[str, Any]:
+def _summarise(eps: list[dict[str, Any]], regret_key: str, targets: Sequence[str] = TARGETS) -> dict[str, Any]:
     row: dict[str, Any] = {}
     row["success"], row["success_ci"] = mean_ci95([100.0 * e["success"] for e in eps])
     row["regret"], row["regret_ci"] = mean_ci95([e[regret_key] for e in eps])
     row["fair_regret"], row["fair_regret_ci"] = mean_ci95([e["regret"] for e in eps])
-    for t in TARGETS:
+    for t in targets:
         vals = [e[f"{t}_accuracy"] for e in eps if e.get(f"{t}_accuracy") is not None]
         row[f"{t}_accuracy"], row[f"{t}_accuracy_ci"] = mean_ci95(vals) if vals else (None, None)
     return row
@@ -187,19 +213,21 @@ def live_rows(
         raise PersuasionBenchmarkError(f"--episodes must be at least 1, got {episodes}")
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
         raise PersuasionBenchmarkError(f"--horizon must be a positive integer, got {horizon!r}")
-    names = family_names(families if families is not None else getattr(args, "families", None))
-    known = [*LIVE_POLICIES, LLM_PERSUADER]
+    env_id = str(getattr(args, "live_env", None) or LIVE_IDS[0])
+    try:
+        version = live_version(env_id)
+        names = version.resolve(families if families is not None else getattr(args, "families", None))
+    except TomEnvsError as err:  # LiveVersionError among them
+        raise PersuasionBenchmarkError(str(err)) from None
     if (
         args is not None
         and getattr(args, "env", None) == "live"
         and isinstance(getattr(args, "policy", None), DefaultPolicy)
     ):
         policies = ["all"]  # no --policy given: every scripted persuader
-    policies = [p for name in policies for p in (MIND_PERSUADERS if name == "all" else [name])]
-    for name in policies:
-        if name not in known:
-            raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(known)}")
-    silent = [name for name in policies if name in MIND_PERSUADERS]
+    policies = [p for name in policies for p in (version.scripted if name == "all" else [name])]
+    _check_persuaders(version, policies, args)
+    silent = [name for name in policies if name in version.scripted]
     if silent and getattr(args, "reader", "scripted") == "llm":
         raise PersuasionBenchmarkError(
             f"--reader llm reads the persuaders' words, but {', '.join(silent)} act by principle index (the env writes a "
@@ -207,15 +235,14 @@ def live_rows(
             f"speak: {LLM_PERSUADER}, {', '.join(SPEAKING_PERSUADERS)} (e.g. bayes-plain: the Bayes persuader in plain "
             "words), or drop --reader llm"
         )
-    env_id = str(getattr(args, "live_env", None) or LIVE_IDS[0])
-    if env_id not in LIVE_IDS:
-        raise PersuasionBenchmarkError(f"--live-env {env_id!r}: choose from {', '.join(LIVE_IDS)}")
-    refs = _references(env_id, names, horizon)
+    refs = _references(version, names, horizon)
     reader = _reader(args)
-    rows = []
+    rows, played_by = [], {}
     for name in policies:
-        policy, env_kwargs, identity = _policy(name, args)
-        env = make_env(env_id, record=True, horizon=horizon, families=names, reader=reader, **env_kwargs)
+        policy, env_kwargs, identity = _policy(version, name, args)
+        if version.reads_words:
+            env_kwargs["reader"] = reader
+        env = make_env(env_id, record=True, horizon=horizon, families=names, **env_kwargs)
         if name == LLM_PERSUADER:
             from wrappers import TextObservation
 
@@ -247,8 +274,13 @@ def live_rows(
             bar.close()
         for f in names:
             eps = [played[(f, seed + i)] for i in range(episodes)]
-            by_family[f] = {**_summarise(eps, regret_key), **{k: v for k, v in refs[f].items() if k != "family"}}
+            by_family[f] = {
+                **_summarise(eps, regret_key, version.targets),
+                **{k: v for k, v in refs[f].items() if k != "family"},
+                **_exact_success(version, name, [refs[f]]),
+            }
             all_eps += eps
+        played_by[name] = played
         row: dict[str, Any] = {
             "env": "live",
             "version": env_id.rsplit("-", 1)[-1],
@@ -258,22 +290,14 @@ def live_rows(
             "horizon": horizon,
             "families": names,
             **identity,
-            **_summarise(all_eps, regret_key),
+            **_summarise(all_eps, regret_key, version.targets),
             "regret_against": "oracle" if regret_key == "oracle_regret" else "bayes",
         }
-        for key in (
-            "random",
-            "open_loop",
-            "bayes",
-            "oracle",
-            "value_of_tracking",
-            "value_of_information",
-            "bayes_upper",
-            "open_loop_upper",
-        ):
+        for key in MEAN_REFERENCES:
             if key in refs[names[0]]:
                 row[key] = float(np.mean([refs[f][key] for f in names]))
         row["optimal_success"] = 100.0 * row["bayes"]
+        row.update(_exact_success(version, name, [refs[f] for f in names]))
         if hasattr(policy, "stats"):  # an LLM persuader: its counters, and the server retries it met
             jobs = [(f, seed + i) for f in names for i in range(episodes)]
             if out is None:
@@ -299,17 +323,49 @@ def live_rows(
                 )
         row["by_family"] = by_family
         rows.append(row)
+    if version.gates:  # issue 39's gates, exact per family, with the played paired differences: on every row
+        persuader_of = {key: name for name, key in version.exact.items()}
+        gates = gate_results(version.gates, {f: refs[f] for f in names}, played_by, persuader_of)
+        for row in rows:
+            row["gates"] = gates
     return rows
 
 
-def _references(env_id: str, names: Sequence[str], horizon: int) -> dict[str, dict[str, Any]]:
-    """Each family's references for the env ``env_id`` (v1: exact; v2: bounds; the version is the id's ``-vN``;
-    a named error past the horizons the version plans for)."""
-    from tom_envs.persuasion.versions import version_for
+def _check_persuaders(version: LiveVersion, policies: Sequence[str], args: argparse.Namespace | None) -> None:
+    """Every persuader named is one ``version`` plays; the LLM persuader and ``--reader llm`` need an env that reads
+    written lines.
 
-    version = version_for(env_id.rsplit("-v", 1)[1])
+    Raises:
+        PersuasionBenchmarkError: naming the persuader (or the reader) and what to choose instead.
+    """
+    known = [*version.persuaders, *([LLM_PERSUADER] if version.reads_words else [])]
+    for name in policies:
+        if name in known:
+            continue
+        if name == LLM_PERSUADER or name in LIVE_POLICIES:
+            raise PersuasionBenchmarkError(
+                f"persuader {name!r} does not play {version.env_id}: it takes integer acts and reads no words; "
+                f"choose from {', '.join(known)}, or play {name!r} on {LIVE_IDS[0]}"
+            )
+        raise PersuasionBenchmarkError(f"unknown persuader {name!r}; choose from {', '.join(known)}")
+    if not version.reads_words and getattr(args, "reader", "scripted") == "llm":
+        raise PersuasionBenchmarkError(
+            f"--reader llm reads written lines, but {version.env_id} takes integer acts; drop --reader llm, or play "
+            f"{LIVE_IDS[0]}"
+        )
+
+
+def _exact_success(version: LiveVersion, name: str, refs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``{"exact_success": percent}``: the persuader's own exact success (mean over ``refs``' families) where the
+    version has one for it, else nothing."""
+    key = version.exact.get(name)
+    return {} if key is None else {"exact_success": 100.0 * float(np.mean([r[key] for r in refs]))}
+
+
+def _references(version: LiveVersion, names: Sequence[str], horizon: int) -> dict[str, dict[str, Any]]:
+    """Each family's references for ``version`` (a named error past the horizons the version plans for)."""
     try:
-        return {f: version.references(version.model(version.family_named(f)), horizon).as_dict() for f in names}
+        return version.references(names, horizon)
     except TomEnvsError as err:
         raise PersuasionBenchmarkError(f"--horizon {horizon}: {err}") from None
 
@@ -366,9 +422,11 @@ def _backend(args: argparse.Namespace) -> Any:
     return backend
 
 
-def _policy(name: str, args: argparse.Namespace | None) -> tuple[BasePolicy, dict[str, Any], dict[str, Any]]:
+def _policy(
+    version: LiveVersion, name: str, args: argparse.Namespace | None
+) -> tuple[BasePolicy, dict[str, Any], dict[str, Any]]:
     if name != LLM_PERSUADER:
-        factory = LIVE_POLICIES[name]
+        factory = version.persuaders[name]
         return factory(), dict(getattr(factory, "env_kwargs", {})), {}
     if args is None:
         raise PersuasionBenchmarkError("policy 'llm' needs an LLM backend: pass --model (and --backend/--base-url)")

@@ -1,7 +1,8 @@
 """The persuasion report section's live part (001's live persuasion env, ``tom/Persuasion-v*``): exact
 references per family, success, regret and literal ToM per persuader and family, and the literal-vs-functional
-plane. Built from the stored records only (see :mod:`benchmarks.report.sections`); the section itself is
-:func:`benchmarks.persuasion.report.persuasion`."""
+plane; v3's runs in their own subsection (:mod:`benchmarks.persuasion.report_live_v3`: the value of memory and
+issue 39's gates). Built from the stored records only (see :mod:`benchmarks.report.sections`); the section itself
+is :func:`benchmarks.persuasion.report.persuasion`."""
 
 from __future__ import annotations
 
@@ -9,10 +10,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.persuasion.report_live_stats import (
+    LIVE_TARGETS,
+    group_name,
+    is_live,
+    live_stats,
+    plane_panel,
+    plane_point,
+)
+from benchmarks.persuasion.report_live_v3 import is_v3, live_v3_section
 from benchmarks.report import figures
-from benchmarks.report.doc import Block, estimate, num
+from benchmarks.report.doc import Block, num
 from benchmarks.report.load import ResultsFileData
-from benchmarks.report.sections import agent_name, as_dict, pct, run_variants, settings_text, sum_opt, write
+from benchmarks.report.sections import agent_name, as_dict, pct, run_variants, settings_text, write
 
 #: The keys of a live episode's summary the section shows.
 LIVE_EPISODE = {
@@ -31,50 +41,14 @@ LIVE_EPISODE = {
     "intention_accuracy",
     "left",
     "bayes_upper",
+    "said",
+    "memoryless_success",
+    "value_of_memory",
+    "source_accuracy",
+    "stake_accuracy",
 }
 #: The live env's exact references (keys of a record's ``references``), as the report names them.
 LIVE_REFERENCES = (("open_loop", "best open-loop"), ("bayes", "Bayes-optimal fair"), ("oracle", "oracle"))
-LIVE_TARGETS = ("desire", "belief", "intention")
-
-
-def is_live(rec: dict) -> bool:
-    return isinstance(rec.get("episode"), dict) and "family" in rec
-
-
-def _literal(e: dict) -> float | None:
-    """An episode's literal ToM: the mean of its state-prediction accuracies (desire, belief, intention)."""
-    vals = [float(e[f"{t}_accuracy"]) for t in LIVE_TARGETS if isinstance(e.get(f"{t}_accuracy"), (int, float))]
-    return sum(vals) / len(vals) if vals else None
-
-
-def _live_stats(recs: Sequence[dict]) -> dict[str, Any]:
-    """Success, regret and literal ToM of live episode records, as the command's rows compute them."""
-    eps = [r["episode"] for r in recs]
-    against = {str(r.get("regret_against", "bayes")) for r in recs}
-    key = "oracle_regret" if against == {"oracle"} else "regret"
-    out: dict[str, Any] = {
-        "episodes": len(eps),
-        "success": estimate([100.0 * float(e.get("success")) for e in eps]),
-        "regret": estimate([e.get(key) for e in eps]),
-        "fair_regret": estimate([e.get("regret") for e in eps]),
-        "against": "/".join(sorted(against)),
-        "literal": estimate([_literal(e) for e in eps]),
-    }
-    for t in LIVE_TARGETS:
-        out[t] = estimate([e.get(f"{t}_accuracy") for e in eps])
-    stats = [
-        as_dict(r.get("llm_stats") if "fallbacks" in as_dict(r.get("llm_stats")) else r.get("reader_stats"))
-        for r in recs
-    ]  # an LLM persuader's counters, else an LLM reader's
-    out["fallbacks"] = sum_opt(s.get("fallbacks") for s in stats)
-    out["decisions"] = sum_opt(s.get("decisions") for s in stats)
-    return out
-
-
-def _group(group: tuple[str, Any]) -> str:
-    """A run group's name: its env id (without the namespace) and horizon, ``Persuasion-v2, H=4``."""
-    env, h = group
-    return f"{env.removeprefix('tom/')}, H={'-' if h is None else h}"
 
 
 def _reference_name(ref: dict, key: str, name: str) -> str:
@@ -93,6 +67,8 @@ def live_section(
     """The live persuasion env's subsection: exact references per family, success / regret / literal ToM per
     persuader and family, and the literal-vs-functional plane (one panel per horizon, all families, for the
     overview; one per family in the section's figure)."""
+    v3_blocks, v3_panels = live_v3_section([f for f in files if is_v3(f)], out, root, written)
+    files = [f for f in files if not is_v3(f)]
     blocks: list[Block] = [{"kind": "h3", "text": "Live persuasion: success, regret and literal ToM"}]
     runs = []
     for f in files:
@@ -118,6 +94,8 @@ def live_section(
                 }
             )
     if not runs:
+        if v3_blocks:
+            return v3_blocks, v3_panels
         blocks.append({"kind": "p", "text": "No stored live episodes (`tom-envs persuasion --env live`)."})
         return blocks, []
     refs: dict[tuple[Any, str], dict] = {}
@@ -146,7 +124,7 @@ def live_section(
         ref_rows.append(
             {
                 "ref": True,
-                "cells": [fam_name, _group(h)]
+                "cells": [fam_name, group_name(h)]
                 + [
                     num(pct(ref.get(k)), digits=1)
                     for k in ("random", "open_loop", "bayes", "oracle", "value_of_tracking", "value_of_information")
@@ -198,7 +176,7 @@ def live_section(
                 mine = [r for r in run["records"] if fam_name == "all" or r["family"] == fam_name]
                 if not mine:
                     continue
-                st = _live_stats(mine)
+                st = live_stats(mine)
                 fb = "-" if st["decisions"] is None else f"{st['fallbacks'] or 0}/{st['decisions']}"
                 read_by = f", read by {run['reader']}" if run["reader"].startswith("llm") else ""
                 rows.append(
@@ -207,7 +185,7 @@ def live_section(
                             run["policy"] + (f" ({run['model']})" if run["model"] else "") + read_by,
                             run["kind"],
                             fam_name,
-                            _group(h),
+                            group_name(h),
                             str(st["episodes"]),
                             num(*st["success"], digits=1),
                             num(*st["regret"], digits=3),
@@ -233,7 +211,7 @@ def live_section(
                             _reference_name(ref, k, name),
                             "reference",
                             fam_name,
-                            _group(h),
+                            group_name(h),
                             "-",
                             num(pct(ref[k]), digits=1),
                             "-",
@@ -300,37 +278,21 @@ def live_section(
                 mine = [r for r in run["records"] if fam_name == "all" or r["family"] == fam_name]
                 if not mine:
                     continue
-                st = _live_stats(mine)
+                st = live_stats(mine)
                 label = agent_name(run["policy"], run["model"])
                 if st["literal"][0] is None:
                     skipped.append(label)
                     continue
-                points.append(
-                    {
-                        "agent": label,
-                        "variant": run["apart"],
-                        "x": st["literal"][0],
-                        "xci": st["literal"][1],
-                        "y": st["success"][0],
-                        "yci": st["success"][1],
-                    }
-                )
+                points.append(plane_point(label, run["apart"], st))
             fam_refs = [refs[(h, fm)] for fm in (fams if fam_name == "all" else [fam_name]) if (h, fm) in refs]
-            lines = [
-                {"label": f"exact {name}", "y": 100.0 * sum(float(r[k]) for r in fam_refs) / len(fam_refs)}
-                for k, name in LIVE_REFERENCES
-                if fam_refs and all(r.get(k) is not None for r in fam_refs)
-            ]
-            panel = {
-                "title": f"{_group(h)}, " + ("all families" if fam_name == "all" else fam_name),
-                "xlabel": "literal ToM: mean desire/belief/intention accuracy (%)",
-                "xlim": (0, 100),
-                "ylabel": "functional: success (%)",
-                "ylim": (0, 100),
-                "points": points,
-                "hlines": lines,
-                "skipped": skipped,
-            }
+            panel = plane_panel(
+                f"{group_name(h)}, " + ("all families" if fam_name == "all" else fam_name),
+                "literal ToM: mean desire/belief/intention accuracy (%)",
+                points,
+                fam_refs,
+                LIVE_REFERENCES,
+                skipped,
+            )
             section_panels.append(panel)
             if fam_name == "all":
                 overview.append(panel)
@@ -358,4 +320,7 @@ def live_section(
             ),
         }
     )
-    return blocks, overview
+    return blocks + v3_blocks, overview + v3_panels
+
+
+__all__ = ["LIVE_EPISODE", "LIVE_REFERENCES", "LIVE_TARGETS", "is_live", "live_section"]

@@ -8,6 +8,9 @@ reference of :mod:`tom_envs.persuasion.planning_v3`:
 * :class:`EchoPersuaderV3`: listens to the last turn, then pitches what the last reply said.
 * :class:`OpenLoopPersuaderV3`: the best plan that ignores every reply.
 * :class:`OraclePersuaderV3`: sees the traits (``expose_state=True``): the ceiling, not a fair agent.
+* :class:`RandomPersuaderV3`: uniform over the five acts every turn; uniform guesses of the traits.
+
+:data:`V3_PERSUADERS` names them as ``tom-envs persuasion --env live --live-env tom/Persuasion-v3`` does.
 
 All read the family and the turn budget from the env's info (``family``, ``horizon``, ``turn``) and the
 reply from ``observation[0]``; they plan with the built-in v3 families, or with ``families`` (name ->
@@ -153,4 +156,38 @@ class OraclePersuaderV3(BasePolicy):
         return {"source": source, "stake": stake}
 
 
-__all__ = ["BayesPersuaderV3", "EchoPersuaderV3", "MemorylessPersuaderV3", "OpenLoopPersuaderV3", "OraclePersuaderV3"]
+class RandomPersuaderV3(BasePolicy):
+    """Uniform over the five acts every turn (its exact success is :func:`~tom_envs.persuasion.planning_v3.random_value`);
+    predicts each trait by a fair coin (its policy seed, never the env's)."""
+
+    makes_predictions = True
+
+    def act(self, observation: Any, info: dict) -> int:
+        from tom_envs.persuasion.mind_v3 import N_ACTIONS_V3
+
+        return int(self.rng.integers(N_ACTIONS_V3))
+
+    def predict(self, observation: Any, info: dict) -> dict[str, int]:
+        return {"source": int(self.rng.integers(2)), "stake": int(self.rng.integers(2))}
+
+
+#: The v3 reference persuaders by name, in the order the live table shows them (each has an exact value:
+#: :class:`~tom_envs.persuasion.planning_v3.ReferencesV3`'s field of the same name, ``open-loop`` -> ``open_loop``).
+V3_PERSUADERS: dict[str, type[BasePolicy]] = {
+    "random": RandomPersuaderV3,
+    "open-loop": OpenLoopPersuaderV3,
+    "echo": EchoPersuaderV3,
+    "memoryless": MemorylessPersuaderV3,
+    "bayes": BayesPersuaderV3,
+    "oracle": OraclePersuaderV3,
+}
+
+__all__ = [
+    "V3_PERSUADERS",
+    "BayesPersuaderV3",
+    "EchoPersuaderV3",
+    "MemorylessPersuaderV3",
+    "OpenLoopPersuaderV3",
+    "OraclePersuaderV3",
+    "RandomPersuaderV3",
+]

@@ -11,7 +11,7 @@ from tom_envs.base import TomEnv
 from tom_envs.errors import InvalidAction, require_bool
 from tom_envs.persuasion.mind_env import LiveText
 from tom_envs.persuasion.mind_v3 import FAMILIES_V3, LISTEN, N_ACTIONS_V3, N_CUES, FamilyV3, model_v3_for, pitch_of
-from tom_envs.persuasion.planning_v3 import bayes_table, check_horizon_v3, references_v3
+from tom_envs.persuasion.planning_v3 import bayes_table, check_horizon_v3, oracle_gap, references_v3
 from tom_envs.persuasion.principles import InvalidPersona
 from tom_envs.persuasion.scenarios import NAMES
 from tom_envs.tom import ToMSpec
@@ -87,7 +87,9 @@ class PersuasionMindV3Env(LiveText, TomEnv):
     ## Info
     ``turn``, ``horizon``, ``family``, ``names`` ({persuader, persuadee}), ``goal``; ``step`` adds
     ``said`` (what the persuader did: ``"listen"`` or ``"<principle> on <concern>"``), ``reply``, ``left``,
-    ``success`` and at the end ``episode`` (the summary). Nothing before the end determines the persona or
+    ``success`` and at the end ``episode`` (the summary: ``family``, ``persona``, ``success``, ``turns``,
+    ``left``, ``said``, the outcome's keys and ``oracle_regret``: the success lost against the oracle that knows the
+    traits, summed over turns -- the regret of a policy that sees them). Nothing before the end determines the persona or
     the traits (the information rule).
 
     ## Version History
@@ -130,7 +132,7 @@ class PersuasionMindV3Env(LiveText, TomEnv):
     ) -> None:
         self.horizon = check_horizon_v3(horizon)
         self.render_mode = self.check_render_mode(render_mode)
-        self.families = _resolve(families)
+        self.families = resolve_families_v3(families)
         self.expose_state = require_bool("expose_state", expose_state)
         self.action_space = spaces.Discrete(N_ACTIONS_V3)
         self.observation_space = spaces.MultiDiscrete([N_CUES + 1, len(self.families), self.horizon + 1])
@@ -165,6 +167,7 @@ class PersuasionMindV3Env(LiveText, TomEnv):
         self.counts = [0] * N_CUES
         self.reply = self._draw_reply(rng)
         self._said: list[str] = []
+        self._oracle_regrets: list[float] = []
         return self._open(rng)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -175,6 +178,7 @@ class PersuasionMindV3Env(LiveText, TomEnv):
         self._truth = {"source": source, "stake": stake}
         regret = self.bayes.regret(self.turn, tuple(self.counts), action)
         self._regrets.append(regret)
+        self._oracle_regrets.append(oracle_gap(self.model, self.horizon, self.turn, self.row, action))
         said = self.family.pitch_name(action)
         self._said.append(said)
         self.transcript.append(f"{self.names['persuader']} says: {self._persuader_line(action)}")
@@ -234,6 +238,7 @@ class PersuasionMindV3Env(LiveText, TomEnv):
             "left": self.left,
             "said": list(self._said),
             **{k: outcome[k] for k in self.tom_spec.outcome if k != "success"},
+            "oracle_regret": float(sum(self._oracle_regrets)),
         }
 
     # ------------------------------------------------------------------ helpers
@@ -279,7 +284,12 @@ def _check_action(action: Any) -> int:
     return int(action)
 
 
-def _resolve(families: Any) -> tuple[FamilyV3, ...]:
+def resolve_families_v3(families: Any) -> tuple[FamilyV3, ...]:
+    """The env's ``families`` argument as v3 families (None or ``"all"``: the five built-in ones).
+
+    Raises:
+        InvalidPersona: an unknown name, a repeated one, or another kind of value, saying what is accepted.
+    """
     if families is None or families == "all":
         return FAMILIES_V3
     items = [families] if isinstance(families, (str, FamilyV3)) else families
@@ -303,4 +313,4 @@ def _resolve(families: Any) -> tuple[FamilyV3, ...]:
     return tuple(out)
 
 
-__all__ = ["PersuasionMindV3Env", "RESET_OPTIONS"]
+__all__ = ["PersuasionMindV3Env", "RESET_OPTIONS", "resolve_families_v3"]

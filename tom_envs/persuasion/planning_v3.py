@@ -268,6 +268,27 @@ def oracle_value(model: ModelV3) -> float:
     return float((model.prior * model.agree).sum())
 
 
+def oracle_gap(model: ModelV3, horizon: int, turn: int, row: int, action: int) -> float:
+    """Success probability ``action`` loses at ``turn`` against the oracle that knows the type ``row`` (its best is
+    its own pitch now, ``agree[row]``; listening is worth that pitch a turn later if the persuadee stays and a turn
+    is left): the per-turn regret of a policy that sees the traits."""
+    if action != LISTEN:
+        value = float(model.pays[action, row])
+    else:
+        value = float((1.0 - model.leave[row]) * model.agree[row]) if turn + 1 < horizon else 0.0
+    return float(model.agree[row]) - value
+
+
+def majority_v3(model: ModelV3) -> dict[str, float]:
+    """Each trait's prior mass on its likelier value: the exact accuracy of predicting that value every turn (a
+    trait is fixed for the episode, so an episode's accuracy is 0 or 1): the literal-ToM floor that needs no ToM."""
+    out = {}
+    for k, trait in ((1, "source"), (2, "stake")):
+        mass = [model.prior[[i for i, t in enumerate(model.types) if t[k] == v]].sum() for v in (0, 1)]
+        out[trait] = float(max(mass))
+    return out
+
+
 @_per_model
 def _references(model: ModelV3, horizon: int) -> ReferencesV3:
     return ReferencesV3(
@@ -309,7 +330,9 @@ __all__ = [
     "memoryless_brute_force",
     "memoryless_table",
     "memoryless_value",
+    "majority_v3",
     "open_loop_table",
+    "oracle_gap",
     "oracle_value",
     "random_value",
     "references_v3",
