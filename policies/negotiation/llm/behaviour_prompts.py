@@ -4,7 +4,8 @@
 lines, shown as its ``repr``) and ``speech`` (the mediator's line); the release's f-string escapes
 (``{{``, ``}}``) are format escapes too, so the text sent is the release's byte for byte. The
 release sends them after the system message :data:`SYSTEM`. The lines the three prompts share
-(:data:`DIMENSIONS`, :data:`JSON_FORMAT`) are written once and joined in, the result unchanged."""
+(:data:`DIMENSIONS`, :data:`JSON_FORMAT`) and those monitoring and planning share (:func:`_identity`,
+:func:`_input`) are written once and joined in, the result unchanged."""
 
 # ruff: noqa: E501, W291, W293  (the release's text, trailing spaces included)
 
@@ -44,15 +45,46 @@ JSON_FORMAT = """        {{
         }}
 """
 
-MONITORING = (
-    """
+
+def _identity(ability: str) -> str:
+    """The identity and task lines the monitoring and planning prompts share (``ability``: what is judged)."""
+    return (
+        """
         ## Identity
         You are an expert in analysing multiparty negotiation conversations. You are able to analyze the conversation and provide feedback on the AI's ability to intervene.
 
         ## Task
-        You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to intervene on user requests or blockers.
+        You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to """
+        + ability
+        + """.
         Here are 4 dimensions for evaluation:
 """
+    )
+
+
+def _input(whose: str) -> str:
+    """The input lines the monitoring and planning prompts share; the release names the mediator ``whose``
+    ("AI's" in one, "mediator's" in the other)."""
+    return (
+        """        If there is no such issues, you can just label it as -1
+        ## Input
+        Here is the conversation history before """
+        + whose
+        + """ turn:
+        {conversation_prior}
+
+        Here is the """
+        + whose
+        + """ speech:
+        {speech}
+
+        ## Output
+"""
+    )
+
+
+MONITORING = (
+    _identity("intervene on user requests or blockers")
     + DIMENSIONS
     + """        
         Here is the criteria for each dimension:
@@ -60,30 +92,16 @@ MONITORING = (
         3: Responded to obvious issues, but missed more subtle or implicit needs.
         5: Actively monitored the team state and surfaced nuanced blockers, task or expertise dependencies, and emerging issues before they escalated
 
-        If there is no such issues, you can just label it as -1
-        ## Input
-        Here is the conversation history before AI's turn:
-        {conversation_prior}
-
-        Here is the AI's speech:
-        {speech}
-
-        ## Output
-    Return the result and reasoning in the following JSON format:
+"""
+    + _input("AI's")
+    + """    Return the result and reasoning in the following JSON format:
 """
     + JSON_FORMAT
     + """        """
 )
 
 PLANNING = (
-    """
-        ## Identity
-        You are an expert in analysing multiparty negotiation conversations. You are able to analyze the conversation and provide feedback on the AI's ability to intervene.
-
-        ## Task
-        You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to facilitate planning and task management.
-        Here are 4 dimensions for evaluation:
-"""
+    _identity("facilitate planning and task management")
     + DIMENSIONS
     + """
         Here is the criteria for evaluation:
@@ -92,16 +110,9 @@ PLANNING = (
             3: Created basic plans and task assignments but did not adapt them as priorities shifted or delays arose
             5: Facilitated focused, relevant discussions; dynamically adjusted plans and priorities; appropriately addressed task dependencies.
         
-        If there is no such issues, you can just label it as -1
-        ## Input
-        Here is the conversation history before mediator's turn:
-        {conversation_prior}
-
-        Here is the mediator's speech:
-        {speech}
-
-        ## Output
-        Return the result and reasoning in the following JSON format:
+"""
+    + _input("mediator's")
+    + """        Return the result and reasoning in the following JSON format:
 """
     + JSON_FORMAT
     + """        """
