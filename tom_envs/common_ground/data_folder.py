@@ -218,27 +218,3 @@ def pick_annotator(folder_files: dict[tuple[int, str], Path], cid: int, annotato
     if (cid, annotator) not in folder_files:
         raise DatasetError(f"conversation {cid}: no file by annotator {annotator!r} (have {names}); pass annotator=")
     return folder_files[(cid, annotator)]
-
-
-__all__ = [
-    "CORPUS_NAME",
-    "DEFAULT_ANNOTATOR",
-    "KNOWN_ANNOTATORS",
-    "QUESTION_NAME",
-    "RELEASE_FILES",
-    "SAMPLE_DATA_DIR",
-    "SAMPLE_MARKER",
-    "SPLIT_CIDS",
-    "TEST_CIDS",
-    "TRAIN_CIDS",
-    "DataFolder",
-    "IncompleteSplit",
-    "UnknownConversation",
-    "annotator_name",
-    "check_file",
-    "is_bundled_sample",
-    "missing_conversations",
-    "pick_annotator",
-    "scan",
-    "split_cids",
-]
