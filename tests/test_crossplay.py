@@ -34,18 +34,10 @@ def pinned_entropy(monkeypatch):
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """IPD, no learner, 4 episodes of 12 rounds per pairing."""
-    import os
-
-    before = os.environ.get("TOM_ENVS_POLICY_ENTROPY")
-    os.environ["TOM_ENVS_POLICY_ENTROPY"] = "12345"  # the policies' seeds: pinned, so a second run replays them
     out = tmp_path_factory.mktemp("crossplay")
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TOM_ENVS_POLICY_ENTROPY", "12345")  # the policies' seeds: pinned, so a second run replays them
         result = run(CrossplayRun((IPD,), episodes=4, horizon=12, learner_steps=0), out, log=_quiet)
-    finally:
-        if before is None:
-            os.environ.pop("TOM_ENVS_POLICY_ENTROPY", None)
-        else:
-            os.environ["TOM_ENVS_POLICY_ENTROPY"] = before
     return out, result
 
 
