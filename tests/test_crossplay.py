@@ -34,18 +34,10 @@ def pinned_entropy(monkeypatch):
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """IPD, no learner, 4 episodes of 12 rounds per pairing."""
-    import os
-
-    before = os.environ.get("TOM_ENVS_POLICY_ENTROPY")
-    os.environ["TOM_ENVS_POLICY_ENTROPY"] = "12345"  # the policies' seeds: pinned, so a second run replays them
     out = tmp_path_factory.mktemp("crossplay")
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TOM_ENVS_POLICY_ENTROPY", "12345")  # the policies' seeds: pinned, so a second run replays them
         result = run(CrossplayRun((IPD,), episodes=4, horizon=12, learner_steps=0), out, log=_quiet)
-    finally:
-        if before is None:
-            os.environ.pop("TOM_ENVS_POLICY_ENTROPY", None)
-        else:
-            os.environ["TOM_ENVS_POLICY_ENTROPY"] = before
     return out, result
 
 
@@ -188,46 +180,12 @@ def test_the_report_draws_heatmaps_and_the_rating_table(played, tmp_path):
 def test_the_command_prints_json_rows(tmp_path, capsys):
     from benchmarks.__main__ import main
 
-    assert (
-        main(
-            [
-                "crossplay",
-                "--env",
-                "tom/IBS-Parallel-v0",
-                "--episodes",
-                "2",
-                "--horizon",
-                "5",
-                "--learner-steps",
-                "0",
-                "--out",
-                str(tmp_path),
-                "--format",
-                "json",
-            ]
-        )
-        == 0
-    )
+    command = "crossplay --env tom/IBS-Parallel-v0 --episodes 2 --horizon 5 --learner-steps 0"
+    args = [*command.split(), "--out", str(tmp_path)]
+    assert main([*args, "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows["pairings"]) == 36 and len(rows["ratings"]) == 6 and rows["agreement"][0]["seeds_a"] == [0]
-    assert (
-        main(
-            [
-                "crossplay",
-                "--env",
-                "tom/IBS-Parallel-v0",
-                "--episodes",
-                "2",
-                "--horizon",
-                "5",
-                "--learner-steps",
-                "0",
-                "--out",
-                str(tmp_path),
-            ]
-        )
-        == 0
-    )
+    assert main(args) == 0
     text = capsys.readouterr().out
     assert "rank agreement" in text and "tabular" in text
 

@@ -5,7 +5,6 @@ in each seat that predicts, OpenSkill ratings from the match scores, per-seat ra
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -64,16 +63,10 @@ def _both(out: Path) -> dict:
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """Both ids, no learner, no LLM, 2 episodes per pairing (:data:`HORIZONS`)."""
-    before = os.environ.get("TOM_ENVS_POLICY_ENTROPY")
-    os.environ["TOM_ENVS_POLICY_ENTROPY"] = "2024"
     out = tmp_path_factory.mktemp("crossplay_families")
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TOM_ENVS_POLICY_ENTROPY", "2024")  # the policies' seeds: pinned, so a second run replays them
         result = _both(out)
-    finally:
-        if before is None:
-            os.environ.pop("TOM_ENVS_POLICY_ENTROPY", None)
-        else:
-            os.environ["TOM_ENVS_POLICY_ENTROPY"] = before
     return out, result
 
 

@@ -31,6 +31,11 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 from tests.llm.scripted_server import ScriptedServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The suite commands more than one comparison runs (argv after ``tom-envs``; each test adds its own options).
+AUTHORS_QA = (
+    "persuasion --env qa --policy llm --protocol authors --no-scoring --repetitions 1 --qtypes desire_er,belief_ee"
+)
+MEDIUM_NEGOTIATION = "negotiation --mediator llm-generic --mode medium --scenarios hopkins_hmo --episodes 1"
 #: Inspect's own retry settings trip a tenacity deprecation we cannot fix from here.
 #: Inspect's eval loop leaves anyio memory streams to the garbage collector (a ResourceWarning at exit).
 pytestmark = [
@@ -202,18 +207,7 @@ def test_persuasive_tom_task_scores_equal_the_suites_authors_protocol(tmp_path):
     rows = suite_rows(
         qa_letters_rule,
         tmp_path,
-        "persuasion",
-        "--env",
-        "qa",
-        "--policy",
-        "llm",
-        "--protocol",
-        "authors",
-        "--no-scoring",
-        "--repetitions",
-        "1",
-        "--qtypes",
-        "desire_er,belief_ee",
+        *AUTHORS_QA.split(),
     )
     by_type = {r["qtype"]: r for r in rows if r.get("policy") == "llm" and "qtype" in r}
     assert set(by_type) >= {"desire_er", "belief_ee"}
@@ -298,15 +292,7 @@ def test_negotiation_task_scores_equal_the_suites_with_llm_parties_on_a_role(tmp
     (row,) = suite_rows(
         negotiation_rule,
         tmp_path,
-        "negotiation",
-        "--mediator",
-        "llm-generic",
-        "--mode",
-        "medium",
-        "--scenarios",
-        "hopkins_hmo",
-        "--episodes",
-        "1",
+        *MEDIUM_NEGOTIATION.split(),
         "--parties",
         "llm",
     )
@@ -337,17 +323,9 @@ def test_negotiation_task_plays_v2_as_the_suites_env_option_does(tmp_path):
     (row,) = suite_rows(
         negotiation_rule,
         tmp_path,
-        "negotiation",
+        *MEDIUM_NEGOTIATION.split(),
         "--env",
         "tom/Negotiation-v2",
-        "--mediator",
-        "llm-generic",
-        "--mode",
-        "medium",
-        "--scenarios",
-        "hopkins_hmo",
-        "--episodes",
-        "1",
     )
     for key in ("cc", "tle", "me"):
         assert got[key] == pytest.approx(row[key], abs=1e-9), key
@@ -579,18 +557,7 @@ def test_every_shared_parameter_of_the_qa_tasks_is_the_commands(tmp_path):
     rows = suite_rows(
         rule,
         tmp_path / "p",
-        "persuasion",
-        "--env",
-        "qa",
-        "--policy",
-        "llm",
-        "--protocol",
-        "authors",
-        "--no-scoring",
-        "--repetitions",
-        "1",
-        "--qtypes",
-        "desire_er,belief_ee",
+        *AUTHORS_QA.split(),
         "--seed",
         "3",
         "--data-dir",
@@ -728,17 +695,9 @@ def test_every_shared_parameter_of_the_negotiation_task_is_the_commands(tmp_path
     (row,) = suite_rows(
         rule,
         tmp_path,
-        "negotiation",
+        *MEDIUM_NEGOTIATION.split(),
         "--env",
         "tom/Negotiation-v2",
-        "--mediator",
-        "llm-generic",
-        "--mode",
-        "medium",
-        "--scenarios",
-        "hopkins_hmo",
-        "--episodes",
-        "1",
         "--seed",
         "3",
         "--max-resamples",

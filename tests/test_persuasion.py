@@ -27,6 +27,7 @@ from tom_envs.persuasion.download import DownloadError, download
 from tom_envs.persuasion.metrics import Answer, accuracy_table, consistency_table, dialogue_consistency
 from tom_envs.persuasion.qa_env import PersuasiveToMEnv, choice_counts
 from tom_envs.registration import REGISTRY, register, unregister
+from tests.persuasion_records import release_record, write_records
 
 
 @pytest.fixture(autouse=True)
@@ -57,25 +58,6 @@ def data_copy(tmp_path) -> Path:
     dst = tmp_path / "data"
     shutil.copytree(SAMPLE_DATA_DIR, dst)
     return dst
-
-
-def _write(folder: Path, name: str, records) -> Path:
-    path = folder / f"{name}.json"
-    path.write_text(records if isinstance(records, str) else json.dumps(records), encoding="utf-8")
-    return path
-
-
-def _record(**over):
-    rec = {
-        "dialogue_id": "0-0",
-        "dialogue": "A says: hi\nB says: no\n",
-        "question": "Is B likely to go?",
-        "background": "A asks B.",
-        "choices": ["Yes", "No", "Neutral"],
-        "answerKey": "B",
-    }
-    rec.update(over)
-    return rec
 
 
 # ---------------------------------------------------------------------- sample data
@@ -127,7 +109,7 @@ def test_textual_choices_that_are_not_a_list_of_strings_are_rejected(text):
 
 # ---------------------------------------------------------------------- loader errors
 def test_bad_json_names_the_file(tmp_path):
-    _write(tmp_path, "desire_ee", '[{"dialogue_id": ')
+    write_records(tmp_path, "desire_ee", '[{"dialogue_id": ')
     with pytest.raises(DatasetError, match=r"desire_ee\.json: bad JSON"):
         load_dataset(tmp_path)
 
@@ -145,31 +127,33 @@ def test_bad_json_names_the_file(tmp_path):
     ],
 )
 def test_malformed_record_names_file_and_record_index(tmp_path, bad, message):
-    rec = _record(**bad)
+    rec = release_record(**bad)
     if bad.get("question", "") is None:
         del rec["question"]
-    _write(tmp_path, "desire_ee", [_record(), rec])
+    write_records(tmp_path, "desire_ee", [release_record(), rec])
     with pytest.raises(DatasetError, match="desire_ee.json: record 1") as err:
         load_dataset(tmp_path)
     assert message in str(err.value)
 
 
 def test_missing_field_is_reported_as_missing(tmp_path):
-    rec = _record()
+    rec = release_record()
     del rec["background"]
-    _write(tmp_path, "judge_qa", [rec])
+    write_records(tmp_path, "judge_qa", [rec])
     with pytest.raises(DatasetError, match=r"judge_qa\.json: record 0 .*background: missing field"):
         load_dataset(tmp_path)
 
 
 def test_a_folder_with_a_subset_of_the_files_loads(tmp_path):
-    _write(tmp_path, "desire_ee", [_record(), _record(dialogue_id="0-2", choices="['Yes', 'No', 'Neutral']")])
+    write_records(
+        tmp_path, "desire_ee", [release_record(), release_record(dialogue_id="0-2", choices="['Yes', 'No', 'Neutral']")]
+    )
     data = load_dataset(tmp_path)
     assert list(data) == ["desire_ee"] and data["desire_ee"][1].record.choices == ["Yes", "No", "Neutral"]
 
 
 def test_asking_for_a_type_whose_file_is_missing_says_how_to_fetch_it(tmp_path):
-    _write(tmp_path, "desire_ee", [_record()])
+    write_records(tmp_path, "desire_ee", [release_record()])
     with pytest.raises(DatasetError, match="`tom-envs data download persuasion --dest "):
         load_dataset(tmp_path, ["intent_ee"])
     with pytest.raises(DatasetError, match="belief_ee: listed in the release's tree but not verified") as err:
@@ -388,7 +372,7 @@ def served(tmp_path):
     root = tmp_path / "served"
     shutil.copytree(SAMPLE_DATA_DIR, root / "data")
     (root / "broken").mkdir()
-    _write(root / "broken", "desire_ee", [_record(answerKey="F")])
+    write_records(root / "broken", "desire_ee", [release_record(answerKey="F")])
     handler = functools.partial(_QuietHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

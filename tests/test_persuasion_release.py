@@ -32,6 +32,7 @@ from tom_envs.persuasion.data import (
     repeated_options,
 )
 from tom_envs.persuasion.qa_env import PersuasiveToMEnv
+from tests.persuasion_records import release_record, write_records
 
 RELEASE = os.environ.get("TOM_ENVS_PERSUASION_RELEASE")
 needs_release = pytest.mark.skipif(not RELEASE, reason="set TOM_ENVS_PERSUASION_RELEASE to a clone of the release")
@@ -69,26 +70,6 @@ def release_site(tmp_path):
     thread.join()
 
 
-def _record(**over):
-    rec = {
-        "dialogue_id": "0-0",
-        "dialogue": "A says: hi\nB says: no\n",
-        "question": "Is B likely to go?",
-        "background": "A asks B.",
-        "choices": ["Yes", "No", "Neutral"],
-        "answerKey": "B",
-    }
-    rec.update(over)
-    return rec
-
-
-def _write(folder: Path, name: str, records) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.json"
-    path.write_text(json.dumps(records), encoding="utf-8")
-    return path
-
-
 # ---------------------------------------------------------------------- download
 def test_download_fetches_what_the_release_has_and_reports_the_rest(release_site, tmp_path, capsys):
     from benchmarks.__main__ import main
@@ -111,7 +92,7 @@ def test_download_fetches_what_the_release_has_and_reports_the_rest(release_site
 
 
 def test_a_malformed_file_is_named_not_saved_and_the_others_are_kept(release_site, tmp_path, capsys):
-    _write(release_site["data"], "judge_qa", [_record(answerKey="F")])
+    write_records(release_site["data"], "judge_qa", [release_record(answerKey="F")])
     dest = tmp_path / "got"
     with pytest.raises(DatasetError, match=r"judge_qa\.json is malformed.*record 0"):
         dl.download(dest, base_url=release_site["base_url"])
@@ -182,27 +163,27 @@ def test_the_default_folder_is_the_readme_s():
 @pytest.mark.parametrize(
     "records, message",
     [
-        ([_record(), _record(dialogue_id="0-0")], "records 0 and 1 both have dialogue_id '0-0'"),
-        ([_record(question="  ")], "question is empty"),
-        ([_record(choices=["Yes"], answerKey="A")], "one option"),
-        ([_record(choices=["No", "Yes", "No"], answerKey="A")], "appears more than once"),
+        ([release_record(), release_record(dialogue_id="0-0")], "records 0 and 1 both have dialogue_id '0-0'"),
+        ([release_record(question="  ")], "question is empty"),
+        ([release_record(choices=["Yes"], answerKey="A")], "one option"),
+        ([release_record(choices=["No", "Yes", "No"], answerKey="A")], "appears more than once"),
     ],
 )
 def test_malformed_files_are_named_errors(tmp_path, records, message):
-    _write(tmp_path, "desire_ee", records)
+    write_records(tmp_path, "desire_ee", records)
     with pytest.raises(DatasetError, match="desire_ee.json") as err:
         load_dataset(tmp_path)
     assert message in str(err.value)
 
 
 def test_repeated_distractors_are_kept_and_counted(tmp_path):
-    _write(
+    write_records(
         tmp_path,
         "intent_ee",
         [
-            _record(choices=["Mr", "Mr", "Mr. Li wants it", "Mr"], answerKey="C"),
-            _record(dialogue_id="0-2", choices=["a", "b"], answerKey="A"),
-            _record(dialogue_id="0-4", choices=["x", "x", "y"], answerKey="C"),
+            release_record(choices=["Mr", "Mr", "Mr. Li wants it", "Mr"], answerKey="C"),
+            release_record(dialogue_id="0-2", choices=["a", "b"], answerKey="A"),
+            release_record(dialogue_id="0-4", choices=["x", "x", "y"], answerKey="C"),
         ],
     )
     data = load_dataset(tmp_path)
@@ -217,7 +198,7 @@ def test_the_bundled_sample_has_the_repeated_distractor_quirk():
 def test_folder_and_path_errors(tmp_path):
     with pytest.raises(DatasetError, match="folder not found"):
         load_dataset(tmp_path / "nowhere")
-    _write(tmp_path / "f", "desire_ee", [_record()])
+    write_records(tmp_path / "f", "desire_ee", [release_record()])
     with pytest.raises(DatasetError, match="is a file, not a folder"):
         load_dataset(tmp_path / "f" / "desire_ee.json")
     (tmp_path / "d" / "judge_qa.json").mkdir(parents=True)
@@ -226,8 +207,8 @@ def test_folder_and_path_errors(tmp_path):
 
 
 def test_qtypes_as_a_string_names_types_not_characters(tmp_path):
-    _write(tmp_path, "desire_ee", [_record()])
-    _write(tmp_path, "judge_qa", [_record(choices=["Yes", "No"])])
+    write_records(tmp_path, "desire_ee", [release_record()])
+    write_records(tmp_path, "judge_qa", [release_record(choices=["Yes", "No"])])
     assert list(load_dataset(tmp_path, "desire_ee")) == ["desire_ee"]
     assert list(load_dataset(tmp_path, "judge_qa, desire_ee")) == ["desire_ee", "judge_qa"]
     env = PersuasiveToMEnv(data_dir=tmp_path, qtypes="judge_qa")
@@ -239,7 +220,7 @@ def test_qtypes_as_a_string_names_types_not_characters(tmp_path):
 
 
 def test_strict_env_needs_every_file(tmp_path):
-    _write(tmp_path, "desire_ee", [_record()])
+    write_records(tmp_path, "desire_ee", [release_record()])
     assert PersuasiveToMEnv(data_dir=tmp_path).n_questions == 1
     with pytest.raises(DatasetError, match="no file for") as err:
         PersuasiveToMEnv(data_dir=tmp_path, strict=True)

@@ -284,6 +284,16 @@ def _value(cell: dict) -> float:
 
 
 # ---------------------------------------------------------------------- the page
+def test_the_page_carries_every_stylesheet_rule_on_one_line():
+    """The page holds the compact form of benchmarks.report.doc.CSS: the same rules, whitespace runs collapsed."""
+    from benchmarks.report.doc import CSS, to_html
+
+    page = to_html("title", [{"kind": "p", "text": "text"}])
+    start, end = page.index("<style>") + len("<style>"), page.index("</style>")
+    style = page[start:end]
+    assert "\n" not in style and style.split() == CSS.split() and "span.n { white-space: nowrap; }" in style
+
+
 def test_the_page_parses_and_references_every_figure(built):
     root, out, printed, _, _ = built
     assert f"report: {(out / 'index.html').resolve()}" in printed

@@ -13,7 +13,7 @@ whole (sentence, event) group, the unscored fillers among them; every row here c
 too (see docs/common_ground.md). ``--policy`` takes a comma-separated list; the JSON output
 is every policy's rows in turn (each row names its ``policy``), with ``order`` (``"all"``, 1, 2,
 3), ``n``, ``accuracy`` (percent) and ``partial``. Every file named like one of the release's must hold
-its record count and sha256 (:data:`tom_envs.common_ground.corpus.RELEASE_FILES`), else
+its record count and sha256 (:data:`tom_envs.common_ground.data_folder.RELEASE_FILES`), else
 :class:`~tom_envs.release_files.ReleaseMismatch` (exit status 2); with ``--allow-partial`` the run goes on,
 a note on stderr says what differs, and every row (text: ``[partial]``) and stored record says
 ``partial`` (so does a split taken without some of its conversations). The text table always ends with

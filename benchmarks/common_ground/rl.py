@@ -10,42 +10,25 @@ yes-rate), on the same split.
 
 from __future__ import annotations
 
-import copy
-from functools import lru_cache
 from typing import Any, Sequence
 
-import gymnasium as gym
-
-from benchmarks.qa_rl import qa_rl_task
+from benchmarks.qa_rl import qa_rl_task, split_env, split_prototype
 from benchmarks.rl import Row
 from benchmarks.rl_eval import reference_rows
 
-#: Per-question rewards on the train split (the env's documented option for training with
-#: per-question feedback); the test split keeps the default, answers back when the episode ends.
-FEEDBACK = {"train": "step", "test": "episode"}
 ENV_ID = "tom/CommonToM-v2"
-
-
-@lru_cache(maxsize=4)
-def _prototype(env_id: str, split: str, data_dir: str | None) -> Any:
-    return gym.make(env_id, split=split, data_dir=data_dir, feedback=FEEDBACK[split])
 
 
 def make_env(env_id: str, split: str, data_dir: str | None = None) -> Any:
     """The env on ``split`` (``train``: conversations 4245, 4248, 4310; ``test``: 4431), read from
     ``data_dir`` (default: the bundled sample). The release takes seconds to read, so each split is
     read once per process and copied."""
-    return copy.deepcopy(_prototype(env_id, split, data_dir))
+    return split_env(env_id, split, split, data_dir)
 
 
 def split_size(env_id: str, split: str, data_dir: str | None = None) -> int:
     """The number of conversations of ``split``."""
-    return len(_prototype(env_id, split, data_dir).unwrapped.episodes)
-
-
-def reset_options(env_id: str, split: str, index: int) -> dict[str, int]:
-    """Evaluation episode ``index`` plays conversation ``index`` of the split."""
-    return {"episode": index}
+    return len(split_prototype(env_id, split, split, data_dir).unwrapped.episodes)
 
 
 def _train_rows(data_dir: str | None) -> list:
@@ -83,7 +66,6 @@ TASK = qa_rl_task(
     steps=30_000,
     buckets=256,
     split_size=split_size,
-    reset_options=reset_options,
     references=references,
     notes=(
         "accuracy = % of the scored questions answered right, mean over the split's conversations",

@@ -15,20 +15,16 @@ allows, ``always-first`` and ``longest-or-keyword`` (:mod:`policies.persuasion.q
 
 from __future__ import annotations
 
-import copy
 import zlib
 from functools import lru_cache
 from typing import Any, Sequence
 
 import gymnasium as gym
 
-from benchmarks.qa_rl import qa_rl_task
+from benchmarks.qa_rl import qa_rl_task, split_env
 from benchmarks.rl import Row
 from benchmarks.rl_eval import reference_rows
 
-#: Per-question rewards on the train split (the env's documented option for training with
-#: per-question feedback); the test split keeps the default, answers back when the episode ends.
-FEEDBACK = {"train": "step", "test": "episode"}
 ENV_ID = "tom/PersuasiveToM-v1"
 TEST_MODULUS = 5
 
@@ -47,26 +43,14 @@ def split_keys(env_id: str, data_dir: str | None) -> dict[str, tuple[str, ...]]:
     return {"train": tuple(k for k in keys if k not in test), "test": tuple(test)}
 
 
-@lru_cache(maxsize=4)
-def _prototype(env_id: str, split: str, data_dir: str | None) -> Any:
-    return gym.make(
-        env_id, data_dir=data_dir, split=list(split_keys(env_id, data_dir)[split]), feedback=FEEDBACK[split]
-    )
-
-
 def make_env(env_id: str, split: str, data_dir: str | None = None) -> Any:
     """The env over the split's dialogues, read from ``data_dir`` (default: the bundled sample)."""
-    return copy.deepcopy(_prototype(env_id, split, data_dir))
+    return split_env(env_id, split, split_keys(env_id, data_dir)[split], data_dir)
 
 
 def split_size(env_id: str, split: str, data_dir: str | None = None) -> int:
     """The number of dialogues of ``split``."""
     return len(split_keys(env_id, data_dir)[split])
-
-
-def reset_options(env_id: str, split: str, index: int) -> dict[str, int]:
-    """Evaluation episode ``index`` plays dialogue ``index`` of the split."""
-    return {"episode": index}
 
 
 def references(env_id: str, split: str, seeds: Sequence[int], data_dir: str | None = None) -> list[Row]:
@@ -99,7 +83,6 @@ QA = qa_rl_task(
     steps=20_000,
     buckets=128,
     split_size=split_size,
-    reset_options=reset_options,
     references=references,
     notes=(
         "accuracy = % of the questions answered right, mean over the split's dialogues (options shuffled per "

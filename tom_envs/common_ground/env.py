@@ -120,14 +120,14 @@ class CommonToMEnv(QAEnv):
     * ``render_mode``: ``"ansi"`` returns the current prompt from ``render()``.
     * ``allow_partial``: take a named split as far as the folder has it, and files named like the
       release's that are not the release's. By default a split is whole or
-      :class:`~tom_envs.common_ground.corpus.IncompleteSplit` names the conversations whose files are
+      :class:`~tom_envs.common_ground.data_folder.IncompleteSplit` names the conversations whose files are
       missing, and every file under a release file's name has the release's record count and sha256
-      (:data:`~tom_envs.common_ground.corpus.RELEASE_FILES`) or
+      (:data:`~tom_envs.common_ground.data_folder.RELEASE_FILES`) or
       :class:`~tom_envs.release_files.ReleaseMismatch` names it; with ``allow_partial`` the env loads
       and says what differs in :attr:`release_differences` (``partial`` is then True). Files under
       other names (one's own data) and folders holding ``SAMPLE.md`` (the bundled sample, two
       conversations, and copies of it) are taken as they are. An explicit id that the folder lacks is
-      :class:`~tom_envs.common_ground.corpus.UnknownConversation`.
+      :class:`~tom_envs.common_ground.data_folder.UnknownConversation`.
 
     ``from_corpus``, ``fillers``, ``expose_labels`` and ``allow_partial`` take a bool only (a string such as ``"false"``
     raises :class:`~tom_envs.errors.InvalidFlag`).
@@ -358,7 +358,7 @@ def load_split(
 
     A named split must be whole (every conversation of 003's split has its file), and every file named
     like one of the release's must be the release's (its record count and sha256,
-    :data:`~tom_envs.common_ground.corpus.RELEASE_FILES`), unless ``allow_partial`` or the folder is the
+    :data:`~tom_envs.common_ground.data_folder.RELEASE_FILES`), unless ``allow_partial`` or the folder is the
     bundled sample (:func:`load_checked_split` also says what differs).
 
     Raises:

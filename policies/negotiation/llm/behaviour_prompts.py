@@ -4,7 +4,9 @@
 lines, shown as its ``repr``) and ``speech`` (the mediator's line); the release's f-string escapes
 (``{{``, ``}}``) are format escapes too, so the text sent is the release's byte for byte. The
 release sends them after the system message :data:`SYSTEM`. The lines the three prompts share
-(:data:`DIMENSIONS`, :data:`JSON_FORMAT`) are written once and joined in, the result unchanged."""
+(:data:`DIMENSIONS`, :data:`JSON_FORMAT`) and those monitoring and planning share (:func:`_identity`,
+:func:`_input`) are written once and joined in, as is the JSON format's entry of each dimension
+(:func:`_score_entry`), the result unchanged."""
 
 # ruff: noqa: E501, W291, W293  (the release's text, trailing spaces included)
 
@@ -17,42 +19,75 @@ DIMENSIONS = """        - Perception alignment: whether the speech helps align t
         - Communication breakdowns: whether the speech helps to restore dialogue, reframe narratives, or summarize key points. (1-5)
 """
 
-#: The JSON answer format each prompt asks for (the same lines in all three).
-JSON_FORMAT = """        {{
-            
-            "perception_alignment": {{
-            "evidence": "You should provide the evidence of perception alignment, for example, which participants have perception alignment on which topics.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
+#: Each dimension's key in the JSON answer and the example of its evidence the prompts give.
+_EVIDENCE = {
+    "perception_alignment": "which participants have perception alignment on which topics",
+    "emotional_dynamics": "which participants have negative emotions, and what are the emotions",
+    "cognitive_challenges": "which participants have faulty reasoning, cognitive biases, or unproductive heuristics",
+    "communication_breakdowns": "which participants have communication breakdown, and what are the topics they are discussing",
+}
 
-            "emotional_dynamics": {{
-            "evidence": "You should provide the evidence of emotional dynamics, for example, which participants have negative emotions, and what are the emotions.",
+
+def _score_entry(key: str) -> str:
+    """One dimension's entry of the JSON answer format (the same lines for each but its key and example)."""
+    name = key.replace("_", " ")
+    return f"""            "{key}": {{{{
+            "evidence": "You should provide the evidence of {name}, for example, {_EVIDENCE[key]}.",
             "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
             "score": <number between 1 and 5>
-            }}
-            "cognitive_challenges": {{
-            "evidence": "You should provide the evidence of cognitive challenges, for example, which participants have faulty reasoning, cognitive biases, or unproductive heuristics.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-            "communication_breakdowns": {{
-            "evidence": "You should provide the evidence of communication breakdowns, for example, which participants have communication breakdown, and what are the topics they are discussing.",
-            "reasoning": "Your reasoning here, explaining why you think the mediator's speech is effective or not. Make sure you leverage the concepts provided above."
-            "score": <number between 1 and 5>
-            }}
-        }}
+            }}}}
 """
 
-MONITORING = (
-    """
+
+#: The JSON answer format each prompt asks for (the same lines in all three; a blank line after the first entry).
+JSON_FORMAT = (
+    "        {{\n            \n"
+    + _score_entry("perception_alignment")
+    + "\n"
+    + "".join(_score_entry(key) for key in ("emotional_dynamics", "cognitive_challenges", "communication_breakdowns"))
+    + "        }}\n"
+)
+
+
+def _identity(ability: str) -> str:
+    """The identity and task lines the monitoring and planning prompts share (``ability``: what is judged)."""
+    return (
+        """
         ## Identity
         You are an expert in analysing multiparty negotiation conversations. You are able to analyze the conversation and provide feedback on the AI's ability to intervene.
 
         ## Task
-        You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to intervene on user requests or blockers.
+        You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to """
+        + ability
+        + """.
         Here are 4 dimensions for evaluation:
 """
+    )
+
+
+def _input(whose: str) -> str:
+    """The input lines the monitoring and planning prompts share; the release names the mediator ``whose``
+    ("AI's" in one, "mediator's" in the other)."""
+    return (
+        """        If there is no such issues, you can just label it as -1
+        ## Input
+        Here is the conversation history before """
+        + whose
+        + """ turn:
+        {conversation_prior}
+
+        Here is the """
+        + whose
+        + """ speech:
+        {speech}
+
+        ## Output
+"""
+    )
+
+
+MONITORING = (
+    _identity("intervene on user requests or blockers")
     + DIMENSIONS
     + """        
         Here is the criteria for each dimension:
@@ -60,30 +95,16 @@ MONITORING = (
         3: Responded to obvious issues, but missed more subtle or implicit needs.
         5: Actively monitored the team state and surfaced nuanced blockers, task or expertise dependencies, and emerging issues before they escalated
 
-        If there is no such issues, you can just label it as -1
-        ## Input
-        Here is the conversation history before AI's turn:
-        {conversation_prior}
-
-        Here is the AI's speech:
-        {speech}
-
-        ## Output
-    Return the result and reasoning in the following JSON format:
+"""
+    + _input("AI's")
+    + """    Return the result and reasoning in the following JSON format:
 """
     + JSON_FORMAT
     + """        """
 )
 
 PLANNING = (
-    """
-        ## Identity
-        You are an expert in analysing multiparty negotiation conversations. You are able to analyze the conversation and provide feedback on the AI's ability to intervene.
-
-        ## Task
-        You will be provided a conversation history and the mediator's speech. You need to evaluate the mediator's ability to facilitate planning and task management.
-        Here are 4 dimensions for evaluation:
-"""
+    _identity("facilitate planning and task management")
     + DIMENSIONS
     + """
         Here is the criteria for evaluation:
@@ -92,16 +113,9 @@ PLANNING = (
             3: Created basic plans and task assignments but did not adapt them as priorities shifted or delays arose
             5: Facilitated focused, relevant discussions; dynamically adjusted plans and priorities; appropriately addressed task dependencies.
         
-        If there is no such issues, you can just label it as -1
-        ## Input
-        Here is the conversation history before mediator's turn:
-        {conversation_prior}
-
-        Here is the mediator's speech:
-        {speech}
-
-        ## Output
-        Return the result and reasoning in the following JSON format:
+"""
+    + _input("mediator's")
+    + """        Return the result and reasoning in the following JSON format:
 """
     + JSON_FORMAT
     + """        """
