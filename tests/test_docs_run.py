@@ -72,21 +72,38 @@ ACTIVATE = "source .venv/bin/activate"
 
 # A line matching one of these is not run, for the reason given (first match wins).
 SKIPS: list[tuple[str, str]] = [
-    (r"^make\b", "a make target: installs .venv and runs a whole job (`make test` runs this file itself)"),
-    (r"\bdata download\b", "needs internet (downloads a release)"),
-    (r"--ray-address auto|^ray start\b", "needs a Ray cluster"),
-    (r"^git worktree\b|^\(cd /tmp/before\b", "needs a checkout of an older commit (a historical measurement)"),
-    (r"^TOM_ENVS_COMMON_TOM_RELEASE=\S+ \S*python -m pytest\b", "needs a release clone (runs the release's tests)"),
     (
-        r"\bperf llm --model path/to/model\b",
-        "needs a GPU (the doc says so): 100-round episodes and a transformers reference, long on a CPU even for the tiny "
-        "model; tests/llm/test_perf_llm.py runs its measurement on the tiny model at a few rounds",
+        r"^make test\b",
+        "`make test` runs the whole suite, this file included: it cannot run inside itself (CI runs it, .ci/run)",
     ),
+    (r"--ray-address auto|^ray start\b", "needs a Ray cluster"),
     (
-        r"--base-url http://127\.0\.0\.1:42543/v1|base_url=http://127\.0\.0\.1:42543/",
-        "a recorded session against a server started by hand on port 42543 (the output shown beside it)",
+        r"\bperf llm --model path/to/model --max-model-len 8192 --format json$",
+        "needs a GPU (the doc says so): 100-round episodes and a transformers reference; its CPU twin (the doc's "
+        "next line, --cache-horizon 8) runs",
     ),
 ]
+#: ``make TARGET`` (not ``test``): the install step is the one ``make test`` runs before this file (the venv this
+#: test runs in); the target's own recipe, as ``make -n`` prints it with the install stamp taken as done, runs as
+#: doc lines (:func:`make_recipe`).
+MAKE_LINE = re.compile(r"make (\w+)")
+#: A line that runs a release's own tests: (pattern, the variable naming the clone, the placeholder in the docs).
+#: Run on the clone the variable names; skipped, as the release tests skip, when it is unset.
+RELEASE_LINES = [
+    (
+        r"^TOM_ENVS_COMMON_TOM_RELEASE=\S+ \S*python -m pytest\b",
+        "TOM_ENVS_COMMON_TOM_RELEASE",
+        "path/to/common-tom/data",
+    )
+]
+#: ``data download``: run against a loopback mirror of the release hosts (``TOM_ENVS_RELEASE_MIRROR``,
+#: tests/release_mirror.py), into the run folder (the doc's ``--dest``, not the bundled sample).
+DOWNLOAD = re.compile(r"\bdata download\b")
+#: A recorded session (docs/harnesses.md): the tests' scripted server (``scripted_reply`` of
+#: tests/test_lm_eval_scores.py) on the port the doc names; lm-eval there asks a few questions a task.
+RECORDED_PORT = 42543
+RECORDED = re.compile(rf"http://127\.0\.0\.1:{RECORDED_PORT}/")
+RECORDED_ADDED = {"--limit": "4"}
 
 # Lines that read what an earlier step of the reader's wrote: the step, run first (in the same tmp folder).
 SETUPS: list[tuple[str, str]] = [
@@ -96,6 +113,7 @@ SETUPS: list[tuple[str, str]] = [
         "--horizon 5 --out results",
     ),
     (r"--include_path tasks/", ".venv/bin/python -m benchmarks export lm-eval tasks/"),
+    (r"--include_path lmx/", ".venv/bin/python -m benchmarks export lm-eval lmx/"),
 ]
 
 # Placeholders and folders the docs name, and what runs in their place.
@@ -210,6 +228,11 @@ def skip_reason(line: ShellLine) -> str | None:
     for pattern, reason in SKIPS:
         if re.search(pattern, line.text):
             return reason
+    for pattern, variable, _ in RELEASE_LINES:
+        if re.search(pattern, line.text) and not os.environ.get(variable):
+            return (
+                f"runs a release's own tests: set {variable} to the release clone's folder (as its tests skip without)"
+            )
     first = FIRST_OF[(_same(line.text), tuple(sorted(line.env.items())))]
     if first is not line:
         return f"the same command as {first.where}, run there"
@@ -238,6 +261,7 @@ class Here:
     base_url: str
     folder: Path
     tiny_model: Callable[[], Path]
+    mirror_url: str = ""
 
 
 #: Options added to a command that does not give them (its sizes, when the doc leaves them at the default).
@@ -279,9 +303,13 @@ def _rewrite(line: ShellLine, here: Here) -> str:
     text = line.text
     for name, value in line.env.items():
         text = text.replace(f"${name}", value)
-    for pattern, value in REWRITES:
+    for pattern, variable, placeholder in RELEASE_LINES:
+        if re.search(pattern, line.text):
+            text = text.replace(placeholder, os.environ[variable])
+    for pattern, value in REWRITES if not DOWNLOAD.search(text) else ():  # (a download fills the run folder)
         text = re.sub(pattern, value, text)
-    text = re.sub(r"http://(127\.0\.0\.1|10\.0\.0\.5):\d+/v1", here.base_url, text)
+    text = re.sub(r"\bTOM_ENVS_RELEASE_MIRROR=\S+", f"TOM_ENVS_RELEASE_MIRROR={here.mirror_url}", text)
+    text = re.sub(rf"http://(127\.0\.0\.1|10\.0\.0\.5):(?!{RECORDED_PORT}/)\d+/v1", here.base_url, text)
     if m := BATCH_FILE.search(text):
         copy = capped_batch_file(ROOT / m.group(1), here.folder / "commands.capped.txt", here.tiny_model())
         text = text.replace(m.group(1), str(copy))
@@ -294,6 +322,8 @@ def _rewrite(line: ShellLine, here: Here) -> str:
 
         argv = [LM_EVAL_MODEL.sub(f"pretrained={resolve_model(DEFAULT_MODEL)},dtype=float32", w) for w in argv]
         argv += [x for option, value in LM_EVAL_ADDED.items() if option not in argv for x in (option, value)]
+    if RECORDED.search(text) and _program(text) == "lm_eval":
+        argv += [x for option, value in RECORDED_ADDED.items() if option not in argv for x in (option, value)]
     return shlex.join(argv)
 
 
@@ -446,7 +476,7 @@ def workdir(tmp_path_factory) -> Path:
     """A tmp folder that looks like a checkout to a pasted line: .venv, docs, tests (links)."""
     where = tmp_path_factory.mktemp("docs-run")
     (where / ".venv").symlink_to(VENV_BIN.parent)
-    for name in ("docs", "tests"):
+    for name in ("docs", "tests", "pyproject.toml"):
         (where / name).symlink_to(ROOT / name)
     return where
 
@@ -575,6 +605,50 @@ def tiny_batch(workdir, tiny_model, tmp_path_factory) -> dict:
     return {"owners": owners, "exit": done, "file": lines, "stderr": run.stderr, "rc": run.returncode}
 
 
+@pytest.fixture(scope="module")
+def release_mirror(tmp_path_factory):
+    """The loopback mirror of the release hosts (tests/release_mirror.py): the release clones the tests' variables
+    name, else the bundled samples. Yields ``(server, sources)``."""
+    from tests.release_mirror import MirrorServer, build_mirror
+
+    folder = tmp_path_factory.mktemp("release-mirror")
+    sources = build_mirror(folder)
+    server = MirrorServer(folder)
+    yield server, sources
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def recorded_server():
+    """The recorded session's server (docs/harnesses.md): the tests' scripted server on the port the doc names."""
+    from tests.llm.scripted_server import ScriptedServer
+    from tests.test_lm_eval_scores import scripted_reply
+
+    try:
+        server = ScriptedServer(scripted_reply, port=RECORDED_PORT)
+    except OSError as exc:
+        pytest.skip(f"port {RECORDED_PORT} is taken on this machine ({exc}): the recorded session's server binds it")
+    yield server
+    server.close()
+
+
+def make_recipe(target: str, here: Path) -> list[str]:
+    """The commands ``make TARGET`` runs once the venv is installed (``make -n``, the install stamp taken as done:
+    installing is what ``make test`` did before this file ran)."""
+    (here / "Makefile").symlink_to(ROOT / "Makefile")
+    done = _run(["make", "-n", "-o", ".venv/.installed", target], here, _env(here), timeout=60)
+    assert done.returncode == 0, f"`make -n {target}` fails:\n{done.stderr[-2000:]}"
+    return [c for c in done.stdout.splitlines() if c.strip() and not c.startswith("#")]
+
+
+def _run_folder(tmp_path: Path, workdir: Path) -> Path:
+    here = tmp_path / "run"
+    here.mkdir()
+    for name in (".venv", "docs", "tests", "pyproject.toml"):
+        (here / name).symlink_to((workdir / name).resolve())
+    return here
+
+
 @pytest.mark.parametrize("line", _params(SHELL_LINES, lambda s: s.where))
 def test_shell_line_runs(line, workdir, server, tmp_path, request):
     reason = skip_reason(line)
@@ -592,11 +666,23 @@ def test_shell_line_runs(line, workdir, server, tmp_path, request):
             + f"\n{batch['stderr'][-4000:]}"
         )
         return
-    here = tmp_path / "run"
-    here.mkdir()
-    for name in (".venv", "docs", "tests"):
-        (here / name).symlink_to((workdir / name).resolve())
-    command = _rewrite(line, Here(server.url, here, lambda: request.getfixturevalue("tiny_model")))
+    here = _run_folder(tmp_path, workdir)
+    if m := MAKE_LINE.fullmatch(line.text):
+        for command in make_recipe(m.group(1), here):
+            first = FIRST_OF.get((_same(command), tuple(sorted(line.env.items()))))
+            if first is None or skip_reason(first):  # else the doc's own line of that command runs it
+                _run_line(ShellLine(line.doc, line.line, command, True, dict(line.env)), here, server, request)
+        return
+    _run_line(line, here, server, request)
+
+
+def _run_line(line: ShellLine, here: Path, server, request) -> None:
+    """Run ``line`` as written (rewritten, :func:`_rewrite`) in the run folder ``here``; fails unless it exits 0
+    (a download: unless it does what a download from the mirror should, :func:`download_problems`)."""
+    url = request.getfixturevalue("recorded_server").url if RECORDED.search(line.text) else server.url
+    mirror = request.getfixturevalue("release_mirror") if DOWNLOAD.search(line.text) else None
+    where = Here(url, here, lambda: request.getfixturevalue("tiny_model"), mirror[0].url if mirror else "")
+    command = _rewrite(line, where)
     for pattern, setup in SETUPS:
         if re.search(pattern, line.text):
             done = _run(["bash", "-c", setup], here, _env(here), timeout=150)
@@ -605,8 +691,15 @@ def test_shell_line_runs(line, workdir, server, tmp_path, request):
     env = _env(here, exported)
     if BATCH_FILE.search(line.text):  # the batch's release lines are skipped (they read a whole release)
         env = {k: v for k, v in env.items() if not re.fullmatch(r"TOM_ENVS_\w+_RELEASE", k)}
+    if mirror is not None:
+        env["TOM_ENVS_RELEASE_MIRROR"] = mirror[0].url
+        mirror[0].requests.clear()
     run = _run(["bash", "-c", command], here, env, timeout=480 if _long(line) else 300)  # (bounds for a hang)
-    assert run.returncode == 0, (
-        f"{line.where} does not run as written (rc {run.returncode}):\n$ {command}\n"
-        f"{run.stdout[-1500:]}\n{run.stderr[-3000:]}"
-    )
+    shown = f"$ {command}\n{run.stdout[-1500:]}\n{run.stderr[-3000:]}"
+    if mirror is not None:
+        from tests.release_mirror import download_problems
+
+        bad = download_problems(run.returncode, run.stdout, run.stderr, *mirror, here)
+        assert not bad, f"{line.where} against the release mirror ({mirror[1]}): {bad}\n{shown}"
+        return
+    assert run.returncode == 0, f"{line.where} does not run as written (rc {run.returncode}):\n{shown}"
