@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from types import SimpleNamespace
 
 import pytest
@@ -29,7 +30,9 @@ def _download(args, monkeypatch, capsys, env_value):
     else:
         monkeypatch.setenv(MIRROR_ENV, env_value)
     capsys.readouterr()
-    code = main(args)
+    with warnings.catch_warnings():  # a loader's warnings printed as the command prints them (release files have some)
+        warnings.simplefilter("always")
+        code = main(args)
     out, err = capsys.readouterr()
     return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
