@@ -23,8 +23,13 @@ What runs, and how:
   same order, capped like a doc line, the real models replaced by the tiny one, the release lines skipped
   by ``batch`` itself (:func:`capped_batch_file`). The tiny model's lines and that copy run as one ``tom-envs
   batch`` (:func:`tiny_batch`: the same commands through the same entry point, the engines shared as ``batch``
-  shares them), each line's test passing when every command of its own exited 0. A line that cannot run here is skipped only when a pattern
-  of :data:`SKIPS` names why (internet, a cluster, a release clone, a make target, a recorded session);
+  shares them), each line's test passing when every command of its own exited 0. ``data download`` lines run
+  against a loopback mirror of the release hosts (``TOM_ENVS_RELEASE_MIRROR``, tests/release_mirror.py: the release
+  clones the tests' variables name, else the bundled samples; :data:`DOWNLOAD`), into the run folder; the recorded
+  session of docs/harnesses.md against the tests' scripted server on the port the doc names (:data:`RECORDED`);
+  ``make TARGET`` by its own recipe (``make -n``, the install done: :func:`make_recipe`); a release's own tests when
+  the variable naming its clone is set, else skipped as they skip (:data:`RELEASE_LINES`). A line that cannot run
+  here is skipped only when a pattern of :data:`SKIPS` names why (a GPU, a Ray cluster, ``make test`` itself);
   any other line that fails, fails the test. A line that reads what an earlier step wrote (``report
   results``) gets that step first (:data:`SETUPS`). Lines run in one shell session per doc: an ``export``
   or ``NAME=value`` line carries to the doc's later lines, and a line repeated (up to the program's
@@ -394,6 +399,10 @@ def _needs_real_model(line: ShellLine) -> bool:
     )
 
 
+def _runs_release_tests(line: ShellLine) -> bool:
+    return any(re.search(pattern, line.text) for pattern, _, _ in RELEASE_LINES)
+
+
 def _long(line: ShellLine) -> bool:
     """A line that starts an engine or a model (the real one, the tiny one, lm-eval's hf) or plays a batch."""
     return _needs_real_model(line) or bool(
@@ -401,6 +410,7 @@ def _long(line: ShellLine) -> bool:
         or BATCH_FILE.search(line.text)
         or LM_EVAL_MODEL.search(line.text)
         or "--parties llm" in line.text
+        or _runs_release_tests(line)
     )
 
 
@@ -694,7 +704,9 @@ def _run_line(line: ShellLine, here: Path, server, request) -> None:
     if mirror is not None:
         env["TOM_ENVS_RELEASE_MIRROR"] = mirror[0].url
         mirror[0].requests.clear()
-    run = _run(["bash", "-c", command], here, env, timeout=480 if _long(line) else 300)  # (bounds for a hang)
+    # (bounds for a hang; a release's own tests: minutes, its LLM tests on the tiny engine)
+    timeout = 900 if _runs_release_tests(line) else 480 if _long(line) else 300
+    run = _run(["bash", "-c", command], here, env, timeout=timeout)
     shown = f"$ {command}\n{run.stdout[-1500:]}\n{run.stderr[-3000:]}"
     if mirror is not None:
         from tests.release_mirror import download_problems
