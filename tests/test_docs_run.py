@@ -11,7 +11,8 @@ What runs, and how:
   ``tests`` (links into the repository), so ``.venv/bin/python -m benchmarks ...``, ``tom-envs ...`` and
   ``python -m tom_envs...`` run as pasted in a checkout, while whatever they write lands in the tmp folder
   (never the repository). A line runs as written except for the rewrites declared in :data:`REWRITES` and
-  :func:`_rewrite`: sizes capped (episodes, horizons, training steps, seeds, timings), a server's URL
+  :func:`_rewrite`: sizes capped (episodes, horizons, training steps, seeds, timings; negotiation's named built-in
+  cases by the smallest), a server's URL
   pointed at the loopback scripted OpenAI-compatible server (``tests/llm/scripted_server.py``, whose chat
   rule answers every protocol the docs use; negotiation's parties, mediators and judges from the case the
   prompt shows: ``tests/llm/negotiation_rule.py``), a downloaded or released data folder replaced by the
@@ -20,7 +21,8 @@ What runs, and how:
   the re-asks and falls back, flagged, as docs/results/commands.txt does for the real model), lm-eval's
   ``pretrained=MODEL`` by the real small model's folder (one question a task, 8-token replies), and
   ``batch docs/results/commands.txt`` (hours of real-model runs) by a capped copy: the same commands in the
-  same order, capped like a doc line, the real models replaced by the tiny one, the release lines skipped
+  same order, capped like a doc line, the real models replaced by the tiny one (its context said, so that one
+  engine serves them all), the release lines skipped
   by ``batch`` itself (:func:`capped_batch_file`). The tiny model's lines and that copy run as one ``tom-envs
   batch`` (:func:`tiny_batch`: the same commands through the same entry point, the engines shared as ``batch``
   shares them), each line's test passing when every command of its own exited 0. ``data download`` lines run
@@ -65,6 +67,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.batch import read_commands
+from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -85,7 +88,7 @@ SKIPS: list[tuple[str, str]] = [
     (
         r"\bperf llm --model path/to/model --max-model-len 8192 --format json$",
         "needs a GPU (the doc says so): 100-round episodes and a transformers reference; its CPU twin (the doc's "
-        "next line, --cache-horizon 8) runs",
+        "next line, --cache-horizon 4) runs",
     ),
 ]
 #: ``make TARGET`` (not ``test``): the install step is the one ``make test`` runs before this file (the venv this
@@ -269,6 +272,8 @@ class Here:
     mirror_url: str = ""
 
 
+#: negotiation's smallest built-in case (3 parties x 5 topics: the fewest turns), played for a line's built-in ones
+SMALLEST_SCENARIO = "hopkins_hmo"
 #: Options added to a command that does not give them (its sizes, when the doc leaves them at the default).
 ADDED = {
     "perf matrix": {"--seconds": "0.02"},
@@ -278,7 +283,7 @@ ADDED = {
     "matrix": {"--episodes": "2", "--horizon": "5"},
     "persuasion": {"--episodes": "1"},
     # one case (the smallest: 3 parties x 5 topics) where the line plays the six built-in ones
-    "negotiation": {"--episodes": "1", "--scenarios": "hopkins_hmo"},
+    "negotiation": {"--episodes": "1", "--scenarios": SMALLEST_SCENARIO},
     "common-ground": {"--episodes": "1"},
     # the population's pairings at 2 episodes of each task's own horizon (one --horizon for every id
     # would leave the range of some: negotiation's turn budget is at least 20), the learner left out
@@ -291,7 +296,10 @@ ADDED = {
 #: Added to a command run on the tiny random Llama (a model folder of your own, :data:`OWN_MODEL`): its replies are
 #: garbage, so a reply that does not parse is re-asked once and then falls back (flagged, counted), as every line of
 #: docs/results/commands.txt does for the real small model; what runs is the command's whole path.
-TINY_ADDED = {"--fallback": "random", "--max-resamples": "1", "--max-tokens": "16"}
+#: ``--max-model-len``: the tiny model's own context (tests/llm/tiny_model.py's LONG_POSITIONS), said for a line that
+#: leaves it out, so that its engine is the one the other lines share in the batch (the same engine, one start fewer).
+TINY_ADDED = {"--fallback": "random", "--max-resamples": "1", "--max-tokens": "16", "--max-model-len": "8192"}
+
 #: A model folder of your own in the docs, and the real models known by a short name (in a batch file).
 OWN_MODEL = re.compile(r"(?<![\w/])path/to/model\b")
 KNOWN_MODELS = ("smollm2-135m", "gemma3-270m")
@@ -370,6 +378,8 @@ def capped_batch_file(source: Path, copy: Path, model: Path) -> Path:
                 argv[i + 1], tiny = str(model), True
             if word == "--out":
                 argv[i + 1] = "records"
+            if word == "--scenarios" and set(argv[i + 1].split(",")) <= set(BUILTIN_SCENARIOS):
+                argv[i + 1] = SMALLEST_SCENARIO  # a named built-in case: the smallest, as a doc line plays
         line = shlex.join(_sized(argv, tiny))
         if line in seen:  # another real model's run of an earlier line: on the tiny model it is that line again
             lines.append(f"# {source.name}:{number}: the same command as {source.name}:{seen[line]} on the tiny model")
@@ -419,10 +429,10 @@ def _params(items, where):
     for item in items:
         real = isinstance(item, ShellLine) and _needs_real_model(item)  # started early (tests/conftest.py)
         tiny = isinstance(item, ShellLine) and _on_tiny_engine(item)  # one batch, one worker (tiny_batch)
-        marks = [
-            pytest.mark.xdist_group("docs-real-model" if real else "docs-tiny-model" if tiny else f"docs:{item.where}")
-        ]
-        if isinstance(item, ShellLine) and (_long(item) or re.search(r"\brl\b|\binspect eval\b", item.text)):
+        recorded = isinstance(item, ShellLine) and RECORDED.search(item.text)  # one server on one port, one worker
+        group = "docs-real-model" if real else "docs-tiny-model" if tiny else "docs-recorded" if recorded else None
+        marks = [pytest.mark.xdist_group(group or f"docs:{item.where}")]
+        if isinstance(item, ShellLine) and (_long(item) or re.search(r"\brl\b|\binspect eval\b|^lm_eval\b", item.text)):
             marks.append(pytest.mark.slow)
         params.append(pytest.param(item, id=where(item), marks=marks))
     return params
