@@ -19,10 +19,11 @@ import json
 import os
 import re
 import shutil
-import threading
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
+
+from tests.llm.scripted_server import _LoopbackServer
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW = "raw.githubusercontent.com"
@@ -74,7 +75,7 @@ def build_mirror(folder: Path) -> dict[str, str]:
     return sources
 
 
-class MirrorServer:
+class MirrorServer(_LoopbackServer):
     """Serves ``folder`` on 127.0.0.1 (a free port) in a daemon thread; ``url`` is what
     ``TOM_ENVS_RELEASE_MIRROR`` is set to; ``requests`` holds ``(path, status)`` of every request."""
 
@@ -89,16 +90,8 @@ class MirrorServer:
             def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
                 server.requests.append((self.path, int(code)))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(folder)))
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
+        self._serve(partial(Handler, directory=str(folder)))  # (a handler factory: the folder bound)
+        self.url = self.url.removesuffix("/v1")  # (a mirror's root, not an API's)
 
 
 def _repository(path: str) -> str:

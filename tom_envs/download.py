@@ -358,10 +358,14 @@ def add_folder_arguments(
         default=default_dest,
         help=f"destination folder (default: %(default)s, {dest_note})",
     )
+    add_url_argument(parser, "--base-url", default_url, f"folder URL holding {holding}")
+
+
+def add_url_argument(parser: argparse.ArgumentParser, flag: str, default: str, what: str) -> None:
+    """An address option of a download (``--base-url``, ``--listing-url``): ``what`` it names, its default, and
+    that the default goes to the release mirror when ``TOM_ENVS_RELEASE_MIRROR`` is set (:func:`mirrored`)."""
     parser.add_argument(
-        "--base-url",
-        default=default_url,
-        help=f"folder URL holding {holding} (default: %(default)s; under ${MIRROR_ENV} when it is set)",
+        flag, default=default, help=f"{what} (default: %(default)s; under ${MIRROR_ENV} when it is set)"
     )
 
 

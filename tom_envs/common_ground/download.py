@@ -37,10 +37,10 @@ from tom_envs.common_ground.corpus import (
 )
 from tom_envs.common_ground.prompts import RELEASE_PROMPT_FILE, load_release_prompt
 from tom_envs.download import (
-    MIRROR_ENV,
     DownloadError,
     Fetcher,
     add_timeout_argument,
+    add_url_argument,
     alias_main,
     check_url,
     fetch,
@@ -218,16 +218,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="fetch only the corpus, only the question files, or only the zero-shot prompt file "
         "(needed by --policy llm-release); default: all three",
     )
-    parser.add_argument(
-        "--base-url",
-        default=DEFAULT_BASE_URL,
-        help=f"raw-file address of the repository's data/ folder (default: %(default)s; under ${MIRROR_ENV} when set)",
-    )
-    parser.add_argument(
-        "--listing-url",
-        default=DEFAULT_LISTING_URL,
-        help=f"JSON listing of data/cg, GitHub contents API (default: %(default)s; under ${MIRROR_ENV} when set)",
-    )
+    add_url_argument(parser, "--base-url", DEFAULT_BASE_URL, "raw-file address of the repository's data/ folder")
+    add_url_argument(parser, "--listing-url", DEFAULT_LISTING_URL, "JSON listing of data/cg, GitHub contents API")
     parser.add_argument("--force", action="store_true", help="fetch again files already present")
     add_timeout_argument(parser, 30.0)
 
