@@ -11,7 +11,8 @@ What runs, and how:
   ``tests`` (links into the repository), so ``.venv/bin/python -m benchmarks ...``, ``tom-envs ...`` and
   ``python -m tom_envs...`` run as pasted in a checkout, while whatever they write lands in the tmp folder
   (never the repository). A line runs as written except for the rewrites declared in :data:`REWRITES` and
-  :func:`_rewrite`: sizes capped (episodes, horizons, training steps, seeds, timings), a server's URL
+  :func:`_rewrite`: sizes capped (episodes, horizons, training steps, seeds, timings; negotiation's named built-in
+  cases by the smallest), a server's URL
   pointed at the loopback scripted OpenAI-compatible server (``tests/llm/scripted_server.py``, whose chat
   rule answers every protocol the docs use; negotiation's parties, mediators and judges from the case the
   prompt shows: ``tests/llm/negotiation_rule.py``), a downloaded or released data folder replaced by the
@@ -20,11 +21,17 @@ What runs, and how:
   the re-asks and falls back, flagged, as docs/results/commands.txt does for the real model), lm-eval's
   ``pretrained=MODEL`` by the real small model's folder (one question a task, 8-token replies), and
   ``batch docs/results/commands.txt`` (hours of real-model runs) by a capped copy: the same commands in the
-  same order, capped like a doc line, the real models replaced by the tiny one, the release lines skipped
+  same order, capped like a doc line, the real models replaced by the tiny one (its context said, so that one
+  engine serves them all), the release lines skipped
   by ``batch`` itself (:func:`capped_batch_file`). The tiny model's lines and that copy run as one ``tom-envs
   batch`` (:func:`tiny_batch`: the same commands through the same entry point, the engines shared as ``batch``
-  shares them), each line's test passing when every command of its own exited 0. A line that cannot run here is skipped only when a pattern
-  of :data:`SKIPS` names why (internet, a cluster, a release clone, a make target, a recorded session);
+  shares them), each line's test passing when every command of its own exited 0. ``data download`` lines run
+  against a loopback mirror of the release hosts (``TOM_ENVS_RELEASE_MIRROR``, tests/release_mirror.py: the release
+  clones the tests' variables name, else the bundled samples; :data:`DOWNLOAD`), into the run folder; the recorded
+  session of docs/harnesses.md against the tests' scripted server on the port the doc names (:data:`RECORDED`);
+  ``make TARGET`` by its own recipe (``make -n``, the install done: :func:`make_recipe`); a release's own tests when
+  the variable naming its clone is set, else skipped as they skip (:data:`RELEASE_LINES`). A line that cannot run
+  here is skipped only when a pattern of :data:`SKIPS` names why (a GPU, a Ray cluster, ``make test`` itself);
   any other line that fails, fails the test. A line that reads what an earlier step wrote (``report
   results``) gets that step first (:data:`SETUPS`). Lines run in one shell session per doc: an ``export``
   or ``NAME=value`` line carries to the doc's later lines, and a line repeated (up to the program's
@@ -60,6 +67,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.batch import read_commands
+from tom_envs.negotiation.scenario import BUILTIN_SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -72,21 +80,38 @@ ACTIVATE = "source .venv/bin/activate"
 
 # A line matching one of these is not run, for the reason given (first match wins).
 SKIPS: list[tuple[str, str]] = [
-    (r"^make\b", "a make target: installs .venv and runs a whole job (`make test` runs this file itself)"),
-    (r"\bdata download\b", "needs internet (downloads a release)"),
-    (r"--ray-address auto|^ray start\b", "needs a Ray cluster"),
-    (r"^git worktree\b|^\(cd /tmp/before\b", "needs a checkout of an older commit (a historical measurement)"),
-    (r"^TOM_ENVS_COMMON_TOM_RELEASE=\S+ \S*python -m pytest\b", "needs a release clone (runs the release's tests)"),
     (
-        r"\bperf llm --model path/to/model\b",
-        "needs a GPU (the doc says so): 100-round episodes and a transformers reference, long on a CPU even for the tiny "
-        "model; tests/llm/test_perf_llm.py runs its measurement on the tiny model at a few rounds",
+        r"^make test\b",
+        "`make test` runs the whole suite, this file included: it cannot run inside itself (CI runs it, .ci/run)",
     ),
+    (r"--ray-address auto|^ray start\b", "needs a Ray cluster"),
     (
-        r"--base-url http://127\.0\.0\.1:42543/v1|base_url=http://127\.0\.0\.1:42543/",
-        "a recorded session against a server started by hand on port 42543 (the output shown beside it)",
+        r"\bperf llm --model path/to/model --max-model-len 8192 --format json$",
+        "needs a GPU (the doc says so): 100-round episodes and a transformers reference; its CPU twin (the doc's "
+        "next line, --cache-horizon 4) runs",
     ),
 ]
+#: ``make TARGET`` (not ``test``): the install step is the one ``make test`` runs before this file (the venv this
+#: test runs in); the target's own recipe, as ``make -n`` prints it with the install stamp taken as done, runs as
+#: doc lines (:func:`make_recipe`).
+MAKE_LINE = re.compile(r"make (\w+)")
+#: A line that runs a release's own tests: (pattern, the variable naming the clone, the placeholder in the docs).
+#: Run on the clone the variable names; skipped, as the release tests skip, when it is unset.
+RELEASE_LINES = [
+    (
+        r"^TOM_ENVS_COMMON_TOM_RELEASE=\S+ \S*python -m pytest\b",
+        "TOM_ENVS_COMMON_TOM_RELEASE",
+        "path/to/common-tom/data",
+    )
+]
+#: ``data download``: run against a loopback mirror of the release hosts (``TOM_ENVS_RELEASE_MIRROR``,
+#: tests/release_mirror.py), into the run folder (the doc's ``--dest``, not the bundled sample).
+DOWNLOAD = re.compile(r"\bdata download\b")
+#: A recorded session (docs/harnesses.md): the tests' scripted server (``scripted_reply`` of
+#: tests/test_lm_eval_scores.py) on the port the doc names; lm-eval there asks a few questions a task.
+RECORDED_PORT = 42543
+RECORDED = re.compile(rf"http://127\.0\.0\.1:{RECORDED_PORT}/")
+RECORDED_ADDED = {"--limit": "4"}
 
 # Lines that read what an earlier step of the reader's wrote: the step, run first (in the same tmp folder).
 SETUPS: list[tuple[str, str]] = [
@@ -96,6 +121,7 @@ SETUPS: list[tuple[str, str]] = [
         "--horizon 5 --out results",
     ),
     (r"--include_path tasks/", ".venv/bin/python -m benchmarks export lm-eval tasks/"),
+    (r"--include_path lmx/", ".venv/bin/python -m benchmarks export lm-eval lmx/"),
 ]
 
 # Placeholders and folders the docs name, and what runs in their place.
@@ -210,6 +236,11 @@ def skip_reason(line: ShellLine) -> str | None:
     for pattern, reason in SKIPS:
         if re.search(pattern, line.text):
             return reason
+    for pattern, variable, _ in RELEASE_LINES:
+        if re.search(pattern, line.text) and not os.environ.get(variable):
+            return (
+                f"runs a release's own tests: set {variable} to the release clone's folder (as its tests skip without)"
+            )
     first = FIRST_OF[(_same(line.text), tuple(sorted(line.env.items())))]
     if first is not line:
         return f"the same command as {first.where}, run there"
@@ -238,8 +269,11 @@ class Here:
     base_url: str
     folder: Path
     tiny_model: Callable[[], Path]
+    mirror_url: str = ""
 
 
+#: negotiation's smallest built-in case (3 parties x 5 topics: the fewest turns), played for a line's built-in ones
+SMALLEST_SCENARIO = "hopkins_hmo"
 #: Options added to a command that does not give them (its sizes, when the doc leaves them at the default).
 ADDED = {
     "perf matrix": {"--seconds": "0.02"},
@@ -249,7 +283,7 @@ ADDED = {
     "matrix": {"--episodes": "2", "--horizon": "5"},
     "persuasion": {"--episodes": "1"},
     # one case (the smallest: 3 parties x 5 topics) where the line plays the six built-in ones
-    "negotiation": {"--episodes": "1", "--scenarios": "hopkins_hmo"},
+    "negotiation": {"--episodes": "1", "--scenarios": SMALLEST_SCENARIO},
     "common-ground": {"--episodes": "1"},
     # the population's pairings at 2 episodes of each task's own horizon (one --horizon for every id
     # would leave the range of some: negotiation's turn budget is at least 20), the learner left out
@@ -262,7 +296,10 @@ ADDED = {
 #: Added to a command run on the tiny random Llama (a model folder of your own, :data:`OWN_MODEL`): its replies are
 #: garbage, so a reply that does not parse is re-asked once and then falls back (flagged, counted), as every line of
 #: docs/results/commands.txt does for the real small model; what runs is the command's whole path.
-TINY_ADDED = {"--fallback": "random", "--max-resamples": "1", "--max-tokens": "16"}
+#: ``--max-model-len``: the tiny model's own context (tests/llm/tiny_model.py's LONG_POSITIONS), said for a line that
+#: leaves it out, so that its engine is the one the other lines share in the batch (the same engine, one start fewer).
+TINY_ADDED = {"--fallback": "random", "--max-resamples": "1", "--max-tokens": "16", "--max-model-len": "8192"}
+
 #: A model folder of your own in the docs, and the real models known by a short name (in a batch file).
 OWN_MODEL = re.compile(r"(?<![\w/])path/to/model\b")
 KNOWN_MODELS = ("smollm2-135m", "gemma3-270m")
@@ -279,9 +316,13 @@ def _rewrite(line: ShellLine, here: Here) -> str:
     text = line.text
     for name, value in line.env.items():
         text = text.replace(f"${name}", value)
-    for pattern, value in REWRITES:
+    for pattern, variable, placeholder in RELEASE_LINES:
+        if re.search(pattern, line.text):
+            text = text.replace(placeholder, os.environ[variable])
+    for pattern, value in REWRITES if not DOWNLOAD.search(text) else ():  # (a download fills the run folder)
         text = re.sub(pattern, value, text)
-    text = re.sub(r"http://(127\.0\.0\.1|10\.0\.0\.5):\d+/v1", here.base_url, text)
+    text = re.sub(r"\bTOM_ENVS_RELEASE_MIRROR=\S+", f"TOM_ENVS_RELEASE_MIRROR={here.mirror_url}", text)
+    text = re.sub(rf"http://(127\.0\.0\.1|10\.0\.0\.5):(?!{RECORDED_PORT}/)\d+/v1", here.base_url, text)
     if m := BATCH_FILE.search(text):
         copy = capped_batch_file(ROOT / m.group(1), here.folder / "commands.capped.txt", here.tiny_model())
         text = text.replace(m.group(1), str(copy))
@@ -294,6 +335,8 @@ def _rewrite(line: ShellLine, here: Here) -> str:
 
         argv = [LM_EVAL_MODEL.sub(f"pretrained={resolve_model(DEFAULT_MODEL)},dtype=float32", w) for w in argv]
         argv += [x for option, value in LM_EVAL_ADDED.items() if option not in argv for x in (option, value)]
+    if RECORDED.search(text) and _program(text) == "lm_eval":
+        argv += [x for option, value in RECORDED_ADDED.items() if option not in argv for x in (option, value)]
     return shlex.join(argv)
 
 
@@ -335,6 +378,8 @@ def capped_batch_file(source: Path, copy: Path, model: Path) -> Path:
                 argv[i + 1], tiny = str(model), True
             if word == "--out":
                 argv[i + 1] = "records"
+            if word == "--scenarios" and set(argv[i + 1].split(",")) <= set(BUILTIN_SCENARIOS):
+                argv[i + 1] = SMALLEST_SCENARIO  # a named built-in case: the smallest, as a doc line plays
         line = shlex.join(_sized(argv, tiny))
         if line in seen:  # another real model's run of an earlier line: on the tiny model it is that line again
             lines.append(f"# {source.name}:{number}: the same command as {source.name}:{seen[line]} on the tiny model")
@@ -364,6 +409,10 @@ def _needs_real_model(line: ShellLine) -> bool:
     )
 
 
+def _runs_release_tests(line: ShellLine) -> bool:
+    return any(re.search(pattern, line.text) for pattern, _, _ in RELEASE_LINES)
+
+
 def _long(line: ShellLine) -> bool:
     """A line that starts an engine or a model (the real one, the tiny one, lm-eval's hf) or plays a batch."""
     return _needs_real_model(line) or bool(
@@ -371,6 +420,7 @@ def _long(line: ShellLine) -> bool:
         or BATCH_FILE.search(line.text)
         or LM_EVAL_MODEL.search(line.text)
         or "--parties llm" in line.text
+        or _runs_release_tests(line)
     )
 
 
@@ -379,10 +429,10 @@ def _params(items, where):
     for item in items:
         real = isinstance(item, ShellLine) and _needs_real_model(item)  # started early (tests/conftest.py)
         tiny = isinstance(item, ShellLine) and _on_tiny_engine(item)  # one batch, one worker (tiny_batch)
-        marks = [
-            pytest.mark.xdist_group("docs-real-model" if real else "docs-tiny-model" if tiny else f"docs:{item.where}")
-        ]
-        if isinstance(item, ShellLine) and (_long(item) or re.search(r"\brl\b|\binspect eval\b", item.text)):
+        recorded = isinstance(item, ShellLine) and RECORDED.search(item.text)  # one server on one port, one worker
+        group = "docs-real-model" if real else "docs-tiny-model" if tiny else "docs-recorded" if recorded else None
+        marks = [pytest.mark.xdist_group(group or f"docs:{item.where}")]
+        if isinstance(item, ShellLine) and (_long(item) or re.search(r"\brl\b|\binspect eval\b|^lm_eval\b", item.text)):
             marks.append(pytest.mark.slow)
         params.append(pytest.param(item, id=where(item), marks=marks))
     return params
@@ -446,7 +496,7 @@ def workdir(tmp_path_factory) -> Path:
     """A tmp folder that looks like a checkout to a pasted line: .venv, docs, tests (links)."""
     where = tmp_path_factory.mktemp("docs-run")
     (where / ".venv").symlink_to(VENV_BIN.parent)
-    for name in ("docs", "tests"):
+    for name in ("docs", "tests", "pyproject.toml"):
         (where / name).symlink_to(ROOT / name)
     return where
 
@@ -575,6 +625,50 @@ def tiny_batch(workdir, tiny_model, tmp_path_factory) -> dict:
     return {"owners": owners, "exit": done, "file": lines, "stderr": run.stderr, "rc": run.returncode}
 
 
+@pytest.fixture(scope="module")
+def release_mirror(tmp_path_factory):
+    """The loopback mirror of the release hosts (tests/release_mirror.py): the release clones the tests' variables
+    name, else the bundled samples. Yields ``(server, sources)``."""
+    from tests.release_mirror import MirrorServer, build_mirror
+
+    folder = tmp_path_factory.mktemp("release-mirror")
+    sources = build_mirror(folder)
+    server = MirrorServer(folder)
+    yield server, sources
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def recorded_server():
+    """The recorded session's server (docs/harnesses.md): the tests' scripted server on the port the doc names."""
+    from tests.llm.scripted_server import ScriptedServer
+    from tests.test_lm_eval_scores import scripted_reply
+
+    try:
+        server = ScriptedServer(scripted_reply, port=RECORDED_PORT)
+    except OSError as exc:
+        pytest.skip(f"port {RECORDED_PORT} is taken on this machine ({exc}): the recorded session's server binds it")
+    yield server
+    server.close()
+
+
+def make_recipe(target: str, here: Path) -> list[str]:
+    """The commands ``make TARGET`` runs once the venv is installed (``make -n``, the install stamp taken as done:
+    installing is what ``make test`` did before this file ran)."""
+    (here / "Makefile").symlink_to(ROOT / "Makefile")
+    done = _run(["make", "-n", "-o", ".venv/.installed", target], here, _env(here), timeout=60)
+    assert done.returncode == 0, f"`make -n {target}` fails:\n{done.stderr[-2000:]}"
+    return [c for c in done.stdout.splitlines() if c.strip() and not c.startswith("#")]
+
+
+def _run_folder(tmp_path: Path, workdir: Path) -> Path:
+    here = tmp_path / "run"
+    here.mkdir()
+    for name in (".venv", "docs", "tests", "pyproject.toml"):
+        (here / name).symlink_to((workdir / name).resolve())
+    return here
+
+
 @pytest.mark.parametrize("line", _params(SHELL_LINES, lambda s: s.where))
 def test_shell_line_runs(line, workdir, server, tmp_path, request):
     reason = skip_reason(line)
@@ -592,11 +686,23 @@ def test_shell_line_runs(line, workdir, server, tmp_path, request):
             + f"\n{batch['stderr'][-4000:]}"
         )
         return
-    here = tmp_path / "run"
-    here.mkdir()
-    for name in (".venv", "docs", "tests"):
-        (here / name).symlink_to((workdir / name).resolve())
-    command = _rewrite(line, Here(server.url, here, lambda: request.getfixturevalue("tiny_model")))
+    here = _run_folder(tmp_path, workdir)
+    if m := MAKE_LINE.fullmatch(line.text):
+        for command in make_recipe(m.group(1), here):
+            first = FIRST_OF.get((_same(command), tuple(sorted(line.env.items()))))
+            if first is None or skip_reason(first):  # else the doc's own line of that command runs it
+                _run_line(ShellLine(line.doc, line.line, command, True, dict(line.env)), here, server, request)
+        return
+    _run_line(line, here, server, request)
+
+
+def _run_line(line: ShellLine, here: Path, server, request) -> None:
+    """Run ``line`` as written (rewritten, :func:`_rewrite`) in the run folder ``here``; fails unless it exits 0
+    (a download: unless it does what a download from the mirror should, :func:`download_problems`)."""
+    url = request.getfixturevalue("recorded_server").url if RECORDED.search(line.text) else server.url
+    mirror = request.getfixturevalue("release_mirror") if DOWNLOAD.search(line.text) else None
+    where = Here(url, here, lambda: request.getfixturevalue("tiny_model"), mirror[0].url if mirror else "")
+    command = _rewrite(line, where)
     for pattern, setup in SETUPS:
         if re.search(pattern, line.text):
             done = _run(["bash", "-c", setup], here, _env(here), timeout=150)
@@ -605,8 +711,17 @@ def test_shell_line_runs(line, workdir, server, tmp_path, request):
     env = _env(here, exported)
     if BATCH_FILE.search(line.text):  # the batch's release lines are skipped (they read a whole release)
         env = {k: v for k, v in env.items() if not re.fullmatch(r"TOM_ENVS_\w+_RELEASE", k)}
-    run = _run(["bash", "-c", command], here, env, timeout=480 if _long(line) else 300)  # (bounds for a hang)
-    assert run.returncode == 0, (
-        f"{line.where} does not run as written (rc {run.returncode}):\n$ {command}\n"
-        f"{run.stdout[-1500:]}\n{run.stderr[-3000:]}"
-    )
+    if mirror is not None:
+        env["TOM_ENVS_RELEASE_MIRROR"] = mirror[0].url
+        mirror[0].requests.clear()
+    # (bounds for a hang; a release's own tests: minutes, its LLM tests on the tiny engine)
+    timeout = 900 if _runs_release_tests(line) else 480 if _long(line) else 300
+    run = _run(["bash", "-c", command], here, env, timeout=timeout)
+    shown = f"$ {command}\n{run.stdout[-1500:]}\n{run.stderr[-3000:]}"
+    if mirror is not None:
+        from tests.release_mirror import download_problems
+
+        bad = download_problems(run.returncode, run.stdout, run.stderr, *mirror, here)
+        assert not bad, f"{line.where} against the release mirror ({mirror[1]}): {bad}\n{shown}"
+        return
+    assert run.returncode == 0, f"{line.where} does not run as written (rc {run.returncode}):\n{shown}"

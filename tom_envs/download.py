@@ -6,7 +6,9 @@ package. Each family with a public release has a small module (its :class:`~tom_
 declaration's ``download``; :func:`downloads`) that says *what* to fetch and *how to validate it*; this
 module does the rest:
 
-* :func:`fetch` -- one HTTP(S) GET, every failure a :class:`DownloadError` naming the address;
+* :func:`fetch` -- one HTTP(S) GET, every failure a :class:`DownloadError` naming the address; an address
+  on a release host (``raw.githubusercontent.com``, ``api.github.com``) goes to the mirror that
+  ``TOM_ENVS_RELEASE_MIRROR`` names, when it is set (:func:`mirrored`);
 * :func:`save_validated` -- bytes written next to their target, checked with the family's loader,
   and only then moved into place (a broken download never replaces a file or leaves a part file);
 * :func:`run` -- the command-line report: the paths now present on stdout, or ``error: ...`` on
@@ -25,6 +27,7 @@ import re
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 import warnings
 from dataclasses import dataclass
@@ -78,6 +81,60 @@ class IncompleteDownload(DownloadError):
     that could are saved, and the message lists every one that could not."""
 
 
+#: Environment variable naming a mirror of the release hosts (an offline or air-gapped machine), like HF_ENDPOINT.
+MIRROR_ENV = "TOM_ENVS_RELEASE_MIRROR"
+#: The hosts the releases are fetched from; an address on one of them is fetched from the mirror when it is set.
+RELEASE_HOSTS = ("raw.githubusercontent.com", "api.github.com")
+MIRROR_HELP = (
+    f"{MIRROR_ENV}=http://HOST:PORT[/PREFIX] fetches every address on {' and '.join(RELEASE_HOSTS)} from a mirror "
+    "instead: https://HOST/PATH becomes $" + MIRROR_ENV + "/HOST/PATH (the layout `wget -x` saves)"
+)
+
+
+class ReleaseMirrorError(TomEnvsError, ValueError):
+    """``TOM_ENVS_RELEASE_MIRROR`` is not an http(s) address of a mirror (``http://host:port[/prefix]``)."""
+
+
+def release_mirror() -> str | None:
+    """The mirror of the release hosts that ``TOM_ENVS_RELEASE_MIRROR`` names (no trailing ``/``); None when the
+    variable is unset or empty.
+
+    Raises:
+        ReleaseMirrorError: the value is not ``http(s)://host[:port][/prefix]`` (no query, fragment or
+            credentials).
+    """
+    value = os.environ.get(MIRROR_ENV, "").strip()
+    if not value:
+        return None
+    how = f"set {MIRROR_ENV} to http://HOST:PORT[/PREFIX] (a mirror of {', '.join(RELEASE_HOSTS)}), or unset it"
+    parts = urllib.parse.urlsplit(value)
+    try:
+        port = parts.port  # a port that is not a number in range raises
+    except ValueError:
+        port = -1
+    if parts.scheme not in ("http", "https") or not parts.hostname or port == -1:
+        raise ReleaseMirrorError(f"{MIRROR_ENV}={value!r} is not an http(s) address with a host; {how}")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ReleaseMirrorError(
+            f"{MIRROR_ENV}={value!r} has a query, a fragment or credentials; {how} (the release paths are appended)"
+        )
+    return value.rstrip("/")
+
+
+def mirrored(url: str) -> str:
+    """``url`` as fetched: ``https://HOST/PATH`` on a release host (:data:`RELEASE_HOSTS`) becomes
+    ``$TOM_ENVS_RELEASE_MIRROR/HOST/PATH`` when the variable is set; any other address is left as it is.
+
+    Raises:
+        ReleaseMirrorError: the variable is set to a malformed value (:func:`release_mirror`).
+    """
+    mirror = release_mirror()
+    parts = urllib.parse.urlsplit(url)
+    if mirror is None or parts.scheme != "https" or parts.netloc not in RELEASE_HOSTS:
+        return url
+    return f"{mirror}/{parts.netloc}{urllib.parse.urlunsplit(('', '', parts.path, parts.query, ''))}"
+
+
 def check_url(url: str) -> None:
     """Raise :class:`DownloadError` unless ``url`` is an http(s) address."""
     if not re.match(r"^https?://", url):
@@ -85,15 +142,18 @@ def check_url(url: str) -> None:
 
 
 def fetch(url: str, timeout: float = 30.0, url_option: str = "--base-url") -> bytes:
-    """The body of ``url``; ``url_option`` is the command-line option that sets it (named in errors).
+    """The body of ``url`` (from the release mirror, :func:`mirrored`, when ``url`` is on a release host and
+    ``TOM_ENVS_RELEASE_MIRROR`` is set); ``url_option`` is the command-line option that sets it (named in errors).
 
     The body's size is checked against the answer's ``Content-Length`` when it has one.
 
     Raises:
         DownloadError: not an http(s) address, an HTTP error status (``status``), no connection
             (``unreachable``), or a transfer cut short or otherwise broken (any ``http.client`` error).
+        ReleaseMirrorError: ``TOM_ENVS_RELEASE_MIRROR`` is malformed.
     """
     check_url(url)
+    url = mirrored(url)
     request = urllib.request.Request(url, headers={"User-Agent": "tom-envs", "Accept": "*/*"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http(s) checked above)
@@ -118,7 +178,8 @@ def fetch(url: str, timeout: float = 30.0, url_option: str = "--base-url") -> by
         ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise DownloadError(
-            f"could not fetch {url}: cannot connect ({exc}); check your network, or pass {url_option} for a mirror",
+            f"could not fetch {url}: cannot connect ({exc}); check your network, or pass {url_option} "
+            f"(or set {MIRROR_ENV}) for a mirror",
             unreachable=True,
         ) from None
     if expected is not None and expected.strip().isdigit() and int(expected) != len(data):
@@ -210,6 +271,7 @@ class Fetcher:
             DownloadError: the server cannot be reached at all.
         """
         target = self.dest / name
+        url = mirrored(url)  # (named as asked in the report below)
         try:
             path = fetch_validated(url, target, validate, self.timeout, self.overwrite)
         except DownloadError as exc:
@@ -252,6 +314,7 @@ class Fetcher:
             + (f"; {len(self.failed)} not saved" if self.failed else ""),
             file=sys.stderr,
         )
+        source = mirrored(source)
         problems = [f"missing upstream at {source}: {', '.join(self.missing)}"] if self.missing else []
         problems += self.failed
         kept = f" (the {len(self.present)} other file(s) are saved in {self.dest})" if self.present else ""
@@ -295,7 +358,15 @@ def add_folder_arguments(
         default=default_dest,
         help=f"destination folder (default: %(default)s, {dest_note})",
     )
-    parser.add_argument("--base-url", default=default_url, help=f"folder URL holding {holding} (default: %(default)s)")
+    add_url_argument(parser, "--base-url", default_url, f"folder URL holding {holding}")
+
+
+def add_url_argument(parser: argparse.ArgumentParser, flag: str, default: str, what: str) -> None:
+    """An address option of a download (``--base-url``, ``--listing-url``): ``what`` it names, its default, and
+    that the default goes to the release mirror when ``TOM_ENVS_RELEASE_MIRROR`` is set (:func:`mirrored`)."""
+    parser.add_argument(
+        flag, default=default, help=f"{what} (default: %(default)s; under ${MIRROR_ENV} when it is set)"
+    )
 
 
 def add_timeout_argument(parser: argparse.ArgumentParser, default: float) -> None:
@@ -352,6 +423,7 @@ def add_commands(subparsers: Any, helps: dict[str, str] | None = None) -> None:
             name,
             help=(helps or {}).get(name),
             description=module.__doc__,
+            epilog=MIRROR_HELP,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(parser)
@@ -374,7 +446,7 @@ def alias_main(name: str, argv: Sequence[str] | None = None, prog: str | None = 
     same parser and run as ``data download NAME``, under its old program name."""
     module = importlib.import_module(downloads()[name])
     parser = argparse.ArgumentParser(
-        prog=prog, description=module.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=module.__doc__, epilog=MIRROR_HELP, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     module.add_arguments(parser)
     _add_format(parser)

@@ -88,7 +88,7 @@ def _run_perf(args: argparse.Namespace) -> int:
     from benchmarks.matrix.perf import PerfRun, figure_log, format_rl, format_table, perf_matrix, perf_rl
 
     progress = False if args.format == "json" else None  # None: a bar on a terminal
-    llm_only = ["episodes", "horizon", "reference_episodes", *PERF_LLM_OPTIONS]
+    llm_only = ["episodes", "horizon", "cache_horizon", "reference_episodes", *PERF_LLM_OPTIONS]
     not_applicable(
         args,
         {"matrix": ["steps", *llm_only], "rl": llm_only, "llm": ["steps", "seconds"]}[args.suite],
@@ -100,15 +100,23 @@ def _run_perf(args: argparse.Namespace) -> int:
         res = perf_rl(steps=args.steps, progress=progress, seconds=args.seconds, run=run)
         text = format_rl(res)
     elif args.suite == "llm":
-        from benchmarks.matrix.perf_llm import perf_llm
+        from benchmarks.matrix.perf_llm import growth_rounds, perf_llm
 
+        growth_rounds(args.cache_horizon)  # a size it cannot measure with fails before an engine starts
         backend = build_backend(*backend_spec(args, args.seed))  # --engine-arg / the server options too
         try:
             from benchmarks.matrix.perf_llm import LLMPerfOptions
 
             paths = (args.scoring_path,) if args.scoring_path != "auto" else None  # one path; auto: every one
             options = LLMPerfOptions(_reference_folder(args, backend), args.reference_episodes, paths)
-            res = perf_llm(backend, episodes=args.episodes, horizon=args.horizon, run=run, options=options)
+            res = perf_llm(
+                backend,
+                episodes=args.episodes,
+                horizon=args.horizon,
+                cache_horizon=args.cache_horizon,
+                run=run,
+                options=options,
+            )
         finally:
             backend.close()
         text = "\n".join(flat_lines(res))
@@ -147,6 +155,11 @@ PERF_OPTIONS = {
     ),
     "--episodes": (positive_int, 30, "llm: episodes in lockstep"),
     "--horizon": (positive_int, 10, "llm: rounds per episode of the speed run"),
+    "--cache-horizon": (
+        positive_int,
+        100,
+        "llm: rounds of the long episode (prefix cache, cost growth; 004's T = 100, at least 3; a few on a CPU)",
+    ),
     "--reference-episodes": (
         positive_int,
         2,

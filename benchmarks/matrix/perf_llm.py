@@ -9,12 +9,13 @@ On one backend, in one process, for each scoring path the backend offers (``scor
   against the very same decisions made one request at a time (each episode alone, one call per
   decision). Both use 004's LM prompting (label scoring), whose decisions are deterministic, so
   both runs make identical decisions (checked: ``same_decisions``).
-* **one long episode** (``cache_horizon`` rounds, 004's T = 100) of LM prompting, from a cold prefix
+* **one long episode** (``cache_horizon`` rounds, 004's T = 100 by default; ``--cache-horizon`` a few for a
+  CPU run) of LM prompting, from a cold prefix
   cache: the share of prompt tokens served from the prefix cache, prompt tokens sent and computed
   (sent minus cached) per decision, and how the cost of a round grows along the episode:
   ``cost_growth`` is the mean computed prompt tokens per round over the 10 rounds up to round
-  ``growth_at[1]`` (100) divided by the same over the rounds up to ``growth_at[0]`` (10), round 1
-  (a cold cache) left out; ``time_growth`` is the same ratio of seconds per round. Every round's
+  ``growth_at[1]`` (the last round, 100) divided by the same over the rounds up to ``growth_at[0]`` (10, or half
+  the long episode when it is shorter than 20 rounds: :func:`growth_rounds`), round 1 (a cold cache) left out; ``time_growth`` is the same ratio of seconds per round. Every round's
   prompt is the previous round's plus one history line, so with the prefix cache a round costs about
   the same at round 100 as at round 10, and without it the cost grows with the prompt (T² per episode).
   The two paths' scores of the long episode are compared round by round (``lm_scoring_equal_to_old_path``).
@@ -48,6 +49,7 @@ from policies.llm.base import ChatRequest, Generation, ScoreRequest
 from policies.llm.errors import InvalidRequest, ScoringUnsupported
 from policies.matrix.llm.policy import LLMMatrixPolicy, make_llm_policy
 from policies.llm.scoring import SCORING_PATHS
+from tom_envs.errors import TomEnvsError
 
 TARGETS = {
     "speedup": 5.0,
@@ -62,6 +64,36 @@ TARGETS = {
 SCORE_TOLERANCE = 1e-3
 #: Rounds averaged for the cost of a round at a given round.
 GROWTH_WINDOW = 10
+#: The shortest long episode: round 1 (a cold cache) is left out, and the cost grows from one later round to another.
+MIN_CACHE_HORIZON = 3
+
+
+class PerfLLMError(TomEnvsError, ValueError):
+    """A size ``perf llm`` cannot measure with (a long episode too short to compare two rounds)."""
+
+
+def growth_rounds(cache_horizon: int, growth_at: tuple[int, int] | None = None) -> tuple[int, int]:
+    """The two rounds whose cost per round ``cost_growth`` compares: ``growth_at``, or by default the round
+    :data:`GROWTH_WINDOW` (half the long episode when that is shorter than 20 rounds, at least round 2) and the
+    long episode's last round (``(10, 100)`` at 004's T = 100).
+
+    Raises:
+        PerfLLMError: ``cache_horizon`` is not an int >= :data:`MIN_CACHE_HORIZON`, or ``growth_at`` is not two
+            rounds ``2 <= low < high <= cache_horizon``.
+    """
+    if isinstance(cache_horizon, bool) or not isinstance(cache_horizon, int) or cache_horizon < MIN_CACHE_HORIZON:
+        raise PerfLLMError(
+            f"cache_horizon (--cache-horizon) must be an int >= {MIN_CACHE_HORIZON}, the rounds of the long episode "
+            f"(round 1, a cold cache, is left out of the cost growth), got {cache_horizon!r}; 004's is 100"
+        )
+    if growth_at is None:
+        return max(2, min(GROWTH_WINDOW, cache_horizon // 2)), cache_horizon
+    low, high = growth_at
+    if not 2 <= low < high <= cache_horizon:
+        raise PerfLLMError(
+            f"growth_at must be two rounds 2 <= low < high <= cache_horizon ({cache_horizon}), got {growth_at!r}"
+        )
+    return low, high
 
 
 class _Recorder(Backend):
@@ -266,7 +298,7 @@ def perf_llm(
     *,
     game: str = "RPS",
     cache_horizon: int = 100,
-    growth_at: tuple[int, int] = (10, 100),
+    growth_at: tuple[int, int] | None = None,
     run: PerfRun = PerfRun(),
     options: LLMPerfOptions = LLMPerfOptions(),
 ) -> dict[str, Any]:
@@ -279,7 +311,8 @@ def perf_llm(
         horizon: rounds per episode of the speed runs.
         game: the matrix game.
         cache_horizon: rounds of the long episode (004's T = 100).
-        growth_at: the two rounds whose cost per round is compared (``cost_growth``).
+        growth_at: the two rounds whose cost per round is compared (``cost_growth``; default:
+            :func:`growth_rounds`).
         run: ``--seed`` (the episodes' seeds: ``seed .. seed + episodes - 1``; the long episodes' ``seed``) and
             where each path's figures go the moment they are measured (:class:`~benchmarks.matrix.perf.PerfRun`).
         options: the transformers reference and the scoring paths to measure (:class:`LLMPerfOptions`).
@@ -293,7 +326,11 @@ def perf_llm(
         (generation path; None if the backend does not report cache hits); ``scoring_paths``: every
         figure per path (``{"error": ...}`` for a path the backend cannot serve); ``decisions``,
         ``episodes``, ``horizon``, ``game``, ``model``, ``targets``.
+
+    Raises:
+        PerfLLMError: a ``cache_horizon`` or ``growth_at`` it cannot measure with (:func:`growth_rounds`).
     """
+    growth_at = growth_rounds(cache_horizon, growth_at)
     original = getattr(backend, "scoring_path", None)
     paths = list(options.scoring_paths or SCORING_PATHS) if original is not None else ["default"]
     if original in SCORING_PATHS:  # the backend's own path first, so the top level is its figures

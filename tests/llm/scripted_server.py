@@ -28,8 +28,8 @@ class _QuietServer(ThreadingHTTPServer):
 class _LoopbackServer:
     """Serves a handler class on 127.0.0.1 (a free port) in a daemon thread; ``url`` is the base URL."""
 
-    def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self.httpd = _QuietServer(("127.0.0.1", 0), handler)
+    def _serve(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
+        self.httpd = _QuietServer(("127.0.0.1", port), handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
@@ -42,10 +42,14 @@ class _LoopbackServer:
 
 
 class ScriptedServer(_LoopbackServer):
-    """Serves ``POST /v1/chat/completions`` on 127.0.0.1 (a free port); ``url`` is the base URL."""
+    """Serves ``POST /v1/chat/completions`` on 127.0.0.1 (``port``; 0: a free one); ``url`` is the base URL."""
 
     def __init__(
-        self, reply: Callable[[str, "int | None"], str], garbage: int = 0, bad_reply: str = "not json at all"
+        self,
+        reply: Callable[[str, "int | None"], str],
+        garbage: int = 0,
+        bad_reply: str = "not json at all",
+        port: int = 0,
     ) -> None:
         self.reply, self.garbage, self.bad_reply = reply, garbage, bad_reply
         self.requests: list[dict] = []
@@ -82,7 +86,7 @@ class ScriptedServer(_LoopbackServer):
                 self.end_headers()
                 self.wfile.write(data)
 
-        self._serve(Handler)
+        self._serve(Handler, port)
 
 
 @contextmanager

@@ -13,7 +13,8 @@ the release's own loader finds ``{cid}*{annotator}*.tsv`` (``4248_PlatinumMagdaF
 Every file asked for is tried; a conversation missing from the listing, a file answering 404, a transfer cut
 short or a malformed file is reported on stderr as skipped, the others are still fetched, and the command then
 fails (exit status 2) naming every file it could not have: a partial folder is never reported as a success. Both addresses can be pointed elsewhere (a mirror, or a local
-test server).
+test server); ``TOM_ENVS_RELEASE_MIRROR`` points both defaults, and the listing's ``download_url`` entries, at a
+mirror of the release hosts (:func:`tom_envs.download.mirrored`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,16 @@ from tom_envs.common_ground.corpus import (
     read_questions,
 )
 from tom_envs.common_ground.prompts import RELEASE_PROMPT_FILE, load_release_prompt
-from tom_envs.download import DownloadError, Fetcher, add_timeout_argument, alias_main, check_url, fetch
+from tom_envs.download import (
+    DownloadError,
+    Fetcher,
+    add_timeout_argument,
+    add_url_argument,
+    alias_main,
+    check_url,
+    fetch,
+    mirrored,
+)
 from tom_envs.download import run as run_download
 from tom_envs.errors import TomEnvsError
 
@@ -77,6 +87,7 @@ def corpus_urls(listing_url: str, cids: Sequence[int], annotator: str, timeout: 
     Raises:
         DownloadError: the listing cannot be fetched or read, or a conversation has no file in it.
     """
+    listing_url = mirrored(listing_url)  # (named as asked in the messages below)
     try:
         entries = json.loads(fetch(listing_url, timeout, url_option="--listing-url"))
         names = {e["name"]: e.get("download_url") for e in entries}
@@ -207,16 +218,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="fetch only the corpus, only the question files, or only the zero-shot prompt file "
         "(needed by --policy llm-release); default: all three",
     )
-    parser.add_argument(
-        "--base-url",
-        default=DEFAULT_BASE_URL,
-        help="raw-file address of the repository's data/ folder (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--listing-url",
-        default=DEFAULT_LISTING_URL,
-        help="JSON listing of data/cg, GitHub contents API (default: %(default)s)",
-    )
+    add_url_argument(parser, "--base-url", DEFAULT_BASE_URL, "raw-file address of the repository's data/ folder")
+    add_url_argument(parser, "--listing-url", DEFAULT_LISTING_URL, "JSON listing of data/cg, GitHub contents API")
     parser.add_argument("--force", action="store_true", help="fetch again files already present")
     add_timeout_argument(parser, 30.0)
 

@@ -29,6 +29,7 @@ from tom_envs.download import (
     alias_main,
     check_url,
     fetch_validated,
+    mirrored,
 )
 from tom_envs.download import run as run_download
 from tom_envs.errors import DatasetError, require_bool
@@ -100,7 +101,7 @@ def download(
     missing: list[str] = []
     try:
         for case in wanted:
-            url = f"{base_url.rstrip('/')}/{case}.json"
+            url = mirrored(f"{base_url.rstrip('/')}/{case}.json")
             try:
                 present.append(fetch_validated(url, out / f"{case}.json", _validate, timeout, overwrite))
             except DownloadError as exc:
@@ -112,7 +113,9 @@ def download(
         if not existed and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # never leave an empty folder behind
     if not present:
-        raise DownloadError(f"nothing was fetched from {base_url}: every case asked for answers 404; check --base-url")
+        raise DownloadError(
+            f"nothing was fetched from {mirrored(base_url)}: every case asked for answers 404; check --base-url"
+        )
     guessed = {p.stem: _validate(p) for p in present}
     unread = {k: v for k, v in guessed.items() if v}
     print(
