@@ -656,7 +656,10 @@ def make_recipe(target: str, here: Path) -> list[str]:
     """The commands ``make TARGET`` runs once the venv is installed (``make -n``, the install stamp taken as done:
     installing is what ``make test`` did before this file ran)."""
     (here / "Makefile").symlink_to(ROOT / "Makefile")
-    done = _run(["make", "-n", "-o", ".venv/.installed", target], here, _env(here), timeout=60)
+    # as a reader's top-level make: under `make test` the variables of the make above would make this one a
+    # sub-make, which prints "make[1]: Entering directory ..." among the commands
+    env = {k: v for k, v in _env(here).items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
+    done = _run(["make", "--no-print-directory", "-n", "-o", ".venv/.installed", target], here, env, timeout=60)
     assert done.returncode == 0, f"`make -n {target}` fails:\n{done.stderr[-2000:]}"
     return [c for c in done.stdout.splitlines() if c.strip() and not c.startswith("#")]
 
