@@ -94,7 +94,8 @@ class PersuasionMindV3Env(LiveText, TomEnv):
 
     ## Version History
     * v3: two hidden traits shown one reply at a time; one pitch; exact Bayes, memory-less, open-loop,
-      echo, random and oracle references (integer acts; utterances are read from v3's reader, to come).
+      echo, random and oracle references. The env acts by index and reads no text; a line of text is read by
+      v3's reader, :func:`~tom_envs.persuasion.reader_v3_learned.make_reader_v3` (the learned reader by default).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
