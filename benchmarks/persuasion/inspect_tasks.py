@@ -171,10 +171,10 @@ TASKS = (
            refuses=QA_REFUSES),
     EpisodeTask(name="persuasion", env_id="tom/Persuasion-v2", play=live_play, metrics=LIVE_METRICS,
                 roles=("persuadee",), options=LIVE_OPTIONS, episodes=live_episodes, refuses=LIVE_REFUSES,
-                check=live_check,
+                check=live_check, reward="-regret",
                 description="live persuasion: the model persuades; the persuadee's reader on a model role"),
     EpisodeTask(name="persuasion_two_seat", env_id="tom/Persuasion-TwoSeat-v2", play=two_seat_play,
                 metrics=TWO_SEAT_METRICS, roles=("persuadee",), options={"families": None}, episodes=live_episodes,
-                refuses=LIVE_REFUSES,
+                refuses=LIVE_REFUSES, reward="-regret",
                 description="two-seat live persuasion: the model persuades, the persuadee role answers"),
 )

@@ -1,0 +1,220 @@
+"""GRPO on the suite with TRL's ``GRPOTrainer``: ``python -m benchmarks.train.grpo`` (docs/training.md).
+
+The trainer's ``rollout_func`` plays each dataset row (an episode of a family's task,
+:mod:`benchmarks.train.tasks`) ``num_generations`` times through the suite's own play
+(:class:`~benchmarks.train.handoff.SteppedEpisode`): the family's prompt builder writes each prompt,
+the model (the trainer's, sampling) writes each reply, the suite's parser reads it and the env steps
+with its scripted partner. An episode is one sequence for GRPO: its first prompt is the prompt, and
+every later prompt enters the completion as environment tokens (``env_mask`` 0), so the model is
+trained on, and generated each reply from, the conversation as it went. The reward is the task's
+functional outcome (:func:`benchmarks.train.tasks.score`: for the matrix games minus the regret per step).
+
+Before and after training the model plays the held-out rows (the ``test`` split: seeds no training
+row has, partners as ``tom-envs rl`` holds them out) greedily, and the script writes the mean reward
+and literal ToM with 95 % CIs, the learning curve and the settings to ``--out`` (JSON + PNG).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.train.errors import TrainEnvError
+
+DEFAULTS = {"task": "ipd", "steps": 30, "episodes": 64, "eval_episodes": 64, "horizon": 1, "partners": None,
+            "generations": 8, "batch": 8, "lr": 2e-5, "temperature": 1.0, "max_resamples": 2}
+
+
+def _model_dir(name: str) -> Path:
+    from policies.llm.models import prepare
+
+    return Path(prepare(name))
+
+
+class Player:
+    """Plays rows with a transformers causal LM, turn by turn, keeping the token ids GRPO needs."""
+
+    def __init__(self, model: Any, tokenizer: Any) -> None:
+        self.model, self.tokenizer = model, tokenizer
+
+    def _ids(self, messages: list[dict[str, Any]]) -> list[int]:
+        out = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+        return list(out["input_ids"] if isinstance(out, dict) or hasattr(out, "keys") else out)
+
+    def play(self, row: dict[str, Any], sample: bool, temperature: float) -> dict[str, Any]:
+        """One episode: the reward, metrics, and the sequence (prompt ids, completion ids, env mask, logprobs)."""
+        import torch
+
+        from benchmarks.train.tasks import make_episode, score
+
+        episode = make_episode(row)
+        turn = episode.start()
+        if turn is None:
+            raise TrainEnvError(f"{row['task']} seed {row['seed']} ended before the model was asked anything")
+        history: list[dict[str, Any]] = []
+        prompt_ids: list[int] = []
+        completion: list[int] = []
+        mask: list[int] = []
+        logps: list[float] = []
+        while turn is not None:
+            # the conversation so far, then the suite's new prompt as the next user turn
+            history = [*history, *turn.messages] if not history else [*history, turn.messages[-1]]
+            context = self._ids(history)
+            known = prompt_ids + completion
+            if not prompt_ids:
+                prompt_ids = context
+            else:
+                new = context[len(known):] if context[:len(known)] == known else context[len(known):]
+                completion += new
+                mask += [0] * len(new)
+                logps += [0.0] * len(new)
+            inputs = torch.tensor([prompt_ids + completion])
+            with torch.no_grad():
+                out = self.model.generate(inputs, attention_mask=torch.ones_like(inputs), do_sample=sample,
+                                          temperature=temperature if sample else None, top_p=None, top_k=None,
+                                          max_new_tokens=int(turn.max_tokens or 16), output_logits=True,
+                                          return_dict_in_generate=True, pad_token_id=self.tokenizer.eos_token_id)
+            new_ids = out.sequences[0, inputs.shape[1]:].tolist()
+            for k, tok in enumerate(new_ids):
+                logps.append(float(torch.log_softmax(out.logits[k][0].float() / (temperature if sample else 1.0),
+                                                     -1)[tok]))
+            completion += new_ids
+            mask += [1] * len(new_ids)
+            text = self.tokenizer.decode(new_ids, skip_special_tokens=True)
+            history = [*history, {"role": "assistant", "content": text}]
+            turn = episode.reply(text)
+        reward, metrics = score(str(row["task"]), episode.record or {})
+        return {"reward": reward, "metrics": metrics, "prompt_ids": prompt_ids, "completion_ids": completion,
+                "env_mask": mask, "logprobs": logps, "turns": len(episode.turns)}
+
+
+def evaluate(player: Player, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Greedy play of ``rows``: mean reward and each metric, with 95 % CIs over episodes."""
+    from tom_envs.stats import mean_ci95
+
+    played = [player.play(dict(r), sample=False, temperature=1.0) for r in rows]
+    out: dict[str, Any] = {"episodes": len(played)}
+    out["reward"], out["reward_ci"] = mean_ci95([p["reward"] for p in played])
+    for key in played[0]["metrics"]:
+        vals = [p["metrics"][key] for p in played if p["metrics"][key] is not None]
+        out[key], out[key + "_ci"] = mean_ci95(vals) if vals else (None, None)
+    out["turns"] = sum(p["turns"] for p in played) / len(played)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.train.grpo", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--task", default=DEFAULTS["task"], help="a declared task (benchmarks.train.tasks)")
+    parser.add_argument("--model", default="smollm2-135m", help="a known model's name or a transformers folder")
+    parser.add_argument("--steps", type=int, default=DEFAULTS["steps"], help="optimizer steps")
+    parser.add_argument("--episodes", type=int, default=DEFAULTS["episodes"], help="training rows (train split)")
+    parser.add_argument("--eval-episodes", type=int, default=DEFAULTS["eval_episodes"], help="held-out rows")
+    parser.add_argument("--horizon", type=int, default=DEFAULTS["horizon"])
+    parser.add_argument("--generations", type=int, default=DEFAULTS["generations"], help="GRPO group size")
+    parser.add_argument("--batch", type=int, default=DEFAULTS["batch"], help="episodes per step")
+    parser.add_argument("--lr", type=float, default=DEFAULTS["lr"])
+    parser.add_argument("--max-resamples", type=int, default=DEFAULTS["max_resamples"],
+                        help="re-asks of an unreadable reply before a random valid action (flagged) is played")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="results/train/grpo", help="folder for grpo.json and grpo.png")
+    args = parser.parse_args(argv)
+    for name in ("steps", "episodes", "eval_episodes", "generations", "batch", "horizon"):
+        if getattr(args, name) < 1:
+            raise TrainEnvError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.batch % args.generations:
+        raise TrainEnvError(f"--batch ({args.batch}) must be a multiple of --generations ({args.generations})")
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    import os
+
+    import torch
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    from benchmarks.train.tasks import rows
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    torch.manual_seed(args.seed)
+    folder = Path(args.model) if Path(args.model).is_dir() else _model_dir(args.model)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    params = {"horizon": args.horizon, "max_resamples": args.max_resamples, "fallback": "random"}
+    train_rows = rows(args.task, "train", episodes=args.episodes, seed=args.seed, params=params)
+    test_rows = rows(args.task, "test", episodes=args.eval_episodes, seed=args.seed, params=params)
+    player = Player(model, tokenizer)
+    started = time.monotonic()
+    before = evaluate(player, test_rows)
+    print(f"before: reward {before['reward']:.3f} ± {before['reward_ci']:.3f}", flush=True)
+    curve: list[dict[str, Any]] = []
+
+    def rollout(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {k: [] for k in ("prompt_ids", "completion_ids", "logprobs", "env_mask",
+                                                     "reward")}
+        model.eval()
+        for prompt in prompts:
+            row = json.loads(prompt)
+            for _ in range(args.generations):
+                p = player.play(row, sample=True, temperature=1.0)
+                for k in out:
+                    out[k].append(p[k])
+        model.train()
+        curve.append({"step": len(curve) + 1, "reward": sum(out["reward"]) / len(out["reward"]),
+                      "seconds": round(time.monotonic() - started, 1)})
+        print(f"step {len(curve)}: mean reward {curve[-1]['reward']:.3f}", flush=True)
+        return out
+
+    def reward(completions: list[Any], reward: list[float], **_: Any) -> list[float]:
+        return [float(r) for r in reward]
+
+    data = Dataset.from_list([{"prompt": json.dumps(r, sort_keys=True)} for r in train_rows])
+    config = GRPOConfig(output_dir=str(Path(args.out) / "trainer"), max_steps=args.steps, learning_rate=args.lr,
+                        per_device_train_batch_size=args.batch, num_generations=args.generations,
+                        gradient_accumulation_steps=1, beta=0.0, use_cpu=True, logging_steps=1, report_to=[],
+                        save_strategy="no", seed=args.seed, temperature=1.0, bf16=False,
+                        max_completion_length=512, shuffle_dataset=True, disable_dropout=True)
+    trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=config, train_dataset=data,
+                          processing_class=tokenizer, rollout_func=rollout)
+    trainer.train()
+    model.eval()
+    after = evaluate(player, test_rows)
+    print(f"after: reward {after['reward']:.3f} ± {after['reward_ci']:.3f}", flush=True)
+    result = {"task": args.task, "model": args.model, "settings": {k: v for k, v in vars(args).items()},
+              "before": before, "after": after, "curve": curve, "seconds": round(time.monotonic() - started, 1),
+              "train_rows": len(train_rows), "test_rows": len(test_rows)}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "grpo.json").write_text(json.dumps(result, indent=1, default=str))
+    _plot(result, out / "grpo.png")
+    return result
+
+
+def _plot(result: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    steps = [c["step"] for c in result["curve"]]
+    ax.plot(steps, [c["reward"] for c in result["curve"]], marker=".", label="training batch (sampled)")
+    for name, x in (("before", 0), ("after", steps[-1] if steps else 1)):
+        r = result[name]
+        ax.errorbar([x], [r["reward"]], yerr=[r["reward_ci"] or 0], fmt="s", capsize=4,
+                    label=f"held-out {name} (greedy, 95 % CI)")
+    ax.set_xlabel("GRPO step")
+    ax.set_ylabel(f"reward ({result['task']})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
