@@ -140,3 +140,48 @@ def test_verifiers_environment_scores_equal_the_suites_command(tmp_path, monkeyp
     row, = suite_rows(matrix_rule, tmp_path, "matrix", "--policy", "llm", "--strategies", "qa", "--games", "IPD",
                       "--partners", "tit_for_tat", "--episodes", "2", "--horizon", "4")
     assert sum(rewards) / 2 == pytest.approx(-row["regret_per_step"], abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ OpenEnv
+def _serve(app):
+    """uvicorn serving ``app`` on 127.0.0.1 (a free port) in a daemon thread; (server, base URL)."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    return server, f"http://127.0.0.1:{port}"
+
+
+def test_openenv_server_passes_its_own_clients_round_trip():
+    pytest.importorskip("openenv")
+    from benchmarks.train.openenv_server import TomAction, TomEnvClient, make_app
+    from benchmarks.train.tasks import rows, score
+
+    server, url = _serve(make_app("ipd", None, {"horizon": 3, "partners": "tit_for_tat"}))
+    try:
+        with TomEnvClient(base_url=url).sync() as client:
+            for seed in (0, 1):
+                result = client.reset(seed=seed)
+                assert result.observation.messages and not result.done and result.observation.seed == seed
+                steps = 0
+                while not result.done:
+                    result = client.step(TomAction(reply=matrix_rule(result.observation.messages[-1]["content"], None)))
+                    steps += 1
+                state = client.state()
+                assert state.step_count == steps and state.seed == seed and state.task == "ipd"
+                record, _ = play(rows("ipd", None, episodes=1, seed=seed,
+                                      params={"horizon": 3, "partners": "tit_for_tat"})[0], matrix_rule)
+                assert (result.reward, result.observation.metrics) == score("ipd", record)
+    finally:
+        server.should_exit = True

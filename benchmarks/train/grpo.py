@@ -25,8 +25,8 @@ from typing import Any
 
 from benchmarks.train.errors import TrainEnvError
 
-DEFAULTS = {"task": "ipd", "steps": 30, "episodes": 64, "eval_episodes": 64, "horizon": 1, "partners": None,
-            "generations": 8, "batch": 8, "lr": 2e-5, "temperature": 1.0, "max_resamples": 2}
+DEFAULTS = {"task": "ipd", "steps": 30, "episodes": 64, "eval_episodes": 64, "horizon": 1, "generations": 4,
+            "batch": 8, "lr": 1e-4, "temperature": 1.0, "max_resamples": 0, "train_layers": 2, "threads": 1}
 
 
 def _model_dir(name: str) -> Path:
@@ -45,10 +45,11 @@ class Player:
         out = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
         return list(out["input_ids"] if isinstance(out, dict) or hasattr(out, "keys") else out)
 
-    def play(self, row: dict[str, Any], sample: bool, temperature: float) -> dict[str, Any]:
-        """One episode: the reward, metrics, and the sequence (prompt ids, completion ids, env mask, logprobs)."""
-        import torch
-
+    def play(self, row: dict[str, Any], sample: bool, temperature: float, whole: bool = False) -> dict[str, Any]:
+        """One episode: the reward, metrics, and the GRPO sequence (prompt ids, completion ids, env mask,
+        logprobs). ``whole``: the sequence is the conversation as it went (each reply generated from it,
+        later prompts as environment tokens); else each reply is generated from the suite's own prompt
+        for that turn, and the sequence is the last turn (the decision the reward follows in a one-round game)."""
         from benchmarks.train.tasks import make_episode, score
 
         episode = make_episode(row)
@@ -61,35 +62,39 @@ class Player:
         mask: list[int] = []
         logps: list[float] = []
         while turn is not None:
-            # the conversation so far, then the suite's new prompt as the next user turn
-            history = [*history, *turn.messages] if not history else [*history, turn.messages[-1]]
-            context = self._ids(history)
-            known = prompt_ids + completion
-            if not prompt_ids:
-                prompt_ids = context
+            if whole:
+                history = [*history, *turn.messages] if not history else [*history, turn.messages[-1]]
+                context = self._ids(history)
+                if not prompt_ids:
+                    prompt_ids = context
+                else:
+                    new = context[len(prompt_ids) + len(completion):]
+                    completion, mask, logps = completion + new, mask + [0] * len(new), logps + [0.0] * len(new)
             else:
-                new = context[len(known):] if context[:len(known)] == known else context[len(known):]
-                completion += new
-                mask += [0] * len(new)
-                logps += [0.0] * len(new)
-            inputs = torch.tensor([prompt_ids + completion])
-            with torch.no_grad():
-                out = self.model.generate(inputs, attention_mask=torch.ones_like(inputs), do_sample=sample,
-                                          temperature=temperature if sample else None, top_p=None, top_k=None,
-                                          max_new_tokens=int(turn.max_tokens or 16), output_logits=True,
-                                          return_dict_in_generate=True, pad_token_id=self.tokenizer.eos_token_id)
-            new_ids = out.sequences[0, inputs.shape[1]:].tolist()
-            for k, tok in enumerate(new_ids):
-                logps.append(float(torch.log_softmax(out.logits[k][0].float() / (temperature if sample else 1.0),
-                                                     -1)[tok]))
-            completion += new_ids
-            mask += [1] * len(new_ids)
+                prompt_ids, completion, mask, logps = self._ids(turn.messages), [], [], []
+            new_ids, new_logps = self._generate(prompt_ids + completion, int(turn.max_tokens or 16), sample,
+                                                temperature)
+            completion, mask, logps = completion + new_ids, mask + [1] * len(new_ids), logps + new_logps
             text = self.tokenizer.decode(new_ids, skip_special_tokens=True)
             history = [*history, {"role": "assistant", "content": text}]
             turn = episode.reply(text)
         reward, metrics = score(str(row["task"]), episode.record or {})
         return {"reward": reward, "metrics": metrics, "prompt_ids": prompt_ids, "completion_ids": completion,
-                "env_mask": mask, "logprobs": logps, "turns": len(episode.turns)}
+                "env_mask": mask, "logprobs": logps, "turns": len(episode.turns), "replies": list(episode.replies)}
+
+    def _generate(self, ids: list[int], max_tokens: int, sample: bool, temperature: float) -> tuple[list[int], list[float]]:
+        import torch
+
+        inputs = torch.tensor([ids])
+        with torch.no_grad():
+            out = self.model.generate(inputs, attention_mask=torch.ones_like(inputs), do_sample=sample,
+                                      temperature=temperature if sample else None, top_p=None, top_k=None,
+                                      max_new_tokens=max_tokens, output_logits=True, return_dict_in_generate=True,
+                                      pad_token_id=self.tokenizer.eos_token_id)
+        new_ids = out.sequences[0, inputs.shape[1]:].tolist()
+        scale = temperature if sample else 1.0
+        logps = [float(torch.log_softmax(out.logits[k][0].float() / scale, -1)[tok]) for k, tok in enumerate(new_ids)]
+        return new_ids, logps
 
 
 def evaluate(player: Player, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -119,10 +124,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--lr", type=float, default=DEFAULTS["lr"])
     parser.add_argument("--max-resamples", type=int, default=DEFAULTS["max_resamples"],
                         help="re-asks of an unreadable reply before a random valid action (flagged) is played")
+    parser.add_argument("--train-layers", type=int, default=DEFAULTS["train_layers"],
+                        help="train the last N decoder layers and the final norm (0: every weight)")
+    parser.add_argument("--whole-episode", action="store_true",
+                        help="train on the whole conversation (default: the last turn, each turn from its own prompt)")
+    parser.add_argument("--threads", type=int, default=DEFAULTS["threads"], help="torch threads")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results/train/grpo", help="folder for grpo.json and grpo.png")
     args = parser.parse_args(argv)
-    for name in ("steps", "episodes", "eval_episodes", "generations", "batch", "horizon"):
+    if args.train_layers < 0:
+        raise TrainEnvError(f"--train-layers must be >= 0, got {args.train_layers}")
+    for name in ("steps", "episodes", "eval_episodes", "generations", "batch", "horizon", "threads"):
         if getattr(args, name) < 1:
             raise TrainEnvError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.batch % args.generations:
@@ -142,9 +154,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
     folder = Path(args.model) if Path(args.model).is_dir() else _model_dir(args.model)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    if args.train_layers:
+        _train_last(model, args.train_layers)
     params = {"horizon": args.horizon, "max_resamples": args.max_resamples, "fallback": "random"}
     train_rows = rows(args.task, "train", episodes=args.episodes, seed=args.seed, params=params)
     test_rows = rows(args.task, "test", episodes=args.eval_episodes, seed=args.seed, params=params)
@@ -161,7 +176,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for prompt in prompts:
             row = json.loads(prompt)
             for _ in range(args.generations):
-                p = player.play(row, sample=True, temperature=1.0)
+                p = player.play(row, sample=True, temperature=1.0, whole=args.whole_episode)
                 for k in out:
                     out[k].append(p[k])
         model.train()
@@ -193,6 +208,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     (out / "grpo.json").write_text(json.dumps(result, indent=1, default=str))
     _plot(result, out / "grpo.png")
     return result
+
+
+def _train_last(model: Any, n: int) -> None:
+    """Freeze every weight but those of the last ``n`` decoder layers and the final norm."""
+    layers = model.model.layers
+    if n > len(layers):
+        raise TrainEnvError(f"--train-layers {n}: the model has {len(layers)} decoder layers")
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for module in [*layers[-n:], model.model.norm]:
+        for p in module.parameters():
+            p.requires_grad_(True)
 
 
 def _plot(result: dict[str, Any], path: Path) -> None:
