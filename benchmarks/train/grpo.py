@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,86 @@ def _model_dir(name: str) -> Path:
     return Path(prepare(name))
 
 
+class _Local:
+    """A row played in this process (:func:`benchmarks.train.tasks.make_episode`)."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        from benchmarks.train.tasks import make_episode
+
+        self.row, self.episode, self.turns = row, make_episode(row), 0
+
+    def start(self) -> Any:
+        return self._count(self.episode.start())
+
+    def reply(self, text: str) -> Any:
+        return self._count(self.episode.reply(text))
+
+    def _count(self, turn: Any) -> Any:
+        self.turns += turn is not None
+        return turn
+
+    def outcome(self) -> tuple[float, dict[str, Any]]:
+        from benchmarks.train.tasks import score
+
+        return score(str(self.row["task"]), self.episode.record or {})
+
+    def fallbacks(self) -> int:
+        """Replies the family's policy could not read and replaced by a random valid answer (its counter)."""
+        stats = (self.episode.record or {}).get("episode", {}).get("policy_stats") or {}
+        if "fallbacks" not in stats:
+            raise TrainEnvError(f"{self.row['task']}'s record counts no fallbacks; leave --unread-penalty at 0")
+        return int(stats["fallbacks"])
+
+
+class _Remote:
+    """A row played by the OpenEnv server at ``url`` (:mod:`benchmarks.train.openenv_server`): reset with the
+    row's seed, one step per reply; the server's task, split and parameters must be the row's."""
+
+    def __init__(self, url: str, row: dict[str, Any]) -> None:
+        from benchmarks.train.openenv_server import TomEnvClient
+
+        self.row, self.turns, self.last = row, 0, None
+        self.client = TomEnvClient(base_url=url).sync()
+        self.client.connect()
+
+    def start(self) -> Any:
+        from benchmarks.train.tasks import TEST_SEEDS
+
+        seed = int(self.row["seed"]) - (TEST_SEEDS if self.row["split"] == "test" else 0)
+        result = self.client.reset(seed=seed)
+        obs = result.observation
+        if (obs.task, obs.seed) != (self.row["task"], int(self.row["seed"])):
+            raise TrainEnvError(f"the server at {self.client} plays {obs.task} seed {obs.seed}, not the row's "
+                                f"{self.row['task']} seed {self.row['seed']}: start it with the same task and split")
+        return self._turn(result)
+
+    def reply(self, text: str) -> Any:
+        from benchmarks.train.openenv_server import TomAction
+
+        return self._turn(self.client.step(TomAction(reply=text)))
+
+    def _turn(self, result: Any) -> Any:
+        self.last = result
+        if result.done:
+            self.client.close()
+            return None
+        self.turns += 1
+        return result.observation
+
+    def outcome(self) -> tuple[float, dict[str, Any]]:
+        return float(self.last.reward), dict(self.last.observation.metrics)
+
+
 class Player:
     """Plays rows with a transformers causal LM, turn by turn, keeping the token ids GRPO needs."""
 
-    def __init__(self, model: Any, tokenizer: Any) -> None:
-        self.model, self.tokenizer = model, tokenizer
+    def __init__(self, model: Any, tokenizer: Any, url: str | None = None, unread_penalty: float = 0.0) -> None:
+        self.model, self.tokenizer, self.url, self.unread_penalty = model, tokenizer, url, float(unread_penalty)
+        self.greedy: dict[tuple[int, ...], tuple[list[int], list[float]]] = {}  # greedy replies of these weights
+
+    def forget(self) -> None:
+        """Drop the greedy replies kept (call after the weights changed)."""
+        self.greedy.clear()
 
     def _ids(self, messages: list[dict[str, Any]]) -> list[int]:
         out = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
@@ -50,9 +126,7 @@ class Player:
         logprobs). ``whole``: the sequence is the conversation as it went (each reply generated from it,
         later prompts as environment tokens); else each reply is generated from the suite's own prompt
         for that turn, and the sequence is the last turn (the decision the reward follows in a one-round game)."""
-        from benchmarks.train.tasks import make_episode, score
-
-        episode = make_episode(row)
+        episode = _Local(row) if self.url is None else _Remote(self.url, row)
         turn = episode.start()
         if turn is None:
             raise TrainEnvError(f"{row['task']} seed {row['seed']} ended before the model was asked anything")
@@ -61,6 +135,7 @@ class Player:
         completion: list[int] = []
         mask: list[int] = []
         logps: list[float] = []
+        texts: list[str] = []
         while turn is not None:
             if whole:
                 history = [*history, *turn.messages] if not history else [*history, turn.messages[-1]]
@@ -76,13 +151,19 @@ class Player:
                                                 temperature)
             completion, mask, logps = completion + new_ids, mask + [1] * len(new_ids), logps + new_logps
             text = self.tokenizer.decode(new_ids, skip_special_tokens=True)
+            texts.append(text)
             history = [*history, {"role": "assistant", "content": text}]
             turn = episode.reply(text)
-        reward, metrics = score(str(row["task"]), episode.record or {})
-        return {"reward": reward, "metrics": metrics, "prompt_ids": prompt_ids, "completion_ids": completion,
-                "env_mask": mask, "logprobs": logps, "turns": len(episode.turns), "replies": list(episode.replies)}
+        reward, metrics = episode.outcome()
+        unread = episode.fallbacks() if self.url is None else 0
+        return {"reward": reward, "train_reward": reward - self.unread_penalty * unread, "unread": unread,
+                "metrics": metrics, "prompt_ids": prompt_ids, "completion_ids": completion,
+                "env_mask": mask, "logprobs": logps, "turns": episode.turns, "replies": texts}
 
     def _generate(self, ids: list[int], max_tokens: int, sample: bool, temperature: float) -> tuple[list[int], list[float]]:
+        key = (*ids, -max_tokens)
+        if not sample and key in self.greedy:  # greedy decoding is a function of the prompt: asked once
+            return self.greedy[key]
         import torch
 
         inputs = torch.tensor([ids])
@@ -94,6 +175,8 @@ class Player:
         new_ids = out.sequences[0, inputs.shape[1]:].tolist()
         scale = temperature if sample else 1.0
         logps = [float(torch.log_softmax(out.logits[k][0].float() / scale, -1)[tok]) for k, tok in enumerate(new_ids)]
+        if not sample:
+            self.greedy[key] = (new_ids, logps)
         return new_ids, logps
 
 
@@ -108,6 +191,9 @@ def evaluate(player: Player, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         vals = [p["metrics"][key] for p in played if p["metrics"][key] is not None]
         out[key], out[key + "_ci"] = mean_ci95(vals) if vals else (None, None)
     out["turns"] = sum(p["turns"] for p in played) / len(played)
+    out["unread"] = sum(p["unread"] for p in played) / len(played)
+    seen = Counter(tuple(p["replies"]) for p in played)
+    out["replies"] = [{"replies": list(k), "episodes": n} for k, n in seen.most_common(5)]
     return out
 
 
@@ -128,6 +214,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         help="train the last N decoder layers and the final norm (0: every weight)")
     parser.add_argument("--whole-episode", action="store_true",
                         help="train on the whole conversation (default: the last turn, each turn from its own prompt)")
+    parser.add_argument("--unread-penalty", type=float, default=0.0,
+                        help="training reward = outcome - this x the replies the policy could not read (its "
+                             "fallbacks); the held-out figures are the outcome alone")
+    parser.add_argument("--env-url", default=None,
+                        help="play the training episodes on this OpenEnv server (python -m benchmarks.train."
+                             "openenv_server, same task and parameters); default: in this process")
     parser.add_argument("--threads", type=int, default=DEFAULTS["threads"], help="torch threads")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results/train/grpo", help="folder for grpo.json and grpo.png")
@@ -137,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     for name in ("steps", "episodes", "eval_episodes", "generations", "batch", "horizon", "threads"):
         if getattr(args, name) < 1:
             raise TrainEnvError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.unread_penalty and args.env_url:
+        raise TrainEnvError("--unread-penalty reads the policy's fallback counter, which the OpenEnv server does not "
+                            "send; train on the server with --unread-penalty 0")
     if args.batch % args.generations:
         raise TrainEnvError(f"--batch ({args.batch}) must be a multiple of --generations ({args.generations})")
     return run(args)
@@ -164,6 +259,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     train_rows = rows(args.task, "train", episodes=args.episodes, seed=args.seed, params=params)
     test_rows = rows(args.task, "test", episodes=args.eval_episodes, seed=args.seed, params=params)
     player = Player(model, tokenizer)
+    trainer_player = Player(model, tokenizer, args.env_url, args.unread_penalty)
     started = time.monotonic()
     before = evaluate(player, test_rows)
     print(f"before: reward {before['reward']:.3f} ± {before['reward_ci']:.3f}", flush=True)
@@ -171,22 +267,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     def rollout(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
         out: dict[str, list[Any]] = {k: [] for k in ("prompt_ids", "completion_ids", "logprobs", "env_mask",
-                                                     "reward")}
+                                                     "reward", "train_reward", "unread")}
         model.eval()
-        for prompt in prompts:
-            row = json.loads(prompt)
-            for _ in range(args.generations):
-                p = player.play(row, sample=True, temperature=1.0, whole=args.whole_episode)
-                for k in out:
-                    out[k].append(p[k])
+        for prompt in prompts:  # the trainer's sampler repeats each row num_generations times: one episode each
+            p = trainer_player.play(json.loads(prompt), sample=True, temperature=1.0, whole=args.whole_episode)
+            for k in out:
+                out[k].append(p[k])
         model.train()
-        curve.append({"step": len(curve) + 1, "reward": sum(out["reward"]) / len(out["reward"]),
+        n = len(out["reward"])
+        curve.append({"step": len(curve) + 1, "reward": sum(out["reward"]) / n,
+                      "train_reward": sum(out["train_reward"]) / n, "unread": sum(out["unread"]) / n,
                       "seconds": round(time.monotonic() - started, 1)})
-        print(f"step {len(curve)}: mean reward {curve[-1]['reward']:.3f}", flush=True)
+        print(f"step {len(curve)}: mean reward {curve[-1]['reward']:.3f}, training reward "
+              f"{curve[-1]['train_reward']:.3f}, unread replies {curve[-1]['unread']:.2f}", flush=True)
         return out
 
-    def reward(completions: list[Any], reward: list[float], **_: Any) -> list[float]:
-        return [float(r) for r in reward]
+    def reward(completions: list[Any], train_reward: list[float], **_: Any) -> list[float]:
+        return [float(r) for r in train_reward]
 
     data = Dataset.from_list([{"prompt": json.dumps(r, sort_keys=True)} for r in train_rows])
     config = GRPOConfig(output_dir=str(Path(args.out) / "trainer"), max_steps=args.steps, learning_rate=args.lr,
@@ -198,6 +295,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                           processing_class=tokenizer, rollout_func=rollout)
     trainer.train()
     model.eval()
+    player.forget()
     after = evaluate(player, test_rows)
     print(f"after: reward {after['reward']:.3f} ± {after['reward_ci']:.3f}", flush=True)
     result = {"task": args.task, "model": args.model, "settings": {k: v for k, v in vars(args).items()},

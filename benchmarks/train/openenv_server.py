@@ -42,6 +42,8 @@ class TomObservation(Observation):
     """The suite's next prompt (empty at the end), the row it belongs to, and, at the end, the metrics."""
 
     messages: list[dict[str, Any]] = Field(default_factory=list, description="chat messages of the next prompt")
+    max_tokens: int | None = Field(default=None, description="the token cap the family's command sends with it")
+    temperature: float | None = Field(default=None, description="the temperature the family's command sends")
     task: str = ""
     env_id: str = ""
     seed: int = 0
@@ -102,7 +104,8 @@ class TomEnvironment(Environment):
         base = {"task": self.task_name, "env_id": self._state.env_id, "seed": self._state.seed, "split": self.split}
         if turn is not None:
             self._state.turns += 1
-            return TomObservation(messages=turn.messages, done=False, reward=None, **base)
+            return TomObservation(messages=turn.messages, max_tokens=turn.max_tokens, temperature=turn.temperature,
+                                  done=False, reward=None, **base)
         reward, metrics = score(self.task_name, self.episode.record or {})
         return TomObservation(messages=[], done=True, reward=reward, metrics=metrics, **base)
 
