@@ -105,7 +105,7 @@ def test_misuse_is_a_named_error():
 def test_the_prompts_the_adapter_sends_keep_the_information_rule():
     """The checker plays the env while each observation goes through the family's LLM prompt builder; what it
     reads is the prompt the adapter sends, and its positive control must be caught."""
-    from benchmarks.train.prompt_view import prompt_view
+    from benchmarks.matrix.prompt_view import prompt_view
     from tom_envs.checks import check_information_rule
 
     report = check_information_rule(lambda: prompt_view("ipd", horizon=6), episodes=24)

@@ -125,7 +125,7 @@ class TomEnvsEnv(vf.MultiTurnEnv):
         own = state.get("tom_envs") or {}
         if own.get("reward") is None:
             raise TrainEnvError(f"{self.task_name}: the episode did not end (stopped by "
-                                f"{state.get('stop_condition')!r}); raise max_turns or lower the task's horizon")
+                                f"{state.get('stop_condition')!r}); lower the task's horizon or raise the env's max_turns")
         return float(own["reward"])
 
 
@@ -152,7 +152,7 @@ def _text(message: Any) -> str:
 
 def load_environment(task: str = "rps", split: str | None = "train", episodes: int = 8, seed: int = 0,
                      eval_split: str | None = "test", eval_episodes: int | None = None,
-                     roles: Mapping[str, Any] | None = None, max_turns: int = -1, **params: Any) -> TomEnvsEnv:
+                     roles: Mapping[str, Any] | None = None, **params: Any) -> TomEnvsEnv:
     """A declared task of the suite as a ``vf.MultiTurnEnv``.
 
     Args:
@@ -164,11 +164,10 @@ def load_environment(task: str = "rps", split: str | None = "train", episodes: i
         seed: the first seed (the test split's seeds start ``TEST_SEEDS`` above it).
         eval_split, eval_episodes: the eval dataset (default as many rows as ``episodes``).
         roles: backends of the other model seats (``{"persuadee": {"base_url": ..., "model": ...}}``).
-        max_turns: verifiers' turn cap (-1: the episode's own end).
         **params: the task's parameters, as ``inspect eval tom_envs/<task> -T NAME=VALUE``
             (``horizon``, ``partners``, ``strategy``, ``max_resamples``, ``fallback``, ...).
     """
     data = dataset(task, split, episodes, seed, params)
     held = dataset(task, eval_split, episodes if eval_episodes is None else eval_episodes, seed, params)
-    return TomEnvsEnv(task, roles=roles, dataset=data, eval_dataset=held, max_turns=max_turns,
+    return TomEnvsEnv(task, roles=roles, dataset=data, eval_dataset=held, max_turns=-1,
                       env_id=f"tom-envs/{task}", env_args={"task": task, "split": split, **params})

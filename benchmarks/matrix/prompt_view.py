@@ -1,4 +1,5 @@
-"""What the training adapters send a model, as an env the information-rule checker can play.
+"""What the training adapters (benchmarks/train) send a model in a matrix game, as an env the
+information-rule checker can play.
 
 :func:`prompt_view` wraps a matrix game exactly as the matrix tasks play it (the family's cell env,
 :func:`benchmarks.runner_envs.make_env`) and replaces each observation with the prompts the family's LLM
