@@ -166,7 +166,7 @@ class Player:
             return self.greedy[key]
         import torch
 
-        inputs = torch.tensor([ids])
+        inputs = torch.tensor([ids], device=self.model.device)
         with torch.no_grad():
             out = self.model.generate(inputs, attention_mask=torch.ones_like(inputs), do_sample=sample,
                                       temperature=temperature if sample else None, top_p=None, top_k=None,
@@ -288,7 +288,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     data = Dataset.from_list([{"prompt": json.dumps(r, sort_keys=True)} for r in train_rows])
     config = GRPOConfig(output_dir=str(Path(args.out) / "trainer"), max_steps=args.steps, learning_rate=args.lr,
                         per_device_train_batch_size=args.batch, num_generations=args.generations,
-                        gradient_accumulation_steps=1, beta=0.0, use_cpu=True, logging_steps=1, report_to=[],
+                        gradient_accumulation_steps=1, beta=0.0, use_cpu=not torch.cuda.is_available(), logging_steps=1, report_to=[],
                         save_strategy="no", seed=args.seed, temperature=1.0, bf16=False,
                         max_completion_length=512, shuffle_dataset=True, disable_dropout=True)
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=config, train_dataset=data,
