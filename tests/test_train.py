@@ -185,3 +185,24 @@ def test_openenv_server_passes_its_own_clients_round_trip():
                 assert (result.reward, result.observation.metrics) == score("ipd", record)
     finally:
         server.should_exit = True
+
+
+@pytest.mark.slow
+def test_grpo_smoke_run_steps_the_openenv_server_from_trls_rollout(tmp_path):
+    """One GRPO step of TRL's GRPOTrainer on the real small model, its rollout_func playing every training
+    episode on the OpenEnv server; the held-out figures and the curve are written."""
+    pytest.importorskip("trl")
+    pytest.importorskip("openenv")
+    from benchmarks.train.grpo import main
+    from benchmarks.train.openenv_server import make_app
+
+    params = {"horizon": 1, "max_resamples": 0, "fallback": "random"}
+    server, url = _serve(make_app("ipd", "train", params))
+    try:
+        result = main(["--task", "ipd", "--horizon", "1", "--steps", "1", "--episodes", "2", "--eval-episodes", "2",
+                       "--generations", "2", "--batch", "2", "--max-resamples", "0", "--env-url",
+                       url.replace("http", "ws"), "--out", str(tmp_path)])
+    finally:
+        server.should_exit = True
+    assert len(result["curve"]) == 1 and result["before"]["episodes"] == result["after"]["episodes"] == 2
+    assert (tmp_path / "grpo.json").exists() and (tmp_path / "grpo.png").stat().st_size > 0

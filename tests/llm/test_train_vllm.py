@@ -19,11 +19,14 @@ pytestmark = pytest.mark.slow
 
 #: (task, load_environment keywords): small, every family; the second seat scripted where it can be
 CASES = {
-    "ipd": {"split": None, "eval_split": None, "episodes": 2, "horizon": 3, "partners": "tit_for_tat"},
+    "ipd": {"split": None, "eval_split": None, "episodes": 2, "horizon": 3, "partners": "tit_for_tat",
+            "max_resamples": 1, "fallback": "random"},
     "common_tom": {"split": "test", "eval_split": "test", "episodes": 2},
-    "persuasive_tom": {"split": None, "eval_split": None, "episodes": 2, "qtypes": "desire_er"},
-    "persuasion": {"split": None, "eval_split": None, "episodes": 1, "horizon": 2, "families": None},
-    "negotiation": {"split": None, "eval_split": None, "episodes": 1, "budget": None},
+    "persuasive_tom": {"split": None, "eval_split": None, "episodes": 2, "qtypes": "desire_er", "max_resamples": 1,
+                       "fallback": "random"},
+    "persuasion": {"split": None, "eval_split": None, "episodes": 1, "horizon": 2, "max_resamples": 1,
+                   "fallback": "random"},
+    "negotiation": {"split": None, "eval_split": None, "episodes": 1, "max_resamples": 1, "fallback": "random"},
 }
 
 
@@ -62,7 +65,7 @@ def test_load_environment_evaluates_the_real_model_and_scores_as_the_suite(name,
 
     monkeypatch.setenv("VLLM_API_KEY", "none")
     kwargs = dict(CASES[name])
-    env = load_environment(name, **{k: v for k, v in kwargs.items() if v is not None or k in ("split", "eval_split")})
+    env = load_environment(name, **kwargs)
     n = len(env.eval_dataset)
     client = vf.ClientConfig(api_base_url=smollm2_server, api_key_var="VLLM_API_KEY")
     out = asyncio.run(env.evaluate(client=client, model="smollm2-135m", sampling_args={"temperature": 0.0,
@@ -90,5 +93,5 @@ def test_load_environment_evaluates_the_real_model_and_scores_as_the_suite(name,
                 by_prompt[content].append(reply)
         row, = suite_rows(lambda content, seed: by_prompt[content].popleft(), tmp_path, "matrix", "--policy", "llm",
                           "--strategies", "qa", "--games", "IPD", "--partners", "tit_for_tat", "--episodes", "2",
-                          "--horizon", "3")
+                          "--horizon", "3", "--max-resamples", "1", "--fallback", "random")
         assert sum(o["reward"] for o in outputs) / 2 == pytest.approx(-row["regret_per_step"], abs=1e-12)
