@@ -467,15 +467,19 @@ def _plot(result: dict[str, Any], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     steps = [c["step"] for c in result["curve"]]
     ax.plot(steps, [c["reward"] for c in result["curve"]], marker=".", label="training batch (sampled)")
-    for name, x in (("before", 0), ("after", steps[-1] if steps else 1)):
-        r = result[name]
+    last = steps[-1] if steps else 1
+    labels = {"raw_before": "held-out, raw model (no cue)", "before": "held-out before", "after": "held-out after"}
+    for name, x in (("raw_before", -0.4), ("before", 0), ("after", last)):
+        r = result.get(name)
+        if r is None:  # no raw model figure without an answer cue
+            continue
         ax.errorbar(
             [x],
             [r["reward"]],
             yerr=[r["reward_ci"] or 0],
             fmt="s",
             capsize=4,
-            label=f"held-out {name} (greedy, 95 % CI)",
+            label=f"{labels[name]} (greedy, 95 % CI)",
         )
     ax.set_xlabel("GRPO step")
     ax.set_ylabel(f"reward ({result['task']})")
