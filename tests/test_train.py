@@ -125,7 +125,8 @@ def test_misuse_is_a_named_error():
         main(["--max-completion", "0"])
 
 
-def test_the_answer_cue_prefills_the_reply_the_suite_reads():
+@pytest.mark.slow  # importing torch and transformers: 8-20 s on the 2-core machine
+def test_the_answer_cue_prefills_the_reply_the_suite_reads(tmp_path):
     """With the cue, the prompt ends with its tokens, at most --max-completion tokens are generated, and the
     reply the family's parser reads is cue + completion: the outcome equals the suite's play of those replies."""
     pytest.importorskip("transformers")
@@ -134,9 +135,9 @@ def test_the_answer_cue_prefills_the_reply_the_suite_reads():
 
     from benchmarks.train.grpo import Player
     from benchmarks.train.tasks import rows, score
-    from policies.llm.models import prepare
+    from tests.llm.tiny_model import build_tiny_llama
 
-    folder = prepare("smollm2-135m")
+    folder = build_tiny_llama(tmp_path / "tiny")  # a real (random) Llama: what the model writes does not matter
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
     player = Player(model, tokenizer, cue="Answer:", max_completion=2)
