@@ -150,7 +150,7 @@ def test_load_environment_evaluates_the_real_model_and_scores_as_the_suite(name,
         env.evaluate(
             client=client,
             model="smollm2-135m",
-            sampling_args={"temperature": 0.0, "max_tokens": 64},
+            sampling_args={"temperature": 0.0, "max_tokens": 16},
             num_examples=n,
             rollouts_per_example=1,
             on_progress=lambda *a, **k: None,
