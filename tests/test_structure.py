@@ -26,7 +26,7 @@ from tom_envs.family import families, is_builtin
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("tom_envs", "wrappers", "policies", "benchmarks")
 #: Sub-packages of a layer that are its shared core, not a family.
-CORE_PACKAGES = {"tom_envs": {"checks"}, "policies": {"llm"}, "benchmarks": {"report", "harnesses"}}
+CORE_PACKAGES = {"tom_envs": {"checks"}, "policies": {"llm"}, "benchmarks": {"report", "harnesses", "train"}}
 #: Data folders shipped inside a family's package (not Python packages of their own).
 MAX_LINES = 600
 MAX_PARAMS = {"benchmarks": 8}

@@ -92,6 +92,11 @@ def answer(run: QARun, item: QAItem) -> tuple[int | None, dict[str, Any]]:
     return (None if got["unparsed"] else int(got["action"])), {"label": got["label"], "reply": got["reply"]}
 
 
+def split_options(env_id: str, split: str) -> dict[str, Any]:
+    """003's split, as ``tom-envs rl`` plays it (the env's ``split`` argument: train or test conversations)."""
+    return {"split": split}
+
+
 TASKS = (
     QATask(
         name="common_tom",
@@ -101,5 +106,6 @@ TASKS = (
         options=OPTIONS,
         description="Common-ToM's belief questions under 003's zero-shot protocol",
         refuses=REFUSES,
+        split_options=split_options,
     ),
 )

@@ -24,7 +24,17 @@ from typing import Any
 
 from tom_envs.errors import TomEnvsError
 
-__all__ = ["EpisodeRun", "EpisodeTask", "InspectTaskError", "QAItem", "QARun", "QATask", "declared_tasks"]
+__all__ = [
+    "SHARED",
+    "EpisodeRun",
+    "EpisodeTask",
+    "InspectTaskError",
+    "QAItem",
+    "QARun",
+    "QATask",
+    "declared_tasks",
+    "task_options",
+]
 
 
 class InspectTaskError(TomEnvsError, ValueError):
@@ -83,6 +93,9 @@ class QATask:
         description: one line for docs and ``--help``-like listings.
         refuses: the shared parameters the task does not take, each with the reason (and what to
             use instead): giving one is an :class:`InspectTaskError`, never silently ignored.
+        split_options: ``split_options(env_id, split) -> options``: the task parameters that play
+            ``split`` of ``tom-envs rl`` (``train``/``test``; the training adapters,
+            :mod:`benchmarks.train`); None: the task has no such split (the adapters split by seed only).
     """
 
     name: str
@@ -92,6 +105,7 @@ class QATask:
     options: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
     refuses: Mapping[str, str] = field(default_factory=dict)
+    split_options: Callable[[str, str], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +145,9 @@ class EpisodeTask:
         refuses: the shared parameters the task does not take, each with the reason (as :class:`QATask`'s).
         check: ``check(options)``: raises :class:`InspectTaskError` for values the play cannot use, when
             the task is made (before any Sample runs); None: no check beyond the shared ones.
+        reward: the functional outcome a trainer maximises (:mod:`benchmarks.train`): one of
+            ``metrics``, with a leading ``-`` where less is better (a regret); None: the first metric.
+        split_options: as :class:`QATask`'s.
     """
 
     name: str
@@ -144,6 +161,8 @@ class EpisodeTask:
     also_plays: Sequence[str] = ()
     refuses: Mapping[str, str] = field(default_factory=dict)
     check: Callable[[Mapping[str, Any]], None] | None = None
+    reward: str | None = None
+    split_options: Callable[[str, str], Mapping[str, Any]] | None = None
 
 
 def declared_tasks() -> list[QATask | EpisodeTask]:
@@ -156,3 +175,55 @@ def declared_tasks() -> list[QATask | EpisodeTask]:
         if module is not None:
             found.extend(module.TASKS)
     return found
+
+
+#: Shared task parameters and their defaults.
+SHARED = {
+    "env": None,
+    "episodes": 10,
+    "seed": 0,
+    "horizon": None,
+    "data_dir": None,
+    "max_resamples": 10,
+    "fallback": "raise",
+}
+
+
+def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The shared parameters and the family's, defaults filled in; an unknown name, or a shared one the
+    task refuses (``spec.refuses``), is an error."""
+    refused = [name for name in given if name in spec.refuses and given[name] is not None]
+    if refused:
+        raise InspectTaskError(
+            "; ".join(f"tom_envs/{spec.name} does not take -T {name}: {spec.refuses[name]}" for name in refused)
+        )
+    known = {k: v for k, v in {**SHARED, **spec.options}.items() if k not in spec.refuses}
+    unknown = sorted(set(given) - set(known) - set(spec.refuses))
+    if unknown:
+        raise InspectTaskError(
+            f"tom_envs/{spec.name} takes no parameter {', '.join(unknown)}; it takes "
+            f"{', '.join(sorted(known))} (-T NAME=VALUE)"
+        )
+    options = {**known, **{k: v for k, v in given.items() if v is not None}}
+    options["env"] = options["env"] or spec.env_id
+    import tom_envs
+
+    mine = tom_envs.REGISTRY[spec.env_id]
+    same = [
+        r.id
+        for r in tom_envs.REGISTRY.values()
+        if (r.family, r.kind, r.entry_point) == (mine.family, mine.kind, mine.entry_point)
+    ]
+    same += [i for i in getattr(spec, "also_plays", ()) if i not in same]
+    if str(options["env"]) not in same:
+        raise InspectTaskError(
+            f"tom_envs/{spec.name} plays {', '.join(same)}; -T env={options['env']} is not one of "
+            "them (another family's id has its own task)"
+        )
+    from benchmarks.cli_llm import FALLBACKS
+
+    if str(options.get("fallback", "raise")) not in FALLBACKS:
+        raise InspectTaskError(f"-T fallback must be one of {', '.join(FALLBACKS)}, got {options['fallback']!r}")
+    if isinstance(spec, EpisodeTask) and spec.check is not None:
+        spec.check(options)
+    return options

@@ -32,63 +32,23 @@ from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, SampleScore, Target, accuracy, grouped, metric, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from benchmarks.cli_llm import FALLBACKS
 from benchmarks.harnesses.inspect_backend import InspectBackend, chat_messages, run_in_worker
-from benchmarks.harnesses.inspect_spec import EpisodeRun, EpisodeTask, InspectTaskError, QARun, QATask, declared_tasks
+from benchmarks.harnesses.inspect_spec import (
+    SHARED,
+    EpisodeRun,
+    EpisodeTask,
+    InspectTaskError,
+    QARun,
+    QATask,
+    declared_tasks,
+    task_options,
+)
 
 #: The namespace of the tasks (``inspect eval tom_envs/<task>``): the suite's import package, as the
 #: entry point is named.
 NAMESPACE = "tom_envs"
 #: Where a solver leaves the suite's record of a Sample for the scorer (the Sample's store).
 RECORD = "tom_envs_record"
-#: Shared task parameters and their defaults.
-SHARED = {
-    "env": None,
-    "episodes": 10,
-    "seed": 0,
-    "horizon": None,
-    "data_dir": None,
-    "max_resamples": 10,
-    "fallback": "raise",
-}
-
-
-def task_options(spec: QATask | EpisodeTask, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The shared parameters and the family's, defaults filled in; an unknown name, or a shared one the
-    task refuses (``spec.refuses``), is an error."""
-    refused = [name for name in given if name in spec.refuses and given[name] is not None]
-    if refused:
-        raise InspectTaskError(
-            "; ".join(f"tom_envs/{spec.name} does not take -T {name}: {spec.refuses[name]}" for name in refused)
-        )
-    known = {k: v for k, v in {**SHARED, **spec.options}.items() if k not in spec.refuses}
-    unknown = sorted(set(given) - set(known) - set(spec.refuses))
-    if unknown:
-        raise InspectTaskError(
-            f"tom_envs/{spec.name} takes no parameter {', '.join(unknown)}; it takes "
-            f"{', '.join(sorted(known))} (-T NAME=VALUE)"
-        )
-    options = {**known, **{k: v for k, v in given.items() if v is not None}}
-    options["env"] = options["env"] or spec.env_id
-    import tom_envs
-
-    mine = tom_envs.REGISTRY[spec.env_id]
-    same = [
-        r.id
-        for r in tom_envs.REGISTRY.values()
-        if (r.family, r.kind, r.entry_point) == (mine.family, mine.kind, mine.entry_point)
-    ]
-    same += [i for i in getattr(spec, "also_plays", ()) if i not in same]
-    if str(options["env"]) not in same:
-        raise InspectTaskError(
-            f"tom_envs/{spec.name} plays {', '.join(same)}; -T env={options['env']} is not one of "
-            "them (another family's id has its own task)"
-        )
-    if str(options.get("fallback", "raise")) not in FALLBACKS:
-        raise InspectTaskError(f"-T fallback must be one of {', '.join(FALLBACKS)}, got {options['fallback']!r}")
-    if isinstance(spec, EpisodeTask) and spec.check is not None:
-        spec.check(options)
-    return options
 
 
 # ---------------------------------------------------------------------- QA tasks

@@ -80,6 +80,13 @@ def play(run: EpisodeRun) -> dict[str, Any]:
     return cell.record(run.seed, result)
 
 
+def split_options(env_id: str, split: str) -> dict[str, Any]:
+    """The partners of ``split`` as ``tom-envs rl`` draws them (:func:`benchmarks.matrix.rl.split_partners`)."""
+    from benchmarks.matrix.rl import split_partners
+
+    return {"partners": split_partners(env_id, split)}
+
+
 def _tasks() -> tuple[EpisodeTask, ...]:
     ids = tom_envs.ids(kind="gymnasium", family="matrix")
     named = [i for i in ids if isinstance(tom_envs.REGISTRY[i].kwargs.get("game"), str)]
@@ -93,6 +100,8 @@ def _tasks() -> tuple[EpisodeTask, ...]:
             description=f"{i}: 004's prompting strategies vs scripted partners",
             refuses=REFUSES,
             check=check,
+            reward="-regret_per_step",
+            split_options=split_options,
         )
         for i in named
     )

@@ -167,6 +167,7 @@ TASKS = (
         episodes=episodes,
         also_plays=V2_IDS,
         refuses=REFUSES,
+        reward="cc",
         description="ProMediate mediation: the model mediates; LLM parties and judges on model roles",
     ),
 )

@@ -219,6 +219,7 @@ LIVE_TASK = EpisodeTask(
     episodes=live_episodes,
     refuses=LIVE_REFUSES,
     check=live_check,
+    reward="-regret",
     description="live persuasion: the model persuades; the persuadee's reader on a model role",
 )
 
