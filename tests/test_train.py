@@ -12,6 +12,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,52 @@ def test_grpo_smoke_run_steps_the_openenv_server_from_trls_rollout(tmp_path):
         server.should_exit = True
     assert len(result["curve"]) == 1 and result["before"]["episodes"] == result["after"]["episodes"] == 2
     assert (tmp_path / "grpo.json").exists() and (tmp_path / "grpo.png").stat().st_size > 0
+
+
+def _tiny_grpo_args(folder: Path, out: Path, steps: int) -> list[str]:
+    return [
+        *("--model", str(folder), "--task", "ipd", "--horizon", "1", "--steps", str(steps), "--save-steps", "1"),
+        *("--episodes", "4", "--eval-episodes", "2", "--generations", "2", "--batch", "2", "--max-resamples", "0"),
+        *("--out", str(out)),
+    ]
+
+
+@pytest.mark.slow  # torch, TRL and two short runs of the tiny random Llama (3 steps each): about 60 s on the 2-core machine
+@pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
+def test_a_killed_grpo_run_resumes_from_its_last_checkpoint_to_the_same_result(tmp_path):
+    """The run is killed (SIGKILL) once a checkpoint is on disk; the rerun reads the held-out figures it measured
+    before, keeps the curve up to the checkpoint and ends where an uninterrupted run ends. A finished run's rerun
+    returns its result, and a folder of another run's settings is refused."""
+    pytest.importorskip("trl")
+    import signal
+
+    from benchmarks.train.errors import TrainEnvError
+    from benchmarks.train.grpo import main
+    from tests.llm.tiny_model import build_tiny_llama
+
+    folder = build_tiny_llama(tmp_path / "tiny")
+    whole = main(_tiny_grpo_args(folder, tmp_path / "whole", 3))
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.train.grpo", *_tiny_grpo_args(folder, out, 3)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while proc.poll() is None and not list((out / "trainer").glob("checkpoint-*/trainer_state.json")):
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    if (out / "grpo.json").exists():
+        pytest.fail("the run finished before a checkpoint was seen: make it longer")
+    resumed = main(_tiny_grpo_args(folder, out, 3))
+    assert resumed["resumed_from_step"] >= 1
+    strip = ("seconds",)
+    assert [{k: v for k, v in p.items() if k not in strip} for p in resumed["curve"]] == [
+        {k: v for k, v in p.items() if k not in strip} for p in whole["curve"]
+    ]
+    assert (resumed["before"], resumed["after"]) == (whole["before"], whole["after"])
+    assert main(_tiny_grpo_args(folder, out, 3)) == json.loads((out / "grpo.json").read_text())
+    with pytest.raises(TrainEnvError, match="other settings \\(steps differ\\)"):
+        main(_tiny_grpo_args(folder, out, 4))

@@ -300,11 +300,31 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--threads", type=int, default=DEFAULTS["threads"], help="torch threads")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="results/train/grpo", help="folder for grpo.json and grpo.png")
+    parser.add_argument(
+        "--save-steps",
+        type=int,
+        default=4,
+        help="a checkpoint every N optimizer steps (the last one kept); a rerun with the same settings resumes from it",
+    )
+    parser.add_argument(
+        "--out",
+        default="results/train/grpo",
+        help="folder for the run (settings, figures as measured, curve, checkpoints; grpo.json and grpo.png at the end)",
+    )
     args = parser.parse_args(argv)
     if args.train_layers < 0:
         raise TrainEnvError(f"--train-layers must be >= 0, got {args.train_layers}")
-    for name in ("steps", "episodes", "eval_episodes", "generations", "batch", "horizon", "threads", "max_completion"):
+    for name in (
+        "steps",
+        "episodes",
+        "eval_episodes",
+        "generations",
+        "batch",
+        "horizon",
+        "threads",
+        "max_completion",
+        "save_steps",
+    ):
         if getattr(args, name) < 1:
             raise TrainEnvError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.unread_penalty and args.env_url:
@@ -330,8 +350,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         warnings.filterwarnings("ignore", message="TRL currently supports vLLM versions", category=UserWarning)
         from trl import GRPOConfig, GRPOTrainer
 
+    from benchmarks.train.run_store import RunStore
     from benchmarks.train.tasks import rows
 
+    store = RunStore(args.out, {k: v for k, v in vars(args).items() if k != "out"})
+    done = store.finished()
+    if done is not None:
+        print(f"{args.out}: this run has finished (grpo.json); nothing to do", flush=True)
+        return done
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -347,13 +373,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     player = Player(model, tokenizer, **shape)
     trainer_player = Player(model, tokenizer, args.env_url, args.unread_penalty, **shape)
     started, cpu_started = time.monotonic(), time.process_time()
-    # the model GRPO starts from, as the suite's command asks it (no prefill, the family's max_tokens)
-    raw = evaluate(Player(model, tokenizer), test_rows) if args.answer_cue else None
-    before = evaluate(player, test_rows)
+    kept = store.before()
+    if kept is None:
+        # the model GRPO starts from, as the suite's command asks it (no prefill, the family's max_tokens)
+        kept = {"raw": evaluate(Player(model, tokenizer), test_rows) if args.answer_cue else None}
+        kept["before"] = evaluate(player, test_rows)
+        store.save_before(kept)
+    raw, before = kept["raw"], kept["before"]
     if raw is not None:
         print(f"raw model (no cue): reward {raw['reward']:.3f} ± {raw['reward_ci']:.3f}", flush=True)
     print(f"before: reward {before['reward']:.3f} ± {before['reward_ci']:.3f}", flush=True)
-    curve: list[dict[str, Any]] = []
+    checkpoint = store.last_checkpoint()
+    resumed = int(checkpoint.name.split("-")[1]) if checkpoint else 0
+    curve: list[dict[str, Any]] = store.curve(resumed)
+    if checkpoint:
+        print(f"resuming from {checkpoint} (step {resumed} of {args.steps})", flush=True)
+    # a curve point's seconds: wall time of the run up to it, over every invocation that played it
+    curve_start = started - (curve[-1]["seconds"] if curve else 0.0)
 
     def rollout(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
         out: dict[str, list[Any]] = {
@@ -376,9 +412,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "train_reward": sum(out["train_reward"]) / n,
                 "unread": sum(out["unread"]) / n,
                 "tom_accuracy": sum(tom) / len(tom) if tom else None,
-                "seconds": round(time.monotonic() - started, 1),
+                "seconds": round(time.monotonic() - curve_start, 1),
             }
         )
+        store.add_point(curve[-1])
         print(
             f"step {len(curve)}: mean reward {curve[-1]['reward']:.3f}, training reward "
             f"{curve[-1]['train_reward']:.3f}, unread replies {curve[-1]['unread']:.2f}",
@@ -391,7 +428,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     data = Dataset.from_list([{"prompt": json.dumps(r, sort_keys=True)} for r in train_rows])
     config = GRPOConfig(
-        output_dir=str(Path(args.out) / "trainer"),
+        output_dir=str(store.trainer_dir),
         max_steps=args.steps,
         learning_rate=args.lr,
         per_device_train_batch_size=args.batch,
@@ -401,7 +438,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         use_cpu=not torch.cuda.is_available(),
         logging_steps=1,
         report_to=[],
-        save_strategy="no",
+        save_strategy="steps",  # checkpoints a rerun resumes from (the last one kept)
+        save_steps=args.save_steps,
+        save_total_limit=1,
+        save_only_model=False,
         seed=args.seed,
         temperature=1.0,
         bf16=False,
@@ -417,7 +457,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         processing_class=tokenizer,
         rollout_func=rollout,
     )
-    trainer.train()
+    trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
     model.eval()
     player.forget()
     after = evaluate(player, test_rows)
@@ -430,8 +470,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "before": before,
         "after": after,
         "curve": curve,
+        # this invocation's time (a resumed run's: since the rerun started; resumed_from_step says where)
         "seconds": round(time.monotonic() - started, 1),
         "cpu_seconds": round(time.process_time() - cpu_started, 1),
+        "resumed_from_step": resumed,
         "train_rows": len(train_rows),
         "test_rows": len(test_rows),
         "train_seeds": sorted({int(r["seed"]) for r in train_rows}),
@@ -439,10 +481,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     if set(result["train_seeds"]) & set(result["test_seeds"]):
         raise TrainEnvError("a held-out seed is also a training seed; the splits' seeds must be disjoint")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "grpo.json").write_text(json.dumps(result, indent=1, default=str))
-    _plot(result, out / "grpo.png")
+    _plot(result, store.out / "grpo.png")
+    store.finish(result)
     return result
 
 
