@@ -35,8 +35,10 @@ PLANE_CAPTION = (
 
 
 def _records(fam: FamilyData) -> dict[str, list[dict]]:
-    """The crossplay records by env id (records of another shape are left out)."""
-    out: dict[str, list[dict]] = {}
+    """The crossplay records by env id (records of another shape are left out). Episodes of different lengths
+    are never pooled: an id played at more than one horizon is one population per horizon, named
+    ``<env id> (horizon T)``."""
+    found: dict[tuple[str, Any], list[dict]] = {}
     for f in fam.files:
         for rec in f.records:
             try:
@@ -46,8 +48,14 @@ def _records(fam: FamilyData) -> dict[str, list[dict]]:
                     continue
             except (KeyError, TypeError):
                 continue
-            out.setdefault(str(env_id), []).append(rec)
-    return out
+            found.setdefault((str(env_id), rec["cell"].get("horizon")), []).append(rec)
+    horizons: dict[str, int] = {}
+    for env_id, _ in found:
+        horizons[env_id] = horizons.get(env_id, 0) + 1
+    return {
+        (env_id if horizons[env_id] == 1 else f"{env_id} (horizon {horizon})"): recs
+        for (env_id, horizon), recs in found.items()
+    }
 
 
 def _slug(env_id: str) -> str:

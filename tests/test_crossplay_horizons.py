@@ -1,0 +1,51 @@
+"""Crossplay records of one id played at two horizons (a long committed run, and a short one with an LLM agent) are
+two populations in the report, never one: a rating or a rank agreement over episodes of different lengths would
+pool matches that are not the same game (docs/crossplay.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.crossplay import CrossplayRun, run
+
+IBS = "tom/IBS-Parallel-v0"
+
+
+def _quiet(*args, **kwargs) -> None:
+    pass
+
+
+@pytest.fixture(autouse=True)
+def pinned_entropy(monkeypatch):
+    monkeypatch.setenv("TOM_ENVS_POLICY_ENTROPY", "12345")
+
+
+def test_an_id_played_at_two_horizons_is_two_populations_in_the_report(tmp_path):
+    from benchmarks.report import build_report
+
+    out = tmp_path / "results"
+    short = run(CrossplayRun((IBS,), episodes=2, horizon=3, learner_steps=0), out, log=_quiet)
+    long = run(CrossplayRun((IBS,), episodes=2, horizon=5, learner_steps=0), out, log=_quiet)
+    assert short["agreement"][0]["env_id"] == long["agreement"][0]["env_id"] == IBS  # a run plays one horizon
+    report = build_report(out, tmp_path / "report")
+    text = report["markdown"].read_text()
+    assert f"{IBS} (horizon 3)" in text and f"{IBS} (horizon 5)" in text
+    folder = tmp_path / "report" / "crossplay"
+    for horizon, result in ((3, short), (5, long)):
+        audit = json.loads((folder / f"tom-IBS-Parallel-v0--horizon-{horizon}-_outcome.figure.json").read_text())
+        pair = next(p for p in result["pairings"] if (p["row"], p["col"]) == ("tabular", "always_fight"))
+        i, j = audit["agents"].index("tabular"), audit["agents"].index("always_fight")
+        assert audit["values"][i][j] == pair["row_return"]  # each heatmap is its own run's rows, not a pool
+
+
+def test_an_id_played_at_one_horizon_keeps_its_name(tmp_path):
+    from benchmarks.report import build_report
+
+    out = tmp_path / "results"
+    run(CrossplayRun((IBS,), episodes=2, horizon=3, learner_steps=0), out, log=_quiet)
+    text = build_report(out, tmp_path / "report")["markdown"].read_text()
+    assert (
+        "(horizon 3)" not in text and (tmp_path / "report" / "crossplay" / "tom-IBS-Parallel-v0_outcome.png").exists()
+    )
