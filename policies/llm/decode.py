@@ -97,10 +97,13 @@ def score_asks(tokenizer: Any, choices: Sequence[Choice]) -> list[ScoreAsk]:
 
 
 def choose_many(caller: Caller, stage: str, choices: Sequence[Choice]) -> list[Chosen]:
-    """Every choice of one stage in one ``backend.score`` call (counted as the owners' decisions)."""
+    """Every choice of one stage (counted as the owners' decisions): the first alone, then the others in one
+    ``backend.score`` call. Requests of one call are computed side by side, so a prompt the engine has not
+    cached yet would be computed once per request; the first choice's call caches the prompt its requests share."""
     asks = score_asks(getattr(caller.backend, "tokenizer", None), choices)
+    scored = caller.score(stage, asks[:1]) + caller.score(stage, asks[1:])
     out = []
-    for choice, probs in zip(choices, caller.score(stage, asks)):
+    for choice, probs in zip(choices, scored):
         i = int(np.argmax(probs))
         out.append(Chosen(i, choice.labels[i], probs))
     return out

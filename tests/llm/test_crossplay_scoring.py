@@ -46,6 +46,12 @@ def chosen(event: dict) -> str:
     return event["continuations"][int(np.argmax(event["logprobs"]))]
 
 
+def value(label: str) -> str:
+    """A JSON string's value from its label after the opening quote (closing quote left out or not:
+    mediator_scored.string_labels)."""
+    return json.loads('"' + label + ("" if label.endswith('"') else '"'))
+
+
 def check_chain(events: list[dict], fields: list[str]) -> list[str]:
     """Each event scores one field's labels after the prompt and the argmax labels of the fields before it (the
     rendered chat prompt, then ``Field:``); returns each event's argmax label, stripped."""
@@ -72,6 +78,13 @@ def test_choose_takes_the_argmax_of_the_scores(backend):
     assert np.allclose(got.probs, np.exp(raw) / np.exp(raw).sum())
     assert len(set(raw)) > 1  # the toy model tells the labels apart: the argmax is a real choice
     assert event["prompt"].endswith("<|assistant|>\nTone:")  # the chat prompt as rendered, then the answer so far
+
+
+def test_json_labels_leave_out_the_closing_quote_only_where_no_value_starts_another():
+    from policies.negotiation.llm.mediator_scored import string_labels
+
+    assert string_labels(["a", "b"]) == ["a", "b"]
+    assert string_labels(["a", "ab"]) == ['a"', 'ab"']
 
 
 def test_the_rendered_prompt_is_the_chat_prompt_the_model_reads(tokenizer_dir):
@@ -167,8 +180,9 @@ def test_the_persuader_choice_is_the_argmax_it_acts_on(backend):
 
 @pytest.mark.slow  # two decisions on negotiation prompts of thousands of toy tokens over loopback HTTP (~25 s)
 def test_the_scoring_mediator_predicts_every_stance_and_moves_by_argmax(backend, server):
-    """Two decisions of the social mediator on the text env: one score call for the 15 stance cells (each the
-    JSON reply's start for its party and topic, then the option labels), then the decision field by field."""
+    """Two decisions of the social mediator on the text env: the 15 stance cells (each the JSON reply's start for
+    its party and topic, then the option labels; the first cell alone, then the others in one call), then the
+    decision field by field."""
     from benchmarks.runner_envs import make_env
     from policies.negotiation.llm.mediator import LLMMediator
     from tom_envs.negotiation.metrics import STRATEGIES
@@ -195,17 +209,17 @@ def test_the_scoring_mediator_predicts_every_stance_and_moves_by_argmax(backend,
         for n, event in enumerate(cells):
             i, k = divmod(n, len(scenario.topics))
             party, topic = scenario.parties[i].name, scenario.topics[k].name
-            assert event["prompt"].endswith(f'{{"predictions": {{"{party}": {{"{topic}":')
-            label = json.loads(chosen(event))
+            assert event["prompt"].endswith(f'{{"predictions": {{"{party}": {{"{topic}": "')
+            label = value(chosen(event))
             assert prediction[i, k] == [o.label for o in scenario.topics[k].options].index(label)
         decide = [e for e in events if e["stage"].startswith("decide")]
         intervene = chosen(decide[0]) == " true"
         assert move["intervene"] is intervene and len(decide) == (4 if intervene else 1)
         if intervene:
-            strategy = json.loads(chosen(decide[1]))
+            strategy = value(chosen(decide[1]))
             assert move["strategy"] == strategy and strategy in STRATEGIES
-            assert decide[2]["prompt"].endswith(f'{{"intervene": true, "strategy":{chosen(decide[1])}, "topic":')
-            assert scenario.topics[move["topic"]].name == json.loads(chosen(decide[2]))
+            assert decide[2]["prompt"].endswith(f'{{"intervene": true, "strategy": "{strategy}", "topic": "')
+            assert scenario.topics[move["topic"]].name == value(chosen(decide[2]))
         env.step(move)
         acted += 1
         if acted == 2:
