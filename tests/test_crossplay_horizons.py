@@ -49,3 +49,19 @@ def test_an_id_played_at_one_horizon_keeps_its_name(tmp_path):
     assert (
         "(horizon 3)" not in text and (tmp_path / "report" / "crossplay" / "tom-IBS-Parallel-v0_outcome.png").exists()
     )
+
+
+def test_the_seed_halves_are_the_seeds_every_pairing_has_played(tmp_path):
+    """An agent that joins with fewer episodes (an LLM agent beside a committed population) leaves the seeds it
+    lacks out of both halves: in a half without its matches it would keep its prior rating."""
+    from benchmarks.crossplay_stats import seed_halves
+
+    out = tmp_path / "results"
+    recs = run(CrossplayRun((IBS,), episodes=6, horizon=3, learner_steps=0), out, log=_quiet)
+    assert recs["agreement"][0]["seeds_a"] == [0, 1, 2] and recs["agreement"][0]["seeds_b"] == [3, 4, 5]
+    records = [
+        json.loads(line) for f in sorted((out / "crossplay").glob("*.jsonl")) for line in f.read_text().splitlines()
+    ]
+    fewer = [r for r in records if not (r["cell"]["row"]["name"] == "tabular" and int(r["seed"]) >= 4)]
+    assert seed_halves(fewer) == ([0, 1], [2, 3])
+    assert seed_halves(records) == ([0, 1, 2], [3, 4, 5])
