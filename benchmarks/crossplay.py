@@ -399,15 +399,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--strategy",
         default=None,
-        help="the matrix LLM agent's prompting strategy (one that predicts, e.g. social_qa, gives it a ToM "
-        "figure; default: social_qa, or lm with --decode score)",
+        help="the prompting strategy of an LLM agent that takes one (docs/crossplay.md; one that predicts, e.g. "
+        "social_qa, gives it a ToM figure; default: social_qa, or lm with --decode score)",
     )
     group.add_argument(
         "--decode",
         default="generate",
         help="how the LLM agents decide: generate (a reply in the prompt's format, parsed) or score (every valid "
         "label scored by log-probability after the same prompt, the most likely taken: no generation, always a "
-        "valid choice; the matrix agent then needs a scoring strategy, lm)",
+        "valid choice; an agent that takes --strategy then needs a scoring one, lm)",
     )
     add_executor_options(parser)
     refuse_options(
