@@ -65,3 +65,26 @@ def test_the_seed_halves_are_the_seeds_every_pairing_has_played(tmp_path):
     fewer = [r for r in records if not (r["cell"]["row"]["name"] == "tabular" and int(r["seed"]) >= 4)]
     assert seed_halves(fewer) == ([0, 1], [2, 3])
     assert seed_halves(records) == ([0, 1, 2], [3, 4, 5])
+
+
+def test_an_agent_under_two_identities_is_two_agents_in_the_report(tmp_path):
+    """A learner retrained under a new model key (its records beside the old model's) is never rated as one
+    agent with the old model: the report names each identity apart."""
+    from benchmarks.crossplay_stats import agent_names
+    from benchmarks.report.crossplay import _distinct_agents
+
+    out = tmp_path / "results"
+    run(CrossplayRun((IBS,), episodes=2, horizon=3, learner_steps=0), out, log=_quiet)
+    records = [
+        json.loads(line) for f in sorted((out / "crossplay").glob("*.jsonl")) for line in f.read_text().splitlines()
+    ]
+    assert _distinct_agents(records) is records  # one identity per name: as they are
+    retrained = []
+    for rec in records:
+        if rec["cell"]["row"]["name"] == "tabular" and rec["seed"] == 1:
+            rec = {**rec, "cell": {**rec["cell"], "row": {**rec["cell"]["row"], "identity": {"horizon": 99}}}}
+        retrained.append(rec)
+    names = agent_names(_distinct_agents(retrained))
+    tabulars = [n for n in names if n.startswith("tabular")]
+    assert len(tabulars) == 2 and all(n.startswith("tabular [") for n in tabulars) and "tabular" not in names
+    assert retrained[0]["cell"]["row"]["name"] in ("always_fight", "tabular")  # the records read are not renamed
