@@ -92,12 +92,27 @@ class Population:
 
 @dataclass(frozen=True)
 class LLMAgentSpec:
-    """The LLM agent of a population: its backend, the LLM option group's settings and the strategy."""
+    """The LLM agent of a population: its backend, the LLM option group's settings, the strategy (the matrix
+    LLM policy's) and how it decides (``decode``: ``"generate"`` or ``"score"``, :mod:`policies.llm.decode`)."""
 
     backend: Any
     settings: Mapping[str, Any]
     identity: Mapping[str, Any]
     strategy: str
+    decode: str = "generate"
+
+    def agent_identity(self, **extra: Any) -> dict[str, Any]:
+        """The LLM agent's identity: the run's, ``extra``, and ``decode`` when it scores (a generating agent's
+        identity, and so its records' keys, are as they were before scoring existed)."""
+        scored = {"decode": self.decode} if self.decode != "generate" else {}
+        return {**self.identity, **extra, **scored}
+
+    def caller_settings(self) -> dict[str, Any]:
+        """The re-ask bound and fallback every family's LLM agent takes from the LLM option group."""
+        return {
+            "max_resamples": self.settings.get("max_resamples", 10),
+            "fallback": self.settings.get("fallback", "raise"),
+        }
 
 
 @dataclass(frozen=True)
@@ -325,7 +340,7 @@ def run(
     unknown = [e for e in config.env_ids if e not in known]
     if unknown:
         raise CrossplayError(f"no crossplay task plays {', '.join(unknown)}; choose from {', '.join(known)}")
-    records: dict[str, list[dict]] = {}
+    plays = []  # every population first: a bad option is an error before any episode is played
     for env_id in config.env_ids:
         task = known[env_id]
         horizon = config.horizon or task.horizon
@@ -340,10 +355,10 @@ def run(
         agents = task.population(env_id, pop)
         if len(agents) < 2:
             raise CrossplayError(f"{env_id}: a population needs at least two agents, got {len(agents)}")
-        recs: list[dict] = []
-        for cell in cells(env_id, task, agents, horizon):
-            recs += run_cell(cell, config.seeds, Path(out))
-        records[env_id] = recs
+        plays.append((env_id, cells(env_id, task, agents, horizon)))
+    records: dict[str, list[dict]] = {}
+    for env_id, pairings in plays:
+        records[env_id] = [rec for cell in pairings for rec in run_cell(cell, config.seeds, Path(out))]
     return summarise(records)
 
 
@@ -383,8 +398,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--strategy",
-        default="social_qa",
-        help="the LLM agent's prompting strategy (one that predicts, e.g. social_qa, gives it a ToM figure)",
+        default=None,
+        help="the prompting strategy of an LLM agent that takes one (docs/crossplay.md; one that predicts, e.g. "
+        "social_qa, gives it a ToM figure; default: social_qa, or lm with --decode score)",
+    )
+    group.add_argument(
+        "--decode",
+        default="generate",
+        help="how the LLM agents decide: generate (a reply in the prompt's format, parsed) or score (every valid "
+        "label scored by log-probability after the same prompt, the most likely taken: no generation, always a "
+        "valid choice; an agent that takes --strategy then needs a scoring one, lm)",
     )
     add_executor_options(parser)
     refuse_options(
@@ -407,6 +430,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser,
         {
             **{o: with_llm for o in llm_options if o != "model"},
+            "decode": with_llm,
             "strategy": strategy,
             "learner_envs": Applies(
                 "with --learner-steps 0 (no learner is trained)", when=lambda args: args.learner_steps > 0
@@ -424,6 +448,21 @@ def _takes_strategy(env: Any) -> bool:
     return any(known[e].strategy for e in chosen if e in known)
 
 
+def llm_choice(strategy: str | None, decode: str) -> tuple[str, str]:
+    """The LLM agent's strategy (None: ``social_qa``, or ``lm`` when it scores) and its checked ``decode``.
+
+    Raises:
+        CrossplayError: a ``decode`` that is not one of :data:`policies.llm.decode.DECODES`.
+    """
+    from policies.llm.decode import DECODES
+
+    if decode not in DECODES:
+        raise CrossplayError(f"--decode takes {' or '.join(DECODES)}, not {decode!r}")
+    if strategy is None:
+        strategy = "lm" if decode == "score" else "social_qa"
+    return strategy, decode
+
+
 def run_command(args: argparse.Namespace) -> int:
     """``tom-envs crossplay``: play, then print the pairings, ratings and rank agreement."""
     from benchmarks.cli_backends import backend_from_args
@@ -439,8 +478,9 @@ def run_command(args: argparse.Namespace) -> int:
     with executor_from_args(args):
         llm = None
         if args.model is not None:
+            strategy, decode = llm_choice(args.strategy, args.decode)
             settings = llm_settings(args)
-            llm = LLMAgentSpec(backend_from_args(args), settings, settings.identity(), args.strategy)
+            llm = LLMAgentSpec(backend_from_args(args), settings, settings.identity(), strategy, decode)
         result = run(config, Path(args.out), llm, log)
     if args.format == "json":
         print(json.dumps(result, indent=2))

@@ -25,8 +25,8 @@ files):
   the Spearman agreement of those shares between the seed halves (``win_share_spearman``). OpenSkill updates
   match by match in the fixed order, and its ``sigma`` shrinks as it goes, so a half's ``mu`` leans on that
   half's first seeds; the win shares weigh every match alike.
-* **Rank agreement.** The seeds are cut into two disjoint halves (the first and the second half of the run's
-  seeds), each half rated on its own, and the Spearman rank correlation of the two ``mu`` vectors over the
+* **Rank agreement.** The seeds are cut into two disjoint halves (the first and the second half of the seeds
+  every pairing has played: :func:`seed_halves`), each half rated on its own, and the Spearman rank correlation of the two ``mu`` vectors over the
   agents is reported (average ranks for ties; None with fewer than 2 seeds or when a half rates every agent
   alike).
 """
@@ -151,8 +151,13 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 
 def seed_halves(records: Iterable[Mapping[str, Any]]) -> tuple[list[int], list[int]]:
-    """The run's seeds cut into two disjoint halves (first half, second half)."""
-    seeds = sorted({int(r["seed"]) for r in records})
+    """The seeds every pairing has played, cut into two disjoint halves (first half, second half). A seed that
+    only some pairings have (an agent that joined a population later, with fewer episodes) is left out of both:
+    in a half without its matches that agent would keep its prior rating, and its rank there would say nothing."""
+    by_pair: dict[tuple[str, str], set[int]] = {}
+    for r in records:
+        by_pair.setdefault((r["cell"]["row"]["name"], r["cell"]["col"]["name"]), set()).add(int(r["seed"]))
+    seeds = sorted(set.intersection(*by_pair.values())) if by_pair else []
     half = len(seeds) // 2
     return seeds[:half], seeds[half : half * 2]
 

@@ -13,7 +13,8 @@ agents are built for ``game.transposed()``):
   small budget (``--learner-steps``), kept under ``--out/crossplay/learners`` (a rerun loads it); it acts
   greedily and makes no predictions;
 * **llm**: with ``--model``, one LLM policy (:func:`policies.matrix.llm.make_llm_policy`, ``--strategy``;
-  Social QA by default, which predicts the other seat before acting).
+  Social QA by default, which predicts the other seat before acting; with ``--decode score``, LM prompting,
+  ``lm``, which scores every action label and then the other seat's labels as its prediction).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from benchmarks.crossplay import Agent, CrossplayTask, Population
+from benchmarks.crossplay import Agent, CrossplayError, CrossplayTask, Population
 from tom_envs.matrix.games import MatrixGame
 
 #: The scripted agents of each game's population (names of :func:`tom_envs.matrix.partners.partner_names`).
@@ -101,11 +102,7 @@ def _llm(spec: Any, game: MatrixGame, horizon: int, seat: str) -> Any:
 
 
 def _llm_options(spec: Any, horizon: int) -> dict[str, Any]:
-    return {
-        "horizon": horizon,
-        "max_resamples": spec.settings.get("max_resamples", 10),
-        "fallback": spec.settings.get("fallback", "raise"),
-    }
+    return {"horizon": horizon, **spec.caller_settings()}
 
 
 # ---------------------------------------------------------------------- the population
@@ -150,11 +147,16 @@ def population(env_id: str, pop: Population) -> list[Agent]:
         from policies.matrix.llm import make_llm_policy
 
         probe = make_llm_policy(pop.llm.strategy, pop.llm.backend, game, **_llm_options(pop.llm, pop.horizon))
+        if pop.llm.decode == "score" and probe.strategy.generates:
+            raise CrossplayError(
+                f"--decode score chooses by log-probability, but the matrix strategy {pop.llm.strategy!r} "
+                "generates replies; give --strategy lm (or leave --strategy out), or --decode generate"
+            )
         agents.append(
             Agent(
                 f"llm_{pop.llm.strategy}",
                 "llm",
-                {**pop.llm.identity, **probe.result_params},
+                {**pop.llm.identity, **probe.result_params},  # the strategy says how it decides
                 functools.partial(_llm, pop.llm, game, pop.horizon),
             )
         )

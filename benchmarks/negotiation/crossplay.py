@@ -12,7 +12,7 @@ party of the case, one agent for all of them). Every mediator meets every party 
   ``--out/crossplay/learners``), which picks a move of :data:`benchmarks.negotiation.rl_moves.MOVES` from the
   features of its own observations (:class:`MovesMediator`, as it trained) and predicts nothing; and, with
   ``--model``, **llm_social** (:class:`policies.negotiation.llm.LLMMediator`, the ``social`` variant, which
-  predicts the stances);
+  predicts the stances; with ``--decode score`` it chooses its predictions and moves by log-probability);
 * **parties**: the env's scripted parties in each conflict mode (``parties_<mode>``: accommodating, avoiding,
   general, competing); they make no prediction of the mediator. LLM parties (``tom-envs negotiation
   --parties llm``) are not in the population: their team reads the whole text env, which the PPO mediator's
@@ -180,9 +180,7 @@ def _learner(path: str, seat: str) -> Any:
 def _llm_for(spec: Any, base: Any) -> Any:
     from benchmarks.negotiation.parts import llm_mediator_factory
 
-    make = llm_mediator_factory(
-        spec.backend, spec.settings.get("fallback", "raise"), spec.settings.get("max_resamples", 10)
-    )
+    make = llm_mediator_factory(spec.backend, **spec.caller_settings(), decode=spec.decode)
     return make(LLM_VARIANT, base.scenario)
 
 
@@ -199,9 +197,7 @@ def learner(env_id: str, pop: Population) -> Agent:
 
 
 def _llm_agent(spec: Any) -> Agent:
-    return Agent(
-        "llm_social", "llm", {**spec.identity, "variant": LLM_VARIANT}, functools.partial(_llm, spec), MEDIATOR
-    )
+    return Agent("llm_social", "llm", spec.agent_identity(variant=LLM_VARIANT), functools.partial(_llm, spec), MEDIATOR)
 
 
 def population(env_id: str, pop: Population) -> list[Agent]:

@@ -29,19 +29,36 @@ def _caller(fallback: str, max_resamples: int | None, max_tokens: int | None) ->
 
 
 def llm_mediator_factory(
-    backend: Any, fallback: str = "raise", max_resamples: int | None = None, max_tokens: int | None = None
+    backend: Any,
+    fallback: str = "raise",
+    max_resamples: int | None = None,
+    max_tokens: int | None = None,
+    decode: str = "generate",
 ) -> LLMMediatorFactory:
-    """Builds ``llm-generic`` / ``llm-social`` mediators (:class:`~policies.negotiation.llm.LLMMediator`)
-    and ``llm-social-paper`` (002's social mediator as the release builds it,
-    :class:`~policies.negotiation.llm.SocialMediatorLLM`) on ``backend`` for a scenario."""
+    """Builds ``llm-generic`` / ``llm-social`` mediators (:class:`~policies.negotiation.llm.LLMMediator`, which
+    decide by ``decode``: ``"generate"`` or ``"score"``, :mod:`policies.llm.decode`) and ``llm-social-paper``
+    (002's social mediator as the release builds it, :class:`~policies.negotiation.llm.SocialMediatorLLM`,
+    generation only) on ``backend`` for a scenario.
+
+    Raises:
+        InvalidPolicyConfig: an unknown ``decode``, or ``"score"`` for ``llm-social-paper``.
+    """
+    from policies.llm.decode import check_decode
+    from policies.llm.errors import InvalidPolicyConfig
     from policies.negotiation.llm import LLMMediator, SocialMediatorLLM
 
     kw = _caller(fallback, max_resamples, max_tokens)
+    check_decode(decode)
 
     def factory(name: str, scenario: Any) -> BasePolicy:
         if name == "llm-social-paper":
+            if decode != "generate":
+                raise InvalidPolicyConfig(
+                    "llm-social-paper drafts and rates free-text interventions, so it only generates; use "
+                    "llm-social or llm-generic with decode='score'"
+                )
             return SocialMediatorLLM(backend, scenario, **kw)
-        return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], **kw)
+        return LLMMediator(backend, scenario, variant=name.split("-", 1)[1], decode=decode, **kw)
 
     return factory
 

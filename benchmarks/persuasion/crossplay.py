@@ -9,7 +9,8 @@ seat (:attr:`benchmarks.crossplay.Agent.seat`) and every persuader meets every p
   (:mod:`benchmarks.rl_train`, the live task :data:`benchmarks.persuasion.rl.LIVE` on this id's ``train``
   split, ``--learner-steps``; kept under ``--out/crossplay/learners``), acting greedily, predicting nothing;
   and, with ``--model``, **llm_persuader** (:class:`policies.persuasion.llm.LLMPersuader`, which states its
-  guess of the persuadee's mind before each line);
+  guess of the persuadee's mind before each line; with ``--decode score`` it chooses that guess and the
+  principle of its line by log-probability);
 * **persuadees** (``persuadee_0``): one simulated person per persona (``persona_<name>``: the persona's
   mind replies, :class:`policies.persuasion.scripted.SimulatedMindPersuadee`, which predicts the persuader's
   next principle); and, with ``--model``, **llm_persuadee** (:class:`policies.persuasion.llm.LLMPersuadee`:
@@ -162,11 +163,9 @@ def _learner(path: str, seat: str) -> Any:
 def _llm(spec: Any, seat: str) -> Any:
     from policies.persuasion.llm import LLMPersuadee, LLMPersuader
 
-    kwargs = {
-        "max_resamples": spec.settings.get("max_resamples", 10),
-        "fallback": spec.settings.get("fallback", "raise"),
-    }
-    return (LLMPersuader if seat == PERSUADER else LLMPersuadee)(spec.backend, **kwargs)
+    return (LLMPersuader if seat == PERSUADER else LLMPersuadee)(
+        spec.backend, decode=spec.decode, **spec.caller_settings()
+    )
 
 
 # ---------------------------------------------------------------------- the population
@@ -187,7 +186,7 @@ def learner(env_id: str, pop: Population) -> Agent:
 
 
 def _llm_agent(name: str, seat: str, spec: Any) -> Agent:
-    return Agent(name, "llm", dict(spec.identity), functools.partial(_llm, spec), seat)
+    return Agent(name, "llm", spec.agent_identity(), functools.partial(_llm, spec), seat)
 
 
 def population(env_id: str, pop: Population) -> list[Agent]:

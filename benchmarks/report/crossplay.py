@@ -6,6 +6,7 @@ functions the command prints with."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,8 +36,10 @@ PLANE_CAPTION = (
 
 
 def _records(fam: FamilyData) -> dict[str, list[dict]]:
-    """The crossplay records by env id (records of another shape are left out)."""
-    out: dict[str, list[dict]] = {}
+    """The crossplay records by env id (records of another shape are left out). Episodes of different lengths
+    are never pooled: an id played at more than one horizon is one population per horizon, named
+    ``<env id> (horizon T)``."""
+    found: dict[tuple[str, Any], list[dict]] = {}
     for f in fam.files:
         for rec in f.records:
             try:
@@ -46,7 +49,36 @@ def _records(fam: FamilyData) -> dict[str, list[dict]]:
                     continue
             except (KeyError, TypeError):
                 continue
-            out.setdefault(str(env_id), []).append(rec)
+            found.setdefault((str(env_id), rec["cell"].get("horizon")), []).append(rec)
+    horizons: dict[str, int] = {}
+    for env_id, _ in found:
+        horizons[env_id] = horizons.get(env_id, 0) + 1
+    return {
+        (env_id if horizons[env_id] == 1 else f"{env_id} (horizon {horizon})"): _distinct_agents(recs)
+        for (env_id, horizon), recs in found.items()
+    }
+
+
+def _distinct_agents(records: list[dict]) -> list[dict]:
+    """The records with each agent that plays under more than one identity (a learner retrained under a new
+    model key, an LLM of another engine) named apart, ``<name> [<identity hash>]``, so two players are never
+    rated as one. The records are copied before a name changes."""
+    seen: dict[str, set[str]] = {}
+    for rec in records:
+        for side in ("row", "col"):
+            who = rec["cell"][side]
+            seen.setdefault(who["name"], set()).add(json.dumps(who.get("identity"), sort_keys=True))
+    if all(len(v) == 1 for v in seen.values()):
+        return records
+    out = []
+    for rec in records:
+        cell = dict(rec["cell"])
+        for side in ("row", "col"):
+            who = cell[side]
+            if len(seen[who["name"]]) > 1:
+                tag = hashlib.sha256(json.dumps(who.get("identity"), sort_keys=True).encode()).hexdigest()[:6]
+                cell[side] = {**who, "name": f"{who['name']} [{tag}]"}
+        out.append({**rec, "cell": cell})
     return out
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from policies.base import BasePolicy
 from policies.llm.base import Backend
 from policies.llm.caller import Ask, AsksModel
+from policies.llm.decode import Choice, check_decode, choose
 from policies.llm.errors import ReplyError
 from tom_envs.persuasion.mind import BELIEFS, CONCERNS, MIND_DESIRES, NOTHING
 from tom_envs.persuasion.principles import PRINCIPLES
@@ -96,7 +97,12 @@ def parse_reading(text: str) -> int:
 class _LLMSeat(BasePolicy, AsksModel):
     """What both persuasion seats share: one caller (its counters kept across episodes: :attr:`stats`), text
     prompts, predictions, and the decision pending between ``predict`` and ``act``. Sampling seeds and
-    fallbacks come from the episode's generator, so the caller takes no seed."""
+    fallbacks come from the episode's generator, so the caller takes no seed.
+
+    ``decode`` (:mod:`policies.llm.decode`): ``"generate"`` (default) asks for a reply in the seat's answer
+    format and parses it; ``"score"`` sends the same prompt and chooses every field of that format by
+    log-probability, field by field (no generation, no re-asks, no fallbacks: the choice is always valid).
+    """
 
     makes_predictions = True
     #: it reads its seat's prompt (``benchmarks.persuasion.live.play_two_seat``)
@@ -108,10 +114,18 @@ class _LLMSeat(BasePolicy, AsksModel):
         "max_tokens": 160,
     }
 
-    def __init__(self, backend: Backend, **settings: Any) -> None:
+    def __init__(self, backend: Backend, decode: str = "generate", **settings: Any) -> None:
         BasePolicy.__init__(self)
+        self.decode = check_decode(decode)
         AsksModel.__init__(self, backend, **settings)
         self._pending: Any = None
+
+    def _choose(self, stage: str, prompt: str, answer: str, field: str, values: Any) -> tuple[int, str]:
+        """The most likely of ``values`` as the format's ``field`` after ``answer`` (decode ``"score"``): its
+        index, and the answer with that field's line added."""
+        field_answer = f"{answer}{field}:"
+        got = choose(self.caller, stage, Choice(prompt, field_answer, [f" {v}" for v in values]))
+        return got.index, field_answer + got.label + "\n"
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -127,8 +141,14 @@ class LLMPersuader(_LLMSeat):
     random principle (the env writes its templated line; counted in ``stats["fallbacks"]``) and
     ``"raise"`` raises.
 
+    With ``decode="score"`` the same prompt is followed by the format's fields, each chosen by
+    log-probability after those already chosen (four ``backend.score`` calls a turn): ``Desire``, ``Belief``
+    and ``Intention`` (the predictions), then ``Line:`` followed by a principle's name; ``act`` returns that
+    principle's index, and the env writes its templated line for it.
+
     Args:
         backend: any :class:`~policies.llm.base.Backend`.
+        decode: ``"generate"`` or ``"score"`` (:mod:`policies.llm.decode`).
         max_resamples, fallback, temperature: the caller's settings.
         max_tokens: the reply cap (None: 160).
     """
@@ -156,9 +176,20 @@ class LLMPersuader(_LLMSeat):
             return int(rng.integers(len(PRINCIPLES))), {}
 
         self.caller.owner.rng = self.rng  # sampling seeds and fallbacks from the episode's generator
-        answer = self.caller.ask("persuade", [Ask(prompt, parse, random)])[0]
-        self._pending, self._key = answer.value, key
-        return answer.value
+        if self.decode == "score":
+            value = self._scored(prompt)
+        else:
+            value = self.caller.ask("persuade", [Ask(prompt, parse, random)])[0].value
+        self._pending, self._key = value, key
+        return value
+
+    def _scored(self, prompt: str) -> tuple[int, dict[str, int]]:
+        """The principle and the predictions chosen by log-probability, field by field."""
+        guesses, answer = {}, ""
+        for target, values in _TARGETS.items():
+            guesses[target], answer = self._choose(f"persuade_{target}", prompt, answer, target.title(), values)
+        principle, _ = self._choose("persuade_line", prompt, answer, "Line", PRINCIPLES)
+        return principle, guesses
 
     def predict(self, observation: Any, info: dict) -> dict[str, int] | None:
         guesses = self._decide(observation, info)[1]
@@ -212,7 +243,11 @@ class LLMPersuadee(_LLMSeat):
     prompt (``env.text("persuadee_0")``: persona and current mind; :attr:`reads_text`), replies with a
     tone, the concern it mentions and its words, and predicts the persuader's next strategy (its
     literal ToM). After ``max_resamples`` unusable replies ``fallback="random"`` replies as its mind
-    does (the env's ``FAITHFUL``; counted)."""
+    does (the env's ``FAITHFUL``; counted).
+
+    With ``decode="score"`` the same prompt is followed by the format's fields, each chosen by
+    log-probability after those already chosen: ``Tone`` (flat, cold, warm or agree), ``Concern`` (unless it
+    agrees) and ``Next`` (the prediction); it says no words of its own, so the env voices the reply."""
 
     defaults: ClassVar[dict[str, Any]] = {**_LLMSeat.defaults, "max_tokens": 120}
 
@@ -228,11 +263,25 @@ class LLMPersuadee(_LLMSeat):
             return ({"action": reply, "utterance": words} if words else reply), nxt
 
         self.caller.owner.rng = self.rng
-        answer = self.caller.ask(
-            "persuadee", [Ask(observation + "\n" + PERSUADEE_INSTRUCTIONS, parse, lambda rng: (FAITHFUL, None))]
-        )[0]
-        self._pending = answer.value
-        return answer.value
+        prompt = observation + "\n" + PERSUADEE_INSTRUCTIONS
+        if self.decode == "score":
+            self._pending = self._scored(prompt)
+        else:
+            self._pending = self.caller.ask("persuadee", [Ask(prompt, parse, lambda rng: (FAITHFUL, None))])[0].value
+        return self._pending
+
+    def _scored(self, prompt: str) -> tuple[int, int]:
+        """The reply and the predicted next principle chosen by log-probability, field by field."""
+        from tom_envs.persuasion.mind import TONES, TOPICS, obs_index
+        from tom_envs.persuasion.mind_two_seat import AGREE
+
+        tone, answer = self._choose("persuadee_tone", prompt, "", "Tone", (*TONES, "agree"))
+        reply = AGREE
+        if tone < len(TONES):
+            topic, answer = self._choose("persuadee_concern", prompt, answer, "Concern", TOPICS)
+            reply = obs_index(tone, topic)
+        nxt, _ = self._choose("persuadee_next", prompt, answer, "Next", PRINCIPLES)
+        return reply, nxt
 
     def predict(self, observation: Any, info: dict) -> dict[str, int] | None:
         nxt = self._decide(observation)[1]

@@ -27,6 +27,7 @@ from policies.base import BasePolicy
 from policies.negotiation.llm import prompts as P
 from policies.llm.base import Backend
 from policies.llm.caller import Ask
+from policies.llm.decode import check_decode
 from policies.llm.errors import InvalidPolicyConfig, ReplyError
 from policies.negotiation.llm.parties import (
     LLMCaller,
@@ -38,6 +39,7 @@ from policies.negotiation.llm.parties import (
     topics_text,
 )
 from policies.negotiation.llm.common import random_rating, recent_lines, reply_option
+from policies.negotiation.llm.mediator_scored import scored_decisions, scored_predictions
 from policies.llm.parsing import extract_json, rating_1_5
 from tom_envs.errors import require_bool
 from tom_envs.negotiation.actions import party_index, stance_table, topic_index
@@ -181,6 +183,8 @@ class LLMMediator(UsesCaller, BasePolicy):
         backend: the model.
         scenario: the env's scenario.
         variant: a name in :data:`MEDIATION_STRATEGIES` (``"generic"`` or ``"social"``).
+        decode: ``"generate"`` (default: JSON replies, parsed) or ``"score"``: the same prompts, every
+            choice taken by log-probability (:mod:`policies.negotiation.llm.mediator_scored`).
         **caller_kwargs: ``max_resamples``, ``fallback``,
             ``temperature``, ``max_tokens``; see :class:`~policies.negotiation.llm.parties.LLMCaller`.
 
@@ -191,11 +195,18 @@ class LLMMediator(UsesCaller, BasePolicy):
     :class:`~policies.llm.errors.TextObservationNeeded`.
     """
 
-    def __init__(self, backend: Backend, scenario: Scenario, variant: str = "social", **caller_kwargs: Any) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        scenario: Scenario,
+        variant: str = "social",
+        decode: str = "generate",
+        **caller_kwargs: Any,
+    ) -> None:
         super().__init__()
         if variant not in MEDIATION_STRATEGIES:
             raise InvalidPolicyConfig(f"variant must be one of {VARIANTS}, got {variant!r}")
-        self.scenario, self.variant = scenario, variant
+        self.scenario, self.variant, self.decode = scenario, variant, check_decode(decode)
         self.strategy = MEDIATION_STRATEGIES[variant]()
         self.name = f"llm-{variant}"
         self.makes_predictions = self.strategy.makes_predictions
@@ -262,9 +273,15 @@ class LLMMediator(UsesCaller, BasePolicy):
                 todo.append((m, turn, ask))
             elif ask is None:
                 m._prediction = (turn, None)
-        for (m, turn, _), ans in zip(todo, self.caller.ask("predict", [ask for _, _, ask in todo])):
-            m._prediction = (turn, ans.value)
-            m.last = {"prediction": ans.value, "fallback": {"predict": ans.fallback}}
+        if self.decode == "score":
+            scored = scored_predictions(self.caller, [(m.scenario, ask.prompt, ask.owner) for m, _, ask in todo])
+            for (m, turn, _), value in zip(todo, scored):
+                m._prediction = (turn, value)
+                m.last = {"prediction": value}
+        else:
+            for (m, turn, _), ans in zip(todo, self.caller.ask("predict", [ask for _, _, ask in todo])):
+                m._prediction = (turn, ans.value)
+                m.last = {"prediction": ans.value, "fallback": {"predict": ans.fallback}}
         return [m._prediction[1] if m._prediction is not None else None for m in mediators]
 
     def _act_many(
@@ -278,6 +295,11 @@ class LLMMediator(UsesCaller, BasePolicy):
             )
             ask.owner = m.caller.owner
             asks.append(ask)
+        if self.decode == "score":
+            moves = scored_decisions(self.caller, [(m.scenario, a.prompt, a.owner) for m, a in zip(mediators, asks)])
+            for m, move in zip(mediators, moves):
+                m.last["decision"] = move
+            return moves
         decisions = []
         for m, ans in zip(mediators, self.caller.ask("decide", asks)):
             decision = dict(ans.value)
