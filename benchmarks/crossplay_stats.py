@@ -26,9 +26,11 @@ files):
   match by match in the fixed order, and its ``sigma`` shrinks as it goes, so a half's ``mu`` leans on that
   half's first seeds; the win shares weigh every match alike.
 * **Rank agreement.** The seeds are cut into two disjoint halves (the first and the second half of the seeds
-  every pairing has played: :func:`seed_halves`), each half rated on its own, and the Spearman rank correlation of the two ``mu`` vectors over the
-  agents is reported (average ranks for ties; None with fewer than 2 seeds or when a half rates every agent
-  alike).
+  every pairing has played: :func:`seed_halves`), each half rated on its own, and the Spearman rank
+  correlation of the two ``mu`` vectors over the agents is reported (average ranks for ties; None with fewer
+  than 2 seeds or when a half rates every agent alike). An agent that played fewer of the population's seeds
+  than the rest (an LLM agent played with fewer episodes) is left out of it, named in ``left_out``
+  (:func:`under_sampled`): kept, its few seeds would be the only ones both halves could use.
 """
 
 from __future__ import annotations
@@ -213,8 +215,27 @@ def rating_rows(env_id: str, records: Sequence[Mapping[str, Any]]) -> list[dict[
     return rows
 
 
+def under_sampled(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """``agent -> seeds it has played`` for each agent that has played fewer of the population's seeds than the
+    others (an LLM agent played with fewer episodes beside a committed population). The rank agreement leaves
+    them out: their seeds would cut both halves down to a few seeds for every agent. Empty when fewer than two
+    agents would be left."""
+    played: dict[str, set[int]] = {}
+    for r in records:
+        for side in ("row", "col"):
+            played.setdefault(r["cell"][side]["name"], set()).add(int(r["seed"]))
+    every = set().union(*played.values()) if played else set()
+    short = {name: len(seeds) for name, seeds in played.items() if seeds != every}
+    return short if len(played) - len(short) >= 2 else {}
+
+
 def agreement_row(env_id: str, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The rank agreement of ratings from the two seed halves (module docstring)."""
+    """The rank agreement of ratings from the two seed halves (module docstring), over the agents that played
+    every seed (:func:`under_sampled` names the others, ``left_out``)."""
+    left_out = under_sampled(records)
+    records = [
+        r for r in records if r["cell"]["row"]["name"] not in left_out and r["cell"]["col"]["name"] not in left_out
+    ]
     agents = agent_names(records)
     first, second = seed_halves(records)
     row: dict[str, Any] = {
@@ -225,6 +246,8 @@ def agreement_row(env_id: str, records: Sequence[Mapping[str, Any]]) -> dict[str
         "seeds_b": second,
         "spearman": None,
     }
+    if left_out:
+        row["left_out"] = left_out
     if first and second:
         a = rate([r for r in records if int(r["seed"]) in set(first)], agents)
         b = rate([r for r in records if int(r["seed"]) in set(second)], agents)

@@ -88,3 +88,22 @@ def test_an_agent_under_two_identities_is_two_agents_in_the_report(tmp_path):
     tabulars = [n for n in names if n.startswith("tabular")]
     assert len(tabulars) == 2 and all(n.startswith("tabular [") for n in tabulars) and "tabular" not in names
     assert retrained[0]["cell"]["row"]["name"] in ("always_fight", "tabular")  # the records read are not renamed
+
+
+def test_an_agent_with_fewer_episodes_is_left_out_of_the_rank_agreement(tmp_path):
+    """An agent that played fewer seeds than the rest (an LLM agent beside a committed population) is named in
+    ``left_out`` and the halves are the rest's whole seed range; the report says who was left out."""
+    from benchmarks.crossplay_stats import agreement_row, under_sampled
+
+    out = tmp_path / "results"
+    run(CrossplayRun((IBS,), episodes=6, horizon=3, learner_steps=0), out, log=_quiet)
+    records = [
+        json.loads(line) for f in sorted((out / "crossplay").glob("*.jsonl")) for line in f.read_text().splitlines()
+    ]
+    in_pairing = lambda r, name: name in (r["cell"]["row"]["name"], r["cell"]["col"]["name"])  # noqa: E731
+    fewer = [r for r in records if not (in_pairing(r, "tabular") and int(r["seed"]) >= 2)]
+    assert under_sampled(fewer) == {"tabular": 2} and under_sampled(records) == {}
+    whole, cut = agreement_row(IBS, records), agreement_row(IBS, fewer)
+    assert cut["left_out"] == {"tabular": 2} and "left_out" not in whole
+    assert (cut["seeds_a"], cut["seeds_b"]) == ([0, 1, 2], [3, 4, 5]) and cut["agents"] == whole["agents"] - 1
+    assert "tabular" not in cut["mu_a"] and set(cut["mu_a"]) == set(whole["mu_a"]) - {"tabular"}

@@ -262,6 +262,12 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         + ("n/a (fewer than two seeds, or a half rates every agent alike)" if rho is None else f"{rho:.3f}")
         + "."
     )
+    if agree.get("left_out"):
+        text += (
+            " Left out of the agreement, for fewer episodes than the rest of the population (rated above all the same): "
+            + ", ".join(f"{name} ({n} seed{'s' if n != 1 else ''})" for name, n in agree["left_out"].items())
+            + "."
+        )
     if agree.get("spearman_by_seat") or "win_share_spearman" in agree:
         text += (
             f" ({agreement_text(agree)}; a win share counts every match alike, the ratings lean on each half's "
