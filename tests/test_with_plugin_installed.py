@@ -34,6 +34,7 @@ ENUMERATING = (
     "tests/test_games.py",
     "tests/test_information_checker.py",
     "tests/test_tom_contract.py",
+    "tests/test_train.py",
 )
 
 
