@@ -35,6 +35,11 @@ ROOT = Path(__file__).resolve().parent.parent
 AUTHORS_QA = (
     "persuasion --env qa --policy llm --protocol authors --no-scoring --repetitions 1 --qtypes desire_er,belief_ee"
 )
+#: the suite's command for the IPD rows the harness and training tests compare against (two episodes of 4 rounds)
+IPD_QA_COMMAND = (
+    *("matrix", "--policy", "llm", "--strategies", "qa", "--games", "IPD", "--partners", "tit_for_tat"),
+    *("--episodes", "2", "--horizon", "4"),
+)
 MEDIUM_NEGOTIATION = "negotiation --mediator llm-generic --mode medium --scenarios hopkins_hmo --episodes 1"
 #: Inspect's own retry settings trip a tenacity deprecation we cannot fix from here.
 #: Inspect's eval loop leaves anyio memory streams to the garbage collector (a ResourceWarning at exit).
@@ -174,19 +179,7 @@ def test_matrix_task_scores_equal_the_suites(tmp_path):
     (row,) = suite_rows(
         matrix_rule,
         tmp_path,
-        "matrix",
-        "--policy",
-        "llm",
-        "--strategies",
-        "qa",
-        "--games",
-        "IPD",
-        "--partners",
-        "tit_for_tat",
-        "--episodes",
-        "2",
-        "--horizon",
-        "4",
+        *IPD_QA_COMMAND,
         requests=requests,
     )
     for key in ("regret_per_step", "tom_regret_per_step", "tom_accuracy"):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_inspect import matrix_rule, suite_rows, yes_no_rule
+from tests.test_inspect import IPD_QA_COMMAND, matrix_rule, suite_rows, yes_no_rule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,19 +71,7 @@ def test_a_stepped_episode_scores_as_the_suites_command_on_the_same_replies(tmp_
     (row,) = suite_rows(
         matrix_rule,
         tmp_path,
-        "matrix",
-        "--policy",
-        "llm",
-        "--strategies",
-        "qa",
-        "--games",
-        "IPD",
-        "--partners",
-        "tit_for_tat",
-        "--episodes",
-        "2",
-        "--horizon",
-        "4",
+        *IPD_QA_COMMAND,
     )
     rewards = [r for r, _ in got]
     assert sum(rewards) / 2 == pytest.approx(-row["regret_per_step"], abs=1e-12)
@@ -199,19 +187,7 @@ def test_verifiers_environment_scores_equal_the_suites_command(tmp_path, monkeyp
     (row,) = suite_rows(
         matrix_rule,
         tmp_path,
-        "matrix",
-        "--policy",
-        "llm",
-        "--strategies",
-        "qa",
-        "--games",
-        "IPD",
-        "--partners",
-        "tit_for_tat",
-        "--episodes",
-        "2",
-        "--horizon",
-        "4",
+        *IPD_QA_COMMAND,
     )
     assert sum(rewards) / 2 == pytest.approx(-row["regret_per_step"], abs=1e-12)
 

@@ -9,6 +9,8 @@ suite runs, instead of idling in memory until the session ends.
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import os
 import socket
@@ -99,19 +101,27 @@ def openai_server(
         "--max-model-len", str(ENGINE_ARGS["max_model_len"]), "--dtype", ENGINE_ARGS["dtype"], "--enforce-eager",
         "--enable-prompt-tokens-details",  # report prefix-cache hits in `usage`
     ]  # fmt: skip
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=engine_env)
-    try:
-        wait_until_healthy(f"http://127.0.0.1:{port}", process, log_path)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        stop_process(process)
+    with served(command, port, log_path, engine_env) as url:
+        yield url
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def served(command: list[str], port: int, log_path: Path, env: dict[str, str]) -> Iterator[str]:
+    """vLLM's OpenAI-compatible server started by ``command`` on 127.0.0.1:``port`` (its output in ``log_path``),
+    healthy; yields the base URL and stops the server after."""
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        wait_until_healthy(f"http://127.0.0.1:{port}", process, log_path)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        stop_process(process)
 
 
 def wait_until_healthy(url: str, process: subprocess.Popen, log_path: Path) -> None:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from collections import defaultdict, deque
 from pathlib import Path
 
 import pytest
 
-from tests.llm.conftest import free_port, stop_process, wait_until_healthy
+from tests.llm.conftest import free_port, served
 
 vf = pytest.importorskip("verifiers")
 pytestmark = pytest.mark.slow
@@ -115,13 +114,8 @@ def smollm2_server(engine_env, tmp_path_factory):
         "float32",
         "--enforce-eager",
     ]
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=engine_env)
-    try:
-        wait_until_healthy(f"http://127.0.0.1:{port}", process, log_path)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        stop_process(process)
+    with served(command, port, log_path, engine_env) as url:
+        yield url
 
 
 def _outputs(out) -> list[dict]:
