@@ -86,9 +86,11 @@ def rendered_prompt(tokenizer: Any, prompt: str) -> str | None:
 
 def score_asks(tokenizer: Any, choices: Sequence[Choice]) -> list[ScoreAsk]:
     """The score requests of ``choices`` (module docstring: the rendered prompt and answer, or chat messages)."""
-    asks = []
+    asks, rendered = [], {}  # a stage's choices mostly share one prompt: render it once
     for c in choices:
-        text = rendered_prompt(tokenizer, c.prompt)
+        if c.prompt not in rendered:
+            rendered[c.prompt] = rendered_prompt(tokenizer, c.prompt)
+        text = rendered[c.prompt]
         if text is None:
             asks.append(ScoreAsk(user(c.prompt), [c.answer + label for label in c.labels], c.owner))
         else:
