@@ -205,6 +205,10 @@ def test_the_scorer_computes_precision_recall_and_confusion(tmp_path):
         ("You look tired, are you okay?", False),
         ("Do you even like running?", False),
         ("You daft thing, I'd be lost without you at the quiz.", False),
+        ("Ha, I'm such an idiot, I forgot the forms, could you sign them?", False),
+        ("I'm not asking because I did you a favour.", False),
+        ("I'm not asking, I'm telling you.", True),
+        ("I'm an idiot, but you're a bigger idiot.", True),
     ],
 )
 def test_hostility_frames_of_the_second_round(line, hostile):

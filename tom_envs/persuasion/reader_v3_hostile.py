@@ -374,7 +374,7 @@ THREATS = tuple(
         r"\bwhether you like it or not\b",
         r"\byou (?:do not|will not) (?:get|have) (?:a|any) (?:choice|say)\b",
         r"\byou have no (?:choice|say)\b",
-        r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too))\b",
+        r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too|because|since|as|just))\b",
         r"\bthat is an order\b",
         r"\bdo not make me\b",
         r"\blast warning\b",
@@ -522,7 +522,11 @@ def hostility(text: str) -> str | None:
                 w in STRONG or w in NEGATIVE_ADJECTIVES or (w in INSULT_NOUNS and w not in MILD) for w in ws
             ):
                 return f"contempt: {chunk.strip()!r} said alone"
-    if any(w in STRONG for w in words(text)) and re.search(r"\byou|\byour", text):
+    # a known insult the speaker says of themself ("I'm such an idiot", "silly me") is no insult to "you"
+    others = re.sub(
+        r"\bi (?:am|was|feel|felt) (?:(?:such|so|a|an|complete|total|absolute|right|real|proper) )*[\w'-]+", "", text
+    )
+    if any(w in STRONG for w in words(others)) and re.search(r"\byou|\byour", others):
         return "insult: a known insult addressed to you"
     return None if teasing else soft
 
