@@ -189,3 +189,47 @@ def test_the_scorer_computes_precision_recall_and_confusion(tmp_path):
     assert result["concern_confusion"]["none"]["cost"] == 3 and result["concern"]["cost"]["precision"] == 0.0
     assert result["hostile_read_as_pitch"] == ["You twit."]
     assert set(result["reading"]) == set(READING_CLASSES) == {*PRINCIPLES, "nothing", "stuffed", "hostile"}
+
+
+@pytest.mark.parametrize(
+    "line, hostile",
+    [
+        ("Absolute doughnut. The experts have been telling you this for years.", True),
+        ("Utter plank, sign it.", True),
+        ("Keep waiting, Your Majesty, the places will hold themselves for you.", True),
+        ("A trained chimp could follow the doctor's advice.", True),
+        ("Even a halfwit could see this is a good deal.", True),
+        ("Do you even listen?", True),
+        ("Total bargain, honestly.", False),
+        ("Absolute legend.", False),
+        ("You look tired, are you okay?", False),
+        ("Do you even like running?", False),
+        ("You daft thing, I'd be lost without you at the quiz.", False),
+        ("Ha, I'm such an idiot, I forgot the forms, could you sign them?", False),
+        ("I'm not asking because I did you a favour.", False),
+        ("I'm not asking, I'm telling you.", True),
+        ("I'm an idiot, but you're a bigger idiot.", True),
+    ],
+)
+def test_hostility_frames_of_the_second_round(line, hostile):
+    """Constructions added in issue 39's second round, and look-alikes that stay harmless."""
+    assert bool(ReaderV3().explain(line)["hostile"]) is hostile
+
+
+def test_the_word_lists_count_families_and_stems():
+    from tom_envs.persuasion.reader_v3_lexicon import LEXICON_NAMES, lexicon_counts
+
+    assert lexicon_counts("The orthodontist reckons it is clinically proven.")["lex:authority"] == 4
+    assert "lex:insult" in lexicon_counts("You pudding-brain.")
+    assert lexicon_counts("What time is the bus?") == {}
+    assert set(lexicon_counts("Everyone loves it, only two left, experts agree.")) <= set(LEXICON_NAMES)
+
+
+def test_the_word_lists_are_features_only_when_scaled():
+    from tom_envs.persuasion.reader_v3_features import SCRIPTED, FeatureSettings, featurise
+
+    line = "The orthodontist reckons so."
+    evidence = ReaderV3().explain(line)
+    slot = FeatureSettings().buckets + SCRIPTED.index("lex:authority")
+    assert slot not in featurise(line, evidence, FeatureSettings())
+    assert featurise(line, evidence, FeatureSettings(lexicon_scale=3.0))[slot] == pytest.approx(2.0)  # 3 * 2 words / 3

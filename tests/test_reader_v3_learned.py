@@ -1,5 +1,5 @@
 """The learned v3 reader (issue 39): its training set, its weights rebuilt bit for bit, and how it reads lines
-written here by hand (none of them in its training set; the frozen evaluation set is not read here)."""
+written here by hand (none of them in its training set; a frozen evaluation set is not read here)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,13 @@ from tom_envs.persuasion.reader_v3_learned import (
 DATA = Path(__file__).parent / "data" / "persuasion"
 TRAIN = DATA / "reader_v3_train.jsonl"
 DEV = DATA / "reader_v3_dev.jsonl"
-MEASURED_NEW_PITCHES = 18
+#: 58 lines written for the second round after its training set, read once by its weights (commit 39ac51d): 55 right,
+#: every hostile line hostile (the first learned reader: 46 right, 16 of the 20 hostile lines hostile); the final
+#: weights, rebuilt after two false-alarm fixes in the frames, read 53 right, every hostile line still hostile
+PROBE_RIGHT = 53
+PROBE = DATA / "reader_v3_probe.jsonl"
+#: NEW_PITCHES read right: 18 by the first learned reader, 22 by the second round's
+MEASURED_NEW_PITCHES = 22
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +74,8 @@ def test_the_weights_are_rebuilt_bit_for_bit_from_the_training_files():
 
 
 #: lines written here, none in the training set: the first twelve were read by the first trained weights (8 right),
-#: after which the composed set gained phrasings; the last twelve were written after that and read once (7 right).
+#: after which the composed set gained phrasings; the last twelve were written after that and read once (7 right);
+#: the second round's reader reads 22 of the 24 right.
 NEW_PITCHES = [
     ("My physio, who treats marathon runners, told me to get you doing this.", "authority"),
     ("The pharmacist on the high street says the jab is worth having.", "authority"),
@@ -129,6 +136,48 @@ def test_hostility_in_new_words_is_hostile_and_carries_no_concern(reader, line):
 )
 def test_negations_stuffing_and_nonsense(reader, line, kind):
     assert reader.read(line).kind == kind
+
+
+def test_lines_written_after_training_read_as_when_first_read(reader):
+    """A floor from the probe batch's one reading: its accuracy, and every hostile line hostile, none landing."""
+    items = load_labelled(PROBE)
+    score = score_reader(reader, items)
+    assert score["n"] == 58 and score["reading_accuracy"] >= PROBE_RIGHT / 58 - 1e-9
+    assert score["reading"]["hostile"]["recall"] == 1.0 and score["hostile_read_as_pitch"] == []
+    # one probe line turned out to be in the first round's atoms already; the others are in no training file
+    overlap = {i.text for i in items} & {i.text for path in (TRAIN, DEV) for i in load_labelled(path)}
+    assert overlap == {"You're about as useful as a chocolate teapot."}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Even a halfwit could manage the form, so what's stopping you?",
+        "Absolute doughnut. The experts have said so for years.",
+        "Keep waiting, Your Majesty, the places will surely hold themselves for you.",
+        "Sign it, or you'll be sorry.",
+        "Either you come on Saturday or you're off the team.",
+    ],
+)
+def test_hostility_beside_a_principle_never_lands(reader, line):
+    assert reader.read(line) == ReadingV3("hostile")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "You look tired, are you okay?",
+        "Do you even like running? I never asked.",
+        pytest.param(
+            "I'm such a muppet, I forgot my purse.",
+            marks=pytest.mark.xfail(strict=True, reason="known miss of the final weights (docs/reader_v3.md, probe)"),
+        ),
+        "I think you're wrong, but I respect it.",
+        "Total bargain, honestly.",
+    ],
+)
+def test_harmless_lines_addressed_to_you_are_not_hostile(reader, line):
+    assert reader.read(line).kind != "hostile"
 
 
 def test_a_concern_is_read_beside_the_kind(reader):

@@ -19,6 +19,7 @@ import random
 import re
 from pathlib import Path
 
+from benchmarks.persuasion import reader_v3_atoms_more as more
 from benchmarks.persuasion import reader_v3_atoms_other as other
 from benchmarks.persuasion.reader_v3_atoms_pitch import CLAUSES, PITCHES
 from tom_envs.persuasion.principles import PRINCIPLES
@@ -243,6 +244,78 @@ class _Composer:
                 self.rng.shuffle(mixed)
             self.add(_cap(" ".join(mixed)) + ".", "nothing", None, None, "nonsense")
 
+    def more_lines(self) -> None:
+        """The second round (:mod:`~benchmarks.persuasion.reader_v3_atoms_more`): pitches in new wordings, alone,
+        after a prefix and around a request; new hostile lines alone and beside principle clauses; new hostile
+        frames filled with insults, clauses, requests and threats; hard negatives; stuffing and ``nothing``."""
+        for p in PRINCIPLES:
+            for concern, line in _block(more.PITCHES_MORE[p]):
+                self.add(line, "pitch", p, concern, "more")
+                prefix = self.rng.choice(_PREFIXES[2:])
+                self.add(prefix + line[0].lower() + line[1:], "pitch", p, concern, "more")
+                q = self.rng.choice(self.requests)
+                framed = self.rng.choice((f"{_cap(q)}? {line}", f"{line} {_cap(q)}!", f"{line} So {q}?"))
+                self.add(framed, "pitch", p, concern, "more; indirect")
+        for p in PRINCIPLES:
+            for concern, line in _block(more.PITCHES_INDIRECT[p]):
+                self.add(line, "pitch", p, concern, "more; indirect")
+                tc, tail = self.rng.choice(self.tails)
+                self.add(f"{line[:-1]}, {tail}.", "pitch", p, concern or tc, "more; concern")
+        pool = [
+            (p, c, t) for p in PRINCIPLES for c, t in _block(more.PITCHES_MORE[p]) + _block(more.PITCHES_INDIRECT[p])
+        ]
+        for i in range(240):  # two or three whole pitches of different principles in one line
+            (pa, ca, a), (pb, cb, b) = self.rng.sample(pool, 2)
+            if pa == pb:
+                continue
+            line = self.rng.choice(
+                (f"{a} {b}", f"{a[:-1]}, and {b[0].lower()}{b[1:]}", f"{a} Plus, {b[0].lower()}{b[1:]}")
+            )
+            if i % 3 == 0:
+                pc, cc, c = self.rng.choice([x for x in pool if x[0] not in (pa, pb)])
+                line = f"{line} {c}"
+            self.add(line, "stuffed", None, ca or cb, "stuffing")
+        for line in _words(more.NOT_HOSTILE_SELF):
+            self.add(line, "nothing", None, None, "tease")
+        for line in _words(more.NOT_HOSTILE_YOU):
+            self.add(line, "nothing", None, None, "plain")
+            self.add(self.rng.choice(_PREFIXES[2:]) + line[0].lower() + line[1:], "nothing", None, None, "plain")
+        for line in _words(more.NONSENSE_MORE):
+            self.add(line, "nothing", None, None, "nonsense")
+        for concern, line in _block(more.NOTHING_MORE):
+            self.add(line, "nothing", None, concern, "more")
+            self.add(self.rng.choice(_PREFIXES[2:]) + line[0].lower() + line[1:], "nothing", None, concern, "more")
+        for concern, line in _block(more.STUFFED_MORE):
+            self.add(line, "stuffed", None, concern, "stuffing")
+        hostile = _words(more.HOSTILE_MORE)
+        for line in hostile:
+            self.add(line, "hostile", None, None, "insult-unlisted")
+            _, c = self.clause(self.rng.choice(PRINCIPLES))
+            self.add(self.rng.choice((f"{_cap(c)}. {line}", f"{line} {_cap(c)}.")), "hostile", None, None, "contempt")
+            self.add(self.rng.choice(_PREFIXES[2:]) + line[0].lower() + line[1:], "hostile", None, None, "contempt")
+        nouns = _words(other.INSULT_NOUNS) + _words(more.INSULT_NOUNS_MORE)
+        adjs = _words(other.INSULT_ADJECTIVES) + _words(more.INSULT_ADJECTIVES_MORE)
+        threats = _words(more.THREAT_TAILS)
+        frames = _words(more.HOSTILE_FRAMES_MORE)
+        for i in range(len(frames) * 16):
+            slots = {
+                "n": self.rng.choice(nouns),
+                "a": self.rng.choice(adjs),
+                "c": self.clause(self.rng.choice(PRINCIPLES))[1],
+                "q": self.rng.choice(self.requests),
+                "t": self.rng.choice(threats),
+            }
+            self.add(_fill(frames[i % len(frames)], **slots), "hostile", None, None, "insult-unlisted")
+        for raw in _words(more.NOT_HOSTILE_MORE):
+            label, concern, line = (part.strip() for part in raw.split("|", 2))
+            concern = None if concern == "-" else concern
+            kind, principle = ("nothing", None) if label == "nothing" else (label, concern)
+            if label == "pitch":
+                kind, principle, concern = "pitch", concern, None
+            self.add(line, kind, principle, concern, "tease")
+            q = self.rng.choice(self.requests)
+            self.add(f"{line} Anyway, {q}?", kind, principle, concern, "tease")
+
 
 def build_corpus(seed: int = SEED) -> list[dict]:
     """The training rows (the spec's JSON Lines objects), the same for the same seed.
@@ -259,6 +332,7 @@ def build_corpus(seed: int = SEED) -> list[dict]:
     comp.hostile_lines()
     comp.tease_lines()
     comp.salad_lines(240)
+    comp.more_lines()
     labels: dict[str, tuple] = {}
     for row in comp.rows:
         key = (row["kind"], row["principle"], row["concern"])

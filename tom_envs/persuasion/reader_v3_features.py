@@ -9,7 +9,9 @@ Three blocks, each scaled on its own:
   prefixes of words no list holds still count), hashed into the same slots, binary, unit length;
 * the scripted :class:`~tom_envs.persuasion.reader_v3.ReaderV3`'s evidence, one named slot each after the
   hashed ones (:data:`SCRIPTED`): its hostility frame's kind, the principles whose frames counted, those dropped
-  as negated or as word salad, its concern and its kind, each ``scripted_scale`` when present.
+  as negated or as word salad, its concern and its kind, each ``scripted_scale`` when present; and how many words
+  of each family of :mod:`~tom_envs.persuasion.reader_v3_lexicon` the line holds (``lex:<family>``, scaled by
+  ``lexicon_scale``), so a line in unseen words still shares evidence with the lines the weights learned from.
 
 The same text and settings always give the same vector (CRC-32 is fixed, nothing is salted), so the weights
 trained on it (:mod:`benchmarks.persuasion.reader_v3_train`) read the same at run time.
@@ -24,6 +26,7 @@ from typing import Any
 
 from tom_envs.persuasion.principles import PRINCIPLES
 from tom_envs.persuasion.reader_v3_cues import CONCERN_CUES
+from tom_envs.persuasion.reader_v3_lexicon import LEXICON_NAMES, lexicon_counts
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)*|[?!]")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2014": " - ", "\u2013": " - "})
@@ -39,6 +42,7 @@ SCRIPTED: tuple[str, ...] = (
     "kind:nothing",
     "kind:pitch",
     "kind:stuffed",
+    *LEXICON_NAMES,
 )
 
 
@@ -51,6 +55,9 @@ class FeatureSettings:
     char_min: int = 2
     char_max: int = 5
     scripted_scale: float = 1.0
+    #: the weight of the word-list counts (:mod:`~tom_envs.persuasion.reader_v3_lexicon`): ``lexicon_scale *
+    #: min(count, 3) / 3`` per family; 0 leaves them out
+    lexicon_scale: float = 0.0
 
     @property
     def size(self) -> int:
@@ -105,6 +112,9 @@ def featurise(text: str, evidence: dict[str, Any], settings: FeatureSettings) ->
         vector[slot] = vector.get(slot, 0.0) + value
     for name in _scripted_names(evidence):
         vector[settings.buckets + SCRIPTED.index(name)] = settings.scripted_scale
+    if settings.lexicon_scale:
+        for name, count in lexicon_counts(text).items():
+            vector[settings.buckets + SCRIPTED.index(name)] = settings.lexicon_scale * min(count, 3) / 3
     return vector
 
 

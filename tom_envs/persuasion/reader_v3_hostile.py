@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from tom_envs.persuasion.reader_v3_lexicon import LEXICON
 from tom_envs.persuasion.reader_v3_text import FUNCTION_WORDS, sentences, words
 
 INSULT_NOUNS = frozenset(
@@ -97,7 +98,8 @@ leave call keep let begin help show hear play run move live believe bring happen
 include continue set learn change lead understand watch follow stop create speak read spend grow open walk win
 offer remember consider appear buy wait serve die send expect build stay fall cut reach kill remain suggest raise
 pass sell require report decide pull deserve owe promised promise mentioned agreed care enjoy hate miss deserve
-already always never did do does had have has got mean start started put
+already always never did do does had have has got mean start started put look looks looked sound sounds sounded
+seem seems seemed feel felt made went rock rocks nailed smashed deserve earned worked managed manage
 """.split()
 )
 #: words after "you" that make a clause no vocative ("you know", "you guys", "you too")
@@ -180,7 +182,10 @@ CONTEMPT = tuple(
         r"\bno one cares\b",
         r"\bwho asked you\b",
         r"\byour opinion (?:does not|do not) matter",
-        r"\b(?:even|any) (?:a |an )?(?:child|toddler|kid|baby|monkey|dog|chimp|goldfish|idiot|fool|five-year-old)\b[^.]{0,20}"
+        r"\b(?:trained|performing) (?:chimp|chimpanzee|monkey|seal|ape|parrot)\b",
+        r"\bwhat is your excuse\b",
+        r"\b(?:even|any) (?:a |an )?(?:child|toddler|kid|baby|monkey|dog|chimp|goldfish|idiot|fool|five-year-old|halfwit|"
+        r"houseplant|potato|dimwit|moron|simpleton)\b[^.]{0,20}"
         r"\b(?:could|can|would|knows|understands|gets|see)",
         r"\beven you (?:can|could|should|get|would|understand|manage|might)\b",
         r"\bso even you\b",
@@ -287,7 +292,7 @@ CONTEMPT = tuple(
         r"\byou (?:always|never) (?:ruin|mess|screw|let|get)\b",
         r"\bi can not believe (?:how|you)\b",
         r"\bwhat a (?:joke|waste|loser|disappointment)\b",
-        r"\bdo you even\b",
+        r"\bdo you even (?:think|listen|care|try|read|understand|remember|know what|know how|own a|have a)\b",
         r"\bwho do you think you are\b",
         r"\btypical (?:of )?you\b",
         r"\bstop wasting my time\b",
@@ -333,6 +338,7 @@ SARCASM = tuple(
         r"\b(?:well done|nice one|good job|great job|bravo|congratulations),? (?:genius|einstein|sherlock|"
         r"mastermind|smart guy|professor|hotshot|champ|captain obvious)\b",
         r"\bnice one,? sherlock\b",
+        r"\byour (?:royal )?(?:majesty|highness|lordship|ladyship|worship)\b",
     )
 )
 SARCASTIC_VOCATIVES = frozenset(
@@ -368,7 +374,7 @@ THREATS = tuple(
         r"\bwhether you like it or not\b",
         r"\byou (?:do not|will not) (?:get|have) (?:a|any) (?:choice|say)\b",
         r"\byou have no (?:choice|say)\b",
-        r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too))\b",
+        r"\bi am not asking(?! (?:you|for|much|a lot|that|anything|too|because|since|as|just))\b",
         r"\bthat is an order\b",
         r"\bdo not make me\b",
         r"\blast warning\b",
@@ -397,7 +403,8 @@ THREATS = tuple(
 )
 TEASING = re.compile(
     r"\b(?:only |just )?(?:kidding|joking|teasing|messing)\b|\bpulling your leg\b|\bi (?:love|adore) you\b|\bhaha+\b|"
-    r"\blol\b|\bbless you\b|;\)|:\)|\bin jest\b"
+    r"\blol\b|\bbless you\b|;\)|:\)|\bin jest\b|\b(?:love|adore|miss|missed) you\b|\b(?:lost|no fun|not the same) "
+    r"without you\b|\bmy favourite (?:person|human)\b|\bthe kindest\b|\bthe best company\b"
 )
 
 
@@ -478,10 +485,21 @@ def hostility(text: str) -> str | None:
             if c in SARCASTIC_VOCATIVES:
                 return f"sarcasm: vocative {c!r}"
             verdict = _vocative(c)
-            if verdict == "insult" or (verdict == "unknown" and not teasing):
+            if verdict in ("insult", "unknown") and not teasing:
                 return f"insult: vocative {c!r}"
+            if verdict == "insult":  # beside a teasing marker ("you sweet idiot, I love you"): hostile only if
+                soft = soft or f"insult: vocative {c!r}"  # nothing else in the line is
             if verdict == "mild" and not set(words(c)) & ENDEARMENTS:
                 soft = soft or f"insult: vocative {c!r}"
+            bare = re.fullmatch(r"(?:absolute|utter|complete|total|proper|right) ((?:[\w'-]+ )?[\w'-]+)", c)
+            if (
+                bare
+                and not teasing
+                and (  # "Absolute doughnut."
+                    _slot_verdict(bare.group(1)) in ("insult", "mild") or words(bare.group(1))[-1] in LEXICON["insult"]
+                )
+            ):
+                return f"insult: {c!r} said alone"
     for pattern, strict in SLOT_FRAMES:
         for m in pattern.finditer(text):
             slot = m.group(1)
@@ -504,7 +522,11 @@ def hostility(text: str) -> str | None:
                 w in STRONG or w in NEGATIVE_ADJECTIVES or (w in INSULT_NOUNS and w not in MILD) for w in ws
             ):
                 return f"contempt: {chunk.strip()!r} said alone"
-    if any(w in STRONG for w in words(text)) and re.search(r"\byou|\byour", text):
+    # a known insult the speaker says of themself ("I'm such an idiot", "silly me") is no insult to "you"
+    others = re.sub(
+        r"\bi (?:am|was|feel|felt) (?:(?:such|so|a|an|complete|total|absolute|right|real|proper) )*[\w'-]+", "", text
+    )
+    if any(w in STRONG for w in words(others)) and re.search(r"\byou|\byour", others):
         return "insult: a known insult addressed to you"
     return None if teasing else soft
 
