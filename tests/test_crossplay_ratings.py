@@ -167,3 +167,21 @@ def test_with_all_needs_enough_shared_seeds_and_names_who_stays_out():
     assert every["left_out"] == {"late": 4} and every["agents"] == 6 and every["seeds"] == 20
     assert "late" not in every["mu_a"] and "llm" in every["mu_a"]
     assert "with_all" not in agreement_row("x", _round_robin(POP, range(4)))  # nobody left out: no second figure
+
+
+def test_the_report_states_both_agreements():
+    from benchmarks.report.crossplay import agreement_table, with_all_text
+
+    row = agreement_row("x", _with_llm(40, 20))
+    text = with_all_text(row["with_all"])
+    assert text.startswith("With them back in, on the 20 seeds") and "seeds 0-9 against 10-19" in text
+    assert f"Spearman {row['with_all']['spearman']:.3f}" in text
+    short = agreement_row("x", _with_llm(40, 4))
+    assert "not computed" in with_all_text(short["with_all"]) and "share 4 seeds (it needs 10)" in with_all_text(
+        short["with_all"]
+    )
+    table = agreement_table([row, agreement_row("y", _round_robin(POP, range(4)))])
+    first, second = (r["cells"] for r in table["rows"])
+    assert first[:4] == ["x", "5", "0-19 / 20-39", f"{row['spearman']:.3f}"] and first[6] == "llm"
+    assert first[7:10] == ["6", "0-9 / 10-19", f"{row['with_all']['spearman']:.3f}"]
+    assert second[6:] == ["-", "-", "-", "-", "-"]  # nobody left out: no second figure
