@@ -185,3 +185,5 @@ def test_the_report_states_both_agreements():
     assert first[:4] == ["x", "5", "0-19 / 20-39", f"{row['spearman']:.3f}"] and first[6] == "llm"
     assert first[7:10] == ["6", "0-9 / 10-19", f"{row['with_all']['spearman']:.3f}"]
     assert second[6:] == ["-", "-", "-", "-", "-"]  # nobody left out: no second figure
+    (few,) = (r["cells"] for r in agreement_table([short])["rows"])
+    assert few[7:10] == ["6", "4 shared", "n/a"]

@@ -351,7 +351,7 @@ def agreement_table(agreements: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     rho(a.get("win_share_spearman")),
                     ", ".join(a.get("left_out", {})) or "-",
                     "-" if every is None else str(every["agents"]),
-                    "-" if every is None else f"{_span(every['seeds_a'])} / {_span(every['seeds_b'])}",
+                    "-" if every is None else _halves(every),
                     "-" if every is None else rho(every["spearman"]),
                     "-" if every is None else seats(every.get("spearman_by_seat")),
                 ]
@@ -379,6 +379,13 @@ def agreement_table(agreements: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         ],
         "rows": rows,
     }
+
+
+def _halves(every: Mapping[str, Any]) -> str:
+    """A ``with_all``'s halves (``0-9 / 10-19``), or how few seeds its agents share when it was not computed."""
+    if "mu_a" in every:
+        return f"{_span(every['seeds_a'])} / {_span(every['seeds_b'])}"
+    return f"{every['seeds']} shared"
 
 
 def _span(seeds: Sequence[int]) -> str:
