@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks.crossplay import CrossplayError, CrossplayRun, run, tasks
 from benchmarks.crossplay_stats import rate, seed_halves, spearman
+from tests.rating_oracle import period_ratings
 
 IPD = "tom/IPD-Parallel-v0"
 
@@ -116,29 +117,10 @@ def test_the_steps_are_what_the_agents_played():
 def test_ratings_are_openskill_plackett_luce_over_the_episodes(played):
     """One rating period per seed: each match of a seed rated by OpenSkill from the ratings at the seed's start,
     an agent's mu deltas summed and its sigma^2 factors multiplied (tau^2 added once per period)."""
-    from openskill.models import PlackettLuce
-
     out, result = played
     recs = _records(out)
-    model = PlackettLuce()
-    expected = {n: (model.mu, model.sigma) for n in dict.fromkeys(r["cell"]["row"]["name"] for r in recs)}
-    for seed in sorted({r["seed"] for r in recs}):
-        deltas: dict = {}
-        factors: dict = {}
-        for r in (r for r in recs if r["seed"] == seed):
-            row, col = r["cell"]["row"]["name"], r["cell"]["col"]["name"]
-            if row == col:
-                continue
-            r0, r1 = r["episode"]["returns"]
-            teams = [[model.rating(mu=expected[n][0], sigma=expected[n][1])] for n in (row, col)]
-            (new_row,), (new_col,) = model.rate(teams, ranks=[-r0, -r1])  # IPD's returns are integers
-            for name, new in ((row, new_row), (col, new_col)):
-                mu, sigma = expected[name]
-                deltas[name] = deltas.get(name, 0.0) + new.mu - mu
-                factors[name] = factors.get(name, 1.0) * new.sigma**2 / (sigma**2 + model.tau**2)
-        for name in deltas:
-            mu, sigma = expected[name]
-            expected[name] = (mu + deltas[name], ((sigma**2 + model.tau**2) * factors[name]) ** 0.5)
+    # IPD's returns are integers: their negatives are OpenSkill ranks
+    expected = period_ratings(recs, lambda r: [-r["episode"]["returns"][0], -r["episode"]["returns"][1]])
     got = rate(recs)
     assert set(got) == set(expected)
     for name, (mu, sigma) in expected.items():

@@ -11,6 +11,7 @@ import pytest
 
 from benchmarks.crossplay import CrossplayError, CrossplayRun, Population, run, tasks
 from benchmarks.crossplay_stats import rate, seed_halves, spearman
+from tests.rating_oracle import period_ratings
 
 PERSUASION, NEGOTIATION = "tom/Persuasion-TwoSeat-v1", "tom/Negotiation-v1"
 PERSUADERS = ["random", "echo", "echo-memory", "open-loop", "tracking", "bayes"]
@@ -134,33 +135,17 @@ def test_match_scores_follow_each_game(played):
         assert rec["episode"]["no_mediator_gain"] == nones[(rec["seed"], rec["cell"]["col"]["name"])]
 
 
-def test_ratings_are_openskill_over_the_match_scores_each_agent_in_its_seat(played):
-    from openskill.models import PlackettLuce
+def _match_ranks(record: dict) -> list[int]:
+    """OpenSkill ranks of a seated match from its scores: 0 wins, equal scores tie."""
+    s0, s1 = record["episode"]["scores"]
+    return [0, 0] if s0 == s1 else ([0, 1] if s0 > s1 else [1, 0])
 
+
+def test_ratings_are_openskill_over_the_match_scores_each_agent_in_its_seat(played):
     out, result = played
     for env_id in (PERSUASION, NEGOTIATION):
         recs = _records(out, env_id)
-        model = PlackettLuce()
-        expected = {}
-        for r in recs:
-            for side in ("row", "col"):
-                expected.setdefault(r["cell"][side]["name"], (model.mu, model.sigma))
-        for seed in sorted({r["seed"] for r in recs}):  # one rating period per seed, rated from its start
-            deltas: dict = {}
-            factors: dict = {}
-            for r in (r for r in recs if r["seed"] == seed):
-                row, col = r["cell"]["row"]["name"], r["cell"]["col"]["name"]
-                s0, s1 = r["episode"]["scores"]
-                ranks = [0, 0] if s0 == s1 else ([0, 1] if s0 > s1 else [1, 0])
-                teams = [[model.rating(mu=expected[n][0], sigma=expected[n][1])] for n in (row, col)]
-                (new_row,), (new_col,) = model.rate(teams, ranks=ranks)
-                for name, new in ((row, new_row), (col, new_col)):
-                    mu, sigma = expected[name]
-                    deltas[name] = deltas.get(name, 0.0) + new.mu - mu
-                    factors[name] = factors.get(name, 1.0) * new.sigma**2 / (sigma**2 + model.tau**2)
-            for name in deltas:
-                mu, sigma = expected[name]
-                expected[name] = (mu + deltas[name], ((sigma**2 + model.tau**2) * factors[name]) ** 0.5)
+        expected = period_ratings(recs, _match_ranks)
         got = rate(recs)
         assert set(got) == set(expected)
         for name, (mu, sigma) in expected.items():
